@@ -1,0 +1,11 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.ts$': 'ts-jest' },
+  setupFiles: ['<rootDir>/test/helpers/env.ts'],
+  globalSetup: '<rootDir>/test/helpers/globalSetup.ts',
+  testTimeout: 30000,
+  maxWorkers: 2,
+};

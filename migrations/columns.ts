@@ -1,0 +1,21 @@
+import { DataTypes, type ModelAttributeColumnOptions } from 'sequelize';
+
+/** Column shapes shared by the migrations. */
+export const id = (): ModelAttributeColumnOptions => ({ type: DataTypes.INTEGER.UNSIGNED, autoIncrement: true, primaryKey: true });
+export const ref = (allowNull = false): ModelAttributeColumnOptions => ({ type: DataTypes.INTEGER.UNSIGNED, allowNull });
+export const flag = (defaultValue: 0 | 1): ModelAttributeColumnOptions => ({ type: DataTypes.TINYINT.UNSIGNED, allowNull: false, defaultValue });
+export const str = (length = 255, allowNull = true): ModelAttributeColumnOptions => ({ type: DataTypes.STRING(length), allowNull });
+export const text = (allowNull = true): ModelAttributeColumnOptions => ({ type: DataTypes.TEXT, allowNull });
+export const timestamp = (allowNull = true): ModelAttributeColumnOptions => ({ type: DataTypes.INTEGER.UNSIGNED, allowNull });
+export const timestamps = () => ({ created_at: timestamp(false), updated_at: timestamp(false) });
+
+/** Foreign key column that follows its parent on delete. */
+export const fk = (table: string, onDelete: 'CASCADE' | 'SET NULL' | 'RESTRICT' = 'CASCADE', allowNull = false): ModelAttributeColumnOptions => ({
+  type: DataTypes.INTEGER.UNSIGNED,
+  allowNull,
+  references: { model: table, key: 'id' },
+  onDelete,
+  onUpdate: 'CASCADE',
+});
+
+export const tableOptions = { charset: 'utf8mb4', collate: 'utf8mb4_unicode_ci', engine: 'InnoDB' };

@@ -1,0 +1,40 @@
+import express, { type Express } from 'express';
+import qs from 'qs';
+import { pinoHttp } from 'pino-http';
+import { config } from './config';
+import { coreRouter } from './core';
+import { logger } from './logger';
+import { sequelize } from './db/sequelize';
+import { authenticate } from './http/auth';
+import { refuseBanned } from './http/bans';
+import { bodyParsers, methodOverride } from './http/body';
+import { errorHandler, notFoundRoute } from './http/errors';
+
+/** Builds the web application without listening: server.ts listens, tests drive it with supertest. */
+export function buildApp(): Express {
+  const app = express();
+  const cfg = config();
+  sequelize(); // registers the models
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', cfg.trustProxy === '' ? false : cfg.trustProxy === 'true' ? true : /^\d+$/.test(cfg.trustProxy) ? Number(cfg.trustProxy) : cfg.trustProxy.split(',').map((s) => s.trim()));
+  app.set('query parser', (s: string) => qs.parse(s, { depth: 5, arrayLimit: 1000, parameterLimit: 1000 }));
+
+  app.use(pinoHttp({
+    logger,
+    quietReqLogger: true,
+    serializers: { req: (req) => ({ method: req.method, url: req.url?.split('?')[0] }), res: (res) => ({ statusCode: res.statusCode }) },
+  }));
+  app.get('/health', (_req, res) => {
+    res.json({ status: 'success', message: null, data: { ok: true } });
+  });
+
+  const api = express.Router();
+  api.use(methodOverride, refuseBanned, authenticate, ...bodyParsers(cfg.bodyLimit));
+  api.use('/core', coreRouter);
+  app.use('/api', api);
+
+  app.use(notFoundRoute);
+  app.use(errorHandler);
+  return app;
+}

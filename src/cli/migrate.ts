@@ -1,0 +1,16 @@
+import { ensureDatabase } from '../db/ensureDatabase';
+import { migrate, migrator } from '../db/migrator';
+import { sequelize } from '../db/sequelize';
+import { exitOnStartupError } from './exitOnStartupError';
+
+/** `npm run migrate` applies pending migrations; `npm run migrate -- down` reverts the last one. */
+async function main() {
+  await ensureDatabase();
+  if (process.argv[2] === 'down') await migrator().down();
+  else await migrate();
+  const executed = await migrator().executed();
+  process.stdout.write(`Migrations applied: ${executed.length}\n`);
+  await sequelize().close();
+}
+
+main().catch(exitOnStartupError);

@@ -1,0 +1,29 @@
+import { ApiToken } from '../db/models';
+import { ensureDatabase } from '../db/ensureDatabase';
+import { migrate } from '../db/migrator';
+import { seed } from '../db/seed';
+import { createToken } from '../auth/tokens';
+import { config } from '../config';
+
+/** Creates the database if missing, applies migrations and the seed. Safe to run any number of times. */
+export async function prepareDatabase(): Promise<void> {
+  await ensureDatabase();
+  await migrate();
+  await seed();
+}
+
+/**
+ * So a new user can call the API at once: API_TOKEN is stored when given, else a first token is
+ * made on an install that has none. Returns a token to show, or null when nothing new was made.
+ */
+export async function ensureFirstToken(): Promise<string | null> {
+  const given = config().apiToken;
+  if (given) {
+    const { hashToken } = await import('../auth/tokens');
+    if (await ApiToken.findOne({ where: { token_hash: hashToken(given) } })) return null;
+    await createToken('API_TOKEN', given);
+    return null;
+  }
+  if ((await ApiToken.count()) > 0) return null;
+  return (await createToken('first token')).token;
+}

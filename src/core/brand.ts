@@ -1,0 +1,51 @@
+import { Brand } from '../db/models';
+import { flagFilter } from '../http/listQuery';
+import { resourceRouter, type ResourceDef } from '../http/resource';
+import { pick } from '../http/serialize';
+import { Joi, field } from '../http/validation';
+
+export const BRAND_FIELDS = [
+  'id', 'name', 'enabled', 'system_url', 'frontend_logo', 'frontend_template', 'default_email', 'global_email_header',
+  'global_email_footer', 'email_method', 'smtp_host', 'smtp_port', 'smtp_encryption', 'smtp_requires_auth', 'smtp_username',
+  'smtp_password', 'default_country', 'default_timezone', 'date_format', 'time_format', 'default_language', 'language_toggle',
+  'created_at', 'updated_at',
+] as const;
+
+const fields = {
+  enabled: field.flag(),
+  system_url: Joi.string().trim().max(255).uri({ scheme: ['http', 'https'] }).allow('', null),
+  frontend_logo: field.nullable(),
+  frontend_template: field.string(64),
+  default_email: field.email().allow('', null),
+  global_email_header: field.text(),
+  global_email_footer: field.text(),
+  email_method: Joi.string().valid('smtp'),
+  smtp_host: Joi.string().trim().max(255).hostname().allow('', null),
+  smtp_port: Joi.number().integer().min(1).max(65535).allow(null),
+  // Empty: plain SMTP (STARTTLS when offered); ssl: TLS from the first byte; tls: STARTTLS required.
+  smtp_encryption: Joi.string().valid('ssl', 'tls').allow('', null),
+  smtp_requires_auth: field.flag(),
+  smtp_username: field.nullable(),
+  smtp_password: Joi.string().max(255).allow('', null),
+  default_country: field.string(64),
+  default_timezone: field.string(64),
+  date_format: field.string(64),
+  time_format: field.string(64),
+  default_language: field.string(64),
+  language_toggle: Joi.number().integer().min(-1).max(1000),
+};
+
+/** Brands: list and show are the spec's; create and update let integrators set SMTP settings. */
+export const brandResource: ResourceDef<Brand> = {
+  path: '/brand',
+  model: Brand,
+  label: 'brand',
+  actions: ['list', 'show', 'create', 'update'],
+  sortable: ['name', 'enabled', 'created_at', 'updated_at'],
+  filters: { enabled: flagFilter('enabled') },
+  createSchema: Joi.object({ name: field.string().required(), ...fields, enabled: field.flag().default(1), email_method: fields.email_method.default('smtp') }),
+  updateSchema: Joi.object({ name: field.string(), ...fields }),
+  serialize: (b) => pick(b, BRAND_FIELDS),
+};
+
+export const brandRouter = resourceRouter(brandResource);

@@ -1,0 +1,60 @@
+import { IpBan } from '../db/models';
+import { now } from '../db/entity';
+import { ValidationError } from '../http/errors';
+import { equals, flagFilter } from '../http/listQuery';
+import { resourceRouter, type ResourceDef } from '../http/resource';
+import { pick } from '../http/serialize';
+import { Joi, field } from '../http/validation';
+
+/** A temporary ban without `expiry_time` lasts this long. */
+export const DEFAULT_BAN_SECONDS = 24 * 3600;
+
+const ip = () => Joi.string().trim().ip({ cidr: 'forbidden' });
+const events = { event_user: field.flag(), event_operator: field.flag(), event_api: field.flag() };
+
+/**
+ * The expiry a ban ends up with: none for a permanent ban, the given time or 24 hours for a
+ * temporary one. `since` is when the 24 hours start (creation, or the update that makes it temporary).
+ */
+function expiryOf(type: number, expiryTime: number | undefined, current: number | null, since: number): number | null {
+  if (type === 1) {
+    if (expiryTime !== undefined && expiryTime !== null) throw new ValidationError('The expiry time can only be set for a temporary ban.');
+    return null;
+  }
+  if (expiryTime !== undefined && expiryTime !== null) {
+    if (expiryTime <= now()) throw new ValidationError('The expiry time must be a time in the future.');
+    return expiryTime;
+  }
+  return current ?? since + DEFAULT_BAN_SECONDS;
+}
+
+export const ipBanResource: ResourceDef<IpBan> = {
+  path: '/ipban',
+  model: IpBan,
+  label: 'ban',
+  sortable: ['ip', 'type', 'expiry', 'created_at', 'updated_at'],
+  filters: { ip: equals('ip', Joi.string().trim().max(45)), type: flagFilter('type') },
+  createSchema: Joi.object({
+    ip: ip().required(),
+    reason: field.nullable(65535),
+    type: field.flag().required(),
+    event_user: field.flag().default(1),
+    event_operator: field.flag().default(1),
+    event_api: field.flag().default(1),
+    expiry_time: field.timestamp().allow(null),
+  }),
+  updateSchema: Joi.object({ ip: ip(), reason: field.nullable(65535), type: field.flag(), ...events, expiry_time: field.timestamp().allow(null) }),
+  async create(input, { transaction }) {
+    const { expiry_time: expiryTime, ...values } = input;
+    return IpBan.create({ ...values, expiry: expiryOf(values.type, expiryTime, null, now()) }, { transaction });
+  },
+  async update(ban, input, { transaction }) {
+    const { expiry_time: expiryTime, ...values } = input;
+    const type = values.type ?? ban.type;
+    const current = type === ban.type ? ban.expiry : null;
+    await ban.update({ ...values, expiry: expiryOf(type, expiryTime, current, now()) }, { transaction });
+  },
+  serialize: (b) => pick(b, ['id', 'ip', 'reason', 'event_user', 'event_operator', 'event_api', 'type', 'expiry', 'created_at', 'updated_at']),
+};
+
+export const ipBanRouter = resourceRouter(ipBanResource);

@@ -1,0 +1,24 @@
+import { SpamRule } from '../db/models';
+import { resourceRouter, type ResourceDef } from '../http/resource';
+import { pick } from '../http/serialize';
+import { Joi, field } from '../http/validation';
+
+const text = () => Joi.string().trim().max(65535);
+const type = () => Joi.number().integer().valid(0, 1, 2);
+
+export const spamRuleResource: ResourceDef<SpamRule> = {
+  path: '/spamrule',
+  model: SpamRule,
+  label: 'spam rule',
+  sortable: ['type', 'created_at', 'updated_at'],
+  createSchema: Joi.object({
+    text: text().required(),
+    type: type().required(),
+    event_message: field.flag().default(1),
+    event_comment: field.flag().default(1),
+  }),
+  updateSchema: Joi.object({ text: text(), type: type(), event_message: field.flag(), event_comment: field.flag() }),
+  serialize: (r) => pick(r, ['id', 'text', 'event_message', 'event_comment', 'type', 'created_at', 'updated_at']),
+};
+
+export const spamRuleRouter = resourceRouter(spamRuleResource);

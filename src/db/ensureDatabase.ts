@@ -1,0 +1,15 @@
+import * as mariadb from 'mariadb';
+import { config } from '../config';
+
+/** Creates the configured database if it does not exist (its name is validated by config.ts). */
+export async function ensureDatabase(): Promise<void> {
+  const db = config().database;
+  const conn = await mariadb.createConnection({
+    host: db.host, port: db.port, user: db.user, password: db.password, connectTimeout: 5000,
+  });
+  try {
+    await conn.query(`CREATE DATABASE IF NOT EXISTS \`${db.name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  } finally {
+    await conn.end();
+  }
+}

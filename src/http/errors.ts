@@ -1,0 +1,71 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { BaseError, ForeignKeyConstraintError, UniqueConstraintError } from 'sequelize';
+import { logger } from '../logger';
+import { sendError } from './envelope';
+
+/** An error that is the client's answer: its status and message go out in the envelope. */
+export class HttpError extends Error {
+  constructor(public readonly status: number, message: string, public readonly headers: Record<string, string> = {}) {
+    super(message);
+  }
+}
+
+export class NotFoundError extends HttpError {
+  constructor(label: string) {
+    super(404, `The ${label} with given ID was not found.`);
+  }
+}
+
+/** 422: validation failure, or an update that cannot be applied. */
+export class ValidationError extends HttpError {
+  constructor(message: string) {
+    super(422, message);
+  }
+}
+
+/** `user_id` reads as `user id` in messages, as the spec's wording has it. */
+export const fieldLabel = (path: Array<string | number> | string): string =>
+  (Array.isArray(path) ? path.join('.') : path).replace(/_/g, ' ');
+
+export const invalid = (field: Array<string | number> | string) => new ValidationError(`The selected ${fieldLabel(field)} is invalid.`);
+
+export const notFoundRoute: RequestHandler = (req, res) => {
+  sendError(res, 404, `The requested URL ${req.method} ${req.path} was not found.`);
+};
+
+const bodyErrors: Record<string, [number, (e: any) => string]> = {
+  'entity.parse.failed': [400, () => 'The request body is not valid JSON.'],
+  'entity.too.large': [413, (e) => `The request body is larger than the limit of ${e.limit} bytes.`],
+  'encoding.unsupported': [415, (e) => `The content encoding ${e.encoding ?? ''} is not supported.`.replace('  ', ' ')],
+  'charset.unsupported': [415, (e) => `The charset ${e.charset ?? ''} is not supported.`],
+  'parameters.too.many': [413, () => 'The request body has too many parameters.'],
+  'request.aborted': [400, () => 'The request was aborted.'],
+};
+
+export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+  if (res.headersSent) {
+    req.socket.destroy();
+    return;
+  }
+  if (err instanceof HttpError) {
+    for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
+    sendError(res, err.status, err.message);
+    return;
+  }
+  const known = typeof err?.type === 'string' ? bodyErrors[err.type] : undefined;
+  if (known) {
+    sendError(res, known[0], known[1](err));
+    return;
+  }
+  if (err instanceof UniqueConstraintError) {
+    const field = err.errors?.[0]?.path ?? Object.keys(err.fields ?? {})[0] ?? 'value';
+    sendError(res, 422, `The ${fieldLabel(field)} has already been taken.`);
+    return;
+  }
+  if (err instanceof ForeignKeyConstraintError) {
+    sendError(res, 422, 'The record is still in use by other records and cannot be changed this way.');
+    return;
+  }
+  logger.error({ err: err instanceof BaseError ? { name: err.name, message: err.message } : err, method: req.method, url: req.originalUrl }, 'unhandled error');
+  sendError(res, 500, 'An unexpected error occurred. It has been logged.');
+};

@@ -1,0 +1,99 @@
+import { Op, type Transaction } from 'sequelize';
+import { Translation } from '../db/models';
+import { ValidationError } from './errors';
+import { LOCALE } from './listQuery';
+
+/** Which fields of a resource take `<field>:<locale>` translations, and how items are keyed. */
+export interface TranslationSpec {
+  /** Stored record type, e.g. 'role'. */
+  type: string;
+  /** Key of the owner id in a translation item, e.g. 'role_id'. */
+  key: string;
+  fields: readonly string[];
+}
+
+export interface TranslationInput {
+  locale: string;
+  field: string;
+  value: string;
+}
+
+/**
+ * Takes the `<field>:<locale>` members out of a request body. Returns the rest of the body for
+ * validation and the translations it carried.
+ */
+export function extractTranslations(spec: TranslationSpec | undefined, body: Record<string, unknown>) {
+  const rest: Record<string, unknown> = {};
+  const items: TranslationInput[] = [];
+  for (const [key, value] of Object.entries(body ?? {})) {
+    const sep = key.indexOf(':');
+    if (sep < 0 || !spec) {
+      rest[key] = value;
+      continue;
+    }
+    const field = key.slice(0, sep);
+    const locale = key.slice(sep + 1);
+    if (!spec.fields.includes(field)) throw new ValidationError(`The ${key} field is not translatable.`);
+    if (!LOCALE.test(locale)) throw new ValidationError(`The locale of ${key} is not a valid ISO-639 code.`);
+    if (typeof value !== 'string') throw new ValidationError(`The ${key} must be a string.`);
+    if (value.length > 65535) throw new ValidationError(`The ${key} may not be greater than 65535 characters.`);
+    const trimmed = value.trim();
+    if (trimmed !== '') items.push({ locale: locale.replace('-', '_'), field, value: trimmed });
+  }
+  return { body: rest, translations: items };
+}
+
+/**
+ * Writes a record's translations. `replace` deletes every stored translation first: the spec's
+ * rule for an update that carries at least one translation.
+ */
+export async function saveTranslations(spec: TranslationSpec, recordId: number, items: TranslationInput[], replace: boolean, transaction: Transaction) {
+  if (replace) await Translation.destroy({ where: { record_type: spec.type, record_id: recordId }, transaction });
+  if (items.length) {
+    await Translation.bulkCreate(items.map((i) => ({ ...i, record_type: spec.type, record_id: recordId })), {
+      transaction,
+      updateOnDuplicate: ['value', 'updated_at'],
+    });
+  }
+}
+
+export async function deleteTranslations(spec: TranslationSpec, recordId: number, transaction: Transaction) {
+  await Translation.destroy({ where: { record_type: spec.type, record_id: recordId }, transaction });
+}
+
+/** All translations of the given records, in one query. */
+export async function loadTranslations(spec: TranslationSpec, ids: number[]): Promise<Map<number, Translation[]>> {
+  const byRecord = new Map<number, Translation[]>();
+  if (!ids.length) return byRecord;
+  const rows = await Translation.findAll({ where: { record_type: spec.type, record_id: { [Op.in]: ids } }, order: [['locale', 'ASC'], ['id', 'ASC']] });
+  for (const row of rows) {
+    const list = byRecord.get(row.record_id) ?? [];
+    list.push(row);
+    byRecord.set(row.record_id, list);
+  }
+  return byRecord;
+}
+
+/**
+ * With `lang` and a translation in that locale, the translated values replace the defaults;
+ * otherwise the defaults stay and a `translations` array lists every locale.
+ */
+export function applyTranslations(spec: TranslationSpec, data: Record<string, any>, rows: Translation[], lang?: string) {
+  const inLang = lang ? rows.filter((r) => r.locale === lang.replace('-', '_')) : [];
+  if (inLang.length) {
+    for (const r of inLang) data[r.field] = r.value;
+    return data;
+  }
+  const byLocale = new Map<string, Record<string, any>>();
+  for (const r of rows) {
+    let item = byLocale.get(r.locale);
+    if (!item) {
+      item = { [spec.key]: data.id };
+      for (const f of spec.fields) item[f] = null;
+      byLocale.set(r.locale, item);
+    }
+    item[r.field] = r.value;
+  }
+  data.translations = [...byLocale.entries()].map(([locale, item]) => ({ ...item, locale }));
+  return data;
+}

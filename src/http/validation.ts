@@ -1,0 +1,129 @@
+import BaseJoi from 'joi';
+import type { ObjectSchema, ValidationErrorItem } from 'joi';
+import { ValidationError, fieldLabel } from './errors';
+
+/**
+ * joi, plus the spec's scalar types:
+ * - `flag`: a boolean sent as 1/0, "1"/"0", true/false or "true"/"false", always returned as 1 or 0;
+ * - `ids`: the `mixed` parameter type, one id or a comma-delimited string of ids (or an array).
+ */
+export const Joi = BaseJoi.extend(
+  (joi) => ({
+    type: 'flag',
+    base: joi.any(),
+    messages: { 'flag.base': '{{#label}} must be true or false' },
+    coerce: {
+      method(value) {
+        if (value === true || value === 1 || value === '1' || value === 'true') return { value: 1 };
+        if (value === false || value === 0 || value === '0' || value === 'false') return { value: 0 };
+        return { value };
+      },
+    },
+    validate(value, helpers) {
+      if (value !== 0 && value !== 1) return { value, errors: helpers.error('flag.base') };
+      return { value };
+    },
+  }),
+  (joi) => ({
+    type: 'ids',
+    base: joi.any(),
+    messages: { 'ids.base': '{{#label}} must be an id or a comma-separated list of ids' },
+    coerce: {
+      method(value) {
+        const parts = Array.isArray(value) ? value : typeof value === 'number' ? [value] : typeof value === 'string' ? value.split(',') : null;
+        if (!parts) return { value };
+        const ids = parts.map((p) => (typeof p === 'number' ? p : /^\s*-?\d+\s*$/.test(String(p)) ? Number(p) : NaN));
+        return { value: ids };
+      },
+    },
+    validate(value, helpers) {
+      const ok = Array.isArray(value) && value.length > 0 && value.length <= 1000
+        && value.every((v) => Number.isSafeInteger(v) && v >= -1);
+      return ok ? { value: [...new Set(value as number[])] } : { value, errors: helpers.error('ids.base') };
+    },
+  }),
+) as typeof BaseJoi & { flag(): BaseJoi.AnySchema; ids(): BaseJoi.AnySchema };
+
+export const MAX_ID = 4294967295;
+
+/** Shared field shapes. */
+export const field = {
+  id: () => Joi.number().integer().min(1).max(MAX_ID),
+  int: () => Joi.number().integer(),
+  timestamp: () => Joi.number().integer().min(0).max(MAX_ID),
+  flag: () => Joi.flag(),
+  /** A required-capable string: trimmed, empty counts as missing. */
+  string: (max = 255) => Joi.string().trim().max(max),
+  /** An optional string where an empty value clears the field (null). */
+  nullable: (max = 255) => Joi.string().trim().max(max).allow('', null),
+  text: () => Joi.string().max(1_000_000).allow('', null),
+  email: () => Joi.string().trim().lowercase().max(255).email({ tlds: false }),
+  idArray: () => Joi.array().items(Joi.number().integer().min(1).max(MAX_ID)).single().max(1000),
+};
+
+function message(d: ValidationErrorItem): string {
+  const l = fieldLabel(d.path.length ? d.path : String(d.context?.key ?? 'value'));
+  const limit = d.context?.limit;
+  switch (d.type) {
+    case 'any.required':
+    case 'string.empty':
+    case 'array.includesRequiredUnknowns':
+      return `The ${l} field is required.`;
+    case 'any.only':
+    case 'any.invalid':
+    case 'ids.base':
+      return `The selected ${l} is invalid.`;
+    case 'string.base':
+      return `The ${l} must be a string.`;
+    case 'string.max':
+      return `The ${l} may not be greater than ${limit} characters.`;
+    case 'string.min':
+      return `The ${l} must be at least ${limit} characters.`;
+    case 'string.ip':
+    case 'string.ipVersion':
+      return `The ${l} must be a valid IP address.`;
+    case 'string.email':
+      return `The ${l} must be a valid email address.`;
+    case 'string.uri':
+    case 'string.uriCustomScheme':
+      return `The ${l} must be a valid URL.`;
+    case 'string.hex':
+      return `The ${l} must be a valid hex colour.`;
+    case 'number.base':
+    case 'number.integer':
+    case 'number.unsafe':
+      return `The ${l} must be an integer.`;
+    case 'number.min':
+      return `The ${l} must be at least ${limit}.`;
+    case 'number.max':
+      return `The ${l} may not be greater than ${limit}.`;
+    case 'number.greater':
+      return `The ${l} must be greater than ${limit}.`;
+    case 'flag.base':
+    case 'boolean.base':
+      return `The ${l} field must be true or false.`;
+    case 'array.base':
+    case 'object.base':
+      return `The ${l} must be an array.`;
+    case 'array.min':
+      return `The ${l} must have at least ${limit} ${limit === 1 ? 'item' : 'items'}.`;
+    case 'array.max':
+      return `The ${l} may not have more than ${limit} items.`;
+    case 'array.unique':
+      return `The ${l} field has a duplicate value.`;
+    case 'any.custom':
+      return d.context?.error?.message ?? `The ${l} is invalid.`;
+    default:
+      if (d.type.endsWith('.pattern.name') || d.type === 'string.pattern.base') return `The ${l} format is invalid.`;
+      return `The ${l} is invalid.`;
+  }
+}
+
+/** Validates and converts input; the first problem becomes a 422 in the spec's wording. */
+export function validate<T = Record<string, any>>(schema: ObjectSchema, input: unknown): T {
+  const { value, error } = schema.validate(input ?? {}, { abortEarly: true, stripUnknown: true, convert: true });
+  if (error) throw new ValidationError(message(error.details[0]));
+  // An empty value of an optional text field clears it.
+  for (const [k, v] of Object.entries(value)) if (v === '') value[k] = null;
+  return value as T;
+}

@@ -1,0 +1,21 @@
+import pino from 'pino';
+import { config } from './config';
+
+/** Paths that may hold secrets anywhere in a logged object: never written to a log. */
+export const REDACT = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  '*.password',
+  '*.smtp_password',
+  '*.token',
+  '*.simpleauth_key',
+  'password',
+  'smtp_password',
+  'token',
+];
+
+export const logger = pino({
+  level: config().env === 'test' && !process.env.LOG_LEVEL ? 'silent' : config().logLevel,
+  redact: { paths: REDACT, censor: '[redacted]' },
+  base: { pid: process.pid, proc: process.env.PROCESS_NAME ?? 'web' },
+});

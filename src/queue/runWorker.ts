@@ -1,0 +1,106 @@
+import { Worker, Queue, type Job, type RepeatOptions, type WorkerOptions } from 'bullmq';
+import type { ObjectSchema } from 'joi';
+import { config } from '../config';
+import { logger } from '../logger';
+import { redisConnection } from './connection';
+import { sequelize } from '../db/sequelize';
+import type { QueueName } from './names';
+
+/** A job: its name, the schema its payload must satisfy, and what it does. */
+export interface JobDefinition<P = any> {
+  name: string;
+  schema?: ObjectSchema;
+  handle(payload: P, job: Job): Promise<unknown>;
+}
+
+export interface ScheduledJob {
+  /** Job scheduler id, stable across boots (upserted on every start). */
+  id: string;
+  every: number;
+  job: string;
+  data?: Record<string, unknown>;
+}
+
+export interface WorkerSpec {
+  queue: QueueName;
+  jobs: JobDefinition[];
+  schedules?: ScheduledJob[];
+  concurrency?: number;
+  options?: Partial<WorkerOptions>;
+  /** Runs after the worker stopped taking jobs, before the process exits. */
+  onClose?(): Promise<void>;
+}
+
+export class UnrecoverableJobError extends Error {}
+
+/** Builds the BullMQ worker of a spec; `start` wires signals for a worker process. */
+export async function createWorker(spec: WorkerSpec) {
+  sequelize(); // registers the models before any job touches them
+  const byName = new Map(spec.jobs.map((j) => [j.name, j]));
+  const log = logger.child({ queue: spec.queue });
+  const worker = new Worker(
+    spec.queue,
+    async (job) => {
+      const def = byName.get(job.name);
+      if (!def) throw new Error(`No handler for job ${job.name} on queue ${spec.queue}`);
+      let payload = job.data;
+      if (def.schema) {
+        const { value, error } = def.schema.validate(job.data);
+        if (error) throw new Error(`Invalid payload for ${job.name}: ${error.message}`);
+        payload = value;
+      }
+      return def.handle(payload, job);
+    },
+    {
+      connection: redisConnection('worker'),
+      prefix: config().queuePrefix,
+      concurrency: spec.concurrency ?? 1,
+      ...spec.options,
+    },
+  );
+  worker.on('failed', (job, err) => log.warn({ job: job?.name, id: job?.id, attempts: job?.attemptsMade, reason: err.message }, 'job failed'));
+  worker.on('error', (err) => log.error({ reason: err.message }, 'worker error'));
+
+  let schedulerQueue: Queue | undefined;
+  if (spec.schedules?.length) {
+    schedulerQueue = new Queue(spec.queue, { connection: redisConnection('worker'), prefix: config().queuePrefix });
+    for (const s of spec.schedules) {
+      const repeat: RepeatOptions = { every: s.every };
+      await schedulerQueue.upsertJobScheduler(s.id, repeat, { name: s.job, data: s.data ?? {}, opts: { removeOnComplete: 100, removeOnFail: 500 } });
+    }
+  }
+
+  const close = async () => {
+    await worker.close();
+    await schedulerQueue?.close();
+    await spec.onClose?.();
+  };
+  return { worker, close };
+}
+
+/** Entry point of a worker process: runs until SIGTERM/SIGINT, then finishes its jobs and exits. */
+export async function startWorkerProcess(spec: WorkerSpec): Promise<void> {
+  const log = logger.child({ queue: spec.queue });
+  const { close } = await createWorker(spec);
+  log.info('worker started');
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'worker stopping');
+    const force = setTimeout(() => {
+      log.error('worker did not stop in time; exiting');
+      process.exit(1);
+    }, config().shutdownTimeoutMs);
+    force.unref();
+    try {
+      await close();
+      process.exit(0);
+    } catch (err) {
+      log.error({ err }, 'error while stopping');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
