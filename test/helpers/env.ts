@@ -6,3 +6,5 @@ process.env.NODE_ENV = 'test';
 process.env.DATABASE_URL = `${server}/helpdesk_test_${worker}`;
 process.env.QUEUE_PREFIX = `helpdesk_test_${worker}`;
 process.env.REDIS_URL ??= 'redis://127.0.0.1:6379';
+// Requests may name their client address (X-Forwarded-For) so ban tests can call from any IP.
+process.env.TRUST_PROXY = 'loopback';
