@@ -1,5 +1,6 @@
 import type { QueryInterface } from 'sequelize';
 import * as m001 from './001_core';
+import * as m002 from './002_user';
 
 export interface Migration {
   name: string;
@@ -8,4 +9,4 @@ export interface Migration {
 }
 
 /** Every migration, in the order it runs. A new migration is a new file, added at the end here. */
-export const migrations: Migration[] = [m001];
+export const migrations: Migration[] = [m001, m002];

@@ -3,6 +3,8 @@ import qs from 'qs';
 import { pinoHttp } from 'pino-http';
 import { config } from './config';
 import { coreRouter } from './core';
+import { ticketAreaRouter } from './ticket';
+import { userAreaRouter } from './user';
 import { logger } from './logger';
 import { sequelize } from './db/sequelize';
 import { authenticate } from './http/auth';
@@ -32,6 +34,8 @@ export function buildApp(): Express {
   const api = express.Router();
   api.use(methodOverride, refuseBanned, authenticate, ...bodyParsers(cfg.bodyLimit));
   api.use('/core', coreRouter);
+  api.use('/user', userAreaRouter);
+  api.use('/ticket', ticketAreaRouter);
   app.use('/api', api);
 
   app.use(notFoundRoute);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Transaction } from 'sequelize';
-import { Brand, Language, Setting } from './models';
+import { Brand, Department, DepartmentBrand, DepartmentEmail, DepartmentGroup, Group, Language, Permission, Setting } from './models';
 import { sequelize } from './sequelize';
 
 /**
@@ -35,10 +35,35 @@ export const CORE_SETTINGS: Record<string, () => string> = {
   time_format: () => 'H:i',
 };
 
+export const USER_SETTINGS: Record<string, () => string> = {
+  ldap_enabled: () => '0',
+  registration_captcha: () => '1',
+  registration_enabled: () => '1',
+  user_name_format: () => '1',
+};
+
 /** Settings objects by scope; later areas add theirs here. */
 export const SETTINGS: Record<string, Record<string, () => string>> = {
   core: CORE_SETTINGS,
+  user: USER_SETTINGS,
 };
+
+/**
+ * Permissions by module (1 core, 2 user, 3 ticket, 4 self-service): code, name and the actions
+ * the permission covers (view, create, update, delete).
+ */
+export const PERMISSIONS: Array<[module: number, code: string, name: string, actions: string]> = [
+  [1, 'core.brands', 'Brands', 'vcud'], [1, 'core.ipbans', 'IP Bans', 'vcud'], [1, 'core.ipwhitelist', 'IP Whitelist', 'vcud'],
+  [1, 'core.languages', 'Languages', 'vcud'], [1, 'core.spamrules', 'Spam Rules', 'vcud'], [1, 'core.settings', 'Core Settings', 'vu'],
+  [2, 'user.users', 'Users', 'vcud'], [2, 'user.operators', 'Operators', 'vcud'], [2, 'user.organisations', 'Organisations', 'vcud'],
+  [2, 'user.customfields', 'User Custom Fields', 'vcud'], [2, 'user.organisationcustomfields', 'Organisation Custom Fields', 'vcud'],
+  [2, 'user.roles', 'Roles', 'vcud'], [2, 'user.settings', 'User Settings', 'vu'],
+  [3, 'ticket.tickets', 'Tickets', 'vcud'], [3, 'ticket.departments', 'Departments', 'vcud'], [3, 'ticket.statuses', 'Statuses', 'vcud'],
+  [3, 'ticket.priorities', 'Priorities', 'vcud'], [3, 'ticket.tags', 'Tags', 'vcud'], [3, 'ticket.cannedresponses', 'Canned Responses', 'vcud'],
+  [3, 'ticket.filters', 'Filters', 'vcud'], [3, 'ticket.feedback', 'Feedback', 'vu'], [3, 'ticket.settings', 'Ticket Settings', 'vu'],
+  [4, 'selfservice.types', 'Self-service Types', 'vcud'], [4, 'selfservice.categories', 'Categories', 'vcud'],
+  [4, 'selfservice.articles', 'Articles', 'vcud'], [4, 'selfservice.tags', 'Self-service Tags', 'vcud'],
+];
 
 async function seedSettings(transaction: Transaction) {
   const existing = await Setting.findAll({ transaction });
@@ -70,8 +95,40 @@ async function seedBrand(transaction: Transaction) {
   }, { transaction });
 }
 
+async function seedPermissions(transaction: Transaction) {
+  const have = new Set((await Permission.findAll({ transaction })).map((p) => p.code));
+  const rows = PERMISSIONS.filter(([, code]) => !have.has(code)).map(([module_id, code, name, a]) => ({
+    module_id, code, name, description: `${name}`,
+    can_view: a.includes('v') ? 1 : 0, can_create: a.includes('c') ? 1 : 0, can_update: a.includes('u') ? 1 : 0, can_delete: a.includes('d') ? 1 : 0,
+  }));
+  if (rows.length) await Permission.bulkCreate(rows, { transaction });
+}
+
+/** The administrator operator group and a default user group (groups have no API of their own). */
+async function seedGroups(transaction: Transaction) {
+  if (!(await Group.findOne({ where: { type: 'operator' }, transaction }))) {
+    await Group.create({ type: 'operator', name: 'Administrators', description: 'Full access to the help desk.', colour: '#e74c3c', administrator: 1 }, { transaction });
+  }
+  if (!(await Group.findOne({ where: { type: 'user' }, transaction }))) {
+    await Group.create({ type: 'user', name: 'Registered', description: 'Users who registered an account.', colour: '#3498db', administrator: 0 }, { transaction });
+  }
+}
+
+/** A first department of the default brand, with an email address, handled by the administrators. */
+async function seedDepartment(transaction: Transaction) {
+  if ((await Department.count({ transaction })) > 0) return;
+  const brand = await Brand.findOne({ order: [['id', 'ASC']], transaction });
+  const admins = await Group.findOne({ where: { type: 'operator', administrator: 1 }, order: [['id', 'ASC']], transaction });
+  const dept = await Department.create({ name: 'General Enquiries', description: 'Questions of every kind.', order: 1, public: 1 }, { transaction });
+  await DepartmentBrand.create({ department_id: dept.id, brand_id: brand!.id }, { transaction });
+  if (admins) await DepartmentGroup.create({ department_id: dept.id, group_id: admins.id }, { transaction });
+  await DepartmentEmail.create({ department_id: dept.id, brand_id: brand!.id, address: brand!.default_email ?? 'support@example.com' }, { transaction });
+}
+
 /** Steps run in order; later areas append theirs. */
-export const seedSteps: Array<(t: Transaction) => Promise<void>> = [seedSettings, seedLanguages, seedBrand];
+export const seedSteps: Array<(t: Transaction) => Promise<void>> = [
+  seedSettings, seedLanguages, seedBrand, seedPermissions, seedGroups, seedDepartment,
+];
 
 export async function seed(): Promise<void> {
   await sequelize().transaction(async (t) => {

@@ -5,15 +5,15 @@ import { config } from '../config';
 import { now } from './entity';
 import { models } from './models';
 
-const hasTimestamps = (model: { getAttributes(): Record<string, unknown> }) => 'updated_at' in model.getAttributes();
+type Attributes = { getAttributes(): Record<string, unknown> };
+const has = (model: Attributes, column: string) => column in model.getAttributes();
 
 function stamp(instance: Model, creating: boolean) {
-  const model = instance.constructor as unknown as { getAttributes(): Record<string, unknown> };
-  if (!hasTimestamps(model)) return;
+  const model = instance.constructor as unknown as Attributes;
   const t = now();
   // A caller may set created_at on purpose (an imported record); never overwrite it.
-  if (creating && instance.get('created_at') == null) instance.set('created_at', t);
-  if (creating ? instance.get('updated_at') == null : instance.changed() !== false) instance.set('updated_at', t);
+  if (creating && has(model, 'created_at') && instance.get('created_at') == null) instance.set('created_at', t);
+  if (has(model, 'updated_at') && (creating ? instance.get('updated_at') == null : instance.changed() !== false)) instance.set('updated_at', t);
 }
 
 function create(): Sequelize {
@@ -35,7 +35,7 @@ function create(): Sequelize {
   sequelize.addHook('beforeValidate', (instance: Model) => stamp(instance, (instance as any).isNewRecord));
   sequelize.addHook('beforeBulkCreate', (instances: Model[]) => instances.forEach((i) => stamp(i, true)));
   sequelize.addHook('beforeBulkUpdate', (options: any) => {
-    if (!hasTimestamps(options.model)) return;
+    if (!has(options.model, 'updated_at')) return;
     options.attributes.updated_at = now();
     if (options.fields && !options.fields.includes('updated_at')) options.fields.push('updated_at');
   });

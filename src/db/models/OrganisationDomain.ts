@@ -1,0 +1,9 @@
+import { Column, DataType, Table } from 'sequelize-typescript';
+import { Entity } from '../entity';
+
+/** Users with an email address at this domain join the organisation. */
+@Table({ tableName: 'organisation_domains' })
+export class OrganisationDomain extends Entity {
+  @Column({ type: DataType.INTEGER.UNSIGNED, allowNull: false }) declare organisation_id: number;
+  @Column({ type: DataType.STRING(255), allowNull: false }) declare domain: string;
+}

@@ -1,0 +1,14 @@
+import { AutoIncrement, Column, DataType, Model, PrimaryKey, Table } from 'sequelize-typescript';
+
+/** A side effect (a job) committed with its data; published to BullMQ after commit. */
+@Table({ tableName: 'outbox' })
+export class OutboxEntry extends Model {
+  @PrimaryKey @AutoIncrement @Column(DataType.INTEGER.UNSIGNED) declare id: number;
+  @Column({ type: DataType.STRING(32), allowNull: false }) declare queue: string;
+  @Column({ type: DataType.STRING(64), allowNull: false }) declare name: string;
+  /** JSON: ids only, never secrets. */
+  @Column({ type: DataType.TEXT, allowNull: false }) declare payload: string;
+  @Column(DataType.INTEGER.UNSIGNED) declare published_at: number | null;
+  @Column(DataType.INTEGER.UNSIGNED) declare processed_at: number | null;
+  @Column({ type: DataType.INTEGER.UNSIGNED, allowNull: false }) declare created_at: number;
+}

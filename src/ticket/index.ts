@@ -1,0 +1,4 @@
+import { Router } from 'express';
+
+/** `/api/ticket/...` */
+export const ticketAreaRouter = Router();
