@@ -10,6 +10,8 @@ import { sequelize } from './db/sequelize';
 import { authenticate } from './http/auth';
 import { refuseBanned } from './http/bans';
 import { bodyParsers, methodOverride } from './http/body';
+import { DASHBOARD_PATH, dashboardRouter } from './http/dashboard';
+import { verifyRouter } from './user/verifyRoutes';
 import { errorHandler, notFoundRoute } from './http/errors';
 
 /** Builds the web application without listening: server.ts listens, tests drive it with supertest. */
@@ -37,6 +39,10 @@ export function buildApp(): Express {
   api.use('/user', userAreaRouter);
   api.use('/ticket', ticketAreaRouter);
   app.use('/api', api);
+
+  // The queue dashboard, behind the same bans and token as the API (a browser asks for the token).
+  app.use(DASHBOARD_PATH, refuseBanned, authenticate, dashboardRouter());
+  app.use('/account', ...bodyParsers(cfg.bodyLimit), verifyRouter);
 
   app.use(notFoundRoute);
   app.use(errorHandler);

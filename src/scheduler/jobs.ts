@@ -4,8 +4,10 @@ import { logger } from '../logger';
 import { QUEUES } from '../queue/names';
 import type { WorkerSpec } from '../queue/runWorker';
 import { sequelize } from '../db/sequelize';
+import { sweepOutbox } from '../queue/outbox';
+import { closeQueues } from '../queue/producer';
 
-/** Housekeeping on a schedule. Job schedulers are upserted on every boot, so one runs per interval. */
+/** Housekeeping on a schedule: ban expiry and the outbox sweep. Job schedulers are upserted on every boot, so one runs per interval. */
 export function schedulerSpec(): WorkerSpec {
   return {
     queue: QUEUES.scheduler,
@@ -18,8 +20,22 @@ export function schedulerSpec(): WorkerSpec {
           return { removed };
         },
       },
+      {
+        name: 'outbox.sweep',
+        async handle() {
+          const published = await sweepOutbox(config().outbox.sweepAfterMs);
+          if (published) logger.info({ published }, 'outbox entries published by the sweep');
+          return { published };
+        },
+      },
     ],
-    schedules: [{ id: 'bans-expire', every: config().banExpiryEveryMs, job: 'bans.expire' }],
-    onClose: () => sequelize().close(),
+    schedules: [
+      { id: 'bans-expire', every: config().banExpiryEveryMs, job: 'bans.expire' },
+      { id: 'outbox-sweep', every: config().outbox.sweepEveryMs, job: 'outbox.sweep' },
+    ],
+    onClose: async () => {
+      await closeQueues();
+      await sequelize().close();
+    },
   };
 }

@@ -1,0 +1,30 @@
+import type { Brand } from '../db/models';
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]!));
+
+/** Plain-text reading of a brand's HTML header or footer. */
+const toText = (html: string) => html.replace(/<br\s*\/?>/gi, '\n').replace(/<\/(p|div|h\d|li|tr)>/gi, '\n').replace(/<[^>]+>/g, '')
+  .replace(/&nbsp;/g, ' ').replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/\n{3,}/g, '\n\n').trim();
+
+export interface MailBody {
+  /** Paragraphs of plain text. */
+  paragraphs: string[];
+  /** An optional call to action, shown as a link. */
+  link?: { label: string; url: string };
+}
+
+/** A message body framed by the brand's global email header and footer, as HTML and as text. */
+export function frame(brand: Brand, body: MailBody): { html: string; text: string } {
+  const header = brand.global_email_header ?? '';
+  const footer = brand.global_email_footer ?? '';
+  const htmlBody = body.paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n')
+    + (body.link ? `\n<p><a href="${escapeHtml(body.link.url)}">${escapeHtml(body.link.label)}</a></p>` : '');
+  const textBody = body.paragraphs.join('\n\n') + (body.link ? `\n\n${body.link.label}: ${body.link.url}` : '');
+  return {
+    html: [header, htmlBody, footer].filter(Boolean).join('\n'),
+    text: [toText(header), textBody, toText(footer)].filter(Boolean).join('\n\n'),
+  };
+}
+
+/** `"Brand name" <address>` */
+export const fromAddress = (brand: Brand) => ({ name: brand.name, address: brand.default_email ?? 'no-reply@localhost' });

@@ -1,0 +1,44 @@
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { Brand } from '../db/models';
+
+/** What a transport is built from: a change to any of these rebuilds it. */
+const settingsKey = (b: Brand) => JSON.stringify([b.smtp_host, b.smtp_port, b.smtp_encryption, b.smtp_requires_auth, b.smtp_username, b.smtp_password]);
+
+const cache = new Map<number, { key: string; transport: Transporter }>();
+
+export class MailConfigError extends Error {}
+
+/**
+ * One pooled SMTP transport per brand, built from the brand's own settings, cached, and rebuilt
+ * (the old pool closed) when the brand's SMTP settings change.
+ * Encryption: `ssl` is TLS from the first byte (usually port 465), `tls` requires STARTTLS,
+ * empty uses STARTTLS when the server offers it.
+ */
+export function transportFor(brand: Brand): Transporter {
+  if (brand.email_method !== 'smtp') throw new MailConfigError(`Brand ${brand.id} does not send mail by SMTP (email_method ${brand.email_method})`);
+  if (!brand.smtp_host) throw new MailConfigError(`Brand ${brand.id} has no SMTP host`);
+  const key = settingsKey(brand);
+  const cached = cache.get(brand.id);
+  if (cached?.key === key) return cached.transport;
+  cached?.transport.close();
+  const transport = nodemailer.createTransport({
+    pool: true,
+    maxConnections: 3,
+    host: brand.smtp_host,
+    port: brand.smtp_port ?? (brand.smtp_encryption === 'ssl' ? 465 : 25),
+    secure: brand.smtp_encryption === 'ssl',
+    requireTLS: brand.smtp_encryption === 'tls',
+    auth: brand.smtp_requires_auth ? { user: brand.smtp_username ?? '', pass: brand.smtp_password ?? '' } : undefined,
+    connectionTimeout: 15000,
+    greetingTimeout: 15000,
+    socketTimeout: 30000,
+    logger: false,
+  });
+  cache.set(brand.id, { key, transport });
+  return transport;
+}
+
+export function closeTransports(): void {
+  for (const { transport } of cache.values()) transport.close();
+  cache.clear();
+}

@@ -1,0 +1,73 @@
+import { Op, type Transaction } from 'sequelize';
+import { OutboxEntry } from '../db/models';
+import { now } from '../db/entity';
+import { logger } from '../logger';
+import { JOBS, jobOptions, type JobName, type JobPayloads } from './jobs';
+import type { QueueName } from './names';
+import { queue } from './producer';
+
+const PUBLISH_TIMEOUT_MS = 3000;
+
+/**
+ * Records a side effect in the caller's transaction. It is published to BullMQ after the commit,
+ * so no job exists for data that was rolled back, and a job is never lost because Redis was
+ * down: the row stays until the outbox sweep publishes it.
+ */
+export async function enqueue<N extends JobName>(transaction: Transaction, name: N, payload: JobPayloads[N]): Promise<OutboxEntry> {
+  const entry = await OutboxEntry.create({ queue: JOBS[name].queue, name, payload: JSON.stringify(payload), created_at: now() }, { transaction });
+  transaction.afterCommit(() => {
+    void publish([entry]);
+  });
+  return entry;
+}
+
+const withTimeout = <T>(p: Promise<T>, ms: number) => new Promise<T>((resolve, reject) => {
+  const timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
+  p.then((v) => { clearTimeout(timer); resolve(v); }, (e) => { clearTimeout(timer); reject(e); });
+});
+
+/**
+ * Adds the entries' jobs with the outbox id as job id (a second publish of the same entry is a
+ * no-op while the job exists; the handler also skips an entry already processed), then marks them
+ * published. Returns how many were published; failures are left for the next sweep.
+ */
+export async function publish(entries: OutboxEntry[]): Promise<number> {
+  let published = 0;
+  for (const entry of entries) {
+    try {
+      const data = { ...JSON.parse(entry.payload), outboxId: entry.id };
+      await withTimeout(queue(entry.queue as QueueName).add(entry.name, data, { ...jobOptions(entry.queue as QueueName), jobId: `outbox-${entry.id}` }), PUBLISH_TIMEOUT_MS);
+      await OutboxEntry.update({ published_at: now() }, { where: { id: entry.id } });
+      published++;
+    } catch (err) {
+      logger.warn({ outboxId: entry.id, job: entry.name, reason: (err as Error).message }, 'outbox entry not published yet; the sweep will retry');
+      break; // Redis is away: the rest waits for the sweep too
+    }
+  }
+  return published;
+}
+
+/** Publishes entries that a crash or a Redis outage left unpublished for longer than `olderThanMs`. */
+export async function sweepOutbox(olderThanMs: number, batch = 500): Promise<number> {
+  const cutoff = now() - Math.floor(olderThanMs / 1000);
+  const entries = await OutboxEntry.findAll({
+    where: { published_at: { [Op.is]: null }, created_at: { [Op.lte]: cutoff } },
+    order: [['id', 'ASC']],
+    limit: batch,
+  });
+  return entries.length ? publish(entries) : 0;
+}
+
+/**
+ * Runs an outbox job's work at most once per entry: an entry already processed (its job was
+ * published twice) is skipped. The mark is written after the work succeeded, so a crash in
+ * between means the work is retried, never silently dropped.
+ */
+export async function processOnce(outboxId: number | undefined, work: () => Promise<unknown>): Promise<unknown> {
+  if (!outboxId) return work();
+  const entry = await OutboxEntry.findByPk(outboxId);
+  if (entry?.processed_at) return { skipped: 'already processed' };
+  const result = await work();
+  await OutboxEntry.update({ processed_at: now() }, { where: { id: outboxId, processed_at: { [Op.is]: null } } });
+  return result;
+}
