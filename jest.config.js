@@ -6,6 +6,7 @@ module.exports = {
   transform: { '^.+\\.ts$': 'ts-jest' },
   setupFiles: ['<rootDir>/test/helpers/env.ts'],
   globalSetup: '<rootDir>/test/helpers/globalSetup.ts',
+  globalTeardown: '<rootDir>/test/helpers/globalTeardown.ts',
   testTimeout: 30000,
   maxWorkers: 2,
 };

@@ -124,6 +124,7 @@ export async function up(q: QueryInterface): Promise<void> {
     published_at: timestamp(), processed_at: timestamp(), created_at: timestamp(false),
   }, tableOptions);
   await q.addIndex('outbox', ['published_at', 'id']);
+  await q.addIndex('outbox', ['processed_at', 'published_at']);
 }
 
 export async function down(q: QueryInterface): Promise<void> {

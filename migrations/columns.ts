@@ -5,7 +5,8 @@ export const id = (): ModelAttributeColumnOptions => ({ type: DataTypes.INTEGER.
 export const ref = (allowNull = false): ModelAttributeColumnOptions => ({ type: DataTypes.INTEGER.UNSIGNED, allowNull });
 export const flag = (defaultValue: 0 | 1): ModelAttributeColumnOptions => ({ type: DataTypes.TINYINT.UNSIGNED, allowNull: false, defaultValue });
 export const str = (length = 255, allowNull = true): ModelAttributeColumnOptions => ({ type: DataTypes.STRING(length), allowNull });
-export const text = (allowNull = true): ModelAttributeColumnOptions => ({ type: DataTypes.TEXT, allowNull });
+/** Free text: MEDIUMTEXT, since TEXT's 65,535 bytes hold as few as 16,383 four-byte characters. */
+export const text = (allowNull = true): ModelAttributeColumnOptions => ({ type: DataTypes.TEXT('medium'), allowNull });
 export const timestamp = (allowNull = true): ModelAttributeColumnOptions => ({ type: DataTypes.INTEGER.UNSIGNED, allowNull });
 export const timestamps = () => ({ created_at: timestamp(false), updated_at: timestamp(false) });
 

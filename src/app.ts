@@ -1,5 +1,4 @@
 import express, { type Express } from 'express';
-import qs from 'qs';
 import { pinoHttp } from 'pino-http';
 import { config } from './config';
 import { coreRouter } from './core';
@@ -9,7 +8,7 @@ import { logger } from './logger';
 import { sequelize } from './db/sequelize';
 import { authenticate } from './http/auth';
 import { refuseBanned } from './http/bans';
-import { bodyParsers, methodOverride } from './http/body';
+import { bodyParsers, methodOverride, parseParams } from './http/body';
 import { DASHBOARD_PATH, dashboardRouter } from './http/dashboard';
 import { verifyRouter } from './user/verifyRoutes';
 import { errorHandler, notFoundRoute } from './http/errors';
@@ -22,7 +21,7 @@ export function buildApp(): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', cfg.trustProxy === '' ? false : cfg.trustProxy === 'true' ? true : /^\d+$/.test(cfg.trustProxy) ? Number(cfg.trustProxy) : cfg.trustProxy.split(',').map((s) => s.trim()));
-  app.set('query parser', (s: string) => qs.parse(s, { depth: 5, arrayLimit: 1000, parameterLimit: 1000 }));
+  app.set('query parser', parseParams);
 
   app.use(pinoHttp({
     logger,

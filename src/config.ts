@@ -26,7 +26,7 @@ export interface Config {
   apiToken: string | undefined;
   verifyTokenTtl: number;
   mail: { attempts: number; backoffMs: number; concurrency: number };
-  outbox: { sweepEveryMs: number; sweepAfterMs: number };
+  outbox: { sweepEveryMs: number; sweepAfterMs: number; republishAfterMs: number };
   banExpiryEveryMs: number;
   shutdownTimeoutMs: number;
 }
@@ -52,6 +52,7 @@ const schema = Joi.object({
   MAIL_CONCURRENCY: Joi.number().integer().min(1).max(100).default(5),
   OUTBOX_SWEEP_EVERY_MS: Joi.number().integer().min(100).default(30000),
   OUTBOX_SWEEP_AFTER_MS: Joi.number().integer().min(0).default(15000),
+  OUTBOX_REPUBLISH_AFTER_MS: Joi.number().integer().min(0).default(600000),
   BAN_EXPIRY_EVERY_MS: Joi.number().integer().min(100).default(60000),
   SHUTDOWN_TIMEOUT_MS: Joi.number().integer().min(100).default(10000),
 }).unknown(true);
@@ -91,7 +92,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiToken: value.API_TOKEN,
     verifyTokenTtl: value.VERIFY_TOKEN_TTL,
     mail: { attempts: value.MAIL_ATTEMPTS, backoffMs: value.MAIL_BACKOFF_MS, concurrency: value.MAIL_CONCURRENCY },
-    outbox: { sweepEveryMs: value.OUTBOX_SWEEP_EVERY_MS, sweepAfterMs: value.OUTBOX_SWEEP_AFTER_MS },
+    outbox: { sweepEveryMs: value.OUTBOX_SWEEP_EVERY_MS, sweepAfterMs: value.OUTBOX_SWEEP_AFTER_MS, republishAfterMs: value.OUTBOX_REPUBLISH_AFTER_MS },
     banExpiryEveryMs: value.BAN_EXPIRY_EVERY_MS,
     shutdownTimeoutMs: value.SHUTDOWN_TIMEOUT_MS,
   };

@@ -1,6 +1,7 @@
 import { IpBan } from '../db/models';
 import { now } from '../db/entity';
 import { ValidationError } from '../http/errors';
+import { normaliseIp } from '../http/ip';
 import { equals, flagFilter } from '../http/listQuery';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../http/serialize';
@@ -9,7 +10,7 @@ import { Joi, field } from '../http/validation';
 /** A temporary ban without `expiry_time` lasts this long. */
 export const DEFAULT_BAN_SECONDS = 24 * 3600;
 
-const ip = () => Joi.string().trim().ip({ cidr: 'forbidden' });
+const ip = () => Joi.string().trim().ip({ cidr: 'forbidden' }).custom((v: string) => normaliseIp(v));
 const events = { event_user: field.flag(), event_operator: field.flag(), event_api: field.flag() };
 
 /**
@@ -33,7 +34,7 @@ export const ipBanResource: ResourceDef<IpBan> = {
   model: IpBan,
   label: 'ban',
   sortable: ['ip', 'type', 'expiry', 'created_at', 'updated_at'],
-  filters: { ip: equals('ip', Joi.string().trim().max(45)), type: flagFilter('type') },
+  filters: { ip: equals('ip', Joi.string().trim().max(45).custom((v: string) => normaliseIp(v))), type: flagFilter('type') },
   createSchema: Joi.object({
     ip: ip().required(),
     reason: field.nullable(65535),

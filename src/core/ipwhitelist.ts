@@ -1,17 +1,18 @@
 import { IpWhitelist } from '../db/models';
+import { normaliseIp } from '../http/ip';
 import { equals } from '../http/listQuery';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../http/serialize';
 import { Joi, field } from '../http/validation';
 
-const ip = () => Joi.string().trim().ip({ cidr: 'forbidden' });
+const ip = () => Joi.string().trim().ip({ cidr: 'forbidden' }).custom((v: string) => normaliseIp(v));
 
 export const ipWhitelistResource: ResourceDef<IpWhitelist> = {
   path: '/ipwhitelist',
   model: IpWhitelist,
   label: 'whitelisted ip',
   sortable: ['ip', 'created_at', 'updated_at'],
-  filters: { ip: equals('ip', Joi.string().trim().max(45)) },
+  filters: { ip: equals('ip', Joi.string().trim().max(45).custom((v: string) => normaliseIp(v))) },
   createSchema: Joi.object({
     ip: ip().required(),
     description: field.nullable(65535),

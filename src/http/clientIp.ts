@@ -1,7 +1,7 @@
 import type { Request } from 'express';
+import { normaliseIp } from './ip';
 
-/** The caller's address as bans store it: IPv4-mapped IPv6 (::ffff:1.2.3.4) reads as IPv4. */
+/** The caller's address, spelt as bans store it. */
 export function clientIp(req: Request): string {
-  const ip = req.ip ?? req.socket.remoteAddress ?? '';
-  return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip;
+  return normaliseIp(req.ip ?? req.socket.remoteAddress ?? '');
 }

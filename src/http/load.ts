@@ -25,9 +25,9 @@ export async function loadMany<M extends Model>(model: ModelCtor<M>, column: str
 }
 
 /** Records by id, in one query. */
-export async function loadById<M extends Model>(model: ModelCtor<M>, ids: Array<number | null | undefined>): Promise<Map<number, M>> {
+export async function loadById<M extends Model>(model: ModelCtor<M>, ids: Array<number | null | undefined>, options: FindOptions = {}): Promise<Map<number, M>> {
   const unique = [...new Set(ids.filter((id): id is number => id !== null && id !== undefined))];
   if (!unique.length) return new Map();
-  const rows = (await (model as any).findAll({ where: { id: { [Op.in]: unique } } })) as M[];
+  const rows = (await (model as any).findAll({ ...options, where: { ...(options.where as object), id: { [Op.in]: unique } } })) as M[];
   return new Map(rows.map((r) => [r.get('id') as number, r]));
 }

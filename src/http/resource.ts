@@ -3,7 +3,7 @@ import type { ObjectSchema } from 'joi';
 import { Op, type Transaction, type WhereOptions } from 'sequelize';
 import type { ModelCtor } from 'sequelize-typescript';
 import type { Entity } from '../db/entity';
-import { sequelize } from '../db/sequelize';
+import { transaction } from '../db/transaction';
 import { sendList, sendSuccess } from './envelope';
 import { HttpError, NotFoundError } from './errors';
 import { LOCALE, parseListQuery, type Filter, type ListSpec } from './listQuery';
@@ -98,7 +98,7 @@ export function resourceRouter<M extends Entity, R>(def: ResourceDef<M, R>): Rou
   };
 
   const write = async <T>(req: Request, work: (ctx: WriteContext) => Promise<T>, translations: TranslationInput[] = []) =>
-    sequelize().transaction((transaction) => work({ transaction, req, translations }));
+    transaction((t) => work({ transaction: t, req, translations }));
 
   const one = async (record: M, view: View, req: Request) => (await present(def, [record], { view, lang: langOf(req) }))[0];
 

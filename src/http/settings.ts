@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { Setting } from '../db/models';
 import { sendSuccess } from './envelope';
+import { HttpError } from './errors';
 
 /** The settings object of one scope: every value a string. */
 export async function readSettings(scope: string): Promise<Record<string, string>> {
@@ -12,5 +13,8 @@ export async function readSettings(scope: string): Promise<Record<string, string
 export function settingsRouter(path: string, scope: string): Router {
   const router = Router();
   router.get(path, async (_req, res) => sendSuccess(res, await readSettings(scope)));
+  router.all(path, (req) => {
+    throw new HttpError(405, `The ${req.method} method is not supported here. Supported methods: GET.`, { Allow: 'GET' });
+  });
   return router;
 }

@@ -2,12 +2,27 @@ import BaseJoi from 'joi';
 import type { ObjectSchema, ValidationErrorItem } from 'joi';
 import { ValidationError, fieldLabel } from './errors';
 
+/** `{0: a, 1: b}` (what `x[]=a&x[]=b` and `x[0]=a` parse to) as `[a, b]`, ordered by index. */
+function indexedToArray(value: unknown): unknown {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
+  const keys = Object.keys(value);
+  if (!keys.every((k) => /^\d{1,6}$/.test(k))) return value;
+  return keys.map(Number).sort((a, b) => a - b).map((k) => (value as Record<string, unknown>)[String(k)]);
+}
+
 /**
- * joi, plus the spec's scalar types:
+ * joi, plus:
+ * - arrays also accept the form encoding's index-keyed objects (see http/body.ts: brackets parse
+ *   to keyed objects so that `permission[7]=1` keeps its id);
  * - `flag`: a boolean sent as 1/0, "1"/"0", true/false or "true"/"false", always returned as 1 or 0;
  * - `ids`: the `mixed` parameter type, one id or a comma-delimited string of ids (or an array).
  */
 export const Joi = BaseJoi.extend(
+  (joi) => ({
+    type: 'array',
+    base: joi.array(),
+    coerce: { from: 'object', method: (value) => ({ value: indexedToArray(value) }) },
+  }),
   (joi) => ({
     type: 'flag',
     base: joi.any(),

@@ -1,6 +1,5 @@
 import { config } from '../config';
 import { User } from '../db/models';
-import { sequelize } from '../db/sequelize';
 import { Joi } from '../http/validation';
 import { QUEUES } from '../queue/names';
 import { processOnce } from '../queue/outbox';
@@ -54,9 +53,6 @@ export function mailSpec(): WorkerSpec {
         handle: (p: { userId: number; outboxId?: number }) => processOnce(p.outboxId, () => sendVerification(p.userId)),
       },
     ],
-    onClose: async () => {
-      closeTransports();
-      await sequelize().close();
-    },
+    onClose: async () => closeTransports(),
   };
 }

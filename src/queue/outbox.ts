@@ -47,14 +47,25 @@ export async function publish(entries: OutboxEntry[]): Promise<number> {
   return published;
 }
 
-/** Publishes entries that a crash or a Redis outage left unpublished for longer than `olderThanMs`. */
-export async function sweepOutbox(olderThanMs: number, batch = 500): Promise<number> {
-  const cutoff = now() - Math.floor(olderThanMs / 1000);
-  const entries = await OutboxEntry.findAll({
-    where: { published_at: { [Op.is]: null }, created_at: { [Op.lte]: cutoff } },
-    order: [['id', 'ASC']],
-    limit: batch,
-  });
+/**
+ * Publishes what a crash or a Redis outage left behind: entries never published after
+ * `unpublishedAfterMs`, and entries published but still unprocessed after `unprocessedAfterMs`
+ * (their job may have died with a Redis that keeps nothing on disk). Re-adding a job that still
+ * exists is a no-op (same job id), and a processed entry is never run again.
+ */
+export async function sweepOutbox(unpublishedAfterMs: number, unprocessedAfterMs: number, batch = 500): Promise<number> {
+  const t = now();
+  const [unpublished, unprocessed] = await Promise.all([
+    OutboxEntry.findAll({
+      where: { published_at: { [Op.is]: null }, created_at: { [Op.lte]: t - Math.floor(unpublishedAfterMs / 1000) } },
+      order: [['id', 'ASC']], limit: batch,
+    }),
+    OutboxEntry.findAll({
+      where: { processed_at: { [Op.is]: null }, published_at: { [Op.lte]: t - Math.floor(unprocessedAfterMs / 1000) } },
+      order: [['id', 'ASC']], limit: batch,
+    }),
+  ]);
+  const entries = [...unpublished, ...unprocessed];
   return entries.length ? publish(entries) : 0;
 }
 

@@ -4,6 +4,7 @@ import { config } from '../config';
 import { logger } from '../logger';
 import { redisConnection } from './connection';
 import { sequelize } from '../db/sequelize';
+import { closeQueues } from './producer';
 import type { QueueName } from './names';
 
 /** A job: its name, the schema its payload must satisfy, and what it does. */
@@ -27,7 +28,7 @@ export interface WorkerSpec {
   schedules?: ScheduledJob[];
   concurrency?: number;
   options?: Partial<WorkerOptions>;
-  /** Runs after the worker stopped taking jobs, before the process exits. */
+  /** Runs after the worker stopped (the process then closes its database and queue connections). */
   onClose?(): Promise<void>;
 }
 
@@ -37,6 +38,8 @@ export class UnrecoverableJobError extends Error {}
 export async function createWorker(spec: WorkerSpec) {
   sequelize(); // registers the models before any job touches them
   const byName = new Map(spec.jobs.map((j) => [j.name, j]));
+  // BullMQ does not close connections it was given: they are closed here, after the worker.
+  const connections = [redisConnection('worker')];
   const log = logger.child({ queue: spec.queue });
   const worker = new Worker(
     spec.queue,
@@ -52,7 +55,7 @@ export async function createWorker(spec: WorkerSpec) {
       return def.handle(payload, job);
     },
     {
-      connection: redisConnection('worker'),
+      connection: connections[0],
       prefix: config().queuePrefix,
       concurrency: spec.concurrency ?? 1,
       ...spec.options,
@@ -63,7 +66,8 @@ export async function createWorker(spec: WorkerSpec) {
 
   let schedulerQueue: Queue | undefined;
   if (spec.schedules?.length) {
-    schedulerQueue = new Queue(spec.queue, { connection: redisConnection('worker'), prefix: config().queuePrefix });
+    connections.push(redisConnection('worker'));
+    schedulerQueue = new Queue(spec.queue, { connection: connections[1], prefix: config().queuePrefix });
     for (const s of spec.schedules) {
       const repeat: RepeatOptions = { every: s.every };
       await schedulerQueue.upsertJobScheduler(s.id, repeat, { name: s.job, data: s.data ?? {}, opts: { removeOnComplete: 100, removeOnFail: 500 } });
@@ -73,6 +77,7 @@ export async function createWorker(spec: WorkerSpec) {
   const close = async () => {
     await worker.close();
     await schedulerQueue?.close();
+    for (const c of connections) c.disconnect();
     await spec.onClose?.();
   };
   return { worker, close };
@@ -95,6 +100,8 @@ export async function startWorkerProcess(spec: WorkerSpec): Promise<void> {
     force.unref();
     try {
       await close();
+      await closeQueues();
+      await sequelize().close();
       process.exit(0);
     } catch (err) {
       log.error({ err }, 'error while stopping');

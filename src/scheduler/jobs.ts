@@ -3,9 +3,7 @@ import { expireBans } from '../core/banExpiry';
 import { logger } from '../logger';
 import { QUEUES } from '../queue/names';
 import type { WorkerSpec } from '../queue/runWorker';
-import { sequelize } from '../db/sequelize';
 import { sweepOutbox } from '../queue/outbox';
-import { closeQueues } from '../queue/producer';
 
 /** Housekeeping on a schedule: ban expiry and the outbox sweep. Job schedulers are upserted on every boot, so one runs per interval. */
 export function schedulerSpec(): WorkerSpec {
@@ -23,7 +21,7 @@ export function schedulerSpec(): WorkerSpec {
       {
         name: 'outbox.sweep',
         async handle() {
-          const published = await sweepOutbox(config().outbox.sweepAfterMs);
+          const published = await sweepOutbox(config().outbox.sweepAfterMs, config().outbox.republishAfterMs);
           if (published) logger.info({ published }, 'outbox entries published by the sweep');
           return { published };
         },
@@ -33,9 +31,6 @@ export function schedulerSpec(): WorkerSpec {
       { id: 'bans-expire', every: config().banExpiryEveryMs, job: 'bans.expire' },
       { id: 'outbox-sweep', every: config().outbox.sweepEveryMs, job: 'outbox.sweep' },
     ],
-    onClose: async () => {
-      await closeQueues();
-      await sequelize().close();
-    },
+
   };
 }

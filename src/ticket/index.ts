@@ -1,4 +1,6 @@
 import { Router } from 'express';
+import { departmentRouter } from './department';
 
 /** `/api/ticket/...` */
 export const ticketAreaRouter = Router();
+ticketAreaRouter.use(departmentRouter);

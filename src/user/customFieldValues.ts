@@ -191,8 +191,10 @@ export async function applyCustomFieldValues(kind: ValueKind, ownerId: number, i
   const optionIds = new Map<number, Set<number>>();
   for (const o of options) optionIds.set(o.field_id, (optionIds.get(o.field_id) ?? new Set()).add(o.id));
 
+  // No lock here: callers hold the owner's row (the resource's update locks it), which serialises
+  // writes of one owner's values; a range lock on the values would only add deadlocks between owners.
   const stored = opts.creating ? [] : await CustomFieldValue.findAll({
-    where: { owner_id: ownerId, field_id: { [Op.in]: [...fields.keys()] } }, transaction, lock: transaction.LOCK.UPDATE,
+    where: { owner_id: ownerId, field_id: { [Op.in]: [...fields.keys()] } }, transaction,
   });
   const storedBy = new Map(stored.map((v) => [v.field_id, v]));
 

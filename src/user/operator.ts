@@ -13,9 +13,9 @@ import { loadPeople, serializePerson, type PersonRelations } from './present';
 const PLAIN = ['firstname', 'lastname', 'email', 'country', 'language_code', 'timezone', 'active'] as const;
 
 /** Departments an operator handles besides those of the operator's groups. */
-async function replaceDepartments(userId: number, deptIds: number[], transaction: Transaction) {
+async function replaceDepartments(userId: number, deptIds: number[], transaction: Transaction, fresh = false) {
   await assertExist(Department, 'depts', deptIds, transaction);
-  await OperatorDepartment.destroy({ where: { user_id: userId }, transaction });
+  if (!fresh) await OperatorDepartment.destroy({ where: { user_id: userId }, transaction });
   const unique = [...new Set(deptIds)];
   if (unique.length) await OperatorDepartment.bulkCreate(unique.map((department_id) => ({ user_id: userId, department_id })), { transaction });
 }
@@ -37,9 +37,9 @@ export async function createOperator(input: Record<string, any>, transaction: Tr
     timezone: input.timezone || core.default_timezone || 'UTC',
     ...(await passwordValues(input.password)),
   }, { transaction });
-  await replaceGroups(operator.id, 'operator', input.groups, transaction);
-  if (phones) await replacePhones(operator.id, phones, transaction);
-  if (input.depts) await replaceDepartments(operator.id, input.depts, transaction);
+  await replaceGroups(operator.id, 'operator', input.groups, transaction, true);
+  if (phones) await replacePhones(operator.id, phones, transaction, true);
+  if (input.depts) await replaceDepartments(operator.id, input.depts, transaction, true);
   await maybeSendVerification(operator, input.send_email, transaction);
   return operator;
 }

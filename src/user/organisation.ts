@@ -20,7 +20,7 @@ interface OrganisationRelations {
 }
 
 /** Domains claimed by an organisation: users of the brand with an email there join it. */
-async function replaceDomains(org: Organisation, domains: string[], transaction: Transaction) {
+async function replaceDomains(org: Organisation, domains: string[], transaction: Transaction, fresh = false) {
   const unique = [...new Set(domains.map((d) => d.toLowerCase()))];
   if (unique.length) {
     const claims = await OrganisationDomain.findAll({ where: { domain: { [Op.in]: unique }, organisation_id: { [Op.ne]: org.id } }, transaction });
@@ -31,7 +31,7 @@ async function replaceDomains(org: Organisation, domains: string[], transaction:
       if (i >= 0) throw new ValidationError(`The domain.${i} has already been taken by another organisation.`);
     }
   }
-  await OrganisationDomain.destroy({ where: { organisation_id: org.id }, transaction });
+  if (!fresh) await OrganisationDomain.destroy({ where: { organisation_id: org.id }, transaction });
   if (unique.length) await OrganisationDomain.bulkCreate(unique.map((domain) => ({ organisation_id: org.id, domain })), { transaction });
 }
 
@@ -79,7 +79,7 @@ export const organisationResource: ResourceDef<Organisation, OrganisationRelatio
     await assertExist(Brand, 'brand_id', brandId, transaction);
     await assertLanguage(input.language_code, transaction);
     const org = await Organisation.create({ brand_id: brandId, ...plain(input) }, { transaction });
-    if (input.domain) await replaceDomains(org, input.domain, transaction);
+    if (input.domain) await replaceDomains(org, input.domain, transaction, true);
     await applyAccessLevels(org, input.access_level, transaction);
     await applyCustomFieldValues('organisation', org.id, input.customfield, { brandId, creating: true, overwriteLocked: true, transaction });
     return org;
@@ -105,7 +105,7 @@ export const organisationResource: ResourceDef<Organisation, OrganisationRelatio
   async load(orgs) {
     const ids = orgs.map((o) => o.id);
     const [users, customfields, domains] = await Promise.all([
-      loadMany(User, 'organisation_id', ids, { where: { type: 'user' } }),
+      loadMany(User, 'organisation_id', ids, { where: { type: 'user' }, attributes: { exclude: ['password'] } }),
       loadCustomFieldValues(ids, 'organisation'),
       loadMany(OrganisationDomain, 'organisation_id', ids),
     ]);

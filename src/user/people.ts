@@ -1,6 +1,6 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { Op, type Transaction } from 'sequelize';
-import { Group, Language, User, UserGroup, UserPhone } from '../db/models';
+import { Group, Language, User, UserEmail, UserGroup, UserPhone } from '../db/models';
 import { ValidationError, invalid } from '../http/errors';
 import { assertExist } from '../http/exists';
 import { Joi, field } from '../http/validation';
@@ -34,16 +34,21 @@ export function normalisePhones(phones: string[] | undefined): string[] | undefi
   });
 }
 
-export async function replacePhones(userId: number, numbers: string[], transaction: Transaction) {
-  await UserPhone.destroy({ where: { user_id: userId }, transaction });
+/**
+ * The `replace*` helpers set a relation to exactly the given rows. `fresh` (a record created in
+ * this transaction) skips the DELETE: it has nothing to delete, and its gap locks would make
+ * concurrent creates deadlock.
+ */
+export async function replacePhones(userId: number, numbers: string[], transaction: Transaction, fresh = false) {
+  if (!fresh) await UserPhone.destroy({ where: { user_id: userId }, transaction });
   const unique = [...new Set(numbers)];
   if (unique.length) await UserPhone.bulkCreate(unique.map((number) => ({ user_id: userId, number })), { transaction });
 }
 
 /** Sets the person's groups to exactly `groupIds` (groups of the person's kind). */
-export async function replaceGroups(userId: number, type: 'user' | 'operator', groupIds: number[], transaction: Transaction) {
+export async function replaceGroups(userId: number, type: 'user' | 'operator', groupIds: number[], transaction: Transaction, fresh = false) {
   await assertExist(Group, 'groups', groupIds, transaction, { type });
-  await UserGroup.destroy({ where: { user_id: userId }, transaction });
+  if (!fresh) await UserGroup.destroy({ where: { user_id: userId }, transaction });
   const unique = [...new Set(groupIds)];
   if (unique.length) await UserGroup.bulkCreate(unique.map((group_id) => ({ user_id: userId, group_id })), { transaction });
 }
@@ -60,12 +65,19 @@ export async function personDefaults(): Promise<{ language_code: string; timezon
   return { language_code: core.default_frontend_language || 'en', timezone: core.default_timezone || 'UTC' };
 }
 
-/** Another account of the same kind (and brand, for users) already has this email. */
+/**
+ * Another account of the same kind (and brand, for users) already has this email, as its main
+ * address or (users) as an additional one.
+ */
 export async function assertEmailFree(type: 'user' | 'operator', email: string, brandId: number | null, exceptId: number | null, transaction: Transaction) {
   const where: Record<string, unknown> = { type, email };
   if (type === 'user') where.brand_id = brandId;
   if (exceptId) where.id = { [Op.ne]: exceptId };
-  if (await User.findOne({ where, transaction, attributes: ['id'] })) throw new ValidationError('The email has already been taken.');
+  const taken = new ValidationError('The email has already been taken.');
+  if (await User.findOne({ where, transaction, attributes: ['id'] })) throw taken;
+  if (type !== 'user') return;
+  const extra = await UserEmail.findAll({ where: { email, ...(exceptId ? { user_id: { [Op.ne]: exceptId } } : {}) }, attributes: ['user_id'], transaction });
+  if (extra.length && await User.findOne({ where: { id: { [Op.in]: extra.map((e) => e.user_id) }, brand_id: brandId }, attributes: ['id'], transaction })) throw taken;
 }
 
 export async function passwordValues(password: string | undefined): Promise<{ password?: string }> {

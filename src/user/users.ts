@@ -17,7 +17,7 @@ export async function defaultBrandId(transaction?: Transaction): Promise<number>
 }
 
 /** Additional emails: distinct from the primary one and not used by another user of the brand. */
-async function replaceAdditionalEmails(user: User, emails: string[], transaction: Transaction) {
+async function replaceAdditionalEmails(user: User, emails: string[], transaction: Transaction, fresh = false) {
   const unique = [...new Set(emails)];
   const clash = unique.findIndex((e) => e === user.email);
   if (clash >= 0) throw new ValidationError(`The additional email.${clash} must be different from the email.`);
@@ -33,7 +33,7 @@ async function replaceAdditionalEmails(user: User, emails: string[], transaction
     const i = unique.findIndex((e) => taken.has(e));
     if (i >= 0) throw new ValidationError(`The additional email.${i} has already been taken.`);
   }
-  await UserEmail.destroy({ where: { user_id: user.id }, transaction });
+  if (!fresh) await UserEmail.destroy({ where: { user_id: user.id }, transaction });
   if (unique.length) await UserEmail.bulkCreate(unique.map((email) => ({ user_id: user.id, email })), { transaction });
 }
 
@@ -63,9 +63,9 @@ export async function createUser(input: Record<string, any>, transaction: Transa
     timezone: input.timezone || defaults.timezone,
     ...(await passwordValues(input.password)),
   }, { transaction });
-  if (input.additional_email) await replaceAdditionalEmails(user, input.additional_email, transaction);
-  if (phones) await replacePhones(user.id, phones, transaction);
-  if (input.groups) await replaceGroups(user.id, 'user', input.groups, transaction);
+  if (input.additional_email) await replaceAdditionalEmails(user, input.additional_email, transaction, true);
+  if (phones) await replacePhones(user.id, phones, transaction, true);
+  if (input.groups) await replaceGroups(user.id, 'user', input.groups, transaction, true);
   await applyMembership(user, input, true, transaction);
   await applyCustomFieldValues('user', user.id, input.customfield, { brandId, creating: true, overwriteLocked: true, transaction });
   await maybeSendVerification(user, input.send_email, transaction);
@@ -75,9 +75,18 @@ export async function createUser(input: Record<string, any>, transaction: Transa
 export async function updateUser(user: User, input: Record<string, any>, transaction: Transaction): Promise<void> {
   const phones = normalisePhones(input.phone);
   checkVerifiedNeedsPassword(input.email_verified, !!(input.password ?? user.password));
-  if (input.email !== undefined && input.email !== user.email) await assertEmailFree('user', input.email, user.brand_id, user.id, transaction);
+  const brandId = input.brand_id ?? user.brand_id;
+  if (brandId !== user.brand_id) {
+    // Moving a user to another brand: organisations and custom field values are per brand.
+    await assertExist(Brand, 'brand_id', brandId, transaction);
+    const staysInOrganisation = user.organisation_id && input.organisation_id !== 0;
+    if (staysInOrganisation) throw new ValidationError('The brand of a user in an organisation cannot be changed: remove the user from the organisation first (organisation_id 0).');
+  }
+  if ((input.email !== undefined && input.email !== user.email) || brandId !== user.brand_id) {
+    await assertEmailFree('user', input.email ?? user.email, brandId, user.id, transaction);
+  }
   await assertLanguage(input.language_code, transaction);
-  await user.update({ ...plain(input), ...(await passwordValues(input.password)) }, { transaction });
+  await user.update({ ...plain(input), brand_id: brandId, ...(await passwordValues(input.password)) }, { transaction });
   if (input.additional_email) await replaceAdditionalEmails(user, input.additional_email, transaction);
   if (phones) await replacePhones(user.id, phones, transaction);
   if (input.groups) await replaceGroups(user.id, 'user', input.groups, transaction);

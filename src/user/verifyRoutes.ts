@@ -4,7 +4,7 @@ import { isBanned } from '../http/bans';
 import { sendSuccess } from '../http/envelope';
 import { HttpError } from '../http/errors';
 import { Joi, validate } from '../http/validation';
-import { sequelize } from '../db/sequelize';
+import { transaction as inTransaction } from '../db/transaction';
 import { now } from '../db/entity';
 import { findVerifiable } from './verification';
 import { hashPassword } from './passwords';
@@ -28,7 +28,7 @@ verifyRouter.get('/verify/:token', async (req, res) => {
 verifyRouter.post('/verify/:token', async (req, res) => {
   const { password } = validate<{ password: string }>(Joi.object({ password: Joi.string().min(8).max(1024).required() }), req.body);
   const hash = await hashPassword(password);
-  await sequelize().transaction(async (transaction) => {
+  await inTransaction(async (transaction) => {
     const found = await findVerifiable(req.params.token, transaction);
     if (!found) throw new HttpError(404, INVALID);
     if (await isBanned(clientIp(req), found.user.type === 'operator' ? 'operator' : 'user')) throw new HttpError(403, 'Your IP address is banned.');

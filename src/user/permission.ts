@@ -1,0 +1,24 @@
+import { Permission } from '../db/models';
+import { resourceRouter, type ResourceDef } from '../http/resource';
+import { pick } from '../http/serialize';
+
+/** A permission as the API returns it; `slug` says which actions it covers, as 1/0. */
+export function serializePermission(p: Permission): Record<string, any> {
+  return {
+    ...pick(p, ['id', 'inherit_id', 'module_id', 'name']),
+    slug: { view: p.can_view ? 1 : 0, create: p.can_create ? 1 : 0, update: p.can_update ? 1 : 0, delete: p.can_delete ? 1 : 0 },
+    ...pick(p, ['description', 'created_at', 'updated_at']),
+  };
+}
+
+/** Permissions ship with the install: read-only list and show. */
+export const permissionResource: ResourceDef<Permission> = {
+  path: '/permission',
+  model: Permission,
+  label: 'permission',
+  actions: ['list', 'show'],
+  sortable: ['name', 'module_id', 'created_at', 'updated_at'],
+  serialize: (p) => serializePermission(p),
+};
+
+export const permissionRouter = resourceRouter(permissionResource);

@@ -1,0 +1,135 @@
+import { Op, type Transaction } from 'sequelize';
+import { Group, Permission, Role, RoleGroup, RolePermission } from '../db/models';
+import { invalid } from '../http/errors';
+import { assertExist } from '../http/exists';
+import { loadById, loadMany } from '../http/load';
+import { resourceRouter, type ResourceDef } from '../http/resource';
+import { pick } from '../http/serialize';
+import { Joi, field } from '../http/validation';
+import { serializePermission } from './permission';
+
+/**
+ * Roles: a name (translatable), a generated unique slug, the permissions the role grants and the
+ * operator groups that have it.
+ */
+
+const SLUG_MAX = 240;
+
+/** `Team Leads (EU)` → `team-leads-eu`. */
+export function slugify(name: string): string {
+  const slug = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, SLUG_MAX).replace(/-+$/, '');
+  return slug || 'role';
+}
+
+/** The slug for a name, made unique with `-2`, `-3`... (the role itself excepted). */
+async function uniqueSlug(name: string, exceptId: number | null, transaction: Transaction): Promise<string> {
+  const base = slugify(name);
+  const taken = new Set((await Role.findAll({
+    attributes: ['slug'],
+    where: { [Op.or]: [{ slug: base }, { slug: { [Op.like]: `${base}-%` } }], ...(exceptId ? { id: { [Op.ne]: exceptId } } : {}) },
+    transaction,
+  })).map((r) => r.slug));
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
+}
+
+const flagOf = (v: unknown): 0 | 1 | null => {
+  if (v === true || v === 1 || v === '1' || v === 'true') return 1;
+  if (v === false || v === 0 || v === '0' || v === 'false') return 0;
+  return null;
+};
+
+/** `permission[<permission id>]=1|0`: which permissions the role has. An empty value means none. */
+const permissionMap = () => Joi.any().custom((value) => {
+  if (value === '' || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw new Error('The permission must be an array keyed by permission id (permission[<id>]=1).');
+  }
+  const out: Record<string, 0 | 1> = {};
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+    if (!/^\d{1,10}$/.test(key)) throw new Error(`The selected permission.${key} is invalid.`);
+    const f = flagOf(v);
+    if (f === null) throw new Error(`The permission.${key} field must be true or false.`);
+    out[key] = f;
+  }
+  return out;
+});
+
+const fields = {
+  description: field.nullable(65535),
+  group: field.idArray().allow('', null),
+  permission: permissionMap(),
+};
+
+/** The ids a `permission` object grants, after checking that every key is a permission. */
+async function grantedPermissions(permission: Record<string, 0 | 1>, transaction: Transaction): Promise<number[]> {
+  const ids = Object.keys(permission).map(Number);
+  if (!ids.length) return [];
+  const found = new Set((await Permission.findAll({ attributes: ['id'], where: { id: { [Op.in]: ids } }, transaction })).map((p) => p.id));
+  const missing = ids.find((id) => !found.has(id));
+  if (missing !== undefined) throw invalid(`permission.${missing}`);
+  return ids.filter((id) => permission[id] === 1);
+}
+
+async function replacePermissions(roleId: number, ids: number[], transaction: Transaction) {
+  await RolePermission.destroy({ where: { role_id: roleId }, transaction });
+  if (ids.length) await RolePermission.bulkCreate(ids.map((permission_id) => ({ role_id: roleId, permission_id })), { transaction });
+}
+
+async function replaceGroups(roleId: number, ids: number[], transaction: Transaction) {
+  await RoleGroup.destroy({ where: { role_id: roleId }, transaction });
+  if (ids.length) await RoleGroup.bulkCreate([...new Set(ids)].map((group_id) => ({ role_id: roleId, group_id })), { transaction });
+}
+
+interface Related {
+  links: Map<number, RolePermission[]>;
+  permissions: Map<number, Permission>;
+}
+
+export const roleResource: ResourceDef<Role, Related> = {
+  path: '/role',
+  model: Role,
+  label: 'role',
+  sortable: ['name', 'slug', 'created_at', 'updated_at'],
+  translations: { type: 'role', key: 'role_id', fields: ['name', 'description'] },
+  createSchema: Joi.object({ name: field.string().required(), ...fields }),
+  updateSchema: Joi.object({ name: field.string(), ...fields }),
+
+  async create(input, { transaction }) {
+    const { group, permission, ...values } = input;
+    const granted = permission ? await grantedPermissions(permission, transaction) : [];
+    // Roles are given to operator groups only.
+    await assertExist(Group, 'group', group ?? [], transaction, { type: 'operator' });
+    const role = await Role.create({ ...values, slug: await uniqueSlug(values.name, null, transaction) }, { transaction });
+    await replacePermissions(role.id, granted, transaction);
+    await replaceGroups(role.id, group ?? [], transaction);
+    return role;
+  },
+
+  async update(role, input, { transaction }) {
+    const { group, permission, ...values } = input;
+    const granted = permission !== undefined ? await grantedPermissions(permission, transaction) : undefined;
+    if (group) await assertExist(Group, 'group', group, transaction, { type: 'operator' });
+    if (values.name !== undefined && values.name !== role.name) values.slug = await uniqueSlug(values.name, role.id, transaction);
+    await role.update(values, { transaction });
+    if (granted !== undefined) await replacePermissions(role.id, granted, transaction);
+    if (group !== undefined) await replaceGroups(role.id, group ?? [], transaction);
+  },
+
+  async load(roles) {
+    const links = await loadMany(RolePermission, 'role_id', roles.map((r) => r.id), { order: [['role_id', 'ASC'], ['permission_id', 'ASC']] });
+    const permissions = await loadById(Permission, [...links.values()].flat().map((l) => l.permission_id));
+    return { links, permissions };
+  },
+
+  serialize(role, related) {
+    const permissions = (related.links.get(role.id) ?? []).flatMap((link) => {
+      const p = related.permissions.get(link.permission_id);
+      return p ? [{ ...serializePermission(p), pivot: { role_id: role.id, permission_id: p.id } }] : [];
+    });
+    return { ...pick(role, ['id', 'name', 'slug', 'description', 'created_at', 'updated_at']), permissions };
+  },
+};
+
+export const roleRouter = resourceRouter(roleResource);

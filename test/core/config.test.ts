@@ -1,0 +1,72 @@
+import { ConfigError, loadConfig } from '../../src/config';
+
+function configError(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig', () => {
+  it('applies the defaults to an empty environment', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      env: 'development',
+      port: 3000,
+      host: '0.0.0.0',
+      appUrl: 'http://127.0.0.1:3000',
+      redisUrl: 'redis://127.0.0.1:6379',
+      queuePrefix: 'helpdesk',
+      logLevel: 'info',
+      trustProxy: '',
+      bodyLimit: '25mb',
+      apiToken: undefined,
+      database: { url: 'mariadb://root@127.0.0.1:3306/helpdesk', host: '127.0.0.1', port: 3306, user: 'root', password: '', name: 'helpdesk', poolMax: 10 },
+    });
+    expect(Number.isInteger(c.banExpiryEveryMs)).toBe(true);
+    expect(c.banExpiryEveryMs).toBeGreaterThan(0);
+  });
+
+  it('reads the values given', () => {
+    const c = loadConfig({
+      NODE_ENV: 'production', PORT: '8080', DATABASE_URL: 'mysql://app:p%40ss@db.internal:3307/desk_1', BODY_LIMIT: '10mb',
+      APP_URL: 'https://help.example.com/', TRUST_PROXY: 'loopback', QUEUE_PREFIX: 'hd-prod',
+    });
+    expect(c).toMatchObject({
+      env: 'production', port: 8080, bodyLimit: '10mb', appUrl: 'https://help.example.com', trustProxy: 'loopback', queuePrefix: 'hd-prod',
+      database: { host: 'db.internal', port: 3307, user: 'app', password: 'p@ss', name: 'desk_1' },
+    });
+  });
+
+  it.each(['abc', '70000', '-1', '80.5'])('refuses PORT=%s, naming the variable', (port) => {
+    expect(configError({ PORT: port }).message).toContain('PORT');
+  });
+
+  it.each([
+    ['not a URL', 'not a url'],
+    ['another scheme', 'postgres://root@127.0.0.1/helpdesk'],
+    ['a database name that is no identifier', 'mariadb://root@127.0.0.1:3306/help-desk;drop'],
+    ['no database name', 'mariadb://root@127.0.0.1:3306/'],
+  ])('refuses a DATABASE_URL with %s, naming the variable', (_name, url) => {
+    expect(configError({ DATABASE_URL: url }).message).toContain('DATABASE_URL');
+  });
+
+  it('names every bad variable at once', () => {
+    const message = configError({ PORT: 'x', REDIS_URL: 'http://nope', BODY_LIMIT: 'lots' }).message;
+    expect(message).toContain('PORT');
+    expect(message).toContain('REDIS_URL');
+    expect(message).toContain('BODY_LIMIT');
+  });
+
+  it.each([
+    ['NODE_ENV', 'staging'],
+    ['LOG_LEVEL', 'loud'],
+    ['API_TOKEN', 'short'],
+    ['DATABASE_POOL_MAX', '0'],
+  ])('refuses %s=%s, naming the variable', (name, value) => {
+    expect(configError({ [name]: value }).message).toContain(name);
+  });
+});

@@ -1,0 +1,209 @@
+import request from 'supertest';
+import { useApi, unique } from '../helpers/app';
+import { expectError, expectList, expectSuccess, expectTimestamps, nowSec, uniqueIpv4 } from './support';
+
+const api = useApi();
+
+const authed = (t: request.Test) => t.auth(api.token, 'x');
+
+async function newSpamRule(): Promise<any> {
+  return expectSuccess(await api.post('/api/core/spamrule', { text: unique('conv'), type: 0 }), 'Successfully created new spam rule!');
+}
+
+describe('the envelope', () => {
+  it('wraps a single record in status, message and data', async () => {
+    const res = await api.get('/api/core/brand/1');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(Object.keys(res.body).sort()).toEqual(['data', 'message', 'status']);
+    expect(res.body).toMatchObject({ status: 'success', message: null });
+  });
+
+  it('adds count to lists', async () => {
+    const data = expectList(await api.get('/api/core/language'));
+    expect(data.length).toBeGreaterThan(0);
+  });
+
+  it('carries a message on writes', async () => {
+    const rule = await newSpamRule();
+    expect(Number.isInteger(rule.id)).toBe(true);
+  });
+
+  it('returns integer UNIX timestamps in seconds', async () => {
+    const before = nowSec();
+    const rule = await newSpamRule();
+    expectTimestamps(rule, before);
+    const brand = expectSuccess(await api.get('/api/core/brand/1'));
+    expect(Number.isInteger(brand.created_at)).toBe(true);
+    expect(brand.created_at).toBeLessThan(1e10); // seconds, not milliseconds
+  });
+});
+
+describe('errors outside the resources', () => {
+  it('answers an unknown route under /api with a 404 envelope', async () => {
+    const res = await api.get('/api/core/nothing-here');
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expectError(res, 404, 'The requested URL GET /api/core/nothing-here was not found.');
+  });
+
+  it('answers an unknown route outside /api with a 404 envelope', async () => {
+    const res = await request(api.app).post('/no/such/page');
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expectError(res, 404, 'The requested URL POST /no/such/page was not found.');
+  });
+
+  it.each([
+    ['POST', '/api/core/brand/1', 'GET, PUT'],
+    ['DELETE', '/api/core/brand/1', 'GET, PUT'],
+    ['PUT', '/api/core/ipban', 'GET, POST'],
+    ['DELETE', '/api/core/spamrule', 'GET, POST'],
+    ['PATCH', '/api/core/ipwhitelist/1', 'GET, PUT, DELETE'],
+    ['POST', '/api/core/language', 'GET'],
+  ])('answers %s %s with 405 and Allow: %s', async (method, path, allow) => {
+    const res = await authed(request(api.app)[method.toLowerCase() as 'post'](path));
+    expect(res.headers.allow).toBe(allow);
+    expectError(res, 405, `The ${method} method is not supported here. Supported methods: ${allow}.`);
+  });
+
+  it('answers a body that is not valid JSON with 400', async () => {
+    const res = await authed(request(api.app).post('/api/core/spamrule').set('Content-Type', 'application/json').send('{"text": "x", "type": '));
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expectError(res, 400, 'The request body is not valid JSON.');
+  });
+
+  it('answers a JSON body that is not an object with 422', async () => {
+    const res = await authed(request(api.app).post('/api/core/spamrule').set('Content-Type', 'application/json').send('[{"text":"x","type":0}]'));
+    expectError(res, 422, 'The request body must be an object of fields.');
+  });
+
+  it('answers a body over the size limit (25mb) with 413', async () => {
+    const text = 'a'.repeat(26 * 1024 * 1024);
+    const res = await authed(request(api.app).post('/api/core/spamrule').set('Content-Type', 'application/json').send(JSON.stringify({ text, type: 0 })));
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expectError(res, 413, 'The request body is larger than the limit of 26214400 bytes.');
+  });
+
+  it('answers a form body over the size limit with 413', async () => {
+    const res = await authed(request(api.app).post('/api/core/spamrule').type('form').send(`type=0&text=${'b'.repeat(26 * 1024 * 1024)}`));
+    expectError(res, 413, 'The request body is larger than the limit of 26214400 bytes.');
+  });
+
+  it.each(['text/plain', 'application/xml', 'multipart/form-data; boundary=x'])('answers a %s body with 415', async (type) => {
+    const text = unique('plain');
+    const res = await authed(request(api.app).post('/api/core/spamrule').set('Content-Type', type).send(`text=${text}&type=0`));
+    expectError(res, 415, 'The request body must be application/x-www-form-urlencoded or application/json.');
+    const all = expectList(await api.get('/api/core/spamrule', { limit: 1000 }));
+    expect(all.filter((r) => r.text === text)).toEqual([]);
+  });
+});
+
+describe('X-HTTP-Method-Override', () => {
+  it('makes a POST act as a PUT', async () => {
+    const rule = await newSpamRule();
+    const text = unique('overridden');
+    const res = await authed(request(api.app).post(`/api/core/spamrule/${rule.id}`).set('X-HTTP-Method-Override', 'PUT').type('form').send({ text, type: 2 }));
+    const updated = expectSuccess(res, 'Successfully updated the spam rule!');
+    expect(updated).toMatchObject({ id: rule.id, text, type: 2 });
+    expect(expectSuccess(await api.get(`/api/core/spamrule/${rule.id}`)).text).toBe(text);
+  });
+
+  it('makes a POST act as a DELETE', async () => {
+    const rule = await newSpamRule();
+    const res = await authed(request(api.app).post(`/api/core/spamrule/${rule.id}`).set('X-HTTP-Method-Override', 'DELETE'));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'success', message: 'Successfully deleted the spam rule!', data: null });
+    expectError(await api.get(`/api/core/spamrule/${rule.id}`), 404, 'The spam rule with given ID was not found.');
+  });
+
+  it('accepts the method name in lower case', async () => {
+    const rule = await newSpamRule();
+    const res = await authed(request(api.app).post(`/api/core/spamrule/${rule.id}`).set('X-HTTP-Method-Override', 'delete'));
+    expect(res.status).toBe(200);
+    expect((await api.get(`/api/core/spamrule/${rule.id}`)).status).toBe(404);
+  });
+
+  it.each(['GET', 'TRACE', 'nonsense'])('answers an override of %s with 400 and does nothing', async (method) => {
+    const rule = await newSpamRule();
+    const res = await authed(request(api.app).post(`/api/core/spamrule/${rule.id}`).set('X-HTTP-Method-Override', method).type('form').send({ text: 'changed' }));
+    expectError(res, 400, 'The X-HTTP-Method-Override header must be PUT or DELETE.');
+    expect(expectSuccess(await api.get(`/api/core/spamrule/${rule.id}`))).toEqual(rule);
+  });
+
+  it('is ignored on a GET', async () => {
+    const rule = await newSpamRule();
+    const res = await authed(request(api.app).get(`/api/core/spamrule/${rule.id}`).set('X-HTTP-Method-Override', 'DELETE'));
+    expect(expectSuccess(res)).toEqual(rule);
+    expect(expectSuccess(await api.get(`/api/core/spamrule/${rule.id}`))).toEqual(rule);
+  });
+});
+
+describe('JSON bodies', () => {
+  it('are accepted by the brand create and update', async () => {
+    const name = unique('Json brand');
+    const brand = expectSuccess(await api.postJson('/api/core/brand', { name, enabled: false, smtp_port: 587, smtp_requires_auth: true }), 'Successfully created new brand!');
+    expect(brand).toMatchObject({ name, enabled: 0, smtp_port: 587, smtp_requires_auth: 1 });
+    const res = await authed(request(api.app).put(`/api/core/brand/${brand.id}`).type('json').send({ enabled: true, smtp_encryption: 'tls' }));
+    expect(expectSuccess(res, 'Successfully updated the brand!')).toMatchObject({ enabled: 1, smtp_encryption: 'tls', smtp_port: 587 });
+  });
+
+  it('are accepted by the ban create and update', async () => {
+    const ip = uniqueIpv4();
+    const expiry = nowSec() + 600;
+    const ban = expectSuccess(await api.postJson('/api/core/ipban', { ip, type: false, expiry_time: expiry, event_api: false, reason: 'json' }), 'Successfully created new ban!');
+    expect(ban).toMatchObject({ ip, type: 0, expiry, event_api: 0, event_user: 1, event_operator: 1, reason: 'json' });
+    const res = await authed(request(api.app).put(`/api/core/ipban/${ban.id}`).type('json').send({ type: true }));
+    expect(expectSuccess(res, 'Successfully updated the ban!')).toMatchObject({ type: 1, expiry: null });
+  });
+
+  it('are accepted by the whitelist create', async () => {
+    const ip = uniqueIpv4();
+    const entry = expectSuccess(await api.postJson('/api/core/ipwhitelist', { ip, description: 'json', event_user: 0, event_operator: true }), 'Successfully created new whitelisted ip!');
+    expect(entry).toMatchObject({ ip, description: 'json', event_user: 0, event_operator: 1, event_api: 1 });
+  });
+
+  it('are accepted by the spam rule create', async () => {
+    const text = unique('json rule');
+    const rule = expectSuccess(await api.postJson('/api/core/spamrule', { text, type: 1, event_message: false, event_comment: 1 }), 'Successfully created new spam rule!');
+    expect(rule).toMatchObject({ text, type: 1, event_message: 0, event_comment: 1 });
+  });
+
+  it('are validated like forms', async () => {
+    expectError(await api.postJson('/api/core/spamrule', { type: 0 }), 422, 'The text field is required.');
+    expectError(await api.postJson('/api/core/ipban', { ip: 'nope', type: 1 }), 422, 'The ip must be a valid IP address.');
+    expectError(await api.postJson('/api/core/ipwhitelist', { ip: uniqueIpv4(), event_api: 'yes' }), 422, 'The event api field must be true or false.');
+    expectError(await api.postJson('/api/core/ipwhitelist', { ip: uniqueIpv4(), event_api: null }), 422, 'The event api field must be true or false.');
+  });
+});
+
+describe('booleans', () => {
+  const truthy: unknown[] = [1, '1', 'true', true];
+  const falsy: unknown[] = [0, '0', 'false', false];
+
+  it.each(truthy.map((v) => [JSON.stringify(v), v]))('read %s as 1 in a JSON body', async (_label, value) => {
+    const entry = expectSuccess(await api.postJson('/api/core/ipwhitelist', { ip: uniqueIpv4(), event_user: value, event_operator: value, event_api: value }), 'Successfully created new whitelisted ip!');
+    expect(entry).toMatchObject({ event_user: 1, event_operator: 1, event_api: 1 });
+  });
+
+  it.each(falsy.map((v) => [JSON.stringify(v), v]))('read %s as 0 in a JSON body', async (_label, value) => {
+    const entry = expectSuccess(await api.postJson('/api/core/ipwhitelist', { ip: uniqueIpv4(), event_user: value, event_operator: value, event_api: value }), 'Successfully created new whitelisted ip!');
+    expect(entry).toMatchObject({ event_user: 0, event_operator: 0, event_api: 0 });
+  });
+
+  it.each([['1', 1], ['true', 1], ['0', 0], ['false', 0]])('read the form value %s as %i', async (value, expected) => {
+    const rule = expectSuccess(await api.post('/api/core/spamrule', { text: unique('flag'), type: 0, event_message: value, event_comment: value }), 'Successfully created new spam rule!');
+    expect(rule).toMatchObject({ event_message: expected, event_comment: expected });
+    const entry = expectSuccess(await api.post('/api/core/ipwhitelist', { ip: uniqueIpv4(), event_user: value }), 'Successfully created new whitelisted ip!');
+    expect(entry.event_user).toBe(expected);
+  });
+
+  it.each(['yes', 'no', '2', 'on', ''])('refuse the form value %j', async (value) => {
+    expectError(await api.post('/api/core/ipwhitelist', { ip: uniqueIpv4(), event_operator: value }), 422, 'The event operator field must be true or false.');
+  });
+
+  it('filter lists with true/false as with 1/0', async () => {
+    const byNumber = expectList(await api.get('/api/core/language', { enabled: 1, limit: 1000 })).map((l) => l.id);
+    const byWord = expectList(await api.get('/api/core/language', { enabled: 'true', limit: 1000 })).map((l) => l.id);
+    expect(byWord).toEqual(byNumber);
+    expect(byNumber.length).toBeGreaterThan(0);
+  });
+});

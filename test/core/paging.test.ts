@@ -1,0 +1,124 @@
+import { Brand, IpBan, IpWhitelist, SpamRule } from '../../src/db/models';
+import { useApi, unique } from '../helpers/app';
+import { expectError, expectList, nowSec, uniqueIpv4 } from './support';
+
+const api = useApi();
+const BASE = '/api/core/ipban';
+
+/** `n` temporary bans of one address, with increasing ids and decreasing expiry; returns their ids in creation order. */
+async function bansOf(ip: string, n: number): Promise<number[]> {
+  const t = nowSec();
+  const rows = await IpBan.bulkCreate(Array.from({ length: n }, (_, i) => ({ ip, type: 0, event_api: 0, expiry: t + 100000 - i * 10 })));
+  return rows.map((r) => r.id);
+}
+
+async function page(ip: string, query: Record<string, unknown> = {}) {
+  const res = await api.get(BASE, { ip, ...query });
+  return { ids: expectList(res).map((d) => d.id), count: res.body.count as number };
+}
+
+describe('PAGING', () => {
+  let ip: string;
+  let ids: number[];
+  beforeAll(async () => {
+    ip = uniqueIpv4();
+    ids = await bansOf(ip, 5);
+  });
+
+  it('starts at the first result by default, in id order', async () => {
+    expect(await page(ip)).toEqual({ ids, count: 5 });
+  });
+
+  it('counts what matches, not the page', async () => {
+    expect(await page(ip, { limit: 2 })).toEqual({ ids: ids.slice(0, 2), count: 5 });
+  });
+
+  it('treats start as 1-based', async () => {
+    expect(await page(ip, { start: 1, limit: 2 })).toEqual({ ids: ids.slice(0, 2), count: 5 });
+    expect(await page(ip, { start: 2, limit: 2 })).toEqual({ ids: ids.slice(1, 3), count: 5 });
+    expect(await page(ip, { start: 5, limit: 2 })).toEqual({ ids: ids.slice(4), count: 5 });
+  });
+
+  it('returns an empty page past the end, with the count', async () => {
+    expect(await page(ip, { start: 6 })).toEqual({ ids: [], count: 5 });
+    expect(await page(ip, { start: 1000 })).toEqual({ ids: [], count: 5 });
+  });
+
+  it('sorts in both directions', async () => {
+    expect((await page(ip, { order_direction: 'desc' })).ids).toEqual([...ids].reverse());
+    expect((await page(ip, { order_direction: 'DESC' })).ids).toEqual([...ids].reverse());
+    expect((await page(ip, { order_direction: 'asc' })).ids).toEqual(ids);
+    expect((await page(ip, { order_column: 'id', order_direction: 'desc', start: 2, limit: 2 })).ids).toEqual([ids[3], ids[2]]);
+  });
+
+  it('sorts by a listed column', async () => {
+    // The expiry decreases as the id increases.
+    expect((await page(ip, { order_column: 'expiry' })).ids).toEqual([...ids].reverse());
+    expect((await page(ip, { order_column: 'expiry', order_direction: 'desc' })).ids).toEqual(ids);
+  });
+
+  it.each([
+    ['an unknown column', 'nonsense'],
+    ['a column that is not sortable', 'reason'],
+    ['SQL text', 'id; DROP TABLE ip_bans'],
+    ['SQL text in a function', 'IF(1=1,id,ip)'],
+    ['a quoted column', '`id`'],
+  ])('answers %s as order_column with 422', async (_name, column) => {
+    expectError(await api.get(BASE, { ip, order_column: column }), 422, 'The selected order column is invalid.');
+    expect((await page(ip)).count).toBe(5);
+  });
+
+  it.each(['sideways', 'asc; DELETE FROM ip_bans', ''])('answers the order_direction %j with 422', async (direction) => {
+    expectError(await api.get(BASE, { ip, order_direction: direction }), 422, 'The selected order direction is invalid.');
+  });
+
+  it.each([
+    [{ start: 0 }, 'The start must be at least 1.'],
+    [{ start: -3 }, 'The start must be at least 1.'],
+    [{ start: 'first' }, 'The start must be an integer.'],
+    [{ limit: 0 }, 'The limit must be at least 1.'],
+    [{ limit: 1001 }, 'The limit may not be greater than 1000.'],
+    [{ limit: 2.5 }, 'The limit must be an integer.'],
+  ])('answers %j with 422', async (query, message) => {
+    expectError(await api.get(BASE, { ip, ...query }), 422, message);
+  });
+
+  it('accepts a limit of 1000', async () => {
+    expect(await page(ip, { limit: 1000 })).toEqual({ ids, count: 5 });
+  });
+});
+
+describe('the default limit', () => {
+  it('is 50, and the count is every match', async () => {
+    const ip = uniqueIpv4();
+    const ids = await bansOf(ip, 55);
+    expect(await page(ip)).toEqual({ ids: ids.slice(0, 50), count: 55 });
+    expect(await page(ip, { start: 51 })).toEqual({ ids: ids.slice(50), count: 55 });
+    expect(await page(ip, { limit: 1000 })).toEqual({ ids, count: 55 });
+  });
+});
+
+describe('paging on every Core list', () => {
+  beforeAll(async () => {
+    // At least two records in each list (languages are seeded).
+    await Brand.bulkCreate([{ name: unique('Paging') }, { name: unique('Paging') }]);
+    await IpWhitelist.bulkCreate([{ ip: uniqueIpv4(), event_api: 0 }, { ip: uniqueIpv4(), event_api: 0 }]);
+    await SpamRule.bulkCreate([{ text: unique('paging'), type: 0 }, { text: unique('paging'), type: 1 }]);
+  });
+
+  it.each(['/api/core/brand', '/api/core/ipwhitelist', '/api/core/language', '/api/core/spamrule'])('%s takes start, limit and the checks', async (path) => {
+    const all = await api.get(path, { limit: 1000 });
+    const total = all.body.count as number;
+    expect(total).toBeGreaterThanOrEqual(2);
+    expect(expectList(all)).toHaveLength(total);
+    const second = await api.get(path, { start: 2, limit: 1 });
+    expect(expectList(second).map((d) => d.id)).toEqual([all.body.data[1].id]);
+    expect(second.body.count).toBe(total);
+    const desc = await api.get(path, { order_direction: 'desc', limit: 1 });
+    expect(expectList(desc).map((d) => d.id)).toEqual([all.body.data[total - 1].id]);
+    expectError(await api.get(path, { limit: 1001 }), 422, 'The limit may not be greater than 1000.');
+    expectError(await api.get(path, { start: 0 }), 422, 'The start must be at least 1.');
+    expectError(await api.get(path, { order_column: 'id desc' }), 422, 'The selected order column is invalid.');
+    expectError(await api.get(path, { order_direction: 'up' }), 422, 'The selected order direction is invalid.');
+  });
+});

@@ -1,0 +1,155 @@
+import { useApi, unique } from '../helpers/app';
+import { expectError, expectList, expectSuccess, expectTimestamps, nowSec } from './support';
+
+const api = useApi();
+const BASE = '/api/core/spamrule';
+const FIELDS = ['created_at', 'event_comment', 'event_message', 'id', 'text', 'type', 'updated_at'];
+
+async function create(form: Record<string, unknown>): Promise<any> {
+  return expectSuccess(await api.post(BASE, form), 'Successfully created new spam rule!');
+}
+
+async function show(id: number): Promise<any> {
+  return expectSuccess(await api.get(`${BASE}/${id}`));
+}
+
+/** Every spam rule, newest first (the list has no filters beyond paging). */
+async function listAll(): Promise<any[]> {
+  return expectList(await api.get(BASE, { order_direction: 'desc', limit: 1000 }));
+}
+
+describe('POST /api/core/spamrule', () => {
+  it.each([0, 1, 2])('creates a rule of type %i with the defaults: event_message and event_comment 1', async (type) => {
+    const text = unique('viagra');
+    const before = nowSec();
+    const rule = await create({ text, type });
+    expect(Object.keys(rule).sort()).toEqual(FIELDS);
+    expect(rule).toMatchObject({ text, type, event_message: 1, event_comment: 1 });
+    expect(Number.isInteger(rule.id)).toBe(true);
+    expectTimestamps(rule, before);
+  });
+
+  it('stores a regular expression verbatim and the event flags given', async () => {
+    const text = `^(cheap|free)\\s+${unique('w')}[0-9]+$`;
+    const rule = await create({ text, type: 2, event_message: 0, event_comment: 1 });
+    expect(rule).toMatchObject({ text, type: 2, event_message: 0, event_comment: 1 });
+    expect((await show(rule.id)).text).toBe(text);
+  });
+
+  it('accepts a long text of multi-byte characters (within the 65535-character limit) and returns it intact', async () => {
+    const text = `${unique('r')}${'ß'.repeat(40000)}`;
+    const rule = await create({ text, type: 0 });
+    expect(rule.text).toBe(text);
+  });
+
+  const invalid: Array<[string, Record<string, unknown>, string]> = [
+    ['no text', { type: 0 }, 'The text field is required.'],
+    ['an empty text', { text: '', type: 0 }, 'The text field is required.'],
+    ['no type', { text: 'casino' }, 'The type field is required.'],
+    ['a type of 3', { text: 'casino', type: 3 }, 'The selected type is invalid.'],
+    ['a type of -1', { text: 'casino', type: -1 }, 'The selected type is invalid.'],
+    ['a type that is no number', { text: 'casino', type: 'content' }, 'The selected type is invalid.'],
+    ['a type of 1.5', { text: 'casino', type: 1.5 }, 'The selected type is invalid.'],
+    ['an event_message that is no boolean', { text: 'casino', type: 0, event_message: 'yes' }, 'The event message field must be true or false.'],
+    ['an event_comment that is no boolean', { text: 'casino', type: 0, event_comment: 5 }, 'The event comment field must be true or false.'],
+  ];
+  it.each(invalid)('answers 422 to %s and creates nothing', async (_name, body, message) => {
+    const text = unique('invalid');
+    const withText = 'text' in body && body.text !== '' ? { ...body, text } : body;
+    expectError(await api.post(BASE, withText), 422, message);
+    expect((await listAll()).filter((r) => r.text === text)).toEqual([]);
+  });
+});
+
+describe('GET /api/core/spamrule/{id}', () => {
+  it('shows the rule as it was created', async () => {
+    const rule = await create({ text: unique('show'), type: 1 });
+    expect(await show(rule.id)).toEqual(rule);
+  });
+
+  it.each(['4294967295', 'abc'])('answers 404 for the id %s', async (id) => {
+    expectError(await api.get(`${BASE}/${id}`), 404, 'The spam rule with given ID was not found.');
+  });
+});
+
+describe('GET /api/core/spamrule', () => {
+  it('lists the rules created, in id order', async () => {
+    const a = await create({ text: unique('list'), type: 0 });
+    const b = await create({ text: unique('list'), type: 1, event_comment: 0 });
+    const asc = expectList(await api.get(BASE, { limit: 1000 }));
+    const ids = asc.map((r) => r.id);
+    expect(ids.indexOf(a.id)).toBeGreaterThanOrEqual(0);
+    expect(ids.indexOf(b.id)).toBeGreaterThan(ids.indexOf(a.id));
+    expect(asc.find((r) => r.id === b.id)).toEqual(b);
+    expect([...ids].sort((x, y) => x - y)).toEqual(ids);
+  });
+
+  it('counts every rule, not the page', async () => {
+    await create({ text: unique('count'), type: 0 });
+    await create({ text: unique('count'), type: 0 });
+    const all = await listAll();
+    const res = await api.get(BASE, { limit: 1 });
+    expect(expectList(res)).toHaveLength(1);
+    expect(res.body.count).toBe(all.length);
+  });
+
+  it('sorts by type', async () => {
+    await create({ text: unique('sort'), type: 2 });
+    await create({ text: unique('sort'), type: 0 });
+    const data = expectList(await api.get(BASE, { order_column: 'type', order_direction: 'desc', limit: 1000 }));
+    const types = data.map((r) => r.type);
+    expect(types).toEqual([...types].sort((x, y) => y - x));
+  });
+});
+
+describe('PUT /api/core/spamrule/{id}', () => {
+  it('changes only the fields given: no defaults are applied on update', async () => {
+    const rule = await create({ text: unique('upd'), type: 1, event_message: 0, event_comment: 0 });
+    const text = unique('changed');
+    const updated = expectSuccess(await api.put(`${BASE}/${rule.id}`, { text }), 'Successfully updated the spam rule!');
+    expect(updated).toEqual({ ...rule, text, updated_at: updated.updated_at });
+    expect(updated.updated_at).toBeGreaterThanOrEqual(rule.updated_at);
+    expect(await show(rule.id)).toEqual(updated);
+  });
+
+  it('updates every field', async () => {
+    const rule = await create({ text: unique('all'), type: 0 });
+    const text = unique('every');
+    const updated = expectSuccess(
+      await api.put(`${BASE}/${rule.id}`, { text, type: 2, event_message: 0, event_comment: 0 }),
+      'Successfully updated the spam rule!',
+    );
+    expect(updated).toMatchObject({ id: rule.id, text, type: 2, event_message: 0, event_comment: 0, created_at: rule.created_at });
+  });
+
+  const invalid: Array<[string, Record<string, unknown>, string]> = [
+    ['an empty text', { text: '' }, 'The text field is required.'],
+    ['a type of 9', { type: 9, event_message: 0 }, 'The selected type is invalid.'],
+    ['an event_message that is no boolean', { event_message: 'sure', text: 'must not be saved' }, 'The event message field must be true or false.'],
+  ];
+  it.each(invalid)('answers 422 to %s and leaves the rule unchanged', async (_name, body, message) => {
+    const rule = await create({ text: unique('keep'), type: 1 });
+    expectError(await api.put(`${BASE}/${rule.id}`, body), 422, message);
+    expect(await show(rule.id)).toEqual(rule);
+  });
+
+  it.each(['4294967295', 'abc'])('answers 404 for the id %s', async (id) => {
+    expectError(await api.put(`${BASE}/${id}`, { text: 'x' }), 404, 'The spam rule with given ID was not found.');
+  });
+});
+
+describe('DELETE /api/core/spamrule/{id}', () => {
+  it('deletes the rule: data null, then 404', async () => {
+    const rule = await create({ text: unique('del'), type: 0 });
+    const res = await api.del(`${BASE}/${rule.id}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'success', message: 'Successfully deleted the spam rule!', data: null });
+    expectError(await api.get(`${BASE}/${rule.id}`), 404, 'The spam rule with given ID was not found.');
+    expectError(await api.del(`${BASE}/${rule.id}`), 404, 'The spam rule with given ID was not found.');
+    expect((await listAll()).map((r) => r.id)).not.toContain(rule.id);
+  });
+
+  it.each(['4294967295', 'abc'])('answers 404 for the id %s', async (id) => {
+    expectError(await api.del(`${BASE}/${id}`), 404, 'The spam rule with given ID was not found.');
+  });
+});

@@ -1,0 +1,62 @@
+import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedMail {
+  envelopeFrom: string;
+  envelopeTo: string[];
+  parsed: ParsedMail;
+}
+
+export interface TestSmtp {
+  port: number;
+  received: ReceivedMail[];
+  close(): Promise<void>;
+}
+
+/**
+ * A real SMTP server in the test process (no TLS), recording what it receives.
+ * `auth` makes it require those credentials; `delayMs` holds each message before accepting it.
+ */
+export async function startSmtp(opts: { auth?: { user: string; pass: string }; delayMs?: number } = {}): Promise<TestSmtp> {
+  const received: ReceivedMail[] = [];
+  const options: SMTPServerOptions = {
+    disabledCommands: opts.auth ? ['STARTTLS'] : ['STARTTLS', 'AUTH'],
+    authOptional: !opts.auth,
+    allowInsecureAuth: true,
+    logger: false,
+    onAuth(auth, _session, callback) {
+      if (opts.auth && auth.username === opts.auth.user && auth.password === opts.auth.pass) return callback(null, { user: auth.username });
+      return callback(new Error('Invalid username or password'));
+    },
+    onData(stream, session, callback) {
+      simpleParser(stream).then((parsed) => {
+        const done = () => {
+          received.push({
+            envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            envelopeTo: session.envelope.rcptTo.map((r) => r.address),
+            parsed,
+          });
+          callback();
+        };
+        if (opts.delayMs) setTimeout(done, opts.delayMs);
+        else done();
+      }, callback);
+    },
+  };
+  const server = new SMTPServer(options);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const port = ((server as any).server.address() as AddressInfo).port;
+  return { port, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/** Polls until `check` returns a truthy value or the time is up. */
+export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 15000, what = 'condition'): Promise<NonNullable<T>> {
+  const started = Date.now();
+  for (;;) {
+    const value = await check();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() - started > timeoutMs) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -1,0 +1,146 @@
+import { Queue } from 'bullmq';
+import request from 'supertest';
+import { config } from '../../src/config';
+import { OutboxEntry, User, UserToken } from '../../src/db/models';
+import { mailSpec } from '../../src/mail/jobs';
+import { createWorker } from '../../src/queue/runWorker';
+import { redisConnection } from '../../src/queue/connection';
+import { QUEUES } from '../../src/queue/names';
+import { verifyPassword } from '../../src/user/passwords';
+import { closeTransports } from '../../src/mail/transports';
+import { useApi, unique } from '../helpers/app';
+import { startSmtp, waitFor, type TestSmtp } from '../helpers/smtp';
+
+const api = useApi();
+let smtp: TestSmtp;
+let worker: Awaited<ReturnType<typeof createWorker>>;
+let brandId: number;
+
+async function brandOn(port: number, extra: Record<string, unknown> = {}) {
+  const res = await api.post('/api/core/brand', {
+    name: unique('Brand '), default_email: 'help@brand.test', smtp_host: '127.0.0.1', smtp_port: port,
+    global_email_header: '<p>BRAND-HEADER</p>', global_email_footer: '<p>BRAND-FOOTER</p>', ...extra,
+  });
+  expect(res.status).toBe(200);
+  return res.body.data.id as number;
+}
+
+const linkIn = (text: string) => /\/account\/verify\/([A-Za-z0-9_-]+)/.exec(text)?.[1];
+
+beforeAll(async () => {
+  smtp = await startSmtp();
+  brandId = await brandOn(smtp.port);
+  worker = await createWorker(mailSpec());
+});
+
+afterAll(async () => {
+  await worker.close();
+  closeTransports();
+  await smtp.close();
+});
+
+describe('verification mail', () => {
+  it('is delivered through the brand SMTP server with the brand header, footer and a single-use link', async () => {
+    const email = `${unique('v')}@example.com`;
+    const res = await api.post('/api/user/user', { email, firstname: 'Vera', lastname: 'Fication', brand_id: brandId, send_email: 1 });
+    expect(res.status).toBe(200);
+    const mail = await waitFor(() => smtp.received.find((m) => m.envelopeTo.includes(email)), 15000, 'the verification mail');
+
+    expect(mail.envelopeFrom).toBe('help@brand.test');
+    expect(mail.parsed.from?.value[0].address).toBe('help@brand.test');
+    expect(mail.parsed.subject).toMatch(/Verify your email address/);
+    expect(mail.parsed.headers.get('auto-submitted')).toBe('auto-generated');
+    const text = mail.parsed.text ?? '';
+    expect(text).toContain('BRAND-HEADER');
+    expect(text).toContain('BRAND-FOOTER');
+    expect(text.indexOf('BRAND-HEADER')).toBeLessThan(text.indexOf('Hello Vera Fication'));
+    expect(mail.parsed.html).toContain('<p>BRAND-FOOTER</p>');
+    const token = linkIn(text);
+    expect(token).toBeDefined();
+    expect(text).toContain(`${config().appUrl}/account/verify/${token}`);
+
+    // The token is stored only as a hash.
+    const stored = await UserToken.findOne({ where: { user_id: res.body.data.id } });
+    expect(stored!.token_hash).not.toContain(token);
+
+    const check = await request(api.app).get(`/account/verify/${token}`);
+    expect(check.status).toBe(200);
+    expect(check.body.data.email).toBe(email);
+
+    const set = await request(api.app).post(`/account/verify/${token}`).type('form').send({ password: 'a-new-password-1' });
+    expect(set.status).toBe(200);
+    expect(set.body).toMatchObject({ status: 'success', message: 'Your email address is verified and your password is set.' });
+    const user = await User.findByPk(res.body.data.id);
+    expect(user!.email_verified).toBe(1);
+    expect(await verifyPassword(user!.password!, 'a-new-password-1')).toBe(true);
+
+    // Single use.
+    const again = await request(api.app).post(`/account/verify/${token}`).type('form').send({ password: 'another-password-2' });
+    expect(again.status).toBe(404);
+    expect(again.body.status).toBe('error');
+    expect((await request(api.app).get(`/account/verify/${token}`)).status).toBe(404);
+  });
+
+  it('refuses a short password and an expired link', async () => {
+    const email = `${unique('x')}@example.com`;
+    await api.post('/api/user/user', { email, brand_id: brandId, send_email: 1 });
+    const mail = await waitFor(() => smtp.received.find((m) => m.envelopeTo.includes(email)), 15000, 'the mail');
+    const token = linkIn(mail.parsed.text ?? '')!;
+    const short = await request(api.app).post(`/account/verify/${token}`).type('form').send({ password: 'short' });
+    expect(short.status).toBe(422);
+    expect(short.body.message).toBe('The password must be at least 8 characters.');
+
+    const user = await User.findOne({ where: { email } });
+    await UserToken.update({ expires_at: 1000 }, { where: { user_id: user!.id } });
+    const expired = await request(api.app).post(`/account/verify/${token}`).type('form').send({ password: 'long-enough-1' });
+    expect(expired.status).toBe(404);
+    expect((await User.findByPk(user!.id))!.password).toBeNull();
+  });
+
+  it('is sent on update only while the user has no password', async () => {
+    const email = `${unique('u')}@example.com`;
+    const created = await api.post('/api/user/user', { email, brand_id: brandId, password: 'has-a-password-1' });
+    const upd = await api.put(`/api/user/user/${created.body.data.id}`, { send_email: 1 });
+    expect(upd.status).toBe(200);
+    expect(await OutboxEntry.count({ where: { payload: JSON.stringify({ userId: created.body.data.id }) } })).toBe(0);
+
+    const email2 = `${unique('u')}@example.com`;
+    const c2 = await api.post('/api/user/user', { email: email2, brand_id: brandId });
+    await api.put(`/api/user/user/${c2.body.data.id}`, { send_email: 1 });
+    await waitFor(() => smtp.received.find((m) => m.envelopeTo.includes(email2)), 15000, 'the mail after update');
+  });
+
+  it('goes to an active operator without a password, under the default brand, and never to an inactive one', async () => {
+    const active = `${unique('op')}@example.com`;
+    const inactive = `${unique('op')}@example.com`;
+    // Operators send under the first enabled brand; point it at the test server for this test.
+    const before = (await api.get('/api/core/brand/1')).body.data;
+    await api.put('/api/core/brand/1', { smtp_host: '127.0.0.1', smtp_port: smtp.port, smtp_encryption: '' });
+    try {
+      const a = await api.post('/api/user/operator', { firstname: 'A', lastname: 'Op', email: active, groups: [1], send_email: 1 });
+      const b = await api.post('/api/user/operator', { firstname: 'I', lastname: 'Op', email: inactive, groups: [1], send_email: 1, active: 0 });
+      expect(a.status).toBe(200);
+      expect(b.status).toBe(200);
+      await waitFor(() => smtp.received.find((m) => m.envelopeTo.includes(active)), 15000, 'the operator mail');
+      expect(await OutboxEntry.count({ where: { payload: JSON.stringify({ userId: b.body.data.id }) } })).toBe(0);
+    } finally {
+      await api.put('/api/core/brand/1', { smtp_host: before.smtp_host, smtp_port: before.smtp_port, smtp_encryption: before.smtp_encryption ?? '' });
+    }
+  });
+
+  it('is sent once even when its job is published twice', async () => {
+    const email = `${unique('d')}@example.com`;
+    const res = await api.post('/api/user/user', { email, brand_id: brandId, send_email: 1 });
+    await waitFor(() => smtp.received.find((m) => m.envelopeTo.includes(email)), 15000, 'the first mail');
+    const entry = await OutboxEntry.findOne({ where: { payload: JSON.stringify({ userId: res.body.data.id }) } });
+    await waitFor(async () => (await entry!.reload()).processed_at, 5000, 'the entry to be marked processed');
+    // A second job for the same entry (as after a crash between add and mark): skipped by the handler.
+    const connection = redisConnection('producer');
+    const q = new Queue(QUEUES.mail, { connection, prefix: config().queuePrefix });
+    await q.add('user.verification', { userId: res.body.data.id, outboxId: entry!.id }, { jobId: `again-${entry!.id}` });
+    await q.close();
+    connection.disconnect();
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(smtp.received.filter((m) => m.envelopeTo.includes(email))).toHaveLength(1);
+  });
+});

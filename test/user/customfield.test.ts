@@ -1,0 +1,187 @@
+import qs from 'qs';
+import type { Response } from 'supertest';
+import { Brand, CustomField, CustomFieldOption, CustomFieldValue, Translation, User } from '../../src/db/models';
+import { countQueries } from '../../src/db/sequelize';
+import { useApi, unique } from '../helpers/app';
+
+const api = useApi();
+// Bodies encoded the way the spec's clients send them (`options[0][value]=a`); the helpers' own
+// form encoding drops array indices.
+const post = (path: string, body: Record<string, unknown>) => api.post(path, qs.stringify(body) as any);
+const put = (path: string, body: Record<string, unknown>) => api.put(path, qs.stringify(body) as any);
+const BASE = '/api/user/customfield';
+const FIELD_KEYS = ['id', 'name', 'description', 'type', 'order', 'required', 'public', 'encrypted', 'locked', 'created_at', 'updated_at', 'options', 'translations'];
+
+function success(res: Response, message: string | null = null): any {
+  expect({ status: res.status, envelope: { status: res.body.status, message: res.body.message } }).toEqual({ status: 200, envelope: { status: 'success', message } });
+  return res.body.data;
+}
+function failure(res: Response, status: number, message: string): void {
+  expect({ status: res.status, body: res.body }).toEqual({ status, body: { status: 'error', message, data: null } });
+}
+function list(res: Response): any[] {
+  expect(res.status).toBe(200);
+  expect(res.body).toMatchObject({ status: 'success', message: null });
+  expect(Number.isInteger(res.body.count)).toBe(true);
+  return res.body.data;
+}
+
+/** A brand for required fields, so they never apply to the users other test files create. */
+const ownBrand = async () => Brand.create({ name: unique('brand') });
+
+async function create(form: Record<string, unknown>): Promise<any> {
+  return success(await post(BASE, { type: 8, ...form, name: form.name ?? unique('field') }), 'Successfully created new custom field!');
+}
+
+describe('POST /api/user/customfield', () => {
+  it('creates a user custom field and returns it', async () => {
+    const name = unique('Favourite colour');
+    const data = success(await post(BASE, {
+      // Required fields get a brand of their own: other test files of this worker create users of brand 1.
+      name, description: 'Pick one', type: 7, required: 1, public: 0, locked: 1, order: 2, brand: [(await ownBrand()).id],
+      options: [{ value: 'Red', 'value:fr': 'Rouge' }, { value: 'Blue' }],
+    }), 'Successfully created new custom field!');
+    expect(Object.keys(data).sort()).toEqual([...FIELD_KEYS].sort());
+    expect(data).toMatchObject({ name, description: 'Pick one', type: 7, required: 1, public: 0, encrypted: 0, locked: 1, order: 2 });
+    expect(data.options.map((o: any) => o.value)).toEqual(['Red', 'Blue']);
+    expect(data.options[0].translations).toEqual([{ option_id: data.options[0].id, value: 'Rouge', locale: 'fr' }]);
+    expect((await CustomField.findByPk(data.id))?.kind).toBe('user');
+  });
+
+  it('applies the defaults', async () => {
+    const data = await create({});
+    expect(data).toMatchObject({ description: null, order: 0, required: 0, public: 1, encrypted: 0, locked: 0, options: [], translations: [] });
+  });
+
+  it.each([
+    [{ type: 8 }, 'The name field is required.'],
+    [{ name: 'x' }, 'The type field is required.'],
+    [{ name: 'x', type: 12 }, 'The selected type is invalid.'],
+    [{ name: 'x', type: 8, encrypted: 'no way' }, 'The encrypted field must be true or false.'],
+    [{ name: 'x', type: 8, brand: [999999] }, 'The selected brand.0 is invalid.'],
+  ] as Array<[Record<string, unknown>, string]>)('422 %j → %s', async (form, message) => {
+    failure(await post(BASE, form), 422, message);
+  });
+
+  it('refuses a dependency on an organisation field', async () => {
+    const orgField = await CustomField.create({ kind: 'organisation', name: unique('org field'), type: 5 });
+    failure(await post(BASE, { name: 'x', type: 8, depends_on_field_id: orgField.id }), 422, 'The selected depends on field id is invalid.');
+  });
+
+  it('depends on another user field', async () => {
+    const parent = await create({ type: 2, options: [{ value: 'a' }, { value: 'b' }] });
+    const child = await create({ depends_on_field_id: parent.id, depends_on_option_id: parent.options[1].id });
+    expect(await CustomField.findByPk(child.id)).toMatchObject({ depends_on_field_id: parent.id, depends_on_option_id: parent.options[1].id });
+  });
+});
+
+describe('GET /api/user/customfield/{id}', () => {
+  it('shows a user field, translated with lang', async () => {
+    const created = await create({ name: 'Team', 'name:fr': 'Équipe', 'description:fr': 'Son équipe' });
+    expect(success(await api.get(`${BASE}/${created.id}`))).toEqual(created);
+    expect(success(await api.get(`${BASE}/${created.id}`, { lang: 'fr' }))).toMatchObject({ name: 'Équipe', description: 'Son équipe' });
+  });
+
+  it('404 for unknown ids and for organisation fields', async () => {
+    const orgField = await CustomField.create({ kind: 'organisation', name: unique('org field'), type: 8 });
+    for (const id of [999999, orgField.id]) failure(await api.get(`${BASE}/${id}`), 404, 'The custom field with given ID was not found.');
+  });
+});
+
+describe('PUT /api/user/customfield/{id}', () => {
+  it('updates the given fields', async () => {
+    const created = await create({ description: 'before', brand: [(await ownBrand()).id] });
+    const data = success(await put(`${BASE}/${created.id}`, { name: 'After', required: 1, encrypted: 1, order: -4 }), 'Successfully updated the custom field!');
+    expect(data).toMatchObject({ id: created.id, name: 'After', description: 'before', required: 1, encrypted: 1, order: -4 });
+  });
+
+  it('replaces the options', async () => {
+    const created = await create({ type: 4, options: [{ value: 'a' }, { value: 'b' }] });
+    const data = success(await put(`${BASE}/${created.id}`, { options: [{ id: created.options[1].id, value: 'b2' }, { value: 'c' }] }), 'Successfully updated the custom field!');
+    expect(data.options.map((o: any) => o.value)).toEqual(['b2', 'c']);
+    expect(data.options[0].id).toBe(created.options[1].id);
+    expect(await CustomFieldOption.findByPk(created.options[0].id)).toBeNull();
+  });
+
+  it('removes option ids from stored multiple-option values when options are deleted', async () => {
+    const created = await create({ type: 2, options: [{ value: 'a' }, { value: 'b' }, { value: 'c' }] });
+    const [a, b, c] = created.options.map((o: any) => o.id);
+    const user = await User.create({ type: 'user', brand_id: 1, email: `${unique('u')}@example.com` });
+    const other = await User.create({ type: 'user', brand_id: 1, email: `${unique('u')}@example.com` });
+    await CustomFieldValue.create({ field_id: created.id, owner_id: user.id, value: `${a},${b}` });
+    await CustomFieldValue.create({ field_id: created.id, owner_id: other.id, value: `${b}` });
+    success(await put(`${BASE}/${created.id}`, { options: [{ id: a, value: 'a' }, { id: c, value: 'c' }] }), 'Successfully updated the custom field!');
+    expect((await CustomFieldValue.findOne({ where: { field_id: created.id, owner_id: user.id } }))?.value).toBe(String(a));
+    expect(await CustomFieldValue.findOne({ where: { field_id: created.id, owner_id: other.id } })).toBeNull();
+  });
+
+  it('deletes values that do not fit a new type, and keeps those that do', async () => {
+    const text = await create({ type: 8 });
+    const area = await create({ type: 8 });
+    const user = await User.create({ type: 'user', brand_id: 1, email: `${unique('u')}@example.com` });
+    await CustomFieldValue.create({ field_id: text.id, owner_id: user.id, value: 'hello' });
+    await CustomFieldValue.create({ field_id: area.id, owner_id: user.id, value: 'hello' });
+    success(await put(`${BASE}/${text.id}`, { type: 3 }), 'Successfully updated the custom field!');
+    success(await put(`${BASE}/${area.id}`, { type: 9 }), 'Successfully updated the custom field!');
+    expect(await CustomFieldValue.count({ where: { field_id: text.id } })).toBe(0);
+    expect(await CustomFieldValue.count({ where: { field_id: area.id } })).toBe(1);
+  });
+
+  it('an update carrying only name:fr deletes the de translation', async () => {
+    const created = await create({ 'name:de': 'Abteilung' });
+    const data = success(await put(`${BASE}/${created.id}`, { 'name:fr': 'Service' }), 'Successfully updated the custom field!');
+    expect(data.translations).toEqual([{ field_id: created.id, name: 'Service', description: null, locale: 'fr' }]);
+    expect(await Translation.count({ where: { record_type: 'customfield', record_id: created.id, locale: 'de' } })).toBe(0);
+  });
+
+  it('404 and 422', async () => {
+    failure(await put(`${BASE}/999999`, { name: 'x' }), 404, 'The custom field with given ID was not found.');
+    const created = await create({});
+    failure(await put(`${BASE}/${created.id}`, { type: 'big' }), 422, 'The selected type is invalid.');
+    failure(await put(`${BASE}/${created.id}`, { name: '' }), 422, 'The name field is required.');
+  });
+});
+
+describe('DELETE /api/user/customfield/{id}', () => {
+  it('deletes the field and the values users had', async () => {
+    const created = await create({});
+    const user = await User.create({ type: 'user', brand_id: 1, email: `${unique('u')}@example.com` });
+    await CustomFieldValue.create({ field_id: created.id, owner_id: user.id, value: 'x' });
+    const res = await api.del(`${BASE}/${created.id}`);
+    expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { status: 'success', message: 'Successfully deleted the custom field!', data: null } });
+    expect(await CustomField.findByPk(created.id)).toBeNull();
+    expect(await CustomFieldValue.count({ where: { field_id: created.id } })).toBe(0);
+    failure(await api.del(`${BASE}/${created.id}`), 404, 'The custom field with given ID was not found.');
+  });
+});
+
+describe('GET /api/user/customfield', () => {
+  it('lists user fields only, with paging', async () => {
+    const a = await create({});
+    const b = await create({ type: 5, options: [{ value: 'x' }] });
+    const orgField = await CustomField.create({ kind: 'organisation', name: unique('org field'), type: 8 });
+    const res = await api.get(BASE, { limit: 1000 });
+    const ids = list(res).map((f) => f.id);
+    expect(ids).toEqual(expect.arrayContaining([a.id, b.id]));
+    expect(ids).not.toContain(orgField.id);
+    expect(res.body.count).toBe(await CustomField.count({ where: { kind: 'user' } }));
+    const page = await api.get(BASE, { start: 2, limit: 1 });
+    expect(list(page).map((f) => f.id)).toEqual([ids[1]]);
+    expect(page.body.count).toBe(res.body.count);
+  });
+
+  it('runs the same number of queries for limit=1 and limit=50', async () => {
+    for (let i = 0; i < 10; i++) await create({ type: 7, 'name:fr': `n${i}`, options: [{ value: 'a', 'value:fr': 'b' }] });
+    const measure = async (query: Record<string, unknown>) => {
+      const { result, queries } = await countQueries(async () => api.get(BASE, query));
+      list(result);
+      return { res: result, queries: queries.filter((q) => !/api_tokens|ip_bans/.test(q)) };
+    };
+    await api.get(BASE, { order_direction: 'desc' });
+    const one = await measure({ order_direction: 'desc', limit: 1 });
+    const fifty = await measure({ order_direction: 'desc', limit: 50 });
+    expect(one.res.body.data).toHaveLength(1);
+    expect(fifty.res.body.data.length).toBeGreaterThanOrEqual(10);
+    expect(fifty.queries.length).toBe(one.queries.length);
+  });
+});
