@@ -1,0 +1,80 @@
+import { createServer } from 'node:net';
+import { mailSpec } from '../../src/mail/jobs';
+import { closeTransports } from '../../src/mail/transports';
+import { createWorker } from '../../src/queue/runWorker';
+import { useApi, unique } from '../helpers/app';
+import { mailQueue, verificationEntry } from '../helpers/jobs';
+import { startSmtp, waitFor, type TestSmtp } from '../helpers/smtp';
+
+const api = useApi();
+let smtp: TestSmtp;
+let worker: Awaited<ReturnType<typeof createWorker>>;
+let jobs: ReturnType<typeof mailQueue>;
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
+
+async function userOfBrand(brand: Record<string, unknown>) {
+  const b = await api.post('/api/core/brand', { name: unique('Brand '), default_email: 'desk@brand.test', smtp_host: '127.0.0.1', ...brand });
+  expect(b.status).toBe(200);
+  const email = `${unique('f')}@example.com`;
+  const u = await api.post('/api/user/user', { email, brand_id: b.body.data.id, send_email: 1 });
+  expect(u.status).toBe(200);
+  const entry = await waitFor(() => verificationEntry(u.body.data.id), 5000, 'the outbox entry');
+  return { email, entry };
+}
+
+beforeAll(async () => {
+  smtp = await startSmtp({ auth: { user: 'desk', pass: 'right-secret' } });
+  worker = await createWorker(mailSpec());
+  jobs = mailQueue();
+});
+
+afterAll(async () => {
+  await worker.close();
+  closeTransports();
+  await jobs.close();
+  await smtp.close();
+});
+
+describe('mail through a brand SMTP server that requires authentication', () => {
+  it('is delivered with the brand credentials', async () => {
+    const { email } = await userOfBrand({ smtp_port: smtp.port, smtp_requires_auth: 1, smtp_username: 'desk', smtp_password: 'right-secret' });
+    const mail = await waitFor(() => smtp.received.find((m) => m.envelopeTo.includes(email)), 15000, 'the mail');
+    expect(mail.envelopeFrom).toBe('desk@brand.test');
+  });
+
+  it('with wrong credentials is retried, then stays in the failed set with the reason', async () => {
+    const { email, entry } = await userOfBrand({ smtp_port: smtp.port, smtp_requires_auth: 1, smtp_username: 'desk', smtp_password: 'wrong' });
+    const job = await waitFor(async () => {
+      const j = await jobs.job(`outbox-${entry.id}`);
+      return j && (await j.getState()) === 'failed' ? j : undefined;
+    }, 20000, 'the job to fail for good');
+    expect(job.attemptsMade).toBe(3);
+    expect(job.failedReason).toMatch(/Invalid login|535|authentication/i);
+    expect(smtp.received.find((m) => m.envelopeTo.includes(email))).toBeUndefined();
+    await entry.reload();
+    expect(entry.processed_at).toBeNull();
+  });
+});
+
+describe('mail through a brand whose SMTP server does not answer', () => {
+  it('is retried with backoff, then stays in the failed set with the reason', async () => {
+    const { entry } = await userOfBrand({ smtp_port: await closedPort() });
+    const job = await waitFor(async () => {
+      const j = await jobs.job(`outbox-${entry.id}`);
+      return j && (await j.getState()) === 'failed' ? j : undefined;
+    }, 20000, 'the job to fail for good');
+    expect(job.attemptsMade).toBe(3);
+    expect(job.failedReason).toMatch(/ECONNREFUSED/);
+    expect(job.opts.backoff).toEqual({ type: 'exponential', delay: 100 });
+    // Attempts were spaced out: 100 ms, then 200 ms at least.
+    expect(job.finishedOn! - job.timestamp).toBeGreaterThanOrEqual(300);
+  });
+});

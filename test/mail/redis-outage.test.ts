@@ -1,0 +1,76 @@
+import { PRIVATE_REDIS_PORT } from './privateRedisEnv';
+import { config } from '../../src/config';
+import { mailSpec } from '../../src/mail/jobs';
+import { closeTransports } from '../../src/mail/transports';
+import { sweepOutbox } from '../../src/queue/outbox';
+import { closeQueues } from '../../src/queue/producer';
+import { createWorker } from '../../src/queue/runWorker';
+import { useApi, unique } from '../helpers/app';
+import { verificationEntry } from '../helpers/jobs';
+import { PrivateRedis } from '../helpers/privateRedis';
+import { startSmtp, waitFor, type TestSmtp } from '../helpers/smtp';
+
+const redis = new PrivateRedis(PRIVATE_REDIS_PORT);
+const api = useApi();
+let smtp: TestSmtp;
+let brandId: number;
+
+beforeAll(async () => {
+  expect(config().redisUrl).toBe(redis.url);
+  await redis.start();
+  smtp = await startSmtp();
+  const b = await api.post('/api/core/brand', { name: unique('Brand '), default_email: 'desk@brand.test', smtp_host: '127.0.0.1', smtp_port: smtp.port });
+  brandId = b.body.data.id;
+});
+
+afterAll(async () => {
+  closeTransports();
+  await closeQueues();
+  await redis.stop();
+  await smtp.close();
+});
+
+const sentTo = (email: string) => smtp.received.filter((m) => m.envelopeTo.includes(email)).length;
+
+describe('mail while Redis is down', () => {
+  it('is neither lost nor sent twice: users are created, and every mail goes out once Redis is back', async () => {
+    // A user whose job reaches Redis, but no worker runs yet: the job is lost with Redis (it keeps nothing on disk).
+    const before = `${unique('before')}@example.com`;
+    const a = await api.post('/api/user/user', { email: before, brand_id: brandId, send_email: 1 });
+    expect(a.status).toBe(200);
+    const entryA = await waitFor(async () => (await verificationEntry(a.body.data.id))?.published_at ? verificationEntry(a.body.data.id) : undefined, 5000, 'the first job to be published');
+
+    await redis.stop();
+
+    // Redis is down: the request still succeeds, promptly, and its mail waits in the outbox.
+    const during = `${unique('during')}@example.com`;
+    const started = Date.now();
+    const b = await api.post('/api/user/user', { email: during, brand_id: brandId, send_email: 1 });
+    expect(b.status).toBe(200);
+    expect(b.body.message).toBe('Successfully created new user!');
+    expect(Date.now() - started).toBeLessThan(3000);
+    const entryB = await verificationEntry(b.body.data.id);
+    expect(entryB).not.toBeNull();
+    await new Promise((r) => setTimeout(r, 3500)); // the publish attempt after commit gives up
+    await entryB!.reload();
+    expect(entryB!.published_at).toBeNull();
+    expect(await sweepOutbox(0, 0)).toBe(0); // Redis still down: nothing published, nothing lost
+
+    await redis.start();
+    const worker = await createWorker(mailSpec());
+    try {
+      // The sweep publishes the entry that never reached Redis and re-adds the one Redis lost.
+      expect(await sweepOutbox(0, 0)).toBe(2);
+      await waitFor(() => sentTo(before) && sentTo(during), 15000, 'both mails');
+      await waitFor(async () => (await entryA!.reload()).processed_at && (await entryB!.reload()).processed_at, 5000, 'both entries processed');
+
+      // Later sweeps find nothing to do, and nothing is sent again.
+      expect(await sweepOutbox(0, 0)).toBe(0);
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(sentTo(before)).toBe(1);
+      expect(sentTo(during)).toBe(1);
+    } finally {
+      await worker.close();
+    }
+  }, 60000);
+});

@@ -1,0 +1,71 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { config } from '../../src/config';
+import { useApi, unique } from '../helpers/app';
+import { mailQueue, verificationEntry } from '../helpers/jobs';
+import { startSmtp, waitFor, type TestSmtp } from '../helpers/smtp';
+
+const root = join(__dirname, '..', '..');
+// Compiled for this test alone (a `npm run build` running meanwhile cannot swap files under it);
+// inside node_modules so the compiled code resolves the project's packages.
+const build = join(root, 'node_modules', '.cache', `helpdesk-test-build-${process.pid}`);
+const api = useApi();
+let smtp: TestSmtp;
+let jobs: ReturnType<typeof mailQueue>;
+
+/** The mail worker exactly as the Procfile runs it, on this test's database and queues. */
+function startWorkerProcess(): { child: ChildProcess; exited: Promise<number | null>; output: () => string } {
+  let output = '';
+  const child = spawn(process.execPath, [join(build, 'workers/mail.js')], {
+    env: { ...process.env, LOG_LEVEL: 'info', DATABASE_URL: config().database.url, REDIS_URL: config().redisUrl, QUEUE_PREFIX: config().queuePrefix },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (c) => { output += c; });
+  child.stderr!.on('data', (c) => { output += c; });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, output: () => output };
+}
+
+beforeAll(() => {
+  // The worker process runs the compiled code.
+  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', build], { stdio: 'inherit' });
+}, 180000);
+
+afterAll(() => rmSync(build, { recursive: true, force: true }));
+
+beforeAll(async () => {
+  smtp = await startSmtp({ delayMs: 1500 }); // every message takes 1.5 s to be accepted
+  jobs = mailQueue();
+});
+
+afterAll(async () => {
+  await jobs.close();
+  await smtp.close();
+});
+
+describe('the mail worker process on SIGTERM', () => {
+  it('finishes the mail it is sending, then exits 0', async () => {
+    const b = await api.post('/api/core/brand', { name: unique('Brand '), default_email: 'desk@brand.test', smtp_host: '127.0.0.1', smtp_port: smtp.port });
+    const email = `${unique('sig')}@example.com`;
+    const u = await api.post('/api/user/user', { email, brand_id: b.body.data.id, send_email: 1 });
+    const entry = (await waitFor(() => verificationEntry(u.body.data.id), 5000, 'the outbox entry'))!;
+
+    const worker = startWorkerProcess();
+    try {
+      await waitFor(async () => (await (await jobs.job(`outbox-${entry.id}`))?.getState()) === 'active', 20000, 'the job to be active');
+      worker.child.kill('SIGTERM');
+      let timer: NodeJS.Timeout | undefined;
+      const code = await Promise.race([worker.exited, new Promise((r) => { timer = setTimeout(() => r('timeout'), 15000); })]);
+      clearTimeout(timer);
+      expect(code).toBe(0);
+      expect(worker.output()).toContain('worker stopping');
+      // The mail in flight was delivered, and its job completed rather than left to stall.
+      expect(smtp.received.filter((m) => m.envelopeTo.includes(email))).toHaveLength(1);
+      expect(await (await jobs.job(`outbox-${entry.id}`))!.getState()).toBe('completed');
+      expect((await entry.reload()).processed_at).not.toBeNull();
+    } finally {
+      if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
+    }
+  }, 60000);
+});
