@@ -30,6 +30,12 @@ async function userOfBrand(brand: Record<string, unknown>) {
   return { email, entry };
 }
 
+/** The job once it has failed for good (read after its state, so its attempts are final). */
+async function failedForGood(id: string) {
+  await waitFor(async () => (await (await jobs.job(id))?.getState()) === 'failed', 20000, 'the job to fail for good');
+  return (await jobs.job(id))!;
+}
+
 beforeAll(async () => {
   smtp = await startSmtp({ auth: { user: 'desk', pass: 'right-secret' } });
   worker = await createWorker(mailSpec());
@@ -52,10 +58,7 @@ describe('mail through a brand SMTP server that requires authentication', () => 
 
   it('with wrong credentials is retried, then stays in the failed set with the reason', async () => {
     const { email, entry } = await userOfBrand({ smtp_port: smtp.port, smtp_requires_auth: 1, smtp_username: 'desk', smtp_password: 'wrong' });
-    const job = await waitFor(async () => {
-      const j = await jobs.job(`outbox-${entry.id}`);
-      return j && (await j.getState()) === 'failed' ? j : undefined;
-    }, 20000, 'the job to fail for good');
+    const job = await failedForGood(`outbox-${entry.id}`);
     expect(job.attemptsMade).toBe(3);
     expect(job.failedReason).toMatch(/Invalid login|535|authentication/i);
     expect(smtp.received.find((m) => m.envelopeTo.includes(email))).toBeUndefined();
@@ -67,10 +70,7 @@ describe('mail through a brand SMTP server that requires authentication', () => 
 describe('mail through a brand whose SMTP server does not answer', () => {
   it('is retried with backoff, then stays in the failed set with the reason', async () => {
     const { entry } = await userOfBrand({ smtp_port: await closedPort() });
-    const job = await waitFor(async () => {
-      const j = await jobs.job(`outbox-${entry.id}`);
-      return j && (await j.getState()) === 'failed' ? j : undefined;
-    }, 20000, 'the job to fail for good');
+    const job = await failedForGood(`outbox-${entry.id}`);
     expect(job.attemptsMade).toBe(3);
     expect(job.failedReason).toMatch(/ECONNREFUSED/);
     expect(job.opts.backoff).toEqual({ type: 'exponential', delay: 100 });
