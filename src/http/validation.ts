@@ -10,6 +10,13 @@ function indexedToArray(value: unknown): unknown {
   return keys.map(Number).sort((a, b) => a - b).map((k) => (value as Record<string, unknown>)[String(k)]);
 }
 
+/** A boolean as the API takes it (1/0, "1"/"0", true/false, "true"/"false") as 1 or 0; null if not one. */
+export function toFlag(value: unknown): 0 | 1 | null {
+  if (value === true || value === 1 || value === '1' || value === 'true') return 1;
+  if (value === false || value === 0 || value === '0' || value === 'false') return 0;
+  return null;
+}
+
 /**
  * joi, plus:
  * - arrays also accept the form encoding's index-keyed objects (see http/body.ts: brackets parse
@@ -28,11 +35,7 @@ export const Joi = BaseJoi.extend(
     base: joi.any(),
     messages: { 'flag.base': '{{#label}} must be true or false' },
     coerce: {
-      method(value) {
-        if (value === true || value === 1 || value === '1' || value === 'true') return { value: 1 };
-        if (value === false || value === 0 || value === '0' || value === 'false') return { value: 0 };
-        return { value };
-      },
+      method: (value) => ({ value: toFlag(value) ?? value }),
     },
     validate(value, helpers) {
       if (value !== 0 && value !== 1) return { value, errors: helpers.error('flag.base') };

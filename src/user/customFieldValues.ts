@@ -1,10 +1,10 @@
-import { Op, literal, type Transaction, type WhereOptions } from 'sequelize';
+import { Op, type Transaction, type WhereOptions } from 'sequelize';
 import { CustomField, CustomFieldBrand, CustomFieldOption, CustomFieldValue } from '../db/models';
 import { sequelize } from '../db/sequelize';
 import { ValidationError, invalid } from '../http/errors';
 import { likeContains, type Filter } from '../http/listQuery';
-import { loadMany } from '../http/load';
-import { Joi } from '../http/validation';
+import { groupBy } from '../http/load';
+import { Joi, toFlag } from '../http/validation';
 
 /**
  * Values of user and organisation custom fields: one row per field and owner in
@@ -41,8 +41,10 @@ export function valuesSurviveTypeChange(from: number, to: number): boolean {
   return a === b || (a === 'single' && b === 'multi');
 }
 
-/** `(SELECT id FROM custom_fields WHERE kind = '<kind>')`: values are tied to their kind through the field. */
-const fieldsOfKind = (kind: string) => literal(`(SELECT id FROM custom_fields WHERE kind = ${sequelize().escape(kind)})`);
+/** Ids of the fields of a kind: values are tied to their kind through their field. */
+async function fieldIdsOfKind(kind: ValueKind, transaction?: Transaction): Promise<number[]> {
+  return (await CustomField.findAll({ attributes: ['id'], where: { kind }, transaction })).map((f) => f.id);
+}
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -51,9 +53,8 @@ const isEmpty = (v: unknown) => v === undefined || v === null || v === '' || (Ar
 const INT = /^\s*-?\d{1,15}\s*$/;
 
 function parseFlag(v: unknown): '1' | '0' | null {
-  if (v === true || v === 1 || v === '1' || v === 'true') return '1';
-  if (v === false || v === 0 || v === '0' || v === 'false') return '0';
-  return null;
+  const f = toFlag(v);
+  return f === null ? null : f === 1 ? '1' : '0';
 }
 
 function parseInteger(v: unknown): number | null {
@@ -226,10 +227,14 @@ export async function applyCustomFieldValues(kind: ValueKind, ownerId: number, i
 
 /** The custom field values of a page of users or organisations, in one query. */
 export async function loadCustomFieldValues(ownerIds: number[], kind: ValueKind): Promise<Map<number, CustomFieldValue[]>> {
-  return loadMany(CustomFieldValue, 'owner_id', ownerIds, {
-    where: { field_id: { [Op.in]: fieldsOfKind(kind) } },
-    order: [['owner_id', 'ASC'], ['field_id', 'ASC']],
-  });
+  const ids = [...new Set(ownerIds)];
+  if (!ids.length) return new Map();
+  const rows = await sequelize().query(
+    `SELECT v.* FROM custom_field_values v JOIN custom_fields f ON f.id = v.field_id
+     WHERE f.kind = :kind AND v.owner_id IN (:ids) ORDER BY v.owner_id, v.field_id`,
+    { replacements: { kind, ids }, model: CustomFieldValue, mapToModel: true },
+  );
+  return groupBy(rows, (v) => v.owner_id);
 }
 
 /** A value as the API returns it: `{id, field_id, user_id|organisation_id, value, created_at, updated_at}`. */
@@ -239,7 +244,8 @@ export function serializeCustomFieldValue(v: CustomFieldValue, ownerKey: 'user_i
 
 /** Removes every custom field value of a user or organisation (when it is deleted). */
 export async function deleteCustomFieldValues(kind: ValueKind, ownerId: number, transaction: Transaction): Promise<void> {
-  await CustomFieldValue.destroy({ where: { owner_id: ownerId, field_id: { [Op.in]: fieldsOfKind(kind) } }, transaction });
+  const fieldIds = await fieldIdsOfKind(kind, transaction);
+  if (fieldIds.length) await CustomFieldValue.destroy({ where: { owner_id: ownerId, field_id: { [Op.in]: fieldIds } }, transaction });
 }
 
 /**
@@ -294,30 +300,33 @@ export function customFieldFilter(kind: ValueKind): Filter {
       const ids = entries.map(([id]) => id);
       const fields = new Map((await CustomField.findAll({ attributes: ['id', 'type'], where: { kind, id: { [Op.in]: ids } } })).map((f) => [f.id, f]));
       const s = sequelize();
-      const conditions: WhereOptions[] = [];
+      const owners: number[][] = [];
       for (const [id, v] of entries) {
         const field = fields.get(id);
         if (!field) throw invalid(`customfield.${id}`);
-        let match: string;
+        let match: WhereOptions;
         if (field.type === TYPE.TEXT || field.type === TYPE.TEXTAREA) {
-          match = `value LIKE ${s.escape(likeContains(v))}`;
+          match = { value: { [Op.like]: likeContains(v) } };
         } else if (OPTION_TYPES.includes(field.type)) {
           const option = parseInteger(v);
           if (option === null) throw new ValidationError(`The customfield.${id} must be the id of one of the field's options.`);
-          match = `FIND_IN_SET(${s.escape(String(option))}, value) > 0`;
+          match = s.where(s.fn('FIND_IN_SET', String(option), s.col('value')), Op.gt, 0);
         } else if (field.type === TYPE.BOOLEAN || field.type === TYPE.CHECKBOX) {
           const f = parseFlag(v);
           if (f === null) throw new ValidationError(`The customfield.${id} field must be true or false.`);
-          match = `value = ${s.escape(f)}`;
+          match = { value: f };
         } else if (field.type === TYPE.DATE) {
           const n = parseInteger(v);
           if (n === null) throw new ValidationError(`The customfield.${id} must be a date as a UNIX timestamp (an integer).`);
-          match = `value = ${s.escape(String(n))}`;
+          match = { value: String(n) };
         } else {
-          match = `value = ${s.escape(v)}`;
+          match = { value: v };
         }
-        conditions.push({ id: { [Op.in]: literal(`(SELECT owner_id FROM custom_field_values WHERE field_id = ${id} AND ${match})`) } });
+        const rows = await CustomFieldValue.findAll({ attributes: ['owner_id'], where: { [Op.and]: [{ field_id: id }, match] } });
+        if (!rows.length) return null; // every named field must match: nothing can
+        owners.push(rows.map((r) => r.owner_id));
       }
+      const conditions: WhereOptions[] = owners.map((ids) => ({ id: { [Op.in]: [...new Set(ids)] } }));
       return { [Op.and]: conditions };
     },
   };

@@ -5,7 +5,7 @@ import { assertExist } from '../http/exists';
 import { loadById, loadMany } from '../http/load';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../http/serialize';
-import { Joi, field } from '../http/validation';
+import { Joi, field, toFlag } from '../http/validation';
 import { serializePermission } from './permission';
 
 /**
@@ -34,12 +34,6 @@ async function uniqueSlug(name: string, exceptId: number | null, transaction: Tr
   for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
 }
 
-const flagOf = (v: unknown): 0 | 1 | null => {
-  if (v === true || v === 1 || v === '1' || v === 'true') return 1;
-  if (v === false || v === 0 || v === '0' || v === 'false') return 0;
-  return null;
-};
-
 /** `permission[<permission id>]=1|0`: which permissions the role has. An empty value means none. */
 const permissionMap = () => Joi.any().custom((value) => {
   if (value === '' || value === null) return {};
@@ -49,7 +43,7 @@ const permissionMap = () => Joi.any().custom((value) => {
   const out: Record<string, 0 | 1> = {};
   for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
     if (!/^\d{1,10}$/.test(key)) throw new Error(`The selected permission.${key} is invalid.`);
-    const f = flagOf(v);
+    const f = toFlag(v);
     if (f === null) throw new Error(`The permission.${key} field must be true or false.`);
     out[key] = f;
   }
