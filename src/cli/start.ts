@@ -1,3 +1,4 @@
+process.env.PROCESS_NAME ??= 'start';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
