@@ -1,11 +1,12 @@
-import { Op, literal } from 'sequelize';
-import { Department, DepartmentEmail, DepartmentGroup, Group, OperatorDepartment, User } from '../db/models';
+import { Op } from 'sequelize';
+import { Department, DepartmentBrand, DepartmentEmail, DepartmentGroup, Group, OperatorDepartment, User } from '../db/models';
 import { ValidationError } from '../http/errors';
 import { flagFilter, type Filter } from '../http/listQuery';
 import { loadById, loadMany } from '../http/load';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../http/serialize';
 import { field } from '../http/validation';
+import { formattedName, serializeGroup } from '../user/present';
 
 /** The email templates a department names, in the spec's order (-1: none). */
 export const EMAIL_TEMPLATE_KEYS = [
@@ -46,15 +47,14 @@ const EMAIL_KEYS = [
   'id', 'department_id', 'address', 'type', 'protocol', 'server', 'username', 'password', 'port', 'encryption',
   'consume_all', 'delete_downloaded', 'created_at', 'updated_at',
 ] as const;
-const GROUP_KEYS = ['id', 'name', 'description', 'colour', 'administrator', 'created_at', 'updated_at'] as const;
-
-/** "firstname lastname", trimmed. */
-export const formattedName = (u: { firstname: string | null; lastname: string | null }) => `${u.firstname ?? ''} ${u.lastname ?? ''}`.trim();
 
 const filters: Record<string, Filter> = {
   brand_id: {
     schema: field.id(),
-    where: (brandId: number) => ({ id: { [Op.in]: literal(`(SELECT department_id FROM department_brands WHERE brand_id = ${Number(brandId)})`) } }),
+    async where(brandId: number) {
+      const links = await DepartmentBrand.findAll({ attributes: ['department_id'], where: { brand_id: brandId } });
+      return links.length ? { id: { [Op.in]: links.map((l) => l.department_id) } } : null;
+    },
   },
   /** 0: top-level departments only. */
   parent_id: { schema: field.id().allow(0), where: (parentId: number) => ({ parent_id: parentId === 0 ? null : parentId }) },
@@ -109,7 +109,7 @@ export const departmentResource: ResourceDef<Department, Related> = {
   serialize(d, rel) {
     const groups = (rel.groupLinks.get(d.id) ?? []).flatMap((l) => {
       const g = rel.groups.get(l.group_id);
-      return g ? [{ ...pick(g, GROUP_KEYS), pivot: { department_id: d.id, group_id: g.id } }] : [];
+      return g ? [{ ...serializeGroup(g), pivot: { department_id: d.id, group_id: g.id } }] : [];
     });
     const operators = (rel.operatorLinks.get(d.id) ?? []).flatMap((l) => {
       const u = rel.operators.get(l.user_id);

@@ -1,4 +1,4 @@
-import { Op, literal, type Transaction } from 'sequelize';
+import { Op, type Transaction } from 'sequelize';
 import { Brand, CustomField, CustomFieldBrand, CustomFieldOption, Translation } from '../db/models';
 import { ValidationError, invalid } from '../http/errors';
 import { assertExist } from '../http/exists';
@@ -179,12 +179,11 @@ const brandFilter: Filter = {
   schema: field.id(),
   async where(brandId: number) {
     if (!(await Brand.findByPk(brandId, { attributes: ['id'] }))) return null;
-    return {
-      [Op.or]: [
-        { id: { [Op.in]: literal(`(SELECT field_id FROM custom_field_brands WHERE brand_id = ${Number(brandId)})`) } },
-        { id: { [Op.notIn]: literal('(SELECT field_id FROM custom_field_brands)') } },
-      ],
-    };
+    const links = await CustomFieldBrand.findAll({ attributes: ['field_id', 'brand_id'] });
+    const ofBrand = links.filter((l) => l.brand_id === brandId).map((l) => l.field_id);
+    const restricted = [...new Set(links.map((l) => l.field_id))];
+    const unrestricted = restricted.length ? { id: { [Op.notIn]: restricted } } : {};
+    return ofBrand.length ? { [Op.or]: [{ id: { [Op.in]: ofBrand } }, unrestricted] } : unrestricted;
   },
 };
 
