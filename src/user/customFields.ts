@@ -28,25 +28,6 @@ const INT_MIN = -2147483648;
 const INT_MAX = 2147483647;
 const OPTION_VALUE_MAX = 255;
 
-/**
- * A joi array that also takes an object keyed by index (`{"0": …, "1": …}`): what a JSON client or
- * the form parser (for large indices) may send for `options[n][value]`.
- */
-const J = Joi.extend((joi) => ({
-  type: 'list',
-  base: joi.array(),
-  coerce: {
-    from: 'object',
-    method(value) {
-      if (value && typeof value === 'object' && !Array.isArray(value)) {
-        const keys = Object.keys(value);
-        if (keys.length && keys.every((k) => /^\d{1,6}$/.test(k))) return { value: keys.sort((a, b) => Number(a) - Number(b)).map((k) => value[k]) };
-      }
-      return { value };
-    },
-  },
-})) as typeof Joi & { list(): ReturnType<typeof Joi.array> };
-
 const optionItem = Joi.object({
   id: field.id(),
   value: field.string(OPTION_VALUE_MAX).required(),
@@ -60,9 +41,9 @@ const bodyFields = {
   description: field.nullable(65535),
   depends_on_field_id: optionalRef(),
   depends_on_option_id: optionalRef(),
-  brand: J.list().items(field.id()).single().max(1000).allow('', null),
+  brand: Joi.array().items(field.id()).single().max(1000).allow('', null),
   order: Joi.number().integer().min(INT_MIN).max(INT_MAX),
-  options: J.list().items(optionItem).max(1000).allow('', null),
+  options: Joi.array().items(optionItem).max(1000).allow('', null),
 };
 const type = () => Joi.number().integer().valid(0, 1, 2, 3, 4, 5, 6, 7, 8, 9);
 
