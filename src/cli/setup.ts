@@ -2,7 +2,7 @@ import { ApiToken } from '../db/models';
 import { ensureDatabase } from '../db/ensureDatabase';
 import { migrate } from '../db/migrator';
 import { seed } from '../db/seed';
-import { createToken } from '../auth/tokens';
+import { createToken, hashToken } from '../auth/tokens';
 import { config } from '../config';
 
 /** Creates the database if missing, applies migrations and the seed. Safe to run any number of times. */
@@ -19,7 +19,6 @@ export async function prepareDatabase(): Promise<void> {
 export async function ensureFirstToken(): Promise<string | null> {
   const given = config().apiToken;
   if (given) {
-    const { hashToken } = await import('../auth/tokens');
     if (await ApiToken.findOne({ where: { token_hash: hashToken(given) } })) return null;
     await createToken('API_TOKEN', given);
     return null;

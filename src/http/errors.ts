@@ -36,8 +36,8 @@ export const notFoundRoute: RequestHandler = (req, res) => {
 const bodyErrors: Record<string, [number, (e: any) => string]> = {
   'entity.parse.failed': [400, () => 'The request body is not valid JSON.'],
   'entity.too.large': [413, (e) => `The request body is larger than the limit of ${e.limit} bytes.`],
-  'encoding.unsupported': [415, (e) => `The content encoding ${e.encoding ?? ''} is not supported.`.replace('  ', ' ')],
-  'charset.unsupported': [415, (e) => `The charset ${e.charset ?? ''} is not supported.`],
+  'encoding.unsupported': [415, (e) => `The content encoding "${e.encoding ?? ''}" is not supported.`],
+  'charset.unsupported': [415, (e) => `The charset "${e.charset ?? ''}" is not supported.`],
   'parameters.too.many': [413, () => 'The request body has too many parameters.'],
   'request.aborted': [400, () => 'The request was aborted.'],
 };

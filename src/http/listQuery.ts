@@ -1,5 +1,5 @@
 import { Op, type Order, type WhereOptions } from 'sequelize';
-import type { ObjectSchema } from 'joi';
+import type { ObjectSchema, Schema } from 'joi';
 import { Joi, field, validate } from './validation';
 
 export const DEFAULT_LIMIT = 50;
@@ -7,13 +7,13 @@ export const MAX_LIMIT = 1000;
 
 /** A list filter: the schema of its query parameter and the condition it adds. */
 export interface Filter {
-  schema: ObjectSchema['$_terms'] extends never ? never : any;
+  schema: Schema;
   /** Returns a where condition, or null for "matches nothing". May look up ids first. */
   where(value: any): WhereOptions | null | Promise<WhereOptions | null>;
 }
 
 /** Column equals the value (exact match). */
-export const equals = (column: string, schema: any = field.string()): Filter => ({ schema, where: (v) => ({ [column]: v }) });
+export const equals = (column: string, schema: Schema = field.string()): Filter => ({ schema, where: (v) => ({ [column]: v }) });
 /** A 0/1 column. */
 export const flagFilter = (column: string): Filter => ({ schema: field.flag(), where: (v) => ({ [column]: v }) });
 /** The `mixed` type: one id or a comma list. */
