@@ -121,10 +121,10 @@ export async function up(q: QueryInterface): Promise<void> {
   // Side effects written in the same transaction as their data, published to BullMQ after commit.
   await q.createTable('outbox', {
     id: id(), queue: str(32, false), name: str(64, false), payload: text(false),
-    published_at: timestamp(), processed_at: timestamp(), created_at: timestamp(false),
+    published_at: timestamp(), processed_at: timestamp(), failed_at: timestamp(), created_at: timestamp(false),
   }, tableOptions);
   await q.addIndex('outbox', ['published_at', 'id']);
-  await q.addIndex('outbox', ['processed_at', 'published_at']);
+  await q.addIndex('outbox', ['processed_at', 'failed_at', 'published_at']);
 }
 
 export async function down(q: QueryInterface): Promise<void> {

@@ -52,7 +52,7 @@ const schema = Joi.object({
   MAIL_CONCURRENCY: Joi.number().integer().min(1).max(100).default(5),
   OUTBOX_SWEEP_EVERY_MS: Joi.number().integer().min(100).default(30000),
   OUTBOX_SWEEP_AFTER_MS: Joi.number().integer().min(0).default(15000),
-  OUTBOX_REPUBLISH_AFTER_MS: Joi.number().integer().min(0).default(600000),
+  OUTBOX_REPUBLISH_AFTER_MS: Joi.number().integer().min(0).default(120000),
   BAN_EXPIRY_EVERY_MS: Joi.number().integer().min(100).default(60000),
   SHUTDOWN_TIMEOUT_MS: Joi.number().integer().min(100).default(10000),
 }).unknown(true);

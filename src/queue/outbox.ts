@@ -49,9 +49,10 @@ export async function publish(entries: OutboxEntry[]): Promise<number> {
 
 /**
  * Publishes what a crash or a Redis outage left behind: entries never published after
- * `unpublishedAfterMs`, and entries published but still unprocessed after `unprocessedAfterMs`
- * (their job may have died with a Redis that keeps nothing on disk). Re-adding a job that still
- * exists is a no-op (same job id), and a processed entry is never run again.
+ * `unpublishedAfterMs`, and entries published but neither processed nor failed for good after
+ * `unprocessedAfterMs` (their job may have died with a Redis that keeps nothing on disk).
+ * Re-adding a job that still exists is a no-op (same job id), and a processed entry is never run
+ * again.
  */
 export async function sweepOutbox(unpublishedAfterMs: number, unprocessedAfterMs: number, batch = 500): Promise<number> {
   const t = now();
@@ -61,7 +62,7 @@ export async function sweepOutbox(unpublishedAfterMs: number, unprocessedAfterMs
       order: [['id', 'ASC']], limit: batch,
     }),
     OutboxEntry.findAll({
-      where: { processed_at: { [Op.is]: null }, published_at: { [Op.lte]: t - Math.floor(unprocessedAfterMs / 1000) } },
+      where: { processed_at: { [Op.is]: null }, failed_at: { [Op.is]: null }, published_at: { [Op.lte]: t - Math.floor(unprocessedAfterMs / 1000) } },
       order: [['id', 'ASC']], limit: batch,
     }),
   ]);
@@ -81,4 +82,9 @@ export async function processOnce(outboxId: number | undefined, work: () => Prom
   const result = await work();
   await OutboxEntry.update({ processed_at: now() }, { where: { id: outboxId, processed_at: { [Op.is]: null } } });
   return result;
+}
+
+/** The entry's job ran out of attempts (it stays in the queue's failed set, with its reason). */
+export async function markFailed(outboxId: number): Promise<void> {
+  await OutboxEntry.update({ failed_at: now() }, { where: { id: outboxId } });
 }

@@ -1,9 +1,10 @@
-import { Worker, Queue, type Job, type RepeatOptions, type WorkerOptions } from 'bullmq';
+import { Worker, Queue, UnrecoverableError, type Job, type WorkerOptions } from 'bullmq';
 import type { ObjectSchema } from 'joi';
 import { config } from '../config';
 import { logger } from '../logger';
 import { redisConnection } from './connection';
 import { sequelize } from '../db/sequelize';
+import { markFailed } from './outbox';
 import { closeQueues } from './producer';
 import type { QueueName } from './names';
 
@@ -15,7 +16,7 @@ export interface JobDefinition<P = any> {
 }
 
 export interface ScheduledJob {
-  /** Job scheduler id, stable across boots (upserted on every start). */
+  /** Job scheduler id, stable across boots (upserted on every start and every Redis reconnection). */
   id: string;
   every: number;
   job: string;
@@ -32,8 +33,6 @@ export interface WorkerSpec {
   onClose?(): Promise<void>;
 }
 
-export class UnrecoverableJobError extends Error {}
-
 /** Builds the BullMQ worker of a spec; `start` wires signals for a worker process. */
 export async function createWorker(spec: WorkerSpec) {
   sequelize(); // registers the models before any job touches them
@@ -49,7 +48,7 @@ export async function createWorker(spec: WorkerSpec) {
       let payload = job.data;
       if (def.schema) {
         const { value, error } = def.schema.validate(job.data);
-        if (error) throw new Error(`Invalid payload for ${job.name}: ${error.message}`);
+        if (error) throw new UnrecoverableError(`Invalid payload for ${job.name}: ${error.message}`);
         payload = value;
       }
       return def.handle(payload, job);
@@ -61,17 +60,34 @@ export async function createWorker(spec: WorkerSpec) {
       ...spec.options,
     },
   );
-  worker.on('failed', (job, err) => log.warn({ job: job?.name, id: job?.id, attempts: job?.attemptsMade, reason: err.message }, 'job failed'));
+  worker.on('failed', (job, err) => {
+    log.warn({ job: job?.name, id: job?.id, attempts: job?.attemptsMade, reason: err.message }, 'job failed');
+    // Out of attempts: the outbox entry stops being a candidate for the sweep's re-add.
+    const final = job && (err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1));
+    if (final && job.data?.outboxId) markFailed(job.data.outboxId).catch((e) => log.error({ reason: e.message }, 'could not mark the outbox entry failed'));
+  });
   worker.on('error', (err) => log.error({ reason: err.message }, 'worker error'));
 
   let schedulerQueue: Queue | undefined;
   if (spec.schedules?.length) {
-    connections.push(redisConnection('worker'));
-    schedulerQueue = new Queue(spec.queue, { connection: connections[1], prefix: config().queuePrefix });
-    for (const s of spec.schedules) {
-      const repeat: RepeatOptions = { every: s.every };
-      await schedulerQueue.upsertJobScheduler(s.id, repeat, { name: s.job, data: s.data ?? {}, opts: { removeOnComplete: 100, removeOnFail: 500 } });
-    }
+    const connection = redisConnection('worker');
+    connections.push(connection);
+    const queue = new Queue(spec.queue, { connection, prefix: config().queuePrefix });
+    queue.on('error', (err) => log.warn({ reason: err.message }, 'scheduler queue error'));
+    schedulerQueue = queue;
+    const schedules = spec.schedules;
+    const register = async () => {
+      for (const s of schedules) {
+        await queue.upsertJobScheduler(s.id, { every: s.every }, { name: s.job, data: s.data ?? {}, opts: { removeOnComplete: 100, removeOnFail: 500 } });
+      }
+    };
+    await register();
+    // Job schedulers live in Redis: a Redis that restarted empty has forgotten them, so they are
+    // registered again on every reconnection (upserting an existing one changes nothing).
+    connection.on('ready', () => {
+      register().then(() => log.info('job schedulers registered again after a Redis reconnection'))
+        .catch((e) => log.error({ reason: e.message }, 'could not register the job schedulers'));
+    });
   }
 
   const close = async () => {

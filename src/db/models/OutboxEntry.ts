@@ -10,5 +10,7 @@ export class OutboxEntry extends Model {
   @Column({ type: DataType.TEXT, allowNull: false }) declare payload: string;
   @Column(DataType.INTEGER.UNSIGNED) declare published_at: number | null;
   @Column(DataType.INTEGER.UNSIGNED) declare processed_at: number | null;
+  /** When its job ran out of attempts. */
+  @Column(DataType.INTEGER.UNSIGNED) declare failed_at: number | null;
   @Column({ type: DataType.INTEGER.UNSIGNED, allowNull: false }) declare created_at: number;
 }

@@ -1,0 +1,58 @@
+import { RESTART_REDIS_PORT } from './restartEnv';
+import { mailSpec } from '../../src/mail/jobs';
+import { closeTransports } from '../../src/mail/transports';
+import { closeQueues } from '../../src/queue/producer';
+import { createWorker } from '../../src/queue/runWorker';
+import { schedulerSpec } from '../../src/scheduler/jobs';
+import { useApi, unique } from '../helpers/app';
+import { PrivateRedis } from '../helpers/privateRedis';
+import { startSmtp, waitFor, type TestSmtp } from '../helpers/smtp';
+
+const redis = new PrivateRedis(RESTART_REDIS_PORT);
+const api = useApi();
+let smtp: TestSmtp;
+
+beforeAll(async () => {
+  await redis.start();
+  smtp = await startSmtp();
+});
+
+afterAll(async () => {
+  closeTransports();
+  await closeQueues();
+  await redis.stop();
+  await smtp.close();
+});
+
+const sentTo = (email: string) => smtp.received.filter((m) => m.envelopeTo.includes(email)).length;
+
+describe('the running system across a Redis restart (Redis keeps nothing on disk)', () => {
+  it('sends every mail exactly once, with no manual step, once Redis is back', async () => {
+    const brand = await api.post('/api/core/brand', { name: unique('Brand '), default_email: 'desk@brand.test', smtp_host: '127.0.0.1', smtp_port: smtp.port });
+    const mail = await createWorker(mailSpec());
+    const scheduler = await createWorker(schedulerSpec());
+    try {
+      const first = `${unique('first')}@example.com`;
+      await api.post('/api/user/user', { email: first, brand_id: brand.body.data.id, send_email: 1 });
+      await waitFor(() => sentTo(first), 15000, 'the mail before the outage');
+
+      await redis.stop();
+      const during = [`${unique('d1')}@example.com`, `${unique('d2')}@example.com`];
+      for (const email of during) {
+        const res = await api.post('/api/user/user', { email, brand_id: brand.body.data.id, send_email: 1 });
+        expect(res.status).toBe(200);
+      }
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(during.map(sentTo)).toEqual([0, 0]);
+
+      // Redis comes back empty: the scheduler registers its schedules again, the sweep publishes.
+      await redis.start();
+      await waitFor(() => during.every(sentTo), 30000, 'the mails written during the outage');
+      await new Promise((r) => setTimeout(r, 2500)); // several sweeps and re-add rounds later...
+      expect([first, ...during].map(sentTo)).toEqual([1, 1, 1]); // ...still exactly one each
+    } finally {
+      await scheduler.close();
+      await mail.close();
+    }
+  }, 90000);
+});
