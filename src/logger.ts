@@ -14,8 +14,12 @@ export const REDACT = [
   'token',
 ];
 
+/**
+ * Long-running processes log JSON lines to stdout; command-line tools (PROCESS_NAME=cli) log to
+ * stderr, so that their stdout holds only their output (`token create` prints the token alone).
+ */
 export const logger = pino({
   level: config().env === 'test' && !process.env.LOG_LEVEL ? 'silent' : config().logLevel,
   redact: { paths: REDACT, censor: '[redacted]' },
   base: { pid: process.pid, proc: process.env.PROCESS_NAME ?? 'web' },
-});
+}, process.env.PROCESS_NAME === 'cli' ? pino.destination(2) : undefined);

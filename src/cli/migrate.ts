@@ -1,3 +1,4 @@
+process.env.PROCESS_NAME ??= 'cli';
 import { ensureDatabase } from '../db/ensureDatabase';
 import { migrate, migrator } from '../db/migrator';
 import { sequelize } from '../db/sequelize';

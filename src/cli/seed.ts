@@ -1,3 +1,4 @@
+process.env.PROCESS_NAME ??= 'cli';
 import { sequelize } from '../db/sequelize';
 import { exitOnStartupError } from './exitOnStartupError';
 import { prepareDatabase } from './setup';

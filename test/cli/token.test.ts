@@ -1,0 +1,54 @@
+import request from 'supertest';
+import { ApiToken } from '../../src/db/models';
+import { hashToken } from '../../src/auth/tokens';
+import { tokenCommand } from '../../src/cli/tokenCommand';
+import { useApi, unique } from '../helpers/app';
+
+const api = useApi();
+
+async function run(...argv: string[]) {
+  let out = '';
+  let err = '';
+  const code = await tokenCommand(argv, { out: (t) => { out += t; }, err: (t) => { err += t; } });
+  return { code, out, err };
+}
+
+describe('the token command', () => {
+  it('create prints the new token alone, stores only its hash, and the token works', async () => {
+    const name = unique('cli');
+    const { code, out, err } = await run('create', '--name', name);
+    expect(code).toBe(0);
+    expect(err).toBe('');
+    expect(out).toMatch(/^hd_[A-Za-z0-9_-]{43}\n$/);
+    const token = out.trim();
+    const row = await ApiToken.findOne({ where: { name } });
+    expect(row!.token_hash).toBe(hashToken(token));
+    expect(JSON.stringify(row!.toJSON())).not.toContain(token);
+    expect((await request(api.app).get('/api/core/brand').auth(token, 'anything')).status).toBe(200);
+  });
+
+  it('list shows names and never a token', async () => {
+    const name = unique('listed');
+    const created = (await run('create', '--name', name)).out.trim();
+    const { code, out } = await run('list');
+    expect(code).toBe(0);
+    expect(out.split('\n')[0]).toBe('id\tname\tcreated\tlast used');
+    expect(out).toContain(`\t${name}\t`);
+    expect(out).not.toContain(created);
+  });
+
+  it('revoke by name stops the token working; an unknown one exits 1', async () => {
+    const name = unique('gone');
+    const token = (await run('create', '--name', name)).out.trim();
+    expect(await run('revoke', name)).toMatchObject({ code: 0, out: 'Revoked 1 token.\n' });
+    expect((await request(api.app).get('/api/core/brand').auth(token, 'x')).status).toBe(401);
+    expect(await run('revoke', name)).toMatchObject({ code: 1, out: 'Revoked 0 tokens.\n' });
+  });
+
+  it('refuses a create without a name, and an unknown command, with exit code 2', async () => {
+    expect((await run('create')).code).toBe(2);
+    const unknown = await run('frobnicate');
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toContain('usage:');
+  });
+});
