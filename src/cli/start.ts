@@ -34,12 +34,24 @@ async function main() {
 
   const children = new Map<string, ChildProcess>();
   let stopping = false;
+  // Each process runs in a process group of its own (detached), and the signal goes to the group:
+  // the shell that runs the Procfile line and the program it started stop together.
+  const signalGroup = (child: ChildProcess, signal: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      /* already gone */
+    }
+  };
   const stopAll = (signal: NodeJS.Signals) => {
+    if (stopping) return;
     stopping = true;
-    for (const child of children.values()) child.kill(signal);
+    for (const child of children.values()) signalGroup(child, signal);
+    // A process that ignores SIGTERM past the shutdown timeout is killed.
+    setTimeout(() => children.forEach((child) => signalGroup(child, 'SIGKILL')), config().shutdownTimeoutMs + 2000).unref();
   };
   for (const { name, command } of readProcfile()) {
-    const child = spawn(command, { cwd: root, shell: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PROCESS_NAME: name } });
+    const child = spawn(command, { cwd: root, shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PROCESS_NAME: name } });
     children.set(name, child);
     const prefix = (chunk: Buffer) => chunk.toString().split('\n').filter(Boolean).map((l) => `${name.padEnd(17)}| ${l}\n`).join('');
     child.stdout!.on('data', (c: Buffer) => process.stdout.write(prefix(c)));
@@ -51,6 +63,7 @@ async function main() {
         process.exitCode = 1;
         stopAll('SIGTERM');
       }
+      signalGroup(child, 'SIGTERM'); // anything the shell left behind
       if (!children.size) process.exit();
     });
   }
