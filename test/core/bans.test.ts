@@ -1,8 +1,9 @@
 import request from 'supertest';
 import { expireBans } from '../../src/core/banExpiry';
 import { IpBan } from '../../src/db/models';
-import { useApi } from '../helpers/app';
-import { expectSuccess, nowSec, uniqueIpv4, uniqueIpv6 } from './support';
+import { useApi, nowSec } from '../helpers/app';
+import { expectSuccess } from '../helpers/envelope';
+import { uniqueIpv4, uniqueIpv6 } from './support';
 
 const api = useApi();
 const BANNED = { status: 'error', message: 'Your IP address is banned from using the API.', data: null };

@@ -1,6 +1,7 @@
 import request from 'supertest';
-import { useApi, unique } from '../helpers/app';
-import { expectError, expectList, expectSuccess, expectTimestamps, nowSec } from './support';
+import { useApi, unique, nowSec } from '../helpers/app';
+import { expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
+import { expectTimestamps } from './support';
 
 const api = useApi();
 const BASE = '/api/core/brand';
@@ -40,7 +41,7 @@ describe('GET /api/core/brand/{id}', () => {
   });
 
   it.each(['4294967295', 'abc'])('answers 404 for the id %s', async (id) => {
-    expectError(await api.get(`${BASE}/${id}`), 404, 'The brand with given ID was not found.');
+    expectNotFound(await api.get(`${BASE}/${id}`), 'brand');
   });
 });
 
@@ -201,7 +202,7 @@ describe('PUT /api/core/brand/{id}', () => {
   });
 
   it.each(['4294967295', 'abc'])('answers 404 for the id %s', async (id) => {
-    expectError(await api.put(`${BASE}/${id}`, { name: 'x' }), 404, 'The brand with given ID was not found.');
+    expectNotFound(await api.put(`${BASE}/${id}`, { name: 'x' }), 'brand');
   });
 });
 

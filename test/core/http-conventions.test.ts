@@ -1,6 +1,7 @@
 import request from 'supertest';
-import { useApi, unique } from '../helpers/app';
-import { expectError, expectList, expectSuccess, expectTimestamps, nowSec, uniqueIpv4 } from './support';
+import { useApi, unique, nowSec } from '../helpers/app';
+import { expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
+import { expectTimestamps, uniqueIpv4 } from './support';
 
 const api = useApi();
 
@@ -112,7 +113,7 @@ describe('X-HTTP-Method-Override', () => {
     const res = await authed(request(api.app).post(`/api/core/spamrule/${rule.id}`).set('X-HTTP-Method-Override', 'DELETE'));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'success', message: 'Successfully deleted the spam rule!', data: null });
-    expectError(await api.get(`/api/core/spamrule/${rule.id}`), 404, 'The spam rule with given ID was not found.');
+    expectNotFound(await api.get(`/api/core/spamrule/${rule.id}`), 'spam rule');
   });
 
   it('accepts the method name in lower case', async () => {

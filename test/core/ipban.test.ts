@@ -1,5 +1,6 @@
-import { useApi } from '../helpers/app';
-import { expectError, expectList, expectSuccess, expectTimestamps, ipv6Block, nowSec, uniqueIpv4, uniqueIpv6 } from './support';
+import { useApi, nowSec } from '../helpers/app';
+import { expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
+import { expectTimestamps, ipv6Block, uniqueIpv4, uniqueIpv6 } from './support';
 
 const api = useApi();
 const BASE = '/api/core/ipban';
@@ -103,7 +104,7 @@ describe('GET /api/core/ipban/{id}', () => {
   });
 
   it.each(['4294967295', '999999999', 'abc', '12abc', '0', '-1'])('answers 404 for the id %s', async (id) => {
-    expectError(await api.get(`${BASE}/${id}`), 404, 'The ban with given ID was not found.');
+    expectNotFound(await api.get(`${BASE}/${id}`), 'ban');
   });
 });
 
@@ -246,8 +247,8 @@ describe('PUT /api/core/ipban/{id}', () => {
   });
 
   it.each(['4294967295', 'abc'])('answers 404 for the id %s, whatever the body', async (id) => {
-    expectError(await api.put(`${BASE}/${id}`, { reason: 'x' }), 404, 'The ban with given ID was not found.');
-    expectError(await api.put(`${BASE}/${id}`, { ip: 'not-an-ip' }), 404, 'The ban with given ID was not found.');
+    expectNotFound(await api.put(`${BASE}/${id}`, { reason: 'x' }), 'ban');
+    expectNotFound(await api.put(`${BASE}/${id}`, { ip: 'not-an-ip' }), 'ban');
   });
 });
 
@@ -258,8 +259,8 @@ describe('DELETE /api/core/ipban/{id}', () => {
     const res = await api.del(`${BASE}/${ban.id}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'success', message: 'Successfully deleted the ban!', data: null });
-    expectError(await api.get(`${BASE}/${ban.id}`), 404, 'The ban with given ID was not found.');
-    expectError(await api.del(`${BASE}/${ban.id}`), 404, 'The ban with given ID was not found.');
+    expectNotFound(await api.get(`${BASE}/${ban.id}`), 'ban');
+    expectNotFound(await api.del(`${BASE}/${ban.id}`), 'ban');
     expect((await listByIp(ip)).count).toBe(0);
   });
 
@@ -272,6 +273,6 @@ describe('DELETE /api/core/ipban/{id}', () => {
   });
 
   it.each(['4294967295', 'abc'])('answers 404 for the id %s', async (id) => {
-    expectError(await api.del(`${BASE}/${id}`), 404, 'The ban with given ID was not found.');
+    expectNotFound(await api.del(`${BASE}/${id}`), 'ban');
   });
 });

@@ -1,5 +1,6 @@
-import { useApi } from '../helpers/app';
-import { expectError, expectList, expectSuccess, expectTimestamps, ipv6Block, nowSec, uniqueIpv4, uniqueIpv6 } from './support';
+import { useApi, nowSec } from '../helpers/app';
+import { expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
+import { expectTimestamps, ipv6Block, uniqueIpv4, uniqueIpv6 } from './support';
 
 const api = useApi();
 const BASE = '/api/core/ipwhitelist';
@@ -64,7 +65,7 @@ describe('GET /api/core/ipwhitelist/{id}', () => {
   });
 
   it.each(['4294967295', 'abc', '1x'])('answers 404 for the id %s', async (id) => {
-    expectError(await api.get(`${BASE}/${id}`), 404, 'The whitelisted ip with given ID was not found.');
+    expectNotFound(await api.get(`${BASE}/${id}`), 'whitelisted ip');
   });
 });
 
@@ -128,7 +129,7 @@ describe('PUT /api/core/ipwhitelist/{id}', () => {
   });
 
   it.each(['4294967295', 'abc'])('answers 404 for the id %s', async (id) => {
-    expectError(await api.put(`${BASE}/${id}`, { description: 'x' }), 404, 'The whitelisted ip with given ID was not found.');
+    expectNotFound(await api.put(`${BASE}/${id}`, { description: 'x' }), 'whitelisted ip');
   });
 });
 
@@ -139,12 +140,12 @@ describe('DELETE /api/core/ipwhitelist/{id}', () => {
     const res = await api.del(`${BASE}/${entry.id}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'success', message: 'Successfully deleted the whitelisted ip!', data: null });
-    expectError(await api.get(`${BASE}/${entry.id}`), 404, 'The whitelisted ip with given ID was not found.');
-    expectError(await api.del(`${BASE}/${entry.id}`), 404, 'The whitelisted ip with given ID was not found.');
+    expectNotFound(await api.get(`${BASE}/${entry.id}`), 'whitelisted ip');
+    expectNotFound(await api.del(`${BASE}/${entry.id}`), 'whitelisted ip');
     expect((await listByIp(ip)).count).toBe(0);
   });
 
   it.each(['4294967295', 'abc'])('answers 404 for the id %s', async (id) => {
-    expectError(await api.del(`${BASE}/${id}`), 404, 'The whitelisted ip with given ID was not found.');
+    expectNotFound(await api.del(`${BASE}/${id}`), 'whitelisted ip');
   });
 });

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { Language, Translation } from '../../src/db/models';
 import { useApi } from '../helpers/app';
-import { expectError, expectList, expectSuccess } from './support';
+import { expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 
 const api = useApi();
 const BASE = '/api/core/language';
@@ -104,7 +104,7 @@ describe('GET /api/core/language/{id}', () => {
   });
 
   it.each(['4294967295', 'abc'])('answers 404 for the id %s', async (id) => {
-    expectError(await api.get(`${BASE}/${id}`), 404, 'The language with given ID was not found.');
+    expectNotFound(await api.get(`${BASE}/${id}`), 'language');
   });
 });
 

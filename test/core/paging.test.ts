@@ -1,6 +1,7 @@
 import { Brand, IpBan, IpWhitelist, SpamRule } from '../../src/db/models';
-import { useApi, unique } from '../helpers/app';
-import { expectError, expectList, nowSec, uniqueIpv4 } from './support';
+import { useApi, unique, nowSec } from '../helpers/app';
+import { expectError, expectList } from '../helpers/envelope';
+import { uniqueIpv4 } from './support';
 
 const api = useApi();
 const BASE = '/api/core/ipban';

@@ -1,19 +1,13 @@
 import { Brand, IpBan, IpWhitelist, Language, SpamRule, Translation } from '../../src/db/models';
-import { countQueries } from '../../src/db/sequelize';
 import { useApi, unique } from '../helpers/app';
-import { expectList, uniqueIpv4 } from './support';
+import { expectList } from '../helpers/envelope';
+import { measureList } from '../helpers/queries';
+import { uniqueIpv4 } from './support';
 
 const api = useApi();
 const RECORDS = 60;
 
-// Authentication records a token's use at most once a minute: that write is not the list's work.
-const listQueries = (queries: string[]) => queries.filter((q) => !/UPDATE\s+`?api_tokens`?/i.test(q));
-
-/** The SQL statements of one list request, and its response. */
-async function measure(path: string, query: Record<string, unknown>) {
-  const { result, queries } = await countQueries(async () => api.get(path, query));
-  return { res: result, queries: listQueries(queries) };
-}
+const measure = (path: string, query: Record<string, unknown>) => measureList(api, path, query);
 
 const banIp = uniqueIpv4();
 const whitelistIp = uniqueIpv4();

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { useApi } from '../helpers/app';
-import { expectSuccess } from './support';
+import { expectSuccess } from '../helpers/envelope';
 
 const api = useApi();
 

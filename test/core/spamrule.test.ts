@@ -1,5 +1,6 @@
-import { useApi, unique } from '../helpers/app';
-import { expectError, expectList, expectSuccess, expectTimestamps, nowSec } from './support';
+import { useApi, unique, nowSec } from '../helpers/app';
+import { expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
+import { expectTimestamps } from './support';
 
 const api = useApi();
 const BASE = '/api/core/spamrule';
@@ -68,7 +69,7 @@ describe('GET /api/core/spamrule/{id}', () => {
   });
 
   it.each(['4294967295', 'abc'])('answers 404 for the id %s', async (id) => {
-    expectError(await api.get(`${BASE}/${id}`), 404, 'The spam rule with given ID was not found.');
+    expectNotFound(await api.get(`${BASE}/${id}`), 'spam rule');
   });
 });
 
@@ -134,7 +135,7 @@ describe('PUT /api/core/spamrule/{id}', () => {
   });
 
   it.each(['4294967295', 'abc'])('answers 404 for the id %s', async (id) => {
-    expectError(await api.put(`${BASE}/${id}`, { text: 'x' }), 404, 'The spam rule with given ID was not found.');
+    expectNotFound(await api.put(`${BASE}/${id}`, { text: 'x' }), 'spam rule');
   });
 });
 
@@ -144,12 +145,12 @@ describe('DELETE /api/core/spamrule/{id}', () => {
     const res = await api.del(`${BASE}/${rule.id}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'success', message: 'Successfully deleted the spam rule!', data: null });
-    expectError(await api.get(`${BASE}/${rule.id}`), 404, 'The spam rule with given ID was not found.');
-    expectError(await api.del(`${BASE}/${rule.id}`), 404, 'The spam rule with given ID was not found.');
+    expectNotFound(await api.get(`${BASE}/${rule.id}`), 'spam rule');
+    expectNotFound(await api.del(`${BASE}/${rule.id}`), 'spam rule');
     expect((await listAll()).map((r) => r.id)).not.toContain(rule.id);
   });
 
   it.each(['4294967295', 'abc'])('answers 404 for the id %s', async (id) => {
-    expectError(await api.del(`${BASE}/${id}`), 404, 'The spam rule with given ID was not found.');
+    expectNotFound(await api.del(`${BASE}/${id}`), 'spam rule');
   });
 });

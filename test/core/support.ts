@@ -6,7 +6,7 @@
  * to this test file: IPv4 from a /24 picked by the file's load time (files of one worker load at
  * least tens of milliseconds apart), IPv6 from a ULA block named by pid and load time.
  */
-import type { Response } from 'supertest';
+import { nowSec } from '../helpers/app';
 
 const loadedAt = Date.now();
 const net24 = Math.floor(loadedAt / 16) & 0xffff;
@@ -32,36 +32,6 @@ export function ipv6Block(): string {
 
 /** An IPv6 address no other test file uses. */
 export const uniqueIpv6 = (): string => `${ipv6Block()}:1`;
-
-export const nowSec = (): number => Math.floor(Date.now() / 1000);
-
-/** The error envelope with the given status and message. */
-export function expectError(res: Response, status: number, message: string | RegExp): void {
-  expect({ status: res.status, envelope: res.body }).toEqual({
-    status,
-    envelope: { status: 'error', message: typeof message === 'string' ? message : expect.stringMatching(message), data: null },
-  });
-}
-
-/** A success envelope (not a list) with the given message; returns its data. */
-export function expectSuccess(res: Response, message: string | null = null): any {
-  expect({ status: res.status, body: res.body }).toEqual({
-    status: 200,
-    body: { status: 'success', message, data: expect.anything() },
-  });
-  return res.body.data;
-}
-
-/** A list envelope; returns its data. */
-export function expectList(res: Response): any[] {
-  expect(res.status).toBe(200);
-  expect(Object.keys(res.body).sort()).toEqual(['count', 'data', 'message', 'status']);
-  expect(res.body.status).toBe('success');
-  expect(res.body.message).toBeNull();
-  expect(Array.isArray(res.body.data)).toBe(true);
-  expect(Number.isInteger(res.body.count)).toBe(true);
-  return res.body.data;
-}
 
 /** created_at/updated_at are integer UNIX seconds within [from, to]. */
 export function expectTimestamps(record: Record<string, unknown>, from: number, to: number = nowSec()): void {

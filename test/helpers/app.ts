@@ -5,6 +5,7 @@ import { createToken } from '../../src/auth/tokens';
 import { sequelize } from '../../src/db/sequelize';
 import { prepareDatabase } from '../../src/cli/setup';
 import { closeQueues } from '../../src/queue/producer';
+import { encodeForm } from './form';
 
 export interface TestApi {
   app: Express;
@@ -15,11 +16,14 @@ export interface TestApi {
   del(path: string): request.Test;
   /** POST with a JSON body. */
   postJson(path: string, body: unknown): request.Test;
+  /** PUT with a JSON body. */
+  putJson(path: string, body: unknown): request.Test;
 }
 
 /**
  * The web app on this worker's database (created, migrated and seeded), with a fresh API token.
- * Requests are form-encoded with bracket arrays, as the spec's clients send them.
+ * `post` and `put` form-encode their body with bracket arrays, as the spec's clients send them
+ * (`encodeForm` in ./form.ts).
  */
 export function useApi(): TestApi {
   const api = {} as TestApi;
@@ -29,10 +33,11 @@ export function useApi(): TestApi {
     api.token = (await createToken('test')).token;
     const auth = (t: request.Test) => t.auth(api.token, 'x');
     api.get = (path, query) => auth(request(api.app).get(path).query(query ?? {}));
-    api.post = (path, form) => auth(request(api.app).post(path).type('form').send(form ?? {}));
-    api.put = (path, form) => auth(request(api.app).put(path).type('form').send(form ?? {}));
+    api.post = (path, form) => auth(request(api.app).post(path).type('form').send(encodeForm(form)));
+    api.put = (path, form) => auth(request(api.app).put(path).type('form').send(encodeForm(form)));
     api.del = (path) => auth(request(api.app).delete(path));
     api.postJson = (path, body) => auth(request(api.app).post(path).type('json').send(body as object));
+    api.putJson = (path, body) => auth(request(api.app).put(path).type('json').send(body as object));
   });
   afterAll(async () => {
     await closeQueues();
@@ -44,6 +49,26 @@ export function useApi(): TestApi {
 let seq = 0;
 /** A value unique within the run (names, emails). */
 export const unique = (prefix = 't') => `${prefix}${process.pid}x${Date.now().toString(36)}x${(seq++).toString(36)}`;
+
+/** A fresh, lower-case email address. */
+export const newEmail = (prefix = 'u', domain = 'example.com') => `${unique(prefix)}@${domain}`.toLowerCase();
+
+/** The current time in UNIX seconds. */
+export const nowSec = (): number => Math.floor(Date.now() / 1000);
+
+/**
+ * Valid London numbers `+4420<digit>nnnnnnn`, unique within the run: each call gives the E.164
+ * form and a spaced form that normalises to it. Files pass different digits, so that their
+ * numbers never collide.
+ */
+export function phoneNumbers(digit: string): () => { e164: string; spaced: string } {
+  let seq = 0;
+  const base = Math.floor(Math.random() * 9_000_000);
+  return () => {
+    const digits = String((base + seq++) % 10_000_000).padStart(7, '0');
+    return { e164: `+4420${digit}${digits}`, spaced: `+44 20 ${digit}${digits.slice(0, 3)} ${digits.slice(3)}` };
+  };
+}
 
 /** A fresh address from the documentation ranges. */
 let ipSeq = 0;

@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import IORedis from 'ioredis';
+import { closeTransports } from '../../src/mail/transports';
+import { closeQueues } from '../../src/queue/producer';
+import { startSmtp, type TestSmtp } from './smtp';
 
 /**
  * A redis-server of the test's own on `port`, so a test can take Redis away and bring it back
@@ -42,4 +45,36 @@ export class PrivateRedis {
     });
     this.child = undefined;
   }
+}
+
+export interface RedisAndSmtp {
+  redis: PrivateRedis;
+  /** Started in a beforeAll hook: use it in later hooks and in tests. */
+  smtp: TestSmtp;
+  /** How many mails the SMTP server received for `email`. */
+  sentTo(email: string): number;
+}
+
+/**
+ * A test file's own Redis on `port` and an SMTP server, both started before its tests (in the
+ * order of the hooks: call this after `useApi()`); after them the mail transports and the queues
+ * close before Redis stops.
+ */
+export function usePrivateRedisAndSmtp(port: number): RedisAndSmtp {
+  const env: RedisAndSmtp = {
+    redis: new PrivateRedis(port),
+    smtp: undefined as unknown as TestSmtp,
+    sentTo: (email) => env.smtp.mailsTo(email).length,
+  };
+  beforeAll(async () => {
+    await env.redis.start();
+    env.smtp = await startSmtp();
+  });
+  afterAll(async () => {
+    closeTransports();
+    await closeQueues();
+    await env.redis.stop();
+    await env.smtp.close();
+  });
+  return env;
 }

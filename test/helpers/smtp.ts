@@ -11,6 +11,8 @@ export interface ReceivedMail {
 export interface TestSmtp {
   port: number;
   received: ReceivedMail[];
+  /** The mails received so far with `address` among their recipients. */
+  mailsTo(address: string): ReceivedMail[];
   close(): Promise<void>;
 }
 
@@ -47,7 +49,12 @@ export async function startSmtp(opts: { auth?: { user: string; pass: string }; d
   const server = new SMTPServer(options);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const port = ((server as any).server.address() as AddressInfo).port;
-  return { port, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    port,
+    received,
+    mailsTo: (address) => received.filter((m) => m.envelopeTo.includes(address)),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** Polls until `check` returns a truthy value or the time is up. */

@@ -1,36 +1,23 @@
 import { PRIVATE_REDIS_PORT } from './privateRedisEnv';
 import { config } from '../../src/config';
 import { mailSpec } from '../../src/mail/jobs';
-import { closeTransports } from '../../src/mail/transports';
 import { sweepOutbox } from '../../src/queue/outbox';
-import { closeQueues } from '../../src/queue/producer';
 import { createWorker } from '../../src/queue/runWorker';
 import { useApi, unique } from '../helpers/app';
 import { verificationEntry } from '../helpers/jobs';
-import { PrivateRedis } from '../helpers/privateRedis';
-import { startSmtp, waitFor, type TestSmtp } from '../helpers/smtp';
+import { usePrivateRedisAndSmtp } from '../helpers/privateRedis';
+import { waitFor } from '../helpers/smtp';
 
-const redis = new PrivateRedis(PRIVATE_REDIS_PORT);
 const api = useApi();
-let smtp: TestSmtp;
+const env = usePrivateRedisAndSmtp(PRIVATE_REDIS_PORT);
+const { redis, sentTo } = env;
 let brandId: number;
 
 beforeAll(async () => {
   expect(config().redisUrl).toBe(redis.url);
-  await redis.start();
-  smtp = await startSmtp();
-  const b = await api.post('/api/core/brand', { name: unique('Brand '), default_email: 'desk@brand.test', smtp_host: '127.0.0.1', smtp_port: smtp.port });
+  const b = await api.post('/api/core/brand', { name: unique('Brand '), default_email: 'desk@brand.test', smtp_host: '127.0.0.1', smtp_port: env.smtp.port });
   brandId = b.body.data.id;
 });
-
-afterAll(async () => {
-  closeTransports();
-  await closeQueues();
-  await redis.stop();
-  await smtp.close();
-});
-
-const sentTo = (email: string) => smtp.received.filter((m) => m.envelopeTo.includes(email)).length;
 
 describe('mail while Redis is down', () => {
   it('is neither lost nor sent twice: users are created, and every mail goes out once Redis is back', async () => {

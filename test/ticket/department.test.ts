@@ -1,5 +1,4 @@
 import { Op } from 'sequelize';
-import type { Response } from 'supertest';
 import {
   Brand, Department, DepartmentBrand, DepartmentEmail, DepartmentGroup, Group, OperatorDepartment, User,
 } from '../../src/db/models';
@@ -7,6 +6,7 @@ import { countQueries, sequelize } from '../../src/db/sequelize';
 import { HttpError } from '../../src/http/errors';
 import { EMAIL_TEMPLATE_KEYS, departmentResource } from '../../src/ticket/department';
 import { useApi, unique } from '../helpers/app';
+import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 
 const api = useApi();
 const BASE = '/api/ticket/department';
@@ -21,19 +21,6 @@ const EMAIL_KEYS = [
 ];
 const NO_TEMPLATES = Object.fromEntries(EMAIL_TEMPLATE_KEYS.map((k) => [k, -1]));
 
-function success(res: Response, message: string | null = null): any {
-  expect({ status: res.status, envelope: { status: res.body.status, message: res.body.message } }).toEqual({ status: 200, envelope: { status: 'success', message } });
-  return res.body.data;
-}
-function failure(res: Response, status: number, message: string): void {
-  expect({ status: res.status, body: res.body }).toEqual({ status, body: { status: 'error', message, data: null } });
-}
-function list(res: Response): any[] {
-  expect(res.status).toBe(200);
-  expect(Object.keys(res.body).sort()).toEqual(['count', 'data', 'message', 'status']);
-  expect(res.body).toMatchObject({ status: 'success', message: null });
-  return res.body.data;
-}
 const ids = (data: any[]) => data.map((d) => d.id);
 
 const makeDepartment = (values: Partial<Department> = {}) => Department.create({ name: unique('Dept'), ...values });
@@ -41,7 +28,7 @@ const makeOperator = (values: Partial<User> = {}) => User.create({ type: 'operat
 
 describe('GET /api/ticket/department', () => {
   it('lists the seeded department with its email, groups and fields', async () => {
-    const data = list(await api.get(BASE, { limit: 1000 }));
+    const data = expectList(await api.get(BASE, { limit: 1000 }));
     const general = data.find((d) => d.name === 'General Enquiries');
     expect(Object.keys(general).sort()).toEqual([...DEPARTMENT_KEYS].sort());
     expect(general).toMatchObject({
@@ -63,7 +50,7 @@ describe('GET /api/ticket/department', () => {
     const op = await makeOperator({ firstname: ' Grace', lastname: null, avatar: 'a.png' });
     const customer = await User.create({ type: 'user', brand_id: 1, email: `${unique('u')}@example.com` });
     await OperatorDepartment.bulkCreate([{ user_id: op.id, department_id: dept.id }, { user_id: customer.id, department_id: dept.id }]);
-    const data = success(await api.get(`${BASE}/${dept.id}`));
+    const data = expectSuccess(await api.get(`${BASE}/${dept.id}`));
     expect(data.operators).toEqual([{
       id: op.id, firstname: ' Grace', lastname: null, email: op.email, formatted_name: 'Grace', avatar: 'a.png', pivot: { department_id: dept.id, user_id: op.id },
     }]);
@@ -87,45 +74,45 @@ describe('GET /api/ticket/department', () => {
 
     it('brand_id', async () => {
       const res = await api.get(BASE, { brand_id: brand.id });
-      expect(ids(list(res))).toEqual([top.id, hidden.id]);
+      expect(ids(expectList(res))).toEqual([top.id, hidden.id]);
       expect(res.body.count).toBe(2);
-      expect(list(await api.get(BASE, { brand_id: 999999 }))).toEqual([]);
-      failure(await api.get(BASE, { brand_id: 'x' }), 422, 'The brand id must be an integer.');
+      expect(expectList(await api.get(BASE, { brand_id: 999999 }))).toEqual([]);
+      expectError(await api.get(BASE, { brand_id: 'x' }), 422, 'The brand id must be an integer.');
     });
 
     it('parent_id: 0 for top level, an id for its children', async () => {
-      const topLevel = list(await api.get(BASE, { parent_id: 0, limit: 1000 }));
+      const topLevel = expectList(await api.get(BASE, { parent_id: 0, limit: 1000 }));
       expect(topLevel.every((d) => d.parent_id === null)).toBe(true);
       expect(ids(topLevel)).toEqual(expect.arrayContaining([top.id, hidden.id]));
       expect(ids(topLevel)).not.toContain(child.id);
-      expect(ids(list(await api.get(BASE, { parent_id: top.id })))).toEqual([child.id]);
-      failure(await api.get(BASE, { parent_id: -1 }), 422, 'The parent id must be at least 1.');
+      expect(ids(expectList(await api.get(BASE, { parent_id: top.id })))).toEqual([child.id]);
+      expectError(await api.get(BASE, { parent_id: -1 }), 422, 'The parent id must be at least 1.');
     });
 
     it('public and registered_only', async () => {
-      const hiddenOnes = list(await api.get(BASE, { public: 0, limit: 1000 }));
+      const hiddenOnes = expectList(await api.get(BASE, { public: 0, limit: 1000 }));
       expect(hiddenOnes.every((d) => d.public === 0)).toBe(true);
       expect(ids(hiddenOnes)).toContain(hidden.id);
-      expect(ids(list(await api.get(BASE, { public: 'true', limit: 1000 })))).not.toContain(hidden.id);
-      const registered = ids(list(await api.get(BASE, { registered_only: 1, limit: 1000 })));
+      expect(ids(expectList(await api.get(BASE, { public: 'true', limit: 1000 })))).not.toContain(hidden.id);
+      const registered = ids(expectList(await api.get(BASE, { registered_only: 1, limit: 1000 })));
       expect(registered).toContain(child.id);
       expect(registered).not.toContain(top.id);
-      expect(ids(list(await api.get(BASE, { registered_only: 0, parent_id: top.id })))).toEqual([]);
-      failure(await api.get(BASE, { public: 'perhaps' }), 422, 'The public field must be true or false.');
+      expect(ids(expectList(await api.get(BASE, { registered_only: 0, parent_id: top.id })))).toEqual([]);
+      expectError(await api.get(BASE, { public: 'perhaps' }), 422, 'The public field must be true or false.');
     });
   });
 
   it('pages and sorts', async () => {
     await makeDepartment({ order: 5 });
     await makeDepartment({ order: -5 });
-    const all = list(await api.get(BASE, { limit: 1000 }));
+    const all = expectList(await api.get(BASE, { limit: 1000 }));
     expect(ids(all)).toEqual([...ids(all)].sort((a, b) => a - b));
     const page = await api.get(BASE, { start: 2, limit: 2 });
-    expect(ids(list(page))).toEqual(ids(all.slice(1, 3)));
+    expect(ids(expectList(page))).toEqual(ids(all.slice(1, 3)));
     expect(page.body.count).toBe(await Department.count());
-    const byOrder = list(await api.get(BASE, { order_column: 'order', order_direction: 'desc', limit: 1000 })).map((d) => d.order);
+    const byOrder = expectList(await api.get(BASE, { order_column: 'order', order_direction: 'desc', limit: 1000 })).map((d) => d.order);
     expect(byOrder).toEqual([...byOrder].sort((a, b) => b - a));
-    failure(await api.get(BASE, { order_column: 'email_templates' }), 422, 'The selected order column is invalid.');
+    expectError(await api.get(BASE, { order_column: 'email_templates' }), 422, 'The selected order column is invalid.');
   });
 
   it('runs the same number of queries for limit=1 and limit=50', async () => {
@@ -139,7 +126,7 @@ describe('GET /api/ticket/department', () => {
     }
     const measure = async (query: Record<string, unknown>) => {
       const { result, queries } = await countQueries(async () => api.get(BASE, query));
-      list(result);
+      expectList(result);
       return { res: result, queries: queries.filter((q) => !/api_tokens|ip_bans/.test(q)) };
     };
     for (const query of [{ order_direction: 'desc' }, { order_direction: 'desc', parent_id: 0, public: 1 }]) {
@@ -157,13 +144,13 @@ describe('GET /api/ticket/department', () => {
 describe('GET /api/ticket/department/{id}', () => {
   it('shows a department', async () => {
     const dept = await makeDepartment({ description: 'd', ticket_number_format: '{number}', notify_operators: 0 });
-    const data = success(await api.get(`${BASE}/${dept.id}`));
+    const data = expectSuccess(await api.get(`${BASE}/${dept.id}`));
     expect(data).toMatchObject({ id: dept.id, name: dept.name, description: 'd', ticket_number_format: '{number}', notify_operators: 0, email_templates: NO_TEMPLATES });
     expect(data.created_at).toBe(dept.created_at);
   });
 
   it.each(['999999', 'abc'])('404 for %s', async (id) => {
-    failure(await api.get(`${BASE}/${id}`), 404, 'The department with given ID was not found.');
+    expectNotFound(await api.get(`${BASE}/${id}`), 'department');
   });
 });
 
@@ -175,23 +162,23 @@ describe('DELETE /api/ticket/department/{id}', () => {
     await DepartmentBrand.create({ department_id: dept.id, brand_id: 1 });
     await OperatorDepartment.create({ department_id: dept.id, user_id: op.id });
     const res = await api.del(`${BASE}/${dept.id}`);
-    expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { status: 'success', message: 'Successfully deleted the department!', data: null } });
+    expectDeleted(res, 'department');
     expect(await Department.findByPk(dept.id)).toBeNull();
     expect(await DepartmentEmail.count({ where: { department_id: dept.id } })).toBe(0);
     expect(await DepartmentBrand.count({ where: { department_id: dept.id } })).toBe(0);
     expect(await OperatorDepartment.count({ where: { department_id: dept.id } })).toBe(0);
     expect(await User.findByPk(op.id)).not.toBeNull();
-    failure(await api.get(`${BASE}/${dept.id}`), 404, 'The department with given ID was not found.');
-    failure(await api.del(`${BASE}/${dept.id}`), 404, 'The department with given ID was not found.');
+    expectNotFound(await api.get(`${BASE}/${dept.id}`), 'department');
+    expectNotFound(await api.del(`${BASE}/${dept.id}`), 'department');
   });
 
   it('refuses a department that has sub-departments', async () => {
     const parent = await makeDepartment();
     const child = await makeDepartment({ parent_id: parent.id });
-    failure(await api.del(`${BASE}/${parent.id}`), 422, 'The department cannot be deleted while it has sub-departments: move or delete them first.');
+    expectError(await api.del(`${BASE}/${parent.id}`), 422, 'The department cannot be deleted while it has sub-departments: move or delete them first.');
     expect(await Department.findByPk(parent.id)).not.toBeNull();
-    success(await api.del(`${BASE}/${child.id}`), 'Successfully deleted the department!');
-    success(await api.del(`${BASE}/${parent.id}`), 'Successfully deleted the department!');
+    expectDeleted(await api.del(`${BASE}/${child.id}`), 'department');
+    expectDeleted(await api.del(`${BASE}/${parent.id}`), 'department');
   });
 
   it('refuses the last department left', async () => {

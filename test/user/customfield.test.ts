@@ -1,42 +1,23 @@
-import qs from 'qs';
-import type { Response } from 'supertest';
 import { Brand, CustomField, CustomFieldOption, CustomFieldValue, Translation, User } from '../../src/db/models';
 import { countQueries } from '../../src/db/sequelize';
 import { useApi, unique } from '../helpers/app';
+import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 
 const api = useApi();
-// Bodies encoded the way the spec's clients send them (`options[0][value]=a`); the helpers' own
-// form encoding drops array indices.
-const post = (path: string, body: Record<string, unknown>) => api.post(path, qs.stringify(body) as any);
-const put = (path: string, body: Record<string, unknown>) => api.put(path, qs.stringify(body) as any);
 const BASE = '/api/user/customfield';
 const FIELD_KEYS = ['id', 'name', 'description', 'type', 'order', 'required', 'public', 'encrypted', 'locked', 'created_at', 'updated_at', 'options', 'translations'];
-
-function success(res: Response, message: string | null = null): any {
-  expect({ status: res.status, envelope: { status: res.body.status, message: res.body.message } }).toEqual({ status: 200, envelope: { status: 'success', message } });
-  return res.body.data;
-}
-function failure(res: Response, status: number, message: string): void {
-  expect({ status: res.status, body: res.body }).toEqual({ status, body: { status: 'error', message, data: null } });
-}
-function list(res: Response): any[] {
-  expect(res.status).toBe(200);
-  expect(res.body).toMatchObject({ status: 'success', message: null });
-  expect(Number.isInteger(res.body.count)).toBe(true);
-  return res.body.data;
-}
 
 /** A brand for required fields, so they never apply to the users other test files create. */
 const ownBrand = async () => Brand.create({ name: unique('brand') });
 
 async function create(form: Record<string, unknown>): Promise<any> {
-  return success(await post(BASE, { type: 8, ...form, name: form.name ?? unique('field') }), 'Successfully created new custom field!');
+  return expectSuccess(await api.post(BASE, { type: 8, ...form, name: form.name ?? unique('field') }), 'Successfully created new custom field!');
 }
 
 describe('POST /api/user/customfield', () => {
   it('creates a user custom field and returns it', async () => {
     const name = unique('Favourite colour');
-    const data = success(await post(BASE, {
+    const data = expectSuccess(await api.post(BASE, {
       // Required fields get a brand of their own: other test files of this worker create users of brand 1.
       name, description: 'Pick one', type: 7, required: 1, public: 0, locked: 1, order: 2, brand: [(await ownBrand()).id],
       options: [{ value: 'Red', 'value:fr': 'Rouge' }, { value: 'Blue' }],
@@ -60,12 +41,12 @@ describe('POST /api/user/customfield', () => {
     [{ name: 'x', type: 8, encrypted: 'no way' }, 'The encrypted field must be true or false.'],
     [{ name: 'x', type: 8, brand: [999999] }, 'The selected brand.0 is invalid.'],
   ] as Array<[Record<string, unknown>, string]>)('422 %j → %s', async (form, message) => {
-    failure(await post(BASE, form), 422, message);
+    expectError(await api.post(BASE, form), 422, message);
   });
 
   it('refuses a dependency on an organisation field', async () => {
     const orgField = await CustomField.create({ kind: 'organisation', name: unique('org field'), type: 5 });
-    failure(await post(BASE, { name: 'x', type: 8, depends_on_field_id: orgField.id }), 422, 'The selected depends on field id is invalid.');
+    expectError(await api.post(BASE, { name: 'x', type: 8, depends_on_field_id: orgField.id }), 422, 'The selected depends on field id is invalid.');
   });
 
   it('depends on another user field', async () => {
@@ -78,26 +59,26 @@ describe('POST /api/user/customfield', () => {
 describe('GET /api/user/customfield/{id}', () => {
   it('shows a user field, translated with lang', async () => {
     const created = await create({ name: 'Team', 'name:fr': 'Équipe', 'description:fr': 'Son équipe' });
-    expect(success(await api.get(`${BASE}/${created.id}`))).toEqual(created);
-    expect(success(await api.get(`${BASE}/${created.id}`, { lang: 'fr' }))).toMatchObject({ name: 'Équipe', description: 'Son équipe' });
+    expect(expectSuccess(await api.get(`${BASE}/${created.id}`))).toEqual(created);
+    expect(expectSuccess(await api.get(`${BASE}/${created.id}`, { lang: 'fr' }))).toMatchObject({ name: 'Équipe', description: 'Son équipe' });
   });
 
   it('404 for unknown ids and for organisation fields', async () => {
     const orgField = await CustomField.create({ kind: 'organisation', name: unique('org field'), type: 8 });
-    for (const id of [999999, orgField.id]) failure(await api.get(`${BASE}/${id}`), 404, 'The custom field with given ID was not found.');
+    for (const id of [999999, orgField.id]) expectNotFound(await api.get(`${BASE}/${id}`), 'custom field');
   });
 });
 
 describe('PUT /api/user/customfield/{id}', () => {
   it('updates the given fields', async () => {
     const created = await create({ description: 'before', brand: [(await ownBrand()).id] });
-    const data = success(await put(`${BASE}/${created.id}`, { name: 'After', required: 1, encrypted: 1, order: -4 }), 'Successfully updated the custom field!');
+    const data = expectSuccess(await api.put(`${BASE}/${created.id}`, { name: 'After', required: 1, encrypted: 1, order: -4 }), 'Successfully updated the custom field!');
     expect(data).toMatchObject({ id: created.id, name: 'After', description: 'before', required: 1, encrypted: 1, order: -4 });
   });
 
   it('replaces the options', async () => {
     const created = await create({ type: 4, options: [{ value: 'a' }, { value: 'b' }] });
-    const data = success(await put(`${BASE}/${created.id}`, { options: [{ id: created.options[1].id, value: 'b2' }, { value: 'c' }] }), 'Successfully updated the custom field!');
+    const data = expectSuccess(await api.put(`${BASE}/${created.id}`, { options: [{ id: created.options[1].id, value: 'b2' }, { value: 'c' }] }), 'Successfully updated the custom field!');
     expect(data.options.map((o: any) => o.value)).toEqual(['b2', 'c']);
     expect(data.options[0].id).toBe(created.options[1].id);
     expect(await CustomFieldOption.findByPk(created.options[0].id)).toBeNull();
@@ -110,7 +91,7 @@ describe('PUT /api/user/customfield/{id}', () => {
     const other = await User.create({ type: 'user', brand_id: 1, email: `${unique('u')}@example.com` });
     await CustomFieldValue.create({ field_id: created.id, owner_id: user.id, value: `${a},${b}` });
     await CustomFieldValue.create({ field_id: created.id, owner_id: other.id, value: `${b}` });
-    success(await put(`${BASE}/${created.id}`, { options: [{ id: a, value: 'a' }, { id: c, value: 'c' }] }), 'Successfully updated the custom field!');
+    expectSuccess(await api.put(`${BASE}/${created.id}`, { options: [{ id: a, value: 'a' }, { id: c, value: 'c' }] }), 'Successfully updated the custom field!');
     expect((await CustomFieldValue.findOne({ where: { field_id: created.id, owner_id: user.id } }))?.value).toBe(String(a));
     expect(await CustomFieldValue.findOne({ where: { field_id: created.id, owner_id: other.id } })).toBeNull();
   });
@@ -121,24 +102,24 @@ describe('PUT /api/user/customfield/{id}', () => {
     const user = await User.create({ type: 'user', brand_id: 1, email: `${unique('u')}@example.com` });
     await CustomFieldValue.create({ field_id: text.id, owner_id: user.id, value: 'hello' });
     await CustomFieldValue.create({ field_id: area.id, owner_id: user.id, value: 'hello' });
-    success(await put(`${BASE}/${text.id}`, { type: 3 }), 'Successfully updated the custom field!');
-    success(await put(`${BASE}/${area.id}`, { type: 9 }), 'Successfully updated the custom field!');
+    expectSuccess(await api.put(`${BASE}/${text.id}`, { type: 3 }), 'Successfully updated the custom field!');
+    expectSuccess(await api.put(`${BASE}/${area.id}`, { type: 9 }), 'Successfully updated the custom field!');
     expect(await CustomFieldValue.count({ where: { field_id: text.id } })).toBe(0);
     expect(await CustomFieldValue.count({ where: { field_id: area.id } })).toBe(1);
   });
 
   it('an update carrying only name:fr deletes the de translation', async () => {
     const created = await create({ 'name:de': 'Abteilung' });
-    const data = success(await put(`${BASE}/${created.id}`, { 'name:fr': 'Service' }), 'Successfully updated the custom field!');
+    const data = expectSuccess(await api.put(`${BASE}/${created.id}`, { 'name:fr': 'Service' }), 'Successfully updated the custom field!');
     expect(data.translations).toEqual([{ field_id: created.id, name: 'Service', description: null, locale: 'fr' }]);
     expect(await Translation.count({ where: { record_type: 'customfield', record_id: created.id, locale: 'de' } })).toBe(0);
   });
 
   it('404 and 422', async () => {
-    failure(await put(`${BASE}/999999`, { name: 'x' }), 404, 'The custom field with given ID was not found.');
+    expectNotFound(await api.put(`${BASE}/999999`, { name: 'x' }), 'custom field');
     const created = await create({});
-    failure(await put(`${BASE}/${created.id}`, { type: 'big' }), 422, 'The selected type is invalid.');
-    failure(await put(`${BASE}/${created.id}`, { name: '' }), 422, 'The name field is required.');
+    expectError(await api.put(`${BASE}/${created.id}`, { type: 'big' }), 422, 'The selected type is invalid.');
+    expectError(await api.put(`${BASE}/${created.id}`, { name: '' }), 422, 'The name field is required.');
   });
 });
 
@@ -148,10 +129,10 @@ describe('DELETE /api/user/customfield/{id}', () => {
     const user = await User.create({ type: 'user', brand_id: 1, email: `${unique('u')}@example.com` });
     await CustomFieldValue.create({ field_id: created.id, owner_id: user.id, value: 'x' });
     const res = await api.del(`${BASE}/${created.id}`);
-    expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { status: 'success', message: 'Successfully deleted the custom field!', data: null } });
+    expectDeleted(res, 'custom field');
     expect(await CustomField.findByPk(created.id)).toBeNull();
     expect(await CustomFieldValue.count({ where: { field_id: created.id } })).toBe(0);
-    failure(await api.del(`${BASE}/${created.id}`), 404, 'The custom field with given ID was not found.');
+    expectNotFound(await api.del(`${BASE}/${created.id}`), 'custom field');
   });
 });
 
@@ -161,12 +142,12 @@ describe('GET /api/user/customfield', () => {
     const b = await create({ type: 5, options: [{ value: 'x' }] });
     const orgField = await CustomField.create({ kind: 'organisation', name: unique('org field'), type: 8 });
     const res = await api.get(BASE, { limit: 1000 });
-    const ids = list(res).map((f) => f.id);
+    const ids = expectList(res).map((f) => f.id);
     expect(ids).toEqual(expect.arrayContaining([a.id, b.id]));
     expect(ids).not.toContain(orgField.id);
     expect(res.body.count).toBe(await CustomField.count({ where: { kind: 'user' } }));
     const page = await api.get(BASE, { start: 2, limit: 1 });
-    expect(list(page).map((f) => f.id)).toEqual([ids[1]]);
+    expect(expectList(page).map((f) => f.id)).toEqual([ids[1]]);
     expect(page.body.count).toBe(res.body.count);
   });
 
@@ -174,7 +155,7 @@ describe('GET /api/user/customfield', () => {
     for (let i = 0; i < 10; i++) await create({ type: 7, 'name:fr': `n${i}`, options: [{ value: 'a', 'value:fr': 'b' }] });
     const measure = async (query: Record<string, unknown>) => {
       const { result, queries } = await countQueries(async () => api.get(BASE, query));
-      list(result);
+      expectList(result);
       return { res: result, queries: queries.filter((q) => !/api_tokens|ip_bans/.test(q)) };
     };
     await api.get(BASE, { order_direction: 'desc' });

@@ -3,53 +3,18 @@
  * delete, groups and departments, passwords, the verification mail, and operators kept apart
  * from users.
  */
-import type { Response } from 'supertest';
 import { Op } from 'sequelize';
 import { Department, Group, OperatorDepartment, OutboxEntry, User, UserPhone } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
-import { useApi, unique } from '../helpers/app';
+import { useApi, unique, newEmail, nowSec, phoneNumbers } from '../helpers/app';
+import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 
 const api = useApi();
 const BASE = '/api/user/operator';
 
 // ---- helpers ------------------------------------------------------------------------------------
 
-const nowSec = () => Math.floor(Date.now() / 1000);
-
-function expectError(res: Response, status: number, message: string | RegExp): void {
-  expect({ status: res.status, body: res.body }).toEqual({
-    status,
-    body: { status: 'error', message: typeof message === 'string' ? message : expect.stringMatching(message), data: null },
-  });
-}
-
-function expectSuccess(res: Response, message: string | null = null): any {
-  expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { status: 'success', message, data: expect.anything() } });
-  return res.body.data;
-}
-
-function expectList(res: Response): any[] {
-  expect({ status: res.status, keys: Object.keys(res.body).sort() }).toEqual({ status: 200, keys: ['count', 'data', 'message', 'status'] });
-  expect(res.body).toMatchObject({ status: 'success', message: null });
-  expect(Array.isArray(res.body.data)).toBe(true);
-  expect(Number.isInteger(res.body.count)).toBe(true);
-  return res.body.data;
-}
-
-/** Array values go out as `name[]=v`, as the spec's clients send them. */
-const brackets = (form: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(form).map(([k, v]) => (Array.isArray(v) ? [`${k}[]`, v] : [k, v])));
-const post = (path: string, form: Record<string, unknown>) => api.post(path, brackets(form));
-const put = (path: string, form: Record<string, unknown>) => api.put(path, brackets(form));
-
-const newEmail = (prefix = 'op', domain = 'example.com') => `${unique(prefix)}@${domain}`.toLowerCase();
-
-let phoneSeq = 0;
-const phoneBase = Math.floor(Math.random() * 9_000_000);
-function newPhone(): { e164: string; spaced: string } {
-  const digits = String((phoneBase + phoneSeq++) % 10_000_000).padStart(7, '0');
-  return { e164: `+44203${digits}`, spaced: `+44 20 3${digits.slice(0, 3)} ${digits.slice(3)}` };
-}
+const newPhone = phoneNumbers('3');
 
 const OPERATOR_FIELDS = [
   'id', 'firstname', 'lastname', 'email', 'email_verified', 'active', 'organisation_id', 'organisation_access_level', 'country',
@@ -75,13 +40,13 @@ beforeAll(async () => {
 });
 
 const validForm = (form: Record<string, unknown> = {}) => ({
-  firstname: 'Olive', lastname: unique('Operator'), email: newEmail(), groups: [adminGroupId], ...form,
+  firstname: 'Olive', lastname: unique('Operator'), email: newEmail('op'), groups: [adminGroupId], ...form,
 });
 async function createOperator(form: Record<string, unknown> = {}): Promise<any> {
-  return expectSuccess(await post(BASE, validForm(form)), 'Successfully created new operator!');
+  return expectSuccess(await api.post(BASE, validForm(form)), 'Successfully created new operator!');
 }
 async function updateOperator(id: number, form: Record<string, unknown>): Promise<any> {
-  return expectSuccess(await put(`${BASE}/${id}`, form), 'Successfully updated the operator!');
+  return expectSuccess(await api.put(`${BASE}/${id}`, form), 'Successfully updated the operator!');
 }
 const showOperator = async (id: number) => expectSuccess(await api.get(`${BASE}/${id}`));
 const listOperators = async (query: Record<string, unknown>) => {
@@ -141,7 +106,7 @@ describe('POST /api/user/operator', () => {
   it('creates operators with phones, groups and departments concurrently', async () => {
     // Requests of different clients arrive at the same time: none may fail for the others.
     const forms = Array.from({ length: 8 }, () => validForm({ phone: [newPhone().e164], depts: [departmentId] }));
-    const results = await Promise.all(forms.map((form) => post(BASE, form)));
+    const results = await Promise.all(forms.map((form) => api.post(BASE, form)));
     expect(results.map((r) => [r.status, r.body.message])).toEqual(forms.map(() => [200, 'Successfully created new operator!']));
     expect(await User.count({ where: { email: forms.map((f) => f.email as string) } })).toBe(forms.length);
   });
@@ -154,7 +119,7 @@ describe('POST /api/user/operator', () => {
   ])('requires %s', async (missing, message) => {
     const form: Record<string, unknown> = validForm();
     delete form[missing];
-    expectError(await post(BASE, form), 422, message);
+    expectError(await api.post(BASE, form), 422, message);
     if (form.email) expect(await User.count({ where: { email: form.email as string } })).toBe(0);
   });
 
@@ -170,7 +135,7 @@ describe('POST /api/user/operator', () => {
     ['an empty firstname', () => ({ firstname: '  ' }), 'The firstname field is required.'],
   ] as Array<[string, () => Record<string, unknown>, string | RegExp]>)('refuses %s and creates nothing', async (_name, extra, message) => {
     const form = validForm(extra());
-    expectError(await post(BASE, form), 422, message);
+    expectError(await api.post(BASE, form), 422, message);
     expect(await User.count({ where: { lastname: form.lastname as string } })).toBe(0);
   });
 
@@ -184,20 +149,20 @@ describe('POST /api/user/operator', () => {
   it('rolls back the operator when its departments are refused', async () => {
     const phone = newPhone();
     const form = validForm({ phone: [phone.e164], depts: [departmentId, 999999] });
-    expectError(await post(BASE, form), 422, 'The selected depts.1 is invalid.');
+    expectError(await api.post(BASE, form), 422, 'The selected depts.1 is invalid.');
     expect(await User.count({ where: { email: form.email as string } })).toBe(0);
     expect(await UserPhone.count({ where: { number: phone.e164 } })).toBe(0);
   });
 
   it('refuses an email another operator has, whatever its case', async () => {
     const o = await createOperator();
-    expectError(await post(BASE, validForm({ email: o.email })), 422, 'The email has already been taken.');
-    expectError(await post(BASE, validForm({ email: o.email.toUpperCase() })), 422, 'The email has already been taken.');
+    expectError(await api.post(BASE, validForm({ email: o.email })), 422, 'The email has already been taken.');
+    expectError(await api.post(BASE, validForm({ email: o.email.toUpperCase() })), 422, 'The email has already been taken.');
     expect(await User.count({ where: { email: o.email } })).toBe(1);
   });
 
   it('accepts the email of a user: operators and users are separate accounts', async () => {
-    const user = expectSuccess(await post('/api/user/user', { email: newEmail('shared') }), 'Successfully created new user!');
+    const user = expectSuccess(await api.post('/api/user/user', { email: newEmail('shared') }), 'Successfully created new user!');
     const o = await createOperator({ email: user.email });
     expect(o.email).toBe(user.email);
     expect(o.id).not.toBe(user.id);
@@ -216,14 +181,14 @@ describe('GET /api/user/operator/{id}', () => {
   });
 
   it.each(['999999999', 'abc'])('answers 404 for the id %s', async (id) => {
-    expectError(await api.get(`${BASE}/${id}`), 404, 'The operator with given ID was not found.');
+    expectNotFound(await api.get(`${BASE}/${id}`), 'operator');
   });
 
   it('answers 404 for a user id, on show, update and delete', async () => {
-    const user = expectSuccess(await post('/api/user/user', { email: newEmail('u') }), 'Successfully created new user!');
-    expectError(await api.get(`${BASE}/${user.id}`), 404, 'The operator with given ID was not found.');
-    expectError(await put(`${BASE}/${user.id}`, { firstname: 'X' }), 404, 'The operator with given ID was not found.');
-    expectError(await api.del(`${BASE}/${user.id}`), 404, 'The operator with given ID was not found.');
+    const user = expectSuccess(await api.post('/api/user/user', { email: newEmail('u') }), 'Successfully created new user!');
+    expectNotFound(await api.get(`${BASE}/${user.id}`), 'operator');
+    expectNotFound(await api.put(`${BASE}/${user.id}`, { firstname: 'X' }), 'operator');
+    expectNotFound(await api.del(`${BASE}/${user.id}`), 'operator');
     expect(await User.findByPk(user.id)).toMatchObject({ type: 'user', firstname: null });
   });
 });
@@ -247,7 +212,7 @@ describe('PUT /api/user/operator/{id}', () => {
     expect(o.groups.map((g: any) => [g.id, g.pivot])).toEqual([[secondGroupId, { user_id: created.id, group_id: secondGroupId }]]);
     expect(o.phonenumbers.map((p: any) => p.number)).toEqual([p2.e164]);
     expect((await OperatorDepartment.findAll({ where: { user_id: created.id } })).map((d) => d.department_id)).toEqual([departmentId]);
-    expectError(await put(`${BASE}/${created.id}`, { depts: [999999] }), 422, 'The selected depts.0 is invalid.');
+    expectError(await api.put(`${BASE}/${created.id}`, { depts: [999999] }), 422, 'The selected depts.0 is invalid.');
     expect((await OperatorDepartment.findAll({ where: { user_id: created.id } })).map((d) => d.department_id)).toEqual([departmentId]);
   });
 
@@ -255,11 +220,11 @@ describe('PUT /api/user/operator/{id}', () => {
     const a = await createOperator();
     const b = await createOperator();
     const before = await showOperator(b.id);
-    expectError(await put(`${BASE}/${b.id}`, { email: a.email, firstname: 'Lost' }), 422, 'The email has already been taken.');
-    expectError(await put(`${BASE}/${b.id}`, { firstname: 'Lost', groups: [registeredGroupId] }), 422, 'The selected groups.0 is invalid.');
-    expectError(await put(`${BASE}/${b.id}`, { firstname: 'Lost', phone: ['12'] }), 422, /^The phone\.0 /);
-    expectError(await put(`${BASE}/${b.id}`, { firstname: 'Lost', language_code: 'zz' }), 422, 'The selected language code is invalid.');
-    expectError(await put(`${BASE}/${b.id}`, { firstname: '' }), 422, 'The firstname field is required.');
+    expectError(await api.put(`${BASE}/${b.id}`, { email: a.email, firstname: 'Lost' }), 422, 'The email has already been taken.');
+    expectError(await api.put(`${BASE}/${b.id}`, { firstname: 'Lost', groups: [registeredGroupId] }), 422, 'The selected groups.0 is invalid.');
+    expectError(await api.put(`${BASE}/${b.id}`, { firstname: 'Lost', phone: ['12'] }), 422, /^The phone\.0 /);
+    expectError(await api.put(`${BASE}/${b.id}`, { firstname: 'Lost', language_code: 'zz' }), 422, 'The selected language code is invalid.');
+    expectError(await api.put(`${BASE}/${b.id}`, { firstname: '' }), 422, 'The firstname field is required.');
     expect(await showOperator(b.id)).toEqual(before);
     expect(await updateOperator(b.id, { email: b.email })).toMatchObject({ email: b.email });
   });
@@ -272,7 +237,7 @@ describe('PUT /api/user/operator/{id}', () => {
   });
 
   it.each(['999999999', 'abc'])('answers 404 for the id %s', async (id) => {
-    expectError(await put(`${BASE}/${id}`, { firstname: 'X' }), 404, 'The operator with given ID was not found.');
+    expectNotFound(await api.put(`${BASE}/${id}`, { firstname: 'X' }), 'operator');
   });
 });
 
@@ -282,9 +247,9 @@ describe('DELETE /api/user/operator/{id}', () => {
   it('deletes the operator, then answers 404', async () => {
     const created = await createOperator({ phone: [newPhone().e164], depts: [departmentId] });
     const res = await api.del(`${BASE}/${created.id}`);
-    expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { status: 'success', message: 'Successfully deleted the operator!', data: null } });
-    expectError(await api.get(`${BASE}/${created.id}`), 404, 'The operator with given ID was not found.');
-    expectError(await api.del(`${BASE}/${created.id}`), 404, 'The operator with given ID was not found.');
+    expectDeleted(res, 'operator');
+    expectNotFound(await api.get(`${BASE}/${created.id}`), 'operator');
+    expectNotFound(await api.del(`${BASE}/${created.id}`), 'operator');
     expect(await User.findByPk(created.id)).toBeNull();
     expect(await OperatorDepartment.count({ where: { user_id: created.id } })).toBe(0);
     // The email is free again.
@@ -292,7 +257,7 @@ describe('DELETE /api/user/operator/{id}', () => {
   });
 
   it.each(['999999999', 'abc'])('answers 404 for the id %s', async (id) => {
-    expectError(await api.del(`${BASE}/${id}`), 404, 'The operator with given ID was not found.');
+    expectNotFound(await api.del(`${BASE}/${id}`), 'operator');
   });
 });
 
@@ -343,7 +308,7 @@ describe('GET /api/user/operator', () => {
   });
 
   it('never lists users, and operators never appear among users', async () => {
-    const user = expectSuccess(await post('/api/user/user', { email: newEmail('u'), lastname: `User${tag}` }), 'Successfully created new user!');
+    const user = expectSuccess(await api.post('/api/user/user', { email: newEmail('u'), lastname: `User${tag}` }), 'Successfully created new user!');
     expect(await listOperators({ email: user.email })).toEqual({ data: [], count: 0 });
     expect(ids((await listOperators({})).data)).not.toContain(user.id);
     const users = await api.get('/api/user/user', { limit: 1000, search: tag });

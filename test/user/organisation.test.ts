@@ -2,10 +2,10 @@
  * Organisations: /api/user/organisation — create, show, list (search, brand_id, DATES, PAGING),
  * update and delete (beyond the spec), `access_level[<user id>]`, and `domain[]`.
  */
-import type { Response } from 'supertest';
 import { Group, Organisation, OrganisationDomain, User } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
-import { useApi, unique } from '../helpers/app';
+import { useApi, unique, newEmail, nowSec } from '../helpers/app';
+import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 
 const api = useApi();
 const BASE = '/api/user/organisation';
@@ -13,35 +13,6 @@ const USERS = '/api/user/user';
 
 // ---- helpers ------------------------------------------------------------------------------------
 
-const nowSec = () => Math.floor(Date.now() / 1000);
-
-function expectError(res: Response, status: number, message: string | RegExp): void {
-  expect({ status: res.status, body: res.body }).toEqual({
-    status,
-    body: { status: 'error', message: typeof message === 'string' ? message : expect.stringMatching(message), data: null },
-  });
-}
-
-function expectSuccess(res: Response, message: string | null = null): any {
-  expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { status: 'success', message, data: expect.anything() } });
-  return res.body.data;
-}
-
-function expectList(res: Response): any[] {
-  expect({ status: res.status, keys: Object.keys(res.body).sort() }).toEqual({ status: 200, keys: ['count', 'data', 'message', 'status'] });
-  expect(res.body).toMatchObject({ status: 'success', message: null });
-  expect(Array.isArray(res.body.data)).toBe(true);
-  expect(Number.isInteger(res.body.count)).toBe(true);
-  return res.body.data;
-}
-
-/** Array values go out as `name[]=v`, as the spec's clients send them. */
-const brackets = (form: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(form).map(([k, v]) => (Array.isArray(v) ? [`${k}[]`, v] : [k, v])));
-const post = (path: string, form: Record<string, unknown>) => api.post(path, brackets(form));
-const put = (path: string, form: Record<string, unknown>) => api.put(path, brackets(form));
-
-const newEmail = (prefix = 'o', domain = 'example.com') => `${unique(prefix)}@${domain}`.toLowerCase();
 const newDomain = () => `${unique('dom')}.example.org`.toLowerCase();
 
 const ORGANISATION_KEYS = [
@@ -54,10 +25,10 @@ const MEMBER_KEYS = [
 ].sort();
 
 async function createOrganisation(form: Record<string, unknown> = {}): Promise<any> {
-  return expectSuccess(await post(BASE, { name: unique('Org'), ...form }), 'Successfully created new organisation!');
+  return expectSuccess(await api.post(BASE, { name: unique('Org'), ...form }), 'Successfully created new organisation!');
 }
 async function updateOrganisation(id: number, form: Record<string, unknown>): Promise<any> {
-  return expectSuccess(await put(`${BASE}/${id}`, form), 'Successfully updated the organisation!');
+  return expectSuccess(await api.put(`${BASE}/${id}`, form), 'Successfully updated the organisation!');
 }
 const showOrganisation = async (id: number) => expectSuccess(await api.get(`${BASE}/${id}`));
 const listOrganisations = async (query: Record<string, unknown>) => {
@@ -65,12 +36,12 @@ const listOrganisations = async (query: Record<string, unknown>) => {
   return { data: expectList(res), count: res.body.count as number };
 };
 async function createUser(form: Record<string, unknown> = {}): Promise<any> {
-  return expectSuccess(await post(USERS, { email: newEmail(), ...form }), 'Successfully created new user!');
+  return expectSuccess(await api.post(USERS, { email: newEmail('o'), ...form }), 'Successfully created new user!');
 }
 const showUser = async (id: number) => expectSuccess(await api.get(`${USERS}/${id}`));
 async function createOperator(): Promise<any> {
   const group = await Group.findOne({ where: { type: 'operator' }, order: [['id', 'ASC']] });
-  return expectSuccess(await post('/api/user/operator', { firstname: 'Op', lastname: unique('Erator'), email: newEmail('op'), groups: [group!.id] }), 'Successfully created new operator!');
+  return expectSuccess(await api.post('/api/user/operator', { firstname: 'Op', lastname: unique('Erator'), email: newEmail('op'), groups: [group!.id] }), 'Successfully created new operator!');
 }
 const ids = (rows: Array<{ id: number }>) => rows.map((r) => r.id).sort((a, b) => a - b);
 /** [user id, access level] of an organisation's users. */
@@ -91,7 +62,7 @@ function expectOrganisationTypes(o: any) {
 
 let otherBrandId: number;
 beforeAll(async () => {
-  otherBrandId = expectSuccess(await post('/api/core/brand', { name: unique('Brand') }), 'Successfully created new brand!').id;
+  otherBrandId = expectSuccess(await api.post('/api/core/brand', { name: unique('Brand') }), 'Successfully created new brand!').id;
 });
 
 // ---- create -------------------------------------------------------------------------------------
@@ -129,7 +100,7 @@ describe('POST /api/user/organisation', () => {
   ] as Array<[string, () => Record<string, unknown>, string | RegExp]>)('refuses %s and creates nothing', async (_name, extra, message) => {
     const name = unique('Refused');
     const form = Object.fromEntries(Object.entries({ name, ...extra() }).filter(([, v]) => v !== undefined));
-    expectError(await post(BASE, form), 422, message);
+    expectError(await api.post(BASE, form), 422, message);
     expect(await Organisation.count({ where: { name } })).toBe(0);
   });
 });
@@ -159,7 +130,7 @@ describe('GET /api/user/organisation/{id}', () => {
   });
 
   it.each(['999999999', 'abc', '0'])('answers 404 for the id %s', async (id) => {
-    expectError(await api.get(`${BASE}/${id}`), 404, 'The organisation with given ID was not found.');
+    expectNotFound(await api.get(`${BASE}/${id}`), 'organisation');
   });
 });
 
@@ -204,21 +175,21 @@ describe('access_level[<user id>]', () => {
       const mine = await createUser();
       const theirs = await createUser({ brand_id: otherBrandId });
       const name = unique('Mixed');
-      expectError(await post(BASE, { name, access_level: { [mine.id]: 0, [theirs.id]: 1 } }), 422, `The selected access level.${theirs.id} is invalid.`);
+      expectError(await api.post(BASE, { name, access_level: { [mine.id]: 0, [theirs.id]: 1 } }), 422, `The selected access level.${theirs.id} is invalid.`);
       expect(await Organisation.count({ where: { name } })).toBe(0);
       expect(await showUser(mine.id)).toMatchObject({ organisation_id: null, organisation_access_level: null });
     });
 
     it('refuses an operator or an unknown id', async () => {
       const operator = await createOperator();
-      expectError(await post(BASE, { name: unique('Op org'), access_level: { [operator.id]: 0 } }), 422, `The selected access level.${operator.id} is invalid.`);
-      expectError(await post(BASE, { name: unique('Ghost org'), access_level: { 999999999: 0 } }), 422, 'The selected access level.999999999 is invalid.');
+      expectError(await api.post(BASE, { name: unique('Op org'), access_level: { [operator.id]: 0 } }), 422, `The selected access level.${operator.id} is invalid.`);
+      expectError(await api.post(BASE, { name: unique('Ghost org'), access_level: { 999999999: 0 } }), 422, 'The selected access level.999999999 is invalid.');
     });
 
     it('refuses a level other than 0 or 1', async () => {
       const u = await createUser();
       const name = unique('Level');
-      expectError(await post(BASE, { name, access_level: { [u.id]: 2 } }), 422, /^The access level\.\d+ field must be true or false\.$/);
+      expectError(await api.post(BASE, { name, access_level: { [u.id]: 2 } }), 422, /^The access level\.\d+ field must be true or false\.$/);
       expect(await Organisation.count({ where: { name } })).toBe(0);
     });
   });
@@ -246,10 +217,10 @@ describe('domain[]', () => {
     const [taken, free] = [newDomain(), newDomain()];
     const owner = await createOrganisation({ domain: [taken] });
     const name = unique('Claimer');
-    expectError(await post(BASE, { name, domain: [free, taken.toUpperCase()] }), 422, 'The domain.1 has already been taken by another organisation.');
+    expectError(await api.post(BASE, { name, domain: [free, taken.toUpperCase()] }), 422, 'The domain.1 has already been taken by another organisation.');
     expect(await Organisation.count({ where: { name } })).toBe(0);
     const other = await createOrganisation({ domain: [free] });
-    expectError(await put(`${BASE}/${other.id}`, { domain: [taken], name: 'Renamed' }), 422, 'The domain.0 has already been taken by another organisation.');
+    expectError(await api.put(`${BASE}/${other.id}`, { domain: [taken], name: 'Renamed' }), 422, 'The domain.0 has already been taken by another organisation.');
     expect(await showOrganisation(other.id)).toMatchObject({ name: other.name, domains: [free] });
     // The organisation may keep its own domain.
     expect((await updateOrganisation(owner.id, { domain: [taken] })).domains).toEqual([taken]);
@@ -258,7 +229,7 @@ describe('domain[]', () => {
   it('creates organisations with domains concurrently', async () => {
     // Requests of different clients arrive at the same time: none may fail for the others.
     const names = Array.from({ length: 8 }, () => unique('Concurrent'));
-    const results = await Promise.all(names.map((name) => post(BASE, { name, domain: [newDomain()] })));
+    const results = await Promise.all(names.map((name) => api.post(BASE, { name, domain: [newDomain()] })));
     expect(results.map((r) => [r.status, r.body.message])).toEqual(names.map(() => [200, 'Successfully created new organisation!']));
     expect(await Organisation.count({ where: { name: names } })).toBe(names.length);
   });
@@ -358,7 +329,7 @@ describe('PUT /api/user/organisation/{id}', () => {
     expect(await updateOrganisation(empty.id, { brand_id: otherBrandId })).toMatchObject({ brand_id: otherBrandId });
     const used = await createOrganisation();
     await createUser({ organisation_id: used.id });
-    const res = await put(`${BASE}/${used.id}`, { brand_id: otherBrandId });
+    const res = await api.put(`${BASE}/${used.id}`, { brand_id: otherBrandId });
     expect(res.status).toBe(422);
     expect(res.body).toMatchObject({ status: 'error', data: null });
     expect((await showOrganisation(used.id)).brand_id).toBe(1);
@@ -367,15 +338,15 @@ describe('PUT /api/user/organisation/{id}', () => {
   it('leaves the organisation unchanged when the update is refused', async () => {
     const created = await createOrganisation({ notes: 'Original' });
     const before = await showOrganisation(created.id);
-    expectError(await put(`${BASE}/${created.id}`, { notes: 'Lost', language_code: 'zz' }), 422, 'The selected language code is invalid.');
-    expectError(await put(`${BASE}/${created.id}`, { notes: 'Lost', brand_id: 999999 }), 422, 'The selected brand id is invalid.');
-    expectError(await put(`${BASE}/${created.id}`, { notes: 'Lost', access_level: { 999999999: 1 } }), 422, 'The selected access level.999999999 is invalid.');
-    expectError(await put(`${BASE}/${created.id}`, { name: '' }), 422, 'The name field is required.');
+    expectError(await api.put(`${BASE}/${created.id}`, { notes: 'Lost', language_code: 'zz' }), 422, 'The selected language code is invalid.');
+    expectError(await api.put(`${BASE}/${created.id}`, { notes: 'Lost', brand_id: 999999 }), 422, 'The selected brand id is invalid.');
+    expectError(await api.put(`${BASE}/${created.id}`, { notes: 'Lost', access_level: { 999999999: 1 } }), 422, 'The selected access level.999999999 is invalid.');
+    expectError(await api.put(`${BASE}/${created.id}`, { name: '' }), 422, 'The name field is required.');
     expect(await showOrganisation(created.id)).toEqual(before);
   });
 
   it.each(['999999999', 'abc'])('answers 404 for the id %s', async (id) => {
-    expectError(await put(`${BASE}/${id}`, { name: 'X' }), 404, 'The organisation with given ID was not found.');
+    expectNotFound(await api.put(`${BASE}/${id}`, { name: 'X' }), 'organisation');
   });
 });
 
@@ -389,9 +360,9 @@ describe('DELETE /api/user/organisation/{id}', () => {
     await updateOrganisation(orgId, { domain: [domain] });
     const member = await createUser({ organisation_id: orgId });
     const res = await api.del(`${BASE}/${orgId}`);
-    expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { status: 'success', message: 'Successfully deleted the organisation!', data: null } });
-    expectError(await api.get(`${BASE}/${orgId}`), 404, 'The organisation with given ID was not found.');
-    expectError(await api.del(`${BASE}/${orgId}`), 404, 'The organisation with given ID was not found.');
+    expectDeleted(res, 'organisation');
+    expectNotFound(await api.get(`${BASE}/${orgId}`), 'organisation');
+    expectNotFound(await api.del(`${BASE}/${orgId}`), 'organisation');
     for (const id of [owner.id, member.id]) {
       expect(await showUser(id)).toMatchObject({ organisation_id: null, organisation_access_level: null, organisation: null });
     }
@@ -408,6 +379,6 @@ describe('DELETE /api/user/organisation/{id}', () => {
   });
 
   it.each(['999999999', 'abc'])('answers 404 for the id %s', async (id) => {
-    expectError(await api.del(`${BASE}/${id}`), 404, 'The organisation with given ID was not found.');
+    expectNotFound(await api.del(`${BASE}/${id}`), 'organisation');
   });
 });

@@ -1,42 +1,23 @@
-import qs from 'qs';
-import type { Response } from 'supertest';
 import { Brand, CustomField, CustomFieldBrand, CustomFieldOption, CustomFieldValue, Organisation, Translation } from '../../src/db/models';
 import { countQueries } from '../../src/db/sequelize';
-import { useApi, unique } from '../helpers/app';
+import { useApi, unique, nowSec } from '../helpers/app';
+import { expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 
 const api = useApi();
-// The helpers' form encoding drops array indices (`options[value]=a`): bodies here are encoded the
-// way the spec's clients send them, `options[0][value]=a`.
-const post = (path: string, body: Record<string, unknown>) => api.post(path, qs.stringify(body) as any);
-const put = (path: string, body: Record<string, unknown>) => api.put(path, qs.stringify(body) as any);
 const BASE = '/api/user/organisationcustomfield';
 const FIELD_KEYS = ['id', 'name', 'description', 'type', 'order', 'required', 'public', 'encrypted', 'locked', 'created_at', 'updated_at', 'options', 'translations'];
 const OPTION_KEYS = ['id', 'field_id', 'value', 'order', 'created_at', 'updated_at', 'translations'];
 
-function success(res: Response, message: string | null = null): any {
-  expect({ status: res.status, envelope: { status: res.body.status, message: res.body.message } }).toEqual({ status: 200, envelope: { status: 'success', message } });
-  return res.body.data;
-}
-function failure(res: Response, status: number, message: string): void {
-  expect({ status: res.status, body: res.body }).toEqual({ status, body: { status: 'error', message, data: null } });
-}
-function list(res: Response): any[] {
-  expect(res.status).toBe(200);
-  expect(res.body).toMatchObject({ status: 'success', message: null });
-  expect(Number.isInteger(res.body.count)).toBe(true);
-  return res.body.data;
-}
-const nowSec = () => Math.floor(Date.now() / 1000);
 
 async function create(form: Record<string, unknown>): Promise<any> {
-  return success(await post(BASE, { type: 8, ...form, name: form.name ?? unique('field') }), 'Successfully created new custom field!');
+  return expectSuccess(await api.post(BASE, { type: 8, ...form, name: form.name ?? unique('field') }), 'Successfully created new custom field!');
 }
 
 describe('POST /api/user/organisationcustomfield', () => {
   it('creates a field with the defaults and returns it', async () => {
     const before = nowSec();
     const name = unique('Company size');
-    const data = success(await post(BASE, { name, type: 8 }), 'Successfully created new custom field!');
+    const data = expectSuccess(await api.post(BASE, { name, type: 8 }), 'Successfully created new custom field!');
     expect(Object.keys(data).sort()).toEqual([...FIELD_KEYS].sort());
     expect(data).toMatchObject({
       name, description: null, type: 8, order: 0, required: 0, public: 1, encrypted: 0, locked: 0, options: [], translations: [],
@@ -69,7 +50,7 @@ describe('POST /api/user/organisationcustomfield', () => {
     expect(data.options[0].translations).toEqual([{ option_id: data.options[0].id, value: 'Petite', locale: 'fr' }]);
     expect(data.options[1].translations).toEqual([{ option_id: data.options[1].id, value: 'Groß', locale: 'de' }]);
 
-    const fr = success(await api.get(`${BASE}/${data.id}`, { lang: 'fr' }));
+    const fr = expectSuccess(await api.get(`${BASE}/${data.id}`, { lang: 'fr' }));
     expect(fr.options.map((o: any) => o.value)).toEqual(['Petite', 'Large', 'Huge']);
     expect(fr.options[0].translations).toBeUndefined();
     expect(fr.options[1].translations).toEqual([{ option_id: data.options[1].id, value: 'Groß', locale: 'de' }]);
@@ -88,7 +69,7 @@ describe('POST /api/user/organisationcustomfield', () => {
 
   it('takes options as JSON, also keyed by index', async () => {
     const res = await api.postJson(BASE, { name: unique('json'), type: 7, options: { 0: { value: 'x' }, 1: { value: 'y' } }, brand: [1] });
-    const data = success(res, 'Successfully created new custom field!');
+    const data = expectSuccess(res, 'Successfully created new custom field!');
     expect(data.options.map((o: any) => o.value)).toEqual(['x', 'y']);
     expect((await CustomFieldBrand.findAll({ where: { field_id: data.id } })).map((b) => b.brand_id)).toEqual([1]);
   });
@@ -96,7 +77,7 @@ describe('POST /api/user/organisationcustomfield', () => {
   it('accepts translations of name and description', async () => {
     const data = await create({ name: 'Industry', description: 'Sector', 'name:fr': 'Secteur', 'description:fr': 'Le secteur' });
     expect(data.translations).toEqual([{ field_id: data.id, name: 'Secteur', description: 'Le secteur', locale: 'fr' }]);
-    const fr = success(await api.get(`${BASE}/${data.id}`, { lang: 'fr' }));
+    const fr = expectSuccess(await api.get(`${BASE}/${data.id}`, { lang: 'fr' }));
     expect(fr).toMatchObject({ name: 'Secteur', description: 'Le secteur' });
     expect(fr.translations).toBeUndefined();
   });
@@ -141,32 +122,32 @@ describe('POST /api/user/organisationcustomfield', () => {
       [{ name: 'x', 'name:fr!': 'y', type: 8 }, 'The locale of name:fr! is not a valid ISO-639 code.'],
       [{ name: 'x', 'type:fr': 'y', type: 8 }, 'The type:fr field is not translatable.'],
     ] as Array<[Record<string, unknown>, string]>)('%j → %s', async (form, message) => {
-      failure(await post(BASE, form), 422, message);
+      expectError(await api.post(BASE, form), 422, message);
     });
 
     it('refuses a dependency on a field of another kind', async () => {
-      failure(await post(BASE, { name: 'x', type: 8, depends_on_field_id: userField.id }), 422, 'The selected depends on field id is invalid.');
+      expectError(await api.post(BASE, { name: 'x', type: 8, depends_on_field_id: userField.id }), 422, 'The selected depends on field id is invalid.');
     });
 
     it('refuses an option of another field', async () => {
-      failure(await post(BASE, { name: 'x', type: 8, depends_on_field_id: parent.id, depends_on_option_id: other.options[0].id }), 422, 'The selected depends on option id is invalid.');
+      expectError(await api.post(BASE, { name: 'x', type: 8, depends_on_field_id: parent.id, depends_on_option_id: other.options[0].id }), 422, 'The selected depends on option id is invalid.');
     });
 
     it('refuses an option without its field', async () => {
-      failure(await post(BASE, { name: 'x', type: 8, depends_on_option_id: parent.options[0].id }), 422, 'The depends on field id field is required when depends on option id is present.');
+      expectError(await api.post(BASE, { name: 'x', type: 8, depends_on_option_id: parent.options[0].id }), 422, 'The depends on field id field is required when depends on option id is present.');
     });
 
     it('refuses option ids on create', async () => {
-      failure(await post(BASE, { name: 'x', type: 5, options: [{ value: 'a' }, { id: parent.options[0].id, value: 'b' }] }), 422, 'The selected options.1.id is invalid.');
+      expectError(await api.post(BASE, { name: 'x', type: 5, options: [{ value: 'a' }, { id: parent.options[0].id, value: 'b' }] }), 422, 'The selected options.1.id is invalid.');
     });
 
     it('refuses an invalid option translation', async () => {
-      failure(await post(BASE, { name: 'x', type: 5, options: [{ value: 'a', 'value:f!': 'b' }] }), 422, 'The locale of options.0.value:f! is not a valid ISO-639 code.');
+      expectError(await api.post(BASE, { name: 'x', type: 5, options: [{ value: 'a', 'value:f!': 'b' }] }), 422, 'The locale of options.0.value:f! is not a valid ISO-639 code.');
     });
 
     it('creates nothing when it refuses', async () => {
       const name = unique('refused');
-      failure(await post(BASE, { name, type: 5, brand: [999999], options: [{ value: 'a' }] }), 422, 'The selected brand.0 is invalid.');
+      expectError(await api.post(BASE, { name, type: 5, brand: [999999], options: [{ value: 'a' }] }), 422, 'The selected brand.0 is invalid.');
       expect(await CustomField.count({ where: { name } })).toBe(0);
     });
   });
@@ -175,19 +156,19 @@ describe('POST /api/user/organisationcustomfield', () => {
 describe('GET /api/user/organisationcustomfield/{id}', () => {
   it('shows a field', async () => {
     const created = await create({ type: 4, options: [{ value: 'a' }] });
-    const data = success(await api.get(`${BASE}/${created.id}`));
+    const data = expectSuccess(await api.get(`${BASE}/${created.id}`));
     expect(data).toEqual(created);
   });
 
   it.each(['999999', 'abc', '0', '1.5'])('404 for %s', async (id) => {
-    failure(await api.get(`${BASE}/${id}`), 404, 'The custom field with given ID was not found.');
+    expectNotFound(await api.get(`${BASE}/${id}`), 'custom field');
   });
 
   it('404 for a user custom field', async () => {
     const userField = await CustomField.create({ kind: 'user', name: unique('user field'), type: 8 });
-    failure(await api.get(`${BASE}/${userField.id}`), 404, 'The custom field with given ID was not found.');
-    failure(await put(`${BASE}/${userField.id}`, { name: 'x' }), 404, 'The custom field with given ID was not found.');
-    failure(await api.del(`${BASE}/${userField.id}`), 404, 'The custom field with given ID was not found.');
+    expectNotFound(await api.get(`${BASE}/${userField.id}`), 'custom field');
+    expectNotFound(await api.put(`${BASE}/${userField.id}`, { name: 'x' }), 'custom field');
+    expectNotFound(await api.del(`${BASE}/${userField.id}`), 'custom field');
     expect(await CustomField.findByPk(userField.id)).not.toBeNull();
   });
 });
@@ -196,13 +177,13 @@ describe('PUT /api/user/organisationcustomfield/{id}', () => {
   it('changes only the given fields', async () => {
     const brand = await Brand.create({ name: unique('brand') });
     const created = await create({ description: 'd', required: 1, order: 3, brand: [brand.id] });
-    const data = success(await put(`${BASE}/${created.id}`, { name: 'Renamed', public: 0 }), 'Successfully updated the custom field!');
+    const data = expectSuccess(await api.put(`${BASE}/${created.id}`, { name: 'Renamed', public: 0 }), 'Successfully updated the custom field!');
     expect(data).toMatchObject({ id: created.id, name: 'Renamed', description: 'd', type: 8, required: 1, public: 0, order: 3 });
   });
 
   it('clears the description with an empty value', async () => {
     const created = await create({ description: 'd' });
-    expect(success(await put(`${BASE}/${created.id}`, { description: '' }), 'Successfully updated the custom field!').description).toBeNull();
+    expect(expectSuccess(await api.put(`${BASE}/${created.id}`, { description: '' }), 'Successfully updated the custom field!').description).toBeNull();
   });
 
   it('replaces the options: updates listed ones in place, adds new ones, deletes the rest', async () => {
@@ -211,7 +192,7 @@ describe('PUT /api/user/organisationcustomfield/{id}', () => {
     const org = await Organisation.create({ brand_id: 1, name: unique('org') });
     await CustomFieldValue.create({ field_id: created.id, owner_id: org.id, value: String(c.id) });
 
-    const data = success(await put(`${BASE}/${created.id}`, {
+    const data = expectSuccess(await api.put(`${BASE}/${created.id}`, {
       options: [{ id: b.id, value: 'B' }, { value: 'd' }, { id: a.id, value: 'a', 'value:de': 'A-de' }],
     }), 'Successfully updated the custom field!');
     expect(data.options.map((o: any) => [o.id, o.value, o.order])).toEqual([[b.id, 'B', 0], [expect.any(Number), 'd', 1], [a.id, 'a', 2]]);
@@ -227,20 +208,20 @@ describe('PUT /api/user/organisationcustomfield/{id}', () => {
 
   it('keeps the options when none are given', async () => {
     const created = await create({ type: 7, options: [{ value: 'a' }] });
-    const data = success(await put(`${BASE}/${created.id}`, { name: 'x' }), 'Successfully updated the custom field!');
+    const data = expectSuccess(await api.put(`${BASE}/${created.id}`, { name: 'x' }), 'Successfully updated the custom field!');
     expect(data.options).toEqual(created.options);
   });
 
   it('refuses the option of another field', async () => {
     const created = await create({ type: 5, options: [{ value: 'a' }] });
     const other = await create({ type: 5, options: [{ value: 'b' }] });
-    failure(await put(`${BASE}/${created.id}`, { options: [{ value: 'x' }, { id: other.options[0].id, value: 'b' }] }), 422, 'The selected options.1.id is invalid.');
-    expect(success(await api.get(`${BASE}/${created.id}`)).options).toEqual(created.options);
+    expectError(await api.put(`${BASE}/${created.id}`, { options: [{ value: 'x' }, { id: other.options[0].id, value: 'b' }] }), 422, 'The selected options.1.id is invalid.');
+    expect(expectSuccess(await api.get(`${BASE}/${created.id}`)).options).toEqual(created.options);
   });
 
   it('removes the options when the type is no longer an option type', async () => {
     const created = await create({ type: 5, options: [{ value: 'a' }] });
-    const data = success(await put(`${BASE}/${created.id}`, { type: 8 }), 'Successfully updated the custom field!');
+    const data = expectSuccess(await api.put(`${BASE}/${created.id}`, { type: 8 }), 'Successfully updated the custom field!');
     expect(data.options).toEqual([]);
     expect(await CustomFieldOption.count({ where: { field_id: created.id } })).toBe(0);
   });
@@ -248,34 +229,34 @@ describe('PUT /api/user/organisationcustomfield/{id}', () => {
   it('replaces the brand list; an empty value clears it', async () => {
     const brand = await Brand.create({ name: unique('brand') });
     const created = await create({ brand: [1] });
-    success(await put(`${BASE}/${created.id}`, { brand: [brand.id] }), 'Successfully updated the custom field!');
+    expectSuccess(await api.put(`${BASE}/${created.id}`, { brand: [brand.id] }), 'Successfully updated the custom field!');
     expect((await CustomFieldBrand.findAll({ where: { field_id: created.id } })).map((b) => b.brand_id)).toEqual([brand.id]);
-    success(await put(`${BASE}/${created.id}`, { brand: '' }), 'Successfully updated the custom field!');
+    expectSuccess(await api.put(`${BASE}/${created.id}`, { brand: '' }), 'Successfully updated the custom field!');
     expect(await CustomFieldBrand.count({ where: { field_id: created.id } })).toBe(0);
   });
 
   it('sets and clears the dependency, and refuses cycles', async () => {
     const a = await create({ type: 5, options: [{ value: 'x' }] });
     const b = await create({});
-    success(await put(`${BASE}/${b.id}`, { depends_on_field_id: a.id, depends_on_option_id: a.options[0].id }), 'Successfully updated the custom field!');
+    expectSuccess(await api.put(`${BASE}/${b.id}`, { depends_on_field_id: a.id, depends_on_option_id: a.options[0].id }), 'Successfully updated the custom field!');
     expect(await CustomField.findByPk(b.id)).toMatchObject({ depends_on_field_id: a.id, depends_on_option_id: a.options[0].id });
-    failure(await put(`${BASE}/${a.id}`, { depends_on_field_id: b.id }), 422, 'The depends on field id may not name a field that depends on this one.');
-    failure(await put(`${BASE}/${a.id}`, { depends_on_field_id: a.id }), 422, 'The selected depends on field id is invalid.');
-    success(await put(`${BASE}/${b.id}`, { depends_on_field_id: 0 }), 'Successfully updated the custom field!');
+    expectError(await api.put(`${BASE}/${a.id}`, { depends_on_field_id: b.id }), 422, 'The depends on field id may not name a field that depends on this one.');
+    expectError(await api.put(`${BASE}/${a.id}`, { depends_on_field_id: a.id }), 422, 'The selected depends on field id is invalid.');
+    expectSuccess(await api.put(`${BASE}/${b.id}`, { depends_on_field_id: 0 }), 'Successfully updated the custom field!');
     expect(await CustomField.findByPk(b.id)).toMatchObject({ depends_on_field_id: null, depends_on_option_id: null });
   });
 
   it('deletes the de translation when an update carries only name:fr', async () => {
     const created = await create({ name: 'Sector', 'name:de': 'Branche' });
-    const data = success(await put(`${BASE}/${created.id}`, { 'name:fr': 'Secteur' }), 'Successfully updated the custom field!');
+    const data = expectSuccess(await api.put(`${BASE}/${created.id}`, { 'name:fr': 'Secteur' }), 'Successfully updated the custom field!');
     expect(data.name).toBe('Sector');
     expect(data.translations).toEqual([{ field_id: created.id, name: 'Secteur', description: null, locale: 'fr' }]);
-    expect(success(await api.get(`${BASE}/${created.id}`, { lang: 'fr' })).name).toBe('Secteur');
-    expect(success(await api.get(`${BASE}/${created.id}`, { lang: 'de' })).name).toBe('Sector');
+    expect(expectSuccess(await api.get(`${BASE}/${created.id}`, { lang: 'fr' })).name).toBe('Secteur');
+    expect(expectSuccess(await api.get(`${BASE}/${created.id}`, { lang: 'de' })).name).toBe('Sector');
   });
 
   it('404 before 422', async () => {
-    failure(await put(`${BASE}/999999`, { type: 99 }), 404, 'The custom field with given ID was not found.');
+    expectNotFound(await api.put(`${BASE}/999999`, { type: 99 }), 'custom field');
   });
 
   it.each([
@@ -285,7 +266,7 @@ describe('PUT /api/user/organisationcustomfield/{id}', () => {
     [{ brand: [999999] }, 'The selected brand.0 is invalid.'],
   ] as Array<[Record<string, unknown>, string]>)('422 %j', async (form, message) => {
     const created = await create({});
-    failure(await put(`${BASE}/${created.id}`, form), 422, message);
+    expectError(await api.put(`${BASE}/${created.id}`, form), 422, message);
   });
 });
 
@@ -299,7 +280,7 @@ describe('DELETE /api/user/organisationcustomfield/{id}', () => {
     const res = await api.del(`${BASE}/${created.id}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'success', message: 'Successfully deleted the custom field!', data: null });
-    failure(await api.get(`${BASE}/${created.id}`), 404, 'The custom field with given ID was not found.');
+    expectNotFound(await api.get(`${BASE}/${created.id}`), 'custom field');
     expect(await CustomFieldOption.count({ where: { field_id: created.id } })).toBe(0);
     expect(await CustomFieldValue.count({ where: { field_id: created.id } })).toBe(0);
     expect(await CustomFieldBrand.count({ where: { field_id: created.id } })).toBe(0);
@@ -309,7 +290,7 @@ describe('DELETE /api/user/organisationcustomfield/{id}', () => {
   });
 
   it('404', async () => {
-    failure(await api.del(`${BASE}/999999`), 404, 'The custom field with given ID was not found.');
+    expectNotFound(await api.del(`${BASE}/999999`), 'custom field');
   });
 });
 
@@ -328,7 +309,7 @@ describe('GET /api/user/organisationcustomfield', () => {
   it('lists the organisation fields only', async () => {
     const userField = await CustomField.create({ kind: 'user', name: unique('user field'), type: 8 });
     const res = await api.get(BASE, { limit: 1000 });
-    const data = list(res);
+    const data = expectList(res);
     expect(res.body.count).toBe(await CustomField.count({ where: { kind: 'organisation' } }));
     const ids = data.map((f) => f.id);
     expect(ids).toEqual(expect.arrayContaining([ofBrand.id, everyBrand.id, ofDefault.id]));
@@ -338,38 +319,38 @@ describe('GET /api/user/organisationcustomfield', () => {
   });
 
   it('filters by brand: the brand\'s fields and those of every brand', async () => {
-    const ids = list(await api.get(BASE, { brand_id: brand.id, limit: 1000 })).map((f) => f.id);
+    const ids = expectList(await api.get(BASE, { brand_id: brand.id, limit: 1000 })).map((f) => f.id);
     expect(ids).toEqual(expect.arrayContaining([ofBrand.id, everyBrand.id]));
     expect(ids).not.toContain(ofDefault.id);
-    const ids1 = list(await api.get(BASE, { brand_id: 1, limit: 1000 })).map((f) => f.id);
+    const ids1 = expectList(await api.get(BASE, { brand_id: 1, limit: 1000 })).map((f) => f.id);
     expect(ids1).toEqual(expect.arrayContaining([everyBrand.id, ofDefault.id]));
     expect(ids1).not.toContain(ofBrand.id);
     const none = await api.get(BASE, { brand_id: 999999 });
-    expect(list(none)).toEqual([]);
+    expect(expectList(none)).toEqual([]);
     expect(none.body.count).toBe(0);
   });
 
   it('refuses a malformed brand id', async () => {
-    failure(await api.get(BASE, { brand_id: 'x' }), 422, 'The brand id must be an integer.');
+    expectError(await api.get(BASE, { brand_id: 'x' }), 422, 'The brand id must be an integer.');
   });
 
   it('pages: start is 1-based, count is the total', async () => {
-    const all = list(await api.get(BASE, { limit: 1000 }));
+    const all = expectList(await api.get(BASE, { limit: 1000 }));
     const res = await api.get(BASE, { start: 2, limit: 2 });
-    expect(list(res).map((f) => f.id)).toEqual(all.slice(1, 3).map((f) => f.id));
+    expect(expectList(res).map((f) => f.id)).toEqual(all.slice(1, 3).map((f) => f.id));
     expect(res.body.count).toBe(all.length);
   });
 
   it('sorts by a sortable column, and refuses others', async () => {
-    const data = list(await api.get(BASE, { order_column: 'name', order_direction: 'desc', limit: 1000 }));
+    const data = expectList(await api.get(BASE, { order_column: 'name', order_direction: 'desc', limit: 1000 }));
     const names = data.map((f) => f.name);
     expect(names).toEqual([...names].sort((a, b) => b.localeCompare(a, 'en', { sensitivity: 'base' })));
-    failure(await api.get(BASE, { order_column: 'kind' }), 422, 'The selected order column is invalid.');
+    expectError(await api.get(BASE, { order_column: 'kind' }), 422, 'The selected order column is invalid.');
   });
 
   it('applies lang to names and options', async () => {
     const created = await create({ type: 5, 'name:es': 'Campo', options: [{ value: 'a', 'value:es': 'A-es' }] });
-    const item = list(await api.get(BASE, { lang: 'es', limit: 1000 })).find((f) => f.id === created.id);
+    const item = expectList(await api.get(BASE, { lang: 'es', limit: 1000 })).find((f) => f.id === created.id);
     expect(item.name).toBe('Campo');
     expect(item.options[0].value).toBe('A-es');
   });
@@ -380,7 +361,7 @@ describe('GET /api/user/organisationcustomfield', () => {
     }
     const measure = async (query: Record<string, unknown>) => {
       const { result, queries } = await countQueries(async () => api.get(BASE, query));
-      list(result);
+      expectList(result);
       return { res: result, queries: queries.filter((q) => !/api_tokens|ip_bans/.test(q)) };
     };
     // Newest first: the first page starts with fields that have options (and translations) to load.

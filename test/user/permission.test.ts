@@ -1,26 +1,16 @@
-import type { Response } from 'supertest';
 import { Permission } from '../../src/db/models';
 import { PERMISSIONS } from '../../src/db/seed';
 import { countQueries } from '../../src/db/sequelize';
 import { useApi } from '../helpers/app';
+import { expectError, expectList, expectNotFound } from '../helpers/envelope';
 
 const api = useApi();
 const BASE = '/api/user/permission';
 
-function failure(res: Response, status: number, message: string): void {
-  expect({ status: res.status, body: res.body }).toEqual({ status, body: { status: 'error', message, data: null } });
-}
-function list(res: Response): any[] {
-  expect(res.status).toBe(200);
-  expect(Object.keys(res.body).sort()).toEqual(['count', 'data', 'message', 'status']);
-  expect(res.body).toMatchObject({ status: 'success', message: null });
-  return res.body.data;
-}
-
 describe('GET /api/user/permission', () => {
   it('lists the seeded permissions with slug flags', async () => {
     const res = await api.get(BASE, { limit: 1000 });
-    const data = list(res);
+    const data = expectList(res);
     expect(res.body.count).toBe(PERMISSIONS.length);
     expect(data).toHaveLength(PERMISSIONS.length);
     for (const [module, , name, actions] of PERMISSIONS) {
@@ -34,13 +24,13 @@ describe('GET /api/user/permission', () => {
   });
 
   it('pages and sorts', async () => {
-    const all = list(await api.get(BASE, { limit: 1000 }));
+    const all = expectList(await api.get(BASE, { limit: 1000 }));
     const page = await api.get(BASE, { start: 3, limit: 2 });
-    expect(list(page).map((p) => p.id)).toEqual(all.slice(2, 4).map((p) => p.id));
+    expect(expectList(page).map((p) => p.id)).toEqual(all.slice(2, 4).map((p) => p.id));
     expect(page.body.count).toBe(all.length);
-    const byModule = list(await api.get(BASE, { order_column: 'module_id', order_direction: 'desc', limit: 1000 })).map((p) => p.module_id);
+    const byModule = expectList(await api.get(BASE, { order_column: 'module_id', order_direction: 'desc', limit: 1000 })).map((p) => p.module_id);
     expect(byModule).toEqual([...byModule].sort((a, b) => b - a));
-    failure(await api.get(BASE, { order_column: 'code' }), 422, 'The selected order column is invalid.');
+    expectError(await api.get(BASE, { order_column: 'code' }), 422, 'The selected order column is invalid.');
   });
 
   it('runs the same number of queries for limit=1 and limit=50', async () => {
@@ -65,7 +55,7 @@ describe('GET /api/user/permission/{id}', () => {
   });
 
   it('404', async () => {
-    failure(await api.get(`${BASE}/999999`), 404, 'The permission with given ID was not found.');
+    expectNotFound(await api.get(`${BASE}/999999`), 'permission');
   });
 });
 

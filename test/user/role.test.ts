@@ -1,30 +1,11 @@
-import qs from 'qs';
-import request from 'supertest';
-import type { Response } from 'supertest';
 import { Group, Permission, Role, RoleGroup, RolePermission, Translation } from '../../src/db/models';
 import { countQueries } from '../../src/db/sequelize';
 import { useApi, unique } from '../helpers/app';
+import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 
 const api = useApi();
 const BASE = '/api/user/role';
-const post = (path: string, body: Record<string, unknown>) => api.post(path, qs.stringify(body) as any);
-const put = (path: string, body: Record<string, unknown>) => api.put(path, qs.stringify(body) as any);
-const putJson = (path: string, body: unknown) => request(api.app).put(path).auth(api.token, 'x').type('json').send(body as object);
 const ROLE_KEYS = ['id', 'name', 'slug', 'description', 'created_at', 'updated_at', 'permissions', 'translations'];
-
-function success(res: Response, message: string | null = null): any {
-  expect({ status: res.status, envelope: { status: res.body.status, message: res.body.message } }).toEqual({ status: 200, envelope: { status: 'success', message } });
-  return res.body.data;
-}
-function failure(res: Response, status: number, message: string): void {
-  expect({ status: res.status, body: res.body }).toEqual({ status, body: { status: 'error', message, data: null } });
-}
-function list(res: Response): any[] {
-  expect(res.status).toBe(200);
-  expect(res.body).toMatchObject({ status: 'success', message: null });
-  expect(Number.isInteger(res.body.count)).toBe(true);
-  return res.body.data;
-}
 
 let permissions: Permission[];
 let operatorGroup: Group;
@@ -42,13 +23,13 @@ const permissionJson = (p: Permission) => ({
 });
 
 async function createRole(body: Record<string, unknown> = {}): Promise<any> {
-  return success(await api.postJson(BASE, { name: unique('Role'), ...body }), 'Successfully created new role!');
+  return expectSuccess(await api.postJson(BASE, { name: unique('Role'), ...body }), 'Successfully created new role!');
 }
 
 describe('POST /api/user/role', () => {
   it('creates a role with a slug', async () => {
     const name = unique('Support Agents');
-    const data = success(await post(BASE, { name }), 'Successfully created new role!');
+    const data = expectSuccess(await api.post(BASE, { name }), 'Successfully created new role!');
     expect(Object.keys(data).sort()).toEqual([...ROLE_KEYS].sort());
     expect(data).toMatchObject({ name, slug: name.toLowerCase().replace(/[^a-z0-9]+/g, '-'), description: null, permissions: [], translations: [] });
     expect(Number.isInteger(data.created_at)).toBe(true);
@@ -56,7 +37,7 @@ describe('POST /api/user/role', () => {
 
   it('grants the permissions marked 1, with their pivot, and links the operator groups', async () => {
     const [p1, p2, p3] = permissions;
-    const data = success(await api.postJson(BASE, {
+    const data = expectSuccess(await api.postJson(BASE, {
       name: unique('Leads'), description: 'Team leads', group: [operatorGroup.id], permission: { [p1.id]: 1, [p2.id]: 0, [p3.id]: '1' },
     }), 'Successfully created new role!');
     expect(data.description).toBe('Team leads');
@@ -65,13 +46,13 @@ describe('POST /api/user/role', () => {
   });
 
   it('takes group[] form-encoded', async () => {
-    const data = success(await post(BASE, { name: unique('Form'), group: [operatorGroup.id] }), 'Successfully created new role!');
+    const data = expectSuccess(await api.post(BASE, { name: unique('Form'), group: [operatorGroup.id] }), 'Successfully created new role!');
     expect((await RoleGroup.findAll({ where: { role_id: data.id } })).map((g) => g.group_id)).toEqual([operatorGroup.id]);
   });
 
   it('takes permission[<id>]=1 form-encoded', async () => {
     const [, p2, , p4] = permissions;
-    const data = success(await post(BASE, { name: unique('Form'), permission: { [p2.id]: 1, [p4.id]: 1 } }), 'Successfully created new role!');
+    const data = expectSuccess(await api.post(BASE, { name: unique('Form'), permission: { [p2.id]: 1, [p4.id]: 1 } }), 'Successfully created new role!');
     expect(data.permissions.map((p: any) => p.id)).toEqual([p2.id, p4.id]);
   });
 
@@ -87,12 +68,12 @@ describe('POST /api/user/role', () => {
   });
 
   it('accepts translations of name and description', async () => {
-    const data = success(await post(BASE, { name: 'Manager', 'name:fr': 'Gestionnaire', 'description:de': 'Leiter' }), 'Successfully created new role!');
+    const data = expectSuccess(await api.post(BASE, { name: 'Manager', 'name:fr': 'Gestionnaire', 'description:de': 'Leiter' }), 'Successfully created new role!');
     expect(data.translations).toEqual([
       { role_id: data.id, name: null, description: 'Leiter', locale: 'de' },
       { role_id: data.id, name: 'Gestionnaire', description: null, locale: 'fr' },
     ]);
-    const fr = success(await api.get(`${BASE}/${data.id}`, { lang: 'fr' }));
+    const fr = expectSuccess(await api.get(`${BASE}/${data.id}`, { lang: 'fr' }));
     expect(fr.name).toBe('Gestionnaire');
     expect(fr.translations).toBeUndefined();
   });
@@ -105,14 +86,14 @@ describe('POST /api/user/role', () => {
     [{ name: 'x', group: ['a'] }, 'The group.0 must be an integer.'],
     [{ name: 'x', 'slug:fr': 'x' }, 'The slug:fr field is not translatable.'],
   ] as Array<[Record<string, unknown>, string]>)('422 %j', async (body, message) => {
-    failure(await post(BASE, body), 422, message);
+    expectError(await api.post(BASE, body), 422, message);
   });
 
   it('422 for a user group, an unknown permission or a value that is not a flag', async () => {
-    failure(await api.postJson(BASE, { name: 'x', group: [operatorGroup.id, userGroup.id] }), 422, 'The selected group.1 is invalid.');
-    failure(await api.postJson(BASE, { name: 'x', permission: { [permissions[0].id]: 1, 999999: 1 } }), 422, 'The selected permission.999999 is invalid.');
-    failure(await api.postJson(BASE, { name: 'x', permission: { [permissions[0].id]: 'yes' } }), 422, `The permission.${permissions[0].id} field must be true or false.`);
-    failure(await api.postJson(BASE, { name: 'x', permission: [1, 1] }), 422, 'The permission must be an array keyed by permission id (permission[<id>]=1).');
+    expectError(await api.postJson(BASE, { name: 'x', group: [operatorGroup.id, userGroup.id] }), 422, 'The selected group.1 is invalid.');
+    expectError(await api.postJson(BASE, { name: 'x', permission: { [permissions[0].id]: 1, 999999: 1 } }), 422, 'The selected permission.999999 is invalid.');
+    expectError(await api.postJson(BASE, { name: 'x', permission: { [permissions[0].id]: 'yes' } }), 422, `The permission.${permissions[0].id} field must be true or false.`);
+    expectError(await api.postJson(BASE, { name: 'x', permission: [1, 1] }), 422, 'The permission must be an array keyed by permission id (permission[<id>]=1).');
     expect(await Role.count({ where: { name: 'x' } })).toBe(0);
   });
 });
@@ -120,11 +101,11 @@ describe('POST /api/user/role', () => {
 describe('GET /api/user/role/{id}', () => {
   it('shows a role', async () => {
     const created = await createRole({ permission: { [permissions[1].id]: 1 } });
-    expect(success(await api.get(`${BASE}/${created.id}`))).toEqual(created);
+    expect(expectSuccess(await api.get(`${BASE}/${created.id}`))).toEqual(created);
   });
 
   it('404', async () => {
-    failure(await api.get(`${BASE}/999999`), 404, 'The role with given ID was not found.');
+    expectNotFound(await api.get(`${BASE}/999999`), 'role');
   });
 });
 
@@ -132,38 +113,38 @@ describe('PUT /api/user/role/{id}', () => {
   it('changes the given fields; a new name gives a new slug', async () => {
     const created = await createRole({ description: 'd', permission: { [permissions[0].id]: 1 } });
     const name = unique('Renamed Role');
-    const data = success(await put(`${BASE}/${created.id}`, { name }), 'Successfully updated the role!');
+    const data = expectSuccess(await api.put(`${BASE}/${created.id}`, { name }), 'Successfully updated the role!');
     expect(data).toMatchObject({ id: created.id, name, slug: name.toLowerCase().replace(' ', '-'), description: 'd' });
     expect(data.permissions.map((p: any) => p.id)).toEqual([permissions[0].id]);
-    const same = success(await put(`${BASE}/${created.id}`, { description: 'e' }), 'Successfully updated the role!');
+    const same = expectSuccess(await api.put(`${BASE}/${created.id}`, { description: 'e' }), 'Successfully updated the role!');
     expect(same.slug).toBe(data.slug);
   });
 
   it('replaces the permissions and the groups when given', async () => {
     const created = await createRole({ group: [operatorGroup.id], permission: { [permissions[0].id]: 1, [permissions[1].id]: 1 } });
-    const data = success(await putJson(`${BASE}/${created.id}`, { permission: { [permissions[1].id]: 0, [permissions[2].id]: 1 } }), 'Successfully updated the role!');
+    const data = expectSuccess(await api.putJson(`${BASE}/${created.id}`, { permission: { [permissions[1].id]: 0, [permissions[2].id]: 1 } }), 'Successfully updated the role!');
     expect(data.permissions.map((p: any) => p.id)).toEqual([permissions[2].id]);
     expect(await RoleGroup.count({ where: { role_id: created.id } })).toBe(1);
-    success(await put(`${BASE}/${created.id}`, { group: '' }), 'Successfully updated the role!');
+    expectSuccess(await api.put(`${BASE}/${created.id}`, { group: '' }), 'Successfully updated the role!');
     expect(await RoleGroup.count({ where: { role_id: created.id } })).toBe(0);
-    success(await put(`${BASE}/${created.id}`, { permission: '' }), 'Successfully updated the role!');
+    expectSuccess(await api.put(`${BASE}/${created.id}`, { permission: '' }), 'Successfully updated the role!');
     expect(await RolePermission.count({ where: { role_id: created.id } })).toBe(0);
   });
 
   it('an update carrying only name:fr deletes the de translation', async () => {
     const created = await createRole({ name: 'Agent', 'name:de': 'Mitarbeiter' });
-    const data = success(await put(`${BASE}/${created.id}`, { 'name:fr': 'Agent FR' }), 'Successfully updated the role!');
+    const data = expectSuccess(await api.put(`${BASE}/${created.id}`, { 'name:fr': 'Agent FR' }), 'Successfully updated the role!');
     expect(data.translations).toEqual([{ role_id: created.id, name: 'Agent FR', description: null, locale: 'fr' }]);
-    expect(success(await api.get(`${BASE}/${created.id}`, { lang: 'fr' })).name).toBe('Agent FR');
+    expect(expectSuccess(await api.get(`${BASE}/${created.id}`, { lang: 'fr' })).name).toBe('Agent FR');
     expect(await Translation.count({ where: { record_type: 'role', record_id: created.id, locale: 'de' } })).toBe(0);
   });
 
   it('404 and 422', async () => {
-    failure(await put(`${BASE}/999999`, { name: 'x' }), 404, 'The role with given ID was not found.');
+    expectNotFound(await api.put(`${BASE}/999999`, { name: 'x' }), 'role');
     const created = await createRole();
-    failure(await put(`${BASE}/${created.id}`, { name: '' }), 422, 'The name field is required.');
-    failure(await put(`${BASE}/${created.id}`, { group: [userGroup.id] }), 422, 'The selected group.0 is invalid.');
-    failure(await putJson(`${BASE}/${created.id}`, { permission: { 999999: 1 } }), 422, 'The selected permission.999999 is invalid.');
+    expectError(await api.put(`${BASE}/${created.id}`, { name: '' }), 422, 'The name field is required.');
+    expectError(await api.put(`${BASE}/${created.id}`, { group: [userGroup.id] }), 422, 'The selected group.0 is invalid.');
+    expectError(await api.putJson(`${BASE}/${created.id}`, { permission: { 999999: 1 } }), 422, 'The selected permission.999999 is invalid.');
   });
 });
 
@@ -171,12 +152,12 @@ describe('DELETE /api/user/role/{id}', () => {
   it('deletes the role, its links and translations', async () => {
     const created = await createRole({ 'name:fr': 'Rôle', group: [operatorGroup.id], permission: { [permissions[0].id]: 1 } });
     const res = await api.del(`${BASE}/${created.id}`);
-    expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { status: 'success', message: 'Successfully deleted the role!', data: null } });
+    expectDeleted(res, 'role');
     expect(await Role.findByPk(created.id)).toBeNull();
     expect(await RolePermission.count({ where: { role_id: created.id } })).toBe(0);
     expect(await RoleGroup.count({ where: { role_id: created.id } })).toBe(0);
     expect(await Translation.count({ where: { record_type: 'role', record_id: created.id } })).toBe(0);
-    failure(await api.del(`${BASE}/${created.id}`), 404, 'The role with given ID was not found.');
+    expectNotFound(await api.del(`${BASE}/${created.id}`), 'role');
   });
 });
 
@@ -185,16 +166,16 @@ describe('GET /api/user/role', () => {
     await createRole();
     await createRole();
     const all = await api.get(BASE, { limit: 1000 });
-    const data = list(all);
+    const data = expectList(all);
     expect(all.body.count).toBe(await Role.count());
     expect(data.map((r) => r.id)).toEqual([...data.map((r) => r.id)].sort((a, b) => a - b));
     const page = await api.get(BASE, { start: 2, limit: 1 });
-    expect(list(page).map((r) => r.id)).toEqual([data[1].id]);
+    expect(expectList(page).map((r) => r.id)).toEqual([data[1].id]);
     expect(page.body.count).toBe(all.body.count);
-    const bySlug = list(await api.get(BASE, { order_column: 'slug', order_direction: 'desc', limit: 1000 })).map((r) => r.slug);
+    const bySlug = expectList(await api.get(BASE, { order_column: 'slug', order_direction: 'desc', limit: 1000 })).map((r) => r.slug);
     expect(bySlug).toEqual([...bySlug].sort().reverse());
-    failure(await api.get(BASE, { order_column: 'password' }), 422, 'The selected order column is invalid.');
-    failure(await api.get(BASE, { limit: 0 }), 422, 'The limit must be at least 1.');
+    expectError(await api.get(BASE, { order_column: 'password' }), 422, 'The selected order column is invalid.');
+    expectError(await api.get(BASE, { limit: 0 }), 422, 'The limit must be at least 1.');
   });
 
   it('runs the same number of queries for limit=1 and limit=50', async () => {
@@ -203,7 +184,7 @@ describe('GET /api/user/role', () => {
     }
     const measure = async (query: Record<string, unknown>) => {
       const { result, queries } = await countQueries(async () => api.get(BASE, query));
-      list(result);
+      expectList(result);
       return { res: result, queries: queries.filter((q) => !/api_tokens|ip_bans/.test(q)) };
     };
     for (const query of [{ order_direction: 'desc' }, { order_direction: 'desc', lang: 'fr' }]) {

@@ -3,10 +3,10 @@
  * create and update, organisations joined by email domain, the `organisation_name` filter, and the
  * verification mail (`send_email`) written to the outbox.
  */
-import type { Response } from 'supertest';
 import { Op } from 'sequelize';
 import { Organisation, OutboxEntry, User } from '../../src/db/models';
-import { useApi, unique } from '../helpers/app';
+import { useApi, unique, newEmail } from '../helpers/app';
+import { expectError, expectList, expectSuccess } from '../helpers/envelope';
 
 const api = useApi();
 const USERS = '/api/user/user';
@@ -16,48 +16,21 @@ const MEMBER = 1;
 
 // ---- helpers ------------------------------------------------------------------------------------
 
-function expectError(res: Response, status: number, message: string | RegExp): void {
-  expect({ status: res.status, body: res.body }).toEqual({
-    status,
-    body: { status: 'error', message: typeof message === 'string' ? message : expect.stringMatching(message), data: null },
-  });
-}
-
-function expectSuccess(res: Response, message: string | null = null): any {
-  expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { status: 'success', message, data: expect.anything() } });
-  return res.body.data;
-}
-
-function expectList(res: Response): any[] {
-  expect(res.status).toBe(200);
-  expect(res.body).toMatchObject({ status: 'success', message: null, count: expect.any(Number) });
-  expect(Array.isArray(res.body.data)).toBe(true);
-  return res.body.data;
-}
-
-/** Array values go out as `name[]=v`, as the spec's clients send them. */
-const brackets = (form: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(form).map(([k, v]) => (Array.isArray(v) ? [`${k}[]`, v] : [k, v])));
-const post = (path: string, form: Record<string, unknown>) => api.post(path, brackets(form));
-const put = (path: string, form: Record<string, unknown>) => api.put(path, brackets(form));
-
-const newEmail = (prefix = 'm', domain = 'example.com') => `${unique(prefix)}@${domain}`.toLowerCase();
-
 const ORGANISATION_FIELDS = ['id', 'brand_id', 'owner_id', 'name', 'country', 'language_code', 'timezone', 'notes', 'created_at', 'updated_at'].sort();
 
 async function createUser(form: Record<string, unknown>): Promise<any> {
-  return expectSuccess(await post(USERS, form), 'Successfully created new user!');
+  return expectSuccess(await api.post(USERS, form), 'Successfully created new user!');
 }
 async function updateUser(id: number, form: Record<string, unknown>): Promise<any> {
-  return expectSuccess(await put(`${USERS}/${id}`, form), 'Successfully updated the user!');
+  return expectSuccess(await api.put(`${USERS}/${id}`, form), 'Successfully updated the user!');
 }
 const showUser = async (id: number) => expectSuccess(await api.get(`${USERS}/${id}`));
 async function createOrganisation(form: Record<string, unknown> = {}): Promise<any> {
-  return expectSuccess(await post(ORGS, { name: unique('Org'), ...form }), 'Successfully created new organisation!');
+  return expectSuccess(await api.post(ORGS, { name: unique('Org'), ...form }), 'Successfully created new organisation!');
 }
 const showOrganisation = async (id: number) => expectSuccess(await api.get(`${ORGS}/${id}`));
 async function createBrand(): Promise<number> {
-  return expectSuccess(await post('/api/core/brand', { name: unique('Brand') }), 'Successfully created new brand!').id;
+  return expectSuccess(await api.post('/api/core/brand', { name: unique('Brand') }), 'Successfully created new brand!').id;
 }
 /** [user id, access level] of an organisation's users. */
 const members = async (orgId: number) =>
@@ -73,7 +46,7 @@ beforeAll(async () => {
 describe('`organisation` on user create', () => {
   it('creates a new organisation owned by the user, who is its Manager', async () => {
     const name = unique('New org');
-    const u = await createUser({ email: newEmail(), organisation: name, country: 'FR', language_code: 'fr' });
+    const u = await createUser({ email: newEmail('m'), organisation: name, country: 'FR', language_code: 'fr' });
     expect(Number.isInteger(u.organisation_id)).toBe(true);
     expect(u.organisation_access_level).toBe(MANAGER);
     expect(Object.keys(u.organisation).sort()).toEqual(ORGANISATION_FIELDS);
@@ -85,19 +58,19 @@ describe('`organisation` on user create', () => {
   });
 
   it('takes the given organisation_access_level', async () => {
-    const u = await createUser({ email: newEmail(), organisation: unique('Org'), organisation_access_level: MEMBER });
+    const u = await createUser({ email: newEmail('m'), organisation: unique('Org'), organisation_access_level: MEMBER });
     expect(u.organisation_access_level).toBe(MEMBER);
     expect(u.organisation.owner_id).toBe(u.id);
   });
 
   it('creates the organisation in the user\'s brand', async () => {
-    const u = await createUser({ email: newEmail(), brand_id: otherBrandId, organisation: unique('Org') });
+    const u = await createUser({ email: newEmail('m'), brand_id: otherBrandId, organisation: unique('Org') });
     expect(u.organisation).toMatchObject({ brand_id: otherBrandId, owner_id: u.id });
   });
 
   it('does not create the organisation when the user is refused', async () => {
     const name = unique('Refused org');
-    expectError(await post(USERS, { email: newEmail(), organisation: name, language_code: 'zz' }), 422, 'The selected language code is invalid.');
+    expectError(await api.post(USERS, { email: newEmail('m'), organisation: name, language_code: 'zz' }), 422, 'The selected language code is invalid.');
     expect(await Organisation.count({ where: { name } })).toBe(0);
   });
 });
@@ -107,7 +80,7 @@ describe('`organisation` on user create', () => {
 describe('`organisation_id` on user create', () => {
   it('joins an existing organisation as a User (level 1) by default', async () => {
     const org = await createOrganisation();
-    const u = await createUser({ email: newEmail(), organisation_id: org.id });
+    const u = await createUser({ email: newEmail('m'), organisation_id: org.id });
     expect(u).toMatchObject({ organisation_id: org.id, organisation_access_level: MEMBER });
     expect(u.organisation).toEqual(Object.fromEntries(ORGANISATION_FIELDS.map((k) => [k, org[k]])));
     expect(await members(org.id)).toEqual([[u.id, MEMBER]]);
@@ -117,8 +90,8 @@ describe('`organisation_id` on user create', () => {
 
   it('joins with the given organisation_access_level', async () => {
     const org = await createOrganisation();
-    const manager = await createUser({ email: newEmail(), organisation_id: org.id, organisation_access_level: MANAGER });
-    const member = await createUser({ email: newEmail(), organisation_id: org.id, organisation_access_level: MEMBER });
+    const manager = await createUser({ email: newEmail('m'), organisation_id: org.id, organisation_access_level: MANAGER });
+    const member = await createUser({ email: newEmail('m'), organisation_id: org.id, organisation_access_level: MEMBER });
     expect(manager.organisation_access_level).toBe(MANAGER);
     expect(member.organisation_access_level).toBe(MEMBER);
     expect(await members(org.id)).toEqual([[manager.id, MANAGER], [member.id, MEMBER]]);
@@ -126,7 +99,7 @@ describe('`organisation_id` on user create', () => {
 
   it('joins an organisation of the user\'s own (non-default) brand', async () => {
     const org = await createOrganisation({ brand_id: otherBrandId });
-    const u = await createUser({ email: newEmail(), brand_id: otherBrandId, organisation_id: org.id });
+    const u = await createUser({ email: newEmail('m'), brand_id: otherBrandId, organisation_id: org.id });
     expect(u).toMatchObject({ brand_id: otherBrandId, organisation_id: org.id, organisation_access_level: MEMBER });
   });
 
@@ -134,40 +107,40 @@ describe('`organisation_id` on user create', () => {
     ['of another brand', async () => (await createOrganisation({ brand_id: otherBrandId })).id],
     ['that does not exist', async () => 999999999],
   ])('refuses an organisation %s', async (_name, orgId) => {
-    const email = newEmail();
-    expectError(await post(USERS, { email, organisation_id: await orgId() }), 422, 'The selected organisation id is invalid.');
+    const email = newEmail('m');
+    expectError(await api.post(USERS, { email, organisation_id: await orgId() }), 422, 'The selected organisation id is invalid.');
     expect(await User.count({ where: { email } })).toBe(0);
   });
 
   it('refuses an organisation of the default brand for a user of another brand', async () => {
     const org = await createOrganisation();
-    const email = newEmail();
-    expectError(await post(USERS, { email, brand_id: otherBrandId, organisation_id: org.id }), 422, 'The selected organisation id is invalid.');
+    const email = newEmail('m');
+    expectError(await api.post(USERS, { email, brand_id: otherBrandId, organisation_id: org.id }), 422, 'The selected organisation id is invalid.');
     expect(await User.count({ where: { email } })).toBe(0);
   });
 
   it('refuses organisation_id=0 on create', async () => {
-    expectError(await post(USERS, { email: newEmail(), organisation_id: 0 }), 422, 'The selected organisation id is invalid.');
+    expectError(await api.post(USERS, { email: newEmail('m'), organisation_id: 0 }), 422, 'The selected organisation id is invalid.');
   });
 
   it('refuses organisation and organisation_id together, creating nothing', async () => {
     const org = await createOrganisation();
     const name = unique('Both');
-    const email = newEmail();
-    expectError(await post(USERS, { email, organisation: name, organisation_id: org.id }), 422, 'The organisation and organisation id fields cannot be used together.');
+    const email = newEmail('m');
+    expectError(await api.post(USERS, { email, organisation: name, organisation_id: org.id }), 422, 'The organisation and organisation id fields cannot be used together.');
     expect(await User.count({ where: { email } })).toBe(0);
     expect(await Organisation.count({ where: { name } })).toBe(0);
   });
 
   it('refuses organisation_access_level for a user without an organisation', async () => {
-    const email = newEmail();
-    expectError(await post(USERS, { email, organisation_access_level: MEMBER }), 422, 'The organisation access level can only be set for a user in an organisation.');
+    const email = newEmail('m');
+    expectError(await api.post(USERS, { email, organisation_access_level: MEMBER }), 422, 'The organisation access level can only be set for a user in an organisation.');
     expect(await User.count({ where: { email } })).toBe(0);
   });
 
   it('refuses an organisation_access_level that is not 0 or 1', async () => {
     const org = await createOrganisation();
-    expectError(await post(USERS, { email: newEmail(), organisation_id: org.id, organisation_access_level: 2 }), 422, 'The organisation access level field must be true or false.');
+    expectError(await api.post(USERS, { email: newEmail('m'), organisation_id: org.id, organisation_access_level: 2 }), 422, 'The organisation access level field must be true or false.');
   });
 });
 
@@ -176,7 +149,7 @@ describe('`organisation_id` on user create', () => {
 describe('membership on user update', () => {
   it('organisation_id=0 leaves the organisation', async () => {
     const org = await createOrganisation();
-    const u = await createUser({ email: newEmail(), organisation_id: org.id });
+    const u = await createUser({ email: newEmail('m'), organisation_id: org.id });
     const updated = await updateUser(u.id, { organisation_id: 0 });
     expect(updated).toMatchObject({ organisation_id: null, organisation_access_level: null, organisation: null });
     expect(await showUser(u.id)).toMatchObject({ organisation_id: null, organisation_access_level: null, organisation: null });
@@ -186,7 +159,7 @@ describe('membership on user update', () => {
   });
 
   it('an owner who leaves is no longer the owner; the organisation stays', async () => {
-    const owner = await createUser({ email: newEmail(), organisation: unique('Owned') });
+    const owner = await createUser({ email: newEmail('m'), organisation: unique('Owned') });
     const orgId = owner.organisation_id;
     await updateUser(owner.id, { organisation_id: 0 });
     const org = await showOrganisation(orgId);
@@ -196,7 +169,7 @@ describe('membership on user update', () => {
 
   it('organisation_id moves the user to another organisation as a User, or at the given level', async () => {
     const [a, b] = [await createOrganisation(), await createOrganisation()];
-    const u = await createUser({ email: newEmail(), organisation_id: a.id, organisation_access_level: MANAGER });
+    const u = await createUser({ email: newEmail('m'), organisation_id: a.id, organisation_access_level: MANAGER });
     expect(await updateUser(u.id, { organisation_id: b.id })).toMatchObject({ organisation_id: b.id, organisation_access_level: MEMBER });
     expect(await members(a.id)).toEqual([]);
     expect(await members(b.id)).toEqual([[u.id, MEMBER]]);
@@ -207,24 +180,24 @@ describe('membership on user update', () => {
 
   it('organisation_access_level alone changes the level in the current organisation', async () => {
     const org = await createOrganisation();
-    const u = await createUser({ email: newEmail(), organisation_id: org.id });
+    const u = await createUser({ email: newEmail('m'), organisation_id: org.id });
     expect(await updateUser(u.id, { organisation_access_level: MANAGER })).toMatchObject({ organisation_id: org.id, organisation_access_level: MANAGER });
     expect(await members(org.id)).toEqual([[u.id, MANAGER]]);
-    const loner = await createUser({ email: newEmail() });
-    expectError(await put(`${USERS}/${loner.id}`, { organisation_access_level: MANAGER }), 422, 'The organisation access level can only be set for a user in an organisation.');
+    const loner = await createUser({ email: newEmail('m') });
+    expectError(await api.put(`${USERS}/${loner.id}`, { organisation_access_level: MANAGER }), 422, 'The organisation access level can only be set for a user in an organisation.');
   });
 
   it('refuses an organisation of another brand and leaves the user where it was', async () => {
     const mine = await createOrganisation();
     const theirs = await createOrganisation({ brand_id: otherBrandId });
-    const u = await createUser({ email: newEmail(), organisation_id: mine.id });
-    expectError(await put(`${USERS}/${u.id}`, { organisation_id: theirs.id, firstname: 'Moved' }), 422, 'The selected organisation id is invalid.');
+    const u = await createUser({ email: newEmail('m'), organisation_id: mine.id });
+    expectError(await api.put(`${USERS}/${u.id}`, { organisation_id: theirs.id, firstname: 'Moved' }), 422, 'The selected organisation id is invalid.');
     expect(await showUser(u.id)).toMatchObject({ firstname: null, organisation_id: mine.id, organisation_access_level: MEMBER });
   });
 
   it('`organisation` renames the user\'s organisation when the user is its owner', async () => {
-    const owner = await createUser({ email: newEmail(), organisation: unique('Before') });
-    const member = await createUser({ email: newEmail(), organisation_id: owner.organisation_id });
+    const owner = await createUser({ email: newEmail('m'), organisation: unique('Before') });
+    const member = await createUser({ email: newEmail('m'), organisation_id: owner.organisation_id });
     const name = unique('After');
     const updated = await updateUser(owner.id, { organisation: name });
     expect(updated).toMatchObject({ organisation_id: owner.organisation_id, organisation_access_level: MANAGER });
@@ -236,17 +209,17 @@ describe('membership on user update', () => {
 
   it('`organisation` from a member who is not the owner is a 422 and renames nothing', async () => {
     const before = unique('Kept name');
-    const owner = await createUser({ email: newEmail(), organisation: before });
-    const member = await createUser({ email: newEmail(), organisation_id: owner.organisation_id, organisation_access_level: MANAGER });
+    const owner = await createUser({ email: newEmail('m'), organisation: before });
+    const member = await createUser({ email: newEmail('m'), organisation_id: owner.organisation_id, organisation_access_level: MANAGER });
     const after = unique('Hijacked');
-    expectError(await put(`${USERS}/${member.id}`, { organisation: after, firstname: 'Changed' }), 422, 'The organisation can only be renamed by its owner.');
+    expectError(await api.put(`${USERS}/${member.id}`, { organisation: after, firstname: 'Changed' }), 422, 'The organisation can only be renamed by its owner.');
     expect((await showOrganisation(owner.organisation_id)).name).toBe(before);
     expect(await showUser(member.id)).toMatchObject({ firstname: null, organisation_id: owner.organisation_id });
     expect(await Organisation.count({ where: { name: after } })).toBe(0);
   });
 
   it('`organisation` for a user without an organisation creates one the user owns', async () => {
-    const u = await createUser({ email: newEmail() });
+    const u = await createUser({ email: newEmail('m') });
     const name = unique('Later org');
     const updated = await updateUser(u.id, { organisation: name });
     expect(updated.organisation_access_level).toBe(MANAGER);
@@ -255,7 +228,7 @@ describe('membership on user update', () => {
 
   it('organisation_id=0 with `organisation` leaves and creates a new organisation', async () => {
     const org = await createOrganisation();
-    const u = await createUser({ email: newEmail(), organisation_id: org.id });
+    const u = await createUser({ email: newEmail('m'), organisation_id: org.id });
     const name = unique('Fresh');
     const updated = await updateUser(u.id, { organisation_id: 0, organisation: name });
     expect(updated.organisation_id).not.toBe(org.id);
@@ -309,10 +282,10 @@ describe('users at a domain claimed by an organisation', () => {
 describe('GET /api/user/user organisation_name', () => {
   it('lists the users of organisations whose name contains the value', async () => {
     const tag = unique('Named').toLowerCase();
-    const a = await createUser({ email: newEmail(), organisation: `Alpha ${tag}` });
-    const b = await createUser({ email: newEmail(), organisation_id: a.organisation_id });
-    const c = await createUser({ email: newEmail(), organisation: `Beta ${tag}` });
-    await createUser({ email: newEmail(), organisation: unique('Unrelated') });
+    const a = await createUser({ email: newEmail('m'), organisation: `Alpha ${tag}` });
+    const b = await createUser({ email: newEmail('m'), organisation_id: a.organisation_id });
+    const c = await createUser({ email: newEmail('m'), organisation: `Beta ${tag}` });
+    await createUser({ email: newEmail('m'), organisation: unique('Unrelated') });
     const list = async (q: Record<string, unknown>) => {
       const res = await api.get(USERS, { limit: 1000, ...q });
       return { ids: expectList(res).map((u) => u.id).sort((x, y) => x - y), count: res.body.count };
@@ -335,7 +308,7 @@ async function verificationRows(userId: number) {
 
 describe('send_email', () => {
   it('on create writes one verification mail for a user without a password', async () => {
-    const u = await createUser({ email: newEmail(), send_email: 1 });
+    const u = await createUser({ email: newEmail('m'), send_email: 1 });
     const rows = await verificationRows(u.id);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ name: 'user.verification', queue: 'mail' });
@@ -347,12 +320,12 @@ describe('send_email', () => {
     ['with send_email=0', { send_email: 0 }],
     ['without send_email', {}],
   ])('on create writes nothing %s', async (_name, form) => {
-    const u = await createUser({ email: newEmail(), ...form });
+    const u = await createUser({ email: newEmail('m'), ...form });
     expect(await verificationRows(u.id)).toHaveLength(0);
   });
 
   it('on update writes a verification mail only when the user has no password', async () => {
-    const u = await createUser({ email: newEmail() });
+    const u = await createUser({ email: newEmail('m') });
     await updateUser(u.id, { send_email: 1 });
     expect(await verificationRows(u.id)).toHaveLength(1);
     await updateUser(u.id, { firstname: 'No mail' });
@@ -368,8 +341,8 @@ describe('send_email', () => {
   });
 
   it('a refused update writes no mail', async () => {
-    const u = await createUser({ email: newEmail() });
-    expectError(await put(`${USERS}/${u.id}`, { send_email: 1, groups: [999999] }), 422, 'The selected groups.0 is invalid.');
+    const u = await createUser({ email: newEmail('m') });
+    expectError(await api.put(`${USERS}/${u.id}`, { send_email: 1, groups: [999999] }), 422, 'The selected groups.0 is invalid.');
     expect(await verificationRows(u.id)).toHaveLength(0);
   });
 });

@@ -3,36 +3,16 @@
  * 1 and a page of 50, whatever the records of the page hold (phones, groups, additional emails,
  * organisations, custom field values, users, domains): relations are loaded per page, never per record.
  */
-import type { Response } from 'supertest';
 import { CustomField, CustomFieldValue, Department, Group } from '../../src/db/models';
 import { countQueries } from '../../src/db/sequelize';
 import { useApi, unique } from '../helpers/app';
+import { expectList, expectSuccess } from '../helpers/envelope';
+import { measureList } from '../helpers/queries';
 
 const api = useApi();
 const RECORDS = 55;
 
-function expectSuccess(res: Response, message: string | null = null): any {
-  expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { status: 'success', message, data: expect.anything() } });
-  return res.body.data;
-}
-
-function expectList(res: Response): any[] {
-  expect({ status: res.status, keys: Object.keys(res.body).sort() }).toEqual({ status: 200, keys: ['count', 'data', 'message', 'status'] });
-  expect(Array.isArray(res.body.data)).toBe(true);
-  return res.body.data;
-}
-
-/** Array values go out as `name[]=v`, as the spec's clients send them. */
-const brackets = (form: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(form).map(([k, v]) => (Array.isArray(v) ? [`${k}[]`, v] : [k, v])));
-
-// Authentication records a token's use at most once a minute: that write is not the list's work.
-const listQueries = (queries: string[]) => queries.filter((q) => !/UPDATE\s+`?api_tokens`?/i.test(q));
-
-async function measure(path: string, query: Record<string, unknown>) {
-  const { result, queries } = await countQueries(async () => api.get(path, query));
-  return { res: result, queries: listQueries(queries) };
-}
+const measure = (path: string, query: Record<string, unknown>) => measureList(api, path, query);
 
 /** Runs `make(i)` for i in [0, n), one at a time by default (concurrent writes have their own tests). */
 async function inBatches<T>(n: number, make: (i: number) => Promise<T>, size = 1): Promise<T[]> {
@@ -54,21 +34,21 @@ beforeAll(async () => {
   const userField = await CustomField.create({ kind: 'user', name: unique('Query user field'), type: 8 });
   const orgField = await CustomField.create({ kind: 'organisation', name: unique('Query org field'), type: 8 });
 
-  const orgs = await inBatches(RECORDS, async (i) => expectSuccess(await api.post('/api/user/organisation', brackets({
+  const orgs = await inBatches(RECORDS, async (i) => expectSuccess(await api.post('/api/user/organisation', {
     name: `Org ${tag} ${i}`, notes: `Notes ${i}`, country: 'GB', domain: [`${tag}-${i}.example.net`],
-  })), 'Successfully created new organisation!'));
+  }), 'Successfully created new organisation!'));
 
-  const users = await inBatches(RECORDS, async (i) => expectSuccess(await api.post('/api/user/user', brackets({
+  const users = await inBatches(RECORDS, async (i) => expectSuccess(await api.post('/api/user/user', {
     email: `user${i}.${tag}@example.com`, firstname: `First${i}`, lastname: `Q${tag}`, country: 'GB',
     phone: [phone(i, 0), phone(i, 1)], groups: [registered, customers], additional_email: [`alt${i}.${tag}@example.org`],
     // Half join an organisation of the list; the other half found their own (named with the tag too).
     ...(i % 2 ? { organisation_id: orgs[i].id, organisation_access_level: i % 4 === 1 ? 0 : 1 } : { organisation: `Own org ${tag} ${i}` }),
-  })), 'Successfully created new user!'));
+  }), 'Successfully created new user!'));
 
-  await inBatches(RECORDS, async (i) => expectSuccess(await api.post('/api/user/operator', brackets({
+  await inBatches(RECORDS, async (i) => expectSuccess(await api.post('/api/user/operator', {
     firstname: `Agent${i}`, lastname: `Q${tag}`, email: `agent${i}.${tag}@example.com`, groups: [admins, agents],
     phone: [`+44207${String((phoneBase + 5000 + i) % 10_000_000).padStart(7, '0')}`], depts: [dept],
-  })), 'Successfully created new operator!'));
+  }), 'Successfully created new operator!'));
 
   // Custom field values (set directly: custom fields have their own tests).
   await CustomFieldValue.bulkCreate(users.map((u) => ({ field_id: userField.id, owner_id: u.id, value: `user value ${u.id}` })));

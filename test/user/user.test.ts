@@ -2,58 +2,18 @@
  * Users: /api/user/user — create, show, list (every filter of the spec, DATES, PAGING), update,
  * delete, the validation messages, passwords, additional emails, phones and groups.
  */
-import type { Response } from 'supertest';
 import { CustomField, CustomFieldValue, Group, User, UserEmail, UserPhone } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
-import { useApi, unique } from '../helpers/app';
+import { useApi, unique, newEmail, nowSec, phoneNumbers } from '../helpers/app';
+import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 
 const api = useApi();
 const BASE = '/api/user/user';
 
-// ---- helpers (kept in this file: the other files of test/user are not shared) -------------------
-
-const nowSec = () => Math.floor(Date.now() / 1000);
-
-function expectError(res: Response, status: number, message: string | RegExp): void {
-  expect({ status: res.status, body: res.body }).toEqual({
-    status,
-    body: { status: 'error', message: typeof message === 'string' ? message : expect.stringMatching(message), data: null },
-  });
-}
-
-function expectSuccess(res: Response, message: string | null = null): any {
-  expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { status: 'success', message, data: expect.anything() } });
-  return res.body.data;
-}
-
-function expectList(res: Response): any[] {
-  expect({ status: res.status, keys: Object.keys(res.body).sort() }).toEqual({ status: 200, keys: ['count', 'data', 'message', 'status'] });
-  expect(res.body.status).toBe('success');
-  expect(res.body.message).toBeNull();
-  expect(Array.isArray(res.body.data)).toBe(true);
-  expect(Number.isInteger(res.body.count)).toBe(true);
-  return res.body.data;
-}
-
-/**
- * The spec's clients send arrays as `name[]=v` (supertest alone would send `name=v`, repeated):
- * array values go out under `name[]`. Objects (`customfield[<id>]=v`) keep supertest's brackets.
- */
-const brackets = (form: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(form).map(([k, v]) => (Array.isArray(v) ? [`${k}[]`, v] : [k, v])));
-const post = (path: string, form: Record<string, unknown>) => api.post(path, brackets(form));
-const put = (path: string, form: Record<string, unknown>) => api.put(path, brackets(form));
-
-/** A fresh, lower-case address. */
-const newEmail = (prefix = 'u', domain = 'example.com') => `${unique(prefix)}@${domain}`.toLowerCase();
+// ---- helpers ------------------------------------------------------------------------------------
 
 /** A valid London number unique to this run: E.164 and a spaced form that normalises to it. */
-let phoneSeq = 0;
-const phoneBase = Math.floor(Math.random() * 9_000_000);
-function newPhone(): { e164: string; spaced: string } {
-  const digits = String((phoneBase + phoneSeq++) % 10_000_000).padStart(7, '0');
-  return { e164: `+44207${digits}`, spaced: `+44 20 7${digits.slice(0, 3)} ${digits.slice(3)}` };
-}
+const newPhone = phoneNumbers('7');
 
 const COMMON_FIELDS = [
   'id', 'brand_id', 'firstname', 'lastname', 'email', 'email_verified', 'active', 'organisation_id', 'organisation_access_level',
@@ -66,7 +26,7 @@ const SHOW_KEYS = [...COMMON_FIELDS, 'organisation', 'additional_emails'].sort()
 const CREATE_KEYS = SHOW_KEYS.filter((k) => !CREATE_OMITS.includes(k));
 
 async function createUser(form: Record<string, unknown>): Promise<any> {
-  return expectSuccess(await post(BASE, form), 'Successfully created new user!');
+  return expectSuccess(await api.post(BASE, form), 'Successfully created new user!');
 }
 const showUser = async (id: number) => expectSuccess(await api.get(`${BASE}/${id}`));
 const listUsers = async (query: Record<string, unknown>) => {
@@ -76,13 +36,13 @@ const listUsers = async (query: Record<string, unknown>) => {
 const ids = (rows: Array<{ id: number }>) => rows.map((r) => r.id).sort((a, b) => a - b);
 
 async function createOperator(form: Record<string, unknown> = {}): Promise<any> {
-  return expectSuccess(await post('/api/user/operator', {
+  return expectSuccess(await api.post('/api/user/operator', {
     firstname: 'Op', lastname: unique('Erator'), email: newEmail('op'), groups: [adminGroupId], ...form,
   }), 'Successfully created new operator!');
 }
 
 async function createBrand(): Promise<number> {
-  return expectSuccess(await post('/api/core/brand', { name: unique('Brand') }), 'Successfully created new brand!').id;
+  return expectSuccess(await api.post('/api/core/brand', { name: unique('Brand') }), 'Successfully created new brand!').id;
 }
 
 let registeredGroupId: number;
@@ -192,7 +152,7 @@ describe('POST /api/user/user', () => {
     const forms = Array.from({ length: 8 }, () => ({
       email: newEmail('conc'), phone: [newPhone().e164], additional_email: [newEmail('concalt')], groups: [registeredGroupId],
     }));
-    const results = await Promise.all(forms.map((form) => post(BASE, form)));
+    const results = await Promise.all(forms.map((form) => api.post(BASE, form)));
     expect(results.map((r) => [r.status, r.body.message])).toEqual(forms.map(() => [200, 'Successfully created new user!']));
     expect(await User.count({ where: { email: forms.map((f) => f.email) } })).toBe(forms.length);
   });
@@ -223,7 +183,7 @@ describe('POST /api/user/user', () => {
     it.each(cases)('%s', async (_name, makeForm, message) => {
       const firstname = unique('Rejected');
       const form: Record<string, unknown> = { firstname, ...makeForm() };
-      expectError(await post(BASE, form), 422, message);
+      expectError(await api.post(BASE, form), 422, message);
       expect(await User.count({ where: { firstname } })).toBe(0);
       if (typeof form.email === 'string' && form.email) expect(await User.count({ where: { email: form.email } })).toBe(0);
     });
@@ -232,7 +192,7 @@ describe('POST /api/user/user', () => {
       const email = newEmail();
       const orgName = unique('Rolled back org');
       const phone = newPhone();
-      const res = await post(BASE, {
+      const res = await api.post(BASE, {
         email, phone: [phone.e164], groups: [registeredGroupId], additional_email: [newEmail('alt')], organisation: orgName,
         customfield: { 999999: 'x' },
       });
@@ -248,8 +208,8 @@ describe('POST /api/user/user', () => {
     it('refuses an email already taken in the same brand (whatever its case)', async () => {
       const email = newEmail();
       await createUser({ email });
-      expectError(await post(BASE, { email }), 422, 'The email has already been taken.');
-      expectError(await post(BASE, { email: email.toUpperCase(), brand_id: 1 }), 422, 'The email has already been taken.');
+      expectError(await api.post(BASE, { email }), 422, 'The email has already been taken.');
+      expectError(await api.post(BASE, { email: email.toUpperCase(), brand_id: 1 }), 422, 'The email has already been taken.');
       expect(await User.count({ where: { email, type: 'user' } })).toBe(1);
     });
 
@@ -261,7 +221,7 @@ describe('POST /api/user/user', () => {
       expect(second).toMatchObject({ email, brand_id: brandId });
       expect(second.id).not.toBe(first.id);
       // And the brand is a real filter on duplicates: a third user in that brand is refused.
-      expectError(await post(BASE, { email, brand_id: brandId }), 422, 'The email has already been taken.');
+      expectError(await api.post(BASE, { email, brand_id: brandId }), 422, 'The email has already been taken.');
     });
 
     it('refuses a primary email that is an additional email of another user of the brand', async () => {
@@ -269,10 +229,10 @@ describe('POST /api/user/user', () => {
       const owner = await createUser({ email: newEmail(), additional_email: [shared] });
       // The reverse is refused (an additional email may not be another user's primary one), so
       // the address must stay one user's: `email=<address>` would otherwise find two users.
-      expectError(await post(BASE, { email: shared }), 422, 'The email has already been taken.');
+      expectError(await api.post(BASE, { email: shared }), 422, 'The email has already been taken.');
       expect(await User.count({ where: { email: shared } })).toBe(0);
       const other = await createUser({ email: newEmail() });
-      expectError(await put(`${BASE}/${other.id}`, { email: shared }), 422, 'The email has already been taken.');
+      expectError(await api.put(`${BASE}/${other.id}`, { email: shared }), 422, 'The email has already been taken.');
       expect(ids((await listUsers({ email: shared })).data)).toEqual([owner.id]);
     });
   });
@@ -299,23 +259,23 @@ describe('GET /api/user/user/{id}', () => {
   });
 
   it.each(['999999999', '4294967295', 'abc', '0'])('answers 404 for the id %s', async (id) => {
-    expectError(await api.get(`${BASE}/${id}`), 404, 'The user with given ID was not found.');
+    expectNotFound(await api.get(`${BASE}/${id}`), 'user');
   });
 
   it('does not show an operator as a user', async () => {
     const op = await createOperator();
-    expectError(await api.get(`${BASE}/${op.id}`), 404, 'The user with given ID was not found.');
-    expectError(await put(`${BASE}/${op.id}`, { firstname: 'Changed' }), 404, 'The user with given ID was not found.');
-    expectError(await api.del(`${BASE}/${op.id}`), 404, 'The user with given ID was not found.');
+    expectNotFound(await api.get(`${BASE}/${op.id}`), 'user');
+    expectNotFound(await api.put(`${BASE}/${op.id}`, { firstname: 'Changed' }), 'user');
+    expectNotFound(await api.del(`${BASE}/${op.id}`), 'user');
     const still = expectSuccess(await api.get(`/api/user/operator/${op.id}`));
     expect(still.firstname).toBe('Op');
   });
 
   it('does not show a user as an operator', async () => {
     const u = await createUser({ email: newEmail() });
-    expectError(await api.get(`/api/user/operator/${u.id}`), 404, 'The operator with given ID was not found.');
-    expectError(await put(`/api/user/operator/${u.id}`, { firstname: 'Changed' }), 404, 'The operator with given ID was not found.');
-    expectError(await api.del(`/api/user/operator/${u.id}`), 404, 'The operator with given ID was not found.');
+    expectNotFound(await api.get(`/api/user/operator/${u.id}`), 'operator');
+    expectNotFound(await api.put(`/api/user/operator/${u.id}`, { firstname: 'Changed' }), 'operator');
+    expectNotFound(await api.del(`/api/user/operator/${u.id}`), 'operator');
     expect((await showUser(u.id)).firstname).toBeNull();
   });
 });
@@ -328,7 +288,7 @@ describe('PUT /api/user/user/{id}', () => {
       email: newEmail(), firstname: 'Old', lastname: 'Name', active: 0, language_code: 'fr', timezone: 'Asia/Tokyo', country: 'JP',
       password: 'long enough password', email_verified: 1,
     });
-    const res = await put(`${BASE}/${created.id}`, { firstname: 'New' });
+    const res = await api.put(`${BASE}/${created.id}`, { firstname: 'New' });
     const u = expectSuccess(res, 'Successfully updated the user!');
     expect(Object.keys(u).sort()).toEqual(SHOW_KEYS);
     expectUserTypes(u);
@@ -342,7 +302,7 @@ describe('PUT /api/user/user/{id}', () => {
   it('updates every plain field', async () => {
     const created = await createUser({ email: newEmail(), firstname: 'A' });
     const email = newEmail();
-    const u = expectSuccess(await put(`${BASE}/${created.id}`, {
+    const u = expectSuccess(await api.put(`${BASE}/${created.id}`, {
       email, firstname: 'B', lastname: 'C', country: 'de', language_code: 'es', timezone: 'Europe/Berlin', active: 0,
     }), 'Successfully updated the user!');
     expect(u).toMatchObject({ email, firstname: 'B', lastname: 'C', country: 'DE', language_code: 'es', timezone: 'Europe/Berlin', active: 0 });
@@ -350,24 +310,24 @@ describe('PUT /api/user/user/{id}', () => {
 
   it('clears an optional text field sent empty', async () => {
     const created = await createUser({ email: newEmail(), firstname: 'A', lastname: 'B' });
-    const u = expectSuccess(await put(`${BASE}/${created.id}`, { lastname: '' }), 'Successfully updated the user!');
+    const u = expectSuccess(await api.put(`${BASE}/${created.id}`, { lastname: '' }), 'Successfully updated the user!');
     expect(u).toMatchObject({ firstname: 'A', lastname: null, formatted_name: 'A' });
   });
 
   it('requires a password for email_verified=1, stored or sent with it', async () => {
     const created = await createUser({ email: newEmail() });
-    expectError(await put(`${BASE}/${created.id}`, { email_verified: 1 }), 422, 'The password field is required when email verified is 1.');
+    expectError(await api.put(`${BASE}/${created.id}`, { email_verified: 1 }), 422, 'The password field is required when email verified is 1.');
     expect((await showUser(created.id)).email_verified).toBe(0);
-    const u = expectSuccess(await put(`${BASE}/${created.id}`, { email_verified: 1, password: 'now it has one' }), 'Successfully updated the user!');
+    const u = expectSuccess(await api.put(`${BASE}/${created.id}`, { email_verified: 1, password: 'now it has one' }), 'Successfully updated the user!');
     expect(u.email_verified).toBe(1);
     const withPassword = await createUser({ email: newEmail(), password: 'stored password' });
-    expect(expectSuccess(await put(`${BASE}/${withPassword.id}`, { email_verified: 1 }), 'Successfully updated the user!').email_verified).toBe(1);
+    expect(expectSuccess(await api.put(`${BASE}/${withPassword.id}`, { email_verified: 1 }), 'Successfully updated the user!').email_verified).toBe(1);
   });
 
   it('hashes a new password', async () => {
     const created = await createUser({ email: newEmail(), password: 'first password' });
     const before = (await User.findByPk(created.id))!.password;
-    const u = expectSuccess(await put(`${BASE}/${created.id}`, { password: 'second password' }), 'Successfully updated the user!');
+    const u = expectSuccess(await api.put(`${BASE}/${created.id}`, { password: 'second password' }), 'Successfully updated the user!');
     expect(u).not.toHaveProperty('password');
     const after = (await User.findByPk(created.id))!.password;
     expect(after).toMatch(/^\$argon2/);
@@ -378,9 +338,9 @@ describe('PUT /api/user/user/{id}', () => {
   it('refuses an email of another user of the brand, and accepts its own', async () => {
     const a = await createUser({ email: newEmail() });
     const b = await createUser({ email: newEmail() });
-    expectError(await put(`${BASE}/${b.id}`, { email: a.email }), 422, 'The email has already been taken.');
+    expectError(await api.put(`${BASE}/${b.id}`, { email: a.email }), 422, 'The email has already been taken.');
     expect((await showUser(b.id)).email).toBe(b.email);
-    expect(expectSuccess(await put(`${BASE}/${b.id}`, { email: b.email, firstname: 'Same' }), 'Successfully updated the user!'))
+    expect(expectSuccess(await api.put(`${BASE}/${b.id}`, { email: b.email, firstname: 'Same' }), 'Successfully updated the user!'))
       .toMatchObject({ email: b.email, firstname: 'Same' });
   });
 
@@ -388,22 +348,22 @@ describe('PUT /api/user/user/{id}', () => {
     const [p1, p2, p3] = [newPhone(), newPhone(), newPhone()];
     const created = await createUser({ email: newEmail(), phone: [p1.e164, p2.e164] });
     expect(created.phonenumbers.map((p: any) => p.number)).toEqual([p1.e164, p2.e164]);
-    const u = expectSuccess(await put(`${BASE}/${created.id}`, { phone: [p3.spaced] }), 'Successfully updated the user!');
+    const u = expectSuccess(await api.put(`${BASE}/${created.id}`, { phone: [p3.spaced] }), 'Successfully updated the user!');
     expect(u.phonenumbers.map((p: any) => p.number)).toEqual([p3.e164]);
     expect((await UserPhone.findAll({ where: { user_id: created.id } })).map((p) => p.number)).toEqual([p3.e164]);
     // Without `phone`, the numbers stay.
-    const again = expectSuccess(await put(`${BASE}/${created.id}`, { firstname: 'X' }), 'Successfully updated the user!');
+    const again = expectSuccess(await api.put(`${BASE}/${created.id}`, { firstname: 'X' }), 'Successfully updated the user!');
     expect(again.phonenumbers.map((p: any) => p.number)).toEqual([p3.e164]);
     // A bad number changes nothing.
-    expectError(await put(`${BASE}/${created.id}`, { phone: ['0123'], firstname: 'Y' }), 422, /^The phone\.0 /);
+    expectError(await api.put(`${BASE}/${created.id}`, { phone: ['0123'], firstname: 'Y' }), 422, /^The phone\.0 /);
     expect(await showUser(created.id)).toMatchObject({ firstname: 'X', phonenumbers: [expect.objectContaining({ number: p3.e164 })] });
   });
 
   it('replaces the groups', async () => {
     const created = await createUser({ email: newEmail(), groups: [registeredGroupId] });
-    const u = expectSuccess(await put(`${BASE}/${created.id}`, { groups: [extraGroupId] }), 'Successfully updated the user!');
+    const u = expectSuccess(await api.put(`${BASE}/${created.id}`, { groups: [extraGroupId] }), 'Successfully updated the user!');
     expect(u.groups.map((g: any) => [g.id, g.pivot])).toEqual([[extraGroupId, { user_id: created.id, group_id: extraGroupId }]]);
-    expectError(await put(`${BASE}/${created.id}`, { groups: [adminGroupId] }), 422, 'The selected groups.0 is invalid.');
+    expectError(await api.put(`${BASE}/${created.id}`, { groups: [adminGroupId] }), 422, 'The selected groups.0 is invalid.');
     expect((await showUser(created.id)).groups.map((g: any) => g.id)).toEqual([extraGroupId]);
   });
 
@@ -413,7 +373,7 @@ describe('PUT /api/user/user/{id}', () => {
       const created = await createUser({ email: newEmail(), additional_email: [e1, e2] });
       expect(created.additional_emails.map((e: any) => e.email)).toEqual([e1, e2]);
       expect((await UserEmail.findAll({ where: { user_id: created.id }, order: [['id', 'ASC']] })).map((e) => e.email)).toEqual([e1, e2]);
-      const u = expectSuccess(await put(`${BASE}/${created.id}`, { additional_email: [e3] }), 'Successfully updated the user!');
+      const u = expectSuccess(await api.put(`${BASE}/${created.id}`, { additional_email: [e3] }), 'Successfully updated the user!');
       expect(u.additional_emails).toEqual([{ id: expect.any(Number), user_id: created.id, email: e3, created_at: expect.any(Number), updated_at: expect.any(Number) }]);
       expect((await UserEmail.findAll({ where: { user_id: created.id } })).map((e) => e.email)).toEqual([e3]);
       expect((await showUser(created.id)).additional_emails).toEqual(u.additional_emails);
@@ -423,10 +383,10 @@ describe('PUT /api/user/user/{id}', () => {
       const other = await createUser({ email: newEmail() });
       const keep = newEmail('keep');
       const created = await createUser({ email: newEmail(), additional_email: [keep] });
-      expectError(await put(`${BASE}/${created.id}`, { additional_email: [other.email], firstname: 'Changed' }), 422, 'The additional email.0 has already been taken.');
+      expectError(await api.put(`${BASE}/${created.id}`, { additional_email: [other.email], firstname: 'Changed' }), 422, 'The additional email.0 has already been taken.');
       expect(await showUser(created.id)).toMatchObject({ firstname: null, additional_emails: [expect.objectContaining({ email: keep })] });
       const email = newEmail();
-      expectError(await post(BASE, { email, additional_email: [newEmail('fine'), other.email] }), 422, 'The additional email.1 has already been taken.');
+      expectError(await api.post(BASE, { email, additional_email: [newEmail('fine'), other.email] }), 422, 'The additional email.1 has already been taken.');
       expect(await User.count({ where: { email } })).toBe(0);
     });
 
@@ -434,7 +394,7 @@ describe('PUT /api/user/user/{id}', () => {
       const shared = newEmail('shared');
       await createUser({ email: newEmail(), additional_email: [shared] });
       const email = newEmail();
-      expectError(await post(BASE, { email, additional_email: [shared] }), 422, 'The additional email.0 has already been taken.');
+      expectError(await api.post(BASE, { email, additional_email: [shared] }), 422, 'The additional email.0 has already been taken.');
       expect(await User.count({ where: { email } })).toBe(0);
     });
 
@@ -447,7 +407,7 @@ describe('PUT /api/user/user/{id}', () => {
 
     it('refuses one equal to the user\'s own email', async () => {
       const email = newEmail();
-      expectError(await post(BASE, { email, additional_email: [email] }), 422, 'The additional email.0 must be different from the email.');
+      expectError(await api.post(BASE, { email, additional_email: [email] }), 422, 'The additional email.0 must be different from the email.');
       expect(await User.count({ where: { email } })).toBe(0);
     });
   });
@@ -464,7 +424,7 @@ describe('PUT /api/user/user/{id}', () => {
       [{ firstname: 'Lost', phone: [newPhone().e164], customfield: { 999999: 'x' } }, 'The selected customfield.999999 is invalid.'],
     ];
     for (const [form, message] of attempts) {
-      expectError(await put(`${BASE}/${created.id}`, form), 422, message);
+      expectError(await api.put(`${BASE}/${created.id}`, form), 422, message);
     }
     expect(await showUser(created.id)).toEqual(before);
   });
@@ -472,8 +432,8 @@ describe('PUT /api/user/user/{id}', () => {
   it('does not silently ignore brand_id: it moves the user, or refuses with a 422', async () => {
     const brandId = await createBrand();
     const created = await createUser({ email: newEmail() });
-    expectError(await put(`${BASE}/${created.id}`, { brand_id: 999999 }), 422, 'The selected brand id is invalid.');
-    const res = await put(`${BASE}/${created.id}`, { brand_id: brandId });
+    expectError(await api.put(`${BASE}/${created.id}`, { brand_id: 999999 }), 422, 'The selected brand id is invalid.');
+    const res = await api.put(`${BASE}/${created.id}`, { brand_id: brandId });
     const shown = await showUser(created.id);
     if (res.status === 200) {
       expect(res.body.data.brand_id).toBe(brandId);
@@ -490,15 +450,15 @@ describe('PUT /api/user/user/{id}', () => {
     expect(expectSuccess(res, 'Successfully updated the user!').firstname).toBe('After');
     const del = await api.post(`${BASE}/${created.id}`).set('X-HTTP-Method-Override', 'DELETE');
     expect(del.body).toEqual({ status: 'success', message: 'Successfully deleted the user!', data: null });
-    expectError(await api.get(`${BASE}/${created.id}`), 404, 'The user with given ID was not found.');
+    expectNotFound(await api.get(`${BASE}/${created.id}`), 'user');
   });
 
   it.each(['999999999', 'abc'])('answers 404 for the id %s', async (id) => {
-    expectError(await put(`${BASE}/${id}`, { firstname: 'X' }), 404, 'The user with given ID was not found.');
+    expectNotFound(await api.put(`${BASE}/${id}`, { firstname: 'X' }), 'user');
   });
 
   it('answers 404 rather than 422 for an unknown id with a bad body', async () => {
-    expectError(await put(`${BASE}/999999999`, { email: 'bad' }), 404, 'The user with given ID was not found.');
+    expectNotFound(await api.put(`${BASE}/999999999`, { email: 'bad' }), 'user');
   });
 });
 
@@ -508,10 +468,10 @@ describe('DELETE /api/user/user/{id}', () => {
   it('deletes the user, then answers 404', async () => {
     const created = await createUser({ email: newEmail(), phone: [newPhone().e164], additional_email: [newEmail('x')], groups: [registeredGroupId] });
     const res = await api.del(`${BASE}/${created.id}`);
-    expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { status: 'success', message: 'Successfully deleted the user!', data: null } });
-    expectError(await api.get(`${BASE}/${created.id}`), 404, 'The user with given ID was not found.');
-    expectError(await api.del(`${BASE}/${created.id}`), 404, 'The user with given ID was not found.');
-    expectError(await put(`${BASE}/${created.id}`, { firstname: 'X' }), 404, 'The user with given ID was not found.');
+    expectDeleted(res, 'user');
+    expectNotFound(await api.get(`${BASE}/${created.id}`), 'user');
+    expectNotFound(await api.del(`${BASE}/${created.id}`), 'user');
+    expectNotFound(await api.put(`${BASE}/${created.id}`, { firstname: 'X' }), 'user');
     expect(await User.findByPk(created.id)).toBeNull();
     expect(await UserPhone.count({ where: { user_id: created.id } })).toBe(0);
     expect(await UserEmail.count({ where: { user_id: created.id } })).toBe(0);
@@ -520,7 +480,7 @@ describe('DELETE /api/user/user/{id}', () => {
   });
 
   it.each(['999999999', 'abc'])('answers 404 for the id %s', async (id) => {
-    expectError(await api.del(`${BASE}/${id}`), 404, 'The user with given ID was not found.');
+    expectNotFound(await api.del(`${BASE}/${id}`), 'user');
   });
 });
 
@@ -540,7 +500,7 @@ describe('customfield[<field id>]', () => {
     const expected = [{ id: value.id, field_id: field.id, user_id: created.id, value: 'Green', created_at: value.created_at, updated_at: value.updated_at }];
     expect((await showUser(created.id)).customfields).toEqual(expected);
     expect((await listUsers({ email: created.email })).data.map((u) => u.customfields)).toEqual([expected]);
-    expect(expectSuccess(await put(`${BASE}/${created.id}`, { firstname: 'X' }), 'Successfully updated the user!').customfields).toEqual(expected);
+    expect(expectSuccess(await api.put(`${BASE}/${created.id}`, { firstname: 'X' }), 'Successfully updated the user!').customfields).toEqual(expected);
   });
 
   it('stores a value sent as customfield[<id>]=value on create', async () => {

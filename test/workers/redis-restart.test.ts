@@ -1,34 +1,18 @@
 import { RESTART_REDIS_PORT } from './restartEnv';
 import { mailSpec } from '../../src/mail/jobs';
-import { closeTransports } from '../../src/mail/transports';
-import { closeQueues } from '../../src/queue/producer';
 import { createWorker } from '../../src/queue/runWorker';
 import { schedulerSpec } from '../../src/scheduler/jobs';
 import { useApi, unique } from '../helpers/app';
-import { PrivateRedis } from '../helpers/privateRedis';
-import { startSmtp, waitFor, type TestSmtp } from '../helpers/smtp';
+import { usePrivateRedisAndSmtp } from '../helpers/privateRedis';
+import { waitFor } from '../helpers/smtp';
 
-const redis = new PrivateRedis(RESTART_REDIS_PORT);
 const api = useApi();
-let smtp: TestSmtp;
-
-beforeAll(async () => {
-  await redis.start();
-  smtp = await startSmtp();
-});
-
-afterAll(async () => {
-  closeTransports();
-  await closeQueues();
-  await redis.stop();
-  await smtp.close();
-});
-
-const sentTo = (email: string) => smtp.received.filter((m) => m.envelopeTo.includes(email)).length;
+const env = usePrivateRedisAndSmtp(RESTART_REDIS_PORT);
+const { redis, sentTo } = env;
 
 describe('the running system across a Redis restart (Redis keeps nothing on disk)', () => {
   it('sends every mail exactly once, with no manual step, once Redis is back', async () => {
-    const brand = await api.post('/api/core/brand', { name: unique('Brand '), default_email: 'desk@brand.test', smtp_host: '127.0.0.1', smtp_port: smtp.port });
+    const brand = await api.post('/api/core/brand', { name: unique('Brand '), default_email: 'desk@brand.test', smtp_host: '127.0.0.1', smtp_port: env.smtp.port });
     const mail = await createWorker(mailSpec());
     const scheduler = await createWorker(schedulerSpec());
     try {
