@@ -1,9 +1,10 @@
 import { Brand } from '../../src/db/models';
 import { MailConfigError, closeTransports, transportFor } from '../../src/mail/transports';
 import { frame } from '../../src/mail/compose';
-import { useApi } from '../helpers/app';
+import { sequelize } from '../../src/db/sequelize';
 
-useApi(); // models need the database connection
+sequelize(); // registers the models (Brand.build); no query is made
+afterAll(() => sequelize().close());
 
 const brand = (over: Partial<Brand> = {}) => Brand.build({
   id: 900, name: 'B', email_method: 'smtp', smtp_host: '127.0.0.1', smtp_port: 2525, smtp_encryption: null,
