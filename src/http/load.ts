@@ -21,7 +21,8 @@ export async function loadMany<M extends Model>(model: ModelCtor<M>, column: str
   const unique = [...new Set(ids.filter((id) => id !== null && id !== undefined))];
   if (!unique.length) return new Map();
   const rows = (await (model as any).findAll({ ...options, where: { ...(options.where as object), [column]: { [Op.in]: unique } }, order: options.order ?? [['id' in (model as any).getAttributes() ? 'id' : column, 'ASC']] })) as M[];
-  return groupBy(rows, (r) => r.get(column) as number);
+  // Rows are model instances, or plain objects with `raw: true`.
+  return groupBy(rows, (r) => (typeof r.get === 'function' ? r.get(column) : (r as any)[column]) as number);
 }
 
 /** Records by id, in one query. */

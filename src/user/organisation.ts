@@ -10,11 +10,11 @@ import { pick } from '../http/serialize';
 import { Joi, field } from '../http/validation';
 import { applyCustomFieldValues, customFieldFilter, deleteCustomFieldValues, loadCustomFieldValues, serializeCustomFieldValue } from './customFieldValues';
 import { assertLanguage, personFields } from './people';
-import { ORGANISATION_FIELDS, userSummary } from './present';
+import { ORGANISATION_FIELDS, USER_SUMMARY_FIELDS, userSummary, type UserSummaryRow } from './present';
 import { defaultBrandId } from './users';
 
 interface OrganisationRelations {
-  users: Map<number, User[]>;
+  users: Map<number, UserSummaryRow[]>;
   customfields: Map<number, CustomFieldValue[]>;
   domains: Map<number, OrganisationDomain[]>;
 }
@@ -105,7 +105,8 @@ export const organisationResource: ResourceDef<Organisation, OrganisationRelatio
   async load(orgs) {
     const ids = orgs.map((o) => o.id);
     const [users, customfields, domains] = await Promise.all([
-      loadMany(User, 'organisation_id', ids, { where: { type: 'user' }, attributes: { exclude: ['password'] } }),
+      // Raw rows of just the summary columns: a page can embed hundreds of users.
+      loadMany(User, 'organisation_id', ids, { where: { type: 'user' }, attributes: [...USER_SUMMARY_FIELDS], raw: true }) as Promise<Map<number, UserSummaryRow[]>>,
       loadCustomFieldValues(ids, 'organisation'),
       loadMany(OrganisationDomain, 'organisation_id', ids),
     ]);

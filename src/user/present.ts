@@ -28,7 +28,10 @@ export const ORGANISATION_FIELDS = ['id', 'brand_id', 'owner_id', 'name', 'count
 export const formattedName = (u: { firstname: string | null; lastname: string | null; email: string }) =>
   [u.firstname, u.lastname].filter((s) => s && s.trim()).join(' ').trim() || u.email;
 
-export const userSummary = (u: User) => ({ ...pick(u, USER_SUMMARY_FIELDS), formatted_name: formattedName(u) });
+export type UserSummaryRow = Pick<User, (typeof USER_SUMMARY_FIELDS)[number]>;
+
+/** A user as embedded in other records; takes a model instance or a raw row. */
+export const userSummary = (u: UserSummaryRow) => ({ ...pick(u, USER_SUMMARY_FIELDS), formatted_name: formattedName(u) });
 
 const timestamps = (r: { created_at: number; updated_at: number }) => ({ created_at: r.created_at, updated_at: r.updated_at });
 
