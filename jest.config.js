@@ -7,6 +7,7 @@ module.exports = {
   setupFiles: ['<rootDir>/test/helpers/env.ts'],
   globalSetup: '<rootDir>/test/helpers/globalSetup.ts',
   globalTeardown: '<rootDir>/test/helpers/globalTeardown.ts',
+  reporters: ['default', '<rootDir>/test/helpers/summaryReporter.js'],
   testTimeout: 30000,
   maxWorkers: 2,
 };

@@ -25,7 +25,9 @@ async function main() {
     const force = setTimeout(() => process.exit(1), cfg.shutdownTimeoutMs);
     force.unref();
     // Stop accepting, let requests in flight finish, then close the pools they used.
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections(); // idle keep-alive sockets would otherwise hold close() open
+    await closed;
     await closeQueues();
     await sequelize().close();
     process.exit(0);
