@@ -9,7 +9,7 @@ import { HttpError, NotFoundError } from './errors';
 import { LOCALE, parseListQuery, type Filter, type ListSpec } from './listQuery';
 import {
   applyTranslations, deleteTranslations, extractTranslations, loadTranslations, saveTranslations,
-  type TranslationInput, type TranslationSpec,
+  type TranslationSpec,
 } from './translations';
 import { validate } from './validation';
 
@@ -23,8 +23,6 @@ export interface ReadContext {
 
 export interface WriteContext {
   transaction: Transaction;
-  req: Request;
-  translations: TranslationInput[];
 }
 
 /**
@@ -97,8 +95,7 @@ export function resourceRouter<M extends Entity, R>(def: ResourceDef<M, R>): Rou
     return record as unknown as M;
   };
 
-  const write = async <T>(req: Request, work: (ctx: WriteContext) => Promise<T>, translations: TranslationInput[] = []) =>
-    transaction((t) => work({ transaction: t, req, translations }));
+  const write = <T>(work: (ctx: WriteContext) => Promise<T>) => transaction((t) => work({ transaction: t }));
 
   const one = async (record: M, view: View, req: Request) => (await present(def, [record], { view, lang: langOf(req) }))[0];
 
@@ -123,11 +120,11 @@ export function resourceRouter<M extends Entity, R>(def: ResourceDef<M, R>): Rou
     router.post(def.path, async (req, res) => {
       const { body, translations } = extractTranslations(def.translations, req.body);
       const input = def.createSchema ? validate(def.createSchema, body) : {};
-      const record = await write(req, async (ctx) => {
+      const record = await write(async (ctx) => {
         const created = def.create ? await def.create(input, ctx) : ((await model.create(input, { transaction: ctx.transaction })) as unknown as M);
         if (def.translations && translations.length) await saveTranslations(def.translations, created.id, translations, false, ctx.transaction);
         return created;
-      }, translations);
+      });
       await record.reload();
       sendSuccess(res, await one(record, 'create', req), def.messages?.created ?? `Successfully created new ${def.label}!`);
     });
@@ -138,14 +135,14 @@ export function resourceRouter<M extends Entity, R>(def: ResourceDef<M, R>): Rou
       await find(req); // 404 before 422: an unknown record is reported as such whatever the body
       const { body, translations } = extractTranslations(def.translations, req.body);
       const input = def.updateSchema ? validate(def.updateSchema, body) : {};
-      const record = await write(req, async (ctx) => {
+      const record = await write(async (ctx) => {
         const locked = await find(req, ctx.transaction);
         if (def.update) await def.update(locked, input, ctx);
         else await locked.update(input, { transaction: ctx.transaction });
         // The spec: an update carrying at least one translation replaces the stored ones.
         if (def.translations && translations.length) await saveTranslations(def.translations, locked.id, translations, true, ctx.transaction);
         return locked;
-      }, translations);
+      });
       await record.reload();
       sendSuccess(res, await one(record, 'update', req), def.messages?.updated ?? `Successfully updated the ${def.label}!`);
     });
@@ -153,7 +150,7 @@ export function resourceRouter<M extends Entity, R>(def: ResourceDef<M, R>): Rou
 
   if (actions.includes('delete')) {
     router.delete(`${def.path}/:id`, async (req, res) => {
-      await write(req, async (ctx) => {
+      await write(async (ctx) => {
         const record = await find(req, ctx.transaction);
         if (def.destroy) await def.destroy(record, ctx);
         else await record.destroy({ transaction: ctx.transaction });

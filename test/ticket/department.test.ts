@@ -189,7 +189,7 @@ describe('DELETE /api/ticket/department/{id}', () => {
     try {
       await sequelize().query('UPDATE departments SET parent_id = NULL', { transaction: t });
       await Department.destroy({ where: { id: { [Op.ne]: keep.id } }, transaction: t });
-      const err = await departmentResource.destroy!(keep, { transaction: t, req: {} as any, translations: [] }).then(() => null, (e) => e);
+      const err = await departmentResource.destroy!(keep, { transaction: t }).then(() => null, (e) => e);
       expect(err).toBeInstanceOf(HttpError);
       expect({ status: err.status, message: err.message }).toEqual({
         status: 422, message: 'The department cannot be deleted because it is the only department: a help desk needs at least one.',
