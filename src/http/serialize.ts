@@ -10,3 +10,10 @@ export function pick(record: Model | Record<string, any>, keys: readonly string[
   }
   return out;
 }
+
+/** The given input fields that were sent (undefined ones left out): the columns an update sets. */
+export function sent(input: Record<string, any>, keys: readonly string[]): Record<string, any> {
+  const out: Record<string, any> = {};
+  for (const k of keys) if (input[k] !== undefined) out[k] = input[k];
+  return out;
+}

@@ -1,6 +1,7 @@
 import type { Transaction } from 'sequelize';
 import { Department, OperatorDepartment, User } from '../db/models';
 import { assertExist } from '../http/exists';
+import { sent } from '../http/serialize';
 import { equals, flagFilter } from '../http/listQuery';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { Joi, field } from '../http/validation';
@@ -10,7 +11,8 @@ import {
 } from './people';
 import { loadPeople, serializePerson, type PersonRelations } from './present';
 
-const PLAIN = ['firstname', 'lastname', 'email', 'country', 'language_code', 'timezone', 'active'] as const;
+/** Input fields stored as they are. */
+const COLUMNS = ['firstname', 'lastname', 'email', 'country', 'language_code', 'timezone', 'active'] as const;
 
 /** Departments an operator handles besides those of the operator's groups. */
 async function replaceDepartments(userId: number, deptIds: number[], transaction: Transaction, fresh = false) {
@@ -20,19 +22,13 @@ async function replaceDepartments(userId: number, deptIds: number[], transaction
   if (unique.length) await OperatorDepartment.bulkCreate(unique.map((department_id) => ({ user_id: userId, department_id })), { transaction });
 }
 
-function plain(input: Record<string, any>) {
-  const out: Record<string, unknown> = {};
-  for (const k of PLAIN) if (input[k] !== undefined) out[k] = input[k];
-  return out;
-}
-
 export async function createOperator(input: Record<string, any>, transaction: Transaction): Promise<User> {
   const phones = normalisePhones(input.phone);
   await assertEmailFree('operator', input.email, null, null, transaction);
   await assertLanguage(input.language_code, transaction);
   const core = await readSettings('core');
   const operator = await User.create({
-    type: 'operator', brand_id: null, ...plain(input),
+    type: 'operator', brand_id: null, ...sent(input, COLUMNS),
     language_code: input.language_code || core.default_operator_language || 'en',
     timezone: input.timezone || core.default_timezone || 'UTC',
     ...(await passwordValues(input.password)),
@@ -48,7 +44,7 @@ export async function updateOperator(operator: User, input: Record<string, any>,
   const phones = normalisePhones(input.phone);
   if (input.email !== undefined && input.email !== operator.email) await assertEmailFree('operator', input.email, null, operator.id, transaction);
   await assertLanguage(input.language_code, transaction);
-  await operator.update({ ...plain(input), ...(await passwordValues(input.password)) }, { transaction });
+  await operator.update({ ...sent(input, COLUMNS), ...(await passwordValues(input.password)) }, { transaction });
   if (input.groups) await replaceGroups(operator.id, 'operator', input.groups, transaction);
   if (phones) await replacePhones(operator.id, phones, transaction);
   if (input.depts) await replaceDepartments(operator.id, input.depts, transaction);

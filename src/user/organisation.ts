@@ -6,7 +6,7 @@ import { assertExist } from '../http/exists';
 import { equals, likeContains } from '../http/listQuery';
 import { loadMany } from '../http/load';
 import { resourceRouter, type ResourceDef } from '../http/resource';
-import { pick } from '../http/serialize';
+import { pick, sent } from '../http/serialize';
 import { Joi, field } from '../http/validation';
 import { applyCustomFieldValues, customFieldFilter, deleteCustomFieldValues, loadCustomFieldValues, serializeCustomFieldValue } from './customFieldValues';
 import { assertLanguage, personFields } from './people';
@@ -58,8 +58,8 @@ const fields = {
   access_level: Joi.object().pattern(/^\d+$/, field.flag()),
 };
 
-const PLAIN = ['name', 'country', 'language_code', 'timezone', 'notes'] as const;
-const plain = (input: Record<string, any>) => Object.fromEntries(PLAIN.filter((k) => input[k] !== undefined).map((k) => [k, input[k]]));
+/** Input fields stored as they are. */
+const COLUMNS = ['name', 'country', 'language_code', 'timezone', 'notes'] as const;
 
 export const organisationResource: ResourceDef<Organisation, OrganisationRelations> = {
   path: '/organisation',
@@ -78,7 +78,7 @@ export const organisationResource: ResourceDef<Organisation, OrganisationRelatio
     const brandId = input.brand_id ?? (await defaultBrandId(transaction));
     await assertExist(Brand, 'brand_id', brandId, transaction);
     await assertLanguage(input.language_code, transaction);
-    const org = await Organisation.create({ brand_id: brandId, ...plain(input) }, { transaction });
+    const org = await Organisation.create({ brand_id: brandId, ...sent(input, COLUMNS) }, { transaction });
     if (input.domain) await replaceDomains(org, input.domain, transaction, true);
     await applyAccessLevels(org, input.access_level, transaction);
     await applyCustomFieldValues('organisation', org.id, input.customfield, { brandId, creating: true, overwriteLocked: true, transaction });
@@ -92,7 +92,7 @@ export const organisationResource: ResourceDef<Organisation, OrganisationRelatio
       }
     }
     await assertLanguage(input.language_code, transaction);
-    await org.update({ ...plain(input), ...(input.brand_id !== undefined ? { brand_id: input.brand_id } : {}) }, { transaction });
+    await org.update({ ...sent(input, COLUMNS), ...(input.brand_id !== undefined ? { brand_id: input.brand_id } : {}) }, { transaction });
     if (input.domain) await replaceDomains(org, input.domain, transaction);
     await applyAccessLevels(org, input.access_level, transaction);
     await applyCustomFieldValues('organisation', org.id, input.customfield, { brandId: org.brand_id, creating: false, overwriteLocked: true, transaction });

@@ -2,6 +2,7 @@ import { Op, type Transaction } from 'sequelize';
 import { Brand, User, UserEmail } from '../db/models';
 import { ValidationError } from '../http/errors';
 import { assertExist } from '../http/exists';
+import { sent } from '../http/serialize';
 import { applyCustomFieldValues, deleteCustomFieldValues } from './customFieldValues';
 import { applyMembership } from './organisationMembership';
 import {
@@ -41,13 +42,8 @@ function checkVerifiedNeedsPassword(emailVerified: number | undefined, hasPasswo
   if (emailVerified === 1 && !hasPassword) throw new ValidationError('The password field is required when email verified is 1.');
 }
 
-const PLAIN_FIELDS = ['firstname', 'lastname', 'email', 'country', 'language_code', 'timezone', 'email_verified', 'active', 'organisation_notifications'] as const;
-
-function plain(input: Record<string, any>) {
-  const out: Record<string, unknown> = {};
-  for (const k of PLAIN_FIELDS) if (input[k] !== undefined) out[k] = input[k];
-  return out;
-}
+/** Input fields stored as they are. */
+const COLUMNS = ['firstname', 'lastname', 'email', 'country', 'language_code', 'timezone', 'email_verified', 'active', 'organisation_notifications'] as const;
 
 export async function createUser(input: Record<string, any>, transaction: Transaction): Promise<User> {
   const brandId = input.brand_id ?? (await defaultBrandId(transaction));
@@ -58,7 +54,7 @@ export async function createUser(input: Record<string, any>, transaction: Transa
   await assertLanguage(input.language_code, transaction);
   const defaults = await personDefaults();
   const user = await User.create({
-    type: 'user', brand_id: brandId, ...plain(input),
+    type: 'user', brand_id: brandId, ...sent(input, COLUMNS),
     language_code: input.language_code || defaults.language_code,
     timezone: input.timezone || defaults.timezone,
     ...(await passwordValues(input.password)),
@@ -86,7 +82,7 @@ export async function updateUser(user: User, input: Record<string, any>, transac
     await assertEmailFree('user', input.email ?? user.email, brandId, user.id, transaction);
   }
   await assertLanguage(input.language_code, transaction);
-  await user.update({ ...plain(input), brand_id: brandId, ...(await passwordValues(input.password)) }, { transaction });
+  await user.update({ ...sent(input, COLUMNS), brand_id: brandId, ...(await passwordValues(input.password)) }, { transaction });
   if (input.additional_email) await replaceAdditionalEmails(user, input.additional_email, transaction);
   if (phones) await replacePhones(user.id, phones, transaction);
   if (input.groups) await replaceGroups(user.id, 'user', input.groups, transaction);
