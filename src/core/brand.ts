@@ -22,7 +22,7 @@ const fields = {
   email_method: Joi.string().valid('smtp'),
   smtp_host: Joi.string().trim().max(255).hostname().allow('', null),
   smtp_port: Joi.number().integer().min(1).max(65535).allow(null),
-  // Empty: plain SMTP (STARTTLS when offered); ssl: TLS from the first byte; tls: STARTTLS required.
+  // Empty: none (plain SMTP); ssl: TLS from the first byte; tls: STARTTLS required.
   smtp_encryption: Joi.string().valid('ssl', 'tls').allow('', null),
   smtp_requires_auth: field.flag(),
   smtp_username: field.nullable(),

@@ -11,8 +11,9 @@ export class MailConfigError extends Error {}
 /**
  * One pooled SMTP transport per brand, built from the brand's own settings, cached, and rebuilt
  * (the old pool closed) when the brand's SMTP settings change.
- * Encryption: `ssl` is TLS from the first byte (usually port 465), `tls` requires STARTTLS,
- * empty uses STARTTLS when the server offers it.
+ * Encryption: `ssl` is TLS from the first byte (usually port 465), `tls` requires STARTTLS, empty
+ * is none (plain SMTP, never upgraded: a server offering STARTTLS with a certificate that does not
+ * verify would otherwise fail every send).
  */
 export function transportFor(brand: Brand): Transporter {
   if (brand.email_method !== 'smtp') throw new MailConfigError(`Brand ${brand.id} does not send mail by SMTP (email_method ${brand.email_method})`);
@@ -28,6 +29,7 @@ export function transportFor(brand: Brand): Transporter {
     port: brand.smtp_port ?? (brand.smtp_encryption === 'ssl' ? 465 : 25),
     secure: brand.smtp_encryption === 'ssl',
     requireTLS: brand.smtp_encryption === 'tls',
+    ignoreTLS: !brand.smtp_encryption,
     auth: brand.smtp_requires_auth ? { user: brand.smtp_username ?? '', pass: brand.smtp_password ?? '' } : undefined,
     connectionTimeout: 15000,
     greetingTimeout: 15000,

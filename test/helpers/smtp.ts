@@ -17,16 +17,19 @@ export interface TestSmtp {
 }
 
 /**
- * A real SMTP server in the test process (no TLS), recording what it receives.
- * `auth` makes it require those credentials; `delayMs` holds each message before accepting it.
+ * A real SMTP server in the test process, recording what it receives. `auth` makes it require
+ * those credentials; `delayMs` holds each message before accepting it; `starttls` makes it offer
+ * STARTTLS with smtp-server's built-in self-signed certificate (otherwise it offers no TLS).
  */
-export async function startSmtp(opts: { auth?: { user: string; pass: string }; delayMs?: number } = {}): Promise<TestSmtp> {
+export async function startSmtp(opts: { auth?: { user: string; pass: string }; delayMs?: number; starttls?: boolean } = {}): Promise<TestSmtp> {
   const received: ReceivedMail[] = [];
   const options: SMTPServerOptions = {
-    disabledCommands: opts.auth ? ['STARTTLS'] : ['STARTTLS', 'AUTH'],
+    disabledCommands: [...(opts.starttls ? [] : ['STARTTLS']), ...(opts.auth ? [] : ['AUTH'])],
     authOptional: !opts.auth,
     allowInsecureAuth: true,
     logger: false,
+    // close() waits for connected clients; a pooled transport keeps its connection open, idle.
+    closeTimeout: 500,
     onAuth(auth, _session, callback) {
       if (opts.auth && auth.username === opts.auth.user && auth.password === opts.auth.pass) return callback(null, { user: auth.username });
       return callback(new Error('Invalid username or password'));

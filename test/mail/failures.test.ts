@@ -78,3 +78,26 @@ describe('mail through a brand whose SMTP server does not answer', () => {
     expect(job.finishedOn! - job.timestamp).toBeGreaterThanOrEqual(300);
   });
 });
+
+describe('a brand with no encryption and a server that offers STARTTLS with a self-signed certificate', () => {
+  it('sends in plain SMTP (no encryption means none), so the mail arrives', async () => {
+    const tlsSmtp = await startSmtp({ starttls: true });
+    try {
+      const { email } = await userOfBrand({ smtp_port: tlsSmtp.port, smtp_encryption: '' });
+      await waitFor(() => tlsSmtp.mailsTo(email).length, 15000, 'the mail');
+    } finally {
+      await tlsSmtp.close();
+    }
+  });
+
+  it('with encryption tls (STARTTLS required) refuses the certificate that does not verify', async () => {
+    const tlsSmtp = await startSmtp({ starttls: true });
+    try {
+      const { entry } = await userOfBrand({ smtp_port: tlsSmtp.port, smtp_encryption: 'tls' });
+      const job = await failedForGood(`outbox-${entry.id}`);
+      expect(job.failedReason).toMatch(/certificate/i);
+    } finally {
+      await tlsSmtp.close();
+    }
+  });
+});

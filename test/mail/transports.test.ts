@@ -26,7 +26,8 @@ describe('per-brand transports', () => {
   it('maps the brand encryption setting onto the transport', () => {
     const opts = (b: Brand) => (transportFor(b) as any).options;
     expect(opts(brand({ id: 910, smtp_encryption: 'ssl', smtp_port: null } as any))).toMatchObject({ secure: true, port: 465 });
-    expect(opts(brand({ id: 911, smtp_encryption: 'tls' } as any))).toMatchObject({ secure: false, requireTLS: true });
+    expect(opts(brand({ id: 911, smtp_encryption: 'tls' } as any))).toMatchObject({ secure: false, requireTLS: true, ignoreTLS: false });
+    expect(opts(brand({ id: 913, smtp_encryption: null } as any))).toMatchObject({ secure: false, requireTLS: false, ignoreTLS: true });
     expect(opts(brand({ id: 912, smtp_requires_auth: 1, smtp_username: 'u', smtp_password: 'p' } as any)).auth).toEqual({ user: 'u', pass: 'p' });
   });
 
