@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import express, { type Express } from 'express';
 import { pinoHttp } from 'pino-http';
 import { config } from './config';
@@ -26,6 +27,14 @@ export function buildApp(): Express {
   app.use(pinoHttp({
     logger,
     quietReqLogger: true,
+    // Every response names its request (the caller's X-Request-Id when it sends a sane one), so a
+    // failure an integrator reports can be found in the logs.
+    genReqId: (req, res) => {
+      const given = req.headers['x-request-id'];
+      const id = typeof given === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(given) ? given : randomUUID();
+      res.setHeader('X-Request-Id', id);
+      return id;
+    },
     serializers: { req: (req) => ({ method: req.method, url: req.url?.split('?')[0] }), res: (res) => ({ statusCode: res.statusCode }) },
   }));
   app.get('/health', (_req, res) => {

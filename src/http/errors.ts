@@ -66,6 +66,6 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     sendError(res, 422, 'The record is still in use by other records and cannot be changed this way.');
     return;
   }
-  logger.error({ err: err instanceof BaseError ? { name: err.name, message: err.message } : err, method: req.method, url: req.originalUrl }, 'unhandled error');
-  sendError(res, 500, 'An unexpected error occurred. It has been logged.');
+  logger.error({ err: err instanceof BaseError ? { name: err.name, message: err.message } : err, reqId: req.id, method: req.method, url: req.path }, 'unhandled error');
+  sendError(res, 500, `An unexpected error occurred (request ${String(req.id ?? '-')}). It has been logged.`);
 };

@@ -208,3 +208,15 @@ describe('booleans', () => {
     expect(byNumber.length).toBeGreaterThan(0);
   });
 });
+
+describe('request ids', () => {
+  it('every response carries X-Request-Id: the caller\'s when it is sane, a fresh one otherwise', async () => {
+    const own = await request(api.app).get('/api/core/brand').auth(api.token, 'x').set('X-Request-Id', 'trace-42.a:b');
+    expect(own.headers['x-request-id']).toBe('trace-42.a:b');
+    const fresh = await request(api.app).get('/api/core/brand').auth(api.token, 'x');
+    expect(fresh.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const odd = await request(api.app).get('/api/nowhere').set('X-Request-Id', 'no spaces <or> angle brackets');
+    expect(odd.status).toBe(401); // on error responses too
+    expect(odd.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
