@@ -32,3 +32,19 @@ export async function loadById<M extends Model>(model: ModelCtor<M>, ids: Array<
   const rows = (await (model as any).findAll({ ...options, where: { ...(options.where as object), id: { [Op.in]: unique } } })) as M[];
   return new Map(rows.map((r) => [r.get('id') as number, r]));
 }
+
+/**
+ * A many-to-many relation for a page of owners, in two queries: the link rows, then the linked
+ * records. Returns, per owner id, the linked records in the order of their ids.
+ */
+export async function loadLinked<L extends Model, T extends Model>(
+  link: ModelCtor<L>, ownerKey: string, targetKey: string, ownerIds: number[], target: ModelCtor<T>, options: FindOptions = {},
+): Promise<Map<number, T[]>> {
+  const links = await loadMany(link, ownerKey, ownerIds, { order: [[ownerKey, 'ASC'], [targetKey, 'ASC']] });
+  const targets = await loadById(target, [...links.values()].flat().map((l) => l.get(targetKey) as number), options);
+  const out = new Map<number, T[]>();
+  for (const [ownerId, rows] of links) {
+    out.set(ownerId, rows.map((l) => targets.get(l.get(targetKey) as number)).filter((t): t is T => t !== undefined));
+  }
+  return out;
+}

@@ -2,7 +2,7 @@ import { Op } from 'sequelize';
 import { Department, DepartmentBrand, DepartmentEmail, DepartmentGroup, Group, OperatorDepartment, User } from '../db/models';
 import { ValidationError } from '../http/errors';
 import { flagFilter, type Filter } from '../http/listQuery';
-import { loadById, loadMany } from '../http/load';
+import { loadLinked, loadMany } from '../http/load';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../http/serialize';
 import { field } from '../http/validation';
@@ -64,10 +64,8 @@ const filters: Record<string, Filter> = {
 
 interface Related {
   emails: Map<number, DepartmentEmail[]>;
-  groupLinks: Map<number, DepartmentGroup[]>;
-  groups: Map<number, Group>;
-  operatorLinks: Map<number, OperatorDepartment[]>;
-  operators: Map<number, User>;
+  groups: Map<number, Group[]>;
+  operators: Map<number, User[]>;
 }
 
 /**
@@ -94,28 +92,20 @@ export const departmentResource: ResourceDef<Department, Related> = {
 
   async load(departments) {
     const ids = departments.map((d) => d.id);
-    const [emails, groupLinks, operatorLinks] = await Promise.all([
+    const [emails, groups, operators] = await Promise.all([
       loadMany(DepartmentEmail, 'department_id', ids),
-      loadMany(DepartmentGroup, 'department_id', ids, { order: [['department_id', 'ASC'], ['group_id', 'ASC']] }),
-      loadMany(OperatorDepartment, 'department_id', ids, { order: [['department_id', 'ASC'], ['user_id', 'ASC']] }),
+      loadLinked(DepartmentGroup, 'department_id', 'group_id', ids, Group),
+      loadLinked(OperatorDepartment, 'department_id', 'user_id', ids, User, { attributes: { exclude: ['password'] } }),
     ]);
-    const [groups, operators] = await Promise.all([
-      loadById(Group, [...groupLinks.values()].flat().map((l) => l.group_id)),
-      loadById(User, [...operatorLinks.values()].flat().map((l) => l.user_id), { attributes: { exclude: ['password'] } }),
-    ]);
-    return { emails, groupLinks, groups, operatorLinks, operators };
+    return { emails, groups, operators };
   },
 
   serialize(d, rel) {
-    const groups = (rel.groupLinks.get(d.id) ?? []).flatMap((l) => {
-      const g = rel.groups.get(l.group_id);
-      return g ? [{ ...serializeGroup(g), pivot: { department_id: d.id, group_id: g.id } }] : [];
-    });
-    const operators = (rel.operatorLinks.get(d.id) ?? []).flatMap((l) => {
-      const u = rel.operators.get(l.user_id);
-      if (!u || u.type !== 'operator') return [];
-      return [{ ...pick(u, ['id', 'firstname', 'lastname', 'email']), formatted_name: formattedName(u), avatar: u.avatar, pivot: { department_id: d.id, user_id: u.id } }];
-    });
+    const groups = (rel.groups.get(d.id) ?? []).map((g) => ({ ...serializeGroup(g), pivot: { department_id: d.id, group_id: g.id } }));
+    const operators = (rel.operators.get(d.id) ?? []).filter((u) => u.type === 'operator').map((u) => ({
+      ...pick(u, ['id', 'firstname', 'lastname', 'email']), formatted_name: formattedName(u), avatar: u.avatar,
+      pivot: { department_id: d.id, user_id: u.id },
+    }));
     return {
       ...serializeDepartment(d),
       emails: (rel.emails.get(d.id) ?? []).map((e) => pick(e, EMAIL_KEYS)),

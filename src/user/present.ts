@@ -1,7 +1,6 @@
-import { Op } from 'sequelize';
 import { Group, Organisation, User, UserEmail, UserGroup, UserPhone } from '../db/models';
 import type { CustomFieldValue } from '../db/models';
-import { loadById, loadMany } from '../http/load';
+import { loadById, loadLinked, loadMany } from '../http/load';
 import { pick } from '../http/serialize';
 import type { View } from '../http/resource';
 import { loadCustomFieldValues, serializeCustomFieldValue } from './customFieldValues';
@@ -37,7 +36,7 @@ const timestamps = (r: { created_at: number; updated_at: number }) => ({ created
 
 export interface PersonRelations {
   phones: Map<number, UserPhone[]>;
-  groups: Map<number, Array<{ group: Group; user_id: number }>>;
+  groups: Map<number, Group[]>;
   customfields?: Map<number, CustomFieldValue[]>;
   emails?: Map<number, UserEmail[]>;
   organisations?: Map<number, Organisation>;
@@ -46,23 +45,13 @@ export interface PersonRelations {
 /** Loads the relations of a page of users or operators: one query per relation, whatever the page size. */
 export async function loadPeople(people: User[], opts: { customfields: boolean; detail: boolean }): Promise<PersonRelations> {
   const ids = people.map((p) => p.id);
-  const [phones, links, customfields, emails, organisations] = await Promise.all([
+  const [phones, groups, customfields, emails, organisations] = await Promise.all([
     loadMany(UserPhone, 'user_id', ids),
-    ids.length ? UserGroup.findAll({ where: { user_id: { [Op.in]: ids } } }) : Promise.resolve([] as UserGroup[]),
+    loadLinked(UserGroup, 'user_id', 'group_id', ids, Group),
     opts.customfields ? loadCustomFieldValues(ids, 'user') : Promise.resolve(undefined),
     opts.detail ? loadMany(UserEmail, 'user_id', ids) : Promise.resolve(undefined),
     opts.detail ? loadById(Organisation, people.map((p) => p.organisation_id)) : Promise.resolve(undefined),
   ]);
-  const groupsById = await loadById(Group, links.map((l) => l.group_id));
-  const groups = new Map<number, Array<{ group: Group; user_id: number }>>();
-  for (const l of links) {
-    const group = groupsById.get(l.group_id);
-    if (!group) continue;
-    const list = groups.get(l.user_id) ?? [];
-    list.push({ group, user_id: l.user_id });
-    groups.set(l.user_id, list);
-  }
-  for (const list of groups.values()) list.sort((a, b) => a.group.id - b.group.id);
   return { phones, groups, customfields, emails, organisations };
 }
 
@@ -84,7 +73,7 @@ export function serializePerson(p: User, rel: PersonRelations, view: View) {
   out.formatted_name = formattedName(p);
   out.phonenumbers = (rel.phones.get(p.id) ?? []).map((n) => ({ id: n.id, user_id: n.user_id, number: n.number, ...timestamps(n) }));
   if (!operator) out.customfields = (rel.customfields?.get(p.id) ?? []).map((v) => serializeCustomFieldValue(v, 'user_id'));
-  out.groups = (rel.groups.get(p.id) ?? []).map(({ group, user_id }) => ({ ...serializeGroup(group), pivot: { user_id, group_id: group.id } }));
+  out.groups = (rel.groups.get(p.id) ?? []).map((group) => ({ ...serializeGroup(group), pivot: { user_id: p.id, group_id: group.id } }));
   if (!operator && view !== 'list') {
     const org = p.organisation_id ? rel.organisations?.get(p.organisation_id) : undefined;
     out.organisation = org ? pick(org, ORGANISATION_FIELDS) : null;

@@ -2,7 +2,7 @@ import { Op, type Transaction } from 'sequelize';
 import { Group, Permission, Role, RoleGroup, RolePermission } from '../db/models';
 import { invalid } from '../http/errors';
 import { assertExist } from '../http/exists';
-import { loadById, loadMany } from '../http/load';
+import { loadLinked } from '../http/load';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../http/serialize';
 import { Joi, field, toFlag } from '../http/validation';
@@ -77,8 +77,7 @@ async function replaceGroups(roleId: number, ids: number[], transaction: Transac
 }
 
 interface Related {
-  links: Map<number, RolePermission[]>;
-  permissions: Map<number, Permission>;
+  permissions: Map<number, Permission[]>;
 }
 
 export const roleResource: ResourceDef<Role, Related> = {
@@ -112,16 +111,12 @@ export const roleResource: ResourceDef<Role, Related> = {
   },
 
   async load(roles) {
-    const links = await loadMany(RolePermission, 'role_id', roles.map((r) => r.id), { order: [['role_id', 'ASC'], ['permission_id', 'ASC']] });
-    const permissions = await loadById(Permission, [...links.values()].flat().map((l) => l.permission_id));
-    return { links, permissions };
+    return { permissions: await loadLinked(RolePermission, 'role_id', 'permission_id', roles.map((r) => r.id), Permission) };
   },
 
   serialize(role, related) {
-    const permissions = (related.links.get(role.id) ?? []).flatMap((link) => {
-      const p = related.permissions.get(link.permission_id);
-      return p ? [{ ...serializePermission(p), pivot: { role_id: role.id, permission_id: p.id } }] : [];
-    });
+    const permissions = (related.permissions.get(role.id) ?? [])
+      .map((p) => ({ ...serializePermission(p), pivot: { role_id: role.id, permission_id: p.id } }));
     return { ...pick(role, ['id', 'name', 'slug', 'description', 'created_at', 'updated_at']), permissions };
   },
 };
