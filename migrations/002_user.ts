@@ -120,7 +120,9 @@ export async function up(q: QueryInterface): Promise<void> {
 
   // Side effects written in the same transaction as their data, published to BullMQ after commit.
   await q.createTable('outbox', {
-    id: id(), queue: str(32, false), name: str(64, false), payload: text(false),
+    // job_key: random, part of the BullMQ job id, so a job id is never reused by another database
+    // (one recreated, or another install) that shares the Redis.
+    id: id(), job_key: { type: DataTypes.CHAR(16), allowNull: false, unique: true }, queue: str(32, false), name: str(64, false), payload: text(false),
     published_at: timestamp(), processed_at: timestamp(), failed_at: timestamp(), created_at: timestamp(false),
   }, tableOptions);
   await q.addIndex('outbox', ['published_at', 'id']);

@@ -20,7 +20,8 @@ export function jobOptions(queue: QueueName): JobsOptions {
       attempts: config().mail.attempts,
       backoff: { type: 'exponential', delay: config().mail.backoffMs },
       removeOnComplete: { age: 7 * 24 * 3600, count: 10000 },
-      removeOnFail: false,
+      // A job out of attempts stays in the failed set, with its reason, for 30 days.
+      removeOnFail: { age: 30 * 24 * 3600 },
     };
   }
   return { attempts: 3, backoff: { type: 'exponential', delay: 5000 }, removeOnComplete: 1000, removeOnFail: 5000 };

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Op, type Transaction } from 'sequelize';
 import { OutboxEntry } from '../db/models';
 import { now } from '../db/entity';
@@ -9,12 +10,21 @@ import { queue } from './producer';
 const PUBLISH_TIMEOUT_MS = 3000;
 
 /**
+ * The BullMQ job id of an entry: the same at every publish of the entry (a second add is a
+ * no-op), and never one that a job of another database left in a shared Redis holds (outbox ids
+ * start again at 1 when a database is recreated).
+ */
+export const jobIdOf = (entry: Pick<OutboxEntry, 'id' | 'job_key'>) => `outbox-${entry.id}-${entry.job_key}`;
+
+/**
  * Records a side effect in the caller's transaction. It is published to BullMQ after the commit,
  * so no job exists for data that was rolled back, and a job is never lost because Redis was
  * down: the row stays until the outbox sweep publishes it.
  */
 export async function enqueue<N extends JobName>(transaction: Transaction, name: N, payload: JobPayloads[N]): Promise<OutboxEntry> {
-  const entry = await OutboxEntry.create({ queue: JOBS[name].queue, name, payload: JSON.stringify(payload), created_at: now() }, { transaction });
+  const entry = await OutboxEntry.create({
+    job_key: randomBytes(8).toString('hex'), queue: JOBS[name].queue, name, payload: JSON.stringify(payload), created_at: now(),
+  }, { transaction });
   transaction.afterCommit(() => {
     void publish([entry]);
   });
@@ -36,7 +46,7 @@ export async function publish(entries: OutboxEntry[]): Promise<number> {
   for (const entry of entries) {
     try {
       const data = { ...JSON.parse(entry.payload), outboxId: entry.id };
-      await withTimeout(queue(entry.queue as QueueName).add(entry.name, data, { ...jobOptions(entry.queue as QueueName), jobId: `outbox-${entry.id}` }), PUBLISH_TIMEOUT_MS);
+      await withTimeout(queue(entry.queue as QueueName).add(entry.name, data, { ...jobOptions(entry.queue as QueueName), jobId: jobIdOf(entry) }), PUBLISH_TIMEOUT_MS);
       await OutboxEntry.update({ published_at: now() }, { where: { id: entry.id } });
       published++;
     } catch (err) {

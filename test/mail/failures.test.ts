@@ -2,6 +2,7 @@ import { createServer } from 'node:net';
 import { mailSpec } from '../../src/mail/jobs';
 import { closeTransports } from '../../src/mail/transports';
 import { createWorker } from '../../src/queue/runWorker';
+import { jobIdOf } from '../../src/queue/outbox';
 import { useApi, unique } from '../helpers/app';
 import { mailQueue, verificationEntry } from '../helpers/jobs';
 import { startSmtp, waitFor, type TestSmtp } from '../helpers/smtp';
@@ -58,7 +59,7 @@ describe('mail through a brand SMTP server that requires authentication', () => 
 
   it('with wrong credentials is retried, then stays in the failed set with the reason', async () => {
     const { email, entry } = await userOfBrand({ smtp_port: smtp.port, smtp_requires_auth: 1, smtp_username: 'desk', smtp_password: 'wrong' });
-    const job = await failedForGood(`outbox-${entry.id}`);
+    const job = await failedForGood(jobIdOf(entry));
     expect(job.attemptsMade).toBe(3);
     expect(job.failedReason).toMatch(/Invalid login|535|authentication/i);
     expect(smtp.mailsTo(email)[0]).toBeUndefined();
@@ -70,7 +71,7 @@ describe('mail through a brand SMTP server that requires authentication', () => 
 describe('mail through a brand whose SMTP server does not answer', () => {
   it('is retried with backoff, then stays in the failed set with the reason', async () => {
     const { entry } = await userOfBrand({ smtp_port: await closedPort() });
-    const job = await failedForGood(`outbox-${entry.id}`);
+    const job = await failedForGood(jobIdOf(entry));
     expect(job.attemptsMade).toBe(3);
     expect(job.failedReason).toMatch(/ECONNREFUSED/);
     expect(job.opts.backoff).toEqual({ type: 'exponential', delay: 100 });
@@ -94,7 +95,7 @@ describe('a brand with no encryption and a server that offers STARTTLS with a se
     const tlsSmtp = await startSmtp({ starttls: true });
     try {
       const { entry } = await userOfBrand({ smtp_port: tlsSmtp.port, smtp_encryption: 'tls' });
-      const job = await failedForGood(`outbox-${entry.id}`);
+      const job = await failedForGood(jobIdOf(entry));
       expect(job.failedReason).toMatch(/certificate/i);
     } finally {
       await tlsSmtp.close();

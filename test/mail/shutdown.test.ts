@@ -2,6 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { config } from '../../src/config';
+import { jobIdOf } from '../../src/queue/outbox';
 import { useApi, unique } from '../helpers/app';
 import { mailQueue, verificationEntry } from '../helpers/jobs';
 import { startSmtp, waitFor, type TestSmtp } from '../helpers/smtp';
@@ -53,7 +54,7 @@ describe('the mail worker process on SIGTERM', () => {
 
     const worker = startWorkerProcess();
     try {
-      await waitFor(async () => (await (await jobs.job(`outbox-${entry.id}`))?.getState()) === 'active', 20000, 'the job to be active');
+      await waitFor(async () => (await (await jobs.job(jobIdOf(entry)))?.getState()) === 'active', 20000, 'the job to be active');
       worker.child.kill('SIGTERM');
       let timer: NodeJS.Timeout | undefined;
       const code = await Promise.race([worker.exited, new Promise((r) => { timer = setTimeout(() => r('timeout'), 15000); })]);
@@ -62,7 +63,7 @@ describe('the mail worker process on SIGTERM', () => {
       expect(worker.output()).toContain('worker stopping');
       // The mail in flight was delivered, and its job completed rather than left to stall.
       expect(smtp.mailsTo(email)).toHaveLength(1);
-      expect(await (await jobs.job(`outbox-${entry.id}`))!.getState()).toBe('completed');
+      expect(await (await jobs.job(jobIdOf(entry)))!.getState()).toBe('completed');
       expect((await entry.reload()).processed_at).not.toBeNull();
     } finally {
       if (worker.child.exitCode === null) worker.child.kill('SIGKILL');

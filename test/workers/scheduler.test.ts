@@ -3,6 +3,7 @@ import { IpBan, OutboxEntry } from '../../src/db/models';
 import { now } from '../../src/db/entity';
 import { createWorker } from '../../src/queue/runWorker';
 import { schedulerSpec } from '../../src/scheduler/jobs';
+import { jobIdOf } from '../../src/queue/outbox';
 import { useApi, unique } from '../helpers/app';
 import { mailQueue } from '../helpers/jobs';
 import { waitFor } from '../helpers/smtp';
@@ -15,7 +16,7 @@ describe('the scheduler worker', () => {
     const current = await IpBan.create({ ip: '198.51.100.202', type: 0, expiry: now() + 3600 });
     const permanent = await IpBan.create({ ip: '198.51.100.203', type: 1, expiry: null });
     // An entry a crash left unpublished (its user need not exist: the job is only looked at here).
-    const entry = await OutboxEntry.create({ queue: 'mail', name: 'user.verification', payload: JSON.stringify({ userId: 999999 }), created_at: now() - 60 });
+    const entry = await OutboxEntry.create({ job_key: 'sched0test000001', queue: 'mail', name: 'user.verification', payload: JSON.stringify({ userId: 999999 }), created_at: now() - 60 });
 
     const jobs = mailQueue();
     const scheduler = await createWorker(schedulerSpec());
@@ -25,7 +26,7 @@ describe('the scheduler worker', () => {
       expect(await IpBan.findByPk(permanent.id)).not.toBeNull();
 
       await waitFor(async () => (await entry.reload()).published_at, 10000, 'the entry to be published');
-      const job = await jobs.job(`outbox-${entry.id}`);
+      const job = await jobs.job(jobIdOf(entry));
       expect(job?.name).toBe('user.verification');
       expect(job?.data).toEqual({ userId: 999999, outboxId: entry.id });
     } finally {

@@ -4,6 +4,8 @@ import { AutoIncrement, Column, DataType, Model, PrimaryKey, Table } from 'seque
 @Table({ tableName: 'outbox' })
 export class OutboxEntry extends Model {
   @PrimaryKey @AutoIncrement @Column(DataType.INTEGER.UNSIGNED) declare id: number;
+  /** Random; with the id it makes the BullMQ job id (see queue/outbox.ts). */
+  @Column({ type: DataType.CHAR(16), allowNull: false }) declare job_key: string;
   @Column({ type: DataType.STRING(32), allowNull: false }) declare queue: string;
   @Column({ type: DataType.STRING(64), allowNull: false }) declare name: string;
   /** JSON: ids only, never secrets. */
