@@ -7,7 +7,7 @@ export const methodOverride: RequestHandler = (req, _res, next) => {
   const header = req.headers['x-http-method-override'];
   if (req.method === 'POST' && header !== undefined) {
     const method = String(header).trim().toUpperCase();
-    if (!['PUT', 'PATCH', 'DELETE', 'POST'].includes(method)) {
+    if (method !== 'PUT' && method !== 'DELETE') {
       throw new HttpError(400, 'The X-HTTP-Method-Override header must be PUT or DELETE.');
     }
     req.method = method;

@@ -11,7 +11,7 @@ import {
   applyTranslations, deleteTranslations, extractTranslations, loadTranslations, saveTranslations,
   type TranslationSpec,
 } from './translations';
-import { validate } from './validation';
+import { MAX_ID, validate } from './validation';
 
 export type Action = 'list' | 'show' | 'create' | 'update' | 'delete';
 export type View = 'list' | 'show' | 'create' | 'update';
@@ -55,7 +55,6 @@ export interface ResourceDef<M extends Entity, R = void> {
 }
 
 const ALL: readonly Action[] = ['list', 'show', 'create', 'update', 'delete'];
-const MAX_ID = 4294967295;
 
 /** A path id: digits only and in range, or null (an unknown record, not a malformed request). */
 export function parseId(raw: unknown): number | null {

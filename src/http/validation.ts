@@ -47,7 +47,8 @@ export const Joi = BaseJoi.extend(
     base: joi.any(),
     messages: { 'ids.base': '{{#label}} must be an id or a comma-separated list of ids' },
     coerce: {
-      method(value) {
+      method(raw) {
+        const value = indexedToArray(raw);
         const parts = Array.isArray(value) ? value : typeof value === 'number' ? [value] : typeof value === 'string' ? value.split(',') : null;
         if (!parts) return { value };
         const ids = parts.map((p) => (typeof p === 'number' ? p : /^\s*-?\d+\s*$/.test(String(p)) ? Number(p) : NaN));
@@ -67,7 +68,6 @@ export const MAX_ID = 4294967295;
 /** Shared field shapes. */
 export const field = {
   id: () => Joi.number().integer().min(1).max(MAX_ID),
-  int: () => Joi.number().integer(),
   timestamp: () => Joi.number().integer().min(0).max(MAX_ID),
   flag: () => Joi.flag(),
   /** A required-capable string: trimmed, empty counts as missing. */

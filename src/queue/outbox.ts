@@ -37,8 +37,8 @@ const withTimeout = <T>(p: Promise<T>, ms: number) => new Promise<T>((resolve, r
 });
 
 /**
- * Adds the entries' jobs with the outbox id as job id (a second publish of the same entry is a
- * no-op while the job exists; the handler also skips an entry already processed), then marks them
+ * Adds the entries' jobs under `jobIdOf(entry)` (a second publish of the same entry is a no-op
+ * while the job exists; the handler also skips an entry already processed), then marks them
  * published. Returns how many were published; failures are left for the next sweep.
  */
 export async function publish(entries: OutboxEntry[]): Promise<number> {

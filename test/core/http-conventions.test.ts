@@ -123,7 +123,7 @@ describe('X-HTTP-Method-Override', () => {
     expect((await api.get(`/api/core/spamrule/${rule.id}`)).status).toBe(404);
   });
 
-  it.each(['GET', 'TRACE', 'nonsense'])('answers an override of %s with 400 and does nothing', async (method) => {
+  it.each(['GET', 'TRACE', 'PATCH', 'POST', 'nonsense'])('answers an override of %s with 400 and does nothing', async (method) => {
     const rule = await newSpamRule();
     const res = await authed(request(api.app).post(`/api/core/spamrule/${rule.id}`).set('X-HTTP-Method-Override', method).type('form').send({ text: 'changed' }));
     expectError(res, 400, 'The X-HTTP-Method-Override header must be PUT or DELETE.');
