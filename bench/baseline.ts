@@ -1,146 +1,117 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { readFileSync } from 'node:fs';
 import * as mariadb from 'mariadb';
-import { config } from '../src/config';
-import { now } from '../src/db/entity';
+import type { Statement } from './capture';
+import { ipOf } from './loadgen';
 
 /**
- * The floor under each read scenario: the statements its request runs, sent with the raw `mariadb`
- * driver over a pool of the same size as Sequelize's. No HTTP, no express, no ORM (models, type
- * casting, instances), no JSON: what is left is the database and the driver.
+ * The baseline server: plain `node:http` and the raw `mariadb` driver, in a process of its own,
+ * answering the benchmark's requests with the statements the real server ran for them (captured
+ * by run.ts, same SQL and values, same order, the same statements together, a transaction's
+ * statements on one connection) and the same JSON (the captured response, serialised per
+ * request). No express, no ORM, no validation, no routing beyond one map look-up: the floor a
+ * hand-written server could reach with the same queries.
  *
- * Each operation runs the same SQL as the request, in the same shape: the ban check and the token
- * look-up first, as the middleware does, then count and page together (findAndCountAll), then the
- * embedded relations together (the `load` of the resource), then what depends on them (groups of
- * the user-group links). run.ts compares the statement counts and reports a difference loudly:
- * this file has to follow the app when the app changes what a request runs.
+ * For a POST, the values that made the captured request unique (`seq`: the number in the body,
+ * `ip`: the address made from it, `extra`: values the app generated, such as a ticket number) are
+ * replaced by those of the request at hand (its `x-bench-seq` header), so that every request
+ * inserts a new record as the real one does.
+ *
+ * argv[2]: the capture file (JSON); PORT: where to listen; DATABASE_URL and DATABASE_POOL_MAX as
+ * the app reads them.
  */
-
-/** Runs statements and counts them (the count of one operation is reported next to the request's). */
-export interface Db {
-  query<T = any>(sql: string, params?: unknown[]): Promise<T[]>;
+export interface CapturedScenario {
+  method: string;
+  path: string;
+  status: number;
+  body: unknown;
+  statements: Statement[];
+  /** The captured request's sequence number (POST), and values generated from it. */
+  seq?: number;
+  extra?: string[];
 }
 
-export interface BaselineContext {
-  tokenHash: string;
-  showUserId: number;
-  email: string;
-  banIp: string;
+function revive(_k: string, v: any) {
+  return v && v.type === 'Buffer' && Array.isArray(v.data) ? Buffer.from(v.data) : v;
 }
 
-export type BaselineOp = (db: Db, ctx: BaselineContext) => Promise<void>;
+function substitute(value: unknown, pairs: Array<[string, string]>): unknown {
+  if (typeof value !== 'string') return value;
+  let out = value;
+  for (const [from, to] of pairs) if (out.includes(from)) out = out.split(from).join(to);
+  return out;
+}
 
-export function createPool(): mariadb.Pool {
-  const db = config().database;
-  return mariadb.createPool({
-    host: db.host, port: db.port, user: db.user, password: db.password, database: db.name,
-    connectionLimit: db.poolMax, connectTimeout: 5000,
+async function main() {
+  const scenarios = JSON.parse(readFileSync(process.argv[2], 'utf8'), revive) as CapturedScenario[];
+  const byKey = new Map(scenarios.map((s) => [`${s.method} ${s.path}`, s]));
+  const url = new URL(process.env.DATABASE_URL!);
+  const pool = mariadb.createPool({
+    host: url.hostname, port: Number(url.port || 3306), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password),
+    database: url.pathname.slice(1), connectionLimit: Number(process.env.DATABASE_POOL_MAX ?? 10), connectTimeout: 5000,
   });
+
+  async function replay(s: CapturedScenario, seq: number | undefined) {
+    const pairs: Array<[string, string]> = [];
+    if (seq !== undefined && s.seq !== undefined) {
+      pairs.push([String(s.seq), String(seq)], [ipOf(s.seq % 2 ** 22), ipOf(seq % 2 ** 22)]);
+      (s.extra ?? []).forEach((v, i) => pairs.push([v, `Z${i}${seq}`]));
+    }
+    const conns = new Map<string, mariadb.PoolConnection>();
+    const run = async (st: Statement) => {
+      const sql = pairs.length ? substitute(st.sql, pairs) as string : st.sql;
+      const params = pairs.length && st.params ? st.params.map((p) => substitute(p, pairs)) : st.params;
+      if (st.conn === null) return pool.query(sql, params);
+      let conn = conns.get(st.conn);
+      if (!conn) { conn = await pool.getConnection(); conns.set(st.conn, conn); }
+      const result = await conn.query(sql, params);
+      // The transaction is over: its connection goes back at once, as Sequelize gives it back.
+      if (/^\s*(COMMIT|ROLLBACK)\b/i.test(sql)) { conns.delete(st.conn); await conn.release(); }
+      return result;
+    };
+    try {
+      for (let i = 0; i < s.statements.length;) {
+        let j = i;
+        while (j < s.statements.length && s.statements[j].wave === s.statements[i].wave) j++;
+        if (j - i === 1) await run(s.statements[i]);
+        else await Promise.all(s.statements.slice(i, j).map(run));
+        i = j;
+      }
+    } finally {
+      for (const c of conns.values()) await c.release();
+    }
+  }
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const s = byKey.get(`${req.method} ${req.url}`);
+      if (!s) {
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{"status":"error","message":"unknown","data":null}');
+        return;
+      }
+      const seq = req.headers['x-bench-seq'] === undefined ? undefined : Number(req.headers['x-bench-seq']);
+      // A deadlock victim is run again, as the app retries it (ticket numbers).
+      const attempt = (n: number): Promise<void> => replay(s, seq).catch((err: { errno?: number }) => {
+        if (err.errno === 1213 && n < 5) return attempt(n + 1);
+        throw err;
+      });
+      attempt(1).then(() => {
+        const json = JSON.stringify(s.body);
+        res.writeHead(s.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json), 'cache-control': 'no-store' });
+        res.end(json);
+      }, (err: Error) => {
+        process.stderr.write(`baseline: ${s.method} ${s.path}: ${err.message}\n`);
+        res.writeHead(500, { 'content-type': 'application/json' }).end('{"status":"error","message":"baseline failed","data":null}');
+      });
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('listening\n'));
+  const stop = () => server.close(() => pool.end().finally(() => process.exit(0)));
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
 }
 
-/** A Db over the pool that counts the statements sent through it. */
-export function countingDb(pool: mariadb.Pool): Db & { statements: number } {
-  const db = {
-    statements: 0,
-    query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-      db.statements++;
-      return pool.query(sql, params) as Promise<T[]>;
-    },
-  };
-  return db;
-}
-
-// The columns the models select (Sequelize names every attribute; `SELECT *` would read email_key too).
-const USER_COLUMNS = 'id, created_at, updated_at, type, brand_id, firstname, lastname, email, password, email_verified, active, organisation_id, '
-  + 'organisation_access_level, organisation_notifications, country, language_code, timezone, avatar, twofa_enabled, twofa_secret, '
-  + 'twofa_token, twitter_id, twitter_handle, facebook_id';
-/** Users embedded in organisations: the same without the password. */
-const MEMBER_COLUMNS = USER_COLUMNS.replace(' password,', '');
-const ORGANISATION_COLUMNS = 'id, created_at, updated_at, brand_id, owner_id, name, country, language_code, timezone, notes';
-const BAN_COLUMNS = 'id, created_at, updated_at, ip, reason, event_user, event_operator, event_api, type, expiry';
-const PAGE = 50;
-
-const unique = (ids: Array<number | null>) => [...new Set(ids.filter((id): id is number => id !== null))];
-
-/** refuseBanned, then authenticate (both run before every API route). */
-async function guard(db: Db, ctx: BaselineContext) {
-  await db.query(
-    `SELECT EXISTS(SELECT 1 FROM ip_bans WHERE ip = ? AND event_api = 1 AND (type = 1 OR expiry IS NULL OR expiry > ?)) AS banned,
-            EXISTS(SELECT 1 FROM ip_whitelist WHERE ip = ? AND event_api = 1) AS whitelisted`,
-    ['127.0.0.1', now(), '127.0.0.1'],
-  );
-  await db.query('SELECT id, created_at, updated_at, name, token_hash, last_used_at FROM api_tokens WHERE token_hash = ?', [ctx.tokenHash]);
-}
-
-/** A page and the total, together (as findAndCountAll runs them). */
-function countAndPage<T>(db: Db, table: string, columns: string, where: string, params: unknown[]) {
-  const condition = where ? ` WHERE ${where}` : '';
-  return Promise.all([
-    db.query(`SELECT count(*) AS count FROM ${table}${condition}`, params),
-    db.query<T>(`SELECT ${columns} FROM ${table}${condition} ORDER BY id ASC LIMIT ?, ?`, [...params, 0, PAGE]),
-  ]);
-}
-
-/** loadCustomFieldValues: the values of the kind's fields for the owners (one join). */
-const customFieldValues = (db: Db, kind: string, ownerIds: number[]) => db.query(
-  `SELECT v.* FROM custom_field_values v JOIN custom_fields f ON f.id = v.field_id
-   WHERE f.kind = ? AND v.owner_id IN (?) ORDER BY v.owner_id, v.field_id`,
-  [kind, [...new Set(ownerIds)]],
-);
-
-/** loadPeople: phones, group links and custom field values (plus emails and organisations for show), then the groups. */
-async function loadPeople(db: Db, users: Array<{ id: number; organisation_id: number | null }>, detail: boolean) {
-  const ids = users.map((u) => u.id);
-  if (!ids.length) return;
-  const orgIds = unique(users.map((u) => u.organisation_id));
-  const [, links] = await Promise.all([
-    db.query('SELECT id, created_at, updated_at, user_id, number FROM user_phones WHERE user_id IN (?) ORDER BY id ASC', [ids]),
-    db.query<{ group_id: number }>('SELECT user_id, group_id FROM user_groups WHERE user_id IN (?)', [ids]),
-    customFieldValues(db, 'user', ids),
-    detail ? db.query('SELECT id, created_at, updated_at, user_id, email FROM user_emails WHERE user_id IN (?) ORDER BY id ASC', [ids]) : null,
-    detail && orgIds.length ? db.query(`SELECT ${ORGANISATION_COLUMNS} FROM organisations WHERE id IN (?)`, [orgIds]) : null,
-  ]);
-  const groupIds = unique(links.map((l) => l.group_id));
-  if (groupIds.length) await db.query('SELECT id, created_at, updated_at, type, name, description, colour, administrator FROM `groups` WHERE id IN (?)', [groupIds]);
-}
-
-/** The baseline of each read scenario, by scenario key. */
-export const baselines: Record<string, BaselineOp> = {
-  async users(db, ctx) {
-    await guard(db, ctx);
-    const [, users] = await countAndPage<any>(db, 'users', USER_COLUMNS, 'type = ?', ['user']);
-    await loadPeople(db, users, false);
-  },
-  async usersByEmail(db, ctx) {
-    await guard(db, ctx);
-    // The email filter: the primary address, or the owner of an additional one.
-    const extra = await db.query<{ user_id: number }>('SELECT user_id FROM user_emails WHERE email = ?', [ctx.email]);
-    const [where, params] = extra.length
-      ? ['type = ? AND (email = ? OR id IN (?))', ['user', ctx.email, extra.map((e) => e.user_id)]]
-      : ['type = ? AND email = ?', ['user', ctx.email]];
-    const [, users] = await countAndPage<any>(db, 'users', USER_COLUMNS, where, params);
-    await loadPeople(db, users, false);
-  },
-  async showUser(db, ctx) {
-    await guard(db, ctx);
-    const users = await db.query<any>(`SELECT ${USER_COLUMNS} FROM users WHERE type = ? AND id = ? LIMIT 1`, ['user', ctx.showUserId]);
-    await loadPeople(db, users, true);
-  },
-  async organisations(db, ctx) {
-    await guard(db, ctx);
-    const [, orgs] = await countAndPage<{ id: number }>(db, 'organisations', ORGANISATION_COLUMNS, '', []);
-    const ids = orgs.map((o) => o.id);
-    if (!ids.length) return;
-    await Promise.all([
-      db.query(`SELECT ${MEMBER_COLUMNS} FROM users WHERE type = ? AND organisation_id IN (?) ORDER BY id ASC`, ['user', ids]),
-      customFieldValues(db, 'organisation', ids),
-      db.query('SELECT id, created_at, updated_at, organisation_id, domain FROM organisation_domains WHERE organisation_id IN (?) ORDER BY id ASC', [ids]),
-    ]);
-  },
-  async ipBans(db, ctx) {
-    await guard(db, ctx);
-    await countAndPage(db, 'ip_bans', BAN_COLUMNS, '', []);
-  },
-  async ipBansByIp(db, ctx) {
-    await guard(db, ctx);
-    await countAndPage(db, 'ip_bans', BAN_COLUMNS, 'ip = ?', [ctx.banIp]);
-  },
-};
+if (require.main === module) main().catch((err) => { process.stderr.write(`baseline: ${err.stack ?? err}\n`); process.exit(1); });

@@ -115,7 +115,7 @@ async function seed(transaction: Transaction): Promise<void> {
     notes: rand(j, 5) < 0.3 ? `Key account since ${2015 + (j % 10)}.` : null, ...stamps(j, 6, t),
   })), transaction);
   const orgIds = await idsBy(Organisation, 'name', orgIdx.map(orgName), transaction);
-  await insert(OrganisationDomain, orgIdx.map((j) => ({ organisation_id: orgIds[j], domain: orgDomain(j) })), transaction);
+  await insert(OrganisationDomain, orgIdx.map((j) => ({ organisation_id: orgIds[j], brand_id: brand.id, domain: orgDomain(j) })), transaction);
   await insert(CustomFieldValue, orgIdx.filter((j) => rand(j, 7) < 0.5)
     .map((j) => ({ field_id: accountManager, owner_id: orgIds[j], value: `${pickOf(FIRST, j, 8)} ${pickOf(LAST, j, 9)}` })), transaction);
 

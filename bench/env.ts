@@ -3,20 +3,26 @@
  * process.env once, on first use, and src/logger.ts builds its logger when it is loaded, so the
  * variables have to be in place before any module of src/ is required.
  *
- * The benchmark gets a database and a queue prefix of its own: it writes 100,000-odd rows and
- * piles up IP bans, which must never land in a development or test database.
+ * The benchmark gets a database (one per scale: the default name carries BENCH_TICKETS) and a
+ * queue prefix of its own: it writes millions of rows, which must never land in a development or
+ * test database.
  */
-process.env.DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'mariadb://root@127.0.0.1:3306/helpdesk_bench';
+
+/** Tickets in the data set (5 messages each). */
+export const TICKETS = Number(process.env.BENCH_TICKETS ?? 1_000_000);
+if (!Number.isInteger(TICKETS) || TICKETS < 100) throw new Error(`BENCH_TICKETS must be an integer of at least 100, not ${JSON.stringify(process.env.BENCH_TICKETS)}`);
+
+process.env.DATABASE_URL = process.env.BENCH_DATABASE_URL ?? `mariadb://root@127.0.0.1:3306/helpdesk_bench_t${TICKETS}`;
 process.env.QUEUE_PREFIX = 'helpdesk_bench';
 process.env.LOG_LEVEL = 'silent';
 // The app trusts no proxy here: the client address is the socket's (127.0.0.1), which no seeded
 // or created ban ever names.
 process.env.TRUST_PROXY = '';
 
-/** Seconds each measured scenario runs (HTTP and baseline alike). */
+/** Seconds each measured scenario runs (our server and the baseline alike). */
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-/** Concurrent HTTP connections, and concurrent loops of the baseline. */
-export const CONCURRENCY = 10;
+/** Concurrent HTTP connections of the load generator. */
+export const CONCURRENCY = Number(process.env.BENCH_CONNECTIONS ?? 16);
 
 if (!Number.isFinite(SECONDS) || SECONDS <= 0) {
   throw new Error(`BENCH_SECONDS must be a positive number of seconds, not ${JSON.stringify(process.env.BENCH_SECONDS)}`);

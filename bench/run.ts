@@ -1,221 +1,289 @@
 // `./env` must stay the first import: it points the configuration at the benchmark's own database
 // and queue prefix before any module of src/ reads it.
-import { CONCURRENCY, SECONDS } from './env';
-import type { Server } from 'node:http';
+import { CONCURRENCY, SECONDS, TICKETS } from './env';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Op } from 'sequelize';
+import { capture } from './capture';
+import { explainTicketFilters } from './explain';
 import { buildApp } from '../src/app';
-import { createToken, hashToken, revokeToken } from '../src/auth/tokens';
+import { createToken, revokeToken } from '../src/auth/tokens';
 import { prepareDatabase } from '../src/cli/setup';
 import { config } from '../src/config';
-import { IpBan } from '../src/db/models';
-import { countQueries, sequelize } from '../src/db/sequelize';
+import { Brand, IpBan } from '../src/db/models';
+import { sequelize } from '../src/db/sequelize';
 import { closeQueues } from '../src/queue/producer';
-import { baselines, countingDb, createPool, type BaselineContext } from './baseline';
-import { ensureBenchData, findTargets, SIZES, type Targets } from './data';
-import { runHttp, runLoops, type Stats } from './measure';
+import type { CapturedScenario } from './baseline';
+import { ensureBenchData, findTargets, SIZES } from './data';
+import { fill, type Load, type LoadResult } from './loadgen';
 import { num, table } from './table';
+import { ensureTicketData, MESSAGES_PER_TICKET, ticketTargets } from './tickets';
 
 /**
- * `npm run bench`: the API under load, scenario by scenario, next to the floor of each read
- * scenario (its SQL through the raw driver), and the number of statements a request runs at page
- * sizes 1 and 50 (equal: relations are loaded per page, never per record).
+ * `npm run bench`: the production web process (`node dist/src/server.js`, as the Procfile runs
+ * it) in a process of its own, pinned to core 0; the baseline server (bench/baseline.ts: node:http
+ * and the raw mariadb driver replaying the statements the web process runs for the same request,
+ * answering the same JSON) in another, also on core 0; the load generator (autocannon's API,
+ * bench/loadgen.ts) in a third, pinned to core 1. Each scenario loads ours, then the baseline, in
+ * the same run. The web process's peak RSS is sampled from /proc during its load.
  *
- * Environment: BENCH_SECONDS (default 5) per measurement; BENCH_DATABASE_URL (default
- * mariadb://root@127.0.0.1:3306/helpdesk_bench), created, migrated and seeded on first use.
- * Progress goes to stderr, the tables to stdout. Exits 1 when a request or a baseline operation
- * failed, or when statement counts differ (all printed under FAILURES).
+ * Environment: BENCH_TICKETS (default 1,000,000; 5 messages each), BENCH_SECONDS (5),
+ * BENCH_CONNECTIONS (16), BENCH_DATABASE_URL (default helpdesk_bench_t<tickets>), BENCH_ONLY (a
+ * substring of scenario titles). Progress on stderr, the table on stdout. Exit 1 when a request
+ * failed.
  */
 
-/** Seconds of load before each measurement, not counted: JIT, connection pools, buffer pool. */
 const WARM_UP_SECONDS = 1;
-const PAGE = 50;
+const PORT_WEB = 3360;
+const PORT_BASELINE = 3361;
+const TWO_CORES = cpus().length >= 2;
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const distRoot = join(__dirname, '..');
 
 interface Scenario {
-  /** Key of its baseline (read scenarios). */
-  key: string;
   title: string;
   method: 'GET' | 'POST';
-  /** The request path; `limit` is the page size of list scenarios. */
-  path(limit: number): string;
-  /** A list, whose statement count is compared at limit=1 and limit=50. */
-  paged: boolean;
-  /** A fresh form body per request (POST). */
-  body?: () => string;
+  path: string;
+  /** POST: a form body template (see loadgen). */
+  body?: string;
+  write?: boolean;
 }
 
-const log = (line: string) => process.stderr.write(`${line}\n`);
-
-/**
- * Addresses for created bans: 100.64.0.0/10, apart from the seeded 10.0.0.0/16 and the client's
- * 127.0.0.1 (a ban of the client would turn every later request into a 403).
- */
-let banSeq = Math.floor(Math.random() * 2 ** 22);
-function newBanForm(): string {
-  const n = banSeq++ % 2 ** 22;
-  const ip = `100.${64 + ((n >> 16) & 63)}.${(n >> 8) & 255}.${n & 255}`;
-  return new URLSearchParams({ ip, type: '1', reason: 'Benchmark ban.' }).toString();
+function pinned(core: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  const [cmd, argv] = TWO_CORES ? ['taskset', ['-c', core, process.execPath, ...args]] : [process.execPath, args];
+  return spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
 }
 
-/**
- * Removes the bans the POST scenario created (and those a crashed run left), so that the IP ban
- * lists measure the seeded table, run after run.
- */
+async function waitFor(url: string, child: ChildProcess) {
+  for (let i = 0; i < 200; i++) {
+    if (child.exitCode !== null) throw new Error(`${url}: the process exited with ${child.exitCode}`);
+    try { await fetch(url); return; } catch { await new Promise((r) => setTimeout(r, 100)); }
+  }
+  throw new Error(`${url} did not answer`);
+}
+
+async function stop(child: ChildProcess) {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** Peak RSS of a process and its children (cluster workers), in MB: sampled every 100 ms. */
+function rssSampler(pid: number) {
+  let peakOne = 0;
+  let peakTotal = 0;
+  const read = (p: number): number => {
+    try { return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0) / 1024; } catch { return 0; }
+  };
+  const children = (p: number): number[] => {
+    try { return readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number); } catch { return []; }
+  };
+  const timer = setInterval(() => {
+    const all = [pid, ...children(pid)].map(read);
+    peakOne = Math.max(peakOne, ...all);
+    peakTotal = Math.max(peakTotal, all.reduce((a, b) => a + b, 0));
+  }, 100);
+  return { stop: () => { clearInterval(timer); return { peakOne, peakTotal }; } };
+}
+
+let seqBase = 100_000_000 + Math.floor(Math.random() * 800_000_000);
+
+async function loadgen(load: Omit<Load, 'seq'>): Promise<LoadResult> {
+  const seq = seqBase;
+  seqBase += 2_000_000;
+  const child = pinned('1', [join(distRoot, 'bench', 'loadgen.js'), JSON.stringify({ ...load, seq })], {});
+  let out = '';
+  child.stdout!.on('data', (c) => { out += c; });
+  const code = await new Promise((r) => child.once('exit', r));
+  if (code !== 0) throw new Error(`loadgen exited with ${code}`);
+  return JSON.parse(out.trim().split('\n').pop()!) as LoadResult;
+}
+
 const removeCreatedBans = () => IpBan.destroy({ where: { ip: { [Op.like]: '100.%' } } });
 
-function scenarios(t: Targets): Scenario[] {
-  const enc = encodeURIComponent;
-  return [
-    { key: 'users', title: 'list users', method: 'GET', paged: true, path: (l) => `/api/user/user?limit=${l}` },
-    { key: 'usersByEmail', title: 'list users by email', method: 'GET', paged: true, path: (l) => `/api/user/user?limit=${l}&email=${enc(t.email)}` },
-    { key: 'showUser', title: 'show one user', method: 'GET', paged: false, path: () => `/api/user/user/${t.showUserId}` },
-    { key: 'organisations', title: 'list organisations', method: 'GET', paged: true, path: (l) => `/api/user/organisation?limit=${l}` },
-    { key: 'ipBans', title: 'list IP bans', method: 'GET', paged: true, path: (l) => `/api/core/ipban?limit=${l}` },
-    { key: 'ipBansByIp', title: 'list IP bans by ip', method: 'GET', paged: true, path: (l) => `/api/core/ipban?limit=${l}&ip=${enc(t.banIp)}` },
-    { key: 'createIpBan', title: 'create IP ban (POST)', method: 'POST', paged: false, path: () => '/api/core/ipban', body: newBanForm },
-  ];
-}
-
-async function listen(): Promise<Server> {
-  const app = buildApp();
-  return new Promise((resolve, reject) => {
-    const server = app.listen(0, '127.0.0.1', () => resolve(server));
-    server.on('error', reject);
-  });
-}
-
 interface Row {
-  scenario: Scenario;
-  /** What one response holds: `rows of count` for lists. */
-  shape: string;
-  http?: Stats;
-  baseline?: Stats;
-  queries?: { limit1?: number; limit50: number; baseline?: number };
+  s: Scenario;
+  statements: number;
+  ours?: LoadResult;
+  base?: LoadResult;
+  rss?: { peakOne: number; peakTotal: number };
 }
 
 async function main() {
   const cfg = config();
-  log(`Database ${cfg.database.name} on ${cfg.database.host}:${cfg.database.port}; ${SECONDS} s per measurement, ${CONCURRENCY} connections.`);
+  log(`Database ${cfg.database.name}; ${TICKETS.toLocaleString('en-GB')} tickets; ${SECONDS} s per measurement, ${CONCURRENCY} connections; ${TWO_CORES ? 'servers on core 0, load generator on core 1' : 'one core: nothing pinned'}.`);
   await prepareDatabase();
   await ensureBenchData(log);
+  await ensureTicketData(log);
   await removeCreatedBans();
-  const targets = await findTargets();
-
-  const server = await listen();
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const t = await findTargets();
+  const tt = await ticketTargets();
+  const brand = await Brand.findOne({ order: [['id', 'ASC']], rejectOnEmpty: true });
   const { token, record: tokenRecord } = await createToken('benchmark');
-  const headers = { authorization: `Basic ${Buffer.from(`${token}:x`).toString('base64')}` };
-  const formHeaders = { ...headers, 'content-type': 'application/x-www-form-urlencoded' };
-  const pool = createPool();
-  const ctx: BaselineContext = { tokenHash: hashToken(token), ...targets };
+  const auth = { authorization: `Basic ${Buffer.from(`${token}:x`).toString('base64')}` };
+  const enc = encodeURIComponent;
+  const tk = tt.ticket;
+  const all: Scenario[] = [
+    { title: 'list users', method: 'GET', path: '/api/user/user?limit=50' },
+    { title: 'show user', method: 'GET', path: `/api/user/user/${t.showUserId}` },
+    { title: 'list organisations', method: 'GET', path: '/api/user/organisation?limit=50' },
+    { title: 'show organisation', method: 'GET', path: `/api/user/organisation/${tt.organisationId}` },
+    { title: 'list IP bans', method: 'GET', path: '/api/core/ipban?limit=50' },
+    { title: 'show IP ban', method: 'GET', path: `/api/core/ipban/${tt.banId}` },
+    { title: 'list tickets', method: 'GET', path: '/api/ticket/ticket?limit=50' },
+    { title: 'show ticket', method: 'GET', path: `/api/ticket/ticket/${tk.id}` },
+    { title: 'search tickets', method: 'GET', path: `/api/ticket/ticket?limit=50&search=${enc(tt.searchTerm)}` },
+    { title: 'messages of a ticket', method: 'GET', path: `/api/ticket/message?ticket_id=${tk.id}&limit=50` },
+    { title: 'list articles', method: 'GET', path: '/api/selfservice/article?limit=50' },
+    { title: 'show article', method: 'GET', path: `/api/selfservice/article/${tt.articleId}` },
+    { title: 'create IP ban', method: 'POST', write: true, path: '/api/core/ipban', body: 'ip=__IP__&type=1&reason=Benchmark+ban.' },
+    { title: 'create user', method: 'POST', write: true, path: '/api/user/user', body: `brand=${brand.id}&firstname=Load&lastname=Test__SEQ__&email=bench-__SEQ__%40load.example` },
+    { title: 'create ticket (with message)', method: 'POST', write: true, path: '/api/ticket/ticket',
+      body: `department=${tk.department_id}&status=${tk.status_id}&priority=${tk.priority_id}&user=${tk.user_id}&subject=Load+test+__SEQ__&text=The+printer+is+on+fire+__SEQ__.&send_user_email=0&send_operators_email=0` },
+    { title: 'reply to a ticket', method: 'POST', write: true, path: '/api/ticket/message',
+      body: `ticket_id=${tk.id}&user_id=${tk.user_id}&text=Any+news+__SEQ__%3F&send_user_email=0&send_operators_email=0` },
+  ];
+  const only = process.env.BENCH_ONLY;
+  const list = only ? all.filter((s) => s.title.includes(only)) : all;
+  const form = { ...auth, 'content-type': 'application/x-www-form-urlencoded' };
 
-  const call = async (s: Scenario, limit = PAGE) => {
-    const res = await fetch(base + s.path(limit), s.body ? { method: 'POST', headers: formHeaders, body: s.body() } : { headers });
-    const envelope = await res.json() as { status: string; message: string | null; data: unknown; count?: number };
-    if (res.status !== 200 || envelope.status !== 'success') throw new Error(`${s.method} ${s.path(limit)}: ${res.status} ${envelope.message}`);
-    return envelope;
+  // 1. Capture, in this process, what the app runs and answers for each request (after two warm
+  //    calls, so caches are as under load): the baseline server replays it.
+  const app = buildApp();
+  const server = await new Promise<import('node:http').Server>((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); });
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const call = async (s: Scenario, seq: number) => {
+    const res = await fetch(base + s.path, s.body ? { method: 'POST', headers: { ...form, 'x-bench-seq': String(seq) }, body: fill(s.body, seq) } : { headers: auth });
+    const body = await res.json() as { status: string; message: string | null; data: any };
+    if (res.status !== 200 || body.status !== 'success') throw new Error(`${s.method} ${s.path}: ${res.status} ${body.message}`);
+    return { status: res.status, body };
   };
+  const captured: CapturedScenario[] = [];
+  const rows: Row[] = [];
+  for (const s of list) {
+    await call(s, seqBase++);
+    await call(s, seqBase++);
+    const seq = seqBase++;
+    const { result, statements } = await capture(() => call(s, seq));
+    // Values the app made up for this request that a unique key holds: the ticket number, and the
+    // random placeholder a new ticket holds until its number is assigned (`~` and 32 hex digits).
+    const placeholders = statements.flatMap((st) => [...(st.params ?? []), ...(st.sql.match(/~[0-9a-f]{32}/g) ?? [])])
+      .filter((v): v is string => typeof v === 'string' && /^~[0-9a-f]{32}$/.test(v));
+    const extra = s.path === '/api/ticket/ticket' && s.method === 'POST' ? [String(result.body.data.number), ...new Set(placeholders)] : [];
+    captured.push({ method: s.method, path: s.path, status: result.status, body: result.body, statements, seq: s.body ? seq : undefined, extra });
+    rows.push({ s, statements: statements.length });
+  }
+  // EXPLAIN of the ticket list under each filter, on the statements the app itself runs.
+  log('explaining the ticket list filters...');
+  const explained = await explainTicketFilters((path) => fetch(base + path, { headers: auth }).then((r) => r.json() as Promise<{ count?: number }>), tt);
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+  await removeCreatedBans();
+  const captureFile = join(tmpdir(), `helpdesk-bench-capture-${process.pid}.json`);
+  writeFileSync(captureFile, JSON.stringify(captured));
 
+  // 2. The servers, each a process of its own.
+  const env = { PORT: String(PORT_WEB), LOG_LEVEL: 'silent', NODE_ENV: 'production' };
+  // BENCH_PROFILE=<dir>: the (first) web process writes a V8 CPU profile there when it stops;
+  // `node dist/bench/profile.js <file>` summarises it.
+  const profileDir = process.env.BENCH_PROFILE;
+  let profiled = false;
+  const startWeb = async (workers: number, core: string) => {
+    const prof = profileDir && !profiled ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    profiled = true;
+    const web = pinned(core, [...prof, join(distRoot, 'src', 'server.js')], { ...env, WEB_CONCURRENCY: String(workers) });
+    await waitFor(`http://127.0.0.1:${PORT_WEB}/health`, web);
+    return web;
+  };
+  const baseline = pinned('0', [join(distRoot, 'bench', 'baseline.js'), captureFile], { PORT: String(PORT_BASELINE) });
+  let web = await startWeb(1, '0');
+  let failed = false;
   try {
-    const rows: Row[] = [];
-    // One call of each scenario first: it must succeed, and its answer says what is measured. The
-    // first request also records the token's use (an UPDATE, at most once a minute), which must
-    // not fall into the statement counts below.
-    for (const s of scenarios(targets)) {
-      const envelope = await call(s);
-      const shape = envelope.count === undefined ? '1 record' : `${(envelope.data as unknown[]).length} of ${num(envelope.count)}`;
-      rows.push({ scenario: s, shape });
-    }
-
-    // Statements per request, at page sizes 1 and 50, and per baseline operation.
+    await waitFor(`http://127.0.0.1:${PORT_BASELINE}/`, baseline);
+    const drainPath = `/api/core/ipban/${tt.banId}`;
+    const measure = async (port: number, s: Scenario, pid?: number) => {
+      const load = { url: `http://127.0.0.1:${port}${s.path}`, method: s.method, headers: s.body ? form : auth, body: s.body, connections: CONCURRENCY };
+      await loadgen({ ...load, seconds: WARM_UP_SECONDS });
+      const sampler = pid ? rssSampler(pid) : null;
+      const result = await loadgen({ ...load, seconds: SECONDS });
+      const rss = sampler?.stop();
+      // Requests the server still holds (a scenario slower than the measurement, such as search
+      // at scale) must not weigh on the next one: one request through the database pool, whose
+      // queue is first in first out, returns once they are through.
+      await fetch(`http://127.0.0.1:${port}${drainPath}`, { headers: auth }).catch(() => undefined);
+      return { result, rss };
+    };
     for (const row of rows) {
-      const s = row.scenario;
-      if (s.method !== 'GET') continue;
-      const limit50 = (await countQueries(() => call(s, PAGE))).queries.length;
-      const limit1 = s.paged ? (await countQueries(() => call(s, 1))).queries.length : undefined;
-      const db = countingDb(pool);
-      await baselines[s.key](db, ctx);
-      row.queries = { limit1, limit50, baseline: db.statements };
+      log(`${row.s.title}...`);
+      const ours = await measure(PORT_WEB, row.s, web.pid);
+      row.ours = ours.result;
+      row.rss = ours.rss;
+      row.base = (await measure(PORT_BASELINE, row.s)).result;
+      if (row.s.write) await removeCreatedBans();
     }
-
-    for (const row of rows) {
-      const s = row.scenario;
-      const load = {
-        url: base + s.path(PAGE), method: s.method, headers: s.body ? formHeaders : headers, body: s.body,
-        connections: CONCURRENCY, seconds: SECONDS,
-      };
-      log(`HTTP      ${s.title}...`);
-      await runHttp({ ...load, seconds: WARM_UP_SECONDS });
-      row.http = await runHttp(load);
-      if (s.body) await removeCreatedBans();
-
-      const op = baselines[s.key];
-      if (op) {
-        log(`baseline  ${s.title}...`);
-        const db = countingDb(pool);
-        await runLoops(() => op(db, ctx), CONCURRENCY, WARM_UP_SECONDS);
-        row.baseline = await runLoops(() => op(db, ctx), CONCURRENCY, SECONDS);
+    // Scaling: one and two web processes (node:cluster), both cores for the servers. The load
+    // generator shares core 1 with the second worker, so this shows what a second worker buys on
+    // this machine, not a clean 2x.
+    const scaling: Array<{ workers: number; s: Scenario; r: LoadResult; rss: { peakOne: number; peakTotal: number } }> = [];
+    if (!only && TWO_CORES) {
+      for (const workers of [1, 2]) {
+        await stop(web);
+        web = await startWeb(workers, '0,1');
+        for (const s of list.filter((x) => x.title === 'list tickets' || x.title === 'show ticket')) {
+          log(`${s.title}, WEB_CONCURRENCY=${workers}...`);
+          const m = await measure(PORT_WEB, s, web.pid);
+          scaling.push({ workers, s, r: m.result, rss: m.rss! });
+        }
       }
     }
-
-    return report(rows);
+    failed = report(rows, scaling);
+    process.stdout.write(`\nIndexes used by the ticket list, per filter (EXPLAIN):\n\n${explained}\n`);
   } finally {
+    await Promise.allSettled([stop(web), stop(baseline)]);
     await revokeToken(String(tokenRecord.id)).catch(() => undefined);
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await Promise.allSettled([closeQueues(), sequelize().close(), pool.end()]);
+    await removeCreatedBans().catch(() => undefined);
+    rmSync(captureFile, { force: true });
+    await Promise.allSettled([closeQueues(), sequelize().close()]);
   }
+  return failed;
 }
 
-/** Prints the tables; true when something failed (failures are printed too, loudly). */
-function report(rows: Row[]): boolean {
+function report(rows: Row[], scaling: Array<{ workers: number; s: Scenario; r: LoadResult; rss: { peakOne: number; peakTotal: number } }>): boolean {
   const ms = (v: number | undefined) => num(v, 1);
-  const failures = (s?: Stats) => {
-    const n = (s?.non2xx ?? 0) + (s?.errors ?? 0);
-    return n ? `${num(n)} !!` : '0';
-  };
+  const bad = (r?: LoadResult) => (r ? r.non2xx + r.errors : 0);
   const out: string[] = [];
-  out.push('', `helpdesk API benchmark: ${SECONDS} s per measurement, ${CONCURRENCY} connections / loops, ${SIZES.users} users, ${SIZES.organisations} organisations, ${SIZES.operators} operators, ${SIZES.ipBans} IP bans`, '');
+  out.push('', `helpdesk API benchmark: ${num(TICKETS)} tickets, ${num(TICKETS * MESSAGES_PER_TICKET)} messages, ${num(SIZES.users)} users, ${num(SIZES.organisations)} organisations, ${num(SIZES.ipBans)} IP bans; ${CONCURRENCY} connections, ${SECONDS} s each`, '');
   out.push(table(
-    ['scenario', 'response', 'HTTP req/s', 'p50 ms', 'p99 ms', 'non-2xx/err', 'SQL ops/s', 'p50 ms', 'p99 ms', 'HTTP/SQL'],
-    rows.map(({ scenario, shape, http, baseline }) => [
-      scenario.title, shape, num(http?.rate), ms(http?.p50), ms(http?.p99), failures(http),
-      num(baseline?.rate), ms(baseline?.p50), ms(baseline?.p99),
-      http && baseline ? `${num((100 * http.rate) / baseline.rate)}%` : '-',
+    ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'baseline req/s', 'p50', 'p99', 'ours/baseline', 'statements', 'web peak RSS MB', 'errors'],
+    rows.map(({ s, ours, base, statements, rss }) => [
+      s.title, num(ours?.rate), ms(ours?.p50), ms(ours?.p99), num(base?.rate), ms(base?.p50), ms(base?.p99),
+      ours && base ? `${num((100 * ours.rate) / base.rate)}%` : '-', String(statements), num(rss?.peakOne), bad(ours) + bad(base) ? `${bad(ours)}/${bad(base)} !!` : '0',
     ]),
-    [false, true, true, true, true, true, true, true, true, true],
+    [false, true, true, true, true, true, true, true, true, true, true],
   ));
-  out.push('', 'SQL: the same statements through the raw mariadb driver (pool of the same size), no HTTP, express, ORM or JSON.');
-  out.push('The load generator (autocannon) runs in the server\'s process and shares its event loop.', '');
-  out.push(table(
-    ['SQL statements per request', 'limit=1', 'limit=50', 'same', 'SQL baseline'],
-    rows.filter((r) => r.queries).map(({ scenario, queries }) => [
-      scenario.title, queries!.limit1 === undefined ? '-' : String(queries!.limit1), String(queries!.limit50),
-      queries!.limit1 === undefined ? '-' : queries!.limit1 === queries!.limit50 ? 'yes' : 'NO',
-      String(queries!.baseline ?? '-'),
-    ]),
-    [false, true, true, true, true],
-  ));
-  out.push('(Each request also runs the ban check and the token look-up: 2 of the statements.)', '');
-
-  const problems: string[] = [];
-  for (const { scenario, http, baseline, queries } of rows) {
-    if (http && (http.non2xx || http.errors)) problems.push(`${scenario.title}: ${http.non2xx} non-2xx responses (${http.statuses}) and ${http.errors} errors/timeouts`);
-    if (baseline?.errors) problems.push(`${scenario.title} (baseline): ${baseline.errors} failed operations, first: ${baseline.firstError}`);
-    if (queries && queries.limit1 !== undefined && queries.limit1 !== queries.limit50) problems.push(`${scenario.title}: ${queries.limit1} statements at limit=1 but ${queries.limit50} at limit=50`);
-    if (queries && queries.baseline !== undefined && queries.baseline !== queries.limit50) problems.push(`${scenario.title}: the baseline runs ${queries.baseline} statements, the request ${queries.limit50}`);
+  if (scaling.length) {
+    out.push('', table(
+      ['scaling (servers on both cores)', 'WEB_CONCURRENCY', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB (largest / all)'],
+      scaling.map(({ workers, s, r, rss }) => [s.title, String(workers), num(r.rate), ms(r.p50), ms(r.p99), `${num(rss.peakOne)} / ${num(rss.peakTotal)}`]),
+      [false, true, true, true, true, true],
+    ));
   }
+  out.push('');
+  const problems = rows.flatMap(({ s, ours, base }) => [
+    ...(bad(ours) ? [`${s.title}: ${ours!.non2xx} non-2xx (${ours!.statuses}), ${ours!.errors} errors`] : []),
+    ...(bad(base) ? [`${s.title} (baseline): ${base!.non2xx} non-2xx (${base!.statuses}), ${base!.errors} errors`] : []),
+  ]);
   if (problems.length) out.push('!!! FAILURES !!!', ...problems.map((p) => `!!! ${p}`), '');
   process.stdout.write(`${out.join('\n')}\n`);
   return problems.length > 0;
 }
 
 main().then(
-  (failed) => {
-    // Everything is closed: the process would end by itself; the explicit exit guards against a
-    // handle some library keeps open, and carries the status.
-    process.exit(failed ? 1 : 0);
-  },
+  (failed) => process.exit(failed ? 1 : 0),
   (err) => {
     process.stderr.write(`Benchmark failed: ${(err as Error).stack ?? err}\n`);
     process.exit(1);

@@ -20,3 +20,11 @@ export const fk = (table: string, onDelete: 'CASCADE' | 'SET NULL' | 'RESTRICT' 
 });
 
 export const tableOptions = { charset: 'utf8mb4', collate: 'utf8mb4_unicode_ci', engine: 'InnoDB' };
+
+/**
+ * A string compared exactly (binary collation): emails and domains. They are stored lower-cased by
+ * the API, so comparing them byte for byte is case-insensitive yet accent-sensitive
+ * (`alicé@` and `alice@` are two addresses), which the table's utf8mb4_unicode_ci is not.
+ */
+export const EXACT = 'CHARACTER SET utf8mb4 COLLATE utf8mb4_bin';
+export const exact = (length = 255, allowNull = false): ModelAttributeColumnOptions => ({ type: `VARCHAR(${length}) ${EXACT}`, allowNull });

@@ -1,6 +1,14 @@
 import type { QueryInterface } from 'sequelize';
 import * as m001 from './001_core';
 import * as m002 from './002_user';
+import * as m004 from './004_ticket_config';
+import * as m005 from './005_ticket_setup';
+import * as m010 from './010_selfservice';
+import * as m003 from './003_uniqueness';
+import * as m011 from './011_tickets';
+import * as m013 from './013_notifications';
+import * as m015 from './015_ticket_counter';
+import * as m012 from './012_ecosystem';
 
 export interface Migration {
   name: string;
@@ -9,4 +17,4 @@ export interface Migration {
 }
 
 /** Every migration, in the order it runs. A new migration is a new file, added at the end here. */
-export const migrations: Migration[] = [m001, m002];
+export const migrations: Migration[] = [m001, m002, m003, m004, m005, m010, m011, m012, m013, m015];

@@ -1,5 +1,7 @@
 import pino from 'pino';
-import { config } from './config';
+import { config, type Config } from './config';
+import { exitOnStartupError } from './cli/exitOnStartupError';
+import { prettyStream, resolveLogFormat } from './logFormat';
 
 /** Paths that may hold secrets anywhere in a logged object: never written to a log. */
 export const REDACT = [
@@ -14,12 +16,26 @@ export const REDACT = [
   'token',
 ];
 
+// Every process imports the logger before its main() reads the configuration: a bad variable is
+// reported here, in one line, instead of as a stack trace from a module being loaded.
+let cfg: Config;
+try {
+  cfg = config();
+} catch (err) {
+  exitOnStartupError(err);
+}
+
 /**
- * Long-running processes log JSON lines to stdout; command-line tools (PROCESS_NAME=cli) log to
- * stderr, so that their stdout holds only their output (`token create` prints the token alone).
+ * Long-running processes log to stdout; command-line tools (PROCESS_NAME=cli) log to stderr, so
+ * that their stdout holds only their output (`token create` prints the token alone). JSON lines,
+ * or pretty ones on a terminal (LOG_FORMAT, see logFormat.ts).
  */
+const toStderr = process.env.PROCESS_NAME === 'cli';
+const out = toStderr ? process.stderr : process.stdout;
+const pretty = resolveLogFormat(cfg.logFormat, out.isTTY === true) === 'pretty';
+
 export const logger = pino({
-  level: config().env === 'test' && !process.env.LOG_LEVEL ? 'silent' : config().logLevel,
+  level: cfg.env === 'test' && !process.env.LOG_LEVEL ? 'silent' : cfg.logLevel,
   redact: { paths: REDACT, censor: '[redacted]' },
   base: { pid: process.pid, proc: process.env.PROCESS_NAME ?? 'web' },
-}, process.env.PROCESS_NAME === 'cli' ? pino.destination(2) : undefined);
+}, pretty ? prettyStream(out) : toStderr ? pino.destination(2) : undefined);

@@ -1,4 +1,5 @@
 process.env.PROCESS_NAME ??= 'web';
+import cluster, { type Worker } from 'node:cluster';
 import type { Server } from 'node:http';
 import { buildApp } from './app';
 import { config } from './config';
@@ -6,16 +7,21 @@ import { sequelize } from './db/sequelize';
 import { logger } from './logger';
 import { exitOnStartupError } from './cli/exitOnStartupError';
 import { closeQueues } from './queue/producer';
+import { closeCounters } from './http/windowCounter';
+import { closeAccessCache } from './auth/accessCache';
+import { startDraining } from './ops/health';
+import { startMetricsServer } from './ops/metrics';
 
 async function main() {
   const cfg = config();
   await sequelize().authenticate();
   const app = buildApp();
   const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(cfg.port, cfg.host, () => resolve(s));
-    s.on('error', reject);
+    // Express 5 calls this back with the error too (a port in use): only a call without one means listening.
+    const s = app.listen(cfg.port, cfg.host, (err?: Error) => (err ? reject(err) : resolve(s)));
   });
   logger.info({ port: cfg.port, host: cfg.host }, 'web process listening');
+  const metrics = await startMetricsServer();
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -24,11 +30,18 @@ async function main() {
     logger.info({ signal }, 'web process stopping');
     const force = setTimeout(() => process.exit(1), cfg.shutdownTimeoutMs);
     force.unref();
-    // Stop accepting, let requests in flight finish, then close the pools they used.
+    // Readiness fails first, while the port still answers, so load balancers stop sending
+    // requests here (SHUTDOWN_DRAIN_MS); then stop accepting, let requests in flight finish, and
+    // close the pools they used.
+    startDraining();
+    if (cfg.shutdownDrainMs > 0) await new Promise((r) => setTimeout(r, cfg.shutdownDrainMs));
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections(); // idle keep-alive sockets would otherwise hold close() open
     await closed;
+    metrics?.close();
     await closeQueues();
+    closeCounters();
+    closeAccessCache();
     await sequelize().close();
     process.exit(0);
   };
@@ -36,4 +49,57 @@ async function main() {
   process.on('SIGINT', () => void stop('SIGINT'));
 }
 
-main().catch(exitOnStartupError);
+/**
+ * WEB_CONCURRENCY > 1: this process is a node:cluster primary that runs that many web workers
+ * (each the `main` above, sharing the port) and nothing else. A worker that dies is replaced; one
+ * that dies before it listens (a bad configuration, a port in use) stops the whole process with
+ * its exit code, as a single web process would. SIGTERM/SIGINT reach every worker, which stop
+ * gracefully as above; the primary exits when they all have (forced after SHUTDOWN_TIMEOUT_MS).
+ */
+function primary(workers: number) {
+  const cfg = config();
+  let stopping = false;
+  const listening = new Set<Worker>();
+  const fork = () => {
+    const worker = cluster.fork();
+    worker.once('listening', () => listening.add(worker));
+    worker.once('exit', (code, signal) => {
+      const started = listening.delete(worker);
+      if (stopping) {
+        if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+        return;
+      }
+      if (!started) {
+        stopping = true;
+        for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
+        process.exit(code || 1);
+      }
+      logger.error({ pid: worker.process.pid, code, signal }, 'web worker died; starting another');
+      fork();
+    });
+  };
+  for (let i = 0; i < workers; i++) fork();
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal, workers: Object.keys(cluster.workers ?? {}).length }, 'web primary stopping its workers');
+    setTimeout(() => process.exit(1), cfg.shutdownTimeoutMs + 1000).unref();
+    const alive = Object.values(cluster.workers ?? {});
+    if (!alive.length) process.exit(0);
+    for (const w of alive) w?.process.kill('SIGTERM');
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+function run() {
+  const workers = cluster.isPrimary ? config().webConcurrency : 1;
+  if (workers > 1) primary(workers);
+  else main().catch(exitOnStartupError);
+}
+
+try {
+  run();
+} catch (err) {
+  exitOnStartupError(err);
+}

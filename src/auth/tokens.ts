@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ApiToken } from '../db/models';
 import { now } from '../db/entity';
+import { accessVersion, tokens } from './accessCache';
 
 /** Tokens are 256 random bits, so a fast hash is the right one: SHA-256, hex. */
 export const hashToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
@@ -14,16 +15,26 @@ export async function createToken(name: string, value = newTokenValue()): Promis
 }
 
 /** The stored token matching `token`, compared in constant time; null when none does. */
-export async function verifyToken(token: string): Promise<ApiToken | null> {
+export async function verifyToken(token: string): Promise<{ id: number; token_hash: string; last_used_at: number | null } | null> {
   const hash = hashToken(token);
-  const record = await ApiToken.findOne({ where: { token_hash: hash } });
-  if (!record) return null;
+  // A valid token is kept per process while no token, ban or whitelist entry changes anywhere
+  // (see accessCache: a revocation applies to the next request).
+  const version = await accessVersion();
+  let record = version === null ? undefined : tokens.get(hash, version);
+  if (!record) {
+    const row = await ApiToken.findOne({ where: { token_hash: hash }, attributes: ['id', 'token_hash', 'last_used_at'], raw: true });
+    if (!row) return null;
+    record = { id: row.id, token_hash: row.token_hash, last_used_at: row.last_used_at };
+    if (version !== null) tokens.set(hash, version, record);
+  }
   const ok = timingSafeEqual(Buffer.from(record.token_hash, 'hex'), Buffer.from(hash, 'hex'));
   if (!ok) return null;
-  // Recording use is a courtesy for `token list`: at most once a minute per token.
+  // Recording use is a courtesy for `token list`: at most once a minute per token (and process).
+  // The column is left out of the access version: its update does not make the cache stale.
   const t = now();
   if (!record.last_used_at || t - record.last_used_at > 60) {
-    await ApiToken.update({ last_used_at: t }, { where: { id: record.id } });
+    record.last_used_at = t;
+    await ApiToken.update({ last_used_at: t }, { where: { id: record.id }, hooks: false });
   }
   return record;
 }

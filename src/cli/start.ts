@@ -1,9 +1,11 @@
 process.env.PROCESS_NAME ??= 'start';
+import { availableParallelism } from 'node:os';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { config } from '../config';
 import { sequelize } from '../db/sequelize';
+import { resolveLogFormat } from '../logFormat';
 import { exitOnStartupError } from './exitOnStartupError';
 import { ensureFirstToken, prepareDatabase } from './setup';
 
@@ -50,8 +52,16 @@ async function main() {
     // A process that ignores SIGTERM past the shutdown timeout is killed.
     setTimeout(() => children.forEach((child) => signalGroup(child, 'SIGKILL')), config().shutdownTimeoutMs + 2000).unref();
   };
-  for (const { name, command } of readProcfile()) {
-    const child = spawn(command, { cwd: root, shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PROCESS_NAME: name } });
+  for (const [index, { name, command }] of readProcfile().entries()) {
+    // The children write to pipes: they log the way this process would on its own output. With
+    // METRICS_PORT, each serves its metrics on a port of its own: the base, then one up per line.
+    const metricsPort = config().metrics.port ? { METRICS_PORT: String(config().metrics.port + index) } : {};
+    const env = {
+      // The web process runs a worker per core unless told otherwise (WEB_CONCURRENCY).
+      WEB_CONCURRENCY: String(availableParallelism()),
+      ...process.env, ...metricsPort, PROCESS_NAME: name, LOG_FORMAT: resolveLogFormat(config().logFormat, process.stdout.isTTY === true),
+    };
+    const child = spawn(command, { cwd: root, shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
     children.set(name, child);
     const prefix = (chunk: Buffer) => chunk.toString().split('\n').filter(Boolean).map((l) => `${name.padEnd(17)}| ${l}\n`).join('');
     child.stdout!.on('data', (c: Buffer) => process.stdout.write(prefix(c)));

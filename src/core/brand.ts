@@ -1,8 +1,15 @@
 import { Brand } from '../db/models';
+import { isCountry } from '../http/countries';
 import { flagFilter } from '../http/listQuery';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../http/serialize';
+import { isTimeZone } from '../http/timezones';
 import { Joi, field } from '../http/validation';
+import { assertEnabledLanguage } from './language';
+
+/** `default` (the system default applies), or a real code that `check` accepts, as `normalise` writes it. */
+const defaultOr = (check: (v: string) => boolean, normalise = (v: string) => v) => field.string(64)
+  .custom((v: string, helpers) => (v === 'default' ? v : check(normalise(v)) ? normalise(v) : helpers.error('any.invalid')));
 
 export const BRAND_FIELDS = [
   'id', 'name', 'enabled', 'system_url', 'frontend_logo', 'frontend_template', 'default_email', 'global_email_header',
@@ -27,11 +34,12 @@ const fields = {
   smtp_requires_auth: field.flag(),
   smtp_username: field.nullable(),
   smtp_password: Joi.string().max(255).allow('', null),
-  default_country: field.string(64),
-  default_timezone: field.string(64),
+  default_country: defaultOr(isCountry, (v) => v.toUpperCase()),
+  default_timezone: defaultOr(isTimeZone),
   date_format: field.string(64),
   time_format: field.string(64),
-  default_language: field.string(64),
+  // `default` or an enabled language (checked in create and update).
+  default_language: defaultOr((v) => /^[a-z]{2}$/.test(v), (v) => v.toLowerCase()),
   language_toggle: Joi.number().integer().min(-1).max(1000),
 };
 
@@ -46,6 +54,14 @@ export const brandResource: ResourceDef<Brand> = {
   createSchema: Joi.object({ name: field.string().required(), ...fields, enabled: field.flag().default(1), email_method: fields.email_method.default('smtp') }),
   updateSchema: Joi.object({ name: field.string(), ...fields }),
   serialize: (b) => pick(b, BRAND_FIELDS),
+  async create(input, { transaction }) {
+    if (input.default_language !== 'default') await assertEnabledLanguage('default_language', input.default_language, transaction);
+    return Brand.create(input, { transaction });
+  },
+  async update(brand, input, { transaction }) {
+    if (input.default_language !== 'default') await assertEnabledLanguage('default_language', input.default_language, transaction);
+    await brand.update(input, { transaction });
+  },
 };
 
 export const brandRouter = resourceRouter(brandResource);

@@ -1,11 +1,19 @@
 import { Router } from 'express';
 import { settingsRouter } from '../http/settings';
+import { mountRoutes } from '../http/routes';
 import { brandRouter } from './brand';
+import { emailTemplateRouter } from './emailTemplate';
 import { ipBanRouter } from './ipban';
 import { ipWhitelistRouter } from './ipwhitelist';
 import { languageRouter } from './language';
 import { spamRuleRouter } from './spamrule';
+import { eventFeedRouter } from './event';
+import { mailRouter } from './mail';
+import { webhookDeliveryRouter, webhookRouter } from './webhook';
+
+const routers = [brandRouter, ipBanRouter, ipWhitelistRouter, languageRouter, spamRuleRouter, settingsRouter('/settings', 'core'), emailTemplateRouter,
+  eventFeedRouter, webhookRouter, webhookDeliveryRouter, mailRouter];
+mountRoutes('/api/core', routers);
 
 /** `/api/core/...` */
-export const coreRouter = Router();
-coreRouter.use(brandRouter, ipBanRouter, ipWhitelistRouter, languageRouter, spamRuleRouter, settingsRouter('/settings', 'core'));
+export const coreRouter = Router().use(...routers);

@@ -1,7 +1,7 @@
 import { IpBan } from '../db/models';
 import { now } from '../db/entity';
 import { ValidationError } from '../http/errors';
-import { normaliseIp } from '../http/ip';
+import { ipAddress } from '../http/ip';
 import { equals, flagFilter } from '../http/listQuery';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../http/serialize';
@@ -10,7 +10,6 @@ import { Joi, field } from '../http/validation';
 /** A temporary ban without `expiry_time` lasts this long. */
 export const DEFAULT_BAN_SECONDS = 24 * 3600;
 
-const ip = () => Joi.string().trim().ip({ cidr: 'forbidden' }).custom((v: string) => normaliseIp(v));
 const events = { event_user: field.flag(), event_operator: field.flag(), event_api: field.flag() };
 
 /**
@@ -34,17 +33,17 @@ export const ipBanResource: ResourceDef<IpBan> = {
   model: IpBan,
   label: 'ban',
   sortable: ['ip', 'type', 'expiry', 'created_at', 'updated_at'],
-  filters: { ip: equals('ip', Joi.string().trim().max(45).custom((v: string) => normaliseIp(v))), type: flagFilter('type') },
+  filters: { ip: equals('ip', ipAddress()), type: flagFilter('type') },
   createSchema: Joi.object({
-    ip: ip().required(),
-    reason: field.nullable(65535),
+    ip: ipAddress().required(),
+    reason: field.multiline(65535),
     type: field.flag().required(),
     event_user: field.flag().default(1),
     event_operator: field.flag().default(1),
     event_api: field.flag().default(1),
     expiry_time: field.timestamp().allow(null),
   }),
-  updateSchema: Joi.object({ ip: ip(), reason: field.nullable(65535), type: field.flag(), ...events, expiry_time: field.timestamp().allow(null) }),
+  updateSchema: Joi.object({ ip: ipAddress(), reason: field.multiline(65535), type: field.flag(), ...events, expiry_time: field.timestamp().allow(null) }),
   async create(input, { transaction }) {
     const { expiry_time: expiryTime, ...values } = input;
     return IpBan.create({ ...values, expiry: expiryOf(values.type, expiryTime, null, now()) }, { transaction });

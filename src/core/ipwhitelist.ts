@@ -1,26 +1,24 @@
 import { IpWhitelist } from '../db/models';
-import { normaliseIp } from '../http/ip';
+import { ipAddress } from '../http/ip';
 import { equals } from '../http/listQuery';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../http/serialize';
 import { Joi, field } from '../http/validation';
-
-const ip = () => Joi.string().trim().ip({ cidr: 'forbidden' }).custom((v: string) => normaliseIp(v));
 
 export const ipWhitelistResource: ResourceDef<IpWhitelist> = {
   path: '/ipwhitelist',
   model: IpWhitelist,
   label: 'whitelisted ip',
   sortable: ['ip', 'created_at', 'updated_at'],
-  filters: { ip: equals('ip', Joi.string().trim().max(45).custom((v: string) => normaliseIp(v))) },
+  filters: { ip: equals('ip', ipAddress()) },
   createSchema: Joi.object({
-    ip: ip().required(),
-    description: field.nullable(65535),
+    ip: ipAddress().required(),
+    description: field.multiline(65535),
     event_user: field.flag().default(1),
     event_operator: field.flag().default(1),
     event_api: field.flag().default(1),
   }),
-  updateSchema: Joi.object({ ip: ip(), description: field.nullable(65535), event_user: field.flag(), event_operator: field.flag(), event_api: field.flag() }),
+  updateSchema: Joi.object({ ip: ipAddress(), description: field.multiline(65535), event_user: field.flag(), event_operator: field.flag(), event_api: field.flag() }),
   serialize: (w) => pick(w, ['id', 'ip', 'description', 'event_user', 'event_operator', 'event_api', 'created_at', 'updated_at']),
 };
 

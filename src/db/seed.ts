@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Transaction } from 'sequelize';
 import { Brand, Department, DepartmentBrand, DepartmentEmail, DepartmentGroup, Group, Language, Permission, Setting } from './models';
 import { sequelize } from './sequelize';
+import { ticketConfigSeedSteps } from './seedTicketConfig';
 
 /**
  * Default records every install ships with. Idempotent: it only adds what is missing, and never
@@ -127,7 +128,7 @@ async function seedDepartment(transaction: Transaction) {
 
 /** Steps run in order; later areas append theirs. */
 export const seedSteps: Array<(t: Transaction) => Promise<void>> = [
-  seedSettings, seedLanguages, seedBrand, seedPermissions, seedGroups, seedDepartment,
+  seedSettings, seedLanguages, seedBrand, seedPermissions, seedGroups, seedDepartment, ...ticketConfigSeedSteps,
 ];
 
 export async function seed(): Promise<void> {

@@ -3,7 +3,8 @@ import { Sequelize } from 'sequelize-typescript';
 import type { Model } from 'sequelize';
 import { config } from '../config';
 import { now } from './entity';
-import { models } from './models';
+import { ApiToken, IpBan, IpWhitelist, models } from './models';
+import { watchAccessTables } from '../auth/accessCache';
 
 type Attributes = { getAttributes(): Record<string, unknown> };
 const has = (model: Attributes, column: string) => column in model.getAttributes();
@@ -33,12 +34,20 @@ function create(): Sequelize {
   });
   // Validation (NOT NULL) runs before beforeCreate/beforeUpdate, so the stamp goes in first.
   sequelize.addHook('beforeValidate', (instance: Model) => stamp(instance, (instance as any).isNewRecord));
+  // An update saves only the fields it names: updated_at must be one of them, or it never moves.
+  sequelize.addHook('beforeUpdate', (instance: Model, options: any) => {
+    if (!has(instance.constructor as unknown as Attributes, 'updated_at') || !options.fields?.length) return;
+    instance.set('updated_at', now());
+    if (!options.fields.includes('updated_at')) options.fields.push('updated_at');
+  });
   sequelize.addHook('beforeBulkCreate', (instances: Model[]) => instances.forEach((i) => stamp(i, true)));
   sequelize.addHook('beforeBulkUpdate', (options: any) => {
     if (!has(options.model, 'updated_at')) return;
     options.attributes.updated_at = now();
     if (options.fields && !options.fields.includes('updated_at')) options.fields.push('updated_at');
   });
+  // Cached tokens and ban answers go stale in every process when these change (auth/accessCache).
+  watchAccessTables([ApiToken, IpBan, IpWhitelist] as any);
   return sequelize;
 }
 

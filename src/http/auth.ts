@@ -1,5 +1,7 @@
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { verifyToken } from '../auth/tokens';
+import { recordAuthFailure } from './authFailures';
+import { clientIp } from './clientIp';
 import { HttpError } from './errors';
 
 const unauthorized = (message: string) => new HttpError(401, message, { 'WWW-Authenticate': 'Basic realm="helpdesk", charset="UTF-8"' });
@@ -15,10 +17,29 @@ export function parseBasic(header: string | undefined): string | null | undefine
   return user.length ? user : null;
 }
 
-export const authenticate: RequestHandler = async (req, _res, next) => {
+/** What a request authenticated with: the stored token's id (never the token). */
+type Authenticated = { id: number };
+
+/** Why the credentials of a request are refused, or the stored token when they are valid. */
+async function check(token: string | null | undefined): Promise<string | Authenticated> {
+  if (token === undefined) return 'Authentication is required: send the API token as the user name of HTTP Basic authentication.';
+  if (token === null) return 'The Authorization header is not valid HTTP Basic authentication.';
+  const record = token.length > 512 ? null : await verifyToken(token);
+  return record ?? 'The API token is not valid.';
+}
+
+/** The id of the API token a request authenticated with (rate limits and idempotency keys are per token). */
+export const tokenIdOf = (res: Response): number | undefined => (res.locals.apiToken as Authenticated | undefined)?.id;
+
+export const authenticate: RequestHandler = async (req, res, next) => {
   const token = parseBasic(req.headers.authorization);
-  if (token === undefined) throw unauthorized('Authentication is required: send the API token as the user name of HTTP Basic authentication.');
-  if (token === null) throw unauthorized('The Authorization header is not valid HTTP Basic authentication.');
-  if (token.length > 512 || !(await verifyToken(token))) throw unauthorized('The API token is not valid.');
-  next();
+  const message = await check(token);
+  if (typeof message !== 'string') {
+    res.locals.apiToken = message;
+    return next();
+  }
+  // No Authorization header at all is how a browser's first request looks (the dashboard), not
+  // an attack; malformed or wrong credentials count towards an automatic ban (http/authFailures).
+  if (token !== undefined) await recordAuthFailure(clientIp(req));
+  throw unauthorized(message);
 };

@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import { QueryTypes } from 'sequelize';
 import { sequelize } from '../db/sequelize';
 import { now } from '../db/entity';
+import { accessVersion, bans } from '../auth/accessCache';
 import { clientIp } from './clientIp';
 import { HttpError } from './errors';
 
@@ -14,17 +15,34 @@ export type BanEvent = keyof typeof EVENT_COLUMN;
  * ban past its expiry never applies, whether or not the expiry job has deleted it yet. One query.
  */
 export async function isBanned(ip: string, event: BanEvent): Promise<boolean> {
+  const { banned, whitelisted } = await banStatus(ip, event);
+  return banned && !whitelisted;
+}
+
+/** Whether an address is banned for `event`, and whether it is whitelisted for it: one query. */
+export async function banStatus(ip: string, event: BanEvent): Promise<{ banned: boolean; whitelisted: boolean }> {
   const column = EVENT_COLUMN[event];
+  // "Not barred" is kept per process until a ban or whitelist entry changes anywhere (accessCache);
+  // "barred" is asked every time, since a temporary ban stops by its expiry alone.
+  const version = await accessVersion();
+  const cacheKey = `${event} ${ip}`;
+  const cached = version !== null ? bans.get(cacheKey, version) : undefined;
+  if (cached) return cached;
   const [row] = await sequelize().query<{ banned: number; whitelisted: number }>(
     `SELECT
        EXISTS(SELECT 1 FROM ip_bans WHERE ip = :ip AND ${column} = 1 AND (type = 1 OR expiry IS NULL OR expiry > :now)) AS banned,
        EXISTS(SELECT 1 FROM ip_whitelist WHERE ip = :ip AND ${column} = 1) AS whitelisted`,
     { replacements: { ip, now: now() }, type: QueryTypes.SELECT },
   );
-  return Number(row.banned) === 1 && Number(row.whitelisted) !== 1;
+  const status = { banned: Number(row.banned) === 1, whitelisted: Number(row.whitelisted) === 1 };
+  if (!(status.banned && !status.whitelisted) && version !== null) bans.set(cacheKey, version, status);
+  return status;
 }
 
-export const refuseBanned: RequestHandler = async (req, _res, next) => {
-  if (await isBanned(clientIp(req), 'api')) throw new HttpError(403, 'Your IP address is banned from using the API.');
+/** 403 for an address banned from the API; notes whether it is whitelisted for it (rate limits skip those). */
+export const refuseBanned: RequestHandler = async (req, res, next) => {
+  const { banned, whitelisted } = await banStatus(clientIp(req), 'api');
+  if (banned && !whitelisted) throw new HttpError(403, 'Your IP address is banned from using the API.');
+  res.locals.apiWhitelisted = whitelisted;
   next();
 };

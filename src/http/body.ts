@@ -1,4 +1,4 @@
-import express, { type RequestHandler } from 'express';
+import express, { type Request, type RequestHandler } from 'express';
 import qs from 'qs';
 import { HttpError } from './errors';
 
@@ -15,12 +15,45 @@ export const methodOverride: RequestHandler = (req, _res, next) => {
   next();
 };
 
+/** Parameters one query string or form body may carry; more is refused, never cut silently. */
+export const PARAMETER_LIMIT = 20000;
+
+/** Whether `s` has more `&`-separated parameters than PARAMETER_LIMIT (counted the way qs splits). */
+export function tooManyParameters(s: string): boolean {
+  let count = 1;
+  for (let i = s.indexOf('&'); i !== -1; i = s.indexOf('&', i + 1)) if (++count > PARAMETER_LIMIT) return true;
+  return false;
+}
+
 /**
  * Brackets read the way PHP reads them: every `x[...]` is a keyed object, so `permission[7]=1`
  * keeps its id 7 (qs would otherwise turn small indices into a list and lose the keys). Fields
  * that are lists take index-keyed objects as arrays (the `array` type in http/validation.ts).
+ * Never throws (Express calls it lazily for `req.query`, the request logger included): callers
+ * refuse oversized input first (`refuseLongQueries`, the form parser), since qs itself would
+ * drop the parameters past its limit without a word (its throwOnLimitExceeded also rejects the
+ * arrayLimit -1 used here).
  */
-export const parseParams = (s: string) => qs.parse(s, { arrayLimit: -1, depth: 8, parameterLimit: 20000, allowPrototypes: false });
+export const parseParams = (s: string) => qs.parse(s, { arrayLimit: -1, depth: 8, parameterLimit: PARAMETER_LIMIT, allowPrototypes: false });
+
+/** 414 for a query string of more than PARAMETER_LIMIT parameters. */
+export const refuseLongQueries: RequestHandler = (req, _res, next) => {
+  const q = req.url.indexOf('?');
+  if (q !== -1 && tooManyParameters(req.url.slice(q + 1))) {
+    throw new HttpError(414, `The query string has more than ${PARAMETER_LIMIT} parameters.`);
+  }
+  next();
+};
+
+/**
+ * body-parser gives every error of its own a `type`; one without a type, on a compressed body,
+ * is the decompression stream's (zlib, brotli): the body is not what its Content-Encoding says.
+ */
+function undecodable(req: Request, err: unknown): unknown {
+  const encoding = String(req.headers['content-encoding'] ?? 'identity').toLowerCase();
+  if (encoding === 'identity' || (err as { type?: unknown }).type !== undefined) return err;
+  return new HttpError(400, 'The request body could not be decoded: it is not valid for its Content-Encoding.');
+}
 
 /**
  * Form-encoded bodies with bracket arrays (`tag[]=1`, `options[0][value]=x`) and JSON bodies.
@@ -29,11 +62,19 @@ export const parseParams = (s: string) => qs.parse(s, { arrayLimit: -1, depth: 8
 export function bodyParsers(limit: string): RequestHandler[] {
   const raw = express.text({ type: 'application/x-www-form-urlencoded', limit, defaultCharset: 'utf-8' });
   const form: RequestHandler = (req, res, next) => raw(req, res, (err?: unknown) => {
-    if (err) return next(err);
-    if (typeof req.body === 'string' && req.is('application/x-www-form-urlencoded')) req.body = parseParams(req.body);
+    if (err) return next(undecodable(req, err));
+    if (typeof req.body === 'string' && req.is('application/x-www-form-urlencoded')) {
+      if (tooManyParameters(req.body)) return next(new HttpError(413, `The request body has more than ${PARAMETER_LIMIT} parameters.`));
+      try {
+        req.body = parseParams(req.body);
+      } catch (parseError) {
+        return next(parseError); // thrown here, in a stream callback, it would end the process
+      }
+    }
     return next();
   });
-  const json = express.json({ limit, strict: true });
+  const jsonParser = express.json({ limit, strict: true });
+  const json: RequestHandler = (req, res, next) => jsonParser(req, res, (err?: unknown) => next(err ? undecodable(req, err) : undefined));
   const onlyObjects: RequestHandler = (req, _res, next) => {
     if (req.body === undefined || req.body === null) req.body = {};
     else if (typeof req.body !== 'object' || Array.isArray(req.body)) {

@@ -1,7 +1,9 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { BaseError, ForeignKeyConstraintError, UniqueConstraintError } from 'sequelize';
+import { BaseError, ForeignKeyConstraintError } from 'sequelize';
 import { logger } from '../logger';
 import { sendError } from './envelope';
+import { loggableUrl } from './requestLog';
+import { UNIQUE_KEYS, duplicateOf, takenMessage } from './uniqueKeys';
 
 /** An error that is the client's answer: its status and message go out in the envelope. */
 export class HttpError extends Error {
@@ -57,15 +59,17 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     sendError(res, known[0], known[1](err));
     return;
   }
-  if (err instanceof UniqueConstraintError) {
-    const field = err.errors?.[0]?.path ?? Object.keys(err.fields ?? {})[0] ?? 'value';
-    sendError(res, 422, `The ${fieldLabel(field)} has already been taken.`);
+  // A unique key refused a write (a request that lost a race): 422 naming the field sent, by key name.
+  const duplicate = err instanceof BaseError ? duplicateOf(err) : null;
+  if (duplicate) {
+    if (!UNIQUE_KEYS[duplicate.key]) logger.warn({ key: duplicate.key, reqId: req.id, method: req.method, url: req.path }, 'unique key not in the registry (http/uniqueKeys.ts)');
+    sendError(res, 422, takenMessage(duplicate, req.body));
     return;
   }
   if (err instanceof ForeignKeyConstraintError) {
     sendError(res, 422, 'The record is still in use by other records and cannot be changed this way.');
     return;
   }
-  logger.error({ err: err instanceof BaseError ? { name: err.name, message: err.message } : err, reqId: req.id, method: req.method, url: req.path }, 'unhandled error');
+  logger.error({ err: err instanceof BaseError ? { name: err.name, message: err.message } : err, reqId: req.id, method: req.method, url: loggableUrl(req.originalUrl) }, 'unhandled error');
   sendError(res, 500, `An unexpected error occurred (request ${String(req.id ?? '-')}). It has been logged.`);
 };

@@ -1,4 +1,5 @@
-import { isIPv6 } from 'node:net';
+import { isIP, isIPv6 } from 'node:net';
+import { Joi } from './validation';
 
 /**
  * One spelling per address, so a ban matches however it was typed: IPv4-mapped IPv6
@@ -15,3 +16,12 @@ export function normaliseIp(ip: string): string {
   }
   return canonical;
 }
+
+/**
+ * A single address (no range), normalised. joi alone takes octets with leading zeros
+ * (`010.1.1.1`), which some software reads as octal (8.1.1.1) and some as decimal: such an
+ * address, or an IPv6 zone (`fe80::1%eth0`), is refused rather than guessed, by also requiring
+ * what Node itself accepts as an address.
+ */
+export const ipAddress = () => Joi.string().trim().ip({ cidr: 'forbidden' })
+  .custom((v: string, helpers) => (isIP(v) && !v.includes('%') ? normaliseIp(v) : helpers.error('string.ip')));

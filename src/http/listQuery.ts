@@ -1,15 +1,22 @@
 import { Op, type Order, type WhereOptions } from 'sequelize';
 import type { ObjectSchema, Schema } from 'joi';
+import { isBound, type BoundCondition } from './sql';
 import { Joi, field, validate } from './validation';
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 1000;
 
+/** A condition a filter adds: a Sequelize where, or SQL with bound values (a subquery). */
+export type Condition = WhereOptions | BoundCondition;
+
 /** A list filter: the schema of its query parameter and the condition it adds. */
 export interface Filter {
   schema: Schema;
-  /** Returns a where condition, or null for "matches nothing". May look up ids first. */
-  where(value: any): WhereOptions | null | Promise<WhereOptions | null>;
+  /**
+   * Returns a condition, or null for "matches nothing". Conditions on other tables are subqueries
+   * (`sqlCondition`), never id lists loaded into Node: a filter stays one query at any size.
+   */
+  where(value: any): Condition | null | Promise<Condition | null>;
 }
 
 /** Column equals the value (exact match). */
@@ -26,6 +33,8 @@ export interface ListSpec {
   sortable: readonly string[];
   filters: Record<string, Filter>;
   dates: boolean;
+  /** Query parameters a list reads besides its filters (e.g. `include_trashed`). */
+  params?: Record<string, Schema>;
 }
 
 export interface ListQuery {
@@ -33,6 +42,10 @@ export interface ListQuery {
   limit: number;
   order: Order;
   where: WhereOptions;
+  /** Bound values of the subquery conditions in `where`: pass them with the query. */
+  replacements: Record<string, unknown>;
+  /** Every validated query parameter (a resource's read context sees them). */
+  params: Record<string, any>;
   /** False when a filter can match no record: the query need not run. */
   possible: boolean;
   lang?: string;
@@ -42,18 +55,26 @@ export const LOCALE = /^[a-z]{2,3}(?:[_-][A-Za-z]{2,4})?$/;
 
 const schemaCache = new WeakMap<ListSpec, ObjectSchema>();
 
-function listSchema(spec: ListSpec): ObjectSchema {
+/** The query string a list validates: PAGING, ordering, `lang`, DATES, filters and params (route records carry it). */
+export function listSchema(spec: ListSpec): ObjectSchema {
   let schema = schemaCache.get(spec);
   if (!schema) {
     const keys: Record<string, any> = {
-      start: Joi.number().integer().min(1).default(1),
-      limit: Joi.number().integer().min(1).max(MAX_LIMIT).default(DEFAULT_LIMIT),
-      order_column: Joi.string().valid(...new Set(['id', ...spec.sortable])).default('id'),
+      start: Joi.number().integer().min(1).default(1).description('PAGING: the first record to return, counting from 1.'),
+      // Above the maximum is clamped, not refused: real clients ask for `limit=1000000000`.
+      limit: Joi.number().unsafe().integer().min(1).default(DEFAULT_LIMIT).description(`PAGING: how many records to return (at most ${MAX_LIMIT}; more is clamped).`),
+      order_column: Joi.string().valid(...new Set(['id', ...spec.sortable])).default('id').description('The column to order by.'),
       order_direction: Joi.string().lowercase().valid('asc', 'desc').default('asc'),
-      lang: Joi.string().pattern(LOCALE, 'locale'),
+      lang: Joi.string().pattern(LOCALE, 'locale').description('Present translated fields in this locale.'),
     };
-    if (spec.dates) for (const k of ['created_at_min', 'created_at_max', 'updated_at_min', 'updated_at_max']) keys[k] = field.timestamp();
+    if (spec.dates) {
+      for (const k of ['created_at', 'updated_at']) {
+        keys[`${k}_min`] = field.timestamp().description(`DATES: records with ${k} at or after this UNIX time.`);
+        keys[`${k}_max`] = field.timestamp().description(`DATES: records with ${k} at or before this UNIX time.`);
+      }
+    }
     for (const [name, f] of Object.entries(spec.filters)) keys[name] = f.schema;
+    Object.assign(keys, spec.params);
     schema = Joi.object(keys);
     schemaCache.set(spec, schema);
   }
@@ -67,6 +88,7 @@ function listSchema(spec: ListSpec): ObjectSchema {
 export async function parseListQuery(spec: ListSpec, query: unknown): Promise<ListQuery> {
   const q = validate<Record<string, any>>(listSchema(spec), query);
   const and: WhereOptions[] = [];
+  const replacements: Record<string, unknown> = {};
   let possible = true;
   if (spec.dates) {
     for (const col of ['created_at', 'updated_at']) {
@@ -78,9 +100,15 @@ export async function parseListQuery(spec: ListSpec, query: unknown): Promise<Li
     if (q[name] === undefined || q[name] === null) continue;
     const w = await f.where(q[name]);
     if (w === null) possible = false;
-    else and.push(w);
+    else if (isBound(w)) {
+      and.push(w.literal as WhereOptions);
+      Object.assign(replacements, w.replacements);
+    } else and.push(w);
   }
   const dir = q.order_direction === 'desc' ? 'DESC' : 'ASC';
   const order: Order = q.order_column === 'id' ? [['id', dir]] : [[q.order_column, dir], ['id', dir]];
-  return { offset: q.start - 1, limit: q.limit, order, where: and.length ? { [Op.and]: and } : {}, possible, lang: q.lang };
+  return {
+    offset: q.start - 1, limit: Math.min(q.limit, MAX_LIMIT), order, where: and.length ? { [Op.and]: and } : {}, replacements, possible,
+    lang: q.lang, params: q,
+  };
 }

@@ -1,17 +1,18 @@
-import { Router, type Request, type RequestHandler } from 'express';
-import type { ObjectSchema } from 'joi';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { ObjectSchema, Schema } from 'joi';
 import { Op, type Transaction, type WhereOptions } from 'sequelize';
 import type { ModelCtor } from 'sequelize-typescript';
-import type { Entity } from '../db/entity';
+import { now, type Entity } from '../db/entity';
 import { transaction } from '../db/transaction';
 import { sendList, sendSuccess } from './envelope';
 import { HttpError, NotFoundError } from './errors';
-import { LOCALE, parseListQuery, type Filter, type ListSpec } from './listQuery';
+import { LOCALE, listSchema, parseListQuery, type Condition, type Filter, type ListSpec } from './listQuery';
+import { recorded, type RecordedRouter, type RouteRecord } from './routes';
+import { isBound } from './sql';
 import {
-  applyTranslations, deleteTranslations, extractTranslations, loadTranslations, saveTranslations,
-  type TranslationSpec,
+  deleteTranslations, extractTranslations, loadTranslations, saveTranslations, translate, type TranslationSpec,
 } from './translations';
-import { MAX_ID, validate } from './validation';
+import { Joi, MAX_ID, validate } from './validation';
 
 export type Action = 'list' | 'show' | 'create' | 'update' | 'delete';
 export type View = 'list' | 'show' | 'create' | 'update';
@@ -19,15 +20,80 @@ export type View = 'list' | 'show' | 'create' | 'update';
 export interface ReadContext {
   view: View;
   lang?: string;
+  /** The request's validated query parameters (a list's filters and params, a show's `query`). */
+  query: Record<string, any>;
 }
 
 export interface WriteContext {
   transaction: Transaction;
+  /** A sub-resource's parent record (named in the path), share-locked for the transaction. */
+  parent?: Entity;
 }
 
 /**
- * A resource, declared: its path, model, label, schemas, filters, sortable columns, serialiser,
- * and hooks for what is special about it. `resourceRouter` turns it into the five endpoints.
+ * The record of another resource that a sub-resource's records belong to, named in the path:
+ * `/department/:department/email/:id`. An unknown parent is a 404 with the parent's label; every
+ * read and write is narrowed to the parent's records (`column` = its id), and a create sets it.
+ */
+export interface ParentSpec {
+  model: ModelCtor<Entity>;
+  label: string;
+  /** The path parameter of the parent id (`department` in `/department/:department/email`). */
+  param: string;
+  /** The column of the child that holds the parent id. */
+  column: string;
+}
+
+/** A page of records and the total that matches: a custom action's answer in the list envelope (with `count`). */
+export interface ListResult<M> {
+  rows: M[];
+  count: number;
+}
+
+const isListResult = <M>(r: unknown): r is ListResult<M> =>
+  typeof r === 'object' && r !== null && !Array.isArray(r) && Array.isArray((r as ListResult<M>).rows) && typeof (r as ListResult<M>).count === 'number';
+
+/**
+ * An action beyond the five CRUD ones (merge, forward, increment views...), declared like them: it
+ * reuses the resource's find (and row lock), validation, transaction and presenter.
+ */
+/** A where without any condition: `{}`, or an `Op.and` of nothing. */
+function isEmptyWhere(where: unknown): boolean {
+  if (where === undefined || where === null) return true;
+  if (typeof where !== 'object') return false;
+  const keys = [...Object.keys(where), ...Object.getOwnPropertySymbols(where)];
+  if (keys.length === 0) return true;
+  if (keys.length === 1 && keys[0] === Op.and) {
+    const all = (where as Record<symbol, unknown>)[Op.and];
+    return Array.isArray(all) && all.every(isEmptyWhere);
+  }
+  return false;
+}
+
+export interface CustomAction<M extends Entity> {
+  /** Names the action in route records and the OpenAPI document. */
+  name: string;
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Relative to the resource's path: `/:id/merge` acts on a record, `/search` on the collection. */
+  path: string;
+  /** Validates the body (writes) or the query string (GET). */
+  schema?: ObjectSchema;
+  /**
+   * The work. `record` is the record named by `:id` (locked for writes); a write runs in the
+   * request's transaction. Returns the record(s) to present, `undefined` for `data: null`, or a
+   * `ListResult` (a search) for the list envelope with `count`.
+   */
+  run(ctx: { record?: M; input: Record<string, any>; transaction?: Transaction; req: Request }): Promise<M | M[] | ListResult<M> | void>;
+  /** The view the result is presented in (default `show`). */
+  view?: View;
+  /** Present one record as an array of one (the shape some of the spec's samples have). */
+  asArray?: boolean;
+  message?: string;
+}
+
+/**
+ * A resource, declared: its path, model, label, schemas, filters, sortable columns, presenter,
+ * and hooks for what is special about it. `resourceRouter` turns it into its endpoints.
  */
 export interface ResourceDef<M extends Entity, R = void> {
   path: string;
@@ -40,17 +106,49 @@ export interface ResourceDef<M extends Entity, R = void> {
   filters?: Record<string, Filter>;
   /** The DATES filters. */
   dates?: boolean;
+  /** Query parameters of the list besides filters, PAGING and DATES; read them in `listScope` or `ctx.query`. */
+  listParams?: Record<string, Schema>;
+  /** Query parameters of show (`ctx.query`). */
+  showQuery?: ObjectSchema;
   translations?: TranslationSpec;
   createSchema?: ObjectSchema;
   updateSchema?: ObjectSchema;
   /** Narrows every read and write (two resources sharing one table). */
   scope?: WhereOptions;
-  /** Loads what the serialiser embeds, for a whole page at once (a fixed number of queries). */
+  /** Makes this a sub-resource of one record of another resource. */
+  parent?: ParentSpec;
+  /**
+   * Narrows show by its validated query (a filter only the given operator may see): a record
+   * outside the condition is a 404. A subquery condition (`sqlCondition`) is allowed; undefined
+   * leaves show as it is.
+   */
+  showScope?(query: Record<string, any>): Condition | undefined | Promise<Condition | undefined>;
+  /**
+   * A default condition of the list only, from its parameters (trashed tickets left out unless
+   * asked for; a filter that reads two parameters). May be a subquery with bound values.
+   */
+  listScope?(params: Record<string, any>): Condition | null;
+  /**
+   * A list parameter that stands for all the filters when given (a saved ticket filter: "when
+   * set, all other filters are ignored"): the condition returned replaces those of the filters
+   * and DATES; PAGING, order and `listScope` still apply. Undefined: the filters apply as usual;
+   * null: nothing matches. May be a subquery with bound values.
+   */
+  listOverride?(params: Record<string, any>): Promise<Condition | null | undefined>;
+  /**
+   * The exact `count` of a list without any filter (only `listScope`), when the resource can
+   * give it cheaper than `COUNT(*)` (a maintained counter); undefined to count.
+   */
+  unfilteredCount?(params: Record<string, any>): Promise<number> | undefined;
+  /** Loads what the presenter embeds, for a whole page at once (a fixed number of queries). */
   load?(records: M[], ctx: ReadContext): Promise<R>;
   serialize(record: M, related: R, ctx: ReadContext): Record<string, any>;
   create?(input: Record<string, any>, ctx: WriteContext): Promise<M>;
   update?(record: M, input: Record<string, any>, ctx: WriteContext): Promise<void>;
+  /** Runs after a create or update has saved everything, translations included (derived data). */
+  afterWrite?(record: M, ctx: WriteContext): Promise<void>;
   destroy?(record: M, ctx: WriteContext): Promise<void>;
+  custom?: CustomAction<M>[];
   messages?: { created?: string; updated?: string; deleted?: string };
 }
 
@@ -68,110 +166,205 @@ export function langOf(req: Request): string | undefined {
   return typeof lang === 'string' && LOCALE.test(lang) ? lang : undefined;
 }
 
-/** Serialises records the way the resource's list and show do (also used by other resources). */
+/**
+ * The parameters of a write: the body, and the query string under it (the body wins on a clash),
+ * as the Laravel application behind the spec reads them; some clients send everything in the query.
+ */
+export function inputOf(req: Request): Record<string, unknown> {
+  const query = (req.query ?? {}) as Record<string, unknown>;
+  return { ...query, ...(req.body as Record<string, unknown>) };
+}
+
+/** Presents records the way the resource's list and show do (also for records embedded elsewhere). */
 export async function present<M extends Entity, R>(def: ResourceDef<M, R>, records: M[], ctx: ReadContext) {
   const related = def.load ? await def.load(records, ctx) : (undefined as R);
   const translations = def.translations ? await loadTranslations(def.translations, records.map((r) => r.id)) : null;
   return records.map((record) => {
     const data = def.serialize(record, related, ctx);
-    return def.translations ? applyTranslations(def.translations, data, translations!.get(record.id) ?? [], ctx.lang) : data;
+    return def.translations ? translate(def.translations, data, translations!.get(record.id) ?? [], ctx.lang) : data;
   });
 }
 
-export function resourceRouter<M extends Entity, R>(def: ResourceDef<M, R>): Router {
+export function resourceRouter<M extends Entity, R>(def: ResourceDef<M, R>): RecordedRouter {
   const router = Router();
+  const routes: RouteRecord[] = [];
   const actions = def.actions ?? ALL;
-  const listSpec: ListSpec = { sortable: def.sortable ?? [], filters: def.filters ?? {}, dates: def.dates ?? false };
-  const scoped = (where: WhereOptions): WhereOptions => (def.scope ? { [Op.and]: [def.scope, where] } : where);
+  const listSpec: ListSpec = { sortable: def.sortable ?? [], filters: def.filters ?? {}, dates: def.dates ?? false, params: def.listParams };
   const model = def.model as unknown as ModelCtor<Entity> & typeof Entity;
+  const parentModel = def.parent?.model as unknown as (ModelCtor<Entity> & typeof Entity) | undefined;
 
-  const find = async (req: Request, transaction?: Transaction): Promise<M> => {
-    const id = parseId(req.params.id);
-    const record = id === null ? null : await model.findOne({
-      where: scoped({ id }), transaction, lock: transaction ? transaction.LOCK.UPDATE : undefined,
-    });
-    if (!record) throw new NotFoundError(def.label);
-    return record as unknown as M;
+  /** The parent named in the path (share-locked inside a transaction), or a 404 with its label. */
+  const findParent = async (req: Request, transaction?: Transaction): Promise<Entity | undefined> => {
+    if (!def.parent || !parentModel) return undefined;
+    const id = parseId(req.params[def.parent.param]);
+    const found = id === null ? null : await parentModel.findOne({ where: { id } as WhereOptions, transaction, lock: transaction ? transaction.LOCK.SHARE : undefined });
+    if (!found) throw new NotFoundError(def.parent.label);
+    return found;
   };
 
-  const write = <T>(work: (ctx: WriteContext) => Promise<T>) => transaction((t) => work({ transaction: t }));
+  /** The resource's scope, and its parent's records only. */
+  const scoped = (where: WhereOptions, parent?: Entity): WhereOptions => {
+    const and = [def.scope, def.parent && parent ? { [def.parent.column]: parent.id } : undefined].filter((w): w is WhereOptions => w !== undefined);
+    return and.length ? { [Op.and]: [...and, where] } : where;
+  };
+  const showQuery = def.showQuery ?? Joi.object({ lang: Joi.string() });
+  const record = (route: Omit<RouteRecord, 'label' | 'resource'>) => routes.push({ ...route, label: def.label, resource: def });
 
-  const one = async (record: M, view: View, req: Request) => (await present(def, [record], { view, lang: langOf(req) }))[0];
+  /** The record named by `:id` (locked when inside a transaction), or a 404 with the resource's label. */
+  const locate = async (req: Request, transaction?: Transaction): Promise<{ record: M; parent?: Entity }> => {
+    const parent = await findParent(req, transaction);
+    const id = parseId(req.params.id);
+    const found = id === null ? null : await model.findOne({
+      where: scoped({ id }, parent), transaction, lock: transaction ? transaction.LOCK.UPDATE : undefined,
+    });
+    if (!found) throw new NotFoundError(def.label);
+    return { record: found as unknown as M, parent };
+  };
+  const find = async (req: Request, transaction?: Transaction): Promise<M> => (await locate(req, transaction)).record;
+
+  /**
+   * A write in a transaction. The record it returns is read back inside the same transaction (it
+   * is locked there), so a delete racing the update cannot make the answer fail.
+   */
+  const write = <T extends M | M[] | void>(work: (t: Transaction) => Promise<T>) => transaction(async (t) => {
+    const result = await work(t);
+    for (const r of Array.isArray(result) ? result : result ? [result] : []) await r.reload({ transaction: t });
+    return result;
+  });
+
+  const respond = async (req: Request, res: Response, result: M | M[] | ListResult<M> | void, view: View, message: string | null, asArray = false, query: Record<string, any> = {}) => {
+    if (!result) return sendSuccess(res, null, message);
+    const ctx = { view, lang: langOf(req), query };
+    if (isListResult<M>(result)) return sendList(res, await present(def, result.rows, ctx), result.count);
+    const data = await present(def, Array.isArray(result) ? result : [result], ctx);
+    return sendSuccess(res, Array.isArray(result) || asArray ? data : data[0], message);
+  };
 
   if (actions.includes('list')) {
+    record({ method: 'GET', path: def.path, action: 'list', query: listSchema(listSpec) });
     router.get(def.path, async (req, res) => {
+      const parent = await findParent(req);
       const q = await parseListQuery(listSpec, req.query);
-      if (!q.possible) return sendList(res, [], 0);
-      const { rows, count } = await model.findAndCountAll({ where: scoped(q.where), order: q.order, offset: q.offset, limit: q.limit });
-      const data = await present(def, rows as unknown as M[], { view: 'list', lang: q.lang });
+      const base = def.listScope?.(q.params);
+      const override = def.listOverride ? await def.listOverride(q.params) : undefined;
+      if (override !== undefined) {
+        if (override === null) return sendList(res, [], 0);
+        q.possible = true;
+        q.where = isBound(override) ? (override.literal as WhereOptions) : override;
+        q.replacements = isBound(override) ? override.replacements : {};
+      }
+      if (!q.possible || base === null) return sendList(res, [], 0);
+      const replacements = isBound(base) ? { ...q.replacements, ...base.replacements } : q.replacements;
+      const where = base ? { [Op.and]: [isBound(base) ? (base.literal as WhereOptions) : base, q.where] } : q.where;
+      const unfiltered = def.unfilteredCount && override === undefined && !parent && isEmptyWhere(q.where);
+      const known = unfiltered ? def.unfilteredCount!(q.params) : undefined;
+      const [{ rows, count }, counted] = await Promise.all([
+        known
+          ? model.findAll({ where: scoped(where, parent), order: q.order, offset: q.offset, limit: q.limit, replacements }).then((r) => ({ rows: r, count: 0 }))
+          : model.findAndCountAll({ where: scoped(where, parent), order: q.order, offset: q.offset, limit: q.limit, replacements }),
+        known,
+      ]);
+      if (counted !== undefined) return sendList(res, await present(def, rows as unknown as M[], { view: 'list', lang: q.lang, query: q.params }), counted);
+      const data = await present(def, rows as unknown as M[], { view: 'list', lang: q.lang, query: q.params });
       return sendList(res, data, count);
     });
   }
 
+  // Custom actions before the CRUD item routes, and static paths before parameters, so that
+  // `/search` is never read as the id of a show.
+  const custom = [...(def.custom ?? [])].sort((a, b) => Number(a.path.includes(':')) - Number(b.path.includes(':')));
+  for (const action of custom) {
+    const path = `${def.path}${action.path}`;
+    const onRecord = action.path.includes(':id');
+    const reads = action.method === 'GET';
+    record({ method: action.method, path, action: action.name, ...(reads ? { query: action.schema } : { body: action.schema }) });
+    router[action.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete'](path, async (req, res) => {
+      const found = onRecord ? await find(req) : undefined; // 404 before 422
+      const input = action.schema ? validate(action.schema, reads ? req.query : inputOf(req)) : {};
+      const result = reads
+        ? await action.run({ record: found, input, req })
+        : await write(async (t) => {
+          const done = await action.run({ record: onRecord ? await find(req, t) : undefined, input, transaction: t, req });
+          return isListResult<M>(done) ? done.rows : done;
+        });
+      await respond(req, res, result, action.view ?? 'show', action.message ?? null, action.asArray, reads ? input : {});
+    });
+  }
+
   if (actions.includes('show')) {
+    record({ method: 'GET', path: `${def.path}/:id`, action: 'show', query: def.showQuery });
     router.get(`${def.path}/:id`, async (req, res) => {
-      const record = await find(req);
-      sendSuccess(res, await one(record, 'show', req));
+      const found = await find(req);
+      const query = validate(showQuery, req.query);
+      const condition = await def.showScope?.(query);
+      if (condition !== undefined) {
+        const where = { [Op.and]: [{ id: found.id }, isBound(condition) ? condition.literal : condition] } as WhereOptions;
+        const visible = await model.findOne({ attributes: ['id'], where, replacements: isBound(condition) ? condition.replacements : undefined });
+        if (!visible) throw new NotFoundError(def.label);
+      }
+      await respond(req, res, found, 'show', null, false, query);
     });
   }
 
   if (actions.includes('create')) {
+    record({ method: 'POST', path: def.path, action: 'create', body: def.createSchema, translatable: def.translations?.fields });
     router.post(def.path, async (req, res) => {
-      const { body, translations } = extractTranslations(def.translations, req.body);
+      await findParent(req); // 404 before 422
+      const { body, translations } = extractTranslations(def.translations, inputOf(req));
       const input = def.createSchema ? validate(def.createSchema, body) : {};
-      const record = await write(async (ctx) => {
-        const created = def.create ? await def.create(input, ctx) : ((await model.create(input, { transaction: ctx.transaction })) as unknown as M);
-        if (def.translations && translations.length) await saveTranslations(def.translations, created.id, translations, false, ctx.transaction);
-        return created;
+      const created = await write(async (t) => {
+        const parent = await findParent(req, t);
+        const values = def.parent && parent ? { ...input, [def.parent.column]: parent.id } : input;
+        const made = def.create ? await def.create(values, { transaction: t, parent }) : ((await model.create(values, { transaction: t })) as unknown as M);
+        if (def.translations && translations.length) await saveTranslations(def.translations, made.id, translations, false, t);
+        if (def.afterWrite) await def.afterWrite(made, { transaction: t });
+        return made;
       });
-      await record.reload();
-      sendSuccess(res, await one(record, 'create', req), def.messages?.created ?? `Successfully created new ${def.label}!`);
+      await respond(req, res, created, 'create', def.messages?.created ?? `Successfully created new ${def.label}!`);
     });
   }
 
   if (actions.includes('update')) {
+    record({ method: 'PUT', path: `${def.path}/:id`, action: 'update', body: def.updateSchema, translatable: def.translations?.fields });
     router.put(`${def.path}/:id`, async (req, res) => {
       await find(req); // 404 before 422: an unknown record is reported as such whatever the body
-      const { body, translations } = extractTranslations(def.translations, req.body);
+      const { body, translations } = extractTranslations(def.translations, inputOf(req));
       const input = def.updateSchema ? validate(def.updateSchema, body) : {};
-      const record = await write(async (ctx) => {
-        const locked = await find(req, ctx.transaction);
-        if (def.update) await def.update(locked, input, ctx);
-        else await locked.update(input, { transaction: ctx.transaction });
+      const updated = await write(async (t) => {
+        const { record: locked, parent } = await locate(req, t);
+        if (def.update) await def.update(locked, input, { transaction: t, parent });
+        else await locked.update(input, { transaction: t });
+        // An update that changed only related rows (groups, phones, translations) is an edit too.
+        if ('updated_at' in model.getAttributes()) await model.update({ updated_at: now() } as any, { where: { id: locked.id } as WhereOptions, transaction: t, hooks: false });
         // The spec: an update carrying at least one translation replaces the stored ones.
-        if (def.translations && translations.length) await saveTranslations(def.translations, locked.id, translations, true, ctx.transaction);
+        if (def.translations && translations.length) await saveTranslations(def.translations, locked.id, translations, true, t);
+        if (def.afterWrite) await def.afterWrite(locked, { transaction: t });
         return locked;
       });
-      await record.reload();
-      sendSuccess(res, await one(record, 'update', req), def.messages?.updated ?? `Successfully updated the ${def.label}!`);
+      await respond(req, res, updated, 'update', def.messages?.updated ?? `Successfully updated the ${def.label}!`);
     });
   }
 
   if (actions.includes('delete')) {
+    record({ method: 'DELETE', path: `${def.path}/:id`, action: 'delete' });
     router.delete(`${def.path}/:id`, async (req, res) => {
-      await write(async (ctx) => {
-        const record = await find(req, ctx.transaction);
-        if (def.destroy) await def.destroy(record, ctx);
-        else await record.destroy({ transaction: ctx.transaction });
-        if (def.translations) await deleteTranslations(def.translations, record.id, ctx.transaction);
+      await write(async (t) => {
+        const { record: found, parent } = await locate(req, t);
+        if (def.destroy) await def.destroy(found, { transaction: t, parent });
+        else await found.destroy({ transaction: t });
+        if (def.translations) await deleteTranslations(def.translations, found.id, t);
       });
       sendSuccess(res, null, def.messages?.deleted ?? `Successfully deleted the ${def.label}!`);
     });
   }
 
-  // A method the resource does not offer: 405 with the methods it does.
-  const allowed = (forItem: boolean) => {
-    const methods = forItem
-      ? [actions.includes('show') && 'GET', actions.includes('update') && 'PUT', actions.includes('delete') && 'DELETE']
-      : [actions.includes('list') && 'GET', actions.includes('create') && 'POST'];
-    return methods.filter(Boolean).join(', ');
-  };
-  const notAllowed = (forItem: boolean): RequestHandler => (req) => {
-    const allow = allowed(forItem);
+  // A method the route does not offer: 405 with the methods it does.
+  const allowedAt = (path: string) => [...new Set(routes.filter((r) => r.path === path).map((r) => r.method))].join(', ');
+  const notAllowed = (path: string): RequestHandler => (req) => {
+    const allow = allowedAt(path);
     if (!allow) throw new HttpError(404, `The requested URL ${req.method} ${req.originalUrl.split('?')[0]} was not found.`);
     throw new HttpError(405, `The ${req.method} method is not supported here. Supported methods: ${allow}.`, { Allow: allow });
   };
-  router.all(def.path, notAllowed(false));
-  router.all(`${def.path}/:id`, notAllowed(true));
-  return router;
+  for (const path of new Set([def.path, `${def.path}/:id`, ...routes.map((r) => r.path)])) router.all(path, notAllowed(path));
+  return recorded(router, routes);
 }

@@ -2,6 +2,7 @@ import { Op, type Transaction } from 'sequelize';
 import { Translation } from '../db/models';
 import { ValidationError } from './errors';
 import { LOCALE } from './listQuery';
+import { CONTROL_CHARACTERS } from './validation';
 
 /** Which fields of a resource take `<field>:<locale>` translations, and how items are keyed. */
 export interface TranslationSpec {
@@ -10,6 +11,13 @@ export interface TranslationSpec {
   /** Key of the owner id in a translation item, e.g. 'role_id'. */
   key: string;
   fields: readonly string[];
+  /**
+   * Checks of a translated value beyond being a string (a slug's format, an excerpt's length):
+   * each returns the 422 message for `<field>:<locale>` (given as `key`), or null when it is fine.
+   */
+  rules?: Readonly<Partial<Record<string, (value: string, key: string) => string | null>>>;
+  /** The fields that are multi-line texts (descriptions); the others refuse control characters. */
+  multiline?: readonly string[];
 }
 
 export interface TranslationInput {
@@ -38,6 +46,9 @@ export function extractTranslations(spec: TranslationSpec | undefined, body: Rec
     if (typeof value !== 'string') throw new ValidationError(`The ${key} must be a string.`);
     if (value.length > 65535) throw new ValidationError(`The ${key} may not be greater than 65535 characters.`);
     const trimmed = value.trim();
+    const problem = trimmed === '' ? null : spec.rules?.[field]?.(trimmed, key);
+    if (problem) throw new ValidationError(problem);
+    if (!spec.multiline?.includes(field) && CONTROL_CHARACTERS.test(trimmed)) throw new ValidationError(`The ${key} must not contain control characters.`);
     if (trimmed !== '') items.push({ locale: locale.replace('-', '_'), field, value: trimmed });
   }
   return { body: rest, translations: items };
@@ -78,7 +89,7 @@ export async function loadTranslations(spec: TranslationSpec, ids: number[]): Pr
  * With `lang` and a translation in that locale, the translated values replace the defaults;
  * otherwise the defaults stay and a `translations` array lists every locale.
  */
-export function applyTranslations(spec: TranslationSpec, data: Record<string, any>, rows: Translation[], lang?: string) {
+export function translate(spec: TranslationSpec, data: Record<string, any>, rows: Translation[], lang?: string) {
   const inLang = lang ? rows.filter((r) => r.locale === lang.replace('-', '_')) : [];
   if (inLang.length) {
     for (const r of inLang) data[r.field] = r.value;
@@ -96,4 +107,16 @@ export function applyTranslations(spec: TranslationSpec, data: Record<string, an
   }
   data.translations = [...byLocale.entries()].map(([locale, item]) => ({ ...item, locale }));
   return data;
+}
+
+/**
+ * Records embedded in another resource's response (a status inside a ticket, a type inside a
+ * category), presented with their translations the way their own resource presents them: one
+ * query for the whole page.
+ */
+export async function presentTranslated<T extends { id: number }>(
+  spec: TranslationSpec, records: T[], serialize: (record: T) => Record<string, any>, lang?: string,
+): Promise<Map<number, Record<string, any>>> {
+  const rows = await loadTranslations(spec, records.map((r) => r.id));
+  return new Map(records.map((r) => [r.id, translate(spec, serialize(r), rows.get(r.id) ?? [], lang)]));
 }

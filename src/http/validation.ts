@@ -1,5 +1,5 @@
 import BaseJoi from 'joi';
-import type { ObjectSchema, ValidationErrorItem } from 'joi';
+import type { ObjectSchema, StringSchema, ValidationErrorItem } from 'joi';
 import { ValidationError, fieldLabel } from './errors';
 
 /** `{0: a, 1: b}` (what `x[]=a&x[]=b` and `x[0]=a` parse to) as `[a, b]`, ordered by index. */
@@ -65,17 +65,30 @@ export const Joi = BaseJoi.extend(
 
 export const MAX_ID = 4294967295;
 
+/**
+ * Control characters no one-line value holds (names, subjects, emails): the C0 controls but TAB
+ * (NUL, CR, LF, ESC...) and DEL. Multi-line texts (notes, descriptions) keep line breaks.
+ */
+export const CONTROL_CHARACTERS = /[\u0000-\u0008\u000A-\u001F\u007F]/;
+const CONTROL_RULE = 'control characters';
+
+/** A one-line string: refuses control characters (`The <field> must not contain control characters.`). */
+export const oneLine = <S extends StringSchema>(schema: S): S => schema.pattern(CONTROL_CHARACTERS, { name: CONTROL_RULE, invert: true });
+
 /** Shared field shapes. */
 export const field = {
   id: () => Joi.number().integer().min(1).max(MAX_ID),
   timestamp: () => Joi.number().integer().min(0).max(MAX_ID),
   flag: () => Joi.flag(),
-  /** A required-capable string: trimmed, empty counts as missing. */
-  string: (max = 255) => Joi.string().trim().max(max),
-  /** An optional string where an empty value clears the field (null). */
-  nullable: (max = 255) => Joi.string().trim().max(max).allow('', null),
+  /** A required-capable one-line string: trimmed, empty counts as missing. */
+  string: (max = 255) => oneLine(Joi.string().trim().max(max)),
+  /** An optional one-line string where an empty value clears the field (null). */
+  nullable: (max = 255) => oneLine(Joi.string().trim().max(max)).allow('', null),
+  /** An optional multi-line string (descriptions, reasons): trimmed, line breaks kept, empty clears it. */
+  multiline: (max = 65535) => Joi.string().trim().max(max).allow('', null),
   text: () => Joi.string().max(1_000_000).allow('', null),
-  email: () => Joi.string().trim().lowercase().max(255).email({ tlds: false }),
+  /** Lower-cased (and in Unicode's composed form, so that one address has one spelling): emails compare exactly. */
+  email: () => oneLine(Joi.string().trim().normalize('NFC').lowercase().max(255)).email({ tlds: false }),
   idArray: () => Joi.array().items(Joi.number().integer().min(1).max(MAX_ID)).single().max(1000),
 };
 
@@ -102,6 +115,8 @@ function message(d: ValidationErrorItem): string {
       return `The ${l} must be a valid IP address.`;
     case 'string.email':
       return `The ${l} must be a valid email address.`;
+    case 'string.hostname':
+      return `The ${l} must be a valid host name or IP address.`;
     case 'string.uri':
     case 'string.uriCustomScheme':
       return `The ${l} must be a valid URL.`;
@@ -129,6 +144,9 @@ function message(d: ValidationErrorItem): string {
       return `The ${l} may not have more than ${limit} items.`;
     case 'array.unique':
       return `The ${l} field has a duplicate value.`;
+    case 'string.pattern.invert.name':
+      if (d.context?.name === CONTROL_RULE) return `The ${l} must not contain control characters.`;
+      return `The ${l} format is invalid.`;
     case 'any.custom':
       return d.context?.error?.message ?? `The ${l} is invalid.`;
     default:

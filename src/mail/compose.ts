@@ -26,5 +26,18 @@ export function frame(brand: Brand, body: MailBody): { html: string; text: strin
   };
 }
 
+/**
+ * A body already rendered as HTML and as text (a ticket mail's template) framed by the brand's
+ * global email header and footer.
+ */
+export function frameRendered(brand: Brand, body: { html: string; text: string }): { html: string; text: string } {
+  const header = brand.global_email_header ?? '';
+  const footer = brand.global_email_footer ?? '';
+  return {
+    html: [header, body.html, footer].filter(Boolean).join('\n'),
+    text: [toText(header), body.text, toText(footer)].filter(Boolean).join('\n\n'),
+  };
+}
+
 /** `"Brand name" <address>` */
 export const fromAddress = (brand: Brand) => ({ name: brand.name, address: brand.default_email ?? 'no-reply@localhost' });

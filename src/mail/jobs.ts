@@ -1,58 +1,16 @@
 import { config } from '../config';
-import { User } from '../db/models';
-import { Joi } from '../http/validation';
+import { jobsOn } from '../jobs';
 import { QUEUES } from '../queue/names';
-import { processOnce } from '../queue/outbox';
 import type { WorkerSpec } from '../queue/runWorker';
-import { brandOf, issueVerificationToken, verificationUrl } from '../user/verification';
-import { formattedName } from '../user/present';
-import { frame, fromAddress } from './compose';
-import { closeTransports, transportFor } from './transports';
-
-const outboxPayload = (keys: Record<string, any>) => Joi.object({ ...keys, outboxId: Joi.number().integer().min(1) });
-
-/** The verification mail: a single-use link that lets the person set a password. */
-export async function sendVerification(userId: number): Promise<Record<string, unknown>> {
-  const user = await User.findByPk(userId);
-  if (!user) return { skipped: 'the person no longer exists' };
-  if (user.password) return { skipped: 'a password is already set' };
-  if (user.type === 'operator' && user.active !== 1) return { skipped: 'the operator is inactive' };
-  const brand = await brandOf(user);
-  if (!brand) throw new Error('No brand to send the mail from');
-  const transport = transportFor(brand);
-  const { token } = await issueVerificationToken(user.id);
-  const hours = Math.round(config().verifyTokenTtl / 3600);
-  const { html, text } = frame(brand, {
-    paragraphs: [
-      `Hello ${formattedName(user)},`,
-      `An account was created for you at ${brand.name}. Please verify your email address and choose a password with the link below.`,
-      `The link can be used once and expires in ${hours} hours. If you did not expect this email, you can ignore it.`,
-    ],
-    link: { label: 'Verify your email address', url: verificationUrl(token) },
-  });
-  const info = await transport.sendMail({
-    from: fromAddress(brand),
-    to: user.email,
-    subject: `Verify your email address at ${brand.name}`,
-    html,
-    text,
-    headers: { 'Auto-Submitted': 'auto-generated' },
-  });
-  return { messageId: info.messageId, accepted: info.accepted };
-}
+import { closeTransports } from './transports';
+import { recordingDeliveries } from './deliveries';
 
 /** The mail worker: every job that sends mail through a brand's SMTP server. */
 export function mailSpec(): WorkerSpec {
   return {
     queue: QUEUES.mail,
     concurrency: config().mail.concurrency,
-    jobs: [
-      {
-        name: 'user.verification',
-        schema: outboxPayload({ userId: Joi.number().integer().min(1).required() }),
-        handle: (p: { userId: number; outboxId?: number }) => processOnce(p.outboxId, () => sendVerification(p.userId)),
-      },
-    ],
+    jobs: jobsOn(QUEUES.mail).map(recordingDeliveries),
     onClose: async () => closeTransports(),
   };
 }

@@ -1,5 +1,39 @@
-import nodemailer, { type Transporter } from 'nodemailer';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import nodemailer, { type SendMailOptions, type Transporter } from 'nodemailer';
 import type { Brand } from '../db/models';
+
+/** A message a transport sent (or tried to): what the mail delivery record shows. */
+export interface SentMail {
+  recipients: string;
+  subject: string | null;
+  messageId: string | null;
+  /** The SMTP server's last answer (`250 2.0.0 OK ...`, or the refusal). */
+  response: string | null;
+  error?: Error;
+}
+
+/** The mails sent within one job (mail/deliveries.ts reads them to record the delivery). */
+export const sentMails = new AsyncLocalStorage<SentMail[]>();
+
+const addresses = (v: SendMailOptions['to']): string => ((Array.isArray(v) ? v.flat() : v ? [v] : []) as Array<string | { address?: string }>)
+  .map((a) => (typeof a === 'string' ? a : a.address ?? '')).join(', ');
+
+/** Records every message of the transport in the current job's `sentMails`, sent or refused. */
+function recording(transport: Transporter): Transporter {
+  const send = transport.sendMail.bind(transport) as (mail: SendMailOptions) => Promise<any>;
+  transport.sendMail = (async (mail: SendMailOptions) => {
+    const base = { recipients: addresses(mail.to), subject: typeof mail.subject === 'string' ? mail.subject : null };
+    try {
+      const info = await send(mail);
+      sentMails.getStore()?.push({ ...base, messageId: info.messageId ?? null, response: info.response ?? null });
+      return info;
+    } catch (err) {
+      sentMails.getStore()?.push({ ...base, messageId: null, response: (err as { response?: string }).response ?? null, error: err as Error });
+      throw err;
+    }
+  }) as Transporter['sendMail'];
+  return transport;
+}
 
 /** What a transport is built from: a change to any of these rebuilds it. */
 const settingsKey = (b: Brand) => JSON.stringify([b.smtp_host, b.smtp_port, b.smtp_encryption, b.smtp_requires_auth, b.smtp_username, b.smtp_password]);
@@ -22,7 +56,7 @@ export function transportFor(brand: Brand): Transporter {
   const cached = cache.get(brand.id);
   if (cached?.key === key) return cached.transport;
   cached?.transport.close();
-  const transport = nodemailer.createTransport({
+  const transport = recording(nodemailer.createTransport({
     pool: true,
     maxConnections: 3,
     host: brand.smtp_host,
@@ -35,7 +69,7 @@ export function transportFor(brand: Brand): Transporter {
     greetingTimeout: 15000,
     socketTimeout: 30000,
     logger: false,
-  });
+  }));
   cache.set(brand.id, { key, transport });
   return transport;
 }

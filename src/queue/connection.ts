@@ -5,11 +5,16 @@ import { config } from '../config';
  * Workers wait for Redis forever (BullMQ requires `maxRetriesPerRequest: null`). A producer's
  * commands fail after one reconnection attempt while Redis is away (about two seconds), and the
  * outbox keeps the side effect until a sweep publishes it; requests never wait on Redis.
+ * A counter (failed logins, throttles) gives up within half a second: a request that counts
+ * something goes on uncounted rather than wait.
  */
-export function redisConnection(role: 'worker' | 'producer'): IORedis {
+export function redisConnection(role: 'worker' | 'producer' | 'counter'): IORedis {
+  const retryStrategy = (n: number) => Math.min(n * 200, 2000);
   const options: RedisOptions = role === 'worker'
     ? { maxRetriesPerRequest: null }
-    : { maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: (n) => Math.min(n * 200, 2000) };
+    : role === 'producer'
+      ? { maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy }
+      : { maxRetriesPerRequest: 0, commandTimeout: 500, connectTimeout: 2000, retryStrategy };
   const client = new IORedis(config().redisUrl, { ...options, lazyConnect: false });
   client.on('error', () => { /* reported by the command that fails; reconnects on its own */ });
   return client;

@@ -6,6 +6,8 @@ export const QUEUES = {
   mailbox: 'mailbox',
   /** Housekeeping on a schedule: ban expiry, outbox sweep. */
   scheduler: 'scheduler',
+  /** Webhook deliveries: one job per event per subscribed webhook. */
+  webhooks: 'webhooks',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

@@ -3,7 +3,8 @@ import { Op, type Transaction } from 'sequelize';
 import { OutboxEntry } from '../db/models';
 import { now } from '../db/entity';
 import { logger } from '../logger';
-import { JOBS, jobOptions, type JobName, type JobPayloads } from './jobs';
+import { jobNamed } from '../jobs';
+import { jobOptions, type JobDefinition } from './jobs';
 import type { QueueName } from './names';
 import { queue } from './producer';
 
@@ -21,9 +22,9 @@ export const jobIdOf = (entry: Pick<OutboxEntry, 'id' | 'job_key'>) => `outbox-$
  * so no job exists for data that was rolled back, and a job is never lost because Redis was
  * down: the row stays until the outbox sweep publishes it.
  */
-export async function enqueue<N extends JobName>(transaction: Transaction, name: N, payload: JobPayloads[N]): Promise<OutboxEntry> {
+export async function enqueue<P>(transaction: Transaction, job: JobDefinition<P>, payload: P): Promise<OutboxEntry> {
   const entry = await OutboxEntry.create({
-    job_key: randomBytes(8).toString('hex'), queue: JOBS[name].queue, name, payload: JSON.stringify(payload), created_at: now(),
+    job_key: randomBytes(8).toString('hex'), queue: job.queue, name: job.name, payload: JSON.stringify(payload), created_at: now(),
   }, { transaction });
   transaction.afterCommit(() => {
     void publish([entry]);
@@ -46,7 +47,8 @@ export async function publish(entries: OutboxEntry[]): Promise<number> {
   for (const entry of entries) {
     try {
       const data = { ...JSON.parse(entry.payload), outboxId: entry.id };
-      await withTimeout(queue(entry.queue as QueueName).add(entry.name, data, { ...jobOptions(entry.queue as QueueName), jobId: jobIdOf(entry) }), PUBLISH_TIMEOUT_MS);
+      const options = { ...jobOptions(entry.queue as QueueName), ...jobNamed(entry.name)?.options, jobId: jobIdOf(entry) };
+      await withTimeout(queue(entry.queue as QueueName).add(entry.name, data, options), PUBLISH_TIMEOUT_MS);
       await OutboxEntry.update({ published_at: now() }, { where: { id: entry.id } });
       published++;
     } catch (err) {

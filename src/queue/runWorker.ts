@@ -1,18 +1,18 @@
 import { Worker, Queue, UnrecoverableError, type Job, type WorkerOptions } from 'bullmq';
-import type { ObjectSchema } from 'joi';
 import { config } from '../config';
 import { logger } from '../logger';
 import { redisConnection } from './connection';
 import { sequelize } from '../db/sequelize';
-import { markFailed } from './outbox';
+import type { JobDefinition } from './jobs';
+import { markFailed, processOnce } from './outbox';
 import { closeQueues } from './producer';
+import { jobDuration, jobsTotal, startMetricsServer } from '../ops/metrics';
 import type { QueueName } from './names';
 
-/** A job: its name, the schema its payload must satisfy, and what it does. */
-export interface JobDefinition<P = any> {
+/** Scheduled housekeeping: a job with no payload, run by the worker of its queue. */
+export interface TaskDefinition {
   name: string;
-  schema?: ObjectSchema;
-  handle(payload: P, job: Job): Promise<unknown>;
+  handle(payload: unknown, job: Job): Promise<unknown>;
 }
 
 export interface ScheduledJob {
@@ -25,7 +25,7 @@ export interface ScheduledJob {
 
 export interface WorkerSpec {
   queue: QueueName;
-  jobs: JobDefinition[];
+  jobs: Array<JobDefinition | TaskDefinition>;
   schedules?: ScheduledJob[];
   concurrency?: number;
   options?: Partial<WorkerOptions>;
@@ -45,13 +45,12 @@ export async function createWorker(spec: WorkerSpec) {
     async (job) => {
       const def = byName.get(job.name);
       if (!def) throw new Error(`No handler for job ${job.name} on queue ${spec.queue}`);
-      let payload = job.data;
-      if (def.schema) {
-        const { value, error } = def.schema.validate(job.data);
-        if (error) throw new UnrecoverableError(`Invalid payload for ${job.name}: ${error.message}`);
-        payload = value;
-      }
-      return def.handle(payload, job);
+      if (!('schema' in def)) return def.handle(job.data, job);
+      // Outbox jobs carry the id of their entry: the work runs at most once per entry.
+      const { outboxId, ...data } = job.data ?? {};
+      const { value, error } = def.schema.validate(data);
+      if (error) throw new UnrecoverableError(`Invalid payload for ${job.name}: ${error.message}`);
+      return processOnce(outboxId, () => def.handle(value, job));
     },
     {
       connection: connections[0],
@@ -60,7 +59,20 @@ export async function createWorker(spec: WorkerSpec) {
       ...spec.options,
     },
   );
+  const observe = (job: Job) => {
+    // A failed attempt that will be retried has no finishedOn: it ended now.
+    if (job.processedOn) jobDuration.observe({ queue: spec.queue, job: job.name }, ((job.finishedOn ?? Date.now()) - job.processedOn) / 1000);
+  };
+  worker.on('completed', (job) => {
+    jobsTotal.inc({ queue: spec.queue, job: job.name, outcome: 'completed' });
+    observe(job);
+  });
   worker.on('failed', (job, err) => {
+    if (job) {
+      const last = err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1);
+      jobsTotal.inc({ queue: spec.queue, job: job.name, outcome: last ? 'failed' : 'retry' });
+      observe(job);
+    }
     log.warn({ job: job?.name, id: job?.id, attempts: job?.attemptsMade, reason: err.message }, 'job failed');
     // Out of attempts: the outbox entry stops being a candidate for the sweep's re-add.
     const final = job && (err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1));
@@ -103,6 +115,7 @@ export async function createWorker(spec: WorkerSpec) {
 export async function startWorkerProcess(spec: WorkerSpec): Promise<void> {
   const log = logger.child({ queue: spec.queue });
   const { close } = await createWorker(spec);
+  const metrics = await startMetricsServer();
   log.info('worker started');
   let stopping = false;
   const stop = async (signal: string) => {
@@ -116,6 +129,7 @@ export async function startWorkerProcess(spec: WorkerSpec): Promise<void> {
     force.unref();
     try {
       await close();
+      metrics?.close();
       await closeQueues();
       await sequelize().close();
       process.exit(0);

@@ -4,8 +4,15 @@ import { logger } from '../logger';
 import { QUEUES } from '../queue/names';
 import type { WorkerSpec } from '../queue/runWorker';
 import { sweepOutbox } from '../queue/outbox';
+import { expireIdempotencyKeys } from '../http/idempotency';
+import { closeInactiveTickets, sendFeedbackRequests } from '../ticket/housekeeping';
 
-/** Housekeeping on a schedule: ban expiry and the outbox sweep. Job schedulers are upserted on every boot, so one runs per interval. */
+/**
+ * Housekeeping on a schedule: ban expiry, the outbox sweep, expired Idempotency-Key responses,
+ * closing inactive tickets and feedback requests. Job schedulers are upserted on every boot (and Redis reconnection), so one runs per
+ * interval; the ticket sweeps read what is due from the database, so a run missed while Redis
+ * was away is caught up by the next.
+ */
 export function schedulerSpec(): WorkerSpec {
   return {
     queue: QUEUES.scheduler,
@@ -26,11 +33,37 @@ export function schedulerSpec(): WorkerSpec {
           return { published };
         },
       },
+      {
+        name: 'tickets.autoclose',
+        async handle() {
+          const closed = await closeInactiveTickets();
+          if (closed) logger.info({ closed }, 'inactive tickets closed');
+          return { closed };
+        },
+      },
+      {
+        name: 'tickets.feedback',
+        async handle() {
+          const requested = await sendFeedbackRequests();
+          if (requested) logger.info({ requested }, 'feedback requests made');
+          return { requested };
+        },
+      },
+      {
+        name: 'idempotency.expire',
+        async handle() {
+          const removed = await expireIdempotencyKeys();
+          if (removed) logger.info({ removed }, 'expired Idempotency-Key responses removed');
+          return { removed };
+        },
+      },
     ],
     schedules: [
       { id: 'bans-expire', every: config().banExpiryEveryMs, job: 'bans.expire' },
       { id: 'outbox-sweep', every: config().outbox.sweepEveryMs, job: 'outbox.sweep' },
+      { id: 'tickets-autoclose', every: config().ticketSweepEveryMs, job: 'tickets.autoclose' },
+      { id: 'tickets-feedback', every: config().ticketSweepEveryMs, job: 'tickets.feedback' },
+      { id: 'idempotency-expire', every: 3600_000, job: 'idempotency.expire' },
     ],
-
   };
 }

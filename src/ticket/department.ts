@@ -1,60 +1,214 @@
-import { Op } from 'sequelize';
-import { Department, DepartmentBrand, DepartmentEmail, DepartmentGroup, Group, OperatorDepartment, User } from '../db/models';
-import { ValidationError } from '../http/errors';
+import { Op, type Transaction } from 'sequelize';
+import {
+  Brand, Department, EmailTemplate, DepartmentBrand, DepartmentEmail, DepartmentGroup, Group, OperatorDepartment, User,
+} from '../db/models';
+import { ValidationError, fieldLabel, invalid } from '../http/errors';
+import { assertExist } from '../http/exists';
 import { flagFilter, type Filter } from '../http/listQuery';
 import { loadLinked, loadMany } from '../http/load';
+import { sqlCondition } from '../http/sql';
 import { resourceRouter, type ResourceDef } from '../http/resource';
-import { pick } from '../http/serialize';
-import { field } from '../http/validation';
-import { formattedName, serializeGroup } from '../user/present';
+import { pick, sent } from '../http/serialize';
+import { Joi, MAX_ID, field } from '../http/validation';
+import { formattedName, serializeGroup } from '../user/people/presenter';
+import { defaultBrandId } from '../user/users/service';
+import { serializeDepartmentEmail } from './departmentEmail';
+import { NumberFormatError, assertNumberFormat } from './numberFormat';
+import { EMAIL_TEMPLATE_KEYS, emailTemplates } from './templateMapping';
 
-/** The email templates a department names, in the spec's order (-1: none). */
-export const EMAIL_TEMPLATE_KEYS = [
-  'user_ticket_opened', 'user_ticket_reply', 'user_ticket_waitingresponse', 'user_ticket_autoclose', 'user_ticket_operatorclose',
-  'user_email_attachmentrejected', 'user_ticket_disablereplies', 'operator_assigned', 'operator_ticket_opened',
-  'operator_user_ticket_reply', 'operator_internal_opened', 'operator_department_changed', 'operator_operator_ticket_reply',
-  'operator_ticket_note',
-] as const;
+// The template mapping lives in a module without dependencies (the mail worker reads it).
+export { EMAIL_TEMPLATE_KEYS, emailTemplates } from './templateMapping';
 
-/** The stored JSON of `email_templates` as the full object of the 14 keys. */
-export function emailTemplates(stored: string | null): Record<string, number> {
-  let parsed: Record<string, unknown> = {};
-  try {
-    const value = stored ? JSON.parse(stored) : {};
-    if (value && typeof value === 'object' && !Array.isArray(value)) parsed = value;
-  } catch {
-    parsed = {};
-  }
-  const out: Record<string, number> = {};
-  for (const key of EMAIL_TEMPLATE_KEYS) {
-    const v = Number(parsed[key]);
-    out[key] = Number.isSafeInteger(v) && v >= 1 ? v : -1;
-  }
-  return out;
-}
-
-export const DEPARTMENT_KEYS = [
-  'id', 'name', 'description', 'order', 'parent_id', 'public', 'ticket_number_format', 'default_assignedto',
+export const DEPARTMENT_FIELDS = [
+  'id', 'name', 'description', 'order', 'parent_id', 'public', 'registered_only', 'ticket_number_format', 'default_assignedto',
   'notify_frontend_ticket', 'notify_email_ticket', 'notify_operators', 'disable_user_email_replies',
 ] as const;
 
 /** A department without its relations (also what tickets embed). */
 export function serializeDepartment(d: Department): Record<string, any> {
-  return { ...pick(d, DEPARTMENT_KEYS), email_templates: emailTemplates(d.email_templates), created_at: d.created_at, updated_at: d.updated_at };
+  return { ...pick(d, DEPARTMENT_FIELDS), email_templates: emailTemplates(d.email_templates), created_at: d.created_at, updated_at: d.updated_at };
 }
 
-const EMAIL_KEYS = [
-  'id', 'department_id', 'address', 'type', 'protocol', 'server', 'username', 'password', 'port', 'encryption',
-  'consume_all', 'delete_downloaded', 'created_at', 'updated_at',
+export const DEPARTMENT_TRANSLATIONS = { type: 'department', key: 'department_id', fields: ['name', 'description'] } as const;
+
+/**
+ * `email_templates[<key>]=<template id>` (-1: none). Only the 14 keys of a department; ids must
+ * name email templates (`assertTemplates`).
+ */
+const emailTemplatesInput = () => Joi.any().custom((value) => {
+  if (value === '' || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw new Error('The email templates must be an array keyed by template name (email_templates[user_ticket_opened]=3).');
+  }
+  const out: Record<string, number> = {};
+  for (const [key, raw] of Object.entries(value as Record<string, unknown>)) {
+    const name = fieldLabel(`email_templates.${key}`);
+    if (!(EMAIL_TEMPLATE_KEYS as readonly string[]).includes(key)) throw new Error(`The ${name} is not an email template of a department.`);
+    const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*-?\d{1,10}\s*$/.test(raw) ? Number(raw) : NaN;
+    if (!(n === -1 || (Number.isSafeInteger(n) && n >= 1 && n <= MAX_ID))) throw new Error(`The ${name} must be an email template id, or -1 for none.`);
+    out[key] = n;
+  }
+  return out;
+});
+
+const INT_MIN = -2147483648;
+const INT_MAX = 2147483647;
+/** A reference that may be cleared with an empty value or 0. */
+const optionalRef = () => Joi.number().integer().min(0).max(MAX_ID).allow(null, '');
+
+const bodyFields = {
+  description: field.nullable(65535),
+  order: Joi.number().integer().min(INT_MIN).max(INT_MAX),
+  parent_id: optionalRef(),
+  ticket_number_format: field.nullable(255),
+  default_assignedto: optionalRef(),
+  brand: field.idArray().allow('', null),
+  groups: field.idArray().allow('', null),
+  operators: field.idArray().allow('', null),
+  email_templates: emailTemplatesInput(),
+};
+
+const createSchema = Joi.object({
+  ...bodyFields,
+  name: field.string().required(),
+  public: field.flag().default(1),
+  registered_only: field.flag().default(0),
+  notify_frontend_ticket: field.flag().default(1),
+  notify_email_ticket: field.flag().default(1),
+  notify_operators: field.flag().default(1),
+  disable_user_email_replies: field.flag().default(0),
+});
+
+const updateSchema = Joi.object({
+  ...bodyFields,
+  name: field.string(),
+  public: field.flag(),
+  registered_only: field.flag(),
+  notify_frontend_ticket: field.flag(),
+  notify_email_ticket: field.flag(),
+  notify_operators: field.flag(),
+  disable_user_email_replies: field.flag(),
+});
+
+/** Input fields stored as they are. */
+const COLUMNS = [
+  'name', 'description', 'order', 'public', 'registered_only', 'notify_frontend_ticket', 'notify_email_ticket', 'notify_operators',
+  'disable_user_email_replies',
 ] as const;
+
+const refOrNull = (v: number | null | undefined): number | null => (v ? v : null);
+
+/**
+ * The parent of a department: an existing department, never the department itself nor one of
+ * its descendants (the tree has no cycle). The ancestors are read with locks, so two updates
+ * that would close a loop between them cannot both pass.
+ */
+async function assertParent(selfId: number | null, parentId: number | null, transaction: Transaction): Promise<void> {
+  if (parentId === null) return;
+  const cycle = () => new ValidationError('The parent id may not be the department itself or one of its sub-departments.');
+  if (parentId === selfId) throw cycle();
+  const seen = new Set<number>();
+  for (let id: number | null = parentId; id !== null;) {
+    const row: Department | null = await Department.findOne({ attributes: ['id', 'parent_id'], where: { id }, transaction, lock: transaction.LOCK.SHARE });
+    if (!row) {
+      if (id === parentId) throw invalid('parent_id');
+      return;
+    }
+    if (selfId !== null && row.parent_id === selfId) throw cycle();
+    if (seen.has(row.id)) return;
+    seen.add(row.id);
+    id = row.parent_id;
+  }
+}
+
+function checkNumberFormat(format: string | null | undefined): void {
+  if (!format) return;
+  try {
+    assertNumberFormat(format);
+  } catch (err) {
+    if (err instanceof NumberFormatError) throw new ValidationError(err.message);
+    throw err;
+  }
+}
+
+async function replaceBrands(departmentId: number, ids: number[], transaction: Transaction, fresh = false) {
+  await assertExist(Brand, 'brand', ids, transaction);
+  if (!fresh) await DepartmentBrand.destroy({ where: { department_id: departmentId }, transaction });
+  const unique = [...new Set(ids)];
+  if (unique.length) await DepartmentBrand.bulkCreate(unique.map((brand_id) => ({ department_id: departmentId, brand_id })), { transaction });
+}
+
+async function replaceGroups(departmentId: number, ids: number[], transaction: Transaction, fresh = false) {
+  await assertExist(Group, 'groups', ids, transaction, { type: 'operator' });
+  if (!fresh) await DepartmentGroup.destroy({ where: { department_id: departmentId }, transaction });
+  const unique = [...new Set(ids)];
+  if (unique.length) await DepartmentGroup.bulkCreate(unique.map((group_id) => ({ department_id: departmentId, group_id })), { transaction });
+}
+
+async function replaceOperators(departmentId: number, ids: number[], transaction: Transaction, fresh = false) {
+  await assertExist(User, 'operators', ids, transaction, { type: 'operator' });
+  if (!fresh) await OperatorDepartment.destroy({ where: { department_id: departmentId }, transaction });
+  const unique = [...new Set(ids)];
+  if (unique.length) await OperatorDepartment.bulkCreate(unique.map((user_id) => ({ department_id: departmentId, user_id })), { transaction });
+}
+
+/** Every template id a request maps is an email template: `The selected email templates.<key> is invalid.` */
+async function assertTemplates(templates: Record<string, number> | undefined, transaction: Transaction): Promise<void> {
+  const entries = Object.entries(templates ?? {}).filter(([, id]) => id !== -1);
+  if (!entries.length) return;
+  const found = new Set((await EmailTemplate.findAll({ attributes: ['id'], where: { id: { [Op.in]: entries.map(([, id]) => id) } }, transaction })).map((t) => t.id));
+  const missing = entries.find(([, id]) => !found.has(id));
+  if (missing) throw invalid(`email_templates.${missing[0]}`);
+}
+
+export async function createDepartment(input: Record<string, any>, transaction: Transaction): Promise<Department> {
+  const parentId = refOrNull(input.parent_id);
+  await assertTemplates(input.email_templates, transaction);
+  const assignee = refOrNull(input.default_assignedto);
+  await assertParent(null, parentId, transaction);
+  checkNumberFormat(input.ticket_number_format);
+  await assertExist(User, 'default_assignedto', assignee, transaction, { type: 'operator' });
+  const department = await Department.create({
+    ...sent(input, COLUMNS), parent_id: parentId, default_assignedto: assignee, ticket_number_format: input.ticket_number_format ?? null,
+    email_templates: JSON.stringify(emailTemplates(input.email_templates ?? {})),
+  }, { transaction });
+  // A department without a brand is no use to any ticket: the default brand unless told otherwise.
+  await replaceBrands(department.id, input.brand === undefined ? [await defaultBrandId(transaction)] : input.brand ?? [], transaction, true);
+  if (input.groups?.length) await replaceGroups(department.id, input.groups, transaction, true);
+  if (input.operators?.length) await replaceOperators(department.id, input.operators, transaction, true);
+  return department;
+}
+
+export async function updateDepartment(department: Department, input: Record<string, any>, transaction: Transaction): Promise<void> {
+  const values: Record<string, any> = sent(input, COLUMNS);
+  if (input.parent_id !== undefined) {
+    values.parent_id = refOrNull(input.parent_id);
+    if (values.parent_id !== department.parent_id) await assertParent(department.id, values.parent_id, transaction);
+  }
+  if (input.default_assignedto !== undefined) {
+    values.default_assignedto = refOrNull(input.default_assignedto);
+    await assertExist(User, 'default_assignedto', values.default_assignedto, transaction, { type: 'operator' });
+  }
+  if (input.ticket_number_format !== undefined) {
+    checkNumberFormat(input.ticket_number_format);
+    values.ticket_number_format = input.ticket_number_format;
+  }
+  // The keys sent replace theirs; the others keep their templates (an empty value resets all to -1).
+  if (input.email_templates !== undefined) {
+    await assertTemplates(input.email_templates, transaction);
+    const merged = Object.keys(input.email_templates).length ? { ...emailTemplates(department.email_templates), ...input.email_templates } : {};
+    values.email_templates = JSON.stringify(emailTemplates(merged));
+  }
+  await department.update(values, { transaction });
+  if (input.brand !== undefined) await replaceBrands(department.id, input.brand ?? [], transaction);
+  if (input.groups !== undefined) await replaceGroups(department.id, input.groups ?? [], transaction);
+  if (input.operators !== undefined) await replaceOperators(department.id, input.operators ?? [], transaction);
+}
 
 const filters: Record<string, Filter> = {
   brand_id: {
     schema: field.id(),
-    async where(brandId: number) {
-      const links = await DepartmentBrand.findAll({ attributes: ['department_id'], where: { brand_id: brandId } });
-      return links.length ? { id: { [Op.in]: links.map((l) => l.department_id) } } : null;
-    },
+    where: (brandId: number) => sqlCondition`id IN (SELECT department_id FROM department_brands WHERE brand_id = ${brandId})`,
   },
   /** 0: top-level departments only. */
   parent_id: { schema: field.id().allow(0), where: (parentId: number) => ({ parent_id: parentId === 0 ? null : parentId }) },
@@ -69,16 +223,20 @@ interface Related {
 }
 
 /**
- * Departments: list, show and delete (their create and update are not in the spec). A department
- * with sub-departments, or the last one left, cannot be deleted.
+ * Departments: the spec's list, show and delete, and create and update beyond it (same style).
+ * A department with sub-departments, or the last one left, cannot be deleted.
  */
 export const departmentResource: ResourceDef<Department, Related> = {
   path: '/department',
   model: Department,
   label: 'department',
-  actions: ['list', 'show', 'delete'],
   sortable: ['name', 'order', 'parent_id', 'public', 'registered_only', 'created_at', 'updated_at'],
   filters,
+  translations: DEPARTMENT_TRANSLATIONS,
+  createSchema,
+  updateSchema,
+  create: (input, { transaction }) => createDepartment(input, transaction),
+  update: (department, input, { transaction }) => updateDepartment(department, input, transaction),
 
   async destroy(department, { transaction }) {
     if (await Department.count({ where: { parent_id: department.id }, transaction })) {
@@ -108,7 +266,7 @@ export const departmentResource: ResourceDef<Department, Related> = {
     }));
     return {
       ...serializeDepartment(d),
-      emails: (rel.emails.get(d.id) ?? []).map((e) => pick(e, EMAIL_KEYS)),
+      emails: (rel.emails.get(d.id) ?? []).map(serializeDepartmentEmail),
       groups,
       operators,
     };

@@ -1,6 +1,28 @@
 import { Router } from 'express';
+import { mountRoutes } from '../http/routes';
+import { settingsRouter } from '../http/settings';
+import { cannedResponseRouter } from './cannedResponse';
+import { channelRouter } from './channel';
+import { ticketCustomFieldRouter } from './customfield';
 import { departmentRouter } from './department';
+import { departmentEmailRouter } from './departmentEmail';
+import { feedbackRouter } from './feedback';
+import { filterRouter } from './filter';
+import { priorityRouter } from './priority';
+import { slaPlanRouter } from './slaplan';
+import { statusRouter } from './status';
+import { tagRouter } from './tag';
+import { ticketAttachmentDownloadRouter, ticketAttachmentRouter } from './attachment';
+import { forwardRouter } from './forward';
+import { messageRouter } from './messages/resource';
+import { ticketRouter } from './tickets/resource';
+
+const routers = [
+  ticketRouter, messageRouter, forwardRouter, ticketAttachmentDownloadRouter, ticketAttachmentRouter,
+  departmentRouter, departmentEmailRouter, statusRouter, priorityRouter, tagRouter, cannedResponseRouter, feedbackRouter,
+  slaPlanRouter, filterRouter, ticketCustomFieldRouter, settingsRouter('/settings', 'ticket'), channelRouter,
+];
+mountRoutes('/api/ticket', routers);
 
 /** `/api/ticket/...` */
-export const ticketAreaRouter = Router();
-ticketAreaRouter.use(departmentRouter);
+export const ticketAreaRouter = Router().use(...routers);

@@ -1,14 +1,19 @@
 import { Router } from 'express';
+import { mountRoutes } from '../http/routes';
 import { settingsRouter } from '../http/settings';
-import { organisationCustomFieldRouter, userCustomFieldRouter } from './customFields';
-import { operatorRouter } from './operator';
+import { organisationCustomFieldRouter, userCustomFieldRouter } from '../customfields/fields';
+import { operatorGroupRouter, userGroupRouter } from './group';
+import { operatorRouter } from './operators/resource';
 import { organisationRouter } from './organisation';
 import { permissionRouter } from './permission';
 import { roleRouter } from './role';
-import { userRouter } from './user';
+import { userRouter } from './users/resource';
+
+const routers = [
+  settingsRouter('/settings', 'user'), userRouter, operatorRouter, organisationRouter, organisationCustomFieldRouter,
+  userCustomFieldRouter, roleRouter, permissionRouter, userGroupRouter, operatorGroupRouter,
+];
+mountRoutes('/api/user', routers);
 
 /** `/api/user/...` */
-export const userAreaRouter = Router();
-userAreaRouter.use(settingsRouter('/settings', 'user'));
-userAreaRouter.use(userRouter, operatorRouter, organisationRouter);
-userAreaRouter.use(organisationCustomFieldRouter, userCustomFieldRouter, roleRouter, permissionRouter);
+export const userAreaRouter = Router().use(...routers);

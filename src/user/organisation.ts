@@ -7,11 +7,13 @@ import { equals, likeContains } from '../http/listQuery';
 import { loadMany } from '../http/load';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick, sent } from '../http/serialize';
-import { Joi, field } from '../http/validation';
-import { applyCustomFieldValues, customFieldFilter, deleteCustomFieldValues, loadCustomFieldValues, serializeCustomFieldValue } from './customFieldValues';
-import { assertLanguage, personFields } from './people';
-import { ORGANISATION_FIELDS, USER_SUMMARY_FIELDS, userSummary, type UserSummaryRow } from './present';
-import { defaultBrandId } from './users';
+import { BRAND_DOMAIN_TAKEN } from '../http/uniqueKeys';
+import { Joi, field, oneLine } from '../http/validation';
+import { applyCustomFieldValues, customFieldFilter, deleteCustomFieldValues, loadCustomFieldValues, serializeCustomFieldValue } from '../customfields/values';
+import { assertLanguage, personFields } from './people/rules';
+import { ORGANISATION_FIELDS, USER_SUMMARY_FIELDS, serializeUserSummary, type UserSummaryRow } from './people/presenter';
+import { defaultBrandId } from './users/service';
+import { emit } from '../events';
 
 interface OrganisationRelations {
   users: Map<number, UserSummaryRow[]>;
@@ -19,20 +21,28 @@ interface OrganisationRelations {
   domains: Map<number, OrganisationDomain[]>;
 }
 
-/** Domains claimed by an organisation: users of the brand with an email there join it. */
-async function replaceDomains(org: Organisation, domains: string[], transaction: Transaction, fresh = false) {
-  const unique = [...new Set(domains.map((d) => d.toLowerCase()))];
-  if (unique.length) {
-    const claims = await OrganisationDomain.findAll({ where: { domain: { [Op.in]: unique }, organisation_id: { [Op.ne]: org.id } }, transaction });
-    if (claims.length) {
-      const sameBrand = await Organisation.findAll({ where: { id: { [Op.in]: claims.map((c) => c.organisation_id) }, brand_id: org.brand_id }, attributes: ['id'], transaction });
-      const taken = new Set(claims.filter((c) => sameBrand.some((o) => o.id === c.organisation_id)).map((c) => c.domain));
-      const i = unique.findIndex((d) => taken.has(d));
-      if (i >= 0) throw new ValidationError(`The domain.${i} has already been taken by another organisation.`);
-    }
-  }
-  if (!fresh) await OrganisationDomain.destroy({ where: { organisation_id: org.id }, transaction });
-  if (unique.length) await OrganisationDomain.bulkCreate(unique.map((domain) => ({ organisation_id: org.id, domain })), { transaction });
+/**
+ * Domains claimed by organisations, one organisation per domain and brand: the 422 names the
+ * domain sent (or, for an organisation moved to another brand with its domains, the brand). The
+ * unique key on (domain, brand_id) decides races; errors.ts words its refusal the same way.
+ */
+async function assertDomainsFree(orgId: number | null, brandId: number, domains: string[], sentDomains: boolean, transaction: Transaction) {
+  if (!domains.length) return;
+  const claims = await OrganisationDomain.findAll({
+    where: { brand_id: brandId, domain: { [Op.in]: [...new Set(domains)] }, ...(orgId ? { organisation_id: { [Op.ne]: orgId } } : {}) },
+    attributes: ['domain'],
+    transaction,
+  });
+  const taken = new Set(claims.map((c) => c.domain));
+  const i = domains.findIndex((d) => taken.has(d));
+  if (i < 0) return;
+  throw new ValidationError(sentDomains ? `The domain.${i} has already been taken.` : BRAND_DOMAIN_TAKEN);
+}
+
+/** Users of the brand with an email at one of these domains join the organisation. */
+async function addDomains(org: Organisation, domains: string[], transaction: Transaction) {
+  const unique = [...new Set(domains)];
+  if (unique.length) await OrganisationDomain.bulkCreate(unique.map((domain) => ({ organisation_id: org.id, brand_id: org.brand_id, domain })), { transaction });
 }
 
 /** `access_level[<user id>]=<0|1>`: puts users of the organisation's brand in it at that level. */
@@ -54,7 +64,7 @@ const fields = {
   language_code: personFields.language_code,
   timezone: personFields.timezone,
   notes: field.text(),
-  domain: Joi.array().items(Joi.string().trim().lowercase().max(255).domain({ tlds: false })).single().max(100),
+  domain: Joi.array().items(oneLine(Joi.string().trim().normalize('NFC').lowercase().max(255)).domain({ tlds: false })).single().max(100),
   access_level: Joi.object().pattern(/^\d+$/, field.flag()),
 };
 
@@ -77,30 +87,42 @@ export const organisationResource: ResourceDef<Organisation, OrganisationRelatio
   async create(input, { transaction }) {
     const brandId = input.brand_id ?? (await defaultBrandId(transaction));
     await assertExist(Brand, 'brand_id', brandId, transaction);
+    if (input.domain) await assertDomainsFree(null, brandId, input.domain, true, transaction);
     await assertLanguage(input.language_code, transaction);
     const org = await Organisation.create({ brand_id: brandId, ...sent(input, COLUMNS) }, { transaction });
-    if (input.domain) await replaceDomains(org, input.domain, transaction, true);
+    if (input.domain) await addDomains(org, input.domain, transaction);
     await applyAccessLevels(org, input.access_level, transaction);
     await applyCustomFieldValues('organisation', org.id, input.customfield, { brandId, creating: true, overwriteLocked: true, transaction });
+    await emit(transaction, 'organisation.created', { organisationId: org.id });
     return org;
   },
   async update(org, input, { transaction }) {
-    if (input.brand_id !== undefined && input.brand_id !== org.brand_id) {
-      await assertExist(Brand, 'brand_id', input.brand_id, transaction);
+    const brandId: number = input.brand_id ?? org.brand_id;
+    if (brandId !== org.brand_id) {
+      await assertExist(Brand, 'brand_id', brandId, transaction);
       if (await User.count({ where: { organisation_id: org.id }, transaction })) {
         throw new ValidationError('The brand of an organisation with users cannot be changed: its users must be of the same brand.');
       }
     }
+    const domains: string[] | undefined = input.domain;
+    if (domains || brandId !== org.brand_id) {
+      // Without new domains, the current ones move with the organisation (the foreign key cascades).
+      const kept = domains ?? (await OrganisationDomain.findAll({ where: { organisation_id: org.id }, attributes: ['domain'], transaction })).map((d) => d.domain);
+      await assertDomainsFree(org.id, brandId, kept, !!domains, transaction);
+    }
     await assertLanguage(input.language_code, transaction);
-    await org.update({ ...sent(input, COLUMNS), ...(input.brand_id !== undefined ? { brand_id: input.brand_id } : {}) }, { transaction });
-    if (input.domain) await replaceDomains(org, input.domain, transaction);
+    if (domains) await OrganisationDomain.destroy({ where: { organisation_id: org.id }, transaction });
+    await org.update({ ...sent(input, COLUMNS), brand_id: brandId }, { transaction });
+    if (domains) await addDomains(org, domains, transaction);
     await applyAccessLevels(org, input.access_level, transaction);
     await applyCustomFieldValues('organisation', org.id, input.customfield, { brandId: org.brand_id, creating: false, overwriteLocked: true, transaction });
+    await emit(transaction, 'organisation.updated', { organisationId: org.id });
   },
   async destroy(org, { transaction }) {
     await User.update({ organisation_id: null, organisation_access_level: null }, { where: { organisation_id: org.id }, transaction });
     await deleteCustomFieldValues('organisation', org.id, transaction);
     await org.destroy({ transaction });
+    await emit(transaction, 'organisation.deleted', { organisationId: org.id });
   },
   async load(orgs) {
     const ids = orgs.map((o) => o.id);
@@ -114,7 +136,7 @@ export const organisationResource: ResourceDef<Organisation, OrganisationRelatio
   },
   serialize: (org, rel) => ({
     ...pick(org, ORGANISATION_FIELDS),
-    users: (rel.users.get(org.id) ?? []).map(userSummary),
+    users: (rel.users.get(org.id) ?? []).map(serializeUserSummary),
     customfields: (rel.customfields.get(org.id) ?? []).map((v) => serializeCustomFieldValue(v, 'organisation_id')),
     domains: (rel.domains.get(org.id) ?? []).map((d) => d.domain),
   }),

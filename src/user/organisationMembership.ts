@@ -1,4 +1,4 @@
-import { Op, type Transaction } from 'sequelize';
+import type { Transaction } from 'sequelize';
 import { Organisation, OrganisationDomain, User } from '../db/models';
 import { ValidationError, invalid } from '../http/errors';
 
@@ -23,12 +23,8 @@ export async function createOwnedOrganisation(user: User, name: string, level: n
 /** The organisation of the brand that claims the domain of `email`, if any (users of that domain join it). */
 export async function organisationByDomain(email: string, brandId: number, transaction: Transaction): Promise<number | null> {
   const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
-  const claims = await OrganisationDomain.findAll({ where: { domain }, attributes: ['organisation_id'], transaction });
-  if (!claims.length) return null;
-  const org = await Organisation.findOne({
-    where: { id: { [Op.in]: claims.map((c) => c.organisation_id) }, brand_id: brandId }, order: [['id', 'ASC']], attributes: ['id'], transaction,
-  });
-  return org?.id ?? null;
+  const claim = await OrganisationDomain.findOne({ where: { domain, brand_id: brandId }, attributes: ['organisation_id'], transaction });
+  return claim?.organisation_id ?? null;
 }
 
 export interface MembershipInput {

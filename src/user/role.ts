@@ -1,6 +1,7 @@
 import { Op, type Transaction } from 'sequelize';
 import { Group, Permission, Role, RoleGroup, RolePermission } from '../db/models';
 import { invalid } from '../http/errors';
+import { duplicateOf } from '../http/uniqueKeys';
 import { assertExist } from '../http/exists';
 import { loadLinked } from '../http/load';
 import { resourceRouter, type ResourceDef } from '../http/resource';
@@ -22,16 +23,35 @@ export function slugify(name: string): string {
   return slug || 'role';
 }
 
-/** The slug for a name, made unique with `-2`, `-3`... (the role itself excepted). */
-async function uniqueSlug(name: string, exceptId: number | null, transaction: Transaction): Promise<string> {
+/** The slug for a name, made unique with `-2`, `-3`... (the role itself excepted, and `refused` slugs avoided). */
+async function uniqueSlug(name: string, exceptId: number | null, transaction: Transaction, refused: ReadonlySet<string>): Promise<string> {
   const base = slugify(name);
   const taken = new Set((await Role.findAll({
     attributes: ['slug'],
     where: { [Op.or]: [{ slug: base }, { slug: { [Op.like]: `${base}-%` } }], ...(exceptId ? { id: { [Op.ne]: exceptId } } : {}) },
     transaction,
   })).map((r) => r.slug));
+  for (const slug of refused) taken.add(slug);
   if (!taken.has(base)) return base;
   for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
+}
+
+/**
+ * Writes the role with a free slug. A concurrent request may take the same slug first: the unique
+ * key refuses this write (only the statement fails, the transaction goes on), and the next free
+ * slug is tried, so that no request fails over a slug it did not choose.
+ */
+async function withFreeSlug<T>(name: string, exceptId: number | null, transaction: Transaction, write: (slug: string) => Promise<T>): Promise<T> {
+  const refused = new Set<string>();
+  for (;;) {
+    const slug = await uniqueSlug(name, exceptId, transaction, refused);
+    try {
+      return await write(slug);
+    } catch (err) {
+      if (duplicateOf(err)?.key !== 'slug' || refused.size >= 100) throw err;
+      refused.add(slug);
+    }
+  }
 }
 
 /** `permission[<permission id>]=1|0`: which permissions the role has. An empty value means none. */
@@ -51,7 +71,7 @@ const permissionMap = () => Joi.any().custom((value) => {
 });
 
 const fields = {
-  description: field.nullable(65535),
+  description: field.multiline(65535),
   group: field.idArray().allow('', null),
   permission: permissionMap(),
 };
@@ -85,7 +105,7 @@ export const roleResource: ResourceDef<Role, Related> = {
   model: Role,
   label: 'role',
   sortable: ['name', 'slug', 'created_at', 'updated_at'],
-  translations: { type: 'role', key: 'role_id', fields: ['name', 'description'] },
+  translations: { type: 'role', key: 'role_id', fields: ['name', 'description'], multiline: ['description'] },
   createSchema: Joi.object({ name: field.string().required(), ...fields }),
   updateSchema: Joi.object({ name: field.string(), ...fields }),
 
@@ -94,7 +114,7 @@ export const roleResource: ResourceDef<Role, Related> = {
     const granted = permission ? await grantedPermissions(permission, transaction) : [];
     // Roles are given to operator groups only.
     await assertExist(Group, 'group', group ?? [], transaction, { type: 'operator' });
-    const role = await Role.create({ ...values, slug: await uniqueSlug(values.name, null, transaction) }, { transaction });
+    const role = await withFreeSlug(values.name, null, transaction, (slug) => Role.create({ ...values, slug }, { transaction }));
     await replacePermissions(role.id, granted, transaction);
     await replaceGroups(role.id, group ?? [], transaction);
     return role;
@@ -104,8 +124,11 @@ export const roleResource: ResourceDef<Role, Related> = {
     const { group, permission, ...values } = input;
     const granted = permission !== undefined ? await grantedPermissions(permission, transaction) : undefined;
     if (group) await assertExist(Group, 'group', group, transaction, { type: 'operator' });
-    if (values.name !== undefined && values.name !== role.name) values.slug = await uniqueSlug(values.name, role.id, transaction);
-    await role.update(values, { transaction });
+    if (values.name !== undefined && values.name !== role.name) {
+      await withFreeSlug(values.name, role.id, transaction, (slug) => role.update({ ...values, slug }, { transaction }));
+    } else {
+      await role.update(values, { transaction });
+    }
     if (granted !== undefined) await replacePermissions(role.id, granted, transaction);
     if (group !== undefined) await replaceGroups(role.id, group ?? [], transaction);
   },

@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { expireBans } from '../../src/core/banExpiry';
-import { IpBan } from '../../src/db/models';
+import { IpBan, IpWhitelist } from '../../src/db/models';
 import { useApi, nowSec } from '../helpers/app';
-import { expectSuccess } from '../helpers/envelope';
+import { expectError, expectList, expectSuccess } from '../helpers/envelope';
 import { uniqueIpv4, uniqueIpv6 } from './support';
 
 const api = useApi();
@@ -186,5 +186,37 @@ describe('ban expiry', () => {
     expect(after.body).toMatchObject({ data: [], count: 0 });
     const show = await api.get(`/api/core/ipban/${b.id}`);
     expect(show.status).toBe(404);
+  });
+});
+
+describe('IPv4 octets with leading zeros (octal to some software, decimal to others): refused, never stored', () => {
+  const spellings = ['127.000.000.004', '010.1.1.1', '10.1.1.01', '00.0.0.0', '::ffff:010.1.1.1', '1:2:3:4:5:6:1.2.3.04'];
+  const INVALID_IP = 'The ip must be a valid IP address.';
+
+  it.each(spellings)('%s: 422 on ban and whitelist create, update and list filter', async (typed) => {
+    expectError(await api.post('/api/core/ipban', { ip: typed, type: 1 }), 422, INVALID_IP);
+    expectError(await api.post('/api/core/ipwhitelist', { ip: typed }), 422, INVALID_IP);
+    const b = await ban({ ip: uniqueIpv4(), type: 1 });
+    expectError(await api.put(`/api/core/ipban/${b.id}`, { ip: typed }), 422, INVALID_IP);
+    expect((await IpBan.findByPk(b.id))!.ip).toBe(b.ip);
+    const w = await whitelist({ ip: uniqueIpv4() });
+    expectError(await api.put(`/api/core/ipwhitelist/${w.id}`, { ip: typed }), 422, INVALID_IP);
+    expectError(await api.get('/api/core/ipban', { ip: typed }), 422, INVALID_IP);
+    expectError(await api.get('/api/core/ipwhitelist', { ip: typed }), 422, INVALID_IP);
+    expect(await IpBan.count({ where: { ip: typed } })).toBe(0);
+    expect(await IpWhitelist.count({ where: { ip: typed } })).toBe(0);
+  });
+
+  it('still takes a zero octet and canonical addresses', async () => {
+    const b = await ban({ ip: '0.0.0.0', type: 1, event_api: 0 });
+    expect(b.ip).toBe('0.0.0.0');
+    await api.del(`/api/core/ipban/${b.id}`);
+    const ip = uniqueIpv4();
+    expect(expectList(await api.get('/api/core/ipban', { ip }))).toEqual([]);
+  });
+
+  it('refuses a list filter that is not an address', async () => {
+    expectError(await api.get('/api/core/ipban', { ip: 'not-an-ip' }), 422, INVALID_IP);
+    expectError(await api.get('/api/core/ipwhitelist', { ip: '10.0.0.0/8' }), 422, INVALID_IP);
   });
 });

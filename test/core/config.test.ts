@@ -69,4 +69,27 @@ describe('loadConfig', () => {
   ])('refuses %s=%s, naming the variable', (name, value) => {
     expect(configError({ [name]: value }).message).toContain(name);
   });
+
+  it('reads the limits of failed logins and verification attempts, and the log format', () => {
+    expect(loadConfig({})).toMatchObject({
+      logFormat: 'auto', loginFailures: { max: 10, windowSeconds: 600, banSeconds: 3600 }, verifyAttempts: { max: 20, windowSeconds: 600 },
+    });
+    expect(loadConfig({
+      LOG_FORMAT: 'pretty', LOGIN_FAILURES_MAX: '0', LOGIN_FAILURES_WINDOW_SECONDS: '60', LOGIN_BAN_SECONDS: '86400', VERIFY_ATTEMPTS_MAX: '5', VERIFY_ATTEMPTS_WINDOW_SECONDS: '30',
+    })).toMatchObject({
+      logFormat: 'pretty', loginFailures: { max: 0, windowSeconds: 60, banSeconds: 86400 }, verifyAttempts: { max: 5, windowSeconds: 30 },
+    });
+  });
+
+  it.each([
+    ['LOG_FORMAT', 'fancy'],
+    ['LOGIN_FAILURES_MAX', '-1'],
+    ['LOGIN_FAILURES_MAX', 'ten'],
+    ['LOGIN_FAILURES_WINDOW_SECONDS', '0'],
+    ['LOGIN_BAN_SECONDS', '1.5'],
+    ['VERIFY_ATTEMPTS_MAX', '0'],
+    ['VERIFY_ATTEMPTS_WINDOW_SECONDS', 'x'],
+  ])('refuses %s=%s, naming the variable', (name, value) => {
+    expect(configError({ [name]: value }).message).toContain(name);
+  });
 });

@@ -1,4 +1,7 @@
+import { createServer } from 'node:http';
+import { deflateSync, gzipSync } from 'node:zlib';
 import request from 'supertest';
+import { logger } from '../../src/logger';
 import { useApi, unique, nowSec } from '../helpers/app';
 import { expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 import { expectTimestamps, uniqueIpv4 } from './support';
@@ -218,5 +221,97 @@ describe('request ids', () => {
     const odd = await request(api.app).get('/api/nowhere').set('X-Request-Id', 'no spaces <or> angle brackets');
     expect(odd.status).toBe(401); // on error responses too
     expect(odd.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('compressed bodies', () => {
+  // serialize: superagent would otherwise encode a Buffer as a form or as JSON, not send its bytes.
+  const post = (encoding: string, type: string, body: Buffer) =>
+    authed(request(api.app).post('/api/core/spamrule').set('Content-Encoding', encoding).set('Content-Type', type).serialize((b) => b).send(body));
+  const UNDECODABLE = 'The request body could not be decoded: it is not valid for its Content-Encoding.';
+
+  it('are read when they are what their Content-Encoding says', async () => {
+    const text = unique('gzipped');
+    expectSuccess(await post('gzip', 'application/x-www-form-urlencoded', gzipSync(`text=${text}&type=0`)), 'Successfully created new spam rule!');
+    expectSuccess(await post('deflate', 'application/json', deflateSync(JSON.stringify({ text: `${text}j`, type: 0 }))), 'Successfully created new spam rule!');
+  });
+
+  it.each([
+    ['gzip', 'garbage', () => Buffer.from('this is not gzip at all')],
+    ['gzip', 'truncated', () => gzipSync('text=abc&type=0').subarray(0, 12)],
+    ['deflate', 'garbage', () => Buffer.from('nor deflate')],
+    ['br', 'garbage', () => Buffer.from('nor brotli, really')],
+  ])('answer a %s body that is %s with 400 in the envelope, logging no error', async (encoding, _what, body) => {
+    const errors = jest.spyOn(logger, 'error');
+    try {
+      for (const type of ['application/x-www-form-urlencoded', 'application/json']) {
+        const res = await post(encoding, type, body());
+        expect(res.headers['content-type']).toMatch(/^application\/json/);
+        expectError(res, 400, UNDECODABLE);
+      }
+      expect(errors).not.toHaveBeenCalled();
+    } finally {
+      errors.mockRestore();
+    }
+  });
+});
+
+describe('parameter limits (20000 per form body or query string)', () => {
+  const params = (n: number, first: string) => [first, ...Array.from({ length: n - 1 }, (_, i) => `p${i}=1`)].join('&');
+
+  it('takes a form body of exactly 20000 parameters', async () => {
+    const text = unique('many');
+    const res = await authed(request(api.app).post('/api/core/spamrule').type('form').send(`type=0&${params(19999, `text=${text}`)}`));
+    expect(expectSuccess(res, 'Successfully created new spam rule!').text).toBe(text);
+  });
+
+  it('answers a form body of 20001 parameters with 413 instead of dropping the rest', async () => {
+    const text = unique('toomany');
+    // The required field comes last: qs would have dropped it, and the answer been a 422.
+    const res = await authed(request(api.app).post('/api/core/spamrule').type('form').send(`${params(20000, `text=${text}`)}&type=0`));
+    expectError(res, 413, 'The request body has more than 20000 parameters.');
+    expect(expectList(await api.get('/api/core/spamrule', { limit: 1000 })).filter((r) => r.text === text)).toEqual([]);
+  });
+
+  it('takes a query string of 20000 parameters and answers 20001 with 414', async () => {
+    // Node refuses request heads over 16 KB (431) before the app sees them; a server that takes
+    // longer ones shows what the app itself does, should a proxy or NODE_OPTIONS allow them.
+    const server = createServer({ maxHeaderSize: 1 << 20 }, api.app);
+    try {
+      const ok = await authed(request(server).get(`/api/core/ipban?${params(20000, 'limit=1')}`));
+      expect(expectList(ok).length).toBeLessThanOrEqual(1);
+      const res = await authed(request(server).get(`/api/core/ipban?${params(20001, 'limit=1')}`));
+      expectError(res, 414, 'The query string has more than 20000 parameters.');
+      expectError(await request(server).get(`/nowhere?${params(20001, 'a=1')}`), 414, 'The query string has more than 20000 parameters.');
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe('response headers', () => {
+  const responses = async () => {
+    const banned = uniqueIpv4();
+    expectSuccess(await api.post('/api/core/ipban', { ip: banned, type: 1 }), 'Successfully created new ban!');
+    return {
+      'API 200': await api.get('/api/core/brand/1'),
+      'API list': await api.get('/api/core/ipban', { limit: 1 }),
+      'API 401': await request(api.app).get('/api/core/brand/1'),
+      'API 403': await request(api.app).get('/api/core/brand/1').set('X-Forwarded-For', banned),
+      'API 404': await api.get('/api/core/nothing'),
+      'API 405': await authed(request(api.app).patch('/api/core/brand/1')),
+      'API 422': await api.post('/api/core/spamrule', {}),
+      'API 400': await authed(request(api.app).post('/api/core/spamrule').type('json').send('{')),
+      'account 404': await request(api.app).get('/account/verify/nothing-like-a-token'),
+      'account unknown route': await request(api.app).post('/account/nowhere'),
+    };
+  };
+
+  it('never include X-Powered-By, and are never stored by a cache under /api and /account', async () => {
+    const all = { ...(await responses()), health: await request(api.app).get('/health'), 'other 404': await request(api.app).get('/nowhere') };
+    for (const [name, res] of Object.entries(all)) {
+      expect({ name, poweredBy: res.headers['x-powered-by'], nosniff: res.headers['x-content-type-options'] }).toEqual({ name, poweredBy: undefined, nosniff: 'nosniff' });
+      if (name.startsWith('API') || name.startsWith('account')) expect({ name, cache: res.headers['cache-control'] }).toEqual({ name, cache: 'no-store' });
+    }
   });
 });

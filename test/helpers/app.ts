@@ -5,7 +5,11 @@ import { createToken } from '../../src/auth/tokens';
 import { sequelize } from '../../src/db/sequelize';
 import { prepareDatabase } from '../../src/cli/setup';
 import { closeQueues } from '../../src/queue/producer';
+import { existsSync, writeFileSync } from 'node:fs';
+import { closeCounters } from '../../src/http/windowCounter';
+import { closeAccessCache } from '../../src/auth/accessCache';
 import { encodeForm } from './form';
+import { preparedMarker } from './testResources';
 
 export interface TestApi {
   app: Express;
@@ -28,7 +32,7 @@ export interface TestApi {
 export function useApi(): TestApi {
   const api = {} as TestApi;
   beforeAll(async () => {
-    await prepareDatabase();
+    await prepareOnce();
     api.app = buildApp();
     api.token = (await createToken('test')).token;
     const auth = (t: request.Test) => t.auth(api.token, 'x');
@@ -41,9 +45,22 @@ export function useApi(): TestApi {
   });
   afterAll(async () => {
     await closeQueues();
+    closeCounters();
+    closeAccessCache();
     await sequelize().close();
   });
   return api;
+}
+
+/**
+ * Creates, migrates and seeds this worker's database once: later test files of the same jest
+ * worker find the marker and skip it (the seed is idempotent, but running it per file is slow).
+ */
+async function prepareOnce(): Promise<void> {
+  const marker = preparedMarker(process.env.QUEUE_PREFIX!);
+  if (existsSync(marker)) return;
+  await prepareDatabase();
+  writeFileSync(marker, String(process.pid));
 }
 
 let seq = 0;

@@ -13,3 +13,13 @@ process.env.TRUST_PROXY = 'loopback';
 // Mail retries fast in tests: three attempts, 100 ms apart and doubling.
 process.env.MAIL_ATTEMPTS = '3';
 process.env.MAIL_BACKOFF_MS = '100';
+// Many tests send wrong tokens from 127.0.0.1 on purpose: a high limit keeps the automatic ban
+// for failed authentications out of their way (test/core/auth-bans*.test.ts set their own).
+process.env.LOGIN_FAILURES_MAX = '1000000';
+// Rate limits high enough that no test meets them (test/ops/rate-limit.test.ts sets its own).
+process.env.RATE_LIMIT_PER_TOKEN = '1000000000';
+process.env.RATE_LIMIT_PER_IP = '1000000000';
+// Webhook deliveries retry fast in tests: 50 ms apart and doubling.
+process.env.WEBHOOK_BACKOFF_MS = '50';
+process.env.WEBHOOK_ATTEMPTS = '4';
+process.env.WEBHOOK_TIMEOUT_MS = '3000';

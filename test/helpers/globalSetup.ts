@@ -2,9 +2,10 @@ import { dropTestResources } from './testResources';
 
 /**
  * Once per run: names this run (workers inherit the variable), checks that MariaDB and Redis
- * answer, and clears what killed runs left behind.
+ * answer, and clears what killed runs left behind (and anything an earlier run with this pid left).
  */
 export default async function globalSetup(): Promise<void> {
   process.env.HELPDESK_TEST_RUN = String(process.pid);
   await dropTestResources('dead');
+  await dropTestResources({ run: String(process.pid) });
 }

@@ -1,5 +1,11 @@
 import * as mariadb from 'mariadb';
 import IORedis from 'ioredis';
+import { readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Marks a worker's database as created, migrated and seeded (name: helpdesk_t<run>_<worker>). */
+export const preparedMarker = (name: string) => join(tmpdir(), `${name}.prepared`);
 
 /** Test databases and Redis prefixes are named helpdesk_t<run pid>_<worker>. */
 const NAME = /^helpdesk_t(\d+)_\d+$/;
@@ -39,6 +45,9 @@ export async function dropTestResources(which: { run: string } | 'dead'): Promis
   try {
     const rows: Array<{ name: string }> = await conn.query("SELECT SCHEMA_NAME AS name FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE 'helpdesk\\_t%'");
     for (const { name } of rows) if (!keep(name)) await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
+    for (const file of readdirSync(tmpdir()).filter((f) => f.endsWith('.prepared'))) {
+      if (!keep(file.replace(/\.prepared$/, ''))) rmSync(join(tmpdir(), file), { force: true });
+    }
   } finally {
     await conn.end();
   }

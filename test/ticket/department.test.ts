@@ -1,6 +1,6 @@
 import { Op } from 'sequelize';
 import {
-  Brand, Department, DepartmentBrand, DepartmentEmail, DepartmentGroup, Group, OperatorDepartment, User,
+  Brand, Department, DepartmentBrand, DepartmentEmail, DepartmentGroup, EmailTemplate, Group, OperatorDepartment, User,
 } from '../../src/db/models';
 import { countQueries, sequelize } from '../../src/db/sequelize';
 import { HttpError } from '../../src/http/errors';
@@ -11,17 +11,18 @@ import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess }
 const api = useApi();
 const BASE = '/api/ticket/department';
 const DEPARTMENT_KEYS = [
-  'id', 'name', 'description', 'order', 'parent_id', 'public', 'ticket_number_format', 'default_assignedto', 'notify_frontend_ticket',
-  'notify_email_ticket', 'notify_operators', 'disable_user_email_replies', 'email_templates', 'created_at', 'updated_at', 'emails',
-  'groups', 'operators',
+  'id', 'name', 'description', 'order', 'parent_id', 'public', 'registered_only', 'ticket_number_format', 'default_assignedto',
+  'notify_frontend_ticket', 'notify_email_ticket', 'notify_operators', 'disable_user_email_replies', 'email_templates', 'created_at',
+  'updated_at', 'emails', 'groups', 'operators', 'translations',
 ];
 const EMAIL_KEYS = [
-  'id', 'department_id', 'address', 'type', 'protocol', 'server', 'username', 'password', 'port', 'encryption', 'consume_all',
-  'delete_downloaded', 'created_at', 'updated_at',
+  'id', 'department_id', 'brand_id', 'address', 'type', 'protocol', 'server', 'username', 'password', 'port', 'encryption', 'consume_all',
+  'delete_downloaded', 'last_polled_at', 'last_error', 'last_error_at', 'created_at', 'updated_at',
 ];
 const NO_TEMPLATES = Object.fromEntries(EMAIL_TEMPLATE_KEYS.map((k) => [k, -1]));
 
 const ids = (data: any[]) => data.map((d) => d.id);
+const updated = (res: Parameters<typeof expectSuccess>[0]) => expectSuccess(res, 'Successfully updated the department!');
 
 const makeDepartment = (values: Partial<Department> = {}) => Department.create({ name: unique('Dept'), ...values });
 const makeOperator = (values: Partial<User> = {}) => User.create({ type: 'operator', email: `${unique('op')}@example.com`, firstname: 'Ada', lastname: 'Lovelace', ...values });
@@ -33,8 +34,11 @@ describe('GET /api/ticket/department', () => {
     expect(Object.keys(general).sort()).toEqual([...DEPARTMENT_KEYS].sort());
     expect(general).toMatchObject({
       description: 'Questions of every kind.', order: 1, parent_id: null, public: 1, ticket_number_format: null, default_assignedto: null,
-      notify_frontend_ticket: 1, notify_email_ticket: 1, notify_operators: 1, disable_user_email_replies: 0, email_templates: NO_TEMPLATES,
+      notify_frontend_ticket: 1, notify_email_ticket: 1, notify_operators: 1, disable_user_email_replies: 0,
     });
+    // The seed maps every key to the template of that name (for every brand).
+    const templates = await EmailTemplate.findAll({ where: { brand_id: null } });
+    expect(general.email_templates).toEqual(Object.fromEntries(EMAIL_TEMPLATE_KEYS.map((k) => [k, templates.find((t) => t.name === k)!.id])));
     expect(general.emails).toHaveLength(1);
     expect(Object.keys(general.emails[0]).sort()).toEqual([...EMAIL_KEYS].sort());
     expect(general.emails[0]).toMatchObject({ department_id: general.id, address: 'support@example.com' });
@@ -136,7 +140,8 @@ describe('GET /api/ticket/department', () => {
       expect(one.res.body.data).toHaveLength(1);
       expect(fifty.res.body.data.length).toBeGreaterThanOrEqual(8);
       expect(fifty.queries.length).toBe(one.queries.length);
-      expect(fifty.queries.length).toBeLessThanOrEqual(7);
+      // count, page, emails, group links, groups, operator links, operators, translations
+      expect(fifty.queries.length).toBeLessThanOrEqual(8);
     }
   });
 });
@@ -158,7 +163,7 @@ describe('DELETE /api/ticket/department/{id}', () => {
   it('deletes a department with its emails and links', async () => {
     const dept = await makeDepartment();
     const op = await makeOperator();
-    await DepartmentEmail.create({ department_id: dept.id, brand_id: 1, address: 'x@example.com' });
+    await DepartmentEmail.create({ department_id: dept.id, brand_id: 1, address: `${unique('x')}@example.com` });
     await DepartmentBrand.create({ department_id: dept.id, brand_id: 1 });
     await OperatorDepartment.create({ department_id: dept.id, user_id: op.id });
     const res = await api.del(`${BASE}/${dept.id}`);
@@ -183,10 +188,11 @@ describe('DELETE /api/ticket/department/{id}', () => {
 
   it('refuses the last department left', async () => {
     // Other test files share this database: the other departments are removed in a transaction
-    // that is rolled back.
+    // that is rolled back (their tickets' foreign keys are not checked on its connection meanwhile).
     const keep = await makeDepartment();
     const t = await sequelize().transaction();
     try {
+      await sequelize().query('SET FOREIGN_KEY_CHECKS = 0', { transaction: t });
       await sequelize().query('UPDATE departments SET parent_id = NULL', { transaction: t });
       await Department.destroy({ where: { id: { [Op.ne]: keep.id } }, transaction: t });
       const err = await departmentResource.destroy!(keep, { transaction: t }).then(() => null, (e) => e);
@@ -195,20 +201,182 @@ describe('DELETE /api/ticket/department/{id}', () => {
         status: 422, message: 'The department cannot be deleted because it is the only department: a help desk needs at least one.',
       });
     } finally {
+      await sequelize().query('SET FOREIGN_KEY_CHECKS = 1', { transaction: t });
       await t.rollback();
     }
     expect(await Department.count()).toBeGreaterThan(1);
   });
 });
 
-describe('departments cannot be created or updated here', () => {
-  it('POST and PUT → 405', async () => {
+describe('POST /api/ticket/department', () => {
+  const create = async (form: Record<string, unknown>) =>
+    expectSuccess(await api.post(BASE, { name: unique('Sales'), ...form }), 'Successfully created new department!');
+
+  it('creates a department with the defaults, linked to the default brand', async () => {
+    const name = unique('Sales');
+    const data = expectSuccess(await api.post(BASE, { name }), 'Successfully created new department!');
+    expect(Object.keys(data).sort()).toEqual([...DEPARTMENT_KEYS].sort());
+    expect(data).toMatchObject({
+      name, description: null, order: 0, parent_id: null, public: 1, registered_only: 0, ticket_number_format: null, default_assignedto: null,
+      notify_frontend_ticket: 1, notify_email_ticket: 1, notify_operators: 1, disable_user_email_replies: 0, email_templates: NO_TEMPLATES,
+      emails: [], groups: [], operators: [], translations: [],
+    });
+    expect((await DepartmentBrand.findAll({ where: { department_id: data.id } })).map((l) => l.brand_id)).toEqual([1]);
+    expect(ids(expectList(await api.get(BASE, { brand_id: 1, limit: 1000 })))).toContain(data.id);
+    expect(expectSuccess(await api.get(`${BASE}/${data.id}`))).toEqual(data);
+  });
+
+  it('refuses an email template id that is no email template, and writes nothing', async () => {
+    const name = unique('dept');
+    expectError(await api.post(BASE, { name, email_templates: { user_ticket_reply: 4294967 } }), 422, 'The selected email templates.user ticket reply is invalid.');
+    expect(await Department.count({ where: { name } })).toBe(0);
+  });
+
+  it('stores every field, links, templates and translations', async () => {
+    const brand = await Brand.create({ name: unique('brand') });
+    const group = await Group.create({ type: 'operator', name: unique('group') });
+    const [op1, op2] = [await makeOperator(), await makeOperator()];
+    const parent = await makeDepartment();
+    const data = await create({
+      description: 'Buying things', order: 3, parent_id: parent.id, public: 0, registered_only: 1, ticket_number_format: 'SALES-%N{5}',
+      default_assignedto: op1.id, notify_frontend_ticket: 0, notify_email_ticket: 'false', notify_operators: 0, disable_user_email_replies: 1,
+      brand: [brand.id, 1], groups: [group.id], operators: [op2.id, op1.id],
+      email_templates: { user_ticket_opened: 12, operator_ticket_note: '-1', user_ticket_reply: '7' },
+      'name:fr': 'Ventes', 'description:fr': 'Acheter',
+    });
+    expect(data).toMatchObject({
+      description: 'Buying things', order: 3, parent_id: parent.id, public: 0, registered_only: 1, ticket_number_format: 'SALES-%N{5}',
+      default_assignedto: op1.id, notify_frontend_ticket: 0, notify_email_ticket: 0, notify_operators: 0, disable_user_email_replies: 1,
+      email_templates: { ...NO_TEMPLATES, user_ticket_opened: 12, user_ticket_reply: 7 },
+      translations: [{ department_id: data.id, name: 'Ventes', description: 'Acheter', locale: 'fr' }],
+    });
+    expect(data.groups.map((g: any) => g.id)).toEqual([group.id]);
+    expect(data.groups[0].pivot).toEqual({ department_id: data.id, group_id: group.id });
+    expect(data.operators.map((o: any) => o.id)).toEqual([op1.id, op2.id]);
+    expect((await DepartmentBrand.findAll({ where: { department_id: data.id }, order: [['brand_id', 'ASC']] })).map((l) => l.brand_id)).toEqual([1, brand.id]);
+    expect(ids(expectList(await api.get(BASE, { brand_id: brand.id })))).toEqual([data.id]);
+    expect(expectSuccess(await api.get(`${BASE}/${data.id}`, { lang: 'fr' }))).toMatchObject({ name: 'Ventes', description: 'Acheter' });
+  });
+
+  it('takes a JSON body', async () => {
+    const name = unique('Json');
+    const data = expectSuccess(await api.postJson(BASE, { name, public: false, email_templates: { operator_assigned: 5 }, brand: [] }), 'Successfully created new department!');
+    expect(data).toMatchObject({ name, public: 0, email_templates: { ...NO_TEMPLATES, operator_assigned: 5 } });
+    expect(await DepartmentBrand.count({ where: { department_id: data.id } })).toBe(0);
+  });
+
+  it.each([
+    [{}, 'The name field is required.'],
+    [{ name: '  ' }, 'The name field is required.'],
+    [{ name: 'x', parent_id: 999999 }, 'The selected parent id is invalid.'],
+    [{ name: 'x', parent_id: 'abc' }, 'The parent id must be an integer.'],
+    [{ name: 'x', public: 'maybe' }, 'The public field must be true or false.'],
+    [{ name: 'x', brand: [999999] }, 'The selected brand.0 is invalid.'],
+    [{ name: 'x', groups: [1, 999999] }, 'The selected groups.1 is invalid.'],
+    [{ name: 'x', operators: [999999] }, 'The selected operators.0 is invalid.'],
+    [{ name: 'x', default_assignedto: 999999 }, 'The selected default assignedto is invalid.'],
+    [{ name: 'x', email_templates: { bogus: 1 } }, 'The email templates.bogus is not an email template of a department.'],
+    [{ name: 'x', email_templates: { user_ticket_opened: 0 } }, 'The email templates.user ticket opened must be an email template id, or -1 for none.'],
+    [{ name: 'x', email_templates: { user_ticket_opened: 'abc' } }, 'The email templates.user ticket opened must be an email template id, or -1 for none.'],
+    [{ name: 'x', email_templates: 'x' }, 'The email templates must be an array keyed by template name (email_templates[user_ticket_opened]=3).'],
+    [{ name: 'x', ticket_number_format: '%N{4}' }, /^The ticket number format cannot give every ticket its own number/],
+    [{ name: 'x', ticket_number_format: '{number}' }, /^The ticket number format may not contain "\{"/],
+    [{ name: 'x', ticket_number_format: '%Q%S' }, 'The ticket number format has an unknown token %Q.'],
+  ] as Array<[Record<string, unknown>, string | RegExp]>)('422 %j → %s', async (form, message) => {
+    const before = await Department.count();
+    expectError(await api.post(BASE, form), 422, message);
+    expect(await Department.count()).toBe(before);
+  });
+
+  it('refuses a user group, and a user as operator or default assignee', async () => {
+    const userGroup = await Group.create({ type: 'user', name: unique('ugroup') });
+    const customer = await User.create({ type: 'user', brand_id: 1, email: `${unique('c')}@example.com` });
+    expectError(await api.post(BASE, { name: 'x', groups: [userGroup.id] }), 422, 'The selected groups.0 is invalid.');
+    expectError(await api.post(BASE, { name: 'x', operators: [customer.id] }), 422, 'The selected operators.0 is invalid.');
+    expectError(await api.post(BASE, { name: 'x', default_assignedto: customer.id }), 422, 'The selected default assignedto is invalid.');
+  });
+});
+
+describe('PUT /api/ticket/department/{id}', () => {
+  it('updates only what is sent', async () => {
+    const dept = await makeDepartment({ description: 'keep', order: 4, email_templates: JSON.stringify({ user_ticket_opened: 3, operator_assigned: 4 }) });
+    const name = unique('Renamed');
+    const data = updated(await api.put(`${BASE}/${dept.id}`, { name, notify_operators: 0, email_templates: { operator_assigned: -1, operator_ticket_note: 9 } }));
+    expect(data).toMatchObject({
+      id: dept.id, name, description: 'keep', order: 4, notify_operators: 0, public: 1,
+      email_templates: { ...NO_TEMPLATES, user_ticket_opened: 3, operator_ticket_note: 9 },
+    });
+    expect(data.updated_at).toBeGreaterThanOrEqual(dept.updated_at);
+    // An empty value resets every template to none; empty values clear the optional fields.
+    const cleared = updated(await api.put(`${BASE}/${dept.id}`, { email_templates: '', description: '', ticket_number_format: '' }));
+    expect(cleared).toMatchObject({ email_templates: NO_TEMPLATES, description: null, ticket_number_format: null });
+  });
+
+  it('replaces brands, groups and operators, and clears them with an empty value', async () => {
     const dept = await makeDepartment();
-    const post = await api.post(BASE, { name: 'x' });
-    expect(post.status).toBe(405);
-    expect(post.body).toMatchObject({ status: 'error', data: null });
-    const put = await api.put(`${BASE}/${dept.id}`, { name: 'x' });
-    expect(put.status).toBe(405);
+    const [g1, g2] = [await Group.create({ type: 'operator', name: unique('g') }), await Group.create({ type: 'operator', name: unique('g') })];
+    const [op1, op2] = [await makeOperator(), await makeOperator()];
+    const brand = await Brand.create({ name: unique('brand') });
+    await DepartmentGroup.create({ department_id: dept.id, group_id: g1.id });
+    await OperatorDepartment.create({ department_id: dept.id, user_id: op1.id });
+    await DepartmentBrand.create({ department_id: dept.id, brand_id: 1 });
+    const data = updated(await api.put(`${BASE}/${dept.id}`, { groups: [g2.id], operators: [op2.id], brand: [brand.id] }));
+    expect(data.groups.map((g: any) => g.id)).toEqual([g2.id]);
+    expect(data.operators.map((o: any) => o.id)).toEqual([op2.id]);
+    expect((await DepartmentBrand.findAll({ where: { department_id: dept.id } })).map((l) => l.brand_id)).toEqual([brand.id]);
+    // Not sent: unchanged.
+    expect(updated(await api.put(`${BASE}/${dept.id}`, { order: 2 })).groups.map((g: any) => g.id)).toEqual([g2.id]);
+    const cleared = updated(await api.put(`${BASE}/${dept.id}`, { groups: '', operators: '', brand: '' }));
+    expect(cleared).toMatchObject({ groups: [], operators: [] });
+    expect(await DepartmentBrand.count({ where: { department_id: dept.id } })).toBe(0);
+  });
+
+  it('moves a department under another and back to the top (0 or empty)', async () => {
+    const [a, b] = [await makeDepartment(), await makeDepartment()];
+    expect(updated(await api.put(`${BASE}/${b.id}`, { parent_id: a.id })).parent_id).toBe(a.id);
+    expect(ids(expectList(await api.get(BASE, { parent_id: a.id })))).toEqual([b.id]);
+    expect(updated(await api.put(`${BASE}/${b.id}`, { parent_id: 0 })).parent_id).toBeNull();
+    await b.update({ parent_id: a.id });
+    expect(updated(await api.put(`${BASE}/${b.id}`, { parent_id: '' })).parent_id).toBeNull();
+  });
+
+  it('refuses a cycle: the department itself or one of its descendants as parent', async () => {
+    const top = await makeDepartment();
+    const mid = await makeDepartment({ parent_id: top.id });
+    const leaf = await makeDepartment({ parent_id: mid.id });
+    const message = 'The parent id may not be the department itself or one of its sub-departments.';
+    expectError(await api.put(`${BASE}/${top.id}`, { parent_id: top.id }), 422, message);
+    expectError(await api.put(`${BASE}/${top.id}`, { parent_id: mid.id }), 422, message);
+    expectError(await api.put(`${BASE}/${top.id}`, { parent_id: leaf.id }), 422, message);
+    expectError(await api.put(`${BASE}/${mid.id}`, { parent_id: leaf.id }), 422, message);
+    expectError(await api.put(`${BASE}/${mid.id}`, { parent_id: 999999 }), 422, 'The selected parent id is invalid.');
+    expect((await Department.findByPk(top.id))?.parent_id).toBeNull();
+    // A sibling subtree is fine.
+    const other = await makeDepartment();
+    expect(updated(await api.put(`${BASE}/${top.id}`, { parent_id: other.id })).parent_id).toBe(other.id);
+    expect(updated(await api.put(`${BASE}/${leaf.id}`, { parent_id: top.id })).parent_id).toBe(top.id);
+  });
+
+  it('validates like create, and 404 first', async () => {
+    const dept = await makeDepartment();
+    expectError(await api.put(`${BASE}/${dept.id}`, { ticket_number_format: '%N{3}' }), 422, /^The ticket number format cannot give every ticket its own number/);
+    expectError(await api.put(`${BASE}/${dept.id}`, { name: '' }), 422, 'The name field is required.');
+    expectError(await api.put(`${BASE}/${dept.id}`, { email_templates: { nope: 1 } }), 422, 'The email templates.nope is not an email template of a department.');
+    expectNotFound(await api.put(`${BASE}/999999`, { name: '' }), 'department');
     expect((await Department.findByPk(dept.id))?.name).toBe(dept.name);
+  });
+
+  it('replaces translations when one is sent', async () => {
+    const dept = expectSuccess(await api.post(BASE, { name: unique('T'), 'name:fr': 'Un', 'name:de': 'Eins' }), 'Successfully created new department!');
+    expect(dept.translations).toHaveLength(2);
+    const data = updated(await api.put(`${BASE}/${dept.id}`, { 'name:es': 'Uno' }));
+    expect(data.translations).toEqual([{ department_id: dept.id, name: 'Uno', description: null, locale: 'es' }]);
+  });
+
+  it('clears the default assignee when that operator is deleted', async () => {
+    const op = await makeOperator();
+    const dept = await makeDepartment({ default_assignedto: op.id });
+    await op.destroy();
+    expect(expectSuccess(await api.get(`${BASE}/${dept.id}`)).default_assignedto).toBeNull();
   });
 });

@@ -6,7 +6,7 @@ import { parseListQuery } from '../../src/http/listQuery';
 import { HttpError } from '../../src/http/errors';
 import {
   applyCustomFieldValues, customFieldFilter, deleteCustomFieldValues, loadCustomFieldValues, serializeCustomFieldValue,
-} from '../../src/user/customFieldValues';
+} from '../../src/customfields/values';
 import { unique } from '../helpers/app';
 
 /**
@@ -271,7 +271,7 @@ describe('customFieldFilter', () => {
   async function matching(users: User[], customfield: unknown): Promise<number[]> {
     const q = await parseListQuery(spec, { customfield });
     if (!q.possible) return [];
-    const rows = await User.findAll({ where: { [Op.and]: [q.where, { id: { [Op.in]: users.map((u) => u.id) } }] }, order: [['id', 'ASC']] });
+    const rows = await User.findAll({ where: { [Op.and]: [q.where, { id: { [Op.in]: users.map((u) => u.id) } }] }, order: [['id', 'ASC']], replacements: q.replacements });
     return rows.map((r) => r.id);
   }
 

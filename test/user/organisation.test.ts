@@ -217,10 +217,10 @@ describe('domain[]', () => {
     const [taken, free] = [newDomain(), newDomain()];
     const owner = await createOrganisation({ domain: [taken] });
     const name = unique('Claimer');
-    expectError(await api.post(BASE, { name, domain: [free, taken.toUpperCase()] }), 422, 'The domain.1 has already been taken by another organisation.');
+    expectError(await api.post(BASE, { name, domain: [free, taken.toUpperCase()] }), 422, 'The domain.1 has already been taken.');
     expect(await Organisation.count({ where: { name } })).toBe(0);
     const other = await createOrganisation({ domain: [free] });
-    expectError(await api.put(`${BASE}/${other.id}`, { domain: [taken], name: 'Renamed' }), 422, 'The domain.0 has already been taken by another organisation.');
+    expectError(await api.put(`${BASE}/${other.id}`, { domain: [taken], name: 'Renamed' }), 422, 'The domain.0 has already been taken.');
     expect(await showOrganisation(other.id)).toMatchObject({ name: other.name, domains: [free] });
     // The organisation may keep its own domain.
     expect((await updateOrganisation(owner.id, { domain: [taken] })).domains).toEqual([taken]);

@@ -77,7 +77,10 @@ describe('list endpoints of the User area run a fixed number of queries whatever
     expect(expectList(one.res)).toHaveLength(1);
     expect(fifty.res.body.count).toBeGreaterThanOrEqual(50);
     expect(expectList(fifty.res)).toHaveLength(50);
-    expect(fifty.queries.length).toBe(one.queries.length);
+    // A relation no record of a page has costs one statement less (its targets are not looked up),
+    // so a page of one may run fewer; fifty never run more than the fixed bound.
+    expect(fifty.queries.length).toBeGreaterThanOrEqual(one.queries.length);
+    expect(fifty.queries.length).toBeLessThanOrEqual(one.queries.length + 3);
     expect(fifty.queries.length).toBeLessThanOrEqual(12);
   });
 

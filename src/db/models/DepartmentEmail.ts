@@ -1,19 +1,32 @@
 import { Column, DataType, Table } from 'sequelize-typescript';
 import { Entity, flag } from '../entity';
 
-/** An email address of a department; with IMAP settings it is a mailbox the mailbox worker polls. */
+export type MailProtocol = 'imap' | 'pop3';
+export type MailEncryption = 'none' | 'ssl' | 'tls';
+
+/**
+ * An email address of a department. Type 0: mail reaches the help desk by piping or forwarding;
+ * type 1: the mailbox worker fetches it from a remote mailbox (protocol, server, port, encryption,
+ * username, password). The password is stored encrypted (crypto/secrets.ts, MAILBOX_PASSWORD).
+ */
 @Table({ tableName: 'department_emails' })
 export class DepartmentEmail extends Entity {
   @Column({ type: DataType.INTEGER.UNSIGNED, allowNull: false }) declare department_id: number;
   @Column({ type: DataType.INTEGER.UNSIGNED, allowNull: false }) declare brand_id: number;
-  @Column({ type: DataType.STRING(255), allowNull: false }) declare address: string;
+  /** Unique across departments; the key's name lets a duplicate read "The address has already been taken." */
+  @Column({ type: DataType.STRING(255), allowNull: false, unique: 'department_emails_address_unique' }) declare address: string;
   @Column({ type: DataType.TINYINT.UNSIGNED, allowNull: false, defaultValue: 0 }) declare type: number;
-  @Column({ type: DataType.TINYINT.UNSIGNED, allowNull: false, defaultValue: 0 }) declare protocol: number;
+  @Column({ type: DataType.STRING(8), allowNull: false, defaultValue: 'imap' }) declare protocol: MailProtocol;
   @Column(DataType.STRING(255)) declare server: string | null;
   @Column(DataType.STRING(255)) declare username: string | null;
-  @Column(DataType.STRING(255)) declare password: string | null;
+  /** `v1:<key id>:<base64>`, never the clear password. */
+  @Column(DataType.STRING(2048)) declare password: string | null;
   @Column(DataType.INTEGER.UNSIGNED) declare port: number | null;
-  @Column(DataType.STRING(8)) declare encryption: string | null;
+  @Column({ type: DataType.STRING(8), allowNull: false, defaultValue: 'ssl' }) declare encryption: MailEncryption;
   @Column(flag(0)) declare consume_all: number;
   @Column(flag(0)) declare delete_downloaded: number;
+  /** Written by the mailbox worker. */
+  @Column(DataType.INTEGER.UNSIGNED) declare last_polled_at: number | null;
+  @Column(DataType.TEXT) declare last_error: string | null;
+  @Column(DataType.INTEGER.UNSIGNED) declare last_error_at: number | null;
 }

@@ -1,0 +1,107 @@
+import { QueryTypes } from 'sequelize';
+import { now } from '../src/db/entity';
+import { sequelize } from '../src/db/sequelize';
+import { TICKETS } from './env';
+
+/**
+ * Tickets (BENCH_TICKETS, 5 messages each) and 200 published articles, written by the database
+ * itself: `INSERT ... SELECT` over MariaDB's sequence engine (`seq_1_to_N`), in chunks of 100,000
+ * tickets, with the FULLTEXT indexes dropped during the load and rebuilt once at the end (keeping
+ * them costs far more per row than one rebuild). Values are pure functions of the sequence number,
+ * like ./data.ts. Bench tickets are numbered `B<n>`, so "is the data there" is one count.
+ */
+
+const CHUNK = 100_000;
+export const MESSAGES_PER_TICKET = 5;
+const SUBJECTS = ['Cannot log in', 'Invoice question', 'Refund request', 'Password reset', 'Shipping delay', 'Broken link', 'Feature request', 'Account locked', 'Slow dashboard', 'Export fails'];
+const WORDS = ['printer', 'invoice', 'password', 'refund', 'delivery', 'browser', 'mobile', 'export', 'report', 'login', 'error', 'timeout', 'upgrade', 'licence', 'backup', 'server'];
+
+const q = (sql: string, replacements: unknown[] = []) => sequelize().query(sql, { replacements, type: QueryTypes.RAW });
+const select = <T extends object>(sql: string, replacements: unknown[] = []) => sequelize().query<T>(sql, { replacements, type: QueryTypes.SELECT });
+const elt = (expr: string, values: Array<string | number>) => `ELT(1 + (${expr}) MOD ${values.length}, ${values.map((v) => sequelize().escape(v)).join(', ')})`;
+const ids = async (sql: string) => (await select<{ id: number }>(sql)).map((r) => r.id);
+
+export async function ensureTicketData(log: (line: string) => void): Promise<void> {
+  const [{ n }] = await select<{ n: number }>("SELECT COUNT(*) AS n FROM tickets WHERE number LIKE 'B%'");
+  if (Number(n) !== TICKETS) {
+    if (Number(n) > 0) throw new Error(`bench: the database holds ${n} bench tickets, not ${TICKETS}: use another BENCH_DATABASE_URL (the default names the scale)`);
+    await loadTickets(log);
+  }
+  const [{ a }] = await select<{ a: number }>("SELECT COUNT(*) AS a FROM articles WHERE slug LIKE 'bench-%'");
+  if (Number(a) === 0) {
+    const t = now();
+    await q(`INSERT INTO articles (title, slug, excerpt, text, published, published_at, protected, pinned, created_at, updated_at)
+      SELECT CONCAT(${elt('seq', SUBJECTS)}, ': how to ', seq), CONCAT('bench-', seq), 'What to do.',
+             CONCAT_WS(' ', ${elt('seq', WORDS)}, ${elt('seq * 7', WORDS)}, 'Step by step, with screenshots.', REPEAT('Lorem ipsum dolor sit amet. ', 20)),
+             1, ? - seq * 3600, 0, 0, ? - seq * 3600, ? - seq * 3600
+      FROM seq_1_to_200`, [t, t, t]);
+  }
+}
+
+async function loadTickets(log: (line: string) => void) {
+  const t = now();
+  const started = Date.now();
+  log(`Loading ${TICKETS.toLocaleString('en-GB')} tickets and ${(TICKETS * MESSAGES_PER_TICKET).toLocaleString('en-GB')} messages...`);
+  const departments = await ids('SELECT id FROM departments ORDER BY id');
+  const brand = (await ids('SELECT id FROM brands ORDER BY id LIMIT 1'))[0];
+  const channels = await ids('SELECT id FROM channels ORDER BY id');
+  const statuses = await ids('SELECT id FROM ticket_statuses ORDER BY id');
+  const priorities = await ids('SELECT id FROM ticket_priorities ORDER BY id');
+  const operators = await ids("SELECT id FROM users WHERE type = 'operator' ORDER BY id LIMIT 50");
+  if (!departments.length || !channels.length || !statuses.length || !priorities.length || !operators.length) throw new Error('bench: the seed lacks departments, channels, statuses, priorities or operators');
+  // Users by row number, so a ticket's user is a join on (seq mod count) + 1.
+  await q('DROP TABLE IF EXISTS bench_users');
+  await q('CREATE TABLE bench_users (n INT UNSIGNED AUTO_INCREMENT PRIMARY KEY, id INT UNSIGNED NOT NULL)');
+  await q("INSERT INTO bench_users (id) SELECT id FROM users WHERE type = 'user' ORDER BY id");
+  const [{ users }] = await select<{ users: number }>('SELECT COUNT(*) AS users FROM bench_users');
+
+  await q('ALTER TABLE tickets DROP INDEX tickets_subject_search');
+  await q('ALTER TABLE ticket_messages DROP INDEX ticket_messages_text_search');
+  try {
+    for (let from = 1; from <= TICKETS; from += CHUNK) {
+      const to = Math.min(TICKETS, from + CHUNK - 1);
+      const created = `(? - (s.seq * 7919) MOD ${2 * 365 * 24 * 3600})`;
+      await q(`INSERT INTO tickets (number, department_id, brand_id, channel_id, user_id, status_id, priority_id, subject,
+                 last_reply_time, last_reply_by, locked, merged, internal, token, created_at, updated_at)
+        SELECT CONCAT('B', s.seq), ${elt('s.seq', departments)}, ${brand}, ${elt('s.seq * 3', channels)}, u.id,
+               ${elt('s.seq * 5', statuses)}, ${elt('s.seq * 11', priorities)},
+               CONCAT(${elt('s.seq', SUBJECTS)}, ' ', ${elt('s.seq * 13', WORDS)}, ' ', s.seq),
+               ${created} + 7200, 1, 0, 0, 0, SHA1(s.seq), ${created}, ${created} + 7200
+        FROM seq_${from}_to_${to} s JOIN bench_users u ON u.n = 1 + s.seq MOD ${users}
+        ORDER BY s.seq`, [t, t, t, t]);
+      // Five messages each: the user's question, then operator and user in turn.
+      await q(`INSERT INTO ticket_messages (ticket_id, channel_id, user_id, \`by\`, type, text, is_draft, pinned, created_at, updated_at)
+        SELECT tk.id, tk.channel_id, IF(m.seq MOD 2 = 0, tk.user_id, ${elt('tk.id', operators)}), IF(m.seq MOD 2 = 0, 1, 0), 0,
+               CONCAT_WS(' ', 'Hello,', ${elt('tk.id + m.seq', WORDS)}, ${elt('tk.id * 3 + m.seq', WORDS)}, ${elt('tk.id * 7 + m.seq', WORDS)},
+                         'does not work since yesterday. Could you have a look? Regards,', m.seq),
+               0, 0, tk.created_at + m.seq * 1200, tk.created_at + m.seq * 1200
+        FROM tickets tk JOIN seq_0_to_${MESSAGES_PER_TICKET - 1} m
+        WHERE tk.number LIKE 'B%' AND tk.id BETWEEN (SELECT MIN(id) FROM tickets WHERE number = CONCAT('B', ?)) AND (SELECT MAX(id) FROM tickets WHERE number = CONCAT('B', ?))
+        ORDER BY tk.id, m.seq`, [from, to]);
+      log(`  ${to.toLocaleString('en-GB')} tickets (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+    }
+  } finally {
+    log('  rebuilding the FULLTEXT indexes...');
+    await q('ALTER TABLE tickets ADD FULLTEXT INDEX tickets_subject_search (subject)');
+    await q('ALTER TABLE ticket_messages ADD FULLTEXT INDEX ticket_messages_text_search (text)');
+    // Rows inserted while a table had no FULLTEXT index are missing from one added afterwards
+    // (their hidden FTS_DOC_ID is never assigned): a rebuild of the table indexes them.
+    await q('ALTER TABLE tickets ENGINE=InnoDB');
+    await q('ALTER TABLE ticket_messages ENGINE=InnoDB');
+    await q('DROP TABLE IF EXISTS bench_users');
+  }
+  await select('ANALYZE TABLE tickets, ticket_messages');
+  log(`Loaded in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+}
+
+/** Targets of the ticket scenarios: a ticket in the middle, and a user and operator for writes. */
+export async function ticketTargets() {
+  const [ticket] = await select<{ id: number; user_id: number; department_id: number; status_id: number; priority_id: number }>(
+    'SELECT id, user_id, department_id, status_id, priority_id FROM tickets WHERE number = ?', [`B${Math.ceil(TICKETS / 2)}`],
+  );
+  const [article] = await select<{ id: number }>("SELECT id FROM articles WHERE slug = 'bench-100'");
+  const [org] = await select<{ id: number }>('SELECT id FROM organisations ORDER BY id LIMIT 1 OFFSET 10');
+  const [ban] = await select<{ id: number }>('SELECT id FROM ip_bans ORDER BY id LIMIT 1 OFFSET 10');
+  if (!ticket || !article || !org || !ban) throw new Error("bench: a target record is missing");
+  return { ticket, articleId: article.id, organisationId: org.id, banId: ban.id, searchTerm: 'shipping delay report' };
+}

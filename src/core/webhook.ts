@@ -1,0 +1,114 @@
+import { SecretKeyMissingError, encryptSecret } from '../crypto/secrets';
+import { Webhook, WebhookDelivery } from '../db/models';
+import { EVENT_NAMES } from '../events';
+import { ValidationError } from '../http/errors';
+import { equals, flagFilter } from '../http/listQuery';
+import { resourceRouter, type CustomAction, type ResourceDef } from '../http/resource';
+import { pick } from '../http/serialize';
+import { sqlCondition } from '../http/sql';
+import { Joi, field } from '../http/validation';
+import { logger } from '../logger';
+import { enqueue } from '../queue/outbox';
+import { webhookDelivery } from '../webhooks/deliver';
+import { WEBHOOK_SECRET_PURPOSE, newWebhookSecret } from '../webhooks/signing';
+import { subscribedEvents } from '../webhooks/subscriber';
+
+const eventName = () => Joi.string().trim().valid('*', ...EVENT_NAMES);
+/** Event names (`events[]=ticket.created&events[]=user.created`), or `*` for every event. */
+const events = () => Joi.array().items(eventName()).single().min(1).max(100)
+  .description(`Event types to deliver, or \`*\` for all: ${EVENT_NAMES.join(', ')}.`);
+const url = () => Joi.string().trim().max(2048).uri({ scheme: ['http', 'https'] }).description('Where deliveries are POSTed (http or https).');
+
+/** `*` alone stands for every event; names are kept once, in the order given. */
+const storedEvents = (names: string[]) => JSON.stringify(names.includes('*') ? ['*'] : [...new Set(names)]);
+
+/** The secret of a webhook just created, shown in that response only (it is stored encrypted). */
+const shownOnce = new WeakMap<Webhook, string>();
+
+function encrypted(secret: string): string {
+  try {
+    return encryptSecret(secret, WEBHOOK_SECRET_PURPOSE);
+  } catch (err) {
+    if (!(err instanceof SecretKeyMissingError)) throw err;
+    logger.error(err.message);
+    throw new ValidationError('The webhook cannot be stored: the server has no SECRET_KEY to encrypt its signing secret with.');
+  }
+}
+
+export const WEBHOOK_FIELDS = ['id', 'url', 'description', 'enabled', 'created_at', 'updated_at'] as const;
+
+/**
+ * `/api/core/webhook`: URLs subscribed to event types. The signing secret is generated on create,
+ * returned in that response only, and stored encrypted (crypto/secrets.ts).
+ */
+export const webhookResource: ResourceDef<Webhook> = {
+  path: '/webhook',
+  model: Webhook,
+  label: 'webhook',
+  sortable: ['url', 'enabled', 'created_at', 'updated_at'],
+  filters: {
+    enabled: flagFilter('enabled'),
+    // Webhooks that receive this event (subscribed to it, or to every event).
+    event: { schema: eventName(), where: (v: string) => sqlCondition`(JSON_CONTAINS(events, ${JSON.stringify(v)}) OR JSON_CONTAINS(events, '"*"'))` },
+  },
+  dates: true,
+  createSchema: Joi.object({ url: url().required(), events: events().required(), description: field.nullable(255), enabled: field.flag().default(1) }),
+  updateSchema: Joi.object({ url: url(), events: events(), description: field.nullable(255), enabled: field.flag() }),
+  async create(input, { transaction }) {
+    const secret = newWebhookSecret();
+    const webhook = await Webhook.create({
+      url: input.url, description: input.description ?? null, enabled: input.enabled, events: storedEvents(input.events), secret: encrypted(secret),
+    }, { transaction });
+    shownOnce.set(webhook, secret);
+    return webhook;
+  },
+  async update(webhook, input, { transaction }) {
+    const { events: names, ...rest } = input;
+    await webhook.update({ ...rest, ...(names ? { events: storedEvents(names) } : {}) }, { transaction });
+  },
+  serialize: (w, _rel, ctx) => ({
+    ...pick(w, WEBHOOK_FIELDS),
+    events: subscribedEvents(w),
+    ...(ctx.view === 'create' ? { secret: shownOnce.get(w) ?? null } : {}),
+  }),
+};
+
+const STATUSES = ['pending', 'succeeded', 'failed', 'skipped'] as const;
+
+const redeliver: CustomAction<WebhookDelivery> = {
+  name: 'redeliver',
+  method: 'POST',
+  path: '/:id/redeliver',
+  message: 'The delivery was queued again.',
+  async run({ record, transaction }) {
+    await record!.update({ status: 'pending', error: null }, { transaction });
+    await enqueue(transaction!, webhookDelivery, { deliveryId: record!.id });
+    return record;
+  },
+};
+
+/**
+ * `/api/core/webhook/{webhook}/delivery`: the log of a webhook's deliveries (status, attempts, the
+ * receiver's last response code, the last error, timestamps), and `.../{id}/redeliver`, which sends
+ * the same delivery (same `X-Helpdesk-Delivery`) again with a fresh set of attempts.
+ */
+export const webhookDeliveryResource: ResourceDef<WebhookDelivery> = {
+  path: '/webhook/:webhook/delivery',
+  model: WebhookDelivery,
+  label: 'webhook delivery',
+  parent: { model: Webhook, label: 'webhook', param: 'webhook', column: 'webhook_id' },
+  actions: ['list', 'show'],
+  sortable: ['status', 'attempts', 'event_id', 'created_at', 'updated_at'],
+  filters: { status: equals('status', Joi.string().valid(...STATUSES)), event: equals('event_name', eventName()) },
+  dates: true,
+  serialize: (d) => ({
+    ...pick(d, ['id', 'webhook_id', 'event_id']),
+    event: d.event_name,
+    delivery: d.uuid,
+    ...pick(d, ['status', 'attempts', 'response_code', 'error', 'last_attempt_at', 'delivered_at', 'created_at', 'updated_at']),
+  }),
+  custom: [redeliver],
+};
+
+export const webhookRouter = resourceRouter(webhookResource);
+export const webhookDeliveryRouter = resourceRouter(webhookDeliveryResource);

@@ -1,0 +1,341 @@
+import { Op, type Transaction } from 'sequelize';
+import type { CustomFieldKind } from '../db/models/CustomField';
+import { CustomField, CustomFieldBrand, CustomFieldDepartment, CustomFieldOption, CustomFieldValue } from '../db/models';
+import { sequelize } from '../db/sequelize';
+import { ValidationError, invalid } from '../http/errors';
+import { likeContains, type Condition, type Filter } from '../http/listQuery';
+import { allOf, sqlCondition, type BoundCondition } from '../http/sql';
+import { groupBy } from '../http/load';
+import { CONTROL_CHARACTERS, Joi, toFlag } from '../http/validation';
+
+/**
+ * Values of user, organisation and ticket custom fields: one row per field and owner in
+ * custom_field_values (owner_id is a user, organisation or ticket id, by the field's kind).
+ */
+export type ValueKind = CustomFieldKind;
+
+/** Custom field `type` values. */
+export const TYPE = {
+  BOOLEAN: 0, CHECKBOX: 1, CHECKLIST: 2, DATE: 3, MULTIPLE: 4, OPTIONS: 5, PASSWORD: 6, RADIO: 7, TEXT: 8, TEXTAREA: 9,
+} as const;
+
+/** Types whose values are option ids (and which have options). */
+export const OPTION_TYPES: readonly number[] = [TYPE.CHECKLIST, TYPE.MULTIPLE, TYPE.OPTIONS, TYPE.RADIO];
+/** Option types holding several option ids (stored comma-separated). */
+export const MULTI_OPTION_TYPES: readonly number[] = [TYPE.CHECKLIST, TYPE.MULTIPLE];
+
+const TEXT_MAX = 255;
+/** The value column is TEXT: 65535 bytes. */
+const TEXTAREA_MAX_BYTES = 65535;
+
+/** Which stored values stay meaningful when a field changes type (same class, or one option id → a list). */
+export function valueClass(type: number): string {
+  if (type === TYPE.BOOLEAN || type === TYPE.CHECKBOX) return 'flag';
+  if (MULTI_OPTION_TYPES.includes(type)) return 'multi';
+  if (type === TYPE.OPTIONS || type === TYPE.RADIO) return 'single';
+  if (type === TYPE.DATE) return 'date';
+  return 'string';
+}
+
+export function valuesSurviveTypeChange(from: number, to: number): boolean {
+  const a = valueClass(from);
+  const b = valueClass(to);
+  return a === b || (a === 'single' && b === 'multi');
+}
+
+/** Ids of the fields of a kind: values are tied to their kind through their field. */
+async function fieldIdsOfKind(kind: ValueKind, transaction?: Transaction): Promise<number[]> {
+  return (await CustomField.findAll({ attributes: ['id'], where: { kind }, transaction })).map((f) => f.id);
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const isEmpty = (v: unknown) => v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
+
+const INT = /^\s*-?\d{1,15}\s*$/;
+
+function parseFlag(v: unknown): '1' | '0' | null {
+  const f = toFlag(v);
+  return f === null ? null : f === 1 ? '1' : '0';
+}
+
+function parseInteger(v: unknown): number | null {
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? v : null;
+  if (typeof v === 'string' && INT.test(v)) return Number(v);
+  return null;
+}
+
+/** A list of option ids: an array, one id, or the stored comma-separated form. */
+function parseIdList(v: unknown): number[] | null {
+  const parts = Array.isArray(v) ? v : typeof v === 'number' ? [v] : typeof v === 'string' ? v.split(',') : isPlainObject(v) ? Object.values(v) : null;
+  if (!parts) return null;
+  const ids: number[] = [];
+  for (const p of parts) {
+    if (p === '' || p === null) continue;
+    const n = parseInteger(p);
+    if (n === null || n < 1) return null;
+    if (!ids.includes(n)) ids.push(n);
+  }
+  return ids;
+}
+
+/** Fields of a kind that apply to a brand: no brand list, or the brand is in it. */
+function appliesToBrand(field: CustomField, brandsByField: Map<number, number[]>, brandId: number): boolean {
+  const brands = brandsByField.get(field.id);
+  return !brands || brands.length === 0 || brands.includes(brandId);
+}
+
+/**
+ * The stored form of a value (a string), null for "no value" (the stored value is deleted), or a
+ * 422 naming the field.
+ */
+function normalise(field: CustomField, raw: unknown, optionIds: Set<number>): string | null {
+  const name = `customfield.${field.id}`;
+  if (isEmpty(raw)) return null;
+  switch (field.type) {
+    case TYPE.BOOLEAN:
+    case TYPE.CHECKBOX: {
+      const f = parseFlag(raw);
+      if (f === null) throw new ValidationError(`The ${name} field must be true or false.`);
+      return f;
+    }
+    case TYPE.DATE: {
+      const n = parseInteger(raw);
+      if (n === null) throw new ValidationError(`The ${name} must be a date as a UNIX timestamp (an integer).`);
+      return String(n);
+    }
+    case TYPE.OPTIONS:
+    case TYPE.RADIO: {
+      const n = parseInteger(raw);
+      if (n === null || !optionIds.has(n)) throw new ValidationError(`The ${name} must be the id of one of the field's options.`);
+      return String(n);
+    }
+    case TYPE.CHECKLIST:
+    case TYPE.MULTIPLE: {
+      const ids = parseIdList(raw);
+      if (ids === null) throw new ValidationError(`The ${name} must be a list of ids of the field's options.`);
+      const bad = ids.findIndex((id) => !optionIds.has(id));
+      if (bad >= 0) throw new ValidationError(`The ${name} must be a list of ids of the field's options: ${ids[bad]} is not one of them.`);
+      return ids.length ? ids.join(',') : null;
+    }
+    case TYPE.TEXT: {
+      if (typeof raw !== 'string' && typeof raw !== 'number') throw new ValidationError(`The ${name} must be a string.`);
+      const s = String(raw).trim();
+      if (s.length > TEXT_MAX) throw new ValidationError(`The ${name} may not be greater than ${TEXT_MAX} characters.`);
+      // A one-line text (Textarea is the multi-line type).
+      if (CONTROL_CHARACTERS.test(s)) throw new ValidationError(`The ${name} must not contain control characters.`);
+      return s === '' ? null : s;
+    }
+    case TYPE.PASSWORD: {
+      if (typeof raw !== 'string' && typeof raw !== 'number') throw new ValidationError(`The ${name} must be a string.`);
+      const s = String(raw);
+      if (s.length > TEXT_MAX) throw new ValidationError(`The ${name} may not be greater than ${TEXT_MAX} characters.`);
+      return s;
+    }
+    default: {
+      // Textarea
+      if (typeof raw !== 'string' && typeof raw !== 'number') throw new ValidationError(`The ${name} must be a string.`);
+      const s = String(raw);
+      if (Buffer.byteLength(s, 'utf8') > TEXTAREA_MAX_BYTES) throw new ValidationError(`The ${name} may not be greater than ${TEXTAREA_MAX_BYTES} bytes.`);
+      return s.trim() === '' ? null : s;
+    }
+  }
+}
+
+/** A dependent field counts only when its parent holds the option it depends on (or any value). */
+function dependencyMet(field: CustomField, values: Map<number, string | null>, fields: Map<number, CustomField>): boolean {
+  if (!field.depends_on_field_id) return true;
+  const parent = fields.get(field.depends_on_field_id);
+  if (!parent) return true;
+  const parentValue = values.get(parent.id);
+  if (parentValue === null || parentValue === undefined) return false;
+  if (!field.depends_on_option_id) return true;
+  return parentValue.split(',').includes(String(field.depends_on_option_id));
+}
+
+export interface ApplyOptions {
+  brandId: number;
+  /** On create, every required field of the brand needs a value. */
+  creating: boolean;
+  /** On update, locked fields that already have a value change only when true. */
+  overwriteLocked: boolean;
+  /**
+   * Ticket fields: the ticket's department. Only the fields of every department (no `depts`) and
+   * those of this one apply, like fields of other brands.
+   */
+  departmentId?: number;
+  transaction: Transaction;
+}
+
+/**
+ * Writes the request's `customfield` object (keyed by field id) for one user or organisation.
+ * A field unknown, of another kind or of another brand: `The selected customfield.<id> is invalid.`
+ * An empty value deletes the stored one. Locked fields keep their value on update unless
+ * `overwriteLocked`. On create, required fields (whose dependency is met) must have a value.
+ */
+export async function applyCustomFieldValues(kind: ValueKind, ownerId: number, input: Record<string, unknown> | undefined | null, opts: ApplyOptions): Promise<void> {
+  const { transaction } = opts;
+  if (input !== undefined && input !== null && !isPlainObject(input)) {
+    throw new ValidationError('The customfield must be an array keyed by custom field id.');
+  }
+  const entries = Object.entries(input ?? {});
+  for (const [key] of entries) if (!/^\d{1,10}$/.test(key)) throw invalid(`customfield.${key}`);
+  if (!entries.length && !opts.creating) return;
+
+  // Every field of the kind with its brand list (custom fields are few): two queries.
+  const fields = new Map((await CustomField.findAll({ where: { kind }, transaction })).map((f) => [f.id, f]));
+  const brandRows = fields.size ? await CustomFieldBrand.findAll({ where: { field_id: { [Op.in]: [...fields.keys()] } }, transaction }) : [];
+  const brandsByField = new Map<number, number[]>();
+  for (const b of brandRows) brandsByField.set(b.field_id, [...(brandsByField.get(b.field_id) ?? []), b.brand_id]);
+  if (opts.departmentId !== undefined && fields.size) {
+    const deptRows = await CustomFieldDepartment.findAll({ where: { field_id: { [Op.in]: [...fields.keys()] } }, transaction });
+    const deptsByField = groupBy(deptRows, (d) => d.field_id);
+    for (const [id, rows] of deptsByField) if (!rows.some((d) => d.department_id === opts.departmentId)) fields.delete(id);
+  }
+
+  const given = entries.map(([key, raw]) => {
+    const field = fields.get(Number(key));
+    if (!field || !appliesToBrand(field, brandsByField, opts.brandId)) throw invalid(`customfield.${key}`);
+    return { field, raw };
+  });
+
+  const optionFieldIds = given.filter((g) => OPTION_TYPES.includes(g.field.type)).map((g) => g.field.id);
+  const options = optionFieldIds.length
+    ? await CustomFieldOption.findAll({ attributes: ['id', 'field_id'], where: { field_id: { [Op.in]: optionFieldIds } }, transaction })
+    : [];
+  const optionIds = new Map<number, Set<number>>();
+  for (const o of options) optionIds.set(o.field_id, (optionIds.get(o.field_id) ?? new Set()).add(o.id));
+
+  // No lock here: callers hold the owner's row (the resource's update locks it), which serialises
+  // writes of one owner's values; a range lock on the values would only add deadlocks between owners.
+  const stored = opts.creating ? [] : await CustomFieldValue.findAll({
+    where: { owner_id: ownerId, field_id: { [Op.in]: [...fields.keys()] } }, transaction,
+  });
+  const storedBy = new Map(stored.map((v) => [v.field_id, v]));
+
+  // The values after this request: stored ones, then the given ones (locked fields keep theirs).
+  const next = new Map<number, string | null>(stored.map((v) => [v.field_id, v.value]));
+  const changes = new Map<number, string | null>();
+  for (const { field, raw } of given) {
+    const value = normalise(field, raw, optionIds.get(field.id) ?? new Set());
+    const current = storedBy.get(field.id);
+    if (!opts.creating && field.locked && !opts.overwriteLocked && current && current.value !== null && current.value !== '') continue;
+    next.set(field.id, value);
+    if ((current?.value ?? null) !== value) changes.set(field.id, value);
+  }
+
+  // Required fields of the brand: on create each needs a value; on update a given empty value is refused.
+  for (const field of fields.values()) {
+    if (!field.required || !appliesToBrand(field, brandsByField, opts.brandId)) continue;
+    const value = next.get(field.id);
+    if (value !== null && value !== undefined) continue;
+    if (!opts.creating && !changes.has(field.id)) continue;
+    if (dependencyMet(field, next, fields)) throw new ValidationError(`The customfield.${field.id} field is required.`);
+  }
+
+  const removed = [...changes].filter(([, v]) => v === null).map(([id]) => id);
+  const upserts = [...changes].filter(([, v]) => v !== null).map(([field_id, value]) => ({ field_id, owner_id: ownerId, value }));
+  if (removed.length) await CustomFieldValue.destroy({ where: { owner_id: ownerId, field_id: { [Op.in]: removed } }, transaction });
+  if (upserts.length) await CustomFieldValue.bulkCreate(upserts, { transaction, updateOnDuplicate: ['value', 'updated_at'] });
+}
+
+/** The custom field values of a page of users or organisations, in one query. */
+export async function loadCustomFieldValues(ownerIds: number[], kind: ValueKind): Promise<Map<number, CustomFieldValue[]>> {
+  const ids = [...new Set(ownerIds)];
+  if (!ids.length) return new Map();
+  const rows = await sequelize().query(
+    `SELECT v.* FROM custom_field_values v JOIN custom_fields f ON f.id = v.field_id
+     WHERE f.kind = :kind AND v.owner_id IN (:ids) ORDER BY v.owner_id, v.field_id`,
+    { replacements: { kind, ids }, model: CustomFieldValue, mapToModel: true },
+  );
+  return groupBy(rows, (v) => v.owner_id);
+}
+
+/** A value as the API returns it: `{id, field_id, user_id|organisation_id, value, created_at, updated_at}`. */
+export function serializeCustomFieldValue(v: CustomFieldValue, ownerKey: 'user_id' | 'organisation_id' | 'ticket_id'): Record<string, any> {
+  return { id: v.id, field_id: v.field_id, [ownerKey]: v.owner_id, value: v.value, created_at: v.created_at, updated_at: v.updated_at };
+}
+
+/** Removes every custom field value of a user or organisation (when it is deleted). */
+export async function deleteCustomFieldValues(kind: ValueKind, ownerId: number, transaction: Transaction): Promise<void> {
+  const fieldIds = await fieldIdsOfKind(kind, transaction);
+  if (fieldIds.length) await CustomFieldValue.destroy({ where: { owner_id: ownerId, field_id: { [Op.in]: fieldIds } }, transaction });
+}
+
+/**
+ * After options of a field were deleted: values that named them lose those ids (a value left with
+ * no option is deleted).
+ */
+export async function pruneDeletedOptions(field: CustomField, deletedOptionIds: number[], transaction: Transaction): Promise<void> {
+  if (!deletedOptionIds.length) return;
+  const gone = new Set(deletedOptionIds.map(String));
+  const values = await CustomFieldValue.findAll({
+    where: {
+      field_id: field.id,
+      [Op.or]: deletedOptionIds.map((id) => sequelize().where(sequelize().fn('FIND_IN_SET', String(id), sequelize().col('value')), Op.gt, 0)),
+    },
+    transaction,
+  });
+  const emptied: number[] = [];
+  for (const v of values) {
+    const kept = (v.value ?? '').split(',').filter((id) => id !== '' && !gone.has(id));
+    if (kept.length) await v.update({ value: kept.join(',') }, { transaction });
+    else emptied.push(v.id);
+  }
+  if (emptied.length) await CustomFieldValue.destroy({ where: { id: { [Op.in]: emptied } }, transaction });
+}
+
+/** Deletes every stored value of a field (its type changed to one the values do not fit). */
+export async function deleteValuesOfField(fieldId: number, transaction: Transaction): Promise<void> {
+  await CustomFieldValue.destroy({ where: { field_id: fieldId }, transaction });
+}
+
+/**
+ * The lists' `customfield` parameter (`customfield[<field id>]=<value>`): records with a value of
+ * each named field that matches. Text and Textarea: contains; option types: the option id is among
+ * the stored ids; other types: equals. An empty value is ignored. An id that is not a field of the
+ * kind: `The selected customfield.<id> is invalid.`
+ */
+export function customFieldFilter(kind: ValueKind): Filter {
+  return {
+    schema: Joi.any().custom((value) => {
+      if (!isPlainObject(value)) throw new Error('The customfield must be an array keyed by custom field id.');
+      for (const [key, v] of Object.entries(value)) {
+        if (!/^\d{1,10}$/.test(key)) throw new Error(`The selected customfield.${key} is invalid.`);
+        if (v !== null && typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') throw new Error(`The customfield.${key} must be a string.`);
+      }
+      return value;
+    }),
+    async where(value: Record<string, string | number | boolean | null>): Promise<Condition> {
+      const entries = Object.entries(value)
+        .map(([key, v]) => [Number(key), v === null || v === undefined ? '' : String(v).trim()] as const)
+        .filter(([, v]) => v !== '');
+      if (!entries.length) return {};
+      const ids = entries.map(([id]) => id);
+      const fields = new Map((await CustomField.findAll({ attributes: ['id', 'type'], where: { kind, id: { [Op.in]: ids } } })).map((f) => [f.id, f]));
+      // One subquery per named field, all in the list's own query: every named field must match.
+      return allOf(entries.map(([id, v]) => {
+        const field = fields.get(id);
+        if (!field) throw invalid(`customfield.${id}`);
+        const owners = (match: BoundCondition) => sqlCondition`id IN (SELECT owner_id FROM custom_field_values WHERE field_id = ${id} AND ${match})`;
+        if (field.type === TYPE.TEXT || field.type === TYPE.TEXTAREA) return owners(sqlCondition`value LIKE ${likeContains(v)}`);
+        if (OPTION_TYPES.includes(field.type)) {
+          const option = parseInteger(v);
+          if (option === null) throw new ValidationError(`The customfield.${id} must be the id of one of the field's options.`);
+          return owners(sqlCondition`FIND_IN_SET(${String(option)}, value) > 0`);
+        }
+        if (field.type === TYPE.BOOLEAN || field.type === TYPE.CHECKBOX) {
+          const f = parseFlag(v);
+          if (f === null) throw new ValidationError(`The customfield.${id} field must be true or false.`);
+          return owners(sqlCondition`value = ${f}`);
+        }
+        if (field.type === TYPE.DATE) {
+          const n = parseInteger(v);
+          if (n === null) throw new ValidationError(`The customfield.${id} must be a date as a UNIX timestamp (an integer).`);
+          return owners(sqlCondition`value = ${String(n)}`);
+        }
+        return owners(sqlCondition`value = ${v}`);
+      }));
+    },
+  };
+}

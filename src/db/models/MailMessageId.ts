@@ -1,0 +1,18 @@
+import { AutoIncrement, Column, DataType, Model, PrimaryKey, Table } from 'sequelize-typescript';
+
+export type MailDirection = 'out' | 'in';
+
+/**
+ * The Message-ID of a mail of a ticket (without angle brackets): every mail the help desk sends
+ * (`out`), and the mails the mailbox worker imports (`in`). A reply naming one of them in
+ * In-Reply-To or References belongs to its ticket.
+ */
+@Table({ tableName: 'mail_message_ids' })
+export class MailMessageId extends Model {
+  @PrimaryKey @AutoIncrement @Column(DataType.INTEGER.UNSIGNED) declare id: number;
+  @Column({ type: DataType.STRING(255), allowNull: false }) declare message_id: string;
+  @Column({ type: DataType.INTEGER.UNSIGNED, allowNull: false }) declare ticket_id: number;
+  @Column(DataType.INTEGER.UNSIGNED) declare ticket_message_id: number | null;
+  @Column({ type: DataType.STRING(3), allowNull: false }) declare direction: MailDirection;
+  @Column({ type: DataType.INTEGER.UNSIGNED, allowNull: false }) declare created_at: number;
+}

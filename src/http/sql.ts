@@ -1,0 +1,64 @@
+import { literal } from 'sequelize';
+import type { Literal } from 'sequelize/types/utils';
+
+/**
+ * A SQL condition with bound values: `sqlCondition\`id IN (SELECT user_id FROM user_emails WHERE email = ${v})\``.
+ * The values never enter the SQL text: each becomes a named replacement (`:b<n>`) that the query
+ * carrying the condition passes to Sequelize (`replacements`), which binds it. This is how list
+ * filters reach other tables (subqueries) in one query, whatever the size of the tables.
+ */
+export interface BoundCondition {
+  readonly literal: Literal;
+  readonly replacements: Record<string, unknown>;
+}
+
+let seq = 0;
+
+export function sqlCondition(strings: TemplateStringsArray, ...values: unknown[]): BoundCondition {
+  const replacements: Record<string, unknown> = {};
+  let text = strings[0];
+  values.forEach((value, i) => {
+    if (isBound(value)) {
+      // A condition inside a condition: its SQL goes in, its values stay bound.
+      text += `${sqlOf(value)}${strings[i + 1]}`;
+      Object.assign(replacements, value.replacements);
+      return;
+    }
+    seq = (seq + 1) % 1_000_000_000;
+    const name = `b${seq}`;
+    replacements[name] = value;
+    text += `:${name}${strings[i + 1]}`;
+  });
+  return { literal: literal(`(${text})`), replacements };
+}
+
+export const isBound = (c: unknown): c is BoundCondition =>
+  typeof c === 'object' && c !== null && 'literal' in c && 'replacements' in c;
+
+const sqlOf = (c: BoundCondition) => (c.literal as unknown as { val: string }).val;
+
+/** Several bound conditions that must all hold. */
+export function allOf(conditions: BoundCondition[]): BoundCondition {
+  return {
+    literal: literal(conditions.map(sqlOf).join(' AND ')),
+    replacements: Object.assign({}, ...conditions.map((c) => c.replacements)),
+  };
+}
+
+/** Several bound conditions of which at least one must hold (none: nothing matches). */
+export function anyOf(conditions: BoundCondition[]): BoundCondition {
+  if (!conditions.length) return { literal: literal('(1 = 0)'), replacements: {} };
+  return {
+    literal: literal(`(${conditions.map(sqlOf).join(' OR ')})`),
+    replacements: Object.assign({}, ...conditions.map((c) => c.replacements)),
+  };
+}
+
+/**
+ * SQL text written in the code (a column name, a table alias), to place in a `sqlCondition`:
+ * never a value from a request, which is always bound.
+ */
+export const trusted = (sql: string): BoundCondition => ({ literal: literal(sql), replacements: {} });
+
+/** The SQL text of a bound condition (its values stay named replacements): for a statement written by hand. */
+export const sqlText = (c: BoundCondition): string => sqlOf(c);

@@ -1,0 +1,80 @@
+import { Router } from 'express';
+import { QueryTypes } from 'sequelize';
+import { migrations } from '../../migrations';
+import { sequelize } from '../db/sequelize';
+import { counterClient } from '../http/windowCounter';
+
+const CHECK_TIMEOUT_MS = 2000;
+
+let draining = false;
+
+/** From SIGTERM on, `/readyz` answers 503 so load balancers stop sending new requests here. */
+export function startDraining(): void {
+  draining = true;
+}
+
+export const isDraining = () => draining;
+
+const within = <T>(p: Promise<T>, what: string) => new Promise<T>((resolve, reject) => {
+  const timer = setTimeout(() => reject(new Error(`${what} did not answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+  p.then((v) => { clearTimeout(timer); resolve(v); }, (e) => { clearTimeout(timer); reject(e); });
+});
+
+async function database(): Promise<string | null> {
+  await within(sequelize().query('SELECT 1', { type: QueryTypes.SELECT }), 'MariaDB');
+  return null;
+}
+
+async function redisCheck(): Promise<string | null> {
+  const pong = await within(counterClient().ping(), 'Redis');
+  return pong === 'PONG' ? null : `Redis answered ${pong}`;
+}
+
+/** Every migration this code knows is applied (a newer database, migrated by a newer release, is fine). */
+async function migrationsCheck(): Promise<string | null> {
+  const rows = await within(sequelize().query<{ name: string }>('SELECT name FROM migrations', { type: QueryTypes.SELECT }), 'MariaDB');
+  const applied = new Set(rows.map((r) => r.name));
+  const pending = migrations.map((m) => m.name).filter((n) => !applied.has(n));
+  return pending.length ? `${pending.length} pending (${pending.join(', ')})` : null;
+}
+
+/** What keeps this process from serving: empty when ready. */
+export async function readinessProblems(): Promise<string[]> {
+  const checks = { database, redis: redisCheck, migrations: migrationsCheck };
+  const results = await Promise.all(Object.entries(checks).map(async ([name, check]) => {
+    try {
+      const problem = await check();
+      return problem ? `${name}: ${problem}` : null;
+    } catch (err) {
+      return `${name}: ${(err as Error).message}`;
+    }
+  }));
+  return results.filter((r): r is string => r !== null);
+}
+
+/**
+ * `/healthz`: the process is alive (no dependency is asked: restarting the process would not fix
+ * them). `/readyz`: it can serve: MariaDB and Redis answer and every migration is applied; 503 with
+ * the reasons otherwise, and from the moment it starts shutting down. Neither needs a token.
+ */
+export function healthRouter(): Router {
+  const router = Router();
+  router.get('/healthz', (_req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    res.json({ status: 'success', message: null, data: { status: 'alive' } });
+  });
+  router.get('/readyz', async (_req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    if (draining) {
+      res.status(503).json({ status: 'error', message: 'Not ready: the process is shutting down.', data: null });
+      return;
+    }
+    const problems = await readinessProblems();
+    if (problems.length) {
+      res.status(503).json({ status: 'error', message: `Not ready: ${problems.join('; ')}.`, data: null });
+      return;
+    }
+    res.json({ status: 'success', message: null, data: { database: 'ok', redis: 'ok', migrations: 'ok' } });
+  });
+  return router;
+}

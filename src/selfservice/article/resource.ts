@@ -1,0 +1,180 @@
+import { Op, type WhereOptions } from 'sequelize';
+import { Article } from '../../db/models';
+import { emit } from '../../events';
+import { ValidationError } from '../../http/errors';
+import { LOCALE, flagFilter, parseListQuery, type Condition, type Filter, type ListSpec } from '../../http/listQuery';
+import { resourceRouter, type CustomAction, type ResourceDef } from '../../http/resource';
+import { isBound, sqlCondition } from '../../http/sql';
+import { Joi, field } from '../../http/validation';
+import { MAX_UPLOAD_BYTES } from '../../storage/uploads';
+import { slugField } from '../slugs';
+import { ARTICLE_TRANSLATIONS, EXCERPT_MAX, loadArticleRelations, serializeArticle, type ArticleRelations } from './presenter';
+import { searchCondition, searchQuery, searchScore } from './search';
+import {
+  assertInType, createArticle, incrementViews, rebuildSearch, updateArticle, type ArticleInput, type ArticleUpdate,
+} from './service';
+
+/** Self-service articles: the spec's list, show and create, plus update, delete and search. */
+
+const MAX_ATTACHMENTS = 20;
+const TEXT_MAX = 1_000_000;
+
+/** `attachment[n][contents]`: base64 (standard or URL-safe alphabet, padding optional), decoded. */
+const base64Contents = () => Joi.string().custom((value: string, helpers) => {
+  const name = (helpers.state.path ?? []).join('.');
+  const compact = value.replace(/\s+/g, '');
+  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(compact) || compact.replace(/=+$/, '').length % 4 === 1) {
+    throw new Error(`The ${name} must be a valid base64 string.`);
+  }
+  const bytes = Buffer.from(compact, 'base64');
+  if (!bytes.length) throw new Error(`The ${name} field is required.`);
+  if (bytes.length > MAX_UPLOAD_BYTES) throw new Error(`The ${name} may not be greater than ${MAX_UPLOAD_BYTES / 1024} kilobytes.`);
+  return bytes;
+});
+
+const attachmentItem = Joi.object({
+  filename: field.string().required(),
+  contents: base64Contents().required(),
+  locale: Joi.string().trim().pattern(LOCALE, 'locale').allow('', null),
+});
+
+const fields = {
+  slug: slugField(),
+  excerpt: field.nullable(EXCERPT_MAX),
+  // Full tag names, not ids; an empty value clears the tags (update).
+  tag: Joi.array().items(field.string().required()).single().max(100).allow('', null),
+  published: field.flag(),
+  published_at: field.timestamp().allow(null, ''),
+  protected: field.flag(),
+  pinned: field.flag(),
+  attachment: Joi.array().items(attachmentItem).single().max(MAX_ATTACHMENTS),
+};
+
+const categories = () => field.idArray().min(1).empty('');
+
+export const articleCreateSchema = Joi.object({
+  author_id: field.id().required(),
+  title: field.string().required(),
+  text: Joi.string().trim().max(TEXT_MAX).required(),
+  category: categories().required(),
+  ...fields,
+  published: field.flag().default(0),
+  protected: field.flag().default(0),
+  pinned: field.flag().default(0),
+});
+
+export const articleUpdateSchema = Joi.object({
+  author_id: field.id(),
+  title: field.string(),
+  text: Joi.string().trim().max(TEXT_MAX),
+  category: categories(),
+  ...fields,
+});
+
+/** Articles in a category, or (with `include_subcategories`) in it or any category below it. */
+function inCategory(categoryId: number, withSubcategories: boolean): Condition {
+  if (!withSubcategories) return sqlCondition`id IN (SELECT article_id FROM article_categories WHERE category_id = ${categoryId})`;
+  return sqlCondition`id IN (SELECT article_id FROM article_categories WHERE category_id IN (
+    WITH RECURSIVE tree AS (
+      SELECT id FROM selfservice_categories WHERE id = ${categoryId}
+      UNION SELECT c.id FROM selfservice_categories c JOIN tree ON c.parent_id = tree.id
+    ) SELECT id FROM tree))`;
+}
+
+const filters: Record<string, Filter> = {
+  type_id: { schema: field.id(), where: (id: number) => sqlCondition`id IN (SELECT article_id FROM article_types WHERE type_id = ${id})` },
+  tag_id: { schema: field.id(), where: (id: number) => sqlCondition`id IN (SELECT article_id FROM article_tags WHERE tag_id = ${id})` },
+  published: flagFilter('published'),
+  protected: flagFilter('protected'),
+  pinned: flagFilter('pinned'),
+};
+
+/** `category_id` reads `include_subcategories` too, so it is a list parameter, applied by `listScope`. */
+const listParams = { category_id: field.id(), include_subcategories: field.flag().default(0) };
+const listScope = (p: Record<string, any>): Condition => (p.category_id ? inCategory(p.category_id, p.include_subcategories === 1) : {});
+
+const sortable = ['title', 'slug', 'published', 'published_at', 'protected', 'pinned', 'author_id', 'created_at', 'updated_at'] as const;
+
+/** The search takes the list's filters (and PAGING, DATES), plus the words to look for. */
+const searchSpec: ListSpec = {
+  sortable, filters, dates: true,
+  params: { ...listParams, term: Joi.string().trim().max(255).required() },
+};
+
+/**
+ * `GET /article/search?term=`: articles whose title, excerpt or text contain every word of the
+ * term (as a word or the start of one), most relevant first; with `lang`, also those whose
+ * translation in that locale does. A MariaDB FULLTEXT search with the term bound, never inlined.
+ */
+const search: CustomAction<Article> = {
+  name: 'search',
+  method: 'GET',
+  path: '/search',
+  view: 'list',
+  async run({ req }) {
+    const q = await parseListQuery(searchSpec, req.query);
+    const words = searchQuery(q.params.term);
+    if (!q.possible || !words) return { rows: [], count: 0 };
+    const match = searchCondition(words, q.lang);
+    const scope = listScope(q.params);
+    const parts: WhereOptions[] = [match.literal as WhereOptions, q.where];
+    const replacements = { ...q.replacements, ...match.replacements };
+    if (isBound(scope)) {
+      parts.push(scope.literal as WhereOptions);
+      Object.assign(replacements, scope.replacements);
+    }
+    const score = searchScore(words, q.lang);
+    const where = { [Op.and]: parts };
+    return Article.findAndCountAll({
+      where, replacements: { ...replacements, ...score.replacements }, order: [[score.literal, 'DESC'], ['id', 'ASC']], offset: q.offset, limit: q.limit,
+    });
+  },
+};
+
+/**
+ * Show, with the spec's `type_id` (the type the article is read in: its frontend URL, and where a
+ * view counts) and `increment_views`.
+ */
+const show: CustomAction<Article> = {
+  name: 'show',
+  method: 'GET',
+  path: '/:id',
+  schema: Joi.object({ lang: Joi.string(), type_id: field.id(), increment_views: field.flag().default(0) }),
+  async run({ record, input }) {
+    if (input.increment_views === 1 && !input.type_id) throw new ValidationError('The type id field is required when increment views is 1.');
+    if (input.type_id) {
+      await assertInType(record!.id, input.type_id);
+      if (input.increment_views === 1) await incrementViews(record!.id, input.type_id);
+    }
+    return record;
+  },
+};
+
+export const articleResource: ResourceDef<Article, ArticleRelations> = {
+  path: '/article',
+  model: Article,
+  label: 'article',
+  // Show is the custom action below (it reads `type_id` and counts views).
+  actions: ['list', 'create', 'update', 'delete'],
+  sortable,
+  filters,
+  dates: true,
+  listParams,
+  listScope,
+  translations: ARTICLE_TRANSLATIONS,
+  createSchema: articleCreateSchema,
+  updateSchema: articleUpdateSchema,
+  create: (input, { transaction }) => createArticle(input as ArticleInput, transaction),
+  update: (article, input, { transaction }) => updateArticle(article, input as ArticleUpdate, transaction),
+  afterWrite: (article, { transaction }) => rebuildSearch(article, transaction),
+  destroy: async (article, { transaction }) => {
+    await article.destroy({ transaction });
+    await emit(transaction, 'article.deleted', { articleId: article.id });
+  },
+  load: loadArticleRelations,
+  serialize: serializeArticle,
+  // Search before show, so that `/search` is not read as an id.
+  custom: [search, show],
+};
+
+export const articleRouter = resourceRouter(articleResource);

@@ -1,0 +1,169 @@
+import { Op, QueryTypes, type Transaction, type WhereOptions } from 'sequelize';
+import {
+  Article, ArticleAttachment, ArticleCategory, ArticleSearch, ArticleTag, ArticleType, SelfServiceCategory, SelfServiceType, Translation, User,
+} from '../../db/models';
+import { now } from '../../db/entity';
+import { sequelize } from '../../db/sequelize';
+import { invalid } from '../../http/errors';
+import { assertExist } from '../../http/exists';
+import type { Condition } from '../../http/listQuery';
+import { sent } from '../../http/serialize';
+import { sqlCondition } from '../../http/sql';
+import { put } from '../../storage/uploads';
+import { chooseSlug, keepOrMoveSlug, type SlugScope } from '../slugs';
+import { tagsNamed } from '../tag';
+import { emit } from '../../events';
+
+/** The domain rules of articles: authors, categories and the types they imply, tags by name, slugs, attachments, search documents. */
+
+export interface AttachmentInput {
+  filename: string;
+  /** The decoded bytes of `attachment[n][contents]`. */
+  contents: Buffer;
+  locale?: string | null;
+}
+
+export interface ArticleInput {
+  author_id: number;
+  title: string;
+  text: string;
+  /** Category ids (at least one). */
+  category: number[];
+  slug?: string | null;
+  excerpt?: string | null;
+  /** Tag names: existing tags are reused, missing ones created. */
+  tag?: string[] | null;
+  published: 0 | 1;
+  published_at?: number | null;
+  protected: 0 | 1;
+  pinned: 0 | 1;
+  attachment?: AttachmentInput[];
+}
+
+/** An update: every field optional; `category` and `tag` replace the article's, attachments are added. */
+export type ArticleUpdate = Partial<ArticleInput>;
+
+const COLUMNS = ['author_id', 'title', 'text', 'excerpt', 'published', 'published_at', 'protected', 'pinned'] as const;
+
+/** The article's author must be an operator. */
+async function assertOperator(id: number, transaction: Transaction): Promise<void> {
+  if (!(await User.findOne({ attributes: ['id'], where: { id, type: 'operator' }, transaction }))) throw invalid('author_id');
+}
+
+/** The types of the given categories (which must exist), locked: article slugs of a type are chosen one writer at a time. */
+async function typesOf(categoryIds: number[], transaction: Transaction): Promise<number[]> {
+  await assertExist(SelfServiceCategory, 'category', categoryIds, transaction);
+  const rows = await SelfServiceCategory.findAll({ attributes: ['type_id'], where: { id: { [Op.in]: categoryIds } }, transaction });
+  const typeIds = [...new Set(rows.map((r) => r.type_id))].sort((a, b) => a - b);
+  await SelfServiceType.findAll({ attributes: ['id'], where: { id: { [Op.in]: typeIds } }, order: [['id', 'ASC']], transaction, lock: transaction.LOCK.UPDATE });
+  return typeIds;
+}
+
+/** The articles an article's slug must differ from: those sharing one of its types. */
+function slugScope(typeIds: number[], transaction: Transaction, exceptId: number | null = null): SlugScope<Article> {
+  const scope: Condition = typeIds.length
+    ? sqlCondition`id IN (SELECT article_id FROM article_types WHERE type_id IN (${typeIds}))`
+    : ({ id: { [Op.in]: [] } } as WhereOptions);
+  return { model: Article, scope, exceptId, transaction };
+}
+
+/**
+ * Makes `article_types` follow the articles' categories: a type an article has a category in is
+ * linked (views 0 when new, kept otherwise), a type it has none in any more is unlinked.
+ */
+export async function syncArticleTypes(articleIds: number[], transaction: Transaction): Promise<void> {
+  const ids = [...new Set(articleIds)];
+  if (!ids.length) return;
+  const wanted = `SELECT DISTINCT ac.article_id, c.type_id FROM article_categories ac
+    JOIN selfservice_categories c ON c.id = ac.category_id WHERE ac.article_id IN (:ids)`;
+  await sequelize().query(
+    `DELETE FROM article_types WHERE article_id IN (:ids) AND (article_id, type_id) NOT IN (${wanted})`,
+    { replacements: { ids }, transaction, type: QueryTypes.DELETE },
+  );
+  await sequelize().query(
+    `INSERT INTO article_types (article_id, type_id, views) SELECT w.article_id, w.type_id, 0 FROM (${wanted}) w
+     ON DUPLICATE KEY UPDATE views = article_types.views`,
+    { replacements: { ids }, transaction, type: QueryTypes.INSERT },
+  );
+}
+
+async function replaceCategories(articleId: number, categoryIds: number[], transaction: Transaction, fresh = false): Promise<void> {
+  if (!fresh) await ArticleCategory.destroy({ where: { article_id: articleId }, transaction });
+  await ArticleCategory.bulkCreate([...new Set(categoryIds)].map((category_id) => ({ article_id: articleId, category_id })), { transaction });
+  await syncArticleTypes([articleId], transaction);
+}
+
+async function replaceTags(articleId: number, names: string[], transaction: Transaction, fresh = false): Promise<void> {
+  const tags = await tagsNamed(names, transaction);
+  if (!fresh) await ArticleTag.destroy({ where: { article_id: articleId }, transaction });
+  if (tags.length) await ArticleTag.bulkCreate(tags.map((t) => ({ article_id: articleId, tag_id: t.id })), { transaction });
+}
+
+/** Stores each file (once per content) and attaches it to the article under the name it came with. */
+export async function addAttachments(articleId: number, items: AttachmentInput[], transaction: Transaction): Promise<void> {
+  for (const item of items) {
+    const upload = await put(item.contents, item.filename, transaction);
+    await ArticleAttachment.create({ article_id: articleId, upload_hash: upload.hash, original_name: item.filename, locale: item.locale ? item.locale.replace('-', '_') : null }, { transaction });
+  }
+}
+
+export async function createArticle(input: ArticleInput, transaction: Transaction): Promise<Article> {
+  await assertOperator(input.author_id, transaction);
+  const typeIds = await typesOf(input.category, transaction);
+  const slug = await chooseSlug(input.slug, input.title, 'article', slugScope(typeIds, transaction));
+  const values = sent(input, COLUMNS);
+  // First published now, unless the request says when.
+  values.published_at = input.published_at ?? (input.published ? now() : null);
+  const article = await Article.create({ ...values, slug }, { transaction });
+  await replaceCategories(article.id, input.category, transaction, true);
+  if (input.tag?.length) await replaceTags(article.id, input.tag, transaction, true);
+  if (input.attachment?.length) await addAttachments(article.id, input.attachment, transaction);
+  await emit(transaction, 'article.created', { articleId: article.id });
+  return article;
+}
+
+export async function updateArticle(article: Article, input: ArticleUpdate, transaction: Transaction): Promise<void> {
+  if (input.author_id !== undefined) await assertOperator(input.author_id, transaction);
+  const values: Record<string, any> = sent(input, COLUMNS);
+  if (input.category !== undefined || input.slug) {
+    const categoryIds = input.category ?? (await ArticleCategory.findAll({ where: { article_id: article.id }, transaction })).map((c) => c.category_id);
+    const typeIds = input.category !== undefined
+      ? await typesOf(categoryIds, transaction)
+      : (await ArticleType.findAll({ where: { article_id: article.id }, transaction })).map((t) => t.type_id);
+    // Moved into other types, the slug must still be unique in each of them.
+    values.slug = await keepOrMoveSlug(input.slug, article.slug, slugScope(typeIds, transaction, article.id));
+  }
+  if (values.published === 1 && !article.published_at && input.published_at === undefined) values.published_at = now();
+  await article.update(values, { transaction });
+  if (input.category !== undefined) await replaceCategories(article.id, input.category, transaction);
+  if (input.tag !== undefined) await replaceTags(article.id, input.tag ?? [], transaction);
+  if (input.attachment?.length) await addAttachments(article.id, input.attachment, transaction);
+  await emit(transaction, 'article.updated', { articleId: article.id });
+}
+
+/** `GET /article/{id}?type_id=`: the article must be in that type. */
+export async function assertInType(articleId: number, typeId: number): Promise<void> {
+  if (!(await ArticleType.findOne({ attributes: ['article_id'], where: { article_id: articleId, type_id: typeId } }))) throw invalid('type_id');
+}
+
+/** One more view of the article in the type (one atomic statement: concurrent views all count). */
+export async function incrementViews(articleId: number, typeId: number): Promise<void> {
+  await ArticleType.increment('views', { by: 1, where: { article_id: articleId, type_id: typeId } });
+}
+
+/**
+ * Rebuilds the article's search documents: one per locale it has translations in, holding what a
+ * reader of that locale sees (each translated field, else the default). Runs after every write,
+ * once the translations are saved.
+ */
+export async function rebuildSearch(article: Article, transaction: Transaction): Promise<void> {
+  const rows = await Translation.findAll({ where: { record_type: 'article', record_id: article.id }, transaction });
+  const docs = new Map<string, { title: string; excerpt: string | null; text: string }>();
+  for (const r of rows) {
+    const doc = docs.get(r.locale) ?? { title: article.title, excerpt: article.excerpt, text: article.text };
+    if (r.field === 'title' || r.field === 'excerpt' || r.field === 'text') doc[r.field] = r.value;
+    docs.set(r.locale, doc);
+  }
+  await ArticleSearch.destroy({ where: { article_id: article.id }, transaction });
+  if (docs.size) await ArticleSearch.bulkCreate([...docs].map(([locale, doc]) => ({ article_id: article.id, locale, ...doc })), { transaction });
+}

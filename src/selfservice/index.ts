@@ -1,0 +1,14 @@
+import { Router } from 'express';
+import { mountRoutes } from '../http/routes';
+import { articleRouter } from './article/resource';
+import { attachmentDownloadRouter, attachmentRouter } from './attachment';
+import { categoryRouter } from './category';
+import { commentRouter } from './comment';
+import { tagRouter } from './tag';
+import { typeRouter } from './type';
+
+const routers = [typeRouter, tagRouter, categoryRouter, articleRouter, attachmentRouter, attachmentDownloadRouter, commentRouter];
+mountRoutes('/api/selfservice', routers);
+
+/** `/api/selfservice/...` */
+export const selfServiceRouter = Router().use(...routers);

@@ -1,0 +1,72 @@
+import { Op, type Transaction } from 'sequelize';
+import { SelfServiceTag } from '../db/models';
+import { ValidationError } from '../http/errors';
+import { resourceRouter, type ResourceDef } from '../http/resource';
+import { pick } from '../http/serialize';
+import type { TranslationSpec } from '../http/translations';
+import { Joi, field } from '../http/validation';
+import { chooseSlug, keepOrMoveSlug, slugField, slugRule, slugify, uniqueSlug } from './slugs';
+
+/** Self-service tags: one per name (articles name their tags), slugs unique across the help desk. */
+
+export const TAG_FIELDS = ['id', 'name', 'slug', 'created_at', 'updated_at'] as const;
+
+export const TAG_TRANSLATIONS: TranslationSpec = { type: 'selfservice_tag', key: 'tag_id', fields: ['name', 'slug'], rules: { slug: slugRule } };
+
+export const serializeTag = (t: SelfServiceTag) => pick(t, TAG_FIELDS);
+
+const slugScope = (transaction: Transaction, exceptId: number | null = null) => ({ model: SelfServiceTag, scope: {}, exceptId, transaction });
+
+/** 422 when another tag has the name (compared as the collation does: case-insensitively). Locks the name. */
+async function assertNameFree(name: string, exceptId: number | null, transaction: Transaction): Promise<void> {
+  const other = await SelfServiceTag.findOne({
+    attributes: ['id'], where: { name, ...(exceptId ? { id: { [Op.ne]: exceptId } } : {}) }, transaction, lock: transaction.LOCK.UPDATE,
+  });
+  if (other) throw new ValidationError('The name has already been taken.');
+}
+
+/**
+ * The tags with these names, created when missing (with generated slugs): how articles take
+ * `tag[]`. Returns them in the order of the names, without repeats.
+ */
+export async function tagsNamed(names: string[], transaction: Transaction): Promise<SelfServiceTag[]> {
+  const out: SelfServiceTag[] = [];
+  for (const name of names) {
+    // The database compares names (its collation decides that `billing` is `Billing`); the locking
+    // read keeps a concurrent request from creating the same tag.
+    let tag = await SelfServiceTag.findOne({ where: { name }, transaction, lock: transaction.LOCK.UPDATE });
+    tag ??= await SelfServiceTag.create({ name, slug: await uniqueSlug(slugify(name, 'tag'), slugScope(transaction)) }, { transaction });
+    if (!out.some((t) => t.id === tag!.id)) out.push(tag);
+  }
+  return out;
+}
+
+export const tagResource: ResourceDef<SelfServiceTag> = {
+  path: '/tag',
+  model: SelfServiceTag,
+  label: 'tag',
+  sortable: ['name', 'slug', 'created_at', 'updated_at'],
+  translations: TAG_TRANSLATIONS,
+  createSchema: Joi.object({ name: field.string().required(), slug: slugField() }),
+  updateSchema: Joi.object({ name: field.string(), slug: slugField() }),
+
+  async create(input, { transaction }) {
+    await assertNameFree(input.name, null, transaction);
+    const slug = await chooseSlug(input.slug, input.name, 'tag', slugScope(transaction));
+    return SelfServiceTag.create({ name: input.name, slug }, { transaction });
+  },
+
+  async update(tag, input, { transaction }) {
+    const values: Record<string, any> = {};
+    if (input.name !== undefined) {
+      await assertNameFree(input.name, tag.id, transaction);
+      values.name = input.name;
+    }
+    if (input.slug) values.slug = await keepOrMoveSlug(input.slug, tag.slug, slugScope(transaction, tag.id));
+    await tag.update(values, { transaction });
+  },
+
+  serialize: (tag) => serializeTag(tag),
+};
+
+export const tagRouter = resourceRouter(tagResource);

@@ -1,0 +1,89 @@
+import { createHash } from 'node:crypto';
+import { extname } from 'node:path';
+import { Op, QueryTypes, type Transaction } from 'sequelize';
+import { Upload } from '../db/models';
+import { sequelize } from '../db/sequelize';
+
+/**
+ * Files, stored in MariaDB once per content: the key is the SHA-256 of the bytes (hex), so the same
+ * file attached ten times is kept once. Whatever has attachments (articles, later tickets) keeps
+ * its own rows naming an upload by hash, with the name it was attached under.
+ */
+
+/** The columns of an upload without its bytes: what lists and presenters load. */
+export const UPLOAD_FIELDS = ['id', 'hash', 'filename', 'mime', 'size', 'created_at', 'updated_at'] as const;
+
+/**
+ * The largest file stored. A row travels in one packet, and MariaDB's default `max_allowed_packet`
+ * is 16 MiB: this leaves room for the statement around the bytes.
+ */
+export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
+
+export const hashOf = (contents: Buffer): string => createHash('sha256').update(contents).digest('hex');
+
+const MIME: Record<string, string> = {
+  txt: 'text/plain', log: 'text/plain', csv: 'text/csv', htm: 'text/html', html: 'text/html', xml: 'application/xml',
+  json: 'application/json', pdf: 'application/pdf', zip: 'application/zip', rar: 'application/vnd.rar', gz: 'application/gzip',
+  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', svg: 'image/svg+xml',
+  bmp: 'image/bmp', ico: 'image/vnd.microsoft.icon', mp3: 'audio/mpeg', wav: 'audio/wav', mp4: 'video/mp4', webm: 'video/webm',
+  doc: 'application/msword', docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  xls: 'application/vnd.ms-excel', xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  ppt: 'application/vnd.ms-powerpoint', pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  odt: 'application/vnd.oasis.opendocument.text', rtf: 'application/rtf', md: 'text/markdown', eml: 'message/rfc822',
+};
+
+/** The MIME type of a file name's extension (`application/octet-stream` when unknown). */
+export const mimeOf = (filename: string): string => MIME[extname(filename).slice(1).toLowerCase()] ?? 'application/octet-stream';
+
+/** `512 B`, `1.2 KB`, `3.0 MB`: one decimal, 1024 to the next unit. */
+export function humanSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/**
+ * Stores `contents` unless the same bytes are stored already; returns the upload row (without its
+ * bytes). Safe under concurrency: the insert is a no-op when the hash exists, and the row is then
+ * read with a lock, which sees a row another transaction has just committed.
+ */
+export async function put(contents: Buffer, filename: string, transaction?: Transaction): Promise<Upload> {
+  const hash = hashOf(contents);
+  const existing = await Upload.findOne({ attributes: [...UPLOAD_FIELDS], where: { hash }, transaction });
+  if (existing) return existing;
+  if (contents.length > MAX_UPLOAD_BYTES) throw new RangeError(`A file may not be larger than ${MAX_UPLOAD_BYTES} bytes.`);
+  const now = Math.floor(Date.now() / 1000);
+  // Bound (binary protocol values), not inlined: the bytes are sent as they are, not as hex text.
+  await sequelize().query(
+    'INSERT INTO uploads (hash, filename, mime, size, contents, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6) ON DUPLICATE KEY UPDATE hash = hash',
+    { bind: [hash, filename, mimeOf(filename), contents.length, contents, now], transaction, type: QueryTypes.INSERT },
+  );
+  return (await Upload.findOne({ attributes: [...UPLOAD_FIELDS], where: { hash }, transaction, lock: transaction ? transaction.LOCK.SHARE : undefined }))!;
+}
+
+/** The upload with these bytes' hash, contents included; null when there is none. */
+export async function get(hash: string, transaction?: Transaction): Promise<Upload | null> {
+  return Upload.findOne({ where: { hash }, transaction });
+}
+
+/** The uploads with these hashes, without their bytes (what a page of attachments embeds), in one query. */
+export async function loadUploads(hashes: string[]): Promise<Map<string, Upload>> {
+  const unique = [...new Set(hashes)];
+  if (!unique.length) return new Map();
+  const rows = await Upload.findAll({ attributes: [...UPLOAD_FIELDS], where: { hash: { [Op.in]: unique } } });
+  return new Map(rows.map((u) => [u.hash, u]));
+}
+
+/** An upload as attachments embed it; `folder` names the area that stored it (`selfservice`, `tickets`). */
+export function serializeUpload(upload: Upload, folder: string): Record<string, any> {
+  return {
+    id: upload.id, hash: upload.hash, filename: upload.filename, folder, mime: upload.mime, size: humanSize(Number(upload.size)),
+    created_at: upload.created_at, updated_at: upload.updated_at,
+  };
+}

@@ -1,0 +1,141 @@
+import { extname } from 'node:path';
+import { Router } from 'express';
+import type { Transaction } from 'sequelize';
+import { config } from '../config';
+import { TicketAttachment, type Upload } from '../db/models';
+import { HttpError, NotFoundError, ValidationError } from '../http/errors';
+import { equals } from '../http/listQuery';
+import { resourceRouter, parseId, type ResourceDef } from '../http/resource';
+import { recorded } from '../http/routes';
+import { pick } from '../http/serialize';
+import { Joi, field } from '../http/validation';
+import { get, loadUploads, mimeOf, put, serializeUpload } from '../storage/uploads';
+import type { TicketSettings } from './ticketSettings';
+
+/**
+ * Ticket attachments: files of a ticket's messages, stored once per content by the uploads store
+ * and attached under the name they came with. Added with a ticket, a message or a forward
+ * (`attachment[n][filename]`, `attachment[n][contents]` in base64); listed, shown, downloaded and
+ * deleted here. Deleting an attachment leaves the stored file (others may share it).
+ */
+
+/** A file to attach: its name and its bytes (decoded). */
+export interface AttachmentInput {
+  filename: string;
+  contents: Buffer;
+}
+
+export const TICKET_ATTACHMENT_FIELDS = ['id', 'upload_hash', 'ticket_id', 'message_id', 'original_name', 'created_at', 'updated_at'] as const;
+
+/** The `folder` of ticket uploads, as SupportPal names it. */
+const FOLDER = 'tickets';
+const MAX_ATTACHMENTS = 50;
+
+export function serializeTicketAttachment(a: TicketAttachment, upload: Upload | undefined): Record<string, any> {
+  return { ...pick(a, TICKET_ATTACHMENT_FIELDS), upload: upload ? serializeUpload(upload, FOLDER) : null };
+}
+
+const kilobytes = (bytes: number) => Math.floor(bytes / 1024);
+
+/**
+ * Strict base64: the standard or the URL-safe alphabet, line breaks allowed (MIME wraps lines),
+ * padding optional but right when present, and no stray bits: the text must be exactly what the
+ * bytes encode to. Anything else is refused rather than decoded into different bytes.
+ */
+export function decodeBase64(text: string): Buffer | null {
+  const compact = text.replace(/[\r\n\t ]+/g, '').replace(/-/g, '+').replace(/_/g, '/');
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact)) return null;
+  const unpadded = compact.replace(/=+$/, '');
+  if (compact.length !== unpadded.length && compact.length % 4 !== 0) return null;
+  if (unpadded.length % 4 === 1) return null;
+  const bytes = Buffer.from(unpadded, 'base64');
+  return bytes.toString('base64').replace(/=+$/, '') === unpadded ? bytes : null;
+}
+
+const base64Contents = () => Joi.string().allow('').custom((value: string, helpers) => {
+  const name = (helpers.state.path ?? []).join('.');
+  const bytes = decodeBase64(value);
+  if (!bytes) throw new Error(`The ${name} must be a valid base64 string.`);
+  if (!bytes.length) throw new Error(`The ${name} field is required.`);
+  return bytes;
+});
+
+/** `attachment[n][filename]` and `attachment[n][contents]` (base64), decoded. */
+export const attachmentsField = () => Joi.array().items(Joi.object({
+  filename: field.string().required(),
+  contents: base64Contents().required(),
+})).single().max(MAX_ATTACHMENTS);
+
+/**
+ * The files may be stored: each of an allowed type (the `allowed_files` ticket setting) and within
+ * ATTACHMENT_MAX_BYTES, all together within ATTACHMENTS_MAX_BYTES. Else a 422 naming the file, and
+ * nothing is written: callers check before they write anything.
+ */
+export function assertAttachments(items: AttachmentInput[], settings: Pick<TicketSettings, 'allowedExtensions'>): void {
+  const { maxFileBytes, maxRequestBytes } = config().attachments;
+  let total = 0;
+  items.forEach((item, i) => {
+    const name = item.filename?.trim();
+    if (!name) throw new ValidationError(`The attachment.${i}.filename field is required.`);
+    if (name.length > 255) throw new ValidationError(`The attachment.${i}.filename may not be greater than 255 characters.`);
+    if (!item.contents?.length) throw new ValidationError(`The attachment.${i}.contents field is required.`);
+    const allowed = settings.allowedExtensions;
+    if (allowed && !allowed.includes(extname(name).slice(1).toLowerCase())) {
+      throw new ValidationError(`The attachment.${i}.filename must be a file of type: ${allowed.join(', ')}.`);
+    }
+    if (item.contents.length > maxFileBytes) throw new ValidationError(`The attachment.${i} may not be greater than ${kilobytes(maxFileBytes)} kilobytes.`);
+    total += item.contents.length;
+  });
+  if (total > maxRequestBytes) throw new ValidationError(`The attachments may not be greater than ${kilobytes(maxRequestBytes)} kilobytes in total.`);
+}
+
+/** Stores each file (once per content) and attaches it to the message under its name. */
+export async function storeAttachments(ticketId: number, messageId: number, items: AttachmentInput[], transaction: Transaction): Promise<TicketAttachment[]> {
+  const out: TicketAttachment[] = [];
+  for (const item of items) {
+    const upload = await put(item.contents, item.filename.trim(), transaction);
+    out.push(await TicketAttachment.create({ ticket_id: ticketId, message_id: messageId, upload_hash: upload.hash, original_name: item.filename.trim() }, { transaction }));
+  }
+  return out;
+}
+
+interface Related {
+  uploads: Map<string, Upload>;
+}
+
+export const ticketAttachmentResource: ResourceDef<TicketAttachment, Related> = {
+  path: '/attachment',
+  model: TicketAttachment,
+  label: 'attachment',
+  actions: ['list', 'show', 'delete'],
+  sortable: ['ticket_id', 'message_id', 'original_name', 'created_at', 'updated_at'],
+  filters: { ticket_id: equals('ticket_id', field.id()), message_id: equals('message_id', field.id()) },
+  async load(attachments) {
+    return { uploads: await loadUploads(attachments.map((a) => a.upload_hash)) };
+  },
+  serialize: (a, related) => serializeTicketAttachment(a, related.uploads.get(a.upload_hash)),
+};
+
+export const ticketAttachmentRouter = resourceRouter(ticketAttachmentResource);
+
+const DOWNLOAD = '/attachment/:id/download';
+
+/** `GET /attachment/{id}/download`: the file's bytes, with its type and the name it was attached with. */
+const download = Router();
+download.get(DOWNLOAD, async (req, res) => {
+  const id = parseId(req.params.id);
+  const attachment = id === null ? null : await TicketAttachment.findByPk(id);
+  const upload = attachment ? await get(attachment.upload_hash) : null;
+  if (!attachment || !upload) throw new NotFoundError('attachment');
+  res.attachment(attachment.original_name);
+  // The type of the name it was attached with (the same bytes may be stored under another name).
+  const mime = mimeOf(attachment.original_name);
+  res.setHeader('Content-Type', mime === 'application/octet-stream' ? upload.mime : mime);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.send(upload.contents);
+});
+download.all(DOWNLOAD, (req) => {
+  throw new HttpError(405, `The ${req.method} method is not supported here. Supported methods: GET.`, { Allow: 'GET' });
+});
+
+export const ticketAttachmentDownloadRouter = recorded(download, [{ method: 'GET', path: DOWNLOAD, action: 'download', label: 'attachment' }]);

@@ -1,0 +1,135 @@
+import type { Transaction } from 'sequelize';
+import {
+  CannedResponse, CannedResponseGroup, CannedResponseTag, Department, Group, TicketPriority, TicketStatus, TicketTag, User,
+} from '../db/models';
+import { ValidationError } from '../http/errors';
+import { assertExist } from '../http/exists';
+import { loadLinked } from '../http/load';
+import { resourceRouter, type ResourceDef } from '../http/resource';
+import { pick } from '../http/serialize';
+import type { TranslationSpec } from '../http/translations';
+import { Joi, field } from '../http/validation';
+import { OPERATOR_GROUP_FIELDS } from '../user/group';
+import { serializeTag, tagsByName } from './tag';
+
+/**
+ * Canned responses: a name and a text with merge fields (`{{ user.firstname }}`, kept exactly as
+ * written: the API never renders them), tags by name, and who may use them (public or its
+ * operator only; the operator groups of `groups`, or every group).
+ */
+
+/** Show, create and update. */
+export const CANNED_RESPONSE_FIELDS = ['id', 'name', 'text', 'user_id', 'public', 'all_groups', 'created_at', 'updated_at'] as const;
+/** List items (the spec's other shape: tags as a string of names). */
+export const CANNED_RESPONSE_LIST_FIELDS = [
+  'id', 'name', 'text', 'category_id', 'user_id', 'all_groups', 'department_id', 'priority_id', 'status_id', 'created_at', 'updated_at',
+] as const;
+
+export const CANNED_RESPONSE_TRANSLATIONS: TranslationSpec = { type: 'canned_response', key: 'response_id', fields: ['name', 'text'] };
+
+/** Text kept as written (merge fields, spacing); blank is missing. */
+const text = () => Joi.string().max(1_000_000).custom((value: string, helpers) => (value.trim() ? value : helpers.error('any.required')));
+
+const fields = {
+  tag: Joi.array().items(field.string()).single().max(100).allow('', null),
+  groups: field.idArray().allow('', null),
+  public: field.flag(),
+  user_id: field.id().allow('', null),
+  department_id: field.id().allow('', null),
+  priority_id: field.id().allow('', null),
+  status_id: field.id().allow('', null),
+};
+
+async function replaceTags(responseId: number, names: string[], transaction: Transaction) {
+  const tags = await tagsByName(names, transaction);
+  await CannedResponseTag.destroy({ where: { response_id: responseId }, transaction });
+  if (tags.length) await CannedResponseTag.bulkCreate(tags.map((t) => ({ response_id: responseId, tag_id: t.id })), { transaction });
+}
+
+async function replaceGroups(responseId: number, ids: number[], transaction: Transaction) {
+  await CannedResponseGroup.destroy({ where: { response_id: responseId }, transaction });
+  const unique = [...new Set(ids)];
+  if (unique.length) await CannedResponseGroup.bulkCreate(unique.map((group_id) => ({ response_id: responseId, group_id })), { transaction });
+}
+
+/** Checks the ids an input names (operator, operator groups, department, priority, status). */
+async function checkReferences(input: Record<string, any>, transaction: Transaction) {
+  await assertExist(User, 'user_id', input.user_id, transaction, { type: 'operator' });
+  await assertExist(Group, 'groups', input.groups ?? [], transaction, { type: 'operator' });
+  await assertExist(Department, 'department_id', input.department_id, transaction);
+  await assertExist(TicketPriority, 'priority_id', input.priority_id, transaction);
+  await assertExist(TicketStatus, 'status_id', input.status_id, transaction);
+}
+
+/** A private response belongs to one operator: it needs `user_id`. */
+function assertOwner(publicFlag: number, userId: number | null) {
+  if (publicFlag === 0 && !userId) throw new ValidationError('The user id field is required when public is 0.');
+}
+
+const COLUMNS = ['name', 'text', 'public', 'user_id', 'department_id', 'priority_id', 'status_id'] as const;
+
+function columns(input: Record<string, any>) {
+  const out: Record<string, any> = {};
+  for (const k of COLUMNS) if (input[k] !== undefined) out[k] = input[k];
+  // An empty `groups` means every operator group.
+  if (input.groups !== undefined) out.all_groups = input.groups?.length ? 0 : 1;
+  return out;
+}
+
+interface Related {
+  tags: Map<number, TicketTag[]>;
+  groups?: Map<number, Group[]>;
+}
+
+export const cannedResponseResource: ResourceDef<CannedResponse, Related> = {
+  path: '/cannedresponse',
+  model: CannedResponse,
+  label: 'canned response',
+  sortable: ['name', 'user_id', 'category_id', 'department_id', 'priority_id', 'status_id', 'created_at', 'updated_at'],
+  translations: CANNED_RESPONSE_TRANSLATIONS,
+  createSchema: Joi.object({ name: field.string().required(), text: text().required(), ...fields, public: field.flag().default(1) }),
+  updateSchema: Joi.object({ name: field.string(), text: text(), ...fields }),
+
+  async create(input, { transaction }) {
+    await checkReferences(input, transaction);
+    assertOwner(input.public, input.user_id ?? null);
+    const response = await CannedResponse.create({ all_groups: 1, ...columns(input) }, { transaction });
+    if (input.tag?.length) await replaceTags(response.id, input.tag, transaction);
+    if (input.groups?.length) await replaceGroups(response.id, input.groups, transaction);
+    return response;
+  },
+
+  async update(response, input, { transaction }) {
+    await checkReferences(input, transaction);
+    const values = columns(input);
+    assertOwner(values.public ?? response.public, values.user_id !== undefined ? values.user_id : response.user_id);
+    await response.update(values, { transaction });
+    // The spec: `tag` replaces the existing tags.
+    if (input.tag !== undefined) await replaceTags(response.id, input.tag ?? [], transaction);
+    if (input.groups !== undefined) await replaceGroups(response.id, input.groups ?? [], transaction);
+  },
+
+  async load(responses, ctx) {
+    const ids = responses.map((r) => r.id);
+    const [tags, groups] = await Promise.all([
+      loadLinked(CannedResponseTag, 'response_id', 'tag_id', ids, TicketTag),
+      ctx.view === 'list' ? Promise.resolve(undefined) : loadLinked(CannedResponseGroup, 'response_id', 'group_id', ids, Group),
+    ]);
+    return { tags, groups };
+  },
+
+  serialize(r, rel, ctx) {
+    const tags = rel.tags.get(r.id) ?? [];
+    if (ctx.view === 'list') {
+      const { created_at, updated_at, ...rest } = pick(r, CANNED_RESPONSE_LIST_FIELDS);
+      return { ...rest, tags: tags.map((t) => t.name).join(','), created_at, updated_at };
+    }
+    return {
+      ...pick(r, CANNED_RESPONSE_FIELDS),
+      tags: tags.map(serializeTag),
+      groups: (rel.groups?.get(r.id) ?? []).map((g) => ({ ...pick(g, OPERATOR_GROUP_FIELDS), pivot: { response_id: r.id, group_id: g.id } })),
+    };
+  },
+};
+
+export const cannedResponseRouter = resourceRouter(cannedResponseResource);

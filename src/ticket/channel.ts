@@ -1,0 +1,45 @@
+import { Router } from 'express';
+import type { Transaction } from 'sequelize';
+import { Channel } from '../db/models';
+import { channelScope } from '../db/seedTicketConfig';
+import { sendSuccess } from '../http/envelope';
+import { HttpError } from '../http/errors';
+import { recorded, type RecordedRouter } from '../http/routes';
+import { pick } from '../http/serialize';
+import { readSettings } from '../http/settings';
+
+export const CHANNEL_FIELDS = ['id', 'name', 'enabled', 'class', 'created_at', 'updated_at'] as const;
+
+/** A channel as tickets embed it. */
+export const serializeChannel = (c: Channel) => pick(c, CHANNEL_FIELDS);
+
+/**
+ * The channel of a name, case-insensitively (`web`, `Web` and `WEB` are the Web channel: the
+ * column's collation compares that way), or null.
+ */
+export async function channelByName(name: string, transaction?: Transaction): Promise<Channel | null> {
+  const trimmed = name.trim();
+  if (!trimmed || trimmed.length > 64) return null;
+  return Channel.findOne({ where: { name: trimmed }, transaction });
+}
+
+/** The settings object of a channel: every value a string. */
+export const channelSettings = (channel: Channel) => readSettings(channelScope(channel.id));
+
+const PATH = '/channel/:channel/settings';
+
+/** `GET /channel/{channel}/settings`: the channel settings of the channel of that name; 404 for an unknown one. */
+function channelSettingsRouter(): RecordedRouter {
+  const router = Router();
+  router.get(PATH, async (req, res) => {
+    const channel = await channelByName(String(req.params.channel));
+    if (!channel) throw new HttpError(404, 'The channel with given name was not found.');
+    sendSuccess(res, await channelSettings(channel));
+  });
+  router.all(PATH, (req) => {
+    throw new HttpError(405, `The ${req.method} method is not supported here. Supported methods: GET.`, { Allow: 'GET' });
+  });
+  return recorded(router, [{ method: 'GET', path: PATH, action: 'settings', label: 'channel settings' }]);
+}
+
+export const channelRouter = channelSettingsRouter();

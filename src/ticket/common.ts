@@ -1,0 +1,39 @@
+import type { Transaction } from 'sequelize';
+import { ValidationError } from '../http/errors';
+import { channelByName } from './channel';
+
+/** Where a ticket or a message came from: the `channels` row of that name. */
+export type ChannelName = 'web' | 'email' | 'api';
+
+/** The id of a channel by name (`api` is the channel of everything posted through the API). */
+export async function channelIdOf(name: ChannelName, transaction?: Transaction): Promise<number> {
+  const channel = await channelByName(name, transaction);
+  if (!channel) throw new Error(`The channel "${name}" does not exist: run the seed`);
+  return channel.id;
+}
+
+/** CC addresses as stored: trimmed, lower case, each once, in the order given. */
+export function normaliseCc(addresses: readonly string[] | null | undefined): string[] {
+  const out: string[] = [];
+  for (const raw of addresses ?? []) {
+    const a = String(raw).trim().toLowerCase();
+    if (a && !out.includes(a)) out.push(a);
+  }
+  return out;
+}
+
+/** A stored JSON array of strings (cc columns); [] for none or an unreadable value. */
+export function jsonList(stored: string | null | undefined): string[] {
+  if (!stored) return [];
+  try {
+    const v = JSON.parse(stored);
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** A `created_at` given by the caller: a moment that has happened. */
+export function assertPast(createdAt: number | undefined, now: number): void {
+  if (createdAt !== undefined && createdAt > now + 60) throw new ValidationError('The created at must be a date before or equal to now.');
+}

@@ -1,0 +1,54 @@
+import type { Transaction } from 'sequelize';
+import { CustomFieldDepartment, Department } from '../db/models';
+import { customFieldResource } from '../customfields/fields';
+import { assertExist } from '../http/exists';
+import type { Filter } from '../http/listQuery';
+import { loadMany } from '../http/load';
+import { resourceRouter } from '../http/resource';
+import { sqlCondition } from '../http/sql';
+import { field } from '../http/validation';
+
+/**
+ * Ticket custom fields (`/api/ticket/customfield`): the shared custom field resource, plus `purge`
+ * (0/1) and `depts`, the departments whose tickets have the field (none: every department, as
+ * a field without brands applies to every brand). Responses carry no `options`, as the spec
+ * says; options of the option types are still stored (ticket values name them). They add `depts`
+ * (department ids), so that what was written can be read back.
+ */
+
+async function replaceDepartments(fieldId: number, ids: number[], transaction: Transaction): Promise<void> {
+  await assertExist(Department, 'depts', ids, transaction);
+  await CustomFieldDepartment.destroy({ where: { field_id: fieldId }, transaction });
+  const unique = [...new Set(ids)];
+  if (unique.length) await CustomFieldDepartment.bulkCreate(unique.map((department_id) => ({ field_id: fieldId, department_id })), { transaction });
+}
+
+/** `department_id`: the department's fields and the fields of every department (no `depts`). */
+const departmentFilter: Filter = {
+  schema: field.id(),
+  async where(departmentId: number) {
+    if (!(await Department.findByPk(departmentId, { attributes: ['id'] }))) return null;
+    return sqlCondition`id NOT IN (SELECT field_id FROM custom_field_departments) OR id IN (SELECT field_id FROM custom_field_departments WHERE department_id = ${departmentId})`;
+  },
+};
+
+const depts = () => field.idArray().allow('', null);
+
+export const ticketCustomFieldResource = customFieldResource({
+  kind: 'ticket',
+  path: '/customfield',
+  createFields: { depts: depts(), purge: field.flag().default(0) },
+  updateFields: { depts: depts(), purge: field.flag() },
+  columns: ['purge'],
+  filters: { department_id: departmentFilter },
+  withOptions: false,
+
+  async afterWrite(record, input, _creating, transaction) {
+    if (input.depts !== undefined) await replaceDepartments(record.id, input.depts ?? [], transaction);
+  },
+
+  load: (fields) => loadMany(CustomFieldDepartment, 'field_id', fields.map((f) => f.id), { order: [['field_id', 'ASC'], ['department_id', 'ASC']] }),
+  present: (record, links: Map<number, CustomFieldDepartment[]>) => ({ depts: (links.get(record.id) ?? []).map((l) => l.department_id) }),
+});
+
+export const ticketCustomFieldRouter = resourceRouter(ticketCustomFieldResource);

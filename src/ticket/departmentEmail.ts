@@ -1,0 +1,150 @@
+import { Op, type Transaction } from 'sequelize';
+import { Brand, Department, DepartmentBrand, DepartmentEmail } from '../db/models';
+import { MAILBOX_PASSWORD, SecretKeyMissingError, encryptSecret } from '../crypto/secrets';
+import { ValidationError, invalid } from '../http/errors';
+import { resourceRouter, type ResourceDef } from '../http/resource';
+import { pick } from '../http/serialize';
+import { Joi, field } from '../http/validation';
+import { logger } from '../logger';
+import { defaultBrandId } from '../user/users/service';
+
+/**
+ * Email addresses of a department: `/api/ticket/department/{id}/email[/{email_id}]`.
+ *
+ * Type 0: mail reaches the help desk by piping or forwarding (only the address matters).
+ * Type 1: the mailbox worker fetches it from a remote mailbox over `imap` or `pop3`, with
+ * `encryption` `ssl` (TLS from the first byte), `tls` (STARTTLS) or `none`; `port` empty means the
+ * protocol's usual one (IMAP 993 with ssl, else 143; POP3 995 with ssl, else 110). A remote
+ * mailbox needs a server, a username and a password.
+ *
+ * The password is stored encrypted (crypto/secrets.ts) and never returned: responses carry
+ * PASSWORD_MASK when one is stored, null when none. Sending the mask back leaves the stored
+ * password as it is (a client can PUT what it read); an empty value removes it.
+ */
+
+export const TYPE_PIPED = 0;
+export const TYPE_REMOTE = 1;
+export const PASSWORD_MASK = '********';
+
+export const DEPARTMENT_EMAIL_FIELDS = [
+  'id', 'department_id', 'brand_id', 'address', 'type', 'protocol', 'server', 'username', 'password', 'port', 'encryption',
+  'consume_all', 'delete_downloaded', 'last_polled_at', 'last_error', 'last_error_at', 'created_at', 'updated_at',
+] as const;
+
+/** A department email as every response shows it (the sub-resource and the department's `emails`). */
+export function serializeDepartmentEmail(e: DepartmentEmail): Record<string, any> {
+  return { ...pick(e, DEPARTMENT_EMAIL_FIELDS), password: e.password ? PASSWORD_MASK : null };
+}
+
+/** The usual port of a protocol and encryption, for a mailbox stored without one. */
+export const defaultPort = (protocol: string, encryption: string): number =>
+  protocol === 'pop3' ? (encryption === 'ssl' ? 995 : 110) : (encryption === 'ssl' ? 993 : 143);
+
+const PASSWORD_MAX = 255;
+
+const fields = {
+  brand_id: field.id(),
+  server: field.nullable(255).hostname(),
+  port: Joi.number().integer().min(1).max(65535).allow(null, ''),
+  username: field.nullable(255),
+  // Not trimmed: a password may begin or end with a space.
+  password: Joi.string().max(PASSWORD_MAX).allow('', null),
+};
+
+const createSchema = Joi.object({
+  ...fields,
+  address: field.email().required(),
+  type: Joi.number().integer().valid(TYPE_PIPED, TYPE_REMOTE).default(TYPE_PIPED),
+  protocol: Joi.string().trim().lowercase().valid('imap', 'pop3').default('imap'),
+  encryption: Joi.string().trim().lowercase().valid('none', 'ssl', 'tls').default('ssl'),
+  consume_all: field.flag().default(0),
+  delete_downloaded: field.flag().default(0),
+});
+
+const updateSchema = Joi.object({
+  ...fields,
+  address: field.email(),
+  type: Joi.number().integer().valid(TYPE_PIPED, TYPE_REMOTE),
+  protocol: Joi.string().trim().lowercase().valid('imap', 'pop3'),
+  encryption: Joi.string().trim().lowercase().valid('none', 'ssl', 'tls'),
+  consume_all: field.flag(),
+  delete_downloaded: field.flag(),
+});
+
+const COLUMNS = ['address', 'type', 'protocol', 'server', 'port', 'encryption', 'username', 'consume_all', 'delete_downloaded'] as const;
+
+/** The stored form of a sent password: undefined leaves it, null removes it. */
+function storedPassword(sent: string | null | undefined): string | null | undefined {
+  if (sent === undefined || sent === PASSWORD_MASK) return undefined;
+  if (sent === null || sent === '') return null;
+  try {
+    return encryptSecret(sent, MAILBOX_PASSWORD);
+  } catch (err) {
+    if (!(err instanceof SecretKeyMissingError)) throw err;
+    logger.error(err.message);
+    throw new ValidationError('The password cannot be stored: the server has no SECRET_KEY to encrypt mailbox passwords with.');
+  }
+}
+
+/** One department per address (the database's unique key backs this up against races). */
+async function assertAddressFree(address: string, exceptId: number | null, transaction: Transaction): Promise<void> {
+  const taken = await DepartmentEmail.findOne({
+    attributes: ['id'], where: { address, ...(exceptId ? { id: { [Op.ne]: exceptId } } : {}) }, transaction,
+  });
+  if (taken) throw new ValidationError('The address has already been taken.');
+}
+
+/** The brand of an address: one of the department's brands (the first when none is sent). */
+async function brandFor(department: Department, brandId: number | undefined, transaction: Transaction): Promise<number> {
+  const linked = (await DepartmentBrand.findAll({ where: { department_id: department.id }, order: [['brand_id', 'ASC']], transaction })).map((l) => l.brand_id);
+  if (brandId === undefined) return linked[0] ?? defaultBrandId(transaction);
+  if (linked.length ? !linked.includes(brandId) : !(await Brand.findByPk(brandId, { attributes: ['id'], transaction }))) throw invalid('brand_id');
+  return brandId;
+}
+
+/** A remote mailbox can be fetched only with a server, a username and a password. */
+function assertFetchable(values: { type: number; server: string | null; username: string | null; password: string | null }): void {
+  if (values.type !== TYPE_REMOTE) return;
+  for (const name of ['server', 'username', 'password'] as const) {
+    if (!values[name]) throw new ValidationError(`The ${name} field is required when type is ${TYPE_REMOTE}.`);
+  }
+}
+
+export const departmentEmailResource: ResourceDef<DepartmentEmail> = {
+  path: '/department/:department/email',
+  parent: { model: Department, label: 'department', param: 'department', column: 'department_id' },
+  model: DepartmentEmail,
+  label: 'department email',
+  sortable: ['address', 'type', 'created_at', 'updated_at'],
+  createSchema,
+  updateSchema,
+
+  async create(input, { transaction, parent }) {
+    const department = parent as Department;
+    await assertAddressFree(input.address, null, transaction);
+    const password = storedPassword(input.password) ?? null;
+    const values = pick(input, COLUMNS);
+    assertFetchable({ type: values.type, server: values.server, username: values.username, password });
+    return DepartmentEmail.create({
+      ...values, department_id: department.id, brand_id: await brandFor(department, input.brand_id, transaction), password,
+    }, { transaction });
+  },
+
+  async update(email, input, { transaction, parent }) {
+    if (input.address !== undefined && input.address !== email.address) await assertAddressFree(input.address, email.id, transaction);
+    const password = storedPassword(input.password);
+    const values: Record<string, any> = {};
+    for (const k of COLUMNS) if (input[k] !== undefined) values[k] = input[k];
+    if (password !== undefined) values.password = password;
+    if (input.brand_id !== undefined) values.brand_id = await brandFor(parent as Department, input.brand_id, transaction);
+    assertFetchable({
+      type: values.type ?? email.type, server: 'server' in values ? values.server : email.server,
+      username: 'username' in values ? values.username : email.username, password: 'password' in values ? values.password : email.password,
+    });
+    await email.update(values, { transaction });
+  },
+
+  serialize: (e) => serializeDepartmentEmail(e),
+};
+
+export const departmentEmailRouter = resourceRouter(departmentEmailResource);

@@ -1,0 +1,252 @@
+import { randomBytes } from 'node:crypto';
+import type { Job } from 'bullmq';
+import type { Attachment } from 'nodemailer/lib/mailer';
+import {
+  Brand, Channel, Department, DepartmentEmail, FeedbackForm, Ticket, TicketAttachment, TicketFeedback, TicketMessage, User,
+} from '../../db/models';
+import { BY, MESSAGE_TYPE, type ForwardExtra } from '../../db/models/TicketMessage';
+import { Joi } from '../../http/validation';
+import { frameRendered } from '../../mail/compose';
+import { transportFor } from '../../mail/transports';
+import { defineJob } from '../../queue/jobs';
+import { QUEUES } from '../../queue/names';
+import { get as getUpload } from '../../storage/uploads';
+import { formattedName } from '../../user/people/presenter';
+import { emailTemplates } from '../templateMapping';
+import { mailContext, recipientLocales, renderMail, templateFor, translatedTemplate } from './content';
+import { addressList, withoutOwnAddresses } from './recipients';
+import { escapeHtml, oneLine } from './render';
+import { mailDomain, newMessageId, recordMessageId, subjectWithNumber, threadOf } from './threading';
+
+/**
+ * The mails of tickets: one job, `ticket.mail`, whose payload names the kind of mail and ids
+ * only. Which mails an event causes is decided in its transaction (./subscribers.ts); what the
+ * mail says, and whether it still goes out, is decided when it is sent: a template mapped to -1
+ * since, a recipient made inactive, a message deleted or a ticket trashed in between send nothing.
+ */
+
+/** Mails to the ticket's user (and its CC addresses). */
+export const USER_MAIL_KINDS = ['user_ticket_opened', 'user_ticket_reply', 'user_ticket_autoclose', 'user_feedback_request'] as const;
+/** Mails to one operator each (`recipientId`). */
+export const OPERATOR_MAIL_KINDS = [
+  'operator_ticket_opened', 'operator_internal_opened', 'operator_user_ticket_reply', 'operator_operator_ticket_reply',
+  'operator_ticket_note', 'operator_assigned',
+] as const;
+/** Every kind: the department template keys they use, the feedback form's template, and a forward (no template). */
+export const TICKET_MAIL_KINDS = [...USER_MAIL_KINDS, ...OPERATOR_MAIL_KINDS, 'forward'] as const;
+
+export type UserMailKind = (typeof USER_MAIL_KINDS)[number];
+export type OperatorMailKind = (typeof OPERATOR_MAIL_KINDS)[number];
+export type TicketMailKind = (typeof TICKET_MAIL_KINDS)[number];
+
+export interface TicketMailPayload {
+  kind: TicketMailKind;
+  ticketId: number;
+  /** The message the mail is about (replies, notes, forwards, a new ticket's first message). */
+  messageId?: number;
+  /** The operator an operator mail goes to. */
+  recipientId?: number;
+  /** The feedback request a user_feedback_request mail carries. */
+  feedbackId?: number;
+}
+
+/** Mails written by a person (an operator's reply, a forward) are ordinary mail; the rest are automatic (RFC 3834). */
+const HUMAN_WRITTEN: ReadonlySet<TicketMailKind> = new Set(['user_ticket_reply', 'forward']);
+/** Mails that carry the files attached to their message. */
+const WITH_ATTACHMENTS: ReadonlySet<TicketMailKind> = new Set(['user_ticket_reply', 'forward']);
+/** User mails that also go to the ticket's CC addresses. */
+const TO_CC: ReadonlySet<TicketMailKind> = new Set(['user_ticket_opened', 'user_ticket_reply', 'user_ticket_autoclose']);
+
+const id = () => Joi.number().integer().min(1);
+
+const skip = (reason: string) => ({ skipped: reason });
+
+interface Draft {
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  subject: string;
+  html: string;
+  text: string;
+  from: { name: string; address: string };
+}
+
+/** The address the ticket's mail goes out from: its department email's, else the brand's default. */
+async function ticketFrom(ticket: Ticket, brand: Brand): Promise<{ name: string; address: string }> {
+  const email = ticket.department_email_id ? await DepartmentEmail.findByPk(ticket.department_email_id, { attributes: ['address'] }) : null;
+  return { name: brand.name, address: email?.address ?? brand.default_email ?? 'no-reply@localhost' };
+}
+
+/** The template of a kind: the department's mapping (-1: none), or the feedback form's. */
+async function templateIdOf(kind: TicketMailKind, ticket: Ticket, feedback: TicketFeedback | null): Promise<number | null> {
+  if (kind === 'user_feedback_request') {
+    const form = feedback ? await FeedbackForm.findByPk(feedback.form_id, { attributes: ['id', 'email_template_id'] }) : null;
+    return form?.email_template_id ?? null;
+  }
+  if (kind === 'forward') return null;
+  const department = await Department.findByPk(ticket.department_id, { attributes: ['id', 'email_templates'] });
+  const mapped = department ? emailTemplates(department.email_templates)[kind] : -1;
+  return mapped && mapped > 0 ? mapped : null;
+}
+
+interface Loaded {
+  ticket: Ticket;
+  brand: Brand;
+  message: TicketMessage | null;
+}
+
+async function userDraft(kind: UserMailKind, p: TicketMailPayload, { ticket, brand, message }: Loaded): Promise<Draft | { skipped: string }> {
+  if (ticket.internal) return skip('an internal ticket mails no user');
+  if ((kind === 'user_ticket_opened' || kind === 'user_ticket_reply') && !message) return skip('the mail needs its message');
+  if (kind === 'user_ticket_reply' && (message!.by !== BY.OPERATOR || message!.type !== MESSAGE_TYPE.MESSAGE)) return skip('not an operator reply');
+  let feedback: TicketFeedback | null = null;
+  if (kind === 'user_feedback_request') {
+    feedback = p.feedbackId ? await TicketFeedback.findByPk(p.feedbackId) : null;
+    if (!feedback || feedback.ticket_id !== ticket.id) return skip('the feedback request no longer exists');
+    // Reopened (or resolved again) since the request was made: the unsent request is withdrawn.
+    if (ticket.resolved_time === null || ticket.resolved_time !== feedback.resolved_time) {
+      if (feedback.rating === null && feedback.fields_answered === 0) await feedback.destroy();
+      return skip('the ticket was reopened; the feedback request is cancelled');
+    }
+  }
+  const template = await templateFor(await templateIdOf(kind, ticket, feedback), ticket.brand_id);
+  if (!template) return skip('the email template is disabled');
+
+  const owner = await User.findByPk(ticket.user_id);
+  const userAddress = owner && owner.type === 'user' && owner.active === 1 ? [owner.email] : [];
+  const ccList = TO_CC.has(kind) ? addressList(ticket.cc) : [];
+  const [user, copied] = await Promise.all([withoutOwnAddresses(userAddress), withoutOwnAddresses(ccList)]);
+  const others = copied.filter((a) => !user.includes(a));
+  if (!user.length && !others.length) return skip('no recipient: the user is inactive and nobody is copied');
+  // An inactive user's copy still reaches the addresses copied on the ticket.
+  const [to, cc] = user.length ? [user, others] : [others.slice(0, 1), others.slice(1)];
+
+  const author = message?.user_id ? await User.findByPk(message.user_id) : null;
+  const locales = recipientLocales(owner, brand);
+  const context = await mailContext({
+    audience: 'user', ticket, brand, owner, operator: author?.type === 'operator' ? author : null, message, author,
+    feedbackToken: feedback?.token, locales,
+  });
+  return { ...renderMail(await translatedTemplate(template, locales), context), to, cc, bcc: [], from: await ticketFrom(ticket, brand) };
+}
+
+async function operatorDraft(kind: OperatorMailKind, p: TicketMailPayload, { ticket, brand, message }: Loaded): Promise<Draft | { skipped: string }> {
+  if (kind !== 'operator_assigned' && !message) return skip('the mail needs its message');
+  const operator = p.recipientId ? await User.findByPk(p.recipientId) : null;
+  if (!operator || operator.type !== 'operator') return skip('the operator no longer exists');
+  if (operator.active !== 1) return skip('the operator is inactive');
+  const template = await templateFor(await templateIdOf(kind, ticket, null), ticket.brand_id);
+  if (!template) return skip('the email template is disabled');
+  const [owner, author] = await Promise.all([
+    User.findByPk(ticket.user_id),
+    message?.user_id ? User.findByPk(message.user_id) : Promise.resolve(null),
+  ]);
+  const locales = recipientLocales(operator, brand);
+  const context = await mailContext({ audience: 'operator', ticket, brand, owner, operator, message, author, locales });
+  return { ...renderMail(await translatedTemplate(template, locales), context), to: [operator.email], cc: [], bcc: [], from: await ticketFrom(ticket, brand) };
+}
+
+function forwardExtra(message: TicketMessage): ForwardExtra | null {
+  try {
+    const extra = JSON.parse(message.extra ?? 'null');
+    return extra && typeof extra === 'object' ? extra as ForwardExtra : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A forward: the operator's text to the recipients of its `extra`, from its `from_address`. */
+async function forwardDraft({ ticket, brand, message }: Loaded): Promise<Draft | { skipped: string }> {
+  if (!message || message.type !== MESSAGE_TYPE.FORWARD) return skip('not a forward');
+  const extra = forwardExtra(message);
+  if (!extra) return skip('the forward has no recipients');
+  const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  const [to, cc, bcc] = await Promise.all([withoutOwnAddresses(list(extra.to_address)), withoutOwnAddresses(list(extra.cc_address)), withoutOwnAddresses(list(extra.bcc_address))]);
+  if (!to.length && !cc.length && !bcc.length) return skip('the forward has no recipients');
+  const fallback = await ticketFrom(ticket, brand);
+  const author = message.user_id ? await User.findByPk(message.user_id) : null;
+  // `me`: the operator's own address, under their name; a department address under the brand's.
+  const from = extra.from_address
+    ? { name: author && author.email === extra.from_address ? formattedName(author) : brand.name, address: extra.from_address }
+    : fallback;
+  return {
+    to, cc: cc.filter((a) => !to.includes(a)), bcc: bcc.filter((a) => !to.includes(a) && !cc.includes(a)),
+    subject: oneLine(extra.subject ?? ticket.subject), html: `<p>${escapeHtml(message.text).replace(/\r\n|\r|\n/g, '<br>\n')}</p>`,
+    text: message.text, from,
+  };
+}
+
+/** The files attached to a message, read from the uploads store, under the names they were attached with. */
+async function attachmentsOf(messageId: number): Promise<Attachment[]> {
+  const rows = await TicketAttachment.findAll({ where: { message_id: messageId }, order: [['id', 'ASC']] });
+  const out: Attachment[] = [];
+  for (const row of rows) {
+    const upload = await getUpload(row.upload_hash);
+    if (upload) out.push({ filename: row.original_name, content: Buffer.from(upload.contents), contentType: upload.mime });
+  }
+  return out;
+}
+
+/** The random part of the Message-ID: the job's outbox key (the same at every retry), else random. */
+const uniquePart = (job: Job | undefined) => /^outbox-\d+-([a-f0-9]{8,32})$/.exec(String(job?.id ?? ''))?.[1] ?? randomBytes(8).toString('hex');
+
+export const ticketMail = defineJob<TicketMailPayload>({
+  name: 'ticket.mail',
+  queue: QUEUES.mail,
+  schema: Joi.object({
+    kind: Joi.string().valid(...TICKET_MAIL_KINDS).required(),
+    ticketId: id().required(),
+    messageId: id(),
+    recipientId: id(),
+    feedbackId: id(),
+  }),
+  async handle(p, job) {
+    const ticket = await Ticket.findByPk(p.ticketId);
+    if (!ticket) return skip('the ticket no longer exists');
+    if (ticket.deleted_at) return skip('the ticket is in the trash');
+    const brand = await Brand.findByPk(ticket.brand_id);
+    if (!brand) throw new Error(`The brand ${ticket.brand_id} of ticket ${ticket.id} does not exist`);
+    const message = p.messageId ? await TicketMessage.findByPk(p.messageId) : null;
+    if (p.messageId && !message) return skip('the message no longer exists');
+    if (message?.is_draft) return skip('drafts are never mailed');
+
+    const loaded = { ticket, brand, message };
+    const kind = p.kind;
+    const draft = kind === 'forward' ? await forwardDraft(loaded)
+      : (USER_MAIL_KINDS as readonly string[]).includes(kind) ? await userDraft(kind as UserMailKind, p, loaded)
+        : await operatorDraft(kind as OperatorMailKind, p, loaded);
+    if ('skipped' in draft) return draft;
+
+    const transport = transportFor(brand);
+    const messageId = newMessageId({ ticketId: ticket.id, messageId: message?.id ?? null }, mailDomain(brand), uniquePart(job));
+    const thread = await threadOf(ticket.id, messageId);
+    const framed = frameRendered(brand, { html: draft.html, text: draft.text });
+    const auto = !HUMAN_WRITTEN.has(kind);
+    // A new ticket's acknowledgement of an incoming mail is an automatic reply to it.
+    const autoReply = kind === 'user_ticket_opened' && (await isEmailChannel(ticket.channel_id));
+    const info = await transport.sendMail({
+      from: draft.from,
+      to: draft.to,
+      cc: draft.cc.length ? draft.cc : undefined,
+      bcc: draft.bcc.length ? draft.bcc : undefined,
+      subject: subjectWithNumber(draft.subject, ticket.number),
+      html: framed.html,
+      text: framed.text,
+      messageId: `<${messageId}>`,
+      inReplyTo: thread.inReplyTo,
+      references: thread.references.length ? thread.references : undefined,
+      headers: {
+        'X-Helpdesk-Ticket': ticket.number,
+        ...(auto ? { 'Auto-Submitted': autoReply ? 'auto-replied' : 'auto-generated', 'X-Auto-Response-Suppress': 'All' } : {}),
+      },
+      attachments: message && WITH_ATTACHMENTS.has(kind) ? await attachmentsOf(message.id) : undefined,
+    });
+    await recordMessageId({ messageId, ticketId: ticket.id, ticketMessageId: message?.id ?? null, direction: 'out' });
+    return { messageId, accepted: info.accepted };
+  },
+});
+
+async function isEmailChannel(channelId: number): Promise<boolean> {
+  const channel = await Channel.findByPk(channelId, { attributes: ['id', 'name'] });
+  return channel?.name.toLowerCase() === 'email';
+}

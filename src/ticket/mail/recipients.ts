@@ -1,0 +1,68 @@
+import { Op, QueryTypes, type Transaction } from 'sequelize';
+import { DepartmentEmail, TicketAssignee, TicketWatcher, User } from '../../db/models';
+import { sequelize } from '../../db/sequelize';
+
+/**
+ * Who a ticket's notifications go to. Operator sets are decided when the event happens (in its
+ * transaction), one mail job per operator; whether each is still active is checked again when
+ * the mail is sent.
+ */
+
+/**
+ * The active operators of a department: linked to it directly (operator_departments) or through
+ * one of its operator groups (department_groups → user_groups). One statement.
+ */
+export async function departmentOperatorIds(departmentId: number, transaction?: Transaction): Promise<number[]> {
+  const rows = await sequelize().query<{ id: number }>(
+    `SELECT u.id FROM users u
+      WHERE u.type = 'operator' AND u.active = 1 AND (
+        u.id IN (SELECT od.user_id FROM operator_departments od WHERE od.department_id = :departmentId)
+        OR u.id IN (SELECT ug.user_id FROM user_groups ug JOIN department_groups dg ON dg.group_id = ug.group_id WHERE dg.department_id = :departmentId)
+      )
+      ORDER BY u.id`,
+    { replacements: { departmentId }, type: QueryTypes.SELECT, transaction },
+  );
+  return rows.map((r) => Number(r.id));
+}
+
+export async function assignedIds(ticketId: number, transaction?: Transaction): Promise<number[]> {
+  return (await TicketAssignee.findAll({ attributes: ['user_id'], where: { ticket_id: ticketId }, order: [['user_id', 'ASC']], transaction })).map((a) => a.user_id);
+}
+
+export async function watcherIds(ticketId: number, transaction?: Transaction): Promise<number[]> {
+  return (await TicketWatcher.findAll({ attributes: ['user_id'], where: { ticket_id: ticketId }, order: [['user_id', 'ASC']], transaction })).map((w) => w.user_id);
+}
+
+/** The ids that are active operators, each once, in order, without `except`. */
+export async function activeOperators(ids: number[], except: number | null, transaction?: Transaction): Promise<number[]> {
+  const wanted = [...new Set(ids)].filter((id) => id !== except);
+  if (!wanted.length) return [];
+  const found = new Set((await User.findAll({
+    attributes: ['id'], where: { id: { [Op.in]: wanted }, type: 'operator', active: 1 }, transaction,
+  })).map((u) => u.id));
+  return wanted.filter((id) => found.has(id));
+}
+
+/**
+ * Addresses without the help desk's own: a mail to a department address would come back in as a
+ * ticket message (a loop). Compared lower-cased, each address kept once.
+ */
+export async function withoutOwnAddresses(addresses: string[], transaction?: Transaction): Promise<string[]> {
+  const unique = [...new Set(addresses.map((a) => a.trim().toLowerCase()).filter(Boolean))];
+  if (!unique.length) return [];
+  const own = new Set((await DepartmentEmail.findAll({
+    attributes: ['address'], where: { address: { [Op.in]: unique } }, transaction,
+  })).map((e) => e.address.toLowerCase()));
+  return unique.filter((a) => !own.has(a));
+}
+
+/** A stored JSON list of addresses (ticket cc, forward recipients); [] for none or an unreadable value. */
+export function addressList(stored: string | null | undefined): string[] {
+  if (!stored) return [];
+  try {
+    const v = JSON.parse(stored);
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * The merge fields of email templates (`{{ ticket.number }}`, `{{ user.formatted_name }}`), filled
+ * from a plain context object. Deliberately small and safe:
+ *
+ * - a field is a dotted path of names (`a.b.c`); it is looked up in the context's own properties,
+ *   through plain objects only, and renders only a string or a number: no method call, no
+ *   prototype (`{{ ticket.constructor }}` and `{{ __proto__ }}` render nothing), no code run;
+ * - a name the context does not hold, or anything that is not a path, renders empty;
+ * - a filter (`{{ user.firstname|upper }}`, even `|raw`) is ignored: values are always escaped in
+ *   HTML, never inserted as markup;
+ * - in HTML every value is escaped and its line breaks become `<br>`; in text it is as it is.
+ *
+ * Templates are HTML (the stored `contents`); their text part is the template read as text
+ * (`htmlToText`) and then filled, so the values of the text part are never touched by tag
+ * stripping or entity decoding.
+ */
+
+export type TemplateValue = string | number | null | undefined | TemplateContext;
+
+export interface TemplateContext {
+  readonly [name: string]: TemplateValue;
+}
+
+export type RenderMode = 'html' | 'text';
+
+const FIELD = /\{\{-?([\s\S]*?)-?\}\}/g;
+const PATH = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*){0,7}$/;
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+};
+
+/** The value at a dotted path: a string or a number held by the context's own properties, else null. */
+export function lookup(context: TemplateContext, path: string): string | null {
+  if (!PATH.test(path)) return null;
+  let current: unknown = context;
+  for (const name of path.split('.')) {
+    if (!isPlainObject(current) || !Object.prototype.hasOwnProperty.call(current, name)) return null;
+    current = current[name];
+  }
+  if (typeof current === 'string') return current;
+  if (typeof current === 'number' && Number.isFinite(current)) return String(current);
+  return null;
+}
+
+/** The path of a field's expression: `ticket.number` of ` ticket.number|upper `. */
+const pathOf = (expression: string) => expression.split('|')[0].trim();
+
+/** Fills the merge fields of `source`. */
+export function renderTemplate(source: string, context: TemplateContext, mode: RenderMode): string {
+  return source.replace(FIELD, (_whole, expression: string) => {
+    const value = lookup(context, pathOf(expression)) ?? '';
+    if (mode === 'text') return value;
+    return escapeHtml(value).replace(/\r\n|\r|\n/g, '<br>\n');
+  });
+}
+
+/** A one-line header value (a subject): line breaks and other control characters become spaces. */
+export function oneLine(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return s.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/ {2,}/g, ' ').trim();
+}
+
+const ENTITIES: Record<string, string> = { nbsp: ' ', amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", apos: "'" };
+
+/**
+ * An HTML template (or a brand's header or footer) read as plain text: paragraphs and line breaks
+ * kept, a link shown as its text followed by its address when the two differ, other tags dropped,
+ * the common entities decoded. Merge fields pass through unchanged (they hold no tags).
+ */
+export function htmlToText(html: string): string {
+  return html
+    .replace(/\r\n?/g, '\n')
+    .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, '')
+    .replace(/<a\b[^>]*?\bhref\s*=\s*(["'])([\s\S]*?)\1[^>]*>([\s\S]*?)<\/a\s*>/gi, (_m, _q, href: string, inner: string) => {
+      const label = inner.replace(/<[^>]+>/g, '').trim();
+      return !label || label === href.trim() ? href.trim() : `${label} (${href.trim()})`;
+    })
+    .replace(/<br\s*\/?>/gi, '\n')
+    .replace(/<\/(p|div|h\d|li|tr|table|blockquote)\s*>/gi, '\n')
+    .replace(/<li\b[^>]*>/gi, '- ')
+    .replace(/<[^>]+>/g, '')
+    .replace(/&(nbsp|amp|lt|gt|quot|#39|apos);/g, (_m, name: string) => ENTITIES[name])
+    .replace(/[ \t]+\n/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}

@@ -1,0 +1,129 @@
+import type { Transaction } from 'sequelize';
+import { Channel, Department, Ticket, TicketMessage } from '../../db/models';
+import { BY, MESSAGE_TYPE } from '../../db/models/TicketMessage';
+import type { EventPayloads } from '../../events';
+import { enqueue } from '../../queue/outbox';
+import { emailTemplates } from '../templateMapping';
+import { ticketMail, type OperatorMailKind, type UserMailKind } from './job';
+import { activeOperators, assignedIds, departmentOperatorIds, watcherIds } from './recipients';
+
+/**
+ * Which mails the ticket events cause, written to the outbox in the event's transaction (so a
+ * mail exists exactly when the change it reports was committed). One job per operator; one job
+ * for the user and the ticket's CC addresses. A kind whose department template is -1 writes
+ * nothing (the mail job checks the template again when it sends).
+ *
+ *   ticket.created     user_ticket_opened (send_user_email; the department's notify_email_ticket /
+ *                      notify_frontend_ticket for tickets opened by mail / on the web), and
+ *                      operator_ticket_opened to the department's operators and those assigned,
+ *                      except the operator who opened it (send_operators_email); an internal ticket:
+ *                      operator_internal_opened to the same operators, no user mail
+ *   message.created    an operator's reply: user_ticket_reply (send_user_email), and with
+ *                      send_operators_email operator_operator_ticket_reply to the assigned and watching
+ *                      operators (else the department's) except the author; a user's reply:
+ *                      operator_user_ticket_reply to the assigned operators (else the department's)
+ *                      and the watching ones (send_operators_email); a note: operator_ticket_note to
+ *                      the assigned and watching operators except the author (send_operators_email);
+ *                      a draft: nothing
+ *   message.forwarded  the forward to its recipients (never a draft)
+ *   ticket.updated     operator_assigned to each newly assigned operator
+ */
+
+interface TicketScope {
+  ticket: Ticket;
+  department: Department | null;
+  templates: Record<string, number>;
+}
+
+async function scopeOf(ticketId: number, transaction: Transaction): Promise<TicketScope | null> {
+  const ticket = await Ticket.findByPk(ticketId, { transaction });
+  if (!ticket || ticket.deleted_at) return null;
+  const department = await Department.findByPk(ticket.department_id, { transaction });
+  return { ticket, department, templates: emailTemplates(department?.email_templates ?? null) };
+}
+
+const mapped = (scope: TicketScope, kind: UserMailKind | OperatorMailKind) => (scope.templates[kind] ?? -1) > 0;
+
+async function mailUser(kind: UserMailKind, scope: TicketScope, messageId: number, transaction: Transaction): Promise<void> {
+  if (!mapped(scope, kind)) return;
+  await enqueue(transaction, ticketMail, { kind, ticketId: scope.ticket.id, messageId });
+}
+
+async function mailOperators(
+  kind: OperatorMailKind, scope: TicketScope, ids: number[], except: number | null, messageId: number | undefined, transaction: Transaction,
+): Promise<void> {
+  if (!mapped(scope, kind) || !ids.length) return;
+  for (const recipientId of await activeOperators(ids, except, transaction)) {
+    await enqueue(transaction, ticketMail, { kind, ticketId: scope.ticket.id, recipientId, ...(messageId ? { messageId } : {}) });
+  }
+}
+
+/** The operator who wrote a message, or null when a user did. */
+const operatorAuthor = (message: TicketMessage) => (message.by === BY.OPERATOR ? message.user_id : null);
+
+/** Whether the department lets a new ticket of this channel tell its user (tickets opened by the API always may). */
+async function channelNotifiesUser(scope: TicketScope, transaction: Transaction): Promise<boolean> {
+  const channel = await Channel.findByPk(scope.ticket.channel_id, { attributes: ['id', 'name'], transaction });
+  const name = channel?.name.toLowerCase();
+  if (name === 'email') return scope.department?.notify_email_ticket !== 0;
+  if (name === 'web') return scope.department?.notify_frontend_ticket !== 0;
+  return true;
+}
+
+export async function onTicketCreated(p: EventPayloads['ticket.created'], transaction: Transaction): Promise<void> {
+  const scope = await scopeOf(p.ticketId, transaction);
+  const message = await TicketMessage.findByPk(p.messageId, { transaction });
+  if (!scope || !message || message.is_draft) return;
+  const { ticket } = scope;
+  if (!ticket.internal && p.sendUserEmail && (await channelNotifiesUser(scope, transaction))) {
+    await mailUser('user_ticket_opened', scope, message.id, transaction);
+  }
+  if (!p.sendOperatorsEmail) return;
+  const kind = ticket.internal ? 'operator_internal_opened' : 'operator_ticket_opened';
+  if (!mapped(scope, kind)) return;
+  const operators = [...(await departmentOperatorIds(ticket.department_id, transaction)), ...(await assignedIds(ticket.id, transaction))];
+  await mailOperators(kind, scope, operators, operatorAuthor(message), message.id, transaction);
+}
+
+export async function onMessageCreated(p: EventPayloads['message.created'], transaction: Transaction): Promise<void> {
+  const message = await TicketMessage.findByPk(p.messageId, { transaction });
+  if (!message || message.is_draft) return;
+  const scope = await scopeOf(message.ticket_id, transaction);
+  if (!scope) return;
+  const { ticket } = scope;
+  const author = operatorAuthor(message);
+  if (message.type === MESSAGE_TYPE.NOTE) {
+    if (!p.sendOperatorsEmail || !mapped(scope, 'operator_ticket_note')) return;
+    const ids = [...(await assignedIds(ticket.id, transaction)), ...(await watcherIds(ticket.id, transaction))];
+    await mailOperators('operator_ticket_note', scope, ids, author, message.id, transaction);
+    return;
+  }
+  if (message.type !== MESSAGE_TYPE.MESSAGE) return;
+  if (message.by === BY.OPERATOR) {
+    if (p.sendUserEmail && !ticket.internal) await mailUser('user_ticket_reply', scope, message.id, transaction);
+    if (!p.sendOperatorsEmail || !mapped(scope, 'operator_operator_ticket_reply')) return;
+    let ids = [...(await assignedIds(ticket.id, transaction)), ...(await watcherIds(ticket.id, transaction))];
+    if (!ids.length) ids = await departmentOperatorIds(ticket.department_id, transaction);
+    await mailOperators('operator_operator_ticket_reply', scope, ids, author, message.id, transaction);
+    return;
+  }
+  // A user's reply. (Its copy to the ticket's CC addresses, SupportPal 5's user_user_ticket_reply,
+  // has no department template key here.)
+  if (!p.sendOperatorsEmail || !mapped(scope, 'operator_user_ticket_reply')) return;
+  const assigned = await assignedIds(ticket.id, transaction);
+  const ids = [...(assigned.length ? assigned : await departmentOperatorIds(ticket.department_id, transaction)), ...(await watcherIds(ticket.id, transaction))];
+  await mailOperators('operator_user_ticket_reply', scope, ids, null, message.id, transaction);
+}
+
+export async function onMessageForwarded(p: EventPayloads['message.forwarded'], transaction: Transaction): Promise<void> {
+  const message = await TicketMessage.findByPk(p.messageId, { attributes: ['id', 'ticket_id', 'type', 'is_draft'], transaction });
+  if (!message || message.is_draft || message.type !== MESSAGE_TYPE.FORWARD) return;
+  await enqueue(transaction, ticketMail, { kind: 'forward', ticketId: message.ticket_id, messageId: message.id });
+}
+
+export async function onTicketUpdated(p: EventPayloads['ticket.updated'], transaction: Transaction): Promise<void> {
+  if (!p.newlyAssigned.length) return;
+  const scope = await scopeOf(p.ticketId, transaction);
+  if (!scope) return;
+  await mailOperators('operator_assigned', scope, p.newlyAssigned, null, undefined, transaction);
+}

@@ -1,0 +1,129 @@
+import { randomBytes } from 'node:crypto';
+import { Op, type Transaction } from 'sequelize';
+import { config } from '../../config';
+import { now } from '../../db/entity';
+import { MailMessageId, type Brand } from '../../db/models';
+import type { MailDirection } from '../../db/models/MailMessageId';
+
+/**
+ * How the mails of a ticket stay one thread, in the users' mail clients and for the mailbox
+ * worker that files replies:
+ *
+ * - every mail gets a Message-ID on the brand's domain that names its ticket and message:
+ *   `<t123.m456.r<16 hex>@support.example.com>` (`.m456` only for a mail about a message);
+ * - every Message-ID sent is stored (`mail_message_ids`, direction `out`; the mailbox worker
+ *   stores what it imports as `in`), so a reply naming one in In-Reply-To or References is filed
+ *   into its ticket without trusting anything the sender wrote;
+ * - a later mail carries `In-Reply-To: <the ticket's latest id>` and
+ *   `References: <the first id> <the latest id>`;
+ * - the subject carries the ticket number as `[#<number>]`, for clients that thread by subject and
+ *   for replies whose headers were lost.
+ *
+ * Ids are stored and compared without their angle brackets.
+ */
+
+/** A Message-ID's longest stored form (the column's length). */
+export const MESSAGE_ID_MAX = 255;
+
+const DOMAIN = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*$/;
+
+const hostOf = (url: string | null | undefined): string | null => {
+  if (!url) return null;
+  try {
+    return new URL(url).hostname || null;
+  } catch {
+    return null;
+  }
+};
+
+/** The domain of a brand's Message-IDs: its system_url's host, else its default_email's domain, else APP_URL's host. */
+export function mailDomain(brand: Pick<Brand, 'system_url' | 'default_email'>): string {
+  const candidates = [hostOf(brand.system_url), brand.default_email?.split('@').pop() ?? null, hostOf(config().appUrl)];
+  return candidates.find((c): c is string => !!c && DOMAIN.test(c))?.toLowerCase() ?? 'localhost';
+}
+
+export interface MessageIdParts {
+  ticketId: number;
+  /** The ticket message the mail is about, when it is about one. */
+  messageId: number | null;
+}
+
+/**
+ * A new Message-ID (without brackets). `unique` is what makes it unique: the mail job passes its
+ * outbox entry's random key, so a retried send reuses the id (receivers drop the duplicate).
+ */
+export function newMessageId(parts: MessageIdParts, domain: string, unique: string = randomBytes(8).toString('hex')): string {
+  return `t${parts.ticketId}${parts.messageId ? `.m${parts.messageId}` : ''}.r${unique}@${domain}`;
+}
+
+const OURS = /^t(\d{1,10})(?:\.m(\d{1,10}))?\.r([a-z0-9]{1,64})@([A-Za-z0-9.-]{1,253})$/;
+
+/** The ticket and message a Message-ID of ours names; null for another shape. (Trust it only when stored.) */
+export function parseMessageId(id: string): MessageIdParts | null {
+  const m = OURS.exec(id);
+  return m ? { ticketId: Number(m[1]), messageId: m[2] ? Number(m[2]) : null } : null;
+}
+
+/** `<abc@host>` → `abc@host`; null when nothing usable is left or it is too long to store. */
+export function normaliseMessageId(raw: string | null | undefined): string | null {
+  const id = (raw ?? '').trim().replace(/^<+/, '').replace(/>+$/, '').trim();
+  return id && id.length <= MESSAGE_ID_MAX && !/[\s<>]/.test(id) ? id : null;
+}
+
+/** The ids of a References (or In-Reply-To) header, in order, without brackets. */
+export function parseReferences(header: string | null | undefined): string[] {
+  const ids = (header ?? '').match(/<[^<>\s]+>/g) ?? [];
+  return [...new Set(ids.map((i) => normaliseMessageId(i)).filter((i): i is string => !!i))];
+}
+
+export interface Thread {
+  /** The ticket's latest Message-ID. */
+  inReplyTo?: string;
+  /** The first and the latest (once when they are the same). */
+  references: string[];
+}
+
+/** The thread a new mail of the ticket joins: its first and latest stored ids (any direction), except `own`. */
+export async function threadOf(ticketId: number, own?: string, transaction?: Transaction): Promise<Thread> {
+  const where = { ticket_id: ticketId, ...(own ? { message_id: { [Op.ne]: own } } : {}) };
+  const [first, latest] = await Promise.all([
+    MailMessageId.findOne({ attributes: ['message_id'], where, order: [['id', 'ASC']], transaction }),
+    MailMessageId.findOne({ attributes: ['message_id'], where, order: [['id', 'DESC']], transaction }),
+  ]);
+  if (!first || !latest) return { references: [] };
+  return { inReplyTo: latest.message_id, references: [...new Set([first.message_id, latest.message_id])] };
+}
+
+/** Stores a Message-ID of a ticket; storing one twice (a retried send) keeps the first. */
+export async function recordMessageId(
+  values: { messageId: string; ticketId: number; ticketMessageId?: number | null; direction: MailDirection }, transaction?: Transaction,
+): Promise<void> {
+  await MailMessageId.bulkCreate([{
+    message_id: values.messageId, ticket_id: values.ticketId, ticket_message_id: values.ticketMessageId ?? null,
+    direction: values.direction, created_at: now(),
+  }], { ignoreDuplicates: true, transaction });
+}
+
+/**
+ * The ticket a reply belongs to by its In-Reply-To and References (ids without brackets): the
+ * ticket of the last of them that is stored, or null. For the mailbox worker, which then follows
+ * `merged_into_id` and leaves a trashed ticket alone.
+ */
+export async function ticketOfReferences(ids: string[], transaction?: Transaction): Promise<number | null> {
+  const wanted = [...new Set(ids)].slice(-100);
+  if (!wanted.length) return null;
+  const rows = await MailMessageId.findAll({ attributes: ['message_id', 'ticket_id'], where: { message_id: { [Op.in]: wanted } }, transaction });
+  const byId = new Map(rows.map((r) => [r.message_id, r.ticket_id]));
+  for (let i = wanted.length - 1; i >= 0; i--) {
+    const ticketId = byId.get(wanted[i]);
+    if (ticketId) return ticketId;
+  }
+  return null;
+}
+
+/** The subject with the ticket number in it: the template's subject when it has `[#<number>]`, else `[#<number>] <subject>`. */
+export function subjectWithNumber(subject: string, number: string): string {
+  const tag = `[#${number}]`;
+  if (subject.includes(tag)) return subject;
+  return subject ? `${tag} ${subject}` : tag;
+}

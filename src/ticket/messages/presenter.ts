@@ -1,0 +1,58 @@
+import { TicketAttachment, User, type TicketMessage, type Upload } from '../../db/models';
+import { MESSAGE_TYPE } from '../../db/models/TicketMessage';
+import { loadById, loadMany } from '../../http/load';
+import { pick } from '../../http/serialize';
+import { USER_SUMMARY_FIELDS, serializeUserSummary } from '../../user/people/presenter';
+import { loadUploads } from '../../storage/uploads';
+import { serializeTicketAttachment } from '../attachment';
+import { jsonList } from '../common';
+
+/** A message's own columns on the wire, in the spec's order. */
+export const MESSAGE_FIELDS = [
+  'id', 'ticket_id', 'channel_id', 'user_id', 'user_ip_address', 'by', 'type', 'text', 'is_draft', 'social_id', 'created_at', 'updated_at',
+] as const;
+
+export interface MessageRelations {
+  users: Map<number, User>;
+  attachments: Map<number, TicketAttachment[]>;
+  uploads: Map<string, Upload>;
+}
+
+/** The authors and attachments of a page of messages: three statements whatever its size. */
+export async function loadMessageRelations(messages: TicketMessage[]): Promise<MessageRelations> {
+  const [users, attachments] = await Promise.all([
+    loadById(User, messages.map((m) => m.user_id), { attributes: [...USER_SUMMARY_FIELDS] }),
+    loadMany(TicketAttachment, 'message_id', messages.map((m) => m.id)),
+  ]);
+  const uploads = await loadUploads([...attachments.values()].flat().map((a) => a.upload_hash));
+  return { users, attachments, uploads };
+}
+
+/** A forward's `extra`: the recipients (arrays, or null for none), its subject and the address it goes out from. */
+function forwardExtra(stored: string | null): Record<string, any> {
+  let extra: Record<string, any> = {};
+  try {
+    extra = stored ? JSON.parse(stored) : {};
+  } catch {
+    extra = {};
+  }
+  const list = (v: unknown) => (Array.isArray(v) && v.length ? v : null);
+  return {
+    to_address: list(extra.to_address), cc_address: list(extra.cc_address), bcc_address: list(extra.bcc_address),
+    subject: extra.subject ?? null, from_address: extra.from_address ?? null,
+  };
+}
+
+/** A message as the message and forward resources show it; `user` is its author (null once deleted). */
+export function serializeMessage(m: TicketMessage, rel: MessageRelations): Record<string, any> {
+  const user = m.user_id ? rel.users.get(m.user_id) : undefined;
+  return {
+    ...pick(m, MESSAGE_FIELDS),
+    pinned: m.pinned,
+    original_ticket_id: m.original_ticket_id,
+    cc: jsonList(m.cc),
+    ...(m.type === MESSAGE_TYPE.FORWARD ? { extra: forwardExtra(m.extra) } : {}),
+    user: user ? serializeUserSummary(user) : null,
+    attachments: (rel.attachments.get(m.id) ?? []).map((a) => serializeTicketAttachment(a, rel.uploads.get(a.upload_hash))),
+  };
+}

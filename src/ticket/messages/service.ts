@@ -1,0 +1,191 @@
+import type { Transaction } from 'sequelize';
+import { now } from '../../db/entity';
+import { Ticket, TicketMessage, User } from '../../db/models';
+import { BY, MESSAGE_TYPE, type ForwardExtra } from '../../db/models/TicketMessage';
+import { emit } from '../../events';
+import { ValidationError, invalid } from '../../http/errors';
+import { assertAttachments, storeAttachments, type AttachmentInput } from '../attachment';
+import { assertPast, channelIdOf, jsonList, normaliseCc, type ChannelName } from '../common';
+import { ticketSettings, type TicketSettings } from '../ticketSettings';
+import { currentDueTime } from '../tickets/due';
+
+/**
+ * Messages of tickets: replies of users and operators, operator notes, drafts. The API, the ticket
+ * service (a ticket's first message) and the mailbox worker all add messages through `addMessage`.
+ *
+ * Rules (research §3): a user may reply to their own ticket, to a ticket of their organisation, or
+ * to one they are copied on; operators to any. Users cannot add notes, reply to internal tickets or
+ * to locked ones. A user's reply sets the ticket to the `default_open_status` (the ball is in the
+ * operators' court) and reopens it if it was resolved; an operator's reply leaves the status alone
+ * (the caller sets it) and counts as the first reply for the SLA. Notes and drafts change nothing
+ * on the ticket. A reply to a ticket merged into another goes to that other ticket.
+ */
+
+export interface AddMessageInput {
+  ticketId: number;
+  /** The author: the ticket's user (or a user of its organisation, or one on its CC list), or an operator. */
+  userId: number;
+  text: string;
+  /** 0 a message (default), 1 an operator note. */
+  type?: typeof MESSAGE_TYPE.MESSAGE | typeof MESSAGE_TYPE.NOTE;
+  isDraft?: boolean;
+  pinned?: boolean;
+  /** Addresses copied on the message; they join the ticket's CC list. */
+  cc?: string[];
+  attachments?: AttachmentInput[];
+  userIpAddress?: string | null;
+  /** UNIX seconds; now when omitted. */
+  createdAt?: number;
+  /** Default `api`. */
+  channel?: ChannelName;
+  socialId?: string | null;
+  /** Operator reply: mail the user(s); user reply: mail the CC addresses. Default true. */
+  sendUserEmail?: boolean;
+  /** User reply: notify the operators (default true); operator reply: also mail the operators (default false). */
+  sendOperatorsEmail?: boolean;
+}
+
+export interface AddMessageOptions {
+  /** The ticket's first message, written by createTicket: no status rule, no event (ticket.created says it). */
+  opening?: boolean;
+  /** Settings already read in the transaction. */
+  settings?: TicketSettings;
+}
+
+/** The ticket a message goes to, locked: a ticket merged into another leads to that one. */
+export async function lockTicketForMessage(ticketId: number, transaction: Transaction): Promise<Ticket> {
+  let ticket = await Ticket.findByPk(ticketId, { transaction, lock: transaction.LOCK.UPDATE });
+  if (!ticket) throw invalid('ticket_id');
+  for (let hops = 0; ticket.merged_into_id && hops < 5; hops++) {
+    const target: Ticket | null = await Ticket.findByPk(ticket.merged_into_id, { transaction, lock: transaction.LOCK.UPDATE });
+    if (!target) break;
+    ticket = target;
+  }
+  return ticket;
+}
+
+/** Whether a user (not an operator) may write on the ticket: its user, a user of its organisation, an address on its CC list. */
+async function userMayWrite(user: User, ticket: Ticket, transaction: Transaction): Promise<boolean> {
+  if (user.id === ticket.user_id) return true;
+  if (jsonList(ticket.cc).includes(user.email.toLowerCase())) return true;
+  if (!user.organisation_id) return false;
+  const owner = await User.findByPk(ticket.user_id, { attributes: ['id', 'organisation_id'], transaction });
+  return owner?.organisation_id === user.organisation_id;
+}
+
+export interface WriteMessageValues {
+  ticket: Ticket;
+  author: User;
+  type: number;
+  text: string;
+  isDraft: boolean;
+  pinned: boolean;
+  cc: string[];
+  attachments: AttachmentInput[];
+  userIpAddress: string | null;
+  createdAt: number;
+  channelId: number;
+  socialId: string | null;
+  extra?: ForwardExtra;
+}
+
+/**
+ * Inserts a message and its attachments, and adds its CC addresses to the ticket's list. The
+ * caller has checked everything (and locked the ticket); no rule, no event here.
+ */
+export async function writeMessage(v: WriteMessageValues, transaction: Transaction): Promise<TicketMessage> {
+  const message = await TicketMessage.create({
+    ticket_id: v.ticket.id, channel_id: v.channelId, user_id: v.author.id, user_ip_address: v.userIpAddress,
+    by: v.author.type === 'operator' ? BY.OPERATOR : BY.USER, type: v.type, text: v.text, is_draft: v.isDraft ? 1 : 0,
+    pinned: v.pinned ? 1 : 0, social_id: v.socialId, cc: v.cc.length ? JSON.stringify(v.cc) : null,
+    extra: v.extra ? JSON.stringify(v.extra) : null, created_at: v.createdAt, updated_at: Math.max(v.createdAt, now()),
+  }, { transaction });
+  if (v.attachments.length) await storeAttachments(v.ticket.id, message.id, v.attachments, transaction);
+  if (v.cc.length) {
+    const merged = normaliseCc([...jsonList(v.ticket.cc), ...v.cc]);
+    if (merged.length !== jsonList(v.ticket.cc).length) v.ticket.set('cc', JSON.stringify(merged));
+  }
+  return message;
+}
+
+export async function addMessage(input: AddMessageInput, transaction: Transaction, options: AddMessageOptions = {}): Promise<TicketMessage> {
+  const ticket = await lockTicketForMessage(input.ticketId, transaction);
+  // A locking read: it sees a user another transaction created a moment ago (a ticket's new user
+  // found by address), and keeps the author from being deleted under the message.
+  const author = await User.findByPk(input.userId, { transaction, lock: transaction.LOCK.SHARE });
+  if (!author) throw invalid('user_id');
+  const type = input.type ?? MESSAGE_TYPE.MESSAGE;
+  if (type !== MESSAGE_TYPE.MESSAGE && type !== MESSAGE_TYPE.NOTE) throw invalid('message_type');
+  const byUser = author.type !== 'operator';
+  if (byUser) {
+    if (!(await userMayWrite(author, ticket, transaction))) throw invalid('user_id');
+    if (type === MESSAGE_TYPE.NOTE) throw new ValidationError('The selected message type is invalid: only operators can add notes.');
+    if (ticket.internal) throw new ValidationError('Not an operator. Only operators can reply to internal tickets.');
+    if (ticket.locked) throw new ValidationError(`The ticket #${ticket.number} is locked: the user cannot reply to it (a new ticket can be opened).`);
+  }
+  const at = now();
+  assertPast(input.createdAt, at);
+  const settings = options.settings ?? (await ticketSettings(transaction));
+  const attachments = input.attachments ?? [];
+  assertAttachments(attachments, settings);
+  const createdAt = input.createdAt ?? at;
+  const isDraft = input.isDraft === true;
+
+  const message = await writeMessage({
+    ticket, author, type, text: input.text, isDraft, pinned: input.pinned === true, cc: normaliseCc(input.cc), attachments,
+    userIpAddress: input.userIpAddress ?? null, createdAt, channelId: await channelIdOf(input.channel ?? 'api', transaction),
+    socialId: input.socialId ?? null,
+  }, transaction);
+
+  if (!isDraft && type === MESSAGE_TYPE.MESSAGE) {
+    ticket.set({ last_reply_time: Math.max(createdAt, ticket.last_reply_time ?? 0), last_reply_by: byUser ? BY.USER : BY.OPERATOR });
+    if (!options.opening) {
+      if (byUser) applyUserReply(ticket, settings, at);
+      else if (!ticket.first_reply_time) ticket.set('first_reply_time', createdAt);
+      ticket.set('due_time', ticket.resolved_time ? null : currentDueTime(ticket));
+    }
+  }
+  ticket.set('updated_at', at);
+  await ticket.save({ transaction });
+
+  if (!options.opening) {
+    await emit(transaction, 'message.created', {
+      ticketId: ticket.id, messageId: message.id,
+      sendUserEmail: !isDraft && (input.sendUserEmail ?? true),
+      sendOperatorsEmail: !isDraft && (input.sendOperatorsEmail ?? byUser),
+    });
+  }
+  return message;
+}
+
+/** A user's reply: the ticket goes to the default open status, and is reopened if it was resolved. */
+function applyUserReply(ticket: Ticket, settings: TicketSettings, at: number): void {
+  const wasResolved = ticket.resolved_time !== null || (settings.defaultResolvedStatus !== null && ticket.status_id === settings.defaultResolvedStatus);
+  if (settings.defaultOpenStatus !== null) ticket.set('status_id', settings.defaultOpenStatus);
+  if (wasResolved) ticket.set({ resolved_time: null, reopened_time: at });
+}
+
+export interface UpdateMessageInput {
+  text?: string;
+  pinned?: boolean;
+}
+
+/**
+ * Edits a message's text or pin. A forward that went out (not a draft) cannot be edited: what was
+ * sent cannot change (422 `There was an error updating the message.`).
+ */
+export async function updateMessage(message: TicketMessage, input: UpdateMessageInput, transaction: Transaction): Promise<void> {
+  if (input.text !== undefined && message.type === MESSAGE_TYPE.FORWARD && !message.is_draft && input.text !== message.text) {
+    throw new ValidationError('There was an error updating the message.');
+  }
+  const values: Record<string, unknown> = {};
+  if (input.text !== undefined) values.text = input.text;
+  if (input.pinned !== undefined) values.pinned = input.pinned ? 1 : 0;
+  await message.update(values, { transaction });
+}
+
+/** Deletes a message and its attachments (the stored files stay: others may share them). */
+export async function deleteMessage(message: TicketMessage, transaction: Transaction): Promise<void> {
+  await message.destroy({ transaction });
+  await Ticket.update({ updated_at: now() }, { where: { id: message.ticket_id }, transaction });
+}

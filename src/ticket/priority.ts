@@ -1,0 +1,66 @@
+import type { Transaction } from 'sequelize';
+import { Department, PriorityDepartment, TicketPriority } from '../db/models';
+import { assertExist } from '../http/exists';
+import type { Filter } from '../http/listQuery';
+import { resourceRouter, type ResourceDef } from '../http/resource';
+import { pick } from '../http/serialize';
+import { sqlCondition } from '../http/sql';
+import type { TranslationSpec } from '../http/translations';
+import { Joi, field } from '../http/validation';
+import { colourField, nextOrder, orderField } from './fields';
+
+export const PRIORITY_FIELDS = ['id', 'name', 'colour', 'order', 'created_at', 'updated_at'] as const;
+
+/** A priority as its resource shows it (also what tickets embed). */
+export const serializePriority = (p: TicketPriority) => pick(p, PRIORITY_FIELDS);
+
+export const PRIORITY_TRANSLATIONS: TranslationSpec = { type: 'ticket_priority', key: 'priority_id', fields: ['name'] };
+
+/**
+ * The priorities offered in a department: those linked to it, and those linked to no department
+ * (offered everywhere, the way an empty `groups` means every operator group elsewhere in the spec).
+ */
+export const inDepartment = (departmentId: number) => sqlCondition`id IN (SELECT priority_id FROM priority_departments WHERE department_id = ${departmentId})
+  OR id NOT IN (SELECT priority_id FROM priority_departments)`;
+
+const filters: Record<string, Filter> = {
+  department_id: { schema: field.id(), where: inDepartment },
+};
+
+/** `depts` replaces the departments of the priority. */
+async function replaceDepartments(priorityId: number, deptIds: number[], transaction: Transaction, fresh = false) {
+  await assertExist(Department, 'depts', deptIds, transaction);
+  if (!fresh) await PriorityDepartment.destroy({ where: { priority_id: priorityId }, transaction });
+  const unique = [...new Set(deptIds)];
+  if (unique.length) await PriorityDepartment.bulkCreate(unique.map((department_id) => ({ priority_id: priorityId, department_id })), { transaction });
+}
+
+const depts = () => field.idArray().allow('', null);
+
+export const priorityResource: ResourceDef<TicketPriority> = {
+  path: '/priority',
+  model: TicketPriority,
+  label: 'priority',
+  sortable: ['name', 'order', 'created_at', 'updated_at'],
+  filters,
+  translations: PRIORITY_TRANSLATIONS,
+  createSchema: Joi.object({ name: field.string().required(), colour: colourField().default('#ffffff'), order: orderField(), depts: depts() }),
+  updateSchema: Joi.object({ name: field.string(), colour: colourField(), order: orderField(), depts: depts() }),
+
+  async create(input, { transaction }) {
+    const { depts: deptIds, ...values } = input;
+    const priority = await TicketPriority.create({ ...values, order: values.order ?? (await nextOrder(TicketPriority, transaction)) }, { transaction });
+    await replaceDepartments(priority.id, deptIds ?? [], transaction, true);
+    return priority;
+  },
+
+  async update(priority, input, { transaction }) {
+    const { depts: deptIds, ...values } = input;
+    await priority.update(values, { transaction });
+    if (deptIds !== undefined) await replaceDepartments(priority.id, deptIds ?? [], transaction);
+  },
+
+  serialize: serializePriority,
+};
+
+export const priorityRouter = resourceRouter(priorityResource);

@@ -1,0 +1,66 @@
+import { addDays, wallClock, zonedTime } from './timezone';
+
+/**
+ * SLA due times (pure). A target in minutes runs from a start instant either on the calendar
+ * clock (24/7) or only inside a plan's business hours: one working window per weekday, in the
+ * plan's time zone. Outside the windows the clock stops; it carries over nights and weekends
+ * (Friday 16:00 + 2 hours of 09:00-17:00 weekdays is Monday 10:00).
+ */
+
+/** One weekday's working window, in minutes after local midnight (`end` up to 1440). */
+export interface WorkingWindow {
+  /** 0 Sunday ... 6 Saturday. */
+  day: number;
+  start: number;
+  end: number;
+}
+
+export interface SlaClock {
+  businessHours: boolean;
+  schedule: readonly WorkingWindow[];
+  /** IANA zone of the schedule. */
+  timezone: string;
+}
+
+/** `09:00` → 540; `24:00` (end of day) → 1440; null when not a time. */
+export function parseClockTime(text: string): number | null {
+  const m = /^([01]\d|2[0-4]):([0-5]\d)$/.exec(text);
+  if (!m) return null;
+  const minutes = Number(m[1]) * 60 + Number(m[2]);
+  return minutes <= 1440 ? minutes : null;
+}
+
+/** 540 → `09:00`. */
+export const formatClockTime = (minutes: number): string =>
+  `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+
+/**
+ * The instant (UNIX seconds) a target of `minutes` falls due when the clock starts at `start`
+ * (UNIX seconds). Null when the plan counts business hours but has no working window: nothing
+ * ever falls due.
+ */
+export function dueTime(start: number, minutes: number, clock: SlaClock): number | null {
+  let remaining = Math.round(minutes * 60) * 1000;
+  if (!clock.businessHours) return start + remaining / 1000;
+  const windows = new Map<number, WorkingWindow>();
+  for (const w of clock.schedule) if (w.end > w.start) windows.set(w.day, w);
+  if (!windows.size) return null;
+
+  let t = start * 1000;
+  let { year, month, day } = wallClock(t, clock.timezone);
+  // Each pass is one local day: the time left is spent in its window, the rest carries over.
+  for (;;) {
+    const w = windows.get(new Date(Date.UTC(year, month - 1, day)).getUTCDay());
+    if (w) {
+      const open = zonedTime(year, month, day, w.start, clock.timezone);
+      const close = zonedTime(year, month, day, w.end, clock.timezone);
+      if (t < open) t = open;
+      if (t < close) {
+        if (remaining <= close - t) return Math.ceil((t + remaining) / 1000);
+        remaining -= close - t;
+        t = close;
+      }
+    }
+    ({ year, month, day } = addDays(year, month, day, 1));
+  }
+}

@@ -1,0 +1,198 @@
+import { Op, type Transaction } from 'sequelize';
+import { SlaPlan, SlaPlanSchedule, SlaPlanTarget, TicketPriority } from '../db/models';
+import { ValidationError, fieldLabel, invalid } from '../http/errors';
+import { flagFilter } from '../http/listQuery';
+import { loadMany } from '../http/load';
+import { resourceRouter, type ResourceDef } from '../http/resource';
+import { pick, sent } from '../http/serialize';
+import { Joi, MAX_ID, field } from '../http/validation';
+import { formatClockTime, parseClockTime, type SlaClock, type WorkingWindow } from './sla';
+import { isTimeZone } from '../http/timezones';
+
+/**
+ * SLA plans (`/api/ticket/slaplan`, beyond the spec): targets per priority, in minutes, for the
+ * first reply and the resolution, counted on the calendar clock (`business_hours` 0) or only in
+ * the plan's weekly schedule (1), in its time zone (null: the core setting default_timezone).
+ *
+ *   schedule[<weekday 0 Sunday ... 6 Saturday>][start]=09:00 & [end]=17:00  (end up to 24:00)
+ *   targets[<priority id>][first_reply]=60 & [resolution]=480
+ *
+ * Both replace the stored ones when sent; an empty value clears them. Responses list them as
+ * `schedule: [{day, start, end}]` and `targets: [{priority_id, first_reply, resolution}]`.
+ * Priority ids are not checked against the priorities here (they are another migration's table).
+ */
+
+export const SLA_PLAN_FIELDS = ['id', 'name', 'description', 'enabled', 'business_hours', 'timezone', 'order'] as const;
+export const SLA_PLAN_TRANSLATIONS = { type: 'slaplan', key: 'sla_plan_id', fields: ['name', 'description'] } as const;
+
+/** A year of minutes: the largest target. */
+export const MAX_TARGET_MINUTES = 525_600;
+const INT_MIN = -2147483648;
+const INT_MAX = 2147483647;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isBlank = (v: unknown) => v === undefined || v === null || v === '';
+
+/** Keyed entries of a bracket array: `x[3][a]=..` (an object) or a JSON array indexed by key. */
+function keyedEntries(value: unknown, name: string, shape: string): Array<[string, unknown]> {
+  if (Array.isArray(value)) return value.map((v, i) => [String(i), v] as [string, unknown]).filter(([, v]) => !isBlank(v));
+  if (!isObject(value)) throw new Error(`The ${name} must be an array keyed by ${shape}.`);
+  return Object.entries(value).filter(([, v]) => !isBlank(v));
+}
+
+/** `schedule[<weekday>][start|end]`: one working window per weekday. */
+const scheduleInput = () => Joi.any().custom((value) => {
+  if (isBlank(value)) return [];
+  const windows: WorkingWindow[] = [];
+  for (const [key, item] of keyedEntries(value, 'schedule', 'weekday (schedule[1][start]=09:00)')) {
+    if (!/^[0-6]$/.test(key)) throw new Error(`The selected schedule.${key} is invalid: weekdays are 0 (Sunday) to 6 (Saturday).`);
+    if (!isObject(item)) throw new Error(`The schedule.${key} must have a start and an end (schedule[${key}][start]=09:00).`);
+    const times: number[] = [];
+    for (const edge of ['start', 'end'] as const) {
+      const raw = item[edge];
+      if (isBlank(raw)) throw new Error(`The schedule.${key}.${edge} field is required.`);
+      const minutes = typeof raw === 'string' ? parseClockTime(raw.trim()) : null;
+      if (minutes === null) throw new Error(`The schedule.${key}.${edge} must be a time from 00:00 to 24:00 (HH:MM).`);
+      times.push(minutes);
+    }
+    if (times[0] >= times[1]) throw new Error(`The schedule.${key}.end must be after the start.`);
+    windows.push({ day: Number(key), start: times[0], end: times[1] });
+  }
+  return windows.sort((a, b) => a.day - b.day);
+});
+
+export interface TargetInput {
+  priority_id: number;
+  first_reply: number | null;
+  resolution: number | null;
+}
+
+function minutesOf(raw: unknown, name: string): number | null {
+  if (isBlank(raw)) return null;
+  const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\d{1,7}\s*$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isInteger(n) || n < 1 || n > MAX_TARGET_MINUTES) throw new Error(`The ${name} must be a number of minutes from 1 to ${MAX_TARGET_MINUTES}.`);
+  return n;
+}
+
+/** `targets[<priority id>][first_reply|resolution]` in minutes; a priority with neither is left out. */
+const targetsInput = () => Joi.any().custom((value) => {
+  if (isBlank(value)) return [];
+  const targets: TargetInput[] = [];
+  for (const [key, item] of keyedEntries(value, 'targets', 'priority id (targets[3][first_reply]=60)')) {
+    if (!/^\d{1,10}$/.test(key) || Number(key) < 1 || Number(key) > MAX_ID) throw new Error(`The selected targets.${key} is invalid.`);
+    if (!isObject(item)) throw new Error(`The targets.${key} must have a first_reply or a resolution (targets[${key}][first_reply]=60).`);
+    const first = minutesOf(item.first_reply, fieldLabel(`targets.${key}.first_reply`));
+    const resolution = minutesOf(item.resolution, fieldLabel(`targets.${key}.resolution`));
+    if (first !== null || resolution !== null) targets.push({ priority_id: Number(key), first_reply: first, resolution });
+  }
+  return targets.sort((a, b) => a.priority_id - b.priority_id);
+});
+
+const timezone = () => field.nullable(64).custom((value: string | null) => {
+  if (value && !isTimeZone(value)) throw new Error('The timezone must be a valid IANA time zone (e.g. Europe/London).');
+  return value;
+});
+
+const bodyFields = {
+  description: field.nullable(65535),
+  timezone: timezone(),
+  order: Joi.number().integer().min(INT_MIN).max(INT_MAX),
+  schedule: scheduleInput(),
+  targets: targetsInput(),
+};
+
+const COLUMNS = ['name', 'description', 'enabled', 'business_hours', 'timezone', 'order'] as const;
+
+async function replaceSchedule(planId: number, windows: WorkingWindow[], transaction: Transaction, fresh = false) {
+  if (!fresh) await SlaPlanSchedule.destroy({ where: { plan_id: planId }, transaction });
+  if (windows.length) {
+    await SlaPlanSchedule.bulkCreate(windows.map((w) => ({ plan_id: planId, day: w.day, start_minute: w.start, end_minute: w.end })), { transaction });
+  }
+}
+
+async function replaceTargets(planId: number, targets: TargetInput[], transaction: Transaction, fresh = false) {
+  const priorities = targets.map((t) => t.priority_id);
+  const found = new Set(priorities.length ? (await TicketPriority.findAll({ attributes: ['id'], where: { id: { [Op.in]: priorities } }, transaction })).map((p) => p.id) : []);
+  const unknown = priorities.find((id) => !found.has(id));
+  if (unknown !== undefined) throw invalid(`targets.${unknown}`);
+  if (!fresh) await SlaPlanTarget.destroy({ where: { plan_id: planId }, transaction });
+  if (targets.length) await SlaPlanTarget.bulkCreate(targets.map((t) => ({ plan_id: planId, ...t })), { transaction });
+}
+
+/** Business hours count only inside a schedule: a plan without one would never fall due. */
+function assertSchedule(businessHours: number, windows: number): void {
+  if (businessHours === 1 && windows === 0) throw new ValidationError('The schedule field is required when business hours is 1.');
+}
+
+export interface SlaPlanRelations {
+  schedules: Map<number, SlaPlanSchedule[]>;
+  targets: Map<number, SlaPlanTarget[]>;
+}
+
+/** Schedules and targets of a page of plans (two queries): for the plans' own responses and a ticket's `slaplan`. */
+export async function loadSlaPlanRelations(plans: SlaPlan[]): Promise<SlaPlanRelations> {
+  const ids = plans.map((p) => p.id);
+  const [schedules, targets] = await Promise.all([
+    loadMany(SlaPlanSchedule, 'plan_id', ids, { order: [['plan_id', 'ASC'], ['day', 'ASC']] }),
+    loadMany(SlaPlanTarget, 'plan_id', ids, { order: [['plan_id', 'ASC'], ['priority_id', 'ASC']] }),
+  ]);
+  return { schedules, targets };
+}
+
+/** An SLA plan as its responses show it (and as a ticket embeds it). */
+export function serializeSlaPlan(plan: SlaPlan, rel: SlaPlanRelations): Record<string, any> {
+  return {
+    ...pick(plan, SLA_PLAN_FIELDS),
+    schedule: (rel.schedules.get(plan.id) ?? []).map((s) => ({ day: s.day, start: formatClockTime(s.start_minute), end: formatClockTime(s.end_minute) })),
+    targets: (rel.targets.get(plan.id) ?? []).map((t) => pick(t, ['priority_id', 'first_reply', 'resolution'])),
+    created_at: plan.created_at,
+    updated_at: plan.updated_at,
+  };
+}
+
+/** The clock a plan's due times run on (sla.ts `dueTime`); `defaultTimezone` is the core setting. */
+export function slaClockOf(plan: SlaPlan, schedules: SlaPlanSchedule[], defaultTimezone: string): SlaClock {
+  return {
+    businessHours: plan.business_hours === 1,
+    schedule: schedules.map((s) => ({ day: s.day, start: s.start_minute, end: s.end_minute })),
+    timezone: plan.timezone && isTimeZone(plan.timezone) ? plan.timezone : isTimeZone(defaultTimezone) ? defaultTimezone : 'UTC',
+  };
+}
+
+export const slaPlanResource: ResourceDef<SlaPlan, SlaPlanRelations> = {
+  path: '/slaplan',
+  model: SlaPlan,
+  label: 'SLA plan',
+  sortable: ['name', 'order', 'enabled', 'created_at', 'updated_at'],
+  filters: { enabled: flagFilter('enabled') },
+  translations: SLA_PLAN_TRANSLATIONS,
+  createSchema: Joi.object({
+    ...bodyFields,
+    name: field.string().required(),
+    enabled: field.flag().default(1),
+    business_hours: field.flag().default(0),
+  }),
+  updateSchema: Joi.object({ ...bodyFields, name: field.string(), enabled: field.flag(), business_hours: field.flag() }),
+
+  async create(input, { transaction }) {
+    const schedule: WorkingWindow[] = input.schedule ?? [];
+    assertSchedule(input.business_hours, schedule.length);
+    const plan = await SlaPlan.create(sent(input, COLUMNS), { transaction });
+    await replaceSchedule(plan.id, schedule, transaction, true);
+    await replaceTargets(plan.id, input.targets ?? [], transaction, true);
+    return plan;
+  },
+
+  async update(plan, input, { transaction }) {
+    const windows = input.schedule !== undefined ? input.schedule.length : await SlaPlanSchedule.count({ where: { plan_id: plan.id }, transaction });
+    assertSchedule(input.business_hours ?? plan.business_hours, windows);
+    await plan.update(sent(input, COLUMNS), { transaction });
+    if (input.schedule !== undefined) await replaceSchedule(plan.id, input.schedule, transaction);
+    if (input.targets !== undefined) await replaceTargets(plan.id, input.targets, transaction);
+  },
+
+  load: (plans) => loadSlaPlanRelations(plans),
+  serialize: (plan, rel) => serializeSlaPlan(plan, rel),
+};
+
+export const slaPlanRouter = resourceRouter(slaPlanResource);

@@ -1,0 +1,155 @@
+import type { TicketFilter, TicketFilterCondition } from '../../db/models';
+import { allOf, anyOf, sqlCondition, trusted, type BoundCondition } from '../../http/sql';
+
+/**
+ * Ticket conditions as SQL over `tickets` with bound values: the conditions of saved ticket
+ * filters (the list's `filter` parameter and the filters' `ticket_count`) and who sees a ticket.
+ * Conditions on other tables are subqueries; every statement using them reads `tickets AS Ticket`
+ * (the alias Sequelize gives the model), which correlated subqueries name.
+ */
+
+export const TICKET_ALIAS = '`Ticket`';
+
+const TRUE = (): BoundCondition => sqlCondition`1 = 1`;
+
+/** LIKE wildcards in a value matched literally. */
+const escapeLike = (v: string) => v.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+const POSITIVE: Record<string, string> = { not_equals: 'equals', not_contains: 'contains' };
+
+/** A text comparison of a column (a name written in the code) with a value. */
+function textMatch(column: string, operator: string, value: string): BoundCondition {
+  const c = trusted(column);
+  switch (operator) {
+    case 'equals': return sqlCondition`${c} = ${value}`;
+    case 'not_equals': return sqlCondition`NOT (${c} <=> ${value})`;
+    case 'contains': return sqlCondition`${c} LIKE ${`%${escapeLike(value)}%`}`;
+    case 'not_contains': return sqlCondition`(${c} IS NULL OR ${c} NOT LIKE ${`%${escapeLike(value)}%`})`;
+    case 'begins_with': return sqlCondition`${c} LIKE ${`${escapeLike(value)}%`}`;
+    case 'ends_with': return sqlCondition`${c} LIKE ${`%${escapeLike(value)}`}`;
+    default: throw new Error(`Unknown text operator ${operator}`);
+  }
+}
+
+/**
+ * A text condition on rows of another table that belong to the ticket (`membership` turns a
+ * condition on those rows into a condition on tickets). A negative operator is the ticket having
+ * no such row: "no message contains x", not "some message does not contain x".
+ */
+function throughRows(operator: string, value: string, column: string, membership: (match: BoundCondition) => BoundCondition): BoundCondition {
+  const positive = POSITIVE[operator];
+  const match = membership(textMatch(column, positive ?? operator, value));
+  return positive ? sqlCondition`NOT ${match}` : match;
+}
+
+/** Tickets with at least one operator assigned (correlated: one probe of the assignee key per ticket). */
+export const assignedToAnyone = (): BoundCondition => sqlCondition`EXISTS (SELECT 1 FROM ticket_assignees ta WHERE ta.ticket_id = ${trusted(`${TICKET_ALIAS}.id`)})`;
+
+/** The SQL of one stored condition. */
+export function conditionSql(c: Pick<TicketFilterCondition, 'item' | 'operator' | 'value' | 'field_id'>, at: number): BoundCondition {
+  const v = c.value ?? '';
+  const n = Number(v);
+  const not = c.operator === 'not_equals';
+  const id = (column: string, nullable = false) => {
+    const col = trusted(column);
+    if (!not) return sqlCondition`${col} = ${n}`;
+    return nullable ? sqlCondition`(${col} IS NULL OR ${col} <> ${n})` : sqlCondition`${col} <> ${n}`;
+  };
+  const member = (inner: BoundCondition) => (not ? sqlCondition`id NOT IN ${inner}` : sqlCondition`id IN ${inner}`);
+  switch (c.item) {
+    case 'status': return id('status_id');
+    case 'priority': return id('priority_id');
+    case 'channel': return id('channel_id');
+    case 'department': return id('department_id');
+    case 'brand': return id('brand_id');
+    case 'user': return id('user_id');
+    case 'sla_plan': return id('sla_plan_id', true);
+    case 'tag': return member(sqlCondition`SELECT ticket_id FROM ticket_tag_links WHERE tag_id = ${n}`);
+    case 'watching': return member(sqlCondition`SELECT ticket_id FROM ticket_watchers WHERE user_id = ${n}`);
+    case 'assigned':
+      if (n === -1) return not ? assignedToAnyone() : sqlCondition`NOT ${assignedToAnyone()}`;
+      return member(sqlCondition`SELECT ticket_id FROM ticket_assignees WHERE user_id = ${n}`);
+    case 'organisation':
+      return not
+        ? sqlCondition`user_id NOT IN (SELECT id FROM users WHERE organisation_id = ${n})`
+        : sqlCondition`user_id IN (SELECT id FROM users WHERE organisation_id = ${n})`;
+    case 'number': return textMatch('number', c.operator, v);
+    case 'subject': return textMatch('subject', c.operator, v);
+    case 'cc': {
+      // cc is a JSON array of addresses: an address is `"<address>"` in its text.
+      const quoted = { equals: `"${v}"`, not_equals: `"${v}"`, begins_with: `"${v}`, ends_with: `${v}"` }[c.operator] ?? v;
+      const op = c.operator === 'equals' || c.operator === 'begins_with' || c.operator === 'ends_with' ? 'contains'
+        : c.operator === 'not_equals' ? 'not_contains' : c.operator;
+      return textMatch('cc', op, quoted);
+    }
+    case 'message':
+      return throughRows(c.operator, v, 'text', (m) => sqlCondition`id IN (SELECT ticket_id FROM ticket_messages WHERE is_draft = 0 AND ${m})`);
+    case 'user_email':
+      return throughRows(c.operator, v, 'email', (m) => sqlCondition`(user_id IN (SELECT id FROM users WHERE ${m}) OR user_id IN (SELECT user_id FROM user_emails WHERE ${m}))`);
+    case 'user_name':
+      return throughRows(c.operator, v, "CONCAT_WS(' ', firstname, lastname)", (m) => sqlCondition`user_id IN (SELECT id FROM users WHERE ${m})`);
+    case 'locked': return sqlCondition`locked = ${n}`;
+    case 'merged': return sqlCondition`merged = ${n}`;
+    case 'internal': return sqlCondition`internal = ${n}`;
+    case 'has_attachments':
+      return n === 1 ? sqlCondition`id IN (SELECT ticket_id FROM ticket_attachments)` : sqlCondition`id NOT IN (SELECT ticket_id FROM ticket_attachments)`;
+    case 'created_at':
+    case 'updated_at':
+    case 'last_reply_time':
+    case 'due_time':
+    case 'resolved_time': {
+      const col = trusted(c.item);
+      return c.operator === 'before' ? sqlCondition`${col} < ${n}` : sqlCondition`${col} >= ${n}`;
+    }
+    case 'hours_since_created':
+    case 'hours_since_updated':
+    case 'hours_since_last_reply': {
+      const col = trusted({ hours_since_created: 'created_at', hours_since_updated: 'updated_at', hours_since_last_reply: 'last_reply_time' }[c.item]);
+      const threshold = at - n * 3600;
+      // More hours since the moment: the moment is before the threshold.
+      return c.operator === 'greater' ? sqlCondition`${col} < ${threshold}` : sqlCondition`${col} > ${threshold}`;
+    }
+    case 'customfield': {
+      const field = c.field_id ?? 0;
+      // Option types hold comma-separated option ids: a value equals when it is one of them.
+      const values = (m: BoundCondition) => sqlCondition`id IN (SELECT owner_id FROM custom_field_values WHERE field_id = ${field} AND ${m})`;
+      if (c.operator === 'equals' || c.operator === 'not_equals') {
+        const eq = values(sqlCondition`(value = ${v} OR FIND_IN_SET(${v}, value) > 0)`);
+        return c.operator === 'equals' ? eq : sqlCondition`NOT ${eq}`;
+      }
+      return throughRows(c.operator, v, 'value', values);
+    }
+    default:
+      // An item this code does not know matches nothing rather than everything.
+      return sqlCondition`1 = 0`;
+  }
+}
+
+/**
+ * A filter's conditions: rules of a group joined by the group's type (0 all, 1 any), groups by
+ * the filter's `condition_group_type` (0 all, 1 any). No condition: every ticket.
+ */
+export function filterConditionSql(filter: Pick<TicketFilter, 'condition_group_type'>, rows: TicketFilterCondition[], at: number): BoundCondition {
+  const groups = new Map<number, TicketFilterCondition[]>();
+  for (const r of [...rows].sort((a, b) => a.group_no - b.group_no || a.position - b.position)) {
+    groups.set(r.group_no, [...(groups.get(r.group_no) ?? []), r]);
+  }
+  if (!groups.size) return TRUE();
+  const parts = [...groups.values()].map((rules) => {
+    const sql = rules.map((r) => conditionSql(r, at));
+    return rules[0].group_type === 1 ? anyOf(sql) : sqlCondition`${allOf(sql)}`;
+  });
+  return filter.condition_group_type === 1 ? anyOf(parts) : sqlCondition`${allOf(parts)}`;
+}
+
+/**
+ * The tickets an operator sees: those of the operator's departments (directly, or through an
+ * operator group of the department), those assigned to the operator, the operator's own internal
+ * tickets; every ticket for a member of an administrator group.
+ */
+export const visibleToOperator = (operatorId: number): BoundCondition => sqlCondition`department_id IN (
+    SELECT department_id FROM operator_departments WHERE user_id = ${operatorId}
+    UNION SELECT dg.department_id FROM department_groups dg JOIN user_groups ug ON ug.group_id = dg.group_id WHERE ug.user_id = ${operatorId})
+  OR id IN (SELECT ticket_id FROM ticket_assignees WHERE user_id = ${operatorId})
+  OR user_id = ${operatorId}
+  OR EXISTS (SELECT 1 FROM user_groups ug JOIN \`groups\` g ON g.id = ug.group_id WHERE ug.user_id = ${operatorId} AND g.administrator = 1)`;

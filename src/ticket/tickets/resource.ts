@@ -1,0 +1,255 @@
+import { Op, QueryTypes } from 'sequelize';
+import { sequelize } from '../../db/sequelize';
+import { Ticket, TicketFilter, TicketFilterCondition, TicketFilterGroup, User, UserGroup } from '../../db/models';
+import { customFieldFilter } from '../../customfields/values';
+import { ValidationError, invalid } from '../../http/errors';
+import { flagFilter, idsFilter, type Condition, type Filter } from '../../http/listQuery';
+import { resourceRouter, type CustomAction, type ResourceDef } from '../../http/resource';
+import { sqlCondition } from '../../http/sql';
+import { Joi, MAX_ID, field } from '../../http/validation';
+import { searchQuery } from '../../selfservice/article/search';
+import { attachmentsField } from '../attachment';
+import { assignedToAnyone, filterConditionSql, visibleToOperator } from './conditions';
+import { loadTicketRelations, serializeTicket, type TicketRelations } from './presenter';
+import { createTicket, mergeTickets, trashTicket, updateTicket, type CreateTicketInput, type UpdateTicketInput } from './service';
+
+/**
+ * Tickets (`/api/ticket/ticket`): list (the spec's filters, a saved `filter`, `trashed`), show,
+ * create, update, delete (to the trash) and merge. The rules live in ./service.ts; this maps the
+ * API's parameters to its typed inputs.
+ */
+
+const TEXT_MAX = 1_000_000;
+
+const ccField = () => Joi.array().items(field.email()).single().max(100).allow('', null);
+const idList = () => field.idArray().allow('', null);
+/** A reference that 0 or an empty value clears. */
+const clearableRef = () => Joi.number().integer().min(0).max(MAX_ID).allow(null, '');
+const clearableTime = () => field.timestamp().allow(null, '');
+const ip = () => Joi.string().trim().ip({ cidr: 'forbidden' }).allow('', null);
+
+export const ticketCreateSchema = Joi.object({
+  department: field.id().required(),
+  status: field.id().required(),
+  priority: field.id().required(),
+  subject: field.string().required(),
+  text: Joi.string().trim().max(TEXT_MAX).required(),
+  user: field.id(),
+  on_behalf_of: field.id(),
+  user_firstname: field.nullable(),
+  user_lastname: field.nullable(),
+  user_email: field.email(),
+  user_organisation: field.nullable(),
+  user_ip_address: ip(),
+  brand: field.id(),
+  internal: field.flag().default(0),
+  tag: idList(),
+  assignedto: idList(),
+  watching: idList(),
+  customfield: Joi.any(),
+  cc: ccField(),
+  send_user_email: field.flag().default(1),
+  send_operators_email: field.flag().default(1),
+  attachment: attachmentsField(),
+  created_at: field.timestamp(),
+  // Beyond the spec: an SLA plan for the new ticket.
+  sla_plan: clearableRef(),
+});
+
+export const ticketUpdateSchema = Joi.object({
+  brand: field.id(),
+  user: field.id(),
+  department: field.id(),
+  department_email: clearableRef(),
+  status: field.id(),
+  priority: field.id(),
+  subject: field.string(),
+  tag: idList(),
+  assignedto: idList(),
+  watching: idList(),
+  link: idList(),
+  unlink: idList(),
+  sla_plan: clearableRef(),
+  reply_due_time: clearableTime(),
+  resolve_due_time: clearableTime(),
+  customfield: Joi.any(),
+  overwrite_customfield_values: field.flag().default(0),
+  cc: ccField(),
+  locked: field.flag(),
+});
+
+const orUndefined = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
+
+/** An empty list parameter (`tag=`) is the empty list: on update it clears, on create `assignedto=` means no one. */
+const list = (v: number[] | null | undefined): number[] | undefined => (v === undefined ? undefined : v ?? []);
+
+export function toCreateInput(b: Record<string, any>): CreateTicketInput {
+  return {
+    brandId: b.brand, departmentId: b.department, statusId: b.status, priorityId: b.priority, subject: b.subject, text: b.text,
+    userId: b.user, onBehalfOf: b.on_behalf_of, userEmail: orUndefined(b.user_email), userFirstname: b.user_firstname,
+    userLastname: b.user_lastname, userOrganisation: b.user_organisation, userIpAddress: b.user_ip_address ?? null,
+    internal: b.internal === 1, channel: 'api', tagIds: list(b.tag), assignedTo: list(b.assignedto),
+    watching: list(b.watching), customfields: b.customfield ?? undefined, cc: orUndefined(b.cc), attachments: b.attachment,
+    createdAt: b.created_at, slaPlanId: b.sla_plan || undefined, sendUserEmail: b.send_user_email === 1, sendOperatorsEmail: b.send_operators_email === 1,
+  };
+}
+
+export function toUpdateInput(b: Record<string, any>): UpdateTicketInput {
+  return {
+    brandId: b.brand, userId: b.user, departmentId: b.department, departmentEmailId: b.department_email === undefined ? undefined : b.department_email || null,
+    statusId: b.status, priorityId: b.priority, subject: b.subject, tagIds: list(b.tag), assignedTo: list(b.assignedto),
+    watching: list(b.watching), link: orUndefined(b.link), unlink: orUndefined(b.unlink),
+    slaPlanId: b.sla_plan === undefined ? undefined : b.sla_plan || null,
+    replyDueTime: b.reply_due_time === undefined ? undefined : b.reply_due_time || null,
+    resolveDueTime: b.resolve_due_time === undefined ? undefined : b.resolve_due_time || null,
+    customfields: b.customfield ?? undefined, overwriteCustomfieldValues: b.overwrite_customfield_values === 1,
+    cc: b.cc === undefined ? undefined : b.cc ?? [], locked: b.locked === undefined ? undefined : b.locked === 1,
+  };
+}
+
+/**
+ * `search`: the number (exactly, or a number of a ticket merged into it), or every word of the
+ * term in the subject or in a message's text (FULLTEXT indexes, boolean mode, `+word*`, bound).
+ */
+export function searchCondition(term: string): Condition {
+  const words = searchQuery(term);
+  if (!words) return numberCondition(term);
+  // One derived set of ticket ids, each part an index look-up (the number's unique key, the two
+  // FULLTEXT indexes), joined to tickets by primary key: the cost follows the matches, not the
+  // table. (The same parts joined with OR make MariaDB scan every ticket.)
+  return sqlCondition`id IN (SELECT id FROM (
+      SELECT COALESCE(merged_into_id, id) AS id FROM tickets WHERE number = ${term}
+      UNION SELECT COALESCE(merged_into_id, id) FROM tickets WHERE MATCH (subject) AGAINST (${words} IN BOOLEAN MODE)
+      UNION SELECT ticket_id FROM ticket_messages WHERE is_draft = 0 AND MATCH (text) AGAINST (${words} IN BOOLEAN MODE)
+    ) AS matches)`;
+}
+
+/** A number, or the number of a ticket merged into this one: the ticket it leads to (one unique-key look-up). */
+const numberCondition = (n: string) => sqlCondition`id IN (SELECT COALESCE(merged_into_id, id) FROM tickets WHERE number = ${n})`;
+
+const filters: Record<string, Filter> = {
+  search: { schema: Joi.string().trim().max(255), where: searchCondition },
+  /** A number also finds the ticket that a ticket of that number was merged into. */
+  number: {
+    schema: Joi.string().trim().max(64),
+    where: numberCondition,
+  },
+  /** A department and every department below it (one recursive subquery). */
+  department: {
+    schema: Joi.ids(),
+    where: (ids: number[]) => sqlCondition`department_id IN (WITH RECURSIVE tree AS (
+        SELECT id FROM departments WHERE id IN (${ids})
+        UNION SELECT d.id FROM departments d JOIN tree ON d.parent_id = tree.id
+      ) SELECT id FROM tree)`,
+  },
+  brand: idsFilter('brand_id'),
+  channel: idsFilter('channel_id'),
+  status: idsFilter('status_id'),
+  priority: idsFilter('priority_id'),
+  tag: { schema: Joi.ids(), where: (ids: number[]) => sqlCondition`id IN (SELECT ticket_id FROM ticket_tag_links WHERE tag_id IN (${ids}))` },
+  user: idsFilter('user_id'),
+  organisation: { schema: Joi.ids(), where: (ids: number[]) => sqlCondition`user_id IN (SELECT id FROM users WHERE organisation_id IN (${ids}))` },
+  watching: { schema: Joi.ids(), where: (ids: number[]) => sqlCondition`id IN (SELECT ticket_id FROM ticket_watchers WHERE user_id IN (${ids}))` },
+  /** The ticket's user by address, primary or additional. */
+  user_email: {
+    schema: Joi.string().trim().max(255),
+    // person_emails holds every address a person has, primary and additional (kept by triggers).
+    where: (email: string) => sqlCondition`user_id IN (SELECT user_id FROM person_emails WHERE email = ${email.toLowerCase()})`,
+  },
+  /** Operator ids; -1: tickets no operator is assigned to. */
+  assigned: {
+    schema: Joi.ids(),
+    where(ids: number[]) {
+      const operators = ids.filter((id) => id > 0);
+      const parts = [];
+      if (operators.length) parts.push(sqlCondition`id IN (SELECT ticket_id FROM ticket_assignees WHERE user_id IN (${operators}))`);
+      if (ids.includes(-1)) parts.push(sqlCondition`NOT ${assignedToAnyone()}`);
+      if (!parts.length) return null;
+      return parts.length === 1 ? parts[0] : sqlCondition`${parts[0]} OR ${parts[1]}`;
+    },
+  },
+  internal: flagFilter('internal'),
+  locked: flagFilter('locked'),
+  customfield: customFieldFilter('ticket'),
+};
+
+/** `trashed` 1: the tickets in the trash instead. Tickets merged into another are never listed (their numbers find the target). */
+const listParams = { trashed: field.flag().default(0), filter: field.id(), filter_operator: field.id() };
+
+const listScope = (p: Record<string, any>): Condition => ({
+  deleted_at: p.trashed === 1 ? { [Op.ne]: null } : null,
+  merged_into_id: null,
+});
+
+/** Whether an operator sees a saved filter: its owner, or shared with all or with one of the operator's groups. */
+async function operatorSeesFilter(filter: TicketFilter, operatorId: number): Promise<boolean> {
+  if (filter.user_id !== null) return filter.user_id === operatorId;
+  if (filter.all_groups === 1) return true;
+  const groups = (await UserGroup.findAll({ attributes: ['group_id'], where: { user_id: operatorId } })).map((g) => g.group_id);
+  return groups.length > 0 && !!(await TicketFilterGroup.findOne({ where: { filter_id: filter.id, group_id: { [Op.in]: groups } } }));
+}
+
+/**
+ * `filter` (a saved ticket filter) with `filter_operator`: the filter's conditions stand for every
+ * other filter. Run as an operator, only the tickets that operator sees; a private filter, or one
+ * shared with some operator groups, needs the operator, who must see it.
+ */
+async function savedFilter(p: Record<string, any>): Promise<Condition | undefined> {
+  if (p.filter === undefined) return undefined;
+  const filter = await TicketFilter.findByPk(p.filter);
+  if (!filter) throw invalid('filter');
+  const restricted = filter.user_id !== null || filter.all_groups !== 1;
+  if (p.filter_operator === undefined) {
+    if (restricted) throw new ValidationError('The filter operator field is required when the filter is private or shared with some operator groups.');
+  } else {
+    const operator = await User.findOne({ attributes: ['id'], where: { id: p.filter_operator, type: 'operator' } });
+    if (!operator) throw invalid('filter_operator');
+    if (!(await operatorSeesFilter(filter, operator.id))) throw invalid('filter');
+  }
+  const rows = await TicketFilterCondition.findAll({ where: { filter_id: filter.id } });
+  const matches = filterConditionSql(filter, rows, Math.floor(Date.now() / 1000));
+  return p.filter_operator === undefined ? matches : sqlCondition`${matches} AND ${visibleToOperator(p.filter_operator)}`;
+}
+
+async function listedTicketCount(): Promise<number> {
+  const [row] = await sequelize().query<{ n: string | number | null }>('SELECT SUM(listed) AS n FROM ticket_counters', { type: QueryTypes.SELECT });
+  return Number(row?.n ?? 0);
+}
+
+const merge: CustomAction<Ticket> = {
+  name: 'merge',
+  method: 'POST',
+  path: '/:id/merge',
+  schema: Joi.object({ ids: field.idArray().min(1).required() }),
+  message: 'Successfully updated the ticket!',
+  run: ({ record, input, transaction }) => mergeTickets(record!, input.ids, transaction!),
+};
+
+export const ticketResource: ResourceDef<Ticket, TicketRelations> = {
+  path: '/ticket',
+  model: Ticket,
+  label: 'ticket',
+  sortable: [
+    'number', 'subject', 'department_id', 'brand_id', 'channel_id', 'user_id', 'status_id', 'priority_id', 'due_time', 'resolved_time',
+    'last_reply_time', 'created_at', 'updated_at', 'deleted_at',
+  ],
+  filters,
+  dates: true,
+  listParams,
+  listScope,
+  listOverride: savedFilter,
+  // Tickets neither trashed nor merged are counted by triggers (migration 015): a list without
+  // filters reads that instead of counting every ticket.
+  unfilteredCount: (p) => (p.trashed === 1 ? undefined : listedTicketCount()),
+  createSchema: ticketCreateSchema,
+  updateSchema: ticketUpdateSchema,
+  create: async (input, { transaction }) => (await createTicket(toCreateInput(input), transaction)).ticket,
+  update: (ticket, input, { transaction }) => updateTicket(ticket, toUpdateInput(input), transaction),
+  destroy: (ticket, { transaction }) => trashTicket(ticket, transaction),
+  messages: { deleted: 'Successfully moved the ticket to trash!' },
+  load: loadTicketRelations,
+  serialize: (ticket, rel) => serializeTicket(ticket, rel),
+  custom: [merge],
+};
+
+export const ticketRouter = resourceRouter(ticketResource);

@@ -1,0 +1,490 @@
+import { randomBytes } from 'node:crypto';
+import { Op, QueryTypes, UniqueConstraintError, type Transaction, type WhereOptions } from 'sequelize';
+import { now } from '../../db/entity';
+import {
+  Brand, Department, DepartmentBrand, DepartmentEmail, SlaPlan, Ticket, TicketAssignee, TicketLink, TicketMessage, TicketPriority,
+  TicketStatus, TicketTag, TicketTagLink, TicketWatcher, User,
+} from '../../db/models';
+import { sequelize } from '../../db/sequelize';
+import { emit } from '../../events';
+import { applyCustomFieldValues } from '../../customfields/values';
+import { ValidationError, invalid } from '../../http/errors';
+import { assertExist } from '../../http/exists';
+import { sqlCondition } from '../../http/sql';
+import { createUser, defaultBrandId } from '../../user/users/service';
+import { assertAttachments, type AttachmentInput } from '../attachment';
+import { assertPast, channelIdOf, jsonList, normaliseCc, type ChannelName } from '../common';
+import { addMessage } from '../messages/service';
+import { inDepartment } from '../priority';
+import { ticketSettings, type TicketSettings } from '../ticketSettings';
+import { NO_DUE_TIMES, currentDueTime, slaDueTimes, type DueTimes } from './due';
+import { assignTicketNumber, effectiveFormat, placeholderNumber } from './number';
+
+/**
+ * The domain rules of tickets: opening (people, department and brand, number, SLA, first message),
+ * updating, trash and merge. The API's resources and the mailbox worker call these with typed
+ * inputs inside a transaction; each emits its event (src/events.ts) in that transaction.
+ */
+
+/** A ticket to open. Ids are checked; a 422 names the field the way the API's parameters do. */
+export interface CreateTicketInput {
+  /** Default: the default brand. */
+  brandId?: number;
+  /** Must be assigned to the brand. */
+  departmentId: number;
+  /** The department address the ticket belongs to (its mail goes out from it); default the department's first address in the brand. */
+  departmentEmailId?: number | null;
+  /** Default: the `default_open_status` setting. */
+  statusId?: number;
+  /** Default: the first priority (by order) offered in the department. */
+  priorityId?: number;
+  subject: string;
+  /** The first message. */
+  text: string;
+  /**
+   * Who opens it: a user of the brand; an operator for an internal ticket; or an operator opening
+   * it `onBehalfOf` a user (the first message is then the operator's).
+   */
+  userId?: number;
+  onBehalfOf?: number;
+  /** Without `userId`: the user of the brand with this address (also an additional one), created when there is none. */
+  userEmail?: string;
+  /** For a user created by `userEmail` only; an existing user is never changed. */
+  userFirstname?: string | null;
+  userLastname?: string | null;
+  /** Creates an organisation for a user created by `userEmail`. */
+  userOrganisation?: string | null;
+  userIpAddress?: string | null;
+  /** Owned by an operator (`userId`), seen by operators only. */
+  internal?: boolean;
+  /** Default `api`. */
+  channel?: ChannelName;
+  tagIds?: number[];
+  /** Operators; default the department's `default_assignedto`. */
+  assignedTo?: number[];
+  watching?: number[];
+  /** Keyed by ticket custom field id. Required fields are enforced except for email tickets. */
+  customfields?: Record<string, unknown>;
+  cc?: string[];
+  attachments?: AttachmentInput[];
+  /** UNIX seconds (not in the future); applies to the ticket and its first message, and SLA times count from it. */
+  createdAt?: number;
+  /** An SLA plan (due times from the plan's targets for the priority). */
+  slaPlanId?: number | null;
+  /** Default true. */
+  sendUserEmail?: boolean;
+  /** Default true. */
+  sendOperatorsEmail?: boolean;
+}
+
+export interface CreatedTicket {
+  ticket: Ticket;
+  /** Its first message. */
+  message: TicketMessage;
+}
+
+/** What an update changes; every field optional. `tagIds`, `assignedTo`, `watching`, `cc` replace; `link`/`unlink` add and remove. */
+export interface UpdateTicketInput {
+  /** The department (and department email) must then be assigned to the new brand. */
+  brandId?: number;
+  userId?: number;
+  departmentId?: number;
+  departmentEmailId?: number | null;
+  statusId?: number;
+  priorityId?: number;
+  subject?: string;
+  tagIds?: number[];
+  assignedTo?: number[];
+  watching?: number[];
+  link?: number[];
+  unlink?: number[];
+  /** A plan recomputes the due times from the ticket's creation; 0 or null clears plan and due times. */
+  slaPlanId?: number | null;
+  replyDueTime?: number | null;
+  resolveDueTime?: number | null;
+  customfields?: Record<string, unknown>;
+  /** Locked custom fields change only when true. */
+  overwriteCustomfieldValues?: boolean;
+  cc?: string[];
+  /** True: the user cannot reply, and the ticket is closed (the default resolved status). */
+  locked?: boolean;
+}
+
+/** The 422 of an update that cannot be applied (the spec's words). */
+export const updateFailed = () => new ValidationError('There was an error updating the ticket.');
+
+const departmentInBrand = async (departmentId: number, brandId: number, transaction: Transaction) =>
+  !!(await DepartmentBrand.findOne({ where: { department_id: departmentId, brand_id: brandId }, transaction }));
+
+/** The address a ticket of this department and brand belongs to by default: the first of the brand, else none. */
+async function defaultDepartmentEmail(departmentId: number, brandId: number, transaction: Transaction): Promise<number | null> {
+  const email = await DepartmentEmail.findOne({ attributes: ['id'], where: { department_id: departmentId, brand_id: brandId }, order: [['id', 'ASC']], transaction });
+  return email?.id ?? null;
+}
+
+async function emailOfDepartment(emailId: number, departmentId: number, brandId: number, transaction: Transaction): Promise<boolean> {
+  return !!(await DepartmentEmail.findOne({ attributes: ['id'], where: { id: emailId, department_id: departmentId, brand_id: brandId }, transaction }));
+}
+
+async function assertPriorityOffered(priorityId: number, departmentId: number, field: string, transaction: Transaction): Promise<void> {
+  const offered = inDepartment(departmentId);
+  const found = await TicketPriority.findOne({
+    attributes: ['id'], where: { [Op.and]: [{ id: priorityId }, offered.literal] } as WhereOptions, replacements: offered.replacements, transaction,
+  });
+  if (!found) throw invalid(field);
+}
+
+/** The first priority (by order) offered in the department. */
+async function defaultPriority(departmentId: number, transaction: Transaction): Promise<number> {
+  const offered = inDepartment(departmentId);
+  const found = await TicketPriority.findOne({
+    attributes: ['id'], where: offered.literal as WhereOptions, replacements: offered.replacements, order: [['order', 'ASC'], ['id', 'ASC']], transaction,
+  });
+  if (!found) throw new ValidationError('The priority field is required.');
+  return found.id;
+}
+
+/** The user of the brand with this address (primary or additional), or null. */
+export async function findUserByEmail(email: string, brandId: number, transaction?: Transaction, latest = false): Promise<User | null> {
+  const c = sqlCondition`type = 'user' AND brand_id = ${brandId} AND (email = ${email} OR id IN (SELECT user_id FROM user_emails WHERE email = ${email}))`;
+  return User.findOne({
+    where: c.literal as WhereOptions, replacements: c.replacements, order: [['id', 'ASC']], transaction,
+    // A locking read sees what other transactions committed since this one began.
+    lock: latest && transaction ? transaction.LOCK.SHARE : undefined,
+  });
+}
+
+/**
+ * The user of the brand with this address, created (without a password, with the names and
+ * organisation given) when there is none. A user created by a parallel request at the same moment
+ * is found, not duplicated: the insert runs in a savepoint, and the unique key's refusal is read
+ * as "someone else just created them".
+ */
+async function findOrCreateUser(input: CreateTicketInput, email: string, brandId: number, transaction: Transaction): Promise<User> {
+  const found = await findUserByEmail(email, brandId, transaction);
+  if (found) return found;
+  try {
+    return await sequelize().transaction({ transaction }, (savepoint) => createUser({
+      email, brand_id: brandId, firstname: input.userFirstname || null, lastname: input.userLastname || null,
+      ...(input.userOrganisation ? { organisation: input.userOrganisation } : {}),
+    }, savepoint));
+  } catch (err) {
+    if (!(err instanceof UniqueConstraintError)) throw err;
+    const again = await findUserByEmail(email, brandId, transaction, true);
+    if (!again) throw err;
+    return again;
+  }
+}
+
+interface People {
+  /** The ticket's user. */
+  owner: User;
+  /** Who writes the first message. */
+  author: User;
+}
+
+async function person(id: number, field: string, transaction: Transaction, check: (u: User) => boolean): Promise<User> {
+  const user = await User.findByPk(id, { transaction });
+  if (!user || !check(user)) throw invalid(field);
+  return user;
+}
+
+async function resolvePeople(input: CreateTicketInput, brandId: number, transaction: Transaction): Promise<People> {
+  const isOperator = (u: User) => u.type === 'operator';
+  const isUserOfBrand = (u: User) => u.type === 'user' && u.brand_id === brandId;
+  if (input.internal) {
+    if (input.userId === undefined) throw new ValidationError('The user field is required when internal is 1.');
+    const operator = await person(input.userId, 'user', transaction, isOperator);
+    return { owner: operator, author: operator };
+  }
+  if (input.onBehalfOf !== undefined) {
+    const owner = await person(input.onBehalfOf, 'on_behalf_of', transaction, isUserOfBrand);
+    const author = input.userId !== undefined ? await person(input.userId, 'user', transaction, isOperator) : owner;
+    return { owner, author };
+  }
+  if (input.userId !== undefined) {
+    const owner = await person(input.userId, 'user', transaction, isUserOfBrand);
+    return { owner, author: owner };
+  }
+  if (input.userEmail) {
+    const owner = await findOrCreateUser(input, input.userEmail.trim().toLowerCase(), brandId, transaction);
+    return { owner, author: owner };
+  }
+  throw new ValidationError('The user email field is required when user is not present.');
+}
+
+/** A status change: resolving stamps resolved_time, leaving the resolved status reopens. */
+function statusValues(ticket: Pick<Ticket, 'status_id' | 'resolved_time'>, statusId: number, settings: TicketSettings, at: number): Partial<Ticket> {
+  const resolved = settings.defaultResolvedStatus;
+  if (resolved !== null && statusId === resolved) return { status_id: statusId, resolved_time: ticket.resolved_time ?? at };
+  if (ticket.resolved_time !== null) return { status_id: statusId, resolved_time: null, reopened_time: at };
+  return { status_id: statusId };
+}
+
+async function replaceLinks(model: typeof TicketTagLink | typeof TicketAssignee | typeof TicketWatcher, column: 'tag_id' | 'user_id', ticketId: number, ids: number[], transaction: Transaction, fresh = false): Promise<void> {
+  if (!fresh) await (model as any).destroy({ where: { ticket_id: ticketId }, transaction });
+  const unique = [...new Set(ids)];
+  if (unique.length) await (model as any).bulkCreate(unique.map((id) => ({ ticket_id: ticketId, [column]: id })), { transaction });
+}
+
+const assertOperators = (field: string, ids: number[] | undefined, transaction: Transaction) =>
+  assertExist(User, field, ids, transaction, { type: 'operator' });
+
+export async function createTicket(input: CreateTicketInput, transaction: Transaction): Promise<CreatedTicket> {
+  const at = now();
+  assertPast(input.createdAt, at);
+  const createdAt = input.createdAt ?? at;
+  const settings = await ticketSettings(transaction);
+  const attachments = input.attachments ?? [];
+  assertAttachments(attachments, settings);
+
+  const brandId = input.brandId ?? (await defaultBrandId(transaction));
+  await assertExist(Brand, 'brand', brandId, transaction);
+  const department = await Department.findByPk(input.departmentId, { transaction });
+  if (!department || !(await departmentInBrand(department.id, brandId, transaction))) throw invalid('department');
+  let departmentEmailId: number | null;
+  if (input.departmentEmailId) {
+    if (!(await emailOfDepartment(input.departmentEmailId, department.id, brandId, transaction))) throw invalid('department_email');
+    departmentEmailId = input.departmentEmailId;
+  } else departmentEmailId = await defaultDepartmentEmail(department.id, brandId, transaction);
+
+  const statusId = input.statusId ?? settings.defaultOpenStatus;
+  if (statusId === null) throw new ValidationError('The status field is required.');
+  await assertExist(TicketStatus, 'status', statusId, transaction);
+  let priorityId: number;
+  if (input.priorityId !== undefined) {
+    await assertPriorityOffered(input.priorityId, department.id, 'priority', transaction);
+    priorityId = input.priorityId;
+  } else priorityId = await defaultPriority(department.id, transaction);
+  await assertExist(TicketTag, 'tag', input.tagIds, transaction);
+  await assertOperators('assignedto', input.assignedTo, transaction);
+  await assertOperators('watching', input.watching, transaction);
+  if (input.slaPlanId) await assertExist(SlaPlan, 'sla_plan', input.slaPlanId, transaction);
+
+  const { owner, author } = await resolvePeople(input, brandId, transaction);
+  const channel = input.channel ?? 'api';
+  const due: DueTimes = input.slaPlanId ? await slaDueTimes(input.slaPlanId, priorityId, createdAt, settings.defaultTimezone, transaction) : NO_DUE_TIMES;
+  const resolved = settings.defaultResolvedStatus !== null && statusId === settings.defaultResolvedStatus;
+  const cc = normaliseCc(input.cc);
+
+  const ticket = await Ticket.create({
+    number: placeholderNumber(), department_id: department.id, department_email_id: departmentEmailId, brand_id: brandId,
+    channel_id: await channelIdOf(channel, transaction), user_id: owner.id, status_id: statusId, priority_id: priorityId,
+    sla_plan_id: input.slaPlanId || null, subject: input.subject, ...due,
+    due_time: resolved ? null : currentDueTime({ first_reply_time: null, ...due }),
+    resolved_time: resolved ? createdAt : null, cc: cc.length ? JSON.stringify(cc) : null, locked: 0, merged: 0, internal: input.internal ? 1 : 0,
+    token: randomBytes(20).toString('hex'), created_at: createdAt, updated_at: at,
+  }, { transaction });
+  await assignTicketNumber(ticket.id, effectiveFormat(department.ticket_number_format, settings.ticketNumberFormat), new Date(createdAt * 1000), settings.defaultTimezone, transaction);
+
+  await replaceLinks(TicketTagLink, 'tag_id', ticket.id, input.tagIds ?? [], transaction, true);
+  const assignees = input.assignedTo ?? (department.default_assignedto ? [department.default_assignedto] : []);
+  await replaceLinks(TicketAssignee, 'user_id', ticket.id, assignees, transaction, true);
+  await replaceLinks(TicketWatcher, 'user_id', ticket.id, input.watching ?? [], transaction, true);
+  await applyCustomFieldValues('ticket', ticket.id, input.customfields, {
+    brandId, departmentId: department.id, creating: channel !== 'email', overwriteLocked: true, transaction,
+  });
+
+  const message = await addMessage({
+    ticketId: ticket.id, userId: author.id, text: input.text, attachments, userIpAddress: input.userIpAddress ?? null,
+    createdAt, channel,
+  }, transaction, { opening: true, settings });
+
+  await emit(transaction, 'ticket.created', {
+    ticketId: ticket.id, messageId: message.id, sendUserEmail: input.sendUserEmail ?? true, sendOperatorsEmail: input.sendOperatorsEmail ?? true,
+  });
+  // The number and what the first message changed were written through other statements.
+  await ticket.reload({ transaction });
+  return { ticket, message };
+}
+
+const sameSet = (a: number[], b: number[]) => a.length === b.length && [...a].sort().every((v, i) => v === [...b].sort()[i]);
+
+/**
+ * Applies an update. Cross-record rules that the update breaks (a department not of the brand, an
+ * address not of the department, a ticket merged into another) are a 422 `There was an error
+ * updating the ticket.`; unknown ids are `The selected <field> is invalid.`
+ */
+export async function updateTicket(ticket: Ticket, input: UpdateTicketInput, transaction: Transaction): Promise<void> {
+  if (ticket.merged_into_id) throw updateFailed();
+  const at = now();
+  const settings = await ticketSettings(transaction);
+  const changes: string[] = [];
+  const values: Partial<Ticket> = {};
+
+  // Brand, department, department email: the result must hang together.
+  if (input.brandId !== undefined) await assertExist(Brand, 'brand', input.brandId, transaction);
+  if (input.departmentId !== undefined) await assertExist(Department, 'department', input.departmentId, transaction);
+  if (input.departmentEmailId) await assertExist(DepartmentEmail, 'department_email', input.departmentEmailId, transaction);
+  const brandId = input.brandId ?? ticket.brand_id;
+  const departmentId = input.departmentId ?? ticket.department_id;
+  if ((brandId !== ticket.brand_id || departmentId !== ticket.department_id) && !(await departmentInBrand(departmentId, brandId, transaction))) throw updateFailed();
+  let departmentEmailId = ticket.department_email_id;
+  if (input.departmentEmailId !== undefined) {
+    departmentEmailId = input.departmentEmailId || null;
+    if (departmentEmailId && !(await emailOfDepartment(departmentEmailId, departmentId, brandId, transaction))) throw updateFailed();
+  } else if (brandId !== ticket.brand_id || departmentId !== ticket.department_id) {
+    // The address the ticket had belongs to its old department or brand: the new one's default.
+    if (!departmentEmailId || !(await emailOfDepartment(departmentEmailId, departmentId, brandId, transaction))) {
+      departmentEmailId = await defaultDepartmentEmail(departmentId, brandId, transaction);
+    }
+  }
+  if (brandId !== ticket.brand_id) { values.brand_id = brandId; changes.push('brand'); }
+  if (departmentId !== ticket.department_id) { values.department_id = departmentId; changes.push('department'); }
+  if (departmentEmailId !== ticket.department_email_id) { values.department_email_id = departmentEmailId; changes.push('department_email'); }
+
+  if (input.userId !== undefined && input.userId !== ticket.user_id) {
+    const wanted = ticket.internal ? { type: 'operator' } : { type: 'user', brand_id: brandId };
+    await assertExist(User, 'user', input.userId, transaction, wanted);
+    values.user_id = input.userId;
+    changes.push('user');
+  }
+  if (input.subject !== undefined && input.subject !== ticket.subject) { values.subject = input.subject; changes.push('subject'); }
+
+  let statusId = ticket.status_id;
+  if (input.statusId !== undefined) {
+    await assertExist(TicketStatus, 'status', input.statusId, transaction);
+    statusId = input.statusId;
+  }
+  if (input.locked !== undefined && (input.locked ? 1 : 0) !== ticket.locked) {
+    values.locked = input.locked ? 1 : 0;
+    changes.push('locked');
+  }
+  if (input.locked) {
+    // Locking closes the ticket: a status that is not the resolved one cannot come with it.
+    const resolved = settings.defaultResolvedStatus;
+    if (resolved === null || (input.statusId !== undefined && input.statusId !== resolved)) throw updateFailed();
+    statusId = resolved;
+  }
+  if (statusId !== ticket.status_id) {
+    Object.assign(values, statusValues(ticket, statusId, settings, at));
+    changes.push('status');
+  }
+
+  let priorityId = ticket.priority_id;
+  if (input.priorityId !== undefined && input.priorityId !== ticket.priority_id) {
+    await assertExist(TicketPriority, 'priority', input.priorityId, transaction);
+    priorityId = input.priorityId;
+    values.priority_id = priorityId;
+    changes.push('priority');
+  }
+
+  // SLA: a plan (re)computes both due times from the ticket's creation; explicit times win.
+  let due: DueTimes = { reply_due_time: ticket.reply_due_time, resolve_due_time: ticket.resolve_due_time };
+  let planId = ticket.sla_plan_id;
+  if (input.slaPlanId !== undefined) {
+    planId = input.slaPlanId || null;
+    if (planId) await assertExist(SlaPlan, 'sla_plan', planId, transaction);
+    if (planId !== ticket.sla_plan_id) { values.sla_plan_id = planId; changes.push('sla_plan'); }
+  }
+  if (input.slaPlanId !== undefined || (planId && priorityId !== ticket.priority_id)) {
+    due = planId ? await slaDueTimes(planId, priorityId, ticket.created_at, settings.defaultTimezone, transaction) : NO_DUE_TIMES;
+  }
+  if (input.replyDueTime !== undefined) due.reply_due_time = input.replyDueTime || null;
+  if (input.resolveDueTime !== undefined) due.resolve_due_time = input.resolveDueTime || null;
+  const resolvedTime = values.resolved_time !== undefined ? values.resolved_time : ticket.resolved_time;
+  const dueTime = resolvedTime ? null : currentDueTime({ first_reply_time: ticket.first_reply_time, ...due });
+  if (due.reply_due_time !== ticket.reply_due_time || due.resolve_due_time !== ticket.resolve_due_time || dueTime !== ticket.due_time) {
+    Object.assign(values, due, { due_time: dueTime });
+    changes.push('due_time');
+  }
+
+  if (input.cc !== undefined) {
+    const cc = normaliseCc(input.cc);
+    if (JSON.stringify(cc) !== JSON.stringify(jsonList(ticket.cc))) { values.cc = cc.length ? JSON.stringify(cc) : null; changes.push('cc'); }
+  }
+  await ticket.update(values, { transaction });
+
+  if (input.tagIds !== undefined) {
+    await assertExist(TicketTag, 'tag', input.tagIds, transaction);
+    const current = (await TicketTagLink.findAll({ where: { ticket_id: ticket.id }, transaction })).map((l) => l.tag_id);
+    if (!sameSet(current, [...new Set(input.tagIds)])) {
+      await replaceLinks(TicketTagLink, 'tag_id', ticket.id, input.tagIds, transaction);
+      changes.push('tag');
+    }
+  }
+  let newlyAssigned: number[] = [];
+  if (input.assignedTo !== undefined) {
+    await assertOperators('assignedto', input.assignedTo, transaction);
+    const current = (await TicketAssignee.findAll({ where: { ticket_id: ticket.id }, transaction })).map((l) => l.user_id);
+    const wanted = [...new Set(input.assignedTo)];
+    if (!sameSet(current, wanted)) {
+      await replaceLinks(TicketAssignee, 'user_id', ticket.id, wanted, transaction);
+      newlyAssigned = wanted.filter((id) => !current.includes(id));
+      changes.push('assignedto');
+    }
+  }
+  if (input.watching !== undefined) {
+    await assertOperators('watching', input.watching, transaction);
+    const current = (await TicketWatcher.findAll({ where: { ticket_id: ticket.id }, transaction })).map((l) => l.user_id);
+    if (!sameSet(current, [...new Set(input.watching)])) {
+      await replaceLinks(TicketWatcher, 'user_id', ticket.id, input.watching, transaction);
+      changes.push('watching');
+    }
+  }
+  if (input.link?.length) {
+    await assertExist(Ticket, 'link', input.link, transaction);
+    const others = [...new Set(input.link)].filter((id) => id !== ticket.id);
+    if (others.length !== new Set(input.link).size) throw invalid(`link.${input.link.indexOf(ticket.id)}`);
+    const rows = others.flatMap((id) => [{ ticket_id: ticket.id, linked_ticket_id: id }, { ticket_id: id, linked_ticket_id: ticket.id }]);
+    await TicketLink.bulkCreate(rows, { transaction, ignoreDuplicates: true });
+    changes.push('link');
+  }
+  if (input.unlink?.length) {
+    const ids = [...new Set(input.unlink)];
+    await TicketLink.destroy({
+      where: { [Op.or]: [{ ticket_id: ticket.id, linked_ticket_id: { [Op.in]: ids } }, { ticket_id: { [Op.in]: ids }, linked_ticket_id: ticket.id }] }, transaction,
+    });
+    changes.push('unlink');
+  }
+  if (input.customfields !== undefined && input.customfields !== null) {
+    await applyCustomFieldValues('ticket', ticket.id, input.customfields, {
+      brandId, departmentId, creating: false, overwriteLocked: input.overwriteCustomfieldValues === true, transaction,
+    });
+    changes.push('customfield');
+  }
+  if (changes.length) await emit(transaction, 'ticket.updated', { ticketId: ticket.id, changes, newlyAssigned });
+}
+
+/** Moves the ticket to the trash (`deleted_at`); a ticket already there stays as it is. */
+export async function trashTicket(ticket: Ticket, transaction: Transaction): Promise<void> {
+  if (ticket.deleted_at) return;
+  await ticket.update({ deleted_at: now() }, { transaction });
+  await emit(transaction, 'ticket.trashed', { ticketId: ticket.id });
+}
+
+/**
+ * Merges tickets into `target` (locked by the caller): their messages and attachments move to it
+ * (each message keeps the ticket it was written on, `original_ticket_id`, so a merge can be undone),
+ * their tags, assigned operators, watchers and CC addresses join the target's. The sources stay,
+ * hidden from lists, with `merged` 1 and `merged_into_id`: their numbers still lead to the target,
+ * and so do tickets merged into them before. The target gets `merged` 1. A source that does not
+ * exist, is the target, is in the trash, was merged already or is of another brand:
+ * `The selected ids.<n> is invalid.`
+ */
+export async function mergeTickets(target: Ticket, ids: number[], transaction: Transaction): Promise<Ticket> {
+  if (target.merged_into_id || target.deleted_at) throw updateFailed();
+  const sources = await Ticket.findAll({ where: { id: { [Op.in]: ids } }, order: [['id', 'ASC']], transaction, lock: transaction.LOCK.UPDATE });
+  const byId = new Map(sources.map((s) => [s.id, s]));
+  ids.forEach((id, n) => {
+    const s = byId.get(id);
+    if (!s || s.id === target.id || s.deleted_at || s.merged_into_id || s.brand_id !== target.brand_id) throw invalid(`ids.${n}`);
+  });
+  const sourceIds = [...new Set(ids)];
+  const q = (sql: string) => sequelize().query(sql, { replacements: { target: target.id, ids: sourceIds }, transaction, type: QueryTypes.UPDATE });
+  await q('UPDATE ticket_messages SET original_ticket_id = IFNULL(original_ticket_id, ticket_id), ticket_id = :target WHERE ticket_id IN (:ids)');
+  await q('UPDATE ticket_attachments SET ticket_id = :target WHERE ticket_id IN (:ids)');
+  for (const [table, column] of [['ticket_tag_links', 'tag_id'], ['ticket_assignees', 'user_id'], ['ticket_watchers', 'user_id']]) {
+    await q(`INSERT IGNORE INTO ${table} (ticket_id, ${column}) SELECT :target, ${column} FROM ${table} WHERE ticket_id IN (:ids)`);
+  }
+  await q('UPDATE tickets SET merged_into_id = :target WHERE merged_into_id IN (:ids)');
+  const at = now();
+  await Ticket.update({ merged: 1, merged_into_id: target.id, updated_at: at }, { where: { id: { [Op.in]: sourceIds } }, transaction });
+  const cc = normaliseCc([...jsonList(target.cc), ...sources.flatMap((s) => jsonList(s.cc))]);
+  const lastReply = Math.max(target.last_reply_time ?? 0, ...sources.map((s) => s.last_reply_time ?? 0));
+  await target.update({
+    merged: 1, cc: cc.length ? JSON.stringify(cc) : null, last_reply_time: lastReply || null, updated_at: at,
+  }, { transaction });
+  await emit(transaction, 'ticket.merged', { ticketId: target.id, mergedIds: sourceIds });
+  return target;
+}

@@ -1,0 +1,39 @@
+import { User } from '../../db/models';
+import { equals, flagFilter } from '../../http/listQuery';
+import { resourceRouter, type ResourceDef } from '../../http/resource';
+import { Joi, field } from '../../http/validation';
+import { personFields } from '../people/rules';
+import { loadPeople, serializePerson, type PersonRelations } from '../people/presenter';
+import { createOperator, deleteOperator, updateOperator, type CreateOperatorInput } from './service';
+
+const operatorFields = {
+  ...personFields,
+  groups: field.idArray().min(1),
+  depts: field.idArray(),
+};
+
+export const operatorResource: ResourceDef<User, PersonRelations> = {
+  path: '/operator',
+  model: User,
+  label: 'operator',
+  scope: { type: 'operator' },
+  sortable: ['firstname', 'lastname', 'email', 'active', 'created_at', 'updated_at'],
+  filters: { email: equals('email', field.email()), active: flagFilter('active') },
+  dates: true,
+  createSchema: Joi.object({
+    ...operatorFields,
+    firstname: field.string().required(),
+    lastname: field.string().required(),
+    email: field.email().required(),
+    groups: operatorFields.groups.required(),
+    active: field.flag().default(1),
+  }),
+  updateSchema: Joi.object({ ...operatorFields, firstname: field.string(), lastname: field.string() }),
+  load: (operators) => loadPeople(operators, { customfields: false, detail: false }),
+  serialize: (operator, rel, ctx) => serializePerson(operator, rel, ctx.view),
+  create: (input, { transaction }) => createOperator(input as CreateOperatorInput, transaction),
+  update: (operator, input, { transaction }) => updateOperator(operator, input, transaction),
+  destroy: (operator, { transaction }) => deleteOperator(operator, transaction),
+};
+
+export const operatorRouter = resourceRouter(operatorResource);

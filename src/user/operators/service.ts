@@ -1,0 +1,78 @@
+import type { Transaction } from 'sequelize';
+import { emit } from '../../events';
+import { Department, OperatorDepartment, User } from '../../db/models';
+import { assertExist } from '../../http/exists';
+import { sent } from '../../http/serialize';
+import { readSettings } from '../../http/settings';
+import {
+  assertEmailFree, assertLanguage, normalisePhones, passwordValues, replaceGroups, replacePhones,
+} from '../people/rules';
+
+/**
+ * What an operator is made of, as the service takes it (validated by the resource's schemas, or
+ * built by other code with no HTTP body). Absent fields are left as they are on update.
+ */
+export interface OperatorInput {
+  firstname?: string;
+  lastname?: string;
+  email?: string;
+  password?: string;
+  /** 1: send the verification mail (only to an active operator without a password). */
+  send_email?: 0 | 1;
+  phone?: string[];
+  country?: string | null;
+  language_code?: string | null;
+  timezone?: string | null;
+  active?: 0 | 1;
+  /** Operator group ids (at least one on create). */
+  groups?: number[];
+  /** Departments besides those of the groups. */
+  depts?: number[];
+}
+
+export type CreateOperatorInput = OperatorInput & { firstname: string; lastname: string; email: string; groups: number[] };
+
+/** Input fields stored as they are. */
+const COLUMNS = ['firstname', 'lastname', 'email', 'country', 'language_code', 'timezone', 'active'] as const;
+
+/** Departments an operator handles besides those of the operator's groups. */
+async function replaceDepartments(userId: number, deptIds: number[], transaction: Transaction, fresh = false) {
+  await assertExist(Department, 'depts', deptIds, transaction);
+  if (!fresh) await OperatorDepartment.destroy({ where: { user_id: userId }, transaction });
+  const unique = [...new Set(deptIds)];
+  if (unique.length) await OperatorDepartment.bulkCreate(unique.map((department_id) => ({ user_id: userId, department_id })), { transaction });
+}
+
+export async function createOperator(input: CreateOperatorInput, transaction: Transaction): Promise<User> {
+  const phones = normalisePhones(input.phone);
+  await assertEmailFree('operator', input.email, null, null, transaction);
+  await assertLanguage(input.language_code, transaction);
+  const core = await readSettings('core', transaction);
+  const operator = await User.create({
+    type: 'operator', brand_id: null, ...sent(input, COLUMNS),
+    language_code: input.language_code || core.default_operator_language || 'en',
+    timezone: input.timezone || core.default_timezone || 'UTC',
+    ...(await passwordValues(input.password)),
+  }, { transaction });
+  await replaceGroups(operator.id, 'operator', input.groups, transaction, true);
+  if (phones) await replacePhones(operator.id, phones, transaction, true);
+  if (input.depts) await replaceDepartments(operator.id, input.depts, transaction, true);
+  await emit(transaction, 'operator.created', { userId: operator.id, sendEmail: input.send_email === 1 });
+  return operator;
+}
+
+export async function updateOperator(operator: User, input: OperatorInput, transaction: Transaction): Promise<void> {
+  const phones = normalisePhones(input.phone);
+  if (input.email !== undefined && input.email !== operator.email) await assertEmailFree('operator', input.email, null, operator.id, transaction);
+  await assertLanguage(input.language_code, transaction);
+  await operator.update({ ...sent(input, COLUMNS), ...(await passwordValues(input.password)) }, { transaction });
+  if (input.groups) await replaceGroups(operator.id, 'operator', input.groups, transaction);
+  if (phones) await replacePhones(operator.id, phones, transaction);
+  if (input.depts) await replaceDepartments(operator.id, input.depts, transaction);
+  await emit(transaction, 'operator.updated', { userId: operator.id, sendEmail: input.send_email === 1 });
+}
+
+export async function deleteOperator(operator: User, transaction: Transaction): Promise<void> {
+  await operator.destroy({ transaction });
+  await emit(transaction, 'operator.deleted', { userId: operator.id });
+}

@@ -1,0 +1,98 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { Op, type Transaction } from 'sequelize';
+import { assertEnabledLanguage } from '../../core/language';
+import { Group, PersonEmail, UserGroup, UserPhone } from '../../db/models';
+import { emailScope, type EmailScope } from '../../db/models/PersonEmail';
+import { ValidationError } from '../../http/errors';
+import { assertExist } from '../../http/exists';
+import { isCountry } from '../../http/countries';
+import { isTimeZone } from '../../http/timezones';
+import { Joi, field } from '../../http/validation';
+import { readSettings } from '../../http/settings';
+import { hashPassword } from '../passwords';
+
+/** Fields users and operators share, as joi schemas (no defaults: create schemas add them). */
+export const personFields = {
+  firstname: field.nullable(255),
+  lastname: field.nullable(255),
+  email: field.email(),
+  password: Joi.string().min(8).max(1024),
+  send_email: field.flag(),
+  phone: Joi.array().items(Joi.string().trim().max(32)).single().max(20),
+  // An assigned ISO 3166-1 alpha-2 code (GB, not UK).
+  country: Joi.string().trim().uppercase().pattern(/^[A-Z]{2}$/, 'country').allow('', null)
+    .custom((v: string, helpers) => (isCountry(v) ? v : helpers.error('any.invalid'))),
+  // An enabled language of the install: checked against the database by assertLanguage.
+  language_code: Joi.string().trim().lowercase().pattern(/^[a-z]{2}$/, 'language').allow('', null),
+  // An IANA name, current or legacy (http/timezones.ts).
+  timezone: Joi.string().trim().max(64).allow('', null).custom((v: string, helpers) => (isTimeZone(v) ? v : helpers.error('any.invalid'))),
+  active: field.flag(),
+};
+
+/** Phone numbers must be E.164 (`+` and country code); they are stored normalised. */
+export function normalisePhones(phones: string[] | undefined): string[] | undefined {
+  if (!phones) return undefined;
+  return phones.map((raw, i) => {
+    const parsed = raw.startsWith('+') ? parsePhoneNumberFromString(raw) : undefined;
+    if (!parsed || !parsed.isValid()) throw new ValidationError(`The phone.${i} must be a valid phone number in E.164 format (for example +441234567890).`);
+    return parsed.number;
+  });
+}
+
+/**
+ * The `replace*` helpers set a relation to exactly the given rows. `fresh` (a record created in
+ * this transaction) skips the DELETE: it has nothing to delete, and its gap locks would make
+ * concurrent creates deadlock.
+ */
+export async function replacePhones(userId: number, numbers: string[], transaction: Transaction, fresh = false) {
+  if (!fresh) await UserPhone.destroy({ where: { user_id: userId }, transaction });
+  const unique = [...new Set(numbers)];
+  if (unique.length) await UserPhone.bulkCreate(unique.map((number) => ({ user_id: userId, number })), { transaction });
+}
+
+/** Sets the person's groups to exactly `groupIds` (groups of the person's kind). */
+export async function replaceGroups(userId: number, type: 'user' | 'operator', groupIds: number[], transaction: Transaction, fresh = false) {
+  await assertExist(Group, 'groups', groupIds, transaction, { type });
+  if (!fresh) await UserGroup.destroy({ where: { user_id: userId }, transaction });
+  const unique = [...new Set(groupIds)];
+  if (unique.length) await UserGroup.bulkCreate(unique.map((group_id) => ({ user_id: userId, group_id })), { transaction });
+}
+
+/** `language_code` must name an enabled language of the install. */
+export async function assertLanguage(code: string | null | undefined, transaction: Transaction) {
+  await assertEnabledLanguage('language_code', code, transaction);
+}
+
+/** The system defaults a new person takes when no language or timezone is given. */
+export async function personDefaults(transaction: Transaction): Promise<{ language_code: string; timezone: string }> {
+  const core = await readSettings('core', transaction);
+  return { language_code: core.default_frontend_language || 'en', timezone: core.default_timezone || 'UTC' };
+}
+
+/**
+ * The addresses among `emails` that another person holds in the scope, as a main or an additional
+ * address. This check gives the usual answer; the unique key of person_emails decides races.
+ */
+export async function takenEmails(scope: EmailScope, emails: string[], exceptUserId: number | null, transaction: Transaction): Promise<Set<string>> {
+  if (!emails.length) return new Set();
+  const rows = await PersonEmail.findAll({
+    where: { scope, email: { [Op.in]: [...new Set(emails)] }, ...(exceptUserId ? { user_id: { [Op.ne]: exceptUserId } } : {}) },
+    attributes: ['email'],
+    transaction,
+  });
+  return new Set(rows.map((r) => r.email));
+}
+
+/**
+ * Another account of the same kind (and brand, for users) already has this email, as its main
+ * address or (users) as an additional one.
+ */
+export async function assertEmailFree(type: 'user' | 'operator', email: string, brandId: number | null, exceptId: number | null, transaction: Transaction) {
+  if ((await takenEmails(emailScope(type, brandId), [email], exceptId, transaction)).size) {
+    throw new ValidationError('The email has already been taken.');
+  }
+}
+
+export async function passwordValues(password: string | undefined): Promise<{ password?: string }> {
+  return password === undefined ? {} : { password: await hashPassword(password) };
+}

@@ -1,0 +1,86 @@
+import { Op, Sequelize } from 'sequelize';
+import { User } from '../../db/models';
+import { sqlCondition } from '../../http/sql';
+import { equals, flagFilter, likeContains, type Filter } from '../../http/listQuery';
+import { resourceRouter, type ResourceDef } from '../../http/resource';
+import { Joi, field } from '../../http/validation';
+import { customFieldFilter } from '../../customfields/values';
+import { personFields } from '../people/rules';
+import { loadPeople, serializePerson, type PersonRelations } from '../people/presenter';
+import { createUser, deleteUser, updateUser, type CreateUserInput } from './service';
+
+const contains = (column: string): Filter => ({ schema: field.string(), where: (v: string) => ({ [column]: { [Op.like]: likeContains(v) } }) });
+
+export const userFilters: Record<string, Filter> = {
+  search: {
+    schema: field.string(),
+    where: (v: string) => ({
+      [Op.or]: [
+        { firstname: { [Op.like]: likeContains(v) } },
+        { lastname: { [Op.like]: likeContains(v) } },
+        // Emails are stored lower-cased and compared exactly (binary collation).
+        { email: { [Op.like]: likeContains(v.toLowerCase()) } },
+        Sequelize.where(Sequelize.fn('CONCAT_WS', ' ', Sequelize.col('firstname'), Sequelize.col('lastname')), { [Op.like]: likeContains(v) }),
+      ],
+    }),
+  },
+  brand_id: equals('brand_id', field.id()),
+  firstname: contains('firstname'),
+  lastname: contains('lastname'),
+  // The primary address, or one of the additional ones.
+  email: {
+    schema: field.email(),
+    where: (v: string) => sqlCondition`email = ${v} OR id IN (SELECT user_id FROM user_emails WHERE email = ${v})`,
+  },
+  email_verified: flagFilter('email_verified'),
+  active: flagFilter('active'),
+  organisation_id: equals('organisation_id', field.id()),
+  organisation_name: {
+    schema: field.string(),
+    where: (v: string) => sqlCondition`organisation_id IN (SELECT id FROM organisations WHERE name LIKE ${likeContains(v)})`,
+  },
+  phone: {
+    schema: Joi.string().trim().pattern(/^\+[1-9]\d{1,14}$/, 'E.164'),
+    where: (v: string) => sqlCondition`id IN (SELECT user_id FROM user_phones WHERE number = ${v})`,
+  },
+  country: equals('country', Joi.string().trim().uppercase().pattern(/^[A-Z]{2}$/, 'country')),
+  language_code: equals('language_code', Joi.string().trim().lowercase().pattern(/^[a-z]{2}$/, 'language')),
+  customfield: customFieldFilter('user'),
+};
+
+const userFields = {
+  ...personFields,
+  brand_id: field.id(),
+  additional_email: Joi.array().items(field.email()).single().max(50),
+  email_verified: field.flag(),
+  organisation: field.nullable(255),
+  organisation_id: Joi.number().integer().min(0),
+  organisation_access_level: field.flag(),
+  organisation_notifications: field.flag(),
+  customfield: Joi.object().pattern(/^\d+$/, Joi.any()),
+  groups: field.idArray(),
+};
+
+export const userResource: ResourceDef<User, PersonRelations> = {
+  path: '/user',
+  model: User,
+  label: 'user',
+  scope: { type: 'user' },
+  sortable: ['firstname', 'lastname', 'email', 'brand_id', 'organisation_id', 'active', 'email_verified', 'country', 'created_at', 'updated_at'],
+  filters: userFilters,
+  dates: true,
+  createSchema: Joi.object({
+    ...userFields,
+    email: field.email().required(),
+    email_verified: field.flag().default(0),
+    active: field.flag().default(1),
+  }),
+  updateSchema: Joi.object({ ...userFields, overwrite_customfield_values: field.flag().default(0) }),
+  load: (users, ctx) => loadPeople(users, { customfields: true, detail: ctx.view !== 'list' }),
+  serialize: (user, rel, ctx) => serializePerson(user, rel, ctx.view),
+  create: (input, { transaction }) => createUser(input as CreateUserInput, transaction),
+  update: (user, input, { transaction }) => updateUser(user, input, transaction),
+  destroy: (user, { transaction }) => deleteUser(user, transaction),
+};
+
+export const userRouter = resourceRouter(userResource);

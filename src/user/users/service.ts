@@ -1,0 +1,158 @@
+import type { Transaction } from 'sequelize';
+import { emit } from '../../events';
+import { Brand, User, UserEmail } from '../../db/models';
+import { emailScope } from '../../db/models/PersonEmail';
+import { ValidationError } from '../../http/errors';
+import { assertExist } from '../../http/exists';
+import { sent } from '../../http/serialize';
+import { BRAND_EMAIL_TAKEN } from '../../http/uniqueKeys';
+import { applyCustomFieldValues, deleteCustomFieldValues } from '../../customfields/values';
+import { applyMembership } from '../organisationMembership';
+import {
+  assertLanguage, normalisePhones, passwordValues, personDefaults, replaceGroups, replacePhones, takenEmails,
+} from '../people/rules';
+
+/**
+ * What a user is made of, as the service takes it: validated by the resource's schemas, or built
+ * by other code (the mailbox worker opening a ticket for a new sender) with no HTTP body.
+ * Absent fields are left as they are on update.
+ */
+export interface UserInput {
+  email?: string;
+  /** The default brand when absent on create. */
+  brand_id?: number;
+  firstname?: string | null;
+  lastname?: string | null;
+  additional_email?: string[];
+  password?: string;
+  /** 1: send the verification mail (only to a user without a password). */
+  send_email?: 0 | 1;
+  phone?: string[];
+  country?: string | null;
+  language_code?: string | null;
+  timezone?: string | null;
+  email_verified?: 0 | 1;
+  active?: 0 | 1;
+  /** A new organisation of that name (owned by the user), or on update a rename by its owner. */
+  organisation?: string | null;
+  /** An existing organisation; 0 on update leaves the current one. */
+  organisation_id?: number;
+  organisation_access_level?: 0 | 1;
+  organisation_notifications?: 0 | 1;
+  /** Values keyed by custom field id. */
+  customfield?: Record<string, unknown>;
+  groups?: number[];
+  /** Update only: locked custom fields change only when 1. */
+  overwrite_customfield_values?: 0 | 1;
+}
+
+export type CreateUserInput = UserInput & { email: string };
+
+/** The brand of records created without one: the first enabled brand. */
+export async function defaultBrandId(transaction?: Transaction): Promise<number> {
+  const brand = await Brand.findOne({ where: { enabled: 1 }, order: [['id', 'ASC']], attributes: ['id'], transaction })
+    ?? await Brand.findOne({ order: [['id', 'ASC']], attributes: ['id'], transaction });
+  if (!brand) throw new Error('No brand exists: run the seed');
+  return brand.id;
+}
+
+/** The addresses a user will hold, and which of them the request sent. */
+interface UserAddresses {
+  email: string;
+  emailSent: boolean;
+  /** The additional addresses as sent (numbered as sent), or the user's others when none were sent. */
+  additional: string[];
+  additionalSent: boolean;
+}
+
+/**
+ * One account per email per brand, counting additional emails: the 422 names the field that sent a
+ * taken address (a user moved to another brand sent none: then the brand is refused). The unique
+ * key of person_emails (kept by triggers) decides races; errors.ts words its refusal the same way.
+ */
+async function assertAddressesFree(brandId: number, a: UserAddresses, userId: number | null, transaction: Transaction) {
+  const clash = a.additionalSent ? a.additional.indexOf(a.email) : -1;
+  if (clash >= 0) throw new ValidationError(`The additional email.${clash} must be different from the email.`);
+  const taken = await takenEmails(emailScope('user', brandId), [a.email, ...a.additional], userId, transaction);
+  if (!taken.size) return;
+  if (a.emailSent && taken.has(a.email)) throw new ValidationError('The email has already been taken.');
+  const i = a.additional.findIndex((e) => taken.has(e));
+  if (a.additionalSent && i >= 0) throw new ValidationError(`The additional email.${i} has already been taken.`);
+  throw new ValidationError(BRAND_EMAIL_TAKEN);
+}
+
+/** Writes the additional emails (the triggers claim them for the user's brand). */
+async function addAdditionalEmails(userId: number, emails: string[], transaction: Transaction) {
+  const unique = [...new Set(emails)];
+  if (unique.length) await UserEmail.bulkCreate(unique.map((email) => ({ user_id: userId, email })), { transaction });
+}
+
+function checkVerifiedNeedsPassword(emailVerified: number | undefined, hasPassword: boolean) {
+  if (emailVerified === 1 && !hasPassword) throw new ValidationError('The password field is required when email verified is 1.');
+}
+
+/** Input fields stored as they are. */
+const COLUMNS = ['firstname', 'lastname', 'email', 'country', 'language_code', 'timezone', 'email_verified', 'active', 'organisation_notifications'] as const;
+
+export async function createUser(input: CreateUserInput, transaction: Transaction): Promise<User> {
+  const brandId = input.brand_id ?? (await defaultBrandId(transaction));
+  await assertExist(Brand, 'brand_id', brandId, transaction);
+  const phones = normalisePhones(input.phone);
+  checkVerifiedNeedsPassword(input.email_verified, !!input.password);
+  const additional: string[] | undefined = input.additional_email;
+  await assertAddressesFree(brandId, { email: input.email, emailSent: true, additional: additional ?? [], additionalSent: !!additional }, null, transaction);
+  await assertLanguage(input.language_code, transaction);
+  const defaults = await personDefaults(transaction);
+  const user = await User.create({
+    type: 'user', brand_id: brandId, ...sent(input, COLUMNS),
+    language_code: input.language_code || defaults.language_code,
+    timezone: input.timezone || defaults.timezone,
+    ...(await passwordValues(input.password)),
+  }, { transaction });
+  if (additional) await addAdditionalEmails(user.id, additional, transaction);
+  if (phones) await replacePhones(user.id, phones, transaction, true);
+  if (input.groups) await replaceGroups(user.id, 'user', input.groups, transaction, true);
+  await applyMembership(user, input, true, transaction);
+  await applyCustomFieldValues('user', user.id, input.customfield, { brandId, creating: true, overwriteLocked: true, transaction });
+  await emit(transaction, 'user.created', { userId: user.id, sendEmail: input.send_email === 1 });
+  return user;
+}
+
+export async function updateUser(user: User, input: UserInput, transaction: Transaction): Promise<void> {
+  const phones = normalisePhones(input.phone);
+  checkVerifiedNeedsPassword(input.email_verified, !!(input.password ?? user.password));
+  const brandId = input.brand_id ?? user.brand_id;
+  if (brandId !== user.brand_id) {
+    // Moving a user to another brand: organisations and custom field values are per brand.
+    await assertExist(Brand, 'brand_id', brandId, transaction);
+    const staysInOrganisation = user.organisation_id && input.organisation_id !== 0;
+    if (staysInOrganisation) throw new ValidationError('The brand of a user in an organisation cannot be changed: remove the user from the organisation first (organisation_id 0).');
+  }
+  const email: string = input.email ?? user.email;
+  const additional: string[] | undefined = input.additional_email;
+  if (email !== user.email || brandId !== user.brand_id || additional) {
+    const others = additional ?? (await UserEmail.findAll({ where: { user_id: user.id }, attributes: ['email'], transaction }))
+      .map((e) => e.email).filter((e) => e !== email);
+    await assertAddressesFree(brandId!, { email, emailSent: input.email !== undefined, additional: others, additionalSent: !!additional }, user.id, transaction);
+  }
+  await assertLanguage(input.language_code, transaction);
+  // An address is one of a user's emails once: additional ones being replaced go before the main
+  // address changes (it may become one of them), and so does one that becomes the main address.
+  if (additional) await UserEmail.destroy({ where: { user_id: user.id }, transaction });
+  else if (email !== user.email) await UserEmail.destroy({ where: { user_id: user.id, email }, transaction });
+  await user.update({ ...sent(input, COLUMNS), brand_id: brandId, ...(await passwordValues(input.password)) }, { transaction });
+  if (additional) await addAdditionalEmails(user.id, additional, transaction);
+  if (phones) await replacePhones(user.id, phones, transaction);
+  if (input.groups) await replaceGroups(user.id, 'user', input.groups, transaction);
+  await applyMembership(user, input, false, transaction);
+  await applyCustomFieldValues('user', user.id, input.customfield, {
+    brandId: user.brand_id!, creating: false, overwriteLocked: input.overwrite_customfield_values === 1, transaction,
+  });
+  await emit(transaction, 'user.updated', { userId: user.id, sendEmail: input.send_email === 1 });
+}
+
+export async function deleteUser(user: User, transaction: Transaction): Promise<void> {
+  await deleteCustomFieldValues('user', user.id, transaction);
+  await user.destroy({ transaction });
+  await emit(transaction, 'user.deleted', { userId: user.id });
+}

@@ -1,0 +1,77 @@
+import type { Job } from 'bullmq';
+import { config } from '../config';
+import { decryptSecret } from '../crypto/secrets';
+import { DomainEvent, Webhook, WebhookDelivery } from '../db/models';
+import { now } from '../db/entity';
+import { Joi } from '../http/validation';
+import { webhookDeliveries } from '../ops/metrics';
+import { defineJob } from '../queue/jobs';
+import { QUEUES } from '../queue/names';
+import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, WEBHOOK_SECRET_PURPOSE, signatureHeader } from './signing';
+
+/** An event as the feed lists it and a webhook receives it: the same JSON at every attempt. */
+export function presentEvent(event: DomainEvent): { id: number; type: string; created_at: number; data: unknown } {
+  return { id: event.id, type: event.name, created_at: event.created_at, data: JSON.parse(event.payload) };
+}
+
+/** At most this much of a receiver's answer is kept as the error of a failed attempt. */
+const ERROR_EXCERPT = 500;
+
+const isFinal = (job: Job) => job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+
+/**
+ * One attempt at POSTing an event to a webhook: JSON body, signed (`X-Helpdesk-Signature:
+ * t=<ts>,v1=<hex>`, HMAC-SHA256 over `<ts>.<body>` with the webhook's secret), with the delivery's
+ * stable id and the event name. A 2xx answer is success; anything else (another status, a redirect,
+ * a timeout, no connection) is recorded and thrown, so BullMQ retries it with exponential backoff.
+ */
+export const webhookDelivery = defineJob<{ deliveryId: number }>({
+  name: 'webhook.deliver',
+  queue: QUEUES.webhooks,
+  schema: Joi.object({ deliveryId: Joi.number().integer().min(1).required() }),
+  async handle({ deliveryId }, job) {
+    const delivery = await WebhookDelivery.findByPk(deliveryId);
+    if (!delivery) return { skipped: 'the delivery no longer exists' };
+    const [webhook, event] = await Promise.all([Webhook.findByPk(delivery.webhook_id), DomainEvent.findByPk(delivery.event_id)]);
+    if (!webhook || !event || webhook.enabled !== 1) {
+      await delivery.update({ status: 'skipped', error: !webhook || !event ? 'The webhook or the event no longer exists.' : 'The webhook is disabled.' });
+      webhookDeliveries.inc({ outcome: 'skipped' });
+      return { skipped: delivery.error };
+    }
+    const body = JSON.stringify(presentEvent(event));
+    const timestamp = now();
+    let responseCode: number | null = null;
+    let error: string | null = null;
+    try {
+      const res = await fetch(webhook.url, {
+        method: 'POST',
+        redirect: 'manual',
+        signal: AbortSignal.timeout(config().webhooks.timeoutMs),
+        headers: {
+          'Content-Type': 'application/json',
+          'User-Agent': 'helpdesk-webhooks/1',
+          [SIGNATURE_HEADER]: signatureHeader(decryptSecret(webhook.secret, WEBHOOK_SECRET_PURPOSE), timestamp, body),
+          [DELIVERY_HEADER]: delivery.uuid,
+          [EVENT_HEADER]: event.name,
+        },
+        body,
+      });
+      responseCode = res.status;
+      const text = await res.text().catch(() => '');
+      if (res.status < 200 || res.status > 299) error = `The receiver answered ${res.status}${text ? `: ${text.slice(0, ERROR_EXCERPT)}` : ''}`;
+    } catch (err) {
+      const e = err as Error & { cause?: { code?: string; message?: string } };
+      error = e.name === 'TimeoutError' ? `No answer within ${config().webhooks.timeoutMs} ms` : (e.cause?.message ?? e.message);
+    }
+    const attempts = delivery.attempts + 1;
+    if (error === null) {
+      await delivery.update({ status: 'succeeded', attempts, response_code: responseCode, error: null, last_attempt_at: timestamp, delivered_at: now() });
+      webhookDeliveries.inc({ outcome: 'succeeded' });
+      return { status: responseCode };
+    }
+    const final = isFinal(job);
+    await delivery.update({ status: final ? 'failed' : 'pending', attempts, response_code: responseCode, error, last_attempt_at: timestamp });
+    webhookDeliveries.inc({ outcome: final ? 'failed' : 'retry' });
+    throw new Error(error);
+  },
+});

@@ -1,0 +1,119 @@
+/**
+ * The processes as `npm start` runs them: the project is built with the build script of
+ * package.json (into a directory of this test's own), and the compiled web process is started.
+ */
+import { execSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { useApi } from '../helpers/app';
+
+useApi(); // this worker's database, created and migrated
+const root = join(__dirname, '..', '..');
+const dir = mkdtempSync(join(tmpdir(), 'helpdesk-build-'));
+const dist = join(dir, 'dist');
+const tsconfig = join(dir, 'tsconfig.json');
+
+/** `npm run build`, aimed at this test's directory; returns how long it took (ms). */
+function build(): number {
+  const script: string = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.build;
+  expect(script).toContain('tsconfig.build.json');
+  const started = Date.now();
+  execSync(script.replace('tsconfig.build.json', tsconfig), { cwd: root, stdio: 'pipe', env: { ...process.env, PATH: `${join(root, 'node_modules', '.bin')}:${process.env.PATH}` } });
+  return Date.now() - started;
+}
+
+/** Runs the compiled web process until it exits or `until` matches its output (then stops it). */
+function runWeb(env: Record<string, string>, until?: RegExp): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(dist, 'src/server.js')], {
+      env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', NODE_PATH: join(root, 'node_modules'), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    const kill = setTimeout(() => child.kill('SIGKILL'), 20000);
+    child.stdout.on('data', (c) => {
+      stdout += c;
+      if (until?.test(stdout)) child.kill('SIGTERM');
+    });
+    child.stderr.on('data', (c) => { stderr += c; });
+    child.on('exit', (code) => {
+      clearTimeout(kill);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+beforeAll(() => {
+  writeFileSync(tsconfig, JSON.stringify({
+    extends: join(root, 'tsconfig.build.json'),
+    compilerOptions: { outDir: dist, typeRoots: [join(root, 'node_modules', '@types')] },
+    include: ['src', 'workers', 'migrations', 'bench'].map((d) => join(root, d)),
+  }));
+  build(); // the first, full build
+  expect(existsSync(join(dist, 'src/server.js'))).toBe(true);
+}, 180000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('npm run build', () => {
+  it('builds an unchanged tree again in well under two seconds', () => {
+    expect(build()).toBeLessThan(2000);
+  }, 60000);
+});
+
+describe('the web process at start', () => {
+  it('says in one line that PORT is bad, and exits 1', async () => {
+    const { code, stdout, stderr } = await runWeb({ PORT: 'abc' });
+    expect({ code, stdout, stderr }).toEqual({ code: 1, stdout: '', stderr: 'Invalid configuration: PORT must be a number\n' });
+  });
+
+  it('says in one line that the port is in use, and exits 1', async () => {
+    const holder: Server = await new Promise((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => resolve(s));
+    });
+    try {
+      const port = (holder.address() as { port: number }).port;
+      const { code, stdout, stderr } = await runWeb({ PORT: String(port) });
+      expect(code).toBe(1);
+      expect(stdout).not.toContain('listening'); // it did not claim to listen
+      expect(stderr).toBe(`Startup failed: port ${port} on 127.0.0.1 is already in use (set PORT to a free port).\n`);
+    } finally {
+      holder.close();
+    }
+  });
+
+  it('logs pretty lines with LOG_FORMAT=pretty, and JSON to a pipe otherwise', async () => {
+    const pretty = await runWeb({ LOG_FORMAT: 'pretty' }, /web process listening/);
+    expect(pretty.stdout).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO  web \| web process listening port=\d+ host=127\.0\.0\.1$/m);
+    const json = await runWeb({}, /web process listening/);
+    const first = JSON.parse(json.stdout.split('\n')[0]);
+    expect(first).toMatchObject({ level: 30, proc: 'web', msg: 'web process listening', host: '127.0.0.1' });
+  });
+});
+
+describe('WEB_CONCURRENCY: web workers under node:cluster', () => {
+  it('runs that many workers and stops them all gracefully on SIGTERM, exit 0', async () => {
+    const { code, stdout } = await runWeb({ WEB_CONCURRENCY: '2', LOG_FORMAT: 'json' }, /web process listening[\s\S]*web process listening/);
+    expect(code).toBe(0);
+    const lines = stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const pids = new Set(lines.filter((l) => l.msg === 'web process listening').map((l) => l.pid));
+    expect(pids.size).toBe(2);
+    expect(lines.filter((l) => l.msg === 'web process stopping')).toHaveLength(2);
+  }, 30000);
+
+  it('exits 1 with the one-line reason when the workers cannot listen', async () => {
+    const holder: Server = await new Promise((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => resolve(s));
+    });
+    try {
+      const port = (holder.address() as { port: number }).port;
+      const { code, stderr } = await runWeb({ PORT: String(port), WEB_CONCURRENCY: '2' });
+      expect(code).toBe(1);
+      expect(stderr).toContain(`Startup failed: port ${port} on 127.0.0.1 is already in use`);
+    } finally {
+      holder.close();
+    }
+  }, 30000);
+});

@@ -1,0 +1,97 @@
+/**
+ * Idempotency-Key on POSTs: the same key and request answers the first response without doing the
+ * work again (also while the first is still running: the second waits for it), another request
+ * with the key is a 422, keys are per token and last IDEMPOTENCY_TTL_SECONDS. Killing the process
+ * mid-request: test/ecosystem/processes.test.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import { createToken } from '../../src/auth/tokens';
+import { IdempotencyKey, IpBan } from '../../src/db/models';
+import { OTHER_REQUEST } from '../../src/http/idempotency';
+import { useApi } from '../helpers/app';
+import { encodeForm } from '../helpers/form';
+import { expectError, expectSuccess } from '../helpers/envelope';
+import { uniqueIpv4 } from '../core/support';
+
+const api = useApi();
+const post = (path: string, body: Record<string, unknown>, key: string, token = api.token) =>
+  request(api.app).post(path).auth(token, 'x').set('Idempotency-Key', key).type('form').send(encodeForm(body));
+
+describe('Idempotency-Key', () => {
+  it('answers a repeated request with the first response, without doing the work again', async () => {
+    const key = randomUUID();
+    const ip = uniqueIpv4();
+    const first = await post('/api/core/ipban', { ip, type: 1, reason: 'abuse' }, key);
+    const created = expectSuccess(first, 'Successfully created new ban!');
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const again = await post('/api/core/ipban', { ip, type: 1, reason: 'abuse' }, key);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(await IpBan.count({ where: { ip } })).toBe(1);
+    expect(created.ip).toBe(ip);
+    // Without a key, the same request is new work.
+    expectSuccess(await api.post('/api/core/ipban', { ip, type: 1, reason: 'abuse' }), 'Successfully created new ban!');
+    expect(await IpBan.count({ where: { ip } })).toBe(2);
+  });
+
+  it('refuses the key with another body or path (422)', async () => {
+    const key = randomUUID();
+    const ip = uniqueIpv4();
+    expectSuccess(await post('/api/core/ipban', { ip, type: 1 }, key), 'Successfully created new ban!');
+    expectError(await post('/api/core/ipban', { ip, type: 0 }, key), 422, OTHER_REQUEST);
+    expectError(await post('/api/core/spamrule', { text: 'x', type: 0 }, key), 422, OTHER_REQUEST);
+    expect(await IpBan.count({ where: { ip } })).toBe(1);
+  });
+
+  it('is per token', async () => {
+    const key = randomUUID();
+    const other = (await createToken('idempotency test')).token;
+    const a = uniqueIpv4();
+    const b = uniqueIpv4();
+    expectSuccess(await post('/api/core/ipban', { ip: a, type: 1 }, key), 'Successfully created new ban!');
+    const theirs = await post('/api/core/ipban', { ip: b, type: 1 }, key, other);
+    expectSuccess(theirs, 'Successfully created new ban!');
+    expect(theirs.headers['idempotent-replayed']).toBeUndefined();
+    expect(await IpBan.count({ where: { ip: [a, b] } })).toBe(2);
+  });
+
+  it('does not keep the answer to a request that changed nothing (it can be corrected and sent again)', async () => {
+    const key = randomUUID();
+    const ip = uniqueIpv4();
+    expectError(await post('/api/core/ipban', { ip }, key), 422, 'The type field is required.');
+    expectSuccess(await post('/api/core/ipban', { ip, type: 1 }, key), 'Successfully created new ban!');
+    expect(await IpBan.count({ where: { ip } })).toBe(1);
+  });
+
+  it('makes a request sent twice at once run once: the second waits for the first answer', async () => {
+    const key = randomUUID();
+    const ip = uniqueIpv4();
+    const [one, two] = await Promise.all([post('/api/core/ipban', { ip, type: 1 }, key), post('/api/core/ipban', { ip, type: 1 }, key)]);
+    expect([one.status, two.status]).toEqual([200, 200]);
+    expect(two.body).toEqual(one.body);
+    expect([one.headers['idempotent-replayed'], two.headers['idempotent-replayed']].filter(Boolean)).toEqual(['true']);
+    expect(await IpBan.count({ where: { ip } })).toBe(1);
+  });
+
+  it('lasts IDEMPOTENCY_TTL_SECONDS: an older key is new again', async () => {
+    const key = randomUUID();
+    const ip = uniqueIpv4();
+    expectSuccess(await post('/api/core/ipban', { ip, type: 1 }, key), 'Successfully created new ban!');
+    await IdempotencyKey.update({ created_at: 1 }, { where: { path: '/api/core/ipban' } });
+    const again = await post('/api/core/ipban', { ip, type: 1 }, key);
+    expectSuccess(again, 'Successfully created new ban!');
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    expect(await IpBan.count({ where: { ip } })).toBe(2);
+  });
+
+  it('checks the key and leaves other methods alone', async () => {
+    expectError(await post('/api/core/ipban', { ip: uniqueIpv4(), type: 1 }, 'has spaces in it'), 400, 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.');
+    expectError(await post('/api/core/ipban', { ip: uniqueIpv4(), type: 1 }, 'x'.repeat(256)), 400, 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.');
+    const key = randomUUID();
+    const res = await request(api.app).get('/api/core/brand/1').auth(api.token, 'x').set('Idempotency-Key', key);
+    expectSuccess(res);
+    expect(await IdempotencyKey.count({ where: { path: '/api/core/brand/1' } })).toBe(0);
+  });
+});

@@ -1,0 +1,187 @@
+/**
+ * The compiled processes, as the Procfile runs them (built into a directory of this test's own):
+ * a web process killed in the middle of a request with an Idempotency-Key, whose retry on another
+ * web process does not do the work twice; readiness while draining after SIGTERM and without
+ * Redis; the webhooks worker process delivering and serving its metrics. Ports 3350-3355.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { config } from '../../src/config';
+import { IdempotencyKey, IpBan, Webhook } from '../../src/db/models';
+import { IN_PROGRESS, RESPONSE_LOST } from '../../src/http/idempotency';
+import { unique, useApi } from '../helpers/app';
+import { encodeForm } from '../helpers/form';
+import { expectSuccess } from '../helpers/envelope';
+import { startReceiver } from '../helpers/receiver';
+import { waitFor } from '../helpers/smtp';
+import { uniqueIpv4 } from '../core/support';
+
+const api = useApi();
+const root = join(__dirname, '..', '..');
+const dir = mkdtempSync(join(tmpdir(), 'helpdesk-ecosystem-build-'));
+const dist = join(dir, 'dist');
+
+beforeAll(() => {
+  const tsconfig = join(dir, 'tsconfig.json');
+  writeFileSync(tsconfig, JSON.stringify({
+    extends: join(root, 'tsconfig.build.json'),
+    compilerOptions: { outDir: dist, typeRoots: [join(root, 'node_modules', '@types')], incremental: false },
+    include: ['src', 'workers', 'migrations'].map((d) => join(root, d)),
+  }));
+  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', tsconfig], { stdio: 'inherit' });
+}, 180000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Proc {
+  child: ChildProcess;
+  exited: Promise<number | null>;
+  output: () => string;
+}
+const started: Proc[] = [];
+
+afterAll(() => {
+  for (const p of started) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+});
+
+/** A compiled entry point on this test's database and queues. */
+function run(entry: string, env: Record<string, string>): Proc {
+  let output = '';
+  const child = spawn(process.execPath, [join(dist, entry)], {
+    env: {
+      ...process.env, NODE_PATH: join(root, 'node_modules'), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
+      DATABASE_URL: config().database.url, REDIS_URL: config().redisUrl, QUEUE_PREFIX: config().queuePrefix, ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (c) => { output += c; });
+  child.stderr!.on('data', (c) => { output += c; });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const proc = { child, exited, output: () => output };
+  started.push(proc);
+  return proc;
+}
+
+/** The compiled web process on `port`, once it answers. */
+async function web(port: number, env: Record<string, string> = {}): Promise<Proc & { url: string }> {
+  const proc = run('src/server.js', { PORT: String(port), ...env });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(async () => {
+    if (proc.child.exitCode !== null) throw new Error(`the web process exited: ${proc.output()}`);
+    return fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+  }, 20000, `the web process on ${port}`);
+  return { ...proc, url };
+}
+
+const auth = () => `Basic ${Buffer.from(`${api.token}:x`).toString('base64')}`;
+const createBan = (url: string, ip: string, key: string) => fetch(`${url}/api/core/ipban`, {
+  method: 'POST',
+  headers: { Authorization: auth(), 'Content-Type': 'application/x-www-form-urlencoded', 'Idempotency-Key': key },
+  body: encodeForm({ ip, type: 1, reason: 'killed mid-request' }),
+});
+const kill = async (p: Proc) => {
+  p.child.kill('SIGKILL');
+  await p.exited;
+};
+
+describe('a web process killed in the middle of a request with an Idempotency-Key', () => {
+  it('after its work committed, before its response was stored: the retry does not do the work again', async () => {
+    const ip = uniqueIpv4();
+    const key = randomUUID();
+    // Holds the response 10 s after the commit, before it is stored; the key's lock lasts 3 s.
+    const first = await web(3350, { TEST_HOLD_RESPONSE: 'before-store:10000', IDEMPOTENCY_LOCK_SECONDS: '3', IDEMPOTENCY_WAIT_MS: '100' });
+    const second = await web(3351, { IDEMPOTENCY_WAIT_MS: '100' });
+    const lost = createBan(first.url, ip, key).catch((err: Error) => err);
+    await waitFor(() => IpBan.count({ where: { ip } }), 10000, 'the ban to be committed');
+    // While the first holds the key, a retry elsewhere is told it is still being processed.
+    const meanwhile = await createBan(second.url, ip, key);
+    expect({ status: meanwhile.status, body: await meanwhile.json() }).toEqual({ status: 409, body: { status: 'error', message: IN_PROGRESS, data: null } });
+
+    await kill(first);
+    expect(String(await lost)).toMatch(/fetch failed/); // the client saw the connection drop
+    // Once the dead process's lock expires, the retry finds the committed claim: no second ban.
+    const retried = await waitFor(async () => {
+      const res = await createBan(second.url, ip, key);
+      const body = (await res.json()) as any;
+      return body.message === IN_PROGRESS ? null : { status: res.status, body };
+    }, 10000, 'the lock of the killed process to expire');
+    expect(retried).toEqual({ status: 409, body: { status: 'error', message: RESPONSE_LOST, data: null } });
+    expect(await IpBan.count({ where: { ip } })).toBe(1);
+    await kill(second);
+  }, 60000);
+
+  it('after its response was stored, before it was sent: the retry gets that response, and the work was done once', async () => {
+    const ip = uniqueIpv4();
+    const key = randomUUID();
+    const first = await web(3352, { TEST_HOLD_RESPONSE: 'after-store:10000', IDEMPOTENCY_LOCK_SECONDS: '2' });
+    const lost = createBan(first.url, ip, key).catch((err: Error) => err);
+    const stored = await waitFor(async () => (await IdempotencyKey.findAll({ where: { path: '/api/core/ipban' } })).find((r) => r.response?.includes(ip)), 10000, 'the response to be stored');
+    expect(stored.status_code).toBe(200);
+    await kill(first);
+    expect(String(await lost)).toMatch(/fetch failed/);
+
+    const second = await web(3353);
+    const res = await createBan(second.url, ip, key);
+    const body = (await res.json()) as any;
+    expect(res.status).toBe(200);
+    expect(res.headers.get('idempotent-replayed')).toBe('true');
+    expect(body).toMatchObject({ status: 'success', message: 'Successfully created new ban!', data: { ip } });
+    expect(await IpBan.count({ where: { ip } })).toBe(1);
+    expect(body.data.id).toBe((await IpBan.findOne({ where: { ip } }))!.id);
+    await kill(second);
+  }, 60000);
+});
+
+describe('readiness of the web process', () => {
+  it('answers 503 from SIGTERM on while it drains, then exits 0', async () => {
+    const proc = await web(3354, { SHUTDOWN_DRAIN_MS: '1500', LOG_LEVEL: 'info' });
+    expect((await fetch(`${proc.url}/readyz`)).status).toBe(200);
+    proc.child.kill('SIGTERM');
+    const draining = await waitFor(async () => {
+      const res = await fetch(`${proc.url}/readyz`);
+      return res.status === 503 ? res : null;
+    }, 2000, 'readiness to fail');
+    expect(await draining.json()).toEqual({ status: 'error', message: 'Not ready: the process is shutting down.', data: null });
+    expect(draining.headers.get('connection')).toBe('close');
+    // Liveness still answers while it drains; requests in flight are still served.
+    expect((await fetch(`${proc.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${proc.url}/api/core/brand/1`, { headers: { Authorization: auth() } })).status).toBe(200);
+    expect(await proc.exited).toBe(0);
+    expect(proc.output()).toContain('web process stopping');
+  }, 30000);
+
+  it('is not ready without Redis (and says why), while alive', async () => {
+    const proc = await web(3350, { REDIS_URL: 'redis://127.0.0.1:3359' });
+    const res = await fetch(`${proc.url}/readyz`);
+    expect(res.status).toBe(503);
+    expect(((await res.json()) as any).message).toMatch(/^Not ready: redis: /);
+    expect((await fetch(`${proc.url}/healthz`)).status).toBe(200);
+    await kill(proc);
+  }, 30000);
+});
+
+describe('the webhooks worker process (Procfile: worker-webhooks)', () => {
+  it('delivers, and serves its metrics on METRICS_PORT', async () => {
+    const receiver = await startReceiver();
+    const worker = run('workers/webhooks.js', { METRICS_PORT: '3355' });
+    try {
+      const hook = expectSuccess(await api.post('/api/core/webhook', { url: `${receiver.url}?${unique('p')}`, events: ['organisation.created'] }), 'Successfully created new webhook!');
+      await api.post('/api/user/organisation', { name: unique('Org ') });
+      await waitFor(() => receiver.at(hook.url).length === 1, 20000, 'the delivery by the worker process').catch((err) => {
+        throw new Error(`${err.message}; the worker said: ${worker.output()}`);
+      });
+      const metrics = await waitFor(async () => {
+        const text = await fetch('http://127.0.0.1:3355/metrics').then((r) => r.text(), () => '');
+        return /helpdesk_jobs_total\{[^}]*queue="webhooks"[^}]*outcome="completed"[^}]*\} 1/.test(text) ? text : null;
+      }, 10000, 'the worker metrics');
+      expect(metrics).toContain('helpdesk_webhook_deliveries_total{outcome="succeeded"} 1');
+      await Webhook.destroy({ where: { id: hook.id } });
+      worker.child.kill('SIGTERM');
+      expect(await worker.exited).toBe(0);
+    } finally {
+      await receiver.close();
+    }
+  }, 60000);
+});

@@ -1,0 +1,116 @@
+import './fastTicketSweepEnv';
+import { Ticket } from '../../src/db/models';
+import { now } from '../../src/db/entity';
+import { mailSpec } from '../../src/mail/jobs';
+import { closeTransports } from '../../src/mail/transports';
+import { createWorker } from '../../src/queue/runWorker';
+import { schedulerSpec } from '../../src/scheduler/jobs';
+import { closeInactiveTickets } from '../../src/ticket/housekeeping';
+import { useApi } from '../helpers/app';
+import { startSmtp, waitFor, type TestSmtp } from '../helpers/smtp';
+import { mailEntries, mailTo, mailWorld, mailsOf, openTicket, setTicketSetting, settled, ticketSetting, type MailWorld } from '../notifications/support';
+
+useApi();
+let smtp: TestSmtp;
+let mail: Awaited<ReturnType<typeof createWorker>>;
+let world: MailWorld;
+let closeAfter: number;
+
+beforeAll(async () => {
+  smtp = await startSmtp();
+  world = await mailWorld(smtp.port);
+  mail = await createWorker(mailSpec());
+  closeAfter = Number(await ticketSetting('inactive_close_time'));
+});
+
+afterAll(async () => {
+  await mail.close();
+  closeTransports();
+  await smtp.close();
+});
+
+/** A ticket whose last reply was `ago` seconds ago, in `status` (the auto-close status by default). */
+async function waitingTicket(ago: number, values: Partial<Ticket> = {}) {
+  const at = now() - ago;
+  const { ticket, user } = await openTicket(world, {
+    emitEvent: false,
+    values: { status_id: world.autoCloseStatus, last_reply_time: at, created_at: at, due_time: now() + 3600, ...values },
+  });
+  return { ticket, user };
+}
+
+describe('closing inactive tickets', () => {
+  it('closes tickets of an auto-close status without a reply for inactive_close_time, once, and tells their users', async () => {
+    const stale = await waitingTicket(closeAfter + 60);
+    const staleNoMail = await waitingTicket(closeAfter + 60, { internal: 1 });
+    const recent = await waitingTicket(closeAfter - 60);
+    const locked = await waitingTicket(closeAfter + 60, { locked: 1 });
+    const trashed = await waitingTicket(closeAfter + 60, { deleted_at: now() });
+    const open = await waitingTicket(closeAfter + 60, { status_id: world.openStatus });
+    const merged = await waitingTicket(closeAfter + 60, { merged_into_id: recent.ticket.id, merged: 1 });
+
+    const at = now();
+    expect(await closeInactiveTickets({ at })).toBeGreaterThanOrEqual(2);
+    const closed = (await stale.ticket.reload());
+    expect(closed.status_id).toBe(world.resolvedStatus);
+    expect(closed.resolved_time).toBe(at);
+    expect(closed.due_time).toBeNull();
+    expect((await staleNoMail.ticket.reload()).status_id).toBe(world.resolvedStatus);
+    for (const left of [recent, locked, trashed, open, merged]) {
+      const before = left.ticket.status_id;
+      expect((await left.ticket.reload()).status_id).toBe(before);
+      expect(left.ticket.resolved_time).toBeNull();
+    }
+
+    const notice = await mailTo(smtp, stale.ticket, stale.user.email, 'the user_ticket_autoclose mail');
+    expect(notice.parsed.subject).toBe(`[#${stale.ticket.number}]: Your ticket has been closed`);
+    expect(notice.parsed.headers.get('auto-submitted')).toBe('auto-generated');
+    expect(notice.parsed.messageId).toMatch(new RegExp(`^<t${stale.ticket.id}\\.r[0-9a-f]{16}@`));
+    // An internal ticket is closed without a mail.
+    expect(await mailEntries(staleNoMail.ticket.id)).toEqual([]);
+
+    // Idempotent: a second sweep finds nothing.
+    expect(await closeInactiveTickets({ at: at + 1 })).toBe(0);
+    await settled(stale.ticket.id);
+    expect(mailsOf(smtp, stale.ticket)).toHaveLength(1);
+  });
+
+  it('walks the candidates in batches', async () => {
+    const stale = await Promise.all([1, 2, 3, 4, 5].map((n) => waitingTicket(closeAfter + 600 + n)));
+    expect(await closeInactiveTickets({ batch: 2, maxBatches: 10 })).toBeGreaterThanOrEqual(5);
+    for (const { ticket } of stale) expect((await ticket.reload()).status_id).toBe(world.resolvedStatus);
+  });
+
+  it('closes nothing when inactive_close_time is 0, and sends no mail when the template is -1', async () => {
+    const stale = await waitingTicket(closeAfter + 60);
+    await setTicketSetting('inactive_close_time', '0');
+    try {
+      expect(await closeInactiveTickets()).toBe(0);
+      expect((await stale.ticket.reload()).status_id).toBe(world.autoCloseStatus);
+    } finally {
+      await setTicketSetting('inactive_close_time', String(closeAfter));
+    }
+    const templates = world.department.email_templates!;
+    await world.department.update({ email_templates: JSON.stringify({ ...JSON.parse(templates), user_ticket_autoclose: -1 }) });
+    try {
+      await closeInactiveTickets();
+      expect((await stale.ticket.reload()).status_id).toBe(world.resolvedStatus);
+      expect(await mailEntries(stale.ticket.id)).toEqual([]);
+    } finally {
+      await world.department.update({ email_templates: templates });
+    }
+  });
+
+  it('runs on the scheduler worker\'s schedule', async () => {
+    const spec = schedulerSpec();
+    expect(spec.schedules!.map((s) => s.id)).toEqual(expect.arrayContaining(['tickets-autoclose', 'tickets-feedback']));
+    const stale = await waitingTicket(closeAfter + 60);
+    const scheduler = await createWorker(spec);
+    try {
+      await waitFor(async () => (await stale.ticket.reload()).status_id === world.resolvedStatus, 10000, 'the scheduled auto-close');
+      await mailTo(smtp, stale.ticket, stale.user.email);
+    } finally {
+      await scheduler.close();
+    }
+  });
+});

@@ -1,0 +1,165 @@
+import { ArticleType, SelfServiceCategory } from '../../src/db/models';
+import { useApi, unique } from '../helpers/app';
+import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
+import { CATEGORY_KEYS, TYPE_SUMMARY_KEYS, factories, ids, slugOf } from './support';
+
+const api = useApi();
+const make = factories(api);
+const BASE = '/api/selfservice/category';
+
+const show = async (id: number, query?: Record<string, unknown>) => expectSuccess(await api.get(`${BASE}/${id}`, query));
+
+describe('POST /api/selfservice/category', () => {
+  it('creates a category with its type embedded', async () => {
+    const type = await make.type({ 'name:fr': 'Le type' });
+    const name = unique('Getting Started');
+    const data = expectSuccess(await api.post(BASE, { type_id: type.id, name }), 'Successfully created new category!');
+    expect(Object.keys(data).sort()).toEqual([...CATEGORY_KEYS, 'type', 'translations'].sort());
+    expect(data).toMatchObject({ type_id: type.id, parent: null, name, slug: slugOf(name), public: 0, parent_public: 1, translations: [] });
+    expect(Object.keys(data.type).sort()).toEqual([...TYPE_SUMMARY_KEYS, 'translations'].sort());
+    expect(data.type).toMatchObject({ id: type.id, name: type.name, slug: type.slug, description: 'A type', view: 0, icon: 'fa-book', show_on_dashboard: 1 });
+    // The embedded type is translated like the type itself.
+    expect((await show(data.id, { lang: 'fr' })).type).toMatchObject({ id: type.id, name: 'Le type' });
+  });
+
+  it('puts it under a parent of the same type', async () => {
+    const type = await make.type();
+    const parent = await make.category(type.id, { public: 1 });
+    const child = await make.category(type.id, { parent_id: parent.id });
+    expect(child).toMatchObject({ parent: parent.id, public: 0, parent_public: 1 });
+    expect((await make.category(type.id, { parent_id: 0 })).parent).toBeNull();
+  });
+
+  it('accepts translations of name and slug', async () => {
+    const type = await make.type();
+    const data = await make.category(type.id, { name: 'Billing', 'name:fr': 'Facturation', 'slug:fr': 'facturation' });
+    expect(data.translations).toEqual([{ category_id: data.id, name: 'Facturation', slug: 'facturation', locale: 'fr' }]);
+    expect(await show(data.id, { lang: 'fr' })).toMatchObject({ name: 'Facturation', slug: 'facturation' });
+  });
+
+  it('422', async () => {
+    const type = await make.type();
+    const other = await make.type();
+    const foreign = await make.category(other.id);
+    expectError(await api.post(BASE, { name: 'x' }), 422, 'The type id field is required.');
+    expectError(await api.post(BASE, { type_id: type.id }), 422, 'The name field is required.');
+    expectError(await api.post(BASE, { type_id: 999999, name: 'x' }), 422, 'The selected type id is invalid.');
+    expectError(await api.post(BASE, { type_id: type.id, name: 'x', parent_id: foreign.id }), 422, 'The selected parent id is invalid.');
+    expectError(await api.post(BASE, { type_id: type.id, name: 'x', parent_id: 999999 }), 422, 'The selected parent id is invalid.');
+    expectError(await api.post(BASE, { type_id: type.id, name: 'x', public: 'maybe' }), 422, 'The public field must be true or false.');
+    expectError(await api.post(BASE, { type_id: type.id, name: 'x', slug: '-x-' }), 422, 'The slug format is invalid.');
+    expect(await SelfServiceCategory.count({ where: { type_id: type.id } })).toBe(0);
+  });
+
+  it('slugs are unique per type', async () => {
+    const [a, b] = [await make.type(), await make.type()];
+    const name = unique('Accounts');
+    const slugs = [(await make.category(a.id, { name })).slug, (await make.category(a.id, { name })).slug, (await make.category(b.id, { name })).slug];
+    expect(slugs).toEqual([slugOf(name), `${slugOf(name)}-2`, slugOf(name)]);
+    expectError(await api.post(BASE, { type_id: a.id, name: 'x', slug: slugOf(name) }), 422, 'The slug has already been taken.');
+  });
+});
+
+describe('parent_public', () => {
+  it('is 1 when every ancestor is public, and follows changes of the tree', async () => {
+    const type = await make.type();
+    const top = await make.category(type.id, { public: 1 });
+    const middle = await make.category(type.id, { parent_id: top.id, public: 0 });
+    const leaf = await make.category(type.id, { parent_id: middle.id, public: 1 });
+    expect([top.parent_public, middle.parent_public, leaf.parent_public]).toEqual([1, 1, 0]);
+
+    // The top becomes private: everything below it is hidden.
+    await api.put(`${BASE}/${top.id}`, { public: 0 });
+    expect([(await show(middle.id)).parent_public, (await show(leaf.id)).parent_public]).toEqual([0, 0]);
+    // Both public again: the leaf is reachable.
+    await api.put(`${BASE}/${top.id}`, { public: 1 });
+    await api.put(`${BASE}/${middle.id}`, { public: 1 });
+    expect((await show(leaf.id)).parent_public).toBe(1);
+    // Moved to the top level, a category has no ancestor.
+    await api.put(`${BASE}/${top.id}`, { public: 0 });
+    expect((await show(leaf.id)).parent_public).toBe(0);
+    expect(expectSuccess(await api.put(`${BASE}/${leaf.id}`, { parent_id: 0 }), 'Successfully updated the category!')).toMatchObject({ parent: null, parent_public: 1 });
+  });
+});
+
+describe('GET /api/selfservice/category', () => {
+  it('filters by type, parent (0: top level), public and parent_public', async () => {
+    const type = await make.type();
+    const top = await make.category(type.id, { public: 0 });
+    const open = await make.category(type.id, { public: 1 });
+    const child = await make.category(type.id, { parent_id: top.id, public: 1 });
+    const list = async (q: Record<string, unknown>) => ids(expectList(await api.get(BASE, { type_id: type.id, ...q })));
+    expect(await list({})).toEqual([top.id, open.id, child.id]);
+    expect(await list({ parent_id: 0 })).toEqual([top.id, open.id]);
+    expect(await list({ parent_id: top.id })).toEqual([child.id]);
+    expect(await list({ public: 1 })).toEqual([open.id, child.id]);
+    expect(await list({ public: 0 })).toEqual([top.id]);
+    expect(await list({ parent_public: 0 })).toEqual([child.id]);
+    expect(await list({ parent_public: 1, public: 1 })).toEqual([open.id]);
+    expect(await list({ order_column: 'name', order_direction: 'desc', limit: 1 })).toHaveLength(1);
+    expectError(await api.get(BASE, { parent_id: -1 }), 422, 'The parent id must be at least 0.');
+  });
+
+  it('404 with the label category', async () => {
+    expectNotFound(await api.get(`${BASE}/999999`), 'category');
+    expectNotFound(await api.put(`${BASE}/999999`, { name: 'x' }), 'category');
+    expectNotFound(await api.del(`${BASE}/999999`), 'category');
+  });
+});
+
+describe('PUT /api/selfservice/category/{id}', () => {
+  it('refuses a parent that is the category itself or below it', async () => {
+    const type = await make.type();
+    const a = await make.category(type.id);
+    const b = await make.category(type.id, { parent_id: a.id });
+    const c = await make.category(type.id, { parent_id: b.id });
+    expectError(await api.put(`${BASE}/${a.id}`, { parent_id: a.id }), 422, 'The selected parent id is invalid.');
+    expectError(await api.put(`${BASE}/${a.id}`, { parent_id: c.id }), 422, 'The selected parent id is invalid.');
+    expect(expectSuccess(await api.put(`${BASE}/${c.id}`, { parent_id: a.id }), 'Successfully updated the category!').parent).toBe(a.id);
+  });
+
+  it('moves a category with its subcategories to another type; its articles follow', async () => {
+    const [from, to] = [await make.type(), await make.type()];
+    const top = await make.category(from.id, { name: 'Moving' });
+    const below = await make.category(from.id, { parent_id: top.id, name: 'Below' });
+    const clash = await make.category(to.id, { name: 'Below' });
+    const article = await make.article({ category: [below.id] });
+    const moved = expectSuccess(await api.put(`${BASE}/${top.id}`, { type_id: to.id }), 'Successfully updated the category!');
+    expect(moved).toMatchObject({ type_id: to.id, parent: null });
+    expect(moved.type.id).toBe(to.id);
+    expect(await show(below.id)).toMatchObject({ type_id: to.id, parent: top.id, slug: `${clash.slug}-2` });
+    expect((await ArticleType.findAll({ where: { article_id: article.id } })).map((t) => t.type_id)).toEqual([to.id]);
+    expectError(await api.put(`${BASE}/${top.id}`, { type_id: 999999 }), 422, 'The selected type id is invalid.');
+  });
+
+  it('an update carrying only name:fr deletes the de translation', async () => {
+    const type = await make.type();
+    const cat = await make.category(type.id, { name: 'Orders', 'name:de': 'Bestellungen' });
+    const data = expectSuccess(await api.put(`${BASE}/${cat.id}`, { 'name:fr': 'Commandes' }), 'Successfully updated the category!');
+    expect(data.translations).toEqual([{ category_id: cat.id, name: 'Commandes', slug: null, locale: 'fr' }]);
+    expect((await show(cat.id, { lang: 'de' })).name).toBe('Orders');
+  });
+});
+
+describe('DELETE /api/selfservice/category/{id}', () => {
+  it('refuses a category with subcategories', async () => {
+    const type = await make.type();
+    const parent = await make.category(type.id);
+    await make.category(type.id, { parent_id: parent.id });
+    expectError(await api.del(`${BASE}/${parent.id}`), 422, 'The category cannot be deleted while it has subcategories: move or delete them first.');
+  });
+
+  it('deletes a category; its articles stay, out of its type unless another category keeps them there', async () => {
+    const type = await make.type();
+    const [a, b] = [await make.category(type.id), await make.category(type.id)];
+    const both = await make.article({ category: [a.id, b.id] });
+    const only = await make.article({ category: [a.id] });
+    expectDeleted(await api.del(`${BASE}/${a.id}`), 'category');
+    expectNotFound(await api.get(`${BASE}/${a.id}`), 'category');
+    const first = expectSuccess(await api.get(`/api/selfservice/article/${both.id}`));
+    expect(ids(first.categories)).toEqual([b.id]);
+    expect(ids(first.types)).toEqual([type.id]);
+    const second = expectSuccess(await api.get(`/api/selfservice/article/${only.id}`));
+    expect(second).toMatchObject({ categories: [], types: [] });
+  });
+});

@@ -1,0 +1,161 @@
+import { SlaPlan, SlaPlanSchedule, SlaPlanTarget } from '../../src/db/models';
+import { countQueries } from '../../src/db/sequelize';
+import { dueTime } from '../../src/ticket/sla';
+import { loadSlaPlanRelations, slaClockOf } from '../../src/ticket/slaplan';
+import { useApi, unique } from '../helpers/app';
+import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
+
+const api = useApi();
+const BASE = '/api/ticket/slaplan';
+const PLAN_KEYS = [
+  'id', 'name', 'description', 'enabled', 'business_hours', 'timezone', 'order', 'schedule', 'targets', 'created_at', 'updated_at', 'translations',
+];
+const OFFICE = { 1: { start: '09:00', end: '17:00' }, 2: { start: '09:00', end: '17:00' }, 3: { start: '09:00', end: '17:00' }, 4: { start: '09:00', end: '17:00' }, 5: { start: '09:00', end: '12:30' } };
+
+const created = (res: any) => expectSuccess(res, 'Successfully created new SLA plan!');
+const updated = (res: any) => expectSuccess(res, 'Successfully updated the SLA plan!');
+const create = async (form: Record<string, unknown> = {}) => created(await api.post(BASE, { name: unique('Gold'), ...form }));
+
+describe('POST /api/ticket/slaplan', () => {
+  it('refuses targets of a priority that does not exist, and writes nothing', async () => {
+    const name = unique('NoSuchPriority');
+    expectError(await api.post(BASE, { name, targets: { 4294967: { first_reply: 60 } } }), 422, 'The selected targets.4294967 is invalid.');
+    expect(await SlaPlan.count({ where: { name } })).toBe(0);
+  });
+
+  it('creates a 24/7 plan with the defaults', async () => {
+    const name = unique('Standard');
+    const data = created(await api.post(BASE, { name }));
+    expect(Object.keys(data).sort()).toEqual([...PLAN_KEYS].sort());
+    expect(data).toMatchObject({ name, description: null, enabled: 1, business_hours: 0, timezone: null, order: 0, schedule: [], targets: [], translations: [] });
+    expect(expectSuccess(await api.get(`${BASE}/${data.id}`))).toEqual(data);
+  });
+
+  it('stores a business-hours plan with its schedule, targets and translations', async () => {
+    const data = await create({
+      description: 'Office hours', business_hours: 1, timezone: 'Europe/Paris', order: 2, enabled: 0, schedule: OFFICE,
+      targets: { 3: { first_reply: 60, resolution: '480' }, 1: { first_reply: 15 }, 7: { first_reply: '', resolution: '' } },
+      'name:fr': 'Or',
+    });
+    expect(data).toMatchObject({
+      description: 'Office hours', business_hours: 1, timezone: 'Europe/Paris', order: 2, enabled: 0,
+      schedule: [
+        { day: 1, start: '09:00', end: '17:00' }, { day: 2, start: '09:00', end: '17:00' }, { day: 3, start: '09:00', end: '17:00' },
+        { day: 4, start: '09:00', end: '17:00' }, { day: 5, start: '09:00', end: '12:30' },
+      ],
+      targets: [{ priority_id: 1, first_reply: 15, resolution: null }, { priority_id: 3, first_reply: 60, resolution: 480 }],
+      translations: [{ sla_plan_id: data.id, name: 'Or', description: null, locale: 'fr' }],
+    });
+    expect(await SlaPlanSchedule.count({ where: { plan_id: data.id } })).toBe(5);
+    expect(await SlaPlanTarget.count({ where: { plan_id: data.id } })).toBe(2);
+  });
+
+  it('takes JSON, the schedule as an array indexed by weekday (null: closed)', async () => {
+    const res = await api.postJson(BASE, {
+      name: unique('Json'), business_hours: true, schedule: [null, { start: '08:00', end: '24:00' }, null, null, null, null, { start: '10:00', end: '14:00' }],
+      targets: { 2: { resolution: 1440 } },
+    });
+    expect(created(res)).toMatchObject({
+      business_hours: 1, schedule: [{ day: 1, start: '08:00', end: '24:00' }, { day: 6, start: '10:00', end: '14:00' }],
+      targets: [{ priority_id: 2, first_reply: null, resolution: 1440 }],
+    });
+  });
+
+  it.each([
+    [{}, 'The name field is required.'],
+    [{ name: 'x', business_hours: 1 }, 'The schedule field is required when business hours is 1.'],
+    [{ name: 'x', business_hours: 'sometimes' }, 'The business hours field must be true or false.'],
+    [{ name: 'x', timezone: 'Mars/Olympus' }, 'The timezone must be a valid IANA time zone (e.g. Europe/London).'],
+    [{ name: 'x', schedule: { 7: { start: '09:00', end: '17:00' } } }, 'The selected schedule.7 is invalid: weekdays are 0 (Sunday) to 6 (Saturday).'],
+    [{ name: 'x', schedule: { 1: { start: '9am', end: '17:00' } } }, 'The schedule.1.start must be a time from 00:00 to 24:00 (HH:MM).'],
+    [{ name: 'x', schedule: { 1: { start: '09:00' } } }, 'The schedule.1.end field is required.'],
+    [{ name: 'x', schedule: { 1: { start: '17:00', end: '09:00' } } }, 'The schedule.1.end must be after the start.'],
+    [{ name: 'x', schedule: { 1: '09:00' } }, 'The schedule.1 must have a start and an end (schedule[1][start]=09:00).'],
+    [{ name: 'x', schedule: 'weekdays' }, 'The schedule must be an array keyed by weekday (schedule[1][start]=09:00).'],
+    [{ name: 'x', targets: { 0: { first_reply: 5 } } }, 'The selected targets.0 is invalid.'],
+    [{ name: 'x', targets: { abc: { first_reply: 5 } } }, 'The selected targets.abc is invalid.'],
+    [{ name: 'x', targets: { 3: { first_reply: 0 } } }, 'The targets.3.first reply must be a number of minutes from 1 to 525600.'],
+    [{ name: 'x', targets: { 3: { resolution: '1.5' } } }, 'The targets.3.resolution must be a number of minutes from 1 to 525600.'],
+    [{ name: 'x', targets: { 3: 60 } }, 'The targets.3 must have a first_reply or a resolution (targets[3][first_reply]=60).'],
+  ] as Array<[Record<string, unknown>, string]>)('422 %j → %s', async (form, message) => {
+    const before = await SlaPlan.count();
+    expectError(await api.post(BASE, form), 422, message);
+    expect(await SlaPlan.count()).toBe(before);
+  });
+});
+
+describe('GET /api/ticket/slaplan', () => {
+  it('lists with count, the enabled filter and sorting', async () => {
+    const on = await create({ order: 9, business_hours: 1, schedule: OFFICE, targets: { 1: { first_reply: 5 } } });
+    const off = await create({ enabled: 0, order: -9 });
+    const all = expectList(await api.get(BASE, { limit: 1000 }));
+    expect(all.map((p) => p.id)).toEqual(expect.arrayContaining([on.id, off.id]));
+    expect(all.find((p) => p.id === on.id)).toEqual(on);
+    const enabled = expectList(await api.get(BASE, { enabled: 1, limit: 1000 }));
+    expect(enabled.every((p) => p.enabled === 1)).toBe(true);
+    expect(enabled.map((p) => p.id)).not.toContain(off.id);
+    const byOrder = expectList(await api.get(BASE, { order_column: 'order', order_direction: 'desc', limit: 1000 })).map((p) => p.order);
+    expect(byOrder).toEqual([...byOrder].sort((a, b) => b - a));
+  });
+
+  it('runs the same number of queries for limit=1 and limit=50', async () => {
+    for (let i = 0; i < 5; i++) await create({ business_hours: 1, schedule: OFFICE, targets: { 1: { first_reply: 5 }, 2: { resolution: 9 } } });
+    const measure = async (limit: number) => {
+      const { result, queries } = await countQueries(async () => api.get(BASE, { limit }));
+      expect(expectList(result).length).toBe(Math.min(limit, result.body.count));
+      return queries.filter((q) => !/api_tokens|ip_bans/.test(q)).length;
+    };
+    await measure(1);
+    const one = await measure(1);
+    expect(await measure(50)).toBe(one);
+    expect(one).toBeLessThanOrEqual(5); // count, page, schedules, targets, translations
+  });
+});
+
+describe('PUT /api/ticket/slaplan/{id}', () => {
+  it('updates what is sent; schedule and targets are replaced when sent, cleared when empty', async () => {
+    const plan = await create({ business_hours: 1, schedule: OFFICE, targets: { 1: { first_reply: 30 }, 2: { first_reply: 60 } } });
+    const renamed = updated(await api.put(`${BASE}/${plan.id}`, { name: 'Platinum', targets: { 2: { first_reply: 10, resolution: 100 } } }));
+    expect(renamed).toMatchObject({ name: 'Platinum', business_hours: 1, schedule: plan.schedule, targets: [{ priority_id: 2, first_reply: 10, resolution: 100 }] });
+    const replaced = updated(await api.put(`${BASE}/${plan.id}`, { schedule: { 0: { start: '00:00', end: '24:00' } } }));
+    expect(replaced.schedule).toEqual([{ day: 0, start: '00:00', end: '24:00' }]);
+    // Business hours need a schedule: clearing it while they count is refused, and allowed on a 24/7 plan.
+    expectError(await api.put(`${BASE}/${plan.id}`, { schedule: '' }), 422, 'The schedule field is required when business hours is 1.');
+    const plain = updated(await api.put(`${BASE}/${plan.id}`, { schedule: '', business_hours: 0, targets: '', timezone: 'UTC' }));
+    expect(plain).toMatchObject({ business_hours: 0, schedule: [], targets: [], timezone: 'UTC' });
+    expectError(await api.put(`${BASE}/${plan.id}`, { business_hours: 1 }), 422, 'The schedule field is required when business hours is 1.');
+  });
+
+  it('404 for an unknown plan', async () => {
+    expectNotFound(await api.put(`${BASE}/999999`, { name: 'x' }), 'SLA plan');
+    expectNotFound(await api.get(`${BASE}/999999`), 'SLA plan');
+  });
+});
+
+describe('DELETE /api/ticket/slaplan/{id}', () => {
+  it('deletes a plan with its schedule and targets', async () => {
+    const plan = await create({ business_hours: 1, schedule: OFFICE, targets: { 1: { first_reply: 5 } } });
+    expectDeleted(await api.del(`${BASE}/${plan.id}`), 'SLA plan');
+    expect(await SlaPlanSchedule.count({ where: { plan_id: plan.id } })).toBe(0);
+    expect(await SlaPlanTarget.count({ where: { plan_id: plan.id } })).toBe(0);
+    expectNotFound(await api.get(`${BASE}/${plan.id}`), 'SLA plan');
+    expectNotFound(await api.del(`${BASE}/${plan.id}`), 'SLA plan');
+  });
+});
+
+describe('a stored plan drives the due time', () => {
+  it('computes Friday afternoon + 2 hours as Monday morning in the plan zone', async () => {
+    const data = await create({ business_hours: 1, timezone: 'America/New_York', schedule: OFFICE, targets: { 1: { first_reply: 120 } } });
+    const plan = (await SlaPlan.findByPk(data.id))!;
+    const rel = await loadSlaPlanRelations([plan]);
+    const clock = slaClockOf(plan, rel.schedules.get(plan.id)!, 'Europe/London');
+    expect(clock.timezone).toBe('America/New_York');
+    // Friday 8 March 2024, 11:30 in New York (16:30 UTC). Friday closes at 12:30: one hour there,
+    // one hour on Monday from 09:00, so 10:00 EDT (DST began on Sunday 10 March) = 14:00 UTC.
+    const due = dueTime(Date.UTC(2024, 2, 8, 16, 30) / 1000, rel.targets.get(plan.id)![0].first_reply!, clock);
+    expect(new Date(due! * 1000).toISOString()).toBe('2024-03-11T14:00:00.000Z');
+    // Without a zone of its own, a plan uses the default time zone.
+    await plan.update({ timezone: null });
+    expect(slaClockOf(plan, [], 'Europe/London').timezone).toBe('Europe/London');
+  });
+});

@@ -1,0 +1,314 @@
+/**
+ * The ticket list: every filter of the spec, FULLTEXT search, saved filters with an operator, the
+ * filters' ticket_count, PAGING and DATES; and the fixed number of statements of the ticket,
+ * message, attachment and filter lists whatever the page size.
+ */
+import {
+  Brand, CustomField, CustomFieldOption, Department, DepartmentBrand, DepartmentEmail, Group, OperatorDepartment, Organisation, TicketTag,
+  User, UserEmail, UserGroup,
+} from '../../src/db/models';
+import { sequelize } from '../../src/db/sequelize';
+import { countTicketsMatching } from '../../src/ticket/filter';
+import { createTicket } from '../../src/ticket/tickets/service';
+import { TicketFilter } from '../../src/db/models';
+import { useApi, newEmail, nowSec, unique } from '../helpers/app';
+import { expectError, expectList, expectSuccess } from '../helpers/envelope';
+import { measureList } from '../helpers/queries';
+import { b64, ids, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
+
+const api = useApi();
+const BASE = '/api/ticket/ticket';
+let ctx: TicketContext;
+const f = ticketFactories(api, () => ctx);
+
+/** This file's brand: every list below is narrowed to it. */
+let brand: Brand;
+let parent: Department;
+let child: Department;
+let grandchild: Department;
+let other: Department;
+/** A word no other record holds, and no prefix of another (random letters). */
+const word = () => Array.from({ length: 12 }, () => 'abcdefghijklmnopqrstuvwxyz'[Math.floor(Math.random() * 26)]).join('');
+
+const list = async (query: Record<string, unknown>) => ids(expectList(await api.get(BASE, { brand: brand.id, limit: 200, ...query })));
+
+async function dept(parentId: number | null = null): Promise<Department> {
+  const d = await Department.create({ name: unique('Dept'), parent_id: parentId });
+  await DepartmentBrand.create({ department_id: d.id, brand_id: brand.id });
+  await DepartmentEmail.create({ department_id: d.id, brand_id: brand.id, address: newEmail('d') });
+  return d;
+}
+const userOfBrand = (values: Partial<User> = {}) => f.user({ brand_id: brand.id, ...values });
+const ticketIn = async (department: Department, extra: Record<string, unknown> = {}) =>
+  f.ticket({ brand: brand.id, department: department.id, user: extra.user ?? (await userOfBrand()).id, ...extra });
+
+beforeAll(async () => {
+  ctx = await ticketContext();
+  brand = await Brand.create({ name: unique('ListBrand') });
+  parent = await dept();
+  child = await dept(parent.id);
+  grandchild = await dept(child.id);
+  other = await dept();
+});
+
+describe('filters', () => {
+  it('department includes the departments below it; brand narrows; several ids (mixed)', async () => {
+    const [a, b, c, d] = [await ticketIn(parent), await ticketIn(child), await ticketIn(grandchild), await ticketIn(other)];
+    expect(await list({ department: parent.id })).toEqual([a.id, b.id, c.id]);
+    expect(await list({ department: child.id })).toEqual([b.id, c.id]);
+    expect(await list({ department: `${grandchild.id},${other.id}` })).toEqual([c.id, d.id]);
+    expect(await list({ department: [grandchild.id, other.id] })).toEqual([c.id, d.id]);
+    expect((await list({})).length).toBeGreaterThanOrEqual(4);
+    expectError(await api.get(BASE, { department: 'x' }), 422, 'The selected department is invalid.');
+  });
+
+  it('status, priority, user, channel', async () => {
+    const user = await userOfBrand();
+    const high = (await (await import('../../src/db/models')).TicketPriority.findOne({ where: { name: 'High' } }))!;
+    const a = await ticketIn(other, { user: user.id, status: ctx.otherStatus });
+    const b = await ticketIn(other, { user: user.id, priority: high.id });
+    expect(await list({ user: user.id, status: ctx.otherStatus })).toEqual([a.id]);
+    expect(await list({ user: user.id, priority: high.id })).toEqual([b.id]);
+    expect(await list({ user: user.id, status: `${ctx.otherStatus},${ctx.openStatus}` })).toEqual([a.id, b.id]);
+    // A ticket the mailbox worker opened (the service, channel email).
+    const byMail = await sequelize().transaction((t) => createTicket({
+      brandId: brand.id, departmentId: other.id, userId: user.id, subject: 'By mail', text: 'Sent by mail.', channel: 'email',
+    }, t));
+    const email = (await (await import('../../src/db/models')).Channel.findOne({ where: { name: 'Email' } }))!;
+    expect(byMail.ticket.channel_id).toBe(email.id);
+    expect(byMail.message.channel_id).toBe(email.id);
+    expect(await list({ user: user.id, channel: email.id })).toEqual([byMail.ticket.id]);
+    expect(byMail.ticket).toMatchObject({ status_id: ctx.openStatus, priority_id: ctx.priorityId });
+  });
+
+  it('tag, watching, assigned (with -1 for unassigned), internal, locked', async () => {
+    const tag = await TicketTag.create({ name: unique('tag') });
+    const [op1, op2] = [await f.operator(), await f.operator()];
+    const user = await userOfBrand();
+    const a = await ticketIn(other, { user: user.id, tag: [tag.id], assignedto: [op1.id] });
+    const b = await ticketIn(other, { user: user.id, watching: [op2.id], assignedto: [op2.id] });
+    const c = await ticketIn(other, { user: user.id });
+    expect(await list({ user: user.id, tag: tag.id })).toEqual([a.id]);
+    expect(await list({ user: user.id, watching: op2.id })).toEqual([b.id]);
+    expect(await list({ user: user.id, assigned: op1.id })).toEqual([a.id]);
+    expect(await list({ user: user.id, assigned: `${op1.id},${op2.id}` })).toEqual([a.id, b.id]);
+    expect(await list({ user: user.id, assigned: -1 })).toEqual([c.id]);
+    expect(await list({ user: user.id, assigned: `-1,${op2.id}` })).toEqual([b.id, c.id]);
+    const internal = await ticketIn(other, { user: op1.id, internal: 1 });
+    expect(await list({ user: op1.id, internal: 1 })).toEqual([internal.id]);
+    expect(await list({ user: user.id, internal: 0 })).toEqual([a.id, b.id, c.id]);
+    await api.put(`${BASE}/${a.id}`, { locked: 1 });
+    expect(await list({ user: user.id, locked: 1 })).toEqual([a.id]);
+  });
+
+  it('organisation and user_email (also an additional address)', async () => {
+    const org = await Organisation.create({ brand_id: brand.id, name: unique('Org') });
+    const member = await userOfBrand({ organisation_id: org.id });
+    const loner = await userOfBrand();
+    const extra = newEmail('alt');
+    await UserEmail.create({ user_id: loner.id, email: extra });
+    const a = await ticketIn(other, { user: member.id });
+    const b = await ticketIn(other, { user: loner.id });
+    expect(await list({ organisation: org.id })).toEqual([a.id]);
+    expect(await list({ user_email: member.email })).toEqual([a.id]);
+    expect(await list({ user_email: extra })).toEqual([b.id]);
+    expect(await list({ user_email: loner.email })).toEqual([b.id]);
+  });
+
+  it('customfield: text contains, option ids', async () => {
+    const text = await CustomField.create({ kind: 'ticket', name: unique('Serial'), type: 8 });
+    const options = await CustomField.create({ kind: 'ticket', name: unique('Product'), type: 5 });
+    const [o1, o2] = await CustomFieldOption.bulkCreate([{ field_id: options.id, value: 'Printer' }, { field_id: options.id, value: 'Scanner' }]);
+    const user = await userOfBrand();
+    const a = await ticketIn(other, { user: user.id, customfield: { [text.id]: 'SN-12345', [options.id]: o1.id } });
+    const b = await ticketIn(other, { user: user.id, customfield: { [text.id]: 'SN-99', [options.id]: o2.id } });
+    expect(await list({ user: user.id, customfield: { [text.id]: '123' } })).toEqual([a.id]);
+    expect(await list({ user: user.id, customfield: { [options.id]: o2.id } })).toEqual([b.id]);
+    expectError(await api.get(BASE, { customfield: { 999999: 'x' } }), 422, 'The selected customfield.999999 is invalid.');
+  });
+
+  it('search: the number, words of the subject and of the messages (FULLTEXT)', async () => {
+    const [w1, w2] = [word(), word()];
+    const user = await userOfBrand();
+    const a = await ticketIn(other, { user: user.id, subject: `Printer ${w1} jammed` });
+    const b = await ticketIn(other, { user: user.id, text: `The ${w2} does not start.` });
+    const c = await ticketIn(other, { user: user.id });
+    await f.message(c, { text: `Also the ${w1} again` });
+    expect(await list({ search: w1 })).toEqual([a.id, c.id]);
+    expect(await list({ search: w2 })).toEqual([b.id]);
+    expect(await list({ search: `${w1} jammed` })).toEqual([a.id]);
+    // The start of a word finds it too.
+    expect(await list({ search: w2.slice(0, -2) })).toEqual([b.id]);
+    expect(await list({ search: b.number })).toEqual([b.id]);
+    // Drafts are not searched; words too short to index find nothing.
+    await f.message(a, { text: `draft ${word()}zz`, is_draft: 1 });
+    expect(await list({ search: 'ab' })).toEqual([]);
+  });
+
+  it('number', async () => {
+    const a = await ticketIn(other);
+    expect(await list({ number: a.number })).toEqual([a.id]);
+    expect(await list({ number: 'nope' })).toEqual([]);
+  });
+
+  it('DATES and PAGING', async () => {
+    const user = await userOfBrand();
+    const t0 = nowSec() - 10000;
+    const a = await ticketIn(other, { user: user.id, created_at: t0 });
+    const b = await ticketIn(other, { user: user.id, created_at: t0 + 100 });
+    const c = await ticketIn(other, { user: user.id, created_at: t0 + 200 });
+    expect(await list({ user: user.id, created_at_min: t0 + 100 })).toEqual([b.id, c.id]);
+    expect(await list({ user: user.id, created_at_max: t0 + 100 })).toEqual([a.id, b.id]);
+    const page = await api.get(BASE, { user: user.id, start: 2, limit: 1, order_column: 'created_at', order_direction: 'desc' });
+    expect(ids(expectList(page))).toEqual([b.id]);
+    expect(page.body.count).toBe(3);
+    expect(await list({ user: user.id, order_column: 'number' })).toEqual([a, b, c].sort((x, y) => x.number.localeCompare(y.number)).map((t) => t.id));
+    expectError(await api.get(BASE, { order_column: 'token' }), 422, 'The selected order column is invalid.');
+  });
+});
+
+describe('saved filters (filter, filter_operator) and ticket_count', () => {
+  let op: User;
+  let outsider: User;
+  let group: Group;
+  let user: User;
+  let tickets: any[];
+  beforeAll(async () => {
+    group = await Group.create({ type: 'operator', name: unique('Agents') });
+    op = await f.operator();
+    await UserGroup.create({ user_id: op.id, group_id: group.id });
+    await OperatorDepartment.create({ user_id: op.id, department_id: child.id });
+    outsider = await f.operator();
+    user = await userOfBrand();
+    tickets = [
+      await ticketIn(child, { user: user.id, subject: 'Refund please' }),
+      await ticketIn(child, { user: user.id, subject: 'Invoice question', status: ctx.otherStatus }),
+      await ticketIn(other, { user: user.id, subject: 'Refund elsewhere' }),
+      await ticketIn(child, { user: user.id, subject: 'Refund resolved', status: ctx.resolvedStatus }),
+    ];
+  });
+
+  const makeFilter = async (body: Record<string, unknown>) => expectSuccess(await api.post('/api/ticket/filter', { name: unique('Filter'), ...body }), 'Successfully created new filter!');
+
+  it('a shared filter applies its conditions and ignores the other filters', async () => {
+    const filter = await makeFilter({ conditions: [{ rules: [{ item: 'subject', operator: 'begins_with', value: 'Refund' }, { item: 'user', operator: 'equals', value: user.id }] }] });
+    expect(await list({ filter: filter.id })).toEqual([tickets[0].id, tickets[2].id, tickets[3].id]);
+    // Other filters are ignored when `filter` is set.
+    expect(await list({ filter: filter.id, status: 999999, search: 'nothing' })).toEqual([tickets[0].id, tickets[2].id, tickets[3].id]);
+    // As an operator: only the tickets that operator sees (the operator's department).
+    expect(await list({ filter: filter.id, filter_operator: op.id })).toEqual([tickets[0].id, tickets[3].id]);
+    expectError(await api.get(BASE, { filter: 999999 }), 422, 'The selected filter is invalid.');
+    expectError(await api.get(BASE, { filter: filter.id, filter_operator: user.id }), 422, 'The selected filter operator is invalid.');
+  });
+
+  it('any-group conditions, and a private filter needs its operator', async () => {
+    const filter = await makeFilter({
+      user_id: op.id, condition_group_type: 1,
+      conditions: [
+        { rules: [{ item: 'status', operator: 'equals', value: ctx.otherStatus }, { item: 'user', operator: 'equals', value: user.id }] },
+        { rules: [{ item: 'subject', operator: 'contains', value: 'elsewhere' }, { item: 'user', operator: 'equals', value: user.id }] },
+      ],
+    });
+    expectError(await api.get(BASE, { filter: filter.id }), 422, 'The filter operator field is required when the filter is private or shared with some operator groups.');
+    expectError(await api.get(BASE, { filter: filter.id, filter_operator: outsider.id }), 422, 'The selected filter is invalid.');
+    expect(await list({ filter: filter.id, filter_operator: op.id })).toEqual([tickets[1].id]);
+    const mine = expectSuccess(await api.get(`/api/ticket/filter/${filter.id}`, { operator: op.id }));
+    // ticket 1 (visible), not ticket 2 (another department): 1.
+    expect(mine.ticket_count).toBe(1);
+  });
+
+  it('ticket_count: open, untrashed, unmerged tickets the operator sees', async () => {
+    const filter = await makeFilter({ groups: [group.id], conditions: [{ rules: [{ item: 'user', operator: 'equals', value: user.id }] }] });
+    const count = async (operatorId: number) => {
+      const listed = expectList(await api.get('/api/ticket/filter', { operator: operatorId, limit: 1000 }));
+      return listed.find((x: any) => x.id === filter.id)?.ticket_count;
+    };
+    // Tickets 0 and 1 (ticket 3 is resolved, ticket 2 in a department the operator does not see).
+    expect(await count(op.id)).toBe(2);
+    await expect(countTicketsMatching((await TicketFilter.findByPk(filter.id))!, op.id)).resolves.toBe(2);
+    // The outsider does not see the filter (shared with a group they are not in).
+    expect(await count(outsider.id)).toBeUndefined();
+    const extra = await ticketIn(child, { user: user.id });
+    expect(await count(op.id)).toBe(3);
+    await api.del(`${BASE}/${extra.id}`);
+    expect(await count(op.id)).toBe(2);
+    // An administrator sees every department.
+    const admin = await f.operator();
+    await UserGroup.create({ user_id: admin.id, group_id: (await Group.findOne({ where: { type: 'operator', administrator: 1 } }))!.id });
+    await UserGroup.create({ user_id: admin.id, group_id: group.id });
+    expect(await count(admin.id)).toBe(3);
+  });
+
+  it('each condition item translates to SQL that runs', async () => {
+    const field = await CustomField.create({ kind: 'ticket', name: unique('Field'), type: 8 });
+    const plan = await (await import('../../src/db/models')).SlaPlan.create({ name: unique('Plan') });
+    const tag = await TicketTag.create({ name: unique('tag') });
+    const rules = [
+      ['status', 'not_equals', ctx.resolvedStatus], ['priority', 'equals', ctx.priorityId], ['tag', 'not_equals', tag.id], ['channel', 'equals', tickets[0].channel_id],
+      ['department', 'equals', child.id], ['brand', 'equals', brand.id], ['sla_plan', 'not_equals', plan.id], ['user', 'equals', user.id],
+      ['assigned', 'equals', -1], ['watching', 'not_equals', op.id], ['number', 'not_contains', 'zzz'],
+      ['subject', 'ends_with', 'please'], ['message', 'contains', 'broken'], ['user_email', 'equals', user.email], ['user_name', 'begins_with', 'Uma'],
+      ['cc', 'not_equals', 'x@example.com'], ['locked', 'equals', 0], ['merged', 'equals', 0], ['internal', 'equals', 0],
+      ['has_attachments', 'equals', 0], ['created_at', 'after', 1], ['updated_at', 'before', 4000000000], ['last_reply_time', 'after', 1],
+      ['hours_since_created', 'less', 100], ['hours_since_updated', 'less', 100], ['hours_since_last_reply', 'less', 100],
+    ].map(([item, operator, value]) => ({ item, operator, value }));
+    const filter = await makeFilter({
+      conditions: [{ rules: [...rules, { item: 'customfield', field_id: field.id, operator: 'not_contains', value: 'x' }] }],
+    });
+    expect(await list({ filter: filter.id })).toEqual([tickets[0].id]);
+  });
+});
+
+describe('lists run a fixed number of statements whatever the page size', () => {
+  const RECORDS = 52;
+  let user: User;
+  let ticket: any;
+  beforeAll(async () => {
+    user = await userOfBrand();
+    const tags = await TicketTag.bulkCreate([{ name: unique('qtag') }, { name: unique('qtag') }]);
+    const field = await CustomField.create({ kind: 'ticket', name: unique('Query field'), type: 8 });
+    const [op1, op2] = [await f.operator(), await f.operator()];
+    const plan = await (await import('../../src/db/models')).SlaPlan.create({ name: unique('Plan') });
+    for (let i = 0; i < RECORDS; i++) {
+      await ticketIn(i % 2 ? child : other, {
+        user: user.id, tag: ids(tags), assignedto: [op1.id], watching: [op2.id], customfield: { [field.id]: `v${i}` }, cc: ['c@example.com'],
+        sla_plan: plan.id,
+      });
+    }
+    ticket = await ticketIn(other, { user: user.id });
+    for (let i = 0; i < RECORDS; i++) await f.message(ticket, { attachment: [{ filename: `f${i}.txt`, contents: b64(`file ${i}`) }] });
+  }, 120000);
+
+  const same = async (path: string, query: Record<string, unknown>) => {
+    await api.get(path, query); // warm-up
+    const one = await measureList(api, path, { ...query, limit: 1 });
+    const fifty = await measureList(api, path, { ...query, limit: 50 });
+    expect(expectList(one.res)).toHaveLength(1);
+    expect(expectList(fifty.res)).toHaveLength(50);
+    expect(fifty.queries.length).toBe(one.queries.length);
+    return fifty.queries.length;
+  };
+
+  it.each(['plain', 'search', 'department'])('tickets: %s', async (kind) => {
+    const query: Record<string, unknown> = { user: user.id };
+    if (kind === 'search') query.search = 'broken';
+    if (kind === 'department') query.department = `${parent.id},${other.id}`;
+    expect(await same(BASE, query)).toBeLessThanOrEqual(30);
+  });
+
+  it('messages and attachments', async () => {
+    // Newest first: every message of both pages has an attachment.
+    expect(await same('/api/ticket/message', { ticket_id: ticket.id, order_direction: 'desc' })).toBeLessThanOrEqual(7);
+    expect(await same('/api/ticket/attachment', { ticket_id: ticket.id })).toBeLessThanOrEqual(5);
+  });
+
+  it('filters with ticket_count', async () => {
+    const op = await f.operator();
+    for (let i = 0; i < RECORDS; i++) {
+      expectSuccess(await api.post('/api/ticket/filter', {
+        name: unique('QFilter'), user_id: op.id, conditions: [{ rules: [{ item: 'subject', operator: 'contains', value: `x${i}` }] }],
+      }), 'Successfully created new filter!');
+    }
+    await same('/api/ticket/filter', { operator: op.id });
+  });
+});

@@ -1,0 +1,110 @@
+/**
+ * Record factories shared by the ticket, message, forward and attachment tests (not a test file
+ * itself). Every record gets a unique name or address; tests narrow lists to their own records
+ * (the files of one jest worker share a database).
+ */
+import {
+  Brand, Department, DepartmentBrand, DepartmentEmail, Setting, TicketPriority, TicketStatus, User,
+} from '../../src/db/models';
+import type { EventName } from '../../src/events';
+import { SUBSCRIBERS } from '../../src/notifications';
+import { type TestApi, newEmail, unique } from '../helpers/app';
+import { expectSuccess } from '../helpers/envelope';
+
+export const TICKET_KEYS = [
+  'id', 'number', 'department_id', 'department_email_id', 'brand_id', 'channel_id', 'user_id', 'status_id', 'priority_id', 'sla_plan_id',
+  'subject', 'due_time', 'resolved_time', 'cc', 'locked', 'merged', 'internal', 'created_at', 'updated_at', 'deleted_at', 'frontend_url',
+  'operator_url', 'token', 'department', 'channel', 'user', 'status', 'priority', 'slaplan', 'reply_due_time', 'resolve_due_time',
+  'reopened_time', 'last_reply_time', 'merged_into_id', 'tags', 'assigned', 'watching', 'customfields', 'linked',
+];
+export const MESSAGE_KEYS = [
+  'id', 'ticket_id', 'channel_id', 'user_id', 'user_ip_address', 'by', 'type', 'text', 'is_draft', 'social_id', 'created_at', 'updated_at',
+  'pinned', 'original_ticket_id', 'cc', 'user', 'attachments',
+];
+export const USER_SUMMARY_KEYS = [
+  'id', 'firstname', 'lastname', 'email', 'email_verified', 'organisation_id', 'organisation_access_level', 'country', 'language_code',
+  'timezone', 'avatar', 'twofa_enabled', 'twofa_secret', 'twofa_token', 'twitter_id', 'twitter_handle', 'facebook_id', 'created_at',
+  'updated_at', 'formatted_name',
+];
+
+export const b64 = (text: string | Buffer) => Buffer.from(text).toString('base64');
+export const ids = (data: Array<{ id: number }>) => data.map((d) => d.id);
+
+export interface TicketContext {
+  brandId: number;
+  departmentId: number;
+  openStatus: number;
+  resolvedStatus: number;
+  otherStatus: number;
+  priorityId: number;
+}
+
+/** The installed brand, department, statuses and priority. */
+export async function ticketContext(): Promise<TicketContext> {
+  const brand = (await Brand.findOne({ order: [['id', 'ASC']] }))!;
+  const dept = (await Department.findOne({ where: { name: 'General Enquiries' } }))!;
+  const setting = async (name: string) => Number((await Setting.findOne({ where: { scope: 'ticket', name } }))!.value);
+  const openStatus = await setting('default_open_status');
+  const resolvedStatus = await setting('default_resolved_status');
+  const other = (await TicketStatus.findOne({ where: { name: 'In Progress' } }))!;
+  const priority = (await TicketPriority.findOne({ where: { name: 'Low' } }))!;
+  return { brandId: brand.id, departmentId: dept.id, openStatus, resolvedStatus, otherStatus: other.id, priorityId: priority.id };
+}
+
+export function ticketFactories(api: TestApi, ctx: () => TicketContext) {
+  const f = {
+    async user(values: Partial<User> = {}): Promise<User> {
+      return User.create({ type: 'user', brand_id: ctx().brandId, email: newEmail('tu'), firstname: 'Uma', lastname: 'User', ...values });
+    },
+    async operator(values: Partial<User> = {}): Promise<User> {
+      return User.create({ type: 'operator', email: newEmail('top'), firstname: 'Otto', lastname: 'Operator', ...values });
+    },
+    /** A department of the brand (with an address of the brand). */
+    async department(values: Partial<Department> = {}, brandId = ctx().brandId): Promise<Department> {
+      const d = await Department.create({ name: unique('Dept'), ...values });
+      await DepartmentBrand.create({ department_id: d.id, brand_id: brandId });
+      await DepartmentEmail.create({ department_id: d.id, brand_id: brandId, address: newEmail('dept') });
+      return d;
+    },
+    body(extra: Record<string, unknown> = {}): Record<string, unknown> {
+      const c = ctx();
+      return {
+        department: c.departmentId, status: c.openStatus, priority: c.priorityId, subject: `Subject ${unique('s')}`,
+        text: 'Hello, something is broken.', send_user_email: 0, send_operators_email: 0, ...extra,
+      };
+    },
+    /** A ticket by a new user (unless `user` or `user_email` is given), through the API. */
+    async ticket(extra: Record<string, unknown> = {}): Promise<any> {
+      const body = f.body(extra);
+      if (body.user === undefined && body.user_email === undefined) body.user = (await f.user()).id;
+      return expectSuccess(await api.post('/api/ticket/ticket', body), 'Successfully created new ticket!');
+    },
+    async message(ticket: { id: number; user_id: number }, extra: Record<string, unknown> = {}): Promise<any> {
+      return expectSuccess(await api.post('/api/ticket/message', {
+        ticket_id: ticket.id, user_id: ticket.user_id, text: `Reply ${unique('m')}`, ...extra,
+      }), 'Successfully created new message!');
+    },
+  };
+  return f;
+}
+
+/**
+ * Records the events the ticket services emit (a subscriber added for the file's tests, as
+ * notifications.ts adds its own): each with its payload and whether it came inside a transaction.
+ */
+export function captureEvents(): Array<{ name: EventName; payload: any; inTransaction: boolean }> {
+  const seen: Array<{ name: EventName; payload: any; inTransaction: boolean }> = [];
+  const names: EventName[] = ['ticket.created', 'ticket.updated', 'ticket.merged', 'ticket.trashed', 'message.created', 'message.forwarded'];
+  const subscribers = new Map<EventName, any>();
+  beforeAll(() => {
+    for (const name of names) {
+      const sub = async (payload: any, transaction: any) => { seen.push({ name, payload, inTransaction: !!transaction?.id }); };
+      subscribers.set(name, sub);
+      ((SUBSCRIBERS as any)[name] ??= []).push(sub);
+    }
+  });
+  afterAll(() => {
+    for (const [name, sub] of subscribers) (SUBSCRIBERS as any)[name] = ((SUBSCRIBERS as any)[name] as any[]).filter((s) => s !== sub);
+  });
+  return seen;
+}
