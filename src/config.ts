@@ -57,6 +57,19 @@ export interface Config {
   /** Idempotency-Key: how long a response is kept, how long a request holds its key, how long a second one waits. */
   idempotency: { ttlSeconds: number; lockSeconds: number; waitMs: number };
   webhooks: { attempts: number; backoffMs: number; timeoutMs: number; concurrency: number };
+  /**
+   * The mailbox worker: how often due mailboxes are polled, polls at once, the network timeout,
+   * the longest backoff after failed polls, the largest mail imported, and the cap on automatic
+   * notifications to one address about one ticket per window (a loop breaker).
+   */
+  mailbox: {
+    pollEveryMs: number; concurrency: number; timeoutMs: number; maxBackoffSeconds: number; maxMessageBytes: number;
+    notifyCap: number; notifyCapWindowSeconds: number;
+    /** Ticket mail carries the ticket's sub-address of its department address as Reply-To (`support+t42-…@`). */
+    replySubaddress: boolean;
+    /** A PEM file of certificates trusted for mailbox TLS besides Node's roots. */
+    tlsCaFile: string;
+  };
   /** An event newer than this that follows a gap in ids waits: the gap may be a transaction still open. */
   eventFeedSettleSeconds: number;
   /**
@@ -133,6 +146,15 @@ const schema = Joi.object({
   WEBHOOK_BACKOFF_MS: Joi.number().integer().min(10).default(30000),
   WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(120000).default(10000),
   WEBHOOK_CONCURRENCY: Joi.number().integer().min(1).max(100).default(10),
+  MAILBOX_POLL_EVERY_MS: Joi.number().integer().min(100).default(60000),
+  MAILBOX_CONCURRENCY: Joi.number().integer().min(1).max(100).default(4),
+  MAILBOX_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(30000),
+  MAILBOX_MAX_BACKOFF_SECONDS: Joi.number().integer().min(1).max(86400).default(3600),
+  MAILBOX_MAX_MESSAGE_BYTES: Joi.number().integer().min(1024).max(1024 * 1024 * 1024).default(40 * 1024 * 1024),
+  MAILBOX_TLS_CA_FILE: Joi.string().allow('').default(''),
+  MAIL_REPLY_SUBADDRESS: Joi.boolean().truthy('1').falsy('0').default(false),
+  MAIL_NOTIFY_CAP: Joi.number().integer().min(0).max(1_000_000).default(10),
+  MAIL_NOTIFY_CAP_WINDOW_SECONDS: Joi.number().integer().min(1).max(30 * 86400).default(3600),
   EVENT_FEED_SETTLE_SECONDS: Joi.number().integer().min(0).max(3600).default(5),
   TEST_HOLD_RESPONSE: Joi.string().allow('').pattern(/^(before-store|after-store):\d{1,6}$/).default(''),
 }).unknown(true);
@@ -187,6 +209,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: { perToken: value.RATE_LIMIT_PER_TOKEN, perIp: value.RATE_LIMIT_PER_IP, windowSeconds: value.RATE_LIMIT_WINDOW_SECONDS },
     idempotency: { ttlSeconds: value.IDEMPOTENCY_TTL_SECONDS, lockSeconds: value.IDEMPOTENCY_LOCK_SECONDS, waitMs: value.IDEMPOTENCY_WAIT_MS },
     webhooks: { attempts: value.WEBHOOK_ATTEMPTS, backoffMs: value.WEBHOOK_BACKOFF_MS, timeoutMs: value.WEBHOOK_TIMEOUT_MS, concurrency: value.WEBHOOK_CONCURRENCY },
+    mailbox: {
+      pollEveryMs: value.MAILBOX_POLL_EVERY_MS, concurrency: value.MAILBOX_CONCURRENCY, timeoutMs: value.MAILBOX_TIMEOUT_MS,
+      maxBackoffSeconds: value.MAILBOX_MAX_BACKOFF_SECONDS, maxMessageBytes: value.MAILBOX_MAX_MESSAGE_BYTES,
+      notifyCap: value.MAIL_NOTIFY_CAP, notifyCapWindowSeconds: value.MAIL_NOTIFY_CAP_WINDOW_SECONDS,
+      replySubaddress: value.MAIL_REPLY_SUBADDRESS, tlsCaFile: value.MAILBOX_TLS_CA_FILE,
+    },
     eventFeedSettleSeconds: value.EVENT_FEED_SETTLE_SECONDS,
     testHoldResponse: value.NODE_ENV === 'test' && value.TEST_HOLD_RESPONSE
       ? { at: value.TEST_HOLD_RESPONSE.split(':')[0], ms: Number(value.TEST_HOLD_RESPONSE.split(':')[1]) }

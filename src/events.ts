@@ -37,6 +37,8 @@ export interface EventPayloads {
   'mail.delivered': { outboxId: number };
   /** A mail failed for good: every attempt was refused or could not reach the server. */
   'mail.failed': { outboxId: number };
+  /** A delivery report came back for a mail the SMTP server had accepted (the mailbox worker read it). */
+  'mail.bounced': { outboxId: number };
   /** Polling a department mailbox failed (the mailbox worker). */
   'mailbox.error': { departmentEmailId: number };
 }
@@ -68,6 +70,7 @@ export const EVENT_TYPES: Record<EventName, string> = {
   'message.forwarded': 'a ticket message was forwarded',
   'mail.delivered': 'the SMTP server accepted a mail',
   'mail.failed': 'a mail failed for good',
+  'mail.bounced': 'a mail sent was reported undeliverable (a bounce)',
   'mailbox.error': 'polling a department mailbox failed',
 };
 

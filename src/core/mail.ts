@@ -18,10 +18,11 @@ const STATUS_CONDITIONS: Record<string, () => WhereOptions | ReturnType<typeof s
   queued: () => ({ processed_at: { [Op.is]: null }, failed_at: { [Op.is]: null } }),
   sent: () => inDeliveries('sent'),
   skipped: () => inDeliveries('skipped'),
+  bounced: () => inDeliveries('bounced'),
   failed: () => sqlCondition`(failed_at IS NOT NULL OR id IN (SELECT outbox_id FROM mail_deliveries WHERE status = ${'failed'}))`,
 };
 
-/** queued (not sent yet, maybe retrying), sent, failed (for good), skipped (nothing to send any more). */
+/** queued (not sent yet, maybe retrying), sent, failed (for good), skipped (nothing to send any more), bounced (sent, then reported undeliverable). */
 function statusOf(entry: OutboxEntry, delivery: MailDelivery | undefined): string {
   if (delivery && delivery.status !== 'queued') return delivery.status;
   if (entry.failed_at) return 'failed';

@@ -2,14 +2,14 @@ import type { EMAIL_TEMPLATE_KEYS } from '../ticket/department';
 
 /**
  * The email templates an install ships with: one per key a department maps (EMAIL_TEMPLATE_KEYS)
- * plus the feedback request. Subjects and contents use Twig-like merge fields, kept as written
+ * plus the feedback request and the notice to a user whose mail reply met a locked ticket. Subjects and contents use Twig-like merge fields, kept as written
  * until the notifications render them: {{ ticket.number }}, {{ ticket.subject }},
  * {{ ticket.frontend_url }}, {{ ticket.operator_url }}, {{ ticket.department.name }},
  * {{ user.formatted_name }}, {{ operator.formatted_name }}, {{ message.text }},
  * {{ message.user.formatted_name }}, {{ feedback.url }}, {{ brand.name }}.
  * Ticket subjects carry `[#{{ ticket.number }}]`, which threads replies into their ticket.
  */
-export type EmailTemplateName = (typeof EMAIL_TEMPLATE_KEYS)[number] | 'user_feedback_request';
+export type EmailTemplateName = (typeof EMAIL_TEMPLATE_KEYS)[number] | 'user_feedback_request' | 'user_ticket_locked';
 
 export interface DefaultEmailTemplate {
   description: string;
@@ -158,6 +158,15 @@ export const DEFAULT_EMAIL_TEMPLATES: Record<EmailTemplateName, DefaultEmailTemp
       '{{ message.user.formatted_name }} added a note to ticket #{{ ticket.number }} ({{ ticket.subject }}):',
       '{{ message.text }}',
       openTicket,
+    ),
+  },
+  user_ticket_locked: {
+    description: 'Sent to the sender of an email reply to a locked ticket (the reply is not added).',
+    subject: '[#{{ ticket.number }}]: This ticket is locked',
+    contents: p(
+      'Dear {{ user.formatted_name }},',
+      'Ticket #{{ ticket.number }} ({{ ticket.subject }}) is locked, so your reply was not added to it. If you need more help, please open a new ticket.',
+      signature,
     ),
   },
   user_feedback_request: {

@@ -89,6 +89,11 @@ export interface CustomAction<M extends Entity> {
   /** Present one record as an array of one (the shape some of the spec's samples have). */
   asArray?: boolean;
   message?: string;
+  /**
+   * A POST that writes nothing of its own (a dry run): it runs outside a request transaction, and
+   * what it returns (possibly an unsaved record) is presented as it is, not reloaded.
+   */
+  writesNothing?: boolean;
 }
 
 /**
@@ -281,7 +286,7 @@ export function resourceRouter<M extends Entity, R>(def: ResourceDef<M, R>): Rec
     router[action.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete'](path, async (req, res) => {
       const found = onRecord ? await find(req) : undefined; // 404 before 422
       const input = action.schema ? validate(action.schema, reads ? req.query : inputOf(req)) : {};
-      const result = reads
+      const result = reads || action.writesNothing
         ? await action.run({ record: found, input, req })
         : await write(async (t) => {
           const done = await action.run({ record: onRecord ? await find(req, t) : undefined, input, transaction: t, req });

@@ -41,9 +41,12 @@ export const mailsTotal = new client.Counter({
 export const webhookDeliveries = new client.Counter({
   name: 'helpdesk_webhook_deliveries_total', help: 'Webhook delivery attempts by outcome: succeeded, retry, failed (for good), skipped', labelNames: ['outcome'], registers: [registry],
 });
-/** Ready for the mailbox worker (IMAP polls arrive with the ticket area). */
 export const mailboxPolls = new client.Counter({
   name: 'helpdesk_mailbox_polls_total', help: 'Polls of department mailboxes by outcome (ok, error)', labelNames: ['outcome'], registers: [registry],
+});
+export const mailsIngested = new client.Counter({
+  name: 'helpdesk_mailbox_mails_total', help: 'Mails fetched from department mailboxes by decision (new_ticket, reply, duplicate, loop, bounce, spam, rejected, error)',
+  labelNames: ['decision'], registers: [registry],
 });
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);

@@ -28,7 +28,7 @@ export const PASSWORD_MASK = '********';
 
 export const DEPARTMENT_EMAIL_FIELDS = [
   'id', 'department_id', 'brand_id', 'address', 'type', 'protocol', 'server', 'username', 'password', 'port', 'encryption',
-  'consume_all', 'delete_downloaded', 'last_polled_at', 'last_error', 'last_error_at', 'created_at', 'updated_at',
+  'consume_all', 'delete_downloaded', 'last_polled_at', 'last_error', 'last_error_at', 'poll_failures', 'next_poll_at', 'created_at', 'updated_at',
 ] as const;
 
 /** A department email as every response shows it (the sub-resource and the department's `emails`). */
@@ -137,6 +137,11 @@ export const departmentEmailResource: ResourceDef<DepartmentEmail> = {
     for (const k of COLUMNS) if (input[k] !== undefined) values[k] = input[k];
     if (password !== undefined) values.password = password;
     if (input.brand_id !== undefined) values.brand_id = await brandFor(parent as Department, input.brand_id, transaction);
+    const changed = (k: string) => k in values && values[k] !== (email as any)[k];
+    // New settings are tried at the next round, not after the backoff of the old ones' failures.
+    if (['type', 'protocol', 'server', 'port', 'encryption', 'username', 'password'].some(changed)) Object.assign(values, { poll_failures: 0, next_poll_at: null });
+    // Another mailbox altogether: its UIDs mean nothing to the old cursor.
+    if (['protocol', 'server', 'username'].some(changed)) Object.assign(values, { imap_uidvalidity: null, imap_last_uid: 0 });
     assertFetchable({
       type: values.type ?? email.type, server: 'server' in values ? values.server : email.server,
       username: 'username' in values ? values.username : email.username, password: 'password' in values ? values.password : email.password,

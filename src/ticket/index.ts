@@ -14,6 +14,7 @@ import { statusRouter } from './status';
 import { tagRouter } from './tag';
 import { ticketAttachmentDownloadRouter, ticketAttachmentRouter } from './attachment';
 import { forwardRouter } from './forward';
+import { incomingMailRouter } from '../mailbox/resource';
 import { messageRouter } from './messages/resource';
 import { ticketRouter } from './tickets/resource';
 
@@ -21,6 +22,7 @@ const routers = [
   ticketRouter, messageRouter, forwardRouter, ticketAttachmentDownloadRouter, ticketAttachmentRouter,
   departmentRouter, departmentEmailRouter, statusRouter, priorityRouter, tagRouter, cannedResponseRouter, feedbackRouter,
   slaPlanRouter, filterRouter, ticketCustomFieldRouter, settingsRouter('/settings', 'ticket'), channelRouter,
+  incomingMailRouter,
 ];
 mountRoutes('/api/ticket', routers);
 

@@ -1,3 +1,4 @@
+import { ensureDovecotInstalled } from './dovecot';
 import { dropTestResources } from './testResources';
 
 /**
@@ -6,6 +7,7 @@ import { dropTestResources } from './testResources';
  */
 export default async function globalSetup(): Promise<void> {
   process.env.HELPDESK_TEST_RUN = String(process.pid);
+  ensureDovecotInstalled(); // the mailbox tests start their own dovecot (test/helpers/dovecot.ts)
   await dropTestResources('dead');
   await dropTestResources({ run: String(process.pid) });
 }

@@ -17,7 +17,7 @@ const DEPARTMENT_KEYS = [
 ];
 const EMAIL_KEYS = [
   'id', 'department_id', 'brand_id', 'address', 'type', 'protocol', 'server', 'username', 'password', 'port', 'encryption', 'consume_all',
-  'delete_downloaded', 'last_polled_at', 'last_error', 'last_error_at', 'created_at', 'updated_at',
+  'delete_downloaded', 'last_polled_at', 'last_error', 'last_error_at', 'poll_failures', 'next_poll_at', 'created_at', 'updated_at',
 ];
 const NO_TEMPLATES = Object.fromEntries(EMAIL_TEMPLATE_KEYS.map((k) => [k, -1]));
 

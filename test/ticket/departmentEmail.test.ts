@@ -9,7 +9,7 @@ import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess }
 const api = useApi();
 const EMAIL_KEYS = [
   'id', 'department_id', 'brand_id', 'address', 'type', 'protocol', 'server', 'username', 'password', 'port', 'encryption', 'consume_all',
-  'delete_downloaded', 'last_polled_at', 'last_error', 'last_error_at', 'created_at', 'updated_at',
+  'delete_downloaded', 'last_polled_at', 'last_error', 'last_error_at', 'poll_failures', 'next_poll_at', 'created_at', 'updated_at',
 ];
 
 const address = (prefix = 'help') => `${unique(prefix)}@example.com`.toLowerCase();
@@ -33,7 +33,7 @@ describe('POST /api/ticket/department/{id}/email', () => {
     expect(Object.keys(data).sort()).toEqual([...EMAIL_KEYS].sort());
     expect(data).toMatchObject({
       department_id: dept.id, brand_id: 1, address: addr, type: 0, protocol: 'imap', server: null, username: null, password: null, port: null,
-      encryption: 'ssl', consume_all: 0, delete_downloaded: 0, last_polled_at: null, last_error: null, last_error_at: null,
+      encryption: 'ssl', consume_all: 0, delete_downloaded: 0, last_polled_at: null, last_error: null, last_error_at: null, poll_failures: 0, next_poll_at: null,
     });
     expect(expectSuccess(await api.get(`${base(dept.id)}/${data.id}`))).toEqual(data);
   });

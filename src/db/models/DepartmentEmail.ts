@@ -29,4 +29,12 @@ export class DepartmentEmail extends Entity {
   @Column(DataType.INTEGER.UNSIGNED) declare last_polled_at: number | null;
   @Column(DataType.TEXT) declare last_error: string | null;
   @Column(DataType.INTEGER.UNSIGNED) declare last_error_at: number | null;
+  /** IMAP: the UIDVALIDITY the last UID belongs to (a BigInt, kept as a string). */
+  @Column(DataType.STRING(32)) declare imap_uidvalidity: string | null;
+  /** IMAP: every UID up to this one has been taken (advanced in the transaction of each import). */
+  @Column({ type: DataType.INTEGER.UNSIGNED, allowNull: false, defaultValue: 0 }) declare imap_last_uid: number;
+  /** Polls failed in a row (0 after a good one): the backoff before the next. */
+  @Column({ type: DataType.INTEGER.UNSIGNED, allowNull: false, defaultValue: 0 }) declare poll_failures: number;
+  /** Not polled before this time (UNIX seconds; null: at the next round). */
+  @Column(DataType.INTEGER.UNSIGNED) declare next_poll_at: number | null;
 }

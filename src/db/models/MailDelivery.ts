@@ -1,7 +1,8 @@
 import { Column, DataType, Table } from 'sequelize-typescript';
 import { Entity } from '../entity';
 
-export type MailDeliveryStatus = 'queued' | 'sent' | 'failed' | 'skipped';
+/** `bounced`: the SMTP server took it, and a delivery report came back for it later (the mailbox worker). */
+export type MailDeliveryStatus = 'queued' | 'sent' | 'failed' | 'skipped' | 'bounced';
 
 /** What the mail worker did with one outbox entry of the mail queue (no row: not tried yet). */
 @Table({ tableName: 'mail_deliveries' })

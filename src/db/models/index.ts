@@ -18,6 +18,7 @@ import { FeedbackField } from './FeedbackField';
 import { FeedbackForm } from './FeedbackForm';
 import { Group } from './Group';
 import { IdempotencyKey } from './IdempotencyKey';
+import { IncomingMail } from './IncomingMail';
 import { IpBan } from './IpBan';
 import { IpWhitelist } from './IpWhitelist';
 import { Language } from './Language';
@@ -68,7 +69,7 @@ export {
   TicketAttachment, TicketFeedback, TicketFeedbackValue, TicketFilter, TicketFilterCondition, TicketFilterGroup,
   TicketLink, TicketMessage, TicketPriority, TicketStatus, TicketTag, TicketTagLink, TicketWatcher, Translation, Upload,
   User, UserEmail, UserGroup, UserPhone, UserToken,
-  DomainEvent, IdempotencyKey, MailDelivery, Webhook, WebhookDelivery,
+  DomainEvent, IdempotencyKey, IncomingMail, MailDelivery, Webhook, WebhookDelivery,
 };
 
 /** Every model, registered on the Sequelize instance. */
@@ -82,5 +83,5 @@ export const models = [
   TicketAttachment, TicketFeedback, TicketFeedbackValue, TicketFilter, TicketFilterCondition, TicketFilterGroup,
   TicketLink, TicketMessage, TicketPriority, TicketStatus, TicketTag, TicketTagLink, TicketWatcher, Translation, Upload,
   User, UserEmail, UserGroup, UserPhone, UserToken,
-  DomainEvent, IdempotencyKey, MailDelivery, Webhook, WebhookDelivery,
+  DomainEvent, IdempotencyKey, IncomingMail, MailDelivery, Webhook, WebhookDelivery,
 ];

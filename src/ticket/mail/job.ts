@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { Job } from 'bullmq';
 import type { Attachment } from 'nodemailer/lib/mailer';
 import {
-  Brand, Channel, Department, DepartmentEmail, FeedbackForm, Ticket, TicketAttachment, TicketFeedback, TicketMessage, User,
+  Brand, Channel, Department, DepartmentEmail, EmailTemplate, FeedbackForm, Ticket, TicketAttachment, TicketFeedback, TicketMessage, User,
 } from '../../db/models';
 import { BY, MESSAGE_TYPE, type ForwardExtra } from '../../db/models/TicketMessage';
+import { config } from '../../config';
 import { Joi } from '../../http/validation';
 import { frameRendered } from '../../mail/compose';
 import { transportFor } from '../../mail/transports';
@@ -16,6 +17,8 @@ import { emailTemplates } from '../templateMapping';
 import { mailContext, recipientLocales, renderMail, templateFor, translatedTemplate } from './content';
 import { addressList, withoutOwnAddresses } from './recipients';
 import { escapeHtml, oneLine } from './render';
+import { overNotificationCap } from './notificationCap';
+import { replyAddress } from './replyAddress';
 import { mailDomain, newMessageId, recordMessageId, subjectWithNumber, threadOf } from './threading';
 
 /**
@@ -32,11 +35,18 @@ export const OPERATOR_MAIL_KINDS = [
   'operator_ticket_opened', 'operator_internal_opened', 'operator_user_ticket_reply', 'operator_operator_ticket_reply',
   'operator_ticket_note', 'operator_assigned',
 ] as const;
+/**
+ * Notices to the sender of an incoming mail (`address`), queued by the mailbox worker: files
+ * refused, replies by mail not accepted, the ticket locked. The first two are department
+ * templates; the locked notice is the shipped `user_ticket_locked` (or the brand's own version).
+ */
+export const NOTICE_KINDS = ['user_email_attachmentrejected', 'user_ticket_disablereplies', 'user_ticket_locked'] as const;
 /** Every kind: the department template keys they use, the feedback form's template, and a forward (no template). */
-export const TICKET_MAIL_KINDS = [...USER_MAIL_KINDS, ...OPERATOR_MAIL_KINDS, 'forward'] as const;
+export const TICKET_MAIL_KINDS = [...USER_MAIL_KINDS, ...OPERATOR_MAIL_KINDS, ...NOTICE_KINDS, 'forward'] as const;
 
 export type UserMailKind = (typeof USER_MAIL_KINDS)[number];
 export type OperatorMailKind = (typeof OPERATOR_MAIL_KINDS)[number];
+export type NoticeKind = (typeof NOTICE_KINDS)[number];
 export type TicketMailKind = (typeof TICKET_MAIL_KINDS)[number];
 
 export interface TicketMailPayload {
@@ -48,6 +58,8 @@ export interface TicketMailPayload {
   recipientId?: number;
   /** The feedback request a user_feedback_request mail carries. */
   feedbackId?: number;
+  /** The address a notice goes to (the sender of the incoming mail it is about). */
+  address?: string;
 }
 
 /** Mails written by a person (an operator's reply, a forward) are ordinary mail; the rest are automatic (RFC 3834). */
@@ -68,13 +80,14 @@ interface Draft {
   subject: string;
   html: string;
   text: string;
-  from: { name: string; address: string };
+  from: { name: string; address: string; department?: boolean };
 }
 
-/** The address the ticket's mail goes out from: its department email's, else the brand's default. */
-async function ticketFrom(ticket: Ticket, brand: Brand): Promise<{ name: string; address: string }> {
+/** The address the ticket's mail goes out from: its department email's (`department` set), else the brand's default. */
+async function ticketFrom(ticket: Ticket, brand: Brand): Promise<{ name: string; address: string; department?: boolean }> {
   const email = ticket.department_email_id ? await DepartmentEmail.findByPk(ticket.department_email_id, { attributes: ['address'] }) : null;
-  return { name: brand.name, address: email?.address ?? brand.default_email ?? 'no-reply@localhost' };
+  if (email) return { name: brand.name, address: email.address, department: true };
+  return { name: brand.name, address: brand.default_email ?? 'no-reply@localhost' };
 }
 
 /** The template of a kind: the department's mapping (-1: none), or the feedback form's. */
@@ -84,6 +97,10 @@ async function templateIdOf(kind: TicketMailKind, ticket: Ticket, feedback: Tick
     return form?.email_template_id ?? null;
   }
   if (kind === 'forward') return null;
+  if (kind === 'user_ticket_locked') {
+    const shipped = await EmailTemplate.findOne({ attributes: ['id'], where: { name: kind, brand_id: null } });
+    return shipped?.id ?? null;
+  }
   const department = await Department.findByPk(ticket.department_id, { attributes: ['id', 'email_templates'] });
   const mapped = department ? emailTemplates(department.email_templates)[kind] : -1;
   return mapped && mapped > 0 ? mapped : null;
@@ -128,6 +145,19 @@ async function userDraft(kind: UserMailKind, p: TicketMailPayload, { ticket, bra
     feedbackToken: feedback?.token, locales,
   });
   return { ...renderMail(await translatedTemplate(template, locales), context), to, cc, bcc: [], from: await ticketFrom(ticket, brand) };
+}
+
+/** A notice about an incoming mail, to its sender only. */
+async function noticeDraft(kind: NoticeKind, p: TicketMailPayload, { ticket, brand, message }: Loaded): Promise<Draft | { skipped: string }> {
+  if (!p.address) return skip('a notice needs the address it answers');
+  const [to] = await withoutOwnAddresses([p.address]);
+  if (!to) return skip('the sender is one of our own addresses');
+  const template = await templateFor(await templateIdOf(kind, ticket, null), ticket.brand_id);
+  if (!template) return skip('the email template is disabled');
+  const owner = await User.findByPk(ticket.user_id);
+  const locales = recipientLocales(owner, brand);
+  const context = await mailContext({ audience: 'user', ticket, brand, owner, message, author: null, locales });
+  return { ...renderMail(await translatedTemplate(template, locales), context), to: [to], cc: [], bcc: [], from: await ticketFrom(ticket, brand) };
 }
 
 async function operatorDraft(kind: OperatorMailKind, p: TicketMailPayload, { ticket, brand, message }: Loaded): Promise<Draft | { skipped: string }> {
@@ -199,6 +229,7 @@ export const ticketMail = defineJob<TicketMailPayload>({
     messageId: id(),
     recipientId: id(),
     feedbackId: id(),
+    address: Joi.string().email({ tlds: false }).max(255),
   }),
   async handle(p, job) {
     const ticket = await Ticket.findByPk(p.ticketId);
@@ -214,14 +245,23 @@ export const ticketMail = defineJob<TicketMailPayload>({
     const kind = p.kind;
     const draft = kind === 'forward' ? await forwardDraft(loaded)
       : (USER_MAIL_KINDS as readonly string[]).includes(kind) ? await userDraft(kind as UserMailKind, p, loaded)
-        : await operatorDraft(kind as OperatorMailKind, p, loaded);
+        : (NOTICE_KINDS as readonly string[]).includes(kind) ? await noticeDraft(kind as NoticeKind, p, loaded)
+          : await operatorDraft(kind as OperatorMailKind, p, loaded);
     if ('skipped' in draft) return draft;
+    const auto = !HUMAN_WRITTEN.has(kind);
+    if (auto) {
+      // A loop breaker: automatic mails to one address about one ticket are capped per window.
+      const capped = await overNotificationCap(ticket.id, [...draft.to, ...draft.cc]);
+      draft.to = draft.to.filter((a) => !capped.has(a));
+      draft.cc = draft.cc.filter((a) => !capped.has(a));
+      if (!draft.to.length && !draft.cc.length) return skip('the notification cap of every recipient is reached');
+      if (!draft.to.length) draft.to = [draft.cc.shift()!];
+    }
 
     const transport = transportFor(brand);
     const messageId = newMessageId({ ticketId: ticket.id, messageId: message?.id ?? null }, mailDomain(brand), uniquePart(job));
     const thread = await threadOf(ticket.id, messageId);
     const framed = frameRendered(brand, { html: draft.html, text: draft.text });
-    const auto = !HUMAN_WRITTEN.has(kind);
     // A new ticket's acknowledgement of an incoming mail is an automatic reply to it.
     const autoReply = kind === 'user_ticket_opened' && (await isEmailChannel(ticket.channel_id));
     const info = await transport.sendMail({
@@ -233,10 +273,14 @@ export const ticketMail = defineJob<TicketMailPayload>({
       html: framed.html,
       text: framed.text,
       messageId: `<${messageId}>`,
+      // Replies go to the ticket's own sub-address when the mail server delivers sub-addresses.
+      replyTo: draft.from.department && config().mailbox.replySubaddress && kind !== 'forward' ? replyAddress(draft.from.address, ticket) : undefined,
       inReplyTo: thread.inReplyTo,
       references: thread.references.length ? thread.references : undefined,
       headers: {
         'X-Helpdesk-Ticket': ticket.number,
+        // Marks the mail as ours: should it come back into a department mailbox, it is a loop.
+        ...(draft.from.department ? { 'X-Loop': draft.from.address } : {}),
         ...(auto ? { 'Auto-Submitted': autoReply ? 'auto-replied' : 'auto-generated', 'X-Auto-Response-Suppress': 'All' } : {}),
       },
       attachments: message && WITH_ATTACHMENTS.has(kind) ? await attachmentsOf(message.id) : undefined,

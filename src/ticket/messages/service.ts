@@ -43,6 +43,11 @@ export interface AddMessageInput {
   sendUserEmail?: boolean;
   /** User reply: notify the operators (default true); operator reply: also mail the operators (default false). */
   sendOperatorsEmail?: boolean;
+  /**
+   * An automatic mail (an out-of-office reply, a list mail) filed by the mailbox worker: kept on
+   * the ticket, but it neither reopens it nor changes its status, and it notifies nobody.
+   */
+  automatic?: boolean;
 }
 
 export interface AddMessageOptions {
@@ -140,7 +145,7 @@ export async function addMessage(input: AddMessageInput, transaction: Transactio
   if (!isDraft && type === MESSAGE_TYPE.MESSAGE) {
     ticket.set({ last_reply_time: Math.max(createdAt, ticket.last_reply_time ?? 0), last_reply_by: byUser ? BY.USER : BY.OPERATOR });
     if (!options.opening) {
-      if (byUser) applyUserReply(ticket, settings, at);
+      if (byUser && !input.automatic) applyUserReply(ticket, settings, at);
       else if (!ticket.first_reply_time) ticket.set('first_reply_time', createdAt);
       ticket.set('due_time', ticket.resolved_time ? null : currentDueTime(ticket));
     }
@@ -151,8 +156,8 @@ export async function addMessage(input: AddMessageInput, transaction: Transactio
   if (!options.opening) {
     await emit(transaction, 'message.created', {
       ticketId: ticket.id, messageId: message.id,
-      sendUserEmail: !isDraft && (input.sendUserEmail ?? true),
-      sendOperatorsEmail: !isDraft && (input.sendOperatorsEmail ?? byUser),
+      sendUserEmail: !isDraft && !input.automatic && (input.sendUserEmail ?? true),
+      sendOperatorsEmail: !isDraft && !input.automatic && (input.sendOperatorsEmail ?? byUser),
     });
   }
   return message;

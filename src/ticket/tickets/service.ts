@@ -158,15 +158,17 @@ export async function findUserByEmail(email: string, brandId: number, transactio
  * The user of the brand with this address, created (without a password, with the names and
  * organisation given) when there is none. A user created by a parallel request at the same moment
  * is found, not duplicated: the insert runs in a savepoint, and the unique key's refusal is read
- * as "someone else just created them".
+ * as "someone else just created them". The mailbox worker finds a mail's sender with it too.
  */
-async function findOrCreateUser(input: CreateTicketInput, email: string, brandId: number, transaction: Transaction): Promise<User> {
+export async function userForAddress(
+  email: string, brandId: number, names: { firstname?: string | null; lastname?: string | null; organisation?: string | null }, transaction: Transaction,
+): Promise<User> {
   const found = await findUserByEmail(email, brandId, transaction);
   if (found) return found;
   try {
     return await sequelize().transaction({ transaction }, (savepoint) => createUser({
-      email, brand_id: brandId, firstname: input.userFirstname || null, lastname: input.userLastname || null,
-      ...(input.userOrganisation ? { organisation: input.userOrganisation } : {}),
+      email, brand_id: brandId, firstname: names.firstname || null, lastname: names.lastname || null,
+      ...(names.organisation ? { organisation: names.organisation } : {}),
     }, savepoint));
   } catch (err) {
     if (!(err instanceof UniqueConstraintError)) throw err;
@@ -207,7 +209,9 @@ async function resolvePeople(input: CreateTicketInput, brandId: number, transact
     return { owner, author: owner };
   }
   if (input.userEmail) {
-    const owner = await findOrCreateUser(input, input.userEmail.trim().toLowerCase(), brandId, transaction);
+    const owner = await userForAddress(input.userEmail.trim().toLowerCase(), brandId, {
+      firstname: input.userFirstname, lastname: input.userLastname, organisation: input.userOrganisation,
+    }, transaction);
     return { owner, author: owner };
   }
   throw new ValidationError('The user email field is required when user is not present.');

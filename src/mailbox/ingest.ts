@@ -1,0 +1,390 @@
+import { Op, UniqueConstraintError, type Transaction } from 'sequelize';
+import { config } from '../config';
+import { now } from '../db/entity';
+import { DepartmentEmail, IncomingMail, MailDelivery, MailMessageId, SpamRule, Ticket, User, Department } from '../db/models';
+import type { IncomingDecision } from '../db/models/IncomingMail';
+import { sequelize } from '../db/sequelize';
+import { transaction } from '../db/transaction';
+import { emit } from '../events';
+import { ValidationError } from '../http/errors';
+import { logger } from '../logger';
+import { matchesRule } from '../core/spam';
+import { enqueue } from '../queue/outbox';
+import { jsonList } from '../ticket/common';
+import { ticketMail, type NoticeKind } from '../ticket/mail/job';
+import { ticketOfReferences, recordMessageId } from '../ticket/mail/threading';
+import { addMessage } from '../ticket/messages/service';
+import { emailTemplates } from '../ticket/templateMapping';
+import { ticketSettings, type TicketSettings } from '../ticket/ticketSettings';
+import { createTicket, userForAddress } from '../ticket/tickets/service';
+import { MESSAGE_TYPE } from '../db/models/TicketMessage';
+import type { AttachmentInput } from '../ticket/attachment';
+import { automaticReason, bounceFacts, bounceReason } from './classify';
+import { parseMail, type IncomingMessage } from './parse';
+import { splitSubaddress, ticketOfReplyAddress } from '../ticket/mail/replyAddress';
+
+/**
+ * Turns one fetched mail into a ticket, a reply, or a recorded refusal, and writes its line of
+ * the ingestion ledger (`incoming_mails`). The rules, in order:
+ *
+ * 1. Too large, unreadable, or without a From: rejected.
+ * 2. A delivery report (multipart/report, null sender, MAILER-DAEMON): a bounce. The mail it
+ *    reports on, when it is one of ours, has its delivery marked bounced. Nothing is imported.
+ * 3. Mail from one of our own department addresses, carrying our X-Loop marker, or bearing a
+ *    Message-ID we sent: a loop. Nothing is imported.
+ * 4. Spam rules with `event_message` (content: subject and text; sender: the address): spam.
+ * 5. Seen before (its Message-ID, else a hash of the raw mail, imported already): a duplicate.
+ * 6. Threading: the ticket's own Message-IDs in In-Reply-To/References; the sub-address of a
+ *    recipient (`support+t12-…@`); the `[#number]` in the subject, accepted only from the
+ *    ticket's user, an address copied on it, or an operator. A merged ticket leads to its target;
+ *    a trashed one is left alone (the mail opens a new ticket). A reply to a locked ticket, or to
+ *    a department that takes no replies by mail, is refused with a notice to the sender.
+ * 7. Otherwise a new ticket in the department of the address the mail was sent to (the polled
+ *    mailbox's own department with `consume_all`), its sender found or created as a user.
+ *
+ * Automatic mails (out-of-office replies, list mail) are imported but notify nobody and change no
+ * status, so two auto-responders can never answer each other. Files that `allowed_files` or the
+ * size limits refuse are left out, and the sender is told when the department maps
+ * `user_email_attachmentrejected`.
+ *
+ * The import, its ledger line and `advance` (the mailbox's cursor) commit in one transaction: a
+ * worker killed at any point either imported the mail and moved past it, or did neither. The
+ * ledger's unique `import_key` makes the same mail, fetched twice or from two mailboxes at once,
+ * import once. A dry run takes every decision inside a transaction that is rolled back.
+ */
+
+export interface MailSource {
+  /** The mailbox the mail was fetched from (null: posted to the dry run without one). */
+  departmentEmail: DepartmentEmail | null;
+  /** IMAP `<uidvalidity>:<uid>` or the POP3 UIDL. */
+  remoteUid?: string | null;
+}
+
+export interface IngestOptions {
+  dryRun?: boolean;
+  /** Work that must commit with the mail's ledger line (the IMAP cursor). */
+  advance?: (t: Transaction) => Promise<void>;
+  /** The size the server announced, for a mail too large to be downloaded at all (`raw` is then empty). */
+  declaredSize?: number;
+}
+
+export interface IngestResult {
+  decision: IncomingDecision;
+  reason: string | null;
+  ticketId: number | null;
+  messageId: number | null;
+  /** The ledger line (null for a dry run). */
+  ledgerId: number | null;
+  /** The mail's Message-ID, or null. */
+  mailMessageId: string | null;
+  from: string | null;
+  subject: string | null;
+}
+
+interface Decision {
+  decision: IncomingDecision;
+  reason: string | null;
+  ticketId?: number | null;
+  messageId?: number | null;
+  /** The key that marks the mail imported. */
+  imported?: boolean;
+}
+
+class DryRunRollback extends Error {
+  constructor(readonly result: Decision) {
+    super('dry run');
+  }
+}
+
+const decided = (decision: IncomingDecision, reason: string | null, extra: Partial<Decision> = {}): Decision => ({ decision, reason, ...extra });
+
+/** The ledger's text columns hold so much. */
+const clip = (s: string | null | undefined, n: number) => (s ? s.slice(0, n) : null);
+
+export async function ingestMail(raw: Buffer, source: MailSource, options: IngestOptions = {}): Promise<IngestResult> {
+  let mail: IncomingMessage | null = null;
+  let early: Decision | null = null;
+  const size = Math.max(raw.length, options.declaredSize ?? 0);
+  if (size > config().mailbox.maxMessageBytes) {
+    early = decided('rejected', `The mail is ${size} bytes, over the limit of ${config().mailbox.maxMessageBytes} (MAILBOX_MAX_MESSAGE_BYTES).`);
+  } else {
+    try {
+      mail = await parseMail(raw);
+    } catch (err) {
+      early = decided('error', `The mail could not be parsed: ${(err as Error).message}`.slice(0, 1000));
+    }
+  }
+
+  const ledger = (d: Decision, t: Transaction, importKey: string | null) => IncomingMail.create({
+    department_email_id: source.departmentEmail?.id ?? null, remote_uid: clip(source.remoteUid, 128),
+    message_id: mail?.messageId ?? null, import_key: importKey, from_address: clip(mail?.from?.address, 255),
+    subject: clip(mail?.subject, 998), decision: d.decision, reason: clip(d.reason, 1024), ticket_id: d.ticketId ?? null,
+    ticket_message_id: d.messageId ?? null, size,
+  }, { transaction: t });
+
+  const result = (d: Decision, ledgerId: number | null): IngestResult => ({
+    decision: d.decision, reason: d.reason, ticketId: d.ticketId ?? null, messageId: d.messageId ?? null, ledgerId,
+    mailMessageId: mail?.messageId ?? null, from: mail?.from?.address ?? null, subject: mail?.subject ?? null,
+  });
+
+  const run = async (t: Transaction): Promise<{ d: Decision; ledgerId: number | null }> => {
+    let d: Decision;
+    let row: IncomingMail | null = null;
+    if (early || !mail) d = early!;
+    else {
+      d = await decideBeforeImport(mail, t);
+      if (d.decision === 'new_ticket' && !options.dryRun) {
+        // Claimed first: a second import of the same mail waits here for this one, then fails.
+        row = await ledger(decided('error', 'importing'), t, mail.key);
+      }
+      if (d.decision === 'new_ticket') d = await importMail(mail, source, t);
+    }
+    if (options.dryRun) throw new DryRunRollback(d);
+    if (row) {
+      if (d.imported) await row.update({ decision: d.decision, reason: clip(d.reason, 1024), ticket_id: d.ticketId ?? null, ticket_message_id: d.messageId ?? null }, { transaction: t });
+      else await row.update({ import_key: null, decision: d.decision, reason: clip(d.reason, 1024), ticket_id: d.ticketId ?? null }, { transaction: t });
+    } else row = await ledger(d, t, null);
+    await options.advance?.(t);
+    return { d, ledgerId: row.id };
+  };
+
+  try {
+    const { d, ledgerId } = await transaction(run);
+    return result(d, ledgerId);
+  } catch (err) {
+    if (err instanceof DryRunRollback) return result(err.result, null);
+    if (options.dryRun) throw err;
+    if (!(err instanceof UniqueConstraintError) || !mail) return recordError(err as Error);
+    // Another poll imported this mail a moment ago (the same mail in two mailboxes).
+    const { d, ledgerId } = await transaction(async (t) => {
+      const d = await duplicateOf(mail!, t) ?? decided('duplicate', 'The mail was imported by another poll at the same time.');
+      const row = await ledger(d, t, null);
+      await options.advance?.(t);
+      return { d, ledgerId: row.id };
+    });
+    return result(d, ledgerId);
+  }
+
+  /**
+   * An import that failed in a way no rule foresaw is recorded as an error, and the mailbox moves
+   * past it (the mail stays in the mailbox for a person to look at): one bad mail never blocks
+   * the others. When not even that can be written (the database is away), the poll fails.
+   */
+  async function recordError(err: Error): Promise<IngestResult> {
+    logger.error({ mailbox: source.departmentEmail?.id, remoteUid: source.remoteUid, reason: err.message }, 'a mail could not be imported');
+    const d = decided('error', `The import failed: ${err.message}`);
+    try {
+      const ledgerId = await transaction(async (t) => {
+        const row = await ledger(d, t, null);
+        await options.advance?.(t);
+        return row.id;
+      });
+      return result(d, ledgerId);
+    } catch {
+      throw err;
+    }
+  }
+}
+
+/** Parses and decides without importing or recording anything. */
+export const dryRunMail = (raw: Buffer, source: MailSource) => ingestMail(raw, source, { dryRun: true });
+
+/** The department addresses among `addresses` (sub-addresses read as their base address), in their order. */
+async function ownAddresses(addresses: string[], t: Transaction): Promise<DepartmentEmail[]> {
+  const bases = [...new Set(addresses.map((a) => splitSubaddress(a).base))];
+  if (!bases.length) return [];
+  const rows = await DepartmentEmail.findAll({ where: { address: { [Op.in]: bases } }, transaction: t });
+  const byAddress = new Map(rows.map((r) => [r.address.toLowerCase(), r]));
+  return bases.map((b) => byAddress.get(b)).filter((r): r is DepartmentEmail => !!r);
+}
+
+/** Rules 1-5: what the mail is before anything is imported ('new_ticket' here means: go on and import it). */
+async function decideBeforeImport(mail: IncomingMessage, t: Transaction): Promise<Decision> {
+  if (!mail.from) return decided('rejected', 'From: header missing.');
+  const bounce = bounceReason(mail);
+  if (bounce) return recordBounce(mail, bounce, t);
+
+  if ((await ownAddresses([mail.from.address], t)).length) return decided('loop', 'Loop detected - email sent from a department address.');
+  if (mail.messageId && (await MailMessageId.findOne({ attributes: ['id'], where: { message_id: mail.messageId, direction: 'out' }, transaction: t }))) {
+    return decided('loop', 'Loop detected - the mail is one the help desk sent.');
+  }
+  const xLoop = mail.headers.get('x-loop') ?? [];
+  if (xLoop.length && (await ownAddresses(xLoop, t)).length) return decided('loop', `Loop detected - X-Loop: ${xLoop.join(', ')}.`);
+
+  const rules = await SpamRule.findAll({ where: { event_message: 1 }, transaction: t });
+  const content = `${mail.subject}\n${mail.text}`;
+  const rule = rules.find((r) => matchesRule(r, { content, sender: mail.from!.address }));
+  if (rule) return decided('spam', `The request was blocked by spam rule '${rule.text}'.`);
+
+  return (await duplicateOf(mail, t)) ?? decided('new_ticket', null);
+}
+
+async function duplicateOf(mail: IncomingMessage, t: Transaction): Promise<Decision | null> {
+  const first = await IncomingMail.findOne({ where: { import_key: mail.key }, transaction: t });
+  if (!first) return null;
+  return decided('duplicate', `Already imported (incoming mail ${first.id}).`, { ticketId: first.ticket_id, messageId: first.ticket_message_id });
+}
+
+/** Rule 2: a delivery report. The deliveries of the mails it names are marked bounced (each once). */
+async function recordBounce(mail: IncomingMessage, why: string, t: Transaction): Promise<Decision> {
+  const facts = bounceFacts(mail);
+  const ticketId = await ticketOfReferences(facts.originalIds, t);
+  let marked = 0;
+  if (facts.originalIds.length) {
+    const deliveries = await MailDelivery.findAll({
+      where: { message_id: { [Op.in]: facts.originalIds.map((id) => `<${id}>`) }, status: { [Op.ne]: 'bounced' } }, transaction: t, lock: t.LOCK.UPDATE,
+    });
+    for (const delivery of deliveries) {
+      await delivery.update({ status: 'bounced', error: facts.diagnostic, failed_at: now() }, { transaction: t });
+      await emit(t, 'mail.bounced', { outboxId: delivery.outbox_id });
+      marked++;
+    }
+  }
+  const about = marked ? `; ${marked} delivery record(s) marked bounced` : '';
+  return decided('bounce', `${why}${about}: ${facts.diagnostic}`, { ticketId });
+}
+
+/** A date in the mail's Date header, if it is a plausible one in the past; else now. */
+const createdAtOf = (mail: IncomingMessage) => {
+  const at = mail.date ? Math.floor(mail.date.getTime() / 1000) : 0;
+  const current = now();
+  return at > 0 && at <= current && at > current - 30 * 86400 ? at : current;
+};
+
+/** The files the ticket settings and the size limits allow, and the names of those they refuse. */
+function sortFiles(mail: IncomingMessage, settings: TicketSettings): { allowed: AttachmentInput[]; refused: string[] } {
+  const { maxFileBytes, maxRequestBytes } = config().attachments;
+  const allowed: AttachmentInput[] = [];
+  const refused: string[] = [];
+  let total = 0;
+  for (const f of mail.files) {
+    const ext = f.filename.includes('.') ? f.filename.split('.').pop()!.toLowerCase() : '';
+    const typeOk = settings.allowedExtensions === null || settings.allowedExtensions.includes(ext);
+    if (!typeOk || f.contents.length > maxFileBytes || total + f.contents.length > maxRequestBytes || f.contents.length === 0) {
+      refused.push(f.filename);
+      continue;
+    }
+    total += f.contents.length;
+    allowed.push({ filename: f.filename, contents: f.contents });
+  }
+  return { allowed, refused };
+}
+
+/** Rule 6: the ticket the mail answers, and how it was found; null when it answers none. */
+async function threadTarget(mail: IncomingMessage, t: Transaction): Promise<{ ticket: Ticket; how: string } | null> {
+  const follow = async (id: number | null | undefined, how: string) => {
+    let ticket = id ? await Ticket.findByPk(id, { transaction: t }) : null;
+    for (let hops = 0; ticket?.merged_into_id && hops < 5; hops++) ticket = await Ticket.findByPk(ticket.merged_into_id, { transaction: t });
+    return ticket && !ticket.deleted_at ? { ticket, how } : null;
+  };
+  const byHeaders = await follow(await ticketOfReferences([...mail.references, ...mail.inReplyTo], t), 'In-Reply-To/References');
+  if (byHeaders) return byHeaders;
+  for (const address of [...mail.to, ...mail.cc, ...mail.deliveredTo]) {
+    const bySubaddress = await follow(await ticketOfReplyAddress(address, t), `the sub-address ${address}`);
+    if (bySubaddress) return bySubaddress;
+  }
+  const number = /[[(]#([A-Za-z0-9-]{1,64})[\])]/.exec(mail.subject)?.[1];
+  if (number) {
+    const found = await follow((await Ticket.findOne({ attributes: ['id'], where: { number }, transaction: t }))?.id, `the number #${number} in the subject`);
+    if (found && (await maySendByNumber(mail.from!.address, found.ticket, t))) return found;
+  }
+  return null;
+}
+
+/** A ticket number in a subject is easy to guess: it counts only from the ticket's user, an address copied on it, or an operator. */
+async function maySendByNumber(address: string, ticket: Ticket, t: Transaction): Promise<boolean> {
+  if (jsonList(ticket.cc).includes(address)) return true;
+  const owner = await User.findByPk(ticket.user_id, { attributes: ['id', 'email'], transaction: t });
+  if (owner?.email.toLowerCase() === address) return true;
+  return !!(await User.findOne({ attributes: ['id'], where: { type: 'operator', email: address }, transaction: t }));
+}
+
+/** The person a mail on a ticket is from: an operator with that address, else a user of the ticket's brand (created if new). */
+async function authorOf(mail: IncomingMessage, brandId: number, t: Transaction): Promise<User> {
+  const operator = await User.findOne({ where: { type: 'operator', email: mail.from!.address }, transaction: t });
+  if (operator) return operator;
+  return userForAddress(mail.from!.address, brandId, namesOf(mail), t);
+}
+
+function namesOf(mail: IncomingMessage): { firstname: string | null; lastname: string | null } {
+  const name = (mail.from?.name ?? '').replace(/["']/g, '').trim();
+  if (!name || name.includes('@')) return { firstname: null, lastname: null };
+  const parts = name.split(/\s+/);
+  return { firstname: parts[0].slice(0, 255), lastname: parts.slice(1).join(' ').slice(0, 255) || null };
+}
+
+/** Addresses copied on the mail, without our own and without the sender: they join the ticket's CC list. */
+async function copiedAddresses(mail: IncomingMessage, t: Transaction): Promise<string[]> {
+  const candidates = [...new Set([...mail.to, ...mail.cc])].filter((a) => a !== mail.from!.address);
+  const own = new Set((await ownAddresses(candidates, t)).map((e) => e.address.toLowerCase()));
+  return candidates.filter((a) => !own.has(splitSubaddress(a).base));
+}
+
+/** Queues a notice to the sender of a mail (attachment rejected, replies disabled, ticket locked). */
+async function notify(kind: NoticeKind, ticket: Ticket, address: string, t: Transaction, messageId?: number | null): Promise<void> {
+  if (kind !== 'user_ticket_locked') {
+    const department = await Department.findByPk(ticket.department_id, { attributes: ['id', 'email_templates'], transaction: t });
+    if (!((emailTemplates(department?.email_templates ?? null)[kind] ?? -1) > 0)) return;
+  }
+  await enqueue(t, ticketMail, { kind, ticketId: ticket.id, address, ...(messageId ? { messageId } : {}) });
+}
+
+/** Rules 6 and 7: files the mail into its ticket, or opens one. Runs in a savepoint, so a refusal leaves nothing behind. */
+async function importMail(mail: IncomingMessage, source: MailSource, t: Transaction): Promise<Decision> {
+  const settings = await ticketSettings(t);
+  const automatic = automaticReason(mail);
+  const { allowed, refused } = sortFiles(mail, settings);
+  const from = mail.from!.address;
+  const createdAt = createdAtOf(mail);
+  const notes = [automatic ? `automatic mail (${automatic}): nobody notified` : null, refused.length ? `files refused: ${refused.join(', ')}` : null]
+    .filter(Boolean).join('; ') || null;
+
+  const target = await threadTarget(mail, t);
+  if (target) {
+    const { ticket, how } = target;
+    const department = await Department.findByPk(ticket.department_id, { attributes: ['id', 'disable_user_email_replies'], transaction: t });
+    const author = await authorOf(mail, ticket.brand_id, t);
+    const byUser = author.type !== 'operator';
+    if (byUser && ticket.locked) {
+      if (!automatic) await notify('user_ticket_locked', ticket, from, t);
+      return decided('rejected', `The ticket #${ticket.number} is locked: replies are not accepted (found by ${how}).`, { ticketId: ticket.id });
+    }
+    if (byUser && department?.disable_user_email_replies) {
+      if (!automatic) await notify('user_ticket_disablereplies', ticket, from, t);
+      return decided('rejected', `The department of ticket #${ticket.number} does not accept replies by email.`, { ticketId: ticket.id });
+    }
+    try {
+      const message = await sequelize().transaction({ transaction: t }, async (savepoint) => addMessage({
+        ticketId: ticket.id, userId: author.id, text: mail.text || '(no text)', type: MESSAGE_TYPE.MESSAGE,
+        cc: await copiedAddresses(mail, savepoint), attachments: allowed, createdAt, channel: 'email', automatic: !!automatic,
+      }, savepoint));
+      if (mail.messageId) await recordMessageId({ messageId: mail.messageId, ticketId: message.ticket_id, ticketMessageId: message.id, direction: 'in' }, t);
+      if (refused.length && !automatic) await notify('user_email_attachmentrejected', ticket, from, t, message.id);
+      return decided('reply', [`Found by ${how}`, notes].filter(Boolean).join('; '), { ticketId: message.ticket_id, messageId: message.id, imported: true });
+    } catch (err) {
+      if (!(err instanceof ValidationError)) throw err;
+      return decided('rejected', `Not added to ticket #${ticket.number}: ${err.message}`, { ticketId: ticket.id });
+    }
+  }
+
+  const recipients = [...mail.to, ...mail.cc, ...mail.deliveredTo];
+  const [matched] = await ownAddresses(recipients, t);
+  const mailbox = matched ?? (source.departmentEmail?.consume_all ? source.departmentEmail : null);
+  if (!mailbox) return decided('rejected', 'Failed to find a department address in the recipient list.');
+  try {
+    const { ticket, message } = await sequelize().transaction({ transaction: t }, async (savepoint) => createTicket({
+      brandId: mailbox.brand_id, departmentId: mailbox.department_id, departmentEmailId: mailbox.id,
+      subject: (mail.subject || '(no subject)').slice(0, 255), text: mail.text || '(no text)', userEmail: from,
+      userFirstname: namesOf(mail).firstname, userLastname: namesOf(mail).lastname, cc: await copiedAddresses(mail, savepoint),
+      attachments: allowed, channel: 'email', createdAt, sendUserEmail: !automatic, sendOperatorsEmail: !automatic,
+    }, savepoint));
+    if (mail.messageId) await recordMessageId({ messageId: mail.messageId, ticketId: ticket.id, ticketMessageId: message.id, direction: 'in' }, t);
+    if (refused.length && !automatic) await notify('user_email_attachmentrejected', ticket, from, t, message.id);
+    return decided('new_ticket', [`In the department of ${mailbox.address}`, notes].filter(Boolean).join('; '), {
+      ticketId: ticket.id, messageId: message.id, imported: true,
+    });
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    return decided('rejected', `No ticket opened: ${err.message}`);
+  }
+}

@@ -1,0 +1,104 @@
+import { createHash } from 'node:crypto';
+import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
+import { normaliseMessageId, parseReferences } from '../ticket/mail/threading';
+import { stripQuoted } from './quote';
+
+/**
+ * A raw mail read into what the ingestion decides on: addresses lower-cased, ids without angle
+ * brackets, the text with its quoted history stripped, the files it carries, and the header
+ * facts the loop and bounce rules read.
+ */
+export interface IncomingMessage {
+  raw: Buffer;
+  /** The Message-ID, or null when it has none (or an unusable one). */
+  messageId: string | null;
+  /** What identifies the mail across mailboxes and fetches: its Message-ID, else `sha256:<hash of the raw mail>`. */
+  key: string;
+  from: { address: string; name: string } | null;
+  /** The envelope sender (Return-Path): '' for the null sender of bounces, null when the header is absent. */
+  returnPath: string | null;
+  replyTo: string | null;
+  to: string[];
+  cc: string[];
+  /** Delivered-To / X-Original-To: where the mail really went when To and Cc do not say (Bcc, aliases). */
+  deliveredTo: string[];
+  subject: string;
+  /** The message as plain text, quoted history removed where it can be told apart. */
+  text: string;
+  date: Date | null;
+  inReplyTo: string[];
+  references: string[];
+  files: Array<{ filename: string; contents: Buffer; inline: boolean }>;
+  /** Header name (lower case) → raw values. */
+  headers: Map<string, string[]>;
+  contentType: string;
+  parsed: ParsedMail;
+}
+
+const addresses = (value: AddressObject | AddressObject[] | undefined): string[] =>
+  [value ?? []].flat().flatMap((o) => flatten(o.value)).map((a) => a.toLowerCase());
+
+/** Group syntax (`undisclosed-recipients: a@x, b@y;`) nests addresses: flatten them. */
+function flatten(list: Array<{ address?: string; group?: Array<{ address?: string }> }>): string[] {
+  return list.flatMap((a) => (a.group ? flatten(a.group) : a.address ? [a.address] : []));
+}
+
+/** `<a@b>` or `a@b` (possibly with a comment) → the bare address, lower-cased; '' for `<>`. */
+function bareAddress(value: string): string {
+  const inBrackets = /<([^<>]*)>/.exec(value);
+  return (inBrackets ? inBrackets[1] : value).trim().toLowerCase();
+}
+
+function headerMap(parsed: ParsedMail): Map<string, string[]> {
+  const map = new Map<string, string[]>();
+  for (const { key, line } of parsed.headerLines) {
+    const value = line.slice(line.indexOf(':') + 1).replace(/\r?\n[ \t]+/g, ' ').trim();
+    map.set(key.toLowerCase(), [...(map.get(key.toLowerCase()) ?? []), value]);
+  }
+  return map;
+}
+
+const hashOf = (raw: Buffer) => `sha256:${createHash('sha256').update(raw).digest('hex')}`;
+
+/** A file name that is safe to store and show: no path, no control characters, never empty. */
+function safeFilename(name: string | undefined, contentType: string, index: number): string {
+  // eslint-disable-next-line no-control-regex
+  const cleaned = (name ?? '').replace(/[\u0000-\u001f\u007f]/g, '').split(/[\\/]/).pop()!.trim().slice(0, 200);
+  if (cleaned) return cleaned;
+  const ext = /^image\/(png|jpe?g|gif|webp)$/i.exec(contentType)?.[1]?.replace('jpeg', 'jpg') ?? (contentType === 'message/rfc822' ? 'eml' : 'bin');
+  return `attachment-${index + 1}.${ext}`;
+}
+
+export async function parseMail(raw: Buffer): Promise<IncomingMessage> {
+  const parsed = await simpleParser(raw, { skipImageLinks: true, skipTextToHtml: true });
+  const headers = headerMap(parsed);
+  const first = (name: string) => headers.get(name)?.[0] ?? null;
+  const messageId = normaliseMessageId(parsed.messageId);
+  const fromValue = parsed.from?.value.find((a) => a.address);
+  const returnPath = first('return-path');
+  const body = parsed.text ?? '';
+  return {
+    raw,
+    messageId,
+    key: messageId ?? hashOf(raw),
+    from: fromValue?.address ? { address: fromValue.address.toLowerCase(), name: (fromValue.name ?? '').trim() } : null,
+    returnPath: returnPath === null ? null : bareAddress(returnPath),
+    replyTo: parsed.replyTo?.value.find((a) => a.address)?.address?.toLowerCase() ?? null,
+    to: addresses(parsed.to),
+    cc: addresses(parsed.cc),
+    deliveredTo: [...(headers.get('delivered-to') ?? []), ...(headers.get('x-original-to') ?? [])].map(bareAddress).filter(Boolean),
+    subject: (parsed.subject ?? '').replace(/[\r\n]+/g, ' ').trim(),
+    text: stripQuoted(body),
+    date: parsed.date && !Number.isNaN(parsed.date.getTime()) ? parsed.date : null,
+    inReplyTo: parseReferences(typeof parsed.inReplyTo === 'string' ? parsed.inReplyTo : ''),
+    references: parseReferences([parsed.references ?? []].flat().map((r) => (r.startsWith('<') ? r : `<${r}>`)).join(' ')),
+    files: parsed.attachments.map((a, i) => ({
+      filename: safeFilename(a.filename, a.contentType, i),
+      contents: a.content,
+      inline: a.contentDisposition === 'inline' || !!a.related,
+    })),
+    headers,
+    contentType: (parsed.headers.get('content-type') as { value?: string } | undefined)?.value?.toLowerCase() ?? 'text/plain',
+    parsed,
+  };
+}

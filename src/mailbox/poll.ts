@@ -1,0 +1,68 @@
+import { Op } from 'sequelize';
+import { config } from '../config';
+import { MAILBOX_PASSWORD, decryptSecret } from '../crypto/secrets';
+import { now } from '../db/entity';
+import { DepartmentEmail } from '../db/models';
+import { transaction } from '../db/transaction';
+import { emit } from '../events';
+import { logger } from '../logger';
+import { mailboxPolls, mailsIngested } from '../ops/metrics';
+import { TYPE_REMOTE } from '../ticket/departmentEmail';
+import { pollImap } from './imap';
+import { pollPop3 } from './pop3Poll';
+import type { PollSummary } from './pollSummary';
+
+/**
+ * Polls one department mailbox and records how it went where operators see it (the department
+ * email's `last_polled_at`, `last_error`, `last_error_at`, `poll_failures`, `next_poll_at`). A
+ * failure (login refused, server unreachable, TLS) is not retried at once: the mailbox waits an
+ * interval that doubles with each failure in a row (up to MAILBOX_MAX_BACKOFF_SECONDS), while the
+ * other mailboxes are polled as usual. Each failure is a `mailbox.error` event.
+ */
+export async function pollMailbox(id: number): Promise<PollSummary | { skipped: string } | { error: string }> {
+  const mailbox = await DepartmentEmail.findByPk(id);
+  if (!mailbox || mailbox.type !== TYPE_REMOTE) return { skipped: 'not a remote mailbox (any more)' };
+  const log = logger.child({ mailbox: id, address: mailbox.address });
+  try {
+    if (!mailbox.server || !mailbox.username || !mailbox.password) throw new Error('The mailbox has no server, username or password.');
+    const password = decryptSecret(mailbox.password, MAILBOX_PASSWORD);
+    const summary = mailbox.protocol === 'pop3' ? await pollPop3(mailbox, password) : await pollImap(mailbox, password);
+    await DepartmentEmail.update({ last_polled_at: now(), last_error: null, last_error_at: null, poll_failures: 0, next_poll_at: null }, { where: { id } });
+    mailboxPolls.inc({ outcome: 'ok' });
+    for (const [decision, n] of Object.entries(summary.decisions)) mailsIngested.inc({ decision }, n);
+    if (summary.fetched) log.info({ ...summary }, 'mailbox polled');
+    return summary;
+  } catch (err) {
+    const reason = describePollError(err);
+    const failures = mailbox.poll_failures + 1;
+    const wait = Math.min(config().mailbox.maxBackoffSeconds, Math.ceil(config().mailbox.pollEveryMs / 1000) * 2 ** Math.min(failures - 1, 20));
+    const at = now();
+    await transaction(async (t) => {
+      await DepartmentEmail.update({ last_polled_at: at, last_error: reason, last_error_at: at, poll_failures: failures, next_poll_at: at + wait }, { where: { id }, transaction: t });
+      await emit(t, 'mailbox.error', { departmentEmailId: id });
+    });
+    mailboxPolls.inc({ outcome: 'error' });
+    log.warn({ reason, failures, retryInSeconds: wait }, 'mailbox poll failed');
+    return { error: reason };
+  }
+}
+
+/** A poll failure in words an operator can act on (never the password). */
+export function describePollError(err: unknown): string {
+  const e = err as { message?: string; authenticationFailed?: boolean; code?: string; responseText?: string; serverText?: string };
+  if (e?.authenticationFailed) return `Login refused by the server: ${e.responseText ?? e.serverText ?? e.message ?? 'authentication failed'}`.slice(0, 1000);
+  if (e?.code === 'ECONNREFUSED') return 'The server refused the connection (ECONNREFUSED): check the server and port.';
+  if (e?.code === 'ENOTFOUND' || e?.code === 'EAI_AGAIN') return `The server name could not be resolved (${e.code}).`;
+  if (e?.code && /CERT|SELF_SIGNED|TLS|SSL/i.test(e.code)) return `TLS failed (${e.code}): ${e.message ?? ''}`.slice(0, 1000);
+  return (e?.message || String(err)).slice(0, 1000);
+}
+
+/** The remote mailboxes due for a poll: never failed, or their backoff is over. */
+export async function dueMailboxes(): Promise<number[]> {
+  const rows = await DepartmentEmail.findAll({
+    attributes: ['id'],
+    where: { type: TYPE_REMOTE, [Op.or]: [{ next_poll_at: null }, { next_poll_at: { [Op.lte]: now() } }] },
+    order: [['id', 'ASC']],
+  });
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,54 @@
+/**
+ * Raw mails for the mailbox tests (not a test file itself): built with nodemailer's MailComposer,
+ * as a real client would send them, with the headers each rule reads.
+ */
+import MailComposer from 'nodemailer/lib/mail-composer';
+import { Op } from 'sequelize';
+import { IncomingMail, OutboxEntry, Ticket, TicketMessage } from '../../src/db/models';
+import { unique } from '../helpers/app';
+
+export interface RawMailOptions {
+  from: string;
+  to: string | string[];
+  cc?: string[];
+  subject?: string;
+  text?: string;
+  html?: string;
+  messageId?: string | null;
+  inReplyTo?: string;
+  references?: string[];
+  headers?: Record<string, string>;
+  attachments?: Array<{ filename: string; content: Buffer | string; contentType?: string; cid?: string }>;
+  date?: Date;
+}
+
+/** A raw RFC 822 mail. `messageId: null` leaves the Message-ID out (MailComposer would add one). */
+export async function rawMail(o: RawMailOptions): Promise<Buffer> {
+  const messageId = o.messageId === undefined ? `<${unique('m')}@sender.test>` : o.messageId;
+  const built = await new MailComposer({
+    from: o.from, to: o.to, cc: o.cc, subject: o.subject ?? `Question ${unique('q')}`, text: o.text ?? 'Hello, my printer is broken.',
+    html: o.html, messageId: messageId ?? undefined, inReplyTo: o.inReplyTo, references: o.references, headers: o.headers,
+    attachments: o.attachments, date: o.date,
+  }).compile().build();
+  if (messageId !== null) return built;
+  // Drop the header MailComposer always writes.
+  return Buffer.from(built.toString('binary').replace(/^Message-ID: .*\r\n/im, ''), 'binary');
+}
+
+/** The ledger lines of a mailbox, oldest first. */
+export const ledgerOf = (departmentEmailId: number) =>
+  IncomingMail.findAll({ where: { department_email_id: departmentEmailId }, order: [['id', 'ASC']] });
+
+/** The tickets whose first message came from `address` (tickets opened by mail from that sender). */
+export async function ticketsFrom(address: string): Promise<Ticket[]> {
+  const rows = await IncomingMail.findAll({ where: { from_address: address, decision: 'new_ticket' } });
+  return Ticket.findAll({ where: { id: { [Op.in]: rows.map((r) => r.ticket_id!) } }, order: [['id', 'ASC']] });
+}
+
+export const messagesOf = (ticketId: number) => TicketMessage.findAll({ where: { ticket_id: ticketId }, order: [['id', 'ASC']] });
+
+/** The ticket.mail outbox entries about a ticket (any kind), with their payloads. */
+export async function ticketMailsOf(ticketId: number): Promise<Array<Record<string, any>>> {
+  const rows = await OutboxEntry.findAll({ where: { name: 'ticket.mail', payload: { [Op.like]: `%"ticketId":${ticketId}%` } }, order: [['id', 'ASC']] });
+  return rows.map((r) => JSON.parse(r.payload)).filter((p) => p.ticketId === ticketId);
+}
