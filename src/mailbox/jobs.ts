@@ -52,7 +52,9 @@ export function mailboxSpec(): WorkerSpec {
       },
     ],
     schedules: [{ id: 'mailbox-schedule', every: config().mailbox.pollEveryMs, job: 'mailbox.schedule' }],
-    // A poll that outlives the lock (a slow mailbox) must not be taken for stalled and run twice.
-    options: { lockDuration: Math.max(60_000, config().mailbox.timeoutMs * 4) },
+    // A running poll renews its lock every 5 s. A poll whose worker died holds its job id (and so
+    // its mailbox) until the lock lapses and the stalled check hands it on: both are kept short,
+    // since running a poll again is harmless (every mail imports once).
+    options: { lockDuration: 10_000, stalledInterval: 5_000 },
   };
 }

@@ -2,7 +2,8 @@
  * The compiled processes, as the Procfile runs them (built into a directory of this test's own):
  * a web process killed in the middle of a request with an Idempotency-Key, whose retry on another
  * web process does not do the work twice; readiness while draining after SIGTERM and without
- * Redis; the webhooks worker process delivering and serving its metrics. Ports 3350-3355.
+ * Redis; the webhooks worker process delivering and serving its metrics; the mailbox worker
+ * process killed in the middle of a poll and started again. Ports 3350-3355.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -10,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { config } from '../../src/config';
-import { IdempotencyKey, IpBan, Webhook } from '../../src/db/models';
+import { Department, IdempotencyKey, IncomingMail, IpBan, Ticket, Webhook } from '../../src/db/models';
 import { IN_PROGRESS, RESPONSE_LOST } from '../../src/http/idempotency';
 import { unique, useApi } from '../helpers/app';
 import { encodeForm } from '../helpers/form';
@@ -18,6 +19,8 @@ import { expectSuccess } from '../helpers/envelope';
 import { startReceiver } from '../helpers/receiver';
 import { waitFor } from '../helpers/smtp';
 import { uniqueIpv4 } from '../core/support';
+import { startDovecot } from '../helpers/dovecot';
+import { rawMail } from '../mailbox/support';
 
 const api = useApi();
 const root = join(__dirname, '..', '..');
@@ -184,4 +187,45 @@ describe('the webhooks worker process (Procfile: worker-webhooks)', () => {
       await receiver.close();
     }
   }, 60000);
+});
+
+describe('the mailbox worker process (Procfile: worker-mailbox) killed in the middle of a poll', () => {
+  it('loses nothing and doubles nothing when it is started again', async () => {
+    const address = `crash-${unique('c').toLowerCase()}@crash.test`;
+    const dovecot = await startDovecot([{ user: address, password: 'pw' }]);
+    try {
+      const total = 200;
+      for (let i = 0; i < total; i++) await dovecot.append(address, await rawMail({ from: `sender${i}@customers.test`, to: address, subject: `Mail ${i}` }));
+      const department = (await Department.findOne({ order: [['id', 'ASC']] }))!;
+      const mailbox = expectSuccess(await api.post(`/api/ticket/department/${department.id}/email`, {
+        address, type: 1, protocol: 'imap', server: '127.0.0.1', port: dovecot.ports.imap, encryption: 'none', username: address, password: 'pw',
+      }), 'Successfully created new department email!');
+      const lines = () => IncomingMail.count({ where: { department_email_id: mailbox.id } });
+      const env = { MAILBOX_POLL_EVERY_MS: '200' };
+
+      const first = run('workers/mailbox.js', env);
+      await waitFor(async () => (await lines()) >= 20, 30000, 'the first worker to import some mail').catch((err) => {
+        throw new Error(`${err.message}; the worker said: ${first.output()}`);
+      });
+      await kill(first);
+      const atKill = await lines();
+      expect(atKill).toBeLessThan(total); // it really was in the middle of the poll
+
+      const second = run('workers/mailbox.js', env);
+      await waitFor(async () => (await lines()) >= total, 60000, 'the second worker to finish the mailbox');
+      await new Promise((r) => setTimeout(r, 500)); // a mail imported twice would show up here
+      const ledger = await IncomingMail.findAll({ where: { department_email_id: mailbox.id } });
+      expect(ledger).toHaveLength(total);
+      expect(ledger.every((l) => l.decision === 'new_ticket')).toBe(true);
+      expect(new Set(ledger.map((l) => l.message_id)).size).toBe(total);
+      expect(await Ticket.count({ where: { department_email_id: mailbox.id } })).toBe(total);
+      // Every mail the second worker saw is flagged; at most the one in hand at the kill was imported but not flagged.
+      const unseen = (await dovecot.messages(address)).filter((m) => !m.flags.includes('\\Seen'));
+      expect(unseen.length).toBeLessThanOrEqual(1);
+      second.child.kill('SIGTERM');
+      expect(await second.exited).toBe(0);
+    } finally {
+      await dovecot.stop();
+    }
+  }, 120000);
 });
