@@ -21,6 +21,7 @@ import { ensureBenchData, findTargets, SIZES } from './data';
 import { fill, type Load, type LoadResult } from './loadgen';
 import { num, table } from './table';
 import { ensureTicketData, MESSAGES_PER_TICKET, ticketTargets } from './tickets';
+import { mailboxThroughput } from './mailbox';
 
 /**
  * `npm run bench`: the production web process (`node dist/src/server.js`, as the Procfile runs
@@ -242,6 +243,10 @@ async function main() {
     }
     failed = report(rows, scaling);
     process.stdout.write(`\nIndexes used by the ticket list, per filter (EXPLAIN):\n\n${explained}\n`);
+    if (!only || 'mailbox'.includes(only)) {
+      log('importing a mailbox of 1,000 mails...');
+      process.stdout.write(`\nMail import (the mailbox worker, bench/mailbox.ts):\n\n${await mailboxThroughput()}\n`);
+    }
   } finally {
     await Promise.allSettled([stop(web), stop(baseline)]);
     await revokeToken(String(tokenRecord.id)).catch(() => undefined);

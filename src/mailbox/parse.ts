@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { convert as htmlToText } from 'html-to-text';
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { normaliseMessageId, parseReferences } from '../ticket/mail/threading';
 import { stripQuoted } from './quote';
@@ -76,7 +77,8 @@ export async function parseMail(raw: Buffer): Promise<IncomingMessage> {
   const messageId = normaliseMessageId(parsed.messageId);
   const fromValue = parsed.from?.value.find((a) => a.address);
   const returnPath = first('return-path');
-  const body = parsed.text ?? '';
+  // mailparser writes no text for an HTML part inside multipart/related (HTML with inline images).
+  const body = parsed.text || (parsed.html ? htmlToText(parsed.html, { wordwrap: false, selectors: [{ selector: 'img', format: 'skip' }] }) : '');
   return {
     raw,
     messageId,

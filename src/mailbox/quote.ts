@@ -15,7 +15,8 @@
 
 export const REPLY_ABOVE_MARKER = '##- Please type your reply above this line -##';
 
-const ATTRIBUTION = /^(on|am|le|el|il|op|em)\s.{1,200}\s(wrote|schrieb|a écrit|escribió|ha scritto|schreef|escreveu)\s?:$/i;
+// `On <date>, <name> wrote:`, and the forms where the verb comes before the name (`Am <date> schrieb <name>:`).
+const ATTRIBUTION = /^(on|am|le|el|il|op|em)\s.{1,200}\s(wrote|schrieb|a écrit|escribió|ha scritto|schreef|escreveu)(\s.{0,200})?:$/i;
 const ORIGINAL = /^-{2,}\s*(original message|ursprüngliche nachricht|message d'origine|mensaje original)\s*-{2,}$/i;
 const OUTLOOK_FROM = /^(from|von|de):\s.+$/i;
 const OUTLOOK_NEXT = /^(sent|gesendet|envoyé|enviado|date|to|an|à|para):\s/i;

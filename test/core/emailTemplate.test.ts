@@ -7,7 +7,7 @@ import { expectError, expectList, expectNotFound, expectSuccess } from '../helpe
 const api = useApi();
 const BASE = '/api/core/emailtemplate';
 const TEMPLATE_KEYS = ['id', 'brand_id', 'name', 'description', 'subject', 'contents', 'created_at', 'updated_at', 'translations'];
-const NAMES = [...EMAIL_TEMPLATE_KEYS, 'user_feedback_request'];
+const NAMES = [...EMAIL_TEMPLATE_KEYS, 'user_feedback_request', 'user_ticket_locked'];
 
 const keysOf = (o: object) => Object.keys(o).sort();
 
@@ -23,7 +23,7 @@ beforeAll(async () => {
 });
 
 describe('the seeded templates', () => {
-  it('one per department key and the feedback request, for every brand, with merge fields', async () => {
+  it('one per department key, the feedback request and the locked notice, for every brand, with merge fields', async () => {
     const data = expectList(await api.get(BASE, { limit: 1000 })).filter((t) => t.brand_id === null);
     expect(data.map((t) => t.name).sort()).toEqual([...NAMES].sort());
     for (const t of data) {

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { config } from '../../src/config';
-import { Department, IdempotencyKey, IncomingMail, IpBan, Ticket, Webhook } from '../../src/db/models';
+import { Department, DepartmentBrand, IdempotencyKey, IncomingMail, IpBan, Ticket, Webhook } from '../../src/db/models';
 import { IN_PROGRESS, RESPONSE_LOST } from '../../src/http/idempotency';
 import { unique, useApi } from '../helpers/app';
 import { encodeForm } from '../helpers/form';
@@ -196,7 +196,9 @@ describe('the mailbox worker process (Procfile: worker-mailbox) killed in the mi
     try {
       const total = 200;
       for (let i = 0; i < total; i++) await dovecot.append(address, await rawMail({ from: `sender${i}@customers.test`, to: address, subject: `Mail ${i}` }));
-      const department = (await Department.findOne({ order: [['id', 'ASC']] }))!;
+      // A department that maps no email template: 200 new tickets queue no mail for later test files.
+      const department = await Department.create({ name: unique('Crash dept ') });
+      await DepartmentBrand.create({ department_id: department.id, brand_id: 1 });
       const mailbox = expectSuccess(await api.post(`/api/ticket/department/${department.id}/email`, {
         address, type: 1, protocol: 'imap', server: '127.0.0.1', port: dovecot.ports.imap, encryption: 'none', username: address, password: 'pw',
       }), 'Successfully created new department email!');

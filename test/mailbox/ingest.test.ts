@@ -64,6 +64,20 @@ describe('a new mail', () => {
     expect((await ticketMailsOf(ticket.id)).find((p) => p.kind === 'user_email_attachmentrejected')!.address).toBe(from);
   });
 
+  it('written in HTML only, with an inline image, keeps its text and the image', async () => {
+    const png = Buffer.from([137, 80, 78, 71, 13, 10, 26, 10, 9, 9]);
+    const result = await ingest(await rawMail({
+      from: newEmail('html'), to: mailbox.address, text: undefined as unknown as string,
+      html: '<p>The <b>screen</b> shows this:</p><img src="cid:shot@x"><blockquote>old</blockquote>',
+      attachments: [{ filename: 'shot.png', content: png, cid: 'shot@x' }],
+    }));
+    expect(result.decision).toBe('new_ticket');
+    const [message] = await messagesOf(result.ticketId!);
+    expect(message.text).toMatch(/The screen shows this:/);
+    const files = await TicketAttachment.findAll({ where: { ticket_id: result.ticketId! } });
+    expect(files.map((f) => f.original_name)).toEqual(['shot.png']);
+  });
+
   it('with no department address among its recipients is refused, unless the mailbox consumes all mail', async () => {
     const raw = await rawMail({ from: newEmail('stray'), to: 'someone-else@elsewhere.test' });
     const refused = await ingest(raw);

@@ -26,7 +26,7 @@ export interface RawMailOptions {
 export async function rawMail(o: RawMailOptions): Promise<Buffer> {
   const messageId = o.messageId === undefined ? `<${unique('m')}@sender.test>` : o.messageId;
   const built = await new MailComposer({
-    from: o.from, to: o.to, cc: o.cc, subject: o.subject ?? `Question ${unique('q')}`, text: o.text ?? 'Hello, my printer is broken.',
+    from: o.from, to: o.to, cc: o.cc, subject: o.subject ?? `Question ${unique('q')}`, text: 'text' in o ? o.text : 'Hello, my printer is broken.',
     html: o.html, messageId: messageId ?? undefined, inReplyTo: o.inReplyTo, references: o.references, headers: o.headers,
     attachments: o.attachments, date: o.date,
   }).compile().build();

@@ -1,0 +1,75 @@
+// `./env` first: the benchmark's own database and queue prefix, before src/ reads its configuration.
+import './env';
+import { ensureDovecotInstalled, startDovecot } from '../test/helpers/dovecot';
+import { prepareDatabase } from '../src/cli/setup';
+import { MAILBOX_PASSWORD, encryptSecret } from '../src/crypto/secrets';
+import { Department, DepartmentBrand, DepartmentEmail, IncomingMail } from '../src/db/models';
+import { sequelize } from '../src/db/sequelize';
+import { pollMailbox } from '../src/mailbox/poll';
+import { closeQueues } from '../src/queue/producer';
+import { num, table } from './table';
+
+/**
+ * Mail import throughput: a private dovecot (the tests' own, test/helpers/dovecot.ts) with a
+ * mailbox of BENCH_MAILS (1,000) new mails from different senders, then one poll of the mailbox
+ * worker over plain IMAP, timed: every mail parsed, checked (loops, spam, duplicates, threading)
+ * and imported as a new ticket with its user, its ledger line and the cursor, one transaction per
+ * mail. A second poll of the same mailbox, with nothing new, shows the cost of an idle poll.
+ */
+export async function mailboxThroughput(mails = Number(process.env.BENCH_MAILS ?? 1000)): Promise<string> {
+  ensureDovecotInstalled();
+  const address = `bench-${Date.now()}@mailbox.bench`;
+  const dovecot = await startDovecot([{ user: address, password: 'bench' }]);
+  try {
+    const appendStarted = Date.now();
+    for (let i = 0; i < mails; i++) {
+      await dovecot.append(address, [
+        `From: Sender ${i} <sender${i}.${Date.now()}@customers.bench>`, `To: ${address}`, `Subject: Order ${i} has not arrived`,
+        `Message-ID: <bench.${i}.${Date.now()}@customers.bench>`, `Date: ${new Date().toUTCString()}`, 'Content-Type: text/plain; charset=utf-8', '',
+        `Hello,\r\n\r\nmy order ${i} has not arrived yet. Could you look into it?\r\n\r\nThanks`, '',
+      ].join('\r\n'));
+    }
+    const appendSeconds = (Date.now() - appendStarted) / 1000;
+    const department = (await Department.findOne({ order: [['id', 'ASC']] }))!;
+    const link = (await DepartmentBrand.findOne({ where: { department_id: department.id } }))!;
+    const mailbox = await DepartmentEmail.create({
+      department_id: department.id, brand_id: link.brand_id, address, type: 1, protocol: 'imap', server: '127.0.0.1',
+      port: dovecot.ports.imap, encryption: 'none', username: address, password: encryptSecret('bench', MAILBOX_PASSWORD),
+    });
+    try {
+      const started = process.hrtime.bigint();
+      const summary = await pollMailbox(mailbox.id);
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const idleStarted = process.hrtime.bigint();
+      await pollMailbox(mailbox.id);
+      const idleMs = Number(process.hrtime.bigint() - idleStarted) / 1e6;
+      const imported = await IncomingMail.count({ where: { department_email_id: mailbox.id, decision: 'new_ticket' } });
+      if (imported !== mails) throw new Error(`imported ${imported} of ${mails} mails: ${JSON.stringify(summary)}`);
+      return table(
+        ['mailbox (IMAP, one poll)', 'mails', 'seconds', 'mails/s', 'ms per mail', 'idle poll ms', 'APPEND mails/s (setup)'],
+        [['new mails, each a new ticket', num(mails), num(seconds, 2), num(mails / seconds), num((1000 * seconds) / mails, 1), num(idleMs, 1), num(mails / appendSeconds)]],
+        [false, true, true, true, true, true, true],
+      );
+    } finally {
+      await mailbox.destroy();
+    }
+  } finally {
+    await dovecot.stop();
+  }
+}
+
+if (require.main === module) {
+  (async () => {
+    await prepareDatabase();
+    process.stdout.write(`\n${await mailboxThroughput()}\n`);
+  })().then(
+    async () => {
+      await Promise.allSettled([closeQueues(), sequelize().close()]);
+      process.exit(0);
+    },
+    (err) => {
+      process.stderr.write(`Mailbox benchmark failed: ${(err as Error).stack ?? err}\n`);
+      process.exit(1);
+    },
+  );
+}

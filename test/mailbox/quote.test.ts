@@ -1,0 +1,36 @@
+/** The new part of a reply (src/mailbox/quote.ts): history cut where it can be told apart, nothing a customer wrote lost. */
+import { REPLY_ABOVE_MARKER, stripQuoted } from '../../src/mailbox/quote';
+
+describe('stripQuoted', () => {
+  it.each([
+    ['an attribution and its quote', 'Thanks, it works.\n\nOn Tue, 3 Mar 2026 at 10:00, Help Desk <desk@x.test> wrote:\n> Try this.\n> Regards', 'Thanks, it works.'],
+    ['an attribution wrapped over two lines', 'Yes.\n\nOn Tue, 3 Mar 2026 at 10:00, Help Desk\n<desk@x.test> wrote:\n> Try this.', 'Yes.'],
+    ['a German attribution', 'Danke.\n\nAm 03.03.2026 um 10:00 schrieb Help Desk <desk@x.test>:\n> Bitte', 'Danke.'],
+    ['Outlook\'s original message', 'See below.\n\n-----Original Message-----\nFrom: Desk\nSent: Monday\nSubject: x\n\nold text', 'See below.'],
+    ['Outlook\'s header block', 'Done.\n\nFrom: Help Desk <desk@x.test>\nSent: Monday, 2 March 2026 10:00\nTo: me\n\nold text', 'Done.'],
+    ['our marker', `New text\n${REPLY_ABOVE_MARKER}\nold`, 'New text'],
+    ['a trailing quote', 'Short answer.\n\n> the question\n>\n> more', 'Short answer.'],
+    ['CRLF line ends', 'Fine.\r\n\r\nOn Mon, Bob wrote:\r\n> x', 'Fine.'],
+  ])('cuts %s', (_name, input, expected) => {
+    expect(stripQuoted(input)).toBe(expected);
+  });
+
+  it.each([
+    ['a quote in the middle, answered below', 'About this:\n> the question\nMy answer is no.'],
+    ['an attribution not followed by a quote', 'On Monday, my colleague wrote:\nthat the printer is fine. It is not.'],
+    ['plain text', 'Hello,\nthe printer is on fire.'],
+  ])('keeps %s', (_name, input) => {
+    expect(stripQuoted(input)).toBe(input);
+  });
+
+  it('keeps a mail that is all quote whole', () => {
+    expect(stripQuoted('> only\n> a quote')).toBe('> only\n> a quote');
+  });
+
+  it('takes linear time on hostile input', () => {
+    const hostile = `${'On x wrote:\n'.repeat(20000)}${'> q\n'.repeat(20000)}text`;
+    const started = Date.now();
+    stripQuoted(hostile);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+});
