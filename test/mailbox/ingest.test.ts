@@ -229,6 +229,7 @@ describe('mail that must never be answered', () => {
     ['Precedence: bulk', { Precedence: 'bulk' }],
     ['X-Autoreply', { 'X-Autoreply': 'yes' }],
     ['a mailing list', { 'List-Id': '<news.list.test>' }],
+    ['another system\'s X-Loop', { 'X-Loop': 'tickets@other-helpdesk.test' }],
   ])('%s opens a ticket that notifies nobody', async (_name, headers) => {
     const result = await ingest(await rawMail({ from: newEmail('bulk'), to: mailbox.address, headers }));
     expect(result.decision).toBe('new_ticket');
