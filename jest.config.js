@@ -8,6 +8,7 @@ module.exports = {
   globalSetup: '<rootDir>/test/helpers/globalSetup.ts',
   globalTeardown: '<rootDir>/test/helpers/globalTeardown.ts',
   reporters: ['default', '<rootDir>/test/helpers/summaryReporter.js'],
-  testTimeout: 30000,
+  // Waits in the tests are upper bounds: a full run loads both cores (two full builds, process tests).
+  testTimeout: 60000,
   maxWorkers: 2,
 };

@@ -20,9 +20,9 @@ async function main() {
     // Express 5 calls this back with the error too (a port in use): only a call without one means listening.
     const s = app.listen(cfg.port, cfg.host, (err?: Error) => (err ? reject(err) : resolve(s)));
   });
-  logger.info({ port: cfg.port, host: cfg.host }, 'web process listening');
-  const metrics = await startMetricsServer();
-
+  // The signal handlers come before the 'listening' line: a SIGTERM sent as soon as the process
+  // says it listens must find them (Node's default would end it without a graceful stop).
+  let metrics: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -47,6 +47,8 @@ async function main() {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  logger.info({ port: cfg.port, host: cfg.host }, 'web process listening');
+  metrics = await startMetricsServer();
 }
 
 /**
