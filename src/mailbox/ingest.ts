@@ -299,13 +299,6 @@ async function maySendByNumber(address: string, ticket: Ticket, t: Transaction):
   return !!(await User.findOne({ attributes: ['id'], where: { type: 'operator', email: address }, transaction: t }));
 }
 
-/** The person a mail on a ticket is from: an operator with that address, else a user of the ticket's brand (created if new). */
-async function authorOf(mail: IncomingMessage, brandId: number, t: Transaction): Promise<User> {
-  const operator = await User.findOne({ where: { type: 'operator', email: mail.from!.address }, transaction: t });
-  if (operator) return operator;
-  return userForAddress(mail.from!.address, brandId, namesOf(mail), t);
-}
-
 function namesOf(mail: IncomingMessage): { firstname: string | null; lastname: string | null } {
   const name = (mail.from?.name ?? '').replace(/["']/g, '').trim();
   if (!name || name.includes('@')) return { firstname: null, lastname: null };
@@ -343,8 +336,8 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
   if (target) {
     const { ticket, how } = target;
     const department = await Department.findByPk(ticket.department_id, { attributes: ['id', 'disable_user_email_replies'], transaction: t });
-    const author = await authorOf(mail, ticket.brand_id, t);
-    const byUser = author.type !== 'operator';
+    const operator = await User.findOne({ where: { type: 'operator', email: from }, transaction: t });
+    const byUser = !operator;
     if (byUser && ticket.locked) {
       if (!automatic) await notify('user_ticket_locked', ticket, from, t);
       return decided('rejected', `The ticket #${ticket.number} is locked: replies are not accepted (found by ${how}).`, { ticketId: ticket.id });
@@ -354,9 +347,11 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
       return decided('rejected', `The department of ticket #${ticket.number} does not accept replies by email.`, { ticketId: ticket.id });
     }
     try {
+      // In a savepoint: a user created for a reply that is then refused does not stay behind.
       const message = await sequelize().transaction({ transaction: t }, async (savepoint) => addMessage({
-        ticketId: ticket.id, userId: author.id, text: mail.text || '(no text)', type: MESSAGE_TYPE.MESSAGE,
-        cc: await copiedAddresses(mail, savepoint), attachments: allowed, createdAt, channel: 'email', automatic: !!automatic,
+        ticketId: ticket.id, userId: (operator ?? (await userForAddress(from, ticket.brand_id, namesOf(mail), savepoint))).id,
+        text: mail.text || '(no text)', type: MESSAGE_TYPE.MESSAGE, cc: await copiedAddresses(mail, savepoint), attachments: allowed,
+        createdAt, channel: 'email', automatic: !!automatic,
       }, savepoint));
       if (mail.messageId) await recordMessageId({ messageId: mail.messageId, ticketId: message.ticket_id, ticketMessageId: message.id, direction: 'in' }, t);
       if (refused.length && !automatic) await notify('user_email_attachmentrejected', ticket, from, t, message.id);

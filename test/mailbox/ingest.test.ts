@@ -179,6 +179,12 @@ describe('a reply', () => {
     expect(refused).toMatchObject({ decision: 'rejected', ticketId: locked.ticket.id });
     expect(refused.reason).toMatch(/is locked/);
     expect(await messagesOf(locked.ticket.id)).toHaveLength(1);
+    // A stranger answering by the thread's headers is refused too, and leaves no new user behind.
+    const thread = `t${locked.ticket.id}.r${unique('l')}@support.test`;
+    await MailMessageId.create({ message_id: thread, ticket_id: locked.ticket.id, direction: 'out', created_at: nowSec() });
+    const stranger = newEmail('stranger');
+    expect((await ingest(await rawMail({ from: stranger, to: mailbox.address, inReplyTo: `<${thread}>` }))).decision).toBe('rejected');
+    expect(await User.count({ where: { email: stranger } })).toBe(0);
     expect(await ticketMailsOf(locked.ticket.id)).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'user_ticket_locked', address: locked.from })]));
 
     const from = newEmail('merge');
