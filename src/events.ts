@@ -81,7 +81,26 @@ export type Subscriber<N extends EventName> = (payload: EventPayloads[N], transa
 /** A subscriber to every event: it gets the stored row (its id, name and payload). */
 export type FeedSubscriber = (event: DomainEvent, transaction: Transaction) => Promise<void>;
 
+/** Ids of transactions (savepoints share their parent's) whose events are not written. */
+const silenced = new Set<string>();
+
+/**
+ * Runs work whose transaction will be rolled back whatever it does (a dry run) without writing
+ * its events: a rolled-back insert would leave a gap in the feed's ids, which holds every reader
+ * back for the settle time.
+ */
+export async function withoutEvents<T>(transaction: Transaction, work: () => Promise<T>): Promise<T> {
+  const id = (transaction as unknown as { id: string }).id;
+  silenced.add(id);
+  try {
+    return await work();
+  } finally {
+    silenced.delete(id);
+  }
+}
+
 export async function emit<N extends EventName>(transaction: Transaction, name: N, payload: EventPayloads[N]): Promise<void> {
+  if (silenced.has((transaction as unknown as { id: string }).id)) return;
   const event = await DomainEvent.create({ name, payload: JSON.stringify(payload), created_at: now() }, { transaction });
   for (const subscriber of (SUBSCRIBERS[name] ?? []) as Array<Subscriber<N>>) await subscriber(payload, transaction);
   for (const subscriber of EVERY_EVENT) await subscriber(event, transaction);

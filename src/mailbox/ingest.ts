@@ -5,7 +5,7 @@ import { DepartmentEmail, IncomingMail, MailDelivery, MailMessageId, SpamRule, T
 import type { IncomingDecision } from '../db/models/IncomingMail';
 import { sequelize } from '../db/sequelize';
 import { transaction } from '../db/transaction';
-import { emit } from '../events';
+import { emit, withoutEvents } from '../events';
 import { ValidationError } from '../http/errors';
 import { logger } from '../logger';
 import { matchesRule } from '../core/spam';
@@ -127,7 +127,8 @@ export async function ingestMail(raw: Buffer, source: MailSource, options: Inges
     mailMessageId: mail?.messageId ?? null, from: mail?.from?.address ?? null, subject: mail?.subject ?? null,
   });
 
-  const run = async (t: Transaction): Promise<{ d: Decision; ledgerId: number | null }> => {
+  const run = (t: Transaction) => (options.dryRun ? withoutEvents(t, () => decideAndImport(t)) : decideAndImport(t));
+  const decideAndImport = async (t: Transaction): Promise<{ d: Decision; ledgerId: number | null }> => {
     let d: Decision;
     let row: IncomingMail | null = null;
     if (early || !mail) d = early!;
