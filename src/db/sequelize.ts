@@ -3,7 +3,11 @@ import { Sequelize } from 'sequelize-typescript';
 import type { Model } from 'sequelize';
 import { config } from '../config';
 import { now } from './entity';
-import { ApiToken, IpBan, IpWhitelist, models } from './models';
+import {
+  ApiToken, Brand, Channel, Department, IpBan, IpWhitelist, SlaPlan, SlaPlanSchedule, SlaPlanTarget, Setting, TicketPriority, TicketStatus,
+  Translation, models,
+} from './models';
+import { watchConfigTables } from '../ticket/configCache';
 import { watchAccessTables } from '../auth/accessCache';
 
 type Attributes = { getAttributes(): Record<string, unknown> };
@@ -48,6 +52,8 @@ function create(): Sequelize {
   });
   // Cached tokens and ban answers go stale in every process when these change (auth/accessCache).
   watchAccessTables([ApiToken, IpBan, IpWhitelist] as any);
+  // Likewise the configuration that ticket reads embed (ticket/configCache).
+  watchConfigTables([Brand, Channel, Department, SlaPlan, SlaPlanSchedule, SlaPlanTarget, Setting, TicketPriority, TicketStatus, Translation] as any);
   return sequelize;
 }
 

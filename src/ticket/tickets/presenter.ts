@@ -4,7 +4,9 @@ import {
   TicketWatcher, User, type CustomFieldValue, type Ticket,
 } from '../../db/models';
 import { loadCustomFieldValues, serializeCustomFieldValue } from '../../customfields/values';
+import type { Model, ModelCtor } from 'sequelize-typescript';
 import { loadById, loadLinked, loadMany } from '../../http/load';
+import { cachedPresentations, cachedValue, configVersion } from '../configCache';
 import type { ReadContext } from '../../http/resource';
 import { pick } from '../../http/serialize';
 import { presentTranslated } from '../../http/translations';
@@ -34,7 +36,7 @@ const operatorSummary = (u: User) => ({ ...pick(u, OPERATOR_FIELDS), formatted_n
 
 export interface TicketRelations {
   departments: Map<number, Record<string, any>>;
-  channels: Map<number, Channel>;
+  channels: Map<number, Record<string, any>>;
   users: Map<number, User>;
   statuses: Map<number, Record<string, any>>;
   priorities: Map<number, Record<string, any>>;
@@ -53,23 +55,53 @@ export interface TicketRelations {
 const distinct = <T extends { id: number }>(lists: Iterable<T[]>): T[] => [...new Map([...lists].flat().map((r) => [r.id, r])).values()];
 
 /**
- * Everything a page of tickets embeds, one statement per relation whatever the page size: the
- * department, channel, user, status, priority and SLA plan (translated the way their own resources
- * present them), tags, assigned and watching operators, custom field values, linked tickets, and
+ * The configuration a page of tickets embeds (department, channel, status, priority and SLA
+ * plan, translated the way their own resources present them, and the brands' addresses), from
+ * the config cache (../configCache.ts) where it holds them, else one statement per relation.
+ */
+async function loadTicketConfig(tickets: Ticket[], lang: string | undefined) {
+  const col = <K extends keyof Ticket>(k: K) => tickets.map((t) => t[k] as unknown as number | null);
+  const v = await configVersion();
+  const presentAll = async <M extends Model & { id: number }>(model: ModelCtor<M>, ids: number[], present: (rows: M[]) => Promise<Map<number, Record<string, any>>>) =>
+    present([...(await loadById(model, ids)).values()]);
+  const settings = () => cachedValue('ticket-settings', v, () => ticketSettings());
+  const [departments, channels, statuses, priorities, slaplans, urls] = await Promise.all([
+    cachedPresentations('department', col('department_id'), lang, v, (ids) =>
+      presentAll(Department, ids, (rows) => presentTranslated(DEPARTMENT_TRANSLATIONS, rows, serializeDepartment, lang))),
+    cachedPresentations('channel', col('channel_id'), undefined, v, (ids) =>
+      presentAll(Channel, ids, async (rows) => new Map(rows.map((c) => [c.id, serializeChannel(c)])))),
+    cachedPresentations('status', col('status_id'), lang, v, (ids) =>
+      presentAll(TicketStatus, ids, (rows) => presentTranslated(STATUS_TRANSLATIONS, rows, serializeStatus, lang))),
+    cachedPresentations('priority', col('priority_id'), lang, v, (ids) =>
+      presentAll(TicketPriority, ids, (rows) => presentTranslated(PRIORITY_TRANSLATIONS, rows, serializePriority, lang))),
+    cachedPresentations('slaplan', col('sla_plan_id'), lang, v, (ids) => presentAll(SlaPlan, ids, async (plans) => {
+      const [translated, relations] = await Promise.all([presentTranslated(SLA_PLAN_TRANSLATIONS, plans, () => ({}), lang), loadSlaPlanRelations(plans)]);
+      // A plan's translated name and description over its presentation (schedule, targets).
+      return new Map(plans.map((p) => [p.id, { ...serializeSlaPlan(p, relations), ...translated.get(p.id) }]));
+    })),
+    cachedPresentations('brand-urls', col('brand_id'), undefined, v, async (ids) => {
+      const [brands, { adminFolder }] = await Promise.all([loadById(Brand, ids, { attributes: ['id', 'system_url'] }), settings()]);
+      const fallback = config().appUrl;
+      return new Map([...brands.values()].map((b) => {
+        const base = (b.system_url || fallback).replace(/\/+$/, '');
+        return [b.id, { frontend: base, operator: `${base}/${adminFolder}` }];
+      }));
+    }),
+  ]);
+  return { departments, channels, statuses, priorities, slaplans, urls };
+}
+
+/**
+ * Everything a page of tickets embeds, one statement per relation whatever the page size (the
+ * configuration records from the config cache): the department, channel, user, status, priority
+ * and SLA plan, tags, assigned and watching operators, custom field values, linked tickets, and
  * the brands' addresses.
  */
 export async function loadTicketRelations(tickets: Ticket[], ctx: ReadContext): Promise<TicketRelations> {
   const ids = tickets.map((t) => t.id);
-  const col = <K extends keyof Ticket>(k: K) => tickets.map((t) => t[k] as unknown as number | null);
-  const [departments, channels, users, statuses, priorities, plans, brands, settings, tags, assigned, watching, customfields, links] = await Promise.all([
-    loadById(Department, col('department_id')),
-    loadById(Channel, col('channel_id')),
-    loadById(User, col('user_id'), { attributes: [...USER_SUMMARY_FIELDS, 'type'] }),
-    loadById(TicketStatus, col('status_id')),
-    loadById(TicketPriority, col('priority_id')),
-    loadById(SlaPlan, col('sla_plan_id')),
-    loadById(Brand, col('brand_id'), { attributes: ['id', 'system_url'] }),
-    ticketSettings(),
+  const [configured, users, tags, assigned, watching, customfields, links] = await Promise.all([
+    loadTicketConfig(tickets, ctx.lang),
+    loadById(User, tickets.map((t) => t.user_id), { attributes: [...USER_SUMMARY_FIELDS, 'type'] }),
     loadLinked(TicketTagLink, 'ticket_id', 'tag_id', ids, TicketTag),
     loadMany(TicketAssignee, 'ticket_id', ids, { order: [['ticket_id', 'ASC'], ['user_id', 'ASC']] }),
     loadMany(TicketWatcher, 'ticket_id', ids, { order: [['ticket_id', 'ASC'], ['user_id', 'ASC']] }),
@@ -77,33 +109,18 @@ export async function loadTicketRelations(tickets: Ticket[], ctx: ReadContext): 
     loadMany(TicketLink, 'ticket_id', ids, { order: [['ticket_id', 'ASC'], ['linked_ticket_id', 'ASC']] }),
   ]);
   const operatorIds = [...assigned.values(), ...watching.values()].flat().map((l) => l.user_id);
-  const [presentedDepartments, presentedStatuses, presentedPriorities, presentedPlans, planRelations, presentedTags, operators] = await Promise.all([
-    presentTranslated(DEPARTMENT_TRANSLATIONS, [...departments.values()], serializeDepartment, ctx.lang),
-    presentTranslated(STATUS_TRANSLATIONS, [...statuses.values()], serializeStatus, ctx.lang),
-    presentTranslated(PRIORITY_TRANSLATIONS, [...priorities.values()], serializePriority, ctx.lang),
-    presentTranslated(SLA_PLAN_TRANSLATIONS, [...plans.values()], () => ({}), ctx.lang),
-    loadSlaPlanRelations([...plans.values()]),
+  const [presentedTags, operators] = await Promise.all([
     presentTranslated(TAG_TRANSLATIONS, distinct(tags.values()), serializeTag, ctx.lang),
     loadById(User, operatorIds, { attributes: [...OPERATOR_FIELDS] }),
   ]);
-  // A plan's translated name and description over its presentation (schedule, targets).
-  const slaplans = new Map([...plans.values()].map((p) => [p.id, { ...serializeSlaPlan(p, planRelations), ...presentedPlans.get(p.id) }]));
-  const fallback = config().appUrl;
-  const urls = new Map([...brands.values()].map((b) => {
-    const base = (b.system_url || fallback).replace(/\/+$/, '');
-    return [b.id, { frontend: base, operator: `${base}/${settings.adminFolder}` }];
-  }));
-  return {
-    departments: presentedDepartments, channels, users, statuses: presentedStatuses, priorities: presentedPriorities, slaplans,
-    tags, presentedTags, assigned, watching, operators, customfields, links, urls,
-  };
+  return { ...configured, users, tags, presentedTags, assigned, watching, operators, customfields, links };
 }
 
 /** A ticket as its resource shows it (list, show, create, update, merge). */
 export function serializeTicket(t: Ticket, rel: TicketRelations): Record<string, any> {
   const url = rel.urls.get(t.brand_id) ?? { frontend: config().appUrl, operator: `${config().appUrl}/admin` };
   const user = rel.users.get(t.user_id);
-  const channel = rel.channels.get(t.channel_id);
+
   const operators = (links: Array<{ user_id: number }> | undefined) =>
     (links ?? []).map((l) => rel.operators.get(l.user_id)).filter((u): u is User => !!u).map(operatorSummary);
   return {
@@ -115,7 +132,7 @@ export function serializeTicket(t: Ticket, rel: TicketRelations): Record<string,
     operator_url: `${url.operator}/ticket/view/${t.id}`,
     token: t.token,
     department: rel.departments.get(t.department_id) ?? null,
-    channel: channel ? serializeChannel(channel) : null,
+    channel: rel.channels.get(t.channel_id) ?? null,
     user: user ? serializeUserSummary(user) : null,
     status: rel.statuses.get(t.status_id) ?? null,
     priority: rel.priorities.get(t.priority_id) ?? null,

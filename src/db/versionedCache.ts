@@ -1,0 +1,107 @@
+import type IORedis from 'ioredis';
+import type { Model, ModelStatic, Transaction } from 'sequelize';
+import { config } from '../config';
+import { redisConnection } from '../queue/connection';
+
+/**
+ * Per-process caches that every web process invalidates at once. A cache's entries are tagged
+ * with a **version**, a counter in Redis (`<QUEUE_PREFIX>:<name>`) that every change of the
+ * watched models bumps once it is committed, in whichever process made it. A reader gets the
+ * version (one GET) before the database and uses an entry only if it was stored under that same
+ * version, so a change applies to the very next request everywhere; an entry stored while a
+ * change commits carries the old version and is ignored by the next reader. When Redis is not
+ * ready nothing is cached (every read asks the database, as without a cache). A change that
+ * bypasses the models (SQL by hand) is seen at the latest after ENTRY_TTL_MS.
+ */
+export const ENTRY_TTL_MS = 10_000;
+const MAX_ENTRIES = 10_000;
+
+interface Entry<T> { version: string; at: number; value: T }
+
+export class VersionedCache<T> {
+  private readonly entries = new Map<string, Entry<T>>();
+
+  get(k: string, version: string): T | undefined {
+    const e = this.entries.get(k);
+    if (!e) return undefined;
+    if (e.version !== version || Date.now() - e.at > ENTRY_TTL_MS) {
+      this.entries.delete(k);
+      return undefined;
+    }
+    return e.value;
+  }
+
+  set(k: string, version: string, value: T): void {
+    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+    this.entries.set(k, { version, at: Date.now(), value });
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
+let client: IORedis | undefined;
+
+function redis(): IORedis {
+  client ??= redisConnection('counter');
+  return client;
+}
+
+export interface CacheVersion {
+  /** The current version, or null when Redis cannot say at once (then nothing is cached). */
+  current(): Promise<string | null>;
+  /** Makes every process's entries stale (this process's at once). */
+  bump(): Promise<void>;
+  /**
+   * Bumps after every create, update and delete of the models (single or bulk), after the commit
+   * when there is a transaction (a bump before it would let a reader cache the state about to change).
+   */
+  watch(models: Array<ModelStatic<Model>>): void;
+}
+
+/** A version counter named `name` in Redis; `clearLocal` empties this process's caches of it. */
+export function cacheVersion(name: string, clearLocal: () => void): CacheVersion {
+  const key = () => `${config().queuePrefix}:${name}`;
+  const version: CacheVersion = {
+    async current() {
+      const c = redis();
+      if (c.status !== 'ready') return null;
+      try {
+        return (await c.get(key())) ?? '0';
+      } catch {
+        return null;
+      }
+    },
+    async bump() {
+      clearLocal();
+      try {
+        await redis().incr(key());
+      } catch {
+        // Redis is away: processes bypass their caches while it is (current() is null).
+      }
+    },
+    watch(models) {
+      const bump = (options?: { transaction?: Transaction | null }) => {
+        if (!options?.transaction) return version.bump();
+        options.transaction.afterCommit(() => version.bump());
+        return undefined;
+      };
+      for (const model of models) {
+        for (const hook of ['afterCreate', 'afterUpdate', 'afterDestroy', 'afterUpsert'] as const) {
+          model.addHook(hook, (_instance: unknown, options: any) => bump(options));
+        }
+        for (const hook of ['afterBulkCreate', 'afterBulkUpdate', 'afterBulkDestroy'] as const) {
+          model.addHook(hook, (...args: any[]) => bump(args[args.length - 1]));
+        }
+      }
+    },
+  };
+  return version;
+}
+
+/** Closes the versions' Redis connection (at shutdown; the next read opens a new one). */
+export function closeCacheVersions(): void {
+  client?.disconnect();
+  client = undefined;
+}

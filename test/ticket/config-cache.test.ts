@@ -1,0 +1,76 @@
+/**
+ * The configuration a ticket embeds (status, priority, department, channel, SLA plan, the
+ * brand's addresses) is kept presented per process (src/ticket/configCache.ts): every change
+ * made through the API is seen by the very next read, translations included, and a change made
+ * by another process is seen as soon as it bumps the shared version.
+ */
+import { config } from '../../src/config';
+import { Setting, TicketStatus } from '../../src/db/models';
+import { countQueries, sequelize } from '../../src/db/sequelize';
+import { counterClient } from '../../src/http/windowCounter';
+import { unique, useApi } from '../helpers/app';
+import { expectSuccess } from '../helpers/envelope';
+import { ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
+
+const api = useApi();
+let ctx: TicketContext;
+const f = ticketFactories(api, () => ctx);
+
+beforeAll(async () => {
+  ctx = await ticketContext();
+});
+
+const CONFIG_TABLES = ['ticket_statuses', 'ticket_priorities', 'departments', 'channels', 'brands', 'settings', 'sla_plans', 'translations'];
+
+/** The tables a show of the ticket reads from. */
+async function tablesRead(id: number): Promise<string[]> {
+  const { queries } = await countQueries(() => api.get(`/api/ticket/ticket/${id}`));
+  return [...new Set(queries.flatMap((q) => [...q.matchAll(/FROM `(\w+)`/g)].map((m) => m[1])))];
+}
+
+const show = async (id: number, query: Record<string, unknown> = {}) => expectSuccess(await api.get(`/api/ticket/ticket/${id}`, query));
+
+describe('the configuration a ticket embeds', () => {
+  it('is read from the cache once warm, and every change through the API is seen by the next read', async () => {
+    const status = expectSuccess(await api.post('/api/ticket/status', { name: unique('Waiting') }), 'Successfully created new status!');
+    const ticket = await f.ticket({ status: status.id });
+    expect((await show(ticket.id)).status.name).toBe(status.name);
+    // Warm: the configuration costs no statement (the ticket, its user and its own relations remain).
+    const warm = await tablesRead(ticket.id);
+    expect(warm.filter((t) => CONFIG_TABLES.includes(t))).toEqual([]);
+    expect(warm).toEqual(expect.arrayContaining(['tickets', 'users']));
+
+    expectSuccess(await api.put(`/api/ticket/status/${status.id}`, { name: 'Renamed', 'name:fr': 'Renommé', colour: '#123456' }), 'Successfully updated the status!');
+    expect(await tablesRead(ticket.id)).toEqual(expect.arrayContaining(['ticket_statuses', 'translations']));
+    expect((await show(ticket.id)).status).toMatchObject({ name: 'Renamed', colour: '#123456' });
+    expect((await show(ticket.id, { lang: 'fr' })).status.name).toBe('Renommé');
+
+    const department = expectSuccess(await api.get(`/api/ticket/department/${ctx.departmentId}`));
+    expectSuccess(await api.put(`/api/ticket/department/${ctx.departmentId}`, { description: `Now ${unique('d')}` }), 'Successfully updated the department!');
+    expect((await show(ticket.id)).department.description).not.toBe(department.description);
+  });
+
+  it('follows a change another process committed, once that process bumped the shared version', async () => {
+    const ticket = await f.ticket();
+    const before = (await show(ticket.id)).status.name;
+    // Another process's change: written without this process's models, then the version bumped.
+    await sequelize().query('UPDATE ticket_statuses SET name = :name WHERE id = :id', { replacements: { name: 'Elsewhere', id: ticket.status_id } });
+    expect((await show(ticket.id)).status.name).toBe(before);
+    await counterClient().incr(`${config().queuePrefix}:config-version`);
+    expect((await show(ticket.id)).status.name).toBe('Elsewhere');
+    await TicketStatus.update({ name: before }, { where: { id: ticket.status_id } });
+    expect((await show(ticket.id)).status.name).toBe(before);
+  });
+
+  it('follows the settings: the operator address moves with admin_folder', async () => {
+    const ticket = await f.ticket();
+    const folder = unique('staff');
+    const old = (await Setting.findOne({ where: { scope: 'core', name: 'admin_folder' } }))!.value;
+    await Setting.update({ value: folder }, { where: { scope: 'core', name: 'admin_folder' } });
+    try {
+      expect((await show(ticket.id)).operator_url).toContain(`/${folder}/ticket/view/${ticket.id}`);
+    } finally {
+      await Setting.update({ value: old }, { where: { scope: 'core', name: 'admin_folder' } });
+    }
+  });
+});
