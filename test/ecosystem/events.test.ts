@@ -162,7 +162,7 @@ describe('mail delivery status', () => {
     const sent = await waitFor(async () => {
       const m = expectSuccess(await api.get(`/api/core/mail/${mail.id}`));
       return m.status === 'sent' ? m : null;
-    }, 15000, 'the mail to be sent');
+    }, 30000, 'the mail to be sent');
     expect(smtp.mailsTo(email)).toHaveLength(1);
     expect(sent).toMatchObject({
       id: mail.id, type: 'user.verification', recipients: email, subject: expect.stringMatching(/^Verify your email address/),
@@ -182,7 +182,7 @@ describe('mail delivery status', () => {
     const failed = await waitFor(async () => {
       const m = expectSuccess(await api.get(`/api/core/mail/${mail.id}`));
       return m.status === 'failed' ? m : null;
-    }, 15000, 'the mail to fail');
+    }, 30000, 'the mail to fail');
     expect(failed).toMatchObject({ attempts: 3, error: expect.stringMatching(/ECONNREFUSED|connect/i), sent_at: null });
     expect(failed.failed_at).toBeGreaterThanOrEqual(failed.queued_at);
     expect(expectList(await api.get('/api/core/mail', { status: 'failed', limit: 1000 })).map((m) => m.id)).toContain(mail.id);

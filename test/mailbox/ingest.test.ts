@@ -13,8 +13,10 @@ import { replyAddress } from '../../src/ticket/mail/replyAddress';
 import { newEmail, nowSec, unique, useApi } from '../helpers/app';
 import { expectError, expectList, expectSuccess } from '../helpers/envelope';
 import { mailWorld, operator, type MailWorld } from '../notifications/support';
-import { messagesOf, rawMail, ticketMailsOf } from './support';
+import { dropQueuedMail, messagesOf, rawMail, ticketMailsOf } from './support';
 
+// Before useApi: jest runs afterAll hooks in the order they were added, and useApi's closes the database.
+afterAll(() => dropQueuedMail());
 const api = useApi();
 let world: MailWorld;
 let mailbox: DepartmentEmail;

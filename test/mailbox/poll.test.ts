@@ -21,8 +21,10 @@ import { newEmail, nowSec, unique, useApi } from '../helpers/app';
 import { expectSuccess } from '../helpers/envelope';
 import { startSmtp, waitFor, type TestSmtp } from '../helpers/smtp';
 import { mailWorld, type MailWorld } from '../notifications/support';
-import { messagesOf, rawMail } from './support';
+import { dropQueuedMail, messagesOf, rawMail } from './support';
 
+// Before useApi: jest runs afterAll hooks in the order they were added, and useApi's closes the database.
+afterAll(() => dropQueuedMail());
 const api = useApi();
 const tag = unique('mb').toLowerCase();
 const PASSWORD = 'secret-1';
