@@ -20,7 +20,10 @@ import { startDovecot, type Dovecot } from '../helpers/dovecot';
 import { newEmail, nowSec, unique, useApi } from '../helpers/app';
 import { expectSuccess } from '../helpers/envelope';
 import { startSmtp, waitFor, type TestSmtp } from '../helpers/smtp';
-import { mailWorld, type MailWorld } from '../notifications/support';
+import { mailWorld, mailsOf, openTicket, settled, type MailWorld } from '../notifications/support';
+import { transaction } from '../../src/db/transaction';
+import { enqueue } from '../../src/queue/outbox';
+import { ticketMail } from '../../src/ticket/mail/job';
 import { dropQueuedMail, messagesOf, rawMail } from './support';
 
 // Before useApi: jest runs afterAll hooks in the order they were added, and useApi's closes the database.
@@ -204,6 +207,25 @@ describe('a conversation by mail', () => {
       // The customer's reply told the operators; nothing at all went back to the customer.
       await new Promise((r) => setTimeout(r, 1000));
       expect(smtp.mailsTo(customer)).toHaveLength(1);
+    } finally {
+      await mailer.close();
+    }
+  });
+
+  it('sends a user at most MAIL_NOTIFY_CAP (3) automatic mails about a ticket, and operators all of theirs', async () => {
+    const mailer = await createWorker(mailSpec());
+    try {
+      const { ticket, user: owner } = await openTicket(world, { emitEvent: false });
+      await transaction(async (t) => {
+        for (let i = 0; i < 5; i++) {
+          await enqueue(t, ticketMail, { kind: 'user_ticket_autoclose', ticketId: ticket.id });
+          await enqueue(t, ticketMail, { kind: 'operator_assigned', ticketId: ticket.id, recipientId: world.direct.id });
+        }
+      });
+      await settled(ticket.id);
+      const to = (address: string) => mailsOf(smtp, ticket).filter((m) => m.envelopeTo.includes(address));
+      expect(to(owner.email)).toHaveLength(3);
+      expect(to(world.direct.email)).toHaveLength(5);
     } finally {
       await mailer.close();
     }

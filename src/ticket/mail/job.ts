@@ -249,8 +249,9 @@ export const ticketMail = defineJob<TicketMailPayload>({
           : await operatorDraft(kind as OperatorMailKind, p, loaded);
     if ('skipped' in draft) return draft;
     const auto = !HUMAN_WRITTEN.has(kind);
-    if (auto) {
-      // A loop breaker: automatic mails to one address about one ticket are capped per window.
+    if (auto && !(OPERATOR_MAIL_KINDS as readonly string[]).includes(kind)) {
+      // A loop breaker: automatic mails to one outside address about one ticket are capped per
+      // window (operators' own notifications are not: their replies come back as operator mail).
       const capped = await overNotificationCap(ticket.id, [...draft.to, ...draft.cc]);
       draft.to = draft.to.filter((a) => !capped.has(a));
       draft.cc = draft.cc.filter((a) => !capped.has(a));
