@@ -15,7 +15,8 @@ import { get as getUpload } from '../../storage/uploads';
 import { formattedName } from '../../user/people/presenter';
 import { emailTemplates } from '../templateMapping';
 import { mailContext, recipientLocales, renderMail, templateFor, translatedTemplate } from './content';
-import { addressList, withoutOwnAddresses } from './recipients';
+import { jsonList } from '../common';
+import { withoutOwnAddresses } from './recipients';
 import { escapeHtml, oneLine } from './render';
 import { overNotificationCap } from './notificationCap';
 import { replyAddress } from './replyAddress';
@@ -131,7 +132,7 @@ async function userDraft(kind: UserMailKind, p: TicketMailPayload, { ticket, bra
 
   const owner = await User.findByPk(ticket.user_id);
   const userAddress = owner && owner.type === 'user' && owner.active === 1 ? [owner.email] : [];
-  const ccList = TO_CC.has(kind) ? addressList(ticket.cc) : [];
+  const ccList = TO_CC.has(kind) ? jsonList(ticket.cc) : [];
   const [user, copied] = await Promise.all([withoutOwnAddresses(userAddress), withoutOwnAddresses(ccList)]);
   const others = copied.filter((a) => !user.includes(a));
   if (!user.length && !others.length) return skip('no recipient: the user is inactive and nobody is copied');

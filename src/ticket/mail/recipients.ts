@@ -55,14 +55,3 @@ export async function withoutOwnAddresses(addresses: string[], transaction?: Tra
   })).map((e) => e.address.toLowerCase()));
   return unique.filter((a) => !own.has(a));
 }
-
-/** A stored JSON list of addresses (ticket cc, forward recipients); [] for none or an unreadable value. */
-export function addressList(stored: string | null | undefined): string[] {
-  if (!stored) return [];
-  try {
-    const v = JSON.parse(stored);
-    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-  } catch {
-    return [];
-  }
-}
