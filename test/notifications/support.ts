@@ -17,7 +17,10 @@ import { emit } from '../../src/events';
 import { put } from '../../src/storage/uploads';
 import { EMAIL_TEMPLATE_KEYS } from '../../src/ticket/templateMapping';
 import { newEmail, unique } from '../helpers/app';
-import { waitFor, type ReceivedMail, type TestSmtp } from '../helpers/smtp';
+import { startSmtp, waitFor, type ReceivedMail, type TestSmtp } from '../helpers/smtp';
+import { mailSpec } from '../../src/mail/jobs';
+import { closeTransports } from '../../src/mail/transports';
+import { createWorker } from '../../src/queue/runWorker';
 
 export async function ticketSetting(name: string): Promise<string> {
   return (await Setting.findOne({ where: { scope: 'ticket', name } }))!.value;
@@ -91,6 +94,26 @@ export async function mailWorld(smtpPort: number, templates: Record<string, numb
     priorityId: (await TicketPriority.findOne({ order: [['order', 'ASC']] }))!.id,
     channels: { web: channel('web'), email: channel('email'), api: channel('api') },
   };
+}
+
+/**
+ * For a file's tests (call it after useApi): a real SMTP server, a mail world sending through it,
+ * and the mail worker, started before the tests and stopped after them.
+ */
+export function useMailWorld(): { smtp: TestSmtp; world: MailWorld } {
+  const m = {} as { smtp: TestSmtp; world: MailWorld };
+  let worker: Awaited<ReturnType<typeof createWorker>>;
+  beforeAll(async () => {
+    m.smtp = await startSmtp();
+    m.world = await mailWorld(m.smtp.port);
+    worker = await createWorker(mailSpec());
+  });
+  afterAll(async () => {
+    await worker.close();
+    closeTransports();
+    await m.smtp.close();
+  });
+  return m;
 }
 
 const number = () => `${Math.floor(Math.random() * 9e8) + 1e8}${Math.floor(Math.random() * 10)}`;

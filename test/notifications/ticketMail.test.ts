@@ -2,32 +2,15 @@ import { EmailTemplate, MailMessageId, Translation } from '../../src/db/models';
 import { MESSAGE_TYPE } from '../../src/db/models/TicketMessage';
 import { transaction } from '../../src/db/transaction';
 import { emit } from '../../src/events';
-import { mailSpec } from '../../src/mail/jobs';
-import { closeTransports } from '../../src/mail/transports';
-import { createWorker } from '../../src/queue/runWorker';
 import { ticketMail, type TicketMailPayload } from '../../src/ticket/mail/job';
 import { useApi, newEmail } from '../helpers/app';
-import { startSmtp, type ReceivedMail, type TestSmtp } from '../helpers/smtp';
+import type { ReceivedMail } from '../helpers/smtp';
 import {
-  addMessage, customer, mailAbout, mailEntries, mailTo, mailWorld, mailsOf, openTicket, operator, settled, type MailWorld,
+  addMessage, customer, mailAbout, mailEntries, mailTo, mailWorld, mailsOf, openTicket, operator, settled, useMailWorld, type MailWorld,
 } from './support';
 
 useApi();
-let smtp: TestSmtp;
-let worker: Awaited<ReturnType<typeof createWorker>>;
-let world: MailWorld;
-
-beforeAll(async () => {
-  smtp = await startSmtp();
-  world = await mailWorld(smtp.port);
-  worker = await createWorker(mailSpec());
-});
-
-afterAll(async () => {
-  await worker.close();
-  closeTransports();
-  await smtp.close();
-});
+const m = useMailWorld();
 
 const header = (mail: ReceivedMail, name: string) => mail.parsed.headers.get(name) as string | undefined;
 const storedIds = async (ticketId: number) => (await MailMessageId.findAll({ where: { ticket_id: ticketId }, order: [['id', 'ASC']] })).map((r) => r.message_id);
@@ -37,17 +20,17 @@ const domainOf = (w: MailWorld) => new URL(w.brand.system_url!).hostname;
 describe('a new ticket', () => {
   it('mails the user and the CC addresses, and the department operators except its author and inactive ones', async () => {
     const cc = newEmail('cc');
-    const assignedOutsider = world.outsider;
+    const assignedOutsider = m.world.outsider;
     // Opened by an operator of the department on behalf of the user.
-    const { ticket, message, user } = await openTicket(world, { cc: [cc], author: world.direct, assigned: [assignedOutsider.id] });
+    const { ticket, message, user } = await openTicket(m.world, { cc: [cc], author: m.world.direct, assigned: [assignedOutsider.id] });
 
-    const userMail = await mailTo(smtp, ticket, user.email, 'the user_ticket_opened mail');
+    const userMail = await mailTo(m.smtp, ticket, user.email, 'the user_ticket_opened mail');
     expect(userMail.envelopeTo.sort()).toEqual([user.email, cc].sort());
     expect(userMail.parsed.to && 'value' in userMail.parsed.to ? userMail.parsed.to.value.map((a) => a.address) : []).toEqual([user.email]);
     expect(userMail.parsed.cc && 'value' in userMail.parsed.cc ? userMail.parsed.cc.value.map((a) => a.address) : []).toEqual([cc]);
     // From the department's address, under the brand's name.
-    expect(userMail.envelopeFrom).toBe(world.address.address);
-    expect(userMail.parsed.from?.value[0]).toMatchObject({ address: world.address.address, name: world.brand.name });
+    expect(userMail.envelopeFrom).toBe(m.world.address.address);
+    expect(userMail.parsed.from?.value[0]).toMatchObject({ address: m.world.address.address, name: m.world.brand.name });
     expect(userMail.parsed.subject).toBe(`[#${ticket.number}]: ${ticket.subject}`);
     expect(header(userMail, 'x-helpdesk-ticket')).toBe(ticket.number);
     expect(header(userMail, 'auto-submitted')).toBe('auto-generated');
@@ -56,30 +39,30 @@ describe('a new ticket', () => {
     expect(html).toContain('Dear Uma User,');
     expect(html).toContain('&lt;on fire&gt; &amp; smoking');
     expect(html).toContain('It smells of &lt;smoke&gt;.<br>\nPlease help &amp; hurry.');
-    expect(html).toContain(`href="https://${domainOf(world)}/tickets/view/${ticket.number}?token=${ticket.token}"`);
+    expect(html).toContain(`href="https://${domainOf(m.world)}/tickets/view/${ticket.number}?token=${ticket.token}"`);
     expect(html.indexOf('ACME-HEADER')).toBeLessThan(html.indexOf('Dear Uma User'));
     expect(html).toContain('ACME-FOOTER');
     expect(html).not.toContain('/admin/ticket/view');
     const text = userMail.parsed.text ?? '';
     expect(text).toContain(`${ticket.subject}`);
     expect(text).toContain('It smells of <smoke>.\nPlease help & hurry.');
-    expect(text).toContain(`Kind regards,\n${world.brand.name}`);
+    expect(text).toContain(`Kind regards,\n${m.world.brand.name}`);
 
     // The grouped operator and the assigned one; not the author, not the inactive one.
-    const grouped = await mailTo(smtp, ticket, world.grouped.email, 'the grouped operator\'s mail');
-    await mailTo(smtp, ticket, assignedOutsider.email, 'the assigned operator\'s mail');
+    const grouped = await mailTo(m.smtp, ticket, m.world.grouped.email, 'the grouped operator\'s mail');
+    await mailTo(m.smtp, ticket, assignedOutsider.email, 'the assigned operator\'s mail');
     await settled(ticket.id);
-    const all = mailsOf(smtp, ticket);
-    expect(all.flatMap((m) => m.envelopeTo)).not.toContain(world.direct.email);
-    expect(all.flatMap((m) => m.envelopeTo)).not.toContain(world.inactive.email);
+    const all = mailsOf(m.smtp, ticket);
+    expect(all.flatMap((m) => m.envelopeTo)).not.toContain(m.world.direct.email);
+    expect(all.flatMap((m) => m.envelopeTo)).not.toContain(m.world.inactive.email);
     expect(all).toHaveLength(3);
     expect(grouped.parsed.subject).toBe(`[#${ticket.number}]: New ticket: ${ticket.subject}`);
-    expect(grouped.parsed.text).toContain(`Hi ${world.grouped.firstname} ${world.grouped.lastname},`);
-    expect(grouped.parsed.text).toContain(`https://${domainOf(world)}/admin/ticket/view/${ticket.id}`);
+    expect(grouped.parsed.text).toContain(`Hi ${m.world.grouped.firstname} ${m.world.grouped.lastname},`);
+    expect(grouped.parsed.text).toContain(`https://${domainOf(m.world)}/admin/ticket/view/${ticket.id}`);
     expect(header(grouped, 'auto-submitted')).toBe('auto-generated');
 
     // Message-IDs on the brand's domain naming ticket and message, each stored.
-    const pattern = new RegExp(`^<t${ticket.id}\\.m${message.id}\\.r[0-9a-f]{16}@${domainOf(world).replace(/\./g, '\\.')}>$`);
+    const pattern = new RegExp(`^<t${ticket.id}\\.m${message.id}\\.r[0-9a-f]{16}@${domainOf(m.world).replace(/\./g, '\\.')}>$`);
     for (const mail of all) expect(mail.parsed.messageId).toMatch(pattern);
     const stored = await MailMessageId.findAll({ where: { ticket_id: ticket.id } });
     expect(stored.map((s) => `<${s.message_id}>`).sort()).toEqual(all.map((m) => m.parsed.messageId).sort());
@@ -87,65 +70,65 @@ describe('a new ticket', () => {
   });
 
   it('honours send_user_email 0 (operators are still told) and send_operators_email 0', async () => {
-    const quiet = await openTicket(world, { sendUserEmail: false });
-    await mailTo(smtp, quiet.ticket, world.direct.email);
+    const quiet = await openTicket(m.world, { sendUserEmail: false });
+    await mailTo(m.smtp, quiet.ticket, m.world.direct.email);
     await settled(quiet.ticket.id);
-    expect(mailsOf(smtp, quiet.ticket).flatMap((m) => m.envelopeTo)).not.toContain(quiet.user.email);
+    expect(mailsOf(m.smtp, quiet.ticket).flatMap((m) => m.envelopeTo)).not.toContain(quiet.user.email);
     expect((await mailEntries(quiet.ticket.id)).map((e) => e.payload.kind)).not.toContain('user_ticket_opened');
 
-    const noOperators = await openTicket(world, { sendOperatorsEmail: false });
-    await mailTo(smtp, noOperators.ticket, noOperators.user.email);
+    const noOperators = await openTicket(m.world, { sendOperatorsEmail: false });
+    await mailTo(m.smtp, noOperators.ticket, noOperators.user.email);
     await settled(noOperators.ticket.id);
-    expect(mailsOf(smtp, noOperators.ticket)).toHaveLength(1);
+    expect(mailsOf(m.smtp, noOperators.ticket)).toHaveLength(1);
   });
 
   it('tells the user of a ticket opened by mail or on the web only when the department says so', async () => {
-    const quietWorld = { ...world, department: await world.department.update({ notify_email_ticket: 0 }) };
+    const quietWorld = { ...m.world, department: await m.world.department.update({ notify_email_ticket: 0 }) };
     try {
       const byMail = await openTicket(quietWorld, { channel: 'email' });
       const onWeb = await openTicket(quietWorld, { channel: 'web' });
-      await mailTo(smtp, onWeb.ticket, onWeb.user.email);
+      await mailTo(m.smtp, onWeb.ticket, onWeb.user.email);
       expect((await mailEntries(byMail.ticket.id)).map((e) => e.payload.kind)).not.toContain('user_ticket_opened');
       // The acknowledgement of a ticket opened by mail is an automatic reply (RFC 3834).
-      await world.department.update({ notify_email_ticket: 1 });
-      const again = await openTicket(world, { channel: 'email' });
-      expect(header(await mailTo(smtp, again.ticket, again.user.email), 'auto-submitted')).toBe('auto-replied');
+      await m.world.department.update({ notify_email_ticket: 1 });
+      const again = await openTicket(m.world, { channel: 'email' });
+      expect(header(await mailTo(m.smtp, again.ticket, again.user.email), 'auto-submitted')).toBe('auto-replied');
     } finally {
-      await world.department.update({ notify_email_ticket: 1 });
+      await m.world.department.update({ notify_email_ticket: 1 });
     }
   });
 
   it('sends nothing for a template mapped to -1', async () => {
-    const disabled = await mailWorld(smtp.port, { user_ticket_opened: -1 });
+    const disabled = await mailWorld(m.smtp.port, { user_ticket_opened: -1 });
     const { ticket, user } = await openTicket(disabled);
-    await mailTo(smtp, ticket, disabled.direct.email);
+    await mailTo(m.smtp, ticket, disabled.direct.email);
     await settled(ticket.id);
-    expect(mailsOf(smtp, ticket).flatMap((m) => m.envelopeTo)).not.toContain(user.email);
+    expect(mailsOf(m.smtp, ticket).flatMap((m) => m.envelopeTo)).not.toContain(user.email);
     expect((await mailEntries(ticket.id)).map((e) => e.payload.kind)).not.toContain('user_ticket_opened');
   });
 
   it('of an internal ticket: operator_internal_opened to the department, no user mail', async () => {
-    const { ticket } = await openTicket(world, { internal: true, author: world.grouped });
-    const mail = await mailTo(smtp, ticket, world.direct.email);
+    const { ticket } = await openTicket(m.world, { internal: true, author: m.world.grouped });
+    const mail = await mailTo(m.smtp, ticket, m.world.direct.email);
     expect(mail.parsed.subject).toBe(`[#${ticket.number}]: New internal ticket: ${ticket.subject}`);
-    expect(mail.parsed.text).toContain(`${world.grouped.firstname} ${world.grouped.lastname} opened internal ticket #${ticket.number}`);
+    expect(mail.parsed.text).toContain(`${m.world.grouped.firstname} ${m.world.grouped.lastname} opened internal ticket #${ticket.number}`);
     await settled(ticket.id);
-    expect(mailsOf(smtp, ticket).map((m) => m.envelopeTo)).toEqual([[world.direct.email]]);
+    expect(mailsOf(m.smtp, ticket).map((m) => m.envelopeTo)).toEqual([[m.world.direct.email]]);
   });
 });
 
 describe('replies', () => {
   it('an operator reply reaches the user and CC as a human mail threaded on the earlier ones, with its attachments', async () => {
     const cc = newEmail('cc');
-    const { ticket, user } = await openTicket(world, { cc: [cc], sendOperatorsEmail: false });
-    const first = await mailTo(smtp, ticket, user.email);
+    const { ticket, user } = await openTicket(m.world, { cc: [cc], sendOperatorsEmail: false });
+    const first = await mailTo(m.smtp, ticket, user.email);
     await settled(ticket.id);
     const pdf = Buffer.from([0x25, 0x50, 0x44, 0x46, 0x00, 0xff, 0x10, 0x80]);
-    const reply = await addMessage(ticket, world.direct, {
+    const reply = await addMessage(ticket, m.world.direct, {
       text: 'We replaced the <toner>.', attachments: [{ name: 'report.pdf', contents: pdf }],
     });
 
-    const mail = await mailAbout(smtp, ticket, reply.id, 'the reply mail');
+    const mail = await mailAbout(m.smtp, ticket, reply.id, 'the reply mail');
     expect(mail.envelopeTo.sort()).toEqual([user.email, cc].sort());
     expect(mail.parsed.subject).toBe(`Re: [#${ticket.number}]: ${ticket.subject}`);
     expect(header(mail, 'auto-submitted')).toBeUndefined();
@@ -161,66 +144,66 @@ describe('replies', () => {
 
     // A third mail names the first in References and the second in In-Reply-To.
     await settled(ticket.id);
-    const second = await addMessage(ticket, world.grouped, { text: 'Anything else?' });
-    const third = await mailAbout(smtp, ticket, second.id, 'the third mail');
+    const second = await addMessage(ticket, m.world.grouped, { text: 'Anything else?' });
+    const third = await mailAbout(m.smtp, ticket, second.id, 'the third mail');
     expect(bare(third.parsed.inReplyTo)).toBe(bare(mail.parsed.messageId));
     expect([third.parsed.references].flat().map(bare)).toEqual([bare(first.parsed.messageId), bare(mail.parsed.messageId)]);
     expect(await storedIds(ticket.id)).toEqual([first, mail, third].map((m) => bare(m.parsed.messageId)));
   });
 
   it('an operator reply with send_user_email 0 mails nobody; with send_operators_email it tells the other operators', async () => {
-    const { ticket, user } = await openTicket(world, { sendUserEmail: false, sendOperatorsEmail: false, assigned: [world.grouped.id, world.direct.id] });
-    const reply = await addMessage(ticket, world.direct, { sendUserEmail: false, sendOperatorsEmail: true });
-    const mail = await mailTo(smtp, ticket, world.grouped.email);
-    expect(mail.parsed.subject).toBe(`[#${ticket.number}]: ${world.direct.firstname} ${world.direct.lastname} replied`);
+    const { ticket, user } = await openTicket(m.world, { sendUserEmail: false, sendOperatorsEmail: false, assigned: [m.world.grouped.id, m.world.direct.id] });
+    const reply = await addMessage(ticket, m.world.direct, { sendUserEmail: false, sendOperatorsEmail: true });
+    const mail = await mailTo(m.smtp, ticket, m.world.grouped.email);
+    expect(mail.parsed.subject).toBe(`[#${ticket.number}]: ${m.world.direct.firstname} ${m.world.direct.lastname} replied`);
     expect(header(mail, 'auto-submitted')).toBe('auto-generated');
     await settled(ticket.id);
-    expect(mailsOf(smtp, ticket).map((m) => m.envelopeTo)).toEqual([[world.grouped.email]]);
+    expect(mailsOf(m.smtp, ticket).map((m) => m.envelopeTo)).toEqual([[m.world.grouped.email]]);
     expect((await mailEntries(ticket.id)).map((e) => e.payload)).toEqual([
-      { kind: 'operator_operator_ticket_reply', ticketId: ticket.id, messageId: reply.id, recipientId: world.grouped.id },
+      { kind: 'operator_operator_ticket_reply', ticketId: ticket.id, messageId: reply.id, recipientId: m.world.grouped.id },
     ]);
     expect(user).toBeDefined();
   });
 
   it('a user reply goes to the assigned and watching operators, not the whole department', async () => {
     const watcher = await operator();
-    const { ticket, user } = await openTicket(world, { sendUserEmail: false, sendOperatorsEmail: false, assigned: [world.outsider.id], watching: [watcher.id] });
+    const { ticket, user } = await openTicket(m.world, { sendUserEmail: false, sendOperatorsEmail: false, assigned: [m.world.outsider.id], watching: [watcher.id] });
     await addMessage(ticket, user, { text: 'Still broken.' });
-    const mail = await mailTo(smtp, ticket, world.outsider.email);
+    const mail = await mailTo(m.smtp, ticket, m.world.outsider.email);
     expect(mail.parsed.subject).toBe(`[#${ticket.number}]: New reply from Uma User`);
     expect(mail.parsed.text).toContain('Still broken.');
-    await mailTo(smtp, ticket, watcher.email);
+    await mailTo(m.smtp, ticket, watcher.email);
     await settled(ticket.id);
-    expect(mailsOf(smtp, ticket).flatMap((m) => m.envelopeTo).sort()).toEqual([world.outsider.email, watcher.email].sort());
+    expect(mailsOf(m.smtp, ticket).flatMap((m) => m.envelopeTo).sort()).toEqual([m.world.outsider.email, watcher.email].sort());
 
     // Nobody assigned: the department's operators.
-    const unassigned = await openTicket(world, { sendUserEmail: false, sendOperatorsEmail: false });
+    const unassigned = await openTicket(m.world, { sendUserEmail: false, sendOperatorsEmail: false });
     await addMessage(unassigned.ticket, unassigned.user);
-    await mailTo(smtp, unassigned.ticket, world.direct.email);
-    await mailTo(smtp, unassigned.ticket, world.grouped.email);
+    await mailTo(m.smtp, unassigned.ticket, m.world.direct.email);
+    await mailTo(m.smtp, unassigned.ticket, m.world.grouped.email);
   });
 
   it('a note goes to the assigned and watching operators except its author, only with send_operators_email', async () => {
     const watcher = await operator();
-    const { ticket } = await openTicket(world, { sendUserEmail: false, sendOperatorsEmail: false, assigned: [world.direct.id], watching: [watcher.id] });
-    await addMessage(ticket, world.direct, { type: MESSAGE_TYPE.NOTE, text: 'Internal: <b>check</b> toner', sendOperatorsEmail: true });
-    const mail = await mailTo(smtp, ticket, watcher.email);
-    expect(mail.parsed.subject).toBe(`[#${ticket.number}]: New note by ${world.direct.firstname} ${world.direct.lastname}`);
+    const { ticket } = await openTicket(m.world, { sendUserEmail: false, sendOperatorsEmail: false, assigned: [m.world.direct.id], watching: [watcher.id] });
+    await addMessage(ticket, m.world.direct, { type: MESSAGE_TYPE.NOTE, text: 'Internal: <b>check</b> toner', sendOperatorsEmail: true });
+    const mail = await mailTo(m.smtp, ticket, watcher.email);
+    expect(mail.parsed.subject).toBe(`[#${ticket.number}]: New note by ${m.world.direct.firstname} ${m.world.direct.lastname}`);
     expect(mail.parsed.html).toContain('Internal: &lt;b&gt;check&lt;/b&gt; toner');
     await settled(ticket.id);
-    expect(mailsOf(smtp, ticket).map((m) => m.envelopeTo)).toEqual([[watcher.email]]);
+    expect(mailsOf(m.smtp, ticket).map((m) => m.envelopeTo)).toEqual([[watcher.email]]);
 
     // Without the flag (the API's default for an operator's message), and never to the user.
-    await addMessage(ticket, world.direct, { type: MESSAGE_TYPE.NOTE, sendOperatorsEmail: false, sendUserEmail: true });
+    await addMessage(ticket, m.world.direct, { type: MESSAGE_TYPE.NOTE, sendOperatorsEmail: false, sendUserEmail: true });
     await settled(ticket.id);
-    expect(mailsOf(smtp, ticket)).toHaveLength(1);
+    expect(mailsOf(m.smtp, ticket)).toHaveLength(1);
   });
 
   it('drafts send nothing', async () => {
-    const { ticket } = await openTicket(world, { sendUserEmail: false, sendOperatorsEmail: false, assigned: [world.direct.id] });
-    await addMessage(ticket, world.grouped, { isDraft: true });
-    await addMessage(ticket, world.grouped, { type: MESSAGE_TYPE.NOTE, isDraft: true });
-    await addMessage(ticket, world.grouped, {
+    const { ticket } = await openTicket(m.world, { sendUserEmail: false, sendOperatorsEmail: false, assigned: [m.world.direct.id] });
+    await addMessage(ticket, m.world.grouped, { isDraft: true });
+    await addMessage(ticket, m.world.grouped, { type: MESSAGE_TYPE.NOTE, isDraft: true });
+    await addMessage(ticket, m.world.grouped, {
       type: MESSAGE_TYPE.FORWARD, isDraft: true,
       extra: { to_address: [newEmail('fw')], cc_address: null, bcc_address: null, subject: 'Fwd', from_address: null },
     });
@@ -228,48 +211,48 @@ describe('replies', () => {
   });
 
   it('a disabled template, an inactive recipient, a deleted message or a trashed ticket stop a mail already queued', async () => {
-    const { ticket, user } = await openTicket(world, { sendUserEmail: false, sendOperatorsEmail: false });
-    const reply = await addMessage(ticket, world.direct, { sendUserEmail: false });
+    const { ticket, user } = await openTicket(m.world, { sendUserEmail: false, sendOperatorsEmail: false });
+    const reply = await addMessage(ticket, m.world.direct, { sendUserEmail: false });
     const handle = (p: TicketMailPayload) => ticketMail.handle(p, undefined as never);
     const send = () => handle({ kind: 'user_ticket_reply', ticketId: ticket.id, messageId: reply.id });
 
-    const templates = world.department.email_templates!;
-    await world.department.update({ email_templates: JSON.stringify({ ...JSON.parse(templates), user_ticket_reply: -1 }) });
+    const templates = m.world.department.email_templates!;
+    await m.world.department.update({ email_templates: JSON.stringify({ ...JSON.parse(templates), user_ticket_reply: -1 }) });
     try {
       expect(await send()).toEqual({ skipped: 'the email template is disabled' });
     } finally {
-      await world.department.update({ email_templates: templates });
+      await m.world.department.update({ email_templates: templates });
     }
     await user.update({ active: 0 });
     expect(await send()).toEqual({ skipped: 'no recipient: the user is inactive and nobody is copied' });
     await user.update({ active: 1 });
-    expect(await handle({ kind: 'operator_assigned', ticketId: ticket.id, recipientId: world.inactive.id })).toEqual({ skipped: 'the operator is inactive' });
+    expect(await handle({ kind: 'operator_assigned', ticketId: ticket.id, recipientId: m.world.inactive.id })).toEqual({ skipped: 'the operator is inactive' });
     await ticket.update({ deleted_at: 1 });
     expect(await send()).toEqual({ skipped: 'the ticket is in the trash' });
     await ticket.update({ deleted_at: null });
     await reply.destroy();
     expect(await send()).toEqual({ skipped: 'the message no longer exists' });
-    expect(mailsOf(smtp, ticket)).toEqual([]);
+    expect(mailsOf(m.smtp, ticket)).toEqual([]);
   });
 });
 
 describe('forwards', () => {
   it('go to their to, cc and bcc recipients from their from_address, with the attachments byte for byte', async () => {
-    const { ticket } = await openTicket(world, { sendUserEmail: false, sendOperatorsEmail: false });
+    const { ticket } = await openTicket(m.world, { sendUserEmail: false, sendOperatorsEmail: false });
     const [to, cc, bcc] = [newEmail('to'), newEmail('cc'), newEmail('bcc')];
     const png = Buffer.alloc(70_000);
     for (let i = 0; i < png.length; i++) png[i] = (i * 7919) % 256;
     const csv = Buffer.from('a,b\r\n1,2\r\n');
-    const message = await addMessage(ticket, world.grouped, {
+    const message = await addMessage(ticket, m.world.grouped, {
       type: MESSAGE_TYPE.FORWARD, text: 'Please look at this <ticket>.',
       attachments: [{ name: 'screen.png', contents: png }, { name: 'data.csv', contents: csv }],
       // A department address among the recipients is dropped: it would come back in as a message.
-      extra: { to_address: [to, world.address.address], cc_address: [cc], bcc_address: [bcc], subject: 'Have a look', from_address: world.grouped.email },
+      extra: { to_address: [to, m.world.address.address], cc_address: [cc], bcc_address: [bcc], subject: 'Have a look', from_address: m.world.grouped.email },
     });
-    const mail = await mailTo(smtp, ticket, bcc, 'the forward');
+    const mail = await mailTo(m.smtp, ticket, bcc, 'the forward');
     expect(mail.envelopeTo.sort()).toEqual([to, cc, bcc].sort());
-    expect(mail.envelopeFrom).toBe(world.grouped.email);
-    expect(mail.parsed.from?.value[0]).toMatchObject({ address: world.grouped.email, name: `${world.grouped.firstname} ${world.grouped.lastname}` });
+    expect(mail.envelopeFrom).toBe(m.world.grouped.email);
+    expect(mail.parsed.from?.value[0]).toMatchObject({ address: m.world.grouped.email, name: `${m.world.grouped.firstname} ${m.world.grouped.lastname}` });
     expect(header(mail, 'bcc')).toBeUndefined();
     expect(mail.parsed.subject).toBe(`[#${ticket.number}] Have a look`);
     expect(header(mail, 'auto-submitted')).toBeUndefined();
@@ -281,30 +264,30 @@ describe('forwards', () => {
     expect(Buffer.compare(files['screen.png'], png)).toBe(0);
     expect(Buffer.compare(files['data.csv'], csv)).toBe(0);
     await settled(ticket.id);
-    expect(mailsOf(smtp, ticket)).toHaveLength(1);
+    expect(mailsOf(m.smtp, ticket)).toHaveLength(1);
   });
 
   it('without a from_address go out from the ticket\'s department address', async () => {
-    const { ticket } = await openTicket(world, { sendUserEmail: false, sendOperatorsEmail: false });
+    const { ticket } = await openTicket(m.world, { sendUserEmail: false, sendOperatorsEmail: false });
     const to = newEmail('to');
-    await addMessage(ticket, world.grouped, {
+    await addMessage(ticket, m.world.grouped, {
       type: MESSAGE_TYPE.FORWARD, extra: { to_address: [to], cc_address: null, bcc_address: null, subject: `[#${ticket.number}] FYI`, from_address: null },
     });
-    const mail = await mailTo(smtp, ticket, to);
-    expect(mail.parsed.from?.value[0]).toMatchObject({ address: world.address.address, name: world.brand.name });
+    const mail = await mailTo(m.smtp, ticket, to);
+    expect(mail.parsed.from?.value[0]).toMatchObject({ address: m.world.address.address, name: m.world.brand.name });
     expect(mail.parsed.subject).toBe(`[#${ticket.number}] FYI`);
   });
 });
 
 describe('assignment', () => {
   it('tells each newly assigned active operator', async () => {
-    const { ticket } = await openTicket(world, { sendUserEmail: false, sendOperatorsEmail: false });
-    await transaction((t) => emit(t, 'ticket.updated', { ticketId: ticket.id, changes: ['assignedto'], newlyAssigned: [world.outsider.id, world.inactive.id] }));
-    const mail = await mailTo(smtp, ticket, world.outsider.email);
+    const { ticket } = await openTicket(m.world, { sendUserEmail: false, sendOperatorsEmail: false });
+    await transaction((t) => emit(t, 'ticket.updated', { ticketId: ticket.id, changes: ['assignedto'], newlyAssigned: [m.world.outsider.id, m.world.inactive.id] }));
+    const mail = await mailTo(m.smtp, ticket, m.world.outsider.email);
     expect(mail.parsed.subject).toBe(`[#${ticket.number}]: Ticket assigned to you: ${ticket.subject}`);
     expect(mail.parsed.messageId).toMatch(new RegExp(`^<t${ticket.id}\\.r[0-9a-f]{16}@`));
     await settled(ticket.id);
-    expect(mailsOf(smtp, ticket)).toHaveLength(1);
+    expect(mailsOf(m.smtp, ticket)).toHaveLength(1);
     // Other changes mail nobody.
     await transaction((t) => emit(t, 'ticket.updated', { ticketId: ticket.id, changes: ['priority'], newlyAssigned: [] }));
     expect(await mailEntries(ticket.id)).toHaveLength(1);
@@ -319,23 +302,23 @@ describe('templates', () => {
       { record_type: 'email_template', record_id: shipped.id, locale: 'fr', field: 'contents', value: '<p>Bonjour {{ user.firstname }} &amp; bienvenue</p>' },
     ], { ignoreDuplicates: true });
     try {
-      const french = await customer(world.brand.id, { language_code: 'fr', firstname: 'Zoé' });
-      const fr = await openTicket(world, { user: french, sendOperatorsEmail: false });
-      const mail = await mailTo(smtp, fr.ticket, french.email);
+      const french = await customer(m.world.brand.id, { language_code: 'fr', firstname: 'Zoé' });
+      const fr = await openTicket(m.world, { user: french, sendOperatorsEmail: false });
+      const mail = await mailTo(m.smtp, fr.ticket, french.email);
       expect(mail.parsed.subject).toBe(`[#${fr.ticket.number}] Billet ouvert : ${fr.ticket.subject}`);
       expect(mail.parsed.html).toContain('<p>Bonjour Zoé &amp; bienvenue</p>');
       expect(mail.parsed.text).toContain('Bonjour Zoé & bienvenue');
 
       // The brand's own version of the template replaces the shipped one (no translation: as stored).
       const own = await EmailTemplate.create({
-        brand_id: world.brand.id, name: 'user_ticket_opened', subject: 'We got it: {{ ticket.subject }}', contents: '<p>Own {{ brand.name }}</p>',
+        brand_id: m.world.brand.id, name: 'user_ticket_opened', subject: 'We got it: {{ ticket.subject }}', contents: '<p>Own {{ brand.name }}</p>',
       });
       try {
-        const other = await openTicket(world, { sendOperatorsEmail: false });
-        const ownMail = await mailTo(smtp, other.ticket, other.user.email);
+        const other = await openTicket(m.world, { sendOperatorsEmail: false });
+        const ownMail = await mailTo(m.smtp, other.ticket, other.user.email);
         // The template's subject lacks the number: it is put in front.
         expect(ownMail.parsed.subject).toBe(`[#${other.ticket.number}] We got it: ${other.ticket.subject}`);
-        expect(ownMail.parsed.html).toContain(`<p>Own ${world.brand.name}</p>`);
+        expect(ownMail.parsed.html).toContain(`<p>Own ${m.world.brand.name}</p>`);
       } finally {
         await own.destroy();
       }

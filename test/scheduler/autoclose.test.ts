@@ -1,40 +1,27 @@
 import './fastTicketSweepEnv';
 import { Ticket } from '../../src/db/models';
 import { now } from '../../src/db/entity';
-import { mailSpec } from '../../src/mail/jobs';
-import { closeTransports } from '../../src/mail/transports';
 import { createWorker } from '../../src/queue/runWorker';
 import { schedulerSpec } from '../../src/scheduler/jobs';
 import { closeInactiveTickets } from '../../src/ticket/housekeeping';
 import { useApi } from '../helpers/app';
-import { startSmtp, waitFor, type TestSmtp } from '../helpers/smtp';
-import { mailEntries, mailTo, mailWorld, mailsOf, openTicket, setTicketSetting, settled, ticketSetting, type MailWorld } from '../notifications/support';
+import { waitFor } from '../helpers/smtp';
+import { mailEntries, mailTo, mailsOf, openTicket, setTicketSetting, settled, ticketSetting, useMailWorld } from '../notifications/support';
 
 useApi();
-let smtp: TestSmtp;
-let mail: Awaited<ReturnType<typeof createWorker>>;
-let world: MailWorld;
+const m = useMailWorld();
 let closeAfter: number;
 
 beforeAll(async () => {
-  smtp = await startSmtp();
-  world = await mailWorld(smtp.port);
-  mail = await createWorker(mailSpec());
   closeAfter = Number(await ticketSetting('inactive_close_time'));
-});
-
-afterAll(async () => {
-  await mail.close();
-  closeTransports();
-  await smtp.close();
 });
 
 /** A ticket whose last reply was `ago` seconds ago, in `status` (the auto-close status by default). */
 async function waitingTicket(ago: number, values: Partial<Ticket> = {}) {
   const at = now() - ago;
-  const { ticket, user } = await openTicket(world, {
+  const { ticket, user } = await openTicket(m.world, {
     emitEvent: false,
-    values: { status_id: world.autoCloseStatus, last_reply_time: at, created_at: at, due_time: now() + 3600, ...values },
+    values: { status_id: m.world.autoCloseStatus, last_reply_time: at, created_at: at, due_time: now() + 3600, ...values },
   });
   return { ticket, user };
 }
@@ -46,23 +33,23 @@ describe('closing inactive tickets', () => {
     const recent = await waitingTicket(closeAfter - 60);
     const locked = await waitingTicket(closeAfter + 60, { locked: 1 });
     const trashed = await waitingTicket(closeAfter + 60, { deleted_at: now() });
-    const open = await waitingTicket(closeAfter + 60, { status_id: world.openStatus });
+    const open = await waitingTicket(closeAfter + 60, { status_id: m.world.openStatus });
     const merged = await waitingTicket(closeAfter + 60, { merged_into_id: recent.ticket.id, merged: 1 });
 
     const at = now();
     expect(await closeInactiveTickets({ at })).toBeGreaterThanOrEqual(2);
     const closed = (await stale.ticket.reload());
-    expect(closed.status_id).toBe(world.resolvedStatus);
+    expect(closed.status_id).toBe(m.world.resolvedStatus);
     expect(closed.resolved_time).toBe(at);
     expect(closed.due_time).toBeNull();
-    expect((await staleNoMail.ticket.reload()).status_id).toBe(world.resolvedStatus);
+    expect((await staleNoMail.ticket.reload()).status_id).toBe(m.world.resolvedStatus);
     for (const left of [recent, locked, trashed, open, merged]) {
       const before = left.ticket.status_id;
       expect((await left.ticket.reload()).status_id).toBe(before);
       expect(left.ticket.resolved_time).toBeNull();
     }
 
-    const notice = await mailTo(smtp, stale.ticket, stale.user.email, 'the user_ticket_autoclose mail');
+    const notice = await mailTo(m.smtp, stale.ticket, stale.user.email, 'the user_ticket_autoclose mail');
     expect(notice.parsed.subject).toBe(`[#${stale.ticket.number}]: Your ticket has been closed`);
     expect(notice.parsed.headers.get('auto-submitted')).toBe('auto-generated');
     expect(notice.parsed.messageId).toMatch(new RegExp(`^<t${stale.ticket.id}\\.r[0-9a-f]{16}@`));
@@ -72,13 +59,13 @@ describe('closing inactive tickets', () => {
     // Idempotent: a second sweep finds nothing.
     expect(await closeInactiveTickets({ at: at + 1 })).toBe(0);
     await settled(stale.ticket.id);
-    expect(mailsOf(smtp, stale.ticket)).toHaveLength(1);
+    expect(mailsOf(m.smtp, stale.ticket)).toHaveLength(1);
   });
 
   it('walks the candidates in batches', async () => {
     const stale = await Promise.all([1, 2, 3, 4, 5].map((n) => waitingTicket(closeAfter + 600 + n)));
     expect(await closeInactiveTickets({ batch: 2, maxBatches: 10 })).toBeGreaterThanOrEqual(5);
-    for (const { ticket } of stale) expect((await ticket.reload()).status_id).toBe(world.resolvedStatus);
+    for (const { ticket } of stale) expect((await ticket.reload()).status_id).toBe(m.world.resolvedStatus);
   });
 
   it('closes nothing when inactive_close_time is 0, and sends no mail when the template is -1', async () => {
@@ -86,18 +73,18 @@ describe('closing inactive tickets', () => {
     await setTicketSetting('inactive_close_time', '0');
     try {
       expect(await closeInactiveTickets()).toBe(0);
-      expect((await stale.ticket.reload()).status_id).toBe(world.autoCloseStatus);
+      expect((await stale.ticket.reload()).status_id).toBe(m.world.autoCloseStatus);
     } finally {
       await setTicketSetting('inactive_close_time', String(closeAfter));
     }
-    const templates = world.department.email_templates!;
-    await world.department.update({ email_templates: JSON.stringify({ ...JSON.parse(templates), user_ticket_autoclose: -1 }) });
+    const templates = m.world.department.email_templates!;
+    await m.world.department.update({ email_templates: JSON.stringify({ ...JSON.parse(templates), user_ticket_autoclose: -1 }) });
     try {
       await closeInactiveTickets();
-      expect((await stale.ticket.reload()).status_id).toBe(world.resolvedStatus);
+      expect((await stale.ticket.reload()).status_id).toBe(m.world.resolvedStatus);
       expect(await mailEntries(stale.ticket.id)).toEqual([]);
     } finally {
-      await world.department.update({ email_templates: templates });
+      await m.world.department.update({ email_templates: templates });
     }
   });
 
@@ -107,8 +94,8 @@ describe('closing inactive tickets', () => {
     const stale = await waitingTicket(closeAfter + 60);
     const scheduler = await createWorker(spec);
     try {
-      await waitFor(async () => (await stale.ticket.reload()).status_id === world.resolvedStatus, 10000, 'the scheduled auto-close');
-      await mailTo(smtp, stale.ticket, stale.user.email);
+      await waitFor(async () => (await stale.ticket.reload()).status_id === m.world.resolvedStatus, 10000, 'the scheduled auto-close');
+      await mailTo(m.smtp, stale.ticket, stale.user.email);
     } finally {
       await scheduler.close();
     }
