@@ -1,12 +1,10 @@
-import { Router } from 'express';
 import { ArticleAttachment, type Upload } from '../db/models';
-import { HttpError, NotFoundError } from '../http/errors';
 import { equals } from '../http/listQuery';
-import { resourceRouter, parseId, type ResourceDef } from '../http/resource';
-import { recorded } from '../http/routes';
+import { resourceRouter, type ResourceDef } from '../http/resource';
+import { attachmentDownloadRoute } from '../storage/downloadRoute';
 import { pick } from '../http/serialize';
 import { field } from '../http/validation';
-import { get, loadUploads, serializeUpload } from '../storage/uploads';
+import { loadUploads, serializeUpload } from '../storage/uploads';
 
 /**
  * Article attachments: listed, shown, deleted and downloaded here; added with the article's
@@ -42,22 +40,4 @@ export const attachmentResource: ResourceDef<ArticleAttachment, Related> = {
 
 export const attachmentRouter = resourceRouter(attachmentResource);
 
-const DOWNLOAD = '/attachment/:id/download';
-
-/** `GET /attachment/{id}/download`: the file's bytes, under the name it was attached with. */
-const download = Router();
-download.get(DOWNLOAD, async (req, res) => {
-  const id = parseId(req.params.id);
-  const attachment = id === null ? null : await ArticleAttachment.findByPk(id);
-  const upload = attachment ? await get(attachment.upload_hash) : null;
-  if (!attachment || !upload) throw new NotFoundError('attachment');
-  res.attachment(attachment.original_name);
-  res.setHeader('Content-Type', upload.mime);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.send(upload.contents);
-});
-download.all(DOWNLOAD, (req) => {
-  throw new HttpError(405, `The ${req.method} method is not supported here. Supported methods: GET.`, { Allow: 'GET' });
-});
-
-export const attachmentDownloadRouter = recorded(download, [{ method: 'GET', path: DOWNLOAD, action: 'download', label: 'attachment' }]);
+export const attachmentDownloadRouter = attachmentDownloadRoute('/attachment', ArticleAttachment);

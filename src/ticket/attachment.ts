@@ -1,15 +1,14 @@
 import { extname } from 'node:path';
-import { Router } from 'express';
 import type { Transaction } from 'sequelize';
 import { config } from '../config';
 import { TicketAttachment, type Upload } from '../db/models';
-import { HttpError, NotFoundError, ValidationError } from '../http/errors';
+import { ValidationError } from '../http/errors';
 import { equals } from '../http/listQuery';
-import { resourceRouter, parseId, type ResourceDef } from '../http/resource';
-import { recorded } from '../http/routes';
+import { resourceRouter, type ResourceDef } from '../http/resource';
+import { attachmentDownloadRoute } from '../storage/downloadRoute';
 import { pick } from '../http/serialize';
 import { Joi, field } from '../http/validation';
-import { get, loadUploads, mimeOf, put, serializeUpload } from '../storage/uploads';
+import { loadUploads, put, serializeUpload } from '../storage/uploads';
 import type { TicketSettings } from './ticketSettings';
 
 /**
@@ -118,24 +117,4 @@ export const ticketAttachmentResource: ResourceDef<TicketAttachment, Related> = 
 
 export const ticketAttachmentRouter = resourceRouter(ticketAttachmentResource);
 
-const DOWNLOAD = '/attachment/:id/download';
-
-/** `GET /attachment/{id}/download`: the file's bytes, with its type and the name it was attached with. */
-const download = Router();
-download.get(DOWNLOAD, async (req, res) => {
-  const id = parseId(req.params.id);
-  const attachment = id === null ? null : await TicketAttachment.findByPk(id);
-  const upload = attachment ? await get(attachment.upload_hash) : null;
-  if (!attachment || !upload) throw new NotFoundError('attachment');
-  res.attachment(attachment.original_name);
-  // The type of the name it was attached with (the same bytes may be stored under another name).
-  const mime = mimeOf(attachment.original_name);
-  res.setHeader('Content-Type', mime === 'application/octet-stream' ? upload.mime : mime);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.send(upload.contents);
-});
-download.all(DOWNLOAD, (req) => {
-  throw new HttpError(405, `The ${req.method} method is not supported here. Supported methods: GET.`, { Allow: 'GET' });
-});
-
-export const ticketAttachmentDownloadRouter = recorded(download, [{ method: 'GET', path: DOWNLOAD, action: 'download', label: 'attachment' }]);
+export const ticketAttachmentDownloadRouter = attachmentDownloadRoute('/attachment', TicketAttachment);

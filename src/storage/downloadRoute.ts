@@ -1,0 +1,36 @@
+import { Router } from 'express';
+import { HttpError, NotFoundError } from '../http/errors';
+import { parseId } from '../http/resource';
+import { recorded } from '../http/routes';
+import { get, mimeOf } from './uploads';
+
+/** A record that attaches a stored file under a name (a ticket's or an article's attachment). */
+interface Attached {
+  upload_hash: string;
+  original_name: string;
+}
+
+/**
+ * `GET <path>/{id}/download` for an attachment model: the file's bytes under the name it was
+ * attached with, typed by that name (the same bytes may be stored under another), `nosniff`;
+ * 404 in the envelope for an unknown attachment or a missing file, 405 for other methods.
+ */
+export function attachmentDownloadRoute(path: string, model: { findByPk(id: number): Promise<Attached | null> }) {
+  const route = `${path}/:id/download`;
+  const router = Router();
+  router.get(route, async (req, res) => {
+    const id = parseId(req.params.id);
+    const attachment = id === null ? null : await model.findByPk(id);
+    const upload = attachment ? await get(attachment.upload_hash) : null;
+    if (!attachment || !upload) throw new NotFoundError('attachment');
+    res.attachment(attachment.original_name);
+    const mime = mimeOf(attachment.original_name);
+    res.setHeader('Content-Type', mime === 'application/octet-stream' ? upload.mime : mime);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.send(upload.contents);
+  });
+  router.all(route, (req) => {
+    throw new HttpError(405, `The ${req.method} method is not supported here. Supported methods: GET.`, { Allow: 'GET' });
+  });
+  return recorded(router, [{ method: 'GET', path: route, action: 'download', label: 'attachment' }]);
+}
