@@ -35,6 +35,37 @@ const positive = (value: string | undefined): number | null => {
 const after = (column: string, time: number, id: number): WhereOptions =>
   ({ [Op.or]: [{ [column]: { [Op.gt]: time } }, { [column]: time, id: { [Op.gt]: id } }] }) as WhereOptions;
 
+/**
+ * Walks the tickets that `due` matches by (`column`, id) from `start`, in batches, and hands each
+ * to `act` in a transaction of its own, read again under a row lock and still due (a second
+ * sweep finds nothing left to do). Returns how many `act` reports done.
+ */
+async function sweep(
+  column: 'last_reply_time' | 'resolved_time', due: () => WhereOptions, start: number, options: SweepOptions,
+  act: (ticket: Ticket, t: Transaction) => Promise<boolean>,
+): Promise<number> {
+  const batch = options.batch ?? 100;
+  let done = 0;
+  let cursor: [number, number] = [start, 0];
+  for (let n = 0; n < (options.maxBatches ?? 10); n++) {
+    const rows = await Ticket.findAll({
+      attributes: ['id', column], where: { [Op.and]: [due(), after(column, cursor[0], cursor[1])] },
+      order: [[column, 'ASC'], ['id', 'ASC']], limit: batch,
+    });
+    for (const row of rows) {
+      const acted = await transaction(async (t) => {
+        const ticket = await Ticket.findOne({ where: { [Op.and]: [{ id: row.id }, due()] }, transaction: t, lock: t.LOCK.UPDATE });
+        return ticket ? act(ticket, t) : false;
+      });
+      if (acted) done++;
+    }
+    if (rows.length < batch) break;
+    const last = rows[rows.length - 1];
+    cursor = [last[column] ?? 0, last.id];
+  }
+  return done;
+}
+
 /** Whether a department maps a template for the kind (-1 disables it). */
 async function departmentMaps(departmentId: number, key: string, t: Transaction): Promise<boolean> {
   const department = await Department.findByPk(departmentId, { attributes: ['id', 'email_templates'], transaction: t });
@@ -62,31 +93,13 @@ export async function closeInactiveTickets(options: SweepOptions = {}): Promise<
     status_id: { [Op.in]: statuses }, deleted_at: null, last_reply_time: { [Op.lte]: cutoff }, locked: 0, merged_into_id: null,
   });
 
-  let closed = 0;
-  let cursor: [number, number] = [0, 0];
-  for (let n = 0; n < (options.maxBatches ?? 10); n++) {
-    const rows = await Ticket.findAll({
-      attributes: ['id', 'last_reply_time'],
-      where: { [Op.and]: [due(), after('last_reply_time', cursor[0], cursor[1])] },
-      order: [['last_reply_time', 'ASC'], ['id', 'ASC']], limit: options.batch ?? 100,
-    });
-    for (const row of rows) {
-      const done = await transaction(async (t) => {
-        const ticket = await Ticket.findOne({ where: { [Op.and]: [{ id: row.id }, due()] }, transaction: t, lock: t.LOCK.UPDATE });
-        if (!ticket) return false;
-        await ticket.update({ status_id: resolved, resolved_time: at, due_time: null }, { transaction: t });
-        if (!ticket.internal && (await departmentMaps(ticket.department_id, 'user_ticket_autoclose', t))) {
-          await enqueue(t, ticketMail, { kind: 'user_ticket_autoclose', ticketId: ticket.id });
-        }
-        return true;
-      });
-      if (done) closed++;
+  return sweep('last_reply_time', due, 0, options, async (ticket, t) => {
+    await ticket.update({ status_id: resolved, resolved_time: at, due_time: null }, { transaction: t });
+    if (!ticket.internal && (await departmentMaps(ticket.department_id, 'user_ticket_autoclose', t))) {
+      await enqueue(t, ticketMail, { kind: 'user_ticket_autoclose', ticketId: ticket.id });
     }
-    if (rows.length < (options.batch ?? 100)) break;
-    const last = rows[rows.length - 1];
-    cursor = [last.last_reply_time ?? 0, last.id];
-  }
-  return closed;
+    return true;
+  });
 }
 
 /** How far back the feedback sweep looks past a resolution's due moment (a scheduler that was down catches up within it). */
@@ -118,33 +131,15 @@ export async function sendFeedbackRequests(options: SweepOptions = {}): Promise<
     ],
   });
 
-  let made = 0;
-  let cursor: [number, number] = [lower, 0];
-  for (let n = 0; n < (options.maxBatches ?? 10); n++) {
-    const rows = await Ticket.findAll({
-      attributes: ['id', 'resolved_time'],
-      where: { [Op.and]: [due(), after('resolved_time', cursor[0], cursor[1])] },
-      order: [['resolved_time', 'ASC'], ['id', 'ASC']], limit: options.batch ?? 100,
-    });
-    for (const row of rows) {
-      const done = await transaction(async (t) => {
-        const ticket = await Ticket.findOne({ where: { [Op.and]: [{ id: row.id }, due()] }, transaction: t, lock: t.LOCK.UPDATE });
-        if (!ticket) return false;
-        let feedback: TicketFeedback;
-        try {
-          feedback = await createFeedbackRequest({ ticketId: ticket.id, userId: ticket.user_id, form, resolvedTime: ticket.resolved_time }, t);
-        } catch (err) {
-          if (err instanceof UniqueConstraintError) return false; // another sweep made it
-          throw err;
-        }
-        await enqueue(t, ticketMail, { kind: 'user_feedback_request', ticketId: ticket.id, feedbackId: feedback.id });
-        return true;
-      });
-      if (done) made++;
+  return sweep('resolved_time', due, lower, options, async (ticket, t) => {
+    let feedback: TicketFeedback;
+    try {
+      feedback = await createFeedbackRequest({ ticketId: ticket.id, userId: ticket.user_id, form, resolvedTime: ticket.resolved_time }, t);
+    } catch (err) {
+      if (err instanceof UniqueConstraintError) return false; // another sweep made it
+      throw err;
     }
-    if (rows.length < (options.batch ?? 100)) break;
-    const last = rows[rows.length - 1];
-    cursor = [last.resolved_time ?? 0, last.id];
-  }
-  return made;
+    await enqueue(t, ticketMail, { kind: 'user_feedback_request', ticketId: ticket.id, feedbackId: feedback.id });
+    return true;
+  });
 }
