@@ -2,10 +2,22 @@ import { config } from '../config';
 import { expireBans } from '../core/banExpiry';
 import { logger } from '../logger';
 import { QUEUES } from '../queue/names';
-import type { WorkerSpec } from '../queue/runWorker';
+import type { TaskDefinition, WorkerSpec } from '../queue/runWorker';
 import { sweepOutbox } from '../queue/outbox';
 import { expireIdempotencyKeys } from '../http/idempotency';
 import { closeInactiveTickets, sendFeedbackRequests } from '../ticket/housekeeping';
+
+/** A housekeeping job: runs `work`, and logs `message` with what it counted when that is not 0. */
+function task(name: string, counted: string, work: () => Promise<number>, message: string): TaskDefinition {
+  return {
+    name,
+    async handle() {
+      const n = await work();
+      if (n) logger.info({ [counted]: n }, message);
+      return { [counted]: n };
+    },
+  };
+}
 
 /**
  * Housekeeping on a schedule: ban expiry, the outbox sweep, expired Idempotency-Key responses,
@@ -17,46 +29,11 @@ export function schedulerSpec(): WorkerSpec {
   return {
     queue: QUEUES.scheduler,
     jobs: [
-      {
-        name: 'bans.expire',
-        async handle() {
-          const removed = await expireBans();
-          if (removed) logger.info({ removed }, 'expired temporary IP bans removed');
-          return { removed };
-        },
-      },
-      {
-        name: 'outbox.sweep',
-        async handle() {
-          const published = await sweepOutbox(config().outbox.sweepAfterMs, config().outbox.republishAfterMs);
-          if (published) logger.info({ published }, 'outbox entries published by the sweep');
-          return { published };
-        },
-      },
-      {
-        name: 'tickets.autoclose',
-        async handle() {
-          const closed = await closeInactiveTickets();
-          if (closed) logger.info({ closed }, 'inactive tickets closed');
-          return { closed };
-        },
-      },
-      {
-        name: 'tickets.feedback',
-        async handle() {
-          const requested = await sendFeedbackRequests();
-          if (requested) logger.info({ requested }, 'feedback requests made');
-          return { requested };
-        },
-      },
-      {
-        name: 'idempotency.expire',
-        async handle() {
-          const removed = await expireIdempotencyKeys();
-          if (removed) logger.info({ removed }, 'expired Idempotency-Key responses removed');
-          return { removed };
-        },
-      },
+      task('bans.expire', 'removed', expireBans, 'expired temporary IP bans removed'),
+      task('outbox.sweep', 'published', () => sweepOutbox(config().outbox.sweepAfterMs, config().outbox.republishAfterMs), 'outbox entries published by the sweep'),
+      task('tickets.autoclose', 'closed', () => closeInactiveTickets(), 'inactive tickets closed'),
+      task('tickets.feedback', 'requested', () => sendFeedbackRequests(), 'feedback requests made'),
+      task('idempotency.expire', 'removed', expireIdempotencyKeys, 'expired Idempotency-Key responses removed'),
     ],
     schedules: [
       { id: 'bans-expire', every: config().banExpiryEveryMs, job: 'bans.expire' },
