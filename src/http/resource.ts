@@ -53,10 +53,6 @@ export interface ListResult<M> {
 const isListResult = <M>(r: unknown): r is ListResult<M> =>
   typeof r === 'object' && r !== null && !Array.isArray(r) && Array.isArray((r as ListResult<M>).rows) && typeof (r as ListResult<M>).count === 'number';
 
-/**
- * An action beyond the five CRUD ones (merge, forward, increment views...), declared like them: it
- * reuses the resource's find (and row lock), validation, transaction and presenter.
- */
 /** A where without any condition: `{}`, or an `Op.and` of nothing. */
 function isEmptyWhere(where: unknown): boolean {
   if (where === undefined || where === null) return true;
@@ -70,6 +66,10 @@ function isEmptyWhere(where: unknown): boolean {
   return false;
 }
 
+/**
+ * An action beyond the five CRUD ones (merge, forward, increment views...), declared like them: it
+ * reuses the resource's find (and row lock), validation, transaction and presenter.
+ */
 export interface CustomAction<M extends Entity> {
   /** Names the action in route records and the OpenAPI document. */
   name: string;
