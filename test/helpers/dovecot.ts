@@ -27,7 +27,8 @@ export interface Dovecot {
   messages(user: string, mailbox?: string): Promise<Array<{ uid: number; flags: string[]; messageId: string | undefined }>>;
   /** Sets the mailbox's UIDVALIDITY with doveadm: what clients see as a UIDVALIDITY reset. */
   setUidValidity(user: string, value: number, mailbox?: string): Promise<void>;
-  /** Kills the server (SIGKILL to its process group) and removes its directory; idempotent. */
+  /** Kills the server (SIGKILL to its process group), removes its directory and resolves once its
+   *  ports refuse connections; idempotent. */
   stop(): Promise<void>;
 }
 
@@ -130,6 +131,13 @@ const greets = (port: number) => new Promise<boolean>((resolve) => {
   s.once('data', (d) => done(d.toString('latin1').startsWith('* OK')));
   s.once('error', () => done(false));
   s.once('close', () => done(false));
+});
+
+/** Resolves true once a connection to the port is refused. */
+const refuses = (port: number) => new Promise<boolean>((resolve) => {
+  const s = net.connect(port, '127.0.0.1');
+  s.once('connect', () => { s.destroy(); resolve(false); });
+  s.once('error', () => resolve(true));
 });
 
 export async function startDovecot(users: DovecotUser[]): Promise<Dovecot> {
@@ -239,6 +247,13 @@ export async function startDovecot(users: DovecotUser[]): Promise<Dovecot> {
       kill(); // ~10 ms; SIGTERM would take over a second for data nobody keeps
       process.removeListener('exit', kill);
       rmSync(dir, { recursive: true, force: true });
+      // SIGKILL returns before the kernel has torn the processes down; their listening sockets
+      // can accept for a moment after. Return only once the server is really gone.
+      const started = Date.now();
+      while (!(await refuses(ports.imap))) {
+        if (Date.now() - started > 5000) throw new Error(`dovecot still accepts on port ${ports.imap} 5 s after SIGKILL`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
     },
   };
 }
