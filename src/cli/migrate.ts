@@ -1,8 +1,8 @@
 process.env.PROCESS_NAME ??= 'cli';
 import { ensureDatabase } from '../db/ensureDatabase';
 import { migrate, migrator } from '../db/migrator';
-import { sequelize } from '../db/sequelize';
 import { exitOnStartupError } from './exitOnStartupError';
+import { closeConnections } from './setup';
 
 /** `npm run migrate` applies pending migrations; `npm run migrate -- down` reverts the last one. */
 async function main() {
@@ -11,7 +11,7 @@ async function main() {
   else await migrate();
   const executed = await migrator().executed();
   process.stdout.write(`Migrations applied: ${executed.length}\n`);
-  await sequelize().close();
+  await closeConnections();
 }
 
 main().catch(exitOnStartupError);

@@ -1,13 +1,12 @@
 process.env.PROCESS_NAME ??= 'cli';
-import { sequelize } from '../db/sequelize';
 import { exitOnStartupError } from './exitOnStartupError';
-import { prepareDatabase } from './setup';
+import { closeConnections, prepareDatabase } from './setup';
 
 /** `npm run seed`: migrates if needed, then adds the default records that are missing. */
 async function main() {
   await prepareDatabase();
   process.stdout.write('Seed applied.\n');
-  await sequelize().close();
+  await closeConnections();
 }
 
 main().catch(exitOnStartupError);

@@ -4,12 +4,26 @@ import { migrate } from '../db/migrator';
 import { seed } from '../db/seed';
 import { createToken, hashToken } from '../auth/tokens';
 import { config } from '../config';
+import { sequelize } from '../db/sequelize';
+import { closeCacheVersions } from '../db/versionedCache';
+import { closeCounters } from '../http/windowCounter';
 
 /** Creates the database if missing, applies migrations and the seed. Safe to run any number of times. */
 export async function prepareDatabase(): Promise<void> {
   await ensureDatabase();
   await migrate();
   await seed();
+}
+
+/**
+ * Closes what a command opened, so that it exits when done: the database pool, and the Redis
+ * connections that a write opens (cache versions are bumped after every token or configuration
+ * change, in any process).
+ */
+export async function closeConnections(): Promise<void> {
+  closeCacheVersions();
+  closeCounters();
+  await sequelize().close();
 }
 
 /**

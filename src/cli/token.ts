@@ -1,7 +1,6 @@
 process.env.PROCESS_NAME ??= 'cli';
-import { sequelize } from '../db/sequelize';
 import { exitOnStartupError } from './exitOnStartupError';
-import { prepareDatabase } from './setup';
+import { closeConnections, prepareDatabase } from './setup';
 import { TOKEN_USAGE, tokenCommand } from './tokenCommand';
 
 async function main(argv: string[]) {
@@ -14,7 +13,7 @@ async function main(argv: string[]) {
   try {
     process.exitCode = await tokenCommand(argv, { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) });
   } finally {
-    await sequelize().close();
+    await closeConnections();
   }
 }
 

@@ -46,6 +46,25 @@ function runWeb(env: Record<string, string>, until?: RegExp): Promise<{ code: nu
   });
 }
 
+/** Runs a compiled command (`npm run seed`, `npm run token -- ...`) to its end, or kills it after 20 s. */
+function runCommand(script: string, args: string[] = []): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(dist, 'src/cli', script), ...args], {
+      env: { ...process.env, LOG_LEVEL: 'warn', NODE_PATH: join(root, 'node_modules') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    const kill = setTimeout(() => child.kill('SIGKILL'), 20000);
+    child.stdout.on('data', (c) => { stdout += c; });
+    child.stderr.on('data', (c) => { stderr += c; });
+    child.on('exit', (code, signal) => {
+      clearTimeout(kill);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
 beforeAll(() => {
   writeFileSync(tsconfig, JSON.stringify({
     extends: join(root, 'tsconfig.build.json'),
@@ -61,6 +80,23 @@ describe('npm run build', () => {
   it('builds an unchanged tree again in well under two seconds', () => {
     expect(build()).toBeLessThan(2000);
   }, 60000);
+});
+
+describe('the commands', () => {
+  // A write bumps a cache version in Redis: a command that left that connection open never exited.
+  it('seed, migrate and token create, list and revoke finish and exit 0', async () => {
+    const name = `cli-exit-${process.pid}`;
+    const seed = await runCommand('seed.js');
+    expect(seed).toMatchObject({ code: 0, signal: null, stdout: 'Seed applied.\n' });
+    expect(await runCommand('migrate.js')).toMatchObject({ code: 0, signal: null, stdout: expect.stringMatching(/^Migrations applied: \d+\n$/) });
+    const created = await runCommand('token.js', ['create', '--name', name]);
+    expect(created).toMatchObject({ code: 0, signal: null, stderr: '' });
+    expect(created.stdout).toMatch(/^hd_[A-Za-z0-9_-]{43}\n$/);
+    const listed = await runCommand('token.js', ['list']);
+    expect(listed).toMatchObject({ code: 0, signal: null });
+    expect(listed.stdout).toContain(`\t${name}\t`);
+    expect(await runCommand('token.js', ['revoke', name])).toMatchObject({ code: 0, signal: null, stdout: 'Revoked 1 token.\n' });
+  }, 90000);
 });
 
 describe('the web process at start', () => {
