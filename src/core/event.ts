@@ -6,7 +6,7 @@ import { now } from '../db/entity';
 import { sequelize } from '../db/sequelize';
 import { EVENT_NAMES } from '../events';
 import { sendSuccess } from '../http/envelope';
-import { HttpError, NotFoundError } from '../http/errors';
+import { MethodNotAllowedError, NotFoundError } from '../http/errors';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../http/listQuery';
 import { parseId } from '../http/resource';
 import { recorded, type RecordedRouter } from '../http/routes';
@@ -82,7 +82,7 @@ function eventRouter(): RecordedRouter {
   });
   for (const path of ['/event', '/event/:id']) {
     router.all(path, (req) => {
-      throw new HttpError(405, `The ${req.method} method is not supported here. Supported methods: GET.`, { Allow: 'GET' });
+      throw new MethodNotAllowedError(req.method, 'GET');
     });
   }
   return recorded(router, [

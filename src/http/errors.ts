@@ -18,6 +18,13 @@ export class NotFoundError extends HttpError {
   }
 }
 
+/** 405 with `Allow`: the methods the path offers (a comma-separated list such as `GET, PUT`). */
+export class MethodNotAllowedError extends HttpError {
+  constructor(method: string, allow: string) {
+    super(405, `The ${method} method is not supported here. Supported methods: ${allow}.`, { Allow: allow });
+  }
+}
+
 /** 422: validation failure, or an update that cannot be applied. */
 export class ValidationError extends HttpError {
   constructor(message: string) {

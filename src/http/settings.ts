@@ -3,7 +3,7 @@ import type { Transaction } from 'sequelize';
 import { recorded, type RecordedRouter } from './routes';
 import { Setting } from '../db/models';
 import { sendSuccess } from './envelope';
-import { HttpError } from './errors';
+import { MethodNotAllowedError } from './errors';
 
 /**
  * The settings object of one scope: every value a string. Inside a transaction, pass it: a second
@@ -20,7 +20,7 @@ export function settingsRouter(path: string, scope: string): RecordedRouter {
   const router = Router();
   router.get(path, async (_req, res) => sendSuccess(res, await readSettings(scope)));
   router.all(path, (req) => {
-    throw new HttpError(405, `The ${req.method} method is not supported here. Supported methods: GET.`, { Allow: 'GET' });
+    throw new MethodNotAllowedError(req.method, 'GET');
   });
   return recorded(router, [{ method: 'GET', path, action: 'settings', label: `${scope} settings` }]);
 }

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { HttpError, NotFoundError } from '../http/errors';
+import { MethodNotAllowedError, NotFoundError } from '../http/errors';
 import { parseId } from '../http/resource';
 import { recorded } from '../http/routes';
 import { get, mimeOf } from './uploads';
@@ -30,7 +30,7 @@ export function attachmentDownloadRoute(path: string, model: { findByPk(id: numb
     res.send(upload.contents);
   });
   router.all(route, (req) => {
-    throw new HttpError(405, `The ${req.method} method is not supported here. Supported methods: GET.`, { Allow: 'GET' });
+    throw new MethodNotAllowedError(req.method, 'GET');
   });
   return recorded(router, [{ method: 'GET', path: route, action: 'download', label: 'attachment' }]);
 }

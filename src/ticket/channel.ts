@@ -3,7 +3,7 @@ import type { Transaction } from 'sequelize';
 import { Channel } from '../db/models';
 import { channelScope } from '../db/seedTicketConfig';
 import { sendSuccess } from '../http/envelope';
-import { HttpError } from '../http/errors';
+import { HttpError, MethodNotAllowedError } from '../http/errors';
 import { recorded, type RecordedRouter } from '../http/routes';
 import { pick } from '../http/serialize';
 import { readSettings } from '../http/settings';
@@ -37,7 +37,7 @@ function channelSettingsRouter(): RecordedRouter {
     sendSuccess(res, await channelSettings(channel));
   });
   router.all(PATH, (req) => {
-    throw new HttpError(405, `The ${req.method} method is not supported here. Supported methods: GET.`, { Allow: 'GET' });
+    throw new MethodNotAllowedError(req.method, 'GET');
   });
   return recorded(router, [{ method: 'GET', path: PATH, action: 'settings', label: 'channel settings' }]);
 }
