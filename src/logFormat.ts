@@ -28,7 +28,7 @@ export function prettyLine(line: string): string {
   const time = `${d.toTimeString().slice(0, 8)}.${String(d.getMilliseconds()).padStart(3, '0')}`;
   const rest = { ...e };
   let msg = String(e.msg ?? '');
-  // pino-http's request lines: `GET /api/core/brand 200 12ms`.
+  // The request lines (http/requestLog.ts): `GET /api/core/brand 200 12ms`.
   if (e.req?.method && e.res?.statusCode !== undefined) {
     msg = `${e.req.method} ${e.req.url} ${e.res.statusCode} ${e.responseTime ?? '?'}ms`;
     delete rest.req;

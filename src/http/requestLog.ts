@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { pinoHttp } from 'pino-http';
 import { logger } from '../logger';
 
 /** Paths whose tail is a credential (the verification link's token). */
@@ -24,20 +23,43 @@ export function loggableUrl(url: string | undefined): string | undefined {
   return m ? `${m[1]}[redacted]` : path;
 }
 
+declare module 'http' {
+  interface IncomingMessage {
+    /** The request's id: the caller's X-Request-Id when it sends a sane one, else a fresh UUID. */
+    id: string;
+  }
+}
+
+const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
 /**
- * One log line per request, at its end. Every response names its request (the caller's
- * X-Request-Id when it sends a sane one), so a failure an integrator reports can be found in the logs.
+ * One log line per request, at its end (`request completed`, or `request errored` for a 5xx),
+ * with the request's id, method and loggable URL, the status and the time taken. Every response
+ * names its request (X-Request-Id), so a failure an integrator reports can be found in the logs.
+ *
+ * Written here rather than with pino-http, which builds two child loggers per request (running
+ * the request serializer and the redaction paths) whether or not anything is logged: 15% of the
+ * CPU of the cheapest request (README, Benchmark). The line has the same fields.
  */
 export function requestLogger(): RequestHandler {
-  return pinoHttp({
-    logger,
-    quietReqLogger: true,
-    genReqId: (req, res) => {
-      const given = req.headers['x-request-id'];
-      const id = typeof given === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(given) ? given : randomUUID();
-      res.setHeader('X-Request-Id', id);
-      return id;
-    },
-    serializers: { req: (req) => ({ method: req.method, url: loggableUrl(req.url) }), res: (res) => ({ statusCode: res.statusCode }) },
-  });
+  return (req, res, next) => {
+    const started = Date.now();
+    const given = req.headers['x-request-id'];
+    req.id = typeof given === 'string' && SANE_ID.test(given) ? given : randomUUID();
+    res.setHeader('X-Request-Id', req.id);
+    let logged = false;
+    const done = () => {
+      if (logged || !logger.isLevelEnabled('info')) return;
+      logged = true;
+      const line = {
+        reqId: req.id, req: { method: req.method, url: loggableUrl(req.originalUrl) }, res: { statusCode: res.statusCode }, responseTime: Date.now() - started,
+      };
+      if (res.statusCode >= 500) logger.info({ ...line, err: { message: `failed with status code ${res.statusCode}` } }, 'request errored');
+      else logger.info(line, 'request completed');
+    };
+    // `close` without `finish`: the client went away before the answer was written.
+    res.once('finish', done);
+    res.once('close', done);
+    next();
+  };
 }

@@ -4,9 +4,10 @@
  */
 import './infoLogEnv';
 import pino from 'pino';
+import express from 'express';
 import request from 'supertest';
 import { logger } from '../../src/logger';
-import { loggableUrl } from '../../src/http/requestLog';
+import { loggableUrl, requestLogger } from '../../src/http/requestLog';
 import { issueVerificationToken } from '../../src/user/verification';
 import { useApi, unique, newEmail } from '../helpers/app';
 import { expectSuccess } from '../helpers/envelope';
@@ -68,5 +69,24 @@ describe('loggableUrl', () => {
     ['/account/other', '/account/other'],
   ])('shows %s as %s', (url, shown) => {
     expect(loggableUrl(url)).toBe(shown);
+  });
+});
+
+describe('requestLogger', () => {
+  it('logs each request once at its end: id, method, URL, status, time; a 5xx as "request errored"', async () => {
+    const app = express();
+    app.use(requestLogger());
+    app.get('/fine', (_req, res) => { res.json({ ok: true }); });
+    app.get('/broken', (_req, res) => { res.status(503).json({ ok: false }); });
+    lines.length = 0;
+    const fine = await request(app).get('/fine?secret=1').set('X-Request-Id', 'trace-1');
+    const broken = await request(app).get('/broken');
+    expect(fine.headers['x-request-id']).toBe('trace-1');
+    expect(broken.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const reqs = requestLines();
+    expect(reqs).toHaveLength(2);
+    expect(reqs[0]).toMatchObject({ level: 30, msg: 'request completed', reqId: 'trace-1', req: { method: 'GET', url: '/fine' }, res: { statusCode: 200 } });
+    expect(reqs[1]).toMatchObject({ level: 30, msg: 'request errored', reqId: broken.headers['x-request-id'], req: { method: 'GET', url: '/broken' }, res: { statusCode: 503 } });
+    for (const l of reqs) expect(typeof l.responseTime).toBe('number');
   });
 });
