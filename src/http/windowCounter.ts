@@ -21,9 +21,16 @@ let warned = false;
  * Idempotency-Key locks, the readiness check): it gives up within half a second.
  */
 export function counterClient(): IORedis {
-  client ??= redisConnection('counter');
+  if (!client) {
+    client = redisConnection('counter');
+    // EVALSHA of a script loaded once (ioredis loads it again after a NOSCRIPT), not its text on
+    // every request.
+    client.defineCommand('countInWindow', { numberOfKeys: 1, lua: COUNT });
+  }
   return client;
 }
+
+type CountingClient = IORedis & { countInWindow(key: string, windowSeconds: number): Promise<[number, number]> };
 
 /**
  * Counts one event under `key` (below QUEUE_PREFIX, so every web process shares the count) in a
@@ -36,7 +43,7 @@ export async function countInWindow(key: string, windowSeconds: number): Promise
   // During an outage already reported, requests do not wait for a command to time out.
   if (warned && client.status !== 'ready') return null;
   try {
-    const [count, resetsIn] = await client.eval(COUNT, 1, `${config().queuePrefix}:${key}`, windowSeconds) as [number, number];
+    const [count, resetsIn] = await (client as CountingClient).countInWindow(`${config().queuePrefix}:${key}`, windowSeconds);
     warned = false;
     return { count, resetsIn };
   } catch (err) {

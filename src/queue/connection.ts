@@ -5,8 +5,8 @@ import { config } from '../config';
  * Workers wait for Redis forever (BullMQ requires `maxRetriesPerRequest: null`). A producer's
  * commands fail after one reconnection attempt while Redis is away (about two seconds), and the
  * outbox keeps the side effect until a sweep publishes it; requests never wait on Redis.
- * A counter (failed logins, throttles) gives up within half a second: a request that counts
- * something goes on uncounted rather than wait.
+ * A counter (failed logins, throttles, cache versions) gives up within half a second: a request
+ * that counts something goes on uncounted rather than wait.
  */
 export function redisConnection(role: 'worker' | 'producer' | 'counter'): IORedis {
   const retryStrategy = (n: number) => Math.min(n * 200, 2000);
@@ -14,7 +14,9 @@ export function redisConnection(role: 'worker' | 'producer' | 'counter'): IORedi
     ? { maxRetriesPerRequest: null }
     : role === 'producer'
       ? { maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy }
-      : { maxRetriesPerRequest: 0, commandTimeout: 500, connectTimeout: 2000, retryStrategy };
+      // Auto-pipelining: the commands that concurrent requests issue in one tick (cache
+      // versions, rate-limit counts) leave in one write.
+      : { maxRetriesPerRequest: 0, commandTimeout: 500, connectTimeout: 2000, retryStrategy, enableAutoPipelining: true };
   const client = new IORedis(config().redisUrl, { ...options, lazyConnect: false });
   client.on('error', () => { /* reported by the command that fails; reconnects on its own */ });
   return client;
