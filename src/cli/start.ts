@@ -1,23 +1,15 @@
 process.env.PROCESS_NAME ??= 'start';
 import { availableParallelism } from 'node:os';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { config } from '../config';
 import { sequelize } from '../db/sequelize';
 import { resolveLogFormat } from '../logFormat';
 import { exitOnStartupError } from './exitOnStartupError';
+import { readProcfile } from './procfile';
 import { ensureFirstToken, prepareDatabase } from './setup';
 
 const root = join(__dirname, '..', '..', '..');
-
-/** The Procfile's processes: `name: command` per line. */
-export function readProcfile(path = join(root, 'Procfile')): Array<{ name: string; command: string }> {
-  return readFileSync(path, 'utf8').split('\n')
-    .map((l) => /^([A-Za-z0-9_-]+):\s*(.+)$/.exec(l.trim()))
-    .filter((m): m is RegExpExecArray => !!m)
-    .map((m) => ({ name: m[1], command: m[2] }));
-}
 
 /**
  * `npm start`: prepares the database (create, migrate, seed, first token), then runs every

@@ -1,0 +1,30 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/** The project's directory: the nearest above this module with a package.json (from src/ or dist/src/). */
+function projectRoot(): string {
+  let dir = __dirname;
+  while (!existsSync(join(dir, 'package.json'))) {
+    if (dirname(dir) === dir) throw new Error(`No package.json above ${__dirname}`);
+    dir = dirname(dir);
+  }
+  return dir;
+}
+
+/** The Procfile's processes: `name: command` per line. */
+export function readProcfile(path = join(projectRoot(), 'Procfile')): Array<{ name: string; command: string }> {
+  return readFileSync(path, 'utf8').split('\n')
+    .map((l) => /^([A-Za-z0-9_-]+):\s*(.+)$/.exec(l.trim()))
+    .filter((m): m is RegExpExecArray => !!m)
+    .map((m) => ({ name: m[1], command: m[2] }));
+}
+
+/** The options the Procfile gives `node` for a process (`web: node --flag dist/src/server.js` gives `['--flag']`). */
+export function nodeOptionsOf(name: string, path?: string): string[] {
+  const entry = readProcfile(path).find((p) => p.name === name);
+  if (!entry) throw new Error(`The Procfile has no ${name} process`);
+  const [cmd, ...args] = entry.command.split(/\s+/);
+  const script = args.findIndex((a) => !a.startsWith('-'));
+  if (cmd !== 'node' || script < 0) throw new Error(`The Procfile's ${name} process is not \`node [options] <script>\`: ${entry.command}`);
+  return args.slice(0, script);
+}

@@ -1,0 +1,35 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { nodeOptionsOf, readProcfile } from '../../src/cli/procfile';
+
+const dir = mkdtempSync(join(tmpdir(), 'helpdesk-procfile-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function procfile(text: string): string {
+  const path = join(dir, `Procfile-${Math.random().toString(36).slice(2)}`);
+  writeFileSync(path, text);
+  return path;
+}
+
+describe('the Procfile', () => {
+  it('is read as name: command lines; the node options of a process are those before its script', () => {
+    const path = procfile('web: node --max-old-space-size=64 --no-warnings dist/src/server.js --port 1\n\n# a note\nworker: node dist/w.js\nshell: sh run.sh\n');
+    expect(readProcfile(path).map((p) => p.name)).toEqual(['web', 'worker', 'shell']);
+    expect(nodeOptionsOf('web', path)).toEqual(['--max-old-space-size=64', '--no-warnings']);
+    expect(nodeOptionsOf('worker', path)).toEqual([]);
+    expect(() => nodeOptionsOf('shell', path)).toThrow('is not `node [options] <script>`');
+    expect(() => nodeOptionsOf('mailer', path)).toThrow('The Procfile has no mailer process');
+  });
+
+  it("gives the web process options node accepts, with a bounded heap (the benchmark's RSS)", () => {
+    const options = nodeOptionsOf('web');
+    const bound = Number(options.map((o) => /^--max-old-space-size=(\d+)$/.exec(o)?.[1]).find(Boolean));
+    expect(bound).toBeGreaterThan(0);
+    // The heap's limit is the old space's bound plus the young generation's few tens of MB.
+    const limit = Number(execFileSync(process.execPath, [...options, '-p', "require('v8').getHeapStatistics().heap_size_limit"], { encoding: 'utf8' })) / 2 ** 20;
+    expect(limit).toBeGreaterThanOrEqual(bound);
+    expect(limit).toBeLessThan(bound + 128);
+  });
+});
