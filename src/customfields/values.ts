@@ -1,4 +1,4 @@
-import { Op, type Transaction } from 'sequelize';
+import { Op, QueryTypes, type Transaction } from 'sequelize';
 import type { CustomFieldKind } from '../db/models/CustomField';
 import { CustomField, CustomFieldBrand, CustomFieldDepartment, CustomFieldOption, CustomFieldValue } from '../db/models';
 import { sequelize } from '../db/sequelize';
@@ -243,10 +243,11 @@ export async function applyCustomFieldValues(kind: ValueKind, ownerId: number, i
 export async function loadCustomFieldValues(ownerIds: number[], kind: ValueKind): Promise<Map<number, CustomFieldValue[]>> {
   const ids = [...new Set(ownerIds)];
   if (!ids.length) return new Map();
-  const rows = await sequelize().query(
+  // Plain rows, for presenters (as http/load.ts's loaders return).
+  const rows = await sequelize().query<CustomFieldValue>(
     `SELECT v.* FROM custom_field_values v JOIN custom_fields f ON f.id = v.field_id
      WHERE f.kind = :kind AND v.owner_id IN (:ids) ORDER BY v.owner_id, v.field_id`,
-    { replacements: { kind, ids }, model: CustomFieldValue, mapToModel: true },
+    { replacements: { kind, ids }, type: QueryTypes.SELECT, raw: true },
   );
   return groupBy(rows, (v) => v.owner_id);
 }

@@ -1,4 +1,4 @@
-import { Op, type FindOptions, type Transaction } from 'sequelize';
+import { QueryTypes } from 'sequelize';
 import type { Model, ModelCtor } from 'sequelize-typescript';
 
 /** Groups rows by a key. */
@@ -13,24 +13,70 @@ export function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
   return map;
 }
 
+type Key = number | string;
+
+/** What a loader may narrow and order by: a page's relations need no more. */
+export interface LoadOptions {
+  /** The attributes to read (default: all), or all but some. */
+  attributes?: readonly string[] | { exclude: readonly string[] };
+  /** Equalities besides the key column. */
+  where?: Record<string, string | number>;
+  /** Default: by `id` (by the key column when the model has no id). */
+  order?: ReadonlyArray<readonly [string, 'ASC' | 'DESC']>;
+}
+
+// Identifiers come from the models' metadata, never from a request.
+const ident = (name: string) => `\`${name.replace(/`/g, '``')}\``;
+const statements = new WeakMap<object, Map<string, string>>();
+
+/** The SELECT of `model`'s rows whose `column` is in a list (`IN (?)`), built once per shape. */
+function selectByKey(model: ModelCtor<Model>, column: string, options: LoadOptions): string {
+  const shape = JSON.stringify([column, options.attributes ?? null, Object.keys(options.where ?? {}), options.order ?? null]);
+  let byShape = statements.get(model);
+  if (!byShape) statements.set(model, (byShape = new Map()));
+  const cached = byShape.get(shape);
+  if (cached) return cached;
+  const attributes = model.getAttributes() as Record<string, { field?: string }>;
+  const field = (name: string) => {
+    if (!attributes[name]) throw new Error(`${model.name} has no attribute ${name}`);
+    return ident(attributes[name].field ?? name);
+  };
+  const exclude = options.attributes && !Array.isArray(options.attributes) ? (options.attributes as { exclude: readonly string[] }).exclude : [];
+  const names = Array.isArray(options.attributes) ? options.attributes as readonly string[] : Object.keys(attributes).filter((n) => !exclude.includes(n));
+  const columns = names.map((n) => (field(n) === ident(n) ? ident(n) : `${field(n)} AS ${ident(n)}`));
+  const where = [`${field(column)} IN (?)`, ...Object.keys(options.where ?? {}).map((k) => `${field(k)} = ?`)];
+  const order = options.order ?? [['id' in attributes ? 'id' : column, 'ASC']];
+  const sql = `SELECT ${columns.join(', ')} FROM ${ident(model.getTableName() as string)} WHERE ${where.join(' AND ')}`
+    + ` ORDER BY ${order.map(([c, d]) => `${field(c)} ${d === 'DESC' ? 'DESC' : 'ASC'}`).join(', ')}`;
+  byShape.set(shape, sql);
+  return sql;
+}
+
 /**
- * The rows of `model` whose `column` is one of `ids`, grouped by that column: one query for a
- * whole page of records (the way every embedded relation is loaded, never one query per record).
+ * The rows of `model` whose `column` is one of `keys`: one query for a whole page of records (the
+ * way every embedded relation is loaded, never one query per record).
+ *
+ * Loaders feed presenters only, so they return plain rows (the columns as properties, no model
+ * instances), and they run a statement built once per shape from the model's attributes rather
+ * than through `findAll`: for these simple reads, Sequelize's option cloning, query generation,
+ * instance building and row copying cost more than the driver (README, Benchmark).
  */
-export async function loadMany<M extends Model>(model: ModelCtor<M>, column: string, ids: number[], options: FindOptions & { transaction?: Transaction } = {}): Promise<Map<number, M[]>> {
-  const unique = [...new Set(ids.filter((id) => id !== null && id !== undefined))];
-  if (!unique.length) return new Map();
-  const rows = (await (model as any).findAll({ ...options, where: { ...(options.where as object), [column]: { [Op.in]: unique } }, order: options.order ?? [['id' in (model as any).getAttributes() ? 'id' : column, 'ASC']] })) as M[];
-  // Rows are model instances, or plain objects with `raw: true`.
-  return groupBy(rows, (r) => (typeof r.get === 'function' ? r.get(column) : (r as any)[column]) as number);
+export async function loadRows<M extends Model>(model: ModelCtor<M>, column: string, keys: Array<Key | null | undefined>, options: LoadOptions = {}): Promise<M[]> {
+  const unique = [...new Set(keys.filter((k): k is Key => k !== null && k !== undefined))];
+  if (!unique.length) return [];
+  return model.sequelize!.query(selectByKey(model as ModelCtor<Model>, column, options), {
+    replacements: [unique, ...Object.values(options.where ?? {})], type: QueryTypes.SELECT, raw: true,
+  }) as Promise<M[]>;
+}
+
+/** Rows by `column`, grouped by it (the children of a page of records). */
+export async function loadMany<M extends Model>(model: ModelCtor<M>, column: string, keys: Array<Key | null | undefined>, options: LoadOptions = {}): Promise<Map<number, M[]>> {
+  return groupBy(await loadRows(model, column, keys, options), (r) => (r as any)[column] as number);
 }
 
 /** Records by id, in one query. */
-export async function loadById<M extends Model>(model: ModelCtor<M>, ids: Array<number | null | undefined>, options: FindOptions = {}): Promise<Map<number, M>> {
-  const unique = [...new Set(ids.filter((id): id is number => id !== null && id !== undefined))];
-  if (!unique.length) return new Map();
-  const rows = (await (model as any).findAll({ ...options, where: { ...(options.where as object), id: { [Op.in]: unique } } })) as M[];
-  return new Map(rows.map((r) => [r.get('id') as number, r]));
+export async function loadById<M extends Model>(model: ModelCtor<M>, ids: Array<number | null | undefined>, options: LoadOptions = {}): Promise<Map<number, M>> {
+  return new Map((await loadRows(model, 'id', ids, options)).map((r) => [(r as any).id as number, r]));
 }
 
 /**
@@ -38,13 +84,14 @@ export async function loadById<M extends Model>(model: ModelCtor<M>, ids: Array<
  * records. Returns, per owner id, the linked records in the order of their ids.
  */
 export async function loadLinked<L extends Model, T extends Model>(
-  link: ModelCtor<L>, ownerKey: string, targetKey: string, ownerIds: number[], target: ModelCtor<T>, options: FindOptions = {},
+  link: ModelCtor<L>, ownerKey: string, targetKey: string, ownerIds: number[], target: ModelCtor<T>, options: LoadOptions = {},
 ): Promise<Map<number, T[]>> {
   const links = await loadMany(link, ownerKey, ownerIds, { order: [[ownerKey, 'ASC'], [targetKey, 'ASC']] });
-  const targets = await loadById(target, [...links.values()].flat().map((l) => l.get(targetKey) as number), options);
+  const targetOf = (l: L) => (l as any)[targetKey] as number;
+  const targets = await loadById(target, [...links.values()].flat().map(targetOf), options);
   const out = new Map<number, T[]>();
   for (const [ownerId, rows] of links) {
-    out.set(ownerId, rows.map((l) => targets.get(l.get(targetKey) as number)).filter((t): t is T => t !== undefined));
+    out.set(ownerId, rows.map((l) => targets.get(targetOf(l))).filter((t): t is T => t !== undefined));
   }
   return out;
 }

@@ -1,11 +1,11 @@
-import type { Model } from 'sequelize';
-
-/** The named attributes of a record (a model instance or a raw row), in that order (unset ones as null). */
-export function pick(record: Model | Record<string, any>, keys: readonly string[]): Record<string, any> {
-  const read = typeof record.get === 'function' ? (k: string) => (record as Model).get(k) : (k: string) => (record as Record<string, any>)[k];
+/**
+ * The named attributes of a record, in that order (unset ones as null). A model instance and a
+ * plain row (`raw: true`) read the same: Sequelize defines a property per attribute.
+ */
+export function pick(record: object, keys: readonly string[]): Record<string, any> {
   const out: Record<string, any> = {};
   for (const k of keys) {
-    const v = read(k);
+    const v = (record as Record<string, unknown>)[k];
     out[k] = v === undefined ? null : v;
   }
   return out;

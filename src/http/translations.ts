@@ -1,6 +1,7 @@
-import { Op, type Transaction } from 'sequelize';
+import type { Transaction } from 'sequelize';
 import { Translation } from '../db/models';
 import { ValidationError } from './errors';
+import { loadMany } from './load';
 import { LOCALE } from './listQuery';
 import { CONTROL_CHARACTERS } from './validation';
 
@@ -74,15 +75,7 @@ export async function deleteTranslations(spec: TranslationSpec, recordId: number
 
 /** All translations of the given records, in one query. */
 export async function loadTranslations(spec: TranslationSpec, ids: number[]): Promise<Map<number, Translation[]>> {
-  const byRecord = new Map<number, Translation[]>();
-  if (!ids.length) return byRecord;
-  const rows = await Translation.findAll({ where: { record_type: spec.type, record_id: { [Op.in]: ids } }, order: [['locale', 'ASC'], ['id', 'ASC']] });
-  for (const row of rows) {
-    const list = byRecord.get(row.record_id) ?? [];
-    list.push(row);
-    byRecord.set(row.record_id, list);
-  }
-  return byRecord;
+  return loadMany(Translation, 'record_id', ids, { where: { record_type: spec.type }, order: [['locale', 'ASC'], ['id', 'ASC']] });
 }
 
 /**

@@ -23,7 +23,7 @@ export const CATEGORY_TRANSLATIONS: TranslationSpec = { type: 'selfservice_categ
 /** A category without its type. The spec names the parent's id `parent`. */
 export function serializeCategory(c: SelfServiceCategory): Record<string, any> {
   const out: Record<string, any> = {};
-  for (const k of CATEGORY_FIELDS) out[k === 'parent_id' ? 'parent' : k] = c.get(k) ?? null;
+  for (const k of CATEGORY_FIELDS) out[k === 'parent_id' ? 'parent' : k] = (c as unknown as Record<string, unknown>)[k] ?? null;
   return out;
 }
 

@@ -148,7 +148,7 @@ export const typeResource: ResourceDef<SelfServiceType, Related> = {
 
   serialize(type, related, ctx) {
     const out: Record<string, any> = {};
-    for (const k of TYPE_FIELDS) if (!(ctx.view === 'list' && LIST_OMITS.has(k))) out[k] = type.get(k) ?? null;
+    for (const k of TYPE_FIELDS) if (!(ctx.view === 'list' && LIST_OMITS.has(k))) out[k] = (type as unknown as Record<string, unknown>)[k] ?? null;
     const brand = related.brands.get(type.brand_id);
     out.brand = brand ? pick(brand, BRAND_FIELDS) : null;
     return out;

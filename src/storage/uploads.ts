@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { extname } from 'node:path';
-import { Op, QueryTypes, type Transaction } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
 import { Upload } from '../db/models';
 import { sequelize } from '../db/sequelize';
+import { loadRows } from '../http/load';
 
 /**
  * Files, stored in MariaDB once per content: the key is the SHA-256 of the bytes (hex), so the same
@@ -74,10 +75,7 @@ export async function get(hash: string, transaction?: Transaction): Promise<Uplo
 
 /** The uploads with these hashes, without their bytes (what a page of attachments embeds), in one query. */
 export async function loadUploads(hashes: string[]): Promise<Map<string, Upload>> {
-  const unique = [...new Set(hashes)];
-  if (!unique.length) return new Map();
-  const rows = await Upload.findAll({ attributes: [...UPLOAD_FIELDS], where: { hash: { [Op.in]: unique } } });
-  return new Map(rows.map((u) => [u.hash, u]));
+  return new Map((await loadRows(Upload, 'hash', hashes, { attributes: UPLOAD_FIELDS })).map((u) => [u.hash, u]));
 }
 
 /** An upload as attachments embed it; `folder` names the area that stored it (`selfservice`, `tickets`). */

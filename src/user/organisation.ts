@@ -127,8 +127,8 @@ export const organisationResource: ResourceDef<Organisation, OrganisationRelatio
   async load(orgs) {
     const ids = orgs.map((o) => o.id);
     const [users, customfields, domains] = await Promise.all([
-      // Raw rows of just the summary columns: a page can embed hundreds of users.
-      loadMany(User, 'organisation_id', ids, { where: { type: 'user' }, attributes: [...USER_SUMMARY_FIELDS], raw: true }) as Promise<Map<number, UserSummaryRow[]>>,
+      // Just the summary columns: a page can embed hundreds of users.
+      loadMany(User, 'organisation_id', ids, { where: { type: 'user' }, attributes: [...USER_SUMMARY_FIELDS] }) as Promise<Map<number, UserSummaryRow[]>>,
       loadCustomFieldValues(ids, 'organisation'),
       loadMany(OrganisationDomain, 'organisation_id', ids),
     ]);

@@ -20,19 +20,14 @@ import { STATUS_TRANSLATIONS, serializeStatus } from '../status';
 import { TAG_TRANSLATIONS, serializeTag } from '../tag';
 import { ticketSettings } from '../ticketSettings';
 
-/** A ticket's own columns on the wire, in the spec's order (`cc` is decoded in between). */
-export const TICKET_FIELDS = [
-  'id', 'number', 'department_id', 'department_email_id', 'brand_id', 'channel_id', 'user_id', 'status_id', 'priority_id',
-  'sla_plan_id', 'subject', 'due_time', 'resolved_time',
-] as const;
-const TICKET_FLAGS = ['locked', 'merged', 'internal', 'created_at', 'updated_at', 'deleted_at'] as const;
-/** Beyond the spec (SupportPal's real responses carry them). */
-const TICKET_EXTRA_FIELDS = ['reply_due_time', 'resolve_due_time', 'reopened_time', 'last_reply_time', 'merged_into_id'] as const;
-
 const OPERATOR_FIELDS = ['id', 'firstname', 'lastname', 'email', 'avatar'] as const;
 
 /** An operator as a ticket lists it (assigned, watching). */
-const operatorSummary = (u: User) => ({ ...pick(u, OPERATOR_FIELDS), formatted_name: formattedName(u) });
+function operatorSummary(u: User): Record<string, any> {
+  const out = pick(u, OPERATOR_FIELDS);
+  out.formatted_name = formattedName(u);
+  return out;
+}
 
 export interface TicketRelations {
   departments: Map<number, Record<string, any>>;
@@ -116,17 +111,37 @@ export async function loadTicketRelations(tickets: Ticket[], ctx: ReadContext): 
   return { ...configured, users, tags, presentedTags, assigned, watching, operators, customfields, links };
 }
 
-/** A ticket as its resource shows it (list, show, create, update, merge). */
+/**
+ * A ticket as its resource shows it (list, show, create, update, merge): its columns in the
+ * spec's order, then what it embeds. One object literal, not spreads of picked fields: a page
+ * presents fifty of these, and a literal of fixed shape is several times cheaper to build.
+ */
 export function serializeTicket(t: Ticket, rel: TicketRelations): Record<string, any> {
   const url = rel.urls.get(t.brand_id) ?? { frontend: config().appUrl, operator: `${config().appUrl}/admin` };
   const user = rel.users.get(t.user_id);
-
   const operators = (links: Array<{ user_id: number }> | undefined) =>
     (links ?? []).map((l) => rel.operators.get(l.user_id)).filter((u): u is User => !!u).map(operatorSummary);
   return {
-    ...pick(t, TICKET_FIELDS),
+    id: t.id,
+    number: t.number,
+    department_id: t.department_id,
+    department_email_id: t.department_email_id ?? null,
+    brand_id: t.brand_id,
+    channel_id: t.channel_id,
+    user_id: t.user_id,
+    status_id: t.status_id,
+    priority_id: t.priority_id,
+    sla_plan_id: t.sla_plan_id ?? null,
+    subject: t.subject,
+    due_time: t.due_time ?? null,
+    resolved_time: t.resolved_time ?? null,
     cc: jsonList(t.cc),
-    ...pick(t, TICKET_FLAGS),
+    locked: t.locked,
+    merged: t.merged,
+    internal: t.internal,
+    created_at: t.created_at,
+    updated_at: t.updated_at,
+    deleted_at: t.deleted_at ?? null,
     // The frontend view of the ticket; the token lets a user without an account open it.
     frontend_url: `${url.frontend}/tickets/view/${encodeURIComponent(t.number)}?token=${t.token}`,
     operator_url: `${url.operator}/ticket/view/${t.id}`,
@@ -137,7 +152,12 @@ export function serializeTicket(t: Ticket, rel: TicketRelations): Record<string,
     status: rel.statuses.get(t.status_id) ?? null,
     priority: rel.priorities.get(t.priority_id) ?? null,
     slaplan: t.sla_plan_id ? rel.slaplans.get(t.sla_plan_id) ?? null : null,
-    ...pick(t, TICKET_EXTRA_FIELDS),
+    // Beyond the spec (SupportPal's real responses carry them).
+    reply_due_time: t.reply_due_time ?? null,
+    resolve_due_time: t.resolve_due_time ?? null,
+    reopened_time: t.reopened_time ?? null,
+    last_reply_time: t.last_reply_time ?? null,
+    merged_into_id: t.merged_into_id ?? null,
     tags: (rel.tags.get(t.id) ?? []).map((tag) => ({ ...rel.presentedTags.get(tag.id), pivot: { ticket_id: t.id, tag_id: tag.id } })),
     assigned: operators(rel.assigned.get(t.id)),
     watching: operators(rel.watching.get(t.id)),
@@ -145,4 +165,3 @@ export function serializeTicket(t: Ticket, rel: TicketRelations): Record<string,
     linked: (rel.links.get(t.id) ?? []).map((l) => l.linked_ticket_id),
   };
 }
-

@@ -31,7 +31,11 @@ export const formattedName = (u: { firstname: string | null; lastname: string | 
 export type UserSummaryRow = Pick<User, (typeof USER_SUMMARY_FIELDS)[number]>;
 
 /** A user as embedded in other records; takes a model instance or a raw row. */
-export const serializeUserSummary = (u: UserSummaryRow) => ({ ...pick(u, USER_SUMMARY_FIELDS), formatted_name: formattedName(u) });
+export function serializeUserSummary(u: UserSummaryRow): Record<string, any> {
+  const out = pick(u, USER_SUMMARY_FIELDS);
+  out.formatted_name = formattedName(u);
+  return out;
+}
 
 const timestamps = (r: { created_at: number; updated_at: number }) => ({ created_at: r.created_at, updated_at: r.updated_at });
 
@@ -70,7 +74,7 @@ export function serializePerson(p: User, rel: PersonRelations, view: View) {
   for (const k of PERSON_FIELDS) {
     if (operator && k === 'brand_id') continue;
     if (view === 'create' && CREATE_OMITS.has(k)) continue;
-    out[k] = p.get(k) ?? null;
+    out[k] = (p as unknown as Record<string, unknown>)[k] ?? null;
   }
   out.formatted_name = formattedName(p);
   out.phonenumbers = (rel.phones.get(p.id) ?? []).map((n) => ({ id: n.id, user_id: n.user_id, number: n.number, ...timestamps(n) }));
