@@ -11,6 +11,7 @@ import { capture } from './capture';
 import { explainTicketFilters } from './explain';
 import { buildApp } from '../src/app';
 import { createToken, revokeToken } from '../src/auth/tokens';
+import { nodeOptionsOf } from '../src/cli/procfile';
 import { prepareDatabase } from '../src/cli/setup';
 import { config } from '../src/config';
 import { Brand, IpBan } from '../src/db/models';
@@ -20,16 +21,17 @@ import type { CapturedScenario } from './baseline';
 import { ensureBenchData, findTargets, SIZES } from './data';
 import { fill, type Load, type LoadResult } from './loadgen';
 import { num, table } from './table';
-import { ensureTicketData, MESSAGES_PER_TICKET, ticketTargets } from './tickets';
+import { ensureTicketData, MESSAGES_PER_TICKET, REPLY_TEXT, removeBenchReplies, ticketTargets } from './tickets';
 import { mailboxThroughput } from './mailbox';
 
 /**
- * `npm run bench`: the production web process (`node dist/src/server.js`, as the Procfile runs
- * it) in a process of its own, pinned to core 0; the baseline server (bench/baseline.ts: node:http
- * and the raw mariadb driver replaying the statements the web process runs for the same request,
- * answering the same JSON) in another, also on core 0; the load generator (autocannon's API,
- * bench/loadgen.ts) in a third, pinned to core 1. Each scenario loads ours, then the baseline, in
- * the same run. The web process's peak RSS is sampled from /proc during its load.
+ * `npm run bench`: the production web process (`node dist/src/server.js` with the node options
+ * of the Procfile's web line, as the Procfile runs it) in a process of its own, pinned to core 0;
+ * the baseline server (bench/baseline.ts: node:http and the raw mariadb driver replaying the
+ * statements the web process runs for the same request, answering the same JSON) in another,
+ * also on core 0; the load generator (autocannon's API, bench/loadgen.ts) in a third, pinned to
+ * core 1. Each scenario loads ours, then the baseline, in the same run. The web process's peak
+ * RSS is sampled from /proc during its load.
  *
  * Environment: BENCH_TICKETS (default 1,000,000; 5 messages each), BENCH_SECONDS (5),
  * BENCH_CONNECTIONS (16), BENCH_DATABASE_URL (default helpdesk_bench_t<tickets>), BENCH_ONLY (a
@@ -120,15 +122,19 @@ async function main() {
   await prepareDatabase();
   await ensureBenchData(log);
   await ensureTicketData(log);
-  await removeCreatedBans();
   const t = await findTargets();
   const tt = await ticketTargets();
+  const removeReplies = () => removeBenchReplies([tt.ticket.id, tt.replied.id]);
+  await Promise.all([removeCreatedBans(), removeReplies()]);
   const brand = await Brand.findOne({ order: [['id', 'ASC']], rejectOnEmpty: true });
   const { token, record: tokenRecord } = await createToken('benchmark');
   const auth = { authorization: `Basic ${Buffer.from(`${token}:x`).toString('base64')}` };
   const enc = encodeURIComponent;
   const tk = tt.ticket;
   const all: Scenario[] = [
+    // The floor of the stack: Express and the middleware every request passes (metrics, request
+    // log, headers), no token, no statement: the fixed cost of a request, against node:http's.
+    { title: 'health (the HTTP stack alone)', method: 'GET', path: '/health' },
     { title: 'list users', method: 'GET', path: '/api/user/user?limit=50' },
     { title: 'show user', method: 'GET', path: `/api/user/user/${t.showUserId}` },
     { title: 'list organisations', method: 'GET', path: '/api/user/organisation?limit=50' },
@@ -137,7 +143,8 @@ async function main() {
     { title: 'show IP ban', method: 'GET', path: `/api/core/ipban/${tt.banId}` },
     { title: 'list tickets', method: 'GET', path: '/api/ticket/ticket?limit=50' },
     { title: 'show ticket', method: 'GET', path: `/api/ticket/ticket/${tk.id}` },
-    { title: 'search tickets', method: 'GET', path: `/api/ticket/ticket?limit=50&search=${enc(tt.searchTerm)}` },
+    { title: 'search tickets (one match)', method: 'GET', path: `/api/ticket/ticket?limit=50&search=${enc(tt.selectiveSearchTerm)}` },
+    { title: 'search tickets (12,500 matches)', method: 'GET', path: `/api/ticket/ticket?limit=50&search=${enc(tt.searchTerm)}` },
     { title: 'messages of a ticket', method: 'GET', path: `/api/ticket/message?ticket_id=${tk.id}&limit=50` },
     { title: 'list articles', method: 'GET', path: '/api/selfservice/article?limit=50' },
     { title: 'show article', method: 'GET', path: `/api/selfservice/article/${tt.articleId}` },
@@ -146,7 +153,7 @@ async function main() {
     { title: 'create ticket (with message)', method: 'POST', write: true, path: '/api/ticket/ticket',
       body: `department=${tk.department_id}&status=${tk.status_id}&priority=${tk.priority_id}&user=${tk.user_id}&subject=Load+test+__SEQ__&text=The+printer+is+on+fire+__SEQ__.&send_user_email=0&send_operators_email=0` },
     { title: 'reply to a ticket', method: 'POST', write: true, path: '/api/ticket/message',
-      body: `ticket_id=${tk.id}&user_id=${tk.user_id}&text=Any+news+__SEQ__%3F&send_user_email=0&send_operators_email=0` },
+      body: `ticket_id=${tt.replied.id}&user_id=${tt.replied.user_id}&text=${enc(REPLY_TEXT)}&send_user_email=0&send_operators_email=0` },
   ];
   const only = process.env.BENCH_ONLY;
   const list = only ? all.filter((s) => s.title.includes(only)) : all;
@@ -197,7 +204,7 @@ async function main() {
   const startWeb = async (workers: number, core: string) => {
     const prof = profileDir && !profiled ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
     profiled = true;
-    const web = pinned(core, [...prof, join(distRoot, 'src', 'server.js')], { ...env, WEB_CONCURRENCY: String(workers) });
+    const web = pinned(core, [...nodeOptionsOf('web'), ...prof, join(distRoot, 'src', 'server.js')], { ...env, WEB_CONCURRENCY: String(workers) });
     await waitFor(`http://127.0.0.1:${PORT_WEB}/health`, web);
     return web;
   };
@@ -251,7 +258,7 @@ async function main() {
   } finally {
     await Promise.allSettled([stop(web), stop(baseline)]);
     await revokeToken(String(tokenRecord.id)).catch(() => undefined);
-    await removeCreatedBans().catch(() => undefined);
+    await Promise.all([removeCreatedBans(), removeReplies()]).catch(() => undefined);
     rmSync(captureFile, { force: true });
     await Promise.allSettled([closeQueues(), sequelize().close()]);
   }
