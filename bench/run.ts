@@ -195,8 +195,8 @@ async function main() {
   writeFileSync(captureFile, JSON.stringify(captured));
 
   // 2. The servers, each a process of its own.
-  // The rate limits stay on (their Redis round trips are part of every request) but out of reach.
-  const env = { PORT: String(PORT_WEB), LOG_LEVEL: 'silent', NODE_ENV: 'production', RATE_LIMIT_PER_TOKEN: '1000000000', RATE_LIMIT_PER_IP: '1000000000' };
+  // The rate limits are out of reach (bench/env.ts), inherited with the rest of this environment.
+  const env = { PORT: String(PORT_WEB), LOG_LEVEL: 'silent', NODE_ENV: 'production' };
   // BENCH_PROFILE=<dir>: the (first) web process writes a V8 CPU profile there when it stops;
   // `node dist/bench/profile.js <file>` summarises it.
   const profileDir = process.env.BENCH_PROFILE;
