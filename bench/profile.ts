@@ -12,7 +12,10 @@ const byId = new Map(profile.nodes.map((node) => [node.id, node]));
 const self = new Map<string, number>();
 for (const id of profile.samples) {
   const f = byId.get(id)!.callFrame;
-  const url = f.url.replace(/^file:\/\//, '').replace(/.*node_modules\//, '').replace(/.*\/dist\//, 'dist/');
+  // A package's files by package path (mariadb's driver is node_modules/mariadb/dist/...), the
+  // project's own compiled files as dist/...
+  const path = f.url.replace(/^file:\/\//, '');
+  const url = path.includes('/node_modules/') ? path.replace(/.*node_modules\//, '') : path.replace(/.*\/dist\//, 'dist/');
   const key = `${f.functionName || '(anonymous)'}  ${url ? `${url}:${f.lineNumber + 1}` : ''}`;
   self.set(key, (self.get(key) ?? 0) + 1);
 }
