@@ -24,6 +24,14 @@ const access = cacheVersion('access-version', () => {
 /** The current access version, or null when Redis cannot say at once (then nothing is cached). */
 export const accessVersion = () => access.current();
 
+/**
+ * The access version for one request, read once: its ban check and its token check share it (one
+ * Redis round trip, not two). `holder` is the request's `res.locals`.
+ */
+export function requestAccessVersion(holder: { accessVersion?: Promise<string | null> }): Promise<string | null> {
+  return (holder.accessVersion ??= accessVersion());
+}
+
 /** Makes every process's cached tokens and ban answers stale. */
 export const bumpAccessVersion = () => access.bump();
 

@@ -14,12 +14,17 @@ export async function createToken(name: string, value = newTokenValue()): Promis
   return { token: value, record };
 }
 
-/** The stored token matching `token`, compared in constant time; null when none does. */
-export async function verifyToken(token: string): Promise<{ id: number; token_hash: string; last_used_at: number | null } | null> {
+/**
+ * The stored token matching `token`, compared in constant time; null when none does.
+ * `versionRead`: the access version when the caller has read it already (requestAccessVersion).
+ */
+export async function verifyToken(
+  token: string, versionRead: Promise<string | null> = accessVersion(),
+): Promise<{ id: number; token_hash: string; last_used_at: number | null } | null> {
   const hash = hashToken(token);
   // A valid token is kept per process while no token, ban or whitelist entry changes anywhere
   // (see accessCache: a revocation applies to the next request).
-  const version = await accessVersion();
+  const version = await versionRead;
   let record = version === null ? undefined : tokens.get(hash, version);
   if (!record) {
     const row = await ApiToken.findOne({ where: { token_hash: hash }, attributes: ['id', 'token_hash', 'last_used_at'], raw: true });

@@ -1,4 +1,5 @@
 import type { RequestHandler, Response } from 'express';
+import { requestAccessVersion } from '../auth/accessCache';
 import { verifyToken } from '../auth/tokens';
 import { recordAuthFailure } from './authFailures';
 import { clientIp } from './clientIp';
@@ -21,10 +22,10 @@ export function parseBasic(header: string | undefined): string | null | undefine
 type Authenticated = { id: number };
 
 /** Why the credentials of a request are refused, or the stored token when they are valid. */
-async function check(token: string | null | undefined): Promise<string | Authenticated> {
+async function check(token: string | null | undefined, versionRead: Promise<string | null>): Promise<string | Authenticated> {
   if (token === undefined) return 'Authentication is required: send the API token as the user name of HTTP Basic authentication.';
   if (token === null) return 'The Authorization header is not valid HTTP Basic authentication.';
-  const record = token.length > 512 ? null : await verifyToken(token);
+  const record = token.length > 512 ? null : await verifyToken(token, versionRead);
   return record ?? 'The API token is not valid.';
 }
 
@@ -33,7 +34,7 @@ export const tokenIdOf = (res: Response): number | undefined => (res.locals.apiT
 
 export const authenticate: RequestHandler = async (req, res, next) => {
   const token = parseBasic(req.headers.authorization);
-  const message = await check(token);
+  const message = await check(token, requestAccessVersion(res.locals));
   if (typeof message !== 'string') {
     res.locals.apiToken = message;
     return next();

@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import { QueryTypes } from 'sequelize';
 import { sequelize } from '../db/sequelize';
 import { now } from '../db/entity';
-import { accessVersion, bans } from '../auth/accessCache';
+import { accessVersion, bans, requestAccessVersion } from '../auth/accessCache';
 import { clientIp } from './clientIp';
 import { HttpError } from './errors';
 
@@ -19,12 +19,17 @@ export async function isBanned(ip: string, event: BanEvent): Promise<boolean> {
   return banned && !whitelisted;
 }
 
-/** Whether an address is banned for `event`, and whether it is whitelisted for it: one query. */
-export async function banStatus(ip: string, event: BanEvent): Promise<{ banned: boolean; whitelisted: boolean }> {
+/**
+ * Whether an address is banned for `event`, and whether it is whitelisted for it: one query.
+ * `versionRead`: the access version when the caller has read it already (requestAccessVersion).
+ */
+export async function banStatus(
+  ip: string, event: BanEvent, versionRead: Promise<string | null> = accessVersion(),
+): Promise<{ banned: boolean; whitelisted: boolean }> {
   const column = EVENT_COLUMN[event];
   // "Not barred" is kept per process until a ban or whitelist entry changes anywhere (accessCache);
   // "barred" is asked every time, since a temporary ban stops by its expiry alone.
-  const version = await accessVersion();
+  const version = await versionRead;
   const cacheKey = `${event} ${ip}`;
   const cached = version !== null ? bans.get(cacheKey, version) : undefined;
   if (cached) return cached;
@@ -41,7 +46,7 @@ export async function banStatus(ip: string, event: BanEvent): Promise<{ banned: 
 
 /** 403 for an address banned from the API; notes whether it is whitelisted for it (rate limits skip those). */
 export const refuseBanned: RequestHandler = async (req, res, next) => {
-  const { banned, whitelisted } = await banStatus(clientIp(req), 'api');
+  const { banned, whitelisted } = await banStatus(clientIp(req), 'api', requestAccessVersion(res.locals));
   if (banned && !whitelisted) throw new HttpError(403, 'Your IP address is banned from using the API.');
   res.locals.apiWhitelisted = whitelisted;
   next();

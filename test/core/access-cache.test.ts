@@ -1,8 +1,10 @@
+import IORedis from 'ioredis';
 import request from 'supertest';
 import { QueryTypes } from 'sequelize';
 import { bumpAccessVersion, ENTRY_TTL_MS } from '../../src/auth/accessCache';
 import { createToken, revokeToken } from '../../src/auth/tokens';
 import { IpBan } from '../../src/db/models';
+import { config } from '../../src/config';
 import { countQueries, sequelize } from '../../src/db/sequelize';
 import { useApi } from '../helpers/app';
 import { uniqueIpv4 } from './support';
@@ -21,6 +23,25 @@ describe('the token and ban cache', () => {
     expect((await asClient(ip, api.token)).status).toBe(200);
     const { queries } = await countQueries(async () => expect((await asClient(ip, api.token)).status).toBe(200));
     expect(queries.some((q) => /api_tokens|ip_bans|ip_whitelist/.test(q))).toBe(false);
+  });
+
+  it('reads the access version once per request: the ban check and the token check share it', async () => {
+    const ip = uniqueIpv4();
+    expect((await asClient(ip, api.token)).status).toBe(200);
+    // MONITOR sees every command Redis runs; the key carries this worker's QUEUE_PREFIX.
+    const client = new IORedis(config().redisUrl);
+    const monitor = await client.monitor();
+    const key = `${config().queuePrefix}:access-version`;
+    const reads: string[][] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => { if (args[1] === key) reads.push(args); });
+    try {
+      expect((await asClient(ip, api.token)).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 100)); // MONITOR's lines arrive after the replies
+    } finally {
+      monitor.disconnect();
+      client.disconnect();
+    }
+    expect(reads).toEqual([['get', key]]);
   });
 
   it('refuses a revoked token at once', async () => {
