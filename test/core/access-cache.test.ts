@@ -1,4 +1,4 @@
-import IORedis from 'ioredis';
+import net from 'node:net';
 import request from 'supertest';
 import { QueryTypes } from 'sequelize';
 import { bumpAccessVersion, ENTRY_TTL_MS } from '../../src/auth/accessCache';
@@ -28,20 +28,26 @@ describe('the token and ban cache', () => {
   it('reads the access version once per request: the ban check and the token check share it', async () => {
     const ip = uniqueIpv4();
     expect((await asClient(ip, api.token)).status).toBe(200);
-    // MONITOR sees every command Redis runs; the key carries this worker's QUEUE_PREFIX.
-    const client = new IORedis(config().redisUrl);
-    const monitor = await client.monitor();
+    // MONITOR sees every command Redis runs; the key carries this worker's QUEUE_PREFIX. Over a
+    // plain socket: ioredis's monitor() can mistake a MONITOR line for a reply under load.
+    const url = new URL(config().redisUrl);
+    const monitor = net.connect(Number(url.port || 6379), url.hostname);
+    let seen = '';
+    const monitoring = new Promise<void>((resolve, reject) => {
+      monitor.on('data', (d) => { seen += d.toString('utf8'); if (seen.startsWith('+OK\r\n')) resolve(); });
+      monitor.once('error', reject);
+    });
+    monitor.write('MONITOR\r\n');
     const key = `${config().queuePrefix}:access-version`;
-    const reads: string[][] = [];
-    monitor.on('monitor', (_time: string, args: string[]) => { if (args[1] === key) reads.push(args); });
     try {
+      await monitoring;
       expect((await asClient(ip, api.token)).status).toBe(200);
       await new Promise((r) => setTimeout(r, 100)); // MONITOR's lines arrive after the replies
     } finally {
-      monitor.disconnect();
-      client.disconnect();
+      monitor.destroy();
     }
-    expect(reads).toEqual([['get', key]]);
+    const reads = seen.split('\r\n').filter((line) => line.includes(`"${key}"`)).map((line) => line.replace(/^.*\] /, ''));
+    expect(reads).toEqual([`"get" "${key}"`]);
   });
 
   it('refuses a revoked token at once', async () => {
