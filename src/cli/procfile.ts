@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** The project's directory: the nearest above this module with a package.json (from src/ or dist/src/). */
-function projectRoot(): string {
+export function projectRoot(): string {
   let dir = __dirname;
   while (!existsSync(join(dir, 'package.json'))) {
     if (dirname(dir) === dir) throw new Error(`No package.json above ${__dirname}`);

@@ -1,15 +1,12 @@
 process.env.PROCESS_NAME ??= 'start';
 import { availableParallelism } from 'node:os';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { config } from '../config';
 import { sequelize } from '../db/sequelize';
 import { resolveLogFormat } from '../logFormat';
 import { exitOnStartupError } from './exitOnStartupError';
-import { readProcfile } from './procfile';
+import { projectRoot, readProcfile } from './procfile';
 import { ensureFirstToken, prepareDatabase } from './setup';
-
-const root = join(__dirname, '..', '..', '..');
 
 /**
  * `npm start`: prepares the database (create, migrate, seed, first token), then runs every
@@ -53,7 +50,7 @@ async function main() {
       WEB_CONCURRENCY: String(availableParallelism()),
       ...process.env, ...metricsPort, PROCESS_NAME: name, LOG_FORMAT: resolveLogFormat(config().logFormat, process.stdout.isTTY === true),
     };
-    const child = spawn(command, { cwd: root, shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
+    const child = spawn(command, { cwd: projectRoot(), shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
     children.set(name, child);
     const prefix = (chunk: Buffer) => chunk.toString().split('\n').filter(Boolean).map((l) => `${name.padEnd(17)}| ${l}\n`).join('');
     child.stdout!.on('data', (c: Buffer) => process.stdout.write(prefix(c)));
