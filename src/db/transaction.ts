@@ -11,6 +11,33 @@ export const onTransactionStart = (hook: TransactionStartHook): void => {
   if (!startHooks.includes(hook)) startHooks.push(hook);
 };
 
+type Nested = Transaction & { parent?: Transaction; finished?: 'commit' | 'rollback' };
+
+/** `t` and the transactions it is a savepoint of, innermost first. */
+const chainOf = (t: Transaction): Nested[] => {
+  const chain: Nested[] = [];
+  for (let at: Nested | undefined = t; at; at = at.parent as Nested | undefined) chain.push(at);
+  return chain;
+};
+
+/** The transaction whose COMMIT makes work done in `t` durable (`t` itself when it is no savepoint). */
+export const outermost = (t: Transaction): Transaction => chainOf(t).pop()!;
+
+/**
+ * Runs `hook` once the work done in `t` is durable: after the outermost transaction's COMMIT, and
+ * never when `t` or a savepoint between it and the outermost was rolled back. (Sequelize runs a
+ * savepoint's own `afterCommit` hooks when the savepoint is released, before the outer COMMIT and
+ * even when the outer transaction then rolls back: a job published there can run before its data
+ * is visible, or for data that never was.) Every after-commit side effect goes through here.
+ */
+export function afterOutermostCommit(t: Transaction, hook: () => void): void {
+  const chain = chainOf(t);
+  chain[chain.length - 1].afterCommit(() => {
+    if (chain.some((x) => x.finished === 'rollback')) return;
+    hook();
+  });
+}
+
 const isRetryable = (err: any) => RETRYABLE.has(err?.parent?.errno ?? err?.original?.errno ?? err?.errno);
 
 /**

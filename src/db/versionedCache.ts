@@ -2,6 +2,7 @@ import type IORedis from 'ioredis';
 import type { Model, ModelStatic, Transaction } from 'sequelize';
 import { config } from '../config';
 import { redisConnection } from '../queue/connection';
+import { afterOutermostCommit } from './transaction';
 
 /**
  * Per-process caches that every web process invalidates at once. A cache's entries are tagged
@@ -84,7 +85,7 @@ export function cacheVersion(name: string, clearLocal: () => void): CacheVersion
     watch(models) {
       const bump = (options?: { transaction?: Transaction | null }) => {
         if (!options?.transaction) return version.bump();
-        options.transaction.afterCommit(() => version.bump());
+        afterOutermostCommit(options.transaction, () => void version.bump());
         return undefined;
       };
       for (const model of models) {

@@ -5,7 +5,7 @@ import { Op, UniqueConstraintError, type Transaction } from 'sequelize';
 import { config } from '../config';
 import { IdempotencyKey } from '../db/models';
 import { now } from '../db/entity';
-import { onTransactionStart } from '../db/transaction';
+import { afterOutermostCommit, onTransactionStart } from '../db/transaction';
 import { logger } from '../logger';
 import { idempotentReplays } from '../ops/metrics';
 import { tokenIdOf } from './auth';
@@ -57,7 +57,7 @@ async function claimInTransaction(t: Transaction): Promise<void> {
     throw err;
   }
   claim.state = 'pending';
-  t.afterCommit(() => {
+  afterOutermostCommit(t, () => {
     claim.state = 'committed';
   });
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Op, type Transaction } from 'sequelize';
 import { OutboxEntry } from '../db/models';
 import { now } from '../db/entity';
+import { afterOutermostCommit } from '../db/transaction';
 import { logger } from '../logger';
 import { jobNamed } from '../jobs';
 import { jobOptions, type JobDefinition } from './jobs';
@@ -26,7 +27,7 @@ export async function enqueue<P>(transaction: Transaction, job: JobDefinition<P>
   const entry = await OutboxEntry.create({
     job_key: randomBytes(8).toString('hex'), queue: job.queue, name: job.name, payload: JSON.stringify(payload), created_at: now(),
   }, { transaction });
-  transaction.afterCommit(() => {
+  afterOutermostCommit(transaction, () => {
     void publish([entry]);
   });
   return entry;
@@ -82,6 +83,13 @@ export async function sweepOutbox(unpublishedAfterMs: number, unprocessedAfterMs
   return entries.length ? publish(entries) : 0;
 }
 
+/** A job ran before the transaction that wrote its entry committed: a retryable failure. */
+export class OutboxEntryNotVisibleError extends Error {
+  constructor(outboxId: number) {
+    super(`outbox entry ${outboxId} is not visible yet (its transaction has not committed); retrying`);
+  }
+}
+
 /**
  * Runs an outbox job's work at most once per entry: an entry already processed (its job was
  * published twice) is skipped. The mark is written after the work succeeded, so a crash in
@@ -90,7 +98,10 @@ export async function sweepOutbox(unpublishedAfterMs: number, unprocessedAfterMs
 export async function processOnce(outboxId: number | undefined, work: () => Promise<unknown>): Promise<unknown> {
   if (!outboxId) return work();
   const entry = await OutboxEntry.findByPk(outboxId);
-  if (entry?.processed_at) return { skipped: 'already processed' };
+  // The entry commits with its subject: while it cannot be seen, neither can the subject, so the
+  // attempt fails and BullMQ retries it (never a skip that would mark the entry done).
+  if (!entry) throw new OutboxEntryNotVisibleError(outboxId);
+  if (entry.processed_at) return { skipped: 'already processed' };
   const result = await work();
   await OutboxEntry.update({ processed_at: now() }, { where: { id: outboxId, processed_at: { [Op.is]: null } } });
   return result;

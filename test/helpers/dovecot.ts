@@ -23,6 +23,8 @@ export interface Dovecot {
   addUser(u: DovecotUser): Promise<void>;
   /** APPENDs a raw message over IMAP as `user`; uidValidity as a string (imapflow gives a BigInt). */
   append(user: string, raw: Buffer | string, opts?: { flags?: string[]; mailbox?: string }): Promise<{ uid: number; uidValidity: string }>;
+  /** APPENDs several raw messages to INBOX in one IMAP session, in order (a backlog arriving at once). */
+  appendAll(user: string, raws: Array<Buffer | string>): Promise<void>;
   /** What is in a mailbox (default INBOX), in UID order. */
   messages(user: string, mailbox?: string): Promise<Array<{ uid: number; flags: string[]; messageId: string | undefined }>>;
   /** Sets the mailbox's UIDVALIDITY with doveadm: what clients see as a UIDVALIDITY reset. */
@@ -225,6 +227,9 @@ export async function startDovecot(users: DovecotUser[]): Promise<Dovecot> {
       const res = await c.append(mailbox, raw, opts.flags ?? []);
       if (!res || res.uid === undefined || res.uidValidity === undefined) throw new Error(`APPEND to ${mailbox} of ${user} returned no UID`);
       return { uid: res.uid, uidValidity: String(res.uidValidity) };
+    }),
+    appendAll: (user, raws) => withImap(user, async (c) => {
+      for (const raw of raws) await c.append('INBOX', raw, []);
     }),
     messages: (user, mailbox = 'INBOX') => withImap(user, async (c) => {
       const lock = await c.getMailboxLock(mailbox);

@@ -70,3 +70,25 @@ export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 15000,
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/**
+ * Polls until `done(value)` holds for the value `measure` returns, failing only when the value
+ * stops changing for `stallMs` (no progress), however long the whole wait takes: a loaded machine
+ * makes the work slower, not stuck.
+ */
+export async function waitForProgress<T>(measure: () => Promise<T>, done: (value: T) => boolean, what: string, stallMs = 20000): Promise<T> {
+  let last = JSON.stringify(await measure());
+  let changedAt = Date.now();
+  for (;;) {
+    const value = await measure();
+    if (done(value)) return value;
+    const now = JSON.stringify(value);
+    if (now !== last) {
+      last = now;
+      changedAt = Date.now();
+    } else if (Date.now() - changedAt > stallMs) {
+      throw new Error(`No progress for ${stallMs} ms waiting for ${what} (stuck at ${now})`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
