@@ -5,6 +5,7 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': 'ts-jest' },
   setupFiles: ['<rootDir>/test/helpers/env.ts'],
+  setupFilesAfterEnv: ['<rootDir>/test/helpers/wire.ts'],
   globalSetup: '<rootDir>/test/helpers/globalSetup.ts',
   globalTeardown: '<rootDir>/test/helpers/globalTeardown.ts',
   reporters: ['default', '<rootDir>/test/helpers/summaryReporter.js'],

@@ -7,6 +7,7 @@ import { Department, DepartmentBrand, DepartmentEmail, IncomingMail } from '../s
 import { sequelize } from '../src/db/sequelize';
 import { pollMailbox } from '../src/mailbox/poll';
 import { closeQueues } from '../src/queue/producer';
+import { wire } from '../src/wiring';
 import { num, table } from './table';
 
 /**
@@ -17,6 +18,7 @@ import { num, table } from './table';
  * mail. A second poll of the same mailbox, with nothing new, shows the cost of an idle poll.
  */
 export async function mailboxThroughput(mails = Number(process.env.BENCH_MAILS ?? 1000)): Promise<string> {
+  wire();
   ensureDovecotInstalled();
   const address = `bench-${Date.now()}@mailbox.bench`;
   const dovecot = await startDovecot([{ user: address, password: 'bench' }]);

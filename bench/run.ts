@@ -17,6 +17,7 @@ import { config } from '../src/config';
 import { Brand, IpBan } from '../src/db/models';
 import { sequelize } from '../src/db/sequelize';
 import { closeQueues } from '../src/queue/producer';
+import { wire } from '../src/wiring';
 import type { CapturedScenario } from './baseline';
 import { ensureBenchData, findTargets, SIZES } from './data';
 import { fill, type Load, type LoadResult } from './loadgen';
@@ -117,6 +118,7 @@ interface Row {
 }
 
 async function main() {
+  wire();
   const cfg = config();
   log(`Database ${cfg.database.name}; ${TICKETS.toLocaleString('en-GB')} tickets; ${SECONDS} s per measurement, ${CONCURRENCY} connections; ${TWO_CORES ? 'servers on core 0, load generator on core 1' : 'one core: nothing pinned'}.`);
   await prepareDatabase();

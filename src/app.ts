@@ -5,6 +5,7 @@ import { selfServiceRouter } from './selfservice';
 import { ticketAreaRouter } from './ticket';
 import { userAreaRouter } from './user';
 import { sequelize } from './db/sequelize';
+import { areSubscribersRegistered } from './events';
 import { authenticate } from './http/auth';
 import { refuseBanned } from './http/bans';
 import { bodyParsers, methodOverride, parseParams, refuseLongQueries } from './http/body';
@@ -17,10 +18,13 @@ import { idempotency } from './http/idempotency';
 import { limitPerIp, limitPerToken } from './http/rateLimit';
 import { docsRouter } from './openapi/docs';
 import { healthRouter, isDraining } from './ops/health';
-import { httpMetrics, metricsEndpoint } from './ops/metrics';
+import { metricsEndpoint } from './ops/metrics';
+import { httpMetrics } from './http/metrics';
 
 /** Builds the web application without listening: server.ts listens, tests drive it with supertest. */
 export function buildApp(): Express {
+  // A process that serves requests without its subscribers would lose their side effects.
+  if (!areSubscribersRegistered()) throw new Error('buildApp() before wire(): the entry point must call wire() (src/wiring.ts) first');
   const app = express();
   const cfg = config();
   sequelize(); // registers the models

@@ -1,15 +1,20 @@
 import type { Transaction } from 'sequelize';
 import { DomainEvent } from './db/models';
 import { now } from './db/entity';
-import { EVERY_EVENT, SUBSCRIBERS } from './notifications';
 
 /**
  * What domain code says happened, in the transaction that made it happen. Domain services emit
  * events; every event is appended to the `events` table (the feed of `GET /api/core/event`, and
- * what webhooks deliver), then subscribers (notifications.ts) turn it into side effects, such as
- * mails and webhook deliveries written to the outbox in the same transaction. Payloads carry ids
- * and flags, never secrets: the feed and webhooks publish them as they are.
+ * what webhooks deliver), then its subscribers turn it into side effects, such as mails and
+ * webhook deliveries written to the outbox in the same transaction. This module knows no
+ * subscriber: the composition root (src/wiring.ts) registers them. Payloads carry ids and flags,
+ * never secrets: the feed and webhooks publish them as they are.
  */
+/** Why a ticket changed when no request changed it. */
+export type TicketUpdateCause = 'autoclose';
+
+export type MailRefusal = 'locked' | 'replies_disabled' | 'attachments';
+
 export interface EventPayloads {
   'user.created': { userId: number; sendEmail: boolean };
   'user.updated': { userId: number; sendEmail: boolean };
@@ -25,10 +30,16 @@ export interface EventPayloads {
   'article.deleted': { articleId: number };
   /** A ticket was opened (by the API or by mail); `messageId` is its first message. */
   'ticket.created': { ticketId: number; messageId: number; sendUserEmail: boolean; sendOperatorsEmail: boolean };
-  /** Fields of the ticket that changed (`status`, `department`, `assignedto` with the newly assigned operators...). */
-  'ticket.updated': { ticketId: number; changes: string[]; newlyAssigned: number[] };
+  /**
+   * Fields of the ticket that changed (`status`, `department`, `assignedto` with the newly assigned
+   * operators...); `cause` when no request made the change (`autoclose`: the scheduler closed an
+   * inactive ticket).
+   */
+  'ticket.updated': { ticketId: number; changes: string[]; newlyAssigned: number[]; cause?: TicketUpdateCause };
   'ticket.merged': { ticketId: number; mergedIds: number[] };
   'ticket.trashed': { ticketId: number };
+  /** The scheduler asked the user of a resolved ticket for feedback (`feedbackId`: the request). */
+  'ticket.feedback_requested': { ticketId: number; feedbackId: number };
   /** A reply, note or draft was added (drafts notify nobody). */
   'message.created': { ticketId: number; messageId: number; sendUserEmail: boolean; sendOperatorsEmail: boolean };
   /** A forward (message type 2) was created: it goes to its recipients unless it is a draft. */
@@ -41,6 +52,12 @@ export interface EventPayloads {
   'mail.bounced': { outboxId: number };
   /** Polling a department mailbox failed (the mailbox worker). */
   'mailbox.error': { departmentEmailId: number };
+  /**
+   * The mailbox worker refused a mail sent to a ticket, or its files; `address` (its sender) is
+   * told why: `locked` (the ticket is locked), `replies_disabled` (the department takes no replies by
+   * mail), `attachments` (files refused, the mail itself was added as `messageId`).
+   */
+  'mailbox.refused': { ticketId: number; address: string; refused: MailRefusal; messageId?: number };
 }
 
 export type EventName = keyof EventPayloads;
@@ -66,12 +83,14 @@ export const EVENT_TYPES: Record<EventName, string> = {
   'ticket.updated': 'fields of a ticket changed',
   'ticket.merged': 'tickets were merged into a ticket',
   'ticket.trashed': 'a ticket was moved to the trash',
+  'ticket.feedback_requested': 'the user of a resolved ticket was asked for feedback',
   'message.created': 'a reply or note was added to a ticket',
   'message.forwarded': 'a ticket message was forwarded',
   'mail.delivered': 'the SMTP server accepted a mail',
   'mail.failed': 'a mail failed for good',
   'mail.bounced': 'a mail sent was reported undeliverable (a bounce)',
   'mailbox.error': 'polling a department mailbox failed',
+  'mailbox.refused': 'an incoming mail (or its files) was refused, and its sender is told why',
 };
 
 export const EVENT_NAMES = Object.keys(EVENT_TYPES) as EventName[];
@@ -99,9 +118,33 @@ export async function withoutEvents<T>(transaction: Transaction, work: () => Pro
   }
 }
 
+const named = new Map<EventName, Array<Subscriber<any>>>();
+const every: FeedSubscriber[] = [];
+let wired = false;
+
+/** Registers a side effect of one event (src/wiring.ts). */
+export function subscribe<N extends EventName>(name: N, subscriber: Subscriber<N>): () => void {
+  named.set(name, [...(named.get(name) ?? []), subscriber]);
+  return () => named.set(name, (named.get(name) ?? []).filter((s) => s !== subscriber));
+}
+
+/** Registers a side effect of every event, run after those of its name (src/wiring.ts). */
+export function subscribeToAll(subscriber: FeedSubscriber): void {
+  every.push(subscriber);
+}
+
+/** Declares the subscribers complete: from now on `emit` may run. */
+export function subscribersRegistered(): void {
+  wired = true;
+}
+
+export const areSubscribersRegistered = (): boolean => wired;
+
 export async function emit<N extends EventName>(transaction: Transaction, name: N, payload: EventPayloads[N]): Promise<void> {
+  // A process that emits without its subscribers would write events whose side effects never happen.
+  if (!wired) throw new Error(`Event ${name} emitted before the subscribers were registered: the entry point must call wire() (src/wiring.ts)`);
   if (silenced.has((transaction as unknown as { id: string }).id)) return;
   const event = await DomainEvent.create({ name, payload: JSON.stringify(payload), created_at: now() }, { transaction });
-  for (const subscriber of (SUBSCRIBERS[name] ?? []) as Array<Subscriber<N>>) await subscriber(payload, transaction);
-  for (const subscriber of EVERY_EVENT) await subscriber(event, transaction);
+  for (const subscriber of (named.get(name) ?? []) as Array<Subscriber<N>>) await subscriber(payload, transaction);
+  for (const subscriber of every) await subscriber(event, transaction);
 }

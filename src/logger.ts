@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { config, type Config } from './config';
-import { exitOnStartupError } from './cli/exitOnStartupError';
+import { exitOnStartupError } from './lib/exitOnStartupError';
 import { prettyStream, resolveLogFormat } from './logFormat';
 
 /** Paths that may hold secrets anywhere in a logged object: never written to a log. */

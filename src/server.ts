@@ -5,14 +5,16 @@ import { buildApp } from './app';
 import { config } from './config';
 import { sequelize } from './db/sequelize';
 import { logger } from './logger';
-import { exitOnStartupError } from './cli/exitOnStartupError';
+import { exitOnStartupError } from './lib/exitOnStartupError';
 import { closeQueues } from './queue/producer';
-import { closeCounters } from './http/windowCounter';
+import { closeCounters } from './redis/windowCounter';
 import { closeAccessCache } from './auth/accessCache';
 import { startDraining } from './ops/health';
 import { startMetricsServer } from './ops/metrics';
+import { wire } from './wiring';
 
 async function main() {
+  wire();
   const cfg = config();
   await sequelize().authenticate();
   const app = buildApp();

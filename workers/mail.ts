@@ -1,6 +1,7 @@
 process.env.PROCESS_NAME ??= 'worker-mail';
-import { mailSpec } from '../src/mail/jobs';
+import { exitOnStartupError } from '../src/lib/exitOnStartupError';
 import { startWorkerProcess } from '../src/queue/runWorker';
-import { exitOnStartupError } from '../src/cli/exitOnStartupError';
+import { mailSpec, wire } from '../src/wiring';
 
+wire();
 startWorkerProcess(mailSpec()).catch(exitOnStartupError);

@@ -1,6 +1,7 @@
 process.env.PROCESS_NAME ??= 'worker-mailbox';
-import { mailboxSpec } from '../src/mailbox/jobs';
+import { exitOnStartupError } from '../src/lib/exitOnStartupError';
 import { startWorkerProcess } from '../src/queue/runWorker';
-import { exitOnStartupError } from '../src/cli/exitOnStartupError';
+import { mailboxSpec, wire } from '../src/wiring';
 
+wire();
 startWorkerProcess(mailboxSpec()).catch(exitOnStartupError);

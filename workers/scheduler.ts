@@ -1,6 +1,7 @@
 process.env.PROCESS_NAME ??= 'worker-scheduler';
+import { exitOnStartupError } from '../src/lib/exitOnStartupError';
 import { startWorkerProcess } from '../src/queue/runWorker';
-import { schedulerSpec } from '../src/scheduler/jobs';
-import { exitOnStartupError } from '../src/cli/exitOnStartupError';
+import { schedulerSpec, wire } from '../src/wiring';
 
+wire();
 startWorkerProcess(schedulerSpec()).catch(exitOnStartupError);

@@ -1,6 +1,7 @@
 process.env.PROCESS_NAME ??= 'worker-webhooks';
-import { webhooksSpec } from '../src/webhooks/jobs';
+import { exitOnStartupError } from '../src/lib/exitOnStartupError';
 import { startWorkerProcess } from '../src/queue/runWorker';
-import { exitOnStartupError } from '../src/cli/exitOnStartupError';
+import { webhooksSpec, wire } from '../src/wiring';
 
+wire();
 startWorkerProcess(webhooksSpec()).catch(exitOnStartupError);

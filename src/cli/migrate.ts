@@ -1,7 +1,7 @@
 process.env.PROCESS_NAME ??= 'cli';
 import { ensureDatabase } from '../db/ensureDatabase';
 import { migrate, migrator } from '../db/migrator';
-import { exitOnStartupError } from './exitOnStartupError';
+import { exitOnStartupError } from '../lib/exitOnStartupError';
 import { closeConnections } from './setup';
 
 /** `npm run migrate` applies pending migrations; `npm run migrate -- down` reverts the last one. */

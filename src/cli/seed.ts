@@ -1,5 +1,6 @@
 process.env.PROCESS_NAME ??= 'cli';
-import { exitOnStartupError } from './exitOnStartupError';
+import { exitOnStartupError } from '../lib/exitOnStartupError';
+import { wire } from '../wiring';
 import { closeConnections, prepareDatabase } from './setup';
 
 /** `npm run seed`: migrates if needed, then adds the default records that are missing. */
@@ -9,4 +10,5 @@ async function main() {
   await closeConnections();
 }
 
+wire();
 main().catch(exitOnStartupError);

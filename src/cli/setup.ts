@@ -1,12 +1,12 @@
 import { ApiToken } from '../db/models';
 import { ensureDatabase } from '../db/ensureDatabase';
 import { migrate } from '../db/migrator';
-import { seed } from '../db/seed';
+import { seed } from '../seed/seed';
 import { createToken, hashToken } from '../auth/tokens';
 import { config } from '../config';
 import { sequelize } from '../db/sequelize';
 import { closeCacheVersions } from '../db/versionedCache';
-import { closeCounters } from '../http/windowCounter';
+import { closeCounters } from '../redis/windowCounter';
 
 /** Creates the database if missing, applies migrations and the seed. Safe to run any number of times. */
 export async function prepareDatabase(): Promise<void> {

@@ -4,7 +4,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { config } from '../config';
 import { sequelize } from '../db/sequelize';
 import { resolveLogFormat } from '../logFormat';
-import { exitOnStartupError } from './exitOnStartupError';
+import { exitOnStartupError } from '../lib/exitOnStartupError';
+import { wire } from '../wiring';
 import { projectRoot, readProcfile } from './procfile';
 import { ensureFirstToken, prepareDatabase } from './setup';
 
@@ -70,4 +71,5 @@ async function main() {
   process.on('SIGTERM', () => stopAll('SIGTERM'));
 }
 
+wire();
 main().catch(exitOnStartupError);

@@ -1,5 +1,6 @@
 process.env.PROCESS_NAME ??= 'cli';
-import { exitOnStartupError } from './exitOnStartupError';
+import { exitOnStartupError } from '../lib/exitOnStartupError';
+import { wire } from '../wiring';
 import { closeConnections, prepareDatabase } from './setup';
 import { TOKEN_USAGE, tokenCommand } from './tokenCommand';
 
@@ -17,4 +18,5 @@ async function main(argv: string[]) {
   }
 }
 
+wire();
 main(process.argv.slice(2)).catch(exitOnStartupError);

@@ -1,11 +1,11 @@
 import { Brand } from '../db/models';
-import { isCountry } from '../http/countries';
+import { isCountry } from '../lib/countries';
 import { flagFilter } from '../http/listQuery';
 import { resourceRouter, type ResourceDef } from '../http/resource';
-import { pick } from '../http/serialize';
-import { isTimeZone } from '../http/timezones';
-import { Joi, field } from '../http/validation';
-import { assertEnabledLanguage } from './language';
+import { pick } from '../lib/serialize';
+import { isTimeZone } from '../lib/timezones';
+import { Joi, field } from '../lib/validation';
+import { assertEnabledLanguage } from './enabledLanguage';
 
 /** `default` (the system default applies), or a real code that `check` accepts, as `normalise` writes it. */
 const defaultOr = (check: (v: string) => boolean, normalise = (v: string) => v) => field.string(64)

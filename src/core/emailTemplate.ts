@@ -2,9 +2,9 @@ import { Op } from 'sequelize';
 import { EmailTemplate } from '../db/models';
 import { equals, type Filter } from '../http/listQuery';
 import { resourceRouter, type ResourceDef } from '../http/resource';
-import { pick } from '../http/serialize';
-import type { TranslationSpec } from '../http/translations';
-import { Joi, field } from '../http/validation';
+import { pick } from '../lib/serialize';
+import type { TranslationSpec } from '../translations';
+import { Joi, field } from '../lib/validation';
 
 /**
  * Email templates (beyond the spec): the mails of the help desk, which departments map by id

@@ -6,11 +6,12 @@ import { now } from '../db/entity';
 import { sequelize } from '../db/sequelize';
 import { EVENT_NAMES } from '../events';
 import { sendSuccess } from '../http/envelope';
-import { MethodNotAllowedError, NotFoundError } from '../http/errors';
+import { MethodNotAllowedError } from '../http/errors';
+import { NotFoundError } from '../errors';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../http/listQuery';
 import { parseId } from '../http/resource';
 import { recorded, type RecordedRouter } from '../http/routes';
-import { Joi, validate } from '../http/validation';
+import { Joi, validate } from '../lib/validation';
 import { presentEvent } from '../webhooks/deliver';
 
 const known = new Set<string>(EVENT_NAMES);

@@ -1,11 +1,11 @@
 import { IpBan } from '../db/models';
 import { now } from '../db/entity';
-import { ValidationError } from '../http/errors';
-import { ipAddress } from '../http/ip';
+import { ValidationError } from '../errors';
+import { ipAddress } from '../lib/ip';
 import { equals, flagFilter } from '../http/listQuery';
 import { resourceRouter, type ResourceDef } from '../http/resource';
-import { pick } from '../http/serialize';
-import { Joi, field } from '../http/validation';
+import { pick } from '../lib/serialize';
+import { Joi, field } from '../lib/validation';
 
 /** A temporary ban without `expiry_time` lasts this long. */
 export const DEFAULT_BAN_SECONDS = 24 * 3600;

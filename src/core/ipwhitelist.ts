@@ -1,9 +1,9 @@
 import { IpWhitelist } from '../db/models';
-import { ipAddress } from '../http/ip';
+import { ipAddress } from '../lib/ip';
 import { equals } from '../http/listQuery';
 import { resourceRouter, type ResourceDef } from '../http/resource';
-import { pick } from '../http/serialize';
-import { Joi, field } from '../http/validation';
+import { pick } from '../lib/serialize';
+import { Joi, field } from '../lib/validation';
 
 export const ipWhitelistResource: ResourceDef<IpWhitelist> = {
   path: '/ipwhitelist',

@@ -3,10 +3,10 @@ import type { ModelCtor } from 'sequelize-typescript';
 import { MailDelivery, OutboxEntry } from '../db/models';
 import type { Entity } from '../db/entity';
 import { equals } from '../http/listQuery';
-import { loadMany } from '../http/load';
+import { loadMany } from '../db/load';
 import { resourceRouter, type ResourceDef } from '../http/resource';
-import { sqlCondition } from '../http/sql';
-import { Joi, field } from '../http/validation';
+import { sqlCondition } from '../db/sql';
+import { Joi, field } from '../lib/validation';
 import { QUEUES } from '../queue/names';
 
 type Entry = OutboxEntry & Entity;

@@ -1,7 +1,7 @@
 import { SpamRule } from '../db/models';
 import { resourceRouter, type ResourceDef } from '../http/resource';
-import { pick } from '../http/serialize';
-import { Joi, field } from '../http/validation';
+import { pick } from '../lib/serialize';
+import { Joi, field } from '../lib/validation';
 
 const text = () => Joi.string().trim().max(65535);
 const type = () => Joi.number().integer().valid(0, 1, 2);

@@ -1,12 +1,12 @@
 import { SecretKeyMissingError, encryptSecret } from '../crypto/secrets';
 import { Webhook, WebhookDelivery } from '../db/models';
 import { EVENT_NAMES } from '../events';
-import { ValidationError } from '../http/errors';
+import { ValidationError } from '../errors';
 import { equals, flagFilter } from '../http/listQuery';
 import { resourceRouter, type CustomAction, type ResourceDef } from '../http/resource';
-import { pick } from '../http/serialize';
-import { sqlCondition } from '../http/sql';
-import { Joi, field } from '../http/validation';
+import { pick } from '../lib/serialize';
+import { sqlCondition } from '../db/sql';
+import { Joi, field } from '../lib/validation';
 import { logger } from '../logger';
 import { enqueue } from '../queue/outbox';
 import { webhookDelivery } from '../webhooks/deliver';

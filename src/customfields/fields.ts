@@ -1,15 +1,16 @@
 import { Op, type Transaction } from 'sequelize';
 import type { Schema } from 'joi';
 import { Brand, CustomField, CustomFieldBrand, CustomFieldOption, Translation } from '../db/models';
-import { ValidationError, invalid } from '../http/errors';
-import { assertExist } from '../http/exists';
-import { LOCALE, type Filter } from '../http/listQuery';
-import { loadMany } from '../http/load';
-import { sqlCondition } from '../http/sql';
+import { ValidationError, invalid } from '../errors';
+import { assertExist } from '../db/exists';
+import { type Filter } from '../http/listQuery';
+import { LOCALE } from '../lib/validation';
+import { loadMany } from '../db/load';
+import { sqlCondition } from '../db/sql';
 import { resourceRouter, type ResourceDef } from '../http/resource';
-import { pick } from '../http/serialize';
-import { translate, loadTranslations, saveTranslations, type TranslationInput, type TranslationSpec } from '../http/translations';
-import { CONTROL_CHARACTERS, Joi, MAX_ID, field } from '../http/validation';
+import { pick } from '../lib/serialize';
+import { translate, loadTranslations, saveTranslations, type TranslationInput, type TranslationSpec } from '../translations';
+import { CONTROL_CHARACTERS, Joi, MAX_ID, field } from '../lib/validation';
 import { OPTION_TYPES, deleteValuesOfField, pruneDeletedOptions, valuesSurviveTypeChange, type ValueKind } from './values';
 
 /**

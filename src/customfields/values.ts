@@ -2,11 +2,11 @@ import { Op, QueryTypes, type Transaction } from 'sequelize';
 import type { CustomFieldKind } from '../db/models/CustomField';
 import { CustomField, CustomFieldBrand, CustomFieldDepartment, CustomFieldOption, CustomFieldValue } from '../db/models';
 import { sequelize } from '../db/sequelize';
-import { ValidationError, invalid } from '../http/errors';
-import { likeContains, type Condition, type Filter } from '../http/listQuery';
-import { allOf, sqlCondition, type BoundCondition } from '../http/sql';
-import { groupBy } from '../http/load';
-import { CONTROL_CHARACTERS, Joi, toFlag } from '../http/validation';
+import { ValidationError, invalid } from '../errors';
+import type { Condition, Filter } from '../http/listQuery';
+import { allOf, likeContains, sqlCondition, type BoundCondition } from '../db/sql';
+import { groupBy } from '../db/load';
+import { CONTROL_CHARACTERS, Joi, toFlag } from '../lib/validation';
 
 /**
  * Values of user, organisation and ticket custom fields: one row per field and owner in
@@ -243,7 +243,7 @@ export async function applyCustomFieldValues(kind: ValueKind, ownerId: number, i
 export async function loadCustomFieldValues(ownerIds: number[], kind: ValueKind): Promise<Map<number, CustomFieldValue[]>> {
   const ids = [...new Set(ownerIds)];
   if (!ids.length) return new Map();
-  // Plain rows, for presenters (as http/load.ts's loaders return).
+  // Plain rows, for presenters (as db/load.ts's loaders return).
   const rows = await sequelize().query<CustomFieldValue>(
     `SELECT v.* FROM custom_field_values v JOIN custom_fields f ON f.id = v.field_id
      WHERE f.kind = :kind AND v.owner_id IN (:ids) ORDER BY v.owner_id, v.field_id`,

@@ -3,12 +3,7 @@ import { Sequelize } from 'sequelize-typescript';
 import type { Model } from 'sequelize';
 import { config } from '../config';
 import { now } from './entity';
-import {
-  ApiToken, Brand, Channel, Department, IpBan, IpWhitelist, SlaPlan, SlaPlanSchedule, SlaPlanTarget, Setting, TicketPriority, TicketStatus,
-  Translation, models,
-} from './models';
-import { watchConfigTables } from '../ticket/configCache';
-import { watchAccessTables } from '../auth/accessCache';
+import { models } from './models';
 
 type Attributes = { getAttributes(): Record<string, unknown> };
 const has = (model: Attributes, column: string) => column in model.getAttributes();
@@ -53,19 +48,28 @@ function create(): Sequelize {
     options.attributes.updated_at = now();
     if (options.fields && !options.fields.includes('updated_at')) options.fields.push('updated_at');
   });
-  // Cached tokens and ban answers go stale in every process when these change (auth/accessCache).
-  watchAccessTables([ApiToken, IpBan, IpWhitelist] as any);
-  // Likewise the configuration that ticket reads embed (ticket/configCache).
-  watchConfigTables([Brand, Channel, Department, SlaPlan, SlaPlanSchedule, SlaPlanTarget, Setting, TicketPriority, TicketStatus, Translation] as any);
   return sequelize;
 }
 
 let instance: Sequelize | undefined;
+const onCreate: Array<(s: Sequelize) => void> = [];
 
 /** The process's one Sequelize instance (models can belong to a single instance). */
 export function sequelize(): Sequelize {
-  if (!instance) instance = create();
+  if (!instance) {
+    instance = create();
+    for (const hook of onCreate) hook(instance);
+  }
   return instance;
+}
+
+/**
+ * Runs `hook` once the instance exists (at once if it does): model hooks (cache watchers) can only
+ * be added after the models joined the instance, which resets them.
+ */
+export function whenModelsReady(hook: (s: Sequelize) => void): void {
+  onCreate.push(hook);
+  if (instance) hook(instance);
 }
 
 /** Counts the SQL statements a piece of work runs: used by tests and the benchmark (no N+1). */

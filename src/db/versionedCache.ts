@@ -1,7 +1,7 @@
 import type IORedis from 'ioredis';
 import type { Model, ModelStatic, Transaction } from 'sequelize';
 import { config } from '../config';
-import { redisConnection } from '../queue/connection';
+import { redisConnection } from '../redis/connection';
 import { afterOutermostCommit } from './transaction';
 
 /**

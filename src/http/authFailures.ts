@@ -2,7 +2,7 @@ import { IpBan, IpWhitelist } from '../db/models';
 import { now } from '../db/entity';
 import { config } from '../config';
 import { logger } from '../logger';
-import { countInWindow } from './windowCounter';
+import { countInWindow } from '../redis/windowCounter';
 
 /** 600 → "10 minutes", 3600 → "1 hour", 90 → "90 seconds". */
 export function describeSeconds(seconds: number): string {

@@ -28,7 +28,7 @@ export function tooManyParameters(s: string): boolean {
 /**
  * Brackets read the way PHP reads them: every `x[...]` is a keyed object, so `permission[7]=1`
  * keeps its id 7 (qs would otherwise turn small indices into a list and lose the keys). Fields
- * that are lists take index-keyed objects as arrays (the `array` type in http/validation.ts).
+ * that are lists take index-keyed objects as arrays (the `array` type in lib/validation.ts).
  * Never throws (Express calls it lazily for `req.query`, the request logger included): callers
  * refuse oversized input first (`refuseLongQueries`, the form parser), since qs itself would
  * drop the parameters past its limit without a word (its throwOnLimitExceeded also rejects the

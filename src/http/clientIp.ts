@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { normaliseIp } from './ip';
+import { normaliseIp } from '../lib/ip';
 
 /** The caller's address, spelt as bans store it. */
 export function clientIp(req: Request): string {

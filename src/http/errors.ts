@@ -1,20 +1,15 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { BaseError, ForeignKeyConstraintError } from 'sequelize';
+import { ConflictError, DomainError, NotFoundError } from '../errors';
 import { logger } from '../logger';
 import { sendError } from './envelope';
 import { loggableUrl } from './requestLog';
-import { UNIQUE_KEYS, duplicateOf, takenMessage } from './uniqueKeys';
+import { UNIQUE_KEYS, duplicateOf, takenMessage } from '../db/uniqueKeys';
 
-/** An error that is the client's answer: its status and message go out in the envelope. */
+/** An error of the HTTP edge itself (a route's own answer): its status and message go out in the envelope. */
 export class HttpError extends Error {
   constructor(public readonly status: number, message: string, public readonly headers: Record<string, string> = {}) {
     super(message);
-  }
-}
-
-export class NotFoundError extends HttpError {
-  constructor(label: string) {
-    super(404, `The ${label} with given ID was not found.`);
   }
 }
 
@@ -24,19 +19,6 @@ export class MethodNotAllowedError extends HttpError {
     super(405, `The ${method} method is not supported here. Supported methods: ${allow}.`, { Allow: allow });
   }
 }
-
-/** 422: validation failure, or an update that cannot be applied. */
-export class ValidationError extends HttpError {
-  constructor(message: string) {
-    super(422, message);
-  }
-}
-
-/** `user_id` reads as `user id` in messages, as the spec's wording has it. */
-export const fieldLabel = (path: Array<string | number> | string): string =>
-  (Array.isArray(path) ? path.join('.') : path).replace(/_/g, ' ');
-
-export const invalid = (field: Array<string | number> | string) => new ValidationError(`The selected ${fieldLabel(field)} is invalid.`);
 
 export const notFoundRoute: RequestHandler = (req, res) => {
   sendError(res, 404, `The requested URL ${req.method} ${req.path} was not found.`);
@@ -61,6 +43,10 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     sendError(res, err.status, err.message);
     return;
   }
+  if (err instanceof DomainError) {
+    sendError(res, err instanceof NotFoundError ? 404 : err instanceof ConflictError ? 409 : 422, err.message);
+    return;
+  }
   const known = typeof err?.type === 'string' ? bodyErrors[err.type] : undefined;
   if (known) {
     sendError(res, known[0], known[1](err));
@@ -69,7 +55,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   // A unique key refused a write (a request that lost a race): 422 naming the field sent, by key name.
   const duplicate = err instanceof BaseError ? duplicateOf(err) : null;
   if (duplicate) {
-    if (!UNIQUE_KEYS[duplicate.key]) logger.warn({ key: duplicate.key, reqId: req.id, method: req.method, url: req.path }, 'unique key not in the registry (http/uniqueKeys.ts)');
+    if (!UNIQUE_KEYS[duplicate.key]) logger.warn({ key: duplicate.key, reqId: req.id, method: req.method, url: req.path }, 'unique key not in the registry (db/uniqueKeys.ts)');
     sendError(res, 422, takenMessage(duplicate, req.body));
     return;
   }

@@ -10,7 +10,7 @@ import { logger } from '../logger';
 import { idempotentReplays } from '../ops/metrics';
 import { tokenIdOf } from './auth';
 import { HttpError } from './errors';
-import { counterClient } from './windowCounter';
+import { counterClient } from '../redis/windowCounter';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -192,8 +192,3 @@ export const idempotency: RequestHandler = async (req, res, next) => {
   }) as Response['json'];
   return claims.run(claim, () => next());
 };
-
-/** Rows past the time they are kept (the scheduler deletes them; lookups already ignore them). */
-export async function expireIdempotencyKeys(): Promise<number> {
-  return IdempotencyKey.destroy({ where: { created_at: { [Op.lte]: now() - config().idempotency.ttlSeconds } } });
-}

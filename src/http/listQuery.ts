@@ -1,7 +1,7 @@
 import { Op, type Order, type WhereOptions } from 'sequelize';
 import type { ObjectSchema, Schema } from 'joi';
-import { isBound, type BoundCondition } from './sql';
-import { Joi, field, validate } from './validation';
+import { isBound, type BoundCondition } from '../db/sql';
+import { Joi, LOCALE, field, validate } from '../lib/validation';
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 1000;
@@ -26,8 +26,6 @@ export const flagFilter = (column: string): Filter => ({ schema: field.flag(), w
 /** The `mixed` type: one id or a comma list. */
 export const idsFilter = (column: string): Filter => ({ schema: Joi.ids(), where: (v: number[]) => ({ [column]: { [Op.in]: v } }) });
 
-/** Escapes LIKE wildcards so a search term is matched literally. */
-export const likeContains = (value: string) => `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 export interface ListSpec {
   sortable: readonly string[];
@@ -50,8 +48,6 @@ export interface ListQuery {
   possible: boolean;
   lang?: string;
 }
-
-export const LOCALE = /^[a-z]{2,3}(?:[_-][A-Za-z]{2,4})?$/;
 
 const schemaCache = new WeakMap<ListSpec, ObjectSchema>();
 

@@ -5,7 +5,7 @@ import { rateLimited } from '../ops/metrics';
 import { tokenIdOf } from './auth';
 import { clientIp } from './clientIp';
 import { HttpError } from './errors';
-import { countInWindow } from './windowCounter';
+import { countInWindow } from '../redis/windowCounter';
 
 interface Standing {
   limit: number;
@@ -19,7 +19,7 @@ const headersOf = (s: Standing): Record<string, string> => ({
 });
 
 /**
- * A limit of `max` requests per window, counted in Redis (the fixed window of http/windowCounter:
+ * A limit of `max` requests per window, counted in Redis (the fixed window of redis/windowCounter:
  * it starts with the first request, so every web process shares one count per key). The headers
  * show the limit closest to being reached (per token or per address); beyond a limit, 429 with
  * Retry-After. Addresses whitelisted for the API are never limited. While Redis is unreachable,

@@ -5,15 +5,17 @@ import type { ModelCtor } from 'sequelize-typescript';
 import { now, type Entity } from '../db/entity';
 import { transaction } from '../db/transaction';
 import { sendList, sendSuccess } from './envelope';
-import { HttpError, MethodNotAllowedError, NotFoundError } from './errors';
-import { LOCALE, listSchema, parseListQuery, type Condition, type Filter, type ListSpec } from './listQuery';
+import { HttpError, MethodNotAllowedError } from './errors';
+import { NotFoundError } from '../errors';
+import { listSchema, parseListQuery, type Condition, type Filter, type ListSpec } from './listQuery';
+import { LOCALE } from '../lib/validation';
 import { recorded, type RecordedRouter, type RouteRecord } from './routes';
-import { loadRows } from './load';
-import { isBound } from './sql';
+import { loadRows } from '../db/load';
+import { isBound } from '../db/sql';
 import {
   deleteTranslations, extractTranslations, loadTranslations, saveTranslations, translate, type TranslationSpec,
-} from './translations';
-import { Joi, MAX_ID, validate } from './validation';
+} from '../translations';
+import { Joi, MAX_ID, validate } from '../lib/validation';
 
 export type Action = 'list' | 'show' | 'create' | 'update' | 'delete';
 export type View = 'list' | 'show' | 'create' | 'update';

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { clientIp } from './clientIp';
 import { HttpError } from './errors';
-import { countInWindow } from './windowCounter';
+import { countInWindow } from '../redis/windowCounter';
 
 /**
  * At most `max` requests per client address within `windowSeconds` (read from the configuration

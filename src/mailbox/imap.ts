@@ -3,7 +3,7 @@ import { Op, type Transaction } from 'sequelize';
 import { config } from '../config';
 import { DepartmentEmail } from '../db/models';
 import { logger } from '../logger';
-import { defaultPort } from '../ticket/departmentEmail';
+import { defaultPort } from '../ticket/departmentEmailTypes';
 import { ingestMail } from './ingest';
 import { tally, tlsOptions, type PollSummary } from './pollSummary';
 

@@ -5,20 +5,17 @@ import { DepartmentEmail, IncomingMail, MailDelivery, MailMessageId, SpamRule, T
 import type { IncomingDecision } from '../db/models/IncomingMail';
 import { sequelize } from '../db/sequelize';
 import { transaction } from '../db/transaction';
-import { emit, withoutEvents } from '../events';
-import { ValidationError } from '../http/errors';
+import { emit, withoutEvents, type MailRefusal } from '../events';
+import { ValidationError } from '../errors';
 import { logger } from '../logger';
 import { matchesRule } from '../core/spam';
-import { enqueue } from '../queue/outbox';
 import { jsonList } from '../ticket/common';
-import { ticketMail, type NoticeKind } from '../ticket/mail/job';
 import { ticketOfReferences, recordMessageId } from '../ticket/mail/threading';
 import { addMessage } from '../ticket/messages/service';
-import { emailTemplates } from '../ticket/templateMapping';
 import { ticketSettings, type TicketSettings } from '../ticket/ticketSettings';
 import { createTicket, userForAddress } from '../ticket/tickets/service';
 import { MESSAGE_TYPE } from '../db/models/TicketMessage';
-import type { AttachmentInput } from '../ticket/attachment';
+import type { AttachmentInput } from '../ticket/attachmentFiles';
 import { automaticReason, bounceFacts, bounceReason } from './classify';
 import { parseMail, type IncomingMessage } from './parse';
 import { splitSubaddress, ticketOfReplyAddress } from '../ticket/mail/replyAddress';
@@ -314,13 +311,9 @@ async function copiedAddresses(mail: IncomingMessage, t: Transaction): Promise<s
   return candidates.filter((a) => !own.has(splitSubaddress(a).base));
 }
 
-/** Queues a notice to the sender of a mail (attachment rejected, replies disabled, ticket locked). */
-async function notify(kind: NoticeKind, ticket: Ticket, address: string, t: Transaction, messageId?: number | null): Promise<void> {
-  if (kind !== 'user_ticket_locked') {
-    const department = await Department.findByPk(ticket.department_id, { attributes: ['id', 'email_templates'], transaction: t });
-    if (!((emailTemplates(department?.email_templates ?? null)[kind] ?? -1) > 0)) return;
-  }
-  await enqueue(t, ticketMail, { kind, ticketId: ticket.id, address, ...(messageId ? { messageId } : {}) });
+/** Tells the sender of a mail what was refused (the notifications decide the notice mail). */
+async function tellRefused(refusal: MailRefusal, ticket: Ticket, address: string, t: Transaction, messageId?: number | null): Promise<void> {
+  await emit(t, 'mailbox.refused', { ticketId: ticket.id, address, refused: refusal, ...(messageId ? { messageId } : {}) });
 }
 
 /** Rules 6 and 7: files the mail into its ticket, or opens one. Runs in a savepoint, so a refusal leaves nothing behind. */
@@ -340,11 +333,11 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
     const operator = await User.findOne({ where: { type: 'operator', email: from }, transaction: t });
     const byUser = !operator;
     if (byUser && ticket.locked) {
-      if (!automatic) await notify('user_ticket_locked', ticket, from, t);
+      if (!automatic) await tellRefused('locked', ticket, from, t);
       return decided('rejected', `The ticket #${ticket.number} is locked: replies are not accepted (found by ${how}).`, { ticketId: ticket.id });
     }
     if (byUser && department?.disable_user_email_replies) {
-      if (!automatic) await notify('user_ticket_disablereplies', ticket, from, t);
+      if (!automatic) await tellRefused('replies_disabled', ticket, from, t);
       return decided('rejected', `The department of ticket #${ticket.number} does not accept replies by email.`, { ticketId: ticket.id });
     }
     try {
@@ -355,7 +348,7 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
         createdAt, channel: 'email', automatic: !!automatic,
       }, savepoint));
       if (mail.messageId) await recordMessageId({ messageId: mail.messageId, ticketId: message.ticket_id, ticketMessageId: message.id, direction: 'in' }, t);
-      if (refused.length && !automatic) await notify('user_email_attachmentrejected', ticket, from, t, message.id);
+      if (refused.length && !automatic) await tellRefused('attachments', ticket, from, t, message.id);
       return decided('reply', [`Found by ${how}`, notes].filter(Boolean).join('; '), { ticketId: message.ticket_id, messageId: message.id, imported: true });
     } catch (err) {
       if (!(err instanceof ValidationError)) throw err;
@@ -375,7 +368,7 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
       attachments: allowed, channel: 'email', createdAt, sendUserEmail: !automatic, sendOperatorsEmail: !automatic,
     }, savepoint));
     if (mail.messageId) await recordMessageId({ messageId: mail.messageId, ticketId: ticket.id, ticketMessageId: message.id, direction: 'in' }, t);
-    if (refused.length && !automatic) await notify('user_email_attachmentrejected', ticket, from, t, message.id);
+    if (refused.length && !automatic) await tellRefused('attachments', ticket, from, t, message.id);
     return decided('new_ticket', [`In the department of ${mailbox.address}`, notes].filter(Boolean).join('; '), {
       ticketId: ticket.id, messageId: message.id, imported: true,
     });

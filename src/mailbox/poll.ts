@@ -7,7 +7,7 @@ import { transaction } from '../db/transaction';
 import { emit } from '../events';
 import { logger } from '../logger';
 import { mailboxPolls, mailsIngested } from '../ops/metrics';
-import { TYPE_REMOTE } from '../ticket/departmentEmail';
+import { TYPE_REMOTE } from '../ticket/departmentEmailTypes';
 import { pollImap } from './imap';
 import { pollPop3 } from './pop3Poll';
 import type { PollSummary } from './pollSummary';

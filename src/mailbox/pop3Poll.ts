@@ -2,7 +2,7 @@ import { Op } from 'sequelize';
 import { config } from '../config';
 import { DepartmentEmail, IncomingMail } from '../db/models';
 import type { IncomingDecision } from '../db/models/IncomingMail';
-import { defaultPort } from '../ticket/departmentEmail';
+import { defaultPort } from '../ticket/departmentEmailTypes';
 import { ingestMail } from './ingest';
 import { Pop3Client } from './pop3';
 import { tally, tlsOptions, type PollSummary } from './pollSummary';

@@ -1,10 +1,10 @@
 import { DepartmentEmail, IncomingMail } from '../db/models';
 import { INCOMING_DECISIONS } from '../db/models/IncomingMail';
-import { ValidationError, invalid } from '../http/errors';
+import { ValidationError, invalid } from '../errors';
 import { equals } from '../http/listQuery';
 import { resourceRouter, type CustomAction, type ResourceDef } from '../http/resource';
-import { pick } from '../http/serialize';
-import { Joi, field } from '../http/validation';
+import { pick } from '../lib/serialize';
+import { Joi, field } from '../lib/validation';
 import { dryRunMail } from './ingest';
 
 /**

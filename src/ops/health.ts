@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { QueryTypes } from 'sequelize';
 import { migrations } from '../../migrations';
 import { sequelize } from '../db/sequelize';
-import { counterClient } from '../http/windowCounter';
+import { counterClient } from '../redis/windowCounter';
 
 const CHECK_TIMEOUT_MS = 2000;
 

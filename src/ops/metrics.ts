@@ -4,7 +4,6 @@ import type { RequestHandler } from 'express';
 import client from 'prom-client';
 import { config } from '../config';
 import { logger } from '../logger';
-import { routePattern } from './routePattern';
 
 /**
  * Prometheus metrics (prom-client) of this process: the web process counts requests by route
@@ -49,22 +48,6 @@ export const mailsIngested = new client.Counter({
   labelNames: ['decision'], registers: [registry],
 });
 
-const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
-
-/** Counts every request at its end, labelled by the route pattern it matched (never the raw path). */
-export const httpMetrics: RequestHandler = (req, res, next) => {
-  const started = process.hrtime.bigint();
-  res.on('finish', () => {
-    const labels = {
-      method: METHODS.has(req.method) ? req.method : 'OTHER',
-      route: routePattern(req.originalUrl.split('?')[0]),
-      status: String(res.statusCode),
-    };
-    httpRequests.inc(labels);
-    httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
-  });
-  next();
-};
 
 const sameToken = (given: string, expected: string) => {
   const a = Buffer.from(given);

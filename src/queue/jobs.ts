@@ -1,42 +1,37 @@
 import type { Job, JobsOptions } from 'bullmq';
 import type { ObjectSchema } from 'joi';
-import { config } from '../config';
-import { QUEUES, type QueueName } from './names';
+import type { QueueName } from './names';
 
 /**
- * A job, defined once in the area that owns it: its name, queue, payload schema, handler and
- * options. Enqueueing (`enqueue` in outbox.ts) takes the payload type from the definition; the
- * worker validates the payload against the schema and runs an outbox job at most once.
- * Payloads carry ids, never secrets.
+ * The one shape of every job, each defined in a file of its own in the area that owns it: its
+ * name, queue, payload schema, BullMQ options, an optional schedule, and its handler. The worker
+ * validates every payload against the schema before the handler runs; a job written to the outbox
+ * (`enqueue` in outbox.ts) runs at most once per entry. Payloads carry ids, never secrets.
+ * The composition root (src/wiring.ts) hands each worker its jobs.
  */
 export interface JobDefinition<P = any> {
   name: string;
   queue: QueueName;
   schema: ObjectSchema<P>;
-  options?: JobsOptions;
+  /** Attempts, backoff and retention of every job of this definition (read when a job is added). */
+  options(): JobsOptions;
+  /** Housekeeping: a job scheduler adds the job (payload `{}`) every `every()` milliseconds. */
+  schedule?: { every(): number };
   handle(payload: P, job: Job): Promise<unknown>;
 }
 
 export const defineJob = <P>(def: JobDefinition<P>): JobDefinition<P> => def;
 
-/** Retries with exponential backoff; failed jobs stay in the failed set with their reason. */
-export function jobOptions(queue: QueueName): JobsOptions {
-  if (queue === QUEUES.mail) {
-    return {
-      attempts: config().mail.attempts,
-      backoff: { type: 'exponential', delay: config().mail.backoffMs },
-      removeOnComplete: { age: 7 * 24 * 3600, count: 10000 },
-      // A job out of attempts stays in the failed set, with its reason, for 30 days.
-      removeOnFail: { age: 30 * 24 * 3600 },
-    };
-  }
-  if (queue === QUEUES.webhooks) {
-    return {
-      attempts: config().webhooks.attempts,
-      backoff: { type: 'exponential', delay: config().webhooks.backoffMs },
-      removeOnComplete: { age: 24 * 3600, count: 10000 },
-      removeOnFail: { age: 30 * 24 * 3600 },
-    };
-  }
-  return { attempts: 3, backoff: { type: 'exponential', delay: 5000 }, removeOnComplete: 1000, removeOnFail: 5000 };
-}
+/** The job scheduler id of a scheduled job: stable across boots and releases (`tickets.autoclose` → `tickets-autoclose`). */
+export const schedulerIdOf = (def: Pick<JobDefinition, 'name'>) => def.name.replace(/\./g, '-');
+
+/**
+ * Retries with exponential backoff; a job out of attempts stays in the failed set, with its
+ * reason, for `keepFailedDays`.
+ */
+export const retried = (attempts: number, backoffMs: number, keepCompleted: { age: number; count: number }, keepFailedDays = 30): JobsOptions => ({
+  attempts,
+  backoff: { type: 'exponential', delay: backoffMs },
+  removeOnComplete: keepCompleted,
+  removeOnFail: { age: keepFailedDays * 24 * 3600 },
+});

@@ -4,8 +4,7 @@ import { OutboxEntry } from '../db/models';
 import { now } from '../db/entity';
 import { afterOutermostCommit } from '../db/transaction';
 import { logger } from '../logger';
-import { jobNamed } from '../jobs';
-import { jobOptions, type JobDefinition } from './jobs';
+import type { JobDefinition } from './jobs';
 import type { QueueName } from './names';
 import { queue } from './producer';
 
@@ -25,7 +24,8 @@ export const jobIdOf = (entry: Pick<OutboxEntry, 'id' | 'job_key'>) => `outbox-$
  */
 export async function enqueue<P>(transaction: Transaction, job: JobDefinition<P>, payload: P): Promise<OutboxEntry> {
   const entry = await OutboxEntry.create({
-    job_key: randomBytes(8).toString('hex'), queue: job.queue, name: job.name, payload: JSON.stringify(payload), created_at: now(),
+    job_key: randomBytes(8).toString('hex'), queue: job.queue, name: job.name, payload: JSON.stringify(payload),
+    options: JSON.stringify(job.options()), created_at: now(),
   }, { transaction });
   afterOutermostCommit(transaction, () => {
     void publish([entry]);
@@ -48,7 +48,7 @@ export async function publish(entries: OutboxEntry[]): Promise<number> {
   for (const entry of entries) {
     try {
       const data = { ...JSON.parse(entry.payload), outboxId: entry.id };
-      const options = { ...jobOptions(entry.queue as QueueName), ...jobNamed(entry.name)?.options, jobId: jobIdOf(entry) };
+      const options = { ...(entry.options ? JSON.parse(entry.options) : {}), jobId: jobIdOf(entry) };
       await withTimeout(queue(entry.queue as QueueName).add(entry.name, data, options), PUBLISH_TIMEOUT_MS);
       await OutboxEntry.update({ published_at: now() }, { where: { id: entry.id } });
       published++;

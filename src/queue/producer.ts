@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { config } from '../config';
-import { redisConnection } from './connection';
+import { redisConnection } from '../redis/connection';
 import type { QueueName } from './names';
 
 const queues = new Map<QueueName, Queue>();

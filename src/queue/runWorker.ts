@@ -1,32 +1,18 @@
 import { Worker, Queue, UnrecoverableError, type Job, type WorkerOptions } from 'bullmq';
 import { config } from '../config';
 import { logger } from '../logger';
-import { redisConnection } from './connection';
+import { redisConnection } from '../redis/connection';
 import { sequelize } from '../db/sequelize';
-import type { JobDefinition } from './jobs';
+import { schedulerIdOf, type JobDefinition } from './jobs';
 import { markFailed, processOnce } from './outbox';
 import { closeQueues } from './producer';
 import { jobDuration, jobsTotal, startMetricsServer } from '../ops/metrics';
 import type { QueueName } from './names';
 
-/** Scheduled housekeeping: a job with no payload, run by the worker of its queue. */
-export interface TaskDefinition {
-  name: string;
-  handle(payload: unknown, job: Job): Promise<unknown>;
-}
-
-export interface ScheduledJob {
-  /** Job scheduler id, stable across boots (upserted on every start and every Redis reconnection). */
-  id: string;
-  every: number;
-  job: string;
-  data?: Record<string, unknown>;
-}
-
 export interface WorkerSpec {
   queue: QueueName;
-  jobs: Array<JobDefinition | TaskDefinition>;
-  schedules?: ScheduledJob[];
+  /** Every job this worker runs; those with a `schedule` are added by job schedulers it keeps registered. */
+  jobs: JobDefinition[];
   concurrency?: number;
   options?: Partial<WorkerOptions>;
   /** Runs after the worker stopped (the process then closes its database and queue connections). */
@@ -45,7 +31,6 @@ export async function createWorker(spec: WorkerSpec) {
     async (job) => {
       const def = byName.get(job.name);
       if (!def) throw new Error(`No handler for job ${job.name} on queue ${spec.queue}`);
-      if (!('schema' in def)) return def.handle(job.data, job);
       // Outbox jobs carry the id of their entry: the work runs at most once per entry.
       const { outboxId, ...data } = job.data ?? {};
       const { value, error } = def.schema.validate(data);
@@ -81,16 +66,16 @@ export async function createWorker(spec: WorkerSpec) {
   worker.on('error', (err) => log.error({ reason: err.message }, 'worker error'));
 
   let schedulerQueue: Queue | undefined;
-  if (spec.schedules?.length) {
+  const scheduled = spec.jobs.filter((j) => j.schedule);
+  if (scheduled.length) {
     const connection = redisConnection('worker');
     connections.push(connection);
     const queue = new Queue(spec.queue, { connection, prefix: config().queuePrefix });
     queue.on('error', (err) => log.warn({ reason: err.message }, 'scheduler queue error'));
     schedulerQueue = queue;
-    const schedules = spec.schedules;
     const register = async () => {
-      for (const s of schedules) {
-        await queue.upsertJobScheduler(s.id, { every: s.every }, { name: s.job, data: s.data ?? {}, opts: { removeOnComplete: 100, removeOnFail: 500 } });
+      for (const def of scheduled) {
+        await queue.upsertJobScheduler(schedulerIdOf(def), { every: def.schedule!.every() }, { name: def.name, data: {}, opts: def.options() });
       }
     };
     await register();

@@ -2,8 +2,8 @@ import { ArticleAttachment, type Upload } from '../db/models';
 import { equals } from '../http/listQuery';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { attachmentDownloadRoute } from '../storage/downloadRoute';
-import { pick } from '../http/serialize';
-import { field } from '../http/validation';
+import { pick } from '../lib/serialize';
+import { field } from '../lib/validation';
 import { loadUploads, serializeUpload } from '../storage/uploads';
 
 /**

@@ -1,15 +1,15 @@
 import { Op, type Transaction } from 'sequelize';
 import { ArticleCategory, SelfServiceCategory, SelfServiceType } from '../db/models';
-import { ValidationError, invalid } from '../http/errors';
+import { ValidationError, invalid } from '../errors';
 import { equals, flagFilter } from '../http/listQuery';
-import { loadById } from '../http/load';
+import { loadById } from '../db/load';
 import { resourceRouter, type ResourceDef } from '../http/resource';
-import { sent } from '../http/serialize';
-import { presentTranslated, type TranslationSpec } from '../http/translations';
-import { Joi, MAX_ID, field } from '../http/validation';
+import { sent } from '../lib/serialize';
+import { presentTranslated } from '../translations';
+import { Joi, MAX_ID, field } from '../lib/validation';
 import { syncArticleTypes } from './article/service';
-import { keepOrMoveSlug, chooseSlug, slugField, slugRule, uniqueSlug } from './slugs';
-import { TYPE_TRANSLATIONS, serializeTypeSummary } from './type';
+import { keepOrMoveSlug, chooseSlug, slugField, uniqueSlug } from './slugs';
+import { CATEGORY_TRANSLATIONS, TYPE_TRANSLATIONS, serializeTypeSummary } from './typesAndCategories';
 
 /**
  * Categories of a type, in a tree: a parent is a category of the same type. `parent_public` is
@@ -17,8 +17,6 @@ import { TYPE_TRANSLATIONS, serializeTypeSummary } from './type';
  */
 
 export const CATEGORY_FIELDS = ['id', 'type_id', 'parent_id', 'name', 'slug', 'public', 'parent_public', 'created_at', 'updated_at'] as const;
-
-export const CATEGORY_TRANSLATIONS: TranslationSpec = { type: 'selfservice_category', key: 'category_id', fields: ['name', 'slug'], rules: { slug: slugRule } };
 
 /** A category without its type. The spec names the parent's id `parent`. */
 export function serializeCategory(c: SelfServiceCategory): Record<string, any> {

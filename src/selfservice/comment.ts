@@ -1,11 +1,11 @@
 import type { Transaction } from 'sequelize';
 import { Article, ArticleComment, ArticleType, SpamRule, User } from '../db/models';
 import { matchesRule } from '../core/spam';
-import { ValidationError, invalid } from '../http/errors';
+import { ValidationError, invalid } from '../errors';
 import { equals, type Filter } from '../http/listQuery';
 import { resourceRouter, type ResourceDef } from '../http/resource';
-import { pick, sent } from '../http/serialize';
-import { Joi, MAX_ID, field } from '../http/validation';
+import { pick, sent } from '../lib/serialize';
+import { Joi, MAX_ID, field } from '../lib/validation';
 import { formattedName } from '../user/people/presenter';
 
 /**

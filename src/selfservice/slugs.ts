@@ -1,10 +1,10 @@
 import { Op, type Transaction, type WhereOptions } from 'sequelize';
 import type { ModelCtor } from 'sequelize-typescript';
 import type { Entity } from '../db/entity';
-import { ValidationError } from '../http/errors';
+import { ValidationError } from '../errors';
 import type { Condition } from '../http/listQuery';
-import { isBound } from '../http/sql';
-import { Joi } from '../http/validation';
+import { isBound } from '../db/sql';
+import { Joi } from '../lib/validation';
 
 /**
  * Slugs of self-service records: lowercase letters, digits and hyphens, generated from the name

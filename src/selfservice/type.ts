@@ -1,15 +1,14 @@
 import { Op, type Transaction } from 'sequelize';
 import { Brand, SelfServiceCategory, SelfServiceType, Translation } from '../db/models';
 import { BRAND_FIELDS } from '../core/brand';
-import { ValidationError, invalid } from '../http/errors';
+import { ValidationError, invalid } from '../errors';
 import { equals, flagFilter } from '../http/listQuery';
-import { loadById } from '../http/load';
+import { loadById } from '../db/load';
 import { resourceRouter, type ResourceDef } from '../http/resource';
-import { pick, sent } from '../http/serialize';
-import type { TranslationSpec } from '../http/translations';
-import { Joi, field } from '../http/validation';
-import { CATEGORY_TRANSLATIONS } from './category';
-import { chooseSlug, keepOrMoveSlug, slugField, slugRule } from './slugs';
+import { pick, sent } from '../lib/serialize';
+import { Joi, field } from '../lib/validation';
+import { CATEGORY_TRANSLATIONS, TYPE_TRANSLATIONS } from './typesAndCategories';
+import { chooseSlug, keepOrMoveSlug, slugField } from './slugs';
 
 /**
  * Self-service types: what a brand's self-service offers (a knowledge base, announcements...),
@@ -23,13 +22,6 @@ export const TYPE_FIELDS = [
 
 /** What the list leaves out (the spec). */
 const LIST_OMITS = new Set(['content', 'external_link']);
-
-/** A type as categories and articles embed it. */
-export const TYPE_SUMMARY_FIELDS = ['id', 'name', 'slug', 'description', 'view', 'icon', 'show_on_dashboard', 'created_at', 'updated_at'] as const;
-
-export const TYPE_TRANSLATIONS: TranslationSpec = { type: 'selfservice_type', key: 'type_id', fields: ['name', 'slug', 'description'], rules: { slug: slugRule } };
-
-export const serializeTypeSummary = (t: SelfServiceType) => pick(t, TYPE_SUMMARY_FIELDS);
 
 const ICON_PREFIX = 'fa-';
 

@@ -1,5 +1,6 @@
 import { Router } from 'express';
-import { MethodNotAllowedError, NotFoundError } from '../http/errors';
+import { MethodNotAllowedError } from '../http/errors';
+import { NotFoundError } from '../errors';
 import { parseId } from '../http/resource';
 import { recorded } from '../http/routes';
 import { get, mimeOf } from './uploads';

@@ -3,7 +3,7 @@ import { extname } from 'node:path';
 import { QueryTypes, type Transaction } from 'sequelize';
 import { Upload } from '../db/models';
 import { sequelize } from '../db/sequelize';
-import { loadRows } from '../http/load';
+import { loadRows } from '../db/load';
 
 /**
  * Files, stored in MariaDB once per content: the key is the SHA-256 of the bytes (hex), so the same

@@ -1,15 +1,10 @@
-import { extname } from 'node:path';
-import type { Transaction } from 'sequelize';
-import { config } from '../config';
 import { TicketAttachment, type Upload } from '../db/models';
-import { ValidationError } from '../http/errors';
 import { equals } from '../http/listQuery';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { attachmentDownloadRoute } from '../storage/downloadRoute';
-import { pick } from '../http/serialize';
-import { Joi, field } from '../http/validation';
-import { loadUploads, put, serializeUpload } from '../storage/uploads';
-import type { TicketSettings } from './ticketSettings';
+import { pick } from '../lib/serialize';
+import { Joi, field } from '../lib/validation';
+import { loadUploads, serializeUpload } from '../storage/uploads';
 
 /**
  * Ticket attachments: files of a ticket's messages, stored once per content by the uploads store
@@ -17,12 +12,6 @@ import type { TicketSettings } from './ticketSettings';
  * (`attachment[n][filename]`, `attachment[n][contents]` in base64); listed, shown, downloaded and
  * deleted here. Deleting an attachment leaves the stored file (others may share it).
  */
-
-/** A file to attach: its name and its bytes (decoded). */
-export interface AttachmentInput {
-  filename: string;
-  contents: Buffer;
-}
 
 export const TICKET_ATTACHMENT_FIELDS = ['id', 'upload_hash', 'ticket_id', 'message_id', 'original_name', 'created_at', 'updated_at'] as const;
 
@@ -33,8 +22,6 @@ const MAX_ATTACHMENTS = 50;
 export function serializeTicketAttachment(a: TicketAttachment, upload: Upload | undefined): Record<string, any> {
   return { ...pick(a, TICKET_ATTACHMENT_FIELDS), upload: upload ? serializeUpload(upload, FOLDER) : null };
 }
-
-const kilobytes = (bytes: number) => Math.floor(bytes / 1024);
 
 /**
  * Strict base64: the standard or the URL-safe alphabet, line breaks allowed (MIME wraps lines),
@@ -64,39 +51,6 @@ export const attachmentsField = () => Joi.array().items(Joi.object({
   filename: field.string().required(),
   contents: base64Contents().required(),
 })).single().max(MAX_ATTACHMENTS);
-
-/**
- * The files may be stored: each of an allowed type (the `allowed_files` ticket setting) and within
- * ATTACHMENT_MAX_BYTES, all together within ATTACHMENTS_MAX_BYTES. Else a 422 naming the file, and
- * nothing is written: callers check before they write anything.
- */
-export function assertAttachments(items: AttachmentInput[], settings: Pick<TicketSettings, 'allowedExtensions'>): void {
-  const { maxFileBytes, maxRequestBytes } = config().attachments;
-  let total = 0;
-  items.forEach((item, i) => {
-    const name = item.filename?.trim();
-    if (!name) throw new ValidationError(`The attachment.${i}.filename field is required.`);
-    if (name.length > 255) throw new ValidationError(`The attachment.${i}.filename may not be greater than 255 characters.`);
-    if (!item.contents?.length) throw new ValidationError(`The attachment.${i}.contents field is required.`);
-    const allowed = settings.allowedExtensions;
-    if (allowed && !allowed.includes(extname(name).slice(1).toLowerCase())) {
-      throw new ValidationError(`The attachment.${i}.filename must be a file of type: ${allowed.join(', ')}.`);
-    }
-    if (item.contents.length > maxFileBytes) throw new ValidationError(`The attachment.${i} may not be greater than ${kilobytes(maxFileBytes)} kilobytes.`);
-    total += item.contents.length;
-  });
-  if (total > maxRequestBytes) throw new ValidationError(`The attachments may not be greater than ${kilobytes(maxRequestBytes)} kilobytes in total.`);
-}
-
-/** Stores each file (once per content) and attaches it to the message under its name. */
-export async function storeAttachments(ticketId: number, messageId: number, items: AttachmentInput[], transaction: Transaction): Promise<TicketAttachment[]> {
-  const out: TicketAttachment[] = [];
-  for (const item of items) {
-    const upload = await put(item.contents, item.filename.trim(), transaction);
-    out.push(await TicketAttachment.create({ ticket_id: ticketId, message_id: messageId, upload_hash: upload.hash, original_name: item.filename.trim() }, { transaction }));
-  }
-  return out;
-}
 
 interface Related {
   uploads: Map<string, Upload>;

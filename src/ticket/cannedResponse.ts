@@ -2,14 +2,14 @@ import type { Transaction } from 'sequelize';
 import {
   CannedResponse, CannedResponseGroup, CannedResponseTag, Department, Group, TicketPriority, TicketStatus, TicketTag, User,
 } from '../db/models';
-import { ValidationError } from '../http/errors';
-import { assertExist } from '../http/exists';
-import { loadLinked } from '../http/load';
+import { ValidationError } from '../errors';
+import { assertExist } from '../db/exists';
+import { loadLinked } from '../db/load';
 import { resourceRouter, type ResourceDef } from '../http/resource';
-import { pick } from '../http/serialize';
-import type { TranslationSpec } from '../http/translations';
-import { Joi, field } from '../http/validation';
-import { OPERATOR_GROUP_FIELDS } from '../user/group';
+import { pick } from '../lib/serialize';
+import type { TranslationSpec } from '../translations';
+import { Joi, field } from '../lib/validation';
+import { OPERATOR_GROUP_FIELDS } from '../user/groupFields';
 import { serializeTag, tagsByName } from './tag';
 
 /**

@@ -1,27 +1,17 @@
 import { Router } from 'express';
-import type { Transaction } from 'sequelize';
 import { Channel } from '../db/models';
-import { channelScope } from '../db/seedTicketConfig';
+import { channelScope } from '../seed/ticketConfig';
 import { sendSuccess } from '../http/envelope';
 import { HttpError, MethodNotAllowedError } from '../http/errors';
 import { recorded, type RecordedRouter } from '../http/routes';
-import { pick } from '../http/serialize';
-import { readSettings } from '../http/settings';
+import { pick } from '../lib/serialize';
+import { readSettings } from '../db/settings';
+import { channelByName } from './channelByName';
 
 export const CHANNEL_FIELDS = ['id', 'name', 'enabled', 'class', 'created_at', 'updated_at'] as const;
 
 /** A channel as tickets embed it. */
 export const serializeChannel = (c: Channel) => pick(c, CHANNEL_FIELDS);
-
-/**
- * The channel of a name, case-insensitively (`web`, `Web` and `WEB` are the Web channel: the
- * column's collation compares that way), or null.
- */
-export async function channelByName(name: string, transaction?: Transaction): Promise<Channel | null> {
-  const trimmed = name.trim();
-  if (!trimmed || trimmed.length > 64) return null;
-  return Channel.findOne({ where: { name: trimmed }, transaction });
-}
 
 /** The settings object of a channel: every value a string. */
 export const channelSettings = (channel: Channel) => readSettings(channelScope(channel.id));

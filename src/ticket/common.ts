@@ -1,6 +1,6 @@
 import type { Transaction } from 'sequelize';
-import { ValidationError } from '../http/errors';
-import { channelByName } from './channel';
+import { ValidationError } from '../errors';
+import { channelByName } from './channelByName';
 
 /** Where a ticket or a message came from: the `channels` row of that name. */
 export type ChannelName = 'web' | 'email' | 'api';

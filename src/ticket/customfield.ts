@@ -1,12 +1,12 @@
 import type { Transaction } from 'sequelize';
 import { CustomFieldDepartment, Department } from '../db/models';
 import { customFieldResource } from '../customfields/fields';
-import { assertExist } from '../http/exists';
+import { assertExist } from '../db/exists';
 import type { Filter } from '../http/listQuery';
-import { loadMany } from '../http/load';
+import { loadMany } from '../db/load';
 import { resourceRouter } from '../http/resource';
-import { sqlCondition } from '../http/sql';
-import { field } from '../http/validation';
+import { sqlCondition } from '../db/sql';
+import { field } from '../lib/validation';
 
 /**
  * Ticket custom fields (`/api/ticket/customfield`): the shared custom field resource, plus `purge`

@@ -2,14 +2,14 @@ import { Op, type Transaction } from 'sequelize';
 import {
   Brand, Department, EmailTemplate, DepartmentBrand, DepartmentEmail, DepartmentGroup, Group, OperatorDepartment, User,
 } from '../db/models';
-import { ValidationError, fieldLabel, invalid } from '../http/errors';
-import { assertExist } from '../http/exists';
+import { ValidationError, fieldLabel, invalid } from '../errors';
+import { assertExist } from '../db/exists';
 import { flagFilter, type Filter } from '../http/listQuery';
-import { loadLinked, loadMany } from '../http/load';
-import { sqlCondition } from '../http/sql';
+import { loadLinked, loadMany } from '../db/load';
+import { sqlCondition } from '../db/sql';
 import { resourceRouter, type ResourceDef } from '../http/resource';
-import { pick, sent } from '../http/serialize';
-import { Joi, MAX_ID, field } from '../http/validation';
+import { pick, sent } from '../lib/serialize';
+import { Joi, MAX_ID, field } from '../lib/validation';
 import { formattedName, serializeGroup } from '../user/people/presenter';
 import { defaultBrandId } from '../user/users/service';
 import { serializeDepartmentEmail } from './departmentEmail';

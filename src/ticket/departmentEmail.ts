@@ -1,10 +1,11 @@
 import { Op, type Transaction } from 'sequelize';
 import { Brand, Department, DepartmentBrand, DepartmentEmail } from '../db/models';
 import { MAILBOX_PASSWORD, SecretKeyMissingError, encryptSecret } from '../crypto/secrets';
-import { ValidationError, invalid } from '../http/errors';
+import { ValidationError, invalid } from '../errors';
 import { resourceRouter, type ResourceDef } from '../http/resource';
-import { pick } from '../http/serialize';
-import { Joi, field } from '../http/validation';
+import { TYPE_PIPED, TYPE_REMOTE } from './departmentEmailTypes';
+import { pick } from '../lib/serialize';
+import { Joi, field } from '../lib/validation';
 import { logger } from '../logger';
 import { defaultBrandId } from '../user/users/service';
 
@@ -22,8 +23,6 @@ import { defaultBrandId } from '../user/users/service';
  * password as it is (a client can PUT what it read); an empty value removes it.
  */
 
-export const TYPE_PIPED = 0;
-export const TYPE_REMOTE = 1;
 export const PASSWORD_MASK = '********';
 
 export const DEPARTMENT_EMAIL_FIELDS = [
@@ -35,10 +34,6 @@ export const DEPARTMENT_EMAIL_FIELDS = [
 export function serializeDepartmentEmail(e: DepartmentEmail): Record<string, any> {
   return { ...pick(e, DEPARTMENT_EMAIL_FIELDS), password: e.password ? PASSWORD_MASK : null };
 }
-
-/** The usual port of a protocol and encryption, for a mailbox stored without one. */
-export const defaultPort = (protocol: string, encryption: string): number =>
-  protocol === 'pop3' ? (encryption === 'ssl' ? 995 : 110) : (encryption === 'ssl' ? 993 : 143);
 
 const PASSWORD_MAX = 255;
 

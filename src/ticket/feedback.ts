@@ -1,14 +1,12 @@
-import { randomInt } from 'node:crypto';
 import { Op, type Transaction } from 'sequelize';
-import { now } from '../db/entity';
 import { FeedbackField, FeedbackForm, TicketFeedback, TicketFeedbackValue } from '../db/models';
-import { invalid } from '../http/errors';
+import { invalid } from '../errors';
 import { equals, type Filter } from '../http/listQuery';
-import { loadById, loadMany } from '../http/load';
+import { loadById, loadMany } from '../db/load';
 import { resourceRouter, type ReadContext, type ResourceDef } from '../http/resource';
-import { pick } from '../http/serialize';
-import { presentTranslated, type TranslationSpec } from '../http/translations';
-import { Joi, field } from '../http/validation';
+import { pick } from '../lib/serialize';
+import { presentTranslated, type TranslationSpec } from '../translations';
+import { Joi, field } from '../lib/validation';
 
 /**
  * Ticket feedback: the feedback requests of resolved tickets (created by the ticket flow, not by
@@ -32,30 +30,6 @@ export const FEEDBACK_FIELD_TRANSLATIONS: TranslationSpec = { type: 'feedback_fi
 /** Ratings: 0 bad, 1 good, 2 neutral. */
 export const RATINGS = [0, 1, 2] as const;
 
-const TOKEN_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-
-/** 32 random letters and digits (about 190 bits): the user's link to the form. */
-export function feedbackToken(): string {
-  let token = '';
-  for (let i = 0; i < 32; i++) token += TOKEN_ALPHABET[randomInt(TOKEN_ALPHABET.length)];
-  return token;
-}
-
-/**
- * Creates the feedback request of a ticket with its form's expiry (a form's expiry_time 0: it
- * never expires). For the ticket flow (a resolved ticket asks its user for feedback: the
- * scheduler's feedback sweep, src/ticket/housekeeping.ts, passes the resolution's resolved_time).
- */
-export async function createFeedbackRequest(
-  values: { ticketId: number; userId: number | null; form: FeedbackForm; resolvedTime?: number | null }, transaction?: Transaction,
-): Promise<TicketFeedback> {
-  return TicketFeedback.create({
-    ticket_id: values.ticketId, user_id: values.userId, form_id: values.form.id, rating: null, token: feedbackToken(), fields_answered: 0,
-    expiry_time: values.form.expiry_time > 0 ? now() + values.form.expiry_time : null,
-    // The resolution it asks about: a unique key with the ticket makes it one request per resolution.
-    resolved_time: values.resolvedTime ?? null,
-  }, { transaction });
-}
 
 const rating = () => Joi.number().integer().valid(...RATINGS);
 

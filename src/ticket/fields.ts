@@ -1,6 +1,6 @@
 import type { Transaction } from 'sequelize';
 import type { ModelCtor } from 'sequelize-typescript';
-import { Joi } from '../http/validation';
+import { Joi } from '../lib/validation';
 
 /** Field shapes shared by the ticket configuration resources. */
 

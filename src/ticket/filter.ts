@@ -4,14 +4,14 @@ import {
   Brand, Channel, CustomField, Department, Group, Organisation, SlaPlan, TicketFilter, TicketFilterCondition, TicketFilterGroup,
   TicketPriority, TicketStatus, TicketTag, User,
 } from '../db/models';
-import { fieldLabel, invalid } from '../http/errors';
-import { assertExist } from '../http/exists';
+import { fieldLabel, invalid } from '../errors';
+import { assertExist } from '../db/exists';
 import type { Filter } from '../http/listQuery';
-import { groupBy, loadLinked, loadMany } from '../http/load';
+import { groupBy, loadLinked, loadMany } from '../db/load';
 import { resourceRouter, type ResourceDef } from '../http/resource';
-import { pick, sent } from '../http/serialize';
-import { sqlCondition, sqlText, trusted, type BoundCondition } from '../http/sql';
-import { Joi, MAX_ID, field, toFlag } from '../http/validation';
+import { pick, sent } from '../lib/serialize';
+import { sqlCondition, sqlText, trusted, type BoundCondition } from '../db/sql';
+import { Joi, MAX_ID, field, toFlag } from '../lib/validation';
 import { serializeGroup } from '../user/people/presenter';
 import { sequelize } from '../db/sequelize';
 import { TICKET_ALIAS, filterConditionSql, visibleToOperator } from './tickets/conditions';

@@ -1,12 +1,12 @@
 import type { Transaction } from 'sequelize';
 import { Department, PriorityDepartment, TicketPriority } from '../db/models';
-import { assertExist } from '../http/exists';
+import { assertExist } from '../db/exists';
 import type { Filter } from '../http/listQuery';
 import { resourceRouter, type ResourceDef } from '../http/resource';
-import { pick } from '../http/serialize';
-import { sqlCondition } from '../http/sql';
-import type { TranslationSpec } from '../http/translations';
-import { Joi, field } from '../http/validation';
+import { pick } from '../lib/serialize';
+import { inDepartment } from './priorityScope';
+import type { TranslationSpec } from '../translations';
+import { Joi, field } from '../lib/validation';
 import { colourField, nextOrder, orderField } from './fields';
 
 export const PRIORITY_FIELDS = ['id', 'name', 'colour', 'order', 'created_at', 'updated_at'] as const;
@@ -15,13 +15,6 @@ export const PRIORITY_FIELDS = ['id', 'name', 'colour', 'order', 'created_at', '
 export const serializePriority = (p: TicketPriority) => pick(p, PRIORITY_FIELDS);
 
 export const PRIORITY_TRANSLATIONS: TranslationSpec = { type: 'ticket_priority', key: 'priority_id', fields: ['name'] };
-
-/**
- * The priorities offered in a department: those linked to it, and those linked to no department
- * (offered everywhere, the way an empty `groups` means every operator group elsewhere in the spec).
- */
-export const inDepartment = (departmentId: number) => sqlCondition`id IN (SELECT priority_id FROM priority_departments WHERE department_id = ${departmentId})
-  OR id NOT IN (SELECT priority_id FROM priority_departments)`;
 
 const filters: Record<string, Filter> = {
   department_id: { schema: field.id(), where: inDepartment },

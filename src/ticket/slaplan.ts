@@ -1,13 +1,13 @@
 import { Op, type Transaction } from 'sequelize';
 import { SlaPlan, SlaPlanSchedule, SlaPlanTarget, TicketPriority } from '../db/models';
-import { ValidationError, fieldLabel, invalid } from '../http/errors';
+import { ValidationError, fieldLabel, invalid } from '../errors';
 import { flagFilter } from '../http/listQuery';
-import { loadMany } from '../http/load';
+import { loadMany } from '../db/load';
 import { resourceRouter, type ResourceDef } from '../http/resource';
-import { pick, sent } from '../http/serialize';
-import { Joi, MAX_ID, field } from '../http/validation';
-import { formatClockTime, parseClockTime, type SlaClock, type WorkingWindow } from './sla';
-import { isTimeZone } from '../http/timezones';
+import { pick, sent } from '../lib/serialize';
+import { Joi, MAX_ID, field } from '../lib/validation';
+import { formatClockTime, parseClockTime, type WorkingWindow } from './sla';
+import { isTimeZone } from '../lib/timezones';
 
 /**
  * SLA plans (`/api/ticket/slaplan`, beyond the spec): targets per priority, in minutes, for the
@@ -147,15 +147,6 @@ export function serializeSlaPlan(plan: SlaPlan, rel: SlaPlanRelations): Record<s
     targets: (rel.targets.get(plan.id) ?? []).map((t) => pick(t, ['priority_id', 'first_reply', 'resolution'])),
     created_at: plan.created_at,
     updated_at: plan.updated_at,
-  };
-}
-
-/** The clock a plan's due times run on (sla.ts `dueTime`); `defaultTimezone` is the core setting. */
-export function slaClockOf(plan: SlaPlan, schedules: SlaPlanSchedule[], defaultTimezone: string): SlaClock {
-  return {
-    businessHours: plan.business_hours === 1,
-    schedule: schedules.map((s) => ({ day: s.day, start: s.start_minute, end: s.end_minute })),
-    timezone: plan.timezone && isTimeZone(plan.timezone) ? plan.timezone : isTimeZone(defaultTimezone) ? defaultTimezone : 'UTC',
   };
 }
 

@@ -1,10 +1,10 @@
 import { Op, type Transaction } from 'sequelize';
 import { TicketTag } from '../db/models';
-import { ValidationError } from '../http/errors';
+import { ValidationError } from '../errors';
 import { resourceRouter, type ResourceDef } from '../http/resource';
-import { pick } from '../http/serialize';
-import type { TranslationSpec } from '../http/translations';
-import { Joi, field } from '../http/validation';
+import { pick } from '../lib/serialize';
+import type { TranslationSpec } from '../translations';
+import { Joi, field } from '../lib/validation';
 import { colourField } from './fields';
 
 export const TAG_FIELDS = ['id', 'name', 'colour', 'created_at', 'updated_at'] as const;

@@ -1,7 +1,7 @@
 /**
  * Wall-clock time in an IANA time zone, with nothing but Intl (pure; used by ticket numbers and
  * SLA due times). Zones come from stored records, already checked by `isTimeZone`
- * (src/http/timezones.ts), so the formatter cache holds only names the help desk uses.
+ * (src/lib/timezones.ts), so the formatter cache holds only names the help desk uses.
  */
 
 export interface WallClock {

@@ -1,9 +1,8 @@
 import { Group } from '../db/models';
 import { resourceRouter, type ResourceDef } from '../http/resource';
-import { pick } from '../http/serialize';
+import { GROUP_FIELDS, OPERATOR_GROUP_FIELDS } from './groupFields';
+import { pick } from '../lib/serialize';
 
-export const GROUP_FIELDS = ['id', 'name', 'description', 'colour', 'created_at', 'updated_at'] as const;
-export const OPERATOR_GROUP_FIELDS = ['id', 'name', 'description', 'colour', 'administrator', 'created_at', 'updated_at'] as const;
 
 /**
  * User and operator groups, read-only (beyond the spec: the official PHP client looks them up to

@@ -1,6 +1,6 @@
 import type { Transaction } from 'sequelize';
 import { Organisation, OrganisationDomain, User } from '../db/models';
-import { ValidationError, invalid } from '../http/errors';
+import { ValidationError, invalid } from '../errors';
 
 export const MANAGER = 0;
 export const MEMBER = 1;

@@ -1,6 +1,6 @@
 import { Permission } from '../db/models';
 import { resourceRouter, type ResourceDef } from '../http/resource';
-import { pick } from '../http/serialize';
+import { pick } from '../lib/serialize';
 
 /** A permission as the API returns it; `slug` says which actions it covers, as 1/0. */
 export function serializePermission(p: Permission): Record<string, any> {

@@ -1,12 +1,12 @@
 import { Op, type Transaction } from 'sequelize';
 import { Group, Permission, Role, RoleGroup, RolePermission } from '../db/models';
-import { invalid } from '../http/errors';
-import { duplicateOf } from '../http/uniqueKeys';
-import { assertExist } from '../http/exists';
-import { loadLinked } from '../http/load';
+import { invalid } from '../errors';
+import { duplicateOf } from '../db/uniqueKeys';
+import { assertExist } from '../db/exists';
+import { loadLinked } from '../db/load';
 import { resourceRouter, type ResourceDef } from '../http/resource';
-import { pick } from '../http/serialize';
-import { Joi, field, toFlag } from '../http/validation';
+import { pick } from '../lib/serialize';
+import { Joi, field, toFlag } from '../lib/validation';
 import { serializePermission } from './permission';
 
 /**

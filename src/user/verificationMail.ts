@@ -1,7 +1,8 @@
 import { config } from '../config';
 import { User } from '../db/models';
-import { Joi } from '../http/validation';
+import { Joi } from '../lib/validation';
 import { frame, fromAddress } from '../mail/compose';
+import { mailJobOptions } from '../mail/retries';
 import { transportFor } from '../mail/transports';
 import { defineJob } from '../queue/jobs';
 import { QUEUES } from '../queue/names';
@@ -13,6 +14,7 @@ export const verificationMail = defineJob<{ userId: number }>({
   name: 'user.verification',
   queue: QUEUES.mail,
   schema: Joi.object({ userId: Joi.number().integer().min(1).required() }),
+  options: mailJobOptions,
   async handle({ userId }) {
     const user = await User.findByPk(userId);
     if (!user) return { skipped: 'the person no longer exists' };

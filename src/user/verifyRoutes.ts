@@ -6,7 +6,7 @@ import { isBanned } from '../http/bans';
 import { sendSuccess } from '../http/envelope';
 import { HttpError } from '../http/errors';
 import { throttle } from '../http/throttle';
-import { Joi, validate } from '../http/validation';
+import { Joi, validate } from '../lib/validation';
 import { transaction as inTransaction } from '../db/transaction';
 import { now } from '../db/entity';
 import { findVerifiable } from './verification';

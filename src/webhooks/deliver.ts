@@ -3,9 +3,9 @@ import { config } from '../config';
 import { decryptSecret } from '../crypto/secrets';
 import { DomainEvent, Webhook, WebhookDelivery } from '../db/models';
 import { now } from '../db/entity';
-import { Joi } from '../http/validation';
+import { Joi } from '../lib/validation';
 import { webhookDeliveries } from '../ops/metrics';
-import { defineJob } from '../queue/jobs';
+import { defineJob, retried } from '../queue/jobs';
 import { QUEUES } from '../queue/names';
 import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, WEBHOOK_SECRET_PURPOSE, signatureHeader } from './signing';
 
@@ -29,6 +29,8 @@ export const webhookDelivery = defineJob<{ deliveryId: number }>({
   name: 'webhook.deliver',
   queue: QUEUES.webhooks,
   schema: Joi.object({ deliveryId: Joi.number().integer().min(1).required() }),
+  // Kept a day once delivered: the delivery log (`webhook_deliveries`) is the record.
+  options: () => retried(config().webhooks.attempts, config().webhooks.backoffMs, { age: 24 * 3600, count: 10000 }),
   async handle({ deliveryId }, job) {
     const delivery = await WebhookDelivery.findByPk(deliveryId);
     if (!delivery) return { skipped: 'the delivery no longer exists' };

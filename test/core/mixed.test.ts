@@ -1,5 +1,5 @@
 import { Op } from 'sequelize';
-import { ValidationError } from '../../src/http/errors';
+import { ValidationError } from '../../src/errors';
 import { idsFilter, parseListQuery, type ListSpec } from '../../src/http/listQuery';
 
 // The spec's `mixed` filter type (one id or a comma-delimited string of ids), written once for

@@ -7,7 +7,7 @@ import './feedEnv';
 import { DomainEvent, Group } from '../../src/db/models';
 import { transaction } from '../../src/db/transaction';
 import { emit } from '../../src/events';
-import { mailSpec } from '../../src/mail/jobs';
+import { mailSpec } from '../../src/wiring';
 import { closeTransports } from '../../src/mail/transports';
 import { createWorker } from '../../src/queue/runWorker';
 import { newEmail, unique, useApi } from '../helpers/app';

@@ -10,7 +10,7 @@ import { nowSec, useApi } from '../helpers/app';
 import { expectError, expectSuccess } from '../helpers/envelope';
 import { uniqueIpv4 } from '../core/support';
 import { config } from '../../src/config';
-import { counterClient } from '../../src/http/windowCounter';
+import { counterClient } from '../../src/redis/windowCounter';
 
 const api = useApi();
 

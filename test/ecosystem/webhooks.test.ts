@@ -7,7 +7,7 @@ import { Webhook, WebhookDelivery, OutboxEntry, DomainEvent } from '../../src/db
 import { transaction } from '../../src/db/transaction';
 import { emit } from '../../src/events';
 import { createWorker } from '../../src/queue/runWorker';
-import { webhooksSpec } from '../../src/webhooks/jobs';
+import { webhooksSpec } from '../../src/wiring';
 import { verifySignature } from '../../src/webhooks/signing';
 import { unique, useApi } from '../helpers/app';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';

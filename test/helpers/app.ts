@@ -6,7 +6,7 @@ import { sequelize } from '../../src/db/sequelize';
 import { prepareDatabase } from '../../src/cli/setup';
 import { closeQueues } from '../../src/queue/producer';
 import { existsSync, writeFileSync } from 'node:fs';
-import { closeCounters } from '../../src/http/windowCounter';
+import { closeCounters } from '../../src/redis/windowCounter';
 import { closeAccessCache } from '../../src/auth/accessCache';
 import { encodeForm } from './form';
 import { preparedMarker } from './testResources';

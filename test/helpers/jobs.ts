@@ -1,7 +1,7 @@
 import { Queue, type Job } from 'bullmq';
 import { config } from '../../src/config';
 import { OutboxEntry } from '../../src/db/models';
-import { redisConnection } from '../../src/queue/connection';
+import { redisConnection } from '../../src/redis/connection';
 import { QUEUES } from '../../src/queue/names';
 
 /** The outbox entry written for a user's verification mail. */

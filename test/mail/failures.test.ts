@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { mailSpec } from '../../src/mail/jobs';
+import { mailSpec } from '../../src/wiring';
 import { closeTransports } from '../../src/mail/transports';
 import { createWorker } from '../../src/queue/runWorker';
 import { jobIdOf } from '../../src/queue/outbox';

@@ -1,6 +1,6 @@
 import { PRIVATE_REDIS_PORT } from './privateRedisEnv';
 import { config } from '../../src/config';
-import { mailSpec } from '../../src/mail/jobs';
+import { mailSpec } from '../../src/wiring';
 import { sweepOutbox } from '../../src/queue/outbox';
 import { createWorker } from '../../src/queue/runWorker';
 import { useApi, unique } from '../helpers/app';

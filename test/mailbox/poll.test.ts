@@ -9,9 +9,9 @@
 import './mailboxEnv';
 import { rmSync, writeFileSync } from 'node:fs';
 import { DepartmentEmail, DomainEvent, IncomingMail, Ticket } from '../../src/db/models';
-import { mailSpec } from '../../src/mail/jobs';
+import { mailSpec } from '../../src/wiring';
 import { closeTransports } from '../../src/mail/transports';
-import { mailboxSpec } from '../../src/mailbox/jobs';
+import { mailboxSpec } from '../../src/wiring';
 import { pollMailbox } from '../../src/mailbox/poll';
 import { resetTlsOptions } from '../../src/mailbox/pollSummary';
 import { createWorker } from '../../src/queue/runWorker';

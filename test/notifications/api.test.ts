@@ -4,7 +4,7 @@
  */
 import { MailMessageId, Ticket, TicketFeedback } from '../../src/db/models';
 import { now } from '../../src/db/entity';
-import { sendFeedbackRequests } from '../../src/ticket/housekeeping';
+import { sendFeedbackRequests } from '../../src/ticket/feedbackRequests';
 import { newEmail, useApi } from '../helpers/app';
 import { mailAbout, mailEntries, mailTo, mailsOf, settled, useMailWorld } from './support';
 

@@ -3,7 +3,7 @@ import { localesOf } from '../../src/ticket/mail/content';
 import {
   mailDomain, newMessageId, normaliseMessageId, parseMessageId, parseReferences, subjectWithNumber,
 } from '../../src/ticket/mail/threading';
-import { DEFAULT_EMAIL_TEMPLATES } from '../../src/db/defaultEmailTemplates';
+import { DEFAULT_EMAIL_TEMPLATES } from '../../src/seed/emailTemplates';
 
 const context = {
   ticket: { number: '1234567', subject: 'Printer <on fire> & "smoking"', frontend_url: 'https://help.test/tickets/view/1234567?token=ab&x=1', id: 12 },

@@ -18,7 +18,7 @@ import { put } from '../../src/storage/uploads';
 import { EMAIL_TEMPLATE_KEYS } from '../../src/ticket/templateMapping';
 import { newEmail, unique } from '../helpers/app';
 import { startSmtp, waitFor, type ReceivedMail, type TestSmtp } from '../helpers/smtp';
-import { mailSpec } from '../../src/mail/jobs';
+import { mailSpec } from '../../src/wiring';
 import { closeTransports } from '../../src/mail/transports';
 import { createWorker } from '../../src/queue/runWorker';
 

@@ -1,14 +1,18 @@
 import './fastTicketSweepEnv';
-import { Ticket } from '../../src/db/models';
+import { Op } from 'sequelize';
+import { DomainEvent, Ticket, Webhook } from '../../src/db/models';
 import { now } from '../../src/db/entity';
 import { createWorker } from '../../src/queue/runWorker';
-import { schedulerSpec } from '../../src/scheduler/jobs';
-import { closeInactiveTickets } from '../../src/ticket/housekeeping';
-import { useApi } from '../helpers/app';
+import { schedulerSpec, webhooksSpec } from '../../src/wiring';
+import { schedulerIdOf } from '../../src/queue/jobs';
+import { closeInactiveTickets } from '../../src/ticket/autoClose';
+import { unique, useApi } from '../helpers/app';
+import { expectSuccess } from '../helpers/envelope';
+import { startReceiver } from '../helpers/receiver';
 import { waitFor } from '../helpers/smtp';
 import { mailEntries, mailTo, mailsOf, openTicket, setTicketSetting, settled, ticketSetting, useMailWorld } from '../notifications/support';
 
-useApi();
+const api = useApi();
 const m = useMailWorld();
 let closeAfter: number;
 
@@ -90,7 +94,7 @@ describe('closing inactive tickets', () => {
 
   it('runs on the scheduler worker\'s schedule', async () => {
     const spec = schedulerSpec();
-    expect(spec.schedules!.map((s) => s.id)).toEqual(expect.arrayContaining(['tickets-autoclose', 'tickets-feedback']));
+    expect(spec.jobs.filter((j) => j.schedule).map(schedulerIdOf)).toEqual(expect.arrayContaining(['tickets-autoclose', 'tickets-feedback']));
     const stale = await waitingTicket(closeAfter + 60);
     const scheduler = await createWorker(spec);
     try {
@@ -98,6 +102,36 @@ describe('closing inactive tickets', () => {
       await mailTo(m.smtp, stale.ticket, stale.user.email);
     } finally {
       await scheduler.close();
+    }
+  });
+});
+
+describe('an auto-closed ticket is a ticket change like any other', () => {
+  it('reaches the event feed and a subscribed webhook as ticket.updated with the cause autoclose', async () => {
+    const receiver = await startReceiver();
+    const webhooks = await createWorker(webhooksSpec());
+    let hookId = 0;
+    try {
+      const hook = expectSuccess(await api.post('/api/core/webhook', { url: `${receiver.url}?${unique('ac')}`, events: ['ticket.updated'] }), 'Successfully created new webhook!');
+      hookId = hook.id;
+      const stale = await waitingTicket(closeAfter + 60);
+      const before = Number((await DomainEvent.max('id')) ?? 0);
+      expect(await closeInactiveTickets()).toBeGreaterThanOrEqual(1);
+
+      // The event feed (read from the database the API serves it from: the feed holds the newest events back).
+      const events = await DomainEvent.findAll({ where: { id: { [Op.gt]: before }, name: 'ticket.updated' } });
+      const closed = events.map((e) => JSON.parse(e.payload)).find((p) => p.ticketId === stale.ticket.id);
+      expect(closed).toEqual({ ticketId: stale.ticket.id, changes: expect.arrayContaining(['status']), newlyAssigned: [], cause: 'autoclose' });
+
+      // The webhook receiver gets the same event, signed, as for a change made through the API.
+      const delivered = await waitFor(() => receiver.at(hook.url).map((r) => JSON.parse(r.body)).find((b) => b.data.ticketId === stale.ticket.id), 15000, 'the webhook delivery');
+      expect(delivered).toMatchObject({ type: 'ticket.updated', data: { ticketId: stale.ticket.id, cause: 'autoclose' } });
+      // And the user is told, by the notifications of that event.
+      await mailTo(m.smtp, stale.ticket, stale.user.email, 'the user_ticket_autoclose mail');
+    } finally {
+      await Webhook.destroy({ where: { id: hookId } });
+      await webhooks.close();
+      await receiver.close();
     }
   });
 });

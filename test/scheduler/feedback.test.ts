@@ -1,9 +1,9 @@
 import { FeedbackForm, Ticket, TicketFeedback } from '../../src/db/models';
 import { now } from '../../src/db/entity';
-import { mailSpec } from '../../src/mail/jobs';
+import { mailSpec } from '../../src/wiring';
 import { closeTransports } from '../../src/mail/transports';
 import { createWorker } from '../../src/queue/runWorker';
-import { FEEDBACK_LOOKBACK_SECONDS, sendFeedbackRequests } from '../../src/ticket/housekeeping';
+import { FEEDBACK_LOOKBACK_SECONDS, sendFeedbackRequests } from '../../src/ticket/feedbackRequests';
 import { useApi } from '../helpers/app';
 import { startSmtp, type TestSmtp } from '../helpers/smtp';
 import { mailEntries, mailTo, mailWorld, mailsOf, openTicket, settled, type MailWorld } from '../notifications/support';

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { ArticleAttachment, Upload } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
-import { validate } from '../../src/http/validation';
+import { validate } from '../../src/lib/validation';
 import { articleCreateSchema } from '../../src/selfservice/article/resource';
 import { MAX_UPLOAD_BYTES, get, humanSize, mimeOf, put } from '../../src/storage/uploads';
 import { useApi, unique } from '../helpers/app';

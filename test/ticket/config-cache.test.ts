@@ -7,7 +7,7 @@
 import { config } from '../../src/config';
 import { Setting, TicketStatus } from '../../src/db/models';
 import { countQueries, sequelize } from '../../src/db/sequelize';
-import { counterClient } from '../../src/http/windowCounter';
+import { counterClient } from '../../src/redis/windowCounter';
 import { unique, useApi } from '../helpers/app';
 import { expectSuccess } from '../helpers/envelope';
 import { ticketContext, ticketFactories, type TicketContext } from './ticketSupport';

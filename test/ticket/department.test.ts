@@ -3,7 +3,7 @@ import {
   Brand, Department, DepartmentBrand, DepartmentEmail, DepartmentGroup, EmailTemplate, Group, OperatorDepartment, User,
 } from '../../src/db/models';
 import { countQueries, sequelize } from '../../src/db/sequelize';
-import { HttpError } from '../../src/http/errors';
+import { ValidationError } from '../../src/errors';
 import { EMAIL_TEMPLATE_KEYS, departmentResource } from '../../src/ticket/department';
 import { useApi, unique } from '../helpers/app';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
@@ -196,10 +196,8 @@ describe('DELETE /api/ticket/department/{id}', () => {
       await sequelize().query('UPDATE departments SET parent_id = NULL', { transaction: t });
       await Department.destroy({ where: { id: { [Op.ne]: keep.id } }, transaction: t });
       const err = await departmentResource.destroy!(keep, { transaction: t }).then(() => null, (e) => e);
-      expect(err).toBeInstanceOf(HttpError);
-      expect({ status: err.status, message: err.message }).toEqual({
-        status: 422, message: 'The department cannot be deleted because it is the only department: a help desk needs at least one.',
-      });
+      expect(err).toBeInstanceOf(ValidationError);
+      expect(err.message).toBe('The department cannot be deleted because it is the only department: a help desk needs at least one.');
     } finally {
       await sequelize().query('SET FOREIGN_KEY_CHECKS = 1', { transaction: t });
       await t.rollback();

@@ -2,7 +2,8 @@ import { UniqueConstraintError } from 'sequelize';
 import { Brand, Department, DepartmentBrand, DepartmentEmail } from '../../src/db/models';
 import { MAILBOX_PASSWORD, decryptSecret } from '../../src/crypto/secrets';
 import { sequelize } from '../../src/db/sequelize';
-import { PASSWORD_MASK, defaultPort } from '../../src/ticket/departmentEmail';
+import { PASSWORD_MASK } from '../../src/ticket/departmentEmail';
+import { defaultPort } from '../../src/ticket/departmentEmailTypes';
 import { useApi, unique } from '../helpers/app';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 

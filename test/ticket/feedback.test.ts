@@ -6,7 +6,7 @@ import {
 import { countQueries } from '../../src/db/sequelize';
 import { transaction } from '../../src/db/transaction';
 import { createTicket } from '../../src/ticket/tickets/service';
-import { createFeedbackRequest, feedbackToken } from '../../src/ticket/feedback';
+import { createFeedbackRequest, feedbackToken } from '../../src/ticket/feedbackRequest';
 import { useApi, newEmail, nowSec } from '../helpers/app';
 import { expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 

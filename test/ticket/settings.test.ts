@@ -2,8 +2,8 @@ import request from 'supertest';
 import {
   Channel, EmailTemplate, FeedbackField, FeedbackForm, Setting, Ticket, TicketPriority, TicketStatus,
 } from '../../src/db/models';
-import { seed } from '../../src/db/seed';
-import { channelByName } from '../../src/ticket/channel';
+import { seed } from '../../src/seed/seed';
+import { channelByName } from '../../src/ticket/channelByName';
 import { useApi } from '../helpers/app';
 import { expectError, expectSuccess } from '../helpers/envelope';
 

@@ -1,7 +1,8 @@
 import { SlaPlan, SlaPlanSchedule, SlaPlanTarget } from '../../src/db/models';
 import { countQueries } from '../../src/db/sequelize';
 import { dueTime } from '../../src/ticket/sla';
-import { loadSlaPlanRelations, slaClockOf } from '../../src/ticket/slaplan';
+import { loadSlaPlanRelations } from '../../src/ticket/slaplan';
+import { slaClockOf } from '../../src/ticket/slaClock';
 import { useApi, unique } from '../helpers/app';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 

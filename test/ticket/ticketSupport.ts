@@ -7,7 +7,7 @@ import {
   Brand, Department, DepartmentBrand, DepartmentEmail, Setting, TicketPriority, TicketStatus, User,
 } from '../../src/db/models';
 import type { EventName } from '../../src/events';
-import { SUBSCRIBERS } from '../../src/notifications';
+import { subscribe } from '../../src/events';
 import { type TestApi, newEmail, unique } from '../helpers/app';
 import { expectSuccess } from '../helpers/envelope';
 
@@ -89,22 +89,20 @@ export function ticketFactories(api: TestApi, ctx: () => TicketContext) {
 }
 
 /**
- * Records the events the ticket services emit (a subscriber added for the file's tests, as
- * notifications.ts adds its own): each with its payload and whether it came inside a transaction.
+ * Records the events the ticket services emit (a subscriber added for the file's tests, as the
+ * composition root adds the real ones): each with its payload and whether it came inside a transaction.
  */
 export function captureEvents(): Array<{ name: EventName; payload: any; inTransaction: boolean }> {
   const seen: Array<{ name: EventName; payload: any; inTransaction: boolean }> = [];
   const names: EventName[] = ['ticket.created', 'ticket.updated', 'ticket.merged', 'ticket.trashed', 'message.created', 'message.forwarded'];
-  const subscribers = new Map<EventName, any>();
+  const unsubscribe: Array<() => void> = [];
   beforeAll(() => {
     for (const name of names) {
-      const sub = async (payload: any, transaction: any) => { seen.push({ name, payload, inTransaction: !!transaction?.id }); };
-      subscribers.set(name, sub);
-      ((SUBSCRIBERS as any)[name] ??= []).push(sub);
+      unsubscribe.push(subscribe(name, async (payload: any, transaction: any) => { seen.push({ name, payload, inTransaction: !!transaction?.id }); }));
     }
   });
   afterAll(() => {
-    for (const [name, sub] of subscribers) (SUBSCRIBERS as any)[name] = ((SUBSCRIBERS as any)[name] as any[]).filter((s) => s !== sub);
+    for (const off of unsubscribe) off();
   });
   return seen;
 }

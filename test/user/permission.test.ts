@@ -1,5 +1,5 @@
 import { Permission } from '../../src/db/models';
-import { PERMISSIONS } from '../../src/db/seed';
+import { PERMISSIONS } from '../../src/seed/seed';
 import { countQueries } from '../../src/db/sequelize';
 import { useApi } from '../helpers/app';
 import { expectError, expectList, expectNotFound } from '../helpers/envelope';

@@ -1,7 +1,7 @@
 import { RESTART_REDIS_PORT } from './restartEnv';
-import { mailSpec } from '../../src/mail/jobs';
+import { mailSpec } from '../../src/wiring';
 import { createWorker } from '../../src/queue/runWorker';
-import { schedulerSpec } from '../../src/scheduler/jobs';
+import { schedulerSpec } from '../../src/wiring';
 import { useApi, unique } from '../helpers/app';
 import { usePrivateRedisAndSmtp } from '../helpers/privateRedis';
 import { waitFor } from '../helpers/smtp';

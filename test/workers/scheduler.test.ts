@@ -2,7 +2,7 @@ import './fastScheduleEnv';
 import { IpBan, OutboxEntry } from '../../src/db/models';
 import { now } from '../../src/db/entity';
 import { createWorker } from '../../src/queue/runWorker';
-import { schedulerSpec } from '../../src/scheduler/jobs';
+import { schedulerSpec } from '../../src/wiring';
 import { jobIdOf } from '../../src/queue/outbox';
 import { useApi, unique } from '../helpers/app';
 import { mailQueue } from '../helpers/jobs';

@@ -10,6 +10,8 @@ export class OutboxEntry extends Model {
   @Column({ type: DataType.STRING(64), allowNull: false }) declare name: string;
   /** JSON: ids only, never secrets. */
   @Column({ type: DataType.TEXT, allowNull: false }) declare payload: string;
+  /** JSON: the job's BullMQ options from its definition (attempts, backoff, retention). */
+  @Column(DataType.TEXT) declare options: string | null;
   @Column(DataType.INTEGER.UNSIGNED) declare published_at: number | null;
   @Column(DataType.INTEGER.UNSIGNED) declare processed_at: number | null;
   /** When its job ran out of attempts. */

@@ -1,14 +1,14 @@
 import { Article, ArticleAttachment, ArticleCategory, ArticleTag, ArticleType, Brand, SelfServiceCategory, SelfServiceTag, SelfServiceType } from '../../db/models';
 import { config } from '../../config';
-import { loadById, loadLinked, loadMany } from '../../http/load';
+import { loadById, loadLinked, loadMany } from '../../db/load';
 import type { ReadContext } from '../../http/resource';
-import { presentTranslated, type TranslationSpec } from '../../http/translations';
+import { presentTranslated, type TranslationSpec } from '../../translations';
 import { loadUploads } from '../../storage/uploads';
 import { serializeAttachment } from '../attachment';
-import { CATEGORY_TRANSLATIONS, serializeCategory } from '../category';
+import { serializeCategory } from '../category';
 import { slugRule } from '../slugs';
 import { TAG_TRANSLATIONS, serializeTag } from '../tag';
-import { TYPE_TRANSLATIONS, serializeTypeSummary } from '../type';
+import { CATEGORY_TRANSLATIONS, TYPE_TRANSLATIONS, serializeTypeSummary } from '../typesAndCategories';
 
 export const EXCERPT_MAX = 255;
 const TITLE_MAX = 255;

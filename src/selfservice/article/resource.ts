@@ -1,11 +1,12 @@
 import { Op, type WhereOptions } from 'sequelize';
 import { Article } from '../../db/models';
 import { emit } from '../../events';
-import { ValidationError } from '../../http/errors';
-import { LOCALE, flagFilter, parseListQuery, type Condition, type Filter, type ListSpec } from '../../http/listQuery';
+import { ValidationError } from '../../errors';
+import { flagFilter, parseListQuery, type Condition, type Filter, type ListSpec } from '../../http/listQuery';
+import { LOCALE } from '../../lib/validation';
 import { resourceRouter, type CustomAction, type ResourceDef } from '../../http/resource';
-import { isBound, sqlCondition } from '../../http/sql';
-import { Joi, field } from '../../http/validation';
+import { isBound, sqlCondition } from '../../db/sql';
+import { Joi, field } from '../../lib/validation';
 import { MAX_UPLOAD_BYTES } from '../../storage/uploads';
 import { slugField } from '../slugs';
 import { ARTICLE_TRANSLATIONS, EXCERPT_MAX, loadArticleRelations, serializeArticle, type ArticleRelations } from './presenter';

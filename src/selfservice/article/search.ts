@@ -1,4 +1,4 @@
-import { sqlCondition, type BoundCondition } from '../../http/sql';
+import { sqlCondition, type BoundCondition } from '../../db/sql';
 
 /**
  * The article search: MariaDB FULLTEXT indexes, queried in boolean mode with the query bound (never

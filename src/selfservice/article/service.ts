@@ -4,11 +4,11 @@ import {
 } from '../../db/models';
 import { now } from '../../db/entity';
 import { sequelize } from '../../db/sequelize';
-import { invalid } from '../../http/errors';
-import { assertExist } from '../../http/exists';
+import { invalid } from '../../errors';
+import { assertExist } from '../../db/exists';
 import type { Condition } from '../../http/listQuery';
-import { sent } from '../../http/serialize';
-import { sqlCondition } from '../../http/sql';
+import { sent } from '../../lib/serialize';
+import { sqlCondition } from '../../db/sql';
 import { put } from '../../storage/uploads';
 import { chooseSlug, keepOrMoveSlug, type SlugScope } from '../slugs';
 import { tagsNamed } from '../tag';

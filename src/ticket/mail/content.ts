@@ -3,7 +3,7 @@ import { config } from '../../config';
 import {
   Department, EmailTemplate, TicketPriority, TicketStatus, Translation, type Brand, type Ticket, type TicketMessage, type User,
 } from '../../db/models';
-import { readSettings } from '../../http/settings';
+import { readSettings } from '../../db/settings';
 import { formattedName } from '../../user/people/presenter';
 import { htmlToText, oneLine, renderTemplate, type TemplateContext } from './render';
 

@@ -6,8 +6,9 @@ import {
 } from '../../db/models';
 import { BY, MESSAGE_TYPE, type ForwardExtra } from '../../db/models/TicketMessage';
 import { config } from '../../config';
-import { Joi } from '../../http/validation';
+import { Joi } from '../../lib/validation';
 import { frameRendered } from '../../mail/compose';
+import { mailJobOptions } from '../../mail/retries';
 import { transportFor } from '../../mail/transports';
 import { defineJob } from '../../queue/jobs';
 import { QUEUES } from '../../queue/names';
@@ -232,6 +233,7 @@ export const ticketMail = defineJob<TicketMailPayload>({
     feedbackId: id(),
     address: Joi.string().email({ tlds: false }).max(255),
   }),
+  options: mailJobOptions,
   async handle(p, job) {
     const ticket = await Ticket.findByPk(p.ticketId);
     if (!ticket) return skip('the ticket no longer exists');

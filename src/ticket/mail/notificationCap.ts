@@ -1,5 +1,5 @@
 import { config } from '../../config';
-import { countInWindow } from '../../http/windowCounter';
+import { countInWindow } from '../../redis/windowCounter';
 
 /**
  * The last line of defence against mail loops that no header gives away: each automatic mail to

@@ -1,10 +1,10 @@
 import type { Transaction } from 'sequelize';
 import { Channel, Department, Ticket, TicketMessage } from '../../db/models';
 import { BY, MESSAGE_TYPE } from '../../db/models/TicketMessage';
-import type { EventPayloads } from '../../events';
+import type { EventPayloads, MailRefusal } from '../../events';
 import { enqueue } from '../../queue/outbox';
 import { emailTemplates } from '../templateMapping';
-import { ticketMail, type OperatorMailKind, type UserMailKind } from './job';
+import { ticketMail, type NoticeKind, type OperatorMailKind, type UserMailKind } from './job';
 import { activeOperators, assignedIds, departmentOperatorIds, watcherIds } from './recipients';
 
 /**
@@ -26,7 +26,11 @@ import { activeOperators, assignedIds, departmentOperatorIds, watcherIds } from 
  *                      the assigned and watching operators except the author (send_operators_email);
  *                      a draft: nothing
  *   message.forwarded  the forward to its recipients (never a draft)
- *   ticket.updated     operator_assigned to each newly assigned operator
+ *   ticket.updated     operator_assigned to each newly assigned operator; with the cause
+ *                      `autoclose`, user_ticket_autoclose
+ *   ticket.feedback_requested   user_feedback_request (the feedback form's template)
+ *   mailbox.refused    the notice to the sender: user_ticket_locked, user_ticket_disablereplies,
+ *                      user_email_attachmentrejected
  */
 
 interface TicketScope {
@@ -42,11 +46,11 @@ async function scopeOf(ticketId: number, transaction: Transaction): Promise<Tick
   return { ticket, department, templates: emailTemplates(department?.email_templates ?? null) };
 }
 
-const mapped = (scope: TicketScope, kind: UserMailKind | OperatorMailKind) => (scope.templates[kind] ?? -1) > 0;
+const mapped = (scope: TicketScope, kind: UserMailKind | OperatorMailKind | NoticeKind) => (scope.templates[kind] ?? -1) > 0;
 
-async function mailUser(kind: UserMailKind, scope: TicketScope, messageId: number, transaction: Transaction): Promise<void> {
+async function mailUser(kind: UserMailKind, scope: TicketScope, messageId: number | undefined, transaction: Transaction): Promise<void> {
   if (!mapped(scope, kind)) return;
-  await enqueue(transaction, ticketMail, { kind, ticketId: scope.ticket.id, messageId });
+  await enqueue(transaction, ticketMail, { kind, ticketId: scope.ticket.id, ...(messageId ? { messageId } : {}) });
 }
 
 async function mailOperators(
@@ -122,8 +126,32 @@ export async function onMessageForwarded(p: EventPayloads['message.forwarded'], 
 }
 
 export async function onTicketUpdated(p: EventPayloads['ticket.updated'], transaction: Transaction): Promise<void> {
-  if (!p.newlyAssigned.length) return;
+  const closedInactive = p.cause === 'autoclose' && p.changes.includes('status');
+  if (!p.newlyAssigned.length && !closedInactive) return;
   const scope = await scopeOf(p.ticketId, transaction);
   if (!scope) return;
-  await mailOperators('operator_assigned', scope, p.newlyAssigned, null, undefined, transaction);
+  if (closedInactive && !scope.ticket.internal) await mailUser('user_ticket_autoclose', scope, undefined, transaction);
+  if (p.newlyAssigned.length) await mailOperators('operator_assigned', scope, p.newlyAssigned, null, undefined, transaction);
+}
+
+/** The feedback request goes out with the feedback form's own template (checked when it is sent). */
+export async function onFeedbackRequested(p: EventPayloads['ticket.feedback_requested'], transaction: Transaction): Promise<void> {
+  await enqueue(transaction, ticketMail, { kind: 'user_feedback_request', ticketId: p.ticketId, feedbackId: p.feedbackId });
+}
+
+const REFUSAL_NOTICES: Record<MailRefusal, NoticeKind> = {
+  locked: 'user_ticket_locked', replies_disabled: 'user_ticket_disablereplies', attachments: 'user_email_attachmentrejected',
+};
+
+/**
+ * A notice to the sender of a refused mail: the department's template for refused files and for
+ * replies by mail it does not take; the shipped `user_ticket_locked` (or the brand's) always.
+ */
+export async function onMailboxRefused(p: EventPayloads['mailbox.refused'], transaction: Transaction): Promise<void> {
+  const kind = REFUSAL_NOTICES[p.refused];
+  if (kind !== 'user_ticket_locked') {
+    const scope = await scopeOf(p.ticketId, transaction);
+    if (!scope || !mapped(scope, kind)) return;
+  }
+  await enqueue(transaction, ticketMail, { kind, ticketId: p.ticketId, address: p.address, ...(p.messageId ? { messageId: p.messageId } : {}) });
 }

@@ -1,7 +1,7 @@
 import { TicketAttachment, User, type TicketMessage, type Upload } from '../../db/models';
 import { MESSAGE_TYPE } from '../../db/models/TicketMessage';
-import { loadById, loadMany } from '../../http/load';
-import { pick } from '../../http/serialize';
+import { loadById, loadMany } from '../../db/load';
+import { pick } from '../../lib/serialize';
 import { USER_SUMMARY_FIELDS, serializeUserSummary } from '../../user/people/presenter';
 import { loadUploads } from '../../storage/uploads';
 import { serializeTicketAttachment } from '../attachment';

@@ -1,7 +1,7 @@
 import { TicketMessage } from '../../db/models';
 import { equals, type Filter } from '../../http/listQuery';
 import { resourceRouter, type ResourceDef } from '../../http/resource';
-import { Joi, field } from '../../http/validation';
+import { Joi, field } from '../../lib/validation';
 import { attachmentsField } from '../attachment';
 import { loadMessageRelations, serializeMessage, type MessageRelations } from './presenter';
 import { addMessage, deleteMessage, updateMessage, type AddMessageInput } from './service';

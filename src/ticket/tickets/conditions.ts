@@ -1,5 +1,5 @@
 import type { TicketFilter, TicketFilterCondition } from '../../db/models';
-import { allOf, anyOf, sqlCondition, trusted, type BoundCondition } from '../../http/sql';
+import { allOf, anyOf, sqlCondition, trusted, type BoundCondition } from '../../db/sql';
 
 /**
  * Ticket conditions as SQL over `tickets` with bound values: the conditions of saved ticket

@@ -1,7 +1,7 @@
 import type { Transaction } from 'sequelize';
 import { SlaPlan, SlaPlanSchedule, SlaPlanTarget } from '../../db/models';
 import { dueTime } from '../sla';
-import { slaClockOf } from '../slaplan';
+import { slaClockOf } from '../slaClock';
 
 /** When a ticket's first reply and its resolution are due under an SLA plan. */
 export interface DueTimes {

@@ -5,7 +5,7 @@ import {
   DEFAULT_TICKET_NUMBER_FORMAT, MAX_NUMBER_LENGTH, NumberFormatError, assertNumberFormat, renderTicketNumber, type FormatToken,
   type RandomSource,
 } from '../numberFormat';
-import { isTimeZone } from '../../http/timezones';
+import { isTimeZone } from '../../lib/timezones';
 
 /**
  * Ticket numbers. A ticket is inserted with a placeholder number (`~` and random hex: `~` is in no

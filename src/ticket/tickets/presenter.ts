@@ -5,11 +5,11 @@ import {
 } from '../../db/models';
 import { loadCustomFieldValues, serializeCustomFieldValue } from '../../customfields/values';
 import type { Model, ModelCtor } from 'sequelize-typescript';
-import { loadById, loadLinked, loadMany } from '../../http/load';
+import { loadById, loadLinked, loadMany } from '../../db/load';
 import { cachedPresentations, cachedValue, configVersion } from '../configCache';
 import type { ReadContext } from '../../http/resource';
-import { pick } from '../../http/serialize';
-import { presentTranslated } from '../../http/translations';
+import { pick } from '../../lib/serialize';
+import { presentTranslated } from '../../translations';
 import { USER_SUMMARY_FIELDS, formattedName, serializeUserSummary } from '../../user/people/presenter';
 import { serializeChannel } from '../channel';
 import { jsonList } from '../common';

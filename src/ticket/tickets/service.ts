@@ -6,16 +6,16 @@ import {
   TicketStatus, TicketTag, TicketTagLink, TicketWatcher, User,
 } from '../../db/models';
 import { sequelize } from '../../db/sequelize';
-import { emit } from '../../events';
+import { emit, type TicketUpdateCause } from '../../events';
 import { applyCustomFieldValues } from '../../customfields/values';
-import { ValidationError, invalid } from '../../http/errors';
-import { assertExist } from '../../http/exists';
-import { sqlCondition } from '../../http/sql';
+import { ValidationError, invalid } from '../../errors';
+import { assertExist } from '../../db/exists';
+import { sqlCondition } from '../../db/sql';
 import { createUser, defaultBrandId } from '../../user/users/service';
-import { assertAttachments, type AttachmentInput } from '../attachment';
+import { assertAttachments, type AttachmentInput } from '../attachmentFiles';
 import { assertPast, channelIdOf, jsonList, normaliseCc, type ChannelName } from '../common';
 import { addMessage } from '../messages/service';
-import { inDepartment } from '../priority';
+import { inDepartment } from '../priorityScope';
 import { ticketSettings, type TicketSettings } from '../ticketSettings';
 import { NO_DUE_TIMES, currentDueTime, slaDueTimes, type DueTimes } from './due';
 import { assignTicketNumber, effectiveFormat, placeholderNumber } from './number';
@@ -309,9 +309,16 @@ const sameSet = (a: number[], b: number[]) => a.length === b.length && [...a].so
  * address not of the department, a ticket merged into another) are a 422 `There was an error
  * updating the ticket.`; unknown ids are `The selected <field> is invalid.`
  */
-export async function updateTicket(ticket: Ticket, input: UpdateTicketInput, transaction: Transaction): Promise<void> {
+/** Who or what made a change, when it is not a request: the scheduler closing an inactive ticket. */
+export interface UpdateContext {
+  /** The moment of the change (UNIX seconds); now by default. */
+  at?: number;
+  cause?: TicketUpdateCause;
+}
+
+export async function updateTicket(ticket: Ticket, input: UpdateTicketInput, transaction: Transaction, context: UpdateContext = {}): Promise<void> {
   if (ticket.merged_into_id) throw updateFailed();
-  const at = now();
+  const at = context.at ?? now();
   const settings = await ticketSettings(transaction);
   const changes: string[] = [];
   const values: Partial<Ticket> = {};
@@ -447,7 +454,7 @@ export async function updateTicket(ticket: Ticket, input: UpdateTicketInput, tra
     });
     changes.push('customfield');
   }
-  if (changes.length) await emit(transaction, 'ticket.updated', { ticketId: ticket.id, changes, newlyAssigned });
+  if (changes.length) await emit(transaction, 'ticket.updated', { ticketId: ticket.id, changes, newlyAssigned, ...(context.cause ? { cause: context.cause } : {}) });
 }
 
 /** Moves the ticket to the trash (`deleted_at`); a ticket already there stays as it is. */

@@ -1,7 +1,7 @@
 import { User } from '../../db/models';
 import { equals, flagFilter } from '../../http/listQuery';
 import { resourceRouter, type ResourceDef } from '../../http/resource';
-import { Joi, field } from '../../http/validation';
+import { Joi, field } from '../../lib/validation';
 import { personFields } from '../people/rules';
 import { loadPeople, serializePerson, type PersonRelations } from '../people/presenter';
 import { createOperator, deleteOperator, updateOperator, type CreateOperatorInput } from './service';

@@ -1,9 +1,9 @@
 import type { Transaction } from 'sequelize';
 import { emit } from '../../events';
 import { Department, OperatorDepartment, User } from '../../db/models';
-import { assertExist } from '../../http/exists';
-import { sent } from '../../http/serialize';
-import { readSettings } from '../../http/settings';
+import { assertExist } from '../../db/exists';
+import { sent } from '../../lib/serialize';
+import { readSettings } from '../../db/settings';
 import {
   assertEmailFree, assertLanguage, normalisePhones, passwordValues, replaceGroups, replacePhones,
 } from '../people/rules';

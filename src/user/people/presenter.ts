@@ -1,8 +1,8 @@
 import { Group, Organisation, User, UserEmail, UserGroup, UserPhone } from '../../db/models';
 import type { CustomFieldValue } from '../../db/models';
-import { loadById, loadLinked, loadMany } from '../../http/load';
-import { pick } from '../../http/serialize';
-import { OPERATOR_GROUP_FIELDS } from '../group';
+import { loadById, loadLinked, loadMany } from '../../db/load';
+import { pick } from '../../lib/serialize';
+import { OPERATOR_GROUP_FIELDS } from '../groupFields';
 import type { View } from '../../http/resource';
 import { loadCustomFieldValues, serializeCustomFieldValue } from '../../customfields/values';
 

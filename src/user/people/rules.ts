@@ -1,14 +1,14 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { Op, type Transaction } from 'sequelize';
-import { assertEnabledLanguage } from '../../core/language';
+import { assertEnabledLanguage } from '../../core/enabledLanguage';
 import { Group, PersonEmail, UserGroup, UserPhone } from '../../db/models';
 import { emailScope, type EmailScope } from '../../db/models/PersonEmail';
-import { ValidationError } from '../../http/errors';
-import { assertExist } from '../../http/exists';
-import { isCountry } from '../../http/countries';
-import { isTimeZone } from '../../http/timezones';
-import { Joi, field } from '../../http/validation';
-import { readSettings } from '../../http/settings';
+import { ValidationError } from '../../errors';
+import { assertExist } from '../../db/exists';
+import { isCountry } from '../../lib/countries';
+import { isTimeZone } from '../../lib/timezones';
+import { Joi, field } from '../../lib/validation';
+import { readSettings } from '../../db/settings';
 import { hashPassword } from '../passwords';
 
 /** Fields users and operators share, as joi schemas (no defaults: create schemas add them). */
@@ -24,7 +24,7 @@ export const personFields = {
     .custom((v: string, helpers) => (isCountry(v) ? v : helpers.error('any.invalid'))),
   // An enabled language of the install: checked against the database by assertLanguage.
   language_code: Joi.string().trim().lowercase().pattern(/^[a-z]{2}$/, 'language').allow('', null),
-  // An IANA name, current or legacy (http/timezones.ts).
+  // An IANA name, current or legacy (lib/timezones.ts).
   timezone: Joi.string().trim().max(64).allow('', null).custom((v: string, helpers) => (isTimeZone(v) ? v : helpers.error('any.invalid'))),
   active: field.flag(),
 };

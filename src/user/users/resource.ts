@@ -1,9 +1,10 @@
 import { Op, Sequelize } from 'sequelize';
 import { User } from '../../db/models';
-import { sqlCondition } from '../../http/sql';
-import { equals, flagFilter, likeContains, type Filter } from '../../http/listQuery';
+import { sqlCondition } from '../../db/sql';
+import { equals, flagFilter, type Filter } from '../../http/listQuery';
+import { likeContains } from '../../db/sql';
 import { resourceRouter, type ResourceDef } from '../../http/resource';
-import { Joi, field } from '../../http/validation';
+import { Joi, field } from '../../lib/validation';
 import { customFieldFilter } from '../../customfields/values';
 import { personFields } from '../people/rules';
 import { loadPeople, serializePerson, type PersonRelations } from '../people/presenter';

@@ -2,10 +2,10 @@ import type { Transaction } from 'sequelize';
 import { emit } from '../../events';
 import { Brand, User, UserEmail } from '../../db/models';
 import { emailScope } from '../../db/models/PersonEmail';
-import { ValidationError } from '../../http/errors';
-import { assertExist } from '../../http/exists';
-import { sent } from '../../http/serialize';
-import { BRAND_EMAIL_TAKEN } from '../../http/uniqueKeys';
+import { ValidationError } from '../../errors';
+import { assertExist } from '../../db/exists';
+import { sent } from '../../lib/serialize';
+import { BRAND_EMAIL_TAKEN } from '../../db/uniqueKeys';
 import { applyCustomFieldValues, deleteCustomFieldValues } from '../../customfields/values';
 import { applyMembership } from '../organisationMembership';
 import {

@@ -1,6 +1,6 @@
 import { Op, type Transaction, type WhereOptions } from 'sequelize';
 import type { ModelCtor } from 'sequelize-typescript';
-import { invalid } from './errors';
+import { invalid } from '../errors';
 
 /**
  * Checks that ids name existing records (one query), else a 422 in the spec's words:

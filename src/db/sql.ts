@@ -62,3 +62,6 @@ export const trusted = (sql: string): BoundCondition => ({ literal: literal(sql)
 
 /** The SQL text of a bound condition (its values stay named replacements): for a statement written by hand. */
 export const sqlText = (c: BoundCondition): string => sqlOf(c);
+
+/** Escapes LIKE wildcards so a search term is matched literally. */
+export const likeContains = (value: string) => `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Transaction } from 'sequelize';
-import { Brand, Department, DepartmentBrand, DepartmentEmail, DepartmentGroup, Group, Language, Permission, Setting } from './models';
-import { sequelize } from './sequelize';
-import { ticketConfigSeedSteps } from './seedTicketConfig';
+import { Brand, Department, DepartmentBrand, DepartmentEmail, DepartmentGroup, Group, Language, Permission, Setting } from '../db/models';
+import { sequelize } from '../db/sequelize';
+import { ticketConfigSeedSteps } from './ticketConfig';
 
 /**
  * Default records every install ships with. Idempotent: it only adds what is missing, and never

@@ -1,6 +1,6 @@
 import BaseJoi from 'joi';
 import type { ObjectSchema, StringSchema, ValidationErrorItem } from 'joi';
-import { ValidationError, fieldLabel } from './errors';
+import { ValidationError, fieldLabel } from '../errors';
 
 /** `{0: a, 1: b}` (what `x[]=a&x[]=b` and `x[0]=a` parse to) as `[a, b]`, ordered by index. */
 function indexedToArray(value: unknown): unknown {
@@ -163,3 +163,6 @@ export function validate<T = Record<string, any>>(schema: ObjectSchema, input: u
   for (const [k, v] of Object.entries(value)) if (v === '') value[k] = null;
   return value as T;
 }
+
+/** A locale code: ISO-639 language, optionally with a region (`en`, `pt_BR`, `zh-Hant`). */
+export const LOCALE = /^[a-z]{2,3}(?:[_-][A-Za-z]{2,4})?$/;

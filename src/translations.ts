@@ -1,9 +1,9 @@
 import type { Transaction } from 'sequelize';
-import { Translation } from '../db/models';
+import { Translation } from './db/models';
 import { ValidationError } from './errors';
-import { loadMany } from './load';
-import { LOCALE } from './listQuery';
-import { CONTROL_CHARACTERS } from './validation';
+import { loadMany } from './db/load';
+import { LOCALE } from './lib/validation';
+import { CONTROL_CHARACTERS } from './lib/validation';
 
 /** Which fields of a resource take `<field>:<locale>` translations, and how items are keyed. */
 export interface TranslationSpec {

@@ -1,9 +1,9 @@
 import type { Transaction } from 'sequelize';
-import { EMAIL_TEMPLATE_KEYS } from '../ticket/department';
-import { DEFAULT_EMAIL_TEMPLATES, type EmailTemplateName } from './defaultEmailTemplates';
+import { EMAIL_TEMPLATE_KEYS } from '../ticket/templateMapping';
+import { DEFAULT_EMAIL_TEMPLATES, type EmailTemplateName } from './emailTemplates';
 import {
   Channel, Department, EmailTemplate, FeedbackField, FeedbackForm, Setting, TicketPriority, TicketStatus,
-} from './models';
+} from '../db/models';
 
 /**
  * Default ticket configuration: statuses, priorities, the ticket and channel settings, channels,

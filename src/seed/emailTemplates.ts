@@ -1,4 +1,4 @@
-import type { EMAIL_TEMPLATE_KEYS } from '../ticket/department';
+import type { EMAIL_TEMPLATE_KEYS } from '../ticket/templateMapping';
 
 /**
  * The email templates an install ships with: one per key a department maps (EMAIL_TEMPLATE_KEYS)

@@ -1,7 +1,7 @@
 import type IORedis from 'ioredis';
 import { config } from '../config';
 import { logger } from '../logger';
-import { redisConnection } from '../queue/connection';
+import { redisConnection } from './connection';
 
 // One round trip, atomic: the first event of a window sets its expiry, so the window is fixed
 // (it starts with the first event) and a key can never be left without one.

@@ -1,4 +1,4 @@
-import { allRoutes } from '../http/routes';
+import { allRoutes } from './routes';
 
 /** Paths outside the route records, as metrics label them. */
 const EXACT = new Set(['/healthz', '/readyz', '/health', '/metrics', '/api/openapi.json', '/docs']);

@@ -1,0 +1,48 @@
+import { extname } from 'node:path';
+import type { Transaction } from 'sequelize';
+import { config } from '../config';
+import { TicketAttachment } from '../db/models';
+import { ValidationError } from '../errors';
+import { put } from '../storage/uploads';
+import type { TicketSettings } from './ticketSettings';
+
+const kilobytes = (bytes: number) => Math.floor(bytes / 1024);
+
+/** A file to attach: its name and its bytes (decoded). */
+export interface AttachmentInput {
+  filename: string;
+  contents: Buffer;
+}
+
+/**
+ * The files may be stored: each of an allowed type (the `allowed_files` ticket setting) and within
+ * ATTACHMENT_MAX_BYTES, all together within ATTACHMENTS_MAX_BYTES. Else a 422 naming the file, and
+ * nothing is written: callers check before they write anything.
+ */
+export function assertAttachments(items: AttachmentInput[], settings: Pick<TicketSettings, 'allowedExtensions'>): void {
+  const { maxFileBytes, maxRequestBytes } = config().attachments;
+  let total = 0;
+  items.forEach((item, i) => {
+    const name = item.filename?.trim();
+    if (!name) throw new ValidationError(`The attachment.${i}.filename field is required.`);
+    if (name.length > 255) throw new ValidationError(`The attachment.${i}.filename may not be greater than 255 characters.`);
+    if (!item.contents?.length) throw new ValidationError(`The attachment.${i}.contents field is required.`);
+    const allowed = settings.allowedExtensions;
+    if (allowed && !allowed.includes(extname(name).slice(1).toLowerCase())) {
+      throw new ValidationError(`The attachment.${i}.filename must be a file of type: ${allowed.join(', ')}.`);
+    }
+    if (item.contents.length > maxFileBytes) throw new ValidationError(`The attachment.${i} may not be greater than ${kilobytes(maxFileBytes)} kilobytes.`);
+    total += item.contents.length;
+  });
+  if (total > maxRequestBytes) throw new ValidationError(`The attachments may not be greater than ${kilobytes(maxRequestBytes)} kilobytes in total.`);
+}
+
+/** Stores each file (once per content) and attaches it to the message under its name. */
+export async function storeAttachments(ticketId: number, messageId: number, items: AttachmentInput[], transaction: Transaction): Promise<TicketAttachment[]> {
+  const out: TicketAttachment[] = [];
+  for (const item of items) {
+    const upload = await put(item.contents, item.filename.trim(), transaction);
+    out.push(await TicketAttachment.create({ ticket_id: ticketId, message_id: messageId, upload_hash: upload.hash, original_name: item.filename.trim() }, { transaction }));
+  }
+  return out;
+}

@@ -1,0 +1,89 @@
+import { config } from './config';
+import { watchAccessTables } from './auth/accessCache';
+import { banExpiryJob } from './core/banExpiry';
+import {
+  ApiToken, Brand, Channel, Department, IpBan, IpWhitelist, Setting, SlaPlan, SlaPlanSchedule, SlaPlanTarget, TicketPriority, TicketStatus,
+  Translation,
+} from './db/models';
+import { whenModelsReady } from './db/sequelize';
+import { subscribe, subscribeToAll, subscribersRegistered } from './events';
+import { idempotencyExpiryJob } from './idempotency/expiry';
+import { recordingDeliveries } from './mail/deliveries';
+import { closeTransports } from './mail/transports';
+import { mailboxPollJob } from './mailbox/pollJob';
+import { mailboxScheduleJob } from './mailbox/scheduleJob';
+import { QUEUES } from './queue/names';
+import { outboxSweepJob } from './queue/outboxSweepJob';
+import type { WorkerSpec } from './queue/runWorker';
+import { autoCloseJob } from './ticket/autoClose';
+import { watchConfigTables } from './ticket/configCache';
+import { feedbackRequestsJob } from './ticket/feedbackRequests';
+import { ticketMail } from './ticket/mail/job';
+import * as ticketNotifications from './ticket/mail/subscribers';
+import { verificationIfAsked } from './user/notifications';
+import { verificationMail } from './user/verificationMail';
+import { webhookDelivery } from './webhooks/deliver';
+import { queueWebhookDeliveries } from './webhooks/subscriber';
+
+/**
+ * The composition root: the one module that knows every side effect and every job. The web
+ * process and each worker entry point call `wire()` before anything else; nothing below imports
+ * this file. Events know no subscriber, the outbox knows no job, the database layer knows no
+ * domain module: their consumers are registered here. Reads no configuration, so it may run
+ * before a process has set its environment.
+ */
+let wired = false;
+
+export function wire(): void {
+  if (wired) return;
+  wired = true;
+  whenModelsReady(() => {
+    // Cached tokens and ban answers go stale in every process when these change (auth/accessCache).
+    watchAccessTables([ApiToken, IpBan, IpWhitelist] as any);
+    // Likewise the configuration that ticket reads embed (ticket/configCache).
+    watchConfigTables([Brand, Channel, Department, SlaPlan, SlaPlanSchedule, SlaPlanTarget, Setting, TicketPriority, TicketStatus, Translation] as any);
+  });
+
+  // Which side effects each event has: mails decided by the notifications of each area...
+  for (const name of ['user.created', 'user.updated', 'operator.created', 'operator.updated'] as const) subscribe(name, verificationIfAsked);
+  subscribe('ticket.created', ticketNotifications.onTicketCreated);
+  subscribe('ticket.updated', ticketNotifications.onTicketUpdated);
+  subscribe('ticket.feedback_requested', ticketNotifications.onFeedbackRequested);
+  subscribe('message.created', ticketNotifications.onMessageCreated);
+  subscribe('message.forwarded', ticketNotifications.onMessageForwarded);
+  subscribe('mailbox.refused', ticketNotifications.onMailboxRefused);
+  // ...then, for every event, the deliveries to the webhooks subscribed to it.
+  subscribeToAll(queueWebhookDeliveries);
+  subscribersRegistered();
+}
+
+/** The mail worker: every job that sends mail through a brand's SMTP server, each leaving a delivery record. */
+export const mailSpec = (): WorkerSpec => ({
+  queue: QUEUES.mail,
+  concurrency: config().mail.concurrency,
+  jobs: [recordingDeliveries(verificationMail), recordingDeliveries(ticketMail)],
+  onClose: async () => closeTransports(),
+});
+
+/** The webhooks worker: deliveries of events to subscribed URLs. */
+export const webhooksSpec = (): WorkerSpec => ({ queue: QUEUES.webhooks, concurrency: config().webhooks.concurrency, jobs: [webhookDelivery] });
+
+/** The scheduler worker: housekeeping, each job added by its job scheduler. */
+export const schedulerSpec = (): WorkerSpec => ({
+  queue: QUEUES.scheduler,
+  jobs: [banExpiryJob, outboxSweepJob, autoCloseJob, feedbackRequestsJob, idempotencyExpiryJob],
+});
+
+/**
+ * The mailbox worker: `mailbox.schedule` queues the polls that are due, and MAILBOX_CONCURRENCY
+ * polls run at once, so one slow or broken mailbox never holds up the others.
+ */
+export const mailboxSpec = (): WorkerSpec => ({
+  queue: QUEUES.mailbox,
+  concurrency: config().mailbox.concurrency,
+  jobs: [mailboxScheduleJob, mailboxPollJob],
+  // A running poll renews its lock every 5 s. A poll whose worker died holds its job id (and so
+  // its mailbox) until the lock lapses and the stalled check hands it on: both are kept short,
+  // since running a poll again is harmless (every mail imports once).
+  options: { lockDuration: 10_000, stalledInterval: 5_000 },
+});
