@@ -57,6 +57,8 @@ export interface Config {
   /** Idempotency-Key: how long a response is kept, how long a request holds its key, how long a second one waits. */
   idempotency: { ttlSeconds: number; lockSeconds: number; waitMs: number };
   webhooks: { attempts: number; backoffMs: number; timeoutMs: number; concurrency: number };
+  /** Internal targets webhooks may reach after all: host names, IPs or CIDRs (src/net/outbound.ts). */
+  outboundAllowHosts: string[];
   /**
    * The mailbox worker: how often due mailboxes are polled, polls at once, the network timeout,
    * the longest backoff after failed polls, the largest mail imported, and the cap on automatic
@@ -146,6 +148,13 @@ const schema = Joi.object({
   WEBHOOK_BACKOFF_MS: Joi.number().integer().min(10).default(30000),
   WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(120000).default(10000),
   WEBHOOK_CONCURRENCY: Joi.number().integer().min(1).max(100).default(10),
+  OUTBOUND_ALLOW_HOSTS: Joi.string().allow('').default('').custom((value: string) => {
+    const entries = value.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+    for (const e of entries) {
+      if (!/^[a-z0-9.:_\-\[\]*/]+$/.test(e)) throw new Error(`has an entry that is not a host name, IP or CIDR: ${e}`);
+    }
+    return entries;
+  }),
   MAILBOX_POLL_EVERY_MS: Joi.number().integer().min(100).default(60000),
   MAILBOX_CONCURRENCY: Joi.number().integer().min(1).max(100).default(4),
   MAILBOX_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(30000),
@@ -209,6 +218,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: { perToken: value.RATE_LIMIT_PER_TOKEN, perIp: value.RATE_LIMIT_PER_IP, windowSeconds: value.RATE_LIMIT_WINDOW_SECONDS },
     idempotency: { ttlSeconds: value.IDEMPOTENCY_TTL_SECONDS, lockSeconds: value.IDEMPOTENCY_LOCK_SECONDS, waitMs: value.IDEMPOTENCY_WAIT_MS },
     webhooks: { attempts: value.WEBHOOK_ATTEMPTS, backoffMs: value.WEBHOOK_BACKOFF_MS, timeoutMs: value.WEBHOOK_TIMEOUT_MS, concurrency: value.WEBHOOK_CONCURRENCY },
+    outboundAllowHosts: value.OUTBOUND_ALLOW_HOSTS || [],
     mailbox: {
       pollEveryMs: value.MAILBOX_POLL_EVERY_MS, concurrency: value.MAILBOX_CONCURRENCY, timeoutMs: value.MAILBOX_TIMEOUT_MS,
       maxBackoffSeconds: value.MAILBOX_MAX_BACKOFF_SECONDS, maxMessageBytes: value.MAILBOX_MAX_MESSAGE_BYTES,
