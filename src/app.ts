@@ -10,6 +10,7 @@ import { refuseBanned } from './http/bans';
 import { bodyParsers, methodOverride, parseParams, refuseLongQueries } from './http/body';
 import { DASHBOARD_PATH, dashboardHeaders, dashboardRouter } from './http/dashboard';
 import { noSniff, noStore } from './http/headers';
+import { refuseCrossSiteWrites } from './http/crossSite';
 import { requestLogger } from './http/requestLog';
 import { verifyRouter } from './user/verifyRoutes';
 import { errorHandler, notFoundRoute } from './http/errors';
@@ -37,6 +38,7 @@ export function buildApp(): Express {
     next();
   });
   app.use(noSniff);
+  app.use(refuseCrossSiteWrites);
   app.use(['/api', '/account'], noStore);
   app.use(refuseLongQueries);
   app.get('/health', (_req, res) => {
