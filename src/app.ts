@@ -5,7 +5,8 @@ import { selfServiceRouter } from './selfservice';
 import { ticketAreaRouter } from './ticket';
 import { userAreaRouter } from './user';
 import { sequelize } from './db/sequelize';
-import { authenticate } from './http/auth';
+import { authenticate, requireScope } from './http/auth';
+import { requiredScope } from './auth/scopes';
 import { refuseBanned } from './http/bans';
 import { bodyParsers, methodOverride, parseParams, refuseLongQueries } from './http/body';
 import { DASHBOARD_PATH, dashboardHeaders, dashboardRouter } from './http/dashboard';
@@ -51,7 +52,7 @@ export function buildApp(): Express {
   const api = express.Router();
   // Rate limits per address (before authentication: failed ones count) and per token; then the
   // body, which an Idempotency-Key's fingerprint covers.
-  api.use(methodOverride, refuseBanned, limitPerIp, authenticate, limitPerToken, ...bodyParsers(cfg.bodyLimit), idempotency);
+  api.use(methodOverride, refuseBanned, limitPerIp, authenticate, requireScope((req) => requiredScope(req.method, req.path)), limitPerToken, ...bodyParsers(cfg.bodyLimit), idempotency);
   api.use('/core', coreRouter);
   api.use('/user', userAreaRouter);
   api.use('/ticket', ticketAreaRouter);
@@ -59,7 +60,7 @@ export function buildApp(): Express {
   app.use('/api', api);
 
   // The queue dashboard, behind the same bans and token as the API (a browser asks for the token).
-  app.use(DASHBOARD_PATH, dashboardHeaders, refuseBanned, authenticate, ...dashboardRouter());
+  app.use(DASHBOARD_PATH, dashboardHeaders, refuseBanned, authenticate, requireScope(() => 'core:write'), ...dashboardRouter());
   app.use('/account', ...bodyParsers(cfg.bodyLimit), verifyRouter);
 
   app.use(notFoundRoute);
