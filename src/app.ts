@@ -12,6 +12,7 @@ import { bodyParsers, methodOverride, parseParams, refuseLongQueries } from './h
 import { DASHBOARD_PATH, dashboardHeaders, dashboardRouter } from './http/dashboard';
 import { noSniff, noStore } from './http/headers';
 import { refuseCrossSiteWrites } from './http/crossSite';
+import { boundLargeBodies, refuseOversizedBodies } from './http/largeBodies';
 import { requestLogger } from './http/requestLog';
 import { verifyRouter } from './user/verifyRoutes';
 import { errorHandler, notFoundRoute } from './http/errors';
@@ -40,6 +41,7 @@ export function buildApp(): Express {
   });
   app.use(noSniff);
   app.use(refuseCrossSiteWrites);
+  app.use(refuseOversizedBodies(cfg.bodyLimit));
   app.use(['/api', '/account'], noStore);
   app.use(refuseLongQueries);
   app.get('/health', (_req, res) => {
@@ -52,7 +54,7 @@ export function buildApp(): Express {
   const api = express.Router();
   // Rate limits per address (before authentication: failed ones count) and per token; then the
   // body, which an Idempotency-Key's fingerprint covers.
-  api.use(methodOverride, refuseBanned, limitPerIp, authenticate, requireScope((req) => requiredScope(req.method, req.path)), limitPerToken, ...bodyParsers(cfg.bodyLimit), idempotency);
+  api.use(methodOverride, refuseBanned, limitPerIp, authenticate, requireScope((req) => requiredScope(req.method, req.path)), limitPerToken, boundLargeBodies, ...bodyParsers(cfg.bodyLimit), idempotency);
   api.use('/core', coreRouter);
   api.use('/user', userAreaRouter);
   api.use('/ticket', ticketAreaRouter);

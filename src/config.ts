@@ -24,6 +24,8 @@ export interface Config {
   logFormat: 'auto' | 'json' | 'pretty';
   trustProxy: string;
   bodyLimit: string;
+  /** Bodies over `largeBytes` (or of unknown length) parsed at once per process; more get 503. */
+  largeBodies: { largeBytes: number; concurrency: number };
   apiToken: string | undefined;
   verifyTokenTtl: number;
   /** Failed API authentications from one address within the window that ban it for `banSeconds` (max 0: never). */
@@ -110,6 +112,8 @@ const schema = Joi.object({
   LOG_FORMAT: Joi.string().valid('auto', 'json', 'pretty').default('auto'),
   TRUST_PROXY: Joi.string().allow('').default(''),
   BODY_LIMIT: Joi.string().pattern(/^\d+(b|kb|mb)$/i).default('25mb'),
+  LARGE_BODY_BYTES: Joi.number().integer().min(1024).default(1024 * 1024),
+  LARGE_BODY_CONCURRENCY: Joi.number().integer().min(1).max(1000).default(4),
   API_TOKEN: Joi.string().min(20).max(200),
   VERIFY_TOKEN_TTL: Joi.number().integer().min(60).default(48 * 3600),
   LOGIN_FAILURES_MAX: Joi.number().integer().min(0).max(1_000_000).default(10),
@@ -201,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logFormat: value.LOG_FORMAT,
     trustProxy: value.TRUST_PROXY,
     bodyLimit: value.BODY_LIMIT,
+    largeBodies: { largeBytes: value.LARGE_BODY_BYTES, concurrency: value.LARGE_BODY_CONCURRENCY },
     apiToken: value.API_TOKEN,
     verifyTokenTtl: value.VERIFY_TOKEN_TTL,
     loginFailures: { max: value.LOGIN_FAILURES_MAX, windowSeconds: value.LOGIN_FAILURES_WINDOW_SECONDS, banSeconds: value.LOGIN_BAN_SECONDS },
