@@ -17,6 +17,8 @@ export interface Config {
     password: string;
     name: string;
     poolMax: number;
+    /** Connecting, waiting for a pooled connection, a socket with no answer, one statement (server-side); ms, 0: none. */
+    connectTimeoutMs: number; acquireTimeoutMs: number; socketTimeoutMs: number; queryTimeoutMs: number;
   };
   redisUrl: string;
   queuePrefix: string;
@@ -106,6 +108,10 @@ const schema = Joi.object({
     .uri({ scheme: ['mariadb', 'mysql'] })
     .default('mariadb://root@127.0.0.1:3306/helpdesk'),
   DATABASE_POOL_MAX: Joi.number().integer().min(1).max(200).default(10),
+  DATABASE_CONNECT_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(3000),
+  DATABASE_ACQUIRE_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(10000),
+  DATABASE_SOCKET_TIMEOUT_MS: Joi.number().integer().min(0).max(3600000).default(60000),
+  DATABASE_QUERY_TIMEOUT_MS: Joi.number().integer().min(0).max(3600000).default(30000),
   REDIS_URL: Joi.string().uri({ scheme: ['redis', 'rediss'] }).default('redis://127.0.0.1:6379'),
   QUEUE_PREFIX: Joi.string().pattern(/^[A-Za-z0-9_-]+$/).default('helpdesk'),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
@@ -198,6 +204,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       password: decodeURIComponent(db.password || ''),
       name,
       poolMax: value.DATABASE_POOL_MAX,
+      connectTimeoutMs: value.DATABASE_CONNECT_TIMEOUT_MS,
+      acquireTimeoutMs: value.DATABASE_ACQUIRE_TIMEOUT_MS,
+      socketTimeoutMs: value.DATABASE_SOCKET_TIMEOUT_MS,
+      queryTimeoutMs: value.DATABASE_QUERY_TIMEOUT_MS,
     },
     redisUrl: value.REDIS_URL,
     queuePrefix: value.QUEUE_PREFIX,
