@@ -43,6 +43,9 @@ export const UNIQUE_KEYS: Record<string, UniqueKey> = {
     rest: /-\d+$/,
     otherwise: { field: 'brand_id', message: BRAND_DOMAIN_TAKEN },
   },
+  // A single-column unique `name` (ticket tags; the key is named after the column).
+  name: { fields: [{ field: 'name', normalise: (v) => v.trim() }], rest: /$/ },
+  ticket_statuses_name_unique: { fields: [{ field: 'name', normalise: (v) => v.trim() }], rest: /$/ },
 };
 
 export interface Duplicate {

@@ -16,7 +16,10 @@ let proxy: Server;
 function startProxy(): Promise<void> {
   const [host, port] = process.env.DB_FAULT_UPSTREAM!.split(':');
   proxy = createServer((client) => {
-    if (mode === 'refuse') return client.destroy();
+    if (mode === 'refuse') {
+      client.destroy();
+      return;
+    }
     const upstream = connect(Number(port), host);
     for (const s of [client, upstream]) {
       sockets.add(s);
