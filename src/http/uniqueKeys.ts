@@ -1,3 +1,4 @@
+import { canonicalEmail } from './validation';
 /**
  * What a unique key violation means to the caller. The database holds every uniqueness rule (the
  * services' checks only answer first when there is no race); when two requests race, the loser's
@@ -28,7 +29,7 @@ interface UniqueKey {
   otherwise?: { field: string; message: string };
 }
 
-const email = (v: string) => v.trim().normalize('NFC').toLowerCase();
+const email = (v: string) => canonicalEmail(v);
 const domain = (v: string) => v.trim().normalize('NFC').toLowerCase();
 
 /** Unique keys by index name (those a request can run into; see the migrations). */
