@@ -1,4 +1,4 @@
-import { canonicalEmail } from './validation';
+import { canonicalDomain, canonicalEmail } from './validation';
 /**
  * What a unique key violation means to the caller. The database holds every uniqueness rule (the
  * services' checks only answer first when there is no race); when two requests race, the loser's
@@ -30,7 +30,7 @@ interface UniqueKey {
 }
 
 const email = (v: string) => canonicalEmail(v);
-const domain = (v: string) => v.trim().normalize('NFC').toLowerCase();
+const domain = (v: string) => canonicalDomain(v);
 
 /** Unique keys by index name (those a request can run into; see the migrations). */
 export const UNIQUE_KEYS: Record<string, UniqueKey> = {

@@ -95,6 +95,9 @@ export function canonicalEmail(value: string): string {
   return ascii ? `${v.slice(0, at)}@${ascii}` : v;
 }
 
+/** An internationalised domain in its ASCII (punycode) form, as emails store theirs. */
+export const canonicalDomain = (v: string): string => domainToASCII(v.trim().normalize('NFC').toLowerCase()) || v;
+
 /** Shared field shapes. */
 export const field = {
   id: () => Joi.number().integer().min(1).max(MAX_ID),

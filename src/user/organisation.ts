@@ -8,7 +8,7 @@ import { loadMany } from '../http/load';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick, sent } from '../http/serialize';
 import { BRAND_DOMAIN_TAKEN } from '../http/uniqueKeys';
-import { Joi, field, oneLine } from '../http/validation';
+import { Joi, canonicalDomain, field, oneLine } from '../http/validation';
 import { applyCustomFieldValues, customFieldFilter, deleteCustomFieldValues, loadCustomFieldValues, serializeCustomFieldValue } from '../customfields/values';
 import { assertLanguage, personFields } from './people/rules';
 import { ORGANISATION_FIELDS, USER_SUMMARY_FIELDS, serializeUserSummary, type UserSummaryRow } from './people/presenter';
@@ -64,7 +64,7 @@ const fields = {
   language_code: personFields.language_code,
   timezone: personFields.timezone,
   notes: field.text(),
-  domain: Joi.array().items(oneLine(Joi.string().trim().normalize('NFC').lowercase().max(255)).domain({ tlds: false })).single().max(100),
+  domain: Joi.array().items(oneLine(Joi.string().trim().normalize('NFC').lowercase().max(255)).domain({ tlds: false }).custom(canonicalDomain)).single().max(100),
   access_level: Joi.object().pattern(/^\d+$/, field.flag()),
 };
 
