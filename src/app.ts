@@ -7,10 +7,14 @@ import { userAreaRouter } from './user';
 import { sequelize } from './db/sequelize';
 import { areSubscribersRegistered } from './events';
 import { authenticate } from './http/auth';
+import { requireScope } from './http/auth';
+import { requiredScope } from './auth/scopes';
 import { refuseBanned } from './http/bans';
 import { bodyParsers, methodOverride, parseParams, refuseLongQueries } from './http/body';
 import { DASHBOARD_PATH, dashboardHeaders, dashboardRouter } from './http/dashboard';
 import { noSniff, noStore } from './http/headers';
+import { refuseCrossSiteWrites } from './http/crossSite';
+import { boundLargeBodies, refuseOversizedBodies } from './http/largeBodies';
 import { requestLogger } from './http/requestLog';
 import { verifyRouter } from './user/verifyRoutes';
 import { errorHandler, notFoundRoute } from './http/errors';
@@ -41,6 +45,8 @@ export function buildApp(): Express {
     next();
   });
   app.use(noSniff);
+  app.use(refuseCrossSiteWrites);
+  app.use(refuseOversizedBodies(cfg.bodyLimit));
   app.use(['/api', '/account'], noStore);
   app.use(refuseLongQueries);
   app.get('/health', (_req, res) => {
@@ -53,7 +59,7 @@ export function buildApp(): Express {
   const api = express.Router();
   // Rate limits per address (before authentication: failed ones count) and per token; then the
   // body, which an Idempotency-Key's fingerprint covers.
-  api.use(methodOverride, refuseBanned, limitPerIp, authenticate, limitPerToken, ...bodyParsers(cfg.bodyLimit), idempotency);
+  api.use(methodOverride, refuseBanned, limitPerIp, authenticate, requireScope((req) => requiredScope(req.method, req.path)), limitPerToken, boundLargeBodies, ...bodyParsers(cfg.bodyLimit), idempotency);
   api.use('/core', coreRouter);
   api.use('/user', userAreaRouter);
   api.use('/ticket', ticketAreaRouter);
@@ -61,7 +67,7 @@ export function buildApp(): Express {
   app.use('/api', api);
 
   // The queue dashboard, behind the same bans and token as the API (a browser asks for the token).
-  app.use(DASHBOARD_PATH, dashboardHeaders, refuseBanned, authenticate, ...dashboardRouter());
+  app.use(DASHBOARD_PATH, dashboardHeaders, refuseBanned, authenticate, requireScope(() => 'core:write'), ...dashboardRouter());
   app.use('/account', ...bodyParsers(cfg.bodyLimit), verifyRouter);
 
   app.use(notFoundRoute);

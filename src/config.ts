@@ -17,6 +17,8 @@ export interface Config {
     password: string;
     name: string;
     poolMax: number;
+    /** Connecting, waiting for a pooled connection, a socket with no answer, one statement (server-side); ms, 0: none. */
+    connectTimeoutMs: number; acquireTimeoutMs: number; socketTimeoutMs: number; queryTimeoutMs: number;
   };
   redisUrl: string;
   queuePrefix: string;
@@ -24,6 +26,8 @@ export interface Config {
   logFormat: 'auto' | 'json' | 'pretty';
   trustProxy: string;
   bodyLimit: string;
+  /** Bodies over `largeBytes` (or of unknown length) parsed at once per process; more get 503. */
+  largeBodies: { largeBytes: number; concurrency: number };
   apiToken: string | undefined;
   verifyTokenTtl: number;
   /** Failed API authentications from one address within the window that ban it for `banSeconds` (max 0: never). */
@@ -57,6 +61,8 @@ export interface Config {
   /** Idempotency-Key: how long a response is kept, how long a request holds its key, how long a second one waits. */
   idempotency: { ttlSeconds: number; lockSeconds: number; waitMs: number };
   webhooks: { attempts: number; backoffMs: number; timeoutMs: number; concurrency: number };
+  /** Internal targets webhooks may reach after all: host names, IPs or CIDRs (src/net/outbound.ts). */
+  outboundAllowHosts: string[];
   /**
    * The mailbox worker: how often due mailboxes are polled, polls at once, the network timeout,
    * the longest backoff after failed polls, the largest mail imported, and the cap on automatic
@@ -102,12 +108,18 @@ const schema = Joi.object({
     .uri({ scheme: ['mariadb', 'mysql'] })
     .default('mariadb://root@127.0.0.1:3306/helpdesk'),
   DATABASE_POOL_MAX: Joi.number().integer().min(1).max(200).default(10),
+  DATABASE_CONNECT_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(3000),
+  DATABASE_ACQUIRE_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(10000),
+  DATABASE_SOCKET_TIMEOUT_MS: Joi.number().integer().min(0).max(3600000).default(60000),
+  DATABASE_QUERY_TIMEOUT_MS: Joi.number().integer().min(0).max(3600000).default(30000),
   REDIS_URL: Joi.string().uri({ scheme: ['redis', 'rediss'] }).default('redis://127.0.0.1:6379'),
   QUEUE_PREFIX: Joi.string().pattern(/^[A-Za-z0-9_-]+$/).default('helpdesk'),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
   LOG_FORMAT: Joi.string().valid('auto', 'json', 'pretty').default('auto'),
   TRUST_PROXY: Joi.string().allow('').default(''),
   BODY_LIMIT: Joi.string().pattern(/^\d+(b|kb|mb)$/i).default('25mb'),
+  LARGE_BODY_BYTES: Joi.number().integer().min(1024).default(1024 * 1024),
+  LARGE_BODY_CONCURRENCY: Joi.number().integer().min(1).max(1000).default(4),
   API_TOKEN: Joi.string().min(20).max(200),
   VERIFY_TOKEN_TTL: Joi.number().integer().min(60).default(48 * 3600),
   LOGIN_FAILURES_MAX: Joi.number().integer().min(0).max(1_000_000).default(10),
@@ -146,6 +158,13 @@ const schema = Joi.object({
   WEBHOOK_BACKOFF_MS: Joi.number().integer().min(10).default(30000),
   WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(120000).default(10000),
   WEBHOOK_CONCURRENCY: Joi.number().integer().min(1).max(100).default(10),
+  OUTBOUND_ALLOW_HOSTS: Joi.string().allow('').default('').custom((value: string) => {
+    const entries = value.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+    for (const e of entries) {
+      if (!/^[a-z0-9.:_\-\[\]*/]+$/.test(e)) throw new Error(`has an entry that is not a host name, IP or CIDR: ${e}`);
+    }
+    return entries;
+  }),
   MAILBOX_POLL_EVERY_MS: Joi.number().integer().min(100).default(60000),
   MAILBOX_CONCURRENCY: Joi.number().integer().min(1).max(100).default(4),
   MAILBOX_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(30000),
@@ -185,6 +204,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       password: decodeURIComponent(db.password || ''),
       name,
       poolMax: value.DATABASE_POOL_MAX,
+      connectTimeoutMs: value.DATABASE_CONNECT_TIMEOUT_MS,
+      acquireTimeoutMs: value.DATABASE_ACQUIRE_TIMEOUT_MS,
+      socketTimeoutMs: value.DATABASE_SOCKET_TIMEOUT_MS,
+      queryTimeoutMs: value.DATABASE_QUERY_TIMEOUT_MS,
     },
     redisUrl: value.REDIS_URL,
     queuePrefix: value.QUEUE_PREFIX,
@@ -192,6 +215,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logFormat: value.LOG_FORMAT,
     trustProxy: value.TRUST_PROXY,
     bodyLimit: value.BODY_LIMIT,
+    largeBodies: { largeBytes: value.LARGE_BODY_BYTES, concurrency: value.LARGE_BODY_CONCURRENCY },
     apiToken: value.API_TOKEN,
     verifyTokenTtl: value.VERIFY_TOKEN_TTL,
     loginFailures: { max: value.LOGIN_FAILURES_MAX, windowSeconds: value.LOGIN_FAILURES_WINDOW_SECONDS, banSeconds: value.LOGIN_BAN_SECONDS },
@@ -209,6 +233,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: { perToken: value.RATE_LIMIT_PER_TOKEN, perIp: value.RATE_LIMIT_PER_IP, windowSeconds: value.RATE_LIMIT_WINDOW_SECONDS },
     idempotency: { ttlSeconds: value.IDEMPOTENCY_TTL_SECONDS, lockSeconds: value.IDEMPOTENCY_LOCK_SECONDS, waitMs: value.IDEMPOTENCY_WAIT_MS },
     webhooks: { attempts: value.WEBHOOK_ATTEMPTS, backoffMs: value.WEBHOOK_BACKOFF_MS, timeoutMs: value.WEBHOOK_TIMEOUT_MS, concurrency: value.WEBHOOK_CONCURRENCY },
+    outboundAllowHosts: value.OUTBOUND_ALLOW_HOSTS || [],
     mailbox: {
       pollEveryMs: value.MAILBOX_POLL_EVERY_MS, concurrency: value.MAILBOX_CONCURRENCY, timeoutMs: value.MAILBOX_TIMEOUT_MS,
       maxBackoffSeconds: value.MAILBOX_MAX_BACKOFF_SECONDS, maxMessageBytes: value.MAILBOX_MAX_MESSAGE_BYTES,

@@ -4,6 +4,7 @@ import { ValidationError } from './errors';
 import { loadMany } from './db/load';
 import { LOCALE } from './lib/validation';
 import { CONTROL_CHARACTERS } from './lib/validation';
+import { storedHtml } from './content/html';
 
 /** Which fields of a resource take `<field>:<locale>` translations, and how items are keyed. */
 export interface TranslationSpec {
@@ -19,6 +20,8 @@ export interface TranslationSpec {
   rules?: Readonly<Partial<Record<string, (value: string, key: string) => string | null>>>;
   /** The fields that are multi-line texts (descriptions); the others refuse control characters. */
   multiline?: readonly string[];
+  /** The fields that are rich text: their translations go through content/html.ts like the field. */
+  html?: readonly string[];
 }
 
 export interface TranslationInput {
@@ -50,7 +53,7 @@ export function extractTranslations(spec: TranslationSpec | undefined, body: Rec
     const problem = trimmed === '' ? null : spec.rules?.[field]?.(trimmed, key);
     if (problem) throw new ValidationError(problem);
     if (!spec.multiline?.includes(field) && CONTROL_CHARACTERS.test(trimmed)) throw new ValidationError(`The ${key} must not contain control characters.`);
-    if (trimmed !== '') items.push({ locale: locale.replace('-', '_'), field, value: trimmed });
+    if (trimmed !== '') items.push({ locale: locale.replace('-', '_'), field, value: spec.html?.includes(field) ? storedHtml(trimmed) : trimmed });
   }
   return { body: rest, translations: items };
 }

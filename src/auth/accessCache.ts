@@ -13,7 +13,10 @@ import { VersionedCache, cacheVersion, closeCacheVersions } from '../db/versione
  */
 export { ENTRY_TTL_MS } from '../db/versionedCache';
 
-export const tokens = new VersionedCache<{ id: number; token_hash: string; last_used_at: number | null }>();
+/** A token as a request needs it: scopes parsed once (null: full access), expiry checked per request. */
+export interface CachedToken { id: number; token_hash: string; last_used_at: number | null; scopes: string[] | null; expires_at: number | null }
+
+export const tokens = new VersionedCache<CachedToken>();
 export const bans = new VersionedCache<{ banned: boolean; whitelisted: boolean }>();
 
 const access = cacheVersion('access-version', () => {

@@ -1,16 +1,23 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ApiToken } from '../db/models';
 import { now } from '../db/entity';
-import { accessVersion, tokens } from './accessCache';
+import { accessVersion, tokens, type CachedToken } from './accessCache';
 
 /** Tokens are 256 random bits, so a fast hash is the right one: SHA-256, hex. */
 export const hashToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
 
 export const newTokenValue = (): string => `hd_${randomBytes(32).toString('base64url')}`;
 
-/** Stores a token (its hash only) and returns the token itself, which is shown once. */
-export async function createToken(name: string, value = newTokenValue()): Promise<{ token: string; record: ApiToken }> {
-  const record = await ApiToken.create({ name, token_hash: hashToken(value) });
+/**
+ * Stores a token (its hash only) and returns the token itself, which is shown once. No scopes:
+ * full access (auth/scopes.ts); `expiresAt` (UNIX seconds) null: never expires.
+ */
+export async function createToken(
+  name: string, value = newTokenValue(), opts: { scopes?: string[] | null; expiresAt?: number | null } = {},
+): Promise<{ token: string; record: ApiToken }> {
+  const record = await ApiToken.create({
+    name, token_hash: hashToken(value), scopes: opts.scopes?.length ? JSON.stringify(opts.scopes) : null, expires_at: opts.expiresAt ?? null,
+  });
   return { token: value, record };
 }
 
@@ -20,23 +27,24 @@ export async function createToken(name: string, value = newTokenValue()): Promis
  */
 export async function verifyToken(
   token: string, versionRead: Promise<string | null> = accessVersion(),
-): Promise<{ id: number; token_hash: string; last_used_at: number | null } | null> {
+): Promise<CachedToken | null> {
   const hash = hashToken(token);
   // A valid token is kept per process while no token, ban or whitelist entry changes anywhere
   // (see accessCache: a revocation applies to the next request).
   const version = await versionRead;
   let record = version === null ? undefined : tokens.get(hash, version);
   if (!record) {
-    const row = await ApiToken.findOne({ where: { token_hash: hash }, attributes: ['id', 'token_hash', 'last_used_at'], raw: true });
+    const row = await ApiToken.findOne({ where: { token_hash: hash }, attributes: ['id', 'token_hash', 'last_used_at', 'scopes', 'expires_at'], raw: true });
     if (!row) return null;
-    record = { id: row.id, token_hash: row.token_hash, last_used_at: row.last_used_at };
+    record = { id: row.id, token_hash: row.token_hash, last_used_at: row.last_used_at, scopes: row.scopes ? JSON.parse(row.scopes) as string[] : null, expires_at: row.expires_at };
     if (version !== null) tokens.set(hash, version, record);
   }
   const ok = timingSafeEqual(Buffer.from(record.token_hash, 'hex'), Buffer.from(hash, 'hex'));
   if (!ok) return null;
+  const t = now();
+  if (record.expires_at !== null && record.expires_at <= t) return { ...record, expired: true } as CachedToken & { expired: true };
   // Recording use is a courtesy for `token list`: at most once a minute per token (and process).
   // The column is left out of the access version: its update does not make the cache stale.
-  const t = now();
   if (!record.last_used_at || t - record.last_used_at > 60) {
     record.last_used_at = t;
     await ApiToken.update({ last_used_at: t }, { where: { id: record.id }, hooks: false });

@@ -1,11 +1,31 @@
 import { ApiToken } from '../db/models';
 import { createToken, revokeToken } from '../auth/tokens';
+import { ScopeError, parseScopes } from '../auth/scopes';
+import { now } from '../db/entity';
 
 export const TOKEN_USAGE = `usage:
-  npm run --silent token -- create --name NAME   prints the new token (alone, once)
+  npm run --silent token -- create --name NAME [--scopes S,S] [--expires-in 90d]
+                                                 prints the new token (alone, once)
+      scopes: read, write, or core|user|ticket|selfservice:read|write (write implies read);
+              no --scopes: full access. expires-in: a number of h (hours), d (days) or w (weeks).
   npm run --silent token -- list                 lists tokens (never their values)
   npm run --silent token -- revoke ID|NAME       deletes a token
 `;
+
+const UNIT_SECONDS: Record<string, number> = { h: 3600, d: 86400, w: 7 * 86400 };
+
+/** `90d` → seconds; null when it is not a positive number of h, d or w (at most 10 years). */
+export function parseDuration(text: string): number | null {
+  const m = /^(\d{1,6})([hdw])$/.exec(text.trim());
+  const seconds = m ? Number(m[1]) * UNIT_SECONDS[m[2]] : 0;
+  return seconds > 0 && seconds <= 3650 * 86400 ? seconds : null;
+}
+
+/** The value after `--flag`: undefined when the flag is absent, '' when it has no value. */
+function option(args: string[], flag: string): string | undefined {
+  const i = args.indexOf(flag);
+  return i < 0 ? undefined : (args[i + 1] ?? '').trim();
+}
 
 export interface Io {
   out(text: string): void;
@@ -18,20 +38,38 @@ const fmt = (t: number | null) => (t ? new Date(t * 1000).toISOString() : '-');
 export async function tokenCommand(argv: string[], io: Io): Promise<number> {
   const [command, ...rest] = argv;
   if (command === 'create') {
-    const i = rest.indexOf('--name');
-    const name = i >= 0 ? rest[i + 1]?.trim() : undefined;
+    const name = option(rest, '--name');
     if (!name || name.length > 100) {
       io.err('token create needs --name NAME (at most 100 characters)\n');
       return 2;
     }
-    const { token } = await createToken(name);
+    const scopesArg = option(rest, '--scopes');
+    let scopes: string[] | null = null;
+    try {
+      if (scopesArg !== undefined) scopes = parseScopes(scopesArg);
+    } catch (err) {
+      if (!(err instanceof ScopeError)) throw err;
+      io.err(`token create: ${err.message}\n`);
+      return 2;
+    }
+    const expiresArg = option(rest, '--expires-in');
+    const lifetime = expiresArg === undefined ? null : parseDuration(expiresArg);
+    if (expiresArg !== undefined && lifetime === null) {
+      io.err('token create: --expires-in needs a number of hours, days or weeks, such as 12h, 90d or 8w (at most 10 years)\n');
+      return 2;
+    }
+    const { token } = await createToken(name, undefined, { scopes, expiresAt: lifetime === null ? null : now() + lifetime });
     io.out(`${token}\n`);
     return 0;
   }
   if (command === 'list') {
     const rows = await ApiToken.findAll({ order: [['id', 'ASC']] });
-    io.out('id\tname\tcreated\tlast used\n');
-    for (const r of rows) io.out(`${r.id}\t${r.name}\t${fmt(r.created_at)}\t${fmt(r.last_used_at)}\n`);
+    io.out('id\tname\tcreated\tlast used\tscopes\texpires\n');
+    for (const r of rows) {
+      const scopes = r.scopes ? (JSON.parse(r.scopes) as string[]).join(',') : 'full access';
+      const expired = r.expires_at !== null && r.expires_at <= now() ? ' (expired)' : '';
+      io.out(`${r.id}\t${r.name}\t${fmt(r.created_at)}\t${fmt(r.last_used_at)}\t${scopes}\t${fmt(r.expires_at)}${expired}\n`);
+    }
     return 0;
   }
   if (command === 'revoke') {

@@ -6,6 +6,7 @@ import { pick } from '../lib/serialize';
 import { isTimeZone } from '../lib/timezones';
 import { Joi, field } from '../lib/validation';
 import { assertEnabledLanguage } from './enabledLanguage';
+import { mailServerHost } from '../net/outbound';
 
 /** `default` (the system default applies), or a real code that `check` accepts, as `normalise` writes it. */
 const defaultOr = (check: (v: string) => boolean, normalise = (v: string) => v) => field.string(64)
@@ -27,7 +28,7 @@ const fields = {
   global_email_header: field.text(),
   global_email_footer: field.text(),
   email_method: Joi.string().valid('smtp'),
-  smtp_host: Joi.string().trim().max(255).hostname().allow('', null),
+  smtp_host: Joi.string().trim().max(255).hostname().allow('', null).custom(mailServerHost),
   smtp_port: Joi.number().integer().min(1).max(65535).allow(null),
   // Empty: none (plain SMTP); ssl: TLS from the first byte; tls: STARTTLS required.
   smtp_encryption: Joi.string().valid('ssl', 'tls').allow('', null),

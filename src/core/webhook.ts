@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { SecretKeyMissingError, encryptSecret } from '../crypto/secrets';
 import { Webhook, WebhookDelivery } from '../db/models';
 import { EVENT_NAMES } from '../events';
@@ -8,6 +9,7 @@ import { pick } from '../lib/serialize';
 import { sqlCondition } from '../db/sql';
 import { Joi, field } from '../lib/validation';
 import { logger } from '../logger';
+import { OutboundRefusedError, hostRefusal, resolveChecked, urlHost } from '../net/outbound';
 import { enqueue } from '../queue/outbox';
 import { webhookDelivery } from '../webhooks/deliver';
 import { WEBHOOK_SECRET_PURPOSE, newWebhookSecret } from '../webhooks/signing';
@@ -17,10 +19,35 @@ const eventName = () => Joi.string().trim().valid('*', ...EVENT_NAMES);
 /** Event names (`events[]=ticket.created&events[]=user.created`), or `*` for every event. */
 const events = () => Joi.array().items(eventName()).single().min(1).max(100)
   .description(`Event types to deliver, or \`*\` for all: ${EVENT_NAMES.join(', ')}.`);
-const url = () => Joi.string().trim().max(2048).uri({ scheme: ['http', 'https'] }).description('Where deliveries are POSTed (http or https).');
+/** Public targets only: internal ones need OUTBOUND_ALLOW_HOSTS (src/net/outbound.ts). */
+const url = () => Joi.string().trim().max(2048).uri({ scheme: ['http', 'https'] })
+  .custom((v: string) => {
+    const refusal = hostRefusal(urlHost(v), 'webhook');
+    if (refusal) throw new Error(`The url is not allowed: ${refusal}`);
+    return v;
+  })
+  .description('Where deliveries are POSTed (http or https); internal addresses only when OUTBOUND_ALLOW_HOSTS lists them.');
 
 /** `*` alone stands for every event; names are kept once, in the order given. */
 const storedEvents = (names: string[]) => JSON.stringify(names.includes('*') ? ['*'] : [...new Set(names)]);
+
+/**
+ * A name that resolves to an internal address is refused on write too (the delivery checks again:
+ * DNS may change). A name that does not resolve now is accepted: it may by the first delivery.
+ */
+async function refuseInternalName(target: string): Promise<void> {
+  const host = urlHost(target);
+  if (isIP(host.replace(/^\[|\]$/g, ''))) return; // checked by the schema
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), 2000); });
+  try {
+    await Promise.race([resolveChecked(host, 'webhook'), timeout]);
+  } catch (err) {
+    if (err instanceof OutboundRefusedError) throw new ValidationError(`The url is not allowed: ${err.message}`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** The secret of a webhook just created, shown in that response only (it is stored encrypted). */
 const shownOnce = new WeakMap<Webhook, string>();
@@ -55,6 +82,7 @@ export const webhookResource: ResourceDef<Webhook> = {
   createSchema: Joi.object({ url: url().required(), events: events().required(), description: field.nullable(255), enabled: field.flag().default(1) }),
   updateSchema: Joi.object({ url: url(), events: events(), description: field.nullable(255), enabled: field.flag() }),
   async create(input, { transaction }) {
+    await refuseInternalName(input.url);
     const secret = newWebhookSecret();
     const webhook = await Webhook.create({
       url: input.url, description: input.description ?? null, enabled: input.enabled, events: storedEvents(input.events), secret: encrypted(secret),
@@ -64,6 +92,7 @@ export const webhookResource: ResourceDef<Webhook> = {
   },
   async update(webhook, input, { transaction }) {
     const { events: names, ...rest } = input;
+    if (input.url) await refuseInternalName(input.url);
     await webhook.update({ ...rest, ...(names ? { events: storedEvents(names) } : {}) }, { transaction });
   },
   serialize: (w, _rel, ctx) => ({

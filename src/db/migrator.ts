@@ -4,10 +4,10 @@ import { config } from '../config';
 import type { QueryInterface } from 'sequelize';
 import { migrations } from '../../migrations';
 import { logger } from '../logger';
-import { sequelize } from './sequelize';
+import type { Sequelize } from 'sequelize-typescript';
+import { migrationSequelize, sequelize } from './sequelize';
 
-export function migrator() {
-  const s = sequelize();
+export function migrator(s: Sequelize = sequelize()) {
   return new Umzug<QueryInterface>({
     migrations: migrations.map((m) => ({ name: m.name, up: ({ context }) => m.up(context), down: ({ context }) => m.down(context) })),
     context: s.getQueryInterface(),
@@ -26,7 +26,12 @@ export async function migrate(): Promise<void> {
   try {
     const [row] = await lock.query('SELECT GET_LOCK(?, 60) AS got', [`migrate_${db.name}`]);
     if (!row || Number(row.got) !== 1) throw new Error('Could not take the migration lock within 60 seconds');
-    await migrator().up();
+    const s = migrationSequelize();
+    try {
+      await migrator(s).up();
+    } finally {
+      await s.close();
+    }
   } finally {
     await lock.end();
   }

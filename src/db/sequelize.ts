@@ -16,22 +16,43 @@ function stamp(instance: Model, creating: boolean) {
   if (has(model, 'updated_at') && (creating ? instance.get('updated_at') == null : instance.changed() !== false)) instance.set('updated_at', t);
 }
 
-function create(): Sequelize {
+/**
+ * Timeouts, so a request never hangs on the database: connecting, waiting for a pooled connection,
+ * a socket that answers nothing (dropped packets), and one statement (MariaDB's
+ * max_statement_time, set by the driver's queryTimeout: the server stops the statement). Either
+ * failure is a Sequelize ConnectionError or TimeoutError, which the API answers with 503
+ * (http/errors.ts). Migrations run without the socket and statement timeouts (migrationSequelize).
+ */
+function connectionOptions(long = false) {
   const db = config().database;
-  const sequelize = new Sequelize({
-    dialect: 'mariadb',
+  return {
+    dialect: 'mariadb' as const,
     host: db.host,
     port: db.port,
     username: db.user,
     password: db.password,
     database: db.name,
-    logging: false,
-    pool: { max: db.poolMax, min: 0, idle: 10000, acquire: 20000 },
-    define: { timestamps: false, charset: 'utf8mb4', collate: 'utf8mb4_unicode_ci' },
+    logging: false as const,
+    pool: { max: db.poolMax, min: 0, idle: 10000, acquire: db.acquireTimeoutMs },
     // No type cast: every column is an integer or a string (timestamps are UNIX seconds, flags
     // TINYINT), and Sequelize's cast, a JavaScript call for every value of every row read, only
     // parses DATETIME, DATE and GEOMETRY, which no table has. The driver's own readers remain.
-    dialectOptions: { connectTimeout: 5000, typeCast: undefined },
+    dialectOptions: {
+      connectTimeout: db.connectTimeoutMs, typeCast: undefined,
+      ...(long ? {} : { socketTimeout: db.socketTimeoutMs, queryTimeout: db.queryTimeoutMs }),
+    },
+  };
+}
+
+/** A connection for migrations only: no models, no socket or statement timeout (an ALTER of a big table takes its time). */
+export function migrationSequelize(): Sequelize {
+  return new Sequelize({ ...connectionOptions(true), pool: { max: 2, min: 0, idle: 10000, acquire: config().database.acquireTimeoutMs } });
+}
+
+function create(): Sequelize {
+  const sequelize = new Sequelize({
+    ...connectionOptions(),
+    define: { timestamps: false, charset: 'utf8mb4', collate: 'utf8mb4_unicode_ci' },
     models,
   });
   // Validation (NOT NULL) runs before beforeCreate/beforeUpdate, so the stamp goes in first.

@@ -1,3 +1,4 @@
+import { canonicalDomain, canonicalEmail } from '../lib/validation';
 /**
  * What a unique key violation means to the caller. The database holds every uniqueness rule (the
  * services' checks only answer first when there is no race); when two requests race, the loser's
@@ -28,8 +29,8 @@ interface UniqueKey {
   otherwise?: { field: string; message: string };
 }
 
-const email = (v: string) => v.trim().normalize('NFC').toLowerCase();
-const domain = (v: string) => v.trim().normalize('NFC').toLowerCase();
+const email = (v: string) => canonicalEmail(v);
+const domain = (v: string) => canonicalDomain(v);
 
 /** Unique keys by index name (those a request can run into; see the migrations). */
 export const UNIQUE_KEYS: Record<string, UniqueKey> = {
@@ -43,6 +44,9 @@ export const UNIQUE_KEYS: Record<string, UniqueKey> = {
     rest: /-\d+$/,
     otherwise: { field: 'brand_id', message: BRAND_DOMAIN_TAKEN },
   },
+  // A single-column unique `name` (ticket tags; the key is named after the column).
+  name: { fields: [{ field: 'name', normalise: (v) => v.trim() }], rest: /$/ },
+  ticket_statuses_name_unique: { fields: [{ field: 'name', normalise: (v) => v.trim() }], rest: /$/ },
 };
 
 export interface Duplicate {

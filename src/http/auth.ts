@@ -1,4 +1,5 @@
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
+import { grants } from '../auth/scopes';
 import { requestAccessVersion } from '../auth/accessCache';
 import { verifyToken } from '../auth/tokens';
 import { recordAuthFailure } from './authFailures';
@@ -18,15 +19,17 @@ export function parseBasic(header: string | undefined): string | null | undefine
   return user.length ? user : null;
 }
 
-/** What a request authenticated with: the stored token's id (never the token). */
-type Authenticated = { id: number };
+/** What a request authenticated with: the stored token's id and scopes (never the token). */
+type Authenticated = { id: number; scopes: string[] | null };
 
 /** Why the credentials of a request are refused, or the stored token when they are valid. */
 async function check(token: string | null | undefined, versionRead: Promise<string | null>): Promise<string | Authenticated> {
   if (token === undefined) return 'Authentication is required: send the API token as the user name of HTTP Basic authentication.';
   if (token === null) return 'The Authorization header is not valid HTTP Basic authentication.';
   const record = token.length > 512 ? null : await verifyToken(token, versionRead);
-  return record ?? 'The API token is not valid.';
+  if (!record) return 'The API token is not valid.';
+  if ('expired' in record) return 'The API token has expired.';
+  return { id: record.id, scopes: record.scopes };
 }
 
 /** The id of the API token a request authenticated with (rate limits and idempotency keys are per token). */
@@ -43,4 +46,15 @@ export const authenticate: RequestHandler = async (req, res, next) => {
   // an attack; malformed or wrong credentials count towards an automatic ban (http/authFailures).
   if (token !== undefined) await recordAuthFailure(clientIp(req));
   throw unauthorized(message);
+};
+
+/**
+ * After authenticate: the token's scopes must grant what the request does (auth/scopes.ts), else
+ * 403 naming the missing scope. `scopeOf` maps a request to the scope it needs (null: none).
+ */
+export const requireScope = (scopeOf: (req: Request) => string | null): RequestHandler => (req, res, next) => {
+  const required = scopeOf(req);
+  const scopes = (res.locals.apiToken as Authenticated | undefined)?.scopes ?? null;
+  if (required && !grants(scopes, required)) throw new HttpError(403, `The API token does not have the ${required} scope this request needs.`);
+  next();
 };

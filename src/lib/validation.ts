@@ -1,6 +1,7 @@
 import BaseJoi from 'joi';
 import type { ObjectSchema, StringSchema, ValidationErrorItem } from 'joi';
 import { ValidationError, fieldLabel } from '../errors';
+import { domainToASCII } from 'node:url';
 
 /** `{0: a, 1: b}` (what `x[]=a&x[]=b` and `x[0]=a` parse to) as `[a, b]`, ordered by index. */
 function indexedToArray(value: unknown): unknown {
@@ -75,6 +76,28 @@ const CONTROL_RULE = 'control characters';
 /** A one-line string: refuses control characters (`The <field> must not contain control characters.`). */
 export const oneLine = <S extends StringSchema>(schema: S): S => schema.pattern(CONTROL_CHARACTERS, { name: CONTROL_RULE, invert: true });
 
+/**
+ * Characters that show nothing (zero-width space, joiners, word joiner, BOM, soft hyphen, Mongolian
+ * vowel separator) or reorder what is shown (bidi controls): an email holding one looks like
+ * another address and is refused.
+ */
+export const INVISIBLE_CHARACTERS = /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/;
+
+/**
+ * One spelling per address: trimmed, NFC, lower case, and an internationalised domain in its ASCII
+ * (punycode) form, so `user@bücher.example` and `user@xn--bcher-kva.example` are one address.
+ */
+export function canonicalEmail(value: string): string {
+  const v = value.trim().normalize('NFC').toLowerCase();
+  const at = v.lastIndexOf('@');
+  if (at < 0) return v;
+  const ascii = domainToASCII(v.slice(at + 1));
+  return ascii ? `${v.slice(0, at)}@${ascii}` : v;
+}
+
+/** An internationalised domain in its ASCII (punycode) form, as emails store theirs. */
+export const canonicalDomain = (v: string): string => domainToASCII(v.trim().normalize('NFC').toLowerCase()) || v;
+
 /** Shared field shapes. */
 export const field = {
   id: () => Joi.number().integer().min(1).max(MAX_ID),
@@ -88,7 +111,13 @@ export const field = {
   multiline: (max = 65535) => Joi.string().trim().max(max).allow('', null),
   text: () => Joi.string().max(1_000_000).allow('', null),
   /** Lower-cased (and in Unicode's composed form, so that one address has one spelling): emails compare exactly. */
-  email: () => oneLine(Joi.string().trim().normalize('NFC').lowercase().max(255)).email({ tlds: false }),
+  email: () => oneLine(Joi.string().trim().normalize('NFC').lowercase().max(255))
+    .custom((v: string, helpers) => {
+      if (INVISIBLE_CHARACTERS.test(v)) throw new Error(`The ${fieldLabel(helpers.state.path ?? ['email'])} must not contain invisible characters.`);
+      return v;
+    })
+    .email({ tlds: false })
+    .custom((v: string) => canonicalEmail(v)),
   idArray: () => Joi.array().items(Joi.number().integer().min(1).max(MAX_ID)).single().max(1000),
 };
 

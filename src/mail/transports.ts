@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import nodemailer, { type SendMailOptions, type Transporter } from 'nodemailer';
 import type { Brand } from '../db/models';
+import { OutboundRefusedError, foreignText, resolveChecked } from '../net/outbound';
 
 /** A message a transport sent (or tried to): what the mail delivery record shows. */
 export interface SentMail {
@@ -18,18 +19,26 @@ export const sentMails = new AsyncLocalStorage<SentMail[]>();
 const addresses = (v: SendMailOptions['to']): string => ((Array.isArray(v) ? v.flat() : v ? [v] : []) as Array<string | { address?: string }>)
   .map((a) => (typeof a === 'string' ? a : a.address ?? '')).join(', ');
 
-/** Records every message of the transport in the current job's `sentMails`, sent or refused. */
-function recording(transport: Transporter): Transporter {
+/**
+ * Records every message of the transport in the current job's `sentMails`, sent or refused. The
+ * host is checked before each send (never a metadata address, src/net/outbound.ts), and what the
+ * server said is kept to its first line, shortened (foreignText): enough to identify a failure.
+ */
+function recording(transport: Transporter, host: string): Transporter {
   const send = transport.sendMail.bind(transport) as (mail: SendMailOptions) => Promise<any>;
   transport.sendMail = (async (mail: SendMailOptions) => {
     const base = { recipients: addresses(mail.to), subject: typeof mail.subject === 'string' ? mail.subject : null };
     try {
+      await resolveChecked(host, 'mail-server');
       const info = await send(mail);
-      sentMails.getStore()?.push({ ...base, messageId: info.messageId ?? null, response: info.response ?? null });
+      sentMails.getStore()?.push({ ...base, messageId: info.messageId ?? null, response: info.response ? foreignText(info.response, 200) : null });
       return info;
     } catch (err) {
-      sentMails.getStore()?.push({ ...base, messageId: null, response: (err as { response?: string }).response ?? null, error: err as Error });
-      throw err;
+      const e = err as Error & { response?: string; code?: string };
+      const response = e.response ? foreignText(e.response, 200) : null;
+      const error = Object.assign(new Error(e instanceof OutboundRefusedError ? e.message : foreignText(e.message, 200)), { code: e.code, response, responseCode: (e as any).responseCode });
+      sentMails.getStore()?.push({ ...base, messageId: null, response, error });
+      throw error;
     }
   }) as Transporter['sendMail'];
   return transport;
@@ -69,7 +78,7 @@ export function transportFor(brand: Brand): Transporter {
     greetingTimeout: 15000,
     socketTimeout: 30000,
     logger: false,
-  }));
+  }), brand.smtp_host);
   cache.set(brand.id, { key, transport });
   return transport;
 }

@@ -3,6 +3,7 @@ import { convert as htmlToText } from 'html-to-text';
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { normaliseMessageId, parseReferences } from '../ticket/mail/threading';
 import { stripQuoted } from './quote';
+import { canonicalEmail } from '../lib/validation';
 
 /**
  * A raw mail read into what the ingestion decides on: addresses lower-cased, ids without angle
@@ -83,7 +84,7 @@ export async function parseMail(raw: Buffer): Promise<IncomingMessage> {
     raw,
     messageId,
     key: messageId ?? hashOf(raw),
-    from: fromValue?.address ? { address: fromValue.address.toLowerCase(), name: (fromValue.name ?? '').trim() } : null,
+    from: fromValue?.address ? { address: canonicalEmail(fromValue.address), name: (fromValue.name ?? '').trim() } : null,
     returnPath: returnPath === null ? null : bareAddress(returnPath),
     replyTo: parsed.replyTo?.value.find((a) => a.address)?.address?.toLowerCase() ?? null,
     to: addresses(parsed.to),

@@ -8,6 +8,7 @@ import { emit } from '../events';
 import { logger } from '../logger';
 import { mailboxPolls, mailsIngested } from '../ops/metrics';
 import { TYPE_REMOTE } from '../ticket/departmentEmailTypes';
+import { foreignText, resolveChecked } from '../net/outbound';
 import { pollImap } from './imap';
 import { pollPop3 } from './pop3Poll';
 import type { PollSummary } from './pollSummary';
@@ -26,6 +27,7 @@ export async function pollMailbox(id: number): Promise<PollSummary | { skipped: 
   try {
     if (!mailbox.server || !mailbox.username || !mailbox.password) throw new Error('The mailbox has no server, username or password.');
     const password = decryptSecret(mailbox.password, MAILBOX_PASSWORD);
+    await resolveChecked(mailbox.server, 'mail-server');
     const summary = mailbox.protocol === 'pop3' ? await pollPop3(mailbox, password) : await pollImap(mailbox, password);
     await DepartmentEmail.update({ last_polled_at: now(), last_error: null, last_error_at: null, poll_failures: 0, next_poll_at: null }, { where: { id } });
     mailboxPolls.inc({ outcome: 'ok' });
@@ -50,11 +52,13 @@ export async function pollMailbox(id: number): Promise<PollSummary | { skipped: 
 /** A poll failure in words an operator can act on (never the password). */
 export function describePollError(err: unknown): string {
   const e = err as { message?: string; authenticationFailed?: boolean; code?: string; responseText?: string; serverText?: string };
-  if (e?.authenticationFailed) return `Login refused by the server: ${e.responseText ?? e.serverText ?? e.message ?? 'authentication failed'}`.slice(0, 1000);
+  // The server's own words are kept to a short first line (foreignText): a mailbox pointed at some
+  // other service must not make its banner or answers readable through last_error.
+  if (e?.authenticationFailed) return `Login refused by the server: ${foreignText(e.responseText ?? e.serverText ?? e.message ?? 'authentication failed')}`;
   if (e?.code === 'ECONNREFUSED') return 'The server refused the connection (ECONNREFUSED): check the server and port.';
   if (e?.code === 'ENOTFOUND' || e?.code === 'EAI_AGAIN') return `The server name could not be resolved (${e.code}).`;
-  if (e?.code && /CERT|SELF_SIGNED|TLS|SSL/i.test(e.code)) return `TLS failed (${e.code}): ${e.message ?? ''}`.slice(0, 1000);
-  return (e?.message || String(err)).slice(0, 1000);
+  if (e?.code && /CERT|SELF_SIGNED|TLS|SSL/i.test(e.code)) return `TLS failed (${e.code}): ${foreignText(e.message)}`;
+  return foreignText(e?.message || String(err), 300);
 }
 
 /** The remote mailboxes due for a poll: never failed, or their backoff is over. */

@@ -33,6 +33,16 @@ const MIME: Record<string, string> = {
   odt: 'application/vnd.oasis.opendocument.text', rtf: 'application/rtf', md: 'text/markdown', eml: 'message/rfc822',
 };
 
+/**
+ * Bidirectional control characters (LRE, RLE, PDF, LRO, RLO, LRI, RLI, FSI, PDI, LRM, RLM): in a
+ * file name they make `invoice\u202Efdp.exe` read as `invoiceexe.pdf`. Stripped from every name
+ * a file is stored or attached under.
+ */
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069\u200E\u200F]/g;
+
+/** A file name as stored: bidi controls removed, trimmed. */
+export const cleanFileName = (name: string): string => name.replace(BIDI_CONTROLS, '').trim();
+
 /** The MIME type of a file name's extension (`application/octet-stream` when unknown). */
 export const mimeOf = (filename: string): string => MIME[extname(filename).slice(1).toLowerCase()] ?? 'application/octet-stream';
 
@@ -63,7 +73,7 @@ export async function put(contents: Buffer, filename: string, transaction?: Tran
   // Bound (binary protocol values), not inlined: the bytes are sent as they are, not as hex text.
   await sequelize().query(
     'INSERT INTO uploads (hash, filename, mime, size, contents, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6) ON DUPLICATE KEY UPDATE hash = hash',
-    { bind: [hash, filename, mimeOf(filename), contents.length, contents, now], transaction, type: QueryTypes.INSERT },
+    { bind: [hash, cleanFileName(filename), mimeOf(cleanFileName(filename)), contents.length, contents, now], transaction, type: QueryTypes.INSERT },
   );
   return (await Upload.findOne({ attributes: [...UPLOAD_FIELDS], where: { hash }, transaction, lock: transaction ? transaction.LOCK.SHARE : undefined }))!;
 }
@@ -78,10 +88,14 @@ export async function loadUploads(hashes: string[]): Promise<Map<string, Upload>
   return new Map((await loadRows(Upload, 'hash', hashes, { attributes: UPLOAD_FIELDS })).map((u) => [u.hash, u]));
 }
 
-/** An upload as attachments embed it; `folder` names the area that stored it (`selfservice`, `tickets`). */
-export function serializeUpload(upload: Upload, folder: string): Record<string, any> {
+/**
+ * An upload as attachments embed it; `folder` names the area that stored it (`selfservice`,
+ * `tickets`). `mime` is the type of the name it is attached under (`name`): the same bytes may
+ * have been stored first under another name and type.
+ */
+export function serializeUpload(upload: Upload, folder: string, name?: string): Record<string, any> {
   return {
-    id: upload.id, hash: upload.hash, filename: upload.filename, folder, mime: upload.mime, size: humanSize(Number(upload.size)),
+    id: upload.id, hash: upload.hash, filename: upload.filename, folder, mime: name === undefined ? upload.mime : mimeOf(name), size: humanSize(Number(upload.size)),
     created_at: upload.created_at, updated_at: upload.updated_at,
   };
 }

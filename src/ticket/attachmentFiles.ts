@@ -3,7 +3,7 @@ import type { Transaction } from 'sequelize';
 import { config } from '../config';
 import { TicketAttachment } from '../db/models';
 import { ValidationError } from '../errors';
-import { put } from '../storage/uploads';
+import { cleanFileName, put } from '../storage/uploads';
 import type { TicketSettings } from './ticketSettings';
 
 const kilobytes = (bytes: number) => Math.floor(bytes / 1024);
@@ -23,7 +23,7 @@ export function assertAttachments(items: AttachmentInput[], settings: Pick<Ticke
   const { maxFileBytes, maxRequestBytes } = config().attachments;
   let total = 0;
   items.forEach((item, i) => {
-    const name = item.filename?.trim();
+    const name = item.filename === undefined || item.filename === null ? undefined : cleanFileName(item.filename);
     if (!name) throw new ValidationError(`The attachment.${i}.filename field is required.`);
     if (name.length > 255) throw new ValidationError(`The attachment.${i}.filename may not be greater than 255 characters.`);
     if (!item.contents?.length) throw new ValidationError(`The attachment.${i}.contents field is required.`);
@@ -41,8 +41,9 @@ export function assertAttachments(items: AttachmentInput[], settings: Pick<Ticke
 export async function storeAttachments(ticketId: number, messageId: number, items: AttachmentInput[], transaction: Transaction): Promise<TicketAttachment[]> {
   const out: TicketAttachment[] = [];
   for (const item of items) {
-    const upload = await put(item.contents, item.filename.trim(), transaction);
-    out.push(await TicketAttachment.create({ ticket_id: ticketId, message_id: messageId, upload_hash: upload.hash, original_name: item.filename.trim() }, { transaction }));
+    const name = cleanFileName(item.filename);
+    const upload = await put(item.contents, name, transaction);
+    out.push(await TicketAttachment.create({ ticket_id: ticketId, message_id: messageId, upload_hash: upload.hash, original_name: name }, { transaction }));
   }
   return out;
 }

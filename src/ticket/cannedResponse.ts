@@ -11,6 +11,7 @@ import type { TranslationSpec } from '../translations';
 import { Joi, field } from '../lib/validation';
 import { OPERATOR_GROUP_FIELDS } from '../user/groupFields';
 import { serializeTag, tagsByName } from './tag';
+import { storedHtml } from '../content/html';
 
 /**
  * Canned responses: a name and a text with merge fields (`{{ user.firstname }}`, kept exactly as
@@ -25,10 +26,10 @@ export const CANNED_RESPONSE_LIST_FIELDS = [
   'id', 'name', 'text', 'category_id', 'user_id', 'all_groups', 'department_id', 'priority_id', 'status_id', 'created_at', 'updated_at',
 ] as const;
 
-export const CANNED_RESPONSE_TRANSLATIONS: TranslationSpec = { type: 'canned_response', key: 'response_id', fields: ['name', 'text'] };
+export const CANNED_RESPONSE_TRANSLATIONS: TranslationSpec = { type: 'canned_response', key: 'response_id', fields: ['name', 'text'], html: ['text'] };
 
-/** Text kept as written (merge fields, spacing); blank is missing. */
-const text = () => Joi.string().max(1_000_000).custom((value: string, helpers) => (value.trim() ? value : helpers.error('any.required')));
+/** Text kept as written (merge fields, spacing), HTML through the allow-list (content/html.ts); blank is missing. */
+const text = () => Joi.string().max(1_000_000).custom((value: string, helpers) => (value.trim() ? storedHtml(value) : helpers.error('any.required')));
 
 const fields = {
   tag: Joi.array().items(field.string()).single().max(100).allow('', null),

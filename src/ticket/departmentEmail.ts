@@ -8,6 +8,7 @@ import { pick } from '../lib/serialize';
 import { Joi, field } from '../lib/validation';
 import { logger } from '../logger';
 import { defaultBrandId } from '../user/users/service';
+import { mailServerHost } from '../net/outbound';
 
 /**
  * Email addresses of a department: `/api/ticket/department/{id}/email[/{email_id}]`.
@@ -39,7 +40,7 @@ const PASSWORD_MAX = 255;
 
 const fields = {
   brand_id: field.id(),
-  server: field.nullable(255).hostname(),
+  server: field.nullable(255).hostname().custom(mailServerHost),
   port: Joi.number().integer().min(1).max(65535).allow(null, ''),
   username: field.nullable(255),
   // Not trimmed: a password may begin or end with a space.

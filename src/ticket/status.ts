@@ -1,4 +1,4 @@
-import type { Transaction } from 'sequelize';
+import { Op, type Transaction } from 'sequelize';
 import { Setting, Ticket, TicketStatus } from '../db/models';
 import { ValidationError } from '../errors';
 import { resourceRouter, type ResourceDef } from '../http/resource';
@@ -37,6 +37,15 @@ export async function statusInUse(id: number, transaction: Transaction): Promise
   return null;
 }
 
+/**
+ * Status names are unique as the collation compares them (a unique key holds it when two requests
+ * race: the loser gets the same message, http/uniqueKeys.ts).
+ */
+async function assertNameFree(name: string, exceptId: number | null, transaction: Transaction | undefined) {
+  const taken = await TicketStatus.findOne({ attributes: ['id'], where: { name, ...(exceptId ? { id: { [Op.ne]: exceptId } } : {}) }, transaction });
+  if (taken) throw new ValidationError('The name has already been taken.');
+}
+
 export const statusResource: ResourceDef<TicketStatus> = {
   path: '/status',
   model: TicketStatus,
@@ -50,7 +59,13 @@ export const statusResource: ResourceDef<TicketStatus> = {
   updateSchema: Joi.object({ name: field.string().required(), colour: colourField(), auto_close: field.flag(), order: orderField() }),
 
   async create(input, { transaction }) {
+    await assertNameFree(input.name, null, transaction);
     return TicketStatus.create({ ...input, order: input.order ?? (await nextOrder(TicketStatus, transaction)) }, { transaction });
+  },
+
+  async update(status, input, { transaction }) {
+    if (input.name !== undefined) await assertNameFree(input.name, status.id, transaction);
+    await status.update(input, { transaction });
   },
 
   async destroy(status, { transaction }) {

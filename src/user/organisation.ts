@@ -10,6 +10,7 @@ import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick, sent } from '../lib/serialize';
 import { BRAND_DOMAIN_TAKEN } from '../db/uniqueKeys';
 import { Joi, field, oneLine } from '../lib/validation';
+import { canonicalDomain } from '../lib/validation';
 import { applyCustomFieldValues, customFieldFilter, deleteCustomFieldValues, loadCustomFieldValues, serializeCustomFieldValue } from '../customfields/values';
 import { assertLanguage, personFields } from './people/rules';
 import { ORGANISATION_FIELDS, USER_SUMMARY_FIELDS, serializeUserSummary, type UserSummaryRow } from './people/presenter';
@@ -65,7 +66,7 @@ const fields = {
   language_code: personFields.language_code,
   timezone: personFields.timezone,
   notes: field.text(),
-  domain: Joi.array().items(oneLine(Joi.string().trim().normalize('NFC').lowercase().max(255)).domain({ tlds: false })).single().max(100),
+  domain: Joi.array().items(oneLine(Joi.string().trim().normalize('NFC').lowercase().max(255)).domain({ tlds: false }).custom(canonicalDomain)).single().max(100),
   access_level: Joi.object().pattern(/^\d+$/, field.flag()),
 };
 

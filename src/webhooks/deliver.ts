@@ -1,9 +1,12 @@
 import type { Job } from 'bullmq';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { config } from '../config';
 import { decryptSecret } from '../crypto/secrets';
 import { DomainEvent, Webhook, WebhookDelivery } from '../db/models';
 import { now } from '../db/entity';
 import { Joi } from '../lib/validation';
+import { OutboundRefusedError, checkedLookup, hostRefusal } from '../net/outbound';
 import { webhookDeliveries } from '../ops/metrics';
 import { defineJob, retried } from '../queue/jobs';
 import { QUEUES } from '../queue/names';
@@ -14,8 +17,32 @@ export function presentEvent(event: DomainEvent): { id: number; type: string; cr
   return { id: event.id, type: event.name, created_at: event.created_at, data: JSON.parse(event.payload) };
 }
 
-/** At most this much of a receiver's answer is kept as the error of a failed attempt. */
-const ERROR_EXCERPT = 500;
+/**
+ * POSTs `body` to `url` and answers the status. Connects only to an address checked by
+ * src/net/outbound.ts (the literal, or every address the name resolves to, resolved once), never
+ * follows a redirect (a 3xx is a failed attempt), and reads no more of the answer than its status.
+ */
+function post(url: string, body: string, headers: Record<string, string>): Promise<number> {
+  const target = new URL(url);
+  const literal = hostRefusal(target.hostname, 'webhook');
+  if (literal) return Promise.reject(new OutboundRefusedError(literal));
+  const timeoutMs = config().webhooks.timeoutMs;
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(target, {
+      method: 'POST',
+      headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
+      lookup: checkedLookup('webhook') as any,
+      agent: false,
+      signal: AbortSignal.timeout(timeoutMs),
+    }, (res) => {
+      resolve(res.statusCode ?? 0);
+      res.destroy();
+    });
+    req.on('error', (err) => reject(err.name === 'AbortError' ? Object.assign(new Error('timeout'), { name: 'TimeoutError' }) : err));
+    req.end(body);
+  });
+}
 
 const isFinal = (job: Job) => job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
 
@@ -23,7 +50,8 @@ const isFinal = (job: Job) => job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
  * One attempt at POSTing an event to a webhook: JSON body, signed (`X-Helpdesk-Signature:
  * t=<ts>,v1=<hex>`, HMAC-SHA256 over `<ts>.<body>` with the webhook's secret), with the delivery's
  * stable id and the event name. A 2xx answer is success; anything else (another status, a redirect,
- * a timeout, no connection) is recorded and thrown, so BullMQ retries it with exponential backoff.
+ * a timeout, no connection, a refused target) is recorded (status and timing, never the
+ * receiver's body) and thrown, so BullMQ retries it with exponential backoff.
  */
 export const webhookDelivery = defineJob<{ deliveryId: number }>({
   name: 'webhook.deliver',
@@ -42,28 +70,24 @@ export const webhookDelivery = defineJob<{ deliveryId: number }>({
     }
     const body = JSON.stringify(presentEvent(event));
     const timestamp = now();
+    const started = Date.now();
     let responseCode: number | null = null;
     let error: string | null = null;
     try {
-      const res = await fetch(webhook.url, {
-        method: 'POST',
-        redirect: 'manual',
-        signal: AbortSignal.timeout(config().webhooks.timeoutMs),
-        headers: {
-          'Content-Type': 'application/json',
-          'User-Agent': 'helpdesk-webhooks/1',
-          [SIGNATURE_HEADER]: signatureHeader(decryptSecret(webhook.secret, WEBHOOK_SECRET_PURPOSE), timestamp, body),
-          [DELIVERY_HEADER]: delivery.uuid,
-          [EVENT_HEADER]: event.name,
-        },
-        body,
+      responseCode = await post(webhook.url, body, {
+        'Content-Type': 'application/json',
+        'User-Agent': 'helpdesk-webhooks/1',
+        [SIGNATURE_HEADER]: signatureHeader(decryptSecret(webhook.secret, WEBHOOK_SECRET_PURPOSE), timestamp, body),
+        [DELIVERY_HEADER]: delivery.uuid,
+        [EVENT_HEADER]: event.name,
       });
-      responseCode = res.status;
-      const text = await res.text().catch(() => '');
-      if (res.status < 200 || res.status > 299) error = `The receiver answered ${res.status}${text ? `: ${text.slice(0, ERROR_EXCERPT)}` : ''}`;
+      // The receiver's body is not kept: a target that is not what it seems must not be read back.
+      if (responseCode < 200 || responseCode > 299) error = `The receiver answered ${responseCode} after ${Date.now() - started} ms.`;
     } catch (err) {
-      const e = err as Error & { cause?: { code?: string; message?: string } };
-      error = e.name === 'TimeoutError' ? `No answer within ${config().webhooks.timeoutMs} ms` : (e.cause?.message ?? e.message);
+      const e = err as Error & { code?: string };
+      if (e instanceof OutboundRefusedError) error = `Not delivered: ${e.message}`;
+      else if (e.name === 'TimeoutError') error = `No answer within ${config().webhooks.timeoutMs} ms.`;
+      else error = `No answer after ${Date.now() - started} ms (${e.code ?? 'connection failed'}).`;
     }
     const attempts = delivery.attempts + 1;
     if (error === null) {

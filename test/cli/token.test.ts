@@ -32,7 +32,7 @@ describe('the token command', () => {
     const created = (await run('create', '--name', name)).out.trim();
     const { code, out } = await run('list');
     expect(code).toBe(0);
-    expect(out.split('\n')[0]).toBe('id\tname\tcreated\tlast used');
+    expect(out.split('\n')[0]).toBe('id\tname\tcreated\tlast used\tscopes\texpires');
     expect(out).toContain(`\t${name}\t`);
     expect(out).not.toContain(created);
   });

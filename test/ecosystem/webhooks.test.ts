@@ -136,7 +136,8 @@ describe('deliveries', () => {
         const [d] = expectList(await api.get(`/api/core/webhook/${hook.id}/delivery`, { status: 'failed' }));
         return d;
       }, 15000, 'the delivery to fail for good');
-      expect(failed).toMatchObject({ status: 'failed', attempts: 4, response_code: 503, error: 'The receiver answered 503: receiver says 503' });
+      expect(failed).toMatchObject({ status: 'failed', attempts: 4, response_code: 503 });
+      expect(failed.error).toMatch(/^The receiver answered 503 after \d+ ms\.$/);
       expect(deliveriesTo(hook.url)).toHaveLength(4);
       receiver.answerAlways(hook.url, null);
       const again = expectSuccess(await api.post(`/api/core/webhook/${hook.id}/delivery/${failed.id}/redeliver`), 'The delivery was queued again.');

@@ -23,3 +23,6 @@ process.env.RATE_LIMIT_PER_IP = '1000000000';
 process.env.WEBHOOK_BACKOFF_MS = '50';
 process.env.WEBHOOK_ATTEMPTS = '4';
 process.env.WEBHOOK_TIMEOUT_MS = '3000';
+// Webhook tests deliver to receivers on 127.0.0.1, an internal address the server refuses unless
+// listed (test/ecosystem/outbound.test.ts runs without this list).
+process.env.OUTBOUND_ALLOW_HOSTS = '127.0.0.1';

@@ -95,7 +95,7 @@ describe('article attachments', () => {
   it('JSON bodies take the attachment array as well', async () => {
     const article = await make.article();
     const bytes = randomBytes(64);
-    const data = expectSuccess(await api.putJson(`/api/selfservice/article/${article.id}`, { attachment: [file('x.bin', bytes)] }), 'Successfully updated the article!');
+    const data = expectSuccess(await api.putJson(`/api/selfservice/article/${article.id}`, { attachment: [file('x.zip', bytes)] }), 'Successfully updated the article!');
     expect((await download(data.attachments[0].id)).body.equals(bytes)).toBe(true);
   });
 

@@ -7,4 +7,7 @@ export class ApiToken extends Entity {
   @Column({ type: DataType.STRING(100), allowNull: false }) declare name: string;
   @Column({ type: DataType.CHAR(64), allowNull: false, unique: true }) declare token_hash: string;
   @Column(DataType.INTEGER.UNSIGNED) declare last_used_at: number | null;
+  /** JSON array of scopes (auth/scopes.ts); null: full access. */
+  @Column(DataType.STRING(1024)) declare scopes: string | null;
+  @Column(DataType.INTEGER.UNSIGNED) declare expires_at: number | null;
 }

@@ -18,6 +18,7 @@ const maxLength = (max: number) => (value: string, key: string) => (value.length
 export const ARTICLE_TRANSLATIONS: TranslationSpec = {
   type: 'article', key: 'article_id', fields: ['title', 'slug', 'excerpt', 'text'],
   rules: { title: maxLength(TITLE_MAX), slug: slugRule, excerpt: maxLength(EXCERPT_MAX) },
+  html: ['text'],
 };
 
 /** A type the article is in, with the link's pivot and what its frontend URL needs. */

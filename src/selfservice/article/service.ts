@@ -10,6 +10,9 @@ import type { Condition } from '../../http/listQuery';
 import { sent } from '../../lib/serialize';
 import { sqlCondition } from '../../db/sql';
 import { put } from '../../storage/uploads';
+import { cleanFileName } from '../../storage/uploads';
+import { assertAttachments } from '../../ticket/attachmentFiles';
+import { ticketSettings } from '../../ticket/ticketSettings';
 import { chooseSlug, keepOrMoveSlug, type SlugScope } from '../slugs';
 import { tagsNamed } from '../tag';
 import { emit } from '../../events';
@@ -99,11 +102,16 @@ async function replaceTags(articleId: number, names: string[], transaction: Tran
   if (tags.length) await ArticleTag.bulkCreate(tags.map((t) => ({ article_id: articleId, tag_id: t.id })), { transaction });
 }
 
-/** Stores each file (once per content) and attaches it to the article under the name it came with. */
+/**
+ * Stores each file (once per content) and attaches it to the article under the name it came with.
+ * The files obey the same rules as ticket attachments (`allowed_files`, sizes): 422 naming the file.
+ */
 export async function addAttachments(articleId: number, items: AttachmentInput[], transaction: Transaction): Promise<void> {
+  assertAttachments(items, await ticketSettings(transaction));
   for (const item of items) {
-    const upload = await put(item.contents, item.filename, transaction);
-    await ArticleAttachment.create({ article_id: articleId, upload_hash: upload.hash, original_name: item.filename, locale: item.locale ? item.locale.replace('-', '_') : null }, { transaction });
+    const name = cleanFileName(item.filename);
+    const upload = await put(item.contents, name, transaction);
+    await ArticleAttachment.create({ article_id: articleId, upload_hash: upload.hash, original_name: name, locale: item.locale ? item.locale.replace('-', '_') : null }, { transaction });
   }
 }
 

@@ -8,6 +8,7 @@ import { assertAttachments, storeAttachments, type AttachmentInput } from '../at
 import { assertPast, channelIdOf, jsonList, normaliseCc, type ChannelName } from '../common';
 import { ticketSettings, type TicketSettings } from '../ticketSettings';
 import { currentDueTime } from '../tickets/due';
+import { storedHtml } from '../../content/html';
 
 /**
  * Messages of tickets: replies of users and operators, operator notes, drafts. The API, the ticket
@@ -101,7 +102,7 @@ export interface WriteMessageValues {
 export async function writeMessage(v: WriteMessageValues, transaction: Transaction): Promise<TicketMessage> {
   const message = await TicketMessage.create({
     ticket_id: v.ticket.id, channel_id: v.channelId, user_id: v.author.id, user_ip_address: v.userIpAddress,
-    by: v.author.type === 'operator' ? BY.OPERATOR : BY.USER, type: v.type, text: v.text, is_draft: v.isDraft ? 1 : 0,
+    by: v.author.type === 'operator' ? BY.OPERATOR : BY.USER, type: v.type, text: storedHtml(v.text), is_draft: v.isDraft ? 1 : 0,
     pinned: v.pinned ? 1 : 0, social_id: v.socialId, cc: v.cc.length ? JSON.stringify(v.cc) : null,
     extra: v.extra ? JSON.stringify(v.extra) : null, created_at: v.createdAt, updated_at: Math.max(v.createdAt, now()),
   }, { transaction });
@@ -179,7 +180,8 @@ export interface UpdateMessageInput {
  * Edits a message's text or pin. A forward that went out (not a draft) cannot be edited: what was
  * sent cannot change (422 `There was an error updating the message.`).
  */
-export async function updateMessage(message: TicketMessage, input: UpdateMessageInput, transaction: Transaction): Promise<void> {
+export async function updateMessage(message: TicketMessage, given: UpdateMessageInput, transaction: Transaction): Promise<void> {
+  const input = { ...given, text: storedHtml(given.text) };
   if (input.text !== undefined && message.type === MESSAGE_TYPE.FORWARD && !message.is_draft && input.text !== message.text) {
     throw new ValidationError('There was an error updating the message.');
   }

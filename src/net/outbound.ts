@@ -1,0 +1,185 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { BlockList, isIP, isIPv4 } from 'node:net';
+import { config } from '../config';
+
+/**
+ * Where the server may connect on its own (webhook deliveries, mailbox polls, SMTP), one policy for
+ * all three. `webhook`: public addresses only, unless the host or address is listed in
+ * OUTBOUND_ALLOW_HOSTS. `mail-server`: configured by an administrator, so internal addresses are
+ * fine (a local MTA on 127.0.0.1:25 is a normal setup), but never a cloud metadata service.
+ * Metadata addresses are refused for every use, whatever OUTBOUND_ALLOW_HOSTS says.
+ */
+export type OutboundUse = 'webhook' | 'mail-server';
+
+export class OutboundRefusedError extends Error {
+  readonly code = 'EOUTBOUNDREFUSED';
+}
+
+const ranges = (list: Array<[string, number, 'ipv4' | 'ipv6']>) => {
+  const block = new BlockList();
+  for (const [net, prefix, type] of list) block.addSubnet(net, prefix, type);
+  return block;
+};
+
+// Cloud instance metadata (AWS/GCP/Azure/OpenStack 169.254.169.254, AWS IPv6, Alibaba), and the
+// IPv4 link-local range they live in: never a target.
+const METADATA = ranges([['169.254.0.0', 16, 'ipv4'], ['fd00:ec2::', 32, 'ipv6'], ['100.100.100.200', 32, 'ipv4']]);
+
+/** Ranges that are not the public internet, each with the words an error uses for it. */
+const INTERNAL: Array<[string, BlockList]> = [
+  ['an unspecified address', ranges([['0.0.0.0', 8, 'ipv4'], ['::', 128, 'ipv6']])],
+  ['a loopback address', ranges([['127.0.0.0', 8, 'ipv4'], ['::1', 128, 'ipv6']])],
+  ['a private address', ranges([['10.0.0.0', 8, 'ipv4'], ['172.16.0.0', 12, 'ipv4'], ['192.168.0.0', 16, 'ipv4'], ['100.64.0.0', 10, 'ipv4'], ['192.0.0.0', 24, 'ipv4'], ['198.18.0.0', 15, 'ipv4']])],
+  ['a link-local address', ranges([['fe80::', 10, 'ipv6']])],
+  ['a unique-local address', ranges([['fc00::', 7, 'ipv6']])],
+  ['a multicast address', ranges([['224.0.0.0', 4, 'ipv4'], ['ff00::', 8, 'ipv6']])],
+  ['a reserved address', ranges([['240.0.0.0', 4, 'ipv4'], ['100::', 64, 'ipv6'], ['2001:db8::', 32, 'ipv6']])],
+];
+
+/**
+ * The IPv4 address an IPv6 one carries, if any: IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible
+ * (::a.b.c.d) and NAT64 (64:ff9b::a.b.c.d) reach that IPv4 host.
+ */
+function embeddedIPv4(ip: string): string | null {
+  const canonical = new URL(`http://[${ip}]/`).hostname.slice(1, -1);
+  const m = /^(?:::ffff:|::|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
+  if (!m) return null;
+  const [hi, lo] = [parseInt(m[1], 16), parseInt(m[2], 16)];
+  return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
+}
+
+/** Which address Node connects to when given `ip`: IPv4 itself, or the IPv4 an IPv6 form embeds. */
+function effective(ip: string): { ip: string; type: 'ipv4' | 'ipv6' } {
+  if (isIPv4(ip)) return { ip, type: 'ipv4' };
+  const v4 = embeddedIPv4(ip);
+  return v4 ? { ip: v4, type: 'ipv4' } : { ip, type: 'ipv6' };
+}
+
+const isMetadata = (ip: string) => {
+  const e = effective(ip);
+  return METADATA.check(e.ip, e.type);
+};
+
+/** The kind of internal address `ip` is ('a loopback address', …), or null for a public one. */
+export function internalKind(ip: string): string | null {
+  const e = effective(ip);
+  if (METADATA.check(e.ip, e.type)) return 'a cloud metadata or link-local address';
+  for (const [words, block] of INTERNAL) if (block.check(e.ip, e.type)) return words;
+  return null;
+}
+
+/** Strips the brackets of an IPv6 URL host and a trailing dot of a name; lower case. */
+const bare = (host: string) => host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+
+function allowListed(host: string, ip: string | null): boolean {
+  for (const entry of config().outboundAllowHosts) {
+    const e = bare(entry);
+    if (e === host) return true;
+    if (!ip) continue;
+    const slash = e.indexOf('/');
+    const base = slash < 0 ? e : e.slice(0, slash);
+    const type = isIP(base) === 4 ? 'ipv4' : isIP(base) === 6 ? 'ipv6' : null;
+    if (!type) continue;
+    const block = new BlockList();
+    if (slash < 0) block.addAddress(base, type);
+    else block.addSubnet(base, Number(e.slice(slash + 1)), type);
+    const target = effective(ip);
+    if (block.check(ip, isIP(ip) === 4 ? 'ipv4' : 'ipv6') || block.check(target.ip, target.type)) return true;
+  }
+  return false;
+}
+
+/**
+ * Why the server will not connect to `address` (resolved from, or written as, `host`) for `use`,
+ * or null when it may. The reason names the address and what it is.
+ */
+export function addressRefusal(host: string, address: string, use: OutboundUse): string | null {
+  const name = bare(host);
+  if (isMetadata(address)) return `${address} is a cloud metadata or link-local address, which the server never connects to.`;
+  if (use === 'mail-server') return null;
+  const kind = internalKind(address);
+  if (!kind || allowListed(name, address)) return null;
+  const shown = name === address ? address : `${name} (${address})`;
+  return `${shown} is ${kind}; list it in OUTBOUND_ALLOW_HOSTS to allow it.`;
+}
+
+/** A host as a URL parser reads it: `2130706433`, `0x7f.1`, `017700000001` become 127.0.0.1. */
+function canonical(host: string): string {
+  const name = bare(host);
+  if (isIP(name) === 6) return name;
+  try {
+    return bare(new URL(`http://${name}/`).hostname);
+  } catch {
+    return name;
+  }
+}
+
+/** Host names that always mean this machine, whatever DNS says. */
+const LOCAL_NAME = /(^|\.)localhost$/;
+
+/**
+ * The check that needs no DNS, for validating a target on write: an IP literal (in the form a URL
+ * parser makes of it: `2130706433`, `0x7f.1` and `017700000001` are all 127.0.0.1 by then) or
+ * `localhost`. Names are checked again, on every address they resolve to, at connection time.
+ */
+export function hostRefusal(host: string, use: OutboundUse): string | null {
+  const name = canonical(host);
+  if (isIP(name)) return addressRefusal(name, name, use);
+  return LOCAL_NAME.test(name) ? addressRefusal(name, '127.0.0.1', use) : null;
+}
+
+/** The host of a URL as WHATWG parsing normalises it (odd IPv4 spellings become dotted quads). */
+export const urlHost = (url: string): string => new URL(url).hostname;
+
+/**
+ * Resolves `host` and checks every address it resolves to (a name with one public and one
+ * internal address is refused: DNS rebinding picks either). Returns the addresses, checked: the
+ * caller connects to one of these, never resolves the name again.
+ */
+export async function resolveChecked(host: string, use: OutboundUse): Promise<LookupAddress[]> {
+  const name = canonical(host);
+  const literal = hostRefusal(name, use);
+  if (literal) throw new OutboundRefusedError(literal);
+  if (isIP(name)) return [{ address: name, family: isIP(name) }];
+  const addresses = await new Promise<LookupAddress[]>((resolve, reject) => {
+    dnsLookup(name, { all: true, verbatim: true }, (err, list) => (err ? reject(err) : resolve(list)));
+  });
+  for (const a of addresses) {
+    const reason = addressRefusal(name, a.address, use);
+    if (reason) throw new OutboundRefusedError(reason);
+  }
+  return addresses;
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A `lookup` for `http.request`/`net.connect`: resolves through resolveChecked, so the socket
+ * connects to an address that was checked (net skips lookup for IP literals: check those first
+ * with hostRefusal).
+ */
+export function checkedLookup(use: OutboundUse) {
+  return (hostname: string, options: { all?: boolean }, callback: LookupCallback): void => {
+    resolveChecked(hostname, use).then(
+      (list) => (options?.all ? callback(null, list) : callback(null, list[0].address, list[0].family)),
+      (err: NodeJS.ErrnoException) => callback(err, '', 0),
+    );
+  };
+}
+
+/**
+ * A foreign server's words in our records (an SMTP answer, an IMAP refusal): its first line, only
+ * printable characters, at most `max` of them. Enough to identify the failure; not enough to read
+ * another service's banner or answer through a misconfigured target.
+ */
+export function foreignText(text: string | null | undefined, max = 120): string {
+  const first = String(text ?? '').split(/\r?\n/, 1)[0].replace(/[^\x20-\x7e]/g, '').trim();
+  return first.length > max ? `${first.slice(0, max)}…` : first;
+}
+
+/** A joi `custom` for a mail server's host (SMTP, IMAP, POP3): anything but a metadata address. */
+export function mailServerHost(value: string | null, helpers: { state: { path?: Array<string | number> } }): string | null {
+  const refusal = value ? hostRefusal(value, 'mail-server') : null;
+  if (refusal) throw new Error(`The ${(helpers.state.path ?? ['server']).join('.').replace(/_/g, ' ')} is not allowed: ${refusal}`);
+  return value;
+}

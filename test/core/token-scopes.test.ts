@@ -1,0 +1,113 @@
+/**
+ * Token scopes and expiry: a scoped token reaches only its areas (write implies read), 403 names
+ * the missing scope; mailbox settings and the dashboard need core scopes; an expired token is
+ * refused; `token create --scopes/--expires-in` and `token list` show them, with last use.
+ */
+import request from 'supertest';
+import { ApiToken } from '../../src/db/models';
+import { createToken } from '../../src/auth/tokens';
+import { parseScopes, requiredScope } from '../../src/auth/scopes';
+import { tokenCommand } from '../../src/cli/tokenCommand';
+import { unique, useApi } from '../helpers/app';
+import { encodeForm } from '../helpers/form';
+import { expectError, expectSuccess } from '../helpers/envelope';
+
+const api = useApi();
+
+async function run(...argv: string[]) {
+  let out = '';
+  let err = '';
+  const code = await tokenCommand(argv, { out: (t) => { out += t; }, err: (t) => { err += t; } });
+  return { code, out, err };
+}
+
+async function scoped(scopes: string) {
+  const { code, out, err } = await run('create', '--name', unique('scoped'), '--scopes', scopes);
+  expect({ code, err }).toEqual({ code: 0, err: '' });
+  const token = out.trim();
+  return {
+    get: (path: string) => request(api.app).get(path).auth(token, 'x'),
+    post: (path: string, form: Record<string, unknown> = {}) => request(api.app).post(path).auth(token, 'x').type('form').send(encodeForm(form)),
+  };
+}
+
+describe('scoped tokens', () => {
+  it('ticket:write,user:read: writes tickets, reads users, nothing else', async () => {
+    const t = await scoped('ticket:write,user:read');
+    expect((await t.get('/api/ticket/tag')).status).toBe(200);
+    expectSuccess(await t.post('/api/ticket/tag', { name: unique('Tag ') }), 'Successfully created new tag!');
+    expect((await t.get('/api/user/organisation')).status).toBe(200);
+    expectError(await t.post('/api/user/organisation', { name: unique('Org ') }), 403, 'The API token does not have the user:write scope this request needs.');
+    expectError(await t.get('/api/core/brand'), 403, 'The API token does not have the core:read scope this request needs.');
+    expectError(await t.post('/api/core/webhook', { url: 'https://example.com/x', events: ['*'] }), 403, /core:write/);
+    expectError(await t.get('/api/selfservice/article'), 403, /selfservice:read/);
+    // Mailbox settings are administration, though their path is in the ticket area.
+    expectError(await t.get('/api/ticket/department/1/email'), 403, /core:read/);
+    expectError(await t.post('/api/ticket/department/1/email', { address: 'x@example.com' }), 403, /core:write/);
+    // The queue dashboard is administration too.
+    expectError(await request(api.app).get('/admin/queues').auth((await createToken(unique('d'), undefined, { scopes: ['ticket:write'] })).token, 'x'), 403, /core:write/);
+  });
+
+  it('read: every area read-only; a method override counts as the method it names', async () => {
+    const t = await scoped('read');
+    for (const path of ['/api/core/brand', '/api/user/organisation', '/api/ticket/tag', '/api/selfservice/article', '/api/ticket/department/1/email']) {
+      expect((await t.get(path)).status).toBe(200);
+    }
+    expectError(await t.post('/api/ticket/tag', { name: unique('Tag ') }), 403, /ticket:write/);
+    const org = expectSuccess(await api.post('/api/user/organisation', { name: unique('Org ') }), 'Successfully created new organisation!');
+    expectError(await t.post(`/api/user/organisation/${org.id}`).set('X-HTTP-Method-Override', 'DELETE'), 403, /user:write/);
+  });
+
+  it('write and core:write reach everything they name', async () => {
+    const w = await scoped('write');
+    expectSuccess(await w.post('/api/user/organisation', { name: unique('Org ') }), 'Successfully created new organisation!');
+    const c = await scoped('core:write');
+    expect((await c.get('/api/core/brand')).status).toBe(200);
+    expect((await c.get('/api/ticket/department/1/email')).status).toBe(200);
+    expectError(await c.get('/api/ticket/tag'), 403, /ticket:read/);
+  });
+
+  it('maps requests to scopes', () => {
+    expect(requiredScope('GET', '/ticket/ticket/1')).toBe('ticket:read');
+    expect(requiredScope('PATCH', '/selfservice/article/1')).toBe('selfservice:write');
+    expect(requiredScope('DELETE', '/ticket/department/3/email/4')).toBe('core:write');
+    expect(requiredScope('GET', '/ticket/department/3')).toBe('ticket:read');
+    expect(requiredScope('GET', '/nowhere')).toBeNull();
+    expect(parseScopes(' Ticket:Write, user:read,user:read')).toEqual(['ticket:write', 'user:read']);
+  });
+});
+
+describe('token create options and list', () => {
+  it('refuses unknown scopes and bad lifetimes with exit code 2', async () => {
+    for (const args of [['--scopes', 'ticket:delete'], ['--scopes', 'admin'], ['--scopes', ''], ['--expires-in', '90'], ['--expires-in', '0d'], ['--expires-in', '-1d']]) {
+      const res = await run('create', '--name', unique('bad'), ...args);
+      expect(res.code).toBe(2);
+      expect(res.err).toMatch(/^token create: /);
+    }
+  });
+
+  it('--expires-in sets the expiry; an expired token is refused; list shows scopes, expiry and last use', async () => {
+    const name = unique('exp');
+    const token = (await run('create', '--name', name, '--expires-in', '90d', '--scopes', 'ticket:read')).out.trim();
+    const row = (await ApiToken.findOne({ where: { name } }))!;
+    expect(row.expires_at! - (Math.floor(Date.now() / 1000) + 90 * 86400)).toBeLessThanOrEqual(0);
+    expect(row.expires_at! - (Math.floor(Date.now() / 1000) + 90 * 86400)).toBeGreaterThan(-30);
+    expect((await request(api.app).get('/api/ticket/tag').auth(token, 'x')).status).toBe(200);
+    const listed = (await run('list')).out.split('\n').find((l) => l.includes(`\t${name}\t`))!;
+    const [, , , lastUsed, scopes, expires] = listed.split('\t');
+    expect(lastUsed).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(scopes).toBe('ticket:read');
+    expect(expires).toBe(new Date(row.expires_at! * 1000).toISOString());
+
+    const old = await createToken(unique('old'), undefined, { expiresAt: Math.floor(Date.now() / 1000) - 1 });
+    expectError(await request(api.app).get('/api/ticket/tag').auth(old.token, 'x'), 401, 'The API token has expired.');
+    expect((await run('list')).out).toContain('(expired)');
+  });
+
+  it('no --scopes: full access, shown as such', async () => {
+    const name = unique('full');
+    const token = (await run('create', '--name', name)).out.trim();
+    expect((await request(api.app).get('/api/ticket/department/1/email').auth(token, 'x')).status).toBe(200);
+    expect((await run('list')).out.split('\n').find((l) => l.includes(`\t${name}\t`))).toContain('\tfull access\t-');
+  });
+});
