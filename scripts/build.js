@@ -4,7 +4,7 @@
  * `npm start`, `npm run token`, `migrate` and `seed` run it first and it returns at once on a built
  * checkout. It compares a fingerprint of the inputs (every source file's path, size and mtime, the
  * tsconfig files and package-lock.json) with the one stored in dist/ by the last build; when they
- * differ it says so and runs `tsc -b tsconfig.build.json` (incremental).
+ * differ it says so and runs `tsc -p tsconfig.build.json` (incremental: its build info holds each file's hash, so a file changed while a build ran is compiled the next time, which `tsc -b`'s timestamp check would miss).
  *
  *   node scripts/build.js [--root DIR] [--force]
  *
@@ -66,7 +66,7 @@ function ensureBuilt(root, { force = false, log = (t) => process.stderr.write(t)
     ? 'Building: compiling the TypeScript sources into dist/ (first build, about a minute on a slow machine)...\n'
     : 'Building: sources changed since the last build, compiling what changed into dist/...\n');
   const started = Date.now();
-  const result = spawnSync(process.execPath, [tsc, '-b', join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
+  const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) {
     log('Build failed (tsc reported the errors above).\n');
     process.exit(result.status || 1);
