@@ -16,6 +16,7 @@ import { errorHandler, notFoundRoute } from './http/errors';
 import { idempotency } from './http/idempotency';
 import { limitPerIp, limitPerToken } from './http/rateLimit';
 import { docsRouter } from './openapi/docs';
+import { MAIL_PAGE_PATH, mailPageHeaders, mailPageRouter } from './mailcatcher/page';
 import { healthRouter, isDraining } from './ops/health';
 import { httpMetrics, metricsEndpoint } from './ops/metrics';
 
@@ -58,6 +59,8 @@ export function buildApp(): Express {
 
   // The queue dashboard, behind the same bans and token as the API (a browser asks for the token).
   app.use(DASHBOARD_PATH, dashboardHeaders, refuseBanned, authenticate, ...dashboardRouter());
+  // The mail catcher's page, the same way.
+  app.use(MAIL_PAGE_PATH, mailPageHeaders, refuseBanned, authenticate, mailPageRouter());
   app.use('/account', ...bodyParsers(cfg.bodyLimit), verifyRouter);
 
   app.use(notFoundRoute);

@@ -70,6 +70,11 @@ export interface Config {
     /** A PEM file of certificates trusted for mailbox TLS besides Node's roots. */
     tlsCaFile: string;
   };
+  /**
+   * The mail catcher (src/mailcatcher): `npm start` runs its SMTP server on host:port, the seeded
+   * brand sends there, and the web process shows what it caught. Off in production by default.
+   */
+  mailCatcher: { enabled: boolean; host: string; port: number; keep: number };
   /** An event newer than this that follows a gap in ids waits: the gap may be a transaction still open. */
   eventFeedSettleSeconds: number;
   /**
@@ -155,6 +160,10 @@ const schema = Joi.object({
   MAIL_REPLY_SUBADDRESS: Joi.boolean().truthy('1').falsy('0').default(false),
   MAIL_NOTIFY_CAP: Joi.number().integer().min(0).max(1_000_000).default(10),
   MAIL_NOTIFY_CAP_WINDOW_SECONDS: Joi.number().integer().min(1).max(30 * 86400).default(3600),
+  MAIL_CATCHER: Joi.boolean().truthy('1').falsy('0'),
+  MAIL_CATCHER_HOST: Joi.string().default('127.0.0.1'),
+  MAIL_CATCHER_PORT: Joi.number().integer().min(0).max(65535).default(1025),
+  MAIL_CATCHER_KEEP: Joi.number().integer().min(1).max(100000).default(200),
   EVENT_FEED_SETTLE_SECONDS: Joi.number().integer().min(0).max(3600).default(5),
   TEST_HOLD_RESPONSE: Joi.string().allow('').pattern(/^(before-store|after-store):\d{1,6}$/).default(''),
 }).unknown(true);
@@ -214,6 +223,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxBackoffSeconds: value.MAILBOX_MAX_BACKOFF_SECONDS, maxMessageBytes: value.MAILBOX_MAX_MESSAGE_BYTES,
       notifyCap: value.MAIL_NOTIFY_CAP, notifyCapWindowSeconds: value.MAIL_NOTIFY_CAP_WINDOW_SECONDS,
       replySubaddress: value.MAIL_REPLY_SUBADDRESS, tlsCaFile: value.MAILBOX_TLS_CA_FILE,
+    },
+    mailCatcher: {
+      enabled: value.MAIL_CATCHER ?? value.NODE_ENV !== 'production',
+      host: value.MAIL_CATCHER_HOST, port: value.MAIL_CATCHER_PORT, keep: value.MAIL_CATCHER_KEEP,
     },
     eventFeedSettleSeconds: value.EVENT_FEED_SETTLE_SECONDS,
     testHoldResponse: value.NODE_ENV === 'test' && value.TEST_HOLD_RESPONSE

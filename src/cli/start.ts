@@ -41,7 +41,14 @@ async function main() {
     // A process that ignores SIGTERM past the shutdown timeout is killed.
     setTimeout(() => children.forEach((child) => signalGroup(child, 'SIGKILL')), config().shutdownTimeoutMs + 2000).unref();
   };
-  for (const [index, { name, command }] of readProcfile().entries()) {
+  // Outside production, a local mail catcher receives what the seeded brand sends (MAIL_CATCHER).
+  const catcher = config().mailCatcher;
+  const processes = [...readProcfile(), ...(catcher.enabled ? [{ name: 'mailcatcher', command: 'node dist/workers/mailcatcher.js' }] : [])];
+  if (catcher.enabled) {
+    process.stdout.write(`Mail catcher: SMTP on ${catcher.host}:${catcher.port}; read what was sent at ${config().appUrl}/admin/mail `
+      + `or GET /api/core/mailcatcher (MAIL_CATCHER=0 turns it off).\n`);
+  }
+  for (const [index, { name, command }] of processes.entries()) {
     // The children write to pipes: they log the way this process would on its own output. With
     // METRICS_PORT, each serves its metrics on a port of its own: the base, then one up per line.
     const metricsPort = config().metrics.port ? { METRICS_PORT: String(config().metrics.port + index) } : {};
