@@ -159,7 +159,7 @@ describe('readiness of the web process', () => {
     const proc = await web(3350, { REDIS_URL: 'redis://127.0.0.1:3359' });
     const res = await fetch(`${proc.url}/readyz`);
     expect(res.status).toBe(503);
-    expect(((await res.json()) as any).message).toMatch(/^Not ready: redis: /);
+    expect(((await res.json()) as any).message).toMatch(/^Not ready: redis: Redis at redis:\/\/127\.0\.0\.1:\d+ \(REDIS_URL\) is unreachable \(/);
     expect((await fetch(`${proc.url}/healthz`)).status).toBe(200);
     await kill(proc);
   }, 30000);
