@@ -4,6 +4,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { config } from '../config';
 import { sequelize } from '../db/sequelize';
 import { resolveLogFormat } from '../logFormat';
+import { logger } from '../logger';
+import { relayLines } from './childOutput';
 import { exitOnStartupError } from './exitOnStartupError';
 import { projectRoot, readProcfile } from './procfile';
 import { ensureFirstToken, prepareDatabase } from './setup';
@@ -18,8 +20,10 @@ async function main() {
   await prepareDatabase();
   const token = await ensureFirstToken();
   await sequelize().close();
+  const format = resolveLogFormat(config().logFormat, process.stdout.isTTY === true);
+  // The token is a secret: said to the person at the terminal (stderr), never logged.
   if (token) {
-    process.stdout.write(`\nA first API token was created. It is shown only this once; keep it:\n\n  ${token}\n\n`
+    process.stderr.write(`\nA first API token was created. It is shown only this once; keep it:\n\n  ${token}\n\n`
       + `Try: curl -u '${token}:x' http://127.0.0.1:${config().port}/api/core/brand\n\n`);
   }
 
@@ -45,8 +49,8 @@ async function main() {
   const catcher = config().mailCatcher;
   const processes = [...readProcfile(), ...(catcher.enabled ? [{ name: 'mailcatcher', command: 'node dist/workers/mailcatcher.js' }] : [])];
   if (catcher.enabled) {
-    process.stdout.write(`Mail catcher: SMTP on ${catcher.host}:${catcher.port}; read what was sent at ${config().appUrl}/admin/mail `
-      + `or GET /api/core/mailcatcher (MAIL_CATCHER=0 turns it off).\n`);
+    logger.info({ smtp: `${catcher.host}:${catcher.port}`, page: `${config().appUrl}/admin/mail`, api: '/api/core/mailcatcher' },
+      'mail catcher on: the mail the help desk sends is kept here, not delivered (MAIL_CATCHER=0 turns it off)');
   }
   for (const [index, { name, command }] of processes.entries()) {
     // The children write to pipes: they log the way this process would on its own output. With
@@ -55,17 +59,17 @@ async function main() {
     const env = {
       // The web process runs a worker per core unless told otherwise (WEB_CONCURRENCY).
       WEB_CONCURRENCY: String(availableParallelism()),
-      ...process.env, ...metricsPort, PROCESS_NAME: name, LOG_FORMAT: resolveLogFormat(config().logFormat, process.stdout.isTTY === true),
+      // JSON from every child: this process writes each line once, as JSON or pretty (childOutput.ts).
+      ...process.env, ...metricsPort, PROCESS_NAME: name, LOG_FORMAT: 'json',
     };
     const child = spawn(command, { cwd: projectRoot(), shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
     children.set(name, child);
-    const prefix = (chunk: Buffer) => chunk.toString().split('\n').filter(Boolean).map((l) => `${name.padEnd(17)}| ${l}\n`).join('');
-    child.stdout!.on('data', (c: Buffer) => process.stdout.write(prefix(c)));
-    child.stderr!.on('data', (c: Buffer) => process.stderr.write(prefix(c)));
+    relayLines(child.stdout!, process.stdout, { name, pid: child.pid, stream: 'stdout' }, format);
+    relayLines(child.stderr!, process.stdout, { name, pid: child.pid, stream: 'stderr' }, format);
     child.on('exit', (code, signal) => {
       children.delete(name);
       if (!stopping) {
-        process.stderr.write(`${name} exited (${signal ?? code}); stopping the others\n`);
+        logger.error({ exited: name, code, signal }, 'a process exited; stopping the others');
         process.exitCode = 1;
         stopAll('SIGTERM');
       }
