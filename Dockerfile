@@ -5,11 +5,15 @@
 
 FROM node:20.20.2-bookworm-slim AS build
 WORKDIR /app
+# The native packages (argon2, msgpackr-extract) check their prebuilt binary at install and
+# compile it when it does not load: that needs a compiler, in this stage only.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends python3=3.11.2-1+b1 make=4.3-4.1 g++=4:12.2.0-3 \
+  && rm -rf /var/lib/apt/lists/*
 # Dependencies first, so a change of source reuses this layer. --ignore-scripts: the prepare
-# script would build before the sources are here; argon2 and msgpackr-extract load the prebuilt
-# binaries their packages ship.
+# script would build before the sources are here; the native packages' scripts run in rebuild.
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund --ignore-scripts
+RUN npm ci --no-audit --no-fund --ignore-scripts && npm rebuild argon2 msgpackr-extract
 COPY tsconfig.json tsconfig.build.json Procfile ./
 COPY scripts scripts
 COPY src src

@@ -237,5 +237,5 @@ describe('the mailbox worker process (Procfile: worker-mailbox) killed in the mi
     } finally {
       await dovecot.stop();
     }
-  });
+  }, 600000); // 100 mails appended, then two workers' runs, each wait bounded by its progress
 });
