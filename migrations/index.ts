@@ -13,6 +13,7 @@ import * as m016 from './016_mailbox';
 import * as m017 from './017_outbox_job_options';
 import * as m019 from './019_token_scopes';
 import * as m019b from './019_ticket_status_names';
+import * as m020 from './020_mail_catcher';
 
 export interface Migration {
   name: string;
@@ -21,4 +22,4 @@ export interface Migration {
 }
 
 /** Every migration, in the order it runs. A new migration is a new file, added at the end here. */
-export const migrations: Migration[] = [m001, m002, m003, m004, m005, m010, m011, m012, m013, m015, m016, m017, m019, m019b];
+export const migrations: Migration[] = [m001, m002, m003, m004, m005, m010, m011, m012, m013, m015, m016, m017, m019, m019b, m020];

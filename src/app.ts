@@ -21,6 +21,7 @@ import { errorHandler, notFoundRoute } from './http/errors';
 import { idempotency } from './http/idempotency';
 import { limitPerIp, limitPerToken } from './http/rateLimit';
 import { docsRouter } from './openapi/docs';
+import { MAIL_PAGE_PATH, mailPageHeaders, mailPageRouter } from './mailcatcher/page';
 import { healthRouter, isDraining } from './ops/health';
 import { metricsEndpoint } from './ops/metrics';
 import { httpMetrics } from './http/metrics';
@@ -68,6 +69,8 @@ export function buildApp(): Express {
 
   // The queue dashboard, behind the same bans and token as the API (a browser asks for the token).
   app.use(DASHBOARD_PATH, dashboardHeaders, refuseBanned, authenticate, requireScope(() => 'core:write'), ...dashboardRouter());
+  // The mail catcher's page, the same way (it shows mail: core scope).
+  app.use(MAIL_PAGE_PATH, mailPageHeaders, refuseBanned, authenticate, requireScope(() => 'core:read'), mailPageRouter());
   app.use('/account', ...bodyParsers(cfg.bodyLimit), verifyRouter);
 
   app.use(notFoundRoute);

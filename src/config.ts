@@ -1,4 +1,8 @@
 import Joi from 'joi';
+import { existsSync, readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
+import { join } from 'node:path';
+import { projectRoot } from './lib/projectRoot';
 
 /**
  * Every setting of every process comes from the environment, validated once at start: a bad value
@@ -76,6 +80,11 @@ export interface Config {
     /** A PEM file of certificates trusted for mailbox TLS besides Node's roots. */
     tlsCaFile: string;
   };
+  /**
+   * The mail catcher (src/mailcatcher): `npm start` runs its SMTP server on host:port, the seeded
+   * brand sends there, and the web process shows what it caught. Off in production by default.
+   */
+  mailCatcher: { enabled: boolean; host: string; port: number; keep: number };
   /** An event newer than this that follows a gap in ids waits: the gap may be a transaction still open. */
   eventFeedSettleSeconds: number;
   /**
@@ -99,89 +108,94 @@ export function parseSecretKey(raw: string): Buffer {
 
 const secretKey = () => Joi.string().custom((value: string) => parseSecretKey(value));
 
-const schema = Joi.object({
-  NODE_ENV: Joi.string().valid('development', 'production', 'test').default('development'),
-  PORT: Joi.number().integer().min(0).max(65535).default(3000),
-  HOST: Joi.string().default('0.0.0.0'),
-  APP_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
+/** Every variable: its type, limits, default and a description (docs/configuration.md is generated from it). */
+export const configSchema = Joi.object({
+  NODE_ENV: Joi.string().valid('development', 'production', 'test').default('development').description("`development`, `production` or `test`: production turns the mail catcher off by default"),
+  PORT: Joi.number().integer().min(0).max(65535).default(3000).description("web port"),
+  HOST: Joi.string().default('0.0.0.0').description("web listen address"),
+  APP_URL: Joi.string().uri({ scheme: ['http', 'https'] }).description("public URL of the web process (verification links point here)").meta({ default: "http://127.0.0.1:$PORT" }),
   DATABASE_URL: Joi.string()
     .uri({ scheme: ['mariadb', 'mysql'] })
-    .default('mariadb://root@127.0.0.1:3306/helpdesk'),
-  DATABASE_POOL_MAX: Joi.number().integer().min(1).max(200).default(10),
-  DATABASE_CONNECT_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(3000),
-  DATABASE_ACQUIRE_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(10000),
-  DATABASE_SOCKET_TIMEOUT_MS: Joi.number().integer().min(0).max(3600000).default(60000),
-  DATABASE_QUERY_TIMEOUT_MS: Joi.number().integer().min(0).max(3600000).default(30000),
-  REDIS_URL: Joi.string().uri({ scheme: ['redis', 'rediss'] }).default('redis://127.0.0.1:6379'),
-  QUEUE_PREFIX: Joi.string().pattern(/^[A-Za-z0-9_-]+$/).default('helpdesk'),
-  LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
-  LOG_FORMAT: Joi.string().valid('auto', 'json', 'pretty').default('auto'),
-  TRUST_PROXY: Joi.string().allow('').default(''),
-  BODY_LIMIT: Joi.string().pattern(/^\d+(b|kb|mb)$/i).default('25mb'),
-  LARGE_BODY_BYTES: Joi.number().integer().min(1024).default(1024 * 1024),
-  LARGE_BODY_CONCURRENCY: Joi.number().integer().min(1).max(1000).default(4),
-  API_TOKEN: Joi.string().min(20).max(200),
-  VERIFY_TOKEN_TTL: Joi.number().integer().min(60).default(48 * 3600),
-  LOGIN_FAILURES_MAX: Joi.number().integer().min(0).max(1_000_000).default(10),
-  LOGIN_FAILURES_WINDOW_SECONDS: Joi.number().integer().min(1).max(30 * 86400).default(600),
-  LOGIN_BAN_SECONDS: Joi.number().integer().min(1).max(365 * 86400).default(3600),
-  VERIFY_ATTEMPTS_MAX: Joi.number().integer().min(1).max(1_000_000).default(20),
-  VERIFY_ATTEMPTS_WINDOW_SECONDS: Joi.number().integer().min(1).max(86400).default(600),
-  MAIL_ATTEMPTS: Joi.number().integer().min(1).max(50).default(6),
-  MAIL_BACKOFF_MS: Joi.number().integer().min(10).default(15000),
-  MAIL_CONCURRENCY: Joi.number().integer().min(1).max(100).default(5),
-  OUTBOX_SWEEP_EVERY_MS: Joi.number().integer().min(100).default(30000),
-  OUTBOX_SWEEP_AFTER_MS: Joi.number().integer().min(0).default(15000),
-  OUTBOX_REPUBLISH_AFTER_MS: Joi.number().integer().min(0).default(120000),
-  BAN_EXPIRY_EVERY_MS: Joi.number().integer().min(100).default(60000),
-  TICKET_SWEEP_EVERY_MS: Joi.number().integer().min(100).default(60000),
-  SHUTDOWN_TIMEOUT_MS: Joi.number().integer().min(100).default(10000),
-  WEB_CONCURRENCY: Joi.number().integer().min(1).max(256).default(1),
-  SECRET_KEY: secretKey(),
+    .default('mariadb://root@127.0.0.1:3306/helpdesk').description("the database; created if missing"),
+  DATABASE_POOL_MAX: Joi.number().integer().min(1).max(200).default(10).description("connections per process"),
+  DATABASE_CONNECT_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(3000).description("how long opening a database connection may take"),
+  DATABASE_ACQUIRE_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(10000).description("how long a request waits for a free connection of the pool before 503"),
+  DATABASE_SOCKET_TIMEOUT_MS: Joi.number().integer().min(0).max(3600000).default(60000).description("a database connection silent for this long is closed (`0`: never)"),
+  DATABASE_QUERY_TIMEOUT_MS: Joi.number().integer().min(0).max(3600000).default(30000).description("the longest a statement may run (`0`: no limit; migrations have none)"),
+  REDIS_URL: Joi.string().uri({ scheme: ['redis', 'rediss'] }).default('redis://127.0.0.1:6379').description("Redis for BullMQ"),
+  QUEUE_PREFIX: Joi.string().pattern(/^[A-Za-z0-9_-]+$/).default('helpdesk').description("BullMQ key prefix"),
+  LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info').description("pino level (`silent` to turn off)"),
+  LOG_FORMAT: Joi.string().valid('auto', 'json', 'pretty').default('auto').description("`json` lines, or `pretty` lines for people (`12:00:01.234 INFO  web | web process listening port=3000`); `auto` is pretty on a terminal and JSON otherwise (`npm start` formats the lines of the processes it runs)"),
+  TRUST_PROXY: Joi.string().allow('').default('').description("Express `trust proxy`: set it behind a load balancer so bans see the client address (`loopback`, a hop count, or addresses)"),
+  BODY_LIMIT: Joi.string().pattern(/^\d+(b|kb|mb)$/i).default('25mb').description("largest request body"),
+  LARGE_BODY_BYTES: Joi.number().integer().min(1024).default(1024 * 1024).description("a request body over this size counts as large"),
+  LARGE_BODY_CONCURRENCY: Joi.number().integer().min(1).max(1000).default(4).description("large bodies one process parses at once; one more gets 503 with Retry-After"),
+  API_TOKEN: Joi.string().min(20).max(200).description("a token to store at `npm start` (at least 20 characters) instead of printing a new one").meta({ default: "none" }),
+  VERIFY_TOKEN_TTL: Joi.number().integer().min(60).default(48 * 3600).description("seconds a verification link stays valid"),
+  LOGIN_FAILURES_MAX: Joi.number().integer().min(0).max(1_000_000).default(10).description("failed API authentications from one address within the window that ban it from the API (`0`: never)"),
+  LOGIN_FAILURES_WINDOW_SECONDS: Joi.number().integer().min(1).max(30 * 86400).default(600).description("that window, starting with the first failure"),
+  LOGIN_BAN_SECONDS: Joi.number().integer().min(1).max(365 * 86400).default(3600).description("how long such a ban lasts"),
+  VERIFY_ATTEMPTS_MAX: Joi.number().integer().min(1).max(1_000_000).default(20).description("requests to verification links (`GET` and `POST`) one address may make within the window; more get 429"),
+  VERIFY_ATTEMPTS_WINDOW_SECONDS: Joi.number().integer().min(1).max(86400).default(600).description("that window"),
+  MAIL_ATTEMPTS: Joi.number().integer().min(1).max(50).default(6).description("attempts per mail"),
+  MAIL_BACKOFF_MS: Joi.number().integer().min(10).default(15000).description("first retry delay, doubled each time"),
+  MAIL_CONCURRENCY: Joi.number().integer().min(1).max(100).default(5).description("mails one worker sends at once"),
+  OUTBOX_SWEEP_EVERY_MS: Joi.number().integer().min(100).default(30000).description("how often the sweep runs"),
+  OUTBOX_SWEEP_AFTER_MS: Joi.number().integer().min(0).default(15000).description("age of an unpublished entry before the sweep publishes it"),
+  OUTBOX_REPUBLISH_AFTER_MS: Joi.number().integer().min(0).default(120000).description("age of a published entry, neither processed nor failed for good, before the sweep re-adds its job"),
+  BAN_EXPIRY_EVERY_MS: Joi.number().integer().min(100).default(60000).description("how often expired temporary bans are deleted"),
+  TICKET_SWEEP_EVERY_MS: Joi.number().integer().min(100).default(60000).description("how often inactive tickets are closed and feedback requests made"),
+  SHUTDOWN_TIMEOUT_MS: Joi.number().integer().min(100).default(10000).description("how long a process may take to stop before it is forced"),
+  WEB_CONCURRENCY: Joi.number().integer().min(1).max(256).default(1).description("web processes one `web` entry runs (node:cluster workers sharing the port; a worker that dies is replaced; SIGTERM stops them all gracefully)").meta({ default: "1 (npm start: the number of CPUs)" }),
+  SECRET_KEY: secretKey().description("32 bytes, as 64 hex characters or base64 (`openssl rand -hex 32`): encrypts mailbox passwords").meta({ default: "none (see docs/operations.md, Secrets at rest)" }),
   // At most 10 MiB a file: the uploads store keeps a file in one row, sent in one packet
   // (MariaDB's default max_allowed_packet is 16 MiB).
-  ATTACHMENT_MAX_BYTES: Joi.number().integer().min(1).max(10 * 1024 * 1024).default(10 * 1024 * 1024),
-  ATTACHMENTS_MAX_BYTES: Joi.number().integer().min(1).max(1024 * 1024 * 1024).default(25 * 1024 * 1024),
+  ATTACHMENT_MAX_BYTES: Joi.number().integer().min(1).max(10 * 1024 * 1024).default(10 * 1024 * 1024).description("largest ticket attachment (at most 10 MiB: a file is one row, sent in one packet)"),
+  ATTACHMENTS_MAX_BYTES: Joi.number().integer().min(1).max(1024 * 1024 * 1024).default(25 * 1024 * 1024).description("most bytes of attachments one request (or mail) may carry together; `BODY_LIMIT` also bounds a request"),
   /** Former keys, comma-separated: still decrypt what they encrypted, never encrypt. */
-  SECRET_KEY_PREVIOUS: Joi.string().allow('').custom((value: string) => value.split(',').map((k) => k.trim()).filter(Boolean).map(parseSecretKey)),
-  SHUTDOWN_DRAIN_MS: Joi.number().integer().min(0).max(600000).default(0),
-  METRICS_TOKEN: Joi.string().allow('').min(16).max(512).default(''),
-  METRICS_PORT: Joi.number().integer().min(0).max(65535).default(0),
-  METRICS_HOST: Joi.string().default('127.0.0.1'),
-  RATE_LIMIT_PER_TOKEN: Joi.number().integer().min(0).max(1_000_000_000).default(600),
-  RATE_LIMIT_PER_IP: Joi.number().integer().min(0).max(1_000_000_000).default(1200),
-  RATE_LIMIT_WINDOW_SECONDS: Joi.number().integer().min(1).max(86400).default(60),
-  IDEMPOTENCY_TTL_SECONDS: Joi.number().integer().min(60).max(30 * 86400).default(86400),
-  IDEMPOTENCY_LOCK_SECONDS: Joi.number().integer().min(1).max(3600).default(30),
-  IDEMPOTENCY_WAIT_MS: Joi.number().integer().min(0).max(60000).default(2000),
-  WEBHOOK_ATTEMPTS: Joi.number().integer().min(1).max(50).default(8),
-  WEBHOOK_BACKOFF_MS: Joi.number().integer().min(10).default(30000),
-  WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(120000).default(10000),
-  WEBHOOK_CONCURRENCY: Joi.number().integer().min(1).max(100).default(10),
+  SECRET_KEY_PREVIOUS: Joi.string().allow('').custom((value: string) => value.split(',').map((k) => k.trim()).filter(Boolean).map(parseSecretKey)).description("former `SECRET_KEY`s, comma-separated: still decrypt what they encrypted, never encrypt"),
+  SHUTDOWN_DRAIN_MS: Joi.number().integer().min(0).max(600000).default(0).description("after SIGTERM, how long the web process keeps accepting requests while `/readyz` answers 503 (set it to a few seconds behind a load balancer; keep it below `SHUTDOWN_TIMEOUT_MS`)"),
+  METRICS_TOKEN: Joi.string().allow('').min(16).max(512).default('').description("bearer token of `GET /metrics` on the web port (at least 16 characters); empty: `/metrics` is not served there"),
+  METRICS_PORT: Joi.number().integer().min(0).max(65535).default(0).description("a port of its own where the process serves `/metrics` without authentication; every process reads it (set it per process; `npm start` gives each Procfile line the base plus its index)"),
+  METRICS_HOST: Joi.string().default('127.0.0.1').description("the address `METRICS_PORT` listens on"),
+  RATE_LIMIT_PER_TOKEN: Joi.number().integer().min(0).max(1_000_000_000).default(600).description("API requests one token may make per window (`0`: no limit)"),
+  RATE_LIMIT_PER_IP: Joi.number().integer().min(0).max(1_000_000_000).default(1200).description("API requests one address may make per window, failed authentications included (`0`: no limit)"),
+  RATE_LIMIT_WINDOW_SECONDS: Joi.number().integer().min(1).max(86400).default(60).description("that window, starting with the first request"),
+  IDEMPOTENCY_TTL_SECONDS: Joi.number().integer().min(60).max(30 * 86400).default(86400).description("how long the response to a POST with an `Idempotency-Key` is kept and replayed"),
+  IDEMPOTENCY_LOCK_SECONDS: Joi.number().integer().min(1).max(3600).default(30).description("how long a request holds its key in Redis (a process that dies releases it after this)"),
+  IDEMPOTENCY_WAIT_MS: Joi.number().integer().min(0).max(60000).default(2000).description("how long a second request with a key in use waits for the first's answer before 409"),
+  WEBHOOK_ATTEMPTS: Joi.number().integer().min(1).max(50).default(8).description("attempts per webhook delivery"),
+  WEBHOOK_BACKOFF_MS: Joi.number().integer().min(10).default(30000).description("first retry delay of a delivery, doubled each time (8 attempts: about an hour)"),
+  WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(120000).default(10000).description("how long a receiver has to answer"),
+  WEBHOOK_CONCURRENCY: Joi.number().integer().min(1).max(100).default(10).description("deliveries one webhooks worker makes at once"),
   OUTBOUND_ALLOW_HOSTS: Joi.string().allow('').default('').custom((value: string) => {
     const entries = value.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
     for (const e of entries) {
       if (!/^[a-z0-9.:_\-\[\]*/]+$/.test(e)) throw new Error(`has an entry that is not a host name, IP or CIDR: ${e}`);
     }
     return entries;
-  }),
-  MAILBOX_POLL_EVERY_MS: Joi.number().integer().min(100).default(60000),
-  MAILBOX_CONCURRENCY: Joi.number().integer().min(1).max(100).default(4),
-  MAILBOX_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(30000),
-  MAILBOX_MAX_BACKOFF_SECONDS: Joi.number().integer().min(1).max(86400).default(3600),
-  MAILBOX_MAX_MESSAGE_BYTES: Joi.number().integer().min(1024).max(1024 * 1024 * 1024).default(40 * 1024 * 1024),
-  MAILBOX_TLS_CA_FILE: Joi.string().allow('').default(''),
-  MAIL_REPLY_SUBADDRESS: Joi.boolean().truthy('1').falsy('0').default(false),
-  MAIL_NOTIFY_CAP: Joi.number().integer().min(0).max(1_000_000).default(10),
-  MAIL_NOTIFY_CAP_WINDOW_SECONDS: Joi.number().integer().min(1).max(30 * 86400).default(3600),
-  EVENT_FEED_SETTLE_SECONDS: Joi.number().integer().min(0).max(3600).default(5),
-  TEST_HOLD_RESPONSE: Joi.string().allow('').pattern(/^(before-store|after-store):\d{1,6}$/).default(''),
+  }).description("internal hosts webhooks may be delivered to: comma-separated host names, IPs or CIDRs (loopback, private, link-local and metadata addresses are refused otherwise)").meta({ default: "none" }),
+  MAILBOX_POLL_EVERY_MS: Joi.number().integer().min(100).default(60000).description("how often due mailboxes are polled"),
+  MAILBOX_CONCURRENCY: Joi.number().integer().min(1).max(100).default(4).description("mailboxes one mailbox worker polls at once"),
+  MAILBOX_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(30000).description("connect, greeting and socket timeout of a mailbox connection"),
+  MAILBOX_MAX_BACKOFF_SECONDS: Joi.number().integer().min(1).max(86400).default(3600).description("the longest wait after failed polls (the wait doubles from the poll interval)"),
+  MAILBOX_MAX_MESSAGE_BYTES: Joi.number().integer().min(1024).max(1024 * 1024 * 1024).default(40 * 1024 * 1024).description("largest mail imported; a larger one is recorded as `rejected` without being downloaded"),
+  MAILBOX_TLS_CA_FILE: Joi.string().allow('').default('').description("a PEM file of certificates trusted for mailbox TLS besides Node's"),
+  MAIL_REPLY_SUBADDRESS: Joi.boolean().truthy('1').falsy('0').default(false).description("`1`: ticket mail carries the ticket's sub-address as Reply-To (needs `+` delivery on the mail server)"),
+  MAIL_NOTIFY_CAP: Joi.number().integer().min(0).max(1_000_000).default(10).description("automatic mails one user or CC address gets about one ticket per window (`0`: no cap)"),
+  MAIL_NOTIFY_CAP_WINDOW_SECONDS: Joi.number().integer().min(1).max(30 * 86400).default(3600).description("that window"),
+  MAIL_CATCHER: Joi.boolean().truthy('1').falsy('0').description("`1`: `npm start` runs the local mail catcher and the seeded brand sends to it (see docs/operations.md); `0`: no catcher").meta({ default: "on (off when NODE_ENV=production)" }),
+  MAIL_CATCHER_HOST: Joi.string().default('127.0.0.1').description("the address the mail catcher's SMTP server listens on (and the seeded brand sends to)"),
+  MAIL_CATCHER_PORT: Joi.number().integer().min(0).max(65535).default(1025).description("the mail catcher's SMTP port"),
+  MAIL_CATCHER_KEEP: Joi.number().integer().min(1).max(100000).default(200).description("how many caught mails are kept (the oldest are dropped)"),
+  EVENT_FEED_SETTLE_SECONDS: Joi.number().integer().min(0).max(3600).default(5).description("the event feed stops before a recent event that follows a gap in ids for this long (see Event feed)"),
+  TEST_HOLD_RESPONSE: Joi.string().allow('').pattern(/^(before-store|after-store):\d{1,6}$/).default('').description("tests only, ignored unless `NODE_ENV=test`: `before-store:<ms>` or `after-store:<ms>` holds the response of a POST with an `Idempotency-Key`, so a test can kill the process there"),
 }).unknown(true);
 
 export class ConfigError extends Error {}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const { value, error } = schema.validate(env, { abortEarly: false, convert: true });
+  const { value, error } = configSchema.validate(env, { abortEarly: false, convert: true });
   if (error) {
     throw new ConfigError(`Invalid configuration: ${error.details.map((d) => d.message.replace(/"/g, '')).join('; ')}`);
   }
@@ -240,6 +254,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       notifyCap: value.MAIL_NOTIFY_CAP, notifyCapWindowSeconds: value.MAIL_NOTIFY_CAP_WINDOW_SECONDS,
       replySubaddress: value.MAIL_REPLY_SUBADDRESS, tlsCaFile: value.MAILBOX_TLS_CA_FILE,
     },
+    mailCatcher: {
+      enabled: value.MAIL_CATCHER ?? value.NODE_ENV !== 'production',
+      host: value.MAIL_CATCHER_HOST, port: value.MAIL_CATCHER_PORT, keep: value.MAIL_CATCHER_KEEP,
+    },
     eventFeedSettleSeconds: value.EVENT_FEED_SETTLE_SECONDS,
     testHoldResponse: value.NODE_ENV === 'test' && value.TEST_HOLD_RESPONSE
       ? { at: value.TEST_HOLD_RESPONSE.split(':')[0], ms: Number(value.TEST_HOLD_RESPONSE.split(':')[1]) }
@@ -249,8 +267,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 let current: Config | undefined;
 
-/** The process-wide configuration, read from the environment on first use. */
+/** `.env` in the project's directory (none for a build outside it). */
+function dotEnvPath(): string | null {
+  try {
+    return join(projectRoot(), '.env');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Loads `.env` from the project's directory into process.env when there is one (a variable the
+ * environment already has wins), except under tests, whose settings are their own.
+ */
+export function loadDotEnv(path = dotEnvPath(), env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.NODE_ENV === 'test' || !path || !existsSync(path)) return false;
+  for (const [name, value] of Object.entries(parseEnv(readFileSync(path, 'utf8')))) {
+    if (env[name] === undefined) env[name] = value;
+  }
+  return true;
+}
+
+/** The process-wide configuration, read from the environment (and `.env`) on first use. */
 export function config(): Config {
-  if (!current) current = loadConfig();
+  if (!current) {
+    loadDotEnv();
+    current = loadConfig();
+  }
   return current;
 }

@@ -49,7 +49,9 @@ async function main() {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
-  logger.info({ port: cfg.port, host: cfg.host }, 'web process listening');
+  // Under node:cluster the primary says it once, for all its workers.
+  if (cluster.isWorker) logger.debug({ port: cfg.port, host: cfg.host }, 'web worker listening');
+  else logger.info({ port: cfg.port, host: cfg.host }, 'web process listening');
   metrics = await startMetricsServer();
 }
 
@@ -64,9 +66,16 @@ function primary(workers: number) {
   const cfg = config();
   let stopping = false;
   const listening = new Set<Worker>();
+  let announced = false;
   const fork = () => {
     const worker = cluster.fork();
-    worker.once('listening', () => listening.add(worker));
+    worker.once('listening', (address) => {
+      listening.add(worker);
+      if (!announced && listening.size === workers) {
+        announced = true;
+        logger.info({ port: address.port, host: cfg.host, workers }, 'web process listening');
+      }
+    });
     worker.once('exit', (code, signal) => {
       const started = listening.delete(worker);
       if (stopping) {

@@ -1,15 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-
-/** The project's directory: the nearest above this module with a package.json (from src/ or dist/src/). */
-export function projectRoot(): string {
-  let dir = __dirname;
-  while (!existsSync(join(dir, 'package.json'))) {
-    if (dirname(dir) === dir) throw new Error(`No package.json above ${__dirname}`);
-    dir = dirname(dir);
-  }
-  return dir;
-}
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { projectRoot } from '../lib/projectRoot';
 
 /** The Procfile's processes: `name: command` per line. */
 export function readProcfile(path = join(projectRoot(), 'Procfile')): Array<{ name: string; command: string }> {

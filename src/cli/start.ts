@@ -6,7 +6,10 @@ import { sequelize } from '../db/sequelize';
 import { resolveLogFormat } from '../logFormat';
 import { exitOnStartupError } from '../lib/exitOnStartupError';
 import { wire } from '../wiring';
-import { projectRoot, readProcfile } from './procfile';
+import { logger } from '../logger';
+import { relayLines } from './childOutput';
+import { readProcfile } from './procfile';
+import { projectRoot } from '../lib/projectRoot';
 import { ensureFirstToken, prepareDatabase } from './setup';
 
 /**
@@ -19,8 +22,10 @@ async function main() {
   await prepareDatabase();
   const token = await ensureFirstToken();
   await sequelize().close();
+  const format = resolveLogFormat(config().logFormat, process.stdout.isTTY === true);
+  // The token is a secret: said to the person at the terminal (stderr), never logged.
   if (token) {
-    process.stdout.write(`\nA first API token was created. It is shown only this once; keep it:\n\n  ${token}\n\n`
+    process.stderr.write(`\nA first API token was created. It is shown only this once; keep it:\n\n  ${token}\n\n`
       + `Try: curl -u '${token}:x' http://127.0.0.1:${config().port}/api/core/brand\n\n`);
   }
 
@@ -42,24 +47,31 @@ async function main() {
     // A process that ignores SIGTERM past the shutdown timeout is killed.
     setTimeout(() => children.forEach((child) => signalGroup(child, 'SIGKILL')), config().shutdownTimeoutMs + 2000).unref();
   };
-  for (const [index, { name, command }] of readProcfile().entries()) {
+  // Outside production, a local mail catcher receives what the seeded brand sends (MAIL_CATCHER).
+  const catcher = config().mailCatcher;
+  const processes = [...readProcfile(), ...(catcher.enabled ? [{ name: 'mailcatcher', command: 'node dist/workers/mailcatcher.js' }] : [])];
+  if (catcher.enabled) {
+    logger.info({ smtp: `${catcher.host}:${catcher.port}`, page: `${config().appUrl}/admin/mail`, api: '/api/core/mailcatcher' },
+      'mail catcher on: the mail the help desk sends is kept here, not delivered (MAIL_CATCHER=0 turns it off)');
+  }
+  for (const [index, { name, command }] of processes.entries()) {
     // The children write to pipes: they log the way this process would on its own output. With
     // METRICS_PORT, each serves its metrics on a port of its own: the base, then one up per line.
     const metricsPort = config().metrics.port ? { METRICS_PORT: String(config().metrics.port + index) } : {};
     const env = {
       // The web process runs a worker per core unless told otherwise (WEB_CONCURRENCY).
       WEB_CONCURRENCY: String(availableParallelism()),
-      ...process.env, ...metricsPort, PROCESS_NAME: name, LOG_FORMAT: resolveLogFormat(config().logFormat, process.stdout.isTTY === true),
+      // JSON from every child: this process writes each line once, as JSON or pretty (childOutput.ts).
+      ...process.env, ...metricsPort, PROCESS_NAME: name, LOG_FORMAT: 'json',
     };
     const child = spawn(command, { cwd: projectRoot(), shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
     children.set(name, child);
-    const prefix = (chunk: Buffer) => chunk.toString().split('\n').filter(Boolean).map((l) => `${name.padEnd(17)}| ${l}\n`).join('');
-    child.stdout!.on('data', (c: Buffer) => process.stdout.write(prefix(c)));
-    child.stderr!.on('data', (c: Buffer) => process.stderr.write(prefix(c)));
+    relayLines(child.stdout!, process.stdout, { name, pid: child.pid, stream: 'stdout' }, format);
+    relayLines(child.stderr!, process.stdout, { name, pid: child.pid, stream: 'stderr' }, format);
     child.on('exit', (code, signal) => {
       children.delete(name);
       if (!stopping) {
-        process.stderr.write(`${name} exited (${signal ?? code}); stopping the others\n`);
+        logger.error({ exited: name, code, signal }, 'a process exited; stopping the others');
         process.exitCode = 1;
         stopAll('SIGTERM');
       }

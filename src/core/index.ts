@@ -9,10 +9,11 @@ import { languageRouter } from './language';
 import { spamRuleRouter } from './spamrule';
 import { eventFeedRouter } from './event';
 import { mailRouter } from './mail';
+import { caughtMailRouter } from '../mailcatcher/resource';
 import { webhookDeliveryRouter, webhookRouter } from './webhook';
 
 const routers = [brandRouter, ipBanRouter, ipWhitelistRouter, languageRouter, spamRuleRouter, settingsRouter('/settings', 'core'), emailTemplateRouter,
-  eventFeedRouter, webhookRouter, webhookDeliveryRouter, mailRouter];
+  eventFeedRouter, webhookRouter, webhookDeliveryRouter, mailRouter, caughtMailRouter];
 mountRoutes('/api/core', routers);
 
 /** `/api/core/...` */

@@ -3,6 +3,8 @@ import { QueryTypes } from 'sequelize';
 import { migrations } from '../../migrations';
 import { sequelize } from '../db/sequelize';
 import { counterClient } from '../redis/windowCounter';
+import { config } from '../config';
+import { mariadbProblem, redisProblem } from '../lib/serviceErrors';
 
 const CHECK_TIMEOUT_MS = 2000;
 
@@ -20,19 +22,36 @@ const within = <T>(p: Promise<T>, what: string) => new Promise<T>((resolve, reje
   p.then((v) => { clearTimeout(timer); resolve(v); }, (e) => { clearTimeout(timer); reject(e); });
 });
 
+/** A database error in our words (the service, where, why), else the error as it is. */
+const inOurWords = (err: unknown) => mariadbProblem(err, config().database.url) ?? (err as Error).message;
+
 async function database(): Promise<string | null> {
-  await within(sequelize().query('SELECT 1', { type: QueryTypes.SELECT }), 'MariaDB');
+  try {
+    await within(sequelize().query('SELECT 1', { type: QueryTypes.SELECT }), 'MariaDB');
+  } catch (err) {
+    return inOurWords(err);
+  }
   return null;
 }
 
 async function redisCheck(): Promise<string | null> {
-  const pong = await within(counterClient().ping(), 'Redis');
+  let pong: string;
+  try {
+    pong = await within(counterClient().ping(), 'Redis');
+  } catch (err) {
+    return redisProblem(err, config().redisUrl);
+  }
   return pong === 'PONG' ? null : `Redis answered ${pong}`;
 }
 
 /** Every migration this code knows is applied (a newer database, migrated by a newer release, is fine). */
 async function migrationsCheck(): Promise<string | null> {
-  const rows = await within(sequelize().query<{ name: string }>('SELECT name FROM migrations', { type: QueryTypes.SELECT }), 'MariaDB');
+  let rows: Array<{ name: string }>;
+  try {
+    rows = await within(sequelize().query<{ name: string }>('SELECT name FROM migrations', { type: QueryTypes.SELECT }), 'MariaDB');
+  } catch (err) {
+    return `not known: ${inOurWords(err)}`;
+  }
   const applied = new Set(rows.map((r) => r.name));
   const pending = migrations.map((m) => m.name).filter((n) => !applied.has(n));
   return pending.length ? `${pending.length} pending (${pending.join(', ')})` : null;

@@ -7,6 +7,7 @@ import { schedulerIdOf, type JobDefinition } from './jobs';
 import { markFailed, processOnce } from './outbox';
 import { closeQueues } from './producer';
 import { jobDuration, jobsTotal, startMetricsServer } from '../ops/metrics';
+import { noteRedisError } from '../redis/outage';
 import type { QueueName } from './names';
 
 export interface WorkerSpec {
@@ -63,7 +64,7 @@ export async function createWorker(spec: WorkerSpec) {
     const final = job && (err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1));
     if (final && job.data?.outboxId) markFailed(job.data.outboxId).catch((e) => log.error({ reason: e.message }, 'could not mark the outbox entry failed'));
   });
-  worker.on('error', (err) => log.error({ reason: err.message }, 'worker error'));
+  worker.on('error', (err) => noteRedisError(err) || log.error({ reason: err.message }, 'worker error'));
 
   let schedulerQueue: Queue | undefined;
   const scheduled = spec.jobs.filter((j) => j.schedule);
@@ -71,7 +72,7 @@ export async function createWorker(spec: WorkerSpec) {
     const connection = redisConnection('worker');
     connections.push(connection);
     const queue = new Queue(spec.queue, { connection, prefix: config().queuePrefix });
-    queue.on('error', (err) => log.warn({ reason: err.message }, 'scheduler queue error'));
+    queue.on('error', (err) => noteRedisError(err) || log.warn({ reason: err.message }, 'scheduler queue error'));
     schedulerQueue = queue;
     const register = async () => {
       for (const def of scheduled) {

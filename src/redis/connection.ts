@@ -1,5 +1,6 @@
 import IORedis, { type RedisOptions } from 'ioredis';
 import { config } from '../config';
+import { watchRedis } from './outage';
 
 /**
  * Workers wait for Redis forever (BullMQ requires `maxRetriesPerRequest: null`). A producer's
@@ -18,6 +19,7 @@ export function redisConnection(role: 'worker' | 'producer' | 'counter'): IORedi
       // versions, rate-limit counts) leave in one write.
       : { maxRetriesPerRequest: 0, commandTimeout: 500, connectTimeout: 2000, retryStrategy, enableAutoPipelining: true };
   const client = new IORedis(config().redisUrl, { ...options, lazyConnect: false });
-  client.on('error', () => { /* reported by the command that fails; reconnects on its own */ });
+  // A lost connection is said once (and its return); a failing command is reported by its caller.
+  watchRedis(client);
   return client;
 }

@@ -1,8 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Transaction } from 'sequelize';
 import { Brand, Department, DepartmentBrand, DepartmentEmail, DepartmentGroup, Group, Language, Permission, Setting } from '../db/models';
+import { config, type Config } from '../config';
 import { sequelize } from '../db/sequelize';
 import { ticketConfigSeedSteps } from './ticketConfig';
+
+/** Where to connect to a server listening on `host` (a wildcard address is reached on loopback). */
+const connectHost = (host: string) => (host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host);
 
 /**
  * Default records every install ships with. Idempotent: it only adds what is missing, and never
@@ -80,20 +84,30 @@ async function seedLanguages(transaction: Transaction) {
   if (rows.length) await Language.bulkCreate(rows, { transaction });
 }
 
-async function seedBrand(transaction: Transaction) {
-  if ((await Brand.count({ transaction })) > 0) return;
-  await Brand.create({
+/**
+ * The first brand's values. Its URL is APP_URL (by default http://127.0.0.1:PORT). It sends mail
+ * by SMTP to the local mail catcher when that runs (MAIL_CATCHER, on outside production), else to
+ * port 25 of this machine; an administrator points it at a real server (PUT /api/core/brand/1).
+ */
+export function defaultBrand(cfg: Config) {
+  const catcher = cfg.mailCatcher.enabled;
+  return {
     name: 'Default Brand',
     enabled: 1,
-    system_url: 'http://127.0.0.1:3000',
+    system_url: cfg.appUrl,
     default_email: 'support@example.com',
     global_email_header: '',
     global_email_footer: '',
     email_method: 'smtp',
-    smtp_host: '127.0.0.1',
-    smtp_port: 25,
+    smtp_host: catcher ? connectHost(cfg.mailCatcher.host) : '127.0.0.1',
+    smtp_port: catcher ? cfg.mailCatcher.port : 25,
     smtp_encryption: null,
-  }, { transaction });
+  };
+}
+
+async function seedBrand(transaction: Transaction) {
+  if ((await Brand.count({ transaction })) > 0) return;
+  await Brand.create(defaultBrand(config()), { transaction });
 }
 
 async function seedPermissions(transaction: Transaction) {

@@ -6,6 +6,7 @@
  */
 import './opsEnv';
 import request from 'supertest';
+import { config } from '../../src/config';
 import { QueryTypes } from 'sequelize';
 import { sequelize } from '../../src/db/sequelize';
 import { registry, startMetricsServer } from '../../src/ops/metrics';
@@ -87,10 +88,10 @@ describe('metrics of the web process', () => {
   it('are served without a token on METRICS_PORT', async () => {
     const server = await startMetricsServer();
     try {
-      const res = await fetch('http://127.0.0.1:3356/metrics');
+      const res = await fetch(`http://127.0.0.1:${config().metrics.port}/metrics`);
       expect(res.status).toBe(200);
       expect(await res.text()).toContain('helpdesk_http_requests_total');
-      expect((await fetch('http://127.0.0.1:3356/other')).status).toBe(404);
+      expect((await fetch(`http://127.0.0.1:${config().metrics.port}/other`)).status).toBe(404);
     } finally {
       server?.close();
     }

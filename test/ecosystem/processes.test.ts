@@ -3,7 +3,7 @@
  * a web process killed in the middle of a request with an Idempotency-Key, whose retry on another
  * web process does not do the work twice; readiness while draining after SIGTERM and without
  * Redis; the webhooks worker process delivering and serving its metrics; the mailbox worker
- * process killed in the middle of a poll and started again. Ports 3350-3355.
+ * process killed in the middle of a poll and started again. Every port is a free one.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -21,6 +21,11 @@ import { waitFor } from '../helpers/smtp';
 import { uniqueIpv4 } from '../core/support';
 import { startDovecot } from '../helpers/dovecot';
 import { rawMail } from '../mailbox/support';
+import { freePort } from '../helpers/ports';
+import { waitWhileProgressing } from '../helpers/progress';
+
+// Waits for the processes are bounded by their progress (helpers/progress.ts); this is the outer bound.
+jest.setTimeout(240000);
 
 const api = useApi();
 const root = join(__dirname, '..', '..');
@@ -68,13 +73,14 @@ function run(entry: string, env: Record<string, string>): Proc {
 }
 
 /** The compiled web process on `port`, once it answers. */
-async function web(port: number, env: Record<string, string> = {}): Promise<Proc & { url: string }> {
+async function web(env: Record<string, string> = {}): Promise<Proc & { url: string }> {
+  const port = await freePort();
   const proc = run('src/server.js', { PORT: String(port), ...env });
   const url = `http://127.0.0.1:${port}`;
-  await waitFor(async () => {
+  await waitWhileProgressing(async () => {
     if (proc.child.exitCode !== null) throw new Error(`the web process exited: ${proc.output()}`);
     return fetch(`${url}/healthz`).then((r) => r.ok, () => false);
-  }, 20000, `the web process on ${port}`);
+  }, () => [proc.child.pid], `the web process on ${port}`);
   return { ...proc, url };
 }
 
@@ -94,10 +100,10 @@ describe('a web process killed in the middle of a request with an Idempotency-Ke
     const ip = uniqueIpv4();
     const key = randomUUID();
     // Holds the response 10 s after the commit, before it is stored; the key's lock lasts 3 s.
-    const first = await web(3350, { TEST_HOLD_RESPONSE: 'before-store:10000', IDEMPOTENCY_LOCK_SECONDS: '3', IDEMPOTENCY_WAIT_MS: '100' });
-    const second = await web(3351, { IDEMPOTENCY_WAIT_MS: '100' });
+    const first = await web({ TEST_HOLD_RESPONSE: 'before-store:10000', IDEMPOTENCY_LOCK_SECONDS: '3', IDEMPOTENCY_WAIT_MS: '100' });
+    const second = await web({ IDEMPOTENCY_WAIT_MS: '100' });
     const lost = createBan(first.url, ip, key).catch((err: Error) => err);
-    await waitFor(() => IpBan.count({ where: { ip } }), 10000, 'the ban to be committed');
+    await waitWhileProgressing(() => IpBan.count({ where: { ip } }), () => [first.child.pid], 'the ban to be committed');
     // While the first holds the key, a retry elsewhere is told it is still being processed.
     const meanwhile = await createBan(second.url, ip, key);
     expect({ status: meanwhile.status, body: await meanwhile.json() }).toEqual({ status: 409, body: { status: 'error', message: IN_PROGRESS, data: null } });
@@ -109,23 +115,23 @@ describe('a web process killed in the middle of a request with an Idempotency-Ke
       const res = await createBan(second.url, ip, key);
       const body = (await res.json()) as any;
       return body.message === IN_PROGRESS ? null : { status: res.status, body };
-    }, 10000, 'the lock of the killed process to expire');
+    }, 30000, 'the lock of the killed process (3 s) to expire');
     expect(retried).toEqual({ status: 409, body: { status: 'error', message: RESPONSE_LOST, data: null } });
     expect(await IpBan.count({ where: { ip } })).toBe(1);
     await kill(second);
-  }, 60000);
+  });
 
   it('after its response was stored, before it was sent: the retry gets that response, and the work was done once', async () => {
     const ip = uniqueIpv4();
     const key = randomUUID();
-    const first = await web(3352, { TEST_HOLD_RESPONSE: 'after-store:10000', IDEMPOTENCY_LOCK_SECONDS: '2' });
+    const first = await web({ TEST_HOLD_RESPONSE: 'after-store:10000', IDEMPOTENCY_LOCK_SECONDS: '2' });
     const lost = createBan(first.url, ip, key).catch((err: Error) => err);
-    const stored = await waitFor(async () => (await IdempotencyKey.findAll({ where: { path: '/api/core/ipban' } })).find((r) => r.response?.includes(ip)), 10000, 'the response to be stored');
+    const stored = await waitWhileProgressing(async () => (await IdempotencyKey.findAll({ where: { path: '/api/core/ipban' } })).find((r) => r.response?.includes(ip)), () => [first.child.pid], 'the response to be stored');
     expect(stored.status_code).toBe(200);
     await kill(first);
     expect(String(await lost)).toMatch(/fetch failed/);
 
-    const second = await web(3353);
+    const second = await web();
     const res = await createBan(second.url, ip, key);
     const body = (await res.json()) as any;
     expect(res.status).toBe(200);
@@ -134,12 +140,12 @@ describe('a web process killed in the middle of a request with an Idempotency-Ke
     expect(await IpBan.count({ where: { ip } })).toBe(1);
     expect(body.data.id).toBe((await IpBan.findOne({ where: { ip } }))!.id);
     await kill(second);
-  }, 60000);
+  });
 });
 
 describe('readiness of the web process', () => {
   it('answers 503 from SIGTERM on while it drains, then exits 0', async () => {
-    const proc = await web(3354, { SHUTDOWN_DRAIN_MS: '1500', LOG_LEVEL: 'info' });
+    const proc = await web({ SHUTDOWN_DRAIN_MS: '1500', LOG_LEVEL: 'info' });
     expect((await fetch(`${proc.url}/readyz`)).status).toBe(200);
     proc.child.kill('SIGTERM');
     const draining = await waitFor(async () => {
@@ -153,32 +159,34 @@ describe('readiness of the web process', () => {
     expect((await fetch(`${proc.url}/api/core/brand/1`, { headers: { Authorization: auth() } })).status).toBe(200);
     expect(await proc.exited).toBe(0);
     expect(proc.output()).toContain('web process stopping');
-  }, 30000);
+  });
 
   it('is not ready without Redis (and says why), while alive', async () => {
-    const proc = await web(3350, { REDIS_URL: 'redis://127.0.0.1:3359' });
+    const proc = await web({ REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
     const res = await fetch(`${proc.url}/readyz`);
     expect(res.status).toBe(503);
-    expect(((await res.json()) as any).message).toMatch(/^Not ready: redis: /);
+    expect(((await res.json()) as any).message).toMatch(/^Not ready: redis: Redis at redis:\/\/127\.0\.0\.1:\d+ \(REDIS_URL\) is unreachable \(/);
     expect((await fetch(`${proc.url}/healthz`)).status).toBe(200);
     await kill(proc);
-  }, 30000);
+  });
 });
 
 describe('the webhooks worker process (Procfile: worker-webhooks)', () => {
   it('delivers, and serves its metrics on METRICS_PORT', async () => {
     const receiver = await startReceiver();
-    const worker = run('workers/webhooks.js', { METRICS_PORT: '3355' });
+    const metricsPort = await freePort();
+    const worker = run('workers/webhooks.js', { METRICS_PORT: String(metricsPort) });
+    const progressing = () => [worker.child.pid];
     try {
       const hook = expectSuccess(await api.post('/api/core/webhook', { url: `${receiver.url}?${unique('p')}`, events: ['organisation.created'] }), 'Successfully created new webhook!');
       await api.post('/api/user/organisation', { name: unique('Org ') });
-      await waitFor(() => receiver.at(hook.url).length === 1, 20000, 'the delivery by the worker process').catch((err) => {
+      await waitWhileProgressing(() => receiver.at(hook.url).length === 1, progressing, 'the delivery by the worker process').catch((err) => {
         throw new Error(`${err.message}; the worker said: ${worker.output()}`);
       });
-      const metrics = await waitFor(async () => {
-        const text = await fetch('http://127.0.0.1:3355/metrics').then((r) => r.text(), () => '');
+      const metrics = await waitWhileProgressing(async () => {
+        const text = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text(), () => '');
         return /helpdesk_jobs_total\{[^}]*queue="webhooks"[^}]*outcome="completed"[^}]*\} 1/.test(text) ? text : null;
-      }, 10000, 'the worker metrics');
+      }, progressing, 'the worker metrics');
       expect(metrics).toContain('helpdesk_webhook_deliveries_total{outcome="succeeded"} 1');
       await Webhook.destroy({ where: { id: hook.id } });
       worker.child.kill('SIGTERM');
@@ -186,7 +194,7 @@ describe('the webhooks worker process (Procfile: worker-webhooks)', () => {
     } finally {
       await receiver.close();
     }
-  }, 60000);
+  });
 });
 
 describe('the mailbox worker process (Procfile: worker-mailbox) killed in the middle of a poll', () => {
@@ -206,7 +214,7 @@ describe('the mailbox worker process (Procfile: worker-mailbox) killed in the mi
       const env = { MAILBOX_POLL_EVERY_MS: '200' };
 
       const first = run('workers/mailbox.js', env);
-      await waitFor(async () => (await lines()) >= 10, 30000, 'the first worker to import some mail').catch((err) => {
+      await waitWhileProgressing(async () => (await lines()) >= 10, () => [first.child.pid], 'the first worker to import some mail').catch((err) => {
         throw new Error(`${err.message}; the worker said: ${first.output()}`);
       });
       await kill(first);
@@ -214,7 +222,7 @@ describe('the mailbox worker process (Procfile: worker-mailbox) killed in the mi
       expect(atKill).toBeLessThan(total); // it really was in the middle of the poll
 
       const second = run('workers/mailbox.js', env);
-      await waitFor(async () => (await lines()) >= total, 60000, 'the second worker to finish the mailbox');
+      await waitWhileProgressing(async () => (await lines()) >= total, () => [second.child.pid], 'the second worker to finish the mailbox');
       await new Promise((r) => setTimeout(r, 500)); // a mail imported twice would show up here
       const ledger = await IncomingMail.findAll({ where: { department_email_id: mailbox.id } });
       expect(ledger).toHaveLength(total);
@@ -229,5 +237,5 @@ describe('the mailbox worker process (Procfile: worker-mailbox) killed in the mi
     } finally {
       await dovecot.stop();
     }
-  }, 120000);
+  }, 600000); // 100 mails appended, then two workers' runs, each wait bounded by its progress
 });

@@ -1,12 +1,17 @@
+import { testPrefix } from './testPrefix';
+
 // Runs before each test file's imports. Every jest worker of every run gets its own database and
 // Redis prefix (run = the jest parent's pid, set by globalSetup), so test files running in
 // parallel, and two test runs on one machine, never see each other's records or jobs.
 const run = process.env.HELPDESK_TEST_RUN ?? String(process.ppid);
 const worker = process.env.JEST_WORKER_ID ?? '1';
+// TEST_PREFIX names this run's databases and Redis prefixes (default helpdesk_t): two checkouts
+// sharing a server can keep theirs apart, and a run drops only its own.
+const prefix = testPrefix();
 const server = (process.env.TEST_DATABASE_SERVER ?? 'mariadb://root@127.0.0.1:3306').replace(/\/+$/, '');
 process.env.NODE_ENV = 'test';
-process.env.DATABASE_URL = `${server}/helpdesk_t${run}_${worker}`;
-process.env.QUEUE_PREFIX = `helpdesk_t${run}_${worker}`;
+process.env.DATABASE_URL = `${server}/${prefix}${run}_${worker}`;
+process.env.QUEUE_PREFIX = `${prefix}${run}_${worker}`;
 process.env.REDIS_URL ??= 'redis://127.0.0.1:6379';
 // Requests may name their client address (X-Forwarded-For) so ban tests can call from any IP.
 process.env.TRUST_PROXY = 'loopback';

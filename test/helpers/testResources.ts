@@ -3,12 +3,13 @@ import IORedis from 'ioredis';
 import { readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { likePrefix, testPrefix } from './testPrefix';
 
 /** Marks a worker's database as created, migrated and seeded (name: helpdesk_t<run>_<worker>). */
 export const preparedMarker = (name: string) => join(tmpdir(), `${name}.prepared`);
 
-/** Test databases and Redis prefixes are named helpdesk_t<run pid>_<worker>. */
-const NAME = /^helpdesk_t(\d+)_\d+$/;
+/** Test databases and Redis prefixes are named <TEST_PREFIX><run pid>_<worker> (helpdesk_t123_1). */
+const nameOf = () => new RegExp(`^${testPrefix()}(\\d+)_\\d+$`);
 
 const alive = (pid: number) => {
   try {
@@ -27,6 +28,7 @@ export const redisUrl = () => process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
  * process is gone (a run killed before its teardown).
  */
 export async function dropTestResources(which: { run: string } | 'dead'): Promise<void> {
+  const NAME = nameOf();
   const keep = (name: string) => {
     const m = NAME.exec(name);
     if (!m) return true;
@@ -43,7 +45,7 @@ export async function dropTestResources(which: { run: string } | 'dead'): Promis
     throw new Error(`Tests need MariaDB at ${server.host}: ${(err as Error).message}`);
   }
   try {
-    const rows: Array<{ name: string }> = await conn.query("SELECT SCHEMA_NAME AS name FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE 'helpdesk\\_t%'");
+    const rows: Array<{ name: string }> = await conn.query('SELECT SCHEMA_NAME AS name FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE ?', [likePrefix(testPrefix())]);
     for (const { name } of rows) if (!keep(name)) await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
     for (const file of readdirSync(tmpdir()).filter((f) => f.endsWith('.prepared'))) {
       if (!keep(file.replace(/\.prepared$/, ''))) rmSync(join(tmpdir(), file), { force: true });
@@ -57,7 +59,7 @@ export async function dropTestResources(which: { run: string } | 'dead'): Promis
     await redis.connect();
     let cursor = '0';
     do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', 'helpdesk_t*', 'COUNT', 1000);
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${testPrefix()}*`, 'COUNT', 1000);
       cursor = next;
       const drop = keys.filter((k) => !keep(k.split(':')[0]));
       if (drop.length) await redis.del(...drop);

@@ -19,6 +19,7 @@ import { FeedbackForm } from './FeedbackForm';
 import { Group } from './Group';
 import { IdempotencyKey } from './IdempotencyKey';
 import { IncomingMail } from './IncomingMail';
+import { CaughtMail } from './CaughtMail';
 import { IpBan } from './IpBan';
 import { IpWhitelist } from './IpWhitelist';
 import { Language } from './Language';
@@ -69,7 +70,7 @@ export {
   TicketAttachment, TicketFeedback, TicketFeedbackValue, TicketFilter, TicketFilterCondition, TicketFilterGroup,
   TicketLink, TicketMessage, TicketPriority, TicketStatus, TicketTag, TicketTagLink, TicketWatcher, Translation, Upload,
   User, UserEmail, UserGroup, UserPhone, UserToken,
-  DomainEvent, IdempotencyKey, IncomingMail, MailDelivery, Webhook, WebhookDelivery,
+  DomainEvent, IdempotencyKey, IncomingMail, MailDelivery, Webhook, WebhookDelivery, CaughtMail,
 };
 
 /** Every model, registered on the Sequelize instance. */
@@ -83,5 +84,5 @@ export const models = [
   TicketAttachment, TicketFeedback, TicketFeedbackValue, TicketFilter, TicketFilterCondition, TicketFilterGroup,
   TicketLink, TicketMessage, TicketPriority, TicketStatus, TicketTag, TicketTagLink, TicketWatcher, Translation, Upload,
   User, UserEmail, UserGroup, UserPhone, UserToken,
-  DomainEvent, IdempotencyKey, IncomingMail, MailDelivery, Webhook, WebhookDelivery,
+  DomainEvent, IdempotencyKey, IncomingMail, MailDelivery, Webhook, WebhookDelivery, CaughtMail,
 ];
