@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import { config } from './config';
 import { coreRouter } from './core';
+import { exportAreaRouter } from './export/router';
 import { selfServiceRouter } from './selfservice';
 import { ticketAreaRouter } from './ticket';
 import { userAreaRouter } from './user';
@@ -54,6 +55,7 @@ export function buildApp(): Express {
   api.use('/user', userAreaRouter);
   api.use('/ticket', ticketAreaRouter);
   api.use('/selfservice', selfServiceRouter);
+  api.use('/export', exportAreaRouter);
   app.use('/api', api);
 
   // The queue dashboard, behind the same bans and token as the API (a browser asks for the token).

@@ -72,6 +72,8 @@ export interface Config {
   };
   /** An event newer than this that follows a gap in ids waits: the gap may be a transaction still open. */
   eventFeedSettleSeconds: number;
+  /** The export reads rows changed up to this many seconds ago only: longer than any write transaction. */
+  exportSettleSeconds: number;
   /**
    * Test only (ignored unless NODE_ENV=test): holds the response of a POST with an Idempotency-Key
    * for `ms` before (`before-store`) or after (`after-store`) its response is stored, so a test
@@ -156,6 +158,8 @@ const schema = Joi.object({
   MAIL_NOTIFY_CAP: Joi.number().integer().min(0).max(1_000_000).default(10),
   MAIL_NOTIFY_CAP_WINDOW_SECONDS: Joi.number().integer().min(1).max(30 * 86400).default(3600),
   EVENT_FEED_SETTLE_SECONDS: Joi.number().integer().min(0).max(3600).default(5),
+  // At least 1: timestamps are whole seconds, and the current second may still be written.
+  EXPORT_SETTLE_SECONDS: Joi.number().integer().min(1).max(3600).default(10),
   TEST_HOLD_RESPONSE: Joi.string().allow('').pattern(/^(before-store|after-store):\d{1,6}$/).default(''),
 }).unknown(true);
 
@@ -216,6 +220,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       replySubaddress: value.MAIL_REPLY_SUBADDRESS, tlsCaFile: value.MAILBOX_TLS_CA_FILE,
     },
     eventFeedSettleSeconds: value.EVENT_FEED_SETTLE_SECONDS,
+    exportSettleSeconds: value.EXPORT_SETTLE_SECONDS,
     testHoldResponse: value.NODE_ENV === 'test' && value.TEST_HOLD_RESPONSE
       ? { at: value.TEST_HOLD_RESPONSE.split(':')[0], ms: Number(value.TEST_HOLD_RESPONSE.split(':')[1]) }
       : null,

@@ -475,13 +475,14 @@ export async function mergeTickets(target: Ticket, ids: number[], transaction: T
     if (!s || s.id === target.id || s.deleted_at || s.merged_into_id || s.brand_id !== target.brand_id) throw invalid(`ids.${n}`);
   });
   const sourceIds = [...new Set(ids)];
-  const q = (sql: string) => sequelize().query(sql, { replacements: { target: target.id, ids: sourceIds }, transaction, type: QueryTypes.UPDATE });
-  await q('UPDATE ticket_messages SET original_ticket_id = IFNULL(original_ticket_id, ticket_id), ticket_id = :target WHERE ticket_id IN (:ids)');
+  const q = (sql: string) => sequelize().query(sql, { replacements: { target: target.id, ids: sourceIds, now: now() }, transaction, type: QueryTypes.UPDATE });
+  // updated_at: the messages changed ticket (the export sends them again).
+  await q('UPDATE ticket_messages SET original_ticket_id = IFNULL(original_ticket_id, ticket_id), ticket_id = :target, updated_at = :now WHERE ticket_id IN (:ids)');
   await q('UPDATE ticket_attachments SET ticket_id = :target WHERE ticket_id IN (:ids)');
   for (const [table, column] of [['ticket_tag_links', 'tag_id'], ['ticket_assignees', 'user_id'], ['ticket_watchers', 'user_id']]) {
     await q(`INSERT IGNORE INTO ${table} (ticket_id, ${column}) SELECT :target, ${column} FROM ${table} WHERE ticket_id IN (:ids)`);
   }
-  await q('UPDATE tickets SET merged_into_id = :target WHERE merged_into_id IN (:ids)');
+  await q('UPDATE tickets SET merged_into_id = :target, updated_at = :now WHERE merged_into_id IN (:ids)');
   const at = now();
   await Ticket.update({ merged: 1, merged_into_id: target.id, updated_at: at }, { where: { id: { [Op.in]: sourceIds } }, transaction });
   const cc = normaliseCc([...jsonList(target.cc), ...sources.flatMap((s) => jsonList(s.cc))]);
