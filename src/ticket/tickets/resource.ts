@@ -7,10 +7,10 @@ import { flagFilter, idsFilter, type Condition, type Filter } from '../../http/l
 import { resourceRouter, type CustomAction, type ResourceDef } from '../../http/resource';
 import { sqlCondition } from '../../http/sql';
 import { Joi, MAX_ID, field } from '../../http/validation';
-import { searchQuery } from '../../selfservice/article/search';
 import { attachmentsField } from '../attachment';
 import { assignedToAnyone, filterConditionSql, visibleToOperator } from './conditions';
 import { loadTicketRelations, serializeTicket, type TicketRelations } from './presenter';
+import { numberCondition, ticketSearchCondition } from './search/compile';
 import { createTicket, mergeTickets, trashTicket, updateTicket, type CreateTicketInput, type UpdateTicketInput } from './service';
 
 /**
@@ -107,28 +107,9 @@ export function toUpdateInput(b: Record<string, any>): UpdateTicketInput {
   };
 }
 
-/**
- * `search`: the number (exactly, or a number of a ticket merged into it), or every word of the
- * term in the subject or in a message's text (FULLTEXT indexes, boolean mode, `+word*`, bound).
- */
-export function searchCondition(term: string): Condition {
-  const words = searchQuery(term);
-  if (!words) return numberCondition(term);
-  // One derived set of ticket ids, each part an index look-up (the number's unique key, the two
-  // FULLTEXT indexes), joined to tickets by primary key: the cost follows the matches, not the
-  // table. (The same parts joined with OR make MariaDB scan every ticket.)
-  return sqlCondition`id IN (SELECT id FROM (
-      SELECT COALESCE(merged_into_id, id) AS id FROM tickets WHERE number = ${term}
-      UNION SELECT COALESCE(merged_into_id, id) FROM tickets WHERE MATCH (subject) AGAINST (${words} IN BOOLEAN MODE)
-      UNION SELECT ticket_id FROM ticket_messages WHERE is_draft = 0 AND MATCH (text) AGAINST (${words} IN BOOLEAN MODE)
-    ) AS matches)`;
-}
-
-/** A number, or the number of a ticket merged into this one: the ticket it leads to (one unique-key look-up). */
-const numberCondition = (n: string) => sqlCondition`id IN (SELECT COALESCE(merged_into_id, id) FROM tickets WHERE number = ${n})`;
-
 const filters: Record<string, Filter> = {
-  search: { schema: Joi.string().trim().max(255), where: searchCondition },
+  /** The search language (./search/): words, "phrases", field:value terms, -exclusions, OR. */
+  search: { schema: Joi.string().trim().max(1000), where: ticketSearchCondition },
   /** A number also finds the ticket that a ticket of that number was merged into. */
   number: {
     schema: Joi.string().trim().max(64),
