@@ -1,4 +1,5 @@
 import express, { type Express } from 'express';
+import { actingToken } from './audit/httpActor';
 import { config } from './config';
 import { coreRouter } from './core';
 import { exportAreaRouter } from './export/router';
@@ -50,7 +51,7 @@ export function buildApp(): Express {
   const api = express.Router();
   // Rate limits per address (before authentication: failed ones count) and per token; then the
   // body, which an Idempotency-Key's fingerprint covers.
-  api.use(methodOverride, refuseBanned, limitPerIp, authenticate, limitPerToken, ...bodyParsers(cfg.bodyLimit), idempotency);
+  api.use(methodOverride, refuseBanned, limitPerIp, authenticate, limitPerToken, ...bodyParsers(cfg.bodyLimit), idempotency, actingToken);
   api.use('/core', coreRouter);
   api.use('/user', userAreaRouter);
   api.use('/ticket', ticketAreaRouter);

@@ -17,9 +17,10 @@ import { forwardRouter } from './forward';
 import { incomingMailRouter } from '../mailbox/resource';
 import { messageRouter } from './messages/resource';
 import { ticketRouter } from './tickets/resource';
+import { ticketAuditRouter } from './tickets/auditRoute';
 
 const routers = [
-  ticketRouter, messageRouter, forwardRouter, ticketAttachmentDownloadRouter, ticketAttachmentRouter,
+  ticketAuditRouter, ticketRouter, messageRouter, forwardRouter, ticketAttachmentDownloadRouter, ticketAttachmentRouter,
   departmentRouter, departmentEmailRouter, statusRouter, priorityRouter, tagRouter, cannedResponseRouter, feedbackRouter,
   slaPlanRouter, filterRouter, ticketCustomFieldRouter, settingsRouter('/settings', 'ticket'), channelRouter,
   incomingMailRouter,
