@@ -12,6 +12,7 @@ import * as m012 from './012_ecosystem';
 import * as m016 from './016_mailbox';
 import * as m021export from './021_export';
 import * as m021audit from './021_audit';
+import * as m021bulk from './021_bulk_jobs';
 
 export interface Migration {
   name: string;
@@ -20,4 +21,4 @@ export interface Migration {
 }
 
 /** Every migration, in the order it runs. A new migration is a new file, added at the end here. */
-export const migrations: Migration[] = [m001, m002, m003, m004, m005, m010, m011, m012, m013, m015, m016, m021export, m021audit];
+export const migrations: Migration[] = [m001, m002, m003, m004, m005, m010, m011, m012, m013, m015, m016, m021export, m021audit, m021bulk];

@@ -1,11 +1,12 @@
 import type { JobDefinition } from './queue/jobs';
 import type { QueueName } from './queue/names';
+import { bulkTicketJob } from './ticket/bulk/job';
 import { ticketMail } from './ticket/mail/job';
 import { verificationMail } from './user/verificationMail';
 import { webhookDelivery } from './webhooks/deliver';
 
 /** Every job of the project (defined in the areas that own them). */
-export const ALL_JOBS: readonly JobDefinition[] = [verificationMail, ticketMail, webhookDelivery];
+export const ALL_JOBS: readonly JobDefinition[] = [verificationMail, ticketMail, webhookDelivery, bulkTicketJob];
 
 const byName = new Map(ALL_JOBS.map((j) => [j.name, j]));
 

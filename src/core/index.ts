@@ -8,11 +8,12 @@ import { ipWhitelistRouter } from './ipwhitelist';
 import { languageRouter } from './language';
 import { spamRuleRouter } from './spamrule';
 import { eventFeedRouter } from './event';
+import { jobStatusRouter } from './job';
 import { mailRouter } from './mail';
 import { webhookDeliveryRouter, webhookRouter } from './webhook';
 
 const routers = [brandRouter, ipBanRouter, ipWhitelistRouter, languageRouter, spamRuleRouter, settingsRouter('/settings', 'core'), emailTemplateRouter,
-  eventFeedRouter, webhookRouter, webhookDeliveryRouter, mailRouter];
+  eventFeedRouter, jobStatusRouter, webhookRouter, webhookDeliveryRouter, mailRouter];
 mountRoutes('/api/core', routers);
 
 /** `/api/core/...` */

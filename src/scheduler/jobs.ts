@@ -1,6 +1,7 @@
 import { config } from '../config';
 import { expireBans } from '../core/banExpiry';
 import { logger } from '../logger';
+import { jobsOn } from '../jobs';
 import { QUEUES } from '../queue/names';
 import type { TaskDefinition, WorkerSpec } from '../queue/runWorker';
 import { sweepOutbox } from '../queue/outbox';
@@ -34,6 +35,8 @@ export function schedulerSpec(): WorkerSpec {
       task('tickets.autoclose', 'closed', () => closeInactiveTickets(), 'inactive tickets closed'),
       task('tickets.feedback', 'requested', () => sendFeedbackRequests(), 'feedback requests made'),
       task('idempotency.expire', 'removed', expireIdempotencyKeys, 'expired Idempotency-Key responses removed'),
+      // Jobs other areas define on this queue (bulk ticket changes).
+      ...jobsOn(QUEUES.scheduler),
     ],
     schedules: [
       { id: 'bans-expire', every: config().banExpiryEveryMs, job: 'bans.expire' },
