@@ -11,6 +11,7 @@ import { attachmentsField } from '../attachment';
 import { assignedToAnyone, filterConditionSql, visibleToOperator } from './conditions';
 import { loadTicketRelations, serializeTicket, type TicketRelations } from './presenter';
 import { numberCondition, ticketSearchCondition } from './search/compile';
+import { splitTicket } from './split';
 import { createTicket, mergeTickets, trashTicket, updateTicket, type CreateTicketInput, type UpdateTicketInput } from './service';
 
 /**
@@ -206,6 +207,23 @@ const merge: CustomAction<Ticket> = {
   run: ({ record, input, transaction }) => mergeTickets(record!, input.ids, transaction!),
 };
 
+/** `POST /ticket/{id}/split`: moves a message (and those after it, on request) into a new ticket (./split.ts); answers the new ticket. */
+const split: CustomAction<Ticket> = {
+  name: 'split',
+  method: 'POST',
+  path: '/:id/split',
+  schema: Joi.object({
+    message_id: field.id().required(),
+    following: field.flag().default(0),
+    user_id: field.id().required(),
+    subject: field.string(),
+  }),
+  message: 'Successfully split the ticket!',
+  run: ({ record, input, transaction }) => splitTicket(record!, {
+    messageId: input.message_id, following: input.following === 1, operatorId: input.user_id, subject: input.subject ?? undefined,
+  }, transaction!),
+};
+
 export const ticketResource: ResourceDef<Ticket, TicketRelations> = {
   path: '/ticket',
   model: Ticket,
@@ -230,7 +248,7 @@ export const ticketResource: ResourceDef<Ticket, TicketRelations> = {
   messages: { deleted: 'Successfully moved the ticket to trash!' },
   load: loadTicketRelations,
   serialize: (ticket, rel) => serializeTicket(ticket, rel),
-  custom: [merge],
+  custom: [merge, split],
 };
 
 export const ticketRouter = resourceRouter(ticketResource);
