@@ -72,7 +72,7 @@ function bulkRouter(): RecordedRouter {
     });
     res.status(202).json({ status: 'success', message: 'The bulk change was queued.', data: await presentJob(jobId) });
   });
-  return recorded(router, [{ method: 'POST', path, action: 'bulk', label: 'ticket', body: bulkSchema }]);
+  return recorded(router, [{ method: 'POST', path, action: 'bulk', label: 'ticket', body: bulkSchema, status: 202 }]);
 }
 
 export const ticketBulkRouter = bulkRouter();
