@@ -14,6 +14,9 @@ import * as m017 from './017_outbox_job_options';
 import * as m019 from './019_token_scopes';
 import * as m019b from './019_ticket_status_names';
 import * as m020 from './020_mail_catcher';
+import * as m021export from './021_export';
+import * as m021audit from './021_audit';
+import * as m021bulk from './021_bulk_jobs';
 
 export interface Migration {
   name: string;
@@ -22,4 +25,4 @@ export interface Migration {
 }
 
 /** Every migration, in the order it runs. A new migration is a new file, added at the end here. */
-export const migrations: Migration[] = [m001, m002, m003, m004, m005, m010, m011, m012, m013, m015, m016, m017, m019, m019b, m020];
+export const migrations: Migration[] = [m001, m002, m003, m004, m005, m010, m011, m012, m013, m015, m016, m017, m019, m019b, m020, m021export, m021audit, m021bulk];

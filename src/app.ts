@@ -1,6 +1,8 @@
 import express, { type Express } from 'express';
+import { actingToken } from './audit/httpActor';
 import { config } from './config';
 import { coreRouter } from './core';
+import { exportAreaRouter } from './export/router';
 import { selfServiceRouter } from './selfservice';
 import { ticketAreaRouter } from './ticket';
 import { userAreaRouter } from './user';
@@ -60,11 +62,12 @@ export function buildApp(): Express {
   const api = express.Router();
   // Rate limits per address (before authentication: failed ones count) and per token; then the
   // body, which an Idempotency-Key's fingerprint covers.
-  api.use(methodOverride, refuseBanned, limitPerIp, authenticate, requireScope((req) => requiredScope(req.method, req.path)), limitPerToken, boundLargeBodies, ...bodyParsers(cfg.bodyLimit), idempotency);
+  api.use(methodOverride, refuseBanned, limitPerIp, authenticate, requireScope((req) => requiredScope(req.method, req.path)), limitPerToken, boundLargeBodies, ...bodyParsers(cfg.bodyLimit), idempotency, actingToken);
   api.use('/core', coreRouter);
   api.use('/user', userAreaRouter);
   api.use('/ticket', ticketAreaRouter);
   api.use('/selfservice', selfServiceRouter);
+  api.use('/export', exportAreaRouter);
   app.use('/api', api);
 
   // The queue dashboard, behind the same bans and token as the API (a browser asks for the token).

@@ -87,6 +87,8 @@ export interface Config {
   mailCatcher: { enabled: boolean; host: string; port: number; keep: number };
   /** An event newer than this that follows a gap in ids waits: the gap may be a transaction still open. */
   eventFeedSettleSeconds: number;
+  /** The export reads rows changed up to this many seconds ago only: longer than any write transaction. */
+  exportSettleSeconds: number;
   /**
    * Test only (ignored unless NODE_ENV=test): holds the response of a POST with an Idempotency-Key
    * for `ms` before (`before-store`) or after (`after-store`) its response is stored, so a test
@@ -189,6 +191,8 @@ export const configSchema = Joi.object({
   MAIL_CATCHER_PORT: Joi.number().integer().min(0).max(65535).default(1025).description("the mail catcher's SMTP port"),
   MAIL_CATCHER_KEEP: Joi.number().integer().min(1).max(100000).default(200).description("how many caught mails are kept (the oldest are dropped)"),
   EVENT_FEED_SETTLE_SECONDS: Joi.number().integer().min(0).max(3600).default(5).description("the event feed stops before a recent event that follows a gap in ids for this long (see Event feed)"),
+  // At least 1: timestamps are whole seconds, and the current second may still be written.
+  EXPORT_SETTLE_SECONDS: Joi.number().integer().min(1).max(3600).default(10).description("the export holds back changes younger than this, so a reader never skips a row a slow transaction commits late"),
   TEST_HOLD_RESPONSE: Joi.string().allow('').pattern(/^(before-store|after-store):\d{1,6}$/).default('').description("tests only, ignored unless `NODE_ENV=test`: `before-store:<ms>` or `after-store:<ms>` holds the response of a POST with an `Idempotency-Key`, so a test can kill the process there"),
 }).unknown(true);
 
@@ -259,6 +263,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       host: value.MAIL_CATCHER_HOST, port: value.MAIL_CATCHER_PORT, keep: value.MAIL_CATCHER_KEEP,
     },
     eventFeedSettleSeconds: value.EVENT_FEED_SETTLE_SECONDS,
+    exportSettleSeconds: value.EXPORT_SETTLE_SECONDS,
     testHoldResponse: value.NODE_ENV === 'test' && value.TEST_HOLD_RESPONSE
       ? { at: value.TEST_HOLD_RESPONSE.split(':')[0], ms: Number(value.TEST_HOLD_RESPONSE.split(':')[1]) }
       : null,

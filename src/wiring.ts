@@ -16,6 +16,7 @@ import { QUEUES } from './queue/names';
 import { outboxSweepJob } from './queue/outboxSweepJob';
 import type { WorkerSpec } from './queue/runWorker';
 import { autoCloseJob } from './ticket/autoClose';
+import { bulkTicketJob } from './ticket/bulk/job';
 import { watchConfigTables } from './ticket/configCache';
 import { feedbackRequestsJob } from './ticket/feedbackRequests';
 import { ticketMail } from './ticket/mail/job';
@@ -71,7 +72,8 @@ export const webhooksSpec = (): WorkerSpec => ({ queue: QUEUES.webhooks, concurr
 /** The scheduler worker: housekeeping, each job added by its job scheduler. */
 export const schedulerSpec = (): WorkerSpec => ({
   queue: QUEUES.scheduler,
-  jobs: [banExpiryJob, outboxSweepJob, autoCloseJob, feedbackRequestsJob, idempotencyExpiryJob],
+  // Besides housekeeping, the project's background work that is neither mail, mailbox nor webhook: bulk ticket changes.
+  jobs: [banExpiryJob, outboxSweepJob, autoCloseJob, feedbackRequestsJob, idempotencyExpiryJob, bulkTicketJob],
 });
 
 /**

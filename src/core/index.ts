@@ -8,12 +8,13 @@ import { ipWhitelistRouter } from './ipwhitelist';
 import { languageRouter } from './language';
 import { spamRuleRouter } from './spamrule';
 import { eventFeedRouter } from './event';
+import { jobStatusRouter } from './job';
 import { mailRouter } from './mail';
 import { caughtMailRouter } from '../mailcatcher/resource';
 import { webhookDeliveryRouter, webhookRouter } from './webhook';
 
 const routers = [brandRouter, ipBanRouter, ipWhitelistRouter, languageRouter, spamRuleRouter, settingsRouter('/settings', 'core'), emailTemplateRouter,
-  eventFeedRouter, webhookRouter, webhookDeliveryRouter, mailRouter, caughtMailRouter];
+  eventFeedRouter, jobStatusRouter, webhookRouter, webhookDeliveryRouter, mailRouter, caughtMailRouter];
 mountRoutes('/api/core', routers);
 
 /** `/api/core/...` */

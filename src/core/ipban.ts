@@ -2,7 +2,8 @@ import { IpBan } from '../db/models';
 import { now } from '../db/entity';
 import { ValidationError } from '../errors';
 import { ipAddress } from '../lib/ip';
-import { equals, flagFilter } from '../http/listQuery';
+import { flagFilter } from '../http/listQuery';
+import { ipFilter } from './ipFilter';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../lib/serialize';
 import { Joi, field } from '../lib/validation';
@@ -33,7 +34,7 @@ export const ipBanResource: ResourceDef<IpBan> = {
   model: IpBan,
   label: 'ban',
   sortable: ['ip', 'type', 'expiry', 'created_at', 'updated_at'],
-  filters: { ip: equals('ip', ipAddress()), type: flagFilter('type') },
+  filters: { ip: ipFilter(), type: flagFilter('type') },
   createSchema: Joi.object({
     ip: ipAddress().required(),
     reason: field.multiline(65535),

@@ -1,6 +1,6 @@
 import { IpWhitelist } from '../db/models';
 import { ipAddress } from '../lib/ip';
-import { equals } from '../http/listQuery';
+import { ipFilter } from './ipFilter';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../lib/serialize';
 import { Joi, field } from '../lib/validation';
@@ -10,7 +10,7 @@ export const ipWhitelistResource: ResourceDef<IpWhitelist> = {
   model: IpWhitelist,
   label: 'whitelisted ip',
   sortable: ['ip', 'created_at', 'updated_at'],
-  filters: { ip: equals('ip', ipAddress()) },
+  filters: { ip: ipFilter() },
   createSchema: Joi.object({
     ip: ipAddress().required(),
     description: field.multiline(65535),

@@ -18,6 +18,8 @@ export interface RouteRecord {
   query?: ObjectSchema;
   /** Fields that take `<field>:<locale>` translations. */
   translatable?: readonly string[];
+  /** The status of a success when it is not 200 (202: a job was queued). */
+  status?: number;
   /** The resource declaration behind the route (conventions tests read its shape). */
   resource?: unknown;
 }

@@ -1,4 +1,5 @@
 import { Op, UniqueConstraintError, type Transaction } from 'sequelize';
+import { runAs } from '../audit/actor';
 import { config } from '../config';
 import { now } from '../db/entity';
 import { DepartmentEmail, IncomingMail, MailDelivery, MailMessageId, SpamRule, Ticket, User, Department } from '../db/models';
@@ -99,6 +100,11 @@ const decided = (decision: IncomingDecision, reason: string | null, extra: Parti
 const clip = (s: string | null | undefined, n: number) => (s ? s.slice(0, n) : null);
 
 export async function ingestMail(raw: Buffer, source: MailSource, options: IngestOptions = {}): Promise<IngestResult> {
+  // Changes the mail makes to tickets are the mailbox's (the audit's actor).
+  return runAs({ type: 'mailbox', id: source.departmentEmail?.id ?? null, channel: 'email' }, () => ingest(raw, source, options));
+}
+
+async function ingest(raw: Buffer, source: MailSource, options: IngestOptions): Promise<IngestResult> {
   let mail: IncomingMessage | null = null;
   let early: Decision | null = null;
   const size = Math.max(raw.length, options.declaredSize ?? 0);

@@ -234,7 +234,7 @@ function operation(r: RouteRecord, components: Json): Json {
   }
 
   const responses: Json = {
-    200: successResponse(r),
+    [r.status ?? 200]: successResponse(r),
     401: ref('responses', 'Unauthorized'),
     403: ref('responses', 'Forbidden'),
   };

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { runAs } from '../audit/actor';
 import { logger } from '../logger';
 import { defineJob, type JobDefinition } from '../queue/jobs';
 import { QUEUES } from '../queue/names';
@@ -17,7 +18,8 @@ export function housekeeping(name: string, o: { every: () => number; counted: st
     options: () => ({ removeOnComplete: 100, removeOnFail: 500 }),
     schedule: { every: o.every },
     async handle() {
-      const n = await o.work();
+      // What a housekeeping job changes is the scheduler's doing (the audit history says so).
+      const n = await runAs({ type: 'scheduler', id: null, channel: 'scheduler' }, o.work);
       if (n) logger.info({ [o.counted]: n }, o.message);
       return { [o.counted]: n };
     },

@@ -47,10 +47,28 @@ export const USER_SETTINGS: Record<string, () => string> = {
   user_name_format: () => '1',
 };
 
+/**
+ * The self-service settings object with the keys SupportPal's official client reads
+ * (`GET /api/selfservice/settings`): comments on articles and ratings. Served for clients to read;
+ * the API itself acts on none of them (comments are moderated as src/selfservice/comment.ts says).
+ */
+export const SELFSERVICE_SETTINGS: Record<string, () => string> = {
+  comment_captcha: () => '1',
+  comment_moderation: () => '1',
+  comment_ordering: () => '0',
+  comment_ratings: () => '1',
+  comment_threshold: () => '0',
+  comment_write: () => '0',
+  comments_enabled: () => '1',
+  rating_post: () => '0',
+  ratings_enabled: () => '1',
+};
+
 /** Settings objects by scope; later areas add theirs here. */
 export const SETTINGS: Record<string, Record<string, () => string>> = {
   core: CORE_SETTINGS,
   user: USER_SETTINGS,
+  selfservice: SELFSERVICE_SETTINGS,
 };
 
 /**

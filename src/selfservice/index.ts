@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { mountRoutes } from '../http/routes';
+import { settingsRouter } from '../http/settings';
 import { articleRouter } from './article/resource';
 import { attachmentDownloadRouter, attachmentRouter } from './attachment';
 import { categoryRouter } from './category';
@@ -7,7 +8,7 @@ import { commentRouter } from './comment';
 import { tagRouter } from './tag';
 import { typeRouter } from './type';
 
-const routers = [typeRouter, tagRouter, categoryRouter, articleRouter, attachmentRouter, attachmentDownloadRouter, commentRouter];
+const routers = [settingsRouter('/settings', 'selfservice'), typeRouter, tagRouter, categoryRouter, articleRouter, attachmentRouter, attachmentDownloadRouter, commentRouter];
 mountRoutes('/api/selfservice', routers);
 
 /** `/api/selfservice/...` */

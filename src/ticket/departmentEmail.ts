@@ -9,13 +9,15 @@ import { Joi, field } from '../lib/validation';
 import { logger } from '../logger';
 import { defaultBrandId } from '../user/users/service';
 import { mailServerHost } from '../net/outbound';
+import { ENCRYPTION_CODES, PROTOCOL_CODES, codeOf, codeOrName } from './mailboxCodes';
 
 /**
  * Email addresses of a department: `/api/ticket/department/{id}/email[/{email_id}]`.
  *
  * Type 0: mail reaches the help desk by piping or forwarding (only the address matters).
- * Type 1: the mailbox worker fetches it from a remote mailbox over `imap` or `pop3`, with
- * `encryption` `ssl` (TLS from the first byte), `tls` (STARTTLS) or `none`; `port` empty means the
+ * Type 1: the mailbox worker fetches it from a remote mailbox over `protocol` 0 IMAP or 1 POP3, with
+ * `encryption` 1 SSL (TLS from the first byte), 2 STARTTLS or 0 none (SupportPal's integer codes,
+ * see mailboxCodes.ts; the names `imap`/`pop3`, `ssl`/`tls`/`none` are accepted too); `port` empty means the
  * protocol's usual one (IMAP 993 with ssl, else 143; POP3 995 with ssl, else 110). A remote
  * mailbox needs a server, a username and a password.
  *
@@ -33,7 +35,12 @@ export const DEPARTMENT_EMAIL_FIELDS = [
 
 /** A department email as every response shows it (the sub-resource and the department's `emails`). */
 export function serializeDepartmentEmail(e: DepartmentEmail): Record<string, any> {
-  return { ...pick(e, DEPARTMENT_EMAIL_FIELDS), password: e.password ? PASSWORD_MASK : null };
+  return {
+    ...pick(e, DEPARTMENT_EMAIL_FIELDS),
+    protocol: codeOf(PROTOCOL_CODES, e.protocol),
+    encryption: codeOf(ENCRYPTION_CODES, e.encryption),
+    password: e.password ? PASSWORD_MASK : null,
+  };
 }
 
 const PASSWORD_MAX = 255;
@@ -51,8 +58,8 @@ const createSchema = Joi.object({
   ...fields,
   address: field.email().required(),
   type: Joi.number().integer().valid(TYPE_PIPED, TYPE_REMOTE).default(TYPE_PIPED),
-  protocol: Joi.string().trim().lowercase().valid('imap', 'pop3').default('imap'),
-  encryption: Joi.string().trim().lowercase().valid('none', 'ssl', 'tls').default('ssl'),
+  protocol: codeOrName(PROTOCOL_CODES).default('imap'),
+  encryption: codeOrName(ENCRYPTION_CODES).default('ssl'),
   consume_all: field.flag().default(0),
   delete_downloaded: field.flag().default(0),
 });
@@ -61,8 +68,8 @@ const updateSchema = Joi.object({
   ...fields,
   address: field.email(),
   type: Joi.number().integer().valid(TYPE_PIPED, TYPE_REMOTE),
-  protocol: Joi.string().trim().lowercase().valid('imap', 'pop3'),
-  encryption: Joi.string().trim().lowercase().valid('none', 'ssl', 'tls'),
+  protocol: codeOrName(PROTOCOL_CODES),
+  encryption: codeOrName(ENCRYPTION_CODES),
   consume_all: field.flag(),
   delete_downloaded: field.flag(),
 });

@@ -17,9 +17,11 @@ import { forwardRouter } from './forward';
 import { incomingMailRouter } from '../mailbox/resource';
 import { messageRouter } from './messages/resource';
 import { ticketRouter } from './tickets/resource';
+import { ticketAuditRouter } from './tickets/auditRoute';
+import { ticketBulkRouter } from './bulk/resource';
 
 const routers = [
-  ticketRouter, messageRouter, forwardRouter, ticketAttachmentDownloadRouter, ticketAttachmentRouter,
+  ticketAuditRouter, ticketBulkRouter, ticketRouter, messageRouter, forwardRouter, ticketAttachmentDownloadRouter, ticketAttachmentRouter,
   departmentRouter, departmentEmailRouter, statusRouter, priorityRouter, tagRouter, cannedResponseRouter, feedbackRouter,
   slaPlanRouter, filterRouter, ticketCustomFieldRouter, settingsRouter('/settings', 'ticket'), channelRouter,
   incomingMailRouter,

@@ -1,4 +1,5 @@
 import { Op, type Transaction } from 'sequelize';
+import { recordDeletions } from '../export/tombstones';
 import { Brand, Organisation, OrganisationDomain, User } from '../db/models';
 import type { CustomFieldValue } from '../db/models';
 import { ValidationError, invalid } from '../errors';
@@ -123,6 +124,7 @@ export const organisationResource: ResourceDef<Organisation, OrganisationRelatio
   async destroy(org, { transaction }) {
     await User.update({ organisation_id: null, organisation_access_level: null }, { where: { organisation_id: org.id }, transaction });
     await deleteCustomFieldValues('organisation', org.id, transaction);
+    await recordDeletions('organisations', [org.id], transaction);
     await org.destroy({ transaction });
     await emit(transaction, 'organisation.deleted', { organisationId: org.id });
   },

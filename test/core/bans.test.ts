@@ -193,7 +193,7 @@ describe('IPv4 octets with leading zeros (octal to some software, decimal to oth
   const spellings = ['127.000.000.004', '010.1.1.1', '10.1.1.01', '00.0.0.0', '::ffff:010.1.1.1', '1:2:3:4:5:6:1.2.3.04'];
   const INVALID_IP = 'The ip must be a valid IP address.';
 
-  it.each(spellings)('%s: 422 on ban and whitelist create, update and list filter', async (typed) => {
+  it.each(spellings)('%s: 422 on ban and whitelist create and update; the list filter (exact match) finds nothing', async (typed) => {
     expectError(await api.post('/api/core/ipban', { ip: typed, type: 1 }), 422, INVALID_IP);
     expectError(await api.post('/api/core/ipwhitelist', { ip: typed }), 422, INVALID_IP);
     const b = await ban({ ip: uniqueIpv4(), type: 1 });
@@ -201,8 +201,8 @@ describe('IPv4 octets with leading zeros (octal to some software, decimal to oth
     expect((await IpBan.findByPk(b.id))!.ip).toBe(b.ip);
     const w = await whitelist({ ip: uniqueIpv4() });
     expectError(await api.put(`/api/core/ipwhitelist/${w.id}`, { ip: typed }), 422, INVALID_IP);
-    expectError(await api.get('/api/core/ipban', { ip: typed }), 422, INVALID_IP);
-    expectError(await api.get('/api/core/ipwhitelist', { ip: typed }), 422, INVALID_IP);
+    expect(expectList(await api.get('/api/core/ipban', { ip: typed }))).toEqual([]);
+    expect(expectList(await api.get('/api/core/ipwhitelist', { ip: typed }))).toEqual([]);
     expect(await IpBan.count({ where: { ip: typed } })).toBe(0);
     expect(await IpWhitelist.count({ where: { ip: typed } })).toBe(0);
   });
@@ -215,8 +215,19 @@ describe('IPv4 octets with leading zeros (octal to some software, decimal to oth
     expect(expectList(await api.get('/api/core/ipban', { ip }))).toEqual([]);
   });
 
-  it('refuses a list filter that is not an address', async () => {
-    expectError(await api.get('/api/core/ipban', { ip: 'not-an-ip' }), 422, INVALID_IP);
-    expectError(await api.get('/api/core/ipwhitelist', { ip: '10.0.0.0/8' }), 422, INVALID_IP);
+  it('answers a list filter that is not a single address (a prefix, a range, a word) with an empty list, as an exact-match string filter', async () => {
+    const b = await ban({ ip: '198.51.100.7', type: 1, event_api: 0 });
+    const w = await whitelist({ ip: '198.51.100.8' });
+    for (const ip of ['198.51.100', 'not-an-ip', '10.0.0.0/8', '198.51.100.%']) {
+      const bans = await api.get('/api/core/ipban', { ip });
+      expect(bans.body).toMatchObject({ status: 'success', data: [], count: 0 });
+      const entries = await api.get('/api/core/ipwhitelist', { ip });
+      expect(entries.body).toMatchObject({ status: 'success', data: [], count: 0 });
+    }
+    // The exact address still matches, in any spelling of it.
+    expect(expectList(await api.get('/api/core/ipban', { ip: '::ffff:198.51.100.7' })).map((x: any) => x.id)).toEqual([b.id]);
+    expect(expectList(await api.get('/api/core/ipwhitelist', { ip: ' 198.51.100.8 ' })).map((x: any) => x.id)).toEqual([w.id]);
+    await api.del(`/api/core/ipban/${b.id}`);
+    await api.del(`/api/core/ipwhitelist/${w.id}`);
   });
 });

@@ -90,7 +90,7 @@ describe('an IMAP mailbox', () => {
     expect(new Set(await ticketsOf(mailbox.id)).size).toBe(3);
     // What an operator sees of it over the API.
     const shown = expectSuccess(await api.get(`/api/ticket/department/${world.department.id}/email/${mailbox.id}`));
-    expect(shown).toMatchObject({ protocol: 'imap', encryption, last_error: null, poll_failures: 0, password: '********' });
+    expect(shown).toMatchObject({ protocol: 0, encryption: ['none', 'ssl', 'tls'].indexOf(encryption), last_error: null, poll_failures: 0, password: '********' });
   });
 
   it('with delete_downloaded deletes what it imported, also what an interrupted poll left behind', async () => {

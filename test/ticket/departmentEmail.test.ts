@@ -25,6 +25,8 @@ const storedPassword = async (id: number): Promise<string | null> =>
   ((await sequelize().query('SELECT password FROM department_emails WHERE id = ?', { replacements: [id], plain: true })) as any).password;
 
 const REMOTE = { type: 1, protocol: 'imap', server: 'imap.example.com', port: 993, encryption: 'ssl', username: 'help', password: 'S3cret pass ' };
+/** REMOTE as responses show it: SupportPal's integer codes (protocol 0 IMAP; encryption 1 SSL/TLS). */
+const REMOTE_SHOWN = { ...REMOTE, protocol: 0, encryption: 1 };
 
 describe('POST /api/ticket/department/{id}/email', () => {
   it('adds a piped address with the defaults', async () => {
@@ -33,8 +35,8 @@ describe('POST /api/ticket/department/{id}/email', () => {
     const data = expectSuccess(await api.post(base(dept.id), { address: addr.toUpperCase() }), 'Successfully created new department email!');
     expect(Object.keys(data).sort()).toEqual([...EMAIL_KEYS].sort());
     expect(data).toMatchObject({
-      department_id: dept.id, brand_id: 1, address: addr, type: 0, protocol: 'imap', server: null, username: null, password: null, port: null,
-      encryption: 'ssl', consume_all: 0, delete_downloaded: 0, last_polled_at: null, last_error: null, last_error_at: null, poll_failures: 0, next_poll_at: null,
+      department_id: dept.id, brand_id: 1, address: addr, type: 0, protocol: 0, server: null, username: null, password: null, port: null,
+      encryption: 1, consume_all: 0, delete_downloaded: 0, last_polled_at: null, last_error: null, last_error_at: null, poll_failures: 0, next_poll_at: null,
     });
     expect(expectSuccess(await api.get(`${base(dept.id)}/${data.id}`))).toEqual(data);
   });
@@ -42,7 +44,7 @@ describe('POST /api/ticket/department/{id}/email', () => {
   it('stores a remote mailbox with its password encrypted, and never returns it', async () => {
     const dept = await makeDepartment();
     const data = expectSuccess(await api.post(base(dept.id), { address: address(), ...REMOTE, consume_all: 1, delete_downloaded: 'true' }), 'Successfully created new department email!');
-    expect(data).toMatchObject({ ...REMOTE, password: PASSWORD_MASK, consume_all: 1, delete_downloaded: 1 });
+    expect(data).toMatchObject({ ...REMOTE_SHOWN, password: PASSWORD_MASK, consume_all: 1, delete_downloaded: 1 });
     const stored = await storedPassword(data.id);
     expect(stored).not.toContain('S3cret');
     expect(stored).toMatch(/^v1:[0-9a-f]{8}:[A-Za-z0-9+/]+=*$/);
@@ -170,7 +172,32 @@ describe('PUT /api/ticket/department/{id}/email/{email_id}', () => {
     expect(expectSuccess(await api.put(url, { address: data.address }), 'Successfully updated the department email!').address).toBe(data.address);
     const next = address();
     expect(expectSuccess(await api.put(url, { address: next, protocol: 'POP3', encryption: 'tls' }), 'Successfully updated the department email!'))
-      .toMatchObject({ address: next, protocol: 'pop3', encryption: 'tls' });
+      .toMatchObject({ address: next, protocol: 1, encryption: 2 });
+  });
+
+  it.each([
+    [{ protocol: 1, encryption: 2 }, 'pop3', 'tls', 1, 2],
+    [{ protocol: '0', encryption: '0' }, 'imap', 'none', 0, 0],
+    [{ protocol: 'imap', encryption: 1 }, 'imap', 'ssl', 0, 1],
+    [{ protocol: '1', encryption: 'NONE' }, 'pop3', 'none', 1, 0],
+  ] as Array<[Record<string, unknown>, string, string, number, number]>)('takes protocol and encryption as codes or names: %j', async (form, protocol, encryption, protocolCode, encryptionCode) => {
+    const { data, url } = await remote();
+    const shown = expectSuccess(await api.put(url, form), 'Successfully updated the department email!');
+    expect(shown).toMatchObject({ protocol: protocolCode, encryption: encryptionCode });
+    expect(expectSuccess(await api.get(url))).toMatchObject({ protocol: protocolCode, encryption: encryptionCode });
+    expect(await DepartmentEmail.findByPk(data.id)).toMatchObject({ protocol, encryption });
+  });
+
+  it.each([
+    [{ protocol: 2 }, 'The selected protocol is invalid.'],
+    [{ protocol: -1 }, 'The selected protocol is invalid.'],
+    [{ encryption: 3 }, 'The selected encryption is invalid.'],
+    [{ encryption: '1.0' }, 'The selected encryption is invalid.'],
+    [{ encryption: true }, 'The selected encryption is invalid.'],
+  ] as Array<[Record<string, unknown>, string]>)('refuses a code that is none: %j', async (form, message) => {
+    const { data, url } = await remote();
+    expectError(await api.putJson(url, form), 422, message);
+    expect(await DepartmentEmail.findByPk(data.id)).toMatchObject({ protocol: 'imap', encryption: 'ssl' });
   });
 
   it('leaves the read-only status fields alone', async () => {

@@ -1,4 +1,5 @@
 import { Op, type WhereOptions } from 'sequelize';
+import { recordDeletions } from '../../export/tombstones';
 import { Article } from '../../db/models';
 import { emit } from '../../events';
 import { ValidationError } from '../../errors';
@@ -170,6 +171,7 @@ export const articleResource: ResourceDef<Article, ArticleRelations> = {
   update: (article, input, { transaction }) => updateArticle(article, input as ArticleUpdate, transaction),
   afterWrite: (article, { transaction }) => rebuildSearch(article, transaction),
   destroy: async (article, { transaction }) => {
+    await recordDeletions('articles', [article.id], transaction);
     await article.destroy({ transaction });
     await emit(transaction, 'article.deleted', { articleId: article.id });
   },

@@ -1,4 +1,5 @@
 import type { Transaction } from 'sequelize';
+import { recordDeletions } from '../../export/tombstones';
 import { now } from '../../db/entity';
 import { Ticket, TicketMessage, User } from '../../db/models';
 import { BY, MESSAGE_TYPE, type ForwardExtra } from '../../db/models/TicketMessage';
@@ -193,6 +194,7 @@ export async function updateMessage(message: TicketMessage, given: UpdateMessage
 
 /** Deletes a message and its attachments (the stored files stay: others may share them). */
 export async function deleteMessage(message: TicketMessage, transaction: Transaction): Promise<void> {
+  await recordDeletions('messages', [message.id], transaction);
   await message.destroy({ transaction });
   await Ticket.update({ updated_at: now() }, { where: { id: message.ticket_id }, transaction });
 }

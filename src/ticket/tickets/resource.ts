@@ -7,10 +7,11 @@ import { flagFilter, idsFilter, type Condition, type Filter } from '../../http/l
 import { resourceRouter, type CustomAction, type ResourceDef } from '../../http/resource';
 import { sqlCondition } from '../../db/sql';
 import { Joi, MAX_ID, field } from '../../lib/validation';
-import { searchQuery } from '../../selfservice/article/search';
 import { attachmentsField } from '../attachment';
 import { assignedToAnyone, filterConditionSql, visibleToOperator } from './conditions';
 import { loadTicketRelations, serializeTicket, type TicketRelations } from './presenter';
+import { numberCondition, ticketSearchCondition } from './search/compile';
+import { splitTicket } from './split';
 import { createTicket, mergeTickets, trashTicket, updateTicket, type CreateTicketInput, type UpdateTicketInput } from './service';
 
 /**
@@ -107,28 +108,9 @@ export function toUpdateInput(b: Record<string, any>): UpdateTicketInput {
   };
 }
 
-/**
- * `search`: the number (exactly, or a number of a ticket merged into it), or every word of the
- * term in the subject or in a message's text (FULLTEXT indexes, boolean mode, `+word*`, bound).
- */
-export function searchCondition(term: string): Condition {
-  const words = searchQuery(term);
-  if (!words) return numberCondition(term);
-  // One derived set of ticket ids, each part an index look-up (the number's unique key, the two
-  // FULLTEXT indexes), joined to tickets by primary key: the cost follows the matches, not the
-  // table. (The same parts joined with OR make MariaDB scan every ticket.)
-  return sqlCondition`id IN (SELECT id FROM (
-      SELECT COALESCE(merged_into_id, id) AS id FROM tickets WHERE number = ${term}
-      UNION SELECT COALESCE(merged_into_id, id) FROM tickets WHERE MATCH (subject) AGAINST (${words} IN BOOLEAN MODE)
-      UNION SELECT ticket_id FROM ticket_messages WHERE is_draft = 0 AND MATCH (text) AGAINST (${words} IN BOOLEAN MODE)
-    ) AS matches)`;
-}
-
-/** A number, or the number of a ticket merged into this one: the ticket it leads to (one unique-key look-up). */
-const numberCondition = (n: string) => sqlCondition`id IN (SELECT COALESCE(merged_into_id, id) FROM tickets WHERE number = ${n})`;
-
 const filters: Record<string, Filter> = {
-  search: { schema: Joi.string().trim().max(255), where: searchCondition },
+  /** The search language (./search/): words, "phrases", field:value terms, -exclusions, OR. */
+  search: { schema: Joi.string().trim().max(1000), where: ticketSearchCondition },
   /** A number also finds the ticket that a ticket of that number was merged into. */
   number: {
     schema: Joi.string().trim().max(64),
@@ -225,6 +207,23 @@ const merge: CustomAction<Ticket> = {
   run: ({ record, input, transaction }) => mergeTickets(record!, input.ids, transaction!),
 };
 
+/** `POST /ticket/{id}/split`: moves a message (and those after it, on request) into a new ticket (./split.ts); answers the new ticket. */
+const split: CustomAction<Ticket> = {
+  name: 'split',
+  method: 'POST',
+  path: '/:id/split',
+  schema: Joi.object({
+    message_id: field.id().required(),
+    following: field.flag().default(0),
+    user_id: field.id().required(),
+    subject: field.string(),
+  }),
+  message: 'Successfully split the ticket!',
+  run: ({ record, input, transaction }) => splitTicket(record!, {
+    messageId: input.message_id, following: input.following === 1, operatorId: input.user_id, subject: input.subject ?? undefined,
+  }, transaction!),
+};
+
 export const ticketResource: ResourceDef<Ticket, TicketRelations> = {
   path: '/ticket',
   model: Ticket,
@@ -249,7 +248,7 @@ export const ticketResource: ResourceDef<Ticket, TicketRelations> = {
   messages: { deleted: 'Successfully moved the ticket to trash!' },
   load: loadTicketRelations,
   serialize: (ticket, rel) => serializeTicket(ticket, rel),
-  custom: [merge],
+  custom: [merge, split],
 };
 
 export const ticketRouter = resourceRouter(ticketResource);

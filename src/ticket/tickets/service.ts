@@ -19,6 +19,7 @@ import { inDepartment } from '../priorityScope';
 import { ticketSettings, type TicketSettings } from '../ticketSettings';
 import { NO_DUE_TIMES, currentDueTime, slaDueTimes, type DueTimes } from './due';
 import { assignTicketNumber, effectiveFormat, placeholderNumber } from './number';
+import { auditSnapshot, diff, recordAudit } from './audit';
 
 /**
  * The domain rules of tickets: opening (people, department and brand, number, SLA, first message),
@@ -294,6 +295,7 @@ export async function createTicket(input: CreateTicketInput, transaction: Transa
     createdAt, channel,
   }, transaction, { opening: true, settings });
 
+  await recordAudit(ticket.id, 'created', diff(null, await auditSnapshot(ticket.id, transaction)), transaction);
   await emit(transaction, 'ticket.created', {
     ticketId: ticket.id, messageId: message.id, sendUserEmail: input.sendUserEmail ?? true, sendOperatorsEmail: input.sendOperatorsEmail ?? true,
   });
@@ -320,6 +322,7 @@ export async function updateTicket(ticket: Ticket, input: UpdateTicketInput, tra
   if (ticket.merged_into_id) throw updateFailed();
   const at = context.at ?? now();
   const settings = await ticketSettings(transaction);
+  const before = await auditSnapshot(ticket.id, transaction);
   const changes: string[] = [];
   const values: Partial<Ticket> = {};
 
@@ -454,13 +457,16 @@ export async function updateTicket(ticket: Ticket, input: UpdateTicketInput, tra
     });
     changes.push('customfield');
   }
-  if (changes.length) await emit(transaction, 'ticket.updated', { ticketId: ticket.id, changes, newlyAssigned, ...(context.cause ? { cause: context.cause } : {}) });
+  if (!changes.length) return;
+  await recordAudit(ticket.id, 'updated', diff(before, await auditSnapshot(ticket.id, transaction)), transaction);
+  await emit(transaction, 'ticket.updated', { ticketId: ticket.id, changes, newlyAssigned, ...(context.cause ? { cause: context.cause } : {}) });
 }
 
 /** Moves the ticket to the trash (`deleted_at`); a ticket already there stays as it is. */
 export async function trashTicket(ticket: Ticket, transaction: Transaction): Promise<void> {
   if (ticket.deleted_at) return;
   await ticket.update({ deleted_at: now() }, { transaction });
+  await recordAudit(ticket.id, 'trashed', { deleted_at: { before: null, after: ticket.deleted_at } }, transaction);
   await emit(transaction, 'ticket.trashed', { ticketId: ticket.id });
 }
 
@@ -482,13 +488,15 @@ export async function mergeTickets(target: Ticket, ids: number[], transaction: T
     if (!s || s.id === target.id || s.deleted_at || s.merged_into_id || s.brand_id !== target.brand_id) throw invalid(`ids.${n}`);
   });
   const sourceIds = [...new Set(ids)];
-  const q = (sql: string) => sequelize().query(sql, { replacements: { target: target.id, ids: sourceIds }, transaction, type: QueryTypes.UPDATE });
-  await q('UPDATE ticket_messages SET original_ticket_id = IFNULL(original_ticket_id, ticket_id), ticket_id = :target WHERE ticket_id IN (:ids)');
+  const before = await auditSnapshot(target.id, transaction);
+  const q = (sql: string) => sequelize().query(sql, { replacements: { target: target.id, ids: sourceIds, now: now() }, transaction, type: QueryTypes.UPDATE });
+  // updated_at: the messages changed ticket (the export sends them again).
+  await q('UPDATE ticket_messages SET original_ticket_id = IFNULL(original_ticket_id, ticket_id), ticket_id = :target, updated_at = :now WHERE ticket_id IN (:ids)');
   await q('UPDATE ticket_attachments SET ticket_id = :target WHERE ticket_id IN (:ids)');
   for (const [table, column] of [['ticket_tag_links', 'tag_id'], ['ticket_assignees', 'user_id'], ['ticket_watchers', 'user_id']]) {
     await q(`INSERT IGNORE INTO ${table} (ticket_id, ${column}) SELECT :target, ${column} FROM ${table} WHERE ticket_id IN (:ids)`);
   }
-  await q('UPDATE tickets SET merged_into_id = :target WHERE merged_into_id IN (:ids)');
+  await q('UPDATE tickets SET merged_into_id = :target, updated_at = :now WHERE merged_into_id IN (:ids)');
   const at = now();
   await Ticket.update({ merged: 1, merged_into_id: target.id, updated_at: at }, { where: { id: { [Op.in]: sourceIds } }, transaction });
   const cc = normaliseCc([...jsonList(target.cc), ...sources.flatMap((s) => jsonList(s.cc))]);
@@ -496,6 +504,11 @@ export async function mergeTickets(target: Ticket, ids: number[], transaction: T
   await target.update({
     merged: 1, cc: cc.length ? JSON.stringify(cc) : null, last_reply_time: lastReply || null, updated_at: at,
   }, { transaction });
+  const merged = diff(before, await auditSnapshot(target.id, transaction));
+  await recordAudit(target.id, 'merged', { ...merged, merged_ids: { before: null, after: sourceIds } }, transaction);
+  for (const source of sources) {
+    await recordAudit(source.id, 'merged_into', { merged: { before: source.merged, after: 1 }, merged_into_id: { before: null, after: target.id } }, transaction);
+  }
   await emit(transaction, 'ticket.merged', { ticketId: target.id, mergedIds: sourceIds });
   return target;
 }

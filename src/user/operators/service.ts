@@ -1,4 +1,5 @@
 import type { Transaction } from 'sequelize';
+import { beforePersonDeleted } from '../../export/tombstones';
 import { emit } from '../../events';
 import { Department, OperatorDepartment, User } from '../../db/models';
 import { assertExist } from '../../db/exists';
@@ -73,6 +74,7 @@ export async function updateOperator(operator: User, input: OperatorInput, trans
 }
 
 export async function deleteOperator(operator: User, transaction: Transaction): Promise<void> {
+  await beforePersonDeleted(operator.id, false, transaction);
   await operator.destroy({ transaction });
   await emit(transaction, 'operator.deleted', { userId: operator.id });
 }

@@ -1,4 +1,5 @@
 import type { Transaction } from 'sequelize';
+import { beforePersonDeleted } from '../../export/tombstones';
 import { emit } from '../../events';
 import { Brand, User, UserEmail } from '../../db/models';
 import { emailScope } from '../../db/models/PersonEmail';
@@ -152,6 +153,7 @@ export async function updateUser(user: User, input: UserInput, transaction: Tran
 }
 
 export async function deleteUser(user: User, transaction: Transaction): Promise<void> {
+  await beforePersonDeleted(user.id, true, transaction);
   await deleteCustomFieldValues('user', user.id, transaction);
   await user.destroy({ transaction });
   await emit(transaction, 'user.deleted', { userId: user.id });

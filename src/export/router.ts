@@ -1,0 +1,60 @@
+import { Router } from 'express';
+import { sendSuccess } from '../http/envelope';
+import { HttpError, MethodNotAllowedError } from '../http/errors';
+import { ValidationError, invalid } from '../errors';
+import { MAX_LIMIT } from '../http/listQuery';
+import { mountRoutes, recorded, type RecordedRouter } from '../http/routes';
+import { Joi, field, validate } from '../lib/validation';
+import { articleResource } from '../selfservice/article/resource';
+import { messageResource } from '../ticket/messages/resource';
+import { ticketResource } from '../ticket/tickets/resource';
+import { ticketSearchCondition } from '../ticket/tickets/search/compile';
+import { organisationResource } from '../user/organisation';
+import { userResource } from '../user/users/resource';
+import { decodeCursor, readPage, startAt, type ExportSource } from './feed';
+import { EXPORT_RESOURCES, type ExportResource } from './tombstones';
+
+const SOURCES: Record<ExportResource, ExportSource> = {
+  tickets: { resource: 'tickets', def: ticketResource },
+  messages: { resource: 'messages', def: messageResource },
+  users: { resource: 'users', def: userResource },
+  organisations: { resource: 'organisations', def: organisationResource },
+  articles: { resource: 'articles', def: articleResource },
+};
+
+export const EXPORT_DEFAULT_LIMIT = 100;
+
+export const exportQuery = Joi.object({
+  cursor: Joi.string().trim().max(64)
+    .description('`after_cursor` of the previous page: the changes after it are returned. Wins over `start_time`.'),
+  start_time: field.timestamp().description('UNIX seconds: start with the records changed (or deleted) at or after this time. Neither this nor `cursor`: from the beginning.'),
+  limit: Joi.number().unsafe().integer().min(1).default(EXPORT_DEFAULT_LIMIT).description(`Records and tombstones per page (at most ${MAX_LIMIT}).`),
+  search: Joi.string().trim().max(1000)
+    .description('Tickets only: the ticket search language (as the ticket list\'s `search`); only the tickets that match are exported (tombstones are not narrowed).'),
+});
+
+/**
+ * `GET /api/export/{resource}`: the incremental export (./feed.ts). Read-only.
+ */
+function exportRouter(): RecordedRouter {
+  const router = Router();
+  const path = '/:resource';
+  router.get(path, async (req, res) => {
+    if (!Object.hasOwn(SOURCES, req.params.resource)) throw new HttpError(404, `The requested URL GET ${req.originalUrl.split('?')[0]} was not found.`);
+    const source = SOURCES[req.params.resource as ExportResource];
+    const q = validate<{ cursor?: string; start_time?: number; limit: number; search?: string | null }>(exportQuery, req.query);
+    const from = q.cursor ? decodeCursor(q.cursor) : startAt(q.start_time ?? 0);
+    if (!from) throw invalid('cursor');
+    if (q.search && source.resource !== 'tickets') throw new ValidationError('The search is only accepted by the tickets export.');
+    const filter = q.search ? ticketSearchCondition(q.search) : undefined;
+    sendSuccess(res, await readPage(source, from, Math.min(q.limit, MAX_LIMIT), filter));
+  });
+  router.all(path, (req) => {
+    throw new MethodNotAllowedError(req.method, 'GET');
+  });
+  // One record per resource: the OpenAPI document names each path.
+  return recorded(router, EXPORT_RESOURCES.map((r) => ({ method: 'GET' as const, path: `/${r}`, action: 'export', label: r, query: exportQuery })));
+}
+
+export const exportAreaRouter = exportRouter();
+mountRoutes('/api/export', [exportAreaRouter]);

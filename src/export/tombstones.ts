@@ -1,0 +1,46 @@
+import { QueryTypes, type Transaction } from 'sequelize';
+import { now } from '../db/entity';
+import { sequelize } from '../db/sequelize';
+
+/** The resources of the incremental export (`GET /api/export/{resource}`). */
+export const EXPORT_RESOURCES = ['tickets', 'messages', 'users', 'organisations', 'articles'] as const;
+export type ExportResource = (typeof EXPORT_RESOURCES)[number];
+
+const run = (sql: string, replacements: Record<string, unknown>, transaction: Transaction) =>
+  sequelize().query(sql, { replacements, transaction, type: QueryTypes.INSERT });
+
+/**
+ * Records that records of a resource are deleted, in the transaction that deletes them: the export
+ * hands their ids to readers as tombstones. Called before the delete.
+ */
+export async function recordDeletions(resource: ExportResource, ids: number[], transaction: Transaction): Promise<void> {
+  if (!ids.length) return;
+  const t = now();
+  await run(
+    `INSERT INTO export_tombstones (resource, record_id, deleted_at) VALUES ${ids.map((_, i) => `(:resource, :id${i}, :t)`).join(', ')}`,
+    { resource, t, ...Object.fromEntries(ids.map((id, i) => [`id${i}`, id])) }, transaction,
+  );
+}
+
+/**
+ * What deleting a person (a user or an operator) does to exported records without a statement
+ * of the application's (foreign keys do it, and they bump no `updated_at` and fire no trigger):
+ * their tickets and those tickets' messages go (tombstones); messages they wrote elsewhere,
+ * tickets they were assigned to or watched, organisations they owned and articles they wrote
+ * change (`updated_at` moved, so the export sends them again). Called before the delete.
+ */
+export async function beforePersonDeleted(userId: number, isUser: boolean, transaction: Transaction): Promise<void> {
+  const t = now();
+  const r = { userId, t };
+  if (isUser) await run('INSERT INTO export_tombstones (resource, record_id, deleted_at) VALUES (\'users\', :userId, :t)', r, transaction);
+  await run(`INSERT INTO export_tombstones (resource, record_id, deleted_at)
+    SELECT 'messages', m.id, :t FROM ticket_messages m JOIN tickets k ON k.id = m.ticket_id WHERE k.user_id = :userId`, r, transaction);
+  await run(`INSERT INTO export_tombstones (resource, record_id, deleted_at)
+    SELECT 'tickets', id, :t FROM tickets WHERE user_id = :userId`, r, transaction);
+  const touch = (sql: string) => sequelize().query(sql, { replacements: r, transaction, type: QueryTypes.UPDATE });
+  await touch('UPDATE ticket_messages SET updated_at = :t WHERE user_id = :userId');
+  await touch(`UPDATE tickets SET updated_at = :t WHERE user_id <> :userId AND (
+    id IN (SELECT ticket_id FROM ticket_assignees WHERE user_id = :userId) OR id IN (SELECT ticket_id FROM ticket_watchers WHERE user_id = :userId))`);
+  await touch('UPDATE organisations SET updated_at = :t WHERE owner_id = :userId OR id = (SELECT organisation_id FROM users WHERE id = :userId)');
+  await touch('UPDATE articles SET updated_at = :t WHERE author_id = :userId');
+}

@@ -1,0 +1,90 @@
+import type { Job } from 'bullmq';
+import { QueryTypes, type Transaction } from 'sequelize';
+import { runAs } from '../../audit/actor';
+import { Ticket } from '../../db/models';
+import { now } from '../../db/entity';
+import { sequelize } from '../../db/sequelize';
+import { transaction } from '../../db/transaction';
+import { DomainError, NotFoundError } from '../../errors';
+import { Joi } from '../../lib/validation';
+import { logger } from '../../logger';
+import { defineJob } from '../../queue/jobs';
+import { QUEUES } from '../../queue/names';
+import { trashTicket, updateTicket, type UpdateTicketInput } from '../tickets/service';
+
+/**
+ * A bulk change of tickets, run by a worker: each ticket through the ticket service in its own
+ * transaction (events, audit, notifications as for a single change), its item marked done or
+ * failed in that same transaction. A crash or a retry resumes with the items still pending.
+ */
+
+export interface BulkTicketChanges {
+  statusId?: number;
+  priorityId?: number;
+  departmentId?: number;
+  tagIds?: number[];
+  assignedTo?: number[];
+  trash?: boolean;
+}
+
+const q = <T extends object>(sql: string, replacements: Record<string, unknown>, t?: Transaction) =>
+  sequelize().query<T>(sql, { replacements, transaction: t, type: QueryTypes.SELECT });
+const exec = (sql: string, replacements: Record<string, unknown>, t?: Transaction) =>
+  sequelize().query(sql, { replacements, transaction: t, type: QueryTypes.UPDATE });
+
+/** One ticket: the change and its item's outcome commit together. */
+async function applyTo(jobId: number, position: number, ticketId: number, changes: BulkTicketChanges): Promise<void> {
+  try {
+    await transaction(async (t) => {
+      const ticket = await Ticket.findByPk(ticketId, { transaction: t, lock: t.LOCK.UPDATE });
+      if (!ticket) throw new NotFoundError('ticket');
+      const { trash, ...update } = changes;
+      const input: UpdateTicketInput = update;
+      if (Object.keys(input).length) await updateTicket(ticket, input, t);
+      if (trash) await trashTicket(ticket, t);
+      await exec("UPDATE bulk_job_items SET status = 'done' WHERE job_id = :jobId AND position = :position", { jobId, position }, t);
+    });
+  } catch (err) {
+    // A refusal (a domain error: unknown ticket, a rule of the service) is this item's result; anything else stops the job for a retry.
+    if (!(err instanceof DomainError)) throw err;
+    await exec("UPDATE bulk_job_items SET status = 'failed', message = :message WHERE job_id = :jobId AND position = :position AND status = 'pending'",
+      { jobId, position, message: err.message.slice(0, 1000) });
+  }
+}
+
+export async function runBulkTicketJob(jobId: number): Promise<{ done: number }> {
+  const [row] = await q<{ input: string; status: string }>('SELECT input, status FROM bulk_jobs WHERE id = :jobId', { jobId });
+  if (!row || row.status === 'completed' || row.status === 'failed') return { done: 0 };
+  await exec("UPDATE bulk_jobs SET status = 'working', started_at = IFNULL(started_at, :at), updated_at = :at WHERE id = :jobId", { jobId, at: now() });
+  const changes = JSON.parse(row.input) as BulkTicketChanges;
+  const pending = await q<{ position: number; record_id: number }>(
+    "SELECT position, record_id FROM bulk_job_items WHERE job_id = :jobId AND status = 'pending' ORDER BY position", { jobId },
+  );
+  await runAs({ type: 'job', id: jobId, channel: 'job' }, async () => {
+    for (const item of pending) await applyTo(jobId, Number(item.position), Number(item.record_id), changes);
+  });
+  await exec("UPDATE bulk_jobs SET status = 'completed', finished_at = :at, updated_at = :at WHERE id = :jobId", { jobId, at: now() });
+  return { done: pending.length };
+}
+
+/** Out of attempts: the job is failed, with the reason; items not reached stay pending. */
+async function markJobFailed(jobId: number, reason: string): Promise<void> {
+  await exec("UPDATE bulk_jobs SET status = 'failed', error = :reason, finished_at = :at, updated_at = :at WHERE id = :jobId", { jobId, reason: reason.slice(0, 1000), at: now() });
+}
+
+export const bulkTicketJob = defineJob<{ jobId: number }>({
+  name: 'ticket.bulk',
+  // The scheduler's worker runs the project's background work besides mail, mailboxes and webhooks.
+  queue: QUEUES.scheduler,
+  schema: Joi.object({ jobId: Joi.number().integer().min(1).required() }),
+  options: () => ({ attempts: 5, backoff: { type: 'exponential', delay: 2000 }, removeOnComplete: 1000, removeOnFail: 5000 }),
+  async handle(p, job: Job) {
+    try {
+      return await runBulkTicketJob(p.jobId);
+    } catch (err) {
+      if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) await markJobFailed(p.jobId, (err as Error).message);
+      logger.warn({ jobId: p.jobId, reason: (err as Error).message }, 'bulk ticket job interrupted; it resumes with the pending items');
+      throw err;
+    }
+  },
+});

@@ -1,0 +1,78 @@
+import { Router } from 'express';
+import { Op, QueryTypes, type WhereOptions } from 'sequelize';
+import { Ticket } from '../../db/models';
+import { now } from '../../db/entity';
+import { sequelize } from '../../db/sequelize';
+import { transaction } from '../../db/transaction';
+import { presentJob } from '../../core/job';
+import { ValidationError } from '../../errors';
+import { inputOf } from '../../http/resource';
+import { recorded, type RecordedRouter } from '../../http/routes';
+import { Joi, field, validate } from '../../lib/validation';
+import { enqueue } from '../../queue/outbox';
+import { ticketSearchCondition } from '../tickets/search/compile';
+import { bulkTicketJob, type BulkTicketChanges } from './job';
+
+export const BULK_MAX = 1000;
+
+export const bulkSchema = Joi.object({
+  ids: field.idArray().min(1).max(BULK_MAX).description(`The tickets (at most ${BULK_MAX}); or \`search\`.`),
+  search: Joi.string().trim().max(1000).description(`The tickets that match a search (the ticket search language; at most ${BULK_MAX}, trashed and merged ones left out).`),
+  status: field.id(),
+  priority: field.id(),
+  department: field.id(),
+  tag: field.idArray().allow('', null).description('Replaces the tags (empty: none).'),
+  assignedto: field.idArray().allow('', null).description('Replaces the assigned operators (empty: none).'),
+  trash: field.flag().description('1: move the tickets to the trash.'),
+});
+
+/** The tickets of a search, in id order; more than BULK_MAX is refused. */
+async function idsOfSearch(search: string): Promise<number[]> {
+  const condition = ticketSearchCondition(search);
+  const rows = await Ticket.findAll({
+    attributes: ['id'], where: { [Op.and]: [{ deleted_at: null, merged_into_id: null }, condition.literal as unknown as WhereOptions] },
+    replacements: condition.replacements, order: [['id', 'ASC']], limit: BULK_MAX + 1, raw: true,
+  });
+  if (rows.length > BULK_MAX) throw new ValidationError(`The search matches more than ${BULK_MAX} tickets.`);
+  return rows.map((r) => r.id);
+}
+
+/**
+ * `POST /api/ticket/ticket/bulk`: records the job and its items and enqueues it (the outbox, in the
+ * same transaction), answering 202 with the job at once; the worker does the changes (./job.ts).
+ */
+function bulkRouter(): RecordedRouter {
+  const router = Router();
+  const path = '/ticket/bulk';
+  router.post(path, async (req, res) => {
+    const input = validate<Record<string, any>>(bulkSchema, inputOf(req));
+    if ((input.ids ? 1 : 0) + (input.search ? 1 : 0) !== 1) throw new ValidationError('Either the ids or the search field is required.');
+    const changes: BulkTicketChanges = {
+      statusId: input.status, priorityId: input.priority, departmentId: input.department,
+      tagIds: input.tag === undefined ? undefined : input.tag ?? [], assignedTo: input.assignedto === undefined ? undefined : input.assignedto ?? [],
+      trash: input.trash === 1 ? true : undefined,
+    };
+    for (const k of Object.keys(changes) as Array<keyof BulkTicketChanges>) if (changes[k] === undefined) delete changes[k];
+    if (!Object.keys(changes).length) throw new ValidationError('At least one change (status, priority, department, tag, assignedto, trash) is required.');
+    const ids: number[] = input.ids ? [...new Set<number>(input.ids)] : await idsOfSearch(input.search);
+    const jobId = await transaction(async (t) => {
+      const at = now();
+      const [id] = await sequelize().query(
+        "INSERT INTO bulk_jobs (type, status, input, created_at, updated_at) VALUES ('ticket.bulk', 'queued', :input, :at, :at)",
+        { replacements: { input: JSON.stringify(changes), at }, transaction: t, type: QueryTypes.INSERT },
+      );
+      if (ids.length) {
+        await sequelize().query(
+          `INSERT INTO bulk_job_items (job_id, position, record_id, status) VALUES ${ids.map((_, i) => `(:job, :p${i}, :id${i}, 'pending')`).join(', ')}`,
+          { replacements: { job: id, ...Object.fromEntries(ids.flatMap((v, i) => [[`id${i}`, v], [`p${i}`, i + 1]])) }, transaction: t, type: QueryTypes.INSERT },
+        );
+      }
+      await enqueue(t, bulkTicketJob, { jobId: Number(id) });
+      return Number(id);
+    });
+    res.status(202).json({ status: 'success', message: 'The bulk change was queued.', data: await presentJob(jobId) });
+  });
+  return recorded(router, [{ method: 'POST', path, action: 'bulk', label: 'ticket', body: bulkSchema, status: 202 }]);
+}
+
+export const ticketBulkRouter = bulkRouter();

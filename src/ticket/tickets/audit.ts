@@ -1,0 +1,75 @@
+import { QueryTypes, type Transaction } from 'sequelize';
+import { currentActor } from '../../audit/actor';
+import { now } from '../../db/entity';
+import { sequelize } from '../../db/sequelize';
+import { jsonList } from '../common';
+
+/**
+ * Ticket audit history: the ticket service writes one row per change, in the transaction of the
+ * change, with the actor of the work in progress (audit/actor.ts) and each changed field's value
+ * before and after. Fields: the ticket's own columns below, `tags`, `assigned`, `watching` (id
+ * lists), `customfield.<id>` (the stored value), `cc`, `deleted_at` (trash), `merged_into_id`.
+ */
+
+export type AuditAction = 'created' | 'updated' | 'trashed' | 'merged' | 'merged_into' | 'split' | 'split_from';
+export type Snapshot = Record<string, unknown>;
+export type Changes = Record<string, { before: unknown; after: unknown }>;
+
+const COLUMNS = [
+  'brand_id', 'department_id', 'department_email_id', 'user_id', 'subject', 'status_id', 'priority_id', 'sla_plan_id',
+  'reply_due_time', 'resolve_due_time', 'due_time', 'resolved_time', 'locked', 'cc', 'merged', 'merged_into_id', 'deleted_at',
+] as const;
+
+/** What the audit compares of a ticket: two statements, in the transaction. */
+export async function auditSnapshot(ticketId: number, transaction: Transaction): Promise<Snapshot> {
+  const [row] = await sequelize().query<Record<string, unknown>>(
+    `SELECT ${COLUMNS.join(', ')} FROM tickets WHERE id = :id`, { replacements: { id: ticketId }, transaction, type: QueryTypes.SELECT },
+  );
+  const links = await sequelize().query<{ k: string; v: number; x: string | null }>(
+    `SELECT 'tags' AS k, tag_id AS v, NULL AS x FROM ticket_tag_links WHERE ticket_id = :id
+     UNION ALL SELECT 'assigned', user_id, NULL FROM ticket_assignees WHERE ticket_id = :id
+     UNION ALL SELECT 'watching', user_id, NULL FROM ticket_watchers WHERE ticket_id = :id
+     UNION ALL SELECT 'customfield', v.field_id, v.value FROM custom_field_values v JOIN custom_fields f ON f.id = v.field_id
+       WHERE f.kind = 'ticket' AND v.owner_id = :id`,
+    { replacements: { id: ticketId }, transaction, type: QueryTypes.SELECT },
+  );
+  const snapshot: Snapshot = { ...row, cc: jsonList((row?.cc as string | null) ?? null) };
+  for (const k of ['tags', 'assigned', 'watching']) {
+    snapshot[k] = links.filter((l) => l.k === k).map((l) => Number(l.v)).sort((a, b) => a - b);
+  }
+  for (const l of links) if (l.k === 'customfield') snapshot[`customfield.${l.v}`] = l.x;
+  return snapshot;
+}
+
+/** The fields whose values differ (`before` null: every field the ticket has). */
+export function diff(before: Snapshot | null, after: Snapshot): Changes {
+  const changes: Changes = {};
+  for (const k of new Set([...Object.keys(before ?? {}), ...Object.keys(after)])) {
+    const [b, a] = [before?.[k] ?? null, after[k] ?? null];
+    const empty = (v: unknown) => v === null || (Array.isArray(v) && !v.length);
+    if (JSON.stringify(b) !== JSON.stringify(a) && !(before === null && empty(a))) changes[k] = { before: b, after: a };
+  }
+  return changes;
+}
+
+/** Writes an audit row (nothing when nothing changed). */
+export async function recordAudit(ticketId: number, action: AuditAction, changes: Changes, transaction: Transaction): Promise<void> {
+  if (!Object.keys(changes).length) return;
+  const actor = currentActor();
+  await sequelize().query(
+    `INSERT INTO ticket_audits (ticket_id, action, actor_type, actor_id, channel, changes, created_at)
+     VALUES (:ticketId, :action, :type, :actorId, :channel, :changes, :at)`,
+    {
+      replacements: { ticketId, action, type: actor.type, actorId: actor.id, channel: actor.channel, changes: JSON.stringify(changes), at: now() },
+      transaction, type: QueryTypes.INSERT,
+    },
+  );
+}
+
+/** Snapshot before, work, snapshot after, and the difference recorded: for a change made of several statements. */
+export async function audited<T>(ticketId: number, action: AuditAction, transaction: Transaction, work: () => Promise<T>): Promise<T> {
+  const before = await auditSnapshot(ticketId, transaction);
+  const result = await work();
+  await recordAudit(ticketId, action, diff(before, await auditSnapshot(ticketId, transaction)), transaction);
+  return result;
+}

@@ -1,0 +1,49 @@
+import { Router } from 'express';
+import { QueryTypes } from 'sequelize';
+import { Ticket } from '../../db/models';
+import { sequelize } from '../../db/sequelize';
+import { sendList } from '../../http/envelope';
+import { MethodNotAllowedError } from '../../http/errors';
+import { NotFoundError } from '../../errors';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../../http/listQuery';
+import { parseId } from '../../http/resource';
+import { recorded, type RecordedRouter } from '../../http/routes';
+import { Joi, validate } from '../../lib/validation';
+
+export const auditQuery = Joi.object({
+  start: Joi.number().integer().min(1).default(1).description('PAGING: the first entry to return, counting from 1.'),
+  limit: Joi.number().unsafe().integer().min(1).default(DEFAULT_LIMIT).description(`PAGING: how many entries to return (at most ${MAX_LIMIT}).`),
+});
+
+interface AuditRow { id: number; ticket_id: number; action: string; actor_type: string; actor_id: number | null; channel: string; changes: string; created_at: number }
+
+/** An audit entry as the API shows it. */
+export const presentAudit = (r: AuditRow) => ({
+  id: Number(r.id), ticket_id: Number(r.ticket_id), action: r.action,
+  actor: { type: r.actor_type, id: r.actor_id === null ? null : Number(r.actor_id) },
+  channel: r.channel, changes: JSON.parse(r.changes), created_at: Number(r.created_at),
+});
+
+/** `GET /api/ticket/ticket/{id}/audit`: the ticket's changes, oldest first (tickets/audit.ts writes them). */
+function auditRouter(): RecordedRouter {
+  const router = Router();
+  const path = '/ticket/:id/audit';
+  router.get(path, async (req, res) => {
+    const id = parseId(req.params.id);
+    const ticket = id === null ? null : await Ticket.findByPk(id, { attributes: ['id'] });
+    if (!ticket) throw new NotFoundError('ticket');
+    const q = validate<{ start: number; limit: number }>(auditQuery, req.query);
+    const replacements = { id: ticket.id, offset: q.start - 1, limit: Math.min(q.limit, MAX_LIMIT) };
+    const [rows, [{ n }]] = await Promise.all([
+      sequelize().query<AuditRow>('SELECT * FROM ticket_audits WHERE ticket_id = :id ORDER BY id LIMIT :limit OFFSET :offset', { replacements, type: QueryTypes.SELECT }),
+      sequelize().query<{ n: number }>('SELECT COUNT(*) AS n FROM ticket_audits WHERE ticket_id = :id', { replacements, type: QueryTypes.SELECT }),
+    ]);
+    sendList(res, rows.map(presentAudit), Number(n));
+  });
+  router.all(path, (req) => {
+    throw new MethodNotAllowedError(req.method, 'GET');
+  });
+  return recorded(router, [{ method: 'GET', path, action: 'audit', label: 'ticket', query: auditQuery }]);
+}
+
+export const ticketAuditRouter = auditRouter();

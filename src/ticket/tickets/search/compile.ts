@@ -1,0 +1,144 @@
+import { ValidationError } from '../../../errors';
+import { allOf, anyOf, sqlCondition, trusted, type BoundCondition } from '../../../db/sql';
+import { searchQuery } from '../../../selfservice/article/search';
+import { assignedToAnyone } from '../conditions';
+import { SearchSyntaxError, isPlainWords, parseSearch, type Comparison, type Term } from './parse';
+
+/**
+ * The ticket search language (./parse.ts) as one SQL condition over `tickets` with every value
+ * bound. Field values that are names (a status, a tag) are matched in subqueries, so a search is
+ * one statement whatever it names; a name that exists nowhere finds nothing.
+ */
+
+const DAY = 86400;
+
+/** Tickets whose number is this, or that a ticket of this number was merged into (one unique-key look-up). */
+export const numberCondition = (n: string) => sqlCondition`id IN (SELECT COALESCE(merged_into_id, id) FROM tickets WHERE number = ${n})`;
+
+/**
+ * Words (and phrases) in the subject or in one message's text, or the ticket number: today's
+ * `search`. One derived set of ticket ids, each part an index look-up (the number's unique key, the
+ * two FULLTEXT indexes), joined to tickets by primary key: the cost follows the matches, not the
+ * table. (The same parts joined with OR make MariaDB scan every ticket.)
+ */
+function fullText(term: string, booleanQuery: string): BoundCondition {
+  return sqlCondition`id IN (SELECT id FROM (
+      SELECT COALESCE(merged_into_id, id) AS id FROM tickets WHERE number = ${term}
+      UNION SELECT COALESCE(merged_into_id, id) FROM tickets WHERE MATCH (subject) AGAINST (${booleanQuery} IN BOOLEAN MODE)
+      UNION SELECT ticket_id FROM ticket_messages WHERE is_draft = 0 AND MATCH (text) AGAINST (${booleanQuery} IN BOOLEAN MODE)
+    ) AS matches)`;
+}
+
+/** Plain words as before the language: every word required (`+word*`); none long enough: the number. */
+export function wordsCondition(term: string): BoundCondition {
+  const words = searchQuery(term);
+  return words ? fullText(term, words) : numberCondition(term);
+}
+
+/** A phrase in boolean mode: its words in order (only letters and digits; the quotes are ours). */
+function phraseQuery(term: Term): string {
+  const words = (term.kind === 'text' ? term.text : '').match(/[\p{L}\p{N}]+/gu) ?? [];
+  if (!words.length) throw new SearchSyntaxError(term.position, 'the phrase holds no word');
+  return `+"${words.join(' ').toLowerCase()}"`;
+}
+
+const isId = (v: string) => /^\d{1,10}$/.test(v);
+
+function byIdOrName(value: string, column: 'status_id' | 'priority_id', byName: (name: string) => BoundCondition): BoundCondition {
+  return isId(value) ? sqlCondition`${trusted(column)} = ${Number(value)}` : byName(value);
+}
+
+/** A person by id or by any of their addresses. */
+const personIds = (value: string) => (isId(value)
+  ? sqlCondition`SELECT ${Number(value)}`
+  : sqlCondition`SELECT user_id FROM person_emails WHERE email = ${value.toLowerCase()}`);
+
+/** UNIX seconds, or the start of a UTC day `YYYY-MM-DD` (with the day's length). */
+function moment(term: Term & { kind: 'field' }): { at: number; span: number } {
+  if (/^\d{1,10}$/.test(term.value)) return { at: Number(term.value), span: 1 };
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(term.value);
+  const at = m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) / 1000 : NaN;
+  if (!m || Number.isNaN(at) || new Date(at * 1000).toISOString().slice(0, 10) !== term.value) {
+    throw new SearchSyntaxError(term.position, `${term.field} takes a date (YYYY-MM-DD) or UNIX seconds, not '${term.value}'`);
+  }
+  return { at, span: DAY };
+}
+
+function createdCondition(term: Term & { kind: 'field' }): BoundCondition {
+  const { at, span } = moment(term);
+  const ops: Record<Comparison, BoundCondition> = {
+    ':': sqlCondition`created_at >= ${at} AND created_at < ${at + span}`,
+    '>': sqlCondition`created_at >= ${at + span}`,
+    '>=': sqlCondition`created_at >= ${at}`,
+    '<': sqlCondition`created_at < ${at}`,
+    '<=': sqlCondition`created_at < ${at + span}`,
+  };
+  return ops[term.op];
+}
+
+function fieldCondition(term: Term & { kind: 'field' }): BoundCondition {
+  const v = term.value;
+  switch (term.field) {
+    case 'status':
+      return byIdOrName(v, 'status_id', (name) => sqlCondition`status_id IN (SELECT id FROM ticket_statuses WHERE name = ${name})`);
+    case 'priority':
+      return byIdOrName(v, 'priority_id', (name) => sqlCondition`priority_id IN (SELECT id FROM ticket_priorities WHERE name = ${name})`);
+    case 'department': {
+      // The department and every department below it, as the list's `department` filter.
+      const roots = isId(v) ? sqlCondition`SELECT ${Number(v)}` : sqlCondition`SELECT id FROM departments WHERE name = ${v}`;
+      return sqlCondition`department_id IN (WITH RECURSIVE tree AS (
+          SELECT id FROM departments WHERE id IN (${roots})
+          UNION SELECT d.id FROM departments d JOIN tree ON d.parent_id = tree.id
+        ) SELECT id FROM tree)`;
+    }
+    case 'tag': {
+      const tags = isId(v) ? sqlCondition`SELECT ${Number(v)}` : sqlCondition`SELECT id FROM ticket_tags WHERE name = ${v}`;
+      return sqlCondition`id IN (SELECT ticket_id FROM ticket_tag_links WHERE tag_id IN (${tags}))`;
+    }
+    case 'user':
+      return sqlCondition`user_id IN (${personIds(v)})`;
+    case 'assigned':
+      if (v.toLowerCase() === 'none') return sqlCondition`NOT ${assignedToAnyone()}`;
+      return sqlCondition`id IN (SELECT ticket_id FROM ticket_assignees WHERE user_id IN (${personIds(v)}))`;
+    case 'created':
+      return createdCondition(term);
+    case 'number':
+      return numberCondition(v);
+    default:
+      throw new Error(`unknown search field ${String(term.field)}`);
+  }
+}
+
+function groupCondition(terms: Term[]): BoundCondition {
+  const parts: BoundCondition[] = [];
+  const words = terms.filter((t) => t.kind === 'text' && !t.phrase && !t.negated).map((t) => (t.kind === 'text' ? t.text : ''));
+  const phrases = terms.filter((t) => t.kind === 'text' && t.phrase && !t.negated);
+  if (phrases.length) {
+    // Words and phrases together: each required of one subject or one message.
+    const wordQuery = searchQuery(words.join(' ')) ?? '';
+    parts.push(fullText(words.join(' '), [wordQuery, ...phrases.map(phraseQuery)].filter(Boolean).join(' ')));
+  } else if (words.length) {
+    parts.push(wordsCondition(words.join(' ')));
+  }
+  for (const t of terms) {
+    if (t.kind === 'field') parts.push(t.negated ? sqlCondition`NOT ${fieldCondition(t)}` : fieldCondition(t));
+    else if (t.negated) parts.push(sqlCondition`NOT ${t.phrase ? fullText(t.text, phraseQuery(t)) : wordsCondition(t.text)}`);
+  }
+  return parts.length === 1 ? parts[0] : sqlCondition`${allOf(parts)}`;
+}
+
+/**
+ * The condition of a search. 422 (`The search is invalid at position N: ...`) when it does not
+ * parse. Plain words only: exactly the FULLTEXT search that came before the language.
+ */
+export function ticketSearchCondition(search: string): BoundCondition {
+  try {
+    const query = parseSearch(search);
+    if (!query.length) return sqlCondition`1 = 1`;
+    if (isPlainWords(query)) return wordsCondition(search);
+    return query.length === 1 ? groupCondition(query[0]) : anyOf(query.map(groupCondition));
+  } catch (err) {
+    if (err instanceof SearchSyntaxError) throw new ValidationError(err.message);
+    throw err;
+  }
+}

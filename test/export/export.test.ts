@@ -1,0 +1,207 @@
+/**
+ * The incremental export: whole objects as show presents them, changed since a cursor or a
+ * start_time, tombstones for deleted records, a hold-back so a late commit is never skipped, and a
+ * reader following the cursor from zero ending with an exact copy of the database while writes go on.
+ */
+import './exportEnv';
+import { QueryTypes } from 'sequelize';
+import { Article, Organisation, Ticket, TicketMessage, User } from '../../src/db/models';
+import { sequelize } from '../../src/db/sequelize';
+import { transaction } from '../../src/db/transaction';
+import { nowSec, useApi } from '../helpers/app';
+import { expectError, expectSuccess } from '../helpers/envelope';
+import { waitFor } from '../helpers/smtp';
+import { factories } from '../selfservice/support';
+import { ticketContext, ticketFactories, type TicketContext } from '../ticket/ticketSupport';
+
+const api = useApi();
+let ctx: TicketContext;
+beforeAll(async () => {
+  ctx = await ticketContext();
+});
+const f = ticketFactories(api, () => ctx);
+const ss = factories(api);
+
+type Copy = Map<number, any>;
+interface Reader { copy: Copy; cursor?: string; pages: number }
+
+/** Reads one page into the copy; returns the page. */
+async function readPage(resource: string, reader: Reader, limit: number): Promise<any> {
+  const page = expectSuccess(await api.get(`/api/export/${resource}`, { limit, ...(reader.cursor ? { cursor: reader.cursor } : {}) }));
+  for (const r of page.records) reader.copy.set(r.id, r);
+  for (const t of page.tombstones) reader.copy.delete(t.id);
+  reader.cursor = page.after_cursor;
+  reader.pages += 1;
+  return page;
+}
+
+/** Follows the cursor until the stream ends with a copy complete up to `until` (seconds). */
+async function catchUp(resource: string, reader: Reader, until: number, limit = 50): Promise<void> {
+  await waitFor(async () => {
+    const page = await readPage(resource, reader, limit);
+    return page.end_of_stream && page.end_time >= until;
+  }, 30000, `${resource} export to reach ${until}`);
+}
+
+const TABLES: Record<string, string> = {
+  tickets: 'SELECT id, updated_at FROM tickets',
+  messages: 'SELECT id, updated_at FROM ticket_messages',
+  users: "SELECT id, updated_at FROM users WHERE type = 'user'",
+  organisations: 'SELECT id, updated_at FROM organisations',
+  articles: 'SELECT id, updated_at FROM articles',
+};
+
+/** The copy holds exactly the database's rows, each as of its last change. */
+async function expectExactCopy(resource: string, copy: Copy): Promise<void> {
+  const rows = await sequelize().query<{ id: number; updated_at: number }>(TABLES[resource], { type: QueryTypes.SELECT });
+  expect([...copy.keys()].sort((a, b) => a - b)).toEqual(rows.map((r) => Number(r.id)).sort((a, b) => a - b));
+  for (const r of rows) expect([resource, r.id, copy.get(Number(r.id)).updated_at]).toEqual([resource, r.id, Number(r.updated_at)]);
+}
+
+describe('GET /api/export/{resource}', () => {
+  it('answers whole objects, as show presents them, with a cursor to continue from', async () => {
+    const ticket = await f.ticket();
+    await waitFor(async () => nowSec() - 2 > ticket.updated_at, 10000, 'the hold-back to pass');
+    const reader: Reader = { copy: new Map(), pages: 0 };
+    await catchUp('tickets', reader, ticket.updated_at, 1000);
+    expect(reader.copy.get(ticket.id)).toEqual(expectSuccess(await api.get(`/api/ticket/ticket/${ticket.id}`)));
+    const messages: Reader = { copy: new Map(), pages: 0 };
+    await catchUp('messages', messages, ticket.updated_at, 1000);
+    const [first] = await TicketMessage.findAll({ where: { ticket_id: ticket.id } });
+    expect(messages.copy.get(first.id)).toEqual(expectSuccess(await api.get(`/api/ticket/message/${first.id}`)));
+    // Nothing changed since: the next page is empty, with the same cursor.
+    const again = expectSuccess(await api.get('/api/export/tickets', { cursor: reader.cursor }));
+    expect(again).toMatchObject({ records: [], tombstones: [], after_cursor: reader.cursor, end_of_stream: true });
+  });
+
+  it('holds back the last seconds: a change shows once they have passed, and start_time starts at a time', async () => {
+    const ticket = await f.ticket();
+    const page = expectSuccess(await api.get('/api/export/tickets', { start_time: ticket.updated_at }));
+    expect(page.end_time).toBeLessThan(ticket.updated_at);
+    expect(page.records).toEqual([]);
+    const later = await waitFor(async () => {
+      const p = expectSuccess(await api.get('/api/export/tickets', { start_time: ticket.updated_at }));
+      return p.records.length ? p : null;
+    }, 10000, 'the ticket to be exported');
+    expect(later.records.map((r: any) => r.id)).toContain(ticket.id);
+    expect(later.records.every((r: any) => r.updated_at >= ticket.updated_at)).toBe(true);
+  });
+
+  it('hands deleted records over as tombstones: a message, an organisation, an article, a user with their tickets and messages', async () => {
+    const start = nowSec();
+    const user = await f.user();
+    const ticket = await f.ticket({ user: user.id });
+    const other = await f.ticket();
+    const reply = await f.message(other);
+    const org = expectSuccess(await api.post('/api/user/organisation', { name: `Org ${start}-${Math.random()}` }), 'Successfully created new organisation!');
+    const article = await ss.article();
+    const [message] = await TicketMessage.findAll({ where: { ticket_id: ticket.id } });
+    await api.del(`/api/ticket/message/${reply.id}`).expect(200);
+    await api.del(`/api/user/organisation/${org.id}`).expect(200);
+    await api.del(`/api/selfservice/article/${article.id}`).expect(200);
+    await api.del(`/api/user/user/${user.id}`).expect(200);
+    const end = nowSec();
+    const tombs = async (resource: string) => {
+      const reader: Reader = { copy: new Map(), pages: 0 };
+      const seen: any[] = [];
+      await waitFor(async () => {
+        const page = expectSuccess(await api.get(`/api/export/${resource}`, { start_time: start, limit: 1000, ...(reader.cursor ? { cursor: reader.cursor } : {}) }));
+        seen.push(...page.tombstones);
+        reader.cursor = page.after_cursor;
+        return page.end_of_stream && page.end_time >= end;
+      }, 15000, `${resource} tombstones`);
+      for (const t of seen) expect(t.deleted_at).toBeGreaterThanOrEqual(start);
+      return seen.map((t) => t.id);
+    };
+    expect(await tombs('messages')).toEqual(expect.arrayContaining([reply.id, message.id]));
+    expect(await tombs('organisations')).toEqual([org.id]);
+    expect(await tombs('articles')).toEqual([article.id]);
+    expect(await tombs('users')).toEqual([user.id]);
+    expect(await tombs('tickets')).toEqual([ticket.id]);
+    expect(await Ticket.findByPk(ticket.id)).toBeNull();
+  });
+
+  it('422 for a cursor this server did not write, 404 for an unknown resource, 405 for a write', async () => {
+    for (const cursor of ['nope!', Buffer.from('1.2.3').toString('base64url'), Buffer.from('x.0.1').toString('base64url')]) {
+      expectError(await api.get('/api/export/tickets', { cursor }), 422, 'The selected cursor is invalid.');
+    }
+    expectError(await api.get('/api/export/tickets', { limit: 0 }), 422, 'The limit must be at least 1.');
+    expectError(await api.get('/api/export/tickets', { start_time: 'yesterday' }), 422, 'The start time must be an integer.');
+    expectError(await api.get('/api/export/operators'), 404, 'The requested URL GET /api/export/operators was not found.');
+    expect((await api.post('/api/export/tickets', {})).status).toBe(405);
+  });
+
+  it('a reader that starts from zero and follows the cursor ends with an exact copy of every resource while writes go on', async () => {
+    const readers: Record<string, Reader> = Object.fromEntries(Object.keys(TABLES).map((r) => [r, { copy: new Map(), pages: 0 }]));
+    let writing = true;
+    const writes: string[] = [];
+    const seed = await Promise.all([f.ticket(), f.ticket(), f.ticket(), f.ticket()]);
+    const writer = (async () => {
+      const tickets = [...seed];
+      for (let i = 0; writing; i++) {
+        const t = tickets[i % tickets.length];
+        switch (i % 8) {
+          case 0: tickets.push(await f.ticket()); writes.push('create'); break;
+          case 1: await api.put(`/api/ticket/ticket/${t.id}`, { subject: `Changed ${i}`, status: ctx.otherStatus }).expect(200); writes.push('update'); break;
+          case 2: await f.message(t); writes.push('reply'); break;
+          case 3: {
+            const [m] = await TicketMessage.findAll({ where: { ticket_id: t.id }, order: [['id', 'DESC']], limit: 1 });
+            if (m) await api.del(`/api/ticket/message/${m.id}`).expect(200);
+            writes.push('delete message');
+            break;
+          }
+          case 4: {
+            // A slow transaction: the row is stamped, then the commit comes most of a second later.
+            await transaction(async (tx) => {
+              await Ticket.update({ subject: `Slow ${i}` }, { where: { id: t.id }, transaction: tx });
+              await new Promise((r) => setTimeout(r, 800));
+            });
+            writes.push('slow update');
+            break;
+          }
+          case 5: await api.del(`/api/ticket/ticket/${(await f.ticket()).id}`).expect(200); writes.push('trash'); break;
+          case 6: {
+            // The user goes, and with them their ticket and its messages.
+            const doomed = await f.ticket();
+            await f.message(doomed);
+            await api.del(`/api/user/user/${doomed.user_id}`).expect(200);
+            writes.push('delete user');
+            break;
+          }
+          default: {
+            const org = expectSuccess(await api.post('/api/user/organisation', { name: `Org ${i}-${Math.random()}` }), 'Successfully created new organisation!');
+            const article = await ss.article();
+            if (i % 16 === 7) {
+              await api.del(`/api/user/organisation/${org.id}`).expect(200);
+              await api.del(`/api/selfservice/article/${article.id}`).expect(200);
+            }
+            writes.push('org and article');
+          }
+        }
+      }
+    })();
+    // Readers page through (small pages, many cursors) while the writer does every kind of write twice.
+    const deadline = Date.now() + 90000;
+    while (writes.length < 17 && Date.now() < deadline) {
+      for (const [resource, reader] of Object.entries(readers)) await readPage(resource, reader, 25);
+    }
+    writing = false;
+    await writer;
+    const lastWrite = nowSec();
+    expect(writes.length).toBeGreaterThanOrEqual(17);
+    for (const [resource, reader] of Object.entries(readers)) {
+      await catchUp(resource, reader, lastWrite, 200);
+      await expectExactCopy(resource, reader.copy);
+      expect(reader.pages).toBeGreaterThan(1);
+    }
+    // The tickets the writer touched, whole: as show presents them now.
+    for (const t of seed) {
+      const shown = await api.get(`/api/ticket/ticket/${t.id}`);
+      if (shown.status === 200) expect(readers.tickets.copy.get(t.id)).toEqual(shown.body.data);
+      else expect(readers.tickets.copy.has(t.id)).toBe(false);
+    }
+    expect(await User.count({ where: { type: 'user' } })).toBe(readers.users.copy.size);
+    expect(await Organisation.count()).toBe(readers.organisations.copy.size);
+    expect(await Article.count()).toBe(readers.articles.copy.size);
+  }, 180000);
+});

@@ -1,0 +1,76 @@
+/**
+ * Splitting a ticket (`POST /api/ticket/ticket/{id}/split`), the counterpart of merge: a message,
+ * or it and those after it, into a new ticket, with a note on both, events and audit entries.
+ */
+import { DomainEvent, TicketAttachment, TicketMessage } from '../../src/db/models';
+import { useApi } from '../helpers/app';
+import { expectError, expectSuccess } from '../helpers/envelope';
+import { b64, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
+
+const api = useApi();
+let ctx: TicketContext;
+const f = ticketFactories(api, () => ctx);
+beforeAll(async () => {
+  ctx = await ticketContext();
+});
+const BASE = '/api/ticket/ticket';
+const messagesOf = async (ticketId: number) => (await TicketMessage.findAll({ where: { ticket_id: ticketId }, order: [['id', 'ASC']] }));
+
+describe('POST /api/ticket/ticket/{id}/split', () => {
+  it('moves a message and those after it into a new ticket, with a note on both, events and audit', async () => {
+    const op = await f.operator();
+    const ticket = await f.ticket();
+    const [opening] = await messagesOf(ticket.id);
+    const second = await f.message(ticket, { attachment: [{ filename: 'a.txt', contents: b64('x') }] });
+    const third = await f.message(ticket);
+    const res = await api.post(`${BASE}/${ticket.id}/split`, { message_id: second.id, following: 1, user_id: op.id, subject: 'Second question' });
+    const created = expectSuccess(res, 'Successfully split the ticket!');
+    expect(created.id).not.toBe(ticket.id);
+    expect(created).toMatchObject({ subject: 'Second question', user_id: ticket.user_id, department_id: ticket.department_id, status_id: ticket.status_id });
+    expect(created.number).not.toBe(ticket.number);
+
+    const moved = await messagesOf(created.id);
+    expect(moved.map((m) => m.id).slice(0, 2)).toEqual([second.id, third.id]);
+    expect(moved.slice(0, 2).every((m) => m.original_ticket_id === ticket.id)).toBe(true);
+    expect(moved[2]).toMatchObject({ type: 1, user_id: op.id, text: `Split from ticket #${ticket.number}.` });
+    const kept = await messagesOf(ticket.id);
+    expect(kept.map((m) => m.id)[0]).toBe(opening.id);
+    expect(kept[1]).toMatchObject({ type: 1, text: `Split: 2 message(s) moved to ticket #${created.number}.` });
+    expect(await TicketAttachment.count({ where: { message_id: second.id, ticket_id: created.id } })).toBe(1);
+
+    const events = (await DomainEvent.findAll({ order: [['id', 'DESC']], limit: 10 })).map((e) => ({ name: e.name, p: JSON.parse(e.payload) }));
+    expect(events).toEqual(expect.arrayContaining([
+      expect.objectContaining({ name: 'ticket.created', p: expect.objectContaining({ ticketId: created.id, sendUserEmail: false }) }),
+      expect.objectContaining({ name: 'ticket.updated', p: expect.objectContaining({ ticketId: ticket.id, changes: ['split'] }) }),
+    ]));
+    const auditOf = async (id: number) => (await api.get(`${BASE}/${id}/audit`)).body.data;
+    expect((await auditOf(ticket.id)).at(-1)).toMatchObject({ action: 'split', changes: { split_into: { after: created.id }, messages: { before: [second.id, third.id] } } });
+    expect((await auditOf(created.id))[0]).toMatchObject({ action: 'split_from', actor: { type: 'token' }, changes: { split_from: { after: ticket.id } } });
+  });
+
+  it('moves only the one message unless asked for those after it', async () => {
+    const op = await f.operator();
+    const ticket = await f.ticket();
+    const second = await f.message(ticket);
+    const third = await f.message(ticket);
+    const created = expectSuccess(await api.post(`${BASE}/${ticket.id}/split`, { message_id: second.id, user_id: op.id }), 'Successfully split the ticket!');
+    expect(created.subject).toBe(ticket.subject);
+    expect((await messagesOf(created.id)).map((m) => m.id)[0]).toBe(second.id);
+    expect((await messagesOf(ticket.id)).map((m) => m.id)).toContain(third.id);
+  });
+
+  it('refuses what cannot be split, changing nothing', async () => {
+    const op = await f.operator();
+    const ticket = await f.ticket();
+    const [opening] = await messagesOf(ticket.id);
+    const other = await f.ticket();
+    const [foreign] = await messagesOf(other.id);
+    const url = `${BASE}/${ticket.id}/split`;
+    expectError(await api.post(url, { message_id: opening.id, following: 1, user_id: op.id }), 422, 'The ticket would keep no message: split from a later message.');
+    expectError(await api.post(url, { message_id: foreign.id, user_id: op.id }), 422, 'The selected message id is invalid.');
+    expectError(await api.post(url, { message_id: opening.id, user_id: ticket.user_id }), 422, 'The selected user id is invalid.');
+    expectError(await api.post(url, { user_id: op.id }), 422, 'The message id field is required.');
+    expect((await api.post(`${BASE}/999999999/split`, { message_id: opening.id, user_id: op.id })).status).toBe(404);
+    expect((await messagesOf(ticket.id)).map((m) => m.id)).toEqual([opening.id]);
+  });
+});
