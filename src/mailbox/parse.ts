@@ -30,6 +30,8 @@ export interface IncomingMessage {
   inReplyTo: string[];
   references: string[];
   files: Array<{ filename: string; contents: Buffer; inline: boolean }>;
+  /** The Message-ID, In-Reply-To and References of mails forwarded as attachments (message/rfc822), without brackets. */
+  forwardedIds: string[];
   /** Header name (lower case) → raw values. */
   headers: Map<string, string[]>;
   contentType: string;
@@ -57,6 +59,32 @@ function headerMap(parsed: ParsedMail): Map<string, string[]> {
     map.set(key.toLowerCase(), [...(map.get(key.toLowerCase()) ?? []), value]);
   }
   return map;
+}
+
+/**
+ * The threading ids (Message-ID, In-Reply-To, References) of mails forwarded as attachments
+ * (message/rfc822 parts), read from the raw mail: mailparser inlines such parts into the text and
+ * keeps none of their headers. Parts in base64 (which RFC 2046 forbids, but clients write) are
+ * decoded. Bounded: the first 20 such parts, 64 KiB of headers each.
+ */
+function idsOfAttachedMails(raw: Buffer): string[] {
+  const text = raw.toString('latin1');
+  const ids: string[] = [];
+  const partType = /^content-type:[ \t]*message\/(?:rfc822|global)\b/gim;
+  for (let found = 0, m = partType.exec(text); m && found < 20; m = partType.exec(text), found++) {
+    const headEnd = text.slice(m.index, m.index + 64 * 1024).search(/\r?\n\r?\n/);
+    if (headEnd < 0) continue;
+    // The part's headers: from its boundary line (Content-Transfer-Encoding may come before Content-Type).
+    const partStart = Math.max(0, text.lastIndexOf('\n--', m.index));
+    const partHead = text.slice(partStart, m.index + headEnd);
+    let body = text.slice(m.index + headEnd).replace(/^\r?\n\r?\n/, '').slice(0, 64 * 1024);
+    if (/^content-transfer-encoding:[ \t]*base64/im.test(partHead)) {
+      body = Buffer.from(body.split(/\r?\n(?:\r?\n|--)/)[0].replace(/\s+/g, ''), 'base64').toString('latin1');
+    }
+    const head = body.split(/\r?\n\r?\n/)[0].replace(/\r?\n[ \t]+/g, ' ');
+    for (const h of head.matchAll(/^(?:message-id|in-reply-to|references):(.*)$/gim)) ids.push(...parseReferences(h[1]));
+  }
+  return [...new Set(ids)];
 }
 
 const hashOf = (raw: Buffer) => `sha256:${createHash('sha256').update(raw).digest('hex')}`;
@@ -99,6 +127,7 @@ export async function parseMail(raw: Buffer): Promise<IncomingMessage> {
       contents: a.content,
       inline: a.contentDisposition === 'inline' || !!a.related,
     })),
+    forwardedIds: idsOfAttachedMails(raw),
     headers,
     contentType: (parsed.headers.get('content-type') as { value?: string } | undefined)?.value?.toLowerCase() ?? 'text/plain',
     parsed,

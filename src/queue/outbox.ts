@@ -26,7 +26,13 @@ export async function enqueue<P>(transaction: Transaction, job: JobDefinition<P>
   const entry = await OutboxEntry.create({
     job_key: randomBytes(8).toString('hex'), queue: job.queue, name: job.name, payload: JSON.stringify(payload), created_at: now(),
   }, { transaction });
-  transaction.afterCommit(() => {
+  // A savepoint's afterCommit runs when the savepoint is released, before the real commit: the
+  // job could run (and find nothing) first. Published after the outermost commit, unless a
+  // savepoint on the way was rolled back (the entry with it).
+  const chain: Transaction[] = [];
+  for (let t: Transaction | undefined = transaction; t; t = (t as unknown as { parent?: Transaction }).parent) chain.push(t);
+  chain[chain.length - 1].afterCommit(() => {
+    if (chain.some((t) => (t as unknown as { finished?: string }).finished === 'rollback')) return;
     void publish([entry]);
   });
   return entry;
