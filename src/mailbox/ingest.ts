@@ -21,7 +21,8 @@ import { createTicket, userForAddress } from '../ticket/tickets/service';
 import { MESSAGE_TYPE } from '../db/models/TicketMessage';
 import type { AttachmentInput } from '../ticket/attachment';
 import { automaticReason, bounceFacts, bounceReason } from './classify';
-import { parseMail, type IncomingMessage } from './parse';
+import { headerBlock, parseMail, type IncomingMessage } from './parse';
+import { queueRefusal } from './refusal';
 import { splitSubaddress } from '../ticket/mail/replyAddress';
 
 /**
@@ -91,6 +92,8 @@ interface Decision {
   messageId?: number | null;
   /** The key that marks the mail imported. */
   imported?: boolean;
+  /** Refused before it was read: its sender gets a non-delivery notice (./refusal.ts). */
+  answer?: boolean;
 }
 
 class DryRunRollback extends Error {
@@ -109,7 +112,9 @@ export async function ingestMail(raw: Buffer, source: MailSource, options: Inges
   let early: Decision | null = null;
   const size = Math.max(raw.length, options.declaredSize ?? 0);
   if (size > config().mailbox.maxMessageBytes) {
-    early = decided('rejected', `The mail is ${size} bytes, over the limit of ${config().mailbox.maxMessageBytes} (MAILBOX_MAX_MESSAGE_BYTES).`);
+    early = decided('rejected', `The mail is ${size} bytes, over the limit of ${config().mailbox.maxMessageBytes} (MAILBOX_MAX_MESSAGE_BYTES).`, { answer: true });
+    // Its headers only (all an IMAP poll downloads of it): who to tell, and whether to tell them.
+    mail = await parseMail(headerBlock(raw)).catch(() => null);
   } else {
     try {
       mail = await parseMail(raw);
@@ -148,6 +153,7 @@ export async function ingestMail(raw: Buffer, source: MailSource, options: Inges
       if (d.imported) await row.update({ decision: d.decision, reason: clip(d.reason, 1024), ticket_id: d.ticketId ?? null, ticket_message_id: d.messageId ?? null }, { transaction: t });
       else await row.update({ import_key: null, decision: d.decision, reason: clip(d.reason, 1024), ticket_id: d.ticketId ?? null }, { transaction: t });
     } else row = await ledger(d, t, null);
+    if (d.answer && mail && (await mayAnswer(mail, t))) await queueRefusal(t, row.id);
     await options.advance?.(t);
     return { d, ledgerId: row.id };
   };
@@ -188,6 +194,11 @@ export async function ingestMail(raw: Buffer, source: MailSource, options: Inges
       throw err;
     }
   }
+}
+
+/** A refused mail is answered unless it is a bounce, an automatic mail, or from one of our own addresses. */
+async function mayAnswer(mail: IncomingMessage, t: Transaction): Promise<boolean> {
+  return !!mail.from && !bounceReason(mail) && !automaticReason(mail) && !(await ownAddresses([mail.from.address], t)).length;
 }
 
 /** Parses and decides without importing or recording anything. */

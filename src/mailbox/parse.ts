@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import Encoding from 'encoding-japanese';
 import { convert as htmlToText } from 'html-to-text';
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { normaliseMessageId, parseReferences } from '../ticket/mail/threading';
@@ -87,6 +88,26 @@ function idsOfAttachedMails(raw: Buffer): string[] {
   return [...new Set(ids)];
 }
 
+/** The header block of a raw mail (up to its first empty line, at most 256 KiB). */
+export function headerBlock(raw: Buffer): Buffer {
+  const head = raw.subarray(0, 256 * 1024);
+  const end = head.indexOf('\r\n\r\n');
+  const lf = head.indexOf('\n\n');
+  const cut = [end < 0 ? -1 : end + 4, lf < 0 ? -1 : lf + 2].filter((i) => i >= 0);
+  return cut.length ? head.subarray(0, Math.min(...cut)) : head;
+}
+
+const JIS_ESCAPE = /\x1b(?:\$[@B]|\([BJ])/;
+
+/**
+ * Text in ISO-2022-JP (7-bit, with escape sequences) that declared no charset reaches us as ASCII
+ * with the escapes in it (Japanese mailers of old, and some gateways, leave the charset out).
+ */
+function decodeUndeclaredJis(text: string): string {
+  if (!JIS_ESCAPE.test(text) || /[^\x00-\x7f]/.test(text)) return text;
+  return Encoding.codeToString(Encoding.convert(Encoding.stringToCode(text), { to: 'UNICODE', from: 'JIS' }));
+}
+
 const hashOf = (raw: Buffer) => `sha256:${createHash('sha256').update(raw).digest('hex')}`;
 
 /** A file name that is safe to store and show: no path, no control characters, never empty. */
@@ -106,7 +127,7 @@ export async function parseMail(raw: Buffer): Promise<IncomingMessage> {
   const fromValue = parsed.from?.value.find((a) => a.address);
   const returnPath = first('return-path');
   // mailparser writes no text for an HTML part inside multipart/related (HTML with inline images).
-  const body = parsed.text || (parsed.html ? htmlToText(parsed.html, { wordwrap: false, selectors: [{ selector: 'img', format: 'skip' }] }) : '');
+  const body = decodeUndeclaredJis(parsed.text ?? '') || (parsed.html ? htmlToText(parsed.html, { wordwrap: false, selectors: [{ selector: 'img', format: 'skip' }] }) : '');
   return {
     raw,
     messageId,
@@ -117,7 +138,7 @@ export async function parseMail(raw: Buffer): Promise<IncomingMessage> {
     to: addresses(parsed.to),
     cc: addresses(parsed.cc),
     deliveredTo: [...(headers.get('delivered-to') ?? []), ...(headers.get('x-original-to') ?? [])].map(bareAddress).filter(Boolean),
-    subject: (parsed.subject ?? '').replace(/[\r\n]+/g, ' ').trim(),
+    subject: decodeUndeclaredJis(parsed.subject ?? '').replace(/[\r\n]+/g, ' ').trim(),
     text: stripQuoted(body),
     date: parsed.date && !Number.isNaN(parsed.date.getTime()) ? parsed.date : null,
     inReplyTo: parseReferences(typeof parsed.inReplyTo === 'string' ? parsed.inReplyTo : ''),
