@@ -4,6 +4,7 @@ import { convert as htmlToText } from 'html-to-text';
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { normaliseMessageId, parseReferences } from '../ticket/mail/threading';
 import { stripQuoted } from './quote';
+import { isTnef, readTnef, TnefError } from './tnef';
 
 /**
  * A raw mail read into what the ingestion decides on: addresses lower-cased, ids without angle
@@ -119,6 +120,30 @@ function safeFilename(name: string | undefined, contentType: string, index: numb
   return `attachment-${index + 1}.${ext}`;
 }
 
+/**
+ * The files of a mail: every attachment, inline images of multipart/related included (with or
+ * without a Content-Disposition; the HTML refers to them by `cid:`); a `winmail.dat` (TNEF) is
+ * replaced by the files and the text inside it (kept as it is when it cannot be read).
+ */
+function filesOf(parsed: ParsedMail): { files: IncomingMessage['files']; tnefText: string | null } {
+  const files: IncomingMessage['files'] = [];
+  let tnefText: string | null = null;
+  for (const a of parsed.attachments) {
+    if (isTnef(a.contentType, a.filename)) {
+      try {
+        const tnef = readTnef(a.content);
+        for (const f of tnef.files) files.push({ filename: safeFilename(f.filename, f.mimeType ?? '', files.length), contents: f.contents, inline: false });
+        tnefText = tnefText ?? (tnef.text?.trim() || (tnef.html ? htmlToText(tnef.html, { wordwrap: false }) : null));
+        continue;
+      } catch (err) {
+        if (!(err instanceof TnefError)) throw err;
+      }
+    }
+    files.push({ filename: safeFilename(a.filename, a.contentType, files.length), contents: a.content, inline: a.contentDisposition === 'inline' || !!a.related || !!a.cid });
+  }
+  return { files, tnefText };
+}
+
 export async function parseMail(raw: Buffer): Promise<IncomingMessage> {
   const parsed = await simpleParser(raw, { skipImageLinks: true, skipTextToHtml: true });
   const headers = headerMap(parsed);
@@ -127,7 +152,9 @@ export async function parseMail(raw: Buffer): Promise<IncomingMessage> {
   const fromValue = parsed.from?.value.find((a) => a.address);
   const returnPath = first('return-path');
   // mailparser writes no text for an HTML part inside multipart/related (HTML with inline images).
-  const body = decodeUndeclaredJis(parsed.text ?? '') || (parsed.html ? htmlToText(parsed.html, { wordwrap: false, selectors: [{ selector: 'img', format: 'skip' }] }) : '');
+  const { files, tnefText } = filesOf(parsed);
+  const toText = (html: string) => htmlToText(html, { wordwrap: false, selectors: [{ selector: 'img', format: 'skip' }] });
+  const body = decodeUndeclaredJis(parsed.text ?? '') || (parsed.html ? toText(parsed.html) : '') || tnefText || '';
   return {
     raw,
     messageId,
@@ -143,11 +170,7 @@ export async function parseMail(raw: Buffer): Promise<IncomingMessage> {
     date: parsed.date && !Number.isNaN(parsed.date.getTime()) ? parsed.date : null,
     inReplyTo: parseReferences(typeof parsed.inReplyTo === 'string' ? parsed.inReplyTo : ''),
     references: parseReferences([parsed.references ?? []].flat().map((r) => (r.startsWith('<') ? r : `<${r}>`)).join(' ')),
-    files: parsed.attachments.map((a, i) => ({
-      filename: safeFilename(a.filename, a.contentType, i),
-      contents: a.content,
-      inline: a.contentDisposition === 'inline' || !!a.related,
-    })),
+    files,
     forwardedIds: idsOfAttachedMails(raw),
     headers,
     contentType: (parsed.headers.get('content-type') as { value?: string } | undefined)?.value?.toLowerCase() ?? 'text/plain',
