@@ -58,6 +58,8 @@ export interface EventPayloads {
    * mail), `attachments` (files refused, the mail itself was added as `messageId`).
    */
   'mailbox.refused': { ticketId: number; address: string; refused: MailRefusal; messageId?: number };
+  /** The mailbox worker refused a mail without reading it (too large); its sender is told why (`incomingMailId`: the ledger line). */
+  'mailbox.unread_refused': { incomingMailId: number };
 }
 
 export type EventName = keyof EventPayloads;
@@ -91,6 +93,7 @@ export const EVENT_TYPES: Record<EventName, string> = {
   'mail.bounced': 'a mail sent was reported undeliverable (a bounce)',
   'mailbox.error': 'polling a department mailbox failed',
   'mailbox.refused': 'an incoming mail (or its files) was refused, and its sender is told why',
+  'mailbox.unread_refused': 'an incoming mail was refused unread (too large), and its sender is told why',
 };
 
 export const EVENT_NAMES = Object.keys(EVENT_TYPES) as EventName[];

@@ -11,6 +11,7 @@ import { idempotencyExpiryJob } from './idempotency/expiry';
 import { recordingDeliveries } from './mail/deliveries';
 import { closeTransports } from './mail/transports';
 import { mailboxPollJob } from './mailbox/pollJob';
+import { mailRefusal, onUnreadRefused } from './mailbox/refusal';
 import { mailboxScheduleJob } from './mailbox/scheduleJob';
 import { QUEUES } from './queue/names';
 import { outboxSweepJob } from './queue/outboxSweepJob';
@@ -53,6 +54,7 @@ export function wire(): void {
   subscribe('message.created', ticketNotifications.onMessageCreated);
   subscribe('message.forwarded', ticketNotifications.onMessageForwarded);
   subscribe('mailbox.refused', ticketNotifications.onMailboxRefused);
+  subscribe('mailbox.unread_refused', onUnreadRefused);
   // ...then, for every event, the deliveries to the webhooks subscribed to it.
   subscribeToAll(queueWebhookDeliveries);
   subscribersRegistered();
@@ -62,7 +64,7 @@ export function wire(): void {
 export const mailSpec = (): WorkerSpec => ({
   queue: QUEUES.mail,
   concurrency: config().mail.concurrency,
-  jobs: [recordingDeliveries(verificationMail), recordingDeliveries(ticketMail)],
+  jobs: [recordingDeliveries(verificationMail), recordingDeliveries(ticketMail), recordingDeliveries(mailRefusal)],
   onClose: async () => closeTransports(),
 });
 

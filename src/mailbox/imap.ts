@@ -53,8 +53,9 @@ export async function pollImap(mailbox: DepartmentEmail, password: string): Prom
 
       for (const { uid, size } of pending) {
         const tooLarge = size > maxMessageBytes;
-        const message = tooLarge ? null : await client.fetchOne(String(uid), { uid: true, source: true }, { uid: true });
-        const raw = message && message.source ? message.source : Buffer.alloc(0);
+        // A mail over the limit is not downloaded: its headers say who to tell why (./refusal.ts).
+        const message = await client.fetchOne(String(uid), tooLarge ? { uid: true, headers: true } : { uid: true, source: true }, { uid: true });
+        const raw = (message && (tooLarge ? message.headers : message.source)) || Buffer.alloc(0);
         const advance = async (t: Transaction) => {
           await DepartmentEmail.update({ imap_uidvalidity: uidValidity, imap_last_uid: uid }, {
             where: { id: mailbox.id, imap_last_uid: { [Op.lt]: uid } }, transaction: t,

@@ -12,14 +12,15 @@ import { logger } from '../logger';
 import { matchesRule } from '../core/spam';
 import { jsonList } from '../ticket/common';
 import { ticketOfReferences, recordMessageId } from '../ticket/mail/threading';
+import { threadTarget } from './threadTarget';
 import { addMessage } from '../ticket/messages/service';
 import { ticketSettings, type TicketSettings } from '../ticket/ticketSettings';
 import { createTicket, userForAddress } from '../ticket/tickets/service';
 import { MESSAGE_TYPE } from '../db/models/TicketMessage';
 import type { AttachmentInput } from '../ticket/attachmentFiles';
 import { automaticReason, bounceFacts, bounceReason } from './classify';
-import { parseMail, type IncomingMessage } from './parse';
-import { splitSubaddress, ticketOfReplyAddress } from '../ticket/mail/replyAddress';
+import { headerBlock, parseMail, type IncomingMessage } from './parse';
+import { splitSubaddress } from '../ticket/mail/replyAddress';
 
 /**
  * Turns one fetched mail into a ticket, a reply, or a recorded refusal, and writes its line of
@@ -32,11 +33,13 @@ import { splitSubaddress, ticketOfReplyAddress } from '../ticket/mail/replyAddre
  *    Message-ID we sent: a loop. Nothing is imported.
  * 4. Spam rules with `event_message` (content: subject and text; sender: the address): spam.
  * 5. Seen before (its Message-ID, else a hash of the raw mail, imported already): a duplicate.
- * 6. Threading: the ticket's own Message-IDs in In-Reply-To/References; the sub-address of a
- *    recipient (`support+t12-…@`); the `[#number]` in the subject, accepted only from the
- *    ticket's user, an address copied on it, or an operator. A merged ticket leads to its target;
- *    a trashed one is left alone (the mail opens a new ticket). A reply to a locked ticket, or to
- *    a department that takes no replies by mail, is refused with a notice to the sender.
+ * 6. Threading (./threadTarget.ts): the ticket's own Message-IDs in In-Reply-To/References (a
+ *    sender not yet on the ticket joins it as a CC; a forward joins only from someone on it); the
+ *    sub-address of a recipient (`support+t12-…@`); a ticket mail forwarded as an attachment; the
+ *    `[#number]` in the subject, accepted only from the ticket's user, an address copied on it, or
+ *    an operator. A merged ticket leads to its target; a trashed one is left alone (the mail opens
+ *    a new ticket). A reply to a locked ticket, or to a department that takes no replies by mail,
+ *    is refused with a notice to the sender.
  * 7. Otherwise a new ticket in the department of the address the mail was sent to (the polled
  *    mailbox's own department with `consume_all`), its sender found or created as a user.
  *
@@ -86,6 +89,8 @@ interface Decision {
   messageId?: number | null;
   /** The key that marks the mail imported. */
   imported?: boolean;
+  /** Refused before it was read: its sender gets a non-delivery notice (./refusal.ts). */
+  answer?: boolean;
 }
 
 class DryRunRollback extends Error {
@@ -109,7 +114,9 @@ async function ingest(raw: Buffer, source: MailSource, options: IngestOptions): 
   let early: Decision | null = null;
   const size = Math.max(raw.length, options.declaredSize ?? 0);
   if (size > config().mailbox.maxMessageBytes) {
-    early = decided('rejected', `The mail is ${size} bytes, over the limit of ${config().mailbox.maxMessageBytes} (MAILBOX_MAX_MESSAGE_BYTES).`);
+    early = decided('rejected', `The mail is ${size} bytes, over the limit of ${config().mailbox.maxMessageBytes} (MAILBOX_MAX_MESSAGE_BYTES).`, { answer: true });
+    // Its headers only (all an IMAP poll downloads of it): who to tell, and whether to tell them.
+    mail = await parseMail(headerBlock(raw)).catch(() => null);
   } else {
     try {
       mail = await parseMail(raw);
@@ -148,6 +155,7 @@ async function ingest(raw: Buffer, source: MailSource, options: IngestOptions): 
       if (d.imported) await row.update({ decision: d.decision, reason: clip(d.reason, 1024), ticket_id: d.ticketId ?? null, ticket_message_id: d.messageId ?? null }, { transaction: t });
       else await row.update({ import_key: null, decision: d.decision, reason: clip(d.reason, 1024), ticket_id: d.ticketId ?? null }, { transaction: t });
     } else row = await ledger(d, t, null);
+    if (d.answer && mail && (await mayAnswer(mail, t))) await emit(t, 'mailbox.unread_refused', { incomingMailId: row.id });
     await options.advance?.(t);
     return { d, ledgerId: row.id };
   };
@@ -188,6 +196,11 @@ async function ingest(raw: Buffer, source: MailSource, options: IngestOptions): 
       throw err;
     }
   }
+}
+
+/** A refused mail is answered unless it is a bounce, an automatic mail, or from one of our own addresses. */
+async function mayAnswer(mail: IncomingMessage, t: Transaction): Promise<boolean> {
+  return !!mail.from && !bounceReason(mail) && !automaticReason(mail) && !(await ownAddresses([mail.from.address], t)).length;
 }
 
 /** Parses and decides without importing or recording anything. */
@@ -274,35 +287,6 @@ function sortFiles(mail: IncomingMessage, settings: TicketSettings): { allowed: 
   return { allowed, refused };
 }
 
-/** Rule 6: the ticket the mail answers, and how it was found; null when it answers none. */
-async function threadTarget(mail: IncomingMessage, t: Transaction): Promise<{ ticket: Ticket; how: string } | null> {
-  const follow = async (id: number | null | undefined, how: string) => {
-    let ticket = id ? await Ticket.findByPk(id, { transaction: t }) : null;
-    for (let hops = 0; ticket?.merged_into_id && hops < 5; hops++) ticket = await Ticket.findByPk(ticket.merged_into_id, { transaction: t });
-    return ticket && !ticket.deleted_at ? { ticket, how } : null;
-  };
-  const byHeaders = await follow(await ticketOfReferences([...mail.references, ...mail.inReplyTo], t), 'In-Reply-To/References');
-  if (byHeaders) return byHeaders;
-  for (const address of [...mail.to, ...mail.cc, ...mail.deliveredTo]) {
-    const bySubaddress = await follow(await ticketOfReplyAddress(address, t), `the sub-address ${address}`);
-    if (bySubaddress) return bySubaddress;
-  }
-  const number = /[[(]#([A-Za-z0-9-]{1,64})[\])]/.exec(mail.subject)?.[1];
-  if (number) {
-    const found = await follow((await Ticket.findOne({ attributes: ['id'], where: { number }, transaction: t }))?.id, `the number #${number} in the subject`);
-    if (found && (await maySendByNumber(mail.from!.address, found.ticket, t))) return found;
-  }
-  return null;
-}
-
-/** A ticket number in a subject is easy to guess: it counts only from the ticket's user, an address copied on it, or an operator. */
-async function maySendByNumber(address: string, ticket: Ticket, t: Transaction): Promise<boolean> {
-  if (jsonList(ticket.cc).includes(address)) return true;
-  const owner = await User.findByPk(ticket.user_id, { attributes: ['id', 'email'], transaction: t });
-  if (owner?.email.toLowerCase() === address) return true;
-  return !!(await User.findOne({ attributes: ['id'], where: { type: 'operator', email: address }, transaction: t }));
-}
-
 function namesOf(mail: IncomingMessage): { firstname: string | null; lastname: string | null } {
   const name = (mail.from?.name ?? '').replace(/["']/g, '').trim();
   if (!name || name.includes('@')) return { firstname: null, lastname: null };
@@ -310,9 +294,9 @@ function namesOf(mail: IncomingMessage): { firstname: string | null; lastname: s
   return { firstname: parts[0].slice(0, 255), lastname: parts.slice(1).join(' ').slice(0, 255) || null };
 }
 
-/** Addresses copied on the mail, without our own and without the sender: they join the ticket's CC list. */
-async function copiedAddresses(mail: IncomingMessage, t: Transaction): Promise<string[]> {
-  const candidates = [...new Set([...mail.to, ...mail.cc])].filter((a) => a !== mail.from!.address);
+/** Addresses copied on the mail, without our own, the sender and `except` (a reply's ticket owner): they join the ticket's CC list. */
+async function copiedAddresses(mail: IncomingMessage, t: Transaction, except: string[] = []): Promise<string[]> {
+  const candidates = [...new Set([...mail.to, ...mail.cc])].filter((a) => a !== mail.from!.address && !except.includes(a));
   const own = new Set((await ownAddresses(candidates, t)).map((e) => e.address.toLowerCase()));
   return candidates.filter((a) => !own.has(splitSubaddress(a).base));
 }
@@ -320,6 +304,13 @@ async function copiedAddresses(mail: IncomingMessage, t: Transaction): Promise<s
 /** Tells the sender of a mail what was refused (the notifications decide the notice mail). */
 async function tellRefused(refusal: MailRefusal, ticket: Ticket, address: string, t: Transaction, messageId?: number | null): Promise<void> {
   await emit(t, 'mailbox.refused', { ticketId: ticket.id, address, refused: refusal, ...(messageId ? { messageId } : {}) });
+}
+
+/** Adds an address to a ticket's CC list (the ticket row locked, as addMessage will lock it). */
+async function joinAsCc(ticketId: number, address: string, t: Transaction): Promise<void> {
+  const row = await Ticket.findByPk(ticketId, { attributes: ['id', 'cc'], transaction: t, lock: t.LOCK.UPDATE });
+  const cc = jsonList(row?.cc);
+  if (row && !cc.includes(address)) await Ticket.update({ cc: JSON.stringify([...cc, address]) }, { where: { id: ticketId }, transaction: t });
 }
 
 /** Rules 6 and 7: files the mail into its ticket, or opens one. Runs in a savepoint, so a refusal leaves nothing behind. */
@@ -334,7 +325,7 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
 
   const target = await threadTarget(mail, t);
   if (target) {
-    const { ticket, how } = target;
+    const { ticket, how, joinsAsCc } = target;
     const department = await Department.findByPk(ticket.department_id, { attributes: ['id', 'disable_user_email_replies'], transaction: t });
     const operator = await User.findOne({ where: { type: 'operator', email: from }, transaction: t });
     const byUser = !operator;
@@ -348,14 +339,20 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
     }
     try {
       // In a savepoint: a user created for a reply that is then refused does not stay behind.
-      const message = await sequelize().transaction({ transaction: t }, async (savepoint) => addMessage({
-        ticketId: ticket.id, userId: (operator ?? (await userForAddress(from, ticket.brand_id, namesOf(mail), savepoint))).id,
-        text: mail.text || '(no text)', type: MESSAGE_TYPE.MESSAGE, cc: await copiedAddresses(mail, savepoint), attachments: allowed,
-        createdAt, channel: 'email', automatic: !!automatic,
-      }, savepoint));
+      const message = await sequelize().transaction({ transaction: t }, async (savepoint) => {
+        const author = operator ?? (await userForAddress(from, ticket.brand_id, namesOf(mail), savepoint));
+        // Copied on the original mail (or answering "reply all") and found by the thread's own ids: joins as a CC.
+        if (joinsAsCc && !operator) await joinAsCc(ticket.id, from, savepoint);
+        const owner = await User.findByPk(ticket.user_id, { attributes: ['id', 'email'], transaction: savepoint });
+        return addMessage({
+          ticketId: ticket.id, userId: author.id, text: mail.text || '(no text)', type: MESSAGE_TYPE.MESSAGE,
+          cc: await copiedAddresses(mail, savepoint, owner ? [owner.email.toLowerCase()] : []), attachments: allowed,
+          createdAt, channel: 'email', automatic: !!automatic,
+        }, savepoint);
+      });
       if (mail.messageId) await recordMessageId({ messageId: mail.messageId, ticketId: message.ticket_id, ticketMessageId: message.id, direction: 'in' }, t);
       if (refused.length && !automatic) await tellRefused('attachments', ticket, from, t, message.id);
-      return decided('reply', [`Found by ${how}`, notes].filter(Boolean).join('; '), { ticketId: message.ticket_id, messageId: message.id, imported: true });
+      return decided('reply', [`Found by ${how}`, joinsAsCc && !operator ? `${from} joined the ticket as a CC` : null, notes].filter(Boolean).join('; '), { ticketId: message.ticket_id, messageId: message.id, imported: true });
     } catch (err) {
       if (!(err instanceof ValidationError)) throw err;
       return decided('rejected', `Not added to ticket #${ticket.number}: ${err.message}`, { ticketId: ticket.id });

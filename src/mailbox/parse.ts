@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
+import Encoding from 'encoding-japanese';
 import { convert as htmlToText } from 'html-to-text';
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import { normaliseMessageId, parseReferences } from '../ticket/mail/threading';
 import { stripQuoted } from './quote';
 import { canonicalEmail } from '../lib/validation';
+import { isTnef, readTnef, TnefError } from './tnef';
 
 /**
  * A raw mail read into what the ingestion decides on: addresses lower-cased, ids without angle
@@ -31,6 +33,8 @@ export interface IncomingMessage {
   inReplyTo: string[];
   references: string[];
   files: Array<{ filename: string; contents: Buffer; inline: boolean }>;
+  /** The Message-ID, In-Reply-To and References of mails forwarded as attachments (message/rfc822), without brackets. */
+  forwardedIds: string[];
   /** Header name (lower case) → raw values. */
   headers: Map<string, string[]>;
   contentType: string;
@@ -60,6 +64,52 @@ function headerMap(parsed: ParsedMail): Map<string, string[]> {
   return map;
 }
 
+/**
+ * The threading ids (Message-ID, In-Reply-To, References) of mails forwarded as attachments
+ * (message/rfc822 parts), read from the raw mail: mailparser inlines such parts into the text and
+ * keeps none of their headers. Parts in base64 (which RFC 2046 forbids, but clients write) are
+ * decoded. Bounded: the first 20 such parts, 64 KiB of headers each.
+ */
+function idsOfAttachedMails(raw: Buffer): string[] {
+  const text = raw.toString('latin1');
+  const ids: string[] = [];
+  const partType = /^content-type:[ \t]*message\/(?:rfc822|global)\b/gim;
+  for (let found = 0, m = partType.exec(text); m && found < 20; m = partType.exec(text), found++) {
+    const headEnd = text.slice(m.index, m.index + 64 * 1024).search(/\r?\n\r?\n/);
+    if (headEnd < 0) continue;
+    // The part's headers: from its boundary line (Content-Transfer-Encoding may come before Content-Type).
+    const partStart = Math.max(0, text.lastIndexOf('\n--', m.index));
+    const partHead = text.slice(partStart, m.index + headEnd);
+    let body = text.slice(m.index + headEnd).replace(/^\r?\n\r?\n/, '').slice(0, 64 * 1024);
+    if (/^content-transfer-encoding:[ \t]*base64/im.test(partHead)) {
+      body = Buffer.from(body.split(/\r?\n(?:\r?\n|--)/)[0].replace(/\s+/g, ''), 'base64').toString('latin1');
+    }
+    const head = body.split(/\r?\n\r?\n/)[0].replace(/\r?\n[ \t]+/g, ' ');
+    for (const h of head.matchAll(/^(?:message-id|in-reply-to|references):(.*)$/gim)) ids.push(...parseReferences(h[1]));
+  }
+  return [...new Set(ids)];
+}
+
+/** The header block of a raw mail (up to its first empty line, at most 256 KiB). */
+export function headerBlock(raw: Buffer): Buffer {
+  const head = raw.subarray(0, 256 * 1024);
+  const end = head.indexOf('\r\n\r\n');
+  const lf = head.indexOf('\n\n');
+  const cut = [end < 0 ? -1 : end + 4, lf < 0 ? -1 : lf + 2].filter((i) => i >= 0);
+  return cut.length ? head.subarray(0, Math.min(...cut)) : head;
+}
+
+const JIS_ESCAPE = /\x1b(?:\$[@B]|\([BJ])/;
+
+/**
+ * Text in ISO-2022-JP (7-bit, with escape sequences) that declared no charset reaches us as ASCII
+ * with the escapes in it (Japanese mailers of old, and some gateways, leave the charset out).
+ */
+function decodeUndeclaredJis(text: string): string {
+  if (!JIS_ESCAPE.test(text) || /[^\x00-\x7f]/.test(text)) return text;
+  return Encoding.codeToString(Encoding.convert(Encoding.stringToCode(text), { to: 'UNICODE', from: 'JIS' }));
+}
+
 const hashOf = (raw: Buffer) => `sha256:${createHash('sha256').update(raw).digest('hex')}`;
 
 /** A file name that is safe to store and show: no path, no control characters, never empty. */
@@ -71,6 +121,30 @@ function safeFilename(name: string | undefined, contentType: string, index: numb
   return `attachment-${index + 1}.${ext}`;
 }
 
+/**
+ * The files of a mail: every attachment, inline images of multipart/related included (with or
+ * without a Content-Disposition; the HTML refers to them by `cid:`); a `winmail.dat` (TNEF) is
+ * replaced by the files and the text inside it (kept as it is when it cannot be read).
+ */
+function filesOf(parsed: ParsedMail): { files: IncomingMessage['files']; tnefText: string | null } {
+  const files: IncomingMessage['files'] = [];
+  let tnefText: string | null = null;
+  for (const a of parsed.attachments) {
+    if (isTnef(a.contentType, a.filename)) {
+      try {
+        const tnef = readTnef(a.content);
+        for (const f of tnef.files) files.push({ filename: safeFilename(f.filename, f.mimeType ?? '', files.length), contents: f.contents, inline: false });
+        tnefText = tnefText ?? (tnef.text?.trim() || (tnef.html ? htmlToText(tnef.html, { wordwrap: false }) : null));
+        continue;
+      } catch (err) {
+        if (!(err instanceof TnefError)) throw err;
+      }
+    }
+    files.push({ filename: safeFilename(a.filename, a.contentType, files.length), contents: a.content, inline: a.contentDisposition === 'inline' || !!a.related || !!a.cid });
+  }
+  return { files, tnefText };
+}
+
 export async function parseMail(raw: Buffer): Promise<IncomingMessage> {
   const parsed = await simpleParser(raw, { skipImageLinks: true, skipTextToHtml: true });
   const headers = headerMap(parsed);
@@ -79,7 +153,9 @@ export async function parseMail(raw: Buffer): Promise<IncomingMessage> {
   const fromValue = parsed.from?.value.find((a) => a.address);
   const returnPath = first('return-path');
   // mailparser writes no text for an HTML part inside multipart/related (HTML with inline images).
-  const body = parsed.text || (parsed.html ? htmlToText(parsed.html, { wordwrap: false, selectors: [{ selector: 'img', format: 'skip' }] }) : '');
+  const { files, tnefText } = filesOf(parsed);
+  const toText = (html: string) => htmlToText(html, { wordwrap: false, selectors: [{ selector: 'img', format: 'skip' }] });
+  const body = decodeUndeclaredJis(parsed.text ?? '') || (parsed.html ? toText(parsed.html) : '') || tnefText || '';
   return {
     raw,
     messageId,
@@ -90,16 +166,13 @@ export async function parseMail(raw: Buffer): Promise<IncomingMessage> {
     to: addresses(parsed.to),
     cc: addresses(parsed.cc),
     deliveredTo: [...(headers.get('delivered-to') ?? []), ...(headers.get('x-original-to') ?? [])].map(bareAddress).filter(Boolean),
-    subject: (parsed.subject ?? '').replace(/[\r\n]+/g, ' ').trim(),
+    subject: decodeUndeclaredJis(parsed.subject ?? '').replace(/[\r\n]+/g, ' ').trim(),
     text: stripQuoted(body),
     date: parsed.date && !Number.isNaN(parsed.date.getTime()) ? parsed.date : null,
     inReplyTo: parseReferences(typeof parsed.inReplyTo === 'string' ? parsed.inReplyTo : ''),
     references: parseReferences([parsed.references ?? []].flat().map((r) => (r.startsWith('<') ? r : `<${r}>`)).join(' ')),
-    files: parsed.attachments.map((a, i) => ({
-      filename: safeFilename(a.filename, a.contentType, i),
-      contents: a.content,
-      inline: a.contentDisposition === 'inline' || !!a.related,
-    })),
+    files,
+    forwardedIds: idsOfAttachedMails(raw),
     headers,
     contentType: (parsed.headers.get('content-type') as { value?: string } | undefined)?.value?.toLowerCase() ?? 'text/plain',
     parsed,

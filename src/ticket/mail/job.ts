@@ -22,6 +22,7 @@ import { escapeHtml, oneLine } from './render';
 import { overNotificationCap } from './notificationCap';
 import { replyAddress } from './replyAddress';
 import { mailDomain, newMessageId, recordMessageId, subjectWithNumber, threadOf } from './threading';
+import { threadIndex, threadTopic } from './outlookThread';
 
 /**
  * The mails of tickets: one job, `ticket.mail`, whose payload names the kind of mail and ids
@@ -283,6 +284,9 @@ export const ticketMail = defineJob<TicketMailPayload>({
       references: thread.references.length ? thread.references : undefined,
       headers: {
         'X-Helpdesk-Ticket': ticket.number,
+        // Outlook threads by these (./outlookThread.ts).
+        'Thread-Topic': threadTopic(ticket.subject),
+        'Thread-Index': threadIndex(ticket, Math.floor(Date.now() / 1000), !thread.inReplyTo),
         // Marks the mail as ours: should it come back into a department mailbox, it is a loop.
         ...(draft.from.department ? { 'X-Loop': draft.from.address } : {}),
         ...(auto ? { 'Auto-Submitted': autoReply ? 'auto-replied' : 'auto-generated', 'X-Auto-Response-Suppress': 'All' } : {}),

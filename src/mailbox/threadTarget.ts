@@ -1,0 +1,73 @@
+import type { Transaction } from 'sequelize';
+import { Ticket, User } from '../db/models';
+import { jsonList } from '../ticket/common';
+import { ticketOfReferences } from '../ticket/mail/threading';
+import { ticketOfReplyAddress } from '../ticket/mail/replyAddress';
+import type { IncomingMessage } from './parse';
+import { isForwardSubject, ticketNumberInSubject } from './subject';
+
+/**
+ * Rule 6 of the ingestion: the ticket a mail answers, and how it was found.
+ *
+ * - In-Reply-To/References naming a Message-ID stored for a ticket (ours, or a mail imported into
+ *   it), References alone included (clients that drop In-Reply-To). The ids are random, so who
+ *   holds one received the thread: a reply by someone not yet on the ticket (copied on the
+ *   original mail, or answering with "reply all") joins it as a CC (`joinsAsCc`).
+ *   A *forward* (`Fwd:`, `WG:`, `TR:`, `Fw:` …) that still carries those headers (Gmail keeps them)
+ *   only joins when its sender is already on the ticket: a forward to a third party is how a
+ *   stranger gets hold of the ids.
+ * - The ticket's sub-address among the recipients (`support+t12-…@`), checked by a hash.
+ * - A ticket mail forwarded as an attachment (message/rfc822): the ids of the mail inside, from the
+ *   ticket's user, an address copied on it, or an operator.
+ * - The `[#number]` in the subject (reply/forward prefixes stripped), accepted only from the
+ *   ticket's user, an address copied on it, or an operator: a number is easy to guess.
+ *
+ * A merged ticket leads to its target; a trashed one is left alone (the mail opens a new ticket).
+ */
+export interface ThreadTarget {
+  ticket: Ticket;
+  how: string;
+  /** The sender is not on the ticket yet and joins it as a CC (found by the thread's own ids). */
+  joinsAsCc: boolean;
+}
+
+export async function threadTarget(mail: IncomingMessage, t: Transaction): Promise<ThreadTarget | null> {
+  const from = mail.from!.address;
+  const follow = async (id: number | null | undefined) => {
+    let ticket = id ? await Ticket.findByPk(id, { transaction: t }) : null;
+    for (let hops = 0; ticket?.merged_into_id && hops < 5; hops++) ticket = await Ticket.findByPk(ticket.merged_into_id, { transaction: t });
+    return ticket && !ticket.deleted_at ? ticket : null;
+  };
+  const forward = isForwardSubject(mail.subject);
+
+  const byHeaders = await follow(await ticketOfReferences([...mail.references, ...mail.inReplyTo], t));
+  if (byHeaders) {
+    const onTicket = await isOnTicket(from, byHeaders, t);
+    if (onTicket || !forward) return { ticket: byHeaders, how: 'In-Reply-To/References', joinsAsCc: !onTicket };
+  }
+  for (const address of [...mail.to, ...mail.cc, ...mail.deliveredTo]) {
+    const bySubaddress = await follow(await ticketOfReplyAddress(address, t));
+    if (bySubaddress) {
+      const onTicket = await isOnTicket(from, bySubaddress, t);
+      if (onTicket || !forward) return { ticket: bySubaddress, how: `the sub-address ${address}`, joinsAsCc: !onTicket };
+    }
+  }
+  const byAttached = await follow(await ticketOfReferences(mail.forwardedIds, t));
+  if (byAttached && (await isOnTicket(from, byAttached, t, false))) return { ticket: byAttached, how: 'the ticket mail forwarded as an attachment', joinsAsCc: false };
+
+  const number = ticketNumberInSubject(mail.subject);
+  if (number) {
+    const found = await follow((await Ticket.findOne({ attributes: ['id'], where: { number }, transaction: t }))?.id);
+    if (found && (await isOnTicket(from, found, t, false))) return { ticket: found, how: `the number #${number} in the subject`, joinsAsCc: false };
+  }
+  return null;
+}
+
+/** The ticket's user, an address copied on it, an operator, or (`organisation`) a user of the owner's organisation. */
+async function isOnTicket(address: string, ticket: Ticket, t: Transaction, organisation = true): Promise<boolean> {
+  if (jsonList(ticket.cc).includes(address)) return true;
+  const owner = await User.findByPk(ticket.user_id, { attributes: ['id', 'email', 'organisation_id'], transaction: t });
+  if (owner?.email.toLowerCase() === address) return true;
+  const people = await User.findAll({ attributes: ['id', 'type', 'organisation_id', 'brand_id'], where: { email: address }, transaction: t });
+  return people.some((u) => u.type === 'operator' || (organisation && !!owner?.organisation_id && u.organisation_id === owner.organisation_id && u.brand_id === ticket.brand_id));
+}

@@ -1,0 +1,189 @@
+/**
+ * Threading that other help desks get wrong, end to end: mails appended to a real dovecot, polled
+ * by the mailbox worker, acknowledgements sent through a real SMTP server and answered from there.
+ * A CC who answers the original mail joins its ticket; References-only replies join; forwards of
+ * ticket mail (`Fwd:`/`WG:`/`TR:`/`Fw:`, inline or as an attachment) are recognised; the same mail
+ * in two department mailboxes is one ticket; a stranger's ticket number never joins.
+ */
+import './mailboxEnv';
+import { rmSync, writeFileSync } from 'node:fs';
+import MailComposer from 'nodemailer/lib/mail-composer';
+import { Department, DepartmentBrand, DepartmentEmail, IncomingMail, Ticket, User } from '../../src/db/models';
+import { mailSpec } from '../../src/wiring';
+import { closeTransports } from '../../src/mail/transports';
+import { pollMailbox } from '../../src/mailbox/poll';
+import { resetTlsOptions } from '../../src/mailbox/pollSummary';
+import { stripSubjectPrefixes, ticketNumberInSubject } from '../../src/mailbox/subject';
+import { createWorker } from '../../src/queue/runWorker';
+import { startDovecot, type Dovecot } from '../helpers/dovecot';
+import { newEmail, unique, useApi } from '../helpers/app';
+import { expectSuccess } from '../helpers/envelope';
+import { startSmtp, waitFor, type TestSmtp } from '../helpers/smtp';
+import { mailWorld, type MailWorld } from '../notifications/support';
+import { dropQueuedMail, messagesOf, rawMail } from './support';
+
+afterAll(() => dropQueuedMail());
+const api = useApi();
+const tag = unique('th').toLowerCase();
+const PASSWORD = 'secret-2';
+const user = (name: string) => `${name}@${tag}.test`;
+
+let dovecot: Dovecot;
+let smtp: TestSmtp;
+let world: MailWorld;
+let mailer: Awaited<ReturnType<typeof createWorker>>;
+let desk: DepartmentEmail;
+
+beforeAll(async () => {
+  dovecot = await startDovecot(['desk', 'sales'].map((u) => ({ user: user(u), password: PASSWORD })));
+  writeFileSync(process.env.MAILBOX_TLS_CA_FILE!, dovecot.cert);
+  resetTlsOptions();
+  smtp = await startSmtp();
+  world = await mailWorld(smtp.port);
+  mailer = await createWorker(mailSpec());
+  desk = await remoteMailbox('desk', world.department.id);
+});
+
+afterAll(async () => {
+  await mailer?.close();
+  await dovecot?.stop();
+  closeTransports();
+  await smtp?.close();
+  rmSync(process.env.MAILBOX_TLS_CA_FILE!, { force: true });
+});
+
+async function remoteMailbox(name: string, departmentId: number): Promise<DepartmentEmail> {
+  const created = expectSuccess(await api.post(`/api/ticket/department/${departmentId}/email`, {
+    address: user(name), type: 1, protocol: 'imap', server: '127.0.0.1', port: dovecot.ports.imap, encryption: 'none', username: user(name), password: PASSWORD,
+  }), 'Successfully created new department email!');
+  return (await DepartmentEmail.findByPk(created.id))!;
+}
+
+/** Appends the mail to the desk's mailbox and polls it: the ledger line of that mail. */
+async function deliver(raw: Buffer, mailbox = desk, name = 'desk'): Promise<IncomingMail> {
+  const { uid, uidValidity } = await dovecot.append(user(name), raw);
+  await pollMailbox(mailbox.id);
+  return (await IncomingMail.findOne({ where: { department_email_id: mailbox.id, remote_uid: `${uidValidity}:${uid}` } }))!;
+}
+
+/** A customer's mail that opens a ticket, with the acknowledgement the customer received for it. */
+async function opened(o: { cc?: string[]; subject?: string } = {}) {
+  const from = newEmail('cust');
+  const original = await rawMail({ from: `Ada Lovelace <${from}>`, to: user('desk'), cc: o.cc, subject: o.subject ?? `Printer ${unique('p')}` });
+  const line = await deliver(original);
+  expect(line.decision).toBe('new_ticket');
+  const ticket = (await Ticket.findByPk(line.ticket_id!))!;
+  const ack = await waitFor(() => smtp.mailsTo(from).find((m) => m.parsed.subject?.includes(`[#${ticket.number}]`)), 15000, 'the acknowledgement');
+  return { from, ticket, originalId: `<${line.message_id}>`, ack };
+}
+
+describe('subject prefixes', () => {
+  it('are stripped in every language and stacking, and a forward is told from a reply', () => {
+    expect(stripSubjectPrefixes('WG: AW: RE: Re[2]: TR: Fw: FWD: SV: Antw: RV: 回复: [#123] Printer')).toEqual({ subject: '[#123] Printer', forwarded: true, replied: true });
+    expect(stripSubjectPrefixes('Re: Re: the fwd: button')).toEqual({ subject: 'the fwd: button', forwarded: false, replied: true });
+    expect(stripSubjectPrefixes('Fwd : hello')).toEqual({ subject: 'hello', forwarded: true, replied: false });
+    expect(stripSubjectPrefixes('Rechnung: März')).toEqual({ subject: 'Rechnung: März', forwarded: false, replied: false });
+    expect(ticketNumberInSubject('TR: RE: [#4711] x')).toBe('4711');
+    expect(ticketNumberInSubject('no number #12')).toBeNull();
+  });
+});
+
+describe('replies found by their headers', () => {
+  it('a person copied on the original mail who answers it joins its ticket, the owner is not copied on their own ticket', async () => {
+    const colleague = newEmail('colleague');
+    const { ticket, from, originalId } = await opened({ cc: [colleague] });
+    expect(JSON.parse(ticket.cc!)).toEqual([colleague]);
+    // "Reply all" to the original mail: to the desk and the customer, threaded on the original only.
+    const line = await deliver(await rawMail({ from: colleague, to: [user('desk'), from], subject: `Re: ${ticket.subject}`, inReplyTo: originalId, references: [originalId], text: 'Same here.' }));
+    expect(line).toMatchObject({ decision: 'reply', ticket_id: ticket.id });
+    const last = (await messagesOf(ticket.id)).at(-1)!;
+    expect([last.text, (await User.findByPk(last.user_id!))!.email]).toEqual(['Same here.', colleague]);
+    expect(JSON.parse((await ticket.reload()).cc!)).toEqual([colleague]);
+  });
+
+  it('someone not on the ticket who answers the thread (References only) joins it as a CC and then gets its mail', async () => {
+    const { ticket, ack, from } = await opened();
+    const stranger = newEmail('boss');
+    // References only, no In-Reply-To (as some clients and list software write it).
+    const raw = await rawMail({ from: stranger, to: [user('desk')], cc: [from], subject: 'my view', references: [ack.parsed.messageId!], text: 'Please hurry.' });
+    expect(raw.toString()).not.toMatch(/^In-Reply-To:/im);
+    const line = await deliver(raw);
+    expect(line).toMatchObject({ decision: 'reply', ticket_id: ticket.id });
+    expect(line.reason).toContain(`${stranger} joined the ticket as a CC`);
+    await ticket.reload();
+    expect(JSON.parse(ticket.cc!)).toEqual([stranger]);
+    expect((await messagesOf(ticket.id)).map((m) => m.text)).toEqual(['Hello, my printer is broken.', 'Please hurry.']);
+    // The operator's answer now reaches them too.
+    expectSuccess(await api.post('/api/ticket/message', { ticket_id: ticket.id, user_id: world.direct.id, text: 'On its way.' }), 'Successfully created new message!');
+    const answer = await waitFor(() => smtp.mailsTo(stranger)[0], 15000, 'the answer to the new CC');
+    expect(answer.parsed.text).toContain('On its way.');
+  });
+
+  it('the ticket\'s user answering with References only joins', async () => {
+    const { ticket, ack, from } = await opened();
+    const line = await deliver(await rawMail({ from, to: user('desk'), subject: 'no number', references: ['<unknown@elsewhere.test>', ack.parsed.messageId!] }));
+    expect(line).toMatchObject({ decision: 'reply', ticket_id: ticket.id });
+  });
+});
+
+describe('forwards of ticket mail', () => {
+  it.each(['FWD:', 'WG:', 'TR:', 'Fw:', 'WG: AW:'])('by the ticket\'s user as "%s [#n]" join the ticket', async (prefix) => {
+    const { ticket, from } = await opened();
+    const line = await deliver(await rawMail({ from, to: user('desk'), subject: `${prefix} [#${ticket.number}] ${ticket.subject}`, text: 'See below.' }));
+    expect(line).toMatchObject({ decision: 'reply', ticket_id: ticket.id });
+  });
+
+  it('as an attachment (message/rfc822), with a new subject, joins the ticket of the mail inside', async () => {
+    const { ticket, from, ack } = await opened();
+    const inner = await new MailComposer({
+      from: ack.parsed.from!.text, to: from, subject: ack.parsed.subject, messageId: ack.parsed.messageId, text: ack.parsed.text,
+    }).compile().build();
+    const line = await deliver(await rawMail({
+      from, to: user('desk'), subject: 'Fwd: see attached', text: 'Forwarding it back.',
+      attachments: [{ filename: 'forwarded.eml', content: inner, contentType: 'message/rfc822' }],
+    }));
+    expect(line).toMatchObject({ decision: 'reply', ticket_id: ticket.id });
+    expect(line.reason).toContain('forwarded as an attachment');
+  });
+
+  it('by someone not on the ticket, even with its headers (Gmail keeps them), opens a new ticket', async () => {
+    const { ticket, ack } = await opened();
+    const third = newEmail('third');
+    const line = await deliver(await rawMail({ from: third, to: user('desk'), subject: `Fwd: ${ack.parsed.subject}`, inReplyTo: ack.parsed.messageId!, references: [ack.parsed.messageId!] }));
+    expect(line.decision).toBe('new_ticket');
+    expect(line.ticket_id).not.toBe(ticket.id);
+    expect(JSON.parse((await ticket.reload()).cc ?? '[]')).toEqual([]);
+  });
+});
+
+describe('one mail, two department mailboxes', () => {
+  it('sent to both is one ticket, polled one after the other or at the same time', async () => {
+    const other = await Department.create({ name: `Sales ${tag}` });
+    await DepartmentBrand.create({ department_id: other.id, brand_id: world.brand.id });
+    const sales = await remoteMailbox('sales', other.id);
+    for (const together of [false, true]) {
+      const raw = await rawMail({ from: newEmail('both'), to: [user('desk'), user('sales')] });
+      await dovecot.append(user('desk'), raw);
+      await dovecot.append(user('sales'), raw);
+      if (together) await Promise.all([pollMailbox(desk.id), pollMailbox(sales.id)]);
+      else { await pollMailbox(desk.id); await pollMailbox(sales.id); }
+      const id = /^Message-ID: <(.*)>/im.exec(raw.toString())![1];
+      const lines = await IncomingMail.findAll({ where: { message_id: id } });
+      expect(lines.map((l) => l.decision).sort()).toEqual(['duplicate', 'new_ticket']);
+      expect(new Set(lines.map((l) => l.ticket_id)).size).toBe(1);
+      // Both mailboxes moved past it and flagged it.
+      expect((await dovecot.messages(user('sales'))).at(-1)!.flags).toContain('\\Seen');
+      expect((await dovecot.messages(user('desk'))).at(-1)!.flags).toContain('\\Seen');
+    }
+  });
+});
+
+describe('a ticket number in the subject', () => {
+  it('from a sender not on the ticket never joins it', async () => {
+    const { ticket } = await opened();
+    const line = await deliver(await rawMail({ from: newEmail('guess'), to: user('desk'), subject: `Re: [#${ticket.number}] hello` }));
+    expect(line.decision).toBe('new_ticket');
+    expect(line.ticket_id).not.toBe(ticket.id);
+    expect(await messagesOf(ticket.id)).toHaveLength(1);
+  });
+});
