@@ -10,6 +10,7 @@ import * as m013 from './013_notifications';
 import * as m015 from './015_ticket_counter';
 import * as m012 from './012_ecosystem';
 import * as m016 from './016_mailbox';
+import * as m018 from './018_ticket_list_indexes';
 
 export interface Migration {
   name: string;
@@ -18,4 +19,4 @@ export interface Migration {
 }
 
 /** Every migration, in the order it runs. A new migration is a new file, added at the end here. */
-export const migrations: Migration[] = [m001, m002, m003, m004, m005, m010, m011, m012, m013, m015, m016];
+export const migrations: Migration[] = [m001, m002, m003, m004, m005, m010, m011, m012, m013, m015, m016, m018];
