@@ -35,7 +35,7 @@ import { mailboxThroughput } from './mailbox';
  *
  * Environment: BENCH_TICKETS (default 1,000,000; 5 messages each), BENCH_SECONDS (5),
  * BENCH_CONNECTIONS (16), BENCH_DATABASE_URL (default helpdesk_bench_t<tickets>), BENCH_ONLY (a
- * substring of scenario titles). Progress on stderr, the table on stdout. Exit 1 when a request
+ * substring of scenario titles), BENCH_SEED_ONLY=1 (seed the data set and stop). Progress on stderr, the table on stdout. Exit 1 when a request
  * failed.
  */
 
@@ -122,6 +122,11 @@ async function main() {
   await prepareDatabase();
   await ensureBenchData(log);
   await ensureTicketData(log);
+  // BENCH_SEED_ONLY=1: the data set, then stop (seed a scale ahead of its run).
+  if (process.env.BENCH_SEED_ONLY === '1') {
+    await Promise.allSettled([closeQueues(), sequelize().close()]);
+    return false;
+  }
   const t = await findTargets();
   const tt = await ticketTargets();
   const removeReplies = () => removeBenchReplies([tt.ticket.id, tt.replied.id]);
@@ -298,7 +303,8 @@ function report(rows: Row[], scaling: Array<{ workers: number; s: Scenario; r: L
 main().then(
   (failed) => process.exit(failed ? 1 : 0),
   (err) => {
-    process.stderr.write(`Benchmark failed: ${(err as Error).stack ?? err}\n`);
+    // A driver error's message is on its `parent` (Sequelize's own stack says only `Error`).
+    process.stderr.write(`Benchmark failed: ${(err as { parent?: Error }).parent?.message ?? ''}\n${(err as Error).stack ?? err}\n`);
     process.exit(1);
   },
 );

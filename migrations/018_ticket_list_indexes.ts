@@ -73,6 +73,18 @@ export async function up(q: QueryInterface): Promise<void> {
     n BIGINT NOT NULL DEFAULT 0,
     PRIMARY KEY (state, ${COUNTED.join(', ')}, slot)
   ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci`);
+  await createListCountTriggers(q);
+  // After the triggers (migrations run before the web processes start: nothing else writes now).
+  await fillListCounts(q);
+  // Migration 015's total is the sum of these counts: its table and triggers go.
+  await m015.down(q);
+}
+
+const TRIGGERS = ['tickets_list_counts_insert', 'tickets_list_counts_update', 'tickets_list_counts_delete'];
+
+/** The triggers that keep the counts (the benchmark drops them for its bulk load, then fills the counts). */
+export async function createListCountTriggers(q: QueryInterface): Promise<void> {
+  const sql = (s: string) => q.sequelize.query(s);
   await sql(`CREATE TRIGGER tickets_list_counts_insert AFTER INSERT ON tickets FOR EACH ROW
     IF NEW.merged_into_id IS NULL THEN ${add('NEW')}; END IF`);
   await sql(`CREATE TRIGGER tickets_list_counts_update AFTER UPDATE ON tickets FOR EACH ROW
@@ -82,10 +94,10 @@ export async function up(q: QueryInterface): Promise<void> {
     END IF`);
   await sql(`CREATE TRIGGER tickets_list_counts_delete AFTER DELETE ON tickets FOR EACH ROW
     IF OLD.merged_into_id IS NULL THEN ${remove('OLD')}; END IF`);
-  // After the triggers (migrations run before the web processes start: nothing else writes now).
-  await fillListCounts(q);
-  // Migration 015's total is the sum of these counts: its table and triggers go.
-  await m015.down(q);
+}
+
+export async function dropListCountTriggers(q: QueryInterface): Promise<void> {
+  for (const t of TRIGGERS) await q.sequelize.query(`DROP TRIGGER IF EXISTS ${t}`);
 }
 
 /** The counts from the tickets themselves (the migration, and the benchmark after its bulk load). */
@@ -98,7 +110,7 @@ export async function fillListCounts(q: QueryInterface): Promise<void> {
 
 export async function down(q: QueryInterface): Promise<void> {
   await m015.up(q);
-  for (const t of ['tickets_list_counts_insert', 'tickets_list_counts_update', 'tickets_list_counts_delete']) await q.sequelize.query(`DROP TRIGGER IF EXISTS ${t}`);
+  await dropListCountTriggers(q);
   await q.dropTable('ticket_list_counts');
   const restore = REPLACED.map((n) => `ADD INDEX ${n} (${n.replace(/^tickets_/, '')})`);
   await q.sequelize.query(`ALTER TABLE tickets ${restore.join(', ')}`);
