@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Op } from 'sequelize';
 import { capture } from './capture';
-import { explainTicketFilters } from './explain';
+import { explainTicketLists, ticketListPaths } from './explain';
 import { buildApp } from '../src/app';
 import { createToken, revokeToken } from '../src/auth/tokens';
 import { nodeOptionsOf } from '../src/cli/procfile';
@@ -35,11 +35,14 @@ import { mailboxThroughput } from './mailbox';
  *
  * Environment: BENCH_TICKETS (default 1,000,000; 5 messages each), BENCH_SECONDS (5),
  * BENCH_CONNECTIONS (16), BENCH_DATABASE_URL (default helpdesk_bench_t<tickets>), BENCH_ONLY (a
- * substring of scenario titles), BENCH_SEED_ONLY=1 (seed the data set and stop). Progress on stderr, the table on stdout. Exit 1 when a request
+ * substring of scenario titles), BENCH_SEED_ONLY=1 (seed the data set and stop), BENCH_QUICK=1
+ * (no scaling or mailbox runs), BENCH_RESULTS (a file: the rows as JSON, for bench/growth.ts). Progress on stderr, the table on stdout. Exit 1 when a request
  * failed.
  */
 
 const WARM_UP_SECONDS = 1;
+/** BENCH_QUICK=1: no scaling runs, no mailbox import (the growth runs at 10k and 100k tickets). */
+const QUICK = process.env.BENCH_QUICK === '1';
 const PORT_WEB = 3360;
 const PORT_BASELINE = 3361;
 const TWO_CORES = cpus().length >= 2;
@@ -148,9 +151,9 @@ async function main() {
     { title: 'show IP ban', method: 'GET', path: `/api/core/ipban/${tt.banId}` },
     { title: 'list tickets', method: 'GET', path: '/api/ticket/ticket?limit=50' },
     { title: 'show ticket', method: 'GET', path: `/api/ticket/ticket/${tk.id}` },
-    { title: 'search tickets (one match)', method: 'GET', path: `/api/ticket/ticket?limit=50&search=${enc(tt.selectiveSearchTerm)}` },
-    { title: 'search tickets (12,500 matches)', method: 'GET', path: `/api/ticket/ticket?limit=50&search=${enc(tt.searchTerm)}` },
     { title: 'messages of a ticket', method: 'GET', path: `/api/ticket/message?ticket_id=${tk.id}&limit=50` },
+    // Every filter, pair, order, deep and keyset page and search of the ticket list (bench/explain.ts).
+    ...ticketListPaths(tt).map(([title, path]): Scenario => ({ title, method: 'GET', path })),
     { title: 'list articles', method: 'GET', path: '/api/selfservice/article?limit=50' },
     { title: 'show article', method: 'GET', path: `/api/selfservice/article/${tt.articleId}` },
     { title: 'create IP ban', method: 'POST', write: true, path: '/api/core/ipban', body: 'ip=__IP__&type=1&reason=Benchmark+ban.' },
@@ -190,9 +193,9 @@ async function main() {
     captured.push({ method: s.method, path: s.path, status: result.status, body: result.body, statements, seq: s.body ? seq : undefined, extra });
     rows.push({ s, statements: statements.length });
   }
-  // EXPLAIN of the ticket list under each filter, on the statements the app itself runs.
-  log('explaining the ticket list filters...');
-  const explained = await explainTicketFilters((path) => fetch(base + path, { headers: auth }).then((r) => r.json() as Promise<{ count?: number }>), tt);
+  // EXPLAIN of each ticket list, on the statements the app itself runs.
+  log('explaining the ticket lists...');
+  const explained = await explainTicketLists((path) => fetch(base + path, { headers: auth }).then((r) => r.json() as Promise<{ count?: number }>), tt);
   server.closeAllConnections();
   await new Promise((r) => server.close(r));
   await removeCreatedBans();
@@ -243,7 +246,7 @@ async function main() {
     // generator shares core 1 with the second worker, so this shows what a second worker buys on
     // this machine, not a clean 2x.
     const scaling: Array<{ workers: number; s: Scenario; r: LoadResult; rss: { peakOne: number; peakTotal: number } }> = [];
-    if (!only && TWO_CORES) {
+    if (!only && TWO_CORES && !QUICK) {
       for (const workers of [1, 2]) {
         await stop(web);
         web = await startWeb(workers, '0,1');
@@ -255,8 +258,12 @@ async function main() {
       }
     }
     failed = report(rows, scaling);
-    process.stdout.write(`\nIndexes used by the ticket list, per filter (EXPLAIN):\n\n${explained}\n`);
-    if (!only || 'mailbox'.includes(only)) {
+    process.stdout.write(`\nPlans of the ticket lists (EXPLAIN; !! marks a full scan or a sort of more than the page): ${explained.failing} not ok\n\n${explained.text}\n`);
+    if (process.env.BENCH_RESULTS) {
+      const results = rows.map((r) => ({ title: r.s.title, statements: r.statements, ours: r.ours, base: r.base, count: explained.counts.get(r.s.path) }));
+      writeFileSync(process.env.BENCH_RESULTS, JSON.stringify({ tickets: TICKETS, seconds: SECONDS, rows: results }));
+    }
+    if (!QUICK && (!only || 'mailbox'.includes(only))) {
       log('importing a mailbox of 1,000 mails...');
       process.stdout.write(`\nMail import (the mailbox worker, bench/mailbox.ts):\n\n${await mailboxThroughput()}\n`);
     }
