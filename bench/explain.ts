@@ -61,6 +61,9 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
   ];
 }
 
+/** BENCH_SKIP: comma-separated substrings of list titles left out (a common word's search at 1M takes minutes with InnoDB). */
+export const skipped = (title: string) => (process.env.BENCH_SKIP ?? '').split(',').some((s) => s && title.includes(s));
+
 /** Whether a plan reads more than its page: a full scan, or a sort of more rows than the page. */
 function verdict(plan: Array<Record<string, any>>, reach: number): string {
   const problems: string[] = [];
@@ -83,7 +86,7 @@ export async function explainTicketLists(get: (path: string) => Promise<{ count?
   const rows: string[][] = [];
   const counts = new Map<string, number>();
   let failing = 0;
-  for (const [title, path] of ticketListPaths(t)) {
+  for (const [title, path] of ticketListPaths(t).filter(([x]) => !skipped(x))) {
     const { statements, result } = await capture(() => get(path));
     counts.set(path, Number(result.count ?? 0));
     const params = new URL(`http://x${path}`).searchParams;
