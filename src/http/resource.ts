@@ -9,6 +9,7 @@ import { HttpError, MethodNotAllowedError } from './errors';
 import { NotFoundError } from '../errors';
 import { listSchema, parseListQuery, type Condition, type Filter, type ListSpec } from './listQuery';
 import { LOCALE } from '../lib/validation';
+import { type ListQuery } from './listQuery';
 import { recorded, type RecordedRouter, type RouteRecord } from './routes';
 import { loadRows } from '../db/load';
 import { isBound } from '../db/sql';
@@ -45,6 +46,14 @@ export interface ParentSpec {
   param: string;
   /** The column of the child that holds the parent id. */
   column: string;
+}
+
+export interface ListPageInput {
+  query: ListQuery;
+  where: WhereOptions;
+  replacements: Record<string, unknown>;
+  /** Whether filters or an override narrow the list (besides `listScope`). */
+  filtered: boolean;
 }
 
 /** A page of records and the total that matches: a custom action's answer in the list envelope (with `count`). */
@@ -148,6 +157,12 @@ export interface ResourceDef<M extends Entity, R = void> {
    * give it cheaper than `COUNT(*)` (a maintained counter); undefined to count.
    */
   unfilteredCount?(params: Record<string, any>): Promise<number> | undefined;
+  /**
+   * Reads a page and its `count` itself (the ticket list's plans: counters, index hints, a
+   * deferred join) instead of `findAndCountAll`; `where` holds the filters (or the override) and
+   * `listScope`, `filtered` whether any filter or override applies.
+   */
+  listPage?(page: ListPageInput): Promise<ListResult<M>>;
   /** Loads what the presenter embeds, for a whole page at once (a fixed number of queries). */
   load?(records: M[], ctx: ReadContext): Promise<R>;
   serialize(record: M, related: R, ctx: ReadContext): Record<string, any>;
@@ -272,6 +287,10 @@ export function resourceRouter<M extends Entity, R>(def: ResourceDef<M, R>): Rec
       if (!q.possible || base === null) return sendList(res, [], 0);
       const replacements = isBound(base) ? { ...q.replacements, ...base.replacements } : q.replacements;
       const where = base ? { [Op.and]: [isBound(base) ? (base.literal as WhereOptions) : base, q.where] } : q.where;
+      if (def.listPage && !parent) {
+        const page = await def.listPage({ query: q, where, replacements, filtered: override !== undefined || !isEmptyWhere(q.where) });
+        return sendList(res, await present(def, page.rows, { view: 'list', lang: q.lang, query: q.params }), page.count);
+      }
       const unfiltered = def.unfilteredCount && override === undefined && !parent && isEmptyWhere(q.where);
       const known = unfiltered ? def.unfilteredCount!(q.params) : undefined;
       // Plain rows, not model instances: a page is only presented, and building instances was

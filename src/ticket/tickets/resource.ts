@@ -1,5 +1,4 @@
-import { Op, QueryTypes } from 'sequelize';
-import { sequelize } from '../../db/sequelize';
+import { Op } from 'sequelize';
 import { Ticket, TicketFilter, TicketFilterCondition, TicketFilterGroup, User, UserGroup } from '../../db/models';
 import { customFieldFilter } from '../../customfields/values';
 import { ValidationError, invalid } from '../../errors';
@@ -9,6 +8,7 @@ import { sqlCondition } from '../../db/sql';
 import { Joi, MAX_ID, field } from '../../lib/validation';
 import { attachmentsField } from '../attachment';
 import { assignedToAnyone, filterConditionSql, visibleToOperator } from './conditions';
+import { listTicketPage } from './listPage';
 import { loadTicketRelations, serializeTicket, type TicketRelations } from './presenter';
 import { numberCondition, ticketSearchCondition } from './search/compile';
 import { splitTicket } from './split';
@@ -156,7 +156,11 @@ const filters: Record<string, Filter> = {
 };
 
 /** `trashed` 1: the tickets in the trash instead. Tickets merged into another are never listed (their numbers find the target). */
-const listParams = { trashed: field.flag().default(0), filter: field.id(), filter_operator: field.id() };
+const listParams = {
+  trashed: field.flag().default(0), filter: field.id(), filter_operator: field.id(),
+  // Beyond the spec: keyset paging, the page after this ticket in the list's order (docs/performance.md).
+  after_id: field.id().description('The page after this ticket, in the list\'s order (keyset paging; beyond the spec).'),
+};
 
 const listScope = (p: Record<string, any>): Condition => ({
   deleted_at: p.trashed === 1 ? { [Op.ne]: null } : null,
@@ -191,11 +195,6 @@ async function savedFilter(p: Record<string, any>): Promise<Condition | undefine
   const rows = await TicketFilterCondition.findAll({ where: { filter_id: filter.id } });
   const matches = filterConditionSql(filter, rows, Math.floor(Date.now() / 1000));
   return p.filter_operator === undefined ? matches : sqlCondition`${matches} AND ${visibleToOperator(p.filter_operator)}`;
-}
-
-async function listedTicketCount(): Promise<number> {
-  const [row] = await sequelize().query<{ n: string | number | null }>('SELECT SUM(listed) AS n FROM ticket_counters', { type: QueryTypes.SELECT });
-  return Number(row?.n ?? 0);
 }
 
 const merge: CustomAction<Ticket> = {
@@ -237,9 +236,8 @@ export const ticketResource: ResourceDef<Ticket, TicketRelations> = {
   listParams,
   listScope,
   listOverride: savedFilter,
-  // Tickets neither trashed nor merged are counted by triggers (migration 015): a list without
-  // filters reads that instead of counting every ticket.
-  unfilteredCount: (p) => (p.trashed === 1 ? undefined : listedTicketCount()),
+  // Counters kept by triggers (migration 018) and index-only pages: ./listPage.ts.
+  listPage: listTicketPage,
   createSchema: ticketCreateSchema,
   updateSchema: ticketUpdateSchema,
   create: async (input, { transaction }) => (await createTicket(toCreateInput(input), transaction)).ticket,

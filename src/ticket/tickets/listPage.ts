@@ -1,0 +1,123 @@
+import { QueryTypes, type WhereOptions } from 'sequelize';
+import { Ticket } from '../../db/models';
+import { sequelize } from '../../db/sequelize';
+import { invalid } from '../../errors';
+import type { ListPageInput, ListResult } from '../../http/resource';
+import { allOf, sqlCondition, sqlText, trusted, type BoundCondition } from '../../db/sql';
+
+/**
+ * The ticket list's page and `count` at a million tickets (docs/performance.md): two statements
+ * whatever the filters, sort or page (three with `after_id`).
+ *
+ * - `count`: a list narrowed by nothing but status, priority, department, brand, channel,
+ *   internal and locked (the trash too) sums the counters of migration 018 (`ticket_list_counts`,
+ *   kept exact by triggers); any other filter counts its matches through its index.
+ * - The page: a deferred join. The ids of the page come from an index alone (the sort column's
+ *   `tickets_list_<column>` index, which also holds the equality filters' columns for the usual
+ *   orders), then the page's rows by primary key (STRAIGHT_JOIN: the page first, whatever the
+ *   table's size): a deep `start` skips index entries, not rows.
+ *   Which index: walking the sort index reads about (start + limit) × total / matches entries;
+ *   reading the matches through a filter's own index and sorting them reads `matches`. With the
+ *   counters' exact figures the page takes the walk when it reads fewer entries, else leaves the
+ *   choice to the optimiser (a filter's index, then a sort of at most √((start + limit) × total)
+ *   matches).
+ * - `after_id` (keyset paging, beyond the spec): the page after that ticket in the list's order,
+ *   whatever the order column: `(column, id)` past the ticket's own, an index range.
+ */
+
+/** The filters the counters hold: a list narrowed only by these reads its count from them. */
+const COUNTED_FILTERS: Record<string, string> = {
+  status: 'status_id', priority: 'priority_id', department: 'department_id', brand: 'brand_id', channel: 'channel_id', internal: 'internal', locked: 'locked',
+};
+/** Every other list parameter that narrows the list. */
+const OTHER_FILTERS = [
+  'search', 'number', 'tag', 'user', 'organisation', 'watching', 'user_email', 'assigned', 'customfield', 'filter',
+  'created_at_min', 'created_at_max', 'updated_at_min', 'updated_at_max',
+];
+
+const given = (p: Record<string, any>, k: string) => p[k] !== undefined && p[k] !== null;
+
+/** Whether the counters answer the list's count: only counted filters given. */
+export const countedByCounters = (p: Record<string, any>): boolean => !OTHER_FILTERS.some((k) => given(p, k));
+
+/** The counters' condition for the given filters (the same columns as on tickets). */
+function counterCondition(p: Record<string, any>): BoundCondition {
+  const parts: BoundCondition[] = [trusted('1 = 1')];
+  for (const [name, column] of Object.entries(COUNTED_FILTERS)) {
+    if (!given(p, name)) continue;
+    const col = trusted(column);
+    const v = p[name];
+    if (name === 'department') {
+      parts.push(sqlCondition`${col} IN (WITH RECURSIVE tree AS (
+          SELECT id FROM departments WHERE id IN (${v})
+          UNION SELECT d.id FROM departments d JOIN tree ON d.parent_id = tree.id
+        ) SELECT id FROM tree)`);
+    } else parts.push(Array.isArray(v) ? sqlCondition`${col} IN (${v})` : sqlCondition`${col} = ${v}`);
+  }
+  return allOf(parts);
+}
+
+/** The list's WHERE (Sequelize's rendering of the filters, subquery literals included), without the keyword. */
+function whereSql(where: WhereOptions): string {
+  const qg = sequelize().getQueryInterface().queryGenerator as unknown as { whereItemsQuery(w: WhereOptions, o: object): string };
+  return qg.whereItemsQuery(where, { model: Ticket, prefix: '`Ticket`' }) || '1 = 1';
+}
+
+/** `(column, id)` after the ticket's own, in the list's direction (NULLs first ascending, as MariaDB orders them). */
+function keysetCondition(column: string, desc: boolean, value: unknown, id: number): BoundCondition {
+  const c = trusted(`\`Ticket\`.\`${column}\``);
+  const idCol = trusted('`Ticket`.`id`');
+  if (column === 'id') return desc ? sqlCondition`${idCol} < ${id}` : sqlCondition`${idCol} > ${id}`;
+  if (value === null) {
+    return desc ? sqlCondition`${c} IS NULL AND ${idCol} < ${id}` : sqlCondition`(${c} IS NULL AND ${idCol} > ${id}) OR ${c} IS NOT NULL`;
+  }
+  return desc
+    ? sqlCondition`${c} < ${value} OR (${c} = ${value} AND ${idCol} < ${id}) OR ${c} IS NULL`
+    : sqlCondition`${c} > ${value} OR (${c} = ${value} AND ${idCol} > ${id})`;
+}
+
+/** The index a page walks for an order column (deleted_at: listed tickets all have none, so the id order). */
+export const sortIndex = (column: string) => `tickets_list_${column === 'deleted_at' ? 'id' : column}`;
+
+
+export async function listTicketPage({ query: q, where, replacements, filtered }: ListPageInput): Promise<ListResult<Ticket>> {
+  const p = q.params;
+  const trashed = p.trashed === 1;
+  // Listed tickets have no deleted_at: that order is the id order (which the optimiser does not see).
+  const column: string = p.order_column === 'deleted_at' && !trashed ? 'id' : p.order_column ?? 'id';
+  const desc = p.order_direction === 'desc';
+  const dir = desc ? 'DESC' : 'ASC';
+  const byCounters = countedByCounters(p);
+
+  let keyset: BoundCondition | undefined;
+  if (given(p, 'after_id')) {
+    // `column` is one of the sortable columns (validated), never a value from the request.
+    const [row] = await sequelize().query<Record<string, unknown>>(`SELECT \`${column}\` AS v FROM tickets WHERE id = ?`, { replacements: [p.after_id], type: QueryTypes.SELECT });
+    if (!row) throw invalid('after_id');
+    keyset = keysetCondition(column, desc, row.v, p.after_id);
+  }
+
+  const ord = (alias: string) => (column === 'id' ? `${alias}.\`id\` ${dir}` : `${alias}.\`${column}\` ${dir}, ${alias}.\`id\` ${dir}`);
+  const pageWhere = keyset ? `(${whereSql(where)}) AND ${sqlText(keyset)}` : whereSql(where);
+  const page = (hint: string) => sequelize().query<Ticket>(
+    `SELECT STRAIGHT_JOIN t.* FROM (SELECT \`Ticket\`.\`id\` FROM \`tickets\` AS \`Ticket\`${hint} WHERE ${pageWhere}
+       ORDER BY ${ord('`Ticket`')} LIMIT :pageOffset, :pageLimit) AS page
+     JOIN tickets t ON t.id = page.id ORDER BY ${ord('t')}`,
+    { replacements: { ...replacements, ...keyset?.replacements, pageOffset: q.offset, pageLimit: q.limit }, type: QueryTypes.SELECT, raw: true },
+  );
+
+  if (!byCounters) {
+    const [count, rows] = await Promise.all([Ticket.count({ where, replacements } as object), page('')]);
+    return { rows, count };
+  }
+  const cond = counterCondition(p);
+  const [r] = await sequelize().query<{ matches: string | null; total: string | null }>(
+    `SELECT SUM(IF(${sqlText(cond)}, n, 0)) AS matches, SUM(n) AS total FROM ticket_list_counts WHERE state = :state`,
+    { replacements: { ...cond.replacements, state: trashed ? 1 : 0 }, type: QueryTypes.SELECT },
+  );
+  const count = Number(r?.matches ?? 0);
+  const total = Number(r?.total ?? 0);
+  // The trash is a range of deleted_at: no index holds it in a list order (a sort of the trash).
+  const walk = !trashed && (!filtered || count * count >= (q.offset + q.limit) * total);
+  return { rows: await page(walk ? ` FORCE INDEX (${sortIndex(column)})` : ''), count };
+}

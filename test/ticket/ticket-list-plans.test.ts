@@ -1,0 +1,258 @@
+/**
+ * The ticket list at scale (migration 018, src/ticket/tickets/listPage.ts): counts kept by
+ * triggers stay exact through every write path, keyset paging with `after_id`, a fixed number of
+ * statements whatever the filter, sort or page, and page plans that walk an index (EXPLAIN).
+ */
+import { QueryTypes } from 'sequelize';
+import { capture } from '../../bench/capture';
+import { Brand, Channel, Department, DepartmentBrand, DepartmentEmail, Organisation, Ticket, TicketPriority, TicketStatus, TicketTag } from '../../src/db/models';
+import { countQueries, sequelize } from '../../src/db/sequelize';
+import { sortIndex } from '../../src/ticket/tickets/listPage';
+import { newEmail, nowSec, unique, useApi } from '../helpers/app';
+import { expectError, expectList, expectSuccess } from '../helpers/envelope';
+import { listQueries } from '../helpers/queries';
+import { ids, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
+
+const api = useApi();
+const BASE = '/api/ticket/ticket';
+let ctx: TicketContext;
+const f = ticketFactories(api, () => ctx);
+let brand: Brand;
+let dept: Department;
+let subDept: Department;
+let channelId: number;
+let statuses: number[];
+let priorities: number[];
+
+const SORTABLE = [
+  'id', 'number', 'subject', 'department_id', 'brand_id', 'channel_id', 'user_id', 'status_id', 'priority_id', 'due_time', 'resolved_time',
+  'last_reply_time', 'created_at', 'updated_at', 'deleted_at',
+];
+
+/** A ticket of `brandId` by a new user of that brand (unless `user` is given). */
+async function ticketOf(brandId: number, extra: Record<string, unknown>) {
+  return f.ticket({ brand: brandId, user: extra.user ?? (await f.user({ brand_id: brandId })).id, ...extra });
+}
+
+async function department(parentId: number | null = null) {
+  const d = await Department.create({ name: unique('PlanDept'), parent_id: parentId });
+  await DepartmentBrand.create({ department_id: d.id, brand_id: brand.id });
+  await DepartmentEmail.create({ department_id: d.id, brand_id: brand.id, address: newEmail('pd') });
+  return d;
+}
+
+beforeAll(async () => {
+  ctx = await ticketContext();
+  brand = await Brand.create({ name: unique('PlanBrand') });
+  dept = await department();
+  subDept = await department(dept.id);
+  channelId = (await Channel.findOne({ order: [['id', 'ASC']] }))!.id;
+  statuses = (await TicketStatus.findAll({ order: [['id', 'ASC']] })).map((s) => s.id);
+  priorities = (await TicketPriority.findAll({ order: [['id', 'ASC']] })).map((p) => p.id);
+});
+
+/** The tickets a list of this file's brand holds, counted the plain way. */
+async function actual(where: string, replacements: unknown[] = []): Promise<number> {
+  const [row] = await sequelize().query<{ n: number }>(
+    `SELECT COUNT(*) AS n FROM tickets WHERE merged_into_id IS NULL AND brand_id = ? AND ${where}`,
+    { replacements: [brand.id, ...replacements], type: QueryTypes.SELECT },
+  );
+  return Number(row!.n);
+}
+
+const countOf = async (query: Record<string, unknown>) => {
+  const res = await api.get(BASE, { brand: brand.id, limit: 1, ...query });
+  expectList(res);
+  return res.body.count as number;
+};
+
+describe('count from the counters', () => {
+  it('stays exact for each counted filter, alone and two together, through creates, updates, trash, merges and deletes', async () => {
+    const [s1, s2] = [statuses[0], statuses[1]];
+    const [p1, p2] = [priorities[0], priorities[priorities.length - 1]];
+    const make = (extra: Record<string, unknown>) => ticketOf(brand.id, { department: dept.id, ...extra });
+    const a = await make({ status: s1, priority: p1 });
+    const b = await make({ status: s2, priority: p1 });
+    const c = await make({ status: s1, priority: p2, department: subDept.id });
+    const d = await make({ status: s2, priority: p2, internal: 1, user: (await f.operator()).id });
+    const check = async () => {
+      const cases: Array<[Record<string, unknown>, string, unknown[]]> = [
+        [{}, 'deleted_at IS NULL', []],
+        [{ status: s1 }, 'deleted_at IS NULL AND status_id = ?', [s1]],
+        [{ status: `${s1},${s2}` }, 'deleted_at IS NULL AND status_id IN (?, ?)', [s1, s2]],
+        [{ priority: p2 }, 'deleted_at IS NULL AND priority_id = ?', [p2]],
+        [{ department: dept.id }, 'deleted_at IS NULL AND department_id IN (?, ?)', [dept.id, subDept.id]],
+        [{ department: subDept.id }, 'deleted_at IS NULL AND department_id = ?', [subDept.id]],
+        [{ channel: channelId }, 'deleted_at IS NULL AND channel_id = ?', [channelId]],
+        [{ internal: 1 }, 'deleted_at IS NULL AND internal = 1', []],
+        [{ locked: 1 }, 'deleted_at IS NULL AND locked = 1', []],
+        [{ status: s1, priority: p1 }, 'deleted_at IS NULL AND status_id = ? AND priority_id = ?', [s1, p1]],
+        [{ status: s2, department: dept.id }, 'deleted_at IS NULL AND status_id = ? AND department_id IN (?, ?)', [s2, dept.id, subDept.id]],
+        [{ trashed: 1 }, 'deleted_at IS NOT NULL', []],
+        [{ trashed: 1, status: s1 }, 'deleted_at IS NOT NULL AND status_id = ?', [s1]],
+      ];
+      for (const [query, where, values] of cases) {
+        const { result, queries } = await countQueries(() => countOf(query));
+        expect({ query, count: result }).toEqual({ query, count: await actual(where, values) });
+        expect(queries.some((q) => /count\(/i.test(q) && /FROM `tickets`/.test(q))).toBe(false);
+      }
+    };
+    await check();
+    expectSuccess(await api.put(`${BASE}/${a.id}`, { status: s2, priority: p2 }), 'Successfully updated the ticket!');
+    expectSuccess(await api.put(`${BASE}/${b.id}`, { department: subDept.id, locked: 1 }), 'Successfully updated the ticket!');
+    await check();
+    expect((await api.del(`${BASE}/${c.id}`)).status).toBe(200);
+    await check();
+    await Ticket.update({ deleted_at: null }, { where: { id: c.id } }); // out of the trash, by hand
+    await sequelize().query('UPDATE tickets SET status_id = ?, internal = 1 WHERE id = ?', { replacements: [s1, b.id] });
+    await check();
+    expectSuccess(await api.post(`${BASE}/${a.id}/merge`, { ids: [d.id] }), 'Successfully updated the ticket!');
+    await check();
+    await sequelize().query('DELETE FROM tickets WHERE id = ?', { replacements: [c.id] });
+    await check();
+  });
+
+  it('counts other filters exactly (by their index)', async () => {
+    const t = await ticketOf(brand.id, { department: dept.id });
+    expect(await countOf({ user: t.user_id })).toBe(1);
+    expect(await countOf({ user: t.user_id, status: t.status_id })).toBe(1);
+    expect(await countOf({ number: t.number })).toBe(1);
+  });
+});
+
+describe('after_id (keyset paging)', () => {
+  it('walks the whole list in every order, each page after the last ticket of the one before', async () => {
+    const kb = await Brand.create({ name: unique('KeysetBrand') });
+    const kd = await Department.create({ name: unique('KeysetDept') });
+    await DepartmentBrand.create({ department_id: kd.id, brand_id: kb.id });
+    await DepartmentEmail.create({ department_id: kd.id, brand_id: kb.id, address: newEmail('kd') });
+    const made = [];
+    for (let i = 0; i < 5; i++) made.push(await ticketOf(kb.id, { department: kd.id, subject: `Same subject ${i % 2}`, status: statuses[i % 2] }));
+    // Nullable sort values, some equal: due_time on two tickets only.
+    await Ticket.update({ due_time: nowSec() + 100 }, { where: { id: [made[1].id, made[3].id] } });
+    for (const column of ['id', 'subject', 'due_time', 'status_id']) {
+      for (const direction of ['asc', 'desc']) {
+        const all = ids(expectList(await api.get(BASE, { brand: kb.id, order_column: column, order_direction: direction, limit: 100 })));
+        expect(all).toHaveLength(5);
+        const walked: number[] = [];
+        let after: number | undefined;
+        for (let i = 0; i < 5; i++) {
+          const res = await api.get(BASE, { brand: kb.id, order_column: column, order_direction: direction, limit: 2, ...(after ? { after_id: after } : {}) });
+          const page = ids(expectList(res));
+          expect(res.body.count).toBe(5); // the count is the whole list's
+          if (!page.length) break;
+          walked.push(...page);
+          after = page[page.length - 1];
+        }
+        expect({ column, direction, walked }).toEqual({ column, direction, walked: all });
+      }
+    }
+  });
+
+  it('refuses a ticket that does not exist', async () => {
+    expectError(await api.get(BASE, { after_id: 2_000_000_000 }), 422, 'The selected after id is invalid.');
+    expectError(await api.get(BASE, { after_id: 'x' }), 422, /after id/);
+  });
+});
+
+const CACHE_REFRESH = /`api_tokens`|FROM ip_bans|FROM `(channels|departments|ticket_statuses|ticket_priorities|sla_plans|brands|settings)`|`record_type` = '(?!ticket_tag)/;
+
+describe('statements per list request', () => {
+  it('are the same number for every filter, pair of filters, sort and page', async () => {
+    // A brand of its own: every page below holds tickets alike in what they embed.
+    const brand = await Brand.create({ name: unique('StatementBrand') });
+    const dept = await Department.create({ name: unique('StatementDept') });
+    await DepartmentBrand.create({ department_id: dept.id, brand_id: brand.id });
+    await DepartmentEmail.create({ department_id: dept.id, brand_id: brand.id, address: newEmail('sd') });
+    const org = await Organisation.create({ name: unique('PlanOrg'), brand_id: brand.id });
+    const tag = await TicketTag.create({ name: unique('plan-tag') });
+    const op = await f.operator();
+    const user = await f.user({ brand_id: brand.id, organisation_id: org.id });
+    const word = `zq${Math.random().toString(36).slice(2, 10)}`;
+    // Tickets alike in what they embed (a tag, an assignee, a watcher), so pages differ only in rows.
+    const made = [];
+    for (let i = 0; i < 3; i++) {
+      made.push(await ticketOf(brand.id, {
+        department: dept.id, user: user.id, subject: `Plan ${word} ${i}`, tag: [tag.id], assignedto: [op.id], watching: [op.id],
+      }));
+    }
+    const t = made[0];
+    const filters: Array<Record<string, unknown>> = [
+      {}, { department: dept.id }, { status: t.status_id }, { priority: t.priority_id }, { channel: t.channel_id }, { internal: 0 }, { locked: 0 },
+      { tag: tag.id }, { user: user.id }, { organisation: org.id }, { watching: op.id }, { assigned: op.id }, { user_email: user.email },
+      { number: t.number }, { search: word }, { created_at_min: t.created_at - 10 }, { updated_at_max: nowSec() + 10 },
+      { status: t.status_id, priority: t.priority_id }, { user: user.id, status: t.status_id }, { tag: tag.id, department: dept.id },
+      { after_id: made[1].id },
+    ];
+    const seen = new Map<string, number>();
+    const measure = async (filter: Record<string, unknown>, column: string, direction: string, start: number) => {
+      const query = { brand: brand.id, ...filter, order_column: column, order_direction: direction, start, limit: 1 };
+      const { result, queries } = await countQueries(() => api.get(BASE, query));
+      const page = expectList(result);
+      if (!filter.after_id && start === 1) expect({ query, rows: page.length }).toEqual({ query, rows: 1 });
+      if (!page.length) return;
+      // after_id reads the ticket it names: one statement more, whatever the rest.
+      const shape = filter.after_id ? 'after_id' : 'filters';
+      // Reads of cached records when their entries expire (the token, the IP ban check, the
+      // configuration a ticket embeds) are not the list's work: they come and go with time.
+      const list = listQueries(queries).filter((q) => !CACHE_REFRESH.test(q));
+      const plan = list.filter((q) => /FROM ticket_list_counts|FROM `tickets`|FROM tickets WHERE id =/.test(q));
+      // The count and the page (and the ticket after_id names), whatever else.
+      expect({ query, plan: plan.length }).toEqual({ query, plan: filter.after_id ? 3 : 2 });
+      if (!seen.has(shape)) seen.set(shape, list.length);
+      // On a difference, the statements show in the failure.
+      const shown = list.length === seen.get(shape) ? [] : list;
+      expect({ query, statements: list.length, shown }).toEqual({ query, statements: seen.get(shape), shown: [] });
+    };
+    // The configuration a page embeds is cached after the first read: warm it first.
+    await api.get(BASE, { brand: brand.id, limit: 1 });
+    // Every filter (and pairs) on two orders and two pages; every order both ways on three shapes.
+    for (const filter of filters) {
+      for (const [column, direction] of [['id', 'asc'], ['updated_at', 'desc']]) for (const start of [1, 2]) await measure(filter, column, direction, start);
+    }
+    for (const filter of [{}, { status: t.status_id, priority: t.priority_id }, { user: user.id }]) {
+      for (const column of SORTABLE) for (const direction of ['asc', 'desc']) await measure(filter, column, direction, 2);
+    }
+    expect(seen.get('after_id')).toBe(seen.get('filters')! + 1);
+  });
+});
+
+describe('page plans (EXPLAIN)', () => {
+  /**
+   * The page statement of a list request and its EXPLAIN. Pages of 5: the walk is taken when it
+   * reads fewer entries than the matches, which a test database's few tickets decide at 5, not 50.
+   */
+  async function plan(query: Record<string, unknown>) {
+    const { statements } = await capture(() => api.get(BASE, { limit: 5, ...query }));
+    const page = statements.find((s) => s.sql.startsWith('SELECT STRAIGHT_JOIN t.* FROM (SELECT'));
+    expect(page).toBeDefined();
+    return sequelize().query<Record<string, any>>(`EXPLAIN ${page!.sql}`, { replacements: page!.params, type: QueryTypes.SELECT });
+  }
+
+  it('walks the sort column\'s index (no full scan, no sort but of the page) for every order, unfiltered and with a broad filter', async () => {
+    await ticketOf(brand.id, { department: dept.id });
+    for (const column of SORTABLE) {
+      for (const direction of ['asc', 'desc']) {
+        for (const filter of [{}, { internal: 0 }, { start: 3 }]) {
+          const rows = await plan({ order_column: column, order_direction: direction, ...filter });
+          const inner = rows.find((r) => r.select_type === 'DERIVED')!;
+          const outer = rows.find((r) => r.select_type === 'PRIMARY' && String(r.table).startsWith('<derived'))!;
+          const context = { column, direction, filter, rows };
+          expect({ ...context, key: inner.key }).toEqual({ ...context, key: sortIndex(column) });
+          expect({ ...context, extra: inner.Extra }).not.toEqual({ ...context, extra: expect.stringMatching(/filesort/) });
+          expect(rows.filter((r) => r.type === 'ALL' && !String(r.table).startsWith('<derived'))).toEqual([]);
+          // The outer sort is of the page's rows only.
+          expect(Number(outer.rows)).toBeLessThanOrEqual(5 + 2);
+        }
+      }
+    }
+  });
+
+  it('reads the page\'s ids from the index alone for the id and time orders, filters included', async () => {
+    for (const column of ['id', 'created_at', 'updated_at', 'last_reply_time', 'due_time']) {
+      const rows = await plan({ order_column: column, order_direction: 'desc', status: statuses.join(','), internal: 0, start: 2 });
+      const inner = rows.find((r) => r.select_type === 'DERIVED')!;
+      expect({ column, key: inner.key, extra: inner.Extra }).toEqual({ column, key: sortIndex(column), extra: expect.stringMatching(/Using index/) });
+    }
+  });
+});
