@@ -41,7 +41,9 @@ const bodyErrors: Record<string, [number, (e: any) => string]> = {
 function isDriverTimeout(err: any): boolean {
   const cause = err?.parent ?? err?.original ?? err;
   return cause?.errno === 1969 || cause?.code === 'ER_SOCKET_TIMEOUT' || cause?.code === 'ER_STATEMENT_TIMEOUT' || cause?.code === 'ER_GET_CONNECTION_TIMEOUT'
-    || cause?.code === 'ER_CONNECTION_TIMEOUT' || cause?.code === 'ER_SOCKET_UNEXPECTED_CLOSE';
+    || cause?.code === 'ER_CONNECTION_TIMEOUT' || cause?.code === 'ER_SOCKET_UNEXPECTED_CLOSE'
+    // SQLSTATE class 08, a connection exception (the driver's own, e.g. a session set-up that timed out).
+    || String(cause?.sqlState ?? '').startsWith('08');
 }
 
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {

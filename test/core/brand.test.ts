@@ -37,7 +37,7 @@ describe('GET /api/core/brand/{id}', () => {
   it('shows the seeded default brand with every field of the Brand object', async () => {
     const brand = await show(1);
     expectBrandShape(brand);
-    expect(brand).toMatchObject({ id: 1, name: 'Default Brand', enabled: 1, email_method: 'smtp', smtp_port: 25 });
+    expect(brand).toMatchObject({ id: 1, name: 'Default Brand', enabled: 1, email_method: 'smtp', smtp_port: 1025 }); // the seeded brand sends to the mail catcher (MAIL_CATCHER_PORT)
   });
 
   it.each(['4294967295', 'abc'])('answers 404 for the id %s', async (id) => {

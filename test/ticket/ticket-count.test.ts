@@ -39,6 +39,15 @@ describe('count of the unfiltered ticket list', () => {
     expect(queries.some((q) => /count\(\*\)/i.test(q) && /FROM `tickets`/.test(q))).toBe(false);
   });
 
+  it('stays exact when a user with tickets is deleted (their tickets go with them, not by a cascade triggers never see)', async () => {
+    const t = await f.ticket();
+    await f.ticket({ user: t.user_id });
+    expect(await listed()).toBe(await actual());
+    expect((await api.del(`/api/user/user/${t.user_id}`)).status).toBe(200);
+    expect(await Ticket.count({ where: { user_id: t.user_id } })).toBe(0);
+    expect(await listed()).toBe(await actual());
+  });
+
   it('still counts a filtered list and the trash', async () => {
     const t = await f.ticket();
     const res = await api.get('/api/ticket/ticket', { limit: 1, user: t.user_id });
