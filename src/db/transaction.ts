@@ -30,11 +30,12 @@ export const outermost = (t: Transaction): Transaction => chainOf(t).pop()!;
  * even when the outer transaction then rolls back: a job published there can run before its data
  * is visible, or for data that never was.) Every after-commit side effect goes through here.
  */
-export function afterOutermostCommit(t: Transaction, hook: () => void): void {
+export function afterOutermostCommit(t: Transaction, hook: () => void | Promise<unknown>): void {
   const chain = chainOf(t);
-  chain[chain.length - 1].afterCommit(() => {
+  // The commit awaits a hook that returns a promise (a cache version bump the next request must see).
+  chain[chain.length - 1].afterCommit(async () => {
     if (chain.some((x) => x.finished === 'rollback')) return;
-    hook();
+    await hook();
   });
 }
 

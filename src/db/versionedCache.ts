@@ -85,7 +85,7 @@ export function cacheVersion(name: string, clearLocal: () => void): CacheVersion
     watch(models) {
       const bump = (options?: { transaction?: Transaction | null }) => {
         if (!options?.transaction) return version.bump();
-        afterOutermostCommit(options.transaction, () => void version.bump());
+        afterOutermostCommit(options.transaction, () => version.bump());
         return undefined;
       };
       for (const model of models) {

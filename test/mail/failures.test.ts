@@ -5,7 +5,7 @@ import { createWorker } from '../../src/queue/runWorker';
 import { jobIdOf } from '../../src/queue/outbox';
 import { useApi, unique } from '../helpers/app';
 import { mailQueue, verificationEntry } from '../helpers/jobs';
-import { startSmtp, waitFor, type TestSmtp } from '../helpers/smtp';
+import { startSmtp, waitFor, type TestSmtp, waitForProgress } from '../helpers/smtp';
 
 const api = useApi();
 let smtp: TestSmtp;
@@ -32,8 +32,12 @@ async function userOfBrand(brand: Record<string, unknown>) {
 }
 
 /** The job once it has failed for good (read after its state, so its attempts are final). */
+/** Waits while the job makes progress (attempts), until it failed for good. */
 async function failedForGood(id: string) {
-  await waitFor(async () => (await (await jobs.job(id))?.getState()) === 'failed', 20000, 'the job to fail for good');
+  await waitForProgress(async () => {
+    const job = await jobs.job(id);
+    return { state: await job?.getState(), attempts: job?.attemptsMade ?? 0 };
+  }, (p) => p.state === 'failed', 'the job to fail for good');
   return (await jobs.job(id))!;
 }
 
