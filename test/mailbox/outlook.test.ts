@@ -123,9 +123,9 @@ describe('mail to Outlook', () => {
     const from = newEmail('threads');
     const line = await deliver(await rawMail({ from, to: desk, subject: 'Monitor flickers' }));
     const ticket = (await Ticket.findByPk(line.ticket_id!))!;
-    const ack = await waitFor(() => smtp.mailsTo(from)[0], 15000, 'the acknowledgement');
+    const ack = await waitFor(() => smtp.mailsTo(from)[0], 60000, 'the acknowledgement');
     expectSuccess(await api.post('/api/ticket/message', { ticket_id: ticket.id, user_id: world.direct.id, text: 'Try another cable.' }), 'Successfully created new message!');
-    const reply = await waitFor(() => smtp.mailsTo(from).find((m) => m.parsed.text?.includes('another cable')), 15000, 'the reply');
+    const reply = await waitFor(() => smtp.mailsTo(from).find((m) => m.parsed.text?.includes('another cable')), 60000, 'the reply');
     for (const m of [ack, reply]) expect(m.parsed.headers.get('thread-topic')).toBe('Monitor flickers');
     const [a, b] = [ack, reply].map((m) => Buffer.from(String(m.parsed.headers.get('thread-index')), 'base64'));
     expect(a.length).toBeGreaterThanOrEqual(22);

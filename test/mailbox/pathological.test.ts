@@ -76,7 +76,7 @@ describe('an oversize mail', () => {
     expect(line).toMatchObject({ decision: 'rejected', from_address: from, subject: 'Holiday photos', ticket_id: null });
     expect(line.size).toBeGreaterThan(400_000);
     expect(line.reason).toMatch(/over the limit of 400000 \(MAILBOX_MAX_MESSAGE_BYTES\)/);
-    const notice = await waitFor(() => smtp.mailsTo(from)[0], 15000, 'the non-delivery notice');
+    const notice = await waitFor(() => smtp.mailsTo(from)[0], 60000, 'the non-delivery notice');
     expect(notice.parsed.subject).toBe('Not delivered: Holiday photos');
     expect(notice.parsed.text).toContain('over the limit of 400000');
     expect(notice.parsed.from?.value[0].address).toBe(desk);
@@ -93,7 +93,7 @@ describe('an oversize mail', () => {
       await rawMail({ from: 'MAILER-DAEMON@mx.example.net', to: desk, attachments: [{ filename: 'b.png', content: Buffer.alloc(500_000, 1) }] }),
     ]);
     expect(lines.map((l) => l.decision)).toEqual(['rejected', 'rejected']);
-    await waitFor(() => smtp.received.find((m) => m.parsed.subject === 'the mail after' || m.envelopeTo.some((a) => a.startsWith('after'))), 15000, 'the next mail to be sent');
+    await waitFor(() => smtp.received.find((m) => m.parsed.subject === 'the mail after' || m.envelopeTo.some((a) => a.startsWith('after'))), 60000, 'the next mail to be sent');
     expect(smtp.mailsTo(auto)).toEqual([]);
     expect(smtp.mailsTo('mailer-daemon@mx.example.net')).toEqual([]);
   });

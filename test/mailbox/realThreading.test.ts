@@ -73,7 +73,7 @@ async function opened(o: { cc?: string[]; subject?: string } = {}) {
   const line = await deliver(original);
   expect(line.decision).toBe('new_ticket');
   const ticket = (await Ticket.findByPk(line.ticket_id!))!;
-  const ack = await waitFor(() => smtp.mailsTo(from).find((m) => m.parsed.subject?.includes(`[#${ticket.number}]`)), 15000, 'the acknowledgement');
+  const ack = await waitFor(() => smtp.mailsTo(from).find((m) => m.parsed.subject?.includes(`[#${ticket.number}]`)), 60000, 'the acknowledgement');
   return { from, ticket, originalId: `<${line.message_id}>`, ack };
 }
 
@@ -115,7 +115,7 @@ describe('replies found by their headers', () => {
     expect((await messagesOf(ticket.id)).map((m) => m.text)).toEqual(['Hello, my printer is broken.', 'Please hurry.']);
     // The operator's answer now reaches them too.
     expectSuccess(await api.post('/api/ticket/message', { ticket_id: ticket.id, user_id: world.direct.id, text: 'On its way.' }), 'Successfully created new message!');
-    const answer = await waitFor(() => smtp.mailsTo(stranger)[0], 15000, 'the answer to the new CC');
+    const answer = await waitFor(() => smtp.mailsTo(stranger)[0], 60000, 'the answer to the new CC');
     expect(answer.parsed.text).toContain('On its way.');
   });
 
