@@ -5,54 +5,26 @@
  * Thread-Index so Outlook files the replies in one conversation.
  */
 import './mailboxEnv';
-import { rmSync, writeFileSync } from 'node:fs';
 import { DepartmentEmail, IncomingMail, Ticket, TicketAttachment } from '../../src/db/models';
-import { mailSpec } from '../../src/wiring';
-import { closeTransports } from '../../src/mail/transports';
 import { pollMailbox } from '../../src/mailbox/poll';
-import { resetTlsOptions } from '../../src/mailbox/pollSummary';
-import { createWorker } from '../../src/queue/runWorker';
 import { get as getUpload } from '../../src/storage/uploads';
-import { startDovecot, type Dovecot } from '../helpers/dovecot';
+import type { Dovecot } from '../helpers/dovecot';
 import { newEmail, unique, useApi } from '../helpers/app';
 import { expectSuccess } from '../helpers/envelope';
-import { startSmtp, waitFor, type TestSmtp } from '../helpers/smtp';
-import { mailWorld, type MailWorld } from '../notifications/support';
-import { dropQueuedMail, messagesOf, rawMail } from './support';
+import { waitFor, type TestSmtp } from '../helpers/smtp';
+import type { MailWorld } from '../notifications/support';
+import { dropQueuedMail, useDeskMailbox, messagesOf, rawMail } from './support';
 import { attribute, props, tnef, z } from './tnefBuilder';
 
 afterAll(() => dropQueuedMail());
 const api = useApi();
-const tag = unique('ol').toLowerCase();
-const PASSWORD = 'secret-4';
-const desk = `desk@${tag}.test`;
-
+const box = useDeskMailbox(api, 'ol');
+const desk = box.desk;
 let dovecot: Dovecot;
 let smtp: TestSmtp;
 let world: MailWorld;
-let mailer: Awaited<ReturnType<typeof createWorker>>;
 let mailbox: DepartmentEmail;
-
-beforeAll(async () => {
-  dovecot = await startDovecot([{ user: desk, password: PASSWORD }]);
-  writeFileSync(process.env.MAILBOX_TLS_CA_FILE!, dovecot.cert);
-  resetTlsOptions();
-  smtp = await startSmtp();
-  world = await mailWorld(smtp.port);
-  mailer = await createWorker(mailSpec());
-  const created = expectSuccess(await api.post(`/api/ticket/department/${world.department.id}/email`, {
-    address: desk, type: 1, protocol: 'imap', server: '127.0.0.1', port: dovecot.ports.imap, encryption: 'none', username: desk, password: PASSWORD,
-  }), 'Successfully created new department email!');
-  mailbox = (await DepartmentEmail.findByPk(created.id))!;
-});
-
-afterAll(async () => {
-  await mailer?.close();
-  await dovecot?.stop();
-  closeTransports();
-  await smtp?.close();
-  rmSync(process.env.MAILBOX_TLS_CA_FILE!, { force: true });
-});
+beforeAll(() => ({ dovecot, smtp, world, mailbox } = box));
 
 async function deliver(raw: Buffer): Promise<IncomingMail> {
   const { uid, uidValidity } = await dovecot.append(desk, raw);

@@ -6,52 +6,21 @@
  */
 import './mailboxEnv';
 import './pathologicalEnv';
-import { rmSync, writeFileSync } from 'node:fs';
 import { DepartmentEmail, IncomingMail, TicketAttachment } from '../../src/db/models';
-import { mailSpec } from '../../src/wiring';
-import { closeTransports } from '../../src/mail/transports';
 import { pollMailbox } from '../../src/mailbox/poll';
-import { resetTlsOptions } from '../../src/mailbox/pollSummary';
-import { createWorker } from '../../src/queue/runWorker';
-import { startDovecot, type Dovecot } from '../helpers/dovecot';
+import type { Dovecot } from '../helpers/dovecot';
 import { newEmail, unique, useApi } from '../helpers/app';
-import { expectSuccess } from '../helpers/envelope';
-import { startSmtp, waitFor, type TestSmtp } from '../helpers/smtp';
-import { mailWorld, type MailWorld } from '../notifications/support';
-import { dropQueuedMail, messagesOf, rawMail } from './support';
+import { waitFor, type TestSmtp } from '../helpers/smtp';
+import { dropQueuedMail, useDeskMailbox, messagesOf, rawMail } from './support';
 
 afterAll(() => dropQueuedMail());
 const api = useApi();
-const tag = unique('pa').toLowerCase();
-const PASSWORD = 'secret-3';
-const desk = `desk@${tag}.test`;
-
+const box = useDeskMailbox(api, 'pa');
+const desk = box.desk;
 let dovecot: Dovecot;
 let smtp: TestSmtp;
-let world: MailWorld;
-let mailer: Awaited<ReturnType<typeof createWorker>>;
 let mailbox: DepartmentEmail;
-
-beforeAll(async () => {
-  dovecot = await startDovecot([{ user: desk, password: PASSWORD }]);
-  writeFileSync(process.env.MAILBOX_TLS_CA_FILE!, dovecot.cert);
-  resetTlsOptions();
-  smtp = await startSmtp();
-  world = await mailWorld(smtp.port);
-  mailer = await createWorker(mailSpec());
-  const created = expectSuccess(await api.post(`/api/ticket/department/${world.department.id}/email`, {
-    address: desk, type: 1, protocol: 'imap', server: '127.0.0.1', port: dovecot.ports.imap, encryption: 'none', username: desk, password: PASSWORD,
-  }), 'Successfully created new department email!');
-  mailbox = (await DepartmentEmail.findByPk(created.id))!;
-});
-
-afterAll(async () => {
-  await mailer?.close();
-  await dovecot?.stop();
-  closeTransports();
-  await smtp?.close();
-  rmSync(process.env.MAILBOX_TLS_CA_FILE!, { force: true });
-});
+beforeAll(() => ({ dovecot, smtp, mailbox } = box));
 
 /** Appends the mails, then a plain one after them, polls once: the ledger lines in order. */
 async function pollAll(raws: Buffer[]): Promise<IncomingMail[]> {

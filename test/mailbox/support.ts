@@ -8,7 +8,17 @@ import { IncomingMail, OutboxEntry, Ticket, TicketMessage } from '../../src/db/m
 import { now } from '../../src/db/entity';
 import { QUEUES } from '../../src/queue/names';
 import { queue } from '../../src/queue/producer';
-import { unique } from '../helpers/app';
+import { rmSync, writeFileSync } from 'node:fs';
+import { DepartmentEmail } from '../../src/db/models';
+import { closeTransports } from '../../src/mail/transports';
+import { resetTlsOptions } from '../../src/mailbox/pollSummary';
+import { createWorker } from '../../src/queue/runWorker';
+import { mailSpec } from '../../src/wiring';
+import { startDovecot, type Dovecot } from '../helpers/dovecot';
+import { unique, type TestApi } from '../helpers/app';
+import { expectSuccess } from '../helpers/envelope';
+import { startSmtp, type TestSmtp } from '../helpers/smtp';
+import { mailWorld, type MailWorld } from '../notifications/support';
 
 export interface RawMailOptions {
   from: string;
@@ -64,4 +74,36 @@ export async function ticketMailsOf(ticketId: number): Promise<Array<Record<stri
 export async function dropQueuedMail(): Promise<void> {
   await queue(QUEUES.mail).obliterate({ force: true });
   await OutboxEntry.update({ failed_at: now() }, { where: { queue: QUEUES.mail, processed_at: null, failed_at: null } });
+}
+
+/**
+ * For a file's tests (call it after useApi): a private dovecot with one department mailbox
+ * (`desk`, created through the API as an integrator would, IMAP without encryption), a real SMTP
+ * server, a mail world sending through it and the mail worker; stopped after the file.
+ */
+export function useDeskMailbox(api: TestApi, prefix: string) {
+  const desk = `desk@${unique(prefix).toLowerCase()}.test`;
+  const PASSWORD = 'secret-desk';
+  const m = { desk } as { desk: string; dovecot: Dovecot; smtp: TestSmtp; world: MailWorld; mailbox: DepartmentEmail };
+  let mailer: Awaited<ReturnType<typeof createWorker>> | undefined;
+  beforeAll(async () => {
+    m.dovecot = await startDovecot([{ user: desk, password: PASSWORD }]);
+    writeFileSync(process.env.MAILBOX_TLS_CA_FILE!, m.dovecot.cert);
+    resetTlsOptions();
+    m.smtp = await startSmtp();
+    m.world = await mailWorld(m.smtp.port);
+    mailer = await createWorker(mailSpec());
+    const created = expectSuccess(await api.post(`/api/ticket/department/${m.world.department.id}/email`, {
+      address: desk, type: 1, protocol: 'imap', server: '127.0.0.1', port: m.dovecot.ports.imap, encryption: 'none', username: desk, password: PASSWORD,
+    }), 'Successfully created new department email!');
+    m.mailbox = (await DepartmentEmail.findByPk(created.id))!;
+  });
+  afterAll(async () => {
+    await mailer?.close();
+    await m.dovecot?.stop();
+    closeTransports();
+    await m.smtp?.close();
+    rmSync(process.env.MAILBOX_TLS_CA_FILE!, { force: true });
+  });
+  return m;
 }
