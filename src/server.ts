@@ -6,6 +6,7 @@ import { config } from './config';
 import { sequelize } from './db/sequelize';
 import { logger } from './logger';
 import { exitOnStartupError } from './lib/exitOnStartupError';
+import { guardStrayRejections } from './lib/strayRejections';
 import { closeQueues } from './queue/producer';
 import { closeCounters } from './redis/windowCounter';
 import { closeAccessCache } from './auth/accessCache';
@@ -14,6 +15,7 @@ import { startMetricsServer } from './ops/metrics';
 import { wire } from './wiring';
 
 async function main() {
+  guardStrayRejections();
   wire();
   const cfg = config();
   await sequelize().authenticate();

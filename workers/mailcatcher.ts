@@ -3,10 +3,12 @@ import { config } from '../src/config';
 import { sequelize } from '../src/db/sequelize';
 import { logger } from '../src/logger';
 import { exitOnStartupError } from '../src/lib/exitOnStartupError';
+import { guardStrayRejections } from '../src/lib/strayRejections';
 import { startMailCatcher } from '../src/mailcatcher/server';
 
 /** The mail catcher's process (`npm start` runs it unless MAIL_CATCHER=0; compose runs it as a service). */
 async function main() {
+  guardStrayRejections();
   const { host, port, keep } = config().mailCatcher;
   await sequelize().authenticate();
   const catcher = await startMailCatcher({ host, port, keep });

@@ -8,6 +8,7 @@ import { markFailed, processOnce } from './outbox';
 import { closeQueues } from './producer';
 import { jobDuration, jobsTotal, startMetricsServer } from '../ops/metrics';
 import { noteRedisError } from '../redis/outage';
+import { guardStrayRejections } from '../lib/strayRejections';
 import type { QueueName } from './names';
 
 export interface WorkerSpec {
@@ -99,6 +100,7 @@ export async function createWorker(spec: WorkerSpec) {
 
 /** Entry point of a worker process: runs until SIGTERM/SIGINT, then finishes its jobs and exits. */
 export async function startWorkerProcess(spec: WorkerSpec): Promise<void> {
+  guardStrayRejections();
   const log = logger.child({ queue: spec.queue });
   const { close } = await createWorker(spec);
   const metrics = await startMetricsServer();

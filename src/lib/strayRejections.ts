@@ -1,0 +1,26 @@
+import { logger } from '../logger';
+import { isConnectionError } from './serviceErrors';
+
+/**
+ * A promise rejected with nobody listening. Node ends the process on one (its default since 15).
+ * That is right for a bug, but the mariadb driver rejects a connection it was still opening after
+ * its pool gave up waiting for it (a slow or lossy network): nothing awaits that promise, the pool
+ * opens another, and no request is affected. Ending the web process for it would fail every
+ * request in flight, so a lost connection is logged and the process goes on; anything else is
+ * logged once and ends the process with Node's exit code for it, as before.
+ */
+export function onStrayRejection(reason: unknown): 'kept running' | 'exit' {
+  if (isConnectionError(reason)) {
+    logger.warn({ err: reason }, 'a database or Redis connection failed with nothing waiting for it; carrying on');
+    return 'kept running';
+  }
+  logger.fatal({ err: reason }, 'unhandled promise rejection; exiting');
+  return 'exit';
+}
+
+/** Installs the handler above in a long-running process (web, workers). */
+export function guardStrayRejections(): void {
+  process.on('unhandledRejection', (reason) => {
+    if (onStrayRejection(reason) === 'exit') process.exit(1);
+  });
+}
