@@ -6,58 +6,28 @@
  * in two department mailboxes is one ticket; a stranger's ticket number never joins.
  */
 import './mailboxEnv';
-import { rmSync, writeFileSync } from 'node:fs';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { Department, DepartmentBrand, DepartmentEmail, IncomingMail, Ticket, User } from '../../src/db/models';
-import { mailSpec } from '../../src/wiring';
-import { closeTransports } from '../../src/mail/transports';
 import { pollMailbox } from '../../src/mailbox/poll';
-import { resetTlsOptions } from '../../src/mailbox/pollSummary';
 import { stripSubjectPrefixes, ticketNumberInSubject } from '../../src/mailbox/subject';
-import { createWorker } from '../../src/queue/runWorker';
-import { startDovecot, type Dovecot } from '../helpers/dovecot';
+import type { Dovecot } from '../helpers/dovecot';
 import { newEmail, unique, useApi } from '../helpers/app';
 import { expectSuccess } from '../helpers/envelope';
-import { startSmtp, waitFor, type TestSmtp } from '../helpers/smtp';
-import { mailWorld, type MailWorld } from '../notifications/support';
-import { dropQueuedMail, messagesOf, rawMail } from './support';
+import { waitFor, type TestSmtp } from '../helpers/smtp';
+import type { MailWorld } from '../notifications/support';
+import { dropQueuedMail, messagesOf, rawMail, useDeskMailbox } from './support';
 
 afterAll(() => dropQueuedMail());
 const api = useApi();
-const tag = unique('th').toLowerCase();
-const PASSWORD = 'secret-2';
-const user = (name: string) => `${name}@${tag}.test`;
+const box = useDeskMailbox(api, 'th', ['sales']);
+const user = box.address;
 
 let dovecot: Dovecot;
 let smtp: TestSmtp;
 let world: MailWorld;
-let mailer: Awaited<ReturnType<typeof createWorker>>;
 let desk: DepartmentEmail;
-
-beforeAll(async () => {
-  dovecot = await startDovecot(['desk', 'sales'].map((u) => ({ user: user(u), password: PASSWORD })));
-  writeFileSync(process.env.MAILBOX_TLS_CA_FILE!, dovecot.cert);
-  resetTlsOptions();
-  smtp = await startSmtp();
-  world = await mailWorld(smtp.port);
-  mailer = await createWorker(mailSpec());
-  desk = await remoteMailbox('desk', world.department.id);
-});
-
-afterAll(async () => {
-  await mailer?.close();
-  await dovecot?.stop();
-  closeTransports();
-  await smtp?.close();
-  rmSync(process.env.MAILBOX_TLS_CA_FILE!, { force: true });
-});
-
-async function remoteMailbox(name: string, departmentId: number): Promise<DepartmentEmail> {
-  const created = expectSuccess(await api.post(`/api/ticket/department/${departmentId}/email`, {
-    address: user(name), type: 1, protocol: 'imap', server: '127.0.0.1', port: dovecot.ports.imap, encryption: 'none', username: user(name), password: PASSWORD,
-  }), 'Successfully created new department email!');
-  return (await DepartmentEmail.findByPk(created.id))!;
-}
+beforeAll(() => ({ dovecot, smtp, world, mailbox: desk } = box));
+const remoteMailbox = (name: string, departmentId: number) => box.connect(name, departmentId);
 
 /** Appends the mail to the desk's mailbox and polls it: the ledger line of that mail. */
 async function deliver(raw: Buffer, mailbox = desk, name = 'desk'): Promise<IncomingMail> {
@@ -158,7 +128,7 @@ describe('forwards of ticket mail', () => {
 
 describe('one mail, two department mailboxes', () => {
   it('sent to both is one ticket, polled one after the other or at the same time', async () => {
-    const other = await Department.create({ name: `Sales ${tag}` });
+    const other = await Department.create({ name: `Sales ${unique('s')}` });
     await DepartmentBrand.create({ department_id: other.id, brand_id: world.brand.id });
     const sales = await remoteMailbox('sales', other.id);
     for (const together of [false, true]) {

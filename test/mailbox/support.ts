@@ -79,24 +79,32 @@ export async function dropQueuedMail(): Promise<void> {
 /**
  * For a file's tests (call it after useApi): a private dovecot with one department mailbox
  * (`desk`, created through the API as an integrator would, IMAP without encryption), a real SMTP
- * server, a mail world sending through it and the mail worker; stopped after the file.
+ * server, a mail world sending through it and the mail worker; stopped after the file. `others`
+ * are more dovecot users of the same domain, which `connect` makes department mailboxes of.
  */
-export function useDeskMailbox(api: TestApi, prefix: string) {
-  const desk = `desk@${unique(prefix).toLowerCase()}.test`;
+export function useDeskMailbox(api: TestApi, prefix: string, others: string[] = []) {
+  const domain = `${unique(prefix).toLowerCase()}.test`;
+  const address = (name: string) => `${name}@${domain}`;
   const PASSWORD = 'secret-desk';
-  const m = { desk } as { desk: string; dovecot: Dovecot; smtp: TestSmtp; world: MailWorld; mailbox: DepartmentEmail };
+  const m = { desk: address('desk'), address } as {
+    desk: string; address: typeof address; dovecot: Dovecot; smtp: TestSmtp; world: MailWorld; mailbox: DepartmentEmail;
+    connect(name: string, departmentId: number): Promise<DepartmentEmail>;
+  };
+  m.connect = async (name, departmentId) => {
+    const created = expectSuccess(await api.post(`/api/ticket/department/${departmentId}/email`, {
+      address: address(name), type: 1, protocol: 'imap', server: '127.0.0.1', port: m.dovecot.ports.imap, encryption: 'none', username: address(name), password: PASSWORD,
+    }), 'Successfully created new department email!');
+    return (await DepartmentEmail.findByPk(created.id))!;
+  };
   let mailer: Awaited<ReturnType<typeof createWorker>> | undefined;
   beforeAll(async () => {
-    m.dovecot = await startDovecot([{ user: desk, password: PASSWORD }]);
+    m.dovecot = await startDovecot(['desk', ...others].map((name) => ({ user: address(name), password: PASSWORD })));
     writeFileSync(process.env.MAILBOX_TLS_CA_FILE!, m.dovecot.cert);
     resetTlsOptions();
     m.smtp = await startSmtp();
     m.world = await mailWorld(m.smtp.port);
     mailer = await createWorker(mailSpec());
-    const created = expectSuccess(await api.post(`/api/ticket/department/${m.world.department.id}/email`, {
-      address: desk, type: 1, protocol: 'imap', server: '127.0.0.1', port: m.dovecot.ports.imap, encryption: 'none', username: desk, password: PASSWORD,
-    }), 'Successfully created new department email!');
-    m.mailbox = (await DepartmentEmail.findByPk(created.id))!;
+    m.mailbox = await m.connect('desk', m.world.department.id);
   });
   afterAll(async () => {
     await mailer?.close();
