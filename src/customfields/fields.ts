@@ -11,7 +11,7 @@ import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../lib/serialize';
 import { translate, loadTranslations, saveTranslations, type TranslationInput, type TranslationSpec } from '../translations';
 import { CONTROL_CHARACTERS, Joi, MAX_ID, field } from '../lib/validation';
-import { OPTION_TYPES, deleteValuesOfField, pruneDeletedOptions, valuesSurviveTypeChange, type ValueKind } from './values';
+import { OPTION_TYPES, deleteValuesOfField, pruneDeletedOptions, resealValuesOfField, valuesSurviveTypeChange, type ValueKind } from './values';
 
 /**
  * Custom fields of users (`/api/user/customfield`), organisations (`/api/user/organisationcustomfield`)
@@ -243,7 +243,10 @@ export function customFieldResource(spec: CustomFieldKindSpec): ResourceDef<Cust
       if (brand?.length) await assertExist(Brand, 'brand', brand, transaction);
 
       const oldType = record.type;
+      const wasEncrypted = !!record.encrypted;
       await record.update({ ...values, depends_on_field_id: depField, depends_on_option_id: depOption }, { transaction });
+      // Stored values follow the flag at once (pruning options below reads them by the new flag).
+      if (!!record.encrypted !== wasEncrypted) await resealValuesOfField(record, transaction);
       if (brand !== undefined) await replaceBrands(record.id, brand ?? [], transaction);
       if (!OPTION_TYPES.includes(record.type)) {
         // A field that is no longer of an option type has no options.

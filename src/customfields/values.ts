@@ -7,6 +7,7 @@ import type { Condition, Filter } from '../http/listQuery';
 import { allOf, likeContains, sqlCondition, type BoundCondition } from '../db/sql';
 import { groupBy } from '../db/load';
 import { CONTROL_CHARACTERS, Joi, toFlag } from '../lib/validation';
+import { SEALED_TEXT_MAX_BYTES, openValue, sealValue } from './sealing';
 
 /**
  * Values of user, organisation and ticket custom fields: one row per field and owner in
@@ -136,7 +137,8 @@ function normalise(field: CustomField, raw: unknown, optionIds: Set<number>): st
       // Textarea
       if (typeof raw !== 'string' && typeof raw !== 'number') throw new ValidationError(`The ${name} must be a string.`);
       const s = String(raw);
-      if (Buffer.byteLength(s, 'utf8') > TEXTAREA_MAX_BYTES) throw new ValidationError(`The ${name} may not be greater than ${TEXTAREA_MAX_BYTES} bytes.`);
+      const max = field.encrypted ? SEALED_TEXT_MAX_BYTES : TEXTAREA_MAX_BYTES;
+      if (Buffer.byteLength(s, 'utf8') > max) throw new ValidationError(`The ${name} may not be greater than ${max} bytes.`);
       return s.trim() === '' ? null : s;
     }
   }
@@ -211,17 +213,19 @@ export async function applyCustomFieldValues(kind: ValueKind, ownerId: number, i
   const stored = opts.creating ? [] : await CustomFieldValue.findAll({
     where: { owner_id: ownerId, field_id: { [Op.in]: [...fields.keys()] } }, transaction,
   });
-  const storedBy = new Map(stored.map((v) => [v.field_id, v]));
+  // Plain values: those of encrypted fields decrypted, to compare and to check dependencies.
+  const plain = (v: CustomFieldValue) => (fields.get(v.field_id)?.encrypted ? openValue(v.field_id, v.value) : v.value);
+  const storedBy = new Map(stored.map((v) => [v.field_id, plain(v)]));
 
   // The values after this request: stored ones, then the given ones (locked fields keep theirs).
-  const next = new Map<number, string | null>(stored.map((v) => [v.field_id, v.value]));
+  const next = new Map<number, string | null>(storedBy);
   const changes = new Map<number, string | null>();
   for (const { field, raw } of given) {
     const value = normalise(field, raw, optionIds.get(field.id) ?? new Set());
-    const current = storedBy.get(field.id);
-    if (!opts.creating && field.locked && !opts.overwriteLocked && current && current.value !== null && current.value !== '') continue;
+    const current = storedBy.get(field.id) ?? null;
+    if (!opts.creating && field.locked && !opts.overwriteLocked && current !== null && current !== '') continue;
     next.set(field.id, value);
-    if ((current?.value ?? null) !== value) changes.set(field.id, value);
+    if (current !== value) changes.set(field.id, value);
   }
 
   // Required fields of the brand: on create each needs a value; on update a given empty value is refused.
@@ -234,7 +238,8 @@ export async function applyCustomFieldValues(kind: ValueKind, ownerId: number, i
   }
 
   const removed = [...changes].filter(([, v]) => v === null).map(([id]) => id);
-  const upserts = [...changes].filter(([, v]) => v !== null).map(([field_id, value]) => ({ field_id, owner_id: ownerId, value }));
+  const upserts = [...changes].filter((c): c is [number, string] => c[1] !== null)
+    .map(([field_id, value]) => ({ field_id, owner_id: ownerId, value: fields.get(field_id)!.encrypted ? sealValue(field_id, value) : value }));
   if (removed.length) await CustomFieldValue.destroy({ where: { owner_id: ownerId, field_id: { [Op.in]: removed } }, transaction });
   if (upserts.length) await CustomFieldValue.bulkCreate(upserts, { transaction, updateOnDuplicate: ['value', 'updated_at'] });
 }
@@ -243,13 +248,14 @@ export async function applyCustomFieldValues(kind: ValueKind, ownerId: number, i
 export async function loadCustomFieldValues(ownerIds: number[], kind: ValueKind): Promise<Map<number, CustomFieldValue[]>> {
   const ids = [...new Set(ownerIds)];
   if (!ids.length) return new Map();
-  // Plain rows, for presenters (as db/load.ts's loaders return).
-  const rows = await sequelize().query<CustomFieldValue>(
-    `SELECT v.* FROM custom_field_values v JOIN custom_fields f ON f.id = v.field_id
+  // Plain rows, for presenters (as db/load.ts's loaders return); encrypted values decrypted.
+  const rows = await sequelize().query<CustomFieldValue & { sealed: number }>(
+    `SELECT v.*, f.encrypted AS sealed FROM custom_field_values v JOIN custom_fields f ON f.id = v.field_id
      WHERE f.kind = :kind AND v.owner_id IN (:ids) ORDER BY v.owner_id, v.field_id`,
     { replacements: { kind, ids }, type: QueryTypes.SELECT, raw: true },
   );
-  return groupBy(rows, (v) => v.owner_id);
+  const values = rows.map(({ sealed, ...v }) => (sealed ? { ...v, value: openValue(v.field_id, v.value) } : v) as CustomFieldValue);
+  return groupBy(values, (v) => v.owner_id);
 }
 
 /** A value as the API returns it: `{id, field_id, user_id|organisation_id, value, created_at, updated_at}`. */
@@ -270,8 +276,9 @@ export async function deleteCustomFieldValues(kind: ValueKind, ownerId: number, 
 export async function pruneDeletedOptions(field: CustomField, deletedOptionIds: number[], transaction: Transaction): Promise<void> {
   if (!deletedOptionIds.length) return;
   const gone = new Set(deletedOptionIds.map(String));
+  // Encrypted values cannot be matched in SQL: every value of the field is read and decrypted.
   const values = await CustomFieldValue.findAll({
-    where: {
+    where: field.encrypted ? { field_id: field.id } : {
       field_id: field.id,
       [Op.or]: deletedOptionIds.map((id) => sequelize().where(sequelize().fn('FIND_IN_SET', String(id), sequelize().col('value')), Op.gt, 0)),
     },
@@ -279,11 +286,33 @@ export async function pruneDeletedOptions(field: CustomField, deletedOptionIds: 
   });
   const emptied: number[] = [];
   for (const v of values) {
-    const kept = (v.value ?? '').split(',').filter((id) => id !== '' && !gone.has(id));
-    if (kept.length) await v.update({ value: kept.join(',') }, { transaction });
+    const ids = ((field.encrypted ? openValue(field.id, v.value) : v.value) ?? '').split(',').filter((id) => id !== '');
+    const kept = ids.filter((id) => !gone.has(id));
+    if (kept.length === ids.length) continue;
+    if (kept.length) await v.update({ value: field.encrypted ? sealValue(field.id, kept.join(',')) : kept.join(',') }, { transaction });
     else emptied.push(v.id);
   }
   if (emptied.length) await CustomFieldValue.destroy({ where: { id: { [Op.in]: emptied } }, transaction });
+}
+
+/**
+ * A field's `encrypted` flag changed: its stored values are encrypted or decrypted in place, in the
+ * transaction of the change, a chunk at a time (one statement per chunk).
+ */
+export async function resealValuesOfField(field: CustomField, transaction: Transaction): Promise<void> {
+  const CHUNK = 500;
+  for (let afterId = 0; ;) {
+    const rows = await CustomFieldValue.findAll({
+      where: { field_id: field.id, id: { [Op.gt]: afterId } }, order: [['id', 'ASC']], limit: CHUNK, transaction,
+    });
+    if (!rows.length) return;
+    const resealed = rows.map((v) => {
+      const value = field.encrypted ? sealValue(field.id, v.value ?? '') : openValue(field.id, v.value);
+      return { id: v.id, field_id: v.field_id, owner_id: v.owner_id, value };
+    });
+    await CustomFieldValue.bulkCreate(resealed, { transaction, updateOnDuplicate: ['value', 'updated_at'] });
+    afterId = rows[rows.length - 1].id;
+  }
 }
 
 /** Deletes every stored value of a field (its type changed to one the values do not fit). */
@@ -313,11 +342,12 @@ export function customFieldFilter(kind: ValueKind): Filter {
         .filter(([, v]) => v !== '');
       if (!entries.length) return {};
       const ids = entries.map(([id]) => id);
-      const fields = new Map((await CustomField.findAll({ attributes: ['id', 'type'], where: { kind, id: { [Op.in]: ids } } })).map((f) => [f.id, f]));
+      const fields = new Map((await CustomField.findAll({ attributes: ['id', 'type', 'encrypted'], where: { kind, id: { [Op.in]: ids } } })).map((f) => [f.id, f]));
       // One subquery per named field, all in the list's own query: every named field must match.
       return allOf(entries.map(([id, v]) => {
         const field = fields.get(id);
         if (!field) throw invalid(`customfield.${id}`);
+        if (field.encrypted) throw new ValidationError(`The customfield.${id} is encrypted: its values cannot be searched.`);
         const owners = (match: BoundCondition) => sqlCondition`id IN (SELECT owner_id FROM custom_field_values WHERE field_id = ${id} AND ${match})`;
         if (field.type === TYPE.TEXT || field.type === TYPE.TEXTAREA) return owners(sqlCondition`value LIKE ${likeContains(v)}`);
         if (OPTION_TYPES.includes(field.type)) {

@@ -2,13 +2,14 @@ import { QueryTypes, type Transaction } from 'sequelize';
 import { currentActor } from '../../audit/actor';
 import { now } from '../../db/entity';
 import { sequelize } from '../../db/sequelize';
+import { sealedFingerprint } from '../../customfields/sealing';
 import { jsonList } from '../common';
 
 /**
  * Ticket audit history: the ticket service writes one row per change, in the transaction of the
  * change, with the actor of the work in progress (audit/actor.ts) and each changed field's value
  * before and after. Fields: the ticket's own columns below, `tags`, `assigned`, `watching` (id
- * lists), `customfield.<id>` (the stored value), `cc`, `deleted_at` (trash), `merged_into_id`.
+ * lists), `customfield.<id>` (the stored value; of an encrypted field, a fingerprint), `cc`, `deleted_at` (trash), `merged_into_id`.
  */
 
 export type AuditAction = 'created' | 'updated' | 'trashed' | 'merged' | 'merged_into' | 'split' | 'split_from';
@@ -25,11 +26,11 @@ export async function auditSnapshot(ticketId: number, transaction: Transaction):
   const [row] = await sequelize().query<Record<string, unknown>>(
     `SELECT ${COLUMNS.join(', ')} FROM tickets WHERE id = :id`, { replacements: { id: ticketId }, transaction, type: QueryTypes.SELECT },
   );
-  const links = await sequelize().query<{ k: string; v: number; x: string | null }>(
-    `SELECT 'tags' AS k, tag_id AS v, NULL AS x FROM ticket_tag_links WHERE ticket_id = :id
-     UNION ALL SELECT 'assigned', user_id, NULL FROM ticket_assignees WHERE ticket_id = :id
-     UNION ALL SELECT 'watching', user_id, NULL FROM ticket_watchers WHERE ticket_id = :id
-     UNION ALL SELECT 'customfield', v.field_id, v.value FROM custom_field_values v JOIN custom_fields f ON f.id = v.field_id
+  const links = await sequelize().query<{ k: string; v: number; x: string | null; sealed: number }>(
+    `SELECT 'tags' AS k, tag_id AS v, NULL AS x, 0 AS sealed FROM ticket_tag_links WHERE ticket_id = :id
+     UNION ALL SELECT 'assigned', user_id, NULL, 0 FROM ticket_assignees WHERE ticket_id = :id
+     UNION ALL SELECT 'watching', user_id, NULL, 0 FROM ticket_watchers WHERE ticket_id = :id
+     UNION ALL SELECT 'customfield', v.field_id, v.value, f.encrypted FROM custom_field_values v JOIN custom_fields f ON f.id = v.field_id
        WHERE f.kind = 'ticket' AND v.owner_id = :id`,
     { replacements: { id: ticketId }, transaction, type: QueryTypes.SELECT },
   );
@@ -37,7 +38,8 @@ export async function auditSnapshot(ticketId: number, transaction: Transaction):
   for (const k of ['tags', 'assigned', 'watching']) {
     snapshot[k] = links.filter((l) => l.k === k).map((l) => Number(l.v)).sort((a, b) => a - b);
   }
-  for (const l of links) if (l.k === 'customfield') snapshot[`customfield.${l.v}`] = l.x;
+  // An encrypted field's value is kept as a fingerprint: the audit shows it changed, not what it is.
+  for (const l of links) if (l.k === 'customfield') snapshot[`customfield.${l.v}`] = l.sealed ? sealedFingerprint(l.x) : l.x;
   return snapshot;
 }
 

@@ -111,8 +111,10 @@ export function conditionSql(c: Pick<TicketFilterCondition, 'item' | 'operator' 
     }
     case 'customfield': {
       const field = c.field_id ?? 0;
-      // Option types hold comma-separated option ids: a value equals when it is one of them.
-      const values = (m: BoundCondition) => sqlCondition`id IN (SELECT owner_id FROM custom_field_values WHERE field_id = ${field} AND ${m})`;
+      // Option types hold comma-separated option ids: a value equals when it is one of them. The
+      // values of an encrypted field are ciphertext: no condition on them matches.
+      const values = (m: BoundCondition) => sqlCondition`id IN (SELECT owner_id FROM custom_field_values WHERE field_id = ${field} AND ${m}
+        AND field_id IN (SELECT id FROM custom_fields WHERE encrypted = 0))`;
       if (c.operator === 'equals' || c.operator === 'not_equals') {
         const eq = values(sqlCondition`(value = ${v} OR FIND_IN_SET(${v}, value) > 0)`);
         return c.operator === 'equals' ? eq : sqlCondition`NOT ${eq}`;
