@@ -157,6 +157,8 @@ async function main() {
     { title: 'messages of a ticket', method: 'GET', path: `/api/ticket/message?ticket_id=${tk.id}&limit=50` },
     // Every filter, pair, order, deep and keyset page and search of the ticket list (bench/explain.ts).
     ...ticketListPaths(tt, process.env.BENCH_ALL_ORDERS === '1').filter(([title]) => !skipped(title)).map(([title, path]): Scenario => ({ title, method: 'GET', path })),
+    // The incremental export's first page of 1,000 tickets (bench/export.ts times pages across the data set, with EXPLAIN).
+    { title: 'export tickets (a page of 1,000)', method: 'GET', path: '/api/export/tickets?limit=1000' },
     { title: 'list articles', method: 'GET', path: '/api/selfservice/article?limit=50' },
     { title: 'show article', method: 'GET', path: `/api/selfservice/article/${tt.articleId}` },
     { title: 'create IP ban', method: 'POST', write: true, path: '/api/core/ipban', body: 'ip=__IP__&type=1&reason=Benchmark+ban.' },

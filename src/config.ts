@@ -89,6 +89,8 @@ export interface Config {
   eventFeedSettleSeconds: number;
   /** The export reads rows changed up to this many seconds ago only: longer than any write transaction. */
   exportSettleSeconds: number;
+  /** Export tombstones older than this are pruned, and a cursor (or start_time) that needs them is refused. */
+  exportTombstoneRetentionSeconds: number;
   /**
    * Test only (ignored unless NODE_ENV=test): holds the response of a POST with an Idempotency-Key
    * for `ms` before (`before-store`) or after (`after-store`) its response is stored, so a test
@@ -193,6 +195,7 @@ export const configSchema = Joi.object({
   EVENT_FEED_SETTLE_SECONDS: Joi.number().integer().min(0).max(3600).default(5).description("the event feed stops before a recent event that follows a gap in ids for this long (see Event feed)"),
   // At least 1: timestamps are whole seconds, and the current second may still be written.
   EXPORT_SETTLE_SECONDS: Joi.number().integer().min(1).max(3600).default(10).description("the export holds back changes younger than this, so a reader never skips a row a slow transaction commits late"),
+  EXPORT_TOMBSTONE_RETENTION_DAYS: Joi.number().integer().min(1).max(3650).default(90).description("export tombstones older than this many days are pruned; a reader whose cursor (or `start_time`) is older must start the export again from the beginning"),
   TEST_HOLD_RESPONSE: Joi.string().allow('').pattern(/^(before-store|after-store):\d{1,6}$/).default('').description("tests only, ignored unless `NODE_ENV=test`: `before-store:<ms>` or `after-store:<ms>` holds the response of a POST with an `Idempotency-Key`, so a test can kill the process there"),
 }).unknown(true);
 
@@ -264,6 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     eventFeedSettleSeconds: value.EVENT_FEED_SETTLE_SECONDS,
     exportSettleSeconds: value.EXPORT_SETTLE_SECONDS,
+    exportTombstoneRetentionSeconds: value.EXPORT_TOMBSTONE_RETENTION_DAYS * 86400,
     testHoldResponse: value.NODE_ENV === 'test' && value.TEST_HOLD_RESPONSE
       ? { at: value.TEST_HOLD_RESPONSE.split(':')[0], ms: Number(value.TEST_HOLD_RESPONSE.split(':')[1]) }
       : null,

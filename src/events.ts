@@ -15,6 +15,18 @@ export type TicketUpdateCause = 'autoclose';
 
 export type MailRefusal = 'locked' | 'replies_disabled' | 'attachments';
 
+/**
+ * A ticket change as its audit entry records it (src/ticket/tickets/audit.ts), written in the same
+ * transaction: who made it, through which channel, and each field's value before and after. The
+ * ticket events carry it as `audit` when the change wrote an entry.
+ */
+export interface TicketChangeSet {
+  action: string;
+  actor: { type: string; id: number | null };
+  channel: string;
+  changes: Record<string, { before: unknown; after: unknown }>;
+}
+
 export interface EventPayloads {
   'user.created': { userId: number; sendEmail: boolean };
   'user.updated': { userId: number; sendEmail: boolean };
@@ -29,19 +41,22 @@ export interface EventPayloads {
   'article.updated': { articleId: number };
   'article.deleted': { articleId: number };
   /** A ticket was opened (by the API or by mail); `messageId` is its first message. */
-  'ticket.created': { ticketId: number; messageId: number; sendUserEmail: boolean; sendOperatorsEmail: boolean };
+  'ticket.created': { ticketId: number; messageId: number; sendUserEmail: boolean; sendOperatorsEmail: boolean; audit?: TicketChangeSet };
   /**
    * Fields of the ticket that changed (`status`, `department`, `assignedto` with the newly assigned
    * operators...); `cause` when no request made the change (`autoclose`: the scheduler closed an
    * inactive ticket).
    */
-  'ticket.updated': { ticketId: number; changes: string[]; newlyAssigned: number[]; cause?: TicketUpdateCause };
-  'ticket.merged': { ticketId: number; mergedIds: number[] };
-  'ticket.trashed': { ticketId: number };
+  'ticket.updated': { ticketId: number; changes: string[]; newlyAssigned: number[]; cause?: TicketUpdateCause; audit?: TicketChangeSet };
+  'ticket.merged': { ticketId: number; mergedIds: number[]; audit?: TicketChangeSet };
+  'ticket.trashed': { ticketId: number; audit?: TicketChangeSet };
   /** The scheduler asked the user of a resolved ticket for feedback (`feedbackId`: the request). */
   'ticket.feedback_requested': { ticketId: number; feedbackId: number };
-  /** A reply, note or draft was added (drafts notify nobody). */
-  'message.created': { ticketId: number; messageId: number; sendUserEmail: boolean; sendOperatorsEmail: boolean };
+  /**
+   * A reply, note or draft was added (drafts notify nobody); `audit` when the reply changed the
+   * ticket (a user's reply reopening it, an operator's first reply moving the due time, CC joining).
+   */
+  'message.created': { ticketId: number; messageId: number; sendUserEmail: boolean; sendOperatorsEmail: boolean; audit?: TicketChangeSet };
   /** A forward (message type 2) was created: it goes to its recipients unless it is a draft. */
   'message.forwarded': { ticketId: number; messageId: number };
   /** The SMTP server accepted a mail (`outboxId`: `GET /api/core/mail/{id}`). */

@@ -8,6 +8,7 @@ import {
 import { whenModelsReady } from './db/sequelize';
 import { subscribe, subscribeToAll, subscribersRegistered } from './events';
 import { idempotencyExpiryJob } from './idempotency/expiry';
+import { tombstonePruneJob } from './export/prune';
 import { recordingDeliveries } from './mail/deliveries';
 import { closeTransports } from './mail/transports';
 import { mailboxPollJob } from './mailbox/pollJob';
@@ -75,7 +76,7 @@ export const webhooksSpec = (): WorkerSpec => ({ queue: QUEUES.webhooks, concurr
 export const schedulerSpec = (): WorkerSpec => ({
   queue: QUEUES.scheduler,
   // Besides housekeeping, the project's background work that is neither mail, mailbox nor webhook: bulk ticket changes.
-  jobs: [banExpiryJob, outboxSweepJob, autoCloseJob, feedbackRequestsJob, idempotencyExpiryJob, bulkTicketJob],
+  jobs: [banExpiryJob, outboxSweepJob, autoCloseJob, feedbackRequestsJob, idempotencyExpiryJob, bulkTicketJob, tombstonePruneJob],
 });
 
 /**

@@ -14,6 +14,12 @@ import type { ExportResource } from './tombstones';
  * `exportSettleSeconds` ago are read (the horizon): a transaction that stamped a row with second T
  * and commits late has committed before a reader reaches T, so no reader passes a row it has not
  * seen yet. Each side is one keyset range over an index; no offset, no count.
+ *
+ * Tombstones are kept for `exportTombstoneRetentionSeconds` (./prune.ts). A reader needs the
+ * tombstones of the records it copied that were deleted since: those from the time its copy began
+ * (`s`, carried unchanged from cursor to cursor: the first page's time, or `start_time`) or from
+ * its position, whichever is later. When that is older than the retention, some may be gone: its
+ * cursor has expired and it must start again from the beginning (a fresh copy needs no tombstone).
  */
 
 export interface Position {
@@ -23,19 +29,27 @@ export interface Position {
   k: 0 | 1;
   /** The record's id, or the tombstone's row id. */
   id: number;
+  /** Seconds: when the reader's copy began (the tombstones it may need are not older). */
+  s: number;
 }
 
-export const encodeCursor = (p: Position): string => Buffer.from(`${p.t}.${p.k}.${p.id}`).toString('base64url');
+export const encodeCursor = (p: Position): string => Buffer.from(`${p.t}.${p.k}.${p.id}.${p.s}`).toString('base64url');
 
-/** A cursor this server wrote, or null. */
+/** A cursor this server wrote, or null. A cursor written before `s` existed counts from its position. */
 export function decodeCursor(cursor: string): Position | null {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(cursor)) return null;
-  const m = /^(\d{1,10})\.([01])\.(\d{1,10})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
-  return m ? { t: Number(m[1]), k: Number(m[2]) as 0 | 1, id: Number(m[3]) } : null;
+  const m = /^(\d{1,10})\.([01])\.(\d{1,10})(?:\.(\d{1,10}))?$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
+  return m ? { t: Number(m[1]), k: Number(m[2]) as 0 | 1, id: Number(m[3]), s: Number(m[4] ?? m[1]) } : null;
 }
 
-/** Where a reader starting at `start_time` begins: before every change at or after it. */
-export const startAt = (startTime: number): Position => ({ t: startTime, k: 0, id: 0 });
+/**
+ * Where a reader starting at `start_time` begins: before every change at or after it. From the
+ * beginning (no start time), its copy begins now.
+ */
+export const startAt = (startTime: number): Position => ({ t: startTime, k: 0, id: 0, s: startTime || now() });
+
+/** Whether the tombstones a reader at this position may need can have been pruned. */
+export const cursorExpired = (p: Position): boolean => Math.max(p.s, p.t) < now() - config().exportTombstoneRetentionSeconds;
 
 export interface ExportSource<M extends Entity = any> {
   resource: ExportResource;
@@ -79,8 +93,8 @@ export async function readPage(source: ExportSource, from: Position, limit: numb
     ),
   ]);
   const items: Item[] = [
-    ...rows.map((row) => ({ pos: { t: Number(row.updated_at), k: 0 as const, id: Number(row.id) }, row })),
-    ...tombstones.map((tombstone) => ({ pos: { t: Number(tombstone.deleted_at), k: 1 as const, id: Number(tombstone.id) }, tombstone })),
+    ...rows.map((row) => ({ pos: { t: Number(row.updated_at), k: 0 as const, id: Number(row.id), s: from.s }, row })),
+    ...tombstones.map((tombstone) => ({ pos: { t: Number(tombstone.deleted_at), k: 1 as const, id: Number(tombstone.id), s: from.s }, tombstone })),
   ].sort((a, b) => before(a.pos, b.pos));
   const page = items.slice(0, limit);
   const live = page.filter((i) => i.row).map((i) => i.row!);

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { config } from '../config';
 import { sendSuccess } from '../http/envelope';
 import { HttpError, MethodNotAllowedError } from '../http/errors';
 import { ValidationError, invalid } from '../errors';
@@ -11,7 +12,7 @@ import { ticketResource } from '../ticket/tickets/resource';
 import { ticketSearchCondition } from '../ticket/tickets/search/compile';
 import { organisationResource } from '../user/organisation';
 import { userResource } from '../user/users/resource';
-import { decodeCursor, readPage, startAt, type ExportSource } from './feed';
+import { cursorExpired, decodeCursor, readPage, startAt, type ExportSource } from './feed';
 import { EXPORT_RESOURCES, type ExportResource } from './tombstones';
 
 const SOURCES: Record<ExportResource, ExportSource> = {
@@ -45,6 +46,12 @@ function exportRouter(): RecordedRouter {
     const q = validate<{ cursor?: string; start_time?: number; limit: number; search?: string | null }>(exportQuery, req.query);
     const from = q.cursor ? decodeCursor(q.cursor) : startAt(q.start_time ?? 0);
     if (!from) throw invalid('cursor');
+    if (cursorExpired(from)) {
+      const days = config().exportTombstoneRetentionSeconds / 86400;
+      throw new ValidationError(q.cursor
+        ? `The cursor has expired: deletions are kept for ${days} days only. Start the export again without a cursor.`
+        : `The start time is more than ${days} days ago, longer than deletions are kept: start without one.`);
+    }
     if (q.search && source.resource !== 'tickets') throw new ValidationError('The search is only accepted by the tickets export.');
     const filter = q.search ? ticketSearchCondition(q.search) : undefined;
     sendSuccess(res, await readPage(source, from, Math.min(q.limit, MAX_LIMIT), filter));

@@ -16,6 +16,7 @@ import { threadTarget } from './threadTarget';
 import { addMessage } from '../ticket/messages/service';
 import { ticketSettings, type TicketSettings } from '../ticket/ticketSettings';
 import { createTicket, userForAddress } from '../ticket/tickets/service';
+import { recordAudit } from '../ticket/tickets/audit';
 import { MESSAGE_TYPE } from '../db/models/TicketMessage';
 import type { AttachmentInput } from '../ticket/attachmentFiles';
 import { automaticReason, bounceFacts, bounceReason } from './classify';
@@ -310,7 +311,9 @@ async function tellRefused(refusal: MailRefusal, ticket: Ticket, address: string
 async function joinAsCc(ticketId: number, address: string, t: Transaction): Promise<void> {
   const row = await Ticket.findByPk(ticketId, { attributes: ['id', 'cc'], transaction: t, lock: t.LOCK.UPDATE });
   const cc = jsonList(row?.cc);
-  if (row && !cc.includes(address)) await Ticket.update({ cc: JSON.stringify([...cc, address]) }, { where: { id: ticketId }, transaction: t });
+  if (!row || cc.includes(address)) return;
+  await Ticket.update({ cc: JSON.stringify([...cc, address]) }, { where: { id: ticketId }, transaction: t });
+  await recordAudit(ticketId, 'updated', { cc: { before: cc, after: [...cc, address] } }, t);
 }
 
 /** Rules 6 and 7: files the mail into its ticket, or opens one. Runs in a savepoint, so a refusal leaves nothing behind. */

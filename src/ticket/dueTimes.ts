@@ -1,6 +1,7 @@
 import type { Transaction } from 'sequelize';
 import { Ticket } from '../db/models';
 import { ticketSettings } from './ticketSettings';
+import { recordAudit, unsavedChanges } from './tickets/audit';
 import { NO_DUE_TIMES, currentDueTime, slaDueTimes } from './tickets/due';
 
 export interface TicketDueTimes {
@@ -29,7 +30,10 @@ export async function recomputeDueTimes(ticketId: number, transaction: Transacti
     : NO_DUE_TIMES;
   const times: TicketDueTimes = { ...due, due_time: ticket.resolved_time ? null : currentDueTime({ first_reply_time: ticket.first_reply_time, ...due }) };
   if (times.reply_due_time !== ticket.reply_due_time || times.resolve_due_time !== ticket.resolve_due_time || times.due_time !== ticket.due_time) {
-    await ticket.update(times, { transaction });
+    ticket.set(times);
+    const changes = unsavedChanges(ticket);
+    await ticket.save({ transaction });
+    await recordAudit(ticket.id, 'updated', changes, transaction);
   }
   return times;
 }

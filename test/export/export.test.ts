@@ -8,6 +8,11 @@ import { QueryTypes } from 'sequelize';
 import { Article, Organisation, Ticket, TicketMessage, User } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { transaction } from '../../src/db/transaction';
+import { config } from '../../src/config';
+import { encodeCursor } from '../../src/export/feed';
+import { pruneTombstones, tombstonePruneJob } from '../../src/export/prune';
+import { schedulerIdOf } from '../../src/queue/jobs';
+import { schedulerSpec } from '../../src/wiring';
 import { nowSec, useApi } from '../helpers/app';
 import { expectError, expectSuccess } from '../helpers/envelope';
 import { waitFor } from '../helpers/smtp';
@@ -204,4 +209,64 @@ describe('GET /api/export/{resource}', () => {
     expect(await Organisation.count()).toBe(readers.organisations.copy.size);
     expect(await Article.count()).toBe(readers.articles.copy.size);
   }, 180000);
+});
+
+describe('tombstone retention', () => {
+  const retention = () => config().exportTombstoneRetentionSeconds;
+  const tombstone = async (recordId: number, deletedAt: number) => sequelize().query(
+    "INSERT INTO export_tombstones (resource, record_id, deleted_at) VALUES ('organisations', :recordId, :deletedAt)",
+    { replacements: { recordId, deletedAt }, type: QueryTypes.INSERT },
+  );
+  const kept = async (recordIds: number[]) => (await sequelize().query<{ record_id: number }>(
+    "SELECT record_id FROM export_tombstones WHERE resource = 'organisations' AND record_id IN (:recordIds) ORDER BY record_id",
+    { replacements: { recordIds }, type: QueryTypes.SELECT },
+  )).map((r) => Number(r.record_id));
+
+  it('the scheduler\'s housekeeping job prunes the tombstones older than the retention (90 days by default), and only those', async () => {
+    expect(retention()).toBe(90 * 86400);
+    expect(schedulerSpec().jobs.filter((j) => j.schedule).map(schedulerIdOf)).toContain(schedulerIdOf(tombstonePruneJob));
+    const base = 900_000_000 + Math.floor(Math.random() * 1_000_000);
+    const t = nowSec();
+    await tombstone(base + 1, t - retention() - 3600);
+    await tombstone(base + 2, t - retention() - 1);
+    await tombstone(base + 3, t - retention() + 3600);
+    await tombstone(base + 4, t);
+    expect(await pruneTombstones(t)).toBeGreaterThanOrEqual(2);
+    expect(await kept([base + 1, base + 2, base + 3, base + 4])).toEqual([base + 3, base + 4]);
+    // Again: nothing left to prune among these.
+    await pruneTombstones(t);
+    expect(await kept([base + 3, base + 4])).toEqual([base + 3, base + 4]);
+  });
+
+  it('a cursor or start_time older than the retention answers a clear 422 (start again from zero), never a page with a silent gap', async () => {
+    const t = nowSec();
+    const old = t - retention() - 60;
+    // A cursor this server wrote for a reader whose copy began longer ago than the retention.
+    const expired = encodeCursor({ t: old, k: 0, id: 1, s: old });
+    expectError(await api.get('/api/export/tickets', { cursor: expired }), 422,
+      'The cursor has expired: deletions are kept for 90 days only. Start the export again without a cursor.');
+    // A cursor written before cursors carried when the copy began counts from its position.
+    expectError(await api.get('/api/export/tickets', { cursor: Buffer.from(`${old}.0.1`).toString('base64url') }), 422,
+      'The cursor has expired: deletions are kept for 90 days only. Start the export again without a cursor.');
+    expectError(await api.get('/api/export/tickets', { start_time: old }), 422,
+      'The start time is more than 90 days ago, longer than deletions are kept: start without one.');
+    // Still within the retention: pages as usual.
+    expectSuccess(await api.get('/api/export/tickets', { cursor: Buffer.from(`${t - 60}.0.1`).toString('base64url') }));
+    expectSuccess(await api.get('/api/export/tickets', { start_time: t - retention() + 60 }));
+  });
+
+  it('a reader from zero walks records last changed long ago: its copy began now, so its cursors do not expire', async () => {
+    const [ancient, later] = [await f.ticket(), await f.ticket()];
+    const long = nowSec() - retention() - 86400;
+    const age = (id: number, at: number) => sequelize().query('UPDATE tickets SET updated_at = :at WHERE id = :id', { replacements: { at, id }, type: QueryTypes.UPDATE });
+    await age(ancient.id, long);
+    await age(later.id, long + 1);
+    // The oldest records first: their positions are older than the retention, the copy is not.
+    const reader: Reader = { copy: new Map(), pages: 0 };
+    const first = await readPage('tickets', reader, 1);
+    expect(first.records[0].updated_at).toBeLessThanOrEqual(long);
+    await catchUp('tickets', reader, long + 1, 1);
+    expect(reader.copy.get(later.id).updated_at).toBe(long + 1);
+    expect(reader.copy.get(ancient.id).updated_at).toBe(long);
+  });
 });

@@ -1,5 +1,6 @@
 import './fastTicketSweepEnv';
 import { Op } from 'sequelize';
+import { runAs } from '../../src/audit/actor';
 import { DomainEvent, Ticket, Webhook } from '../../src/db/models';
 import { now } from '../../src/db/entity';
 import { createWorker } from '../../src/queue/runWorker';
@@ -116,16 +117,25 @@ describe('an auto-closed ticket is a ticket change like any other', () => {
       hookId = hook.id;
       const stale = await waitingTicket(closeAfter + 60);
       const before = Number((await DomainEvent.max('id')) ?? 0);
-      expect(await closeInactiveTickets()).toBeGreaterThanOrEqual(1);
+      // As the scheduler's job runs it (src/scheduler/task.ts).
+      expect(await runAs({ type: 'scheduler', id: null, channel: 'scheduler' }, () => closeInactiveTickets())).toBeGreaterThanOrEqual(1);
 
       // The event feed (read from the database the API serves it from: the feed holds the newest events back).
       const events = await DomainEvent.findAll({ where: { id: { [Op.gt]: before }, name: 'ticket.updated' } });
       const closed = events.map((e) => JSON.parse(e.payload)).find((p) => p.ticketId === stale.ticket.id);
-      expect(closed).toEqual({ ticketId: stale.ticket.id, changes: expect.arrayContaining(['status']), newlyAssigned: [], cause: 'autoclose' });
+      expect(closed).toEqual({
+        ticketId: stale.ticket.id, changes: expect.arrayContaining(['status']), newlyAssigned: [], cause: 'autoclose',
+        // The change set, as the audit has it: by the scheduler.
+        audit: {
+          action: 'updated', actor: { type: 'scheduler', id: null }, channel: 'scheduler',
+          changes: expect.objectContaining({ status_id: { before: m.world.autoCloseStatus, after: m.world.resolvedStatus } }),
+        },
+      });
 
       // The webhook receiver gets the same event, signed, as for a change made through the API.
       const delivered = await waitFor(() => receiver.at(hook.url).map((r) => JSON.parse(r.body)).find((b) => b.data.ticketId === stale.ticket.id), 15000, 'the webhook delivery');
       expect(delivered).toMatchObject({ type: 'ticket.updated', data: { ticketId: stale.ticket.id, cause: 'autoclose' } });
+      expect(delivered.data.audit).toEqual(closed.audit);
       // And the user is told, by the notifications of that event.
       await mailTo(m.smtp, stale.ticket, stale.user.email, 'the user_ticket_autoclose mail');
     } finally {

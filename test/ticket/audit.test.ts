@@ -3,14 +3,21 @@
  * service with its actor, channel, time and each field's before and after, written in the
  * transaction of the change.
  */
+import { Op } from 'sequelize';
 import { runAs } from '../../src/audit/actor';
-import { ApiToken, CustomField, DepartmentEmail, Ticket, TicketTag } from '../../src/db/models';
+import { ApiToken, CustomField, DepartmentEmail, DomainEvent, SlaPlan, SlaPlanTarget, Ticket, TicketTag, Webhook } from '../../src/db/models';
 import { transaction } from '../../src/db/transaction';
 import { ingestMail } from '../../src/mailbox/ingest';
+import { createWorker } from '../../src/queue/runWorker';
+import { recomputeDueTimes } from '../../src/ticket/dueTimes';
+import { addMessage } from '../../src/ticket/messages/service';
 import { updateTicket } from '../../src/ticket/tickets/service';
 import { hashToken } from '../../src/auth/tokens';
+import { webhooksSpec } from '../../src/wiring';
 import { newEmail, nowSec, unique, useApi } from '../helpers/app';
 import { expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
+import { startReceiver } from '../helpers/receiver';
+import { waitFor } from '../helpers/smtp';
 import { rawMail } from '../mailbox/support';
 import { ids, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
 
@@ -107,5 +114,166 @@ describe('GET /api/ticket/ticket/{id}/audit', () => {
     expectNotFound(await api.get(`${BASE}/999999999/audit`), 'ticket');
     expect((await api.post(`${BASE}/${ticket.id}/audit`, {})).status).toBe(405);
     expectSuccess(await api.get(`${BASE}/${ticket.id}`));
+  });
+});
+
+describe('changes a message makes to its ticket', () => {
+  const reply = async (ticketId: number, userId: number, extra: Record<string, unknown> = {}) =>
+    expectSuccess(await api.post('/api/ticket/message', { ticket_id: ticketId, user_id: userId, text: `Reply ${unique('r')}`, ...extra }), 'Successfully created new message!');
+
+  it('a user reply reopening a resolved ticket: its author as actor, the api channel, status and resolution before and after', async () => {
+    const ticket = await f.ticket();
+    await api.put(`${BASE}/${ticket.id}`, { status: ctx.resolvedStatus }).expect(200);
+    const resolvedAt = (await Ticket.findByPk(ticket.id))!.resolved_time;
+    expect(resolvedAt).toEqual(expect.any(Number));
+    const message = await reply(ticket.id, ticket.user_id);
+    expect((await audit(ticket.id)).at(-1)).toEqual({
+      id: expect.any(Number), ticket_id: ticket.id, action: 'replied', actor: { type: 'user', id: ticket.user_id }, channel: 'api',
+      created_at: expect.any(Number),
+      changes: {
+        status_id: { before: ctx.resolvedStatus, after: ctx.openStatus }, resolved_time: { before: resolvedAt, after: null },
+        message_id: { before: null, after: message.id },
+      },
+    });
+  });
+
+  it('an operator\'s first reply moves the SLA due time; CC addresses of a reply join the list; a reply, note or draft that changes nothing writes nothing', async () => {
+    const plan = await SlaPlan.create({ name: unique('Plan'), enabled: 1, business_hours: 0, timezone: 'UTC' });
+    await SlaPlanTarget.create({ plan_id: plan.id, priority_id: ctx.priorityId, first_reply: 60, resolution: 600 });
+    const ticket = await f.ticket({ sla_plan: plan.id });
+    const op = await f.operator();
+    const first = await reply(ticket.id, op.id);
+    expect((await audit(ticket.id)).at(-1)).toMatchObject({
+      action: 'replied', actor: { type: 'operator', id: op.id }, channel: 'api',
+      changes: { due_time: { before: ticket.reply_due_time, after: ticket.resolve_due_time }, message_id: { before: null, after: first.id } },
+    });
+    const count = (await audit(ticket.id)).length;
+    // A second operator reply, a note and a draft change no audited field.
+    await reply(ticket.id, op.id);
+    await reply(ticket.id, op.id, { message_type: 1 });
+    await reply(ticket.id, ticket.user_id, { is_draft: 1 });
+    expect(await audit(ticket.id)).toHaveLength(count);
+    const copied = await reply(ticket.id, op.id, { cc: ['Copy@Example.com'] });
+    expect((await audit(ticket.id)).at(-1)).toMatchObject({
+      action: 'replied', changes: { cc: { before: [], after: ['copy@example.com'] }, message_id: { before: null, after: copied.id } },
+    });
+  });
+
+  it('a mail: the reply by its sender through the email channel, a stranger joining as CC by the mailbox; an automatic mail changes nothing', async () => {
+    const department = await f.department();
+    const address = (await DepartmentEmail.findOne({ where: { department_id: department.id } }))!;
+    const source = () => ({ departmentEmail: address, remoteUid: unique('uid') });
+    const customer = newEmail('cust');
+    const originalId = `<${unique('orig')}@sender.test>`;
+    const opened = await ingestMail(await rawMail({ from: customer, to: address.address, messageId: originalId }), source());
+    const ticketId = opened.ticketId!;
+    await api.put(`${BASE}/${ticketId}`, { status: ctx.resolvedStatus }).expect(200);
+    const owner = (await Ticket.findByPk(ticketId))!.user_id;
+
+    const answered = await ingestMail(await rawMail({ from: customer, to: address.address, subject: 'Re: it', inReplyTo: originalId, references: [originalId] }), source());
+    expect(answered).toMatchObject({ decision: 'reply', ticketId });
+    expect((await audit(ticketId)).at(-1)).toMatchObject({
+      action: 'replied', actor: { type: 'user', id: owner }, channel: 'email',
+      changes: { status_id: { before: ctx.resolvedStatus, after: ctx.openStatus }, message_id: { before: null, after: answered.messageId } },
+    });
+
+    const stranger = newEmail('boss');
+    const joined = await ingestMail(await rawMail({ from: stranger, to: address.address, subject: 'Re: it', references: [originalId] }), source());
+    expect(joined).toMatchObject({ decision: 'reply', ticketId });
+    expect((await audit(ticketId)).at(-1)).toMatchObject({
+      action: 'updated', actor: { type: 'mailbox', id: address.id }, channel: 'email', changes: { cc: { before: [], after: [stranger] } },
+    });
+
+    await api.put(`${BASE}/${ticketId}`, { status: ctx.resolvedStatus }).expect(200);
+    const count = (await audit(ticketId)).length;
+    const auto = await ingestMail(await rawMail({
+      from: customer, to: address.address, subject: 'Out of office', inReplyTo: originalId, headers: { 'Auto-Submitted': 'auto-replied' },
+    }), source());
+    expect(auto).toMatchObject({ decision: 'reply', ticketId });
+    expect(await audit(ticketId)).toHaveLength(count);
+    expect((await Ticket.findByPk(ticketId))!.status_id).toBe(ctx.resolvedStatus);
+  });
+
+  it('SLA times recomputed outside an update, as the work in progress; a reply rolled back leaves no entry', async () => {
+    const plan = await SlaPlan.create({ name: unique('Plan'), enabled: 1, business_hours: 0, timezone: 'UTC' });
+    const target = await SlaPlanTarget.create({ plan_id: plan.id, priority_id: ctx.priorityId, first_reply: 60, resolution: 600 });
+    const ticket = await f.ticket({ sla_plan: plan.id });
+    await target.update({ first_reply: 120 });
+    await runAs({ type: 'scheduler', id: null, channel: 'scheduler' }, () => transaction((t) => recomputeDueTimes(ticket.id, t)));
+    const after = (await Ticket.findByPk(ticket.id))!;
+    expect(after.reply_due_time).toBe(ticket.reply_due_time + 3600);
+    expect((await audit(ticket.id)).at(-1)).toMatchObject({
+      action: 'updated', actor: { type: 'scheduler', id: null }, channel: 'scheduler',
+      changes: { reply_due_time: { before: ticket.reply_due_time, after: after.reply_due_time }, due_time: { before: ticket.due_time, after: after.due_time } },
+    });
+    // Nothing to recompute: nothing written.
+    const count = (await audit(ticket.id)).length;
+    await transaction((t) => recomputeDueTimes(ticket.id, t));
+    expect(await audit(ticket.id)).toHaveLength(count);
+
+    await api.put(`${BASE}/${ticket.id}`, { status: ctx.resolvedStatus }).expect(200);
+    const before = (await audit(ticket.id)).length;
+    await expect(transaction(async (t) => {
+      await addMessage({ ticketId: ticket.id, userId: ticket.user_id, text: 'Reopen?' }, t);
+      throw new Error('rolled back');
+    })).rejects.toThrow('rolled back');
+    expect(await audit(ticket.id)).toHaveLength(before);
+  });
+});
+
+describe('the change set in the ticket events', () => {
+  it('webhooks and the event feed carry the audit entry written in the same transaction', async () => {
+    const receiver = await startReceiver();
+    const webhooks = await createWorker(webhooksSpec());
+    let hookId = 0;
+    try {
+      const hook = expectSuccess(await api.post('/api/core/webhook', {
+        url: `${receiver.url}?${unique('audit')}`, events: ['ticket.created', 'ticket.updated', 'message.created', 'ticket.trashed'],
+      }), 'Successfully created new webhook!');
+      hookId = hook.id;
+      const from = Number((await DomainEvent.max('id')) ?? 0);
+      const ticket = await f.ticket();
+      await api.put(`${BASE}/${ticket.id}`, { status: ctx.resolvedStatus, subject: 'Renamed' }).expect(200);
+      const message = expectSuccess(await api.post('/api/ticket/message', { ticket_id: ticket.id, user_id: ticket.user_id, text: 'Still broken.' }), 'Successfully created new message!');
+      await api.del(`${BASE}/${ticket.id}`).expect(200);
+      const entries = await audit(ticket.id);
+      expect(entries.map((e: any) => e.action)).toEqual(['created', 'updated', 'replied', 'trashed']);
+      const asCarried = (e: any) => ({ action: e.action, actor: e.actor, channel: e.channel, changes: e.changes });
+
+      // The feed: each event of the ticket with its entry, exactly as the audit shows it.
+      const events = (await DomainEvent.findAll({ where: { id: { [Op.gt]: from } }, order: [['id', 'ASC']] }))
+        .filter((e) => JSON.parse(e.payload).ticketId === ticket.id);
+      const feed = await Promise.all(events.map(async (e) => expectSuccess(await api.get(`/api/core/event/${e.id}`))));
+      const byType = (type: string) => feed.find((e: any) => e.type === type)!.data;
+      expect(byType('ticket.created').audit).toEqual(asCarried(entries[0]));
+      expect(byType('ticket.updated')).toMatchObject({ changes: ['subject', 'status'], audit: asCarried(entries[1]) });
+      expect(byType('ticket.updated').audit.changes).toMatchObject({ status_id: { before: ctx.openStatus, after: ctx.resolvedStatus }, subject: { after: 'Renamed' } });
+      expect(byType('message.created')).toMatchObject({ messageId: message.id, audit: asCarried(entries[2]) });
+      expect(byType('ticket.trashed').audit).toEqual(asCarried(entries[3]));
+
+      // The webhook receiver: the same four, signed deliveries of the same payloads.
+      const delivered = await waitFor(() => {
+        const bodies = receiver.at(hook.url).map((r) => JSON.parse(r.body)).filter((b) => b.data.ticketId === ticket.id);
+        return bodies.length === 4 ? bodies : undefined;
+      }, 30000, 'the four webhook deliveries');
+      for (const type of ['ticket.created', 'ticket.updated', 'message.created', 'ticket.trashed']) {
+        expect(delivered.find((b: any) => b.type === type).data).toEqual(byType(type));
+      }
+    } finally {
+      await Webhook.destroy({ where: { id: hookId } });
+      await webhooks.close();
+      await receiver.close();
+    }
+  });
+
+  it('a change that writes no entry (a note, a link) carries none', async () => {
+    const ticket = await f.ticket();
+    const other = await f.ticket();
+    const from = Number((await DomainEvent.max('id')) ?? 0);
+    await api.post('/api/ticket/message', { ticket_id: ticket.id, user_id: (await f.operator()).id, text: 'Note', message_type: 1 }).expect(200);
+    await api.put(`${BASE}/${ticket.id}`, { link: [other.id] }).expect(200);
+    const payloads = (await DomainEvent.findAll({ where: { id: { [Op.gt]: from } } })).map((e) => JSON.parse(e.payload)).filter((p) => p.ticketId === ticket.id);
+    expect(payloads).toHaveLength(2);
+    for (const p of payloads) expect(p).not.toHaveProperty('audit');
   });
 });

@@ -40,7 +40,14 @@ describe('POST /api/ticket/message', () => {
     expect((await ticketOf(ticket.id)).cc).toEqual(['copy@example.com']);
     expect(events.filter((e) => e.name === 'message.created' && e.payload.messageId === data.id)).toEqual([{
       name: 'message.created', inTransaction: true,
-      payload: { ticketId: ticket.id, messageId: data.id, sendUserEmail: true, sendOperatorsEmail: false },
+      payload: {
+        ticketId: ticket.id, messageId: data.id, sendUserEmail: true, sendOperatorsEmail: false,
+        // What the reply changed on the ticket, as its audit entry says.
+        audit: {
+          action: 'replied', actor: { type: 'user', id: ticket.user_id }, channel: 'api',
+          changes: { cc: { before: [], after: ['copy@example.com'] }, message_id: { before: null, after: data.id } },
+        },
+      },
     }]);
   });
 

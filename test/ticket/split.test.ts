@@ -40,8 +40,13 @@ describe('POST /api/ticket/ticket/{id}/split', () => {
 
     const events = (await DomainEvent.findAll({ order: [['id', 'DESC']], limit: 10 })).map((e) => ({ name: e.name, p: JSON.parse(e.payload) }));
     expect(events).toEqual(expect.arrayContaining([
-      expect.objectContaining({ name: 'ticket.created', p: expect.objectContaining({ ticketId: created.id, sendUserEmail: false }) }),
-      expect.objectContaining({ name: 'ticket.updated', p: expect.objectContaining({ ticketId: ticket.id, changes: ['split'] }) }),
+      // Each with its audit entry (the change set).
+      expect.objectContaining({
+        name: 'ticket.created', p: expect.objectContaining({ ticketId: created.id, sendUserEmail: false, audit: expect.objectContaining({ action: 'split_from' }) }),
+      }),
+      expect.objectContaining({
+        name: 'ticket.updated', p: expect.objectContaining({ ticketId: ticket.id, changes: ['split'], audit: expect.objectContaining({ action: 'split' }) }),
+      }),
     ]));
     const auditOf = async (id: number) => (await api.get(`${BASE}/${id}/audit`)).body.data;
     expect((await auditOf(ticket.id)).at(-1)).toMatchObject({ action: 'split', changes: { split_into: { after: created.id }, messages: { before: [second.id, third.id] } } });

@@ -64,7 +64,10 @@ describe('POST /api/ticket/ticket', () => {
     const message = (await TicketMessage.findOne({ where: { ticket_id: data.id } }))!;
     expect(eventsOf('ticket.created', data.id)).toEqual([{
       name: 'ticket.created', inTransaction: true,
-      payload: { ticketId: data.id, messageId: message.id, sendUserEmail: false, sendOperatorsEmail: true },
+      payload: {
+        ticketId: data.id, messageId: message.id, sendUserEmail: false, sendOperatorsEmail: true,
+        audit: expect.objectContaining({ action: 'created', changes: expect.objectContaining({ status_id: { before: null, after: data.status_id } }) }),
+      },
     }]);
     // The first message is part of ticket.created, not a message.created of its own.
     expect(eventsOf('message.created', data.id)).toEqual([]);
@@ -240,7 +243,10 @@ describe('PUT /api/ticket/ticket/{id}', () => {
     expect(res.updated_at).toBeGreaterThanOrEqual(data.updated_at);
     expect(eventsOf('ticket.updated', data.id)).toEqual([{
       name: 'ticket.updated', inTransaction: true,
-      payload: { ticketId: data.id, changes: ['user', 'subject', 'status', 'priority'], newlyAssigned: [] },
+      payload: {
+        ticketId: data.id, changes: ['user', 'subject', 'status', 'priority'], newlyAssigned: [],
+        audit: expect.objectContaining({ action: 'updated', changes: expect.objectContaining({ subject: { before: data.subject, after: 'New subject' } }) }),
+      },
     }]);
     // Nothing changes: no event.
     updated(await api.put(`${BASE}/${data.id}`, { subject: 'New subject' }));
@@ -257,7 +263,10 @@ describe('PUT /api/ticket/ticket/{id}', () => {
     expect(ids(res.watching)).toEqual([c.id]);
     expect(res.cc).toEqual(['two@example.com']);
     const event = eventsOf('ticket.updated', data.id).pop()!;
-    expect(event.payload).toEqual({ ticketId: data.id, changes: ['cc', 'tag', 'assignedto', 'watching'], newlyAssigned: [c.id] });
+    expect(event.payload).toEqual({
+      ticketId: data.id, changes: ['cc', 'tag', 'assignedto', 'watching'], newlyAssigned: [c.id],
+      audit: expect.objectContaining({ changes: expect.objectContaining({ cc: { before: ['one@example.com'], after: ['two@example.com'] } }) }),
+    });
     // An empty value clears.
     const cleared = updated(await api.put(`${BASE}/${data.id}`, { tag: '', assignedto: '', cc: '' }));
     expect([cleared.tags, cleared.assigned, cleared.cc]).toEqual([[], [], []]);
@@ -348,7 +357,7 @@ describe('DELETE /api/ticket/ticket/{id}', () => {
     expect(shown.deleted_at).toEqual(expect.any(Number));
     expect(ids(expectList(await api.get(BASE, { user: data.user_id })))).toEqual([]);
     expect(ids(expectList(await api.get(BASE, { user: data.user_id, trashed: 1 })))).toEqual([data.id]);
-    expect(eventsOf('ticket.trashed', data.id)).toEqual([{ name: 'ticket.trashed', inTransaction: true, payload: { ticketId: data.id } }]);
+    expect(eventsOf('ticket.trashed', data.id)).toEqual([{ name: 'ticket.trashed', inTransaction: true, payload: { ticketId: data.id, audit: expect.objectContaining({ action: 'trashed' }) } }]);
     // Again: it stays in the trash as it was.
     const again = await api.del(`${BASE}/${data.id}`);
     expect(again.body).toEqual({ status: 'success', message: 'Successfully moved the ticket to trash!', data: null });
@@ -383,7 +392,9 @@ describe('POST /api/ticket/ticket/{id}/merge', () => {
     expect(moved.map((m) => [m.ticket_id, m.original_ticket_id])).toEqual([[target.id, source.id]]);
     expect((await TicketAttachment.findOne({ where: { message_id: sourceMessages[0].id } }))!.ticket_id).toBe(target.id);
     expect(await show(source.id)).toMatchObject({ merged: 1, merged_into_id: target.id });
-    expect(eventsOf('ticket.merged', target.id)).toEqual([{ name: 'ticket.merged', inTransaction: true, payload: { ticketId: target.id, mergedIds: [source.id] } }]);
+    expect(eventsOf('ticket.merged', target.id)).toEqual([{ name: 'ticket.merged', inTransaction: true, payload: {
+      ticketId: target.id, mergedIds: [source.id], audit: expect.objectContaining({ action: 'merged', changes: expect.objectContaining({ merged_ids: { before: null, after: [source.id] } }) }),
+    } }]);
     // The source leaves the lists; its number finds the target.
     expect(ids(expectList(await api.get(BASE, { user: user.id })))).toEqual([target.id]);
     expect(ids(expectList(await api.get(BASE, { number: source.number })))).toEqual([target.id]);

@@ -9,6 +9,8 @@ import { assertAttachments, storeAttachments, type AttachmentInput } from '../at
 import { assertPast, channelIdOf, jsonList, normaliseCc, type ChannelName } from '../common';
 import { ticketSettings, type TicketSettings } from '../ticketSettings';
 import { currentDueTime } from '../tickets/due';
+import { recordAudit, unsavedChanges } from '../tickets/audit';
+import { currentActor } from '../../audit/actor';
 import { storedHtml } from '../../content/html';
 
 /**
@@ -153,13 +155,23 @@ export async function addMessage(input: AddMessageInput, transaction: Transactio
     }
   }
   ticket.set('updated_at', at);
+  // What the message changed on the ticket (status, resolution, due time, CC), read before the
+  // save forgets it; the opening message's changes are part of the ticket's `created` entry.
+  const changes = options.opening ? {} : unsavedChanges(ticket);
   await ticket.save({ transaction });
 
   if (!options.opening) {
+    // A change a message causes is made by its author, through the channel of the work in progress.
+    const audit = Object.keys(changes).length
+      ? await recordAudit(ticket.id, 'replied', { ...changes, message_id: { before: null, after: message.id } }, transaction, {
+        type: byUser ? 'user' : 'operator', id: author.id, channel: currentActor().channel,
+      })
+      : undefined;
     await emit(transaction, 'message.created', {
       ticketId: ticket.id, messageId: message.id,
       sendUserEmail: !isDraft && !input.automatic && (input.sendUserEmail ?? true),
       sendOperatorsEmail: !isDraft && !input.automatic && (input.sendOperatorsEmail ?? byUser),
+      ...(audit ? { audit } : {}),
     });
   }
   return message;

@@ -1,8 +1,10 @@
 import { QueryTypes, type Transaction } from 'sequelize';
-import { currentActor } from '../../audit/actor';
+import { currentActor, type Actor } from '../../audit/actor';
 import { now } from '../../db/entity';
+import type { Ticket } from '../../db/models';
 import { sequelize } from '../../db/sequelize';
 import { sealedFingerprint } from '../../customfields/sealing';
+import type { TicketChangeSet } from '../../events';
 import { jsonList } from '../common';
 
 /**
@@ -12,7 +14,7 @@ import { jsonList } from '../common';
  * lists), `customfield.<id>` (the stored value; of an encrypted field, a fingerprint), `cc`, `deleted_at` (trash), `merged_into_id`.
  */
 
-export type AuditAction = 'created' | 'updated' | 'trashed' | 'merged' | 'merged_into' | 'split' | 'split_from';
+export type AuditAction = 'created' | 'updated' | 'replied' | 'trashed' | 'merged' | 'merged_into' | 'split' | 'split_from';
 export type Snapshot = Record<string, unknown>;
 export type Changes = Record<string, { before: unknown; after: unknown }>;
 
@@ -54,10 +56,29 @@ export function diff(before: Snapshot | null, after: Snapshot): Changes {
   return changes;
 }
 
-/** Writes an audit row (nothing when nothing changed). */
-export async function recordAudit(ticketId: number, action: AuditAction, changes: Changes, transaction: Transaction): Promise<void> {
-  if (!Object.keys(changes).length) return;
-  const actor = currentActor();
+/**
+ * The audited columns changed on a loaded ticket and not saved yet (`set` without `save`): for a
+ * change made through the model, with no statement of its own.
+ */
+export function unsavedChanges(ticket: Ticket): Changes {
+  const changes: Changes = {};
+  const value = (k: string, v: unknown) => (k === 'cc' ? jsonList((v as string | null) ?? null) : v ?? null);
+  for (const k of COLUMNS) {
+    if (!ticket.changed(k)) continue;
+    const [b, a] = [value(k, ticket.previous(k)), value(k, ticket.get(k))];
+    if (JSON.stringify(b) !== JSON.stringify(a)) changes[k] = { before: b, after: a };
+  }
+  return changes;
+}
+
+/**
+ * Writes an audit row (nothing when nothing changed) as `actor` (by default the actor of the work
+ * in progress), and returns it as the ticket's events carry it.
+ */
+export async function recordAudit(
+  ticketId: number, action: AuditAction, changes: Changes, transaction: Transaction, actor: Actor = currentActor(),
+): Promise<TicketChangeSet | undefined> {
+  if (!Object.keys(changes).length) return undefined;
   await sequelize().query(
     `INSERT INTO ticket_audits (ticket_id, action, actor_type, actor_id, channel, changes, created_at)
      VALUES (:ticketId, :action, :type, :actorId, :channel, :changes, :at)`,
@@ -66,6 +87,7 @@ export async function recordAudit(ticketId: number, action: AuditAction, changes
       transaction, type: QueryTypes.INSERT,
     },
   );
+  return { action, actor: { type: actor.type, id: actor.id }, channel: actor.channel, changes };
 }
 
 /** Snapshot before, work, snapshot after, and the difference recorded: for a change made of several statements. */

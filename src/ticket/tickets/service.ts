@@ -295,9 +295,9 @@ export async function createTicket(input: CreateTicketInput, transaction: Transa
     createdAt, channel,
   }, transaction, { opening: true, settings });
 
-  await recordAudit(ticket.id, 'created', diff(null, await auditSnapshot(ticket.id, transaction)), transaction);
+  const audit = await recordAudit(ticket.id, 'created', diff(null, await auditSnapshot(ticket.id, transaction)), transaction);
   await emit(transaction, 'ticket.created', {
-    ticketId: ticket.id, messageId: message.id, sendUserEmail: input.sendUserEmail ?? true, sendOperatorsEmail: input.sendOperatorsEmail ?? true,
+    ticketId: ticket.id, messageId: message.id, sendUserEmail: input.sendUserEmail ?? true, sendOperatorsEmail: input.sendOperatorsEmail ?? true, audit,
   });
   // The number and what the first message changed were written through other statements.
   await ticket.reload({ transaction });
@@ -458,16 +458,16 @@ export async function updateTicket(ticket: Ticket, input: UpdateTicketInput, tra
     changes.push('customfield');
   }
   if (!changes.length) return;
-  await recordAudit(ticket.id, 'updated', diff(before, await auditSnapshot(ticket.id, transaction)), transaction);
-  await emit(transaction, 'ticket.updated', { ticketId: ticket.id, changes, newlyAssigned, ...(context.cause ? { cause: context.cause } : {}) });
+  const audit = await recordAudit(ticket.id, 'updated', diff(before, await auditSnapshot(ticket.id, transaction)), transaction);
+  await emit(transaction, 'ticket.updated', { ticketId: ticket.id, changes, newlyAssigned, ...(context.cause ? { cause: context.cause } : {}), audit });
 }
 
 /** Moves the ticket to the trash (`deleted_at`); a ticket already there stays as it is. */
 export async function trashTicket(ticket: Ticket, transaction: Transaction): Promise<void> {
   if (ticket.deleted_at) return;
   await ticket.update({ deleted_at: now() }, { transaction });
-  await recordAudit(ticket.id, 'trashed', { deleted_at: { before: null, after: ticket.deleted_at } }, transaction);
-  await emit(transaction, 'ticket.trashed', { ticketId: ticket.id });
+  const audit = await recordAudit(ticket.id, 'trashed', { deleted_at: { before: null, after: ticket.deleted_at } }, transaction);
+  await emit(transaction, 'ticket.trashed', { ticketId: ticket.id, audit });
 }
 
 /**
@@ -505,10 +505,10 @@ export async function mergeTickets(target: Ticket, ids: number[], transaction: T
     merged: 1, cc: cc.length ? JSON.stringify(cc) : null, last_reply_time: lastReply || null, updated_at: at,
   }, { transaction });
   const merged = diff(before, await auditSnapshot(target.id, transaction));
-  await recordAudit(target.id, 'merged', { ...merged, merged_ids: { before: null, after: sourceIds } }, transaction);
+  const audit = await recordAudit(target.id, 'merged', { ...merged, merged_ids: { before: null, after: sourceIds } }, transaction);
   for (const source of sources) {
     await recordAudit(source.id, 'merged_into', { merged: { before: source.merged, after: 1 }, merged_into_id: { before: null, after: target.id } }, transaction);
   }
-  await emit(transaction, 'ticket.merged', { ticketId: target.id, mergedIds: sourceIds });
+  await emit(transaction, 'ticket.merged', { ticketId: target.id, mergedIds: sourceIds, audit });
   return target;
 }

@@ -70,11 +70,11 @@ export async function splitTicket(ticket: Ticket, input: SplitTicketInput, trans
   await note(ticket.id, `Split: ${movingIds.length} message(s) moved to ticket #${split.number}.`);
   const opening = await note(split.id, `Split from ticket #${ticket.number}.`);
 
-  await recordAudit(ticket.id, 'split', { split_into: { before: null, after: split.id }, messages: { before: movingIds, after: [] } }, transaction);
-  await recordAudit(split.id, 'split_from', {
+  const splitAudit = await recordAudit(ticket.id, 'split', { split_into: { before: null, after: split.id }, messages: { before: movingIds, after: [] } }, transaction);
+  const fromAudit = await recordAudit(split.id, 'split_from', {
     ...diff(null, await auditSnapshot(split.id, transaction)), split_from: { before: null, after: ticket.id }, messages: { before: [], after: movingIds },
   }, transaction);
-  await emit(transaction, 'ticket.created', { ticketId: split.id, messageId: opening.id, sendUserEmail: false, sendOperatorsEmail: false });
-  await emit(transaction, 'ticket.updated', { ticketId: ticket.id, changes: ['split'], newlyAssigned: [] });
+  await emit(transaction, 'ticket.created', { ticketId: split.id, messageId: opening.id, sendUserEmail: false, sendOperatorsEmail: false, audit: fromAudit });
+  await emit(transaction, 'ticket.updated', { ticketId: ticket.id, changes: ['split'], newlyAssigned: [], audit: splitAudit });
   return split;
 }
