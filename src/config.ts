@@ -53,6 +53,8 @@ export interface Config {
   secrets: { key: Buffer | undefined; previousKeys: Buffer[] };
   /** Ticket attachments: the largest file, and the most bytes of files one request (or one mail) may carry. */
   attachments: { maxFileBytes: number; maxRequestBytes: number };
+  /** Where new files are stored (src/storage/stores.ts); `dir` is the directory store's root (may be set in either mode). */
+  attachmentStorage: { store: 'database' | 'directory'; dir: string };
   /** How long the web process keeps accepting requests after SIGTERM, answering /readyz with 503. */
   shutdownDrainMs: number;
   /**
@@ -156,6 +158,9 @@ export const configSchema = Joi.object({
   // (MariaDB's default max_allowed_packet is 16 MiB).
   ATTACHMENT_MAX_BYTES: Joi.number().integer().min(1).max(10 * 1024 * 1024).default(10 * 1024 * 1024).description("largest ticket attachment (at most 10 MiB: a file is one row, sent in one packet)"),
   ATTACHMENTS_MAX_BYTES: Joi.number().integer().min(1).max(1024 * 1024 * 1024).default(25 * 1024 * 1024).description("most bytes of attachments one request (or mail) may carry together; `BODY_LIMIT` also bounds a request"),
+  ATTACHMENTS_STORAGE: Joi.string().valid('database', 'directory').default('database').description("where new attachment files are stored: `database` (the `uploads` table) or `directory` (files under `ATTACHMENTS_DIR`, shared by every node); `npm run attachments -- move` moves existing ones (see docs/attachments.md)"),
+  ATTACHMENTS_DIR: Joi.string().allow('').default('').when('ATTACHMENTS_STORAGE', { is: 'directory', then: Joi.string().required().invalid('') })
+    .description("an absolute directory on storage shared by every node (NFS, a volume): the directory store's root; required with `ATTACHMENTS_STORAGE=directory`"),
   /** Former keys, comma-separated: still decrypt what they encrypted, never encrypt. */
   SECRET_KEY_PREVIOUS: Joi.string().allow('').custom((value: string) => value.split(',').map((k) => k.trim()).filter(Boolean).map(parseSecretKey)).description("former `SECRET_KEY`s, comma-separated: still decrypt what they encrypted, never encrypt"),
   SHUTDOWN_DRAIN_MS: Joi.number().integer().min(0).max(600000).default(0).description("after SIGTERM, how long the web process keeps accepting requests while `/readyz` answers 503 (set it to a few seconds behind a load balancer; keep it below `SHUTDOWN_TIMEOUT_MS`)"),
@@ -249,6 +254,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webConcurrency: value.WEB_CONCURRENCY,
     secrets: { key: value.SECRET_KEY, previousKeys: value.SECRET_KEY_PREVIOUS || [] },
     attachments: { maxFileBytes: value.ATTACHMENT_MAX_BYTES, maxRequestBytes: value.ATTACHMENTS_MAX_BYTES },
+    attachmentStorage: { store: value.ATTACHMENTS_STORAGE, dir: value.ATTACHMENTS_DIR },
     shutdownDrainMs: value.SHUTDOWN_DRAIN_MS,
     metrics: { token: value.METRICS_TOKEN, port: value.METRICS_PORT, host: value.METRICS_HOST },
     rateLimit: { perToken: value.RATE_LIMIT_PER_TOKEN, perIp: value.RATE_LIMIT_PER_IP, windowSeconds: value.RATE_LIMIT_WINDOW_SECONDS },

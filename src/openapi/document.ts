@@ -254,8 +254,22 @@ function operation(r: RouteRecord, components: Json): Json {
     responses[422] ??= { ...errorExample(422, OTHER_REQUEST), description: 'The Idempotency-Key was used with another request.' };
   }
   responses[429] = ref('responses', 'TooManyRequests');
+  if (r.action === 'download') downloadResponses(op, responses);
   op.responses = responses;
   return op;
+}
+
+/** A file download (src/storage/downloadRoute.ts): bytes, not an envelope, with byte ranges. */
+function downloadResponses(op: Json, responses: Json): void {
+  const bytes = { '*/*': { schema: { type: 'string', format: 'binary' } } };
+  op.description = 'The file under the name it was attached with. One byte range (`Range: bytes=a-b`, `a-`, `-n`) answers 206; several ranges, or an `If-Range` that no longer matches the ETag (the SHA-256), answer the whole file.';
+  op.parameters = [...(op.parameters ?? []),
+    { name: 'Range', in: 'header', required: false, schema: { type: 'string', example: 'bytes=0-1023' } },
+    { name: 'If-Range', in: 'header', required: false, schema: { type: 'string' } }];
+  responses[200] = { description: 'The whole file.', headers: { 'Accept-Ranges': { schema: { type: 'string', enum: ['bytes'] } }, ETag: { schema: { type: 'string' } } }, content: bytes };
+  responses[206] = { description: 'The requested range.', headers: { 'Content-Range': { schema: { type: 'string', example: 'bytes 0-1023/52000' } } }, content: bytes };
+  responses[304] = { description: 'Not modified (`If-None-Match` with the ETag).' };
+  responses[416] = { ...errorExample(416, 'The requested range is not satisfiable.'), description: 'The range lies outside the file; `Content-Range: bytes */<size>`.' };
 }
 
 /** The operations outside /api's route records: health, readiness, metrics, this document. */

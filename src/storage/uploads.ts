@@ -1,26 +1,32 @@
-import { createHash } from 'node:crypto';
 import { extname } from 'node:path';
+import type { Readable } from 'node:stream';
 import { QueryTypes, type Transaction } from 'sequelize';
 import { Upload } from '../db/models';
 import { sequelize } from '../db/sequelize';
 import { loadRows } from '../db/load';
+import type { ByteRange } from './blobStore';
+import { hashOf } from './hash';
+import { storeNamed, writeStoreName } from './stores';
+
+export { hashOf };
 
 /**
- * Files, stored in MariaDB once per content: the key is the SHA-256 of the bytes (hex), so the same
- * file attached ten times is kept once. Whatever has attachments (articles, later tickets) keeps
- * its own rows naming an upload by hash, with the name it was attached under.
+ * Files, stored once per content: the key is the SHA-256 of the bytes (hex), so the same file
+ * attached ten times is kept once. Whatever has attachments (articles, tickets) keeps its own rows
+ * naming an upload by hash, with the name it was attached under. The upload's row is always in
+ * MariaDB; its bytes are in the store its `storage` names (`database`: the row itself; `directory`:
+ * a file under ATTACHMENTS_DIR), see blobStore.ts and docs/attachments.md.
  */
 
 /** The columns of an upload without its bytes: what lists and presenters load. */
-export const UPLOAD_FIELDS = ['id', 'hash', 'filename', 'mime', 'size', 'created_at', 'updated_at'] as const;
+export const UPLOAD_FIELDS = ['id', 'hash', 'filename', 'mime', 'size', 'storage', 'created_at', 'updated_at'] as const;
 
 /**
  * The largest file stored. A row travels in one packet, and MariaDB's default `max_allowed_packet`
- * is 16 MiB: this leaves room for the statement around the bytes.
+ * is 16 MiB: this leaves room for the statement around the bytes. (The directory store has no such
+ * limit, but a file must be able to move back into the database.)
  */
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
-
-export const hashOf = (contents: Buffer): string => createHash('sha256').update(contents).digest('hex');
 
 const MIME: Record<string, string> = {
   txt: 'text/plain', log: 'text/plain', csv: 'text/csv', htm: 'text/html', html: 'text/html', xml: 'application/xml',
@@ -63,24 +69,45 @@ export function humanSize(bytes: number): string {
  * Stores `contents` unless the same bytes are stored already; returns the upload row (without its
  * bytes). Safe under concurrency: the insert is a no-op when the hash exists, and the row is then
  * read with a lock, which sees a row another transaction has just committed.
+ *
+ * With the directory store the file is written (durably) before the row is inserted: if the
+ * transaction then rolls back, an orphan file remains, which is harmless (the sweep removes it);
+ * the reverse, a row whose file is missing, never happens.
  */
 export async function put(contents: Buffer, filename: string, transaction?: Transaction): Promise<Upload> {
   const hash = hashOf(contents);
   const existing = await Upload.findOne({ attributes: [...UPLOAD_FIELDS], where: { hash }, transaction });
   if (existing) return existing;
   if (contents.length > MAX_UPLOAD_BYTES) throw new RangeError(`A file may not be larger than ${MAX_UPLOAD_BYTES} bytes.`);
+  const storage = writeStoreName();
+  if (storage !== 'database') await storeNamed(storage).put(hash, contents);
   const now = Math.floor(Date.now() / 1000);
   // Bound (binary protocol values), not inlined: the bytes are sent as they are, not as hex text.
   await sequelize().query(
-    'INSERT INTO uploads (hash, filename, mime, size, contents, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6) ON DUPLICATE KEY UPDATE hash = hash',
-    { bind: [hash, cleanFileName(filename), mimeOf(cleanFileName(filename)), contents.length, contents, now], transaction, type: QueryTypes.INSERT },
+    'INSERT INTO uploads (hash, filename, mime, size, contents, storage, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7) ON DUPLICATE KEY UPDATE hash = hash',
+    {
+      bind: [hash, cleanFileName(filename), mimeOf(cleanFileName(filename)), contents.length, storage === 'database' ? contents : null, storage, now],
+      transaction, type: QueryTypes.INSERT,
+    },
   );
   return (await Upload.findOne({ attributes: [...UPLOAD_FIELDS], where: { hash }, transaction, lock: transaction ? transaction.LOCK.SHARE : undefined }))!;
 }
 
-/** The upload with these bytes' hash, contents included; null when there is none. */
-export async function get(hash: string, transaction?: Transaction): Promise<Upload | null> {
-  return Upload.findOne({ where: { hash }, transaction });
+/** The upload with these bytes' hash, its bytes read from its store into `contents`; null when there is none. */
+export async function get(hash: string, transaction?: Transaction): Promise<(Upload & { contents: Buffer }) | null> {
+  const upload = await Upload.findOne({ attributes: [...UPLOAD_FIELDS], where: { hash }, transaction });
+  if (!upload) return null;
+  const stream = await openUpload(upload);
+  if (!stream) throw new Error(`The bytes of upload ${hash} are missing from the ${upload.storage} store.`);
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  upload.contents = Buffer.concat(chunks);
+  return upload as Upload & { contents: Buffer };
+}
+
+/** The bytes of an upload (or the inclusive range of them) as a stream; null when its store lacks them. */
+export async function openUpload(upload: Pick<Upload, 'hash' | 'storage'>, range?: ByteRange): Promise<Readable | null> {
+  return storeNamed(upload.storage).open(upload.hash, range);
 }
 
 /** The uploads with these hashes, without their bytes (what a page of attachments embeds), in one query. */

@@ -9,5 +9,8 @@ export class Upload extends Entity {
   @Column({ type: DataType.STRING(255), allowNull: false }) declare mime: string;
   /** Bytes. */
   @Column({ type: DataType.INTEGER.UNSIGNED, allowNull: false }) declare size: number;
-  @Column({ type: DataType.BLOB('long'), allowNull: false }) declare contents: Buffer;
+  /** The bytes when `storage` is `database`; null when another store holds them. */
+  @Column({ type: DataType.BLOB('long'), allowNull: true }) declare contents: Buffer | null;
+  /** The store holding the bytes: `database` or `directory` (src/storage/stores.ts). */
+  @Column({ type: DataType.STRING(16), allowNull: false, defaultValue: 'database' }) declare storage: string;
 }

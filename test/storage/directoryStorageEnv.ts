@@ -1,0 +1,9 @@
+// Imported first by the directory-store tests, before any module reads the configuration: new
+// attachments go to files under a private temporary directory (removed by the test file).
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const attachmentsDir = mkdtempSync(join(tmpdir(), 'helpdesk-attachments-'));
+process.env.ATTACHMENTS_STORAGE = 'directory';
+process.env.ATTACHMENTS_DIR = attachmentsDir;
