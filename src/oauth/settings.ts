@@ -4,7 +4,7 @@ import { ValidationError } from '../errors';
 import { Joi, field } from '../lib/validation';
 import { logger } from '../logger';
 import { hostRefusal, urlHost } from '../net/outbound';
-import { TENANT_PATTERN, tokenUrl } from './providers';
+import { TENANT_PATTERN, tokenUrl, type OAuthSettings } from './providers';
 
 /**
  * The OAuth2 settings of an account that logs in to a mail server (a department mailbox, a brand's
@@ -52,15 +52,22 @@ const tokenEndpoint = () => Joi.string().trim().max(2048).uri({ scheme: ['http',
 
 /** The joi fields of both resources' create and update. */
 export const oauthFields = {
-  auth_type: Joi.string().valid(...AUTH_TYPES),
-  oauth_provider: Joi.string().valid(...OAUTH_PROVIDERS).allow('', null),
-  oauth_client_id: field.nullable(255),
+  auth_type: Joi.string().valid(...AUTH_TYPES)
+    .description('How the account logs in: `password`, or `oauth2` (XOAUTH2/OAUTHBEARER with the oauth_* fields). Responses add the read-only `oauth_state` '
+      + '(null for password): `expires_at` of the current access token, `last_refreshed_at`, `last_error` and `last_error_at` of the last failed refresh.'),
+  oauth_provider: Joi.string().valid(...OAUTH_PROVIDERS).allow('', null)
+    .description('`microsoft` (Microsoft 365: token endpoint of `oauth_tenant`), `google`, or `custom` (`oauth_token_url`). Required with oauth2.'),
+  oauth_client_id: field.nullable(255).description('The OAuth2 client (application) id. Required with oauth2.'),
   // Not trimmed, like passwords.
-  oauth_client_secret: Joi.string().max(1024).allow('', null),
-  oauth_tenant: field.nullable(255).pattern(TENANT_PATTERN, 'tenant'),
-  oauth_token_url: tokenEndpoint(),
-  oauth_scope: field.nullable(1024),
-  oauth_refresh_token: Joi.string().trim().max(8192).allow('', null),
+  oauth_client_secret: Joi.string().max(1024).allow('', null)
+    .description(`The client secret: write-only, stored encrypted, returned as \`${SECRET_MASK}\` (sending that back keeps it; empty removes it).`),
+  oauth_tenant: field.nullable(255).pattern(TENANT_PATTERN, 'tenant')
+    .description('Microsoft 365: the directory (tenant) id or a verified domain, or `organizations`. Required with the microsoft provider.'),
+  oauth_token_url: tokenEndpoint()
+    .description('The token endpoint (custom provider; required there). Responses show the endpoint in use. Internal addresses only when OUTBOUND_ALLOW_HOSTS lists them.'),
+  oauth_scope: field.nullable(1024).description('Scopes asked for at each refresh, instead of the preset\'s (Microsoft: the protocol\'s scope and offline_access; Google: https://mail.google.com/).'),
+  oauth_refresh_token: Joi.string().trim().max(8192).allow('', null)
+    .description(`The refresh token from the administrator's consent: write-only, stored encrypted (replaced when the provider rotates it), returned as \`${SECRET_MASK}\`. Required with oauth2.`),
 };
 
 const PLAIN = ['auth_type', 'oauth_provider', 'oauth_client_id', 'oauth_tenant', 'oauth_token_url', 'oauth_scope'] as const;
@@ -86,6 +93,12 @@ function encrypted(table: OAuthTable, column: typeof SECRETS[number], sent: stri
 export function oauthChanges(table: OAuthTable, input: Record<string, any>, current: Partial<OAuthColumns> | null): Partial<OAuthColumns> {
   const values: Record<string, unknown> = {};
   for (const k of PLAIN) if (input[k] !== undefined) values[k] = input[k] === '' ? null : input[k];
+  // Responses show a preset's endpoint as oauth_token_url: a client that sends back what it read changes nothing.
+  const merged = { ...current, ...values } as OAuthSettings;
+  if (merged.oauth_provider !== 'custom' && values.oauth_token_url && values.oauth_token_url === tokenUrl(merged)) {
+    if (current) delete values.oauth_token_url;
+    else values.oauth_token_url = null;
+  }
   for (const k of SECRETS) {
     const v = encrypted(table, k, input[k]);
     if (v !== undefined) values[k] = v;

@@ -176,7 +176,10 @@ describe('an IMAP mailbox with OAuth2', () => {
     expect(JSON.stringify(view)).not.toContain(accessToken);
   });
 
-  it('uses the stored token while it is valid, and refreshes it before it expires', async () => {
+  it('uses the stored token while it is valid (also after a client PUTs back what it read), and refreshes it before it expires', async () => {
+    const { id, created_at, updated_at, department_id, last_polled_at, last_error, last_error_at, oauth_state, ...readBack } = await shown(box.id);
+    expectSuccess(await api.put(`${emailPath()}/${box.id}`, readBack), 'Successfully updated the department email!');
+    expect((await shown(box.id)).oauth_state).toEqual(oauth_state);
     const granted = tokens.refreshes.granted;
     await dovecot.append(user('imap'), await rawMail({ from: newEmail('cust'), to: user('imap') }));
     expect(await pollMailbox(box.id)).toMatchObject({ fetched: 1 });
