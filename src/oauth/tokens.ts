@@ -15,7 +15,7 @@ import { secretPurpose, type OAuthColumns, type OAuthTable } from './settings';
  * token for an account that logs in with OAuth2, from the refresh token stored with it.
  *
  * The access token is kept (encrypted) with its expiry and handed out until OAUTH_REFRESH_BEFORE_SECONDS
- * before it expires. Then, or when the server refused it (`rejected`: a 401), it is refreshed in a
+ * (at most half its lifetime) before it expires. Then, or when the server refused it (`rejected`: a 401), it is refreshed in a
  * transaction that locks the account's row: a second worker refreshing at the same moment waits,
  * then finds the new token and uses it, so a provider that rotates refresh tokens never sees the
  * old one twice. A rotated refresh token is stored (encrypted) in that same transaction. A refresh
@@ -42,7 +42,9 @@ export interface AccessToken { token: string; expiresAt: number }
 /** The stored access token while it is good for longer than the margin (and is not the one refused). */
 function usable(table: OAuthTable, row: AccountRow, rejected: string | undefined): AccessToken | null {
   if (!row.oauth_access_token || !row.oauth_expires_at) return null;
-  if (row.oauth_expires_at - config().oauth.refreshBeforeSeconds <= now()) return null;
+  // At most half the token's lifetime: a provider issuing short-lived tokens is not asked at every use.
+  const lifetime = row.oauth_expires_at - (row.oauth_last_refreshed_at ?? 0);
+  if (row.oauth_expires_at - Math.min(config().oauth.refreshBeforeSeconds, Math.floor(lifetime / 2)) <= now()) return null;
   const token = decryptSecret(row.oauth_access_token, secretPurpose(table, 'oauth_access_token'));
   return token === rejected ? null : { token, expiresAt: row.oauth_expires_at };
 }

@@ -69,7 +69,8 @@ export async function startTokenServer(): Promise<TokenServer> {
 
   server.service.on('beforeTokenSigning', (token: { payload: Record<string, unknown> }, req: Req) => {
     const owner = ownerOf(req);
-    if (owner) Object.assign(token.payload, { sub: owner, email: owner, exp: nowSec() + ts.ttl });
+    // jti: tokens of one second are otherwise the same bytes (RS256 signatures are deterministic).
+    if (owner) Object.assign(token.payload, { sub: owner, email: owner, exp: nowSec() + ts.ttl, jti: randomUUID() });
   });
 
   server.service.on('beforeResponse', (response: { statusCode: number; body: Record<string, any> }, req: Req) => {

@@ -14,6 +14,7 @@ import { closeTransports, transportFor } from '../../src/mail/transports';
 import { pollMailbox } from '../../src/mailbox/poll';
 import { resetTlsOptions } from '../../src/mailbox/pollSummary';
 import { secretPurpose } from '../../src/oauth/settings';
+import { accessToken } from '../../src/oauth/tokens';
 import { startDovecot, type Dovecot } from '../helpers/dovecot';
 import { newEmail, nowSec, unique, useApi } from '../helpers/app';
 import { expectError, expectSuccess } from '../helpers/envelope';
@@ -185,8 +186,8 @@ describe('an IMAP mailbox with OAuth2', () => {
     expect(await pollMailbox(box.id)).toMatchObject({ fetched: 1 });
     expect(tokens.refreshes.granted).toBe(granted);
 
-    // Within OAUTH_REFRESH_BEFORE_SECONDS (300) of its expiry: renewed before the login.
-    await DepartmentEmail.update({ oauth_expires_at: nowSec() + 200 }, { where: { id: box.id } });
+    // Within OAUTH_REFRESH_BEFORE_SECONDS (300) of the expiry of a token of an hour: renewed before the login.
+    await DepartmentEmail.update({ oauth_expires_at: nowSec() + 200, oauth_last_refreshed_at: nowSec() - 3400 }, { where: { id: box.id } });
     const old = tokens.issued[tokens.issued.length - 1].token;
     await dovecot.append(user('imap'), await rawMail({ from: newEmail('cust'), to: user('imap') }));
     expect(await pollMailbox(box.id)).toMatchObject({ fetched: 1 });
@@ -194,6 +195,16 @@ describe('an IMAP mailbox with OAuth2', () => {
     const now = decryptSecret((await stored(box.id)).oauth_access_token!, secretPurpose('department_emails', 'oauth_access_token'));
     expect(now).not.toBe(old);
     expect((await shown(box.id)).oauth_state.expires_at).toBeGreaterThanOrEqual(nowSec() + 3500);
+  });
+
+  it('two workers needing a new token at once refresh once: the second waits for the lock and takes the first one\'s token', async () => {
+    await DepartmentEmail.update({ oauth_expires_at: nowSec() + 10, oauth_last_refreshed_at: nowSec() - 3590 }, { where: { id: box.id } });
+    const { granted, asked } = tokens.refreshes;
+    const account = { table: 'department_emails' as const, id: box.id, use: 'imap' as const };
+    const [a, b] = await Promise.all([accessToken(account), accessToken(account)]);
+    expect(a.token).toBe(b.token);
+    expect(tokens.refreshes).toEqual({ granted: granted + 1, asked: asked + 1 });
+    expect(await imapLogin('imap', a.token)).toBe('ok');
   });
 
   it('after dovecot refuses a revoked token, refreshes and polls with the new one', async () => {
@@ -227,6 +238,13 @@ describe('an IMAP mailbox with OAuth2', () => {
     expect(view.last_error).toBe(view.oauth_state.last_error);
     expect(view.poll_failures).toBe(1);
     expect(view.last_error).not.toContain('rt-never-issued');
+
+    // The token endpoint is checked again at every refresh (src/net): a metadata address is never asked.
+    await DepartmentEmail.update({ oauth_token_url: 'http://169.254.169.254/token', oauth_provider: 'custom' }, { where: { id: bad.id } });
+    const asked = tokens.refreshes.asked;
+    expect(await pollMailbox(bad.id)).toMatchObject({ error: expect.stringMatching(/^The token endpoint is not allowed: 169\.254\.169\.254 is a cloud metadata/) });
+    expect(tokens.refreshes.asked).toBe(asked);
+    await DepartmentEmail.update({ oauth_token_url: tokens.tokenUrl }, { where: { id: bad.id } });
 
     // A new refresh token through the API clears the state and the backoff, and the next poll works.
     const fixed = expectSuccess(await api.put(`${emailPath()}/${bad.id}`, { oauth_refresh_token: tokens.grant(user('broken')) }), 'Successfully updated the department email!');
