@@ -21,6 +21,8 @@ import { expectError, expectSuccess } from '../helpers/envelope';
 import { startTokenServer, type TokenServer } from '../helpers/oauthServer';
 import { startSmtp, waitFor, type TestSmtp } from '../helpers/smtp';
 import { mailWorld, type MailWorld } from '../notifications/support';
+import { createWorker } from '../../src/queue/runWorker';
+import { mailSpec } from '../../src/wiring';
 import { dropQueuedMail, rawMail } from './support';
 
 afterAll(() => dropQueuedMail());
@@ -147,9 +149,10 @@ describe('the OAuth2 settings over the API', () => {
   });
 });
 
-describe('an IMAP mailbox with OAuth2', () => {
-  let box: { id: number; refreshToken: string };
+/** The IMAP mailbox of the tests below (the last one polls it again). */
+let box: { id: number; refreshToken: string };
 
+describe('an IMAP mailbox with OAuth2', () => {
   it('refreshes a token, logs in with it (dovecot validates it), imports, and stores the rotated refresh token encrypted', async () => {
     box = await oauthMailbox('imap', 'imap');
     await dovecot.append(user('imap'), await rawMail({ from: newEmail('cust'), to: user('imap') }));
@@ -303,5 +306,22 @@ describe('a brand sending by SMTP with XOAUTH2', () => {
     await waitFor(() => smtp.mailsTo(second).length === 1, 10000, 'the second mail at the SMTP server');
     expect(tokens.refreshes.granted).toBe(granted + 1);
     expect(smtp.received.filter((m) => m.envelopeFrom === user('sender'))).toHaveLength(2);
+  });
+});
+
+describe('both ways at once', () => {
+  it('a mail fetched with OAuth2 is acknowledged by the mail worker through SMTP with XOAUTH2', async () => {
+    const mailer = await createWorker(mailSpec());
+    try {
+      const customer = newEmail('both');
+      await dovecot.append(user('imap'), await rawMail({ from: customer, to: user('imap'), subject: 'Where is my parcel?' }));
+      expect(await pollMailbox(box.id)).toMatchObject({ fetched: 1 });
+      const ack = await waitFor(() => smtp.mailsTo(customer)[0], 60000, 'the acknowledgement at the SMTP server');
+      expect(ack.parsed.headers.get('auto-submitted')).toBe('auto-replied');
+      expect(ack.parsed.subject).toContain('Where is my parcel?');
+      expect(smtp.mailsTo(customer)).toHaveLength(1);
+    } finally {
+      await mailer.close();
+    }
   });
 });
