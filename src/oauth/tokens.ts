@@ -81,7 +81,7 @@ async function refresh(account: OAuthAccount, rejected: string | undefined): Pro
       }, { transaction: t });
       logger.info({ account: `${table}/${id}`, expiresIn: granted.expiresIn, rotated: Boolean(granted.refreshToken) }, 'oauth2 access token refreshed');
       return { token: granted.accessToken, expiresAt: at + granted.expiresIn };
-    });
+    }, 1); // never run again: the refresh is an effect outside the transaction (and may have rotated the token)
   } catch (err) {
     const reason = err instanceof OAuthError || err instanceof OutboundRefusedError ? err.message : `The token refresh failed: ${foreignText((err as Error).message, 200)}`;
     await modelOf(table).update({ oauth_last_error: reason, oauth_last_error_at: now() }, { where: { id } });

@@ -309,6 +309,21 @@ describe('a brand sending by SMTP with XOAUTH2', () => {
   });
 });
 
+describe('a brand whose refresh token the provider refuses', () => {
+  it('fails the send with the provider\'s reason, shown in the brand\'s oauth_state; nothing reaches the server', async () => {
+    const created = expectSuccess(await api.post('/api/core/brand', {
+      name: `Broken ${tag}`, smtp_host: '127.0.0.1', smtp_port: smtp.port, smtp_username: user('sender'), ...oauthSettings('rt-revoked-consent'),
+    }), 'Successfully created new brand!');
+    const to = newEmail('never');
+    const brand = (await Brand.findByPk(created.id))!;
+    await expect(transportFor(brand).sendMail({ from: user('sender'), to, subject: 'Hi', text: 'Hi' })).rejects.toThrow(/invalid_grant/);
+    const view = expectSuccess(await api.get(`/api/core/brand/${created.id}`));
+    expect(view.oauth_state).toMatchObject({ expires_at: null, last_error: expect.stringMatching(/^The token endpoint refused the refresh \(400, invalid_grant: /) });
+    expect(view.oauth_state.last_error).not.toContain('rt-revoked-consent');
+    expect(smtp.mailsTo(to)).toHaveLength(0);
+  });
+});
+
 describe('both ways at once', () => {
   it('a mail fetched with OAuth2 is acknowledged by the mail worker through SMTP with XOAUTH2', async () => {
     const mailer = await createWorker(mailSpec());
