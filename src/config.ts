@@ -69,6 +69,8 @@ export interface Config {
   webhooks: { attempts: number; backoffMs: number; timeoutMs: number; concurrency: number };
   /** Internal targets webhooks may reach after all: host names, IPs or CIDRs (src/net/outbound.ts). */
   outboundAllowHosts: string[];
+  /** OAuth2 for mailboxes and SMTP (src/oauth): the token endpoint's timeout; how long before expiry a token is renewed. */
+  oauth: { timeoutMs: number; refreshBeforeSeconds: number };
   /**
    * The mailbox worker: how often due mailboxes are polled, polls at once, the network timeout,
    * the longest backoff after failed polls, the largest mail imported, and the cap on automatic
@@ -183,7 +185,9 @@ export const configSchema = Joi.object({
       if (!/^[a-z0-9.:_\-\[\]*/]+$/.test(e)) throw new Error(`has an entry that is not a host name, IP or CIDR: ${e}`);
     }
     return entries;
-  }).description("internal hosts webhooks may be delivered to: comma-separated host names, IPs or CIDRs (loopback, private, link-local and metadata addresses are refused otherwise)").meta({ default: "none" }),
+  }).description("internal hosts webhooks and OAuth2 token endpoints may reach: comma-separated host names, IPs or CIDRs (loopback, private, link-local and metadata addresses are refused otherwise)").meta({ default: "none" }),
+  OAUTH_TIMEOUT_MS: Joi.number().integer().min(100).max(120000).default(10000).description("how long an OAuth2 token endpoint has to answer a refresh"),
+  OAUTH_REFRESH_BEFORE_SECONDS: Joi.number().integer().min(0).max(86400).default(300).description("an OAuth2 access token is renewed this long before it expires"),
   MAILBOX_POLL_EVERY_MS: Joi.number().integer().min(100).default(60000).description("how often due mailboxes are polled"),
   MAILBOX_CONCURRENCY: Joi.number().integer().min(1).max(100).default(4).description("mailboxes one mailbox worker polls at once"),
   MAILBOX_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(30000).description("connect, greeting and socket timeout of a mailbox connection"),
@@ -261,6 +265,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     idempotency: { ttlSeconds: value.IDEMPOTENCY_TTL_SECONDS, lockSeconds: value.IDEMPOTENCY_LOCK_SECONDS, waitMs: value.IDEMPOTENCY_WAIT_MS },
     webhooks: { attempts: value.WEBHOOK_ATTEMPTS, backoffMs: value.WEBHOOK_BACKOFF_MS, timeoutMs: value.WEBHOOK_TIMEOUT_MS, concurrency: value.WEBHOOK_CONCURRENCY },
     outboundAllowHosts: value.OUTBOUND_ALLOW_HOSTS || [],
+    oauth: { timeoutMs: value.OAUTH_TIMEOUT_MS, refreshBeforeSeconds: value.OAUTH_REFRESH_BEFORE_SECONDS },
     mailbox: {
       pollEveryMs: value.MAILBOX_POLL_EVERY_MS, concurrency: value.MAILBOX_CONCURRENCY, timeoutMs: value.MAILBOX_TIMEOUT_MS,
       maxBackoffSeconds: value.MAILBOX_MAX_BACKOFF_SECONDS, maxMessageBytes: value.MAILBOX_MAX_MESSAGE_BYTES,

@@ -14,6 +14,17 @@ export const REDACT = [
   'password',
   'smtp_password',
   'token',
+  // OAuth2 (src/oauth): the API's fields and the token endpoint's.
+  '*.oauth_client_secret',
+  '*.oauth_refresh_token',
+  '*.oauth_access_token',
+  '*.accessToken',
+  '*.access_token',
+  '*.refresh_token',
+  '*.client_secret',
+  'oauth_client_secret',
+  'oauth_refresh_token',
+  'accessToken',
 ];
 
 // Every process imports the logger before its main() reads the configuration: a bad variable is

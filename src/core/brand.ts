@@ -1,4 +1,5 @@
 import { Brand } from '../db/models';
+import { ValidationError } from '../errors';
 import { isCountry } from '../lib/countries';
 import { flagFilter } from '../http/listQuery';
 import { resourceRouter, type ResourceDef } from '../http/resource';
@@ -7,6 +8,7 @@ import { isTimeZone } from '../lib/timezones';
 import { Joi, field } from '../lib/validation';
 import { assertEnabledLanguage } from './enabledLanguage';
 import { mailServerHost } from '../net/outbound';
+import { assertOAuthComplete, oauthChanges, oauthFields, oauthView } from '../oauth/settings';
 
 /** `default` (the system default applies), or a real code that `check` accepts, as `normalise` writes it. */
 const defaultOr = (check: (v: string) => boolean, normalise = (v: string) => v) => field.string(64)
@@ -42,7 +44,18 @@ const fields = {
   // `default` or an enabled language (checked in create and update).
   default_language: defaultOr((v) => /^[a-z]{2}$/.test(v), (v) => v.toLowerCase()),
   language_toggle: Joi.number().integer().min(-1).max(1000),
+  // SMTP with XOAUTH2 (auth_type oauth2, smtp_username the account): src/oauth/settings.ts.
+  ...oauthFields,
 };
+
+/** The request without its OAuth2 fields (written through oauthChanges: secrets encrypted). */
+const withoutOAuth = (input: Record<string, any>) => Object.fromEntries(Object.entries(input).filter(([k]) => !(k in oauthFields)));
+
+/** SMTP with OAuth2 logs in as smtp_username. */
+function assertOAuthUser(merged: Partial<Brand>): void {
+  assertOAuthComplete(merged);
+  if (merged.auth_type === 'oauth2' && !merged.smtp_username) throw new ValidationError('The smtp username field is required when auth type is oauth2.');
+}
 
 /** Brands: list and show are the spec's; create and update let integrators set SMTP settings. */
 export const brandResource: ResourceDef<Brand> = {
@@ -54,14 +67,18 @@ export const brandResource: ResourceDef<Brand> = {
   filters: { enabled: flagFilter('enabled') },
   createSchema: Joi.object({ name: field.string().required(), ...fields, enabled: field.flag().default(1), email_method: fields.email_method.default('smtp') }),
   updateSchema: Joi.object({ name: field.string(), ...fields }),
-  serialize: (b) => pick(b, BRAND_FIELDS),
+  serialize: (b) => ({ ...pick(b, BRAND_FIELDS), ...oauthView(b) }),
   async create(input, { transaction }) {
     if (input.default_language !== 'default') await assertEnabledLanguage('default_language', input.default_language, transaction);
-    return Brand.create(input, { transaction });
+    const oauth = { auth_type: 'password' as const, ...oauthChanges('brands', input, null) };
+    assertOAuthUser({ ...withoutOAuth(input), ...oauth });
+    return Brand.create({ ...withoutOAuth(input), ...oauth }, { transaction });
   },
   async update(brand, input, { transaction }) {
     if (input.default_language !== 'default') await assertEnabledLanguage('default_language', input.default_language, transaction);
-    await brand.update(input, { transaction });
+    const values = { ...withoutOAuth(input), ...oauthChanges('brands', input, brand) };
+    assertOAuthUser({ ...brand.get({ plain: true }), ...values });
+    await brand.update(values, { transaction });
   },
 };
 

@@ -1,7 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import nodemailer, { type SendMailOptions, type Transporter } from 'nodemailer';
 import type { Brand } from '../db/models';
+import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import { OutboundRefusedError, foreignText, resolveChecked } from '../net/outbound';
+import { accessToken } from '../oauth/tokens';
 
 /** A message a transport sent (or tried to): what the mail delivery record shows. */
 export interface SentMail {
@@ -44,8 +46,31 @@ function recording(transport: Transporter, host: string): Transporter {
   return transport;
 }
 
-/** What a transport is built from: a change to any of these rebuilds it. */
-const settingsKey = (b: Brand) => JSON.stringify([b.smtp_host, b.smtp_port, b.smtp_encryption, b.smtp_requires_auth, b.smtp_username, b.smtp_password]);
+/**
+ * What a transport is built from: a change to any of these rebuilds it. (Not the OAuth2 tokens:
+ * they change with every refresh, and the transport asks the token service for them.)
+ */
+const settingsKey = (b: Brand) => JSON.stringify([b.smtp_host, b.smtp_port, b.smtp_encryption, b.smtp_requires_auth, b.smtp_username, b.smtp_password,
+  b.auth_type, b.oauth_provider, b.oauth_client_id, b.oauth_tenant, b.oauth_token_url, b.oauth_scope]);
+
+/**
+ * XOAUTH2 with tokens from the token service (src/oauth/tokens.ts), not nodemailer's own refresh:
+ * one refresh logic for mailboxes and SMTP, rotated refresh tokens stored. nodemailer asks again
+ * with `renew` when the server refused a token; the service then replaces that token.
+ */
+function oauth2Auth(brand: Brand): SMTPTransport.Options['auth'] {
+  let last: string | undefined;
+  return {
+    type: 'OAuth2',
+    user: brand.smtp_username ?? '',
+    provisionCallback(_user, renew, callback) {
+      accessToken({ table: 'brands', id: brand.id, use: 'smtp' }, renew ? { rejected: last } : {}).then(({ token, expiresAt }) => {
+        last = token;
+        callback(null, token, expiresAt * 1000);
+      }, (err: Error) => callback(err, '', 0));
+    },
+  };
+}
 
 const cache = new Map<number, { key: string; transport: Transporter }>();
 
@@ -73,7 +98,8 @@ export function transportFor(brand: Brand): Transporter {
     secure: brand.smtp_encryption === 'ssl',
     requireTLS: brand.smtp_encryption === 'tls',
     ignoreTLS: !brand.smtp_encryption,
-    auth: brand.smtp_requires_auth ? { user: brand.smtp_username ?? '', pass: brand.smtp_password ?? '' } : undefined,
+    auth: brand.auth_type === 'oauth2' ? oauth2Auth(brand)
+      : brand.smtp_requires_auth ? { user: brand.smtp_username ?? '', pass: brand.smtp_password ?? '' } : undefined,
     connectionTimeout: 15000,
     greetingTimeout: 15000,
     socketTimeout: 30000,

@@ -5,6 +5,7 @@ import { DepartmentEmail } from '../db/models';
 import { logger } from '../logger';
 import { defaultPort } from '../ticket/departmentEmailTypes';
 import { ingestMail } from './ingest';
+import type { MailLogin } from './login';
 import { tally, tlsOptions, type PollSummary } from './pollSummary';
 
 /**
@@ -19,12 +20,12 @@ import { tally, tlsOptions, type PollSummary } from './pollSummary';
  * With `delete_downloaded`, mails at or below the cursor that are still there (a worker that died
  * between the commit and the delete) are deleted at the start of the next poll.
  */
-export async function pollImap(mailbox: DepartmentEmail, password: string): Promise<PollSummary> {
+export async function pollImap(mailbox: DepartmentEmail, login: MailLogin): Promise<PollSummary> {
   const { timeoutMs, maxMessageBytes } = config().mailbox;
   const client = new ImapFlow({
     host: mailbox.server!, port: mailbox.port ?? defaultPort('imap', mailbox.encryption), secure: mailbox.encryption === 'ssl',
     // 'none' must never upgrade on its own: a STARTTLS offer with a certificate nobody asked to trust would fail the poll.
-    doSTARTTLS: mailbox.encryption === 'tls', auth: { user: mailbox.username!, pass: password }, logger: false,
+    doSTARTTLS: mailbox.encryption === 'tls', auth: { user: mailbox.username!, ...login }, logger: false,
     tls: tlsOptions(), disableAutoIdle: true, connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs,
   });
   client.on('error', (err: Error) => logger.debug({ mailbox: mailbox.id, reason: err.message }, 'imap connection error'));

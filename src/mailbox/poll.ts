@@ -1,6 +1,5 @@
 import { Op } from 'sequelize';
 import { config } from '../config';
-import { MAILBOX_PASSWORD, decryptSecret } from '../crypto/secrets';
 import { now } from '../db/entity';
 import { DepartmentEmail } from '../db/models';
 import { transaction } from '../db/transaction';
@@ -10,6 +9,7 @@ import { mailboxPolls, mailsIngested } from '../ops/metrics';
 import { TYPE_REMOTE } from '../ticket/departmentEmailTypes';
 import { foreignText, resolveChecked } from '../net/outbound';
 import { pollImap } from './imap';
+import { withLogin } from './login';
 import { pollPop3 } from './pop3Poll';
 import type { PollSummary } from './pollSummary';
 
@@ -25,10 +25,9 @@ export async function pollMailbox(id: number): Promise<PollSummary | { skipped: 
   if (!mailbox || mailbox.type !== TYPE_REMOTE) return { skipped: 'not a remote mailbox (any more)' };
   const log = logger.child({ mailbox: id, address: mailbox.address });
   try {
-    if (!mailbox.server || !mailbox.username || !mailbox.password) throw new Error('The mailbox has no server, username or password.');
-    const password = decryptSecret(mailbox.password, MAILBOX_PASSWORD);
+    if (!mailbox.server || !mailbox.username || (!mailbox.password && mailbox.auth_type !== 'oauth2')) throw new Error('The mailbox has no server, username or password.');
     await resolveChecked(mailbox.server, 'mail-server');
-    const summary = mailbox.protocol === 'pop3' ? await pollPop3(mailbox, password) : await pollImap(mailbox, password);
+    const summary = await withLogin(mailbox, (login) => (mailbox.protocol === 'pop3' ? pollPop3(mailbox, login) : pollImap(mailbox, login)));
     await DepartmentEmail.update({ last_polled_at: now(), last_error: null, last_error_at: null, poll_failures: 0, next_poll_at: null }, { where: { id } });
     mailboxPolls.inc({ outcome: 'ok' });
     for (const [decision, n] of Object.entries(summary.decisions)) mailsIngested.inc({ decision }, n);

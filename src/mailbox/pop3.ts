@@ -14,7 +14,9 @@ export interface Pop3Options {
   port: number;
   encryption: Pop3Encryption;
   user: string;
-  password: string;
+  /** One of the two: USER/PASS, or AUTH XOAUTH2 with an OAuth2 access token. */
+  password?: string;
+  accessToken?: string;
   /** Per command (and for connecting, greeting and TLS handshake); default 30 s. */
   timeoutMs?: number;
   /** Extra TLS options, e.g. `{ ca }` or `{ rejectUnauthorized: false }`. */
@@ -56,14 +58,18 @@ export class Pop3Client {
   }
 
   static async connect(opts: Pop3Options): Promise<Pop3Client> {
-    if (/[\r\n]/.test(opts.user + opts.password)) throw new Error('POP3 user and password must not contain line breaks');
+    if (/[\r\n]/.test(opts.user + (opts.password ?? '') + (opts.accessToken ?? ''))) throw new Error('POP3 user and password must not contain line breaks');
     const client = new Pop3Client(opts);
     try {
       await client.request(null, 'line', 'greeting');
       if (opts.encryption === 'tls') await client.startTls();
+      if (opts.accessToken !== undefined) {
+        await client.authXoauth2(opts.user, opts.accessToken);
+        return client;
+      }
       await client.request(`USER ${opts.user}`, 'line', 'USER');
       // Errors name the label, never the line: no password in messages or logs.
-      await client.request(`PASS ${opts.password}`, 'line', 'PASS').catch((err) => {
+      await client.request(`PASS ${opts.password ?? ''}`, 'line', 'PASS').catch((err) => {
         throw err instanceof Pop3Error ? new Pop3Error('PASS', err.serverText, true) : err;
       });
       return client;
@@ -71,6 +77,21 @@ export class Pop3Client {
       client.close();
       throw err;
     }
+  }
+
+  /**
+   * RFC 5034 AUTH with the XOAUTH2 initial response. A refused token comes back as a `+` challenge
+   * carrying the server's JSON error; an empty line ends the exchange, and the server says -ERR.
+   */
+  private async authXoauth2(user: string, token: string): Promise<void> {
+    const initial = Buffer.from(`user=${user}\x01auth=Bearer ${token}\x01\x01`, 'utf8').toString('base64');
+    const refused = (err: unknown) => {
+      throw err instanceof Pop3Error ? new Pop3Error('AUTH XOAUTH2', err.serverText, true) : err;
+    };
+    const answer = (await this.request(`AUTH XOAUTH2 ${initial}`, 'line', 'AUTH XOAUTH2').catch(refused)).toString('latin1');
+    if (answer.startsWith('+OK')) return;
+    await this.request('', 'line', 'AUTH XOAUTH2').catch(refused);
+    throw new Pop3Error('AUTH XOAUTH2', 'the server refused the access token', true);
   }
 
   async uidl(): Promise<Array<{ number: number; uid: string }>> {
@@ -167,6 +188,11 @@ export class Pop3Client {
     if (status.startsWith('-ERR')) {
       this.consume(eol + 2);
       return this.settle(new Pop3Error(p.label, status.slice(4).trim()));
+    }
+    // A SASL challenge (AUTH): the caller answers it.
+    if (p.kind === 'line' && (status === '+' || status.startsWith('+ '))) {
+      this.consume(eol + 2);
+      return this.settle(null, Buffer.from(status, 'latin1'));
     }
     if (!status.startsWith('+OK')) return this.fail(new Error(`POP3 ${p.label}: unexpected response ${JSON.stringify(status.slice(0, 200))}`));
     if (p.kind === 'line') {

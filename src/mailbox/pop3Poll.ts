@@ -4,6 +4,7 @@ import { DepartmentEmail, IncomingMail } from '../db/models';
 import type { IncomingDecision } from '../db/models/IncomingMail';
 import { defaultPort } from '../ticket/departmentEmailTypes';
 import { ingestMail } from './ingest';
+import type { MailLogin } from './login';
 import { Pop3Client } from './pop3';
 import { tally, tlsOptions, type PollSummary } from './pollSummary';
 
@@ -13,10 +14,10 @@ import { tally, tlsOptions, type PollSummary } from './pollSummary';
  * New UIDLs are retrieved and imported one at a time; with `delete_downloaded` every mail taken
  * (now or by an earlier poll that died before QUIT) is deleted, which POP3 applies at QUIT.
  */
-export async function pollPop3(mailbox: DepartmentEmail, password: string): Promise<PollSummary> {
+export async function pollPop3(mailbox: DepartmentEmail, login: MailLogin): Promise<PollSummary> {
   const client = await Pop3Client.connect({
     host: mailbox.server!, port: mailbox.port ?? defaultPort('pop3', mailbox.encryption), encryption: mailbox.encryption,
-    user: mailbox.username!, password, timeoutMs: config().mailbox.timeoutMs, tls: tlsOptions(),
+    user: mailbox.username!, ...('pass' in login ? { password: login.pass } : { accessToken: login.accessToken }), timeoutMs: config().mailbox.timeoutMs, tls: tlsOptions(),
   });
   const summary: PollSummary = { fetched: 0, decisions: {} };
   try {

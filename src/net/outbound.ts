@@ -3,13 +3,13 @@ import { BlockList, isIP, isIPv4 } from 'node:net';
 import { config } from '../config';
 
 /**
- * Where the server may connect on its own (webhook deliveries, mailbox polls, SMTP), one policy for
- * all three. `webhook`: public addresses only, unless the host or address is listed in
- * OUTBOUND_ALLOW_HOSTS. `mail-server`: configured by an administrator, so internal addresses are
+ * Where the server may connect on its own (webhook deliveries, OAuth2 token endpoints, mailbox
+ * polls, SMTP), one policy for all. `webhook` and `oauth-token`: public addresses only, unless the
+ * host or address is listed in OUTBOUND_ALLOW_HOSTS. `mail-server`: configured by an administrator, so internal addresses are
  * fine (a local MTA on 127.0.0.1:25 is a normal setup), but never a cloud metadata service.
  * Metadata addresses are refused for every use, whatever OUTBOUND_ALLOW_HOSTS says.
  */
-export type OutboundUse = 'webhook' | 'mail-server';
+export type OutboundUse = 'webhook' | 'oauth-token' | 'mail-server';
 
 export class OutboundRefusedError extends Error {
   readonly code = 'EOUTBOUNDREFUSED';

@@ -10,6 +10,7 @@ import { logger } from '../logger';
 import { defaultBrandId } from '../user/users/service';
 import { mailServerHost } from '../net/outbound';
 import { ENCRYPTION_CODES, PROTOCOL_CODES, codeOf, codeOrName } from './mailboxCodes';
+import { assertOAuthComplete, oauthChanges, oauthFields, oauthView } from '../oauth/settings';
 
 /**
  * Email addresses of a department: `/api/ticket/department/{id}/email[/{email_id}]`.
@@ -24,6 +25,10 @@ import { ENCRYPTION_CODES, PROTOCOL_CODES, codeOf, codeOrName } from './mailboxC
  * The password is stored encrypted (crypto/secrets.ts) and never returned: responses carry
  * PASSWORD_MASK when one is stored, null when none. Sending the mask back leaves the stored
  * password as it is (a client can PUT what it read); an empty value removes it.
+ *
+ * With `auth_type` oauth2 the mailbox logs in with XOAUTH2/OAUTHBEARER instead (IMAP and POP3):
+ * the oauth_* fields (src/oauth/settings.ts) replace the password, and `oauth_state` shows how
+ * the worker's token refreshes go.
  */
 
 export const PASSWORD_MASK = '********';
@@ -40,6 +45,7 @@ export function serializeDepartmentEmail(e: DepartmentEmail): Record<string, any
     protocol: codeOf(PROTOCOL_CODES, e.protocol),
     encryption: codeOf(ENCRYPTION_CODES, e.encryption),
     password: e.password ? PASSWORD_MASK : null,
+    ...oauthView(e),
   };
 }
 
@@ -52,6 +58,7 @@ const fields = {
   username: field.nullable(255),
   // Not trimmed: a password may begin or end with a space.
   password: Joi.string().max(PASSWORD_MAX).allow('', null),
+  ...oauthFields,
 };
 
 const createSchema = Joi.object({
@@ -105,10 +112,10 @@ async function brandFor(department: Department, brandId: number | undefined, tra
   return brandId;
 }
 
-/** A remote mailbox can be fetched only with a server, a username and a password. */
-function assertFetchable(values: { type: number; server: string | null; username: string | null; password: string | null }): void {
+/** A remote mailbox can be fetched only with a server, a username and a password (or its OAuth2 settings). */
+function assertFetchable(values: { type: number; server: string | null; username: string | null; password: string | null; auth_type: string }): void {
   if (values.type !== TYPE_REMOTE) return;
-  for (const name of ['server', 'username', 'password'] as const) {
+  for (const name of ['server', 'username', ...(values.auth_type === 'oauth2' ? [] : ['password'] as const)] as const) {
     if (!values[name]) throw new ValidationError(`The ${name} field is required when type is ${TYPE_REMOTE}.`);
   }
 }
@@ -127,9 +134,11 @@ export const departmentEmailResource: ResourceDef<DepartmentEmail> = {
     await assertAddressFree(input.address, null, transaction);
     const password = storedPassword(input.password) ?? null;
     const values = pick(input, COLUMNS);
-    assertFetchable({ type: values.type, server: values.server, username: values.username, password });
+    const oauth = { auth_type: 'password' as const, ...oauthChanges('department_emails', input, null) };
+    assertOAuthComplete(oauth);
+    assertFetchable({ type: values.type, server: values.server, username: values.username, password, auth_type: oauth.auth_type });
     return DepartmentEmail.create({
-      ...values, department_id: department.id, brand_id: await brandFor(department, input.brand_id, transaction), password,
+      ...values, ...oauth, department_id: department.id, brand_id: await brandFor(department, input.brand_id, transaction), password,
     }, { transaction });
   },
 
@@ -140,14 +149,20 @@ export const departmentEmailResource: ResourceDef<DepartmentEmail> = {
     for (const k of COLUMNS) if (input[k] !== undefined) values[k] = input[k];
     if (password !== undefined) values.password = password;
     if (input.brand_id !== undefined) values.brand_id = await brandFor(parent as Department, input.brand_id, transaction);
+    const oauth = oauthChanges('department_emails', input, email);
     const changed = (k: string) => k in values && values[k] !== (email as any)[k];
     // New settings are tried at the next round, not after the backoff of the old ones' failures.
-    if (['type', 'protocol', 'server', 'port', 'encryption', 'username', 'password'].some(changed)) Object.assign(values, { poll_failures: 0, next_poll_at: null });
+    if (['type', 'protocol', 'server', 'port', 'encryption', 'username', 'password'].some(changed) || 'oauth_access_token' in oauth) {
+      Object.assign(values, { poll_failures: 0, next_poll_at: null });
+    }
+    Object.assign(values, oauth);
+    assertOAuthComplete({ ...email.get({ plain: true }), ...oauth });
     // Another mailbox altogether: its UIDs mean nothing to the old cursor.
     if (['protocol', 'server', 'username'].some(changed)) Object.assign(values, { imap_uidvalidity: null, imap_last_uid: 0 });
     assertFetchable({
       type: values.type ?? email.type, server: 'server' in values ? values.server : email.server,
       username: 'username' in values ? values.username : email.username, password: 'password' in values ? values.password : email.password,
+      auth_type: values.auth_type ?? email.auth_type,
     });
     await email.update(values, { transaction });
   },

@@ -6,12 +6,14 @@ import { expectTimestamps } from './support';
 const api = useApi();
 const BASE = '/api/core/brand';
 
-/** The spec's Brand object, every field. */
+/** The spec's Brand object, every field, and the OAuth2 extension. */
 const BRAND_FIELDS = [
   'id', 'name', 'enabled', 'system_url', 'frontend_logo', 'frontend_template', 'default_email', 'global_email_header',
   'global_email_footer', 'email_method', 'smtp_host', 'smtp_port', 'smtp_encryption', 'smtp_requires_auth', 'smtp_username',
   'smtp_password', 'default_country', 'default_timezone', 'date_format', 'time_format', 'default_language', 'language_toggle',
   'created_at', 'updated_at',
+  // The OAuth2 extension (docs/mail.md, OAuth2).
+  'auth_type', 'oauth_provider', 'oauth_client_id', 'oauth_client_secret', 'oauth_tenant', 'oauth_token_url', 'oauth_scope', 'oauth_refresh_token', 'oauth_state',
 ].sort();
 
 async function create(form: Record<string, unknown>): Promise<any> {

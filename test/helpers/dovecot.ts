@@ -13,6 +13,16 @@ import { ImapFlow } from 'imapflow';
 
 export interface DovecotUser { user: string; password: string } // user like 'support@example.test'
 
+export interface DovecotOptions {
+  /**
+   * Also accept XOAUTH2 and OAUTHBEARER logins, validated by dovecot's oauth2 passdb: it sends the
+   * token to this URL (`Authorization: Bearer <token>`, as with Microsoft Graph's /me) and accepts
+   * it when the answer is 200 with an `email` equal to the login name. The users still need a line
+   * in the passwd-file (the userdb; their password keeps working for the helper's own sessions).
+   */
+  oauth2?: { introspectionUrl: string };
+}
+
 export interface Dovecot {
   host: '127.0.0.1';
   ports: { imap: number; imaps: number; pop3: number; pop3s: number };
@@ -78,7 +88,19 @@ function userLine(u: DovecotUser): string {
   return `${u.user}:{PLAIN}${u.password}::::::\n`;
 }
 
-const config = (dir: string, p: Dovecot['ports']) => `base_dir = ${dir}/run
+/** The passdb section for OAuth2 logins and its args file (see DovecotOptions.oauth2). */
+const oauth2Passdb = (dir: string) => `passdb {
+  driver = oauth2
+  mechanisms = xoauth2 oauthbearer
+  args = ${dir}/oauth2.conf.ext
+}
+`;
+const oauth2Args = (o: NonNullable<DovecotOptions['oauth2']>) => `introspection_mode = auth
+introspection_url = ${o.introspectionUrl}
+username_attribute = email
+`;
+
+const config = (dir: string, p: Dovecot['ports'], o: DovecotOptions) => `base_dir = ${dir}/run
 state_dir = ${dir}/state
 log_path = ${dir}/dovecot.log
 protocols = imap pop3
@@ -87,15 +109,16 @@ ssl = yes
 ssl_cert = <${dir}/cert.pem
 ssl_key = <${dir}/key.pem
 disable_plaintext_auth = no
-auth_mechanisms = plain login
+auth_mechanisms = plain login${o.oauth2 ? ' xoauth2 oauthbearer' : ''}
 auth_failure_delay = 0
 mail_location = maildir:~/Maildir
 mail_fsync = never
 passdb {
   driver = passwd-file
+  mechanisms = plain login
   args = scheme=PLAIN ${dir}/users
 }
-userdb {
+${o.oauth2 ? oauth2Passdb(dir) : ''}userdb {
   driver = passwd-file
   args = ${dir}/users
   default_fields = uid=nobody gid=nogroup home=${dir}/mail/%u
@@ -142,7 +165,7 @@ const refuses = (port: number) => new Promise<boolean>((resolve) => {
   s.once('error', () => resolve(true));
 });
 
-export async function startDovecot(users: DovecotUser[]): Promise<Dovecot> {
+export async function startDovecot(users: DovecotUser[], opts: DovecotOptions = {}): Promise<Dovecot> {
   ensureDovecotInstalled();
   // Short: dovecot's unix sockets live in DIR/run and their paths must fit in 108 bytes.
   const dir = mkdtempSync('/tmp/dc-');
@@ -166,7 +189,8 @@ export async function startDovecot(users: DovecotUser[]): Promise<Dovecot> {
     for (const u of users) passwords.set(u.user, u.password);
     const [imap, imaps, pop3, pop3s] = await freePorts(4);
     ports = { imap, imaps, pop3, pop3s };
-    writeFileSync(conf, config(dir, ports));
+    writeFileSync(conf, config(dir, ports, opts));
+    if (opts.oauth2) writeFileSync(join(dir, 'oauth2.conf.ext'), oauth2Args(opts.oauth2));
 
     // -F: stays in the foreground (no pidfile race, no inherited pipes); its own process group,
     // so one kill(-pid) takes its children with it.

@@ -18,19 +18,31 @@ export interface TestSmtp {
 
 /**
  * A real SMTP server in the test process, recording what it receives. `auth` makes it require
- * those credentials; `delayMs` holds each message before accepting it; `starttls` makes it offer
- * STARTTLS with smtp-server's built-in self-signed certificate (otherwise it offers no TLS).
+ * those credentials; `xoauth2` makes it take only XOAUTH2 logins, accepted when `validate` says
+ * the access token is the user's (a refused token gets the 334 error challenge, then 535);
+ * `delayMs` holds each message before accepting it; `starttls` makes it offer STARTTLS with
+ * smtp-server's built-in self-signed certificate (otherwise it offers no TLS).
  */
-export async function startSmtp(opts: { auth?: { user: string; pass: string }; delayMs?: number; starttls?: boolean } = {}): Promise<TestSmtp> {
+export async function startSmtp(opts: {
+  auth?: { user: string; pass: string }; xoauth2?: { validate(user: string, token: string): Promise<boolean> }; delayMs?: number; starttls?: boolean;
+} = {}): Promise<TestSmtp> {
   const received: ReceivedMail[] = [];
+  const authRequired = Boolean(opts.auth || opts.xoauth2);
   const options: SMTPServerOptions = {
-    disabledCommands: [...(opts.starttls ? [] : ['STARTTLS']), ...(opts.auth ? [] : ['AUTH'])],
-    authOptional: !opts.auth,
+    disabledCommands: [...(opts.starttls ? [] : ['STARTTLS']), ...(authRequired ? [] : ['AUTH'])],
+    authOptional: !authRequired,
+    ...(opts.xoauth2 ? { authMethods: ['XOAUTH2'] } : {}),
     allowInsecureAuth: true,
     logger: false,
     // close() waits for connected clients; a pooled transport keeps its connection open, idle.
     closeTimeout: 500,
     onAuth(auth, _session, callback) {
+      if (opts.xoauth2 && auth.method === 'XOAUTH2') {
+        opts.xoauth2.validate(auth.username ?? '', auth.accessToken ?? '').then((ok) => (ok
+          ? callback(null, { user: auth.username })
+          : callback(null, { data: { status: '401', schemes: 'bearer', scope: 'mail' } } as any)), callback);
+        return;
+      }
       if (opts.auth && auth.username === opts.auth.user && auth.password === opts.auth.pass) return callback(null, { user: auth.username });
       return callback(new Error('Invalid username or password'));
     },

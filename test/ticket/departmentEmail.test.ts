@@ -11,6 +11,8 @@ const api = useApi();
 const EMAIL_KEYS = [
   'id', 'department_id', 'brand_id', 'address', 'type', 'protocol', 'server', 'username', 'password', 'port', 'encryption', 'consume_all',
   'delete_downloaded', 'last_polled_at', 'last_error', 'last_error_at', 'poll_failures', 'next_poll_at', 'created_at', 'updated_at',
+  // The OAuth2 extension (docs/mail.md, OAuth2).
+  'auth_type', 'oauth_provider', 'oauth_client_id', 'oauth_client_secret', 'oauth_tenant', 'oauth_token_url', 'oauth_scope', 'oauth_refresh_token', 'oauth_state',
 ];
 
 const address = (prefix = 'help') => `${unique(prefix)}@example.com`.toLowerCase();
