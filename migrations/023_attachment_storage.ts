@@ -1,5 +1,4 @@
 import type { QueryInterface } from 'sequelize';
-import { DataTypes } from 'sequelize';
 
 export const name = '023_attachment_storage';
 
@@ -11,14 +10,13 @@ export const name = '023_attachment_storage';
  * resumable walk (`storage = ? AND id > ?`, by id).
  */
 export async function up(q: QueryInterface): Promise<void> {
-  await q.changeColumn('uploads', 'contents', { type: DataTypes.BLOB('long'), allowNull: true });
-  await q.addColumn('uploads', 'storage', { type: DataTypes.STRING(16), allowNull: false, defaultValue: 'database' });
-  await q.addIndex('uploads', ['storage', 'id'], { name: 'uploads_storage' });
+  // One ALTER: the table is rebuilt at most once.
+  await q.sequelize.query(
+    "ALTER TABLE uploads MODIFY contents LONGBLOB NULL, ADD COLUMN storage VARCHAR(16) NOT NULL DEFAULT 'database' AFTER contents, ADD INDEX uploads_storage (storage, id)",
+  );
 }
 
 export async function down(q: QueryInterface): Promise<void> {
   // Only possible once every file is back in the database (`npm run attachments -- move --to database`).
-  await q.removeIndex('uploads', 'uploads_storage');
-  await q.removeColumn('uploads', 'storage');
-  await q.changeColumn('uploads', 'contents', { type: DataTypes.BLOB('long'), allowNull: false });
+  await q.sequelize.query('ALTER TABLE uploads DROP INDEX uploads_storage, DROP COLUMN storage, MODIFY contents LONGBLOB NOT NULL');
 }

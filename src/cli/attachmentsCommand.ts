@@ -1,3 +1,4 @@
+import { config } from '../config';
 import { humanSize } from '../storage/uploads';
 import { moveAttachments, sweepDirectory, type MoveReport } from '../storage/moveAttachments';
 import type { Io } from './tokenCommand';
@@ -27,6 +28,10 @@ const line = (r: MoveReport) => `${r.moved}/${r.total} moved (${humanSize(r.byte
 /** `attachments move|sweep`; returns the exit code (1 when some file could not be moved). The database must be prepared. */
 export async function attachmentsCommand(argv: string[], io: Io): Promise<number> {
   const [command, ...rest] = argv;
+  if ((command === 'move' || command === 'sweep') && !config().attachmentStorage.dir) {
+    io.err('ATTACHMENTS_DIR must be set (the directory store is one end of every move, and what the sweep cleans).\n');
+    return 2;
+  }
   if (command === 'move') {
     const to = option(rest, '--to');
     const store = to === 'dir' || to === 'directory' ? 'directory' : to === 'database' || to === 'db' ? 'database' : null;

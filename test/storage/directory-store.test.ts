@@ -14,6 +14,7 @@ import { Readable } from 'node:stream';
 import { Upload } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { attachmentsCommand } from '../../src/cli/attachmentsCommand';
+import { ConfigError, loadConfig } from '../../src/config';
 import { HashMismatchError } from '../../src/storage/blobStore';
 import { moveAttachments, sweepDirectory } from '../../src/storage/moveAttachments';
 import { directoryStore, storeNamed } from '../../src/storage/stores';
@@ -55,6 +56,17 @@ async function attached(bytes: Buffer, filename = 'file.zip'): Promise<{ id: num
   const ticket = await f.ticket({ attachment: [{ filename, contents: b64(bytes) }] });
   return (await api.get('/api/ticket/attachment', { ticket_id: ticket.id })).body.data[0];
 }
+
+describe('the setting', () => {
+  it('defaults to the database; the directory store needs ATTACHMENTS_DIR; other stores are refused', () => {
+    expect(loadConfig({}).attachmentStorage).toEqual({ store: 'database', dir: '' });
+    expect(loadConfig({ ATTACHMENTS_STORAGE: 'directory', ATTACHMENTS_DIR: '/srv/files' }).attachmentStorage).toEqual({ store: 'directory', dir: '/srv/files' });
+    for (const env of [{ ATTACHMENTS_STORAGE: 'directory' }, { ATTACHMENTS_STORAGE: 'directory', ATTACHMENTS_DIR: '' }, { ATTACHMENTS_STORAGE: 's3' }]) {
+      expect(() => loadConfig(env)).toThrow(ConfigError);
+    }
+    expect(() => loadConfig({ ATTACHMENTS_STORAGE: 'directory' })).toThrow(/ATTACHMENTS_DIR is required/);
+  });
+});
 
 describe('the directory store', () => {
   const store = directoryStore();
