@@ -18,6 +18,7 @@ import * as m021export from './021_export';
 import * as m021audit from './021_audit';
 import * as m021bulk from './021_bulk_jobs';
 import * as m018 from './018_ticket_list_indexes';
+import * as m018b from './018b_ticket_export_index';
 
 export interface Migration {
   name: string;
@@ -26,4 +27,4 @@ export interface Migration {
 }
 
 /** Every migration, in the order it runs. A new migration is a new file, added at the end here. */
-export const migrations: Migration[] = [m001, m002, m003, m004, m005, m010, m011, m012, m013, m015, m016, m017, m018, m019, m019b, m020, m021export, m021audit, m021bulk];
+export const migrations: Migration[] = [m001, m002, m003, m004, m005, m010, m011, m012, m013, m015, m016, m017, m018, m019, m019b, m020, m021export, m021audit, m021bulk, m018b];
