@@ -123,13 +123,14 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
     keyset = keysetCondition(column, desc, row.v, p.after_id);
   }
 
-  const ord = (alias: string) => (column === 'id' ? `${alias}.\`id\` ${dir}` : `${alias}.\`${column}\` ${dir}, ${alias}.\`id\` ${dir}`);
+  const ord = (alias: string, d = dir) => (column === 'id' ? `${alias}.\`id\` ${d}` : `${alias}.\`${column}\` ${d}, ${alias}.\`id\` ${d}`);
   const pageWhere = keyset ? `(${whereSql(where)}) AND ${sqlText(keyset)}` : whereSql(where);
-  const page = (hint: string) => sequelize().query<Ticket>(
+  /** The page's ids read in `innerDir` (the list's, or its reverse from the far end), sorted in the list's. */
+  const page = (hint: string, offset = q.offset, limit = q.limit, innerDir = dir) => sequelize().query<Ticket>(
     `SELECT STRAIGHT_JOIN t.* FROM (SELECT \`Ticket\`.\`id\` FROM \`tickets\` AS \`Ticket\`${hint} WHERE ${pageWhere}
-       ORDER BY ${ord('`Ticket`')} LIMIT :pageOffset, :pageLimit) AS page
+       ORDER BY ${ord('`Ticket`', innerDir)} LIMIT :pageOffset, :pageLimit) AS page
      JOIN tickets t ON t.id = page.id ORDER BY ${ord('t')}`,
-    { replacements: { ...replacements, ...keyset?.replacements, pageOffset: q.offset, pageLimit: q.limit }, type: QueryTypes.SELECT, raw: true },
+    { replacements: { ...replacements, ...keyset?.replacements, pageOffset: offset, pageLimit: limit }, type: QueryTypes.SELECT, raw: true },
   );
 
   if (!byCounters) {
@@ -143,7 +144,16 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
   );
   const count = Number(r?.matches ?? 0);
   const total = Number(r?.total ?? 0);
+  // Past the middle, the page is read from the far end (the order reversed: MariaDB puts NULLs
+  // first ascending and last descending, so the reverse is exact): a deep `start` skips at most
+  // half of the matches' index entries, and the last page is as cheap as the first.
+  const fromEnd = !keyset && count - q.offset < q.offset + q.limit;
+  const reach = fromEnd ? Math.max(0, count - q.offset) : q.offset + q.limit;
   // The trash is a range of deleted_at: no index holds it in a list order (a sort of the trash).
-  const walk = !trashed && (!filtered || count * count >= (q.offset + q.limit) * total);
-  return { rows: await page(walk ? ` FORCE INDEX (${sortIndex(column)})` : ''), count };
+  const walk = !trashed && (!filtered || count * count >= reach * total);
+  const hint = walk ? ` FORCE INDEX (${sortIndex(column)})` : '';
+  const rows = fromEnd
+    ? await page(hint, Math.max(0, count - q.offset - q.limit), Math.max(0, Math.min(q.limit, count - q.offset)), desc ? 'ASC' : 'DESC')
+    : await page(hint);
+  return { rows, count };
 }
