@@ -29,6 +29,8 @@ export interface Config {
   logLevel: string;
   logFormat: 'auto' | 'json' | 'pretty';
   trustProxy: string;
+  /** The ticket search's engine (src/ticket/tickets/search/engine.ts). */
+  searchEngine: 'innodb' | 'mroonga';
   bodyLimit: string;
   /** Bodies over `largeBytes` (or of unknown length) parsed at once per process; more get 503. */
   largeBodies: { largeBytes: number; concurrency: number };
@@ -134,6 +136,7 @@ export const configSchema = Joi.object({
   QUEUE_PREFIX: Joi.string().pattern(/^[A-Za-z0-9_-]+$/).default('helpdesk').description("BullMQ key prefix"),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info').description("pino level (`silent` to turn off)"),
   LOG_FORMAT: Joi.string().valid('auto', 'json', 'pretty').default('auto').description("`json` lines, or `pretty` lines for people (`12:00:01.234 INFO  web | web process listening port=3000`); `auto` is pretty on a terminal and JSON otherwise (`npm start` formats the lines of the processes it runs)"),
+  SEARCH_ENGINE: Joi.string().valid('innodb', 'mroonga').default('innodb').description("The ticket search's engine: `innodb` (FULLTEXT indexes of the tickets and messages tables; slow for a common word at a million tickets) or `mroonga` (MariaDB's Mroonga plugin: an index of each ticket's text kept by triggers, fast counts and pages; install `mariadb-plugin-mroonga` and `INSTALL SONAME 'ha_mroonga'`; see docs/performance.md, Search)"),
   TRUST_PROXY: Joi.string().allow('').default('').description("Express `trust proxy`: set it behind a load balancer so bans see the client address (`loopback`, a hop count, or addresses)"),
   BODY_LIMIT: Joi.string().pattern(/^\d+(b|kb|mb)$/i).default('25mb').description("largest request body"),
   LARGE_BODY_BYTES: Joi.number().integer().min(1024).default(1024 * 1024).description("a request body over this size counts as large"),
@@ -244,6 +247,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: value.LOG_LEVEL,
     logFormat: value.LOG_FORMAT,
     trustProxy: value.TRUST_PROXY,
+    searchEngine: value.SEARCH_ENGINE,
     bodyLimit: value.BODY_LIMIT,
     largeBodies: { largeBytes: value.LARGE_BODY_BYTES, concurrency: value.LARGE_BODY_CONCURRENCY },
     apiToken: value.API_TOKEN,

@@ -7,11 +7,16 @@ import { config } from '../config';
 import { sequelize } from '../db/sequelize';
 import { closeCacheVersions } from '../db/versionedCache';
 import { closeCounters } from '../redis/windowCounter';
+import { searchEngine } from '../ticket/tickets/search/engine';
 
-/** Creates the database if missing, applies migrations and the seed. Safe to run any number of times. */
+/**
+ * Creates the database if missing, applies migrations, the search engine's index (SEARCH_ENGINE)
+ * and the seed. Safe to run any number of times.
+ */
 export async function prepareDatabase(): Promise<void> {
   await ensureDatabase();
   await migrate();
+  await searchEngine().prepare();
   await seed();
 }
 

@@ -74,8 +74,10 @@ export async function readPage(source: ExportSource, from: Position, limit: numb
   const horizon = now() - config().exportSettleSeconds;
   const model = source.def.model as unknown as ModelCtor<Entity> & typeof Entity;
   // Records after the position: a later second, or the same second, still among records, a later id.
+  // (Written as `t > x OR (t = x AND id > y)`, one range of the `(updated_at, id)` index; `id > y`
+  // alone beside it makes MariaDB merge a range of the primary key, every later id.)
   const after: WhereOptions = from.k === 0
-    ? { updated_at: { [Op.gte]: from.t, [Op.lte]: horizon }, [Op.or]: [{ updated_at: { [Op.gt]: from.t } }, { id: { [Op.gt]: from.id } }] }
+    ? { updated_at: { [Op.gte]: from.t, [Op.lte]: horizon }, [Op.or]: [{ updated_at: { [Op.gt]: from.t } }, { updated_at: from.t, id: { [Op.gt]: from.id } }] }
     : { updated_at: { [Op.gt]: from.t, [Op.lte]: horizon } };
   const conditions: WhereOptions[] = [after];
   if (source.def.scope) conditions.push(source.def.scope);

@@ -8,6 +8,7 @@ import { closeQueues } from '../../src/queue/producer';
 import { existsSync, writeFileSync } from 'node:fs';
 import { closeCounters } from '../../src/redis/windowCounter';
 import { closeAccessCache } from '../../src/auth/accessCache';
+import { searchEngine } from '../../src/ticket/tickets/search/engine';
 import { encodeForm } from './form';
 import { preparedMarker } from './testResources';
 
@@ -58,7 +59,8 @@ export function useApi(): TestApi {
  */
 async function prepareOnce(): Promise<void> {
   const marker = preparedMarker(process.env.QUEUE_PREFIX!);
-  if (existsSync(marker)) return;
+  // The file's search engine (SEARCH_ENGINE), whatever an earlier file of this worker had.
+  if (existsSync(marker)) return searchEngine().prepare();
   await prepareDatabase();
   writeFileSync(marker, String(process.pid));
 }

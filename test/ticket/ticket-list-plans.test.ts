@@ -158,6 +158,36 @@ describe('after_id (keyset paging)', () => {
 
 const CACHE_REFRESH = /`api_tokens`|FROM ip_bans|FROM `(channels|departments|ticket_statuses|ticket_priorities|sla_plans|brands|settings)`|`record_type` = '(?!ticket_tag)/;
 
+describe('deep start (past the middle: read from the far end)', () => {
+  it('gives every page, the last ones included, exactly as the whole list in every order both ways', async () => {
+    const own = await Brand.create({ name: unique('DeepBrand') });
+    const d = await Department.create({ name: unique('DeepDept') });
+    await DepartmentBrand.create({ department_id: d.id, brand_id: own.id });
+    await DepartmentEmail.create({ department_id: d.id, brand_id: own.id, address: newEmail('dd') });
+    const made = [];
+    for (let i = 0; i < 11; i++) made.push(await ticketOf(own.id, { department: d.id, status: statuses[i % 2], ...(i % 3 ? { due_time: 2_000_000_000 + (i % 4) } : {}) }));
+    // Equal values and NULLs (due_time), a sort of the whole brand, a counted filter.
+    for (const order of [{ order_column: 'id' }, { order_column: 'due_time' }, { order_column: 'status_id' }, { order_column: 'updated_at' }]) {
+      for (const order_direction of ['asc', 'desc']) {
+        const query = { brand: own.id, ...order, order_direction };
+        const all = ids(expectList(await api.get(BASE, { ...query, limit: 100 })));
+        expect(all).toHaveLength(11);
+        for (const start of [1, 5, 6, 7, 9, 10, 11, 12]) {
+          const res = await api.get(BASE, { ...query, start, limit: 3 });
+          expect({ query, start, ids: ids(expectList(res)), count: res.body.count }).toEqual({ query, start, ids: all.slice(start - 1, start + 2), count: 11 });
+        }
+      }
+    }
+  });
+
+  it('reads the index backwards past the middle (the order reversed in the inner statement)', async () => {
+    const { statements } = await capture(() => api.get(BASE, { brand: brand.id, order_column: 'updated_at', order_direction: 'desc', start: 1_000_000, limit: 5 }));
+    const page = statements.find((st) => st.sql.startsWith('SELECT STRAIGHT_JOIN t.* FROM (SELECT'))!;
+    expect(page.sql).toMatch(/ORDER BY `Ticket`.`updated_at` ASC, `Ticket`.`id` ASC LIMIT/);
+    expect(page.sql).toMatch(/ORDER BY t.`updated_at` DESC, t.`id` DESC$/);
+  });
+});
+
 describe('statements per list request', () => {
   it('are the same number for every filter, pair of filters, sort and page', async () => {
     // A brand of its own: every page below holds tickets alike in what they embed.

@@ -4,6 +4,9 @@ import { sequelize } from '../../db/sequelize';
 import { invalid } from '../../errors';
 import type { ListPageInput, ListResult } from '../../http/resource';
 import { allOf, sqlCondition, sqlText, trusted, type BoundCondition } from '../../db/sql';
+import { searchQuery } from '../../selfservice/article/search';
+import { searchEngine } from './search/engine';
+import { isPlainWords, parseSearch } from './search/parse';
 
 /**
  * The ticket list's page and `count` at a million tickets (docs/performance.md): two statements
@@ -80,6 +83,27 @@ function keysetCondition(column: string, desc: boolean, value: unknown, id: numb
 export const sortIndex = (column: string) => `tickets_list_${column === 'deleted_at' ? 'id' : column}`;
 
 
+/**
+ * Plain words alone on the listed tickets in id order, with an engine that pages and counts its
+ * matches itself (Mroonga): its count, and its page's rows by primary key. Null otherwise (the
+ * words are then a condition like any filter, and the count reads the matches).
+ */
+async function listedWordsPage(p: Record<string, any>, column: string, desc: boolean, offset: number, limit: number): Promise<ListResult<Ticket> | null> {
+  const engine = searchEngine().listedWords;
+  if (!engine || !given(p, 'search') || p.trashed === 1 || column !== 'id' || given(p, 'after_id')) return null;
+  if (Object.keys(COUNTED_FILTERS).some((k) => given(p, k)) || OTHER_FILTERS.some((k) => k !== 'search' && given(p, k))) return null;
+  const words = isPlainWords(parseSearch(p.search)) ? searchQuery(p.search) : null;
+  if (!words) return null;
+  const count = await engine.count(p.search, words);
+  if (count === null) return null;
+  const ids = engine.pageIds(words, desc);
+  const rows = await sequelize().query<Ticket>(
+    `SELECT STRAIGHT_JOIN t.* FROM ${sqlText(ids)} AS page JOIN tickets t ON t.id = page.id ORDER BY t.id ${desc ? 'DESC' : 'ASC'}`,
+    { replacements: { ...ids.replacements, pageOffset: offset, pageLimit: limit }, type: QueryTypes.SELECT, raw: true },
+  );
+  return { rows, count };
+}
+
 export async function listTicketPage({ query: q, where, replacements, filtered }: ListPageInput): Promise<ListResult<Ticket>> {
   const p = q.params;
   const trashed = p.trashed === 1;
@@ -87,6 +111,8 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
   const column: string = p.order_column === 'deleted_at' && !trashed ? 'id' : p.order_column ?? 'id';
   const desc = p.order_direction === 'desc';
   const dir = desc ? 'DESC' : 'ASC';
+  const words = await listedWordsPage(p, column, desc, q.offset, q.limit);
+  if (words) return words;
   const byCounters = countedByCounters(p);
 
   let keyset: BoundCondition | undefined;
@@ -97,13 +123,14 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
     keyset = keysetCondition(column, desc, row.v, p.after_id);
   }
 
-  const ord = (alias: string) => (column === 'id' ? `${alias}.\`id\` ${dir}` : `${alias}.\`${column}\` ${dir}, ${alias}.\`id\` ${dir}`);
+  const ord = (alias: string, d = dir) => (column === 'id' ? `${alias}.\`id\` ${d}` : `${alias}.\`${column}\` ${d}, ${alias}.\`id\` ${d}`);
   const pageWhere = keyset ? `(${whereSql(where)}) AND ${sqlText(keyset)}` : whereSql(where);
-  const page = (hint: string) => sequelize().query<Ticket>(
+  /** The page's ids read in `innerDir` (the list's, or its reverse from the far end), sorted in the list's. */
+  const page = (hint: string, offset = q.offset, limit = q.limit, innerDir = dir) => sequelize().query<Ticket>(
     `SELECT STRAIGHT_JOIN t.* FROM (SELECT \`Ticket\`.\`id\` FROM \`tickets\` AS \`Ticket\`${hint} WHERE ${pageWhere}
-       ORDER BY ${ord('`Ticket`')} LIMIT :pageOffset, :pageLimit) AS page
+       ORDER BY ${ord('`Ticket`', innerDir)} LIMIT :pageOffset, :pageLimit) AS page
      JOIN tickets t ON t.id = page.id ORDER BY ${ord('t')}`,
-    { replacements: { ...replacements, ...keyset?.replacements, pageOffset: q.offset, pageLimit: q.limit }, type: QueryTypes.SELECT, raw: true },
+    { replacements: { ...replacements, ...keyset?.replacements, pageOffset: offset, pageLimit: limit }, type: QueryTypes.SELECT, raw: true },
   );
 
   if (!byCounters) {
@@ -117,7 +144,16 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
   );
   const count = Number(r?.matches ?? 0);
   const total = Number(r?.total ?? 0);
+  // Past the middle, the page is read from the far end (the order reversed: MariaDB puts NULLs
+  // first ascending and last descending, so the reverse is exact): a deep `start` skips at most
+  // half of the matches' index entries, and the last page is as cheap as the first.
+  const fromEnd = !keyset && count - q.offset < q.offset + q.limit;
+  const reach = fromEnd ? Math.max(0, count - q.offset) : q.offset + q.limit;
   // The trash is a range of deleted_at: no index holds it in a list order (a sort of the trash).
-  const walk = !trashed && (!filtered || count * count >= (q.offset + q.limit) * total);
-  return { rows: await page(walk ? ` FORCE INDEX (${sortIndex(column)})` : ''), count };
+  const walk = !trashed && (!filtered || count * count >= reach * total);
+  const hint = walk ? ` FORCE INDEX (${sortIndex(column)})` : '';
+  const rows = fromEnd
+    ? await page(hint, Math.max(0, count - q.offset - q.limit), Math.max(0, Math.min(q.limit, count - q.offset)), desc ? 'ASC' : 'DESC')
+    : await page(hint);
+  return { rows, count };
 }

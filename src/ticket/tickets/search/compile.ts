@@ -2,6 +2,7 @@ import { ValidationError } from '../../../errors';
 import { allOf, anyOf, sqlCondition, trusted, type BoundCondition } from '../../../db/sql';
 import { searchQuery } from '../../../selfservice/article/search';
 import { assignedToAnyone } from '../conditions';
+import { searchEngine } from './engine';
 import { SearchSyntaxError, isPlainWords, parseSearch, type Comparison, type Term } from './parse';
 
 /**
@@ -16,18 +17,10 @@ const DAY = 86400;
 export const numberCondition = (n: string) => sqlCondition`id IN (SELECT COALESCE(merged_into_id, id) FROM tickets WHERE number = ${n})`;
 
 /**
- * Words (and phrases) in the subject or in one message's text, or the ticket number: today's
- * `search`. One derived set of ticket ids, each part an index look-up (the number's unique key, the
- * two FULLTEXT indexes), joined to tickets by primary key: the cost follows the matches, not the
- * table. (The same parts joined with OR make MariaDB scan every ticket.)
+ * Words (and phrases) in the subject or the messages, or the ticket number: today's `search`, as
+ * the configured engine finds them (./engine.ts: InnoDB's FULLTEXT or Mroonga).
  */
-function fullText(term: string, booleanQuery: string): BoundCondition {
-  return sqlCondition`id IN (SELECT id FROM (
-      SELECT COALESCE(merged_into_id, id) AS id FROM tickets WHERE number = ${term}
-      UNION SELECT COALESCE(merged_into_id, id) FROM tickets WHERE MATCH (subject) AGAINST (${booleanQuery} IN BOOLEAN MODE)
-      UNION SELECT ticket_id FROM ticket_messages WHERE is_draft = 0 AND MATCH (text) AGAINST (${booleanQuery} IN BOOLEAN MODE)
-    ) AS matches)`;
-}
+const fullText = (term: string, booleanQuery: string): BoundCondition => searchEngine().textCondition(term, booleanQuery);
 
 /** Plain words as before the language: every word required (`+word*`); none long enough: the number. */
 export function wordsCondition(term: string): BoundCondition {

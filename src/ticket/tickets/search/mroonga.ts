@@ -1,0 +1,184 @@
+import { QueryTypes } from 'sequelize';
+import { config } from '../../../config';
+import { sequelize } from '../../../db/sequelize';
+import { sqlCondition, trusted } from '../../../db/sql';
+import { logger } from '../../../logger';
+import type { SearchEngine } from './engine';
+
+/**
+ * SEARCH_ENGINE=mroonga: MariaDB's Mroonga storage engine (Groonga inside the server) holds one
+ * document per ticket: its subject, the subjects of the tickets merged into it, and the text of
+ * its messages (drafts left out), in `ticket_search` while the ticket is listed and in
+ * `ticket_search_hidden` while it is trashed or merged. Triggers on `tickets` and
+ * `ticket_messages` keep both in the statement that writes a ticket or a message, whatever writes
+ * it (the API, the mailbox worker, a merge, a hand-written UPDATE or DELETE).
+ *
+ * Why two tables: a word's count and its first page are cheap only when MATCH is the whole WHERE
+ * (Mroonga counts from the index, `Mroonga_count_skip`, and sorts the top of the matches in
+ * Groonga, `Mroonga_fast_order_limit`); a `listed = 1` column beside it makes Mroonga read every
+ * match's row.
+ *
+ * What differs from InnoDB: every word must be somewhere in the ticket (its subject or any
+ * message), not all in one message; a phrase may run from one message into the next. Mroonga
+ * tables are not transactional: a write rolled back after its statement ran leaves the index as
+ * the statement left it until the ticket is written again (`search:reindex` rebuilds it all).
+ * A Galera cluster replicates InnoDB only: this engine is for one server.
+ */
+
+const LISTED = 'ticket_search';
+const HIDDEN = 'ticket_search_hidden';
+const TRIGGERS = [
+  'ticket_search_ticket_insert', 'ticket_search_ticket_update', 'ticket_search_ticket_delete',
+  'ticket_search_message_insert', 'ticket_search_message_update', 'ticket_search_message_delete',
+];
+/** Tickets per statement of the first fill. */
+const FILL_CHUNK = 20_000;
+
+const q = (sql: string, replacements?: Record<string, unknown> | unknown[]) => sequelize().query(sql, { replacements, type: QueryTypes.RAW });
+const select = <T extends object>(sql: string, replacements?: Record<string, unknown> | unknown[]) =>
+  sequelize().query<T>(sql, { replacements, type: QueryTypes.SELECT });
+
+/** A ticket's document, for the row `t` of tickets. */
+const DOCUMENT = `CONCAT_WS(' ', t.subject,
+    (SELECT GROUP_CONCAT(s.subject SEPARATOR ' ') FROM tickets s WHERE s.merged_into_id = t.id),
+    (SELECT GROUP_CONCAT(m.text ORDER BY m.id SEPARATOR ' ') FROM ticket_messages m WHERE m.ticket_id = t.id AND m.is_draft = 0))`;
+const IS_LISTED = 't.deleted_at IS NULL AND t.merged_into_id IS NULL';
+
+/** Trigger statements that write ticket `id`'s document again, in the table its state puts it in. */
+const rebuild = (id: string) => `
+  DELETE FROM ${LISTED} WHERE ticket_id = ${id};
+  DELETE FROM ${HIDDEN} WHERE ticket_id = ${id};
+  INSERT INTO ${LISTED} (ticket_id, body) SELECT t.id, ${DOCUMENT} FROM tickets t WHERE t.id = ${id} AND ${IS_LISTED};
+  INSERT INTO ${HIDDEN} (ticket_id, body) SELECT t.id, ${DOCUMENT} FROM tickets t WHERE t.id = ${id} AND NOT (${IS_LISTED});`;
+
+const TRIGGER_SQL: Record<string, string> = {
+  ticket_search_ticket_insert: `AFTER INSERT ON tickets FOR EACH ROW
+    IF NEW.deleted_at IS NULL AND NEW.merged_into_id IS NULL THEN REPLACE INTO ${LISTED} (ticket_id, body) VALUES (NEW.id, NEW.subject);
+    ELSE REPLACE INTO ${HIDDEN} (ticket_id, body) VALUES (NEW.id, NEW.subject); END IF`,
+  ticket_search_ticket_update: `AFTER UPDATE ON tickets FOR EACH ROW BEGIN
+    IF NOT (NEW.subject <=> OLD.subject) OR NOT (NEW.deleted_at <=> OLD.deleted_at) OR NOT (NEW.merged_into_id <=> OLD.merged_into_id) THEN
+      ${rebuild('NEW.id')}
+    END IF;
+    IF NOT (NEW.subject <=> OLD.subject AND NEW.merged_into_id <=> OLD.merged_into_id) THEN
+      IF OLD.merged_into_id IS NOT NULL THEN ${rebuild('OLD.merged_into_id')} END IF;
+      IF NEW.merged_into_id IS NOT NULL AND NOT (NEW.merged_into_id <=> OLD.merged_into_id) THEN ${rebuild('NEW.merged_into_id')} END IF;
+    END IF;
+  END`,
+  ticket_search_ticket_delete: `AFTER DELETE ON tickets FOR EACH ROW BEGIN
+    DELETE FROM ${LISTED} WHERE ticket_id = OLD.id;
+    DELETE FROM ${HIDDEN} WHERE ticket_id = OLD.id;
+    IF OLD.merged_into_id IS NOT NULL THEN ${rebuild('OLD.merged_into_id')} END IF;
+  END`,
+  // A new message is appended (no read of the others); any other change writes the document again.
+  ticket_search_message_insert: `AFTER INSERT ON ticket_messages FOR EACH ROW
+    IF NEW.is_draft = 0 THEN
+      UPDATE ${LISTED} SET body = CONCAT(body, ' ', NEW.text) WHERE ticket_id = NEW.ticket_id;
+      UPDATE ${HIDDEN} SET body = CONCAT(body, ' ', NEW.text) WHERE ticket_id = NEW.ticket_id;
+    END IF`,
+  ticket_search_message_update: `AFTER UPDATE ON ticket_messages FOR EACH ROW BEGIN
+    IF NOT (NEW.text <=> OLD.text AND NEW.is_draft <=> OLD.is_draft AND NEW.ticket_id <=> OLD.ticket_id) THEN
+      ${rebuild('NEW.ticket_id')}
+    END IF;
+    IF NOT (NEW.ticket_id <=> OLD.ticket_id) THEN ${rebuild('OLD.ticket_id')} END IF;
+  END`,
+  ticket_search_message_delete: `AFTER DELETE ON ticket_messages FOR EACH ROW
+    IF OLD.is_draft = 0 THEN BEGIN ${rebuild('OLD.ticket_id')} END; END IF`,
+};
+
+/**
+ * The boolean query with its phrases first: Groonga's parser drops a phrase that follows a prefix
+ * term (`+word* +"a phrase"` finds nothing, `+"a phrase" +word*` finds it). Every term is required
+ * (`+`), so the order means nothing else.
+ */
+function groongaQuery(booleanQuery: string): string {
+  const terms = booleanQuery.match(/[+-]?"[^"]*"|\S+/g) ?? [];
+  return [...terms.filter((t) => t.includes('"')), ...terms.filter((t) => !t.includes('"'))].join(' ');
+}
+
+const table = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (
+    ticket_id INT UNSIGNED NOT NULL PRIMARY KEY,
+    body LONGTEXT NOT NULL,
+    FULLTEXT INDEX ${name}_body (body) COMMENT 'normalizer "NormalizerAuto"'
+  ) ENGINE=Mroonga DEFAULT CHARSET=utf8mb4`;
+
+/** Writes every ticket's document again (the first fill; `search:reindex`), a chunk of ids per statement. */
+export async function fillMroongaIndex(log: (line: string) => void = (l) => logger.info(l)): Promise<void> {
+  const [{ max }] = await select<{ max: number | null }>('SELECT MAX(id) AS max FROM tickets');
+  const started = Date.now();
+  for (let from = 1; from <= Number(max ?? 0); from += FILL_CHUNK) {
+    const range = { from, to: from + FILL_CHUNK - 1 };
+    // REPLACE: a trigger may have written a ticket of the range since the fill began.
+    await q(`REPLACE INTO ${LISTED} (ticket_id, body) SELECT t.id, ${DOCUMENT} FROM tickets t WHERE t.id BETWEEN :from AND :to AND ${IS_LISTED}`, range);
+    await q(`REPLACE INTO ${HIDDEN} (ticket_id, body) SELECT t.id, ${DOCUMENT} FROM tickets t WHERE t.id BETWEEN :from AND :to AND NOT (${IS_LISTED})`, range);
+    if (range.to % 200_000 === 0) log(`search index: ${range.to} tickets (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  }
+}
+
+async function existingTriggers(): Promise<Set<string>> {
+  const rows = await select<{ name: string }>(
+    'SELECT TRIGGER_NAME AS name FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME IN (:names)', { names: TRIGGERS },
+  );
+  return new Set(rows.map((r) => r.name));
+}
+
+/** Under a named lock, so that processes starting together do not create the index twice. */
+async function locked<T>(fn: () => Promise<T>): Promise<T> {
+  const name = `search_index_${config().database.name}`;
+  return sequelize().transaction(async (transaction) => {
+    const [row] = await sequelize().query<{ got: number }>('SELECT GET_LOCK(?, 600) AS got', { replacements: [name], type: QueryTypes.SELECT, transaction });
+    if (Number(row?.got) !== 1) throw new Error('Could not take the search index lock within 600 seconds');
+    try { return await fn(); } finally { await sequelize().query('SELECT RELEASE_LOCK(?)', { replacements: [name], type: QueryTypes.SELECT, transaction }); }
+  });
+}
+
+/**
+ * The index tables and triggers, created when missing; a new index is filled from the tickets
+ * (the triggers first, so that no write made meanwhile is missed).
+ */
+async function prepareMroonga(): Promise<void> {
+  const [engine] = await select<{ support: string }>("SELECT SUPPORT AS support FROM information_schema.ENGINES WHERE ENGINE = 'Mroonga'");
+  if (!engine || !['YES', 'DEFAULT'].includes(engine.support)) {
+    throw new Error("SEARCH_ENGINE=mroonga needs MariaDB's Mroonga plugin: apt-get install mariadb-plugin-mroonga, then INSTALL SONAME 'ha_mroonga' (docs/performance.md, Search)");
+  }
+  await locked(async () => {
+    const [{ n }] = await select<{ n: number }>('SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN (:names)', { names: [LISTED, HIDDEN] });
+    await q(table(LISTED));
+    await q(table(HIDDEN));
+    const have = await existingTriggers();
+    for (const t of TRIGGERS) if (!have.has(t)) await q(`CREATE TRIGGER ${t} ${TRIGGER_SQL[t]}`);
+    if (Number(n) < 2) await fillMroongaIndex();
+  });
+}
+
+/** Removes the Mroonga index and its triggers (SEARCH_ENGINE=innodb): nothing writes to it any more. */
+export async function dropMroongaIndex(): Promise<void> {
+  if ((await existingTriggers()).size) for (const t of TRIGGERS) await q(`DROP TRIGGER IF EXISTS ${t}`);
+  const [{ n }] = await select<{ n: number }>('SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN (:names)', { names: [LISTED, HIDDEN] });
+  if (Number(n)) await q(`DROP TABLE IF EXISTS ${LISTED}, ${HIDDEN}`);
+}
+
+export const mroongaSearch: SearchEngine = {
+  name: 'mroonga',
+  textCondition: (term, booleanQuery) => sqlCondition`id IN (SELECT id FROM (
+      SELECT COALESCE(merged_into_id, id) AS id FROM tickets WHERE number = ${term}
+      UNION SELECT ticket_id FROM ticket_search WHERE MATCH (body) AGAINST (${groongaQuery(booleanQuery)} IN BOOLEAN MODE)
+      UNION SELECT ticket_id FROM ticket_search_hidden WHERE MATCH (body) AGAINST (${groongaQuery(booleanQuery)} IN BOOLEAN MODE)
+    ) AS matches)`,
+  listedWords: {
+    async count(term, booleanQuery) {
+      // One statement: the count from the index alone (Mroonga_count_skip: only for a lone
+      // COUNT(*) at the top of a SELECT, not in a subquery or beside another column), and -1 when
+      // the words are a ticket's number (then the list takes the general path, which adds it).
+      const rows = await select<{ n: number }>(
+        `SELECT COUNT(*) AS n FROM ${LISTED} WHERE MATCH (body) AGAINST (:query IN BOOLEAN MODE)
+         UNION ALL SELECT -1 FROM tickets WHERE number = :term`,
+        { query: groongaQuery(booleanQuery), term },
+      );
+      return rows.some((r) => Number(r.n) < 0) ? null : Number(rows[0]?.n ?? 0);
+    },
+    // The top of the matches, sorted in Groonga (Mroonga_fast_order_limit).
+    pageIds: (booleanQuery, desc) => sqlCondition`SELECT ticket_id AS id FROM ticket_search WHERE MATCH (body) AGAINST (${groongaQuery(booleanQuery)} IN BOOLEAN MODE)
+      ORDER BY ticket_id ${trusted(desc ? 'DESC' : 'ASC')} LIMIT :pageOffset, :pageLimit`,
+  },
+  prepare: prepareMroonga,
+};
