@@ -4,6 +4,7 @@ import type { Model } from 'sequelize';
 import { config } from '../config';
 import { now } from './entity';
 import { models } from './models';
+import { Replicas } from './replicas';
 
 type Attributes = { getAttributes(): Record<string, unknown> };
 const has = (model: Attributes, column: string) => column in model.getAttributes();
@@ -49,9 +50,19 @@ export function migrationSequelize(): Sequelize {
   return new Sequelize({ ...connectionOptions(true), pool: { max: 2, min: 0, idle: 10000, acquire: config().database.acquireTimeoutMs } });
 }
 
+/** The read replicas of DATABASE_READ_URLS, or none (db/replicas.ts). */
+function readReplicas(): Replicas | undefined {
+  const db = config().database;
+  if (!db.replicas.length) return undefined;
+  return new Replicas(db.replicas, { maxLagSeconds: db.replicaMaxLagSeconds, checkMs: db.replicaCheckMs, connectTimeoutMs: db.connectTimeoutMs });
+}
+
 function create(): Sequelize {
+  const replicas = readReplicas();
+  const options = connectionOptions();
   const sequelize = new Sequelize({
-    ...connectionOptions(),
+    ...options,
+    ...(replicas ? { replication: replicas.replication(config().database), pool: { ...options.pool, validate: replicas.validate } } : {}),
     define: { timestamps: false, charset: 'utf8mb4', collate: 'utf8mb4_unicode_ci' },
     models,
   });
@@ -69,6 +80,7 @@ function create(): Sequelize {
     options.attributes.updated_at = now();
     if (options.fields && !options.fields.includes('updated_at')) options.fields.push('updated_at');
   });
+  replicas?.attach(sequelize);
   return sequelize;
 }
 
