@@ -24,8 +24,7 @@ function stamp(instance: Model, creating: boolean) {
  * failure is a Sequelize ConnectionError or TimeoutError, which the API answers with 503
  * (http/errors.ts). Migrations run without the socket and statement timeouts (migrationSequelize).
  */
-function connectionOptions(long = false) {
-  const db = config().database;
+function connectionOptions(long = false, db = config().database) {
   return {
     dialect: 'mariadb' as const,
     host: db.host,
@@ -46,8 +45,8 @@ function connectionOptions(long = false) {
 }
 
 /** A connection for migrations only: no models, no socket or statement timeout (an ALTER of a big table takes its time). */
-export function migrationSequelize(): Sequelize {
-  return new Sequelize({ ...connectionOptions(true), pool: { max: 2, min: 0, idle: 10000, acquire: config().database.acquireTimeoutMs } });
+export function migrationSequelize(db = config().database): Sequelize {
+  return new Sequelize({ ...connectionOptions(true, db), pool: { max: 2, min: 0, idle: 10000, acquire: config().database.acquireTimeoutMs } });
 }
 
 /** The read replicas of DATABASE_READ_URLS, or none (db/replicas.ts). */

@@ -1,5 +1,5 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -43,6 +43,11 @@ export class MariadbServer {
       mkdirSync(tmp);
       await run('mariadb-install-db', ['--no-defaults', `--datadir=${join(this.dir, 'data')}`, `--tmpdir=${tmp}`, '--user=root',
         '--auth-root-authentication-method=normal', '--skip-test-db', ...SMALL]);
+      // Galera's rsync state transfer runs its receiving daemon as nobody: it must write here.
+      if (this.args.some((a) => a.startsWith('--wsrep-on'))) {
+        chmodSync(this.dir, 0o755);
+        await run('chmod', ['-R', 'a+rwX', join(this.dir, 'data')]);
+      }
       this.installed = true;
     }
     this.port ||= await freePort();
