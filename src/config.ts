@@ -23,6 +23,9 @@ export interface Config {
     poolMax: number;
     /** Connecting, waiting for a pooled connection, a socket with no answer, one statement (server-side); ms, 0: none. */
     connectTimeoutMs: number; acquireTimeoutMs: number; socketTimeoutMs: number; queryTimeoutMs: number;
+    /** Read replicas (docs/replicas.md): their addresses, the lag beyond which one is skipped, how often they are checked, the read-your-writes window. */
+    replicas: Array<{ host: string; port: number; user: string; password: string; name: string }>;
+    replicaMaxLagSeconds: number; replicaCheckMs: number; readYourWritesSeconds: number;
   };
   redisUrl: string;
   queuePrefix: string;
@@ -132,6 +135,10 @@ export const configSchema = Joi.object({
   DATABASE_ACQUIRE_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(10000).description("how long a request waits for a free connection of the pool before 503"),
   DATABASE_SOCKET_TIMEOUT_MS: Joi.number().integer().min(0).max(3600000).default(60000).description("a database connection silent for this long is closed (`0`: never)"),
   DATABASE_QUERY_TIMEOUT_MS: Joi.number().integer().min(0).max(3600000).default(30000).description("the longest a statement may run (`0`: no limit; migrations have none)"),
+  DATABASE_READ_URLS: Joi.string().allow('').default('').description("read replicas, comma-separated `mariadb://` URLs (the database name defaults to DATABASE_URL's): reads of GET requests go there (docs/replicas.md)"),
+  DATABASE_READ_MAX_LAG_SECONDS: Joi.number().integer().min(0).max(86400).default(5).description("a replica further behind than this (or not replicating, or unreachable) is skipped until it catches up"),
+  DATABASE_READ_CHECK_MS: Joi.number().integer().min(50).max(600000).default(1000).description("how often each replica's lag and reachability are checked"),
+  DATABASE_READ_YOUR_WRITES_SECONDS: Joi.number().integer().min(0).max(3600).default(5).description("after a token's write request, its reads go to the primary for this long (tracked in Redis)"),
   REDIS_URL: Joi.string().uri({ scheme: ['redis', 'rediss'] }).default('redis://127.0.0.1:6379').description("Redis for BullMQ"),
   QUEUE_PREFIX: Joi.string().pattern(/^[A-Za-z0-9_-]+$/).default('helpdesk').description("BullMQ key prefix"),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info').description("pino level (`silent` to turn off)"),
@@ -224,6 +231,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!/^[A-Za-z0-9_]{1,64}$/.test(name)) {
     throw new ConfigError('Invalid configuration: DATABASE_URL must name a database of letters, digits and underscores');
   }
+  const replicas = (value.DATABASE_READ_URLS as string).split(',').map((u) => u.trim()).filter(Boolean).map((u) => {
+    const r = Joi.string().uri({ scheme: ['mariadb', 'mysql'] }).validate(u);
+    if (r.error) throw new ConfigError(`Invalid configuration: DATABASE_READ_URLS holds ${JSON.stringify(u.replace(/\/\/[^@/]*@/, '//***@'))}, which is not a mariadb:// URL`);
+    const url = new URL(u);
+    const replicaName = decodeURIComponent(url.pathname.replace(/^\//, '')) || name;
+    if (replicaName !== name) throw new ConfigError('Invalid configuration: a URL of DATABASE_READ_URLS names another database than DATABASE_URL');
+    return { host: url.hostname || '127.0.0.1', port: Number(url.port || 3306), user: decodeURIComponent(url.username || 'root'), password: decodeURIComponent(url.password || ''), name };
+  });
   return {
     env: value.NODE_ENV,
     port: value.PORT,
@@ -241,6 +256,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       acquireTimeoutMs: value.DATABASE_ACQUIRE_TIMEOUT_MS,
       socketTimeoutMs: value.DATABASE_SOCKET_TIMEOUT_MS,
       queryTimeoutMs: value.DATABASE_QUERY_TIMEOUT_MS,
+      replicas,
+      replicaMaxLagSeconds: value.DATABASE_READ_MAX_LAG_SECONDS,
+      replicaCheckMs: value.DATABASE_READ_CHECK_MS,
+      readYourWritesSeconds: value.DATABASE_READ_YOUR_WRITES_SECONDS,
     },
     redisUrl: value.REDIS_URL,
     queuePrefix: value.QUEUE_PREFIX,

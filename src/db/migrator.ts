@@ -1,6 +1,7 @@
 import * as mariadb from 'mariadb';
 import { Umzug, SequelizeStorage } from 'umzug';
-import { config } from '../config';
+import { hostname } from 'node:os';
+import { config, type Config } from '../config';
 import type { QueryInterface } from 'sequelize';
 import { migrations } from '../../migrations';
 import { logger } from '../logger';
@@ -16,23 +17,62 @@ export function migrator(s: Sequelize = sequelize()) {
   });
 }
 
+type Database = Config['database'];
+
 /**
- * Applies every pending migration. A named lock, held on a connection of its own (a pooled one
- * could be handed back and keep it), keeps two processes from migrating at once.
+ * Applies every pending migration, one process at a time. The lock is held on a connection of its
+ * own (a pooled one could be handed back and keep it). On a standalone server or a replication
+ * primary it is GET_LOCK, released by the server if the process dies. On a Galera cluster
+ * GET_LOCK is only a lock of the node it is taken on (two processes migrating through two nodes
+ * would both get it), so there the lock is a row of `migration_lock`: its INSERT commits on one
+ * node only, the other's fails on the duplicate key or in certification (a deadlock error).
  */
-export async function migrate(): Promise<void> {
-  const db = config().database;
+export async function migrate(db: Database = config().database): Promise<void> {
   const lock = await mariadb.createConnection({ host: db.host, port: db.port, user: db.user, password: db.password, database: db.name });
   try {
-    const [row] = await lock.query('SELECT GET_LOCK(?, 60) AS got', [`migrate_${db.name}`]);
-    if (!row || Number(row.got) !== 1) throw new Error('Could not take the migration lock within 60 seconds');
-    const s = migrationSequelize();
+    const [{ cluster }] = await lock.query("SELECT @@wsrep_on AS cluster");
+    const release = Number(cluster) === 1 ? await clusterLock(lock, db.name) : await serverLock(lock, db.name);
     try {
-      await migrator(s).up();
+      const s = migrationSequelize(db);
+      try {
+        await migrator(s).up();
+      } finally {
+        await s.close();
+      }
     } finally {
-      await s.close();
+      await release();
     }
   } finally {
     await lock.end();
+  }
+}
+
+const LOCK_WAIT_SECONDS = 60;
+
+async function serverLock(c: mariadb.Connection, name: string): Promise<() => Promise<void>> {
+  const [row] = await c.query('SELECT GET_LOCK(?, ?) AS got', [`migrate_${name}`, LOCK_WAIT_SECONDS]);
+  if (!row || Number(row.got) !== 1) throw new Error(`Could not take the migration lock within ${LOCK_WAIT_SECONDS} seconds`);
+  return async () => { await c.query('SELECT RELEASE_LOCK(?)', [`migrate_${name}`]); };
+}
+
+async function clusterLock(c: mariadb.Connection, name: string): Promise<() => Promise<void>> {
+  await c.query(`CREATE TABLE IF NOT EXISTS migration_lock (
+    name VARCHAR(64) NOT NULL PRIMARY KEY, holder VARCHAR(255) NOT NULL, taken_at INT UNSIGNED NOT NULL
+  ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci`);
+  const holder = `${hostname()} pid ${process.pid}`;
+  const until = Date.now() + LOCK_WAIT_SECONDS * 1000;
+  for (;;) {
+    try {
+      await c.query('INSERT INTO migration_lock (name, holder, taken_at) VALUES (?, ?, UNIX_TIMESTAMP())', [name, holder]);
+      return async () => { await c.query('DELETE FROM migration_lock WHERE name = ? AND holder = ?', [name, holder]); };
+    } catch (err: any) {
+      // 1062: another process holds it; 1213: another node's INSERT won the certification.
+      if (err?.errno !== 1062 && err?.errno !== 1213) throw err;
+    }
+    if (Date.now() > until) {
+      const [held] = await c.query('SELECT holder, taken_at FROM migration_lock WHERE name = ?', [name]);
+      throw new Error(`Could not take the migration lock within ${LOCK_WAIT_SECONDS} seconds: held by ${held?.holder ?? '?'} since ${held ? new Date(Number(held.taken_at) * 1000).toISOString() : '?'} (if no migration is running, DELETE FROM migration_lock)`);
+    }
+    await new Promise((r) => setTimeout(r, 200 + Math.random() * 300));
   }
 }

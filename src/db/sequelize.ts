@@ -4,6 +4,7 @@ import type { Model } from 'sequelize';
 import { config } from '../config';
 import { now } from './entity';
 import { models } from './models';
+import { Replicas } from './replicas';
 
 type Attributes = { getAttributes(): Record<string, unknown> };
 const has = (model: Attributes, column: string) => column in model.getAttributes();
@@ -23,8 +24,7 @@ function stamp(instance: Model, creating: boolean) {
  * failure is a Sequelize ConnectionError or TimeoutError, which the API answers with 503
  * (http/errors.ts). Migrations run without the socket and statement timeouts (migrationSequelize).
  */
-function connectionOptions(long = false) {
-  const db = config().database;
+function connectionOptions(long = false, db = config().database) {
   return {
     dialect: 'mariadb' as const,
     host: db.host,
@@ -45,13 +45,23 @@ function connectionOptions(long = false) {
 }
 
 /** A connection for migrations only: no models, no socket or statement timeout (an ALTER of a big table takes its time). */
-export function migrationSequelize(): Sequelize {
-  return new Sequelize({ ...connectionOptions(true), pool: { max: 2, min: 0, idle: 10000, acquire: config().database.acquireTimeoutMs } });
+export function migrationSequelize(db = config().database): Sequelize {
+  return new Sequelize({ ...connectionOptions(true, db), pool: { max: 2, min: 0, idle: 10000, acquire: config().database.acquireTimeoutMs } });
+}
+
+/** The read replicas of DATABASE_READ_URLS, or none (db/replicas.ts). */
+function readReplicas(): Replicas | undefined {
+  const db = config().database;
+  if (!db.replicas.length) return undefined;
+  return new Replicas(db.replicas, { maxLagSeconds: db.replicaMaxLagSeconds, checkMs: db.replicaCheckMs, connectTimeoutMs: db.connectTimeoutMs });
 }
 
 function create(): Sequelize {
+  const replicas = readReplicas();
+  const options = connectionOptions();
   const sequelize = new Sequelize({
-    ...connectionOptions(),
+    ...options,
+    ...(replicas ? { replication: replicas.replication(config().database), pool: { ...options.pool, validate: replicas.validate } } : {}),
     define: { timestamps: false, charset: 'utf8mb4', collate: 'utf8mb4_unicode_ci' },
     models,
   });
@@ -69,6 +79,7 @@ function create(): Sequelize {
     options.attributes.updated_at = now();
     if (options.fields && !options.fields.includes('updated_at')) options.fields.push('updated_at');
   });
+  replicas?.attach(sequelize);
   return sequelize;
 }
 

@@ -28,6 +28,8 @@ export const mailboxScheduleJob = defineJob<Record<string, never>>({
   schema: Joi.object({}),
   options: () => ({ removeOnComplete: 100, removeOnFail: 500 }),
   schedule: { every: () => config().mailbox.pollEveryMs },
+  // A mailbox changed a moment ago is seen a round later; a poll queued twice is harmless.
+  readsFromReplica: true,
   async handle() {
     const queued = await schedulePolls();
     if (queued) logger.debug({ queued }, 'mailbox polls queued');

@@ -17,6 +17,11 @@ export interface JobDefinition<P = any> {
   options(): JobsOptions;
   /** Housekeeping: a job scheduler adds the job (payload `{}`) every `every()` milliseconds. */
   schedule?: { every(): number };
+  /**
+   * The handler only reads (what it writes goes to Redis) and a few seconds of lag do it no harm:
+   * its reads may go to a read replica (db/replicas.ts).
+   */
+  readsFromReplica?: boolean;
   handle(payload: P, job: Job): Promise<unknown>;
 }
 

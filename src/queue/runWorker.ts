@@ -3,6 +3,7 @@ import { config } from '../config';
 import { logger } from '../logger';
 import { redisConnection } from '../redis/connection';
 import { sequelize } from '../db/sequelize';
+import { readsFromReplica } from '../db/readRouting';
 import { schedulerIdOf, type JobDefinition } from './jobs';
 import { markFailed, processOnce } from './outbox';
 import { closeQueues } from './producer';
@@ -37,7 +38,8 @@ export async function createWorker(spec: WorkerSpec) {
       const { outboxId, ...data } = job.data ?? {};
       const { value, error } = def.schema.validate(data);
       if (error) throw new UnrecoverableError(`Invalid payload for ${job.name}: ${error.message}`);
-      return processOnce(outboxId, () => def.handle(value, job));
+      const run = () => def.handle(value, job);
+      return processOnce(outboxId, def.readsFromReplica ? () => readsFromReplica(run) : run);
     },
     {
       connection: connections[0],

@@ -1,5 +1,6 @@
 import type { Model, ModelStatic } from 'sequelize';
 import { VersionedCache, cacheVersion } from '../db/versionedCache';
+import { readsFromPrimary } from '../db/readRouting';
 
 /**
  * The configuration records every ticket read embeds (departments, channels, statuses,
@@ -35,7 +36,8 @@ export async function cachedPresentations<T>(
     else out.set(id, hit);
   }
   if (!missing.length) return out;
-  for (const [id, value] of await load(missing)) {
+  // What is kept under version v must be v's state: a lagging replica could still hold the one before.
+  for (const [id, value] of await readsFromPrimary(() => load(missing))) {
     out.set(id, value);
     if (v !== null) presented.set(key(id), v, value);
   }
@@ -46,7 +48,7 @@ export async function cachedPresentations<T>(
 export async function cachedValue<T>(key: string, v: string | null, load: () => Promise<T>): Promise<T> {
   const hit = v === null ? undefined : (presented.get(key, v) as T | undefined);
   if (hit !== undefined) return hit;
-  const value = await load();
+  const value = await readsFromPrimary(load);
   if (v !== null) presented.set(key, v, value);
   return value;
 }

@@ -41,6 +41,28 @@ describe('loadConfig', () => {
     });
   });
 
+  it('reads the read replicas of DATABASE_READ_URLS, with the primary\'s database name by default', () => {
+    const c = loadConfig({ DATABASE_URL: 'mariadb://app:pw@db1:3306/desk', DATABASE_READ_URLS: 'mariadb://reader:r%40w@db2:3307, mysql://db3/desk' });
+    expect(c.database.replicas).toEqual([
+      { host: 'db2', port: 3307, user: 'reader', password: 'r@w', name: 'desk' },
+      { host: 'db3', port: 3306, user: 'root', password: '', name: 'desk' },
+    ]);
+    expect(loadConfig({}).database.replicas).toEqual([]);
+  });
+
+  it.each([
+    ['http://db2/desk', 'not a mariadb:// URL'],
+    ['mariadb://db2/other', 'another database'],
+  ])('refuses DATABASE_READ_URLS=%s', (url, why) => {
+    const message = configError({ DATABASE_URL: 'mariadb://db1/desk', DATABASE_READ_URLS: `mariadb://db9/desk,${url}` }).message;
+    expect(message).toContain('DATABASE_READ_URLS');
+    expect(message).toContain(why);
+  });
+
+  it('never repeats a password of DATABASE_READ_URLS in its error', () => {
+    expect(configError({ DATABASE_READ_URLS: 'http://reader:hunter2@db2/desk' }).message).not.toContain('hunter2');
+  });
+
   it.each(['abc', '70000', '-1', '80.5'])('refuses PORT=%s, naming the variable', (port) => {
     expect(configError({ PORT: port }).message).toContain('PORT');
   });
