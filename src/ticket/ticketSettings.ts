@@ -1,5 +1,6 @@
 import { Op, type Transaction } from 'sequelize';
 import { Setting } from '../db/models';
+import { cachedValue, configVersion } from './configCache';
 
 /** The settings the ticket area acts on, read together (one statement). */
 export interface TicketSettings {
@@ -41,4 +42,12 @@ export async function ticketSettings(transaction?: Transaction): Promise<TicketS
     defaultTimezone: get('core', 'default_timezone') || 'UTC',
     adminFolder: (get('core', 'admin_folder') || 'admin').replace(/^\/+|\/+$/g, ''),
   };
+}
+
+/**
+ * The settings from the config cache (no statement when warm), read outside any transaction on a
+ * miss, as ticket reads do: for work that only needs them, not a snapshot of its own transaction.
+ */
+export async function cachedTicketSettings(): Promise<TicketSettings> {
+  return cachedValue('ticket-settings', await configVersion(), () => ticketSettings());
 }

@@ -75,6 +75,8 @@ async function channelNotifiesUser(scope: TicketScope, transaction: Transaction)
 }
 
 export async function onTicketCreated(p: EventPayloads['ticket.created'], transaction: Transaction): Promise<void> {
+  // Nobody to tell: nothing to read.
+  if (!p.sendUserEmail && !p.sendOperatorsEmail) return;
   const scope = await scopeOf(p.ticketId, transaction);
   const message = await TicketMessage.findByPk(p.messageId, { transaction });
   if (!scope || !message || message.is_draft) return;
