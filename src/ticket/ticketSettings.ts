@@ -45,9 +45,10 @@ export async function ticketSettings(transaction?: Transaction): Promise<TicketS
 }
 
 /**
- * The settings from the config cache (no statement when warm), read outside any transaction on a
- * miss, as ticket reads do: for work that only needs them, not a snapshot of its own transaction.
+ * The settings from the config cache (no statement when warm); on a miss read in `transaction`
+ * (a second connection while one is held could wait on a pool that concurrent transactions hold).
+ * For a transaction that has read nothing yet: its snapshot then begins after the version was read.
  */
-export async function cachedTicketSettings(): Promise<TicketSettings> {
-  return cachedValue('ticket-settings', await configVersion(), () => ticketSettings());
+export async function cachedTicketSettings(transaction: Transaction): Promise<TicketSettings> {
+  return cachedValue('ticket-settings', await configVersion(), () => ticketSettings(transaction));
 }

@@ -19,6 +19,7 @@ import { BY, MESSAGE_TYPE } from '../../db/models/TicketMessage';
 import { cachedTicketSettings, ticketSettings, type TicketSettings } from '../ticketSettings';
 import { NO_DUE_TIMES, currentDueTime, slaDueTimes, type DueTimes } from './due';
 import { createFacts } from './createFacts';
+import { withOpened } from './opened';
 import { effectiveFormat, insertNumbered } from './number';
 import { knownAfterCreate } from './presenter';
 import { auditSnapshot, createdSnapshot, diff, recordAudit } from './audit';
@@ -238,13 +239,14 @@ const assertOperators = (field: string, ids: number[] | undefined, transaction: 
  * Opens a ticket. Its cost is part of the contract (issue 18: at most 12 statements for a request
  * with its message): the configuration is checked in one statement (./createFacts.ts), the ticket
  * is inserted with its number and its first message's reply time, the message is written without
- * reading the ticket back, and the audit row is built from what was written.
+ * reading the ticket back, and the audit row is built from what was written. `known.settings`: the
+ * ticket settings the caller read in this transaction (else from the config cache).
  */
-export async function createTicket(input: CreateTicketInput, transaction: Transaction): Promise<CreatedTicket> {
+export async function createTicket(input: CreateTicketInput, transaction: Transaction, known: { settings?: TicketSettings } = {}): Promise<CreatedTicket> {
   const at = now();
   assertPast(input.createdAt, at);
   const createdAt = input.createdAt ?? at;
-  const settings = await cachedTicketSettings();
+  const settings = known.settings ?? (await cachedTicketSettings(transaction));
   const attachments = input.attachments ?? [];
   assertAttachments(attachments, settings);
 
@@ -320,9 +322,9 @@ export async function createTicket(input: CreateTicketInput, transaction: Transa
     ? await auditSnapshot(ticket.id, transaction)
     : createdSnapshot(ticket, { tags: tagIds, assigned: assignees, watching });
   await recordAudit(ticket.id, 'created', diff(null, snapshot), transaction);
-  await emit(transaction, 'ticket.created', {
+  await withOpened(transaction, { ticket, message, department, channelName: channel, assigned: assignees }, () => emit(transaction, 'ticket.created', {
     ticketId: ticket.id, messageId: message.id, sendUserEmail: input.sendUserEmail ?? true, sendOperatorsEmail: input.sendOperatorsEmail ?? true,
-  });
+  }));
   // The presentation of the answer knows what was just written (no read back).
   if (!tagIds.length && !assignees.length && !watching.length && !Object.keys(input.customfields ?? {}).length) knownAfterCreate(ticket, owner);
   return { ticket, message };
