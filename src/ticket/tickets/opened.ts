@@ -1,5 +1,5 @@
 import type { Transaction } from 'sequelize';
-import type { Ticket, TicketMessage } from '../../db/models';
+import type { Ticket, TicketMessage, User } from '../../db/models';
 
 /** What the notifications of a new ticket need of its department. */
 export interface OpenedDepartment {
@@ -39,3 +39,11 @@ export const openedAtHand = (transaction: Transaction, ticketId: number): Opened
   const opened = atHand.get(transaction);
   return opened && opened.ticket.id === ticketId ? opened : undefined;
 };
+
+/** Tickets just opened (createTicket) without tags, operators or custom field values, with their user (./presenter.ts). */
+export const openedBy = new WeakMap<Ticket, User>();
+
+/** Marks a ticket just opened, with nothing linked to it yet, and its user: its presentation reads nothing of them back. */
+export function knownAfterCreate(ticket: Ticket, owner: User): void {
+  openedBy.set(ticket, owner);
+}

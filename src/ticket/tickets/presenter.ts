@@ -7,6 +7,7 @@ import { loadCustomFieldValues, serializeCustomFieldValue } from '../../customfi
 import type { Model, ModelCtor } from 'sequelize-typescript';
 import { loadById, loadLinked, loadMany } from '../../db/load';
 import { cachedPresentations, cachedValue, configVersion } from '../configCache';
+import { openedBy } from './opened';
 import type { ReadContext } from '../../http/resource';
 import { pick } from '../../lib/serialize';
 import { presentTranslated } from '../../translations';
@@ -114,13 +115,6 @@ export async function loadTicketRelations(tickets: Ticket[], ctx: ReadContext): 
   return { ...configured, users, tags, presentedTags, assigned, watching, operators, customfields, links };
 }
 
-/** Tickets just opened (createTicket) without tags, operators or custom field values, with their user. */
-const openedBy = new WeakMap<Ticket, User>();
-
-/** Marks a ticket just opened, with nothing linked to it yet, and its user: its presentation reads nothing of them back. */
-export function knownAfterCreate(ticket: Ticket, owner: User): void {
-  openedBy.set(ticket, owner);
-}
 
 /**
  * A ticket as its resource shows it (list, show, create, update, merge): its columns in the

@@ -19,9 +19,8 @@ import { BY, MESSAGE_TYPE } from '../../db/models/TicketMessage';
 import { cachedTicketSettings, ticketSettings, type TicketSettings } from '../ticketSettings';
 import { NO_DUE_TIMES, currentDueTime, slaDueTimes, type DueTimes } from './due';
 import { createFacts } from './createFacts';
-import { withOpened } from './opened';
+import { knownAfterCreate, withOpened } from './opened';
 import { effectiveFormat, insertNumbered } from './number';
-import { knownAfterCreate } from './presenter';
 import { auditSnapshot, createdSnapshot, diff, recordAudit } from './audit';
 
 /**
