@@ -27,7 +27,6 @@ describe('opening a ticket', () => {
     const user = await f.user();
     await measureCreate({ user: user.id });
     const { data, queries } = await measureCreate({ user: user.id });
-    if (process.env.SHOW_SQL) console.log(queries.join('\n'));
     expect(data.number).toMatch(/^\d+$/);
     expect(queries.length).toBeLessThanOrEqual(12);
   });
