@@ -14,8 +14,9 @@ import { num, table } from './table';
  * Mail import throughput: a private dovecot (the tests' own, test/helpers/dovecot.ts) with a
  * mailbox of BENCH_MAILS (1,000) new mails from different senders, then one poll of the mailbox
  * worker over plain IMAP, timed: every mail parsed, checked (loops, spam, duplicates, threading)
- * and imported as a new ticket with its user, its ledger line and the cursor, one transaction per
- * mail. A second poll of the same mailbox, with nothing new, shows the cost of an idle poll.
+ * and imported as a new ticket with its user, its ledger line and the cursor, a batch of
+ * MAILBOX_BATCH_SIZE mails per transaction. A second poll of the same mailbox, with nothing new,
+ * shows the cost of an idle poll.
  */
 export async function mailboxThroughput(mails = Number(process.env.BENCH_MAILS ?? 1000)): Promise<string> {
   wire();

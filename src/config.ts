@@ -88,6 +88,8 @@ export interface Config {
     replySubaddress: boolean;
     /** A PEM file of certificates trusted for mailbox TLS besides Node's roots. */
     tlsCaFile: string;
+    /** Mails fetched together and imported in one transaction, and the most bytes such a batch holds. */
+    batchSize: number; batchBytes: number;
   };
   /**
    * The mail catcher (src/mailcatcher): `npm start` runs its SMTP server on host:port, the seeded
@@ -203,6 +205,8 @@ export const configSchema = Joi.object({
   MAILBOX_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(30000).description("connect, greeting and socket timeout of a mailbox connection"),
   MAILBOX_MAX_BACKOFF_SECONDS: Joi.number().integer().min(1).max(86400).default(3600).description("the longest wait after failed polls (the wait doubles from the poll interval)"),
   MAILBOX_MAX_MESSAGE_BYTES: Joi.number().integer().min(1024).max(1024 * 1024 * 1024).default(40 * 1024 * 1024).description("largest mail imported; a larger one is recorded as `rejected` without being downloaded"),
+  MAILBOX_BATCH_SIZE: Joi.number().integer().min(1).max(1000).default(50).description("mails a poll fetches in one IMAP FETCH and imports in one transaction (one by one again when one of them fails)"),
+  MAILBOX_BATCH_BYTES: Joi.number().integer().min(1024).default(32 * 1024 * 1024).description("most bytes of mail a poll holds in memory for one batch (a larger mail is a batch of its own)"),
   MAILBOX_TLS_CA_FILE: Joi.string().allow('').default('').description("a PEM file of certificates trusted for mailbox TLS besides Node's"),
   MAIL_REPLY_SUBADDRESS: Joi.boolean().truthy('1').falsy('0').default(false).description("`1`: ticket mail carries the ticket's sub-address as Reply-To (needs `+` delivery on the mail server)"),
   MAIL_NOTIFY_CAP: Joi.number().integer().min(0).max(1_000_000).default(10).description("automatic mails one user or CC address gets about one ticket per window (`0`: no cap)"),
@@ -294,6 +298,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxBackoffSeconds: value.MAILBOX_MAX_BACKOFF_SECONDS, maxMessageBytes: value.MAILBOX_MAX_MESSAGE_BYTES,
       notifyCap: value.MAIL_NOTIFY_CAP, notifyCapWindowSeconds: value.MAIL_NOTIFY_CAP_WINDOW_SECONDS,
       replySubaddress: value.MAIL_REPLY_SUBADDRESS, tlsCaFile: value.MAILBOX_TLS_CA_FILE,
+      batchSize: value.MAILBOX_BATCH_SIZE, batchBytes: value.MAILBOX_BATCH_BYTES,
     },
     mailCatcher: {
       enabled: value.MAIL_CATCHER ?? value.NODE_ENV !== 'production',

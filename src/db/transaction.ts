@@ -60,3 +60,23 @@ export async function transaction<T>(work: (t: Transaction) => Promise<T>, attem
     }
   }
 }
+
+const memos = new WeakMap<Transaction, Map<string, Promise<unknown>>>();
+
+/**
+ * A read of rows the transaction does not write (configuration: settings, webhooks, spam rules),
+ * run once per outermost transaction and shared by its savepoints: under REPEATABLE READ a
+ * repeated plain read returns the same rows anyway, so this only saves the statements (a batch of
+ * imported mails reads them once, not once per mail). A failed read is not kept.
+ */
+export function onceInTransaction<T>(t: Transaction, key: string, read: () => Promise<T>): Promise<T> {
+  const top = outermost(t);
+  let memo = memos.get(top);
+  if (!memo) memos.set(top, (memo = new Map()));
+  const kept = memo.get(key) as Promise<T> | undefined;
+  if (kept) return kept;
+  const reading = read();
+  memo.set(key, reading);
+  reading.catch(() => memo!.delete(key));
+  return reading;
+}

@@ -4,16 +4,17 @@ import { config } from '../config';
 import { DepartmentEmail } from '../db/models';
 import { logger } from '../logger';
 import { defaultPort } from '../ticket/departmentEmailTypes';
-import { ingestMail } from './ingest';
+import { ingestBatch, type BatchMail } from './ingest';
 import type { MailLogin } from './login';
 import { tally, tlsOptions, type PollSummary } from './pollSummary';
 
 /**
  * One poll of an IMAP mailbox. The cursor is the mailbox's UIDVALIDITY and the last UID taken
- * (stored on the department email); only UIDs above it are fetched, one mail at a time, each
- * imported in a transaction that also advances the cursor. Then the mail is deleted
- * (`delete_downloaded`) or flagged \Seen. A mail whose import failed in an unexpected way is
- * recorded as an error and left where it is, unflagged.
+ * (stored on the department email); only UIDs above it are fetched, in batches
+ * (`MAILBOX_BATCH_SIZE` mails, at most `MAILBOX_BATCH_BYTES`, one FETCH each), each batch imported
+ * in a transaction that also advances the cursor (./ingest.ts, ingestBatch). Then the batch's mails
+ * are deleted (`delete_downloaded`) or flagged \Seen, in one command. A mail whose import failed
+ * in an unexpected way is recorded as an error and left where it is, unflagged.
  *
  * A new UIDVALIDITY (the server renumbered the mailbox) starts the cursor again from 0: every
  * mail is then fetched again, and the ledger's import keys recognise those already imported.
@@ -21,7 +22,7 @@ import { tally, tlsOptions, type PollSummary } from './pollSummary';
  * between the commit and the delete) are deleted at the start of the next poll.
  */
 export async function pollImap(mailbox: DepartmentEmail, login: MailLogin): Promise<PollSummary> {
-  const { timeoutMs, maxMessageBytes } = config().mailbox;
+  const { timeoutMs, maxMessageBytes, batchSize, batchBytes } = config().mailbox;
   const client = new ImapFlow({
     host: mailbox.server!, port: mailbox.port ?? defaultPort('imap', mailbox.encryption), secure: mailbox.encryption === 'ssl',
     // 'none' must never upgrade on its own: a STARTTLS offer with a certificate nobody asked to trust would fail the poll.
@@ -52,21 +53,26 @@ export async function pollImap(mailbox: DepartmentEmail, login: MailLogin): Prom
       }
       pending.sort((a, b) => a.uid - b.uid);
 
-      for (const { uid, size } of pending) {
-        const tooLarge = size > maxMessageBytes;
-        // A mail over the limit is not downloaded: its headers say who to tell why (./refusal.ts).
-        const message = await client.fetchOne(String(uid), tooLarge ? { uid: true, headers: true } : { uid: true, source: true }, { uid: true });
-        const raw = (message && (tooLarge ? message.headers : message.source)) || Buffer.alloc(0);
-        const advance = async (t: Transaction) => {
-          await DepartmentEmail.update({ imap_uidvalidity: uidValidity, imap_last_uid: uid }, {
-            where: { id: mailbox.id, imap_last_uid: { [Op.lt]: uid } }, transaction: t,
-          });
-        };
-        const result = await ingestMail(raw, { departmentEmail: mailbox, remoteUid: `${uidValidity}:${uid}` }, { advance, declaredSize: size });
-        tally(summary, result.decision);
-        if (result.decision === 'error') continue;
-        if (mailbox.delete_downloaded) await client.messageDelete(String(uid), { uid: true });
-        else await client.messageFlagsAdd(String(uid), ['\\Seen'], { uid: true });
+      for (const batch of batches(pending, batchSize, batchBytes, maxMessageBytes)) {
+        const raws = await fetchBatch(client, batch, maxMessageBytes);
+        const mails: BatchMail[] = batch.map(({ uid, size }) => ({
+          raw: raws.get(uid) ?? Buffer.alloc(0), remoteUid: `${uidValidity}:${uid}`, declaredSize: size,
+          advance: async (t: Transaction) => {
+            await DepartmentEmail.update({ imap_uidvalidity: uidValidity, imap_last_uid: uid }, {
+              where: { id: mailbox.id, imap_last_uid: { [Op.lt]: uid } }, transaction: t,
+            });
+          },
+        }));
+        const results = await ingestBatch(mails, mailbox);
+        const done: number[] = [];
+        results.forEach((result, i) => {
+          tally(summary, result.decision);
+          if (result.decision !== 'error') done.push(batch[i].uid);
+        });
+        // One command for the batch's mails (those whose import failed stay unflagged).
+        if (!done.length) continue;
+        if (mailbox.delete_downloaded) await client.messageDelete(done.join(','), { uid: true });
+        else await client.messageFlagsAdd(done.join(','), ['\\Seen'], { uid: true });
       }
     } finally {
       lock.release();
@@ -75,4 +81,38 @@ export async function pollImap(mailbox: DepartmentEmail, login: MailLogin): Prom
     await client.logout().catch(() => client.close());
   }
   return summary;
+}
+
+type Pending = { uid: number; size: number };
+
+/** The pending mails in batches of at most `size` mails and `bytes` bytes (a mail over the import limit counts nothing: only its headers are fetched). */
+function* batches(pending: Pending[], size: number, bytes: number, maxMessageBytes: number): Generator<Pending[]> {
+  let batch: Pending[] = [];
+  let held = 0;
+  for (const p of pending) {
+    const weight = p.size > maxMessageBytes ? 0 : p.size;
+    if (batch.length && (batch.length >= size || held + weight > bytes)) {
+      yield batch;
+      batch = [];
+      held = 0;
+    }
+    batch.push(p);
+    held += weight;
+  }
+  if (batch.length) yield batch;
+}
+
+/** The batch's mails by UID: one FETCH of the sources, and the headers alone of those too large to download. */
+async function fetchBatch(client: ImapFlow, batch: Pending[], maxMessageBytes: number): Promise<Map<number, Buffer>> {
+  const out = new Map<number, Buffer>();
+  const whole = batch.filter((p) => p.size <= maxMessageBytes).map((p) => p.uid);
+  const headersOnly = batch.filter((p) => p.size > maxMessageBytes).map((p) => p.uid);
+  if (whole.length) {
+    for await (const m of client.fetch(whole.join(','), { uid: true, source: true }, { uid: true })) if (m.source) out.set(m.uid, m.source);
+  }
+  // A mail over the limit is not downloaded: its headers say who to tell why (./refusal.ts).
+  if (headersOnly.length) {
+    for await (const m of client.fetch(headersOnly.join(','), { uid: true, headers: true }, { uid: true })) if (m.headers) out.set(m.uid, m.headers);
+  }
+  return out;
 }

@@ -5,7 +5,7 @@ import { now } from '../db/entity';
 import { DepartmentEmail, IncomingMail, MailDelivery, MailMessageId, SpamRule, Ticket, User, Department } from '../db/models';
 import type { IncomingDecision } from '../db/models/IncomingMail';
 import { sequelize } from '../db/sequelize';
-import { transaction } from '../db/transaction';
+import { onceInTransaction, transaction } from '../db/transaction';
 import { emit, withoutEvents, type MailRefusal } from '../events';
 import { ValidationError } from '../errors';
 import { logger } from '../logger';
@@ -110,7 +110,17 @@ export async function ingestMail(raw: Buffer, source: MailSource, options: Inges
   return runAs({ type: 'mailbox', id: source.departmentEmail?.id ?? null, channel: 'email' }, () => ingest(raw, source, options));
 }
 
-async function ingest(raw: Buffer, source: MailSource, options: IngestOptions): Promise<IngestResult> {
+/** A mail parsed, ready to be decided and imported in a transaction. */
+interface Prepared {
+  mail: IncomingMessage | null;
+  /** Its ledger line, with the decision. */
+  ledger(d: Decision, t: Transaction, importKey: string | null): Promise<IncomingMail>;
+  result(d: Decision, ledgerId: number | null): IngestResult;
+  /** Rules 1-7 and the ledger line, in `t` (without the cursor's advance). */
+  decideAndImport(t: Transaction): Promise<{ d: Decision; ledgerId: number | null }>;
+}
+
+async function prepare(raw: Buffer, source: MailSource, options: IngestOptions): Promise<Prepared> {
   let mail: IncomingMessage | null = null;
   let early: Decision | null = null;
   const size = Math.max(raw.length, options.declaredSize ?? 0);
@@ -138,7 +148,6 @@ async function ingest(raw: Buffer, source: MailSource, options: IngestOptions): 
     mailMessageId: mail?.messageId ?? null, from: mail?.from?.address ?? null, subject: mail?.subject ?? null,
   });
 
-  const run = (t: Transaction) => (options.dryRun ? withoutEvents(t, () => decideAndImport(t)) : decideAndImport(t));
   const decideAndImport = async (t: Transaction): Promise<{ d: Decision; ledgerId: number | null }> => {
     let d: Decision;
     let row: IncomingMail | null = null;
@@ -157,8 +166,18 @@ async function ingest(raw: Buffer, source: MailSource, options: IngestOptions): 
       else await row.update({ import_key: null, decision: d.decision, reason: clip(d.reason, 1024), ticket_id: d.ticketId ?? null }, { transaction: t });
     } else row = await ledger(d, t, null);
     if (d.answer && mail && (await mayAnswer(mail, t))) await emit(t, 'mailbox.unread_refused', { incomingMailId: row.id });
-    await options.advance?.(t);
     return { d, ledgerId: row.id };
+  };
+  return { mail, ledger, result, decideAndImport };
+}
+
+async function ingest(raw: Buffer, source: MailSource, options: IngestOptions): Promise<IngestResult> {
+  const { mail, ledger, result, decideAndImport } = await prepare(raw, source, options);
+  const run = async (t: Transaction) => {
+    if (options.dryRun) return withoutEvents(t, () => decideAndImport(t));
+    const done = await decideAndImport(t);
+    await options.advance?.(t);
+    return done;
   };
 
   try {
@@ -199,6 +218,50 @@ async function ingest(raw: Buffer, source: MailSource, options: IngestOptions): 
   }
 }
 
+/** One mail of a batch: its raw bytes (or headers), where it came from, and the cursor's advance past it. */
+export interface BatchMail {
+  raw: Buffer;
+  remoteUid: string;
+  declaredSize?: number;
+  /** Moves the mailbox's cursor past this mail; advances are monotonic (the last mail's covers the batch). */
+  advance: (t: Transaction) => Promise<void>;
+}
+
+/**
+ * Imports a batch of mails of one mailbox (in their order) in ONE transaction: every mail its own
+ * ledger line and claim, exactly as ingestMail, and the cursor advanced past the last one, all in
+ * that transaction (a worker killed in the middle of a batch imported none of it, and the next poll
+ * takes the batch again). The mails are parsed before the transaction, at once. A mail that fails
+ * in a way no rule foresaw (or a claim that another poll holds) rolls the batch back, and the batch
+ * is then imported one mail per transaction (ingestMail): the poison mail is recorded as an error
+ * and the mails after it still import.
+ */
+export async function ingestBatch(mails: BatchMail[], departmentEmail: DepartmentEmail): Promise<IngestResult[]> {
+  if (!mails.length) return [];
+  const actor = { type: 'mailbox' as const, id: departmentEmail.id, channel: 'email' as const };
+  const one = (m: BatchMail) => ingestMail(m.raw, { departmentEmail, remoteUid: m.remoteUid }, { advance: m.advance, declaredSize: m.declaredSize });
+  if (mails.length === 1) return [await one(mails[0])];
+  return runAs(actor, async () => {
+    const prepared = await Promise.all(mails.map((m) => prepare(m.raw, { departmentEmail, remoteUid: m.remoteUid }, { declaredSize: m.declaredSize })));
+    try {
+      return await transaction(async (t) => {
+        const results: IngestResult[] = [];
+        for (const p of prepared) {
+          const { d, ledgerId } = await p.decideAndImport(t);
+          results.push(p.result(d, ledgerId));
+        }
+        await mails[mails.length - 1].advance(t);
+        return results;
+      });
+    } catch (err) {
+      logger.warn({ mailbox: departmentEmail.id, mails: mails.length, reason: (err as Error).message }, 'a batch of mails failed: importing them one by one');
+    }
+    const results: IngestResult[] = [];
+    for (const m of mails) results.push(await one(m));
+    return results;
+  });
+}
+
 /** A refused mail is answered unless it is a bounce, an automatic mail, or from one of our own addresses. */
 async function mayAnswer(mail: IncomingMessage, t: Transaction): Promise<boolean> {
   return !!mail.from && !bounceReason(mail) && !automaticReason(mail) && !(await ownAddresses([mail.from.address], t)).length;
@@ -211,7 +274,8 @@ export const dryRunMail = (raw: Buffer, source: MailSource) => ingestMail(raw, s
 async function ownAddresses(addresses: string[], t: Transaction): Promise<DepartmentEmail[]> {
   const bases = [...new Set(addresses.map((a) => splitSubaddress(a).base))];
   if (!bases.length) return [];
-  const rows = await DepartmentEmail.findAll({ where: { address: { [Op.in]: bases } }, transaction: t });
+  // The same addresses (the mailbox's own, in To) come back mail after mail of a batch: read once per transaction.
+  const rows = await onceInTransaction(t, `mailbox.own:${JSON.stringify(bases)}`, () => DepartmentEmail.findAll({ where: { address: { [Op.in]: bases } }, transaction: t }));
   const byAddress = new Map(rows.map((r) => [r.address.toLowerCase(), r]));
   return bases.map((b) => byAddress.get(b)).filter((r): r is DepartmentEmail => !!r);
 }
@@ -229,7 +293,7 @@ async function decideBeforeImport(mail: IncomingMessage, t: Transaction): Promis
   const xLoop = mail.headers.get('x-loop') ?? [];
   if (xLoop.length && (await ownAddresses(xLoop, t)).length) return decided('loop', `Loop detected - X-Loop: ${xLoop.join(', ')}.`);
 
-  const rules = await SpamRule.findAll({ where: { event_message: 1 }, transaction: t });
+  const rules = await onceInTransaction(t, 'mailbox.spamRules', () => SpamRule.findAll({ where: { event_message: 1 }, transaction: t }));
   const content = `${mail.subject}\n${mail.text}`;
   const rule = rules.find((r) => matchesRule(r, { content, sender: mail.from!.address }));
   if (rule) return decided('spam', `The request was blocked by spam rule '${rule.text}'.`);
@@ -318,7 +382,7 @@ async function joinAsCc(ticketId: number, address: string, t: Transaction): Prom
 
 /** Rules 6 and 7: files the mail into its ticket, or opens one. Runs in a savepoint, so a refusal leaves nothing behind. */
 async function importMail(mail: IncomingMessage, source: MailSource, t: Transaction): Promise<Decision> {
-  const settings = await ticketSettings(t);
+  const settings = await onceInTransaction(t, 'ticket.settings', () => ticketSettings(t));
   const automatic = automaticReason(mail);
   const { allowed, refused } = sortFiles(mail, settings);
   const from = mail.from!.address;
@@ -372,7 +436,7 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
       subject: (mail.subject || '(no subject)').slice(0, 255), text: mail.text || '(no text)', userEmail: from,
       userFirstname: namesOf(mail).firstname, userLastname: namesOf(mail).lastname, cc: await copiedAddresses(mail, savepoint),
       attachments: allowed, channel: 'email', createdAt, sendUserEmail: !automatic, sendOperatorsEmail: !automatic,
-    }, savepoint));
+    }, savepoint, { settings }));
     if (mail.messageId) await recordMessageId({ messageId: mail.messageId, ticketId: ticket.id, ticketMessageId: message.id, direction: 'in' }, t);
     if (refused.length && !automatic) await tellRefused('attachments', ticket, from, t, message.id);
     return decided('new_ticket', [`In the department of ${mailbox.address}`, notes].filter(Boolean).join('; '), {

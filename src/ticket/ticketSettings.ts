@@ -1,5 +1,6 @@
 import { Op, type Transaction } from 'sequelize';
 import { Setting } from '../db/models';
+import { cachedValue, configVersion } from './configCache';
 
 /** The settings the ticket area acts on, read together (one statement). */
 export interface TicketSettings {
@@ -41,4 +42,13 @@ export async function ticketSettings(transaction?: Transaction): Promise<TicketS
     defaultTimezone: get('core', 'default_timezone') || 'UTC',
     adminFolder: (get('core', 'admin_folder') || 'admin').replace(/^\/+|\/+$/g, ''),
   };
+}
+
+/**
+ * The settings from the config cache (no statement when warm); on a miss read in `transaction`
+ * (a second connection while one is held could wait on a pool that concurrent transactions hold).
+ * For a transaction that has read nothing yet: its snapshot then begins after the version was read.
+ */
+export async function cachedTicketSettings(transaction: Transaction): Promise<TicketSettings> {
+  return cachedValue('ticket-settings', await configVersion(), () => ticketSettings(transaction));
 }

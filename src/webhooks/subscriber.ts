@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'sequelize';
 import { Webhook, WebhookDelivery, type DomainEvent } from '../db/models';
+import { onceInTransaction } from '../db/transaction';
 import { enqueue } from '../queue/outbox';
 import { webhookDelivery } from './deliver';
 
@@ -18,7 +19,8 @@ export const matches = (webhook: Pick<Webhook, 'events'>, name: string) => {
  * back is not. One query for the webhooks (there are few), whatever their number.
  */
 export async function queueWebhookDeliveries(event: DomainEvent, transaction: Transaction): Promise<void> {
-  const webhooks = await Webhook.findAll({ where: { enabled: 1 }, attributes: ['id', 'events'], transaction });
+  // Read once per transaction: a batch of imported mails emits many events.
+  const webhooks = await onceInTransaction(transaction, 'webhooks.enabled', () => Webhook.findAll({ where: { enabled: 1 }, attributes: ['id', 'events'], transaction }));
   for (const webhook of webhooks.filter((w) => matches(w, event.name))) {
     await queueDelivery(webhook.id, event, transaction);
   }

@@ -5,6 +5,7 @@ import type { EventPayloads, MailRefusal } from '../../events';
 import { enqueue } from '../../queue/outbox';
 import { emailTemplates } from '../templateMapping';
 import { ticketMail, type NoticeKind, type OperatorMailKind, type UserMailKind } from './job';
+import { openedAtHand } from '../tickets/opened';
 import { activeOperators, assignedIds, departmentOperatorIds, watcherIds } from './recipients';
 
 /**
@@ -66,26 +67,32 @@ async function mailOperators(
 const operatorAuthor = (message: TicketMessage) => (message.by === BY.OPERATOR ? message.user_id : null);
 
 /** Whether the department lets a new ticket of this channel tell its user (tickets opened by the API always may). */
-async function channelNotifiesUser(scope: TicketScope, transaction: Transaction): Promise<boolean> {
-  const channel = await Channel.findByPk(scope.ticket.channel_id, { attributes: ['id', 'name'], transaction });
-  const name = channel?.name.toLowerCase();
+async function channelNotifiesUser(scope: TicketScope, transaction: Transaction, known?: string): Promise<boolean> {
+  const name = known?.toLowerCase() ?? (await Channel.findByPk(scope.ticket.channel_id, { attributes: ['id', 'name'], transaction }))?.name.toLowerCase();
   if (name === 'email') return scope.department?.notify_email_ticket !== 0;
   if (name === 'web') return scope.department?.notify_frontend_ticket !== 0;
   return true;
 }
 
 export async function onTicketCreated(p: EventPayloads['ticket.created'], transaction: Transaction): Promise<void> {
-  const scope = await scopeOf(p.ticketId, transaction);
-  const message = await TicketMessage.findByPk(p.messageId, { transaction });
+  // Nobody to tell: nothing to read.
+  if (!p.sendUserEmail && !p.sendOperatorsEmail) return;
+  // The ticket createTicket has just written (its rows need not be read back); else read.
+  const opened = openedAtHand(transaction, p.ticketId);
+  const scope = opened
+    ? { ticket: opened.ticket, department: opened.department as Department, templates: emailTemplates(opened.department.email_templates) }
+    : await scopeOf(p.ticketId, transaction);
+  const message = opened?.message ?? (await TicketMessage.findByPk(p.messageId, { transaction }));
   if (!scope || !message || message.is_draft) return;
   const { ticket } = scope;
-  if (!ticket.internal && p.sendUserEmail && (await channelNotifiesUser(scope, transaction))) {
+  if (!ticket.internal && p.sendUserEmail && (await channelNotifiesUser(scope, transaction, opened?.channelName))) {
     await mailUser('user_ticket_opened', scope, message.id, transaction);
   }
   if (!p.sendOperatorsEmail) return;
   const kind = ticket.internal ? 'operator_internal_opened' : 'operator_ticket_opened';
   if (!mapped(scope, kind)) return;
-  const operators = [...(await departmentOperatorIds(ticket.department_id, transaction)), ...(await assignedIds(ticket.id, transaction))];
+  const assigned = opened ? [...opened.assigned].sort((a, b) => a - b) : await assignedIds(ticket.id, transaction);
+  const operators = [...(await departmentOperatorIds(ticket.department_id, transaction)), ...assigned];
   await mailOperators(kind, scope, operators, operatorAuthor(message), message.id, transaction);
 }
 

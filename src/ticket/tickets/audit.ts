@@ -97,3 +97,17 @@ export async function audited<T>(ticketId: number, action: AuditAction, transact
   await recordAudit(ticketId, action, diff(before, await auditSnapshot(ticketId, transaction)), transaction);
   return result;
 }
+
+/**
+ * The snapshot of a ticket just inserted, built from the row written and its links, equal to what
+ * auditSnapshot would read back (same fields, same order) without the two statements. For a
+ * ticket without custom field values (with some, read them back with auditSnapshot).
+ */
+export function createdSnapshot(row: { get(key: string): unknown }, links: { tags: number[]; assigned: number[]; watching: number[] }): Snapshot {
+  const snapshot: Snapshot = {};
+  for (const c of COLUMNS) snapshot[c] = c === 'cc' ? jsonList((row.get('cc') as string | null) ?? null) : row.get(c) ?? null;
+  snapshot.tags = [...links.tags].sort((a, b) => a - b);
+  snapshot.assigned = [...links.assigned].sort((a, b) => a - b);
+  snapshot.watching = [...links.watching].sort((a, b) => a - b);
+  return snapshot;
+}

@@ -50,6 +50,18 @@ async function write(ticketId: number, number: string, transaction: Transaction)
   }
 }
 
+/** The numbers to try, in order: the format's own, then widened by two more random digits per attempt. */
+function* candidates(render: () => string, random: RandomSource, own: number): Generator<string> {
+  for (let attempt = 0; attempt < own; attempt++) yield render();
+  for (let extra = 1; extra <= WIDENED_ATTEMPTS; extra++) {
+    let number = render();
+    for (let k = 0; k < extra * 2; k++) number += String(random(10));
+    if (number.length <= MAX_NUMBER_LENGTH) yield number;
+  }
+}
+
+const zoneOf = (timezone: string) => (isTimeZone(timezone) ? timezone : 'UTC');
+
 /**
  * Gives the ticket (inserted with a placeholder) its number; returns it. `date` is the ticket's
  * creation time (date tokens), in `timezone`; `random` draws the random digits and letters.
@@ -57,22 +69,41 @@ async function write(ticketId: number, number: string, transaction: Transaction)
 export async function assignTicketNumber(
   ticketId: number, tokens: FormatToken[], date: Date, timezone: string, transaction: Transaction, random: RandomSource = randomInt,
 ): Promise<string> {
-  const zone = isTimeZone(timezone) ? timezone : 'UTC';
-  const render = () => renderTicketNumber(tokens, { sequence: ticketId, date, timezone: zone, random });
-  if (tokens.some((t) => t.kind === 'sequence')) {
-    const number = render();
+  const render = () => renderTicketNumber(tokens, { sequence: ticketId, date, timezone: zoneOf(timezone), random });
+  // A sequential number is unique unless a random number of another format took it: then widened like a random one.
+  const own = tokens.some((t) => t.kind === 'sequence') ? 1 : RANDOM_ATTEMPTS;
+  for (const number of candidates(render, random, own)) {
     if (await write(ticketId, number, transaction)) return number;
-    // Only a random number of another format can take a sequential one: widen it like a random one.
-  } else {
-    for (let attempt = 0; attempt < RANDOM_ATTEMPTS; attempt++) {
-      const number = render();
-      if (await write(ticketId, number, transaction)) return number;
-    }
-  }
-  for (let extra = 1; extra <= WIDENED_ATTEMPTS; extra++) {
-    let number = render();
-    for (let k = 0; k < extra * 2; k++) number += String(random(10));
-    if (number.length <= MAX_NUMBER_LENGTH && (await write(ticketId, number, transaction))) return number;
   }
   throw new Error(`No free ticket number could be found for ticket ${ticketId}`);
 }
+
+/**
+ * Inserts a ticket (`insert`, given its number) numbered in the same statement when the format
+ * has no %S: the random number is drawn before the insert, and a collision with the unique key
+ * fails only that insert (the transaction goes on), so the number is drawn again as
+ * assignTicketNumber does. A %S format needs the id: inserted with a placeholder, then numbered.
+ */
+export async function insertNumbered<T extends { id: number }>(
+  tokens: FormatToken[], date: Date, timezone: string, insert: (number: string) => Promise<T>, transaction: Transaction,
+  random: RandomSource = randomInt,
+): Promise<{ row: T; number: string }> {
+  if (tokens.some((t) => t.kind === 'sequence')) {
+    const row = await insert(placeholderNumber());
+    return { row, number: await assignTicketNumber(row.id, tokens, date, timezone, transaction, random) };
+  }
+  const render = () => renderTicketNumber(tokens, { sequence: 0, date, timezone: zoneOf(timezone), random });
+  for (const number of candidates(render, random, RANDOM_ATTEMPTS)) {
+    try {
+      return { row: await insert(number), number };
+    } catch (err) {
+      if (!(err instanceof UniqueConstraintError) || !isNumberCollision(err)) throw err;
+    }
+  }
+  throw new Error('No free ticket number could be found for a new ticket');
+}
+
+/** A refusal by the number's unique key (not another one). */
+const isNumberCollision = (err: UniqueConstraintError) =>
+  /tickets_number_unique/.test(String((err.parent as { sqlMessage?: string } | undefined)?.sqlMessage ?? err.message))
+  || Object.keys(err.fields ?? {}).some((f) => /number/.test(f));

@@ -7,6 +7,7 @@ import { loadCustomFieldValues, serializeCustomFieldValue } from '../../customfi
 import type { Model, ModelCtor } from 'sequelize-typescript';
 import { loadById, loadLinked, loadMany } from '../../db/load';
 import { cachedPresentations, cachedValue, configVersion } from '../configCache';
+import { openedBy } from './opened';
 import type { ReadContext } from '../../http/resource';
 import { pick } from '../../lib/serialize';
 import { presentTranslated } from '../../translations';
@@ -93,10 +94,12 @@ async function loadTicketConfig(tickets: Ticket[], lang: string | undefined) {
  * the brands' addresses.
  */
 export async function loadTicketRelations(tickets: Ticket[], ctx: ReadContext): Promise<TicketRelations> {
-  const ids = tickets.map((t) => t.id);
+  // A ticket just opened has no links, values or tags yet, and its user is at hand: nothing to read for it.
+  const unknown = tickets.filter((t) => !openedBy.has(t));
+  const ids = unknown.map((t) => t.id);
   const [configured, users, tags, assigned, watching, customfields, links] = await Promise.all([
     loadTicketConfig(tickets, ctx.lang),
-    loadById(User, tickets.map((t) => t.user_id), { attributes: [...USER_SUMMARY_FIELDS, 'type'] }),
+    loadById(User, unknown.map((t) => t.user_id), { attributes: [...USER_SUMMARY_FIELDS, 'type'] }),
     loadLinked(TicketTagLink, 'ticket_id', 'tag_id', ids, TicketTag),
     loadMany(TicketAssignee, 'ticket_id', ids, { order: [['ticket_id', 'ASC'], ['user_id', 'ASC']] }),
     loadMany(TicketWatcher, 'ticket_id', ids, { order: [['ticket_id', 'ASC'], ['user_id', 'ASC']] }),
@@ -108,8 +111,10 @@ export async function loadTicketRelations(tickets: Ticket[], ctx: ReadContext): 
     presentTranslated(TAG_TRANSLATIONS, distinct(tags.values()), serializeTag, ctx.lang),
     loadById(User, operatorIds, { attributes: [...OPERATOR_FIELDS] }),
   ]);
+  for (const t of tickets) if (openedBy.has(t)) users.set(t.user_id, openedBy.get(t)!);
   return { ...configured, users, tags, presentedTags, assigned, watching, operators, customfields, links };
 }
+
 
 /**
  * A ticket as its resource shows it (list, show, create, update, merge): its columns in the

@@ -11,15 +11,17 @@ import { applyCustomFieldValues } from '../../customfields/values';
 import { ValidationError, invalid } from '../../errors';
 import { assertExist } from '../../db/exists';
 import { sqlCondition } from '../../db/sql';
-import { createUser, defaultBrandId } from '../../user/users/service';
+import { createUser } from '../../user/users/service';
 import { assertAttachments, type AttachmentInput } from '../attachmentFiles';
-import { assertPast, channelIdOf, jsonList, normaliseCc, type ChannelName } from '../common';
-import { addMessage } from '../messages/service';
-import { inDepartment } from '../priorityScope';
-import { ticketSettings, type TicketSettings } from '../ticketSettings';
+import { assertPast, jsonList, normaliseCc, type ChannelName } from '../common';
+import { writeMessage } from '../messages/service';
+import { BY, MESSAGE_TYPE } from '../../db/models/TicketMessage';
+import { cachedTicketSettings, ticketSettings, type TicketSettings } from '../ticketSettings';
 import { NO_DUE_TIMES, currentDueTime, slaDueTimes, type DueTimes } from './due';
-import { assignTicketNumber, effectiveFormat, placeholderNumber } from './number';
-import { auditSnapshot, diff, recordAudit } from './audit';
+import { createFacts } from './createFacts';
+import { knownAfterCreate, withOpened } from './opened';
+import { effectiveFormat, insertNumbered } from './number';
+import { auditSnapshot, createdSnapshot, diff, recordAudit } from './audit';
 
 /**
  * The domain rules of tickets: opening (people, department and brand, number, SLA, first message),
@@ -127,24 +129,6 @@ async function emailOfDepartment(emailId: number, departmentId: number, brandId:
   return !!(await DepartmentEmail.findOne({ attributes: ['id'], where: { id: emailId, department_id: departmentId, brand_id: brandId }, transaction }));
 }
 
-async function assertPriorityOffered(priorityId: number, departmentId: number, field: string, transaction: Transaction): Promise<void> {
-  const offered = inDepartment(departmentId);
-  const found = await TicketPriority.findOne({
-    attributes: ['id'], where: { [Op.and]: [{ id: priorityId }, offered.literal] } as WhereOptions, replacements: offered.replacements, transaction,
-  });
-  if (!found) throw invalid(field);
-}
-
-/** The first priority (by order) offered in the department. */
-async function defaultPriority(departmentId: number, transaction: Transaction): Promise<number> {
-  const offered = inDepartment(departmentId);
-  const found = await TicketPriority.findOne({
-    attributes: ['id'], where: offered.literal as WhereOptions, replacements: offered.replacements, order: [['order', 'ASC'], ['id', 'ASC']], transaction,
-  });
-  if (!found) throw new ValidationError('The priority field is required.');
-  return found.id;
-}
-
 /** The user of the brand with this address (primary or additional), or null. */
 export async function findUserByEmail(email: string, brandId: number, transaction?: Transaction, latest = false): Promise<User | null> {
   const c = sqlCondition`type = 'user' AND brand_id = ${brandId} AND (email = ${email} OR id IN (SELECT user_id FROM user_emails WHERE email = ${email}))`;
@@ -164,18 +148,28 @@ export async function findUserByEmail(email: string, brandId: number, transactio
 export async function userForAddress(
   email: string, brandId: number, names: { firstname?: string | null; lastname?: string | null; organisation?: string | null }, transaction: Transaction,
 ): Promise<User> {
+  return (await findOrCreateUser(email, brandId, names, transaction)).user;
+}
+
+/** userForAddress, saying whether the user was created by this transaction. */
+async function findOrCreateUser(
+  email: string, brandId: number, names: { firstname?: string | null; lastname?: string | null; organisation?: string | null }, transaction: Transaction,
+): Promise<{ user: User; created: boolean }> {
   const found = await findUserByEmail(email, brandId, transaction);
-  if (found) return found;
+  if (found) return { user: found, created: false };
   try {
-    return await sequelize().transaction({ transaction }, (savepoint) => createUser({
-      email, brand_id: brandId, firstname: names.firstname || null, lastname: names.lastname || null,
-      ...(names.organisation ? { organisation: names.organisation } : {}),
-    }, savepoint));
+    return {
+      user: await sequelize().transaction({ transaction }, (savepoint) => createUser({
+        email, brand_id: brandId, firstname: names.firstname || null, lastname: names.lastname || null,
+        ...(names.organisation ? { organisation: names.organisation } : {}),
+      }, savepoint)),
+      created: true,
+    };
   } catch (err) {
     if (!(err instanceof UniqueConstraintError)) throw err;
     const again = await findUserByEmail(email, brandId, transaction, true);
     if (!again) throw err;
-    return again;
+    return { user: again, created: false };
   }
 }
 
@@ -186,8 +180,9 @@ interface People {
   author: User;
 }
 
+/** A person by id, read with a share lock: they cannot be deleted under the ticket and message written for them. */
 async function person(id: number, field: string, transaction: Transaction, check: (u: User) => boolean): Promise<User> {
-  const user = await User.findByPk(id, { transaction });
+  const user = await User.findByPk(id, { transaction, lock: transaction.LOCK.SHARE });
   if (!user || !check(user)) throw invalid(field);
   return user;
 }
@@ -210,9 +205,13 @@ async function resolvePeople(input: CreateTicketInput, brandId: number, transact
     return { owner, author: owner };
   }
   if (input.userEmail) {
-    const owner = await userForAddress(input.userEmail.trim().toLowerCase(), brandId, {
+    const { user, created } = await findOrCreateUser(input.userEmail.trim().toLowerCase(), brandId, {
       firstname: input.userFirstname, lastname: input.userLastname, organisation: input.userOrganisation,
     }, transaction);
+    // A user found (not created here) is read again with a share lock by its key (no gap lock): it
+    // sees one another transaction created a moment ago, and keeps them from being deleted under the ticket.
+    const owner = created ? user : await User.findByPk(user.id, { transaction, lock: transaction.LOCK.SHARE });
+    if (!owner) throw invalid('user_id');
     return { owner, author: owner };
   }
   throw new ValidationError('The user email field is required when user is not present.');
@@ -235,72 +234,98 @@ async function replaceLinks(model: typeof TicketTagLink | typeof TicketAssignee 
 const assertOperators = (field: string, ids: number[] | undefined, transaction: Transaction) =>
   assertExist(User, field, ids, transaction, { type: 'operator' });
 
-export async function createTicket(input: CreateTicketInput, transaction: Transaction): Promise<CreatedTicket> {
+/**
+ * Opens a ticket. Its cost is part of the contract (issue 18: at most 12 statements for a request
+ * with its message): the configuration is checked in one statement (./createFacts.ts), the ticket
+ * is inserted with its number and its first message's reply time, the message is written without
+ * reading the ticket back, and the audit row is built from what was written. `known.settings`: the
+ * ticket settings the caller read in this transaction (else from the config cache).
+ */
+export async function createTicket(input: CreateTicketInput, transaction: Transaction, known: { settings?: TicketSettings } = {}): Promise<CreatedTicket> {
   const at = now();
   assertPast(input.createdAt, at);
   const createdAt = input.createdAt ?? at;
-  const settings = await ticketSettings(transaction);
+  const settings = known.settings ?? (await cachedTicketSettings(transaction));
   const attachments = input.attachments ?? [];
   assertAttachments(attachments, settings);
 
-  const brandId = input.brandId ?? (await defaultBrandId(transaction));
-  await assertExist(Brand, 'brand', brandId, transaction);
-  const department = await Department.findByPk(input.departmentId, { transaction });
-  if (!department || !(await departmentInBrand(department.id, brandId, transaction))) throw invalid('department');
-  let departmentEmailId: number | null;
-  if (input.departmentEmailId) {
-    if (!(await emailOfDepartment(input.departmentEmailId, department.id, brandId, transaction))) throw invalid('department_email');
-    departmentEmailId = input.departmentEmailId;
-  } else departmentEmailId = await defaultDepartmentEmail(department.id, brandId, transaction);
-
+  const channel = input.channel ?? 'api';
   const statusId = input.statusId ?? settings.defaultOpenStatus;
+  const facts = await createFacts({
+    brandId: input.brandId, departmentId: input.departmentId, departmentEmailId: input.departmentEmailId, statusId,
+    priorityId: input.priorityId, channel,
+  }, transaction);
+  if (facts.brandId === null) {
+    if (input.brandId === undefined) throw new Error('No brand exists: run the seed');
+    throw invalid('brand');
+  }
+  const brandId = facts.brandId;
+  const department = facts.department;
+  if (!department || !facts.departmentInBrand) throw invalid('department');
+  if (input.departmentEmailId && facts.departmentEmailId === null) throw invalid('department_email');
+  const departmentEmailId = facts.departmentEmailId;
   if (statusId === null) throw new ValidationError('The status field is required.');
-  await assertExist(TicketStatus, 'status', statusId, transaction);
-  let priorityId: number;
-  if (input.priorityId !== undefined) {
-    await assertPriorityOffered(input.priorityId, department.id, 'priority', transaction);
-    priorityId = input.priorityId;
-  } else priorityId = await defaultPriority(department.id, transaction);
+  if (facts.statusId === null) throw invalid('status');
+  if (facts.priorityId === null) {
+    if (input.priorityId !== undefined) throw invalid('priority');
+    throw new ValidationError('The priority field is required.');
+  }
+  const priorityId = facts.priorityId;
   await assertExist(TicketTag, 'tag', input.tagIds, transaction);
   await assertOperators('assignedto', input.assignedTo, transaction);
   await assertOperators('watching', input.watching, transaction);
   if (input.slaPlanId) await assertExist(SlaPlan, 'sla_plan', input.slaPlanId, transaction);
 
   const { owner, author } = await resolvePeople(input, brandId, transaction);
-  const channel = input.channel ?? 'api';
+  if (facts.channelId === null) throw new Error(`The channel "${channel}" does not exist: run the seed`);
   const due: DueTimes = input.slaPlanId ? await slaDueTimes(input.slaPlanId, priorityId, createdAt, settings.defaultTimezone, transaction) : NO_DUE_TIMES;
   const resolved = settings.defaultResolvedStatus !== null && statusId === settings.defaultResolvedStatus;
   const cc = normaliseCc(input.cc);
+  const by = author.type === 'operator' ? BY.OPERATOR : BY.USER;
 
-  const ticket = await Ticket.create({
-    number: placeholderNumber(), department_id: department.id, department_email_id: departmentEmailId, brand_id: brandId,
-    channel_id: await channelIdOf(channel, transaction), user_id: owner.id, status_id: statusId, priority_id: priorityId,
-    sla_plan_id: input.slaPlanId || null, subject: input.subject, ...due,
-    due_time: resolved ? null : currentDueTime({ first_reply_time: null, ...due }),
-    resolved_time: resolved ? createdAt : null, cc: cc.length ? JSON.stringify(cc) : null, locked: 0, merged: 0, internal: input.internal ? 1 : 0,
-    token: randomBytes(20).toString('hex'), created_at: createdAt, updated_at: at,
-  }, { transaction });
-  await assignTicketNumber(ticket.id, effectiveFormat(department.ticket_number_format, settings.ticketNumberFormat), new Date(createdAt * 1000), settings.defaultTimezone, transaction);
+  // The first message's reply time is written with the ticket (no update after the message).
+  const { row: ticket, number } = await insertNumbered(
+    effectiveFormat(department.ticket_number_format, settings.ticketNumberFormat), new Date(createdAt * 1000), settings.defaultTimezone,
+    (number) => Ticket.create({
+      number, department_id: department.id, department_email_id: departmentEmailId, brand_id: brandId,
+      channel_id: facts.channelId, user_id: owner.id, status_id: statusId, priority_id: priorityId,
+      sla_plan_id: input.slaPlanId || null, subject: input.subject, ...due,
+      due_time: resolved ? null : currentDueTime({ first_reply_time: null, ...due }),
+      resolved_time: resolved ? createdAt : null, cc: cc.length ? JSON.stringify(cc) : null, locked: 0, merged: 0, internal: input.internal ? 1 : 0,
+      last_reply_time: createdAt, last_reply_by: by, token: randomBytes(20).toString('hex'), created_at: createdAt, updated_at: at,
+    }, { transaction }),
+    transaction,
+  );
+  ticket.setDataValue('number', number);
 
-  await replaceLinks(TicketTagLink, 'tag_id', ticket.id, input.tagIds ?? [], transaction, true);
-  const assignees = input.assignedTo ?? (department.default_assignedto ? [department.default_assignedto] : []);
+  const tagIds = [...new Set(input.tagIds ?? [])];
+  const assignees = [...new Set(input.assignedTo ?? (department.default_assignedto ? [department.default_assignedto] : []))];
+  const watching = [...new Set(input.watching ?? [])];
+  await replaceLinks(TicketTagLink, 'tag_id', ticket.id, tagIds, transaction, true);
   await replaceLinks(TicketAssignee, 'user_id', ticket.id, assignees, transaction, true);
-  await replaceLinks(TicketWatcher, 'user_id', ticket.id, input.watching ?? [], transaction, true);
+  await replaceLinks(TicketWatcher, 'user_id', ticket.id, watching, transaction, true);
   await applyCustomFieldValues('ticket', ticket.id, input.customfields, {
     brandId, departmentId: department.id, creating: channel !== 'email', overwriteLocked: true, transaction,
   });
 
-  const message = await addMessage({
-    ticketId: ticket.id, userId: author.id, text: input.text, attachments, userIpAddress: input.userIpAddress ?? null,
-    createdAt, channel,
-  }, transaction, { opening: true, settings });
+  // The first message: the checks addMessage makes hold by construction (the author is the owner,
+  // or an operator; the new ticket is neither locked nor merged, and this transaction holds it).
+  const message = await writeMessage({
+    ticket, author, type: MESSAGE_TYPE.MESSAGE, text: input.text, isDraft: false, pinned: false, cc: [], attachments,
+    userIpAddress: input.userIpAddress ?? null, createdAt, channelId: facts.channelId, socialId: null,
+  }, transaction);
 
-  const audit = await recordAudit(ticket.id, 'created', diff(null, await auditSnapshot(ticket.id, transaction)), transaction);
-  await emit(transaction, 'ticket.created', {
+  // The audit's snapshot of the new ticket, from what was written (custom field values, when any
+  // were given, are read back as auditSnapshot does).
+  const snapshot = Object.keys(input.customfields ?? {}).length
+    ? await auditSnapshot(ticket.id, transaction)
+    : createdSnapshot(ticket, { tags: tagIds, assigned: assignees, watching });
+  const audit = await recordAudit(ticket.id, 'created', diff(null, snapshot), transaction);
+  await withOpened(transaction, { ticket, message, department, channelName: channel, assigned: assignees }, () => emit(transaction, 'ticket.created', {
     ticketId: ticket.id, messageId: message.id, sendUserEmail: input.sendUserEmail ?? true, sendOperatorsEmail: input.sendOperatorsEmail ?? true, audit,
-  });
-  // The number and what the first message changed were written through other statements.
-  await ticket.reload({ transaction });
+  }));
+  // The presentation of the answer knows what was just written (no read back).
+  if (!tagIds.length && !assignees.length && !watching.length && !Object.keys(input.customfields ?? {}).length) knownAfterCreate(ticket, owner);
   return { ticket, message };
 }
 
