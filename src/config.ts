@@ -28,7 +28,18 @@ export interface Config {
     replicaMaxLagSeconds: number; replicaCheckMs: number; readYourWritesSeconds: number;
   };
   redisUrl: string;
+  /**
+   * Where Redis is: REDIS_URL's server, the master named `name` that Sentinels report, or a
+   * cluster (REDIS_URL then gives only the user, password, database and TLS).
+   */
+  redis:
+    | { kind: 'single' }
+    | { kind: 'sentinel'; sentinels: HostPort[]; name: string; sentinelPassword: string }
+    | { kind: 'cluster'; nodes: HostPort[] };
+  /** Our own Redis keys start with `<queuePrefix>:`. */
   queuePrefix: string;
+  /** BullMQ's key prefix: QUEUE_PREFIX, hash-tagged (`{helpdesk}`) on a cluster so a queue's keys share a slot. */
+  bullmqPrefix: string;
   logLevel: string;
   logFormat: 'auto' | 'json' | 'pretty';
   trustProxy: string;
@@ -110,6 +121,15 @@ export interface Config {
   testHoldResponse: { at: 'before-store' | 'after-store'; ms: number } | null;
 }
 
+export interface HostPort { host: string; port: number }
+
+/** `host:port,host:port` (a host may be an IPv6 address in brackets). */
+const hostPorts = () => Joi.string().allow('').default('').custom((value: string) => value.split(',').map((e) => e.trim()).filter(Boolean).map((e) => {
+  const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/.exec(e);
+  if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535) throw new Error(`has an entry that is not host:port: ${e}`);
+  return { host: m[1].replace(/^\[|\]$/g, ''), port: Number(m[2]) };
+}));
+
 /** A 32-byte key written as 64 hex characters or as base64 (standard or URL-safe, padding optional). */
 export function parseSecretKey(raw: string): Buffer {
   const s = raw.trim();
@@ -141,8 +161,12 @@ export const configSchema = Joi.object({
   DATABASE_READ_MAX_LAG_SECONDS: Joi.number().integer().min(0).max(86400).default(5).description("a replica further behind than this (or not replicating, or unreachable) is skipped until it catches up"),
   DATABASE_READ_CHECK_MS: Joi.number().integer().min(50).max(600000).default(1000).description("how often each replica's lag and reachability are checked"),
   DATABASE_READ_YOUR_WRITES_SECONDS: Joi.number().integer().min(0).max(3600).default(5).description("after a token's write request, its reads go to the primary for this long (tracked in Redis)"),
-  REDIS_URL: Joi.string().uri({ scheme: ['redis', 'rediss'] }).default('redis://127.0.0.1:6379').description("Redis for BullMQ"),
-  QUEUE_PREFIX: Joi.string().pattern(/^[A-Za-z0-9_-]+$/).default('helpdesk').description("BullMQ key prefix"),
+  REDIS_URL: Joi.string().uri({ scheme: ['redis', 'rediss'] }).default('redis://127.0.0.1:6379').description("Redis for queues, counters, rate limits and cache versions; with `REDIS_SENTINELS` or `REDIS_CLUSTER_NODES` only its user, password, database and `rediss:` (TLS) are used"),
+  REDIS_SENTINELS: hostPorts().description("Redis Sentinels, `host:port` comma-separated: connect to the master they name `REDIS_SENTINEL_NAME`, and follow it through a failover").meta({ default: "none" }),
+  REDIS_SENTINEL_NAME: Joi.string().pattern(/^[A-Za-z0-9._-]+$/).default('mymaster').description("the master's name in the Sentinels' configuration"),
+  REDIS_SENTINEL_PASSWORD: Joi.string().allow('').default('').description("the Sentinels' own password (`requirepass` in sentinel.conf), if they have one"),
+  REDIS_CLUSTER_NODES: hostPorts().description("some nodes of a Redis Cluster, `host:port` comma-separated (the others are discovered); BullMQ's keys are then prefixed `{QUEUE_PREFIX}`").meta({ default: "none" }),
+  QUEUE_PREFIX: Joi.string().pattern(/^[A-Za-z0-9_-]+$/).default('helpdesk').description("the prefix of every Redis key (queues, counters, cache versions): installs sharing a Redis need different ones"),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info').description("pino level (`silent` to turn off)"),
   LOG_FORMAT: Joi.string().valid('auto', 'json', 'pretty').default('auto').description("`json` lines, or `pretty` lines for people (`12:00:01.234 INFO  web | web process listening port=3000`); `auto` is pretty on a terminal and JSON otherwise (`npm start` formats the lines of the processes it runs)"),
   SEARCH_ENGINE: Joi.string().valid('innodb', 'mroonga').default('innodb').description("The ticket search's engine: `innodb` (FULLTEXT indexes of the tickets and messages tables; slow for a common word at a million tickets) or `mroonga` (MariaDB's Mroonga plugin: an index of each ticket's text kept by triggers, fast counts and pages; install `mariadb-plugin-mroonga` and `INSTALL SONAME 'ha_mroonga'`; see docs/performance.md, Search)"),
@@ -229,6 +253,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (error) {
     throw new ConfigError(`Invalid configuration: ${error.details.map((d) => d.message.replace(/"/g, '')).join('; ')}`);
   }
+  if (value.REDIS_SENTINELS.length && value.REDIS_CLUSTER_NODES.length) {
+    throw new ConfigError('Invalid configuration: set REDIS_SENTINELS or REDIS_CLUSTER_NODES, not both');
+  }
+  // A cluster has database 0 only.
+  if (value.REDIS_CLUSTER_NODES.length && !/^\/?0?$/.test(new URL(value.REDIS_URL).pathname)) {
+    throw new ConfigError('Invalid configuration: REDIS_URL names a database, which a Redis Cluster (REDIS_CLUSTER_NODES) does not have');
+  }
   const db = new URL(value.DATABASE_URL);
   const name = decodeURIComponent(db.pathname.replace(/^\//, ''));
   // The database name is used as an identifier (CREATE DATABASE), which cannot be a bound parameter.
@@ -266,7 +297,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       readYourWritesSeconds: value.DATABASE_READ_YOUR_WRITES_SECONDS,
     },
     redisUrl: value.REDIS_URL,
+    redis: value.REDIS_SENTINELS.length
+      ? { kind: 'sentinel', sentinels: value.REDIS_SENTINELS, name: value.REDIS_SENTINEL_NAME, sentinelPassword: value.REDIS_SENTINEL_PASSWORD }
+      : value.REDIS_CLUSTER_NODES.length ? { kind: 'cluster', nodes: value.REDIS_CLUSTER_NODES } : { kind: 'single' },
     queuePrefix: value.QUEUE_PREFIX,
+    bullmqPrefix: value.REDIS_CLUSTER_NODES.length ? `{${value.QUEUE_PREFIX}}` : value.QUEUE_PREFIX,
     logLevel: value.LOG_LEVEL,
     logFormat: value.LOG_FORMAT,
     trustProxy: value.TRUST_PROXY,

@@ -1,7 +1,6 @@
-import type IORedis from 'ioredis';
 import type { Model, ModelStatic, Transaction } from 'sequelize';
 import { config } from '../config';
-import { redisConnection } from '../redis/connection';
+import { redisConnection, type RedisClient } from '../redis/connection';
 import { afterOutermostCommit } from './transaction';
 
 /**
@@ -42,9 +41,9 @@ export class VersionedCache<T> {
   }
 }
 
-let client: IORedis | undefined;
+let client: RedisClient | undefined;
 
-function redis(): IORedis {
+function redis(): RedisClient {
   client ??= redisConnection('counter');
   return client;
 }

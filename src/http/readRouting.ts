@@ -1,8 +1,7 @@
-import type IORedis from 'ioredis';
 import type { RequestHandler } from 'express';
 import { config } from '../config';
 import { readsFromReplica } from '../db/readRouting';
-import { redisConnection } from '../redis/connection';
+import { redisConnection, type RedisClient } from '../redis/connection';
 import { tokenIdOf } from './auth';
 
 /**
@@ -14,7 +13,7 @@ import { tokenIdOf } from './auth';
  * when it ends (the window counts from then). When Redis cannot say, reads go to the primary.
  * Everything else (other methods, unauthenticated requests) reads from the primary.
  */
-let client: IORedis | undefined;
+let client: RedisClient | undefined;
 const redis = () => (client ??= redisConnection('counter'));
 const markKey = (tokenId: number) => `${config().queuePrefix}:wrote:${tokenId}`;
 

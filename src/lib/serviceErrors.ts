@@ -60,7 +60,11 @@ export function mariadbProblem(err: unknown, url: string): string | null {
   return `${where} is unreachable (${reasonOf(err)}): check that MariaDB is running and listening there, or set DATABASE_URL.`;
 }
 
-/** `Redis at redis://127.0.0.1:6379 (REDIS_URL) is unreachable (connection refused)`, and what to check. */
-export function redisProblem(err: unknown, url: string): string {
-  return `Redis at ${withoutPassword(url)} (REDIS_URL) is unreachable (${reasonOf(err)}): check that Redis is running and listening there, or set REDIS_URL.`;
+/**
+ * `Redis at redis://127.0.0.1:6379 (REDIS_URL) is unreachable (connection refused)`, and what to
+ * check; `at` names a Sentinel master or a cluster instead of the URL (src/redis/topology.ts).
+ */
+export function redisProblem(err: unknown, url: string, at?: { where: string; setting: string }): string {
+  const { where, setting } = at ?? { where: withoutPassword(url), setting: 'REDIS_URL' };
+  return `Redis at ${where} (${setting}) is unreachable (${reasonOf(err)}): check that Redis is running and listening there, or set ${setting}.`;
 }

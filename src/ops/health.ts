@@ -3,6 +3,7 @@ import { QueryTypes } from 'sequelize';
 import { migrations } from '../../migrations';
 import { sequelize } from '../db/sequelize';
 import { counterClient } from '../redis/windowCounter';
+import { redisWhere } from '../redis/topology';
 import { config } from '../config';
 import { mariadbProblem, redisProblem } from '../lib/serviceErrors';
 
@@ -39,7 +40,7 @@ async function redisCheck(): Promise<string | null> {
   try {
     pong = await within(counterClient().ping(), 'Redis');
   } catch (err) {
-    return redisProblem(err, config().redisUrl);
+    return redisProblem(err, config().redisUrl, redisWhere());
   }
   return pong === 'PONG' ? null : `Redis answered ${pong}`;
 }

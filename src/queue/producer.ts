@@ -11,7 +11,7 @@ export function queue(name: QueueName): Queue {
   let q = queues.get(name);
   if (!q) {
     connection ??= redisConnection('producer');
-    q = new Queue(name, { connection, prefix: config().queuePrefix });
+    q = new Queue(name, { connection, prefix: config().bullmqPrefix });
     q.on('error', () => { /* a failed add is reported to its caller */ });
     queues.set(name, q);
   }

@@ -43,7 +43,7 @@ export async function createWorker(spec: WorkerSpec) {
     },
     {
       connection: connections[0],
-      prefix: config().queuePrefix,
+      prefix: config().bullmqPrefix,
       concurrency: spec.concurrency ?? 1,
       ...spec.options,
     },
@@ -74,7 +74,7 @@ export async function createWorker(spec: WorkerSpec) {
   if (scheduled.length) {
     const connection = redisConnection('worker');
     connections.push(connection);
-    const queue = new Queue(spec.queue, { connection, prefix: config().queuePrefix });
+    const queue = new Queue(spec.queue, { connection, prefix: config().bullmqPrefix });
     queue.on('error', (err) => noteRedisError(err) || log.warn({ reason: err.message }, 'scheduler queue error'));
     schedulerQueue = queue;
     const register = async () => {

@@ -1,7 +1,8 @@
-import type IORedis from 'ioredis';
+import type { EventEmitter } from 'node:events';
 import { config } from '../config';
 import { logger } from '../logger';
 import { isConnectionError, redisProblem, withoutPassword } from '../lib/serviceErrors';
+import { redisWhere } from './topology';
 
 /**
  * One line when this process loses Redis and one when it has it back, however many connections
@@ -17,7 +18,7 @@ export function noteRedisError(err: unknown, url = config().redisUrl): boolean {
   if (!isConnectionError(err)) return false;
   if (downSince === null) {
     downSince = Date.now();
-    logger.error({ problem: redisProblem(err, url) }, 'Redis is unreachable; retrying until it answers');
+    logger.error({ problem: redisProblem(err, url, url === config().redisUrl ? redisWhere() : undefined) }, 'Redis is unreachable; retrying until it answers');
   }
   return true;
 }
@@ -26,11 +27,11 @@ export function noteRedisReady(url = config().redisUrl): void {
   if (downSince === null) return;
   const downSeconds = Math.round((Date.now() - downSince) / 1000);
   downSince = null;
-  logger.info({ redis: withoutPassword(url), downSeconds }, 'Redis answers again');
+  logger.info({ redis: url === config().redisUrl ? redisWhere().where : withoutPassword(url), downSeconds }, 'Redis answers again');
 }
 
 /** Watches a connection: its errors and reconnections go through the two functions above. */
-export function watchRedis(client: IORedis, url = config().redisUrl): void {
+export function watchRedis(client: EventEmitter, url = config().redisUrl): void {
   client.on('error', (err) => { noteRedisError(err, url); });
   client.on('ready', () => noteRedisReady(url));
 }

@@ -1,7 +1,6 @@
-import type IORedis from 'ioredis';
 import { config } from '../config';
 import { logger } from '../logger';
-import { redisConnection } from './connection';
+import { redisConnection, type RedisClient } from './connection';
 
 // One round trip, atomic: the first event of a window sets its expiry, so the window is fixed
 // (it starts with the first event) and a key can never be left without one.
@@ -13,14 +12,14 @@ if ttl < 0 then
 end
 return {n, ttl}`;
 
-let client: IORedis | undefined;
+let client: RedisClient | undefined;
 let warned = false;
 
 /**
  * The process's connection for short commands that must never make a request wait long (counters,
  * Idempotency-Key locks, the readiness check): it gives up within half a second.
  */
-export function counterClient(): IORedis {
+export function counterClient(): RedisClient {
   if (!client) {
     client = redisConnection('counter');
     // EVALSHA of a script loaded once (ioredis loads it again after a NOSCRIPT), not its text on
@@ -30,7 +29,7 @@ export function counterClient(): IORedis {
   return client;
 }
 
-type CountingClient = IORedis & { countInWindow(key: string, windowSeconds: number): Promise<[number, number]> };
+type CountingClient = RedisClient & { countInWindow(key: string, windowSeconds: number): Promise<[number, number]> };
 
 /**
  * Counts one event under `key` (below QUEUE_PREFIX, so every web process shares the count) in a

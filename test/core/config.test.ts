@@ -114,4 +114,26 @@ describe('loadConfig', () => {
   ])('refuses %s=%s, naming the variable', (name, value) => {
     expect(configError({ [name]: value }).message).toContain(name);
   });
+
+  it('reads a Redis of one server, Sentinels or a cluster; BullMQ\'s prefix is hash-tagged on a cluster only', () => {
+    expect(loadConfig({ QUEUE_PREFIX: 'hd' })).toMatchObject({ redis: { kind: 'single' }, queuePrefix: 'hd', bullmqPrefix: 'hd' });
+    expect(loadConfig({ REDIS_SENTINELS: '10.0.0.1:26379, [::1]:26380', REDIS_SENTINEL_NAME: 'desk', REDIS_SENTINEL_PASSWORD: 's' })).toMatchObject({
+      redis: { kind: 'sentinel', sentinels: [{ host: '10.0.0.1', port: 26379 }, { host: '::1', port: 26380 }], name: 'desk', sentinelPassword: 's' },
+      bullmqPrefix: 'helpdesk',
+    });
+    expect(loadConfig({ REDIS_SENTINELS: 'a:1' })).toMatchObject({ redis: { name: 'mymaster' } });
+    expect(loadConfig({ REDIS_CLUSTER_NODES: 'r1:7000,r2:7001', QUEUE_PREFIX: 'hd' })).toMatchObject({
+      redis: { kind: 'cluster', nodes: [{ host: 'r1', port: 7000 }, { host: 'r2', port: 7001 }] }, queuePrefix: 'hd', bullmqPrefix: '{hd}',
+    });
+  });
+
+  it.each([
+    ['REDIS_SENTINELS', { REDIS_SENTINELS: 'sentinel-without-port' }],
+    ['REDIS_CLUSTER_NODES', { REDIS_CLUSTER_NODES: 'r1:70000' }],
+    ['REDIS_SENTINEL_NAME', { REDIS_SENTINELS: 'a:1', REDIS_SENTINEL_NAME: 'a b' }],
+    ['not both', { REDIS_SENTINELS: 'a:1', REDIS_CLUSTER_NODES: 'b:2' }],
+    ['does not have', { REDIS_CLUSTER_NODES: 'b:2', REDIS_URL: 'redis://127.0.0.1:6379/3' }],
+  ])('refuses a bad Redis topology, saying %s', (words, env) => {
+    expect(configError(env).message).toContain(words);
+  });
 });

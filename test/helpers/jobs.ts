@@ -10,7 +10,7 @@ export const verificationEntry = (userId: number) => OutboxEntry.findOne({ where
 /** Reads the mail queue (its own connection, closed by `close`). */
 export function mailQueue() {
   const connection = redisConnection('producer');
-  const queue = new Queue(QUEUES.mail, { connection, prefix: config().queuePrefix });
+  const queue = new Queue(QUEUES.mail, { connection, prefix: config().bullmqPrefix });
   return {
     queue,
     job: (id: string): Promise<Job | undefined> => queue.getJob(id),

@@ -136,7 +136,7 @@ describe('verification mail', () => {
     await waitFor(async () => (await entry!.reload()).processed_at, 5000, 'the entry to be marked processed');
     // A second job for the same entry (as after a crash between add and mark): skipped by the handler.
     const connection = redisConnection('producer');
-    const q = new Queue(QUEUES.mail, { connection, prefix: config().queuePrefix });
+    const q = new Queue(QUEUES.mail, { connection, prefix: config().bullmqPrefix });
     await q.add('user.verification', { userId: res.body.data.id, outboxId: entry!.id }, { jobId: `again-${entry!.id}` });
     await q.close();
     connection.disconnect();

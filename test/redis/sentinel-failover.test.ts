@@ -1,0 +1,110 @@
+/**
+ * A real Sentinel set (a master, a replica, three Sentinels) failing over while tickets are
+ * written through the API and their mails sent by the mail worker: the master is killed (SIGKILL,
+ * so what it had not yet replicated is lost), the Sentinels promote the replica, and the app
+ * follows. Every mail the tickets cause reaches the SMTP server exactly once: what never reached
+ * Redis, or died with the master, is published again by the outbox sweep, and an entry already
+ * processed is never sent again.
+ */
+import { SENTINEL_MASTER, SENTINEL_PORTS } from './sentinelEnv';
+import { Queue } from 'bullmq';
+import { config } from '../../src/config';
+import { closeTransports } from '../../src/mail/transports';
+import { closeQueues } from '../../src/queue/producer';
+import { QUEUES } from '../../src/queue/names';
+import { createWorker } from '../../src/queue/runWorker';
+import { redisConnection } from '../../src/redis/connection';
+import { mailSpec, schedulerSpec } from '../../src/wiring';
+import { useApi, unique } from '../helpers/app';
+import { PrivateSentinelSet } from '../helpers/privateRedis';
+import { startSmtp, waitFor, type TestSmtp } from '../helpers/smtp';
+import { customer, mailEntries, mailWorld, type MailWorld } from '../notifications/support';
+
+jest.setTimeout(180000);
+
+const set = new PrivateSentinelSet(SENTINEL_PORTS, SENTINEL_MASTER);
+// Started before the app connects (hooks run in the order they are declared).
+beforeAll(() => set.start(), 120000);
+
+const api = useApi();
+let smtp: TestSmtp;
+let world: MailWorld;
+const workers: Array<{ close(): Promise<void> }> = [];
+
+beforeAll(async () => {
+  expect(config().redis).toMatchObject({ kind: 'sentinel', name: set.name });
+  smtp = await startSmtp();
+  world = await mailWorld(smtp.port);
+  workers.push(await createWorker(mailSpec()), await createWorker(schedulerSpec()));
+});
+
+afterAll(async () => {
+  for (const w of workers) await w.close();
+  closeTransports();
+  await closeQueues();
+  await set.stop();
+  await smtp?.close();
+});
+
+/** A ticket of a new customer of the world's department, mailing the customer and the two active operators. */
+async function writeTicket(): Promise<{ id: number; number: string; expected: string[] }> {
+  const user = await customer(world.brand.id);
+  const res = await api.post('/api/ticket/ticket', {
+    brand: world.brand.id, department: world.department.id, status: world.openStatus, priority: world.priorityId, user: user.id,
+    subject: unique('Failover '), text: 'Written while Redis fails over.', send_user_email: 1, send_operators_email: 1,
+  });
+  expect({ status: res.status, message: res.body.message }).toEqual({ status: 200, message: 'Successfully created new ticket!' });
+  return { id: res.body.data.id, number: res.body.data.number, expected: [user.email, world.direct.email, world.grouped.email].sort() };
+}
+
+const received = (number: string) => smtp.received.filter((m) => m.parsed.headers.get('x-helpdesk-ticket') === number).flatMap((m) => m.envelopeTo).sort();
+
+describe('Redis Sentinel failing over while tickets and mails are written', () => {
+  it('loses no mail and sends none twice', async () => {
+    const tickets: Array<Awaited<ReturnType<typeof writeTicket>>> = [];
+    for (let i = 0; i < 3; i++) tickets.push(await writeTicket());
+
+    // Tickets keep being written while the master dies and the Sentinels fail over.
+    let failingOver = true;
+    const duringFailover: typeof tickets = [];
+    const writer = (async () => {
+      while (failingOver) {
+        const t = await writeTicket();
+        tickets.push(t);
+        if (failingOver) duringFailover.push(t);
+      }
+    })();
+    const { from, to } = await set.killMasterAndFailOver();
+    failingOver = false;
+    await writer;
+    expect(to).not.toBe(from);
+    expect(duringFailover.length).toBeGreaterThan(0);
+    for (let i = 0; i < 3; i++) tickets.push(await writeTicket());
+
+    // Every mail arrives (upper bound: the sweep re-adds lost jobs 2 s after their publish).
+    await waitFor(() => tickets.every((t) => received(t.number).length >= t.expected.length), 90000, 'every ticket\'s mails');
+    // Then nothing is left that could send again: every entry processed, the mail queue empty.
+    await waitFor(async () => {
+      for (const t of tickets) if (!(await mailEntries(t.id)).every(({ entry }) => entry.processed_at)) return false;
+      return true;
+    }, 30000, 'every outbox entry processed');
+    const connection = redisConnection('producer');
+    const mailQueue = new Queue(QUEUES.mail, { connection, prefix: config().bullmqPrefix });
+    try {
+      await waitFor(async () => {
+        const c = await mailQueue.getJobCounts('wait', 'active', 'delayed', 'prioritized');
+        return Object.values(c).every((n) => n === 0);
+      }, 30000, 'the mail queue on the new master to empty');
+    } finally {
+      await mailQueue.close();
+      connection.disconnect();
+    }
+
+    // Each expected mail exactly once: the customer and the two active operators per ticket.
+    for (const t of tickets) expect({ ticket: t.number, to: received(t.number) }).toEqual({ ticket: t.number, to: t.expected });
+    expect(smtp.received.filter((m) => tickets.some((t) => m.parsed.headers.get('x-helpdesk-ticket') === t.number))).toHaveLength(tickets.length * 3);
+    // The app writes to the promoted master: a ticket written now mails at once.
+    const after = await writeTicket();
+    await waitFor(() => received(after.number).length === 3, 30000, 'the mails of a ticket written after the failover');
+  });
+});

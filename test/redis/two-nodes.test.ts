@@ -1,0 +1,130 @@
+/**
+ * Two nodes on one machine: two compiled web processes, two mail workers and two schedulers on the same MariaDB
+ * and Redis, behind a private HAProxy (Debian's) on a free port. The same answer through either
+ * node; a rate limit and a failed-login ban reached through one apply on the other; a mail caused
+ * through the balancer is sent once although two workers wait for it.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { config } from '../../src/config';
+import { IpBan } from '../../src/db/models';
+import { newEmail, useApi, unique } from '../helpers/app';
+import { encodeForm } from '../helpers/form';
+import { freePort } from '../helpers/ports';
+import { waitWhileProgressing } from '../helpers/progress';
+import { startSmtp, type TestSmtp } from '../helpers/smtp';
+import { uniqueIpv4 } from '../core/support';
+import { verificationEntry } from '../helpers/jobs';
+
+jest.setTimeout(300000);
+
+const api = useApi();
+const root = join(__dirname, '..', '..');
+const dir = mkdtempSync(join(tmpdir(), 'helpdesk-two-nodes-'));
+const dist = join(dir, 'dist');
+const children: ChildProcess[] = [];
+let smtp: TestSmtp;
+let nodes: string[] = [];
+let balancer = '';
+
+const nodeEnv = {
+  LOG_LEVEL: 'warn', LOGIN_FAILURES_MAX: '3', RATE_LIMIT_PER_IP: '4', RATE_LIMIT_WINDOW_SECONDS: '600',
+};
+
+function start(entry: string, env: Record<string, string> = {}): ChildProcess {
+  const child = spawn(process.execPath, [join(dist, entry)], {
+    env: {
+      ...process.env, NODE_PATH: join(root, 'node_modules'), HOST: '127.0.0.1', ...nodeEnv,
+      DATABASE_URL: config().database.url, REDIS_URL: config().redisUrl, QUEUE_PREFIX: config().queuePrefix, ...env,
+    },
+    stdio: 'ignore',
+  });
+  children.push(child);
+  return child;
+}
+
+beforeAll(async () => {
+  const tsconfig = join(dir, 'tsconfig.json');
+  writeFileSync(tsconfig, JSON.stringify({
+    extends: join(root, 'tsconfig.build.json'),
+    compilerOptions: { outDir: dist, typeRoots: [join(root, 'node_modules', '@types')], incremental: false },
+    include: ['src', 'workers', 'migrations'].map((d) => join(root, d)),
+  }));
+  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', tsconfig], { stdio: 'inherit' });
+  smtp = await startSmtp();
+  for (let i = 0; i < 2; i++) {
+    const port = await freePort();
+    const web = start('src/server.js', { PORT: String(port) });
+    start('workers/mail.js');
+    start('workers/scheduler.js');
+    const url = `http://127.0.0.1:${port}`;
+    await waitWhileProgressing(() => fetch(`${url}/readyz`).then((r) => r.ok, () => false), () => [web.pid], `web process ${i + 1}`);
+    nodes.push(url);
+  }
+  const port = await freePort();
+  const cfg = join(dir, 'haproxy.cfg');
+  writeFileSync(cfg, [
+    'global', '  maxconn 256',
+    'defaults', '  mode http', '  timeout connect 5s', '  timeout client 30s', '  timeout server 30s',
+    'frontend desk', `  bind 127.0.0.1:${port}`, '  default_backend nodes',
+    'backend nodes', '  balance roundrobin',
+    ...nodes.map((u, i) => `  server node${i + 1} ${u.replace('http://', '')}`),
+  ].join('\n') + '\n');
+  const haproxy = spawn('haproxy', ['-db', '-f', cfg], { stdio: 'ignore' });
+  children.push(haproxy);
+  balancer = `http://127.0.0.1:${port}`;
+  await waitWhileProgressing(() => fetch(`${balancer}/healthz`).then((r) => r.ok, () => false), () => [haproxy.pid], 'haproxy');
+}, 280000);
+
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  await smtp?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const auth = (token = api.token) => `Basic ${Buffer.from(`${token}:x`).toString('base64')}`;
+const get = (url: string, path: string, ip: string, token?: string) => fetch(`${url}${path}`, { headers: { Authorization: auth(token), 'X-Forwarded-For': ip } });
+
+describe('two nodes behind HAProxy', () => {
+  it('answer the same through either node and through the balancer', async () => {
+    const bodies = await Promise.all([...nodes, balancer, balancer].map(async (u) => (await get(u, '/api/core/brand/1', uniqueIpv4())).json()));
+    expect((bodies[0] as any).status).toBe('success');
+    for (const b of bodies) expect(b).toEqual(bodies[0]);
+  });
+
+  it('share a rate limit: requests through node 1 count on node 2', async () => {
+    const ip = uniqueIpv4();
+    for (let i = 0; i < 4; i++) expect((await get(nodes[0], '/api/core/brand/1', ip)).status).toBe(200);
+    expect((await get(nodes[1], '/api/core/brand/1', ip)).status).toBe(429);
+  });
+
+  it('share failed logins: the ban they earn through the balancer is made once and applies on both nodes', async () => {
+    const ip = uniqueIpv4();
+    for (let i = 0; i < 3; i++) expect((await get(balancer, '/api/core/brand/1', ip, 'wrong-token-wrong-token')).status).toBe(401);
+    expect(await IpBan.count({ where: { ip } })).toBe(1);
+    for (const u of nodes) expect((await get(u, '/api/core/brand/1', ip)).status).toBe(403);
+  });
+
+  it('send a mail once, though two mail workers wait for it', async () => {
+    const brand = await api.post('/api/core/brand', { name: unique('Brand '), default_email: 'desk@brand.test', smtp_host: '127.0.0.1', smtp_port: smtp.port });
+    const emails = [newEmail('n1'), newEmail('n2'), newEmail('n3'), newEmail('n4')];
+    const users: number[] = [];
+    for (const email of emails) {
+      const res = await fetch(`${balancer}/api/user/user`, {
+        method: 'POST', headers: { Authorization: auth(), 'X-Forwarded-For': uniqueIpv4(), 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: encodeForm({ email, brand_id: brand.body.data.id, send_email: 1 }),
+      });
+      expect(res.status).toBe(200);
+      users.push(((await res.json()) as any).data.id);
+    }
+    await waitWhileProgressing(() => emails.every((e) => smtp.mailsTo(e).length > 0), () => children.map((c) => c.pid), 'the mails');
+    // Once each, after every job is done (its outbox entry processed).
+    await waitWhileProgressing(async () => {
+      for (const id of users) if (!(await verificationEntry(id))?.processed_at) return false;
+      return true;
+    }, () => children.map((c) => c.pid), 'every entry processed');
+    expect(emails.map((e) => smtp.mailsTo(e).length)).toEqual([1, 1, 1, 1]);
+  });
+});
