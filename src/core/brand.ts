@@ -57,6 +57,9 @@ function assertOAuthUser(merged: Partial<Brand>): void {
   if (merged.auth_type === 'oauth2' && !merged.smtp_username) throw new ValidationError('The smtp username field is required when auth type is oauth2.');
 }
 
+/** A brand as every response shows it (its own endpoints, and a self-service type's `brand`). */
+export const presentBrand = (b: Brand): Record<string, unknown> => ({ ...pick(b, BRAND_FIELDS), ...oauthView(b) });
+
 /** Brands: list and show are the spec's; create and update let integrators set SMTP settings. */
 export const brandResource: ResourceDef<Brand> = {
   path: '/brand',
@@ -67,7 +70,7 @@ export const brandResource: ResourceDef<Brand> = {
   filters: { enabled: flagFilter('enabled') },
   createSchema: Joi.object({ name: field.string().required(), ...fields, enabled: field.flag().default(1), email_method: fields.email_method.default('smtp') }),
   updateSchema: Joi.object({ name: field.string(), ...fields }),
-  serialize: (b) => ({ ...pick(b, BRAND_FIELDS), ...oauthView(b) }),
+  serialize: presentBrand,
   async create(input, { transaction }) {
     if (input.default_language !== 'default') await assertEnabledLanguage('default_language', input.default_language, transaction);
     const oauth = { auth_type: 'password' as const, ...oauthChanges('brands', input, null) };

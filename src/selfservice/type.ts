@@ -1,6 +1,6 @@
 import { Op, type Transaction } from 'sequelize';
 import { Brand, SelfServiceCategory, SelfServiceType, Translation } from '../db/models';
-import { BRAND_FIELDS } from '../core/brand';
+import { presentBrand } from '../core/brand';
 import { ValidationError, invalid } from '../errors';
 import { equals, flagFilter } from '../http/listQuery';
 import { loadById } from '../db/load';
@@ -142,7 +142,7 @@ export const typeResource: ResourceDef<SelfServiceType, Related> = {
     const out: Record<string, any> = {};
     for (const k of TYPE_FIELDS) if (!(ctx.view === 'list' && LIST_OMITS.has(k))) out[k] = (type as unknown as Record<string, unknown>)[k] ?? null;
     const brand = related.brands.get(type.brand_id);
-    out.brand = brand ? pick(brand, BRAND_FIELDS) : null;
+    out.brand = brand ? presentBrand(brand) : null;
     return out;
   },
 };
