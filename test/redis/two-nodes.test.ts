@@ -2,14 +2,20 @@
  * Two nodes on one machine: two compiled web processes, two mail workers and two schedulers on the same MariaDB
  * and Redis, behind a private HAProxy (Debian's) on a free port. The same answer through either
  * node; a rate limit and a failed-login ban reached through one apply on the other; a mail caused
- * through the balancer is sent once although two workers wait for it.
+ * through the balancer is sent once although two workers wait for it; the schedulers' housekeeping
+ * runs once per tick although both schedulers keep it.
  */
+import { Queue } from 'bullmq';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { config } from '../../src/config';
 import { IpBan } from '../../src/db/models';
+import { banExpiryJob } from '../../src/core/banExpiry';
+import { schedulerIdOf } from '../../src/queue/jobs';
+import { QUEUES } from '../../src/queue/names';
+import { redisConnection } from '../../src/redis/connection';
 import { newEmail, useApi, unique } from '../helpers/app';
 import { encodeForm } from '../helpers/form';
 import { freePort } from '../helpers/ports';
@@ -29,8 +35,9 @@ let smtp: TestSmtp;
 let nodes: string[] = [];
 let balancer = '';
 
+const EVERY_MS = 400;
 const nodeEnv = {
-  LOG_LEVEL: 'warn', LOGIN_FAILURES_MAX: '3', RATE_LIMIT_PER_IP: '4', RATE_LIMIT_WINDOW_SECONDS: '600',
+  BAN_EXPIRY_EVERY_MS: String(EVERY_MS), LOG_LEVEL: 'warn', LOGIN_FAILURES_MAX: '3', RATE_LIMIT_PER_IP: '4', RATE_LIMIT_WINDOW_SECONDS: '600',
 };
 
 function start(entry: string, env: Record<string, string> = {}): ChildProcess {
@@ -126,5 +133,23 @@ describe('two nodes behind HAProxy', () => {
       return true;
     }, () => children.map((c) => c.pid), 'every entry processed');
     expect(emails.map((e) => smtp.mailsTo(e).length)).toEqual([1, 1, 1, 1]);
+  });
+
+  it('run the scheduled housekeeping once per tick, though both schedulers keep it', async () => {
+    const queue = new Queue(QUEUES.scheduler, { connection: redisConnection('producer'), prefix: config().bullmqPrefix });
+    try {
+      const runs = async () => (await queue.getJobs(['completed'], 0, 200)).filter((j) => j.name === 'bans.expire');
+      await waitWhileProgressing(async () => (await runs()).length >= 6, () => children.map((c) => c.pid), 'six runs of the ban expiry');
+      const done = await runs();
+      // One series, kept by both schedulers (the same job scheduler), one job per tick: a scheduler
+      // of its own per node would make two series, each tick run twice.
+      expect([...new Set(done.map((j) => j.repeatJobKey))]).toEqual([schedulerIdOf(banExpiryJob)]);
+      expect(new Set(done.map((j) => j.id)).size).toBe(done.length);
+      const started = done.map((j) => j.processedOn!).sort((a, b) => a - b);
+      const ticks = Math.floor((started[started.length - 1] - started[0]) / EVERY_MS) + 2;
+      expect(started.length).toBeLessThanOrEqual(ticks);
+    } finally {
+      await queue.close();
+    }
   });
 });
