@@ -203,7 +203,7 @@ describe('mail delivery status', () => {
     const { mail } = await mailToNewUser(9); // nothing listens on port 9
     // Three attempts with backoff: bounded by their progress (status, attempts), not by a guess.
     const failed = await waitForProgress(async () => expectSuccess(await api.get(`/api/core/mail/${mail.id}`)),
-      (m) => m.status === 'failed', 'the mail to fail');
+      (m) => m.status === 'failed', 'the mail to fail', 60000); // a retry waits out its backoff first
     expect(failed).toMatchObject({ attempts: 3, error: expect.stringMatching(/ECONNREFUSED|connect/i), sent_at: null });
     expect(failed.failed_at).toBeGreaterThanOrEqual(failed.queued_at);
     expect(expectList(await api.get('/api/core/mail', { status: 'failed', limit: 1000 })).map((m) => m.id)).toContain(mail.id);

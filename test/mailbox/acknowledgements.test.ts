@@ -27,6 +27,9 @@ const INBOX = `inbox@${tag}.test`;
 const PASSWORD = 'secret-ack';
 const BACKLOG = 200;
 const REPLIES = 60;
+// Mails are imported a batch at a time (MAILBOX_BATCH_SIZE), so the count moves in steps: a
+// batch on a loaded machine may take longer than the default stall bound.
+const BATCH_STALL_MS = 60000;
 
 let dovecot: Dovecot;
 let smtp: TestSmtp;
@@ -74,7 +77,7 @@ it(`a backlog of ${BACKLOG} mails: every sender gets exactly one acknowledgement
   }), 'Successfully created new department email!').id;
   workers = [await createWorker(mailSpec()), await createWorker(mailboxSpec())];
 
-  await waitForProgress(() => ledger('new_ticket'), (n) => n === BACKLOG, `${BACKLOG} mails imported`);
+  await waitForProgress(() => ledger('new_ticket'), (n) => n === BACKLOG, `${BACKLOG} mails imported`, BATCH_STALL_MS);
   // One acknowledgement per ticket, and one "ticket opened" per active operator of the department.
   const opened = await settledMails(before, BACKLOG * 3);
   expect(opened.filter((r) => r.failed_at)).toEqual([]);
@@ -92,7 +95,7 @@ it(`a backlog of ${BACKLOG} mails: every sender gets exactly one acknowledgement
     const ack = smtp.mailsTo(from)[0]!.parsed;
     return rawMail({ from, to: INBOX, subject: 'Re: any news?', inReplyTo: ack.messageId, references: [ack.messageId!], text: `Still waiting, ${from}` });
   })));
-  await waitForProgress(() => ledger('reply'), (n) => n === REPLIES, `${REPLIES} replies imported`);
+  await waitForProgress(() => ledger('reply'), (n) => n === REPLIES, `${REPLIES} replies imported`, BATCH_STALL_MS);
   const notified = await settledMails(beforeReplies, REPLIES * 2);
   expect(notified.filter((r) => r.failed_at)).toEqual([]);
 

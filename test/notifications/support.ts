@@ -209,7 +209,7 @@ export async function mailEntries(ticketId: number): Promise<Array<{ entry: Outb
 }
 
 /** Waits until every ticket.mail entry of the ticket was processed (sent or skipped) or failed for good. */
-export async function settled(ticketId: number, timeoutMs = 30000): Promise<void> {
+export async function settled(ticketId: number, timeoutMs = 60000): Promise<void> {
   await waitFor(async () => (await mailEntries(ticketId)).every(({ entry }) => entry.processed_at || entry.failed_at), timeoutMs, `the mails of ticket ${ticketId}`);
 }
 
@@ -219,8 +219,8 @@ export const mailsOf = (smtp: TestSmtp, ticket: Ticket): ReceivedMail[] =>
 
 /** Waits for the mail of a ticket that reaches `address`. */
 export const mailTo = (smtp: TestSmtp, ticket: Ticket, address: string, what = `the mail to ${address}`) =>
-  waitFor(() => mailsOf(smtp, ticket).find((m) => m.envelopeTo.includes(address)), 30000, what);
+  waitFor(() => mailsOf(smtp, ticket).find((m) => m.envelopeTo.includes(address)), 60000, what);
 
 /** Waits for the mail about a message of a ticket (its Message-ID names the message). */
 export const mailAbout = (smtp: TestSmtp, ticket: Ticket, messageId: number, what = `the mail about message ${messageId}`) =>
-  waitFor(() => mailsOf(smtp, ticket).find((m) => m.parsed.messageId?.startsWith(`<t${ticket.id}.m${messageId}.`)), 30000, what);
+  waitFor(() => mailsOf(smtp, ticket).find((m) => m.parsed.messageId?.startsWith(`<t${ticket.id}.m${messageId}.`)), 60000, what);
