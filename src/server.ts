@@ -18,14 +18,10 @@ async function main() {
   guardStrayRejections();
   wire();
   const cfg = config();
-  await sequelize().authenticate();
-  const app = buildApp();
-  const server: Server = await new Promise((resolve, reject) => {
-    // Express 5 calls this back with the error too (a port in use): only a call without one means listening.
-    const s = app.listen(cfg.port, cfg.host, (err?: Error) => (err ? reject(err) : resolve(s)));
-  });
-  // The signal handlers come before the 'listening' line: a SIGTERM sent as soon as the process
-  // says it listens must find them (Node's default would end it without a graceful stop).
+  let server: Server | undefined;
+  // The signal handlers come first: a SIGTERM sent while the process starts (a node:cluster worker
+  // replacing one that died, stopped with the rest) or as soon as it says it listens must find
+  // them (Node's default would end it without a graceful stop).
   let metrics: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
   let stopping = false;
   const stop = async (signal: string) => {
@@ -39,9 +35,11 @@ async function main() {
     // close the pools they used.
     startDraining();
     if (cfg.shutdownDrainMs > 0) await new Promise((r) => setTimeout(r, cfg.shutdownDrainMs));
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections(); // idle keep-alive sockets would otherwise hold close() open
-    await closed;
+    if (server) {
+      const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
+      server.closeIdleConnections(); // idle keep-alive sockets would otherwise hold close() open
+      await closed;
+    }
     metrics?.close();
     await closeQueues();
     closeCounters();
@@ -51,6 +49,12 @@ async function main() {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  await sequelize().authenticate();
+  const app = buildApp();
+  server = await new Promise((resolve, reject) => {
+    // Express 5 calls this back with the error too (a port in use): only a call without one means listening.
+    const s = app.listen(cfg.port, cfg.host, (err?: Error) => (err ? reject(err) : resolve(s)));
+  });
   // Under node:cluster the primary says it once, for all its workers.
   if (cluster.isWorker) logger.debug({ port: cfg.port, host: cfg.host }, 'web worker listening');
   else logger.info({ port: cfg.port, host: cfg.host }, 'web process listening');
