@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { IncomingMail, Ticket, TicketAttachment, Upload } from '../../src/db/models';
+import { moveAttachments } from '../../src/storage/moveAttachments';
 import { pollMailbox } from '../../src/mailbox/poll';
 import { newEmail, useApi } from '../helpers/app';
 import { expectSuccess } from '../helpers/envelope';
@@ -18,7 +19,10 @@ import { dropQueuedMail, rawMail, useDeskMailbox } from '../mailbox/support';
 import { b64 } from '../ticket/ticketSupport';
 
 afterAll(() => dropQueuedMail());
-afterAll(() => rmSync(attachmentsDir, { recursive: true, force: true }));
+afterAll(async () => {
+  await moveAttachments('database');
+  rmSync(attachmentsDir, { recursive: true, force: true });
+});
 const api = useApi();
 const box = useDeskMailbox(api, 'dirmail');
 

@@ -23,10 +23,14 @@ import { useApi } from '../helpers/app';
 import { expectError } from '../helpers/envelope';
 import { b64, ticketContext, ticketFactories, type TicketContext } from '../ticket/ticketSupport';
 
+// Before useApi's, which closes the database (jest runs a file's afterAll hooks in order).
+afterAll(async () => {
+  await moveAttachments('database');
+  rmSync(attachmentsDir, { recursive: true, force: true });
+});
 const api = useApi();
 let ctx: TicketContext;
 beforeAll(async () => { ctx = await ticketContext(); });
-afterAll(() => rmSync(attachmentsDir, { recursive: true, force: true }));
 const f = ticketFactories(api, () => ctx);
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
