@@ -15,9 +15,14 @@ async function rewriteValues(q: QueryInterface, rewrite: (fieldId: number, value
       { replacements: { afterId }, type: QueryTypes.SELECT },
     );
     if (!rows.length) return;
-    for (const row of rows) {
-      const value = row.value === null ? null : rewrite(row.field_id, row.value);
-      if (value !== row.value) await q.sequelize.query('UPDATE custom_field_values SET value = :value WHERE id = :id', { replacements: { value, id: row.id } });
+    const changed = rows.map((r) => ({ id: r.id, value: r.value === null ? null : rewrite(r.field_id, r.value), was: r.value }))
+      .filter((r) => r.value !== r.was);
+    // One statement a chunk.
+    if (changed.length) {
+      await q.sequelize.query(
+        `UPDATE custom_field_values SET value = CASE id ${changed.map((_, i) => `WHEN :id${i} THEN :value${i}`).join(' ')} END WHERE id IN (:ids)`,
+        { replacements: { ids: changed.map((r) => r.id), ...Object.fromEntries(changed.flatMap((r, i) => [[`id${i}`, r.id], [`value${i}`, r.value]])) } },
+      );
     }
     afterId = rows[rows.length - 1].id;
   }

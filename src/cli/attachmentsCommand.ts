@@ -1,7 +1,7 @@
 import { config } from '../config';
 import { humanSize } from '../storage/uploads';
 import { moveAttachments, sweepDirectory, type MoveReport } from '../storage/moveAttachments';
-import type { Io } from './tokenCommand';
+import { option, type Io } from './args';
 
 export const ATTACHMENTS_USAGE = `usage:
   npm run --silent attachments -- move --to directory|database [--batch 100]
@@ -12,11 +12,6 @@ export const ATTACHMENTS_USAGE = `usage:
       removes files under ATTACHMENTS_DIR that no upload points at (and temporary files),
       when older than that many seconds
 `;
-
-function option(args: string[], flag: string): string | undefined {
-  const i = args.indexOf(flag);
-  return i < 0 ? undefined : (args[i + 1] ?? '').trim();
-}
 
 function positive(text: string | undefined, fallback: number, max: number): number | null {
   if (text === undefined) return fallback;

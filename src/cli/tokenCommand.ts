@@ -1,3 +1,4 @@
+import { option, type Io } from './args';
 import { ApiToken } from '../db/models';
 import { createToken, revokeToken } from '../auth/tokens';
 import { ScopeError, parseScopes } from '../auth/scopes';
@@ -19,17 +20,6 @@ export function parseDuration(text: string): number | null {
   const m = /^(\d{1,6})([hdw])$/.exec(text.trim());
   const seconds = m ? Number(m[1]) * UNIT_SECONDS[m[2]] : 0;
   return seconds > 0 && seconds <= 3650 * 86400 ? seconds : null;
-}
-
-/** The value after `--flag`: undefined when the flag is absent, '' when it has no value. */
-function option(args: string[], flag: string): string | undefined {
-  const i = args.indexOf(flag);
-  return i < 0 ? undefined : (args[i + 1] ?? '').trim();
-}
-
-export interface Io {
-  out(text: string): void;
-  err(text: string): void;
 }
 
 const fmt = (t: number | null) => (t ? new Date(t * 1000).toISOString() : '-');

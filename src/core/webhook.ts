@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { SecretKeyMissingError, encryptSecret } from '../crypto/secrets';
+import { sealSecret } from '../crypto/storedSecret';
 import { Webhook, WebhookDelivery } from '../db/models';
 import { EVENT_NAMES } from '../events';
 import { ValidationError } from '../errors';
@@ -8,7 +8,6 @@ import { resourceRouter, type CustomAction, type ResourceDef } from '../http/res
 import { pick } from '../lib/serialize';
 import { sqlCondition } from '../db/sql';
 import { Joi, field } from '../lib/validation';
-import { logger } from '../logger';
 import { OutboundRefusedError, hostRefusal, resolveChecked, urlHost } from '../net/outbound';
 import { enqueue } from '../queue/outbox';
 import { webhookDelivery } from '../webhooks/deliver';
@@ -52,15 +51,8 @@ async function refuseInternalName(target: string): Promise<void> {
 /** The secret of a webhook just created, shown in that response only (it is stored encrypted). */
 const shownOnce = new WeakMap<Webhook, string>();
 
-function encrypted(secret: string): string {
-  try {
-    return encryptSecret(secret, WEBHOOK_SECRET_PURPOSE);
-  } catch (err) {
-    if (!(err instanceof SecretKeyMissingError)) throw err;
-    logger.error(err.message);
-    throw new ValidationError('The webhook cannot be stored: the server has no SECRET_KEY to encrypt its signing secret with.');
-  }
-}
+const encrypted = (secret: string): string =>
+  sealSecret(secret, WEBHOOK_SECRET_PURPOSE, 'The webhook cannot be stored: the server has no SECRET_KEY to encrypt its signing secret with.');
 
 export const WEBHOOK_FIELDS = ['id', 'url', 'description', 'enabled', 'created_at', 'updated_at'] as const;
 

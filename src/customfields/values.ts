@@ -285,13 +285,16 @@ export async function pruneDeletedOptions(field: CustomField, deletedOptionIds: 
     transaction,
   });
   const emptied: number[] = [];
+  const narrowed: Array<{ id: number; field_id: number; owner_id: number; value: string }> = [];
   for (const v of values) {
     const ids = ((field.encrypted ? openValue(field.id, v.value) : v.value) ?? '').split(',').filter((id) => id !== '');
-    const kept = ids.filter((id) => !gone.has(id));
-    if (kept.length === ids.length) continue;
-    if (kept.length) await v.update({ value: field.encrypted ? sealValue(field.id, kept.join(',')) : kept.join(',') }, { transaction });
-    else emptied.push(v.id);
+    const kept = ids.filter((id) => !gone.has(id)).join(',');
+    if (kept === ids.join(',')) continue; // none of its options went (or it does not decrypt)
+    if (kept === '') emptied.push(v.id);
+    else narrowed.push({ id: v.id, field_id: v.field_id, owner_id: v.owner_id, value: field.encrypted ? sealValue(field.id, kept) : kept });
   }
+  // One statement for all the values that keep some of their options.
+  if (narrowed.length) await CustomFieldValue.bulkCreate(narrowed, { transaction, updateOnDuplicate: ['value', 'updated_at'] });
   if (emptied.length) await CustomFieldValue.destroy({ where: { id: { [Op.in]: emptied } }, transaction });
 }
 

@@ -8,8 +8,8 @@ export interface Envelope {
   count?: number;
 }
 
-export function sendSuccess(res: Response, data: unknown, message: string | null = null): void {
-  res.status(200).json({ status: 'success', message, data } satisfies Envelope);
+export function sendSuccess(res: Response, data: unknown, message: string | null = null, status = 200): void {
+  res.status(status).json({ status: 'success', message, data } satisfies Envelope);
 }
 
 export function sendList(res: Response, data: unknown[], count: number): void {

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { config } from '../config';
 import { readsFromReplica } from '../db/readRouting';
-import { redisConnection, type RedisClient } from '../redis/connection';
+import { counterClient } from '../redis/windowCounter';
 import { tokenIdOf } from './auth';
 
 /**
@@ -13,8 +13,8 @@ import { tokenIdOf } from './auth';
  * when it ends (the window counts from then). When Redis cannot say, reads go to the primary.
  * Everything else (other methods, unauthenticated requests) reads from the primary.
  */
-let client: RedisClient | undefined;
-const redis = () => (client ??= redisConnection('counter'));
+// The counters' connection: short commands that give up quickly (redis/windowCounter.ts).
+const redis = counterClient;
 const markKey = (tokenId: number) => `${config().queuePrefix}:wrote:${tokenId}`;
 
 export const routeReads: RequestHandler = (req, res, next) => {
@@ -35,8 +35,3 @@ export const routeReads: RequestHandler = (req, res, next) => {
     () => next(),
   );
 };
-
-export function closeWriteMarks(): void {
-  client?.disconnect();
-  client = undefined;
-}

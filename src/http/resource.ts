@@ -153,11 +153,6 @@ export interface ResourceDef<M extends Entity, R = void> {
    */
   listOverride?(params: Record<string, any>): Promise<Condition | null | undefined>;
   /**
-   * The exact `count` of a list without any filter (only `listScope`), when the resource can
-   * give it cheaper than `COUNT(*)` (a maintained counter); undefined to count.
-   */
-  unfilteredCount?(params: Record<string, any>): Promise<number> | undefined;
-  /**
    * Reads a page and its `count` itself (the ticket list's plans: counters, index hints, a
    * deferred join) instead of `findAndCountAll`; `where` holds the filters (or the override) and
    * `listScope`, `filtered` whether any filter or override applies.
@@ -291,16 +286,11 @@ export function resourceRouter<M extends Entity, R>(def: ResourceDef<M, R>): Rec
         const page = await def.listPage({ query: q, where, replacements, filtered: override !== undefined || !isEmptyWhere(q.where) });
         return sendList(res, await present(def, page.rows, { view: 'list', lang: q.lang, query: q.params }), page.count);
       }
-      const unfiltered = def.unfilteredCount && override === undefined && !parent && isEmptyWhere(q.where);
-      const known = unfiltered ? def.unfilteredCount!(q.params) : undefined;
       // Plain rows, not model instances: a page is only presented, and building instances was
-      // one of the largest costs of a list (see the README's Benchmark).
+      // one of the largest costs of a list (see docs/performance.md).
       const find = { where: scoped(where, parent), order: q.order, offset: q.offset, limit: q.limit, replacements, raw: true };
-      const [{ rows, count }, counted] = await Promise.all([
-        known ? model.findAll(find).then((r) => ({ rows: r, count: 0 })) : model.findAndCountAll(find),
-        known,
-      ]);
-      return sendList(res, await present(def, rows as unknown as M[], { view: 'list', lang: q.lang, query: q.params }), counted ?? count);
+      const { rows, count } = await model.findAndCountAll(find);
+      return sendList(res, await present(def, rows as unknown as M[], { view: 'list', lang: q.lang, query: q.params }), count);
     });
   }
 

@@ -1,8 +1,8 @@
-import { SecretKeyMissingError, encryptSecret } from '../crypto/secrets';
-import { AUTH_TYPES, OAUTH_PROVIDERS, type AuthType, type OAuthProvider } from '../db/models/oauthTypes';
+import { SECRET_MASK, storedSecret } from '../crypto/storedSecret';
+import { AUTH_TYPES, OAUTH_PROVIDERS } from '../db/models/oauthTypes';
+import type { OAuthAccount } from '../db/models/oauthAccount';
 import { ValidationError } from '../errors';
 import { Joi, field } from '../lib/validation';
-import { logger } from '../logger';
 import { hostRefusal, urlHost } from '../net/outbound';
 import { TENANT_PATTERN, tokenUrl, type OAuthSettings } from './providers';
 
@@ -21,24 +21,10 @@ import { TENANT_PATTERN, tokenUrl, type OAuthSettings } from './providers';
 /** Where an account's columns live: secrets are bound to their table and column (crypto/secrets.ts). */
 export type OAuthTable = 'department_emails' | 'brands';
 
-export const SECRET_MASK = '********';
-
-/** The columns of an account (the same on both tables, migrations/022_oauth.ts). */
-export interface OAuthColumns {
-  auth_type: AuthType;
-  oauth_provider: OAuthProvider | null;
-  oauth_client_id: string | null;
-  oauth_client_secret: string | null;
-  oauth_tenant: string | null;
-  oauth_token_url: string | null;
-  oauth_scope: string | null;
-  oauth_refresh_token: string | null;
-  oauth_access_token: string | null;
-  oauth_expires_at: number | null;
-  oauth_last_refreshed_at: number | null;
-  oauth_last_error: string | null;
-  oauth_last_error_at: number | null;
-}
+/** The columns of an account (the same on both tables: db/models/oauthAccount.ts). */
+export type OAuthColumns = Pick<OAuthAccount, 'auth_type' | 'oauth_provider' | 'oauth_client_id' | 'oauth_client_secret' | 'oauth_tenant'
+  | 'oauth_token_url' | 'oauth_scope' | 'oauth_refresh_token' | 'oauth_access_token' | 'oauth_expires_at' | 'oauth_last_refreshed_at'
+  | 'oauth_last_error' | 'oauth_last_error_at'>;
 
 export const secretPurpose = (table: OAuthTable, column: 'oauth_client_secret' | 'oauth_refresh_token' | 'oauth_access_token') => `${table}.${column}`;
 
@@ -73,17 +59,8 @@ export const oauthFields = {
 const PLAIN = ['auth_type', 'oauth_provider', 'oauth_client_id', 'oauth_tenant', 'oauth_token_url', 'oauth_scope'] as const;
 const SECRETS = ['oauth_client_secret', 'oauth_refresh_token'] as const;
 
-function encrypted(table: OAuthTable, column: typeof SECRETS[number], sent: string | null | undefined): string | null | undefined {
-  if (sent === undefined || sent === SECRET_MASK) return undefined;
-  if (sent === null || sent === '') return null;
-  try {
-    return encryptSecret(sent, secretPurpose(table, column));
-  } catch (err) {
-    if (!(err instanceof SecretKeyMissingError)) throw err;
-    logger.error(err.message);
-    throw new ValidationError('The OAuth2 settings cannot be stored: the server has no SECRET_KEY to encrypt them with.');
-  }
-}
+const encrypted = (table: OAuthTable, column: typeof SECRETS[number], sent: string | null | undefined) =>
+  storedSecret(sent, secretPurpose(table, column), 'The OAuth2 settings cannot be stored: the server has no SECRET_KEY to encrypt them with.');
 
 /**
  * The columns to write for the OAuth2 fields of a request (`current`: the stored account, null on

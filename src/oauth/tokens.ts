@@ -8,7 +8,7 @@ import { transaction } from '../db/transaction';
 import { logger } from '../logger';
 import { OutboundRefusedError, checkedLookup, foreignText, hostRefusal } from '../net/outbound';
 import { scopeFor, tokenUrl, type OAuthUse } from './providers';
-import { secretPurpose, type OAuthColumns, type OAuthTable } from './settings';
+import { secretPurpose, type OAuthTable } from './settings';
 
 /**
  * The one token service of the mailbox worker (IMAP, POP3) and the mail worker (SMTP): an access
@@ -29,7 +29,7 @@ export class OAuthError extends Error {
   readonly code = 'EOAUTH';
 }
 
-type AccountRow = (DepartmentEmail | Brand) & OAuthColumns;
+type AccountRow = DepartmentEmail | Brand;
 
 const modelOf = (table: OAuthTable) => (table === 'brands' ? Brand : DepartmentEmail) as unknown as {
   findByPk(id: number, options?: object): Promise<AccountRow | null>;

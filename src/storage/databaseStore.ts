@@ -1,3 +1,4 @@
+import { buffer as readAll } from 'node:stream/consumers';
 import { Readable } from 'node:stream';
 import { QueryTypes, type Transaction } from 'sequelize';
 import { sequelize } from '../db/sequelize';
@@ -14,7 +15,7 @@ export class DatabaseStore implements BlobStore {
   readonly name = 'database' as const;
 
   async put(hash: string, bytes: Buffer | Readable, transaction?: Transaction): Promise<void> {
-    const buffer = Buffer.isBuffer(bytes) ? bytes : await collect(bytes);
+    const buffer = Buffer.isBuffer(bytes) ? bytes : await readAll(bytes);
     const actual = hashOf(buffer);
     if (actual !== hash) throw new HashMismatchError(hash, actual);
     const [, affected] = await sequelize().query('UPDATE uploads SET contents = $1 WHERE hash = $2', { bind: [buffer, hash], transaction, type: QueryTypes.UPDATE });
@@ -44,10 +45,4 @@ export class DatabaseStore implements BlobStore {
   async delete(hash: string, transaction?: Transaction): Promise<void> {
     await sequelize().query('UPDATE uploads SET contents = NULL WHERE hash = $1', { bind: [hash], transaction, type: QueryTypes.UPDATE });
   }
-}
-
-async function collect(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
-  return Buffer.concat(chunks);
 }

@@ -5,9 +5,8 @@ import { NotFoundError } from '../errors';
 import { parseId } from '../http/resource';
 import { recorded } from '../http/routes';
 import { logger } from '../logger';
-import { Upload } from '../db/models';
 import type { ByteRange } from './blobStore';
-import { UPLOAD_FIELDS, cleanFileName, mimeOf, openUpload } from './uploads';
+import { cleanFileName, findUpload, mimeOf, openUpload } from './uploads';
 
 /** A record that attaches a stored file under a name (a ticket's or an article's attachment). */
 interface Attached {
@@ -32,7 +31,7 @@ export function attachmentDownloadRoute(path: string, model: { findByPk(id: numb
   router.get(route, async (req, res) => {
     const id = parseId(req.params.id);
     const attachment = id === null ? null : await model.findByPk(id);
-    const upload = attachment ? await Upload.findOne({ attributes: [...UPLOAD_FIELDS], where: { hash: attachment.upload_hash } }) : null;
+    const upload = attachment ? await findUpload(attachment.upload_hash) : null;
     if (!attachment || !upload) throw new NotFoundError('attachment');
     const size = Number(upload.size);
     const etag = `"${upload.hash}"`;

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { config } from '../config';
 import { StoreUnavailableError, type BlobStore, type StoreName } from './blobStore';
 import { DatabaseStore } from './databaseStore';
@@ -17,11 +18,9 @@ export function storeNamed(name: string): BlobStore {
 export function directoryStore(): DirectoryStore {
   const dir = config().attachmentStorage.dir;
   if (!dir) throw new StoreUnavailableError('ATTACHMENTS_DIR is not set, yet an upload is stored in the directory store.');
-  if (!directory || directory.root !== new DirectoryStore(dir).root) directory = new DirectoryStore(dir);
+  if (!directory || directory.root !== resolve(dir)) directory = new DirectoryStore(dir);
   return directory;
 }
 
 /** Where new uploads go (ATTACHMENTS_STORAGE). */
 export const writeStoreName = (): StoreName => config().attachmentStorage.store;
-
-export const isStoreName = (name: string): name is StoreName => name === 'database' || name === 'directory';

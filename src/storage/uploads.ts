@@ -1,3 +1,4 @@
+import { buffer } from 'node:stream/consumers';
 import { extname } from 'node:path';
 import type { Readable } from 'node:stream';
 import { QueryTypes, type Transaction } from 'sequelize';
@@ -7,8 +8,6 @@ import { loadRows } from '../db/load';
 import type { ByteRange } from './blobStore';
 import { hashOf } from './hash';
 import { storeNamed, writeStoreName } from './stores';
-
-export { hashOf };
 
 /**
  * Files, stored once per content: the key is the SHA-256 of the bytes (hex), so the same file
@@ -76,7 +75,7 @@ export function humanSize(bytes: number): string {
  */
 export async function put(contents: Buffer, filename: string, transaction?: Transaction): Promise<Upload> {
   const hash = hashOf(contents);
-  const existing = await Upload.findOne({ attributes: [...UPLOAD_FIELDS], where: { hash }, transaction });
+  const existing = await findUpload(hash, transaction);
   if (existing) return existing;
   if (contents.length > MAX_UPLOAD_BYTES) throw new RangeError(`A file may not be larger than ${MAX_UPLOAD_BYTES} bytes.`);
   const storage = writeStoreName();
@@ -90,18 +89,21 @@ export async function put(contents: Buffer, filename: string, transaction?: Tran
       transaction, type: QueryTypes.INSERT,
     },
   );
-  return (await Upload.findOne({ attributes: [...UPLOAD_FIELDS], where: { hash }, transaction, lock: transaction ? transaction.LOCK.SHARE : undefined }))!;
+  return (await findUpload(hash, transaction, true))!;
+}
+
+/** The upload row (without its bytes) of this hash; `share`: locked for the transaction. */
+export function findUpload(hash: string, transaction?: Transaction, share = false): Promise<Upload | null> {
+  return Upload.findOne({ attributes: [...UPLOAD_FIELDS], where: { hash }, transaction, lock: share && transaction ? transaction.LOCK.SHARE : undefined });
 }
 
 /** The upload with these bytes' hash, its bytes read from its store into `contents`; null when there is none. */
 export async function get(hash: string, transaction?: Transaction): Promise<(Upload & { contents: Buffer }) | null> {
-  const upload = await Upload.findOne({ attributes: [...UPLOAD_FIELDS], where: { hash }, transaction });
+  const upload = await findUpload(hash, transaction);
   if (!upload) return null;
   const stream = await openUpload(upload);
   if (!stream) throw new Error(`The bytes of upload ${hash} are missing from the ${upload.storage} store.`);
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  upload.contents = Buffer.concat(chunks);
+  upload.contents = await buffer(stream);
   return upload as Upload & { contents: Buffer };
 }
 

@@ -1,12 +1,12 @@
 import { Op, type Transaction } from 'sequelize';
 import { Brand, Department, DepartmentBrand, DepartmentEmail } from '../db/models';
-import { MAILBOX_PASSWORD, SecretKeyMissingError, encryptSecret } from '../crypto/secrets';
+import { MAILBOX_PASSWORD } from '../crypto/secrets';
+import { SECRET_MASK, storedSecret } from '../crypto/storedSecret';
 import { ValidationError, invalid } from '../errors';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { TYPE_PIPED, TYPE_REMOTE } from './departmentEmailTypes';
 import { pick } from '../lib/serialize';
 import { Joi, field } from '../lib/validation';
-import { logger } from '../logger';
 import { defaultBrandId } from '../user/users/service';
 import { mailServerHost } from '../net/outbound';
 import { ENCRYPTION_CODES, PROTOCOL_CODES, codeOf, codeOrName } from './mailboxCodes';
@@ -31,7 +31,7 @@ import { assertOAuthComplete, oauthChanges, oauthFields, oauthView } from '../oa
  * the worker's token refreshes go.
  */
 
-export const PASSWORD_MASK = '********';
+export const PASSWORD_MASK = SECRET_MASK;
 
 export const DEPARTMENT_EMAIL_FIELDS = [
   'id', 'department_id', 'brand_id', 'address', 'type', 'protocol', 'server', 'username', 'password', 'port', 'encryption',
@@ -84,17 +84,8 @@ const updateSchema = Joi.object({
 const COLUMNS = ['address', 'type', 'protocol', 'server', 'port', 'encryption', 'username', 'consume_all', 'delete_downloaded'] as const;
 
 /** The stored form of a sent password: undefined leaves it, null removes it. */
-function storedPassword(sent: string | null | undefined): string | null | undefined {
-  if (sent === undefined || sent === PASSWORD_MASK) return undefined;
-  if (sent === null || sent === '') return null;
-  try {
-    return encryptSecret(sent, MAILBOX_PASSWORD);
-  } catch (err) {
-    if (!(err instanceof SecretKeyMissingError)) throw err;
-    logger.error(err.message);
-    throw new ValidationError('The password cannot be stored: the server has no SECRET_KEY to encrypt mailbox passwords with.');
-  }
-}
+const storedPassword = (sent: string | null | undefined) =>
+  storedSecret(sent, MAILBOX_PASSWORD, 'The password cannot be stored: the server has no SECRET_KEY to encrypt mailbox passwords with.');
 
 /** One department per address (the database's unique key backs this up against races). */
 async function assertAddressFree(address: string, exceptId: number | null, transaction: Transaction): Promise<void> {

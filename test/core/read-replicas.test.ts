@@ -7,7 +7,6 @@ import { prepareDatabase } from '../../src/cli/setup';
 import { config } from '../../src/config';
 import { sequelize } from '../../src/db/sequelize';
 import { closeCacheVersions } from '../../src/db/versionedCache';
-import { closeWriteMarks } from '../../src/http/readRouting';
 import { closeQueues } from '../../src/queue/producer';
 import { closeCounters } from '../../src/redis/windowCounter';
 import { expectList, expectSuccess } from '../helpers/envelope';
@@ -77,7 +76,6 @@ afterAll(async () => {
     await closeQueues();
     closeCounters();
     closeCacheVersions();
-    closeWriteMarks();
     await sequelize().close();
   } finally {
     await Promise.all([primary.remove(), replica.remove()]);

@@ -5,10 +5,8 @@
  * Redis; the webhooks worker process delivering and serving its metrics; the mailbox worker
  * process killed in the middle of a poll and started again. Every port is a free one.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { config } from '../../src/config';
 import { Department, DepartmentBrand, IdempotencyKey, IncomingMail, IpBan, Ticket, Webhook } from '../../src/db/models';
@@ -23,25 +21,17 @@ import { startDovecot } from '../helpers/dovecot';
 import { rawMail } from '../mailbox/support';
 import { freePort } from '../helpers/ports';
 import { waitWhileProgressing } from '../helpers/progress';
+import { privateBuild, projectRoot } from '../helpers/privateBuild';
 
 // Waits for the processes are bounded by their progress (helpers/progress.ts); this is the outer bound.
 jest.setTimeout(240000);
 
 const api = useApi();
-const root = join(__dirname, '..', '..');
-const dir = mkdtempSync(join(tmpdir(), 'helpdesk-ecosystem-build-'));
-const dist = join(dir, 'dist');
+const { dist, build, remove } = privateBuild('ecosystem-build');
+const root = projectRoot;
 
-beforeAll(() => {
-  const tsconfig = join(dir, 'tsconfig.json');
-  writeFileSync(tsconfig, JSON.stringify({
-    extends: join(root, 'tsconfig.build.json'),
-    compilerOptions: { outDir: dist, typeRoots: [join(root, 'node_modules', '@types')], incremental: false },
-    include: ['src', 'workers', 'migrations'].map((d) => join(root, d)),
-  }));
-  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', tsconfig], { stdio: 'inherit' });
-}, 180000);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+beforeAll(build, 180000);
+afterAll(remove);
 
 interface Proc {
   child: ChildProcess;

@@ -6,9 +6,8 @@
  * runs once per tick although both schedulers keep it.
  */
 import { Queue } from 'bullmq';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { config } from '../../src/config';
 import { IpBan } from '../../src/db/models';
@@ -23,13 +22,13 @@ import { waitWhileProgressing } from '../helpers/progress';
 import { startSmtp, type TestSmtp } from '../helpers/smtp';
 import { uniqueIpv4 } from '../core/support';
 import { verificationEntry } from '../helpers/jobs';
+import { privateBuild, projectRoot } from '../helpers/privateBuild';
 
 jest.setTimeout(300000);
 
 const api = useApi();
-const root = join(__dirname, '..', '..');
-const dir = mkdtempSync(join(tmpdir(), 'helpdesk-two-nodes-'));
-const dist = join(dir, 'dist');
+const root = projectRoot;
+const { dir, dist, build, remove } = privateBuild('two-nodes');
 const children: ChildProcess[] = [];
 let smtp: TestSmtp;
 let nodes: string[] = [];
@@ -53,13 +52,7 @@ function start(entry: string, env: Record<string, string> = {}): ChildProcess {
 }
 
 beforeAll(async () => {
-  const tsconfig = join(dir, 'tsconfig.json');
-  writeFileSync(tsconfig, JSON.stringify({
-    extends: join(root, 'tsconfig.build.json'),
-    compilerOptions: { outDir: dist, typeRoots: [join(root, 'node_modules', '@types')], incremental: false },
-    include: ['src', 'workers', 'migrations'].map((d) => join(root, d)),
-  }));
-  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', tsconfig], { stdio: 'inherit' });
+  build();
   smtp = await startSmtp();
   for (let i = 0; i < 2; i++) {
     const port = await freePort();
@@ -88,7 +81,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   await smtp?.close();
-  rmSync(dir, { recursive: true, force: true });
+  remove();
 });
 
 const auth = (token = api.token) => `Basic ${Buffer.from(`${token}:x`).toString('base64')}`;

@@ -1,9 +1,9 @@
 import { Column, DataType, Table } from 'sequelize-typescript';
-import { Entity, flag } from '../entity';
-import type { AuthType, OAuthProvider } from './oauthTypes';
+import { flag } from '../entity';
+import { OAuthAccount } from './oauthAccount';
 
 @Table({ tableName: 'brands' })
-export class Brand extends Entity {
+export class Brand extends OAuthAccount {
   @Column({ type: DataType.STRING(255), allowNull: false }) declare name: string;
   @Column(flag(1)) declare enabled: number;
   @Column(DataType.STRING(255)) declare system_url: string | null;
@@ -25,20 +25,4 @@ export class Brand extends Entity {
   @Column({ type: DataType.STRING(64), allowNull: false, defaultValue: 'default' }) declare time_format: string;
   @Column({ type: DataType.STRING(64), allowNull: false, defaultValue: 'default' }) declare default_language: string;
   @Column({ type: DataType.INTEGER, allowNull: false, defaultValue: -1 }) declare language_toggle: number;
-  /** `password` or `oauth2` (XOAUTH2/OAUTHBEARER with the oauth_* settings below; src/oauth). */
-  @Column({ type: DataType.STRING(16), allowNull: false, defaultValue: 'password' }) declare auth_type: AuthType;
-  @Column(DataType.STRING(16)) declare oauth_provider: OAuthProvider | null;
-  @Column(DataType.STRING(255)) declare oauth_client_id: string | null;
-  /** Encrypted, like the tokens (crypto/secrets.ts); never returned. */
-  @Column(DataType.STRING(2048)) declare oauth_client_secret: string | null;
-  @Column(DataType.STRING(255)) declare oauth_tenant: string | null;
-  @Column(DataType.STRING(2048)) declare oauth_token_url: string | null;
-  @Column(DataType.STRING(1024)) declare oauth_scope: string | null;
-  @Column(DataType.TEXT) declare oauth_refresh_token: string | null;
-  /** The current access token (encrypted) and when it expires (UNIX seconds). */
-  @Column(DataType.TEXT) declare oauth_access_token: string | null;
-  @Column(DataType.INTEGER.UNSIGNED) declare oauth_expires_at: number | null;
-  @Column(DataType.INTEGER.UNSIGNED) declare oauth_last_refreshed_at: number | null;
-  @Column(DataType.TEXT) declare oauth_last_error: string | null;
-  @Column(DataType.INTEGER.UNSIGNED) declare oauth_last_error_at: number | null;
 }

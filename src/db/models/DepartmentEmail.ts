@@ -1,6 +1,6 @@
 import { Column, DataType, Table } from 'sequelize-typescript';
-import { Entity, flag } from '../entity';
-import type { AuthType, OAuthProvider } from './oauthTypes';
+import { flag } from '../entity';
+import { OAuthAccount } from './oauthAccount';
 
 export type MailProtocol = 'imap' | 'pop3';
 export type MailEncryption = 'none' | 'ssl' | 'tls';
@@ -11,7 +11,7 @@ export type MailEncryption = 'none' | 'ssl' | 'tls';
  * username, password). The password is stored encrypted (crypto/secrets.ts, MAILBOX_PASSWORD).
  */
 @Table({ tableName: 'department_emails' })
-export class DepartmentEmail extends Entity {
+export class DepartmentEmail extends OAuthAccount {
   @Column({ type: DataType.INTEGER.UNSIGNED, allowNull: false }) declare department_id: number;
   @Column({ type: DataType.INTEGER.UNSIGNED, allowNull: false }) declare brand_id: number;
   /** Unique across departments; the key's name lets a duplicate read "The address has already been taken." */
@@ -38,20 +38,4 @@ export class DepartmentEmail extends Entity {
   @Column({ type: DataType.INTEGER.UNSIGNED, allowNull: false, defaultValue: 0 }) declare poll_failures: number;
   /** Not polled before this time (UNIX seconds; null: at the next round). */
   @Column(DataType.INTEGER.UNSIGNED) declare next_poll_at: number | null;
-  /** `password` or `oauth2` (XOAUTH2/OAUTHBEARER with the oauth_* settings below; src/oauth). */
-  @Column({ type: DataType.STRING(16), allowNull: false, defaultValue: 'password' }) declare auth_type: AuthType;
-  @Column(DataType.STRING(16)) declare oauth_provider: OAuthProvider | null;
-  @Column(DataType.STRING(255)) declare oauth_client_id: string | null;
-  /** Encrypted, like the tokens (crypto/secrets.ts); never returned. */
-  @Column(DataType.STRING(2048)) declare oauth_client_secret: string | null;
-  @Column(DataType.STRING(255)) declare oauth_tenant: string | null;
-  @Column(DataType.STRING(2048)) declare oauth_token_url: string | null;
-  @Column(DataType.STRING(1024)) declare oauth_scope: string | null;
-  @Column(DataType.TEXT) declare oauth_refresh_token: string | null;
-  /** The current access token (encrypted) and when it expires (UNIX seconds). */
-  @Column(DataType.TEXT) declare oauth_access_token: string | null;
-  @Column(DataType.INTEGER.UNSIGNED) declare oauth_expires_at: number | null;
-  @Column(DataType.INTEGER.UNSIGNED) declare oauth_last_refreshed_at: number | null;
-  @Column(DataType.TEXT) declare oauth_last_error: string | null;
-  @Column(DataType.INTEGER.UNSIGNED) declare oauth_last_error_at: number | null;
 }

@@ -6,6 +6,7 @@ import { sequelize } from '../../db/sequelize';
 import { transaction } from '../../db/transaction';
 import { presentJob } from '../../core/job';
 import { ValidationError } from '../../errors';
+import { sendSuccess } from '../../http/envelope';
 import { inputOf } from '../../http/resource';
 import { recorded, type RecordedRouter } from '../../http/routes';
 import { Joi, field, validate } from '../../lib/validation';
@@ -70,7 +71,7 @@ function bulkRouter(): RecordedRouter {
       await enqueue(t, bulkTicketJob, { jobId: Number(id) });
       return Number(id);
     });
-    res.status(202).json({ status: 'success', message: 'The bulk change was queued.', data: await presentJob(jobId) });
+    sendSuccess(res, await presentJob(jobId), 'The bulk change was queued.', 202);
   });
   return recorded(router, [{ method: 'POST', path, action: 'bulk', label: 'ticket', body: bulkSchema, status: 202 }]);
 }

@@ -55,8 +55,6 @@ export interface AddMessageInput {
 }
 
 export interface AddMessageOptions {
-  /** The ticket's first message, written by createTicket: no status rule, no event (ticket.created says it). */
-  opening?: boolean;
   /** Settings already read in the transaction. */
   settings?: TicketSettings;
 }
@@ -148,32 +146,28 @@ export async function addMessage(input: AddMessageInput, transaction: Transactio
 
   if (!isDraft && type === MESSAGE_TYPE.MESSAGE) {
     ticket.set({ last_reply_time: Math.max(createdAt, ticket.last_reply_time ?? 0), last_reply_by: byUser ? BY.USER : BY.OPERATOR });
-    if (!options.opening) {
-      if (byUser && !input.automatic) applyUserReply(ticket, settings, at);
-      else if (!ticket.first_reply_time) ticket.set('first_reply_time', createdAt);
-      ticket.set('due_time', ticket.resolved_time ? null : currentDueTime(ticket));
-    }
+    if (byUser && !input.automatic) applyUserReply(ticket, settings, at);
+    else if (!ticket.first_reply_time) ticket.set('first_reply_time', createdAt);
+    ticket.set('due_time', ticket.resolved_time ? null : currentDueTime(ticket));
   }
   ticket.set('updated_at', at);
   // What the message changed on the ticket (status, resolution, due time, CC), read before the
-  // save forgets it; the opening message's changes are part of the ticket's `created` entry.
-  const changes = options.opening ? {} : unsavedChanges(ticket);
+  // save forgets it.
+  const changes = unsavedChanges(ticket);
   await ticket.save({ transaction });
 
-  if (!options.opening) {
-    // A change a message causes is made by its author, through the channel of the work in progress.
-    const audit = Object.keys(changes).length
-      ? await recordAudit(ticket.id, 'replied', { ...changes, message_id: { before: null, after: message.id } }, transaction, {
-        type: byUser ? 'user' : 'operator', id: author.id, channel: currentActor().channel,
-      })
-      : undefined;
-    await emit(transaction, 'message.created', {
-      ticketId: ticket.id, messageId: message.id,
-      sendUserEmail: !isDraft && !input.automatic && (input.sendUserEmail ?? true),
-      sendOperatorsEmail: !isDraft && !input.automatic && (input.sendOperatorsEmail ?? byUser),
-      ...(audit ? { audit } : {}),
-    });
-  }
+  // A change a message causes is made by its author, through the channel of the work in progress.
+  const audit = Object.keys(changes).length
+    ? await recordAudit(ticket.id, 'replied', { ...changes, message_id: { before: null, after: message.id } }, transaction, {
+      type: byUser ? 'user' : 'operator', id: author.id, channel: currentActor().channel,
+    })
+    : undefined;
+  await emit(transaction, 'message.created', {
+    ticketId: ticket.id, messageId: message.id,
+    sendUserEmail: !isDraft && !input.automatic && (input.sendUserEmail ?? true),
+    sendOperatorsEmail: !isDraft && !input.automatic && (input.sendOperatorsEmail ?? byUser),
+    ...(audit ? { audit } : {}),
+  });
   return message;
 }
 

@@ -90,14 +90,6 @@ export async function recordAudit(
   return { action, actor: { type: actor.type, id: actor.id }, channel: actor.channel, changes };
 }
 
-/** Snapshot before, work, snapshot after, and the difference recorded: for a change made of several statements. */
-export async function audited<T>(ticketId: number, action: AuditAction, transaction: Transaction, work: () => Promise<T>): Promise<T> {
-  const before = await auditSnapshot(ticketId, transaction);
-  const result = await work();
-  await recordAudit(ticketId, action, diff(before, await auditSnapshot(ticketId, transaction)), transaction);
-  return result;
-}
-
 /**
  * The snapshot of a ticket just inserted, built from the row written and its links, equal to what
  * auditSnapshot would read back (same fields, same order) without the two statements. For a

@@ -1,0 +1,27 @@
+import { ValidationError } from '../errors';
+import { logger } from '../logger';
+import { SecretKeyMissingError, encryptSecret } from './secrets';
+
+/** What a response shows for a stored write-only secret; sent back, it keeps the stored one. */
+export const SECRET_MASK = '********';
+
+/**
+ * A secret encrypted for storage under `purpose`; without SECRET_KEY (production), a 422 saying
+ * `refusal` (and the reason in the log), so the request changes nothing.
+ */
+export function sealSecret(plain: string, purpose: string, refusal: string): string {
+  try {
+    return encryptSecret(plain, purpose);
+  } catch (err) {
+    if (!(err instanceof SecretKeyMissingError)) throw err;
+    logger.error(err.message);
+    throw new ValidationError(refusal);
+  }
+}
+
+/** The stored form of a sent write-only secret: undefined (absent, or the mask) keeps it, null (or '') removes it. */
+export function storedSecret(sent: string | null | undefined, purpose: string, refusal: string): string | null | undefined {
+  if (sent === undefined || sent === SECRET_MASK) return undefined;
+  if (sent === null || sent === '') return null;
+  return sealSecret(sent, purpose, refusal);
+}
