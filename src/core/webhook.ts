@@ -8,7 +8,7 @@ import { resourceRouter, type CustomAction, type ResourceDef } from '../http/res
 import { pick } from '../lib/serialize';
 import { sqlCondition } from '../db/sql';
 import { Joi, field } from '../lib/validation';
-import { OutboundRefusedError, hostRefusal, resolveChecked, urlHost } from '../net/outbound';
+import { OutboundRefusedError, outboundUrl, resolveChecked, urlHost } from '../net/outbound';
 import { enqueue } from '../queue/outbox';
 import { webhookDelivery } from '../webhooks/deliver';
 import { WEBHOOK_SECRET_PURPOSE, newWebhookSecret } from '../webhooks/signing';
@@ -19,12 +19,7 @@ const eventName = () => Joi.string().trim().valid('*', ...EVENT_NAMES);
 const events = () => Joi.array().items(eventName()).single().min(1).max(100)
   .description(`Event types to deliver, or \`*\` for all: ${EVENT_NAMES.join(', ')}.`);
 /** Public targets only: internal ones need OUTBOUND_ALLOW_HOSTS (src/net/outbound.ts). */
-const url = () => Joi.string().trim().max(2048).uri({ scheme: ['http', 'https'] })
-  .custom((v: string) => {
-    const refusal = hostRefusal(urlHost(v), 'webhook');
-    if (refusal) throw new Error(`The url is not allowed: ${refusal}`);
-    return v;
-  })
+const url = () => outboundUrl('webhook', 'url')
   .description('Where deliveries are POSTed (http or https); internal addresses only when OUTBOUND_ALLOW_HOSTS lists them.');
 
 /** `*` alone stands for every event; names are kept once, in the order given. */

@@ -1,6 +1,9 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP, isIPv4 } from 'node:net';
 import { config } from '../config';
+import { Joi } from '../lib/validation';
 
 /**
  * Where the server may connect on its own (webhook deliveries, OAuth2 token endpoints, mailbox
@@ -132,6 +135,19 @@ export function hostRefusal(host: string, use: OutboundUse): string | null {
 export const urlHost = (url: string): string => new URL(url).hostname;
 
 /**
+ * The joi field of a URL the server will POST to for `use` (a webhook, a token endpoint): http(s),
+ * and never an internal address unless OUTBOUND_ALLOW_HOSTS lists it. A name is checked again on
+ * every address it resolves to when the server connects (postChecked). `label` names the field in
+ * the error: `The <label> is not allowed: <reason>`.
+ */
+export const outboundUrl = (use: OutboundUse, label: string) => Joi.string().trim().max(2048).uri({ scheme: ['http', 'https'] })
+  .custom((v: string) => {
+    const refusal = hostRefusal(urlHost(v), use);
+    if (refusal) throw new Error(`The ${label} is not allowed: ${refusal}`);
+    return v;
+  });
+
+/**
  * Resolves `host` and checks every address it resolves to (a name with one public and one
  * internal address is refused: DNS rebinding picks either). Returns the addresses, checked: the
  * caller connects to one of these, never resolves the name again.
@@ -165,6 +181,56 @@ export function checkedLookup(use: OutboundUse) {
       (err: NodeJS.ErrnoException) => callback(err, '', 0),
     );
   };
+}
+
+/** What postChecked answers: the status, and the body when it was asked to read one. */
+export interface CheckedAnswer { status: number; body: Buffer | null }
+
+/**
+ * POSTs `body` to `url` for `use`. Connects only to an address checked here (the literal, or every
+ * address the name resolves to, resolved once), never follows a redirect (a 3xx is just the answer),
+ * and gives up after `timeoutMs`. The answer's body is read only when `maxBodyBytes` is given, and
+ * at most that much (more is an error); otherwise the connection is closed once the status is in.
+ *
+ * Fails with an OutboundRefusedError (the target is not allowed), an error named `TimeoutError`
+ * (no answer in time), or the connection's own error (its `code`: ECONNREFUSED, …).
+ */
+export function postChecked(url: string, body: string, opts: {
+  use: OutboundUse; headers: Record<string, string>; timeoutMs: number; maxBodyBytes?: number;
+}): Promise<CheckedAnswer> {
+  const target = new URL(url);
+  const literal = hostRefusal(target.hostname, opts.use);
+  if (literal) return Promise.reject(new OutboundRefusedError(literal));
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const fail = (err: Error) => reject(err.name === 'AbortError' ? Object.assign(new Error('timeout'), { name: 'TimeoutError' }) : err);
+    const req = send(target, {
+      method: 'POST',
+      headers: { ...opts.headers, 'Content-Length': String(Buffer.byteLength(body)) },
+      lookup: checkedLookup(opts.use) as any,
+      agent: false,
+      signal: AbortSignal.timeout(opts.timeoutMs),
+    }, (res) => {
+      const status = res.statusCode ?? 0;
+      const max = opts.maxBodyBytes;
+      if (max === undefined) {
+        resolve({ status, body: null });
+        res.destroy();
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > max) res.destroy(new Error(`The answer was longer than ${Math.round(max / 1024)} KB.`));
+        else chunks.push(c);
+      });
+      res.on('error', fail);
+      res.on('end', () => resolve({ status, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', fail);
+    req.end(body);
+  });
 }
 
 /**

@@ -3,7 +3,7 @@ import { AUTH_TYPES, OAUTH_PROVIDERS } from '../db/models/oauthTypes';
 import type { OAuthAccount } from '../db/models/oauthAccount';
 import { ValidationError } from '../errors';
 import { Joi, field } from '../lib/validation';
-import { hostRefusal, urlHost } from '../net/outbound';
+import { outboundUrl } from '../net/outbound';
 import { TENANT_PATTERN, tokenUrl, type OAuthSettings } from './providers';
 
 /**
@@ -28,13 +28,6 @@ export type OAuthColumns = Pick<OAuthAccount, 'auth_type' | 'oauth_provider' | '
 
 export const secretPurpose = (table: OAuthTable, column: 'oauth_client_secret' | 'oauth_refresh_token' | 'oauth_access_token') => `${table}.${column}`;
 
-/** A token endpoint: http(s), and never an internal address unless OUTBOUND_ALLOW_HOSTS lists it. */
-const tokenEndpoint = () => Joi.string().trim().max(2048).uri({ scheme: ['http', 'https'] })
-  .custom((v: string) => {
-    const refusal = hostRefusal(urlHost(v), 'oauth-token');
-    if (refusal) throw new Error(`The oauth token url is not allowed: ${refusal}`);
-    return v;
-  }).allow('', null);
 
 /** The joi fields of both resources' create and update. */
 export const oauthFields = {
@@ -49,7 +42,7 @@ export const oauthFields = {
     .description(`The client secret: write-only, stored encrypted, returned as \`${SECRET_MASK}\` (sending that back keeps it; empty removes it).`),
   oauth_tenant: field.nullable(255).pattern(TENANT_PATTERN, 'tenant')
     .description('Microsoft 365: the directory (tenant) id or a verified domain, or `organizations`. Required with the microsoft provider.'),
-  oauth_token_url: tokenEndpoint()
+  oauth_token_url: outboundUrl('oauth-token', 'oauth token url').allow('', null)
     .description('The token endpoint (custom provider; required there). Responses show the endpoint in use. Internal addresses only when OUTBOUND_ALLOW_HOSTS lists them.'),
   oauth_scope: field.nullable(1024).description('Scopes asked for at each refresh, instead of the preset\'s (Microsoft: the protocol\'s scope and offline_access; Google: https://mail.google.com/).'),
   oauth_refresh_token: Joi.string().trim().max(8192).allow('', null)

@@ -1,12 +1,10 @@
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { config } from '../config';
 import { decryptSecret, encryptSecret } from '../crypto/secrets';
 import { now } from '../db/entity';
 import { Brand, DepartmentEmail } from '../db/models';
 import { transaction } from '../db/transaction';
 import { logger } from '../logger';
-import { OutboundRefusedError, checkedLookup, foreignText, hostRefusal } from '../net/outbound';
+import { OutboundRefusedError, foreignText, postChecked } from '../net/outbound';
 import { scopeFor, tokenUrl, type OAuthUse } from './providers';
 import { secretPurpose, type OAuthTable } from './settings';
 
@@ -119,37 +117,22 @@ async function exchange(row: AccountRow, use: OAuthUse, refreshToken: string, cl
 
 const MAX_ANSWER_BYTES = 64 * 1024;
 
-/** POSTs a form to the token endpoint, connecting only to a checked address (src/net/outbound.ts), no redirects. */
-function postForm(url: string, body: string): Promise<{ status: number; json: unknown }> {
-  const target = new URL(url);
-  const literal = hostRefusal(target.hostname, 'oauth-token');
-  if (literal) return Promise.reject(new OutboundRefusedError(`The token endpoint is not allowed: ${literal}`));
+/** POSTs a form to the token endpoint through postChecked (checked address, no redirects), answer as JSON. */
+async function postForm(url: string, body: string): Promise<{ status: number; json: unknown }> {
   const { timeoutMs } = config().oauth;
-  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    const req = send(target, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json', 'Content-Length': String(Buffer.byteLength(body)) },
-      lookup: checkedLookup('oauth-token') as any,
-      agent: false,
-      signal: AbortSignal.timeout(timeoutMs),
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size > MAX_ANSWER_BYTES) res.destroy(new Error('The token endpoint answered more than 64 KB.'));
-        else chunks.push(c);
-      });
-      res.on('error', reject);
-      res.on('end', () => {
-        let json: unknown = null;
-        try { json = JSON.parse(Buffer.concat(chunks).toString('utf8')); } catch { /* not JSON: the status tells */ }
-        resolve({ status: res.statusCode ?? 0, json });
-      });
+  try {
+    const answer = await postChecked(url, body, {
+      use: 'oauth-token',
+      timeoutMs,
+      maxBodyBytes: MAX_ANSWER_BYTES,
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
     });
-    req.on('error', (err) => reject(err.name === 'AbortError' ? new OAuthError(`The token endpoint did not answer within ${timeoutMs} ms.`)
-      : err instanceof OutboundRefusedError ? new OutboundRefusedError(`The token endpoint is not allowed: ${err.message}`) : err));
-    req.end(body);
-  });
+    let json: unknown = null;
+    try { json = JSON.parse(answer.body!.toString('utf8')); } catch { /* not JSON: the status tells */ }
+    return { status: answer.status, json };
+  } catch (err) {
+    if (err instanceof OutboundRefusedError) throw new OutboundRefusedError(`The token endpoint is not allowed: ${err.message}`);
+    if ((err as Error).name === 'TimeoutError') throw new OAuthError(`The token endpoint did not answer within ${timeoutMs} ms.`);
+    throw err;
+  }
 }

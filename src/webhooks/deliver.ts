@@ -1,12 +1,10 @@
 import type { Job } from 'bullmq';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { config } from '../config';
 import { decryptSecret } from '../crypto/secrets';
 import { DomainEvent, Webhook, WebhookDelivery } from '../db/models';
 import { now } from '../db/entity';
 import { Joi } from '../lib/validation';
-import { OutboundRefusedError, checkedLookup, hostRefusal } from '../net/outbound';
+import { OutboundRefusedError, postChecked } from '../net/outbound';
 import { webhookDeliveries } from '../ops/metrics';
 import { defineJob, retried } from '../queue/jobs';
 import { QUEUES } from '../queue/names';
@@ -15,33 +13,6 @@ import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, WEBHOOK_SECRET_PURPOSE
 /** An event as the feed lists it and a webhook receives it: the same JSON at every attempt. */
 export function presentEvent(event: DomainEvent): { id: number; type: string; created_at: number; data: unknown } {
   return { id: event.id, type: event.name, created_at: event.created_at, data: JSON.parse(event.payload) };
-}
-
-/**
- * POSTs `body` to `url` and answers the status. Connects only to an address checked by
- * src/net/outbound.ts (the literal, or every address the name resolves to, resolved once), never
- * follows a redirect (a 3xx is a failed attempt), and reads no more of the answer than its status.
- */
-function post(url: string, body: string, headers: Record<string, string>): Promise<number> {
-  const target = new URL(url);
-  const literal = hostRefusal(target.hostname, 'webhook');
-  if (literal) return Promise.reject(new OutboundRefusedError(literal));
-  const timeoutMs = config().webhooks.timeoutMs;
-  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    const req = send(target, {
-      method: 'POST',
-      headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
-      lookup: checkedLookup('webhook') as any,
-      agent: false,
-      signal: AbortSignal.timeout(timeoutMs),
-    }, (res) => {
-      resolve(res.statusCode ?? 0);
-      res.destroy();
-    });
-    req.on('error', (err) => reject(err.name === 'AbortError' ? Object.assign(new Error('timeout'), { name: 'TimeoutError' }) : err));
-    req.end(body);
-  });
 }
 
 const isFinal = (job: Job) => job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
@@ -74,14 +45,18 @@ export const webhookDelivery = defineJob<{ deliveryId: number }>({
     let responseCode: number | null = null;
     let error: string | null = null;
     try {
-      responseCode = await post(webhook.url, body, {
-        'Content-Type': 'application/json',
-        'User-Agent': 'helpdesk-webhooks/1',
-        [SIGNATURE_HEADER]: signatureHeader(decryptSecret(webhook.secret, WEBHOOK_SECRET_PURPOSE), timestamp, body),
-        [DELIVERY_HEADER]: delivery.uuid,
-        [EVENT_HEADER]: event.name,
-      });
-      // The receiver's body is not kept: a target that is not what it seems must not be read back.
+      // The receiver's body is not read: a target that is not what it seems must not be read back.
+      ({ status: responseCode } = await postChecked(webhook.url, body, {
+        use: 'webhook',
+        timeoutMs: config().webhooks.timeoutMs,
+        headers: {
+          'Content-Type': 'application/json',
+          'User-Agent': 'helpdesk-webhooks/1',
+          [SIGNATURE_HEADER]: signatureHeader(decryptSecret(webhook.secret, WEBHOOK_SECRET_PURPOSE), timestamp, body),
+          [DELIVERY_HEADER]: delivery.uuid,
+          [EVENT_HEADER]: event.name,
+        },
+      }));
       if (responseCode < 200 || responseCode > 299) error = `The receiver answered ${responseCode} after ${Date.now() - started} ms.`;
     } catch (err) {
       const e = err as Error & { code?: string };
