@@ -45,6 +45,15 @@ function throughRows(operator: string, value: string, column: string, membership
 /** Tickets with at least one operator assigned (correlated: one probe of the assignee key per ticket). */
 export const assignedToAnyone = (): BoundCondition => sqlCondition`EXISTS (SELECT 1 FROM ticket_assignees ta WHERE ta.ticket_id = ${trusted(`${TICKET_ALIAS}.id`)})`;
 
+/**
+ * Rows (tickets, or the list counters) whose `department_id` is one of `roots` or any department
+ * below them: one recursive subquery. `roots`: ids, or a subquery that selects them.
+ */
+export const inDepartmentTree = (roots: number[] | BoundCondition): BoundCondition => sqlCondition`department_id IN (WITH RECURSIVE tree AS (
+    SELECT id FROM departments WHERE id IN (${roots})
+    UNION SELECT d.id FROM departments d JOIN tree ON d.parent_id = tree.id
+  ) SELECT id FROM tree)`;
+
 /** The SQL of one stored condition. */
 export function conditionSql(c: Pick<TicketFilterCondition, 'item' | 'operator' | 'value' | 'field_id'>, at: number): BoundCondition {
   const v = c.value ?? '';

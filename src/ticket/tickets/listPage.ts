@@ -5,6 +5,7 @@ import { invalid } from '../../errors';
 import type { ListPageInput, ListResult } from '../../http/resource';
 import { allOf, sqlCondition, sqlText, trusted, type BoundCondition } from '../../db/sql';
 import { searchQuery } from '../../selfservice/article/search';
+import { inDepartmentTree } from './conditions';
 import { searchEngine } from './search/engine';
 import { isPlainWords, parseSearch } from './search/parse';
 
@@ -50,12 +51,8 @@ function counterCondition(p: Record<string, any>): BoundCondition {
     if (!given(p, name)) continue;
     const col = trusted(column);
     const v = p[name];
-    if (name === 'department') {
-      parts.push(sqlCondition`${col} IN (WITH RECURSIVE tree AS (
-          SELECT id FROM departments WHERE id IN (${v})
-          UNION SELECT d.id FROM departments d JOIN tree ON d.parent_id = tree.id
-        ) SELECT id FROM tree)`);
-    } else parts.push(Array.isArray(v) ? sqlCondition`${col} IN (${v})` : sqlCondition`${col} = ${v}`);
+    if (name === 'department') parts.push(inDepartmentTree(v));
+    else parts.push(Array.isArray(v) ? sqlCondition`${col} IN (${v})` : sqlCondition`${col} = ${v}`);
   }
   return allOf(parts);
 }

@@ -7,7 +7,7 @@ import { resourceRouter, type CustomAction, type ResourceDef } from '../../http/
 import { sqlCondition } from '../../db/sql';
 import { Joi, MAX_ID, field } from '../../lib/validation';
 import { attachmentsField } from '../attachment';
-import { assignedToAnyone, filterConditionSql, visibleToOperator } from './conditions';
+import { assignedToAnyone, filterConditionSql, inDepartmentTree, visibleToOperator } from './conditions';
 import { listTicketPage } from './listPage';
 import { loadTicketRelations, serializeTicket, type TicketRelations } from './presenter';
 import { numberCondition, ticketSearchCondition } from './search/compile';
@@ -119,10 +119,7 @@ const filters: Record<string, Filter> = {
   /** A department and every department below it (one recursive subquery). */
   department: {
     schema: Joi.ids(),
-    where: (ids: number[]) => sqlCondition`department_id IN (WITH RECURSIVE tree AS (
-        SELECT id FROM departments WHERE id IN (${ids})
-        UNION SELECT d.id FROM departments d JOIN tree ON d.parent_id = tree.id
-      ) SELECT id FROM tree)`,
+    where: inDepartmentTree,
   },
   brand: idsFilter('brand_id'),
   channel: idsFilter('channel_id'),

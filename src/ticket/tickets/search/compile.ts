@@ -1,7 +1,7 @@
 import { ValidationError } from '../../../errors';
 import { allOf, anyOf, sqlCondition, trusted, type BoundCondition } from '../../../db/sql';
 import { searchQuery } from '../../../selfservice/article/search';
-import { assignedToAnyone } from '../conditions';
+import { assignedToAnyone, inDepartmentTree } from '../conditions';
 import { searchEngine } from './engine';
 import { SearchSyntaxError, isPlainWords, parseSearch, type Comparison, type Term } from './parse';
 
@@ -79,10 +79,7 @@ function fieldCondition(term: Term & { kind: 'field' }): BoundCondition {
     case 'department': {
       // The department and every department below it, as the list's `department` filter.
       const roots = isId(v) ? sqlCondition`SELECT ${Number(v)}` : sqlCondition`SELECT id FROM departments WHERE name = ${v}`;
-      return sqlCondition`department_id IN (WITH RECURSIVE tree AS (
-          SELECT id FROM departments WHERE id IN (${roots})
-          UNION SELECT d.id FROM departments d JOIN tree ON d.parent_id = tree.id
-        ) SELECT id FROM tree)`;
+      return inDepartmentTree(roots);
     }
     case 'tag': {
       const tags = isId(v) ? sqlCondition`SELECT ${Number(v)}` : sqlCondition`SELECT id FROM ticket_tags WHERE name = ${v}`;
