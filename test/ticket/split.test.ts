@@ -3,6 +3,8 @@
  * or it and those after it, into a new ticket, with a note on both, events and audit entries.
  */
 import { DomainEvent, TicketAttachment, TicketMessage } from '../../src/db/models';
+import { sequelize } from '../../src/db/sequelize';
+import { auditSnapshot, diff } from '../../src/ticket/tickets/audit';
 import { useApi } from '../helpers/app';
 import { expectError, expectSuccess } from '../helpers/envelope';
 import { b64, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
@@ -50,7 +52,12 @@ describe('POST /api/ticket/ticket/{id}/split', () => {
     ]));
     const auditOf = async (id: number) => (await api.get(`${BASE}/${id}/audit`)).body.data;
     expect((await auditOf(ticket.id)).at(-1)).toMatchObject({ action: 'split', changes: { split_into: { after: created.id }, messages: { before: [second.id, third.id] } } });
-    expect((await auditOf(created.id))[0]).toMatchObject({ action: 'split_from', actor: { type: 'token' }, changes: { split_from: { after: ticket.id } } });
+    const [fromEntry] = await auditOf(created.id);
+    expect(fromEntry).toMatchObject({ action: 'split_from', actor: { type: 'token' }, changes: { split_from: { after: ticket.id } } });
+    // The new ticket's fields in that entry (built from what was written) are what the ticket holds.
+    const { split_from: _from, messages: _messages, ...fields } = fromEntry.changes;
+    expect(fields).toEqual(diff(null, await sequelize().transaction((t) => auditSnapshot(created.id, t))));
+    expect(fields).toMatchObject({ subject: { after: 'Second question' }, status_id: { after: ticket.status_id } });
   });
 
   it('moves only the one message unless asked for those after it', async () => {

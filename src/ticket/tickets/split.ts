@@ -7,9 +7,9 @@ import { sequelize } from '../../db/sequelize';
 import { emit } from '../../events';
 import { ValidationError, invalid } from '../../errors';
 import { addMessage } from '../messages/service';
-import { ticketSettings } from '../ticketSettings';
-import { auditSnapshot, diff, recordAudit } from './audit';
-import { assignTicketNumber, effectiveFormat, placeholderNumber } from './number';
+import { cachedTicketSettings } from '../ticketSettings';
+import { createdSnapshot, diff, recordAudit } from './audit';
+import { effectiveFormat, insertNumbered } from './number';
 import { updateFailed } from './service';
 
 export interface SplitTicketInput {
@@ -32,6 +32,9 @@ export interface SplitTicketInput {
  */
 export async function splitTicket(ticket: Ticket, input: SplitTicketInput, transaction: Transaction): Promise<Ticket> {
   if (ticket.merged_into_id || ticket.deleted_at) throw updateFailed();
+  // First, as createTicket does: on a cache miss they are read in this transaction, whose snapshot
+  // must not begin before the config version was read (ticketSettings.ts).
+  const settings = await cachedTicketSettings(transaction);
   const operator = await User.findOne({ where: { id: input.operatorId, type: 'operator' }, transaction });
   if (!operator) throw invalid('user_id');
   const first = await TicketMessage.findOne({ where: { id: input.messageId, ticket_id: ticket.id }, transaction });
@@ -46,33 +49,37 @@ export async function splitTicket(ticket: Ticket, input: SplitTicketInput, trans
   if (!staying) throw new ValidationError('The ticket would keep no message: split from a later message.');
 
   const at = now();
-  const settings = await ticketSettings(transaction);
-  const department = (await Department.findByPk(ticket.department_id, { transaction }))!;
+  const department = (await Department.findByPk(ticket.department_id, { attributes: ['ticket_number_format'], transaction }))!;
   const lastReply = Math.max(...moving.filter((m) => !m.is_draft).map((m) => m.created_at), 0) || null;
-  const split = await Ticket.create({
-    number: placeholderNumber(), department_id: ticket.department_id, department_email_id: ticket.department_email_id, brand_id: ticket.brand_id,
-    channel_id: ticket.channel_id, user_id: ticket.user_id, status_id: ticket.status_id, priority_id: ticket.priority_id, sla_plan_id: null,
-    subject: input.subject ?? ticket.subject, reply_due_time: null, resolve_due_time: null, due_time: null, resolved_time: ticket.resolved_time,
-    last_reply_time: lastReply, cc: ticket.cc, locked: 0, merged: 0, internal: ticket.internal, token: randomBytes(20).toString('hex'),
-    created_at: first.created_at, updated_at: at,
-  }, { transaction });
-  await assignTicketNumber(split.id, effectiveFormat(department.ticket_number_format, settings.ticketNumberFormat), new Date(first.created_at * 1000), settings.defaultTimezone, transaction);
+  // Numbered as createTicket numbers (in the insert unless the format needs the id).
+  const { row: split, number } = await insertNumbered(
+    effectiveFormat(department.ticket_number_format, settings.ticketNumberFormat), new Date(first.created_at * 1000), settings.defaultTimezone,
+    (number) => Ticket.create({
+      number, department_id: ticket.department_id, department_email_id: ticket.department_email_id, brand_id: ticket.brand_id,
+      channel_id: ticket.channel_id, user_id: ticket.user_id, status_id: ticket.status_id, priority_id: ticket.priority_id, sla_plan_id: null,
+      subject: input.subject ?? ticket.subject, reply_due_time: null, resolve_due_time: null, due_time: null, resolved_time: ticket.resolved_time,
+      last_reply_time: lastReply, cc: ticket.cc, locked: 0, merged: 0, internal: ticket.internal, token: randomBytes(20).toString('hex'),
+      created_at: first.created_at, updated_at: at,
+    }, { transaction }),
+    transaction,
+  );
+  split.setDataValue('number', number);
   const run = (sql: string) => sequelize().query(sql, { replacements: { from: ticket.id, to: split.id, ids: movingIds, at, note: MESSAGE_TYPE.NOTE }, transaction, type: QueryTypes.UPDATE });
   await run('UPDATE ticket_messages SET original_ticket_id = IFNULL(original_ticket_id, ticket_id), ticket_id = :to, updated_at = :at WHERE ticket_id = :from AND id IN (:ids)');
   await run('UPDATE ticket_attachments SET ticket_id = :to WHERE ticket_id = :from AND message_id IN (:ids)');
   await run(`UPDATE tickets SET updated_at = :at, last_reply_time = (
       SELECT MAX(created_at) FROM ticket_messages WHERE ticket_id = :from AND is_draft = 0 AND type <> :note) WHERE id = :from`);
-  await split.reload({ transaction });
 
   const note = (ticketId: number, text: string) => addMessage({
     ticketId, userId: operator.id, text, type: MESSAGE_TYPE.NOTE, channel: 'api', sendUserEmail: false, sendOperatorsEmail: false,
-  }, transaction);
+  }, transaction, { settings });
   await note(ticket.id, `Split: ${movingIds.length} message(s) moved to ticket #${split.number}.`);
   const opening = await note(split.id, `Split from ticket #${ticket.number}.`);
 
   const splitAudit = await recordAudit(ticket.id, 'split', { split_into: { before: null, after: split.id }, messages: { before: movingIds, after: [] } }, transaction);
   const fromAudit = await recordAudit(split.id, 'split_from', {
-    ...diff(null, await auditSnapshot(split.id, transaction)), split_from: { before: null, after: ticket.id }, messages: { before: [], after: movingIds },
+    // The new ticket as written (no tags, operators, watchers or custom field values are copied; a note changes none of its audited fields).
+    ...diff(null, createdSnapshot(split, { tags: [], assigned: [], watching: [] })), split_from: { before: null, after: ticket.id }, messages: { before: [], after: movingIds },
   }, transaction);
   await emit(transaction, 'ticket.created', { ticketId: split.id, messageId: opening.id, sendUserEmail: false, sendOperatorsEmail: false, audit: fromAudit });
   await emit(transaction, 'ticket.updated', { ticketId: ticket.id, changes: ['split'], newlyAssigned: [], audit: splitAudit });
