@@ -75,9 +75,20 @@ describe('GET /api/ticket/ticket/{id}/audit', () => {
     const [target, source, trashed] = [await f.ticket(), await f.ticket(), await f.ticket()];
     await api.del(`${BASE}/${trashed.id}`).expect(200);
     expect((await audit(trashed.id)).at(-1)).toMatchObject({ action: 'trashed', changes: { deleted_at: { before: null, after: expect.any(Number) } } });
-    await api.post(`${BASE}/${target.id}/merge`, { ids: [source.id] }).expect(200);
-    expect((await audit(target.id)).at(-1)).toMatchObject({ action: 'merged', changes: { merged: { before: 0, after: 1 }, merged_ids: { before: null, after: [source.id] } } });
-    expect((await audit(source.id)).at(-1)).toMatchObject({ action: 'merged_into', changes: { merged_into_id: { before: null, after: target.id } } });
+    // The second source was a merge target itself (merged 1 before).
+    const [second, earlier] = [await f.ticket(), await f.ticket()];
+    await api.post(`${BASE}/${second.id}/merge`, { ids: [earlier.id] }).expect(200);
+    await api.post(`${BASE}/${target.id}/merge`, { ids: [source.id, second.id] }).expect(200);
+    // One entry on the target, listing its sources; one on each source, naming the target.
+    const targetEntries = (await audit(target.id)).filter((e: { action: string }) => e.action === 'merged');
+    expect(targetEntries).toHaveLength(1);
+    expect(targetEntries[0]).toMatchObject({ changes: { merged: { before: 0, after: 1 }, merged_ids: { before: null, after: [source.id, second.id] } } });
+    expect((await audit(source.id)).at(-1)).toMatchObject({
+      action: 'merged_into', changes: { merged: { before: 0, after: 1 }, merged_into_id: { before: null, after: target.id } },
+    });
+    // Only what changed: it was merged (a target) already.
+    expect((await audit(second.id)).at(-1)).toMatchObject({ action: 'merged_into', changes: { merged_into_id: { before: null, after: target.id } } });
+    expect((await audit(second.id)).at(-1).changes.merged).toBeUndefined();
   });
 
   it('names the actor of work outside a request: the mailbox a mail came from, or who runs the work', async () => {

@@ -71,23 +71,35 @@ export function unsavedChanges(ticket: Ticket): Changes {
   return changes;
 }
 
+/** One ticket's audit entry: what a change did to it. */
+export interface AuditEntry { ticketId: number; action: AuditAction; changes: Changes }
+
 /**
- * Writes an audit row (nothing when nothing changed) as `actor` (by default the actor of the work
- * in progress), and returns it as the ticket's events carry it.
+ * Writes audit rows, one statement for all (an entry with no change writes nothing), as `actor`
+ * (by default the actor of the work in progress), and returns them, in order, as the tickets'
+ * events carry them (undefined for an entry with no change).
  */
+export async function recordAudits(
+  entries: AuditEntry[], transaction: Transaction, actor: Actor = currentActor(),
+): Promise<Array<TicketChangeSet | undefined>> {
+  const changed = (e: AuditEntry) => Object.keys(e.changes).length > 0;
+  const rows = entries.filter(changed).map((e) => [e.ticketId, e.action, actor.type, actor.id, actor.channel, JSON.stringify(e.changes), now()]);
+  if (rows.length) {
+    // An array of arrays binds as `(…), (…)`: every value escaped by Sequelize, none in the SQL text.
+    await sequelize().query(
+      'INSERT INTO ticket_audits (ticket_id, action, actor_type, actor_id, channel, changes, created_at) VALUES :rows',
+      { replacements: { rows }, transaction, type: QueryTypes.INSERT },
+    );
+  }
+  return entries.map((e) => (changed(e) ? { action: e.action, actor: { type: actor.type, id: actor.id }, channel: actor.channel, changes: e.changes } : undefined));
+}
+
+/** One ticket's audit row: recordAudits for one entry. */
 export async function recordAudit(
   ticketId: number, action: AuditAction, changes: Changes, transaction: Transaction, actor: Actor = currentActor(),
 ): Promise<TicketChangeSet | undefined> {
-  if (!Object.keys(changes).length) return undefined;
-  await sequelize().query(
-    `INSERT INTO ticket_audits (ticket_id, action, actor_type, actor_id, channel, changes, created_at)
-     VALUES (:ticketId, :action, :type, :actorId, :channel, :changes, :at)`,
-    {
-      replacements: { ticketId, action, type: actor.type, actorId: actor.id, channel: actor.channel, changes: JSON.stringify(changes), at: now() },
-      transaction, type: QueryTypes.INSERT,
-    },
-  );
-  return { action, actor: { type: actor.type, id: actor.id }, channel: actor.channel, changes };
+  const [written] = await recordAudits([{ ticketId, action, changes }], transaction, actor);
+  return written;
 }
 
 /**

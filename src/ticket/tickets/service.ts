@@ -21,7 +21,7 @@ import { NO_DUE_TIMES, currentDueTime, slaDueTimes, type DueTimes } from './due'
 import { createFacts } from './createFacts';
 import { knownAfterCreate, withOpened } from './opened';
 import { effectiveFormat, insertNumbered } from './number';
-import { auditSnapshot, createdSnapshot, diff, recordAudit } from './audit';
+import { auditSnapshot, createdSnapshot, diff, recordAudit, recordAudits } from './audit';
 
 /**
  * The domain rules of tickets: opening (people, department and brand, number, SLA, first message),
@@ -530,10 +530,15 @@ export async function mergeTickets(target: Ticket, ids: number[], transaction: T
     merged: 1, cc: cc.length ? JSON.stringify(cc) : null, last_reply_time: lastReply || null, updated_at: at,
   }, { transaction });
   const merged = diff(before, await auditSnapshot(target.id, transaction));
-  const audit = await recordAudit(target.id, 'merged', { ...merged, merged_ids: { before: null, after: sourceIds } }, transaction);
-  for (const source of sources) {
-    await recordAudit(source.id, 'merged_into', { merged: { before: source.merged, after: 1 }, merged_into_id: { before: null, after: target.id } }, transaction);
-  }
+  // The target's entry lists its sources; each source's own history says where it went. One statement.
+  const [audit] = await recordAudits([
+    { ticketId: target.id, action: 'merged', changes: { ...merged, merged_ids: { before: null, after: sourceIds } } },
+    ...sources.map((source) => ({
+      ticketId: source.id, action: 'merged_into' as const,
+      // `merged` only where it changed: a source that was a merge target itself had it already.
+      changes: { ...(source.merged ? {} : { merged: { before: 0, after: 1 } }), merged_into_id: { before: null, after: target.id } },
+    })),
+  ], transaction);
   await emit(transaction, 'ticket.merged', { ticketId: target.id, mergedIds: sourceIds, audit });
   return target;
 }
