@@ -26,6 +26,9 @@ export const flagFilter = (column: string): Filter => ({ schema: field.flag(), w
 /** The `mixed` type: one id or a comma list. */
 export const idsFilter = (column: string): Filter => ({ schema: Joi.ids(), where: (v: number[]) => ({ [column]: { [Op.in]: v } }) });
 
+/** DATES: the columns a list with `dates` narrows by, each with `<column>_min` and `<column>_max`. */
+const DATE_COLUMNS = ['created_at', 'updated_at'] as const;
+export const DATE_PARAMS: readonly string[] = DATE_COLUMNS.flatMap((c) => [`${c}_min`, `${c}_max`]);
 
 export interface ListSpec {
   sortable: readonly string[];
@@ -64,7 +67,7 @@ export function listSchema(spec: ListSpec): ObjectSchema {
       lang: Joi.string().pattern(LOCALE, 'locale').description('Present translated fields in this locale.'),
     };
     if (spec.dates) {
-      for (const k of ['created_at', 'updated_at']) {
+      for (const k of DATE_COLUMNS) {
         keys[`${k}_min`] = field.timestamp().description(`DATES: records with ${k} at or after this UNIX time.`);
         keys[`${k}_max`] = field.timestamp().description(`DATES: records with ${k} at or before this UNIX time.`);
       }
@@ -87,7 +90,7 @@ export async function parseListQuery(spec: ListSpec, query: unknown): Promise<Li
   const replacements: Record<string, unknown> = {};
   let possible = true;
   if (spec.dates) {
-    for (const col of ['created_at', 'updated_at']) {
+    for (const col of DATE_COLUMNS) {
       if (q[`${col}_min`] !== undefined) and.push({ [col]: { [Op.gte]: q[`${col}_min`] } });
       if (q[`${col}_max`] !== undefined) and.push({ [col]: { [Op.lte]: q[`${col}_max`] } });
     }

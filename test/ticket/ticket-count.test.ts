@@ -1,6 +1,8 @@
 import { QueryTypes } from 'sequelize';
 import { Ticket } from '../../src/db/models';
 import { countQueries, sequelize } from '../../src/db/sequelize';
+import { NARROWING_PARAMS, ticketFilters } from '../../src/ticket/tickets/listFilters';
+import { countedByCounters } from '../../src/ticket/tickets/listPage';
 import { useApi } from '../helpers/app';
 import { expectSuccess } from '../helpers/envelope';
 import { ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
@@ -55,5 +57,15 @@ describe('count of the unfiltered ticket list', () => {
     const trash = await api.get('/api/ticket/ticket', { limit: 1, trashed: 1 });
     const [row] = await sequelize().query<{ n: number }>('SELECT COUNT(*) AS n FROM tickets WHERE deleted_at IS NOT NULL AND merged_into_id IS NULL', { type: QueryTypes.SELECT });
     expect(trash.body.count).toBe(Number(row!.n));
+  });
+});
+
+describe('which lists the counters answer', () => {
+  it('every list parameter that narrows the list, but the counted ones, counts its matches instead', () => {
+    const counted = ['status', 'priority', 'department', 'brand', 'channel', 'internal', 'locked'];
+    // Derived from the list's own filters: a filter added there is never missed here.
+    expect(NARROWING_PARAMS).toEqual(expect.arrayContaining([...Object.keys(ticketFilters), 'filter', 'created_at_min', 'updated_at_max']));
+    for (const k of NARROWING_PARAMS) expect([k, countedByCounters({ [k]: [1] })]).toEqual([k, counted.includes(k)]);
+    expect(countedByCounters({ trashed: 1, after_id: 5 })).toBe(true);
   });
 });

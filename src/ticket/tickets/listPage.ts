@@ -6,6 +6,7 @@ import type { ListPageInput, ListResult } from '../../http/resource';
 import { allOf, sqlCondition, sqlText, trusted, type BoundCondition } from '../../db/sql';
 import { searchQuery } from '../../selfservice/article/search';
 import { inDepartmentTree } from './conditions';
+import { NARROWING_PARAMS } from './listFilters';
 import { searchEngine } from './search/engine';
 import { isPlainWords, parseSearch } from './search/parse';
 
@@ -33,11 +34,8 @@ import { isPlainWords, parseSearch } from './search/parse';
 const COUNTED_FILTERS: Record<string, string> = {
   status: 'status_id', priority: 'priority_id', department: 'department_id', brand: 'brand_id', channel: 'channel_id', internal: 'internal', locked: 'locked',
 };
-/** Every other list parameter that narrows the list. */
-const OTHER_FILTERS = [
-  'search', 'number', 'tag', 'user', 'organisation', 'watching', 'user_email', 'assigned', 'customfield', 'filter',
-  'created_at_min', 'created_at_max', 'updated_at_min', 'updated_at_max',
-];
+/** Every other list parameter that narrows the list (whatever filter is added to the list's). */
+const OTHER_FILTERS = NARROWING_PARAMS.filter((k) => !(k in COUNTED_FILTERS));
 
 const given = (p: Record<string, any>, k: string) => p[k] !== undefined && p[k] !== null;
 

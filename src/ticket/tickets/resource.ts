@@ -1,16 +1,15 @@
 import { Op } from 'sequelize';
 import { Ticket, TicketFilter, TicketFilterCondition, TicketFilterGroup, User, UserGroup } from '../../db/models';
-import { customFieldFilter } from '../../customfields/values';
 import { ValidationError, invalid } from '../../errors';
-import { flagFilter, idsFilter, type Condition, type Filter } from '../../http/listQuery';
+import type { Condition } from '../../http/listQuery';
 import { resourceRouter, type CustomAction, type ResourceDef } from '../../http/resource';
 import { sqlCondition } from '../../db/sql';
 import { Joi, MAX_ID, field } from '../../lib/validation';
 import { attachmentsField } from '../attachment';
-import { assignedToAnyone, filterConditionSql, inDepartmentTree, visibleToOperator } from './conditions';
+import { filterConditionSql, visibleToOperator } from './conditions';
+import { ticketFilters, ticketListParams } from './listFilters';
 import { listTicketPage } from './listPage';
 import { loadTicketRelations, serializeTicket, type TicketRelations } from './presenter';
-import { numberCondition, ticketSearchCondition } from './search/compile';
 import { splitTicket } from './split';
 import { createTicket, mergeTickets, trashTicket, updateTicket, type CreateTicketInput, type UpdateTicketInput } from './service';
 
@@ -108,57 +107,6 @@ export function toUpdateInput(b: Record<string, any>): UpdateTicketInput {
   };
 }
 
-const filters: Record<string, Filter> = {
-  /** The search language (./search/): words, "phrases", field:value terms, -exclusions, OR. */
-  search: { schema: Joi.string().trim().max(1000), where: ticketSearchCondition },
-  /** A number also finds the ticket that a ticket of that number was merged into. */
-  number: {
-    schema: Joi.string().trim().max(64),
-    where: numberCondition,
-  },
-  /** A department and every department below it (one recursive subquery). */
-  department: {
-    schema: Joi.ids(),
-    where: inDepartmentTree,
-  },
-  brand: idsFilter('brand_id'),
-  channel: idsFilter('channel_id'),
-  status: idsFilter('status_id'),
-  priority: idsFilter('priority_id'),
-  tag: { schema: Joi.ids(), where: (ids: number[]) => sqlCondition`id IN (SELECT ticket_id FROM ticket_tag_links WHERE tag_id IN (${ids}))` },
-  user: idsFilter('user_id'),
-  organisation: { schema: Joi.ids(), where: (ids: number[]) => sqlCondition`user_id IN (SELECT id FROM users WHERE organisation_id IN (${ids}))` },
-  watching: { schema: Joi.ids(), where: (ids: number[]) => sqlCondition`id IN (SELECT ticket_id FROM ticket_watchers WHERE user_id IN (${ids}))` },
-  /** The ticket's user by address, primary or additional. */
-  user_email: {
-    schema: Joi.string().trim().max(255),
-    // person_emails holds every address a person has, primary and additional (kept by triggers).
-    where: (email: string) => sqlCondition`user_id IN (SELECT user_id FROM person_emails WHERE email = ${email.toLowerCase()})`,
-  },
-  /** Operator ids; -1: tickets no operator is assigned to. */
-  assigned: {
-    schema: Joi.ids(),
-    where(ids: number[]) {
-      const operators = ids.filter((id) => id > 0);
-      const parts = [];
-      if (operators.length) parts.push(sqlCondition`id IN (SELECT ticket_id FROM ticket_assignees WHERE user_id IN (${operators}))`);
-      if (ids.includes(-1)) parts.push(sqlCondition`NOT ${assignedToAnyone()}`);
-      if (!parts.length) return null;
-      return parts.length === 1 ? parts[0] : sqlCondition`${parts[0]} OR ${parts[1]}`;
-    },
-  },
-  internal: flagFilter('internal'),
-  locked: flagFilter('locked'),
-  customfield: customFieldFilter('ticket'),
-};
-
-/** `trashed` 1: the tickets in the trash instead. Tickets merged into another are never listed (their numbers find the target). */
-const listParams = {
-  trashed: field.flag().default(0), filter: field.id(), filter_operator: field.id(),
-  // Beyond the spec: keyset paging, the page after this ticket in the list's order (docs/performance.md).
-  after_id: field.id().description('The page after this ticket, in the list\'s order (keyset paging; beyond the spec).'),
-};
-
 const listScope = (p: Record<string, any>): Condition => ({
   deleted_at: p.trashed === 1 ? { [Op.ne]: null } : null,
   merged_into_id: null,
@@ -228,9 +176,9 @@ export const ticketResource: ResourceDef<Ticket, TicketRelations> = {
     'number', 'subject', 'department_id', 'brand_id', 'channel_id', 'user_id', 'status_id', 'priority_id', 'due_time', 'resolved_time',
     'last_reply_time', 'created_at', 'updated_at', 'deleted_at',
   ],
-  filters,
+  filters: ticketFilters,
   dates: true,
-  listParams,
+  listParams: ticketListParams,
   listScope,
   listOverride: savedFilter,
   // Counters kept by triggers (migration 018) and index-only pages: ./listPage.ts.
