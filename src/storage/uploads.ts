@@ -101,10 +101,15 @@ export function findUpload(hash: string, transaction?: Transaction, share = fals
 export async function get(hash: string, transaction?: Transaction): Promise<(Upload & { contents: Buffer }) | null> {
   const upload = await findUpload(hash, transaction);
   if (!upload) return null;
-  const stream = await openUpload(upload);
-  if (!stream) throw new Error(`The bytes of upload ${hash} are missing from the ${upload.storage} store.`);
-  upload.contents = await buffer(stream);
+  upload.contents = await readUpload(upload);
   return upload as Upload & { contents: Buffer };
+}
+
+/** All the bytes of an upload (a row loaded without them), from its store; their absence is an error. */
+export async function readUpload(upload: Pick<Upload, 'hash' | 'storage'>): Promise<Buffer> {
+  const stream = await openUpload(upload);
+  if (!stream) throw new Error(`The bytes of upload ${upload.hash} are missing from the ${upload.storage} store.`);
+  return buffer(stream);
 }
 
 /** The bytes of an upload (or the inclusive range of them) as a stream; null when its store lacks them. */

@@ -12,7 +12,7 @@ import { mailJobOptions } from '../../mail/retries';
 import { transportFor } from '../../mail/transports';
 import { defineJob } from '../../queue/jobs';
 import { QUEUES } from '../../queue/names';
-import { get as getUpload } from '../../storage/uploads';
+import { loadUploads, readUpload } from '../../storage/uploads';
 import { formattedName } from '../../user/people/presenter';
 import { emailTemplates } from '../templateMapping';
 import { mailContext, recipientLocales, renderMail, templateFor, translatedTemplate } from './content';
@@ -212,10 +212,12 @@ async function forwardDraft({ ticket, brand, message }: Loaded): Promise<Draft |
 /** The files attached to a message, read from the uploads store, under the names they were attached with. */
 async function attachmentsOf(messageId: number): Promise<Attachment[]> {
   const rows = await TicketAttachment.findAll({ where: { message_id: messageId }, order: [['id', 'ASC']] });
+  // The uploads' rows in one query; then each one's bytes from its store.
+  const uploads = await loadUploads(rows.map((r) => r.upload_hash));
   const out: Attachment[] = [];
   for (const row of rows) {
-    const upload = await getUpload(row.upload_hash);
-    if (upload) out.push({ filename: row.original_name, content: Buffer.from(upload.contents), contentType: upload.mime });
+    const upload = uploads.get(row.upload_hash);
+    if (upload) out.push({ filename: row.original_name, content: await readUpload(upload), contentType: upload.mime });
   }
   return out;
 }
