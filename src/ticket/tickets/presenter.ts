@@ -7,7 +7,6 @@ import { loadCustomFieldValues, serializeCustomFieldValue } from '../../customfi
 import type { Model, ModelCtor } from 'sequelize-typescript';
 import { loadById, loadLinked, loadMany } from '../../db/load';
 import { cachedPresentations, cachedValue, configVersion } from '../configCache';
-import { openedBy } from './opened';
 import type { ReadContext } from '../../http/resource';
 import { pick } from '../../lib/serialize';
 import { presentTranslated } from '../../translations';
@@ -88,18 +87,25 @@ async function loadTicketConfig(tickets: Ticket[], lang: string | undefined) {
 }
 
 /**
+ * What the write that opened a ticket knows of it (createTicket): its user, and whether nothing
+ * links to it yet (no tags, operators, custom field values or linked tickets).
+ */
+export interface KnownTicket {
+  user: User;
+  unlinked: boolean;
+}
+
+/**
  * Everything a page of tickets embeds, one statement per relation whatever the page size (the
  * configuration records from the config cache): the department, channel, user, status, priority
  * and SLA plan, tags, assigned and watching operators, custom field values, linked tickets, and
- * the brands' addresses.
+ * the brands' addresses. `known` (by ticket id): what is not read again.
  */
-export async function loadTicketRelations(tickets: Ticket[], ctx: ReadContext): Promise<TicketRelations> {
-  // A ticket just opened has no links, values or tags yet, and its user is at hand: nothing to read for it.
-  const unknown = tickets.filter((t) => !openedBy.has(t));
-  const ids = unknown.map((t) => t.id);
+export async function loadTicketRelations(tickets: Ticket[], ctx: ReadContext, known?: ReadonlyMap<number, KnownTicket>): Promise<TicketRelations> {
+  const ids = tickets.filter((t) => !known?.get(t.id)?.unlinked).map((t) => t.id);
   const [configured, users, tags, assigned, watching, customfields, links] = await Promise.all([
     loadTicketConfig(tickets, ctx.lang),
-    loadById(User, unknown.map((t) => t.user_id), { attributes: [...USER_SUMMARY_FIELDS, 'type'] }),
+    loadById(User, tickets.filter((t) => !known?.has(t.id)).map((t) => t.user_id), { attributes: [...USER_SUMMARY_FIELDS, 'type'] }),
     loadLinked(TicketTagLink, 'ticket_id', 'tag_id', ids, TicketTag),
     loadMany(TicketAssignee, 'ticket_id', ids, { order: [['ticket_id', 'ASC'], ['user_id', 'ASC']] }),
     loadMany(TicketWatcher, 'ticket_id', ids, { order: [['ticket_id', 'ASC'], ['user_id', 'ASC']] }),
@@ -111,7 +117,7 @@ export async function loadTicketRelations(tickets: Ticket[], ctx: ReadContext): 
     presentTranslated(TAG_TRANSLATIONS, distinct(tags.values()), serializeTag, ctx.lang),
     loadById(User, operatorIds, { attributes: [...OPERATOR_FIELDS] }),
   ]);
-  for (const t of tickets) if (openedBy.has(t)) users.set(t.user_id, openedBy.get(t)!);
+  for (const [, k] of known ?? []) users.set(k.user.id, k.user);
   return { ...configured, users, tags, presentedTags, assigned, watching, operators, customfields, links };
 }
 

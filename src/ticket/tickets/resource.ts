@@ -3,13 +3,13 @@ import { Ticket, TicketFilter, TicketFilterCondition, TicketFilterGroup, User, U
 import { customFieldFilter } from '../../customfields/values';
 import { ValidationError, invalid } from '../../errors';
 import { flagFilter, idsFilter, type Condition, type Filter } from '../../http/listQuery';
-import { resourceRouter, type CustomAction, type ResourceDef } from '../../http/resource';
+import { Written, resourceRouter, type CustomAction, type ResourceDef } from '../../http/resource';
 import { sqlCondition } from '../../db/sql';
 import { Joi, MAX_ID, field } from '../../lib/validation';
 import { attachmentsField } from '../attachment';
 import { assignedToAnyone, filterConditionSql, visibleToOperator } from './conditions';
 import { listTicketPage } from './listPage';
-import { loadTicketRelations, serializeTicket, type TicketRelations } from './presenter';
+import { loadTicketRelations, serializeTicket, type KnownTicket, type TicketRelations } from './presenter';
 import { numberCondition, ticketSearchCondition } from './search/compile';
 import { splitTicket } from './split';
 import { createTicket, mergeTickets, trashTicket, updateTicket, type CreateTicketInput, type UpdateTicketInput } from './service';
@@ -223,7 +223,7 @@ const split: CustomAction<Ticket> = {
   }, transaction!),
 };
 
-export const ticketResource: ResourceDef<Ticket, TicketRelations> = {
+export const ticketResource: ResourceDef<Ticket, TicketRelations, KnownTicket> = {
   path: '/ticket',
   model: Ticket,
   label: 'ticket',
@@ -240,7 +240,11 @@ export const ticketResource: ResourceDef<Ticket, TicketRelations> = {
   listPage: listTicketPage,
   createSchema: ticketCreateSchema,
   updateSchema: ticketUpdateSchema,
-  create: async (input, { transaction }) => (await createTicket(toCreateInput(input), transaction)).ticket,
+  // The answer presents the ticket as written, with its user and (when nothing links to it) no links, read from nowhere.
+  create: async (input, { transaction }) => {
+    const { ticket, owner, unlinked } = await createTicket(toCreateInput(input), transaction);
+    return new Written(ticket, { user: owner, unlinked });
+  },
   update: (ticket, input, { transaction }) => updateTicket(ticket, toUpdateInput(input), transaction),
   destroy: (ticket, { transaction }) => trashTicket(ticket, transaction),
   messages: { deleted: 'Successfully moved the ticket to trash!' },
