@@ -169,7 +169,8 @@ async function main() {
       body: `ticket_id=${tt.replied.id}&user_id=${tt.replied.user_id}&text=${enc(REPLY_TEXT)}&send_user_email=0&send_operators_email=0` },
   ];
   const only = process.env.BENCH_ONLY;
-  const list = only ? all.filter((s) => s.title.includes(only)) : all;
+  // Alternatives separated by `|`: `BENCH_ONLY='show ticket|messages'`.
+  const list = only ? all.filter((s) => only.split('|').some((part) => s.title.includes(part))) : all;
   const form = { ...auth, 'content-type': 'application/x-www-form-urlencoded' };
 
   // 1. Capture, in this process, what the app runs and answers for each request (after two warm

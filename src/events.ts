@@ -1,5 +1,5 @@
 import type { Transaction } from 'sequelize';
-import { DomainEvent } from './db/models';
+import { DomainEvent, type Department, type Ticket, type TicketMessage } from './db/models';
 import { now } from './db/entity';
 
 /**
@@ -113,7 +113,26 @@ export const EVENT_TYPES: Record<EventName, string> = {
 
 export const EVENT_NAMES = Object.keys(EVENT_TYPES) as EventName[];
 
-export type Subscriber<N extends EventName> = (payload: EventPayloads[N], transaction: Transaction) => Promise<void>;
+/**
+ * What the code that emits an event already holds of the records it names, handed with the event
+ * to the subscribers of its name in this process (never stored or published: the payload is the
+ * event). A subscriber takes them instead of reading back, in the same transaction, rows that were
+ * just written; without them (another emitter) it reads.
+ */
+export interface EventFacts {
+  /** The ticket createTicket has just written, with its first message, department, channel and assigned operators. */
+  'ticket.created': {
+    ticket: Ticket;
+    message: TicketMessage;
+    department: Pick<Department, 'id' | 'notify_email_ticket' | 'notify_frontend_ticket' | 'email_templates'>;
+    channelName: string;
+    assigned: number[];
+  };
+}
+
+export type FactsOf<N extends EventName> = N extends keyof EventFacts ? EventFacts[N] : never;
+
+export type Subscriber<N extends EventName> = (payload: EventPayloads[N], transaction: Transaction, facts?: FactsOf<N>) => Promise<void>;
 
 /** A subscriber to every event: it gets the stored row (its id, name and payload). */
 export type FeedSubscriber = (event: DomainEvent, transaction: Transaction) => Promise<void>;
@@ -158,11 +177,11 @@ export function subscribersRegistered(): void {
 
 export const areSubscribersRegistered = (): boolean => wired;
 
-export async function emit<N extends EventName>(transaction: Transaction, name: N, payload: EventPayloads[N]): Promise<void> {
+export async function emit<N extends EventName>(transaction: Transaction, name: N, payload: EventPayloads[N], facts?: FactsOf<N>): Promise<void> {
   // A process that emits without its subscribers would write events whose side effects never happen.
   if (!wired) throw new Error(`Event ${name} emitted before the subscribers were registered: the entry point must call wire() (src/wiring.ts)`);
   if (silenced.has((transaction as unknown as { id: string }).id)) return;
   const event = await DomainEvent.create({ name, payload: JSON.stringify(payload), created_at: now() }, { transaction });
-  for (const subscriber of (named.get(name) ?? []) as Array<Subscriber<N>>) await subscriber(payload, transaction);
+  for (const subscriber of (named.get(name) ?? []) as Array<Subscriber<N>>) await subscriber(payload, transaction, facts);
   for (const subscriber of every) await subscriber(event, transaction);
 }

@@ -21,6 +21,15 @@ export async function createToken(
   return { token: value, record };
 }
 
+/** The ids of tokens this process has verified, by hash: a hash names one token row for good. */
+const idsByHash = new Map<string, number>();
+
+/**
+ * The id of the stored token `token` was the last time this process verified it (not a check: a
+ * rate limit can count its request before authentication has run), or undefined.
+ */
+export const knownTokenId = (token: string): number | undefined => idsByHash.get(hashToken(token));
+
 /**
  * The stored token matching `token`, compared in constant time; null when none does.
  * `versionRead`: the access version when the caller has read it already (requestAccessVersion).
@@ -41,6 +50,10 @@ export async function verifyToken(
   }
   const ok = timingSafeEqual(Buffer.from(record.token_hash, 'hex'), Buffer.from(hash, 'hex'));
   if (!ok) return null;
+  if (!idsByHash.has(hash)) {
+    if (idsByHash.size >= 10_000) idsByHash.clear();
+    idsByHash.set(hash, record.id);
+  }
   const t = now();
   if (record.expires_at !== null && record.expires_at <= t) return { ...record, expired: true } as CachedToken & { expired: true };
   // Recording use is a courtesy for `token list`: at most once a minute per token (and process).

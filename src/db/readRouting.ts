@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { config } from '../config';
 
 /**
  * Whether the reads of the work in hand may go to a read replica (db/replicas.ts). Everything
@@ -10,9 +11,13 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  */
 const replicaAllowed = new AsyncLocalStorage<boolean>();
 
-export const readsFromReplica = <T>(work: () => T): T => replicaAllowed.run(true, work);
+// Without replicas every read is the primary's: nothing to keep. (A storage, once used, costs a
+// hook on every promise of the process, replica or not.)
+const routed = () => config().database.replicas.length > 0;
+
+export const readsFromReplica = <T>(work: () => T): T => (routed() ? replicaAllowed.run(true, work) : work());
 
 /** For reads whose result outlives the work (a cache entry stored under a version): never stale. */
-export const readsFromPrimary = <T>(work: () => T): T => replicaAllowed.run(false, work);
+export const readsFromPrimary = <T>(work: () => T): T => (routed() ? replicaAllowed.run(false, work) : work());
 
 export const replicaReadsAllowed = (): boolean => replicaAllowed.getStore() === true;

@@ -1,6 +1,6 @@
 import type { Model, ModelStatic, Transaction } from 'sequelize';
 import { config } from '../config';
-import { redisConnection, type RedisClient } from '../redis/connection';
+import { closeCounters, counterClient } from '../redis/windowCounter';
 import { afterOutermostCommit } from './transaction';
 
 /**
@@ -41,12 +41,9 @@ export class VersionedCache<T> {
   }
 }
 
-let client: RedisClient | undefined;
-
-function redis(): RedisClient {
-  client ??= redisConnection('counter');
-  return client;
-}
+// The counters' connection (auto-pipelined): a request's version reads leave with its rate-limit
+// counts in one write (http/rateLimit.ts startAccessChecks).
+const redis = counterClient;
 
 export interface CacheVersion {
   /** The current version, or null when Redis cannot say at once (then nothing is cached). */
@@ -100,8 +97,5 @@ export function cacheVersion(name: string, clearLocal: () => void): CacheVersion
   return version;
 }
 
-/** Closes the versions' Redis connection (at shutdown; the next read opens a new one). */
-export function closeCacheVersions(): void {
-  client?.disconnect();
-  client = undefined;
-}
+/** Closes the versions' Redis connection, the counters' (at shutdown; the next read opens a new one). */
+export const closeCacheVersions = closeCounters;

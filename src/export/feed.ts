@@ -53,7 +53,7 @@ export const cursorExpired = (p: Position): boolean => Math.max(p.s, p.t) < now(
 
 export interface ExportSource<M extends Entity = any> {
   resource: ExportResource;
-  def: ResourceDef<M, any>;
+  def: ResourceDef<M, any, any>;
 }
 
 export interface ExportPage {

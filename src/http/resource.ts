@@ -109,10 +109,19 @@ export interface CustomAction<M extends Entity> {
 }
 
 /**
+ * What a create may return instead of the bare record: the record as written, which is then
+ * presented as it is (not read back: the create vouches that it holds every column as stored),
+ * and what the create knows of its relations (`known`, handed to `load`, which reads none of it).
+ */
+export class Written<M, K> {
+  constructor(readonly record: M, readonly known: K) {}
+}
+
+/**
  * A resource, declared: its path, model, label, schemas, filters, sortable columns, presenter,
  * and hooks for what is special about it. `resourceRouter` turns it into its endpoints.
  */
-export interface ResourceDef<M extends Entity, R = void> {
+export interface ResourceDef<M extends Entity, R = void, K = never> {
   path: string;
   model: ModelCtor<M>;
   /** The noun in messages: `Successfully created new <label>!`, `The <label> with given ID was not found.` */
@@ -158,10 +167,13 @@ export interface ResourceDef<M extends Entity, R = void> {
    * `listScope`, `filtered` whether any filter or override applies.
    */
   listPage?(page: ListPageInput): Promise<ListResult<M>>;
-  /** Loads what the presenter embeds, for a whole page at once (a fixed number of queries). */
-  load?(records: M[], ctx: ReadContext): Promise<R>;
+  /**
+   * Loads what the presenter embeds, for a whole page at once (a fixed number of queries);
+   * `known`: what a create knew of its record's relations (by record id), not to be read again.
+   */
+  load?(records: M[], ctx: ReadContext, known?: ReadonlyMap<number, K>): Promise<R>;
   serialize(record: M, related: R, ctx: ReadContext): Record<string, any>;
-  create?(input: Record<string, any>, ctx: WriteContext): Promise<M>;
+  create?(input: Record<string, any>, ctx: WriteContext): Promise<M | Written<M, K>>;
   update?(record: M, input: Record<string, any>, ctx: WriteContext): Promise<void>;
   /** Runs after a create or update has saved everything, translations included (derived data). */
   afterWrite?(record: M, ctx: WriteContext): Promise<void>;
@@ -194,8 +206,8 @@ export function inputOf(req: Request): Record<string, unknown> {
 }
 
 /** Presents records the way the resource's list and show do (also for records embedded elsewhere). */
-export async function present<M extends Entity, R>(def: ResourceDef<M, R>, records: M[], ctx: ReadContext) {
-  const related = def.load ? await def.load(records, ctx) : (undefined as R);
+export async function present<M extends Entity, R, K>(def: ResourceDef<M, R, K>, records: M[], ctx: ReadContext, known?: ReadonlyMap<number, K>) {
+  const related = def.load ? await def.load(records, ctx, known) : (undefined as R);
   const translations = def.translations ? await loadTranslations(def.translations, records.map((r) => r.id)) : null;
   return records.map((record) => {
     const data = def.serialize(record, related, ctx);
@@ -203,7 +215,7 @@ export async function present<M extends Entity, R>(def: ResourceDef<M, R>, recor
   });
 }
 
-export function resourceRouter<M extends Entity, R>(def: ResourceDef<M, R>): RecordedRouter {
+export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<M, R, K>): RecordedRouter {
   const router = Router();
   const routes: RouteRecord[] = [];
   const actions = def.actions ?? ALL;
@@ -336,15 +348,21 @@ export function resourceRouter<M extends Entity, R>(def: ResourceDef<M, R>): Rec
       await findParent(req); // 404 before 422
       const { body, translations } = extractTranslations(def.translations, inputOf(req));
       const input = def.createSchema ? validate(def.createSchema, body) : {};
-      const created = await write(async (t) => {
+      const made = await transaction(async (t) => {
         const parent = await findParent(req, t);
         const values = def.parent && parent ? { ...input, [def.parent.column]: parent.id } : input;
-        const made = def.create ? await def.create(values, { transaction: t, parent }) : ((await model.create(values, { transaction: t })) as unknown as M);
-        if (def.translations && translations.length) await saveTranslations(def.translations, made.id, translations, false, t);
-        if (def.afterWrite) await def.afterWrite(made, { transaction: t });
-        return made;
+        const result = def.create ? await def.create(values, { transaction: t, parent }) : ((await model.create(values, { transaction: t })) as unknown as M);
+        const record = result instanceof Written ? result.record : result;
+        if (def.translations && translations.length) await saveTranslations(def.translations, record.id, translations, false, t);
+        if (def.afterWrite) await def.afterWrite(record, { transaction: t });
+        // Read back in the transaction (defaults, derived columns), unless the create vouches for it.
+        if (!(result instanceof Written)) await record.reload({ transaction: t });
+        return result;
       });
-      await respond(req, res, created, 'create', def.messages?.created ?? `Successfully created new ${def.label}!`);
+      const created = made instanceof Written ? made.record : made;
+      const known = made instanceof Written ? new Map([[created.id, made.known]]) : undefined;
+      const [data] = await present(def, [created], { view: 'create', lang: langOf(req), query: {} }, known);
+      sendSuccess(res, data, def.messages?.created ?? `Successfully created new ${def.label}!`);
     });
   }
 

@@ -143,7 +143,7 @@ const RATE_HEADERS = {
 
 /** Message of a successful write, as the resource builder words it. */
 function successMessage(r: RouteRecord): string | null {
-  const def = r.resource as ResourceDef<any, any> | undefined;
+  const def = r.resource as ResourceDef<any, any, any> | undefined;
   const custom = def?.custom?.find((c) => c.name === r.action);
   if (custom) return custom.message ?? null;
   if (!r.label) return null;
@@ -182,7 +182,7 @@ function firstRequired(schema: Json | undefined): string | undefined {
 
 function operation(r: RouteRecord, components: Json): Json {
   const id = operationId(r);
-  const def = r.resource as ResourceDef<any, any> | undefined;
+  const def = r.resource as ResourceDef<any, any, any> | undefined;
   const parentParam = def?.parent?.param;
   const parameters: Json[] = pathParams(r.path).map((name) => ({
     name,

@@ -36,9 +36,11 @@ describe('opening a ticket', () => {
     const runs = [await measure(), await measure(), await measure()];
     for (const { data } of runs) expect(data.number).toMatch(/^\d+$/);
     const counts = runs.map((r) => r.queries.length);
-    // 11 on a fresh database; 13 in the full suite, whose worker database other files have filled
-    // (the two more statements are not yet pinned down): the bound is the suite's, the goal 12.
-    expect(Math.min(...counts)).toBeLessThanOrEqual(13);
+    // 10 on a fresh database (START, the configuration in one SELECT, the user, the ticket, the
+    // custom fields, the message, the audit row, the event, the webhooks, COMMIT: the answer is
+    // presented from what was written); other files of the worker may leave ticket custom fields,
+    // whose brands and departments cost two more.
+    expect(Math.min(...counts)).toBeLessThanOrEqual(12);
     expect(Math.max(...counts)).toBeLessThanOrEqual(Math.min(...counts) + 1);
   });
 });

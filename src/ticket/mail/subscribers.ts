@@ -1,11 +1,10 @@
 import type { Transaction } from 'sequelize';
 import { Channel, Department, Ticket, TicketMessage } from '../../db/models';
 import { BY, MESSAGE_TYPE } from '../../db/models/TicketMessage';
-import type { EventPayloads, MailRefusal } from '../../events';
+import type { EventFacts, EventPayloads, MailRefusal } from '../../events';
 import { enqueue } from '../../queue/outbox';
 import { emailTemplates } from '../templateMapping';
 import { ticketMail, type NoticeKind, type OperatorMailKind, type UserMailKind } from './job';
-import { openedAtHand } from '../tickets/opened';
 import { activeOperators, assignedIds, departmentOperatorIds, watcherIds } from './recipients';
 
 /**
@@ -36,7 +35,7 @@ import { activeOperators, assignedIds, departmentOperatorIds, watcherIds } from 
 
 interface TicketScope {
   ticket: Ticket;
-  department: Department | null;
+  department: Pick<Department, 'notify_email_ticket' | 'notify_frontend_ticket'> | null;
   templates: Record<string, number>;
 }
 
@@ -74,13 +73,12 @@ async function channelNotifiesUser(scope: TicketScope, transaction: Transaction,
   return true;
 }
 
-export async function onTicketCreated(p: EventPayloads['ticket.created'], transaction: Transaction): Promise<void> {
+export async function onTicketCreated(p: EventPayloads['ticket.created'], transaction: Transaction, opened?: EventFacts['ticket.created']): Promise<void> {
   // Nobody to tell: nothing to read.
   if (!p.sendUserEmail && !p.sendOperatorsEmail) return;
-  // The ticket createTicket has just written (its rows need not be read back); else read.
-  const opened = openedAtHand(transaction, p.ticketId);
-  const scope = opened
-    ? { ticket: opened.ticket, department: opened.department as Department, templates: emailTemplates(opened.department.email_templates) }
+  // The ticket createTicket has just written comes with the event (its rows need not be read back); else read.
+  const scope: TicketScope | null = opened
+    ? { ticket: opened.ticket, department: opened.department, templates: emailTemplates(opened.department.email_templates) }
     : await scopeOf(p.ticketId, transaction);
   const message = opened?.message ?? (await TicketMessage.findByPk(p.messageId, { transaction }));
   if (!scope || !message || message.is_draft) return;

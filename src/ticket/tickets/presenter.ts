@@ -1,13 +1,13 @@
 import { config } from '../../config';
+import { QueryTypes } from 'sequelize';
 import {
-  Brand, Channel, Department, SlaPlan, TicketAssignee, TicketLink, TicketPriority, TicketStatus, TicketTag, TicketTagLink,
-  TicketWatcher, User, type CustomFieldValue, type Ticket,
+  Brand, Channel, Department, SlaPlan, TicketPriority, TicketStatus, TicketTag, User, type CustomFieldValue, type Ticket,
 } from '../../db/models';
 import { loadCustomFieldValues, serializeCustomFieldValue } from '../../customfields/values';
 import type { Model, ModelCtor } from 'sequelize-typescript';
-import { loadById, loadLinked, loadMany } from '../../db/load';
+import { loadById } from '../../db/load';
+import { sequelize } from '../../db/sequelize';
 import { cachedPresentations, cachedValue, configVersion } from '../configCache';
-import { openedBy } from './opened';
 import type { ReadContext } from '../../http/resource';
 import { pick } from '../../lib/serialize';
 import { presentTranslated } from '../../translations';
@@ -37,18 +37,43 @@ export interface TicketRelations {
   statuses: Map<number, Record<string, any>>;
   priorities: Map<number, Record<string, any>>;
   slaplans: Map<number, Record<string, any>>;
-  tags: Map<number, TicketTag[]>;
+  /** Per ticket, the ids of its tags, assigned and watching operators, and linked tickets, in order. */
+  tags: Map<number, number[]>;
   presentedTags: Map<number, Record<string, any>>;
-  assigned: Map<number, TicketAssignee[]>;
-  watching: Map<number, TicketWatcher[]>;
+  assigned: Map<number, number[]>;
+  watching: Map<number, number[]>;
   operators: Map<number, User>;
   customfields: Map<number, CustomFieldValue[]>;
-  links: Map<number, TicketLink[]>;
+  links: Map<number, number[]>;
   /** The frontend and operator addresses of each brand. */
   urls: Map<number, { frontend: string; operator: string }>;
 }
 
-const distinct = <T extends { id: number }>(lists: Iterable<T[]>): T[] => [...new Map([...lists].flat().map((r) => [r.id, r])).values()];
+type LinkKind = 'tags' | 'assigned' | 'watching' | 'links';
+
+/**
+ * The tags, assigned and watching operators and linked tickets of a page of tickets, in ONE
+ * statement: per kind, per ticket, the linked ids in ascending order.
+ */
+async function loadTicketLinks(ids: number[]): Promise<Record<LinkKind, Map<number, number[]>>> {
+  const out: Record<LinkKind, Map<number, number[]>> = { tags: new Map(), assigned: new Map(), watching: new Map(), links: new Map() };
+  if (!ids.length) return out;
+  const rows = await sequelize().query<{ k: LinkKind; t: number; v: number }>(
+    `SELECT 'tags' AS k, ticket_id AS t, tag_id AS v FROM ticket_tag_links WHERE ticket_id IN (:ids)
+     UNION ALL SELECT 'assigned', ticket_id, user_id FROM ticket_assignees WHERE ticket_id IN (:ids)
+     UNION ALL SELECT 'watching', ticket_id, user_id FROM ticket_watchers WHERE ticket_id IN (:ids)
+     UNION ALL SELECT 'links', ticket_id, linked_ticket_id FROM ticket_links WHERE ticket_id IN (:ids)
+     ORDER BY t, v`,
+    { replacements: { ids }, type: QueryTypes.SELECT, raw: true },
+  );
+  for (const row of rows) {
+    const [t, v] = [Number(row.t), Number(row.v)];
+    const list = out[row.k].get(t);
+    if (list) list.push(v);
+    else out[row.k].set(t, [v]);
+  }
+  return out;
+}
 
 /**
  * The configuration a page of tickets embeds (department, channel, status, priority and SLA
@@ -88,30 +113,34 @@ async function loadTicketConfig(tickets: Ticket[], lang: string | undefined) {
 }
 
 /**
- * Everything a page of tickets embeds, one statement per relation whatever the page size (the
- * configuration records from the config cache): the department, channel, user, status, priority
- * and SLA plan, tags, assigned and watching operators, custom field values, linked tickets, and
- * the brands' addresses.
+ * What the write that opened a ticket knows of it (createTicket): its user, and whether nothing
+ * links to it yet (no tags, operators, custom field values or linked tickets).
  */
-export async function loadTicketRelations(tickets: Ticket[], ctx: ReadContext): Promise<TicketRelations> {
-  // A ticket just opened has no links, values or tags yet, and its user is at hand: nothing to read for it.
-  const unknown = tickets.filter((t) => !openedBy.has(t));
-  const ids = unknown.map((t) => t.id);
-  const [configured, users, tags, assigned, watching, customfields, links] = await Promise.all([
+export interface KnownTicket {
+  user: User;
+  unlinked: boolean;
+}
+
+/**
+ * Everything a page of tickets embeds, in a fixed number of statements whatever the page size
+ * (the configuration records from the config cache): the department, channel, user, status,
+ * priority and SLA plan, tags, assigned and watching operators and linked tickets (one statement),
+ * custom field values, and the brands' addresses. `known` (by ticket id): what is not read again.
+ */
+export async function loadTicketRelations(tickets: Ticket[], ctx: ReadContext, known?: ReadonlyMap<number, KnownTicket>): Promise<TicketRelations> {
+  const ids = tickets.filter((t) => !known?.get(t.id)?.unlinked).map((t) => t.id);
+  const [configured, users, { tags, assigned, watching, links }, customfields] = await Promise.all([
     loadTicketConfig(tickets, ctx.lang),
-    loadById(User, unknown.map((t) => t.user_id), { attributes: [...USER_SUMMARY_FIELDS, 'type'] }),
-    loadLinked(TicketTagLink, 'ticket_id', 'tag_id', ids, TicketTag),
-    loadMany(TicketAssignee, 'ticket_id', ids, { order: [['ticket_id', 'ASC'], ['user_id', 'ASC']] }),
-    loadMany(TicketWatcher, 'ticket_id', ids, { order: [['ticket_id', 'ASC'], ['user_id', 'ASC']] }),
+    loadById(User, tickets.filter((t) => !known?.has(t.id)).map((t) => t.user_id), { attributes: [...USER_SUMMARY_FIELDS, 'type'] }),
+    loadTicketLinks(ids),
     loadCustomFieldValues(ids, 'ticket'),
-    loadMany(TicketLink, 'ticket_id', ids, { order: [['ticket_id', 'ASC'], ['linked_ticket_id', 'ASC']] }),
   ]);
-  const operatorIds = [...assigned.values(), ...watching.values()].flat().map((l) => l.user_id);
+  const operatorIds = [...assigned.values(), ...watching.values()].flat();
   const [presentedTags, operators] = await Promise.all([
-    presentTranslated(TAG_TRANSLATIONS, distinct(tags.values()), serializeTag, ctx.lang),
+    loadById(TicketTag, [...tags.values()].flat()).then((found) => presentTranslated(TAG_TRANSLATIONS, [...found.values()], serializeTag, ctx.lang)),
     loadById(User, operatorIds, { attributes: [...OPERATOR_FIELDS] }),
   ]);
-  for (const t of tickets) if (openedBy.has(t)) users.set(t.user_id, openedBy.get(t)!);
+  for (const [, k] of known ?? []) users.set(k.user.id, k.user);
   return { ...configured, users, tags, presentedTags, assigned, watching, operators, customfields, links };
 }
 
@@ -124,8 +153,8 @@ export async function loadTicketRelations(tickets: Ticket[], ctx: ReadContext): 
 export function serializeTicket(t: Ticket, rel: TicketRelations): Record<string, any> {
   const url = rel.urls.get(t.brand_id) ?? { frontend: config().appUrl, operator: `${config().appUrl}/admin` };
   const user = rel.users.get(t.user_id);
-  const operators = (links: Array<{ user_id: number }> | undefined) =>
-    (links ?? []).map((l) => rel.operators.get(l.user_id)).filter((u): u is User => !!u).map(operatorSummary);
+  const operators = (ids: number[] | undefined) =>
+    (ids ?? []).map((id) => rel.operators.get(id)).filter((u): u is User => !!u).map(operatorSummary);
   return {
     id: t.id,
     number: t.number,
@@ -163,10 +192,10 @@ export function serializeTicket(t: Ticket, rel: TicketRelations): Record<string,
     reopened_time: t.reopened_time ?? null,
     last_reply_time: t.last_reply_time ?? null,
     merged_into_id: t.merged_into_id ?? null,
-    tags: (rel.tags.get(t.id) ?? []).map((tag) => ({ ...rel.presentedTags.get(tag.id), pivot: { ticket_id: t.id, tag_id: tag.id } })),
+    tags: (rel.tags.get(t.id) ?? []).filter((id) => rel.presentedTags.has(id)).map((id) => ({ ...rel.presentedTags.get(id), pivot: { ticket_id: t.id, tag_id: id } })),
     assigned: operators(rel.assigned.get(t.id)),
     watching: operators(rel.watching.get(t.id)),
     customfields: (rel.customfields.get(t.id) ?? []).map((v) => serializeCustomFieldValue(v, 'ticket_id')),
-    linked: (rel.links.get(t.id) ?? []).map((l) => l.linked_ticket_id),
+    linked: rel.links.get(t.id) ?? [],
   };
 }

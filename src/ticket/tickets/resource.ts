@@ -2,14 +2,14 @@ import { Op } from 'sequelize';
 import { Ticket, TicketFilter, TicketFilterCondition, TicketFilterGroup, User, UserGroup } from '../../db/models';
 import { ValidationError, invalid } from '../../errors';
 import type { Condition } from '../../http/listQuery';
-import { resourceRouter, type CustomAction, type ResourceDef } from '../../http/resource';
+import { Written, resourceRouter, type CustomAction, type ResourceDef } from '../../http/resource';
 import { sqlCondition } from '../../db/sql';
 import { Joi, MAX_ID, field } from '../../lib/validation';
 import { attachmentsField } from '../attachment';
 import { filterConditionSql, visibleToOperator } from './conditions';
 import { ticketFilters, ticketListParams } from './listFilters';
 import { listTicketPage } from './listPage';
-import { loadTicketRelations, serializeTicket, type TicketRelations } from './presenter';
+import { loadTicketRelations, serializeTicket, type KnownTicket, type TicketRelations } from './presenter';
 import { splitTicket } from './split';
 import { createTicket, mergeTickets, trashTicket, updateTicket, type CreateTicketInput, type UpdateTicketInput } from './service';
 
@@ -168,7 +168,7 @@ const split: CustomAction<Ticket> = {
   }, transaction!),
 };
 
-export const ticketResource: ResourceDef<Ticket, TicketRelations> = {
+export const ticketResource: ResourceDef<Ticket, TicketRelations, KnownTicket> = {
   path: '/ticket',
   model: Ticket,
   label: 'ticket',
@@ -185,7 +185,11 @@ export const ticketResource: ResourceDef<Ticket, TicketRelations> = {
   listPage: listTicketPage,
   createSchema: ticketCreateSchema,
   updateSchema: ticketUpdateSchema,
-  create: async (input, { transaction }) => (await createTicket(toCreateInput(input), transaction)).ticket,
+  // The answer presents the ticket as written, with its user and (when nothing links to it) no links, read from nowhere.
+  create: async (input, { transaction }) => {
+    const { ticket, owner, unlinked } = await createTicket(toCreateInput(input), transaction);
+    return new Written(ticket, { user: owner, unlinked });
+  },
   update: (ticket, input, { transaction }) => updateTicket(ticket, toUpdateInput(input), transaction),
   destroy: (ticket, { transaction }) => trashTicket(ticket, transaction),
   messages: { deleted: 'Successfully moved the ticket to trash!' },

@@ -19,7 +19,6 @@ import { BY, MESSAGE_TYPE } from '../../db/models/TicketMessage';
 import { cachedTicketSettings, ticketSettings, type TicketSettings } from '../ticketSettings';
 import { NO_DUE_TIMES, currentDueTime, slaDueTimes, type DueTimes } from './due';
 import { createFacts } from './createFacts';
-import { knownAfterCreate, withOpened } from './opened';
 import { effectiveFormat, insertNumbered } from './number';
 import { auditSnapshot, createdSnapshot, diff, recordAudit, recordAudits } from './audit';
 
@@ -81,9 +80,14 @@ export interface CreateTicketInput {
 }
 
 export interface CreatedTicket {
+  /** As written: every column as the database holds it (nothing to read back). */
   ticket: Ticket;
   /** Its first message. */
   message: TicketMessage;
+  /** Its user. */
+  owner: User;
+  /** Whether nothing links to it yet: no tags, assigned or watching operators, custom field values. */
+  unlinked: boolean;
 }
 
 /** What an update changes; every field optional. `tagIds`, `assignedTo`, `watching`, `cc` replace; `link`/`unlink` add and remove. */
@@ -321,12 +325,12 @@ export async function createTicket(input: CreateTicketInput, transaction: Transa
     ? await auditSnapshot(ticket.id, transaction)
     : createdSnapshot(ticket, { tags: tagIds, assigned: assignees, watching });
   const audit = await recordAudit(ticket.id, 'created', diff(null, snapshot), transaction);
-  await withOpened(transaction, { ticket, message, department, channelName: channel, assigned: assignees }, () => emit(transaction, 'ticket.created', {
+  // The notifications take the rows just written with the event, rather than read them back.
+  await emit(transaction, 'ticket.created', {
     ticketId: ticket.id, messageId: message.id, sendUserEmail: input.sendUserEmail ?? true, sendOperatorsEmail: input.sendOperatorsEmail ?? true, audit,
-  }));
-  // The presentation of the answer knows what was just written (no read back).
-  if (!tagIds.length && !assignees.length && !watching.length && !Object.keys(input.customfields ?? {}).length) knownAfterCreate(ticket, owner);
-  return { ticket, message };
+  }, { ticket, message, department, channelName: channel, assigned: assignees });
+  const unlinked = !tagIds.length && !assignees.length && !watching.length && !Object.keys(input.customfields ?? {}).length;
+  return { ticket, message, owner, unlinked };
 }
 
 const sameSet = (a: number[], b: number[]) => a.length === b.length && [...a].sort().every((v, i) => v === [...b].sort()[i]);
@@ -347,7 +351,6 @@ export async function updateTicket(ticket: Ticket, input: UpdateTicketInput, tra
   if (ticket.merged_into_id) throw updateFailed();
   const at = context.at ?? now();
   const settings = await ticketSettings(transaction);
-  const before = await auditSnapshot(ticket.id, transaction);
   const changes: string[] = [];
   const values: Partial<Ticket> = {};
 
@@ -432,10 +435,21 @@ export async function updateTicket(ticket: Ticket, input: UpdateTicketInput, tra
     const cc = normaliseCc(input.cc);
     if (JSON.stringify(cc) !== JSON.stringify(jsonList(ticket.cc))) { values.cc = cc.length ? JSON.stringify(cc) : null; changes.push('cc'); }
   }
+  // The ids of the links, checked before anything is read for the audit or written.
+  await assertExist(TicketTag, 'tag', input.tagIds, transaction);
+  await assertOperators('assignedto', input.assignedTo, transaction);
+  await assertOperators('watching', input.watching, transaction);
+  const linked = [...new Set(input.link ?? [])].filter((id) => id !== ticket.id);
+  if (input.link?.length) {
+    await assertExist(Ticket, 'link', input.link, transaction);
+    if (linked.length !== new Set(input.link).size) throw invalid(`link.${input.link.indexOf(ticket.id)}`);
+  }
+
+  // The audit's "before", once the update is known to apply: a refused update reads nothing for it.
+  const before = await auditSnapshot(ticket.id, transaction);
   await ticket.update(values, { transaction });
 
   if (input.tagIds !== undefined) {
-    await assertExist(TicketTag, 'tag', input.tagIds, transaction);
     const current = (await TicketTagLink.findAll({ where: { ticket_id: ticket.id }, transaction })).map((l) => l.tag_id);
     if (!sameSet(current, [...new Set(input.tagIds)])) {
       await replaceLinks(TicketTagLink, 'tag_id', ticket.id, input.tagIds, transaction);
@@ -444,7 +458,6 @@ export async function updateTicket(ticket: Ticket, input: UpdateTicketInput, tra
   }
   let newlyAssigned: number[] = [];
   if (input.assignedTo !== undefined) {
-    await assertOperators('assignedto', input.assignedTo, transaction);
     const current = (await TicketAssignee.findAll({ where: { ticket_id: ticket.id }, transaction })).map((l) => l.user_id);
     const wanted = [...new Set(input.assignedTo)];
     if (!sameSet(current, wanted)) {
@@ -454,18 +467,14 @@ export async function updateTicket(ticket: Ticket, input: UpdateTicketInput, tra
     }
   }
   if (input.watching !== undefined) {
-    await assertOperators('watching', input.watching, transaction);
     const current = (await TicketWatcher.findAll({ where: { ticket_id: ticket.id }, transaction })).map((l) => l.user_id);
     if (!sameSet(current, [...new Set(input.watching)])) {
       await replaceLinks(TicketWatcher, 'user_id', ticket.id, input.watching, transaction);
       changes.push('watching');
     }
   }
-  if (input.link?.length) {
-    await assertExist(Ticket, 'link', input.link, transaction);
-    const others = [...new Set(input.link)].filter((id) => id !== ticket.id);
-    if (others.length !== new Set(input.link).size) throw invalid(`link.${input.link.indexOf(ticket.id)}`);
-    const rows = others.flatMap((id) => [{ ticket_id: ticket.id, linked_ticket_id: id }, { ticket_id: id, linked_ticket_id: ticket.id }]);
+  if (linked.length) {
+    const rows = linked.flatMap((id) => [{ ticket_id: ticket.id, linked_ticket_id: id }, { ticket_id: id, linked_ticket_id: ticket.id }]);
     await TicketLink.bulkCreate(rows, { transaction, ignoreDuplicates: true });
     changes.push('link');
   }
