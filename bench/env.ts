@@ -13,7 +13,7 @@ export const TICKETS = Number(process.env.BENCH_TICKETS ?? 1_000_000);
 if (!Number.isInteger(TICKETS) || TICKETS < 100) throw new Error(`BENCH_TICKETS must be an integer of at least 100, not ${JSON.stringify(process.env.BENCH_TICKETS)}`);
 
 process.env.DATABASE_URL = process.env.BENCH_DATABASE_URL ?? `mariadb://root@127.0.0.1:3306/helpdesk_bench_t${TICKETS}`;
-process.env.QUEUE_PREFIX = 'helpdesk_bench';
+process.env.QUEUE_PREFIX = process.env.BENCH_QUEUE_PREFIX ?? 'helpdesk_bench';
 process.env.LOG_LEVEL = 'silent';
 // The app trusts no proxy here: the client address is the socket's (127.0.0.1), which no seeded
 // or created ban ever names.

@@ -2,6 +2,7 @@ import { Op, QueryTypes, type Transaction } from 'sequelize';
 import type { CustomFieldKind } from '../db/models/CustomField';
 import { CustomField, CustomFieldBrand, CustomFieldDepartment, CustomFieldOption, CustomFieldValue } from '../db/models';
 import { sequelize } from '../db/sequelize';
+import { onceInTransaction } from '../db/transaction';
 import { ValidationError, invalid } from '../errors';
 import type { Condition, Filter } from '../http/listQuery';
 import { allOf, likeContains, sqlCondition, type BoundCondition } from '../db/sql';
@@ -184,9 +185,14 @@ export async function applyCustomFieldValues(kind: ValueKind, ownerId: number, i
   for (const [key] of entries) if (!/^\d{1,10}$/.test(key)) throw invalid(`customfield.${key}`);
   if (!entries.length && !opts.creating) return;
 
-  // Every field of the kind with its brand list (custom fields are few): two queries.
-  const fields = new Map((await CustomField.findAll({ where: { kind }, transaction })).map((f) => [f.id, f]));
-  const brandRows = fields.size ? await CustomFieldBrand.findAll({ where: { field_id: { [Op.in]: [...fields.keys()] } }, transaction }) : [];
+  // Every field of the kind with its brand list (custom fields are few): two queries, once per
+  // transaction (a batch of imported mails creates a user and a ticket per mail).
+  const definitions = await onceInTransaction(transaction, `customfields.${kind}`, async () => {
+    const all = await CustomField.findAll({ where: { kind }, transaction });
+    return { all, brands: all.length ? await CustomFieldBrand.findAll({ where: { field_id: { [Op.in]: all.map((f) => f.id) } }, transaction }) : [] };
+  });
+  const fields = new Map(definitions.all.map((f) => [f.id, f]));
+  const brandRows = definitions.brands;
   const brandsByField = new Map<number, number[]>();
   for (const b of brandRows) brandsByField.set(b.field_id, [...(brandsByField.get(b.field_id) ?? []), b.brand_id]);
   if (opts.departmentId !== undefined && fields.size) {

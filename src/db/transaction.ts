@@ -31,13 +31,15 @@ export const outermost = (t: Transaction): Transaction => chainOf(t).pop()!;
  * is visible, or for data that never was.) Every after-commit side effect goes through here.
  */
 export function afterOutermostCommit(t: Transaction, hook: () => void | Promise<unknown>): void {
-  const chain = chainOf(t);
   // The commit awaits a hook that returns a promise (a cache version bump the next request must see).
-  chain[chain.length - 1].afterCommit(async () => {
-    if (chain.some((x) => x.finished === 'rollback')) return;
+  outermost(t).afterCommit(async () => {
+    if (rolledBack(t)) return;
     await hook();
   });
 }
+
+/** Whether `t` or a savepoint between it and the outermost transaction was rolled back (its work is gone). */
+export const rolledBack = (t: Transaction): boolean => chainOf(t).some((x) => x.finished === 'rollback');
 
 const isRetryable = (err: any) => RETRYABLE.has(err?.parent?.errno ?? err?.original?.errno ?? err?.errno);
 

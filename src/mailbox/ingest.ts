@@ -2,7 +2,7 @@ import { Op, UniqueConstraintError, type Transaction } from 'sequelize';
 import { runAs } from '../audit/actor';
 import { config } from '../config';
 import { now } from '../db/entity';
-import { DepartmentEmail, IncomingMail, MailDelivery, MailMessageId, SpamRule, Ticket, User, Department } from '../db/models';
+import { DepartmentEmail, IncomingMail, MailDelivery, SpamRule, Ticket, Department } from '../db/models';
 import type { IncomingDecision } from '../db/models/IncomingMail';
 import { sequelize } from '../db/sequelize';
 import { onceInTransaction, transaction } from '../db/transaction';
@@ -10,16 +10,15 @@ import { emit, withoutEvents, type MailRefusal } from '../events';
 import { ValidationError } from '../errors';
 import { logger } from '../logger';
 import { matchesRule } from '../core/spam';
-import { jsonList } from '../ticket/common';
 import { ticketOfReferences, recordMessageId } from '../ticket/mail/threading';
 import { threadTarget } from './threadTarget';
 import { addMessage } from '../ticket/messages/service';
 import { ticketSettings, type TicketSettings } from '../ticket/ticketSettings';
 import { createTicket, userForAddress } from '../ticket/tickets/service';
-import { recordAudit } from '../ticket/tickets/audit';
 import { MESSAGE_TYPE } from '../db/models/TicketMessage';
 import type { AttachmentInput } from '../ticket/attachmentFiles';
 import { automaticReason, bounceFacts, bounceReason } from './classify';
+import { importedAs, noteImported, ownAddresses, primeBatch, sentByUs } from './lookups';
 import { headerBlock, parseMail, type IncomingMessage } from './parse';
 import { splitSubaddress } from '../ticket/mail/replyAddress';
 
@@ -150,21 +149,17 @@ async function prepare(raw: Buffer, source: MailSource, options: IngestOptions):
 
   const decideAndImport = async (t: Transaction): Promise<{ d: Decision; ledgerId: number | null }> => {
     let d: Decision;
-    let row: IncomingMail | null = null;
     if (early || !mail) d = early!;
     else {
       d = await decideBeforeImport(mail, t);
-      if (d.decision === 'new_ticket' && !options.dryRun) {
-        // Claimed first: a second import of the same mail waits here for this one, then fails.
-        row = await ledger(decided('error', 'importing'), t, mail.key);
-      }
       if (d.decision === 'new_ticket') d = await importMail(mail, source, t);
     }
     if (options.dryRun) throw new DryRunRollback(d);
-    if (row) {
-      if (d.imported) await row.update({ decision: d.decision, reason: clip(d.reason, 1024), ticket_id: d.ticketId ?? null, ticket_message_id: d.messageId ?? null }, { transaction: t });
-      else await row.update({ import_key: null, decision: d.decision, reason: clip(d.reason, 1024), ticket_id: d.ticketId ?? null }, { transaction: t });
-    } else row = await ledger(d, t, null);
+    // The import key marks the mail imported. A second import of the same mail (another mailbox's
+    // poll at the same moment) waits here on the unique key until this transaction ends, then fails
+    // and is rolled back: it is recorded as a duplicate (ingest, below).
+    const row = await ledger(d, t, d.imported ? mail!.key : null);
+    await noteImported(row, t);
     if (d.answer && mail && (await mayAnswer(mail, t))) await emit(t, 'mailbox.unread_refused', { incomingMailId: row.id });
     return { d, ledgerId: row.id };
   };
@@ -245,6 +240,7 @@ export async function ingestBatch(mails: BatchMail[], departmentEmail: Departmen
     const prepared = await Promise.all(mails.map((m) => prepare(m.raw, { departmentEmail, remoteUid: m.remoteUid }, { declaredSize: m.declaredSize })));
     try {
       return await transaction(async (t) => {
+        await primeBatch(prepared.flatMap((p) => (p.mail ? [p.mail] : [])), t);
         const results: IngestResult[] = [];
         for (const p of prepared) {
           const { d, ledgerId } = await p.decideAndImport(t);
@@ -270,16 +266,6 @@ async function mayAnswer(mail: IncomingMessage, t: Transaction): Promise<boolean
 /** Parses and decides without importing or recording anything. */
 export const dryRunMail = (raw: Buffer, source: MailSource) => ingestMail(raw, source, { dryRun: true });
 
-/** The department addresses among `addresses` (sub-addresses read as their base address), in their order. */
-async function ownAddresses(addresses: string[], t: Transaction): Promise<DepartmentEmail[]> {
-  const bases = [...new Set(addresses.map((a) => splitSubaddress(a).base))];
-  if (!bases.length) return [];
-  // The same addresses (the mailbox's own, in To) come back mail after mail of a batch: read once per transaction.
-  const rows = await onceInTransaction(t, `mailbox.own:${JSON.stringify(bases)}`, () => DepartmentEmail.findAll({ where: { address: { [Op.in]: bases } }, transaction: t }));
-  const byAddress = new Map(rows.map((r) => [r.address.toLowerCase(), r]));
-  return bases.map((b) => byAddress.get(b)).filter((r): r is DepartmentEmail => !!r);
-}
-
 /** Rules 1-5: what the mail is before anything is imported ('new_ticket' here means: go on and import it). */
 async function decideBeforeImport(mail: IncomingMessage, t: Transaction): Promise<Decision> {
   if (!mail.from) return decided('rejected', 'From: header missing.');
@@ -287,7 +273,7 @@ async function decideBeforeImport(mail: IncomingMessage, t: Transaction): Promis
   if (bounce) return recordBounce(mail, bounce, t);
 
   if ((await ownAddresses([mail.from.address], t)).length) return decided('loop', 'Loop detected - email sent from a department address.');
-  if (mail.messageId && (await MailMessageId.findOne({ attributes: ['id'], where: { message_id: mail.messageId, direction: 'out' }, transaction: t }))) {
+  if (mail.messageId && (await sentByUs(mail.messageId, t))) {
     return decided('loop', 'Loop detected - the mail is one the help desk sent.');
   }
   const xLoop = mail.headers.get('x-loop') ?? [];
@@ -302,7 +288,7 @@ async function decideBeforeImport(mail: IncomingMessage, t: Transaction): Promis
 }
 
 async function duplicateOf(mail: IncomingMessage, t: Transaction): Promise<Decision | null> {
-  const first = await IncomingMail.findOne({ where: { import_key: mail.key }, transaction: t });
+  const first = await importedAs(mail.key, t);
   if (!first) return null;
   return decided('duplicate', `Already imported (incoming mail ${first.id}).`, { ticketId: first.ticket_id, messageId: first.ticket_message_id });
 }
@@ -371,15 +357,6 @@ async function tellRefused(refusal: MailRefusal, ticket: Ticket, address: string
   await emit(t, 'mailbox.refused', { ticketId: ticket.id, address, refused: refusal, ...(messageId ? { messageId } : {}) });
 }
 
-/** Adds an address to a ticket's CC list (the ticket row locked, as addMessage will lock it). */
-async function joinAsCc(ticketId: number, address: string, t: Transaction): Promise<void> {
-  const row = await Ticket.findByPk(ticketId, { attributes: ['id', 'cc'], transaction: t, lock: t.LOCK.UPDATE });
-  const cc = jsonList(row?.cc);
-  if (!row || cc.includes(address)) return;
-  await Ticket.update({ cc: JSON.stringify([...cc, address]) }, { where: { id: ticketId }, transaction: t });
-  await recordAudit(ticketId, 'updated', { cc: { before: cc, after: [...cc, address] } }, t);
-}
-
 /** Rules 6 and 7: files the mail into its ticket, or opens one. Runs in a savepoint, so a refusal leaves nothing behind. */
 async function importMail(mail: IncomingMessage, source: MailSource, t: Transaction): Promise<Decision> {
   const settings = await onceInTransaction(t, 'ticket.settings', () => ticketSettings(t));
@@ -392,9 +369,8 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
 
   const target = await threadTarget(mail, t);
   if (target) {
-    const { ticket, how, joinsAsCc } = target;
+    const { ticket, how, joinsAsCc, operator, owner } = target;
     const department = await Department.findByPk(ticket.department_id, { attributes: ['id', 'disable_user_email_replies'], transaction: t });
-    const operator = await User.findOne({ where: { type: 'operator', email: from }, transaction: t });
     const byUser = !operator;
     if (byUser && ticket.locked) {
       if (!automatic) await tellRefused('locked', ticket, from, t);
@@ -408,14 +384,12 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
       // In a savepoint: a user created for a reply that is then refused does not stay behind.
       const message = await sequelize().transaction({ transaction: t }, async (savepoint) => {
         const author = operator ?? (await userForAddress(from, ticket.brand_id, namesOf(mail), savepoint));
-        // Copied on the original mail (or answering "reply all") and found by the thread's own ids: joins as a CC.
-        if (joinsAsCc && !operator) await joinAsCc(ticket.id, from, savepoint);
-        const owner = await User.findByPk(ticket.user_id, { attributes: ['id', 'email'], transaction: savepoint });
         return addMessage({
           ticketId: ticket.id, userId: author.id, text: mail.text || '(no text)', type: MESSAGE_TYPE.MESSAGE,
           cc: await copiedAddresses(mail, savepoint, owner ? [owner.email.toLowerCase()] : []), attachments: allowed,
           createdAt, channel: 'email', automatic: !!automatic,
-        }, savepoint, { settings });
+          // Copied on the original mail (or answering "reply all") and found by the thread's own ids: joins as a CC.
+        }, savepoint, { settings, authorJoinsCc: joinsAsCc && !operator });
       });
       if (mail.messageId) await recordMessageId({ messageId: mail.messageId, ticketId: message.ticket_id, ticketMessageId: message.id, direction: 'in' }, t);
       if (refused.length && !automatic) await tellRefused('attachments', ticket, from, t, message.id);

@@ -31,7 +31,14 @@ export function stripSubjectPrefixes(subject: string): { subject: string; forwar
 /** Whether the subject says the mail is a forward (`Fwd:`, `WG:`, `TR:`, `Fw:` … anywhere in its prefixes). */
 export const isForwardSubject = (subject: string) => stripSubjectPrefixes(subject).forwarded;
 
-/** The ticket number a subject names as `[#number]` or `(#number)`, once its prefixes are stripped. */
+/** The one definition of a ticket's tag in a subject: `[#number]` (as our mails write it) or `(#number)`. */
+const TICKET_TAG = /[[(]#([A-Za-z0-9-]{1,64})[\])]/;
+const TICKET_TAGS = new RegExp(`\\s*${TICKET_TAG.source}:?\\s*`, 'g');
+
+/** The ticket number a subject names in its tag, once its prefixes are stripped. */
 export function ticketNumberInSubject(subject: string): string | null {
-  return /[[(]#([A-Za-z0-9-]{1,64})[\])]/.exec(stripSubjectPrefixes(subject).subject)?.[1] ?? null;
+  return TICKET_TAG.exec(stripSubjectPrefixes(subject).subject)?.[1] ?? null;
 }
+
+/** The subject without its ticket tags (nor the colon after one). */
+export const withoutTicketTags = (subject: string): string => subject.replace(TICKET_TAGS, ' ').trim();

@@ -29,6 +29,29 @@ export interface ThreadTarget {
   how: string;
   /** The sender is not on the ticket yet and joins it as a CC (found by the thread's own ids). */
   joinsAsCc: boolean;
+  /** The sender as an operator (then the reply is theirs), or null. */
+  operator: User | null;
+  /** The ticket's user (id and address), or null. */
+  owner: User | null;
+}
+
+/** Who the sender is and who owns a ticket, each read once however many candidate tickets are looked at. */
+interface People {
+  sender(): Promise<User[]>;
+  owner(ticket: Ticket): Promise<User | null>;
+}
+
+function people(address: string, t: Transaction): People {
+  let sender: Promise<User[]> | undefined;
+  const owners = new Map<number, Promise<User | null>>();
+  return {
+    sender: () => (sender ??= User.findAll({ attributes: ['id', 'type', 'organisation_id', 'brand_id'], where: { email: address }, order: [['id', 'ASC']], transaction: t })),
+    owner: (ticket) => {
+      let owner = owners.get(ticket.user_id);
+      if (!owner) owners.set(ticket.user_id, (owner = User.findByPk(ticket.user_id, { attributes: ['id', 'email', 'organisation_id'], transaction: t })));
+      return owner;
+    },
+  };
 }
 
 export async function threadTarget(mail: IncomingMessage, t: Transaction): Promise<ThreadTarget | null> {
@@ -39,35 +62,38 @@ export async function threadTarget(mail: IncomingMessage, t: Transaction): Promi
     return ticket && !ticket.deleted_at ? ticket : null;
   };
   const forward = isForwardSubject(mail.subject);
+  const who = people(from, t);
+  const found = async (ticket: Ticket, how: string, joinsAsCc: boolean): Promise<ThreadTarget> => ({
+    ticket, how, joinsAsCc, operator: (await who.sender()).find((u) => u.type === 'operator') ?? null, owner: await who.owner(ticket),
+  });
 
   const byHeaders = await follow(await ticketOfReferences([...mail.references, ...mail.inReplyTo], t));
   if (byHeaders) {
-    const onTicket = await isOnTicket(from, byHeaders, t);
-    if (onTicket || !forward) return { ticket: byHeaders, how: 'In-Reply-To/References', joinsAsCc: !onTicket };
+    const onTicket = await isOnTicket(from, byHeaders, who);
+    if (onTicket || !forward) return found(byHeaders, 'In-Reply-To/References', !onTicket);
   }
   for (const address of [...mail.to, ...mail.cc, ...mail.deliveredTo]) {
     const bySubaddress = await follow(await ticketOfReplyAddress(address, t));
     if (bySubaddress) {
-      const onTicket = await isOnTicket(from, bySubaddress, t);
-      if (onTicket || !forward) return { ticket: bySubaddress, how: `the sub-address ${address}`, joinsAsCc: !onTicket };
+      const onTicket = await isOnTicket(from, bySubaddress, who);
+      if (onTicket || !forward) return found(bySubaddress, `the sub-address ${address}`, !onTicket);
     }
   }
   const byAttached = await follow(await ticketOfReferences(mail.forwardedIds, t));
-  if (byAttached && (await isOnTicket(from, byAttached, t, false))) return { ticket: byAttached, how: 'the ticket mail forwarded as an attachment', joinsAsCc: false };
+  if (byAttached && (await isOnTicket(from, byAttached, who, false))) return found(byAttached, 'the ticket mail forwarded as an attachment', false);
 
   const number = ticketNumberInSubject(mail.subject);
   if (number) {
-    const found = await follow((await Ticket.findOne({ attributes: ['id'], where: { number }, transaction: t }))?.id);
-    if (found && (await isOnTicket(from, found, t, false))) return { ticket: found, how: `the number #${number} in the subject`, joinsAsCc: false };
+    const byNumber = await follow((await Ticket.findOne({ attributes: ['id'], where: { number }, transaction: t }))?.id);
+    if (byNumber && (await isOnTicket(from, byNumber, who, false))) return found(byNumber, `the number #${number} in the subject`, false);
   }
   return null;
 }
 
 /** The ticket's user, an address copied on it, an operator, or (`organisation`) a user of the owner's organisation. */
-async function isOnTicket(address: string, ticket: Ticket, t: Transaction, organisation = true): Promise<boolean> {
+async function isOnTicket(address: string, ticket: Ticket, who: People, organisation = true): Promise<boolean> {
   if (jsonList(ticket.cc).includes(address)) return true;
-  const owner = await User.findByPk(ticket.user_id, { attributes: ['id', 'email', 'organisation_id'], transaction: t });
+  const owner = await who.owner(ticket);
   if (owner?.email.toLowerCase() === address) return true;
-  const people = await User.findAll({ attributes: ['id', 'type', 'organisation_id', 'brand_id'], where: { email: address }, transaction: t });
-  return people.some((u) => u.type === 'operator' || (organisation && !!owner?.organisation_id && u.organisation_id === owner.organisation_id && u.brand_id === ticket.brand_id));
+  return (await who.sender()).some((u) => u.type === 'operator' || (organisation && !!owner?.organisation_id && u.organisation_id === owner.organisation_id && u.brand_id === ticket.brand_id));
 }

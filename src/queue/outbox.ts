@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Op, type Transaction } from 'sequelize';
 import { OutboxEntry } from '../db/models';
 import { now } from '../db/entity';
-import { afterOutermostCommit } from '../db/transaction';
+import { afterOutermostCommit, outermost, rolledBack } from '../db/transaction';
 import { logger } from '../logger';
 import type { JobDefinition } from './jobs';
 import type { QueueName } from './names';
@@ -27,11 +27,24 @@ export async function enqueue<P>(transaction: Transaction, job: JobDefinition<P>
     job_key: randomBytes(8).toString('hex'), queue: job.queue, name: job.name, payload: JSON.stringify(payload),
     options: JSON.stringify(job.options()), created_at: now(),
   }, { transaction });
-  afterOutermostCommit(transaction, () => {
-    void publish([entry]);
-  });
+  // The transaction's entries are published together after its commit (one add per queue, one
+  // UPDATE): a batch of imported mails writes hundreds of them.
+  const top = outermost(transaction);
+  let written = pending.get(top);
+  if (!written) {
+    pending.set(top, (written = []));
+    const entries = written;
+    afterOutermostCommit(top, () => {
+      // Those written in a savepoint that was rolled back are gone.
+      void publish(entries.filter((w) => !rolledBack(w.transaction)).map((w) => w.entry));
+    });
+  }
+  written.push({ entry, transaction });
   return entry;
 }
+
+/** The entries each outermost transaction wrote, with the (sub)transaction that wrote each. */
+const pending = new WeakMap<Transaction, Array<{ entry: OutboxEntry; transaction: Transaction }>>();
 
 const withTimeout = <T>(p: Promise<T>, ms: number) => new Promise<T>((resolve, reject) => {
   const timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
@@ -40,24 +53,37 @@ const withTimeout = <T>(p: Promise<T>, ms: number) => new Promise<T>((resolve, r
 
 /**
  * Adds the entries' jobs under `jobIdOf(entry)` (a second publish of the same entry is a no-op
- * while the job exists; the handler also skips an entry already processed), then marks them
- * published. Returns how many were published; failures are left for the next sweep.
+ * while the job exists; the handler also skips an entry already processed), one `addBulk` per
+ * queue, then marks those added published in one UPDATE. Returns how many were published;
+ * failures are left for the next sweep.
  */
 export async function publish(entries: OutboxEntry[]): Promise<number> {
-  let published = 0;
-  for (const entry of entries) {
+  if (!entries.length) return 0;
+  const byQueue = new Map<string, OutboxEntry[]>();
+  for (const entry of entries) byQueue.set(entry.queue, [...(byQueue.get(entry.queue) ?? []), entry]);
+  const added: number[] = [];
+  for (const [name, list] of byQueue) {
     try {
-      const data = { ...JSON.parse(entry.payload), outboxId: entry.id };
-      const options = { ...(entry.options ? JSON.parse(entry.options) : {}), jobId: jobIdOf(entry) };
-      await withTimeout(queue(entry.queue as QueueName).add(entry.name, data, options), PUBLISH_TIMEOUT_MS);
-      await OutboxEntry.update({ published_at: now() }, { where: { id: entry.id } });
-      published++;
+      const jobs = list.map((entry) => ({
+        name: entry.name, data: { ...JSON.parse(entry.payload), outboxId: entry.id },
+        opts: { ...(entry.options ? JSON.parse(entry.options) : {}), jobId: jobIdOf(entry) },
+      }));
+      await withTimeout(queue(name as QueueName).addBulk(jobs), PUBLISH_TIMEOUT_MS);
+      added.push(...list.map((entry) => entry.id));
     } catch (err) {
-      logger.warn({ outboxId: entry.id, job: entry.name, reason: (err as Error).message }, 'outbox entry not published yet; the sweep will retry');
+      logger.warn({ outboxIds: list.map((e) => e.id), reason: (err as Error).message }, 'outbox entries not published yet; the sweep will retry');
       break; // Redis is away: the rest waits for the sweep too
     }
   }
-  return published;
+  if (!added.length) return 0;
+  try {
+    await OutboxEntry.update({ published_at: now() }, { where: { id: { [Op.in]: added } } });
+  } catch (err) {
+    // The jobs exist; the sweep adds them again later (a no-op while they exist, skipped once processed).
+    logger.warn({ outboxIds: added, reason: (err as Error).message }, 'outbox entries published but not marked; the sweep will see them again');
+    return 0;
+  }
+  return added.length;
 }
 
 /**

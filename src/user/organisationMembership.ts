@@ -1,5 +1,6 @@
 import type { Transaction } from 'sequelize';
 import { Organisation, OrganisationDomain, User } from '../db/models';
+import { onceInTransaction } from '../db/transaction';
 import { ValidationError, invalid } from '../errors';
 
 export const MANAGER = 0;
@@ -23,7 +24,9 @@ export async function createOwnedOrganisation(user: User, name: string, level: n
 /** The organisation of the brand that claims the domain of `email`, if any (users of that domain join it). */
 export async function organisationByDomain(email: string, brandId: number, transaction: Transaction): Promise<number | null> {
   const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
-  const claim = await OrganisationDomain.findOne({ where: { domain, brand_id: brandId }, attributes: ['organisation_id'], transaction });
+  // Senders of a batch of mails share domains: each domain read once per transaction.
+  const claim = await onceInTransaction(transaction, `organisation.domain:${brandId}:${domain}`,
+    () => OrganisationDomain.findOne({ where: { domain, brand_id: brandId }, attributes: ['organisation_id'], transaction }));
   return claim?.organisation_id ?? null;
 }
 

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Ticket } from '../../db/models';
-import { stripSubjectPrefixes } from '../../mailbox/subject';
+import { stripSubjectPrefixes, withoutTicketTags } from '../../mailbox/subject';
 
 /**
  * Outlook and Exchange group a conversation by `Thread-Topic` and `Thread-Index`
@@ -17,7 +17,7 @@ const filetime = (unixSeconds: number) => BigInt(unixSeconds) * 10_000_000n + FI
 
 /** The Thread-Topic: the subject without the ticket number and reply/forward prefixes. */
 export function threadTopic(subject: string): string {
-  return stripSubjectPrefixes(subject).subject.replace(/\s*\[#[A-Za-z0-9-]{1,64}\]:?\s*/g, ' ').trim().slice(0, 255) || subject.slice(0, 255);
+  return withoutTicketTags(stripSubjectPrefixes(subject).subject).slice(0, 255) || subject.slice(0, 255);
 }
 
 /** The Thread-Index (base64) of a mail of the ticket sent at `sentAt` (UNIX seconds); `first`: the ticket's first mail. */

@@ -1,6 +1,7 @@
 import { Op, QueryTypes, type Transaction } from 'sequelize';
 import { DepartmentEmail, TicketAssignee, TicketWatcher, User } from '../../db/models';
 import { sequelize } from '../../db/sequelize';
+import { onceInTransaction } from '../../db/transaction';
 
 /**
  * Who a ticket's notifications go to. Operator sets are decided when the event happens (in its
@@ -12,7 +13,14 @@ import { sequelize } from '../../db/sequelize';
  * The active operators of a department: linked to it directly (operator_departments) or through
  * one of its operator groups (department_groups → user_groups). One statement.
  */
-export async function departmentOperatorIds(departmentId: number, transaction?: Transaction): Promise<number[]> {
+export function departmentOperatorIds(departmentId: number, transaction?: Transaction): Promise<number[]> {
+  // In a transaction, read once (the tickets of a batch of imported mails share their department).
+  return transaction
+    ? onceInTransaction(transaction, `department.operators:${departmentId}`, () => readDepartmentOperatorIds(departmentId, transaction))
+    : readDepartmentOperatorIds(departmentId);
+}
+
+async function readDepartmentOperatorIds(departmentId: number, transaction?: Transaction): Promise<number[]> {
   const rows = await sequelize().query<{ id: number }>(
     `SELECT u.id FROM users u
       WHERE u.type = 'operator' AND u.active = 1 AND (

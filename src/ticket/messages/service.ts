@@ -57,6 +57,11 @@ export interface AddMessageInput {
 export interface AddMessageOptions {
   /** Settings already read in the transaction. */
   settings?: TicketSettings;
+  /**
+   * The author (a user) joins the ticket's CC list with this message: the mailbox worker's reply by
+   * someone copied on the thread. Written with the message (one lock, one audit entry).
+   */
+  authorJoinsCc?: boolean;
 }
 
 /** The ticket a message goes to, locked: a ticket merged into another leads to that one. */
@@ -124,6 +129,9 @@ export async function addMessage(input: AddMessageInput, transaction: Transactio
   const type = input.type ?? MESSAGE_TYPE.MESSAGE;
   if (type !== MESSAGE_TYPE.MESSAGE && type !== MESSAGE_TYPE.NOTE) throw invalid('message_type');
   const byUser = author.type !== 'operator';
+  if (byUser && options.authorJoinsCc && !jsonList(ticket.cc).includes(author.email.toLowerCase())) {
+    ticket.set('cc', JSON.stringify([...jsonList(ticket.cc), author.email.toLowerCase()]));
+  }
   if (byUser) {
     if (!(await userMayWrite(author, ticket, transaction))) throw invalid('user_id');
     if (type === MESSAGE_TYPE.NOTE) throw new ValidationError('The selected message type is invalid: only operators can add notes.');

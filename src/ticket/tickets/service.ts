@@ -10,7 +10,7 @@ import { emit, type TicketUpdateCause } from '../../events';
 import { applyCustomFieldValues } from '../../customfields/values';
 import { ValidationError, invalid } from '../../errors';
 import { assertExist } from '../../db/exists';
-import { sqlCondition } from '../../db/sql';
+import { sqlCondition, trusted } from '../../db/sql';
 import { createUser } from '../../user/users/service';
 import { assertAttachments, type AttachmentInput } from '../attachmentFiles';
 import { assertPast, jsonList, normaliseCc, type ChannelName } from '../common';
@@ -133,14 +133,21 @@ async function emailOfDepartment(emailId: number, departmentId: number, brandId:
   return !!(await DepartmentEmail.findOne({ attributes: ['id'], where: { id: emailId, department_id: departmentId, brand_id: brandId }, transaction }));
 }
 
-/** The user of the brand with this address (primary or additional), or null. */
+/**
+ * The user of the brand with this address (primary or additional), or null. One statement that
+ * stays on the email indexes: each address column is searched on its own and the lowest id taken
+ * (`email = ? OR id IN (SELECT ...)` made the optimizer walk the whole users table in id order
+ * for an address nobody has, which is every new sender of a mail).
+ */
 export async function findUserByEmail(email: string, brandId: number, transaction?: Transaction, latest = false): Promise<User | null> {
-  const c = sqlCondition`type = 'user' AND brand_id = ${brandId} AND (email = ${email} OR id IN (SELECT user_id FROM user_emails WHERE email = ${email}))`;
-  return User.findOne({
-    where: c.literal as WhereOptions, replacements: c.replacements, order: [['id', 'ASC']], transaction,
-    // A locking read sees what other transactions committed since this one began.
-    lock: latest && transaction ? transaction.LOCK.SHARE : undefined,
-  });
+  // A locking read sees what other transactions committed since this one began (each branch its own:
+  // a derived table is read apart from the outer statement's lock).
+  const lock = trusted(latest && transaction ? ' LOCK IN SHARE MODE' : '');
+  const c = sqlCondition`id = (SELECT MIN(id) FROM (
+    (SELECT id FROM users WHERE type = 'user' AND brand_id = ${brandId} AND email = ${email}${lock})
+    UNION ALL (SELECT u.id FROM user_emails e JOIN users u ON u.id = e.user_id WHERE e.email = ${email} AND u.type = 'user' AND u.brand_id = ${brandId}${lock})
+  ) AS found)`;
+  return User.findOne({ where: c.literal as WhereOptions, replacements: c.replacements, transaction, lock: latest && transaction ? transaction.LOCK.SHARE : undefined });
 }
 
 /**

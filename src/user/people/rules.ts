@@ -9,6 +9,7 @@ import { isCountry } from '../../lib/countries';
 import { isTimeZone } from '../../lib/timezones';
 import { Joi, field } from '../../lib/validation';
 import { readSettings } from '../../db/settings';
+import { onceInTransaction } from '../../db/transaction';
 import { hashPassword } from '../passwords';
 
 /** Fields users and operators share, as joi schemas (no defaults: create schemas add them). */
@@ -65,7 +66,8 @@ export async function assertLanguage(code: string | null | undefined, transactio
 
 /** The system defaults a new person takes when no language or timezone is given. */
 export async function personDefaults(transaction: Transaction): Promise<{ language_code: string; timezone: string }> {
-  const core = await readSettings('core', transaction);
+  // Read once per transaction: a batch of imported mails creates a user per sender.
+  const core = await onceInTransaction(transaction, 'settings.core', () => readSettings('core', transaction));
   return { language_code: core.default_frontend_language || 'en', timezone: core.default_timezone || 'UTC' };
 }
 

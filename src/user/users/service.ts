@@ -5,6 +5,7 @@ import { Brand, Ticket, User, UserEmail } from '../../db/models';
 import { emailScope } from '../../db/models/PersonEmail';
 import { ValidationError } from '../../errors';
 import { assertExist } from '../../db/exists';
+import { onceInTransaction } from '../../db/transaction';
 import { sent } from '../../lib/serialize';
 import { BRAND_EMAIL_TAKEN } from '../../db/uniqueKeys';
 import { applyCustomFieldValues, deleteCustomFieldValues } from '../../customfields/values';
@@ -97,7 +98,8 @@ const COLUMNS = ['firstname', 'lastname', 'email', 'country', 'language_code', '
 
 export async function createUser(input: CreateUserInput, transaction: Transaction): Promise<User> {
   const brandId = input.brand_id ?? (await defaultBrandId(transaction));
-  await assertExist(Brand, 'brand_id', brandId, transaction);
+  // Once per transaction and brand (a batch of imported mails creates a user per sender).
+  await onceInTransaction(transaction, `brand.exists:${brandId}`, () => assertExist(Brand, 'brand_id', brandId, transaction));
   const phones = normalisePhones(input.phone);
   checkVerifiedNeedsPassword(input.email_verified, !!input.password);
   const additional: string[] | undefined = input.additional_email;

@@ -1,0 +1,64 @@
+import { Op, type Transaction } from 'sequelize';
+import { DepartmentEmail, IncomingMail, MailMessageId } from '../db/models';
+import { onceInTransaction } from '../db/transaction';
+import { splitSubaddress } from '../ticket/mail/replyAddress';
+import type { IncomingMessage } from './parse';
+
+/**
+ * The reads the ingestion makes for every mail, each answered from a map kept per transaction: a
+ * batch of mails (./ingest.ts, ingestBatch) asks for all of its keys in one statement per kind
+ * first (`primeBatch`), and a key not asked for yet is read when it comes up. Keys the
+ * transaction writes (import keys) are entered as they are written (`noteImported`).
+ */
+type Known<V> = Map<string, V | null>;
+
+async function lookUp<V>(t: Transaction, kind: string, keys: string[], read: (missing: string[]) => Promise<Array<[string, V]>>): Promise<Known<V>> {
+  const known = await onceInTransaction(t, `mailbox.lookup:${kind}`, async () => new Map<string, V | null>());
+  const missing = [...new Set(keys)].filter((k) => !known.has(k));
+  if (missing.length) {
+    const found = await read(missing);
+    for (const k of missing) known.set(k, null);
+    for (const [k, v] of found) known.set(k, v);
+  }
+  return known;
+}
+
+/** The department addresses among `addresses` (sub-addresses read as their base address), in their order. */
+export async function ownAddresses(addresses: string[], t: Transaction): Promise<DepartmentEmail[]> {
+  const bases = [...new Set(addresses.map((a) => splitSubaddress(a).base))];
+  if (!bases.length) return [];
+  const known = await lookUp(t, 'own', bases, async (missing) => (await DepartmentEmail.findAll({ where: { address: { [Op.in]: missing } }, transaction: t }))
+    .map((r) => [r.address.toLowerCase(), r]));
+  return bases.map((b) => known.get(b)).filter((r): r is DepartmentEmail => !!r);
+}
+
+/** Whether the help desk sent a mail with this Message-ID. */
+export async function sentByUs(messageId: string, t: Transaction): Promise<boolean> {
+  return !!(await sentIds([messageId], t)).get(messageId);
+}
+
+const sentIds = (ids: string[], t: Transaction) => lookUp(t, 'sent', ids, async (missing) => (await MailMessageId.findAll({
+  attributes: ['message_id'], where: { message_id: { [Op.in]: missing }, direction: 'out' }, transaction: t,
+})).map((r): [string, true] => [r.message_id, true]));
+
+/** The ledger line that imported a mail with this import key, if any. */
+export async function importedAs(key: string, t: Transaction): Promise<IncomingMail | null> {
+  return (await importedKeys([key], t)).get(key) ?? null;
+}
+
+const importedKeys = (keys: string[], t: Transaction) => lookUp(t, 'imported', keys, async (missing) => (await IncomingMail.findAll({
+  where: { import_key: { [Op.in]: missing } }, transaction: t,
+})).map((r): [string, IncomingMail] => [r.import_key!, r]));
+
+/** A ledger line written with an import key in `t`: later mails of the batch with that key are its duplicates. */
+export async function noteImported(row: IncomingMail, t: Transaction): Promise<void> {
+  if (row.import_key) (await importedKeys([], t)).set(row.import_key, row);
+}
+
+/** Reads, in one statement per kind, what the mails of a batch will ask for. */
+export async function primeBatch(mails: IncomingMessage[], t: Transaction): Promise<void> {
+  const withFrom = mails.filter((m) => m.from);
+  await ownAddresses(withFrom.flatMap((m) => [m.from!.address, ...m.to, ...m.cc, ...m.deliveredTo, ...(m.headers.get('x-loop') ?? [])]), t);
+  await sentIds(withFrom.map((m) => m.messageId).filter((id): id is string => !!id), t);
+  await importedKeys(withFrom.map((m) => m.key), t);
+}
