@@ -10,6 +10,7 @@ import { countQueries, sequelize } from '../../src/db/sequelize';
 import { counterClient } from '../../src/redis/windowCounter';
 import { unique, useApi } from '../helpers/app';
 import { expectSuccess } from '../helpers/envelope';
+import { freshCaches } from '../helpers/queries';
 import { ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
 
 const api = useApi();
@@ -34,6 +35,8 @@ describe('the configuration a ticket embeds', () => {
   it('is read from the cache once warm, and every change through the API is seen by the next read', async () => {
     const status = expectSuccess(await api.post('/api/ticket/status', { name: unique('Waiting') }), 'Successfully created new status!');
     const ticket = await f.ticket({ status: status.id });
+    // Every entry loaded now (an entry loaded long before could expire between two reads).
+    await freshCaches();
     expect((await show(ticket.id)).status.name).toBe(status.name);
     // Warm: the configuration costs no statement (the ticket, its user and its own relations remain).
     const warm = await tablesRead(ticket.id);
@@ -58,6 +61,7 @@ describe('the configuration a ticket embeds', () => {
 
   it('follows a change another process committed, once that process bumped the shared version', async () => {
     const ticket = await f.ticket();
+    await freshCaches(); // kept from now on, not expiring before the bump below
     const before = (await show(ticket.id)).status.name;
     // Another process's change: written without this process's models, then the version bumped.
     await sequelize().query('UPDATE ticket_statuses SET name = :name WHERE id = :id', { replacements: { name: 'Elsewhere', id: ticket.status_id } });

@@ -1,6 +1,6 @@
 import { Brand, CustomField, CustomFieldDepartment, CustomFieldOption, Department } from '../../src/db/models';
-import { countQueries } from '../../src/db/sequelize';
 import { useApi, unique } from '../helpers/app';
+import { countWarm } from '../helpers/queries';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 
 const api = useApi();
@@ -88,7 +88,7 @@ describe('GET /api/ticket/customfield', () => {
   it('runs the same number of queries for limit=1 and limit=50, loading no options', async () => {
     for (let i = 0; i < 4; i++) await create({ type: 5, options: [{ value: 'a' }], depts: [(await makeDepartment()).id] });
     const measure = async (limit: number) => {
-      const { result, queries } = await countQueries(async () => api.get(BASE, { limit }));
+      const { result, queries } = await countWarm(async () => api.get(BASE, { limit }));
       expectList(result);
       return queries.filter((q) => !/api_tokens|ip_bans/.test(q));
     };

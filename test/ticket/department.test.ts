@@ -2,10 +2,11 @@ import { Op } from 'sequelize';
 import {
   Brand, Department, DepartmentBrand, DepartmentEmail, DepartmentGroup, EmailTemplate, Group, OperatorDepartment, User,
 } from '../../src/db/models';
-import { countQueries, sequelize } from '../../src/db/sequelize';
+import { sequelize } from '../../src/db/sequelize';
 import { ValidationError } from '../../src/errors';
 import { EMAIL_TEMPLATE_KEYS, departmentResource } from '../../src/ticket/department';
 import { useApi, unique } from '../helpers/app';
+import { countWarm } from '../helpers/queries';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 
 const api = useApi();
@@ -131,7 +132,7 @@ describe('GET /api/ticket/department', () => {
       await OperatorDepartment.create({ department_id: dept.id, user_id: op.id });
     }
     const measure = async (query: Record<string, unknown>) => {
-      const { result, queries } = await countQueries(async () => api.get(BASE, query));
+      const { result, queries } = await countWarm(async () => api.get(BASE, query));
       expectList(result);
       return { res: result, queries: queries.filter((q) => !/api_tokens|ip_bans/.test(q)) };
     };

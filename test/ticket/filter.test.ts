@@ -1,7 +1,7 @@
 import { CustomField, Department, Group, TicketFilter, TicketFilterCondition, TicketFilterGroup, TicketTag, User, UserGroup } from '../../src/db/models';
-import { countQueries } from '../../src/db/sequelize';
 import { countTicketsMatching } from '../../src/ticket/filter';
 import { useApi, unique } from '../helpers/app';
+import { countWarm } from '../helpers/queries';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 
 const api = useApi();
@@ -195,7 +195,7 @@ describe('visibility by operator', () => {
 
   it('is one subquery: the same number of statements for limit=1 and limit=50', async () => {
     const measure = async (limit: number) => {
-      const { result, queries } = await countQueries(async () => api.get(BASE, { operator: carol.id, limit }));
+      const { result, queries } = await countWarm(async () => api.get(BASE, { operator: carol.id, limit }));
       expectList(result);
       return queries.filter((q) => !/api_tokens|ip_bans/.test(q));
     };

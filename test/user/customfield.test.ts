@@ -1,6 +1,6 @@
 import { Brand, CustomField, CustomFieldOption, CustomFieldValue, Translation, User } from '../../src/db/models';
-import { countQueries } from '../../src/db/sequelize';
 import { useApi, unique } from '../helpers/app';
+import { countWarm } from '../helpers/queries';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 
 const api = useApi();
@@ -154,7 +154,7 @@ describe('GET /api/user/customfield', () => {
   it('runs the same number of queries for limit=1 and limit=50', async () => {
     for (let i = 0; i < 10; i++) await create({ type: 7, 'name:fr': `n${i}`, options: [{ value: 'a', 'value:fr': 'b' }] });
     const measure = async (query: Record<string, unknown>) => {
-      const { result, queries } = await countQueries(async () => api.get(BASE, query));
+      const { result, queries } = await countWarm(async () => api.get(BASE, query));
       expectList(result);
       return { res: result, queries: queries.filter((q) => !/api_tokens|ip_bans/.test(q)) };
     };

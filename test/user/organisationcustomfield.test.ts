@@ -1,6 +1,6 @@
 import { Brand, CustomField, CustomFieldBrand, CustomFieldOption, CustomFieldValue, Organisation, Translation } from '../../src/db/models';
-import { countQueries } from '../../src/db/sequelize';
 import { useApi, unique, nowSec } from '../helpers/app';
+import { countWarm } from '../helpers/queries';
 import { expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 
 const api = useApi();
@@ -360,7 +360,7 @@ describe('GET /api/user/organisationcustomfield', () => {
       await create({ type: 5, 'name:fr': `f${i}`, brand: [1], options: [{ value: 'a', 'value:fr': 'a' }, { value: 'b' }] });
     }
     const measure = async (query: Record<string, unknown>) => {
-      const { result, queries } = await countQueries(async () => api.get(BASE, query));
+      const { result, queries } = await countWarm(async () => api.get(BASE, query));
       expectList(result);
       return { res: result, queries: queries.filter((q) => !/api_tokens|ip_bans/.test(q)) };
     };

@@ -1,6 +1,6 @@
 import { Group, Permission, Role, RoleGroup, RolePermission, Translation } from '../../src/db/models';
-import { countQueries } from '../../src/db/sequelize';
 import { useApi, unique } from '../helpers/app';
+import { countWarm } from '../helpers/queries';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 
 const api = useApi();
@@ -183,7 +183,7 @@ describe('GET /api/user/role', () => {
       await createRole({ 'name:fr': `r${i}`, permission: Object.fromEntries(permissions.slice(0, 3 + i).map((p) => [p.id, 1])) });
     }
     const measure = async (query: Record<string, unknown>) => {
-      const { result, queries } = await countQueries(async () => api.get(BASE, query));
+      const { result, queries } = await countWarm(async () => api.get(BASE, query));
       expectList(result);
       return { res: result, queries: queries.filter((q) => !/api_tokens|ip_bans/.test(q)) };
     };
