@@ -235,12 +235,16 @@ const integer = (n: number) => {
   return String(n);
 };
 
-/** One filter in Groonga's script syntax: SQL that yields its text (ids a subquery selects are read in the same statement). */
+/**
+ * One filter in Groonga's script syntax: SQL that yields its text (ids a statement selects are read
+ * in the same statement). Any of several ids is `(c == 1 || c == 2)`: Groonga's in_values() costs
+ * twice as much per match.
+ */
 function groongaFilter(f: ColumnFilter): BoundCondition {
   if (!(FILTER_COLUMNS as readonly string[]).includes(f.column)) throw new Error(`not a kept column: ${f.column}`);
   if ('op' in f) return sqlCondition`${`${f.column} ${f.op} ${integer(f.value)}`}`;
-  if ('ids' in f) return sqlCondition`${`in_values(${f.column}, ${f.ids.length ? f.ids.map(integer).join(', ') : '0'})`}`;
-  return sqlCondition`CONCAT(${`in_values(${f.column}, `}, IFNULL(${f.idList}, '0'), ')')`;
+  if ('ids' in f) return sqlCondition`${`(${(f.ids.length ? f.ids : [0]).map((id) => `${f.column} == ${integer(id)}`).join(' || ')})`}`;
+  return sqlCondition`CONCAT(${`(${f.column} == `}, REPLACE(IFNULL(${f.idList}, '0'), ',', ${` || ${f.column} == `}), ')')`;
 }
 
 /**
