@@ -14,10 +14,10 @@ import type { ColumnFilter, ListedSearch, SearchEngine } from './engine';
  * `ticket_messages` keep both in the statement that writes a ticket or a message, whatever writes
  * it (the API, the mailbox worker, a merge, a hand-written UPDATE or DELETE).
  *
- * Why two tables: a word's count and its first page are cheap only when MATCH is the whole WHERE
- * (Mroonga counts from the index, `Mroonga_count_skip`, and sorts the top of the matches in
- * Groonga, `Mroonga_fast_order_limit`); a `listed = 1` column beside it makes Mroonga read every
- * match's row.
+ * Beside the text, each document keeps some of the ticket's columns (./columns.ts), so that the
+ * list's page and exact count for words with field terms and column filters are one Groonga
+ * `select` (`listedPage`). Two tables rather than a `listed` column: the list's searches are over
+ * the listed tickets, which then need no filter at all.
  *
  * What differs from InnoDB: every word must be somewhere in the ticket (its subject or any
  * message), not all in one message; a phrase may run from one message into the next. Mroonga
