@@ -58,6 +58,8 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     ['search: one match', q(`search=${encodeURIComponent(t.selectiveSearchTerm)}`)],
     ['search: three common words', q(`search=${encodeURIComponent(t.searchTerm)}`)],
     ['search: one common word', q(`search=${encodeURIComponent(t.commonSearchTerm)}`)],
+    // Issue 21's parsed search: two field terms and a common word.
+    ['search: status: department: and a common word', q(`search=${encodeURIComponent(`status:${tk.status_id} department:${tk.department_id} ${t.commonSearchTerm}`)}`)],
   ];
 }
 
