@@ -111,11 +111,11 @@ function groongaQuery(booleanQuery: string): string {
   return [...terms.filter((t) => t.includes('"')), ...terms.filter((t) => !t.includes('"'))].join(' ');
 }
 
-const COLUMN_DEFINITIONS = DOCUMENT_COLUMNS.map((c) => `${c} INT UNSIGNED NOT NULL DEFAULT 0`).join(', ');
+const columnDefinition = (c: string) => `${c} INT UNSIGNED NOT NULL DEFAULT 0`;
 const table = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (
     ticket_id INT UNSIGNED NOT NULL PRIMARY KEY,
     body LONGTEXT NOT NULL,
-    ${COLUMN_DEFINITIONS},
+    ${DOCUMENT_COLUMNS.map(columnDefinition).join(', ')},
     FULLTEXT INDEX ${name}_body (body) COMMENT 'normalizer "NormalizerAuto"'
   ) ENGINE=Mroonga DEFAULT CHARSET=utf8mb4`;
 
@@ -178,7 +178,7 @@ async function addDocumentColumns(): Promise<string[]> {
   for (const name of [LISTED, HIDDEN]) {
     const missing = DOCUMENT_COLUMNS.filter((c) => !have.some((h) => h.t === name && h.c === c));
     if (!missing.length) continue;
-    await q(`ALTER TABLE ${name} ${missing.map((c) => `ADD COLUMN ${c} INT UNSIGNED NOT NULL DEFAULT 0`).join(', ')}`);
+    await q(`ALTER TABLE ${name} ${missing.map((c) => `ADD COLUMN ${columnDefinition(c)}`).join(', ')}`);
     altered.push(name);
   }
   return altered;
