@@ -8,7 +8,7 @@ import { mroongaSearch } from './mroonga';
  * Where the words of a ticket search are looked up (SEARCH_ENGINE; docs/performance.md, Search).
  * The search language (./parse.ts, ./compile.ts) is the same on every engine: an engine only
  * answers "which tickets hold these words", as a condition on `tickets`, and may offer a faster
- * page and count for a list narrowed by words alone. A search server (OpenSearch, Meilisearch)
+ * page and count for a list narrowed by words and by the ticket's own columns (./listed.ts). A search server (OpenSearch, Meilisearch)
  * would be a third implementation of this interface.
  */
 export interface SearchEngine {
