@@ -147,6 +147,8 @@ describe('the Mroonga index', () => {
       [{ search: `${w} created>=2024-01-20 created<2024-02-02` }, [b.id, c.id]],
       [{ search: w, department: top.id, status: ctx.otherStatus }, [b.id, d.id]],
       [{ search: w, department: [below.id, elsewhere.id] }, [b.id, c.id]],
+      [{ search: w, internal: 0, locked: 0, priority: ctx.priorityId }, [a.id, b.id, c.id, d.id]],
+      [{ search: w, locked: 1 }, []],
       [{ search: `${w} status:nosuchstatus` }, []],
     ];
     const counts = new Set<number>();
