@@ -4,11 +4,10 @@ import { sequelize } from '../../db/sequelize';
 import { invalid } from '../../errors';
 import type { ListPageInput, ListResult } from '../../http/resource';
 import { allOf, sqlCondition, sqlText, trusted, type BoundCondition } from '../../db/sql';
-import { searchQuery } from '../../selfservice/article/search';
 import { inDepartmentTree } from './conditions';
 import { NARROWING_PARAMS } from './listFilters';
 import { searchEngine } from './search/engine';
-import { isPlainWords, parseSearch } from './search/parse';
+import { listedSearch } from './search/listed';
 
 /**
  * The ticket list's page and `count` at a million tickets (docs/performance.md): two statements
@@ -79,24 +78,22 @@ export const sortIndex = (column: string) => `tickets_list_${column === 'deleted
 
 
 /**
- * Plain words alone on the listed tickets in id order, with an engine that pages and counts its
- * matches itself (Mroonga): its count, and its page's rows by primary key. Null otherwise (the
- * words are then a condition like any filter, and the count reads the matches).
+ * A search the engine answers alone (./search/listed.ts: words, with field terms and filters on
+ * the ticket's own columns, listed tickets in id order): its page and exact count from the
+ * engine's index, then the page's rows by primary key. Null otherwise (the words are then a
+ * condition like any filter, and the count reads the matches).
  */
-async function listedWordsPage(p: Record<string, any>, column: string, desc: boolean, offset: number, limit: number): Promise<ListResult<Ticket> | null> {
-  const engine = searchEngine().listedWords;
-  if (!engine || !given(p, 'search') || p.trashed === 1 || column !== 'id' || given(p, 'after_id')) return null;
-  if (Object.keys(COUNTED_FILTERS).some((k) => given(p, k)) || OTHER_FILTERS.some((k) => k !== 'search' && given(p, k))) return null;
-  const words = isPlainWords(parseSearch(p.search)) ? searchQuery(p.search) : null;
-  if (!words) return null;
-  const count = await engine.count(p.search, words);
-  if (count === null) return null;
-  const ids = engine.pageIds(words, desc);
-  const rows = await sequelize().query<Ticket>(
-    `SELECT STRAIGHT_JOIN t.* FROM ${sqlText(ids)} AS page JOIN tickets t ON t.id = page.id ORDER BY t.id ${desc ? 'DESC' : 'ASC'}`,
-    { replacements: { ...ids.replacements, pageOffset: offset, pageLimit: limit }, type: QueryTypes.SELECT, raw: true },
-  );
-  return { rows, count };
+async function listedSearchPage(p: Record<string, any>, column: string, desc: boolean, offset: number, limit: number): Promise<ListResult<Ticket> | null> {
+  const engine = searchEngine();
+  if (!engine.listedPage || p.trashed === 1 || column !== 'id' || given(p, 'after_id')) return null;
+  const search = listedSearch(p, COUNTED_FILTERS, OTHER_FILTERS, { desc, offset, limit });
+  const found = search && await engine.listedPage(search);
+  if (!found) return null;
+  const rows = found.ids.length ? await sequelize().query<Ticket>(
+    `SELECT t.* FROM tickets t WHERE t.id IN (:ids) ORDER BY t.id ${desc ? 'DESC' : 'ASC'}`,
+    { replacements: { ids: found.ids }, type: QueryTypes.SELECT, raw: true },
+  ) : [];
+  return { rows, count: found.count };
 }
 
 export async function listTicketPage({ query: q, where, replacements, filtered }: ListPageInput): Promise<ListResult<Ticket>> {
@@ -106,8 +103,8 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
   const column: string = p.order_column === 'deleted_at' && !trashed ? 'id' : p.order_column ?? 'id';
   const desc = p.order_direction === 'desc';
   const dir = desc ? 'DESC' : 'ASC';
-  const words = await listedWordsPage(p, column, desc, q.offset, q.limit);
-  if (words) return words;
+  const searched = await listedSearchPage(p, column, desc, q.offset, q.limit);
+  if (searched) return searched;
   const byCounters = countedByCounters(p);
 
   let keyset: BoundCondition | undefined;

@@ -47,7 +47,7 @@ const personIds = (value: string) => (isId(value)
   : sqlCondition`SELECT user_id FROM person_emails WHERE email = ${value.toLowerCase()}`);
 
 /** UNIX seconds, or the start of a UTC day `YYYY-MM-DD` (with the day's length). */
-function moment(term: Term & { kind: 'field' }): { at: number; span: number } {
+export function moment(term: Term & { kind: 'field' }): { at: number; span: number } {
   if (/^\d{1,10}$/.test(term.value)) return { at: Number(term.value), span: 1 };
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(term.value);
   const at = m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) / 1000 : NaN;

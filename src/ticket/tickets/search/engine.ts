@@ -1,5 +1,6 @@
 import { config } from '../../../config';
 import type { BoundCondition } from '../../../db/sql';
+import type { FilterColumn } from './columns';
 import { innodbSearch } from './innodb';
 import { mroongaSearch } from './mroonga';
 
@@ -7,7 +8,7 @@ import { mroongaSearch } from './mroonga';
  * Where the words of a ticket search are looked up (SEARCH_ENGINE; docs/performance.md, Search).
  * The search language (./parse.ts, ./compile.ts) is the same on every engine: an engine only
  * answers "which tickets hold these words", as a condition on `tickets`, and may offer a faster
- * page and count for a list narrowed by words alone. A search server (OpenSearch, Meilisearch)
+ * page and count for a list narrowed by words and by the ticket's own columns (./listed.ts). A search server (OpenSearch, Meilisearch)
  * would be a third implementation of this interface.
  */
 export interface SearchEngine {
@@ -19,17 +20,34 @@ export interface SearchEngine {
    */
   textCondition(term: string, booleanQuery: string): BoundCondition;
   /**
-   * A list of listed tickets (neither trashed nor merged) narrowed by words alone, in id order,
-   * without reading the matches: `count` is exact (null when the words are a ticket's number:
-   * then the list runs `textCondition` as any other filter); `pageIds` selects the page's ids
-   * (`id`, with `LIMIT :pageOffset, :pageLimit`). Absent when the engine cannot.
+   * A page of listed tickets (neither trashed nor merged) in id order, narrowed by words and by
+   * conditions on the ticket's own columns, with the exact count, answered by the engine from its
+   * index (no read of the matches' rows). Null when the words are a ticket's number (then the list
+   * takes the general path, which adds that ticket). Absent when the engine cannot.
    */
-  listedWords?: {
-    count(term: string, booleanQuery: string): Promise<number | null>;
-    pageIds(booleanQuery: string, desc: boolean): BoundCondition;
-  };
+  listedPage?(search: ListedSearch): Promise<{ ids: number[]; count: number } | null>;
   /** Creates (or removes) what the engine keeps in the database; idempotent, run at start-up after the migrations. */
   prepare(): Promise<void>;
+}
+
+/**
+ * A condition on one of a ticket's own columns: any of these ids, any of the ids a SQL statement
+ * selects as one comma-separated list (`SELECT GROUP_CONCAT(id) ...`), or a comparison.
+ */
+export type ColumnFilter =
+  | { column: FilterColumn; ids: number[] }
+  | { column: FilterColumn; idList: BoundCondition }
+  | { column: FilterColumn; op: '>=' | '<'; value: number };
+
+export interface ListedSearch {
+  /** The words as the user wrote them (a ticket's number is checked against it). */
+  term: string;
+  /** Every word required, MariaDB boolean mode (`+word*`). */
+  booleanQuery: string;
+  filters: ColumnFilter[];
+  desc: boolean;
+  offset: number;
+  limit: number;
 }
 
 export const searchEngine = (): SearchEngine => (config().searchEngine === 'mroonga' ? mroongaSearch : innodbSearch);

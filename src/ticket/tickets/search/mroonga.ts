@@ -1,9 +1,10 @@
 import { QueryTypes } from 'sequelize';
 import { config } from '../../../config';
 import { sequelize } from '../../../db/sequelize';
-import { sqlCondition, trusted } from '../../../db/sql';
+import { sqlCondition, sqlText, type BoundCondition } from '../../../db/sql';
 import { logger } from '../../../logger';
-import type { SearchEngine } from './engine';
+import { FILTER_COLUMNS } from './columns';
+import type { ColumnFilter, ListedSearch, SearchEngine } from './engine';
 
 /**
  * SEARCH_ENGINE=mroonga: MariaDB's Mroonga storage engine (Groonga inside the server) holds one
@@ -13,10 +14,10 @@ import type { SearchEngine } from './engine';
  * `ticket_messages` keep both in the statement that writes a ticket or a message, whatever writes
  * it (the API, the mailbox worker, a merge, a hand-written UPDATE or DELETE).
  *
- * Why two tables: a word's count and its first page are cheap only when MATCH is the whole WHERE
- * (Mroonga counts from the index, `Mroonga_count_skip`, and sorts the top of the matches in
- * Groonga, `Mroonga_fast_order_limit`); a `listed = 1` column beside it makes Mroonga read every
- * match's row.
+ * Beside the text, each document keeps some of the ticket's columns (./columns.ts), so that the
+ * list's page and exact count for words with field terms and column filters are one Groonga
+ * `select` (`listedPage`). Two tables rather than a `listed` column: the list's searches are over
+ * the listed tickets, which then need no filter at all.
  *
  * What differs from InnoDB: every word must be somewhere in the ticket (its subject or any
  * message), not all in one message; a phrase may run from one message into the next. Mroonga
@@ -33,6 +34,14 @@ const TRIGGERS = [
 ];
 /** Tickets per statement of the first fill. */
 const FILL_CHUNK = 20_000;
+/**
+ * The ticket's columns kept beside its text (./columns.ts), so that a search's field terms and the
+ * list's filters are checked inside Groonga on the matches (no index of their own: Groonga checks
+ * them on the matches one by one, which costs less than walking another index).
+ */
+const DOCUMENT_COLUMNS = FILTER_COLUMNS;
+const COLS = DOCUMENT_COLUMNS.join(', ');
+const colsOf = (alias: string) => DOCUMENT_COLUMNS.map((c) => `${alias}.${c}`).join(', ');
 
 const q = (sql: string, replacements?: Record<string, unknown> | unknown[]) => sequelize().query(sql, { replacements, type: QueryTypes.RAW });
 const select = <T extends object>(sql: string, replacements?: Record<string, unknown> | unknown[]) =>
@@ -48,16 +57,23 @@ const IS_LISTED = 't.deleted_at IS NULL AND t.merged_into_id IS NULL';
 const rebuild = (id: string) => `
   DELETE FROM ${LISTED} WHERE ticket_id = ${id};
   DELETE FROM ${HIDDEN} WHERE ticket_id = ${id};
-  INSERT INTO ${LISTED} (ticket_id, body) SELECT t.id, ${DOCUMENT} FROM tickets t WHERE t.id = ${id} AND ${IS_LISTED};
-  INSERT INTO ${HIDDEN} (ticket_id, body) SELECT t.id, ${DOCUMENT} FROM tickets t WHERE t.id = ${id} AND NOT (${IS_LISTED});`;
+  INSERT INTO ${LISTED} (ticket_id, body, ${COLS}) SELECT t.id, ${DOCUMENT}, ${colsOf('t')} FROM tickets t WHERE t.id = ${id} AND ${IS_LISTED};
+  INSERT INTO ${HIDDEN} (ticket_id, body, ${COLS}) SELECT t.id, ${DOCUMENT}, ${colsOf('t')} FROM tickets t WHERE t.id = ${id} AND NOT (${IS_LISTED});`;
+
+/** Whether a trigger's NEW row changed any kept column (then written to the document, the text untouched). */
+const COLUMNS_CHANGED = DOCUMENT_COLUMNS.map((c) => `NOT (NEW.${c} <=> OLD.${c})`).join(' OR ');
+const SET_COLUMNS = DOCUMENT_COLUMNS.map((c) => `${c} = NEW.${c}`).join(', ');
 
 const TRIGGER_SQL: Record<string, string> = {
   ticket_search_ticket_insert: `AFTER INSERT ON tickets FOR EACH ROW
-    IF NEW.deleted_at IS NULL AND NEW.merged_into_id IS NULL THEN REPLACE INTO ${LISTED} (ticket_id, body) VALUES (NEW.id, NEW.subject);
-    ELSE REPLACE INTO ${HIDDEN} (ticket_id, body) VALUES (NEW.id, NEW.subject); END IF`,
+    IF NEW.deleted_at IS NULL AND NEW.merged_into_id IS NULL THEN REPLACE INTO ${LISTED} (ticket_id, body, ${COLS}) VALUES (NEW.id, NEW.subject, ${colsOf('NEW')});
+    ELSE REPLACE INTO ${HIDDEN} (ticket_id, body, ${COLS}) VALUES (NEW.id, NEW.subject, ${colsOf('NEW')}); END IF`,
   ticket_search_ticket_update: `AFTER UPDATE ON tickets FOR EACH ROW BEGIN
     IF NOT (NEW.subject <=> OLD.subject) OR NOT (NEW.deleted_at <=> OLD.deleted_at) OR NOT (NEW.merged_into_id <=> OLD.merged_into_id) THEN
       ${rebuild('NEW.id')}
+    ELSEIF ${COLUMNS_CHANGED} THEN
+      UPDATE ${LISTED} SET ${SET_COLUMNS} WHERE ticket_id = NEW.id;
+      UPDATE ${HIDDEN} SET ${SET_COLUMNS} WHERE ticket_id = NEW.id;
     END IF;
     IF NOT (NEW.subject <=> OLD.subject AND NEW.merged_into_id <=> OLD.merged_into_id) THEN
       IF OLD.merged_into_id IS NOT NULL THEN ${rebuild('OLD.merged_into_id')} END IF;
@@ -95,9 +111,11 @@ function groongaQuery(booleanQuery: string): string {
   return [...terms.filter((t) => t.includes('"')), ...terms.filter((t) => !t.includes('"'))].join(' ');
 }
 
+const columnDefinition = (c: string) => `${c} INT UNSIGNED NOT NULL DEFAULT 0`;
 const table = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (
     ticket_id INT UNSIGNED NOT NULL PRIMARY KEY,
     body LONGTEXT NOT NULL,
+    ${DOCUMENT_COLUMNS.map(columnDefinition).join(', ')},
     FULLTEXT INDEX ${name}_body (body) COMMENT 'normalizer "NormalizerAuto"'
   ) ENGINE=Mroonga DEFAULT CHARSET=utf8mb4`;
 
@@ -108,17 +126,17 @@ export async function fillMroongaIndex(log: (line: string) => void = (l) => logg
   for (let from = 1; from <= Number(max ?? 0); from += FILL_CHUNK) {
     const range = { from, to: from + FILL_CHUNK - 1 };
     // REPLACE: a trigger may have written a ticket of the range since the fill began.
-    await q(`REPLACE INTO ${LISTED} (ticket_id, body) SELECT t.id, ${DOCUMENT} FROM tickets t WHERE t.id BETWEEN :from AND :to AND ${IS_LISTED}`, range);
-    await q(`REPLACE INTO ${HIDDEN} (ticket_id, body) SELECT t.id, ${DOCUMENT} FROM tickets t WHERE t.id BETWEEN :from AND :to AND NOT (${IS_LISTED})`, range);
+    await q(`REPLACE INTO ${LISTED} (ticket_id, body, ${COLS}) SELECT t.id, ${DOCUMENT}, ${colsOf('t')} FROM tickets t WHERE t.id BETWEEN :from AND :to AND ${IS_LISTED}`, range);
+    await q(`REPLACE INTO ${HIDDEN} (ticket_id, body, ${COLS}) SELECT t.id, ${DOCUMENT}, ${colsOf('t')} FROM tickets t WHERE t.id BETWEEN :from AND :to AND NOT (${IS_LISTED})`, range);
     if (range.to % 200_000 === 0) log(`search index: ${range.to} tickets (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   }
 }
 
-async function existingTriggers(): Promise<Set<string>> {
-  const rows = await select<{ name: string }>(
-    'SELECT TRIGGER_NAME AS name FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME IN (:names)', { names: TRIGGERS },
+async function existingTriggers(): Promise<Map<string, string>> {
+  const rows = await select<{ name: string; body: string }>(
+    'SELECT TRIGGER_NAME AS name, ACTION_STATEMENT AS body FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME IN (:names)', { names: TRIGGERS },
   );
-  return new Set(rows.map((r) => r.name));
+  return new Map(rows.map((r) => [r.name, r.body]));
 }
 
 /** Under a named lock, so that processes starting together do not create the index twice. */
@@ -132,21 +150,73 @@ async function locked<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 /**
- * The index tables and triggers, created when missing; a new index is filled from the tickets
- * (the triggers first, so that no write made meanwhile is missed).
+ * Mroonga's `mroonga_command` function (Groonga's own commands from SQL), which the list's page
+ * and count use: created when missing (the plugin's install.sql does the same).
+ */
+async function ensureCommandFunction(): Promise<void> {
+  try {
+    await select("SELECT mroonga_command('status') AS s");
+  } catch (err) {
+    if ((err as { parent?: { errno?: number } }).parent?.errno !== 1305) throw err;
+    try {
+      await q("CREATE FUNCTION IF NOT EXISTS mroonga_command RETURNS STRING SONAME 'ha_mroonga.so'");
+    } catch (created) {
+      throw new Error(`SEARCH_ENGINE=mroonga needs Mroonga's mroonga_command function: run CREATE FUNCTION mroonga_command RETURNS STRING SONAME 'ha_mroonga.so' as an administrator (${(created as Error).message})`);
+    }
+  }
+}
+
+/**
+ * Adds the kept columns to index tables made before them; returns the tables that need them
+ * filled (after the triggers that write them are in place).
+ */
+async function addDocumentColumns(): Promise<string[]> {
+  const have = await select<{ t: string; c: string }>(
+    'SELECT TABLE_NAME AS t, COLUMN_NAME AS c FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN (:names)', { names: [LISTED, HIDDEN] },
+  );
+  const altered: string[] = [];
+  for (const name of [LISTED, HIDDEN]) {
+    const missing = DOCUMENT_COLUMNS.filter((c) => !have.some((h) => h.t === name && h.c === c));
+    if (!missing.length) continue;
+    await q(`ALTER TABLE ${name} ${missing.map((c) => `ADD COLUMN ${columnDefinition(c)}`).join(', ')}`);
+    altered.push(name);
+  }
+  return altered;
+}
+
+/** Copies the kept columns from the tickets into a table's documents, a chunk of ids per statement. */
+async function fillDocumentColumns(name: string): Promise<void> {
+  const [{ max }] = await select<{ max: number | null }>('SELECT MAX(id) AS max FROM tickets');
+  for (let from = 1; from <= Number(max ?? 0); from += FILL_CHUNK) {
+    await q(`UPDATE ${name} s JOIN tickets t ON t.id = s.ticket_id SET ${DOCUMENT_COLUMNS.map((c) => `s.${c} = t.${c}`).join(', ')}
+      WHERE s.ticket_id BETWEEN :from AND :to`, { from, to: from + FILL_CHUNK - 1 });
+  }
+}
+
+/** A trigger's statement as information_schema.TRIGGERS shows it (what follows FOR EACH ROW). */
+const triggerBody = (name: string) => TRIGGER_SQL[name].split(/FOR EACH ROW\s+/)[1].trim();
+
+/**
+ * The index tables, triggers and function, created when missing (a trigger written differently
+ * before is replaced); a new index is filled from the tickets (the triggers first, so that no
+ * write made meanwhile is missed).
  */
 async function prepareMroonga(): Promise<void> {
   const [engine] = await select<{ support: string }>("SELECT SUPPORT AS support FROM information_schema.ENGINES WHERE ENGINE = 'Mroonga'");
   if (!engine || !['YES', 'DEFAULT'].includes(engine.support)) {
     throw new Error("SEARCH_ENGINE=mroonga needs MariaDB's Mroonga plugin: apt-get install mariadb-plugin-mroonga, then INSTALL SONAME 'ha_mroonga' (docs/performance.md, Search)");
   }
+  await ensureCommandFunction();
   await locked(async () => {
     const [{ n }] = await select<{ n: number }>('SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN (:names)', { names: [LISTED, HIDDEN] });
     await q(table(LISTED));
     await q(table(HIDDEN));
+    const unfilled = await addDocumentColumns();
     const have = await existingTriggers();
-    for (const t of TRIGGERS) if (!have.has(t)) await q(`CREATE TRIGGER ${t} ${TRIGGER_SQL[t]}`);
+    // CREATE OR REPLACE: a trigger is swapped in one statement, no write goes unseen meanwhile.
+    for (const t of TRIGGERS) if (have.get(t)?.trim() !== triggerBody(t)) await q(`CREATE OR REPLACE TRIGGER ${t} ${TRIGGER_SQL[t]}`);
     if (Number(n) < 2) await fillMroongaIndex();
+    else for (const name of unfilled) await fillDocumentColumns(name);
   });
 }
 
@@ -157,6 +227,50 @@ export async function dropMroongaIndex(): Promise<void> {
   if (Number(n)) await q(`DROP TABLE IF EXISTS ${LISTED}, ${HIDDEN}`);
 }
 
+/** A value in a Groonga command: in double quotes, with `"` and `\\` escaped. */
+const commandValue = (v: string) => `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`;
+
+const integer = (n: number) => {
+  if (!Number.isSafeInteger(n)) throw new Error(`not an integer: ${n}`);
+  return String(n);
+};
+
+/**
+ * One filter in Groonga's script syntax: SQL that yields its text (ids a statement selects are read
+ * in the same statement). Any of several ids is `(c == 1 || c == 2)`: Groonga's in_values() costs
+ * twice as much per match.
+ */
+function groongaFilter(f: ColumnFilter): BoundCondition {
+  if (!(FILTER_COLUMNS as readonly string[]).includes(f.column)) throw new Error(`not a kept column: ${f.column}`);
+  if ('op' in f) return sqlCondition`${`${f.column} ${f.op} ${integer(f.value)}`}`;
+  if ('ids' in f) return sqlCondition`${`(${(f.ids.length ? f.ids : [0]).map((id) => `${f.column} == ${integer(id)}`).join(' || ')})`}`;
+  return sqlCondition`CONCAT(${`(${f.column} == `}, REPLACE(IFNULL(${f.idList}, '0'), ',', ${` || ${f.column} == `}), ')')`;
+}
+
+/**
+ * A page of listed tickets and their exact count in one Groonga `select` (through
+ * `mroonga_command`), one statement: Groonga finds the words' matches once, checks the filters on
+ * them, counts them (the size of its result set: no row goes through MariaDB, unlike a COUNT(*),
+ * which reads every match through the handler) and sorts the page's ids out of them by key.
+ * `--cache no`: Groonga's result cache is one for the whole server, keyed by the command alone, so
+ * two databases with the same table names would answer each other's searches from it.
+ */
+async function listedPage(s: ListedSearch): Promise<{ ids: number[]; count: number } | null> {
+  const head = `select --cache no --table ${LISTED} --match_columns body --query ${commandValue(groongaQuery(s.booleanQuery))}`;
+  const tail = ` --sort_keys ${s.desc ? '-_key' : '_key'} --offset ${integer(s.offset)} --limit ${integer(s.limit)} --output_columns _key`;
+  const filter = s.filters.map(groongaFilter).reduce<BoundCondition | null>((all, f) => (all ? sqlCondition`CONCAT(${all}, ' && ', ${f})` : f), null);
+  const command = filter ? sqlCondition`CONCAT(${`${head} --filter "`}, ${filter}, ${`"${tail}`})` : sqlCondition`${head + tail}`;
+  const [row] = await select<{ result: string | Buffer | null; numbered: number }>(
+    `SELECT mroonga_command(${sqlText(command)}) AS result, (SELECT COUNT(*) FROM tickets WHERE number = :term) AS numbered`,
+    { ...command.replacements, term: s.term },
+  );
+  if (Number(row.numbered) > 0) return null;
+  if (row.result === null) throw new Error('mroonga_command answered nothing');
+  // [[[count], [["_key", "UInt32"]], [id], [id], ...]]
+  const [[[count], , ...ids]] = JSON.parse(String(row.result)) as [[[number], unknown, ...Array<[number]>]];
+  return { ids: ids.map(([id]) => id), count };
+}
+
 export const mroongaSearch: SearchEngine = {
   name: 'mroonga',
   textCondition: (term, booleanQuery) => sqlCondition`id IN (SELECT id FROM (
@@ -164,21 +278,6 @@ export const mroongaSearch: SearchEngine = {
       UNION SELECT ticket_id FROM ticket_search WHERE MATCH (body) AGAINST (${groongaQuery(booleanQuery)} IN BOOLEAN MODE)
       UNION SELECT ticket_id FROM ticket_search_hidden WHERE MATCH (body) AGAINST (${groongaQuery(booleanQuery)} IN BOOLEAN MODE)
     ) AS matches)`,
-  listedWords: {
-    async count(term, booleanQuery) {
-      // One statement: the count from the index alone (Mroonga_count_skip: only for a lone
-      // COUNT(*) at the top of a SELECT, not in a subquery or beside another column), and -1 when
-      // the words are a ticket's number (then the list takes the general path, which adds it).
-      const rows = await select<{ n: number }>(
-        `SELECT COUNT(*) AS n FROM ${LISTED} WHERE MATCH (body) AGAINST (:query IN BOOLEAN MODE)
-         UNION ALL SELECT -1 FROM tickets WHERE number = :term`,
-        { query: groongaQuery(booleanQuery), term },
-      );
-      return rows.some((r) => Number(r.n) < 0) ? null : Number(rows[0]?.n ?? 0);
-    },
-    // The top of the matches, sorted in Groonga (Mroonga_fast_order_limit).
-    pageIds: (booleanQuery, desc) => sqlCondition`SELECT ticket_id AS id FROM ticket_search WHERE MATCH (body) AGAINST (${groongaQuery(booleanQuery)} IN BOOLEAN MODE)
-      ORDER BY ticket_id ${trusted(desc ? 'DESC' : 'ASC')} LIMIT :pageOffset, :pageLimit`,
-  },
+  listedPage,
   prepare: prepareMroonga,
 };
