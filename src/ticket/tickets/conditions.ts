@@ -49,10 +49,16 @@ export const assignedToAnyone = (): BoundCondition => sqlCondition`EXISTS (SELEC
  * Rows (tickets, or the list counters) whose `department_id` is one of `roots` or any department
  * below them: one recursive subquery. `roots`: ids, or a subquery that selects them.
  */
-export const inDepartmentTree = (roots: number[] | BoundCondition): BoundCondition => sqlCondition`department_id IN (WITH RECURSIVE tree AS (
+export const inDepartmentTree = (roots: number[] | BoundCondition): BoundCondition => sqlCondition`department_id IN (${departmentTree(roots)})`;
+
+/**
+ * A statement selecting the departments `roots` and every one below them: their ids as rows, or
+ * (`asList`) as one comma-separated list.
+ */
+export const departmentTree = (roots: number[] | BoundCondition, asList = false): BoundCondition => sqlCondition`WITH RECURSIVE tree AS (
     SELECT id FROM departments WHERE id IN (${roots})
     UNION SELECT d.id FROM departments d JOIN tree ON d.parent_id = tree.id
-  ) SELECT id FROM tree)`;
+  ) SELECT ${trusted(asList ? 'GROUP_CONCAT(id)' : 'id')} FROM tree`;
 
 /** The SQL of one stored condition. */
 export function conditionSql(c: Pick<TicketFilterCondition, 'item' | 'operator' | 'value' | 'field_id'>, at: number): BoundCondition {

@@ -1,5 +1,6 @@
 import { sqlCondition, type BoundCondition } from '../../../db/sql';
 import { searchQuery } from '../../../selfservice/article/search';
+import { departmentTree } from '../conditions';
 import { moment } from './compile';
 import type { FilterColumn } from './columns';
 import type { ColumnFilter, ListedSearch } from './engine';
@@ -17,11 +18,6 @@ import { parseSearch, type Term } from './parse';
 const isId = (v: string) => /^\d{1,10}$/.test(v);
 const ids = (v: unknown): number[] => (Array.isArray(v) ? v : [v]).map(Number);
 
-/** The department and every one below it, as the list's and the search's `department`. */
-const departmentTree = (roots: BoundCondition) => sqlCondition`WITH RECURSIVE tree AS (
-    SELECT id FROM departments WHERE id IN (${roots})
-    UNION SELECT d.id FROM departments d JOIN tree ON d.parent_id = tree.id
-  ) SELECT GROUP_CONCAT(id) FROM tree`;
 
 /** An id, or the ids of the records of that name (a statement selecting them as one list). */
 const byIdOrName = (column: FilterColumn, value: string, byName: (name: string) => BoundCondition): ColumnFilter => (
@@ -35,7 +31,7 @@ function fieldFilters(term: Term & { kind: 'field' }): ColumnFilter[] | null {
     case 'priority':
       return [byIdOrName('priority_id', v, (name) => sqlCondition`SELECT GROUP_CONCAT(id) FROM ticket_priorities WHERE name = ${name}`)];
     case 'department':
-      return [{ column: 'department_id', idList: departmentTree(isId(v) ? sqlCondition`SELECT ${Number(v)}` : sqlCondition`SELECT id FROM departments WHERE name = ${v}`) }];
+      return [{ column: 'department_id', idList: departmentTree(isId(v) ? sqlCondition`SELECT ${Number(v)}` : sqlCondition`SELECT id FROM departments WHERE name = ${v}`, true) }];
     case 'user':
       return [byIdOrName('user_id', v, (email) => sqlCondition`SELECT GROUP_CONCAT(user_id) FROM person_emails WHERE email = ${email.toLowerCase()}`)];
     case 'created': {
@@ -80,7 +76,7 @@ export function listedSearch(
   if (!booleanQuery) return null;
   for (const [name, column] of Object.entries(columns)) {
     if (!given(name)) continue;
-    if (name === 'department') filters.push({ column: 'department_id', idList: departmentTree(sqlCondition`SELECT id FROM departments WHERE id IN (${ids(p[name])})`) });
+    if (name === 'department') filters.push({ column: 'department_id', idList: departmentTree(ids(p[name]), true) });
     else filters.push({ column: column as FilterColumn, ids: ids(p[name]) });
   }
   return { term, booleanQuery, filters, ...page };
