@@ -98,6 +98,24 @@ function rssSampler(pid: number) {
   return { stop: () => { clearInterval(timer); return { peakOne, peakTotal }; } };
 }
 
+/**
+ * CPU seconds (user and system) a process and its children (cluster workers) have used so far,
+ * from /proc (clock ticks of 1/100 s): the CPU a scenario costs a server per request does not
+ * depend on what else the machine runs, as its req/s does.
+ */
+function cpuSeconds(pid: number): number {
+  const of = (p: number): number => {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(f[11]) + Number(f[12])) / 100; // utime, stime
+    } catch { return 0; }
+  };
+  let children: number[] = [];
+  try { children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number); } catch { /* gone */ }
+  return [pid, ...children].reduce((sum, p) => sum + of(p), 0);
+}
+
 let seqBase = 100_000_000 + Math.floor(Math.random() * 800_000_000);
 
 async function loadgen(load: Omit<Load, 'seq'>): Promise<LoadResult> {
@@ -118,6 +136,8 @@ interface Row {
   statements: number;
   ours?: LoadResult;
   base?: LoadResult;
+  /** CPU milliseconds per request of our web process and of the baseline's. */
+  cpu?: { ours: number; base: number };
   rss?: { peakOne: number; peakTotal: number };
 }
 
@@ -228,17 +248,19 @@ async function main() {
   try {
     await waitFor(`http://127.0.0.1:${PORT_BASELINE}/`, baseline);
     const drainPath = `/api/core/ipban/${tt.banId}`;
-    const measure = async (port: number, s: Scenario, pid?: number) => {
+    const measure = async (port: number, s: Scenario, pid: number | undefined, sampleRss = true) => {
       const load = { url: `http://127.0.0.1:${port}${s.path}`, method: s.method, headers: s.body ? form : auth, body: s.body, connections: CONCURRENCY };
       await loadgen({ ...load, seconds: WARM_UP_SECONDS });
-      const sampler = pid ? rssSampler(pid) : null;
+      const sampler = pid && sampleRss ? rssSampler(pid) : null;
+      const cpu0 = pid ? cpuSeconds(pid) : 0;
       const result = await loadgen({ ...load, seconds: SECONDS });
+      const cpuMs = pid && result.total ? (1000 * (cpuSeconds(pid) - cpu0)) / result.total : NaN;
       const rss = sampler?.stop();
       // Requests the server still holds (a scenario slower than the measurement, such as search
       // at scale) must not weigh on the next one: one request through the database pool, whose
       // queue is first in first out, returns once they are through.
       await fetch(`http://127.0.0.1:${port}${drainPath}`, { headers: auth }).catch(() => undefined);
-      return { result, rss };
+      return { result, rss, cpuMs };
     };
     // A request slower than a second (a common word's search at scale with InnoDB's FULLTEXT)
     // would keep sixteen of them in flight for minutes: such a scenario is timed one request at
@@ -268,7 +290,9 @@ async function main() {
       const ours = await measure(PORT_WEB, row.s, web.pid);
       row.ours = ours.result;
       row.rss = ours.rss;
-      row.base = (await measure(PORT_BASELINE, row.s)).result;
+      const base = await measure(PORT_BASELINE, row.s, baseline.pid, false);
+      row.base = base.result;
+      row.cpu = { ours: ours.cpuMs, base: base.cpuMs };
       if (row.s.write) await removeCreatedBans();
     }
     // Scaling: one and two web processes (node:cluster), both cores for the servers. The load
@@ -289,7 +313,7 @@ async function main() {
     failed = report(rows, scaling);
     process.stdout.write(`\nPlans of the ticket lists (EXPLAIN; !! marks a full scan or a sort of more than the page): ${explained.failing} not ok\n\n${explained.text}\n`);
     if (process.env.BENCH_RESULTS) {
-      const results = rows.map((r) => ({ title: r.s.title, statements: r.statements, ours: r.ours, base: r.base, count: explained.counts.get(r.s.path) }));
+      const results = rows.map((r) => ({ title: r.s.title, statements: r.statements, ours: r.ours, base: r.base, cpu: r.cpu, count: explained.counts.get(r.s.path) }));
       writeFileSync(process.env.BENCH_RESULTS, JSON.stringify({ tickets: TICKETS, seconds: SECONDS, rows: results }));
     }
     if (!QUICK && (!only || 'mailbox'.includes(only))) {
@@ -312,12 +336,14 @@ function report(rows: Row[], scaling: Array<{ workers: number; s: Scenario; r: L
   const out: string[] = [];
   out.push('', `helpdesk API benchmark: ${num(TICKETS)} tickets, ${num(TICKETS * MESSAGES_PER_TICKET)} messages, ${num(SIZES.users)} users, ${num(SIZES.organisations)} organisations, ${num(SIZES.ipBans)} IP bans; ${CONCURRENCY} connections, ${SECONDS} s each`, '');
   out.push(table(
-    ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'baseline req/s', 'p50', 'p99', 'ours/baseline', 'statements', 'web peak RSS MB', 'errors'],
-    rows.map(({ s, ours, base, statements, rss }) => [
+    ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'baseline req/s', 'p50', 'p99', 'ours/baseline', 'CPU ms/req', 'baseline', 'baseline/ours CPU', 'statements', 'web peak RSS MB', 'errors'],
+    rows.map(({ s, ours, base, statements, rss, cpu }) => [
       s.title, num(ours?.rate), ms(ours?.p50), ms(ours?.p99), num(base?.rate), ms(base?.p50), ms(base?.p99),
-      ours && base ? `${num((100 * ours.rate) / base.rate)}%` : '-', String(statements), num(rss?.peakOne), bad(ours) + bad(base) ? `${bad(ours)}/${bad(base)} !!` : '0',
+      ours && base ? `${num((100 * ours.rate) / base.rate)}%` : '-',
+      cpu ? num(cpu.ours, 2) : '-', cpu ? num(cpu.base, 2) : '-', cpu && cpu.ours > 0 ? `${num((100 * cpu.base) / cpu.ours)}%` : '-',
+      String(statements), num(rss?.peakOne), bad(ours) + bad(base) ? `${bad(ours)}/${bad(base)} !!` : '0',
     ]),
-    [false, true, true, true, true, true, true, true, true, true, true],
+    [false, true, true, true, true, true, true, true, true, true, true, true, true, true],
   ));
   if (scaling.length) {
     out.push('', table(

@@ -7,6 +7,7 @@ import { Op } from 'sequelize';
 import { runAs } from '../../src/audit/actor';
 import { ApiToken, CustomField, DepartmentEmail, DomainEvent, SlaPlan, SlaPlanTarget, Ticket, TicketTag, Webhook } from '../../src/db/models';
 import { transaction } from '../../src/db/transaction';
+import { countQueries } from '../../src/db/sequelize';
 import { ingestMail } from '../../src/mailbox/ingest';
 import { createWorker } from '../../src/queue/runWorker';
 import { recomputeDueTimes } from '../../src/ticket/dueTimes';
@@ -114,6 +115,25 @@ describe('GET /api/ticket/ticket/{id}/audit', () => {
     expectError(await api.put(`${BASE}/${ticket.id}`, { status: 999999 }), 422, 'The selected status is invalid.');
     expect(ids(await audit(ticket.id))).toHaveLength(1);
     expect((await Ticket.findByPk(ticket.id))!.status_id).toBe(ctx.openStatus);
+  });
+
+  it('takes its snapshot once the update is known to apply: a refused update reads nothing for it', async () => {
+    const ticket = await f.ticket();
+    const operator = await f.operator();
+    // The snapshot reads the ticket's audited columns, then its links (ticket_tag_links ... UNION ALL).
+    const snapshots = (queries: string[]) => queries.filter((q) => /FROM ticket_tag_links WHERE ticket_id = /.test(q));
+    for (const [body, message] of [
+      [{ tag: [999999999] }, 'The selected tag.0 is invalid.'],
+      [{ assignedto: [operator.id, 999999999] }, 'The selected assignedto.1 is invalid.'],
+      [{ link: [ticket.id] }, 'The selected link.0 is invalid.'],
+    ] as Array<[Record<string, unknown>, string]>) {
+      const { result, queries } = await countQueries(() => api.put(`${BASE}/${ticket.id}`, body));
+      expectError(result, 422, message);
+      expect(snapshots(queries)).toEqual([]);
+    }
+    const { result, queries } = await countQueries(() => api.put(`${BASE}/${ticket.id}`, { assignedto: [operator.id] }));
+    expectSuccess(result, 'Successfully updated the ticket!');
+    expect(snapshots(queries)).toHaveLength(2); // before and after
   });
 
   it('pages with start and limit; 404 for an unknown ticket; 405 for a write', async () => {
