@@ -143,14 +143,23 @@ export function parseSecretKey(raw: string): Buffer {
 
 const secretKey = () => Joi.string().custom((value: string) => parseSecretKey(value));
 
+/** A MariaDB server's URL (DATABASE_URL, each of DATABASE_READ_URLS). */
+const mariadbUrl = () => Joi.string().uri({ scheme: ['mariadb', 'mysql'] });
+/** The database a MariaDB URL names ('' when none). */
+const databaseOf = (url: URL) => decodeURIComponent(url.pathname.replace(/^\//, ''));
+/** Where a MariaDB URL connects, as whom (defaults: 127.0.0.1:3306, root, no password). */
+const serverOf = (url: URL) => ({
+  host: url.hostname || '127.0.0.1', port: Number(url.port || 3306),
+  user: decodeURIComponent(url.username || 'root'), password: decodeURIComponent(url.password || ''),
+});
+
 /** Every variable: its type, limits, default and a description (docs/configuration.md is generated from it). */
 export const configSchema = Joi.object({
   NODE_ENV: Joi.string().valid('development', 'production', 'test').default('development').description("`development`, `production` or `test`: production turns the mail catcher off by default"),
   PORT: Joi.number().integer().min(0).max(65535).default(3000).description("web port"),
   HOST: Joi.string().default('0.0.0.0').description("web listen address"),
   APP_URL: Joi.string().uri({ scheme: ['http', 'https'] }).description("public URL of the web process (verification links point here)").meta({ default: "http://127.0.0.1:$PORT" }),
-  DATABASE_URL: Joi.string()
-    .uri({ scheme: ['mariadb', 'mysql'] })
+  DATABASE_URL: mariadbUrl()
     .default('mariadb://root@127.0.0.1:3306/helpdesk').description("the database; created if missing"),
   DATABASE_POOL_MAX: Joi.number().integer().min(1).max(200).default(10).description("connections per process"),
   DATABASE_CONNECT_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(3000).description("how long opening a database connection may take"),
@@ -261,18 +270,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('Invalid configuration: REDIS_URL names a database, which a Redis Cluster (REDIS_CLUSTER_NODES) does not have');
   }
   const db = new URL(value.DATABASE_URL);
-  const name = decodeURIComponent(db.pathname.replace(/^\//, ''));
+  const name = databaseOf(db);
   // The database name is used as an identifier (CREATE DATABASE), which cannot be a bound parameter.
   if (!/^[A-Za-z0-9_]{1,64}$/.test(name)) {
     throw new ConfigError('Invalid configuration: DATABASE_URL must name a database of letters, digits and underscores');
   }
   const replicas = (value.DATABASE_READ_URLS as string).split(',').map((u) => u.trim()).filter(Boolean).map((u) => {
-    const r = Joi.string().uri({ scheme: ['mariadb', 'mysql'] }).validate(u);
+    const r = mariadbUrl().validate(u);
     if (r.error) throw new ConfigError(`Invalid configuration: DATABASE_READ_URLS holds ${JSON.stringify(u.replace(/\/\/[^@/]*@/, '//***@'))}, which is not a mariadb:// URL`);
     const url = new URL(u);
-    const replicaName = decodeURIComponent(url.pathname.replace(/^\//, '')) || name;
-    if (replicaName !== name) throw new ConfigError('Invalid configuration: a URL of DATABASE_READ_URLS names another database than DATABASE_URL');
-    return { host: url.hostname || '127.0.0.1', port: Number(url.port || 3306), user: decodeURIComponent(url.username || 'root'), password: decodeURIComponent(url.password || ''), name };
+    if ((databaseOf(url) || name) !== name) throw new ConfigError('Invalid configuration: a URL of DATABASE_READ_URLS names another database than DATABASE_URL');
+    return { ...serverOf(url), name };
   });
   return {
     env: value.NODE_ENV,
@@ -281,10 +289,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     appUrl: (value.APP_URL ?? `http://127.0.0.1:${value.PORT}`).replace(/\/+$/, ''),
     database: {
       url: value.DATABASE_URL,
-      host: db.hostname || '127.0.0.1',
-      port: Number(db.port || 3306),
-      user: decodeURIComponent(db.username || 'root'),
-      password: decodeURIComponent(db.password || ''),
+      ...serverOf(db),
       name,
       poolMax: value.DATABASE_POOL_MAX,
       connectTimeoutMs: value.DATABASE_CONNECT_TIMEOUT_MS,

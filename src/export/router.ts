@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { config } from '../config';
 import { sendSuccess } from '../http/envelope';
-import { HttpError, MethodNotAllowedError } from '../http/errors';
+import { MethodNotAllowedError, UrlNotFoundError } from '../http/errors';
 import { ValidationError, invalid } from '../errors';
 import { MAX_LIMIT } from '../http/listQuery';
 import { mountRoutes, recorded, type RecordedRouter } from '../http/routes';
@@ -41,7 +41,7 @@ function exportRouter(): RecordedRouter {
   const router = Router();
   const path = '/:resource';
   router.get(path, async (req, res) => {
-    if (!Object.hasOwn(SOURCES, req.params.resource)) throw new HttpError(404, `The requested URL GET ${req.originalUrl.split('?')[0]} was not found.`);
+    if (!Object.hasOwn(SOURCES, req.params.resource)) throw new UrlNotFoundError(req.method, req.originalUrl);
     const source = SOURCES[req.params.resource as ExportResource];
     const q = validate<{ cursor?: string; start_time?: number; limit: number; search?: string | null }>(exportQuery, req.query);
     const from = q.cursor ? decodeCursor(q.cursor) : startAt(q.start_time ?? 0);

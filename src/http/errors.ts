@@ -21,8 +21,15 @@ export class MethodNotAllowedError extends HttpError {
   }
 }
 
-export const notFoundRoute: RequestHandler = (req, res) => {
-  sendError(res, 404, `The requested URL ${req.method} ${req.path} was not found.`);
+/** 404 for a URL that nothing answers (no route, an unknown export resource): `The requested URL GET /api/x was not found.` */
+export class UrlNotFoundError extends HttpError {
+  constructor(method: string, url: string) {
+    super(404, `The requested URL ${method} ${url.split('?')[0]} was not found.`);
+  }
+}
+
+export const notFoundRoute: RequestHandler = (req) => {
+  throw new UrlNotFoundError(req.method, req.originalUrl);
 };
 
 const bodyErrors: Record<string, [number, (e: any) => string]> = {

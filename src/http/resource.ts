@@ -5,7 +5,7 @@ import type { ModelCtor } from 'sequelize-typescript';
 import { now, type Entity } from '../db/entity';
 import { transaction } from '../db/transaction';
 import { sendList, sendSuccess } from './envelope';
-import { HttpError, MethodNotAllowedError } from './errors';
+import { MethodNotAllowedError, UrlNotFoundError } from './errors';
 import { NotFoundError } from '../errors';
 import { listSchema, parseListQuery, type Condition, type Filter, type ListSpec } from './listQuery';
 import { LOCALE } from '../lib/validation';
@@ -404,7 +404,7 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
   const allowedAt = (path: string) => [...new Set(routes.filter((r) => r.path === path).map((r) => r.method))].join(', ');
   const notAllowed = (path: string): RequestHandler => (req) => {
     const allow = allowedAt(path);
-    if (!allow) throw new HttpError(404, `The requested URL ${req.method} ${req.originalUrl.split('?')[0]} was not found.`);
+    if (!allow) throw new UrlNotFoundError(req.method, req.originalUrl);
     throw new MethodNotAllowedError(req.method, allow);
   };
   for (const path of new Set([def.path, `${def.path}/:id`, ...routes.map((r) => r.path)])) router.all(path, notAllowed(path));

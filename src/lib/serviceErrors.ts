@@ -62,9 +62,10 @@ export function mariadbProblem(err: unknown, url: string): string | null {
 
 /**
  * `Redis at redis://127.0.0.1:6379 (REDIS_URL) is unreachable (connection refused)`, and what to
- * check; `at` names a Sentinel master or a cluster instead of the URL (src/redis/topology.ts).
+ * check; `at`: where the configured Redis is and its setting (redisWhere, src/redis/topology.ts:
+ * the URL, a Sentinel master or a cluster).
  */
-export function redisProblem(err: unknown, url: string, at?: { where: string; setting: string }): string {
-  const { where, setting } = at ?? { where: withoutPassword(url), setting: 'REDIS_URL' };
+export function redisProblem(err: unknown, at: { where: string; setting: string }): string {
+  const { where, setting } = at;
   return `Redis at ${where} (${setting}) is unreachable (${reasonOf(err)}): check that Redis is running and listening there, or set ${setting}.`;
 }

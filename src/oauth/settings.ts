@@ -28,7 +28,6 @@ export type OAuthColumns = Pick<OAuthAccount, 'auth_type' | 'oauth_provider' | '
 
 export const secretPurpose = (table: OAuthTable, column: 'oauth_client_secret' | 'oauth_refresh_token' | 'oauth_access_token') => `${table}.${column}`;
 
-
 /** The joi fields of both resources' create and update. */
 export const oauthFields = {
   auth_type: Joi.string().valid(...AUTH_TYPES)

@@ -265,7 +265,8 @@ function downloadResponses(op: Json, responses: Json): void {
   op.description = 'The file under the name it was attached with. One byte range (`Range: bytes=a-b`, `a-`, `-n`) answers 206; several ranges, or an `If-Range` that no longer matches the ETag (the SHA-256), answer the whole file.';
   op.parameters = [...(op.parameters ?? []),
     { name: 'Range', in: 'header', required: false, schema: { type: 'string', example: 'bytes=0-1023' } },
-    { name: 'If-Range', in: 'header', required: false, schema: { type: 'string' } }];
+    { name: 'If-Range', in: 'header', required: false, schema: { type: 'string' } },
+    { name: 'If-None-Match', in: 'header', required: false, description: 'The ETag of a copy held: 304 when it is still the file.', schema: { type: 'string' } }];
   responses[200] = { description: 'The whole file.', headers: { 'Accept-Ranges': { schema: { type: 'string', enum: ['bytes'] } }, ETag: { schema: { type: 'string' } } }, content: bytes };
   responses[206] = { description: 'The requested range.', headers: { 'Content-Range': { schema: { type: 'string', example: 'bytes 0-1023/52000' } } }, content: bytes };
   responses[304] = { description: 'Not modified (`If-None-Match` with the ETag).' };

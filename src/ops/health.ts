@@ -40,7 +40,7 @@ async function redisCheck(): Promise<string | null> {
   try {
     pong = await within(counterClient().ping(), 'Redis');
   } catch (err) {
-    return redisProblem(err, config().redisUrl, redisWhere());
+    return redisProblem(err, redisWhere());
   }
   return pong === 'PONG' ? null : `Redis answered ${pong}`;
 }

@@ -1,7 +1,6 @@
 import type { EventEmitter } from 'node:events';
-import { config } from '../config';
 import { logger } from '../logger';
-import { isConnectionError, redisProblem, withoutPassword } from '../lib/serviceErrors';
+import { isConnectionError, redisProblem } from '../lib/serviceErrors';
 import { redisWhere } from './topology';
 
 /**
@@ -14,24 +13,24 @@ let downSince: number | null = null;
 export const redisIsDown = () => downSince !== null;
 
 /** Reports a connection failure; true when `err` was one (the caller need not log it). */
-export function noteRedisError(err: unknown, url = config().redisUrl): boolean {
+export function noteRedisError(err: unknown): boolean {
   if (!isConnectionError(err)) return false;
   if (downSince === null) {
     downSince = Date.now();
-    logger.error({ problem: redisProblem(err, url, url === config().redisUrl ? redisWhere() : undefined) }, 'Redis is unreachable; retrying until it answers');
+    logger.error({ problem: redisProblem(err, redisWhere()) }, 'Redis is unreachable; retrying until it answers');
   }
   return true;
 }
 
-export function noteRedisReady(url = config().redisUrl): void {
+export function noteRedisReady(): void {
   if (downSince === null) return;
   const downSeconds = Math.round((Date.now() - downSince) / 1000);
   downSince = null;
-  logger.info({ redis: url === config().redisUrl ? redisWhere().where : withoutPassword(url), downSeconds }, 'Redis answers again');
+  logger.info({ redis: redisWhere().where, downSeconds }, 'Redis answers again');
 }
 
 /** Watches a connection: its errors and reconnections go through the two functions above. */
-export function watchRedis(client: EventEmitter, url = config().redisUrl): void {
-  client.on('error', (err) => { noteRedisError(err, url); });
-  client.on('ready', () => noteRedisReady(url));
+export function watchRedis(client: EventEmitter): void {
+  client.on('error', (err) => { noteRedisError(err); });
+  client.on('ready', () => noteRedisReady());
 }

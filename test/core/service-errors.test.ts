@@ -6,6 +6,7 @@ import IORedis from 'ioredis';
 import * as mariadb from 'mariadb';
 import { Sequelize } from 'sequelize';
 import { startupErrorMessage } from '../../src/lib/exitOnStartupError';
+import { config } from '../../src/config';
 import { logger } from '../../src/logger';
 import { noteRedisReady, redisIsDown, watchRedis } from '../../src/redis/outage';
 import { mariadbProblem, withoutPassword } from '../../src/lib/serviceErrors';
@@ -85,7 +86,7 @@ describe('Redis lost and back', () => {
     try {
       const c = new IORedis(own.url, { retryStrategy: () => 20, maxRetriesPerRequest: null });
       client = c;
-      watchRedis(c, own.url);
+      watchRedis(c); // the lines name the configured Redis (REDIS_URL), whichever connection lost it
       c.on('error', () => { errors += 1; });
       await waitFor(() => c.status === 'ready', 10000, 'the connection');
       await own.stop();
@@ -93,12 +94,14 @@ describe('Redis lost and back', () => {
       expect(redisIsDown()).toBe(true);
       const outages = errorLog.mock.calls.filter(([, msg]) => msg === 'Redis is unreachable; retrying until it answers');
       expect(outages).toHaveLength(1);
-      expect(outages[0][0]).toEqual({ problem: `Redis at redis://127.0.0.1:${port} (REDIS_URL) is unreachable (connection refused): check that Redis is running and listening there, or set REDIS_URL.` });
+      expect(outages[0][0]).toEqual({
+        problem: `Redis at ${withoutPassword(config().redisUrl)} (REDIS_URL) is unreachable (connection refused): check that Redis is running and listening there, or set REDIS_URL.`,
+      });
 
       await own.start();
       await waitFor(() => infoLog.mock.calls.some(([, msg]) => msg === 'Redis answers again'), 20000, 'the line saying Redis is back');
       expect(redisIsDown()).toBe(false);
-      noteRedisReady(own.url); // a second connection becoming ready: nothing more to say
+      noteRedisReady(); // a second connection becoming ready: nothing more to say
       expect(infoLog.mock.calls.filter(([, msg]) => msg === 'Redis answers again')).toHaveLength(1);
     } finally {
       errorLog.mockRestore();

@@ -128,6 +128,17 @@ describe('GET /api/openapi.json', () => {
     expect(Object.keys(doc.webhooks)).toEqual(EVENT_NAMES);
     expect(op('GET', '/readyz').security).toEqual([]);
   });
+
+  it('describes attachment downloads as bytes with their conditional and range answers (200, 206, 304, 416)', () => {
+    for (const path of ['/api/ticket/attachment/:id/download', '/api/selfservice/attachment/:id/download']) {
+      const download = op('GET', path);
+      expect({ path, statuses: Object.keys(download.responses) }).toEqual({ path, statuses: expect.arrayContaining(['200', '206', '304', '404', '416']) });
+      expect(download.responses[206].headers).toHaveProperty('Content-Range');
+      expect(download.responses[200].headers).toHaveProperty('ETag');
+      expect(download.responses[416].content['application/json'].example.message).toBe('The requested range is not satisfiable.');
+      expect(download.parameters.map((p: any) => resolve(p).name)).toEqual(expect.arrayContaining(['id', 'Range', 'If-Range', 'If-None-Match']));
+    }
+  });
 });
 
 describe('/docs', () => {
