@@ -6,6 +6,7 @@ import { buildApp } from '../src/app';
 import { createToken, revokeToken } from '../src/auth/tokens';
 import { sequelize } from '../src/db/sequelize';
 import { closeQueues } from '../src/queue/producer';
+import { wire } from '../src/wiring';
 import { capture } from './capture';
 import { skipped, ticketListPaths } from './explain';
 import { ticketTargets } from './tickets';
@@ -19,6 +20,7 @@ import { ticketTargets } from './tickets';
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 10);
 
 async function main() {
+  wire();
   const tt = await ticketTargets();
   const app = buildApp();
   const server = await new Promise<import('node:http').Server>((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); });
