@@ -240,7 +240,7 @@ export async function ingestBatch(mails: BatchMail[], departmentEmail: Departmen
     const prepared = await Promise.all(mails.map((m) => prepare(m.raw, { departmentEmail, remoteUid: m.remoteUid }, { declaredSize: m.declaredSize })));
     try {
       return await transaction(async (t) => {
-        await primeBatch(prepared.flatMap((p) => (p.mail ? [p.mail] : [])), t);
+        await primeBatch(prepared.flatMap((p) => (p.mail ? [p.mail] : [])), departmentEmail.brand_id, t);
         const results: IngestResult[] = [];
         for (const p of prepared) {
           const { d, ledgerId } = await p.decideAndImport(t);
