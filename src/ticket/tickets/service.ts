@@ -193,7 +193,7 @@ async function findOrCreateUser(
   // A user created in a savepoint that was rolled back since is gone: looked up again.
   const found = kept && !(kept.createdIn && rolledBack(kept.createdIn)) ? kept.user : await findUserByEmail(email, brandId, transaction);
   if (found) {
-    known.set(email, { user: found });
+    if (kept?.user !== found) known.set(email, { user: found });
     return { user: found, created: false };
   }
   try {
