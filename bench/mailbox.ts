@@ -6,6 +6,7 @@ import { MAILBOX_PASSWORD, encryptSecret } from '../src/crypto/secrets';
 import { Department, DepartmentBrand, DepartmentEmail, IncomingMail } from '../src/db/models';
 import { countQueries, sequelize } from '../src/db/sequelize';
 import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { pollMailbox } from '../src/mailbox/poll';
 import { closeQueues } from '../src/queue/producer';
 import { wire } from '../src/wiring';
@@ -41,8 +42,10 @@ export async function mailboxThroughput(mails = Number(process.env.BENCH_MAILS ?
     });
     try {
       const started = process.hrtime.bigint();
-      const { result: summary, queries } = await countQueries(() => pollMailbox(mailbox.id));
+      const cpu = process.cpuUsage();
+      const { result: summary, queries } = await countQueries(() => profiled(() => pollMailbox(mailbox.id)));
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const { user, system } = process.cpuUsage(cpu);
       if (process.env.BENCH_SQL_LOG) writeFileSync(process.env.BENCH_SQL_LOG, queries.join('\n'));
       const idleStarted = process.hrtime.bigint();
       await pollMailbox(mailbox.id);
@@ -50,15 +53,32 @@ export async function mailboxThroughput(mails = Number(process.env.BENCH_MAILS ?
       const imported = await IncomingMail.count({ where: { department_email_id: mailbox.id, decision: 'new_ticket' } });
       if (imported !== mails) throw new Error(`imported ${imported} of ${mails} mails: ${JSON.stringify(summary)}`);
       return table(
-        ['mailbox (IMAP, one poll)', 'mails', 'seconds', 'mails/s', 'ms per mail', 'statements per mail', 'idle poll ms', 'APPEND mails/s (setup)'],
-        [['new mails, each a new ticket', num(mails), num(seconds, 2), num(mails / seconds), num((1000 * seconds) / mails, 1), num(queries.length / mails, 1), num(idleMs, 1), num(mails / appendSeconds)]],
-        [false, true, true, true, true, true, true, true],
+        ['mailbox (IMAP, one poll)', 'mails', 'seconds', 'mails/s', 'ms per mail', 'statements per mail', 'worker CPU ms per mail', 'idle poll ms', 'APPEND mails/s (setup)'],
+        [['new mails, each a new ticket', num(mails), num(seconds, 2), num(mails / seconds), num((1000 * seconds) / mails, 1), num(queries.length / mails, 1), num((user + system) / 1000 / mails, 1), num(idleMs, 1), num(mails / appendSeconds)]],
+        [false, true, true, true, true, true, true, true, true],
       );
     } finally {
       await mailbox.destroy();
     }
   } finally {
     await dovecot.stop();
+  }
+}
+
+/** BENCH_PROFILE=<file>: a V8 CPU profile of the measured poll alone (read it with dist/bench/profile.js). */
+async function profiled<T>(work: () => Promise<T>): Promise<T> {
+  const file = process.env.BENCH_PROFILE;
+  if (!file) return work();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  try {
+    return await work();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
   }
 }
 

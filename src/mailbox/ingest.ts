@@ -240,7 +240,7 @@ export async function ingestBatch(mails: BatchMail[], departmentEmail: Departmen
     const prepared = await Promise.all(mails.map((m) => prepare(m.raw, { departmentEmail, remoteUid: m.remoteUid }, { declaredSize: m.declaredSize })));
     try {
       return await transaction(async (t) => {
-        await primeBatch(prepared.flatMap((p) => (p.mail ? [p.mail] : [])), t);
+        await primeBatch(prepared.flatMap((p) => (p.mail ? [p.mail] : [])), departmentEmail.brand_id, t);
         const results: IngestResult[] = [];
         for (const p of prepared) {
           const { d, ledgerId } = await p.decideAndImport(t);
@@ -384,11 +384,11 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
       // In a savepoint: a user created for a reply that is then refused does not stay behind.
       const message = await sequelize().transaction({ transaction: t }, async (savepoint) => {
         const author = operator ?? (await userForAddress(from, ticket.brand_id, namesOf(mail), savepoint));
+        // Copied on the original mail (or answering "reply all") and found by the thread's own ids: joins as a CC.
         return addMessage({
           ticketId: ticket.id, userId: author.id, text: mail.text || '(no text)', type: MESSAGE_TYPE.MESSAGE,
           cc: await copiedAddresses(mail, savepoint, owner ? [owner.email.toLowerCase()] : []), attachments: allowed,
           createdAt, channel: 'email', automatic: !!automatic,
-          // Copied on the original mail (or answering "reply all") and found by the thread's own ids: joins as a CC.
         }, savepoint, { settings, authorJoinsCc: joinsAsCc && !operator });
       });
       if (mail.messageId) await recordMessageId({ messageId: mail.messageId, ticketId: message.ticket_id, ticketMessageId: message.id, direction: 'in' }, t);

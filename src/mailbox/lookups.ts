@@ -2,6 +2,7 @@ import { Op, type Transaction } from 'sequelize';
 import { DepartmentEmail, IncomingMail, MailMessageId } from '../db/models';
 import { onceInTransaction } from '../db/transaction';
 import { splitSubaddress } from '../ticket/mail/replyAddress';
+import { primeUsersByEmail } from '../ticket/tickets/service';
 import type { IncomingMessage } from './parse';
 
 /**
@@ -55,9 +56,10 @@ export async function noteImported(row: IncomingMail, t: Transaction): Promise<v
   if (row.import_key) (await importedKeys([], t)).set(row.import_key, row);
 }
 
-/** Reads, in one statement per kind, what the mails of a batch will ask for. */
-export async function primeBatch(mails: IncomingMessage[], t: Transaction): Promise<void> {
+/** Reads, in one statement per kind, what the mails of a batch will ask for (their senders: as users of `brandId`). */
+export async function primeBatch(mails: IncomingMessage[], brandId: number, t: Transaction): Promise<void> {
   const withFrom = mails.filter((m) => m.from);
+  await primeUsersByEmail(withFrom.map((m) => m.from!.address), brandId, t);
   await ownAddresses(withFrom.flatMap((m) => [m.from!.address, ...m.to, ...m.cc, ...m.deliveredTo, ...(m.headers.get('x-loop') ?? [])]), t);
   await sentIds(withFrom.map((m) => m.messageId).filter((id): id is string => !!id), t);
   await importedKeys(withFrom.map((m) => m.key), t);

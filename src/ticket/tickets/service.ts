@@ -6,6 +6,7 @@ import {
   TicketStatus, TicketTag, TicketTagLink, TicketWatcher, User,
 } from '../../db/models';
 import { sequelize } from '../../db/sequelize';
+import { onceInTransaction, rolledBack } from '../../db/transaction';
 import { emit, type TicketUpdateCause } from '../../events';
 import { applyCustomFieldValues } from '../../customfields/values';
 import { ValidationError, invalid } from '../../errors';
@@ -162,20 +163,56 @@ export async function userForAddress(
   return (await findOrCreateUser(email, brandId, names, transaction)).user;
 }
 
+/**
+ * The users of the brand by address that this transaction has looked up (null: none), so that a
+ * batch of imported mails asks for all its senders in one statement (primeUsersByEmail) and the
+ * users it creates are found by its later mails. Only findOrCreateUser reads and writes it.
+ */
+const knownUsers = (brandId: number, transaction: Transaction) =>
+  onceInTransaction(transaction, `users.byEmail:${brandId}`, async () => new Map<string, { user: User | null; createdIn?: Transaction }>());
+
+/** Looks up the users of the brand with these addresses (lower case, primary or additional) in one statement, for findOrCreateUser. */
+export async function primeUsersByEmail(emails: string[], brandId: number, transaction: Transaction): Promise<void> {
+  const known = await knownUsers(brandId, transaction);
+  const missing = [...new Set(emails)].filter((e) => !known.has(e));
+  if (!missing.length) return;
+  const rows = await sequelize().query<{ address: string; id: number }>(
+    `SELECT found.address, MIN(found.id) AS id FROM (
+      SELECT email AS address, id FROM users WHERE type = 'user' AND brand_id = :brandId AND email IN (:emails)
+      UNION ALL SELECT ue.email, u.id FROM user_emails ue JOIN users u ON u.id = ue.user_id WHERE ue.email IN (:emails) AND u.type = 'user' AND u.brand_id = :brandId
+    ) AS found GROUP BY found.address`,
+    { replacements: { brandId, emails: missing }, type: QueryTypes.SELECT, transaction },
+  );
+  const users = rows.length ? new Map((await User.findAll({ where: { id: { [Op.in]: rows.map((r) => Number(r.id)) } }, transaction })).map((u) => [u.id, u])) : new Map<number, User>();
+  for (const e of missing) known.set(e, { user: null });
+  for (const r of rows) known.set(r.address, { user: users.get(Number(r.id)) ?? null });
+}
+
 /** userForAddress, saying whether the user was created by this transaction. */
 async function findOrCreateUser(
   email: string, brandId: number, names: { firstname?: string | null; lastname?: string | null; organisation?: string | null }, transaction: Transaction,
 ): Promise<{ user: User; created: boolean }> {
-  const found = await findUserByEmail(email, brandId, transaction);
-  if (found) return { user: found, created: false };
+  const known = await knownUsers(brandId, transaction);
+  const kept = known.get(email);
+  // A user created in a savepoint that was rolled back since is gone: looked up again.
+  const found = kept && !(kept.createdIn && rolledBack(kept.createdIn)) ? kept.user : await findUserByEmail(email, brandId, transaction);
+  if (found) {
+    if (kept?.user !== found) known.set(email, { user: found });
+    return { user: found, created: false };
+  }
   try {
-    return {
-      user: await sequelize().transaction({ transaction }, (savepoint) => createUser({
+    let createdIn: Transaction | undefined;
+    const user = await sequelize().transaction({ transaction }, (savepoint) => {
+      createdIn = savepoint;
+      // Just looked up in this transaction: nobody of the brand has the address (a concurrent
+      // creator of the same address is stopped by the unique key of person_emails, below).
+      return createUser({
         email, brand_id: brandId, firstname: names.firstname || null, lastname: names.lastname || null,
         ...(names.organisation ? { organisation: names.organisation } : {}),
-      }, savepoint)),
-      created: true,
-    };
+      }, savepoint, { addressFree: true });
+    });
+    known.set(email, { user, createdIn });
+    return { user, created: true };
   } catch (err) {
     if (!(err instanceof UniqueConstraintError)) throw err;
     const again = await findUserByEmail(email, brandId, transaction, true);

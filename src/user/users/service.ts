@@ -96,14 +96,17 @@ function checkVerifiedNeedsPassword(emailVerified: number | undefined, hasPasswo
 /** Input fields stored as they are. */
 const COLUMNS = ['firstname', 'lastname', 'email', 'country', 'language_code', 'timezone', 'email_verified', 'active', 'organisation_notifications'] as const;
 
-export async function createUser(input: CreateUserInput, transaction: Transaction): Promise<User> {
+/** `addressFree`: the caller has just found nobody of the brand with the address (no additional ones given). */
+export async function createUser(input: CreateUserInput, transaction: Transaction, known: { addressFree?: boolean } = {}): Promise<User> {
   const brandId = input.brand_id ?? (await defaultBrandId(transaction));
   // Once per transaction and brand (a batch of imported mails creates a user per sender).
   await onceInTransaction(transaction, `brand.exists:${brandId}`, () => assertExist(Brand, 'brand_id', brandId, transaction));
   const phones = normalisePhones(input.phone);
   checkVerifiedNeedsPassword(input.email_verified, !!input.password);
   const additional: string[] | undefined = input.additional_email;
-  await assertAddressesFree(brandId, { email: input.email, emailSent: true, additional: additional ?? [], additionalSent: !!additional }, null, transaction);
+  if (!known.addressFree || additional?.length) {
+    await assertAddressesFree(brandId, { email: input.email, emailSent: true, additional: additional ?? [], additionalSent: !!additional }, null, transaction);
+  }
   await assertLanguage(input.language_code, transaction);
   const defaults = await personDefaults(transaction);
   const user = await User.create({
