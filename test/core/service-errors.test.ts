@@ -104,5 +104,5 @@ describe('Redis lost and back', () => {
       errorLog.mockRestore();
       infoLog.mockRestore();
     }
-  }, 60000);
+  });
 });
