@@ -1,6 +1,6 @@
-import { Op, QueryTypes, type Transaction } from 'sequelize';
+import { Op, QueryTypes, literal, type Transaction } from 'sequelize';
 import type { CustomFieldKind } from '../db/models/CustomField';
-import { CustomField, CustomFieldBrand, CustomFieldDepartment, CustomFieldOption, CustomFieldValue } from '../db/models';
+import { CustomField, CustomFieldOption, CustomFieldValue } from '../db/models';
 import { sequelize } from '../db/sequelize';
 import { ValidationError, invalid } from '../errors';
 import type { Condition, Filter } from '../http/listQuery';
@@ -184,15 +184,21 @@ export async function applyCustomFieldValues(kind: ValueKind, ownerId: number, i
   for (const [key] of entries) if (!/^\d{1,10}$/.test(key)) throw invalid(`customfield.${key}`);
   if (!entries.length && !opts.creating) return;
 
-  // Every field of the kind with its brand list (custom fields are few): two queries.
-  const fields = new Map((await CustomField.findAll({ where: { kind }, transaction })).map((f) => [f.id, f]));
-  const brandRows = fields.size ? await CustomFieldBrand.findAll({ where: { field_id: { [Op.in]: [...fields.keys()] } }, transaction }) : [];
-  const brandsByField = new Map<number, number[]>();
-  for (const b of brandRows) brandsByField.set(b.field_id, [...(brandsByField.get(b.field_id) ?? []), b.brand_id]);
-  if (opts.departmentId !== undefined && fields.size) {
-    const deptRows = await CustomFieldDepartment.findAll({ where: { field_id: { [Op.in]: [...fields.keys()] } }, transaction });
-    const deptsByField = groupBy(deptRows, (d) => d.field_id);
-    for (const [id, rows] of deptsByField) if (!rows.some((d) => d.department_id === opts.departmentId)) fields.delete(id);
+  // Every field of the kind with its brand list (and, for a ticket, its department list), in one
+  // statement: ticket create reads them on every call.
+  const scope = (table: string, column: string): [ReturnType<typeof literal>, string] =>
+    [literal(`(SELECT GROUP_CONCAT(${column}) FROM ${table} WHERE field_id = \`CustomField\`.\`id\`)`), `${column}s`];
+  const lists = [scope('custom_field_brands', 'brand_id'), ...(opts.departmentId !== undefined ? [scope('custom_field_departments', 'department_id')] : [])];
+  const rows = await CustomField.findAll({ where: { kind }, attributes: { include: lists }, transaction });
+  const idList = (f: CustomField, column: string) => String(f.get(column) ?? '').split(',').filter(Boolean).map(Number);
+  const fields = new Map(rows.map((f) => [f.id, f]));
+  const brandsByField = new Map(rows.map((f) => [f.id, idList(f, 'brand_ids')]));
+  if (opts.departmentId !== undefined) {
+    // Fields of every department (no list) apply, and those listing this one.
+    for (const f of rows) {
+      const depts = idList(f, 'department_ids');
+      if (depts.length && !depts.includes(opts.departmentId)) fields.delete(f.id);
+    }
   }
 
   const given = entries.map(([key, raw]) => {
