@@ -27,7 +27,7 @@ const api = useApi();
 const { dist, build, remove } = privateBuild('ecosystem-build');
 const root = projectRoot;
 
-beforeAll(build, 180000);
+beforeAll(build);
 afterAll(remove);
 
 interface Proc {
