@@ -1,6 +1,6 @@
-import { Op, QueryTypes, type Transaction } from 'sequelize';
+import { Op, QueryTypes, literal, type Transaction } from 'sequelize';
 import type { CustomFieldKind } from '../db/models/CustomField';
-import { CustomField, CustomFieldBrand, CustomFieldDepartment, CustomFieldOption, CustomFieldValue } from '../db/models';
+import { CustomField, CustomFieldOption, CustomFieldValue } from '../db/models';
 import { sequelize } from '../db/sequelize';
 import { onceInTransaction } from '../db/transaction';
 import { ValidationError, invalid } from '../errors';
@@ -185,20 +185,23 @@ export async function applyCustomFieldValues(kind: ValueKind, ownerId: number, i
   for (const [key] of entries) if (!/^\d{1,10}$/.test(key)) throw invalid(`customfield.${key}`);
   if (!entries.length && !opts.creating) return;
 
-  // Every field of the kind with its brand list (custom fields are few): two queries, once per
-  // transaction (a batch of imported mails creates a user and a ticket per mail).
-  const definitions = await onceInTransaction(transaction, `customfields.${kind}`, async () => {
-    const all = await CustomField.findAll({ where: { kind }, transaction });
-    return { all, brands: all.length ? await CustomFieldBrand.findAll({ where: { field_id: { [Op.in]: all.map((f) => f.id) } }, transaction }) : [] };
-  });
-  const fields = new Map(definitions.all.map((f) => [f.id, f]));
-  const brandRows = definitions.brands;
-  const brandsByField = new Map<number, number[]>();
-  for (const b of brandRows) brandsByField.set(b.field_id, [...(brandsByField.get(b.field_id) ?? []), b.brand_id]);
-  if (opts.departmentId !== undefined && fields.size) {
-    const deptRows = await CustomFieldDepartment.findAll({ where: { field_id: { [Op.in]: [...fields.keys()] } }, transaction });
-    const deptsByField = groupBy(deptRows, (d) => d.field_id);
-    for (const [id, rows] of deptsByField) if (!rows.some((d) => d.department_id === opts.departmentId)) fields.delete(id);
+  // Every field of the kind with its brand and department lists, in one statement, once per
+  // transaction: ticket create reads them on every call, and a batch of imported mails creates a
+  // user and a ticket per mail in one transaction.
+  const scope = (table: string, column: string): [ReturnType<typeof literal>, string] =>
+    [literal(`(SELECT GROUP_CONCAT(${column}) FROM ${table} WHERE field_id = \`CustomField\`.\`id\`)`), `${column}s`];
+  const rows = await onceInTransaction(transaction, `customfields.${kind}`, () => CustomField.findAll({
+    where: { kind }, attributes: { include: [scope('custom_field_brands', 'brand_id'), scope('custom_field_departments', 'department_id')] }, transaction,
+  }));
+  const idList = (f: CustomField, column: string) => String(f.get(column) ?? '').split(',').filter(Boolean).map(Number);
+  const fields = new Map(rows.map((f) => [f.id, f]));
+  const brandsByField = new Map(rows.map((f) => [f.id, idList(f, 'brand_ids')]));
+  if (opts.departmentId !== undefined) {
+    // Fields of every department (no list) apply, and those listing this one.
+    for (const f of rows) {
+      const depts = idList(f, 'department_ids');
+      if (depts.length && !depts.includes(opts.departmentId)) fields.delete(f.id);
+    }
   }
 
   const given = entries.map(([key, raw]) => {

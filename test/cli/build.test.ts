@@ -35,7 +35,7 @@ describe('scripts/build.js', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/^Building: compiling the TypeScript sources into dist\//);
     expect(readFileSync(join(project, 'dist/src/a.js'), 'utf8')).toContain('exports.answer = 1');
-  }, 60000);
+  });
 
   it('does not run the compiler again when nothing changed', () => {
     const before = statSync(join(project, 'dist/src/a.js')).mtimeMs;
@@ -50,7 +50,7 @@ describe('scripts/build.js', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/^Building: sources changed since the last build/);
     expect(readFileSync(join(project, 'dist/src/a.js'), 'utf8')).toContain('exports.answer = 2');
-  }, 60000);
+  });
 
   it('notices a file touched without a change of size (a checkout of another branch)', () => {
     const file = join(project, 'src/a.ts');
@@ -58,7 +58,7 @@ describe('scripts/build.js', () => {
     utimesSync(file, later, later);
     expect(build().stderr).toMatch(/^Building:/);
     expect(build().stderr).toBe('');
-  }, 60000);
+  });
 
   it('fails on a type error and builds again next time (no fingerprint stored)', () => {
     write('src/b.ts', 'export const wrong: number = "text";\n');
@@ -70,7 +70,7 @@ describe('scripts/build.js', () => {
     expect(fixed.code).toBe(0);
     expect(fixed.stderr).toMatch(/^Building:/);
     expect(existsSync(join(project, 'dist/src/b.js'))).toBe(true);
-  }, 60000);
+  });
 });
 
 describe('package.json', () => {

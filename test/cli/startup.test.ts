@@ -11,8 +11,6 @@ import { useApi } from '../helpers/app';
 import { killWhenStalled } from '../helpers/progress';
 
 useApi(); // this worker's database, created and migrated
-// The processes' waits are bounded by their progress (helpers/progress.ts); this is the outer bound.
-jest.setTimeout(240000);
 const root = join(__dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'helpdesk-build-'));
 const dist = join(dir, 'dist');
@@ -72,7 +70,7 @@ beforeAll(() => {
   }));
   build(); // the first, full build
   expect(existsSync(join(dist, 'src/server.js'))).toBe(true);
-}, 180000);
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('npm run build', () => {
@@ -80,7 +78,7 @@ describe('npm run build', () => {
     const before = statSync(join(dist, 'src/server.js')).mtimeMs;
     build();
     expect(statSync(join(dist, 'src/server.js')).mtimeMs).toBe(before);
-  }, 120000);
+  });
 });
 
 describe('the commands', () => {
@@ -97,7 +95,7 @@ describe('the commands', () => {
     expect(listed).toMatchObject({ code: 0, signal: null });
     expect(listed.stdout).toContain(`\t${name}\t`);
     expect(await runCommand('token.js', ['revoke', name])).toMatchObject({ code: 0, signal: null, stdout: 'Revoked 1 token.\n' });
-  }, 240000);
+  });
 });
 
 describe('the web process at start', () => {
@@ -141,7 +139,7 @@ describe('WEB_CONCURRENCY: web workers under node:cluster', () => {
     const stopping = lines.filter((l) => l.msg === 'web process stopping');
     expect(new Set(stopping.map((l) => l.pid)).size).toBe(2);
     expect(stopping.map((l) => l.pid)).not.toContain(listening[0].pid); // the workers stop; the primary announced
-  }, 240000);
+  });
 
   it('exits 1 with the one-line reason when the workers cannot listen', async () => {
     const holder: Server = await new Promise((resolve) => {
@@ -155,5 +153,5 @@ describe('WEB_CONCURRENCY: web workers under node:cluster', () => {
     } finally {
       holder.close();
     }
-  }, 240000);
+  });
 });

@@ -41,7 +41,7 @@ beforeAll(async () => {
   await node2.start();
   const [size] = await node2.query("SHOW STATUS LIKE 'wsrep_cluster_size'");
   expect(size.Value).toBe('2');
-}, 240000);
+});
 
 afterAll(async () => {
   try {
@@ -87,7 +87,7 @@ test('every migration and the seed run on the cluster, migrating through both no
   expect(new Set(names).size).toBe(names.length);
   expect((await applied(node2)).map((r) => r.name)).toEqual(names);
   expect(await rowsOn(node1, `SELECT * FROM ${DB}.migration_lock`)).toEqual([]);
-}, 240000);
+});
 
 test('every table has a primary key and is InnoDB, and both nodes have the same tables and triggers', async () => {
   const tables = `SELECT TABLE_NAME AS t, ENGINE AS engine FROM information_schema.TABLES WHERE TABLE_SCHEMA = '${DB}' AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME`;

@@ -69,7 +69,7 @@ beforeAll(async () => {
   await createUser(writer);
   await caughtUp();
   await backInRotation();
-}, 180000);
+});
 
 afterAll(async () => {
   try {
@@ -153,4 +153,4 @@ test('a replica that stops costs no failed request, and is read from again once 
   await replica.start();
   await caughtUp();
   await backInRotation();
-}, 180000);
+});

@@ -107,5 +107,5 @@ describe('Redis lost and back', () => {
       errorLog.mockRestore();
       infoLog.mockRestore();
     }
-  }, 60000);
+  });
 });

@@ -50,7 +50,7 @@ describe('GET /api/openapi.json', () => {
     const result = await validate(doc);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
-  }, 60000);
+  });
 
   it('has every route of the route records, and nothing the server does not serve', async () => {
     const missing = allRoutes().filter((r) => !op(r.method, r.path)).map((r) => `${r.method} ${r.path}`);

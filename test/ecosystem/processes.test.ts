@@ -23,14 +23,11 @@ import { freePort } from '../helpers/ports';
 import { waitWhileProgressing } from '../helpers/progress';
 import { privateBuild, projectRoot } from '../helpers/privateBuild';
 
-// Waits for the processes are bounded by their progress (helpers/progress.ts); this is the outer bound.
-jest.setTimeout(240000);
-
 const api = useApi();
 const { dist, build, remove } = privateBuild('ecosystem-build');
 const root = projectRoot;
 
-beforeAll(build, 180000);
+beforeAll(build);
 afterAll(remove);
 
 interface Proc {

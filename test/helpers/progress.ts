@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 
 /**
@@ -22,7 +22,32 @@ export function cpuTicks(pid: number | undefined): number | null {
   }
 }
 
-/** A watch on processes' CPU progress: `stalled()` says whether the bounds are passed. */
+/**
+ * The pids with their descendants: a server's work may be done by a child it started and waits
+ * for (a Galera node joining runs its state transfer in an rsync of its own).
+ */
+function withDescendants(pids: number[]): number[] {
+  if (!pids.length) return pids;
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+    } catch { /* gone meanwhile */ }
+  }
+  const all = new Set<number>();
+  const visit = (pid: number) => {
+    if (all.has(pid)) return;
+    all.add(pid);
+    for (const c of children.get(pid) ?? []) visit(c);
+  };
+  pids.forEach(visit);
+  return [...all];
+}
+
+/** A watch on processes' CPU progress (their descendants' too): `stalled()` says whether the bounds are passed. */
 export function progressWatch(pids: () => Array<number | undefined>, bounds: ProgressBounds = {}) {
   const { idleMs, maxMs } = { ...DEFAULTS, ...bounds };
   const started = Date.now();
@@ -31,7 +56,7 @@ export function progressWatch(pids: () => Array<number | undefined>, bounds: Pro
   return {
     stalled(): string | null {
       const now = Date.now();
-      const ticks = pids().map(cpuTicks).reduce<number>((sum, t) => sum + (t ?? 0), 0);
+      const ticks = withDescendants(pids().filter((p): p is number => Boolean(p))).map(cpuTicks).reduce<number>((sum, t) => sum + (t ?? 0), 0);
       if (ticks !== last) {
         last = ticks;
         lastChange = now;

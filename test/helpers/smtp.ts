@@ -72,13 +72,33 @@ export async function startSmtp(opts: {
   };
 }
 
-/** Polls until `check` returns a truthy value or the time is up. */
+/**
+ * Polls until `check` returns a truthy value. `timeoutMs` bounds the time without progress, not
+ * the whole wait: the time is counted from the last change of the worker's background work
+ * (outbox entries and queued jobs by state, ./background.ts), so a wait for a mail, a job or a
+ * poll goes on while the machine, loaded, still gets through the work before it, and fails once
+ * nothing moves. A wait on something else is bounded by `timeoutMs` itself.
+ */
 export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 15000, what = 'condition'): Promise<NonNullable<T>> {
-  const started = Date.now();
+  // Loaded when first needed: files without a database import this module too.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { backgroundProgress } = require('./background') as typeof import('./background');
+  let progress = JSON.stringify(await backgroundProgress());
+  let movedAt = Date.now();
+  let sampledAt = movedAt;
   for (;;) {
     const value = await check();
     if (value) return value as NonNullable<T>;
-    if (Date.now() - started > timeoutMs) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    const now = Date.now();
+    if (now - sampledAt >= 1000) {
+      sampledAt = now;
+      const current = JSON.stringify(await backgroundProgress());
+      if (current !== progress) {
+        progress = current;
+        movedAt = now;
+      }
+    }
+    if (now - movedAt > timeoutMs) throw new Error(`Timed out after ${timeoutMs} ms without progress waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

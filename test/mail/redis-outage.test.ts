@@ -62,5 +62,5 @@ describe('mail while Redis is down', () => {
     } finally {
       await worker.close();
     }
-  }, 60000);
+  });
 });

@@ -31,7 +31,7 @@ function startWorkerProcess(): { child: ChildProcess; exited: Promise<number | n
 beforeAll(() => {
   // The worker process runs the compiled code.
   execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', build], { stdio: 'inherit' });
-}, 180000);
+});
 
 afterAll(() => rmSync(build, { recursive: true, force: true }));
 
@@ -68,5 +68,5 @@ describe('the mail worker process on SIGTERM', () => {
     } finally {
       if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
     }
-  }, 60000);
+  });
 });

@@ -8,11 +8,12 @@
 import './mailboxEnv';
 import { rmSync, writeFileSync } from 'node:fs';
 import { Op } from 'sequelize';
-import { IncomingMail, MailDelivery, OutboxEntry, Ticket, TicketMessage } from '../../src/db/models';
+import { DepartmentEmail, IncomingMail, MailDelivery, OutboxEntry, Ticket, TicketMessage } from '../../src/db/models';
 import { mailSpec } from '../../src/wiring';
 import { closeTransports } from '../../src/mail/transports';
 import { mailboxSpec } from '../../src/wiring';
 import { createWorker } from '../../src/queue/runWorker';
+import { backgroundProgress } from '../helpers/background';
 import { startDovecot, type Dovecot } from '../helpers/dovecot';
 import { newEmail, unique, useApi } from '../helpers/app';
 import { expectSuccess } from '../helpers/envelope';
@@ -66,6 +67,15 @@ async function settledMails(afterId: number, expected: number): Promise<OutboxEn
 
 let mailboxId = 0;
 const ledger = (decision: string) => IncomingMail.count({ where: { department_email_id: mailboxId, decision } });
+/**
+ * The mails imported with `decision`, and what shows a batch under way or a poll made, failed or
+ * retried (the mailbox's poll state, the worker's queued jobs and outbox entries): progress for
+ * the waits below, and the cause shown when one stalls.
+ */
+const importing = (decision: string) => async () => {
+  const mailbox = await DepartmentEmail.findByPk(mailboxId, { attributes: ['last_polled_at', 'poll_failures', 'last_error', 'next_poll_at'] });
+  return { imported: await ledger(decision), mailbox: mailbox?.get(), background: await backgroundProgress() };
+};
 
 it(`a backlog of ${BACKLOG} mails: every sender gets exactly one acknowledgement, and replies by mail notify each operator once`, async () => {
   const senders = Array.from({ length: BACKLOG }, () => newEmail('ack'));
@@ -77,7 +87,7 @@ it(`a backlog of ${BACKLOG} mails: every sender gets exactly one acknowledgement
   }), 'Successfully created new department email!').id;
   workers = [await createWorker(mailSpec()), await createWorker(mailboxSpec())];
 
-  await waitForProgress(() => ledger('new_ticket'), (n) => n === BACKLOG, `${BACKLOG} mails imported`, BATCH_STALL_MS);
+  await waitForProgress(importing('new_ticket'), (n) => n.imported === BACKLOG, `${BACKLOG} mails imported`, BATCH_STALL_MS);
   // One acknowledgement per ticket, and one "ticket opened" per active operator of the department.
   const opened = await settledMails(before, BACKLOG * 3);
   expect(opened.filter((r) => r.failed_at)).toEqual([]);
@@ -95,7 +105,7 @@ it(`a backlog of ${BACKLOG} mails: every sender gets exactly one acknowledgement
     const ack = smtp.mailsTo(from)[0]!.parsed;
     return rawMail({ from, to: INBOX, subject: 'Re: any news?', inReplyTo: ack.messageId, references: [ack.messageId!], text: `Still waiting, ${from}` });
   })));
-  await waitForProgress(() => ledger('reply'), (n) => n === REPLIES, `${REPLIES} replies imported`, BATCH_STALL_MS);
+  await waitForProgress(importing('reply'), (n) => n.imported === REPLIES, `${REPLIES} replies imported`, BATCH_STALL_MS);
   const notified = await settledMails(beforeReplies, REPLIES * 2);
   expect(notified.filter((r) => r.failed_at)).toEqual([]);
 

@@ -83,7 +83,7 @@ describe('through the API', () => {
     expect(fwd.parsed.subject).toBe(`[#${ticket.number}] Broken laptop`);
     expect(Buffer.compare(fwd.parsed.attachments[0].content, pdf)).toBe(0);
     await settled(ticket.id);
-  }, 90_000); // a dozen mails, each awaited: well under a second alone, far longer beside a loaded full run
+  });
 
   it('a resolved ticket asks for feedback once, and not after a reopening reply', async () => {
     const email = newEmail('fb');

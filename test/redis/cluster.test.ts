@@ -17,10 +17,8 @@ import { PrivateCluster } from '../helpers/privateRedis';
 import { startSmtp, waitFor, type TestSmtp } from '../helpers/smtp';
 import { customer, mailWorld, type MailWorld } from '../notifications/support';
 
-jest.setTimeout(120000);
-
 const cluster = new PrivateCluster(CLUSTER_PORTS);
-beforeAll(() => cluster.start(), 90000);
+beforeAll(() => cluster.start());
 
 const api = useApi();
 let smtp: TestSmtp;

@@ -20,12 +20,9 @@ import { PrivateSentinelSet } from '../helpers/privateRedis';
 import { startSmtp, waitForProgress, type TestSmtp } from '../helpers/smtp';
 import { customer, mailEntries, mailWorld, type MailWorld } from '../notifications/support';
 
-// The waits below are bounded by progress; this only stops a run that never ends.
-jest.setTimeout(600000);
-
 const set = new PrivateSentinelSet(SENTINEL_PORTS, SENTINEL_MASTER);
 // Started before the app connects (hooks run in the order they are declared).
-beforeAll(() => set.start(), 120000);
+beforeAll(() => set.start());
 
 const api = useApi();
 let smtp: TestSmtp;

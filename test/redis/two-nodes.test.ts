@@ -24,8 +24,6 @@ import { uniqueIpv4 } from '../core/support';
 import { verificationEntry } from '../helpers/jobs';
 import { privateBuild, projectRoot } from '../helpers/privateBuild';
 
-jest.setTimeout(300000);
-
 const api = useApi();
 const root = projectRoot;
 const { dir, dist, build, remove } = privateBuild('two-nodes');
@@ -76,7 +74,7 @@ beforeAll(async () => {
   children.push(haproxy);
   balancer = `http://127.0.0.1:${port}`;
   await waitWhileProgressing(() => fetch(`${balancer}/healthz`).then((r) => r.ok, () => false), () => [haproxy.pid], 'haproxy');
-}, 280000);
+});
 
 afterAll(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');

@@ -277,7 +277,7 @@ describe('lists run a fixed number of statements whatever the page size', () => 
     }
     ticket = await ticketIn(other, { user: user.id });
     for (let i = 0; i < RECORDS; i++) await f.message(ticket, { attachment: [{ filename: `f${i}.txt`, contents: b64(`file ${i}`) }] });
-  }, 120000);
+  });
 
   const same = async (path: string, query: Record<string, unknown>) => {
     await api.get(path, query); // warm-up

@@ -53,7 +53,7 @@ beforeAll(async () => {
   // Custom field values (set directly: custom fields have their own tests).
   await CustomFieldValue.bulkCreate(users.map((u) => ({ field_id: userField.id, owner_id: u.id, value: `user value ${u.id}` })));
   await CustomFieldValue.bulkCreate(orgs.map((o) => ({ field_id: orgField.id, owner_id: o.id, value: `org value ${o.id}` })));
-}, 120000);
+});
 
 describe('list endpoints of the User area run a fixed number of queries whatever the page size', () => {
   it.each([

@@ -38,5 +38,5 @@ describe('the running system across a Redis restart (Redis keeps nothing on disk
       await scheduler.close();
       await mail.close();
     }
-  }, 90000);
+  });
 });
