@@ -5,7 +5,7 @@
  */
 import { Op } from 'sequelize';
 import { runAs } from '../../src/audit/actor';
-import { ApiToken, CustomField, DepartmentEmail, DomainEvent, SlaPlan, SlaPlanTarget, Ticket, TicketTag, Webhook } from '../../src/db/models';
+import { ApiToken, CustomField, DepartmentEmail, DomainEvent, SlaPlan, SlaPlanTarget, Ticket, TicketMessage, TicketTag, Webhook } from '../../src/db/models';
 import { transaction } from '../../src/db/transaction';
 import { countQueries } from '../../src/db/sequelize';
 import { ingestMail } from '../../src/mailbox/ingest';
@@ -211,8 +211,12 @@ describe('changes a message makes to its ticket', () => {
     const stranger = newEmail('boss');
     const joined = await ingestMail(await rawMail({ from: stranger, to: address.address, subject: 'Re: it', references: [originalId] }), source());
     expect(joined).toMatchObject({ decision: 'reply', ticketId });
+    // Joining is the stranger's reply's doing: one `replied` entry by its author holds the CC change.
+    const author = (await TicketMessage.findByPk(joined.messageId))!.user_id;
+    expect(author).not.toBe(owner);
     expect((await audit(ticketId)).at(-1)).toMatchObject({
-      action: 'updated', actor: { type: 'mailbox', id: address.id }, channel: 'email', changes: { cc: { before: [], after: [stranger] } },
+      action: 'replied', actor: { type: 'user', id: author }, channel: 'email',
+      changes: { cc: { before: [], after: [stranger] }, message_id: { before: null, after: joined.messageId } },
     });
 
     await api.put(`${BASE}/${ticketId}`, { status: ctx.resolvedStatus }).expect(200);
