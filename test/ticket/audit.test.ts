@@ -212,7 +212,7 @@ describe('changes a message makes to its ticket', () => {
     const joined = await ingestMail(await rawMail({ from: stranger, to: address.address, subject: 'Re: it', references: [originalId] }), source());
     expect(joined).toMatchObject({ decision: 'reply', ticketId });
     // Joining is the stranger's reply's doing: one `replied` entry by its author holds the CC change.
-    const author = (await TicketMessage.findByPk(joined.messageId))!.user_id;
+    const author = (await TicketMessage.findByPk(joined.messageId!))!.user_id;
     expect(author).not.toBe(owner);
     expect((await audit(ticketId)).at(-1)).toMatchObject({
       action: 'replied', actor: { type: 'user', id: author }, channel: 'email',
