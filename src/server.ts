@@ -9,7 +9,6 @@ import { exitOnStartupError } from './lib/exitOnStartupError';
 import { guardStrayRejections } from './lib/strayRejections';
 import { closeQueues } from './queue/producer';
 import { closeCounters } from './redis/windowCounter';
-import { closeAccessCache } from './auth/accessCache';
 import { startDraining } from './ops/health';
 import { startMetricsServer } from './ops/metrics';
 import { wire } from './wiring';
@@ -43,7 +42,6 @@ async function main() {
     metrics?.close();
     await closeQueues();
     closeCounters();
-    closeAccessCache();
     await sequelize().close();
     process.exit(0);
   };

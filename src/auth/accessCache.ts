@@ -1,4 +1,4 @@
-import { VersionedCache, cacheVersion, closeCacheVersions } from '../db/versionedCache';
+import { VersionedCache, cacheVersion } from '../db/versionedCache';
 
 /**
  * A per-process cache of what every API request looks up before it runs: its token (by hash) and
@@ -39,5 +39,3 @@ export function requestAccessVersion(holder: { accessVersion?: Promise<string | 
 export const bumpAccessVersion = () => access.bump();
 
 export const watchAccessTables: typeof access.watch = (models) => access.watch(models);
-
-export const closeAccessCache = closeCacheVersions;

@@ -5,7 +5,6 @@ import { seed } from '../seed/seed';
 import { createToken, hashToken } from '../auth/tokens';
 import { config } from '../config';
 import { sequelize } from '../db/sequelize';
-import { closeCacheVersions } from '../db/versionedCache';
 import { closeCounters } from '../redis/windowCounter';
 import { searchEngine } from '../ticket/tickets/search/engine';
 
@@ -26,7 +25,6 @@ export async function prepareDatabase(): Promise<void> {
  * change, in any process).
  */
 export async function closeConnections(): Promise<void> {
-  closeCacheVersions();
   closeCounters();
   await sequelize().close();
 }

@@ -1,6 +1,6 @@
 import type { Model, ModelStatic, Transaction } from 'sequelize';
 import { config } from '../config';
-import { closeCounters, counterClient } from '../redis/windowCounter';
+import { counterClient } from '../redis/windowCounter';
 import { afterOutermostCommit } from './transaction';
 
 /**
@@ -97,5 +97,3 @@ export function cacheVersion(name: string, clearLocal: () => void): CacheVersion
   return version;
 }
 
-/** Closes the versions' Redis connection, the counters' (at shutdown; the next read opens a new one). */
-export const closeCacheVersions = closeCounters;

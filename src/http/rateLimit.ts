@@ -76,7 +76,8 @@ function limiter(
   };
 }
 
-const byIp = limiter('ip', (req) => clientIp(req) || undefined, () => config().rateLimit.perIp, (req) => clientIp(req) || undefined);
+const ipKey = (req: Request) => clientIp(req) || undefined;
+const byIp = limiter('ip', ipKey, () => config().rateLimit.perIp, ipKey);
 
 const byToken = limiter('token', (_req, res) => {
   const id = tokenIdOf(res);

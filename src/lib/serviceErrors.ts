@@ -65,7 +65,6 @@ export function mariadbProblem(err: unknown, url: string): string | null {
  * check; `at`: where the configured Redis is and its setting (redisWhere, src/redis/topology.ts:
  * the URL, a Sentinel master or a cluster).
  */
-export function redisProblem(err: unknown, at: { where: string; setting: string }): string {
-  const { where, setting } = at;
+export function redisProblem(err: unknown, { where, setting }: { where: string; setting: string }): string {
   return `Redis at ${where} (${setting}) is unreachable (${reasonOf(err)}): check that Redis is running and listening there, or set ${setting}.`;
 }

@@ -389,7 +389,7 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
           ticketId: ticket.id, userId: author.id, text: mail.text || '(no text)', type: MESSAGE_TYPE.MESSAGE,
           cc: await copiedAddresses(mail, savepoint, owner ? [owner.email.toLowerCase()] : []), attachments: allowed,
           createdAt, channel: 'email', automatic: !!automatic,
-        }, savepoint, { settings, authorJoinsCc: joinsAsCc && !operator });
+        }, savepoint, { settings, joinCc: joinsAsCc && !operator ? from : undefined });
       });
       if (mail.messageId) await recordMessageId({ messageId: mail.messageId, ticketId: message.ticket_id, ticketMessageId: message.id, direction: 'in' }, t);
       if (refused.length && !automatic) await tellRefused('attachments', ticket, from, t, message.id);

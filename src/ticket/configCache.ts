@@ -16,6 +16,9 @@ const version = cacheVersion('config-version', () => presented.clear());
 /** The current config version, or null when Redis cannot say at once (then nothing is cached). */
 export const configVersion = () => version.current();
 
+/** Makes every process's kept presentations stale, as a change of a configuration table does. */
+export const bumpConfigVersion = () => version.bump();
+
 export const watchConfigTables = (models: Array<ModelStatic<Model>>) => version.watch(models);
 
 /**

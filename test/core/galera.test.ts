@@ -6,7 +6,6 @@ import { config } from '../../src/config';
 import { ensureDatabase } from '../../src/db/ensureDatabase';
 import { migrate } from '../../src/db/migrator';
 import { sequelize } from '../../src/db/sequelize';
-import { closeCacheVersions } from '../../src/db/versionedCache';
 import { closeQueues } from '../../src/queue/producer';
 import { closeCounters } from '../../src/redis/windowCounter';
 import { seed } from '../../src/seed/seed';
@@ -47,7 +46,6 @@ afterAll(async () => {
   try {
     await closeQueues();
     closeCounters();
-    closeCacheVersions();
     await sequelize().close();
   } finally {
     await node2?.remove();

@@ -6,7 +6,6 @@ import { createToken } from '../../src/auth/tokens';
 import { prepareDatabase } from '../../src/cli/setup';
 import { config } from '../../src/config';
 import { sequelize } from '../../src/db/sequelize';
-import { closeCacheVersions } from '../../src/db/versionedCache';
 import { closeQueues } from '../../src/queue/producer';
 import { closeCounters } from '../../src/redis/windowCounter';
 import { expectList, expectSuccess } from '../helpers/envelope';
@@ -75,7 +74,6 @@ afterAll(async () => {
   try {
     await closeQueues();
     closeCounters();
-    closeCacheVersions();
     await sequelize().close();
   } finally {
     await Promise.all([primary.remove(), replica.remove()]);

@@ -21,11 +21,12 @@ import { startDovecot } from '../helpers/dovecot';
 import { rawMail } from '../mailbox/support';
 import { freePort } from '../helpers/ports';
 import { waitWhileProgressing } from '../helpers/progress';
-import { privateBuild, projectRoot } from '../helpers/privateBuild';
+import { projectRoot } from '../../src/lib/projectRoot';
+import { privateBuild } from '../helpers/privateBuild';
 
 const api = useApi();
 const { dist, build, remove } = privateBuild('ecosystem-build');
-const root = projectRoot;
+const root = projectRoot();
 
 beforeAll(build);
 afterAll(remove);

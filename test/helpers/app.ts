@@ -7,7 +7,6 @@ import { prepareDatabase } from '../../src/cli/setup';
 import { closeQueues } from '../../src/queue/producer';
 import { existsSync, writeFileSync } from 'node:fs';
 import { closeCounters } from '../../src/redis/windowCounter';
-import { closeAccessCache } from '../../src/auth/accessCache';
 import { searchEngine } from '../../src/ticket/tickets/search/engine';
 import { encodeForm } from './form';
 import { preparedMarker } from './testResources';
@@ -47,7 +46,6 @@ export function useApi(): TestApi {
   afterAll(async () => {
     await closeQueues();
     closeCounters();
-    closeAccessCache();
     await sequelize().close();
   });
   return api;

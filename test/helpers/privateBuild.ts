@@ -2,9 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { projectRoot } from '../../src/lib/projectRoot';
 
-/** The project's root (test/helpers/..). */
-export const projectRoot = join(__dirname, '..', '..');
+const root = projectRoot();
 
 /**
  * A compiled copy of the processes (src, workers, migrations) in a temporary directory of the
@@ -21,11 +21,11 @@ export function privateBuild(name: string) {
     build(): void {
       const tsconfig = join(dir, 'tsconfig.json');
       writeFileSync(tsconfig, JSON.stringify({
-        extends: join(projectRoot, 'tsconfig.build.json'),
-        compilerOptions: { outDir: dist, typeRoots: [join(projectRoot, 'node_modules', '@types')], incremental: false },
-        include: ['src', 'workers', 'migrations'].map((d) => join(projectRoot, d)),
+        extends: join(root, 'tsconfig.build.json'),
+        compilerOptions: { outDir: dist, typeRoots: [join(root, 'node_modules', '@types')], incremental: false },
+        include: ['src', 'workers', 'migrations'].map((d) => join(root, d)),
       }));
-      execFileSync(process.execPath, [join(projectRoot, 'node_modules/typescript/bin/tsc'), '-p', tsconfig], { stdio: 'inherit' });
+      execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', tsconfig], { stdio: 'inherit' });
     },
     remove: (): void => rmSync(dir, { recursive: true, force: true }),
   };

@@ -1,6 +1,7 @@
 import { countQueries } from '../../src/db/sequelize';
 import { bumpAccessVersion } from '../../src/auth/accessCache';
-import { ENTRY_TTL_MS, cacheVersion } from '../../src/db/versionedCache';
+import { ENTRY_TTL_MS } from '../../src/db/versionedCache';
+import { bumpConfigVersion } from '../../src/ticket/configCache';
 import type { TestApi } from './app';
 
 /** Drops the statements that are not a list's work: authentication records a token's use at most once a minute. */
@@ -14,9 +15,7 @@ export const listQueries = (queries: string[]) => queries.filter((q) => !/UPDATE
  */
 export async function freshCaches(): Promise<void> {
   await bumpAccessVersion();
-  // The config cache's version counter (src/ticket/configCache.ts), bumped as a change of a
-  // configuration table would.
-  await cacheVersion('config-version', () => undefined).bump();
+  await bumpConfigVersion();
 }
 
 let refreshedAt = 0;

@@ -83,6 +83,9 @@ export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 15000,
   // Loaded when first needed: files without a database import this module too.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { backgroundProgress } = require('./background') as typeof import('./background');
+  // A wait already met costs no sample of the background work.
+  const met = await check();
+  if (met) return met as NonNullable<T>;
   let progress = JSON.stringify(await backgroundProgress());
   let movedAt = Date.now();
   let sampledAt = movedAt;

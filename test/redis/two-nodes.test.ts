@@ -22,10 +22,11 @@ import { waitWhileProgressing } from '../helpers/progress';
 import { startSmtp, type TestSmtp } from '../helpers/smtp';
 import { uniqueIpv4 } from '../core/support';
 import { verificationEntry } from '../helpers/jobs';
-import { privateBuild, projectRoot } from '../helpers/privateBuild';
+import { projectRoot } from '../../src/lib/projectRoot';
+import { privateBuild } from '../helpers/privateBuild';
 
 const api = useApi();
-const root = projectRoot;
+const root = projectRoot();
 const { dir, dist, build, remove } = privateBuild('two-nodes');
 const children: ChildProcess[] = [];
 let smtp: TestSmtp;

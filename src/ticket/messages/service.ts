@@ -58,10 +58,12 @@ export interface AddMessageOptions {
   /** Settings already read in the transaction. */
   settings?: TicketSettings;
   /**
-   * The author (a user) joins the ticket's CC list with this message: the mailbox worker's reply by
-   * someone copied on the thread. Written with the message (one lock, one audit entry).
+   * The address a user author writes from joins the ticket's CC list with this message (the
+   * mailbox worker's reply by someone copied on the thread; the address the mail came from, which
+   * may be one of the user's additional addresses): the author may then write. Written with the
+   * message (one lock, one audit entry).
    */
-  authorJoinsCc?: boolean;
+  joinCc?: string;
 }
 
 /** The ticket a message goes to, locked: a ticket merged into another leads to that one. */
@@ -129,11 +131,10 @@ export async function addMessage(input: AddMessageInput, transaction: Transactio
   const type = input.type ?? MESSAGE_TYPE.MESSAGE;
   if (type !== MESSAGE_TYPE.MESSAGE && type !== MESSAGE_TYPE.NOTE) throw invalid('message_type');
   const byUser = author.type !== 'operator';
-  if (byUser && options.authorJoinsCc && !jsonList(ticket.cc).includes(author.email.toLowerCase())) {
-    ticket.set('cc', JSON.stringify([...jsonList(ticket.cc), author.email.toLowerCase()]));
-  }
+  const joining = byUser && options.joinCc ? options.joinCc.toLowerCase() : undefined;
+  if (joining && !jsonList(ticket.cc).includes(joining)) ticket.set('cc', JSON.stringify([...jsonList(ticket.cc), joining]));
   if (byUser) {
-    if (!(await userMayWrite(author, ticket, transaction))) throw invalid('user_id');
+    if (!joining && !(await userMayWrite(author, ticket, transaction))) throw invalid('user_id');
     if (type === MESSAGE_TYPE.NOTE) throw new ValidationError('The selected message type is invalid: only operators can add notes.');
     if (ticket.internal) throw new ValidationError('Not an operator. Only operators can reply to internal tickets.');
     if (ticket.locked) throw new ValidationError(`The ticket #${ticket.number} is locked: the user cannot reply to it (a new ticket can be opened).`);

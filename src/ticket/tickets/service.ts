@@ -360,10 +360,13 @@ export async function createTicket(input: CreateTicketInput, transaction: Transa
   });
   // The first message: the checks addMessage makes hold by construction (the author is the owner,
   // or an operator; the new ticket is neither locked nor merged, and this transaction holds it).
-  const written = writeMessage({
+  // With attachments it waits for the values' checks: a refused ticket stores no file (a file
+  // store's writes are not rolled back with the transaction).
+  const { channelId } = facts;
+  const written = (attachments.length ? values : Promise.resolve()).then(() => writeMessage({
     ticket, author, type: MESSAGE_TYPE.MESSAGE, text: input.text, isDraft: false, pinned: false, cc: [], attachments,
-    userIpAddress: input.userIpAddress ?? null, createdAt, channelId: facts.channelId, socialId: null,
-  }, transaction);
+    userIpAddress: input.userIpAddress ?? null, createdAt, channelId, socialId: null,
+  }, transaction));
   // The audit's snapshot of the new ticket, from what was written (custom field values, when any
   // were given, are read back as auditSnapshot does, once they are written).
   const audited = Object.keys(input.customfields ?? {}).length

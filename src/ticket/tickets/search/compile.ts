@@ -35,7 +35,10 @@ function phraseQuery(term: Term): string {
   return `+"${words.join(' ').toLowerCase()}"`;
 }
 
-const isId = (v: string) => /^\d{1,10}$/.test(v);
+export const isId = (v: string) => /^\d{1,10}$/.test(v);
+
+/** The departments a `department:` value names: by id or by name (a statement selecting their ids). */
+export const departmentRoots = (v: string): BoundCondition => (isId(v) ? sqlCondition`SELECT ${Number(v)}` : sqlCondition`SELECT id FROM departments WHERE name = ${v}`);
 
 function byIdOrName(value: string, column: 'status_id' | 'priority_id', byName: (name: string) => BoundCondition): BoundCondition {
   return isId(value) ? sqlCondition`${trusted(column)} = ${Number(value)}` : byName(value);
@@ -57,17 +60,17 @@ export function moment(term: Term & { kind: 'field' }): { at: number; span: numb
   return { at, span: DAY };
 }
 
-function createdCondition(term: Term & { kind: 'field' }): BoundCondition {
+/** A `created` term as bounds on `created_at`: at or after (`>=`), before (`<`). */
+export function createdRanges(term: Term & { kind: 'field' }): Array<['>=' | '<', number]> {
   const { at, span } = moment(term);
-  const ops: Record<Comparison, BoundCondition> = {
-    ':': sqlCondition`created_at >= ${at} AND created_at < ${at + span}`,
-    '>': sqlCondition`created_at >= ${at + span}`,
-    '>=': sqlCondition`created_at >= ${at}`,
-    '<': sqlCondition`created_at < ${at}`,
-    '<=': sqlCondition`created_at < ${at + span}`,
+  const ranges: Record<Comparison, Array<['>=' | '<', number]>> = {
+    ':': [['>=', at], ['<', at + span]], '>': [['>=', at + span]], '>=': [['>=', at]], '<': [['<', at]], '<=': [['<', at + span]],
   };
-  return ops[term.op];
+  return ranges[term.op];
 }
+
+const createdCondition = (term: Term & { kind: 'field' }): BoundCondition =>
+  allOf(createdRanges(term).map(([op, value]) => sqlCondition`created_at ${trusted(op)} ${value}`));
 
 function fieldCondition(term: Term & { kind: 'field' }): BoundCondition {
   const v = term.value;
@@ -76,11 +79,9 @@ function fieldCondition(term: Term & { kind: 'field' }): BoundCondition {
       return byIdOrName(v, 'status_id', (name) => sqlCondition`status_id IN (SELECT id FROM ticket_statuses WHERE name = ${name})`);
     case 'priority':
       return byIdOrName(v, 'priority_id', (name) => sqlCondition`priority_id IN (SELECT id FROM ticket_priorities WHERE name = ${name})`);
-    case 'department': {
+    case 'department':
       // The department and every department below it, as the list's `department` filter.
-      const roots = isId(v) ? sqlCondition`SELECT ${Number(v)}` : sqlCondition`SELECT id FROM departments WHERE name = ${v}`;
-      return inDepartmentTree(roots);
-    }
+      return inDepartmentTree(departmentRoots(v));
     case 'tag': {
       const tags = isId(v) ? sqlCondition`SELECT ${Number(v)}` : sqlCondition`SELECT id FROM ticket_tags WHERE name = ${v}`;
       return sqlCondition`id IN (SELECT ticket_id FROM ticket_tag_links WHERE tag_id IN (${tags}))`;

@@ -1,7 +1,7 @@
 import { sqlCondition, type BoundCondition } from '../../../db/sql';
 import { searchQuery } from '../../../selfservice/article/search';
 import { departmentTree } from '../conditions';
-import { moment } from './compile';
+import { createdRanges, departmentRoots, isId } from './compile';
 import type { FilterColumn } from './columns';
 import type { ColumnFilter, ListedSearch } from './engine';
 import { parseSearch, type Term } from './parse';
@@ -15,9 +15,7 @@ import { parseSearch, type Term } from './parse';
  * the words are one condition among the others.
  */
 
-const isId = (v: string) => /^\d{1,10}$/.test(v);
 const ids = (v: unknown): number[] => (Array.isArray(v) ? v : [v]).map(Number);
-
 
 /** An id, or the ids of the records of that name (a statement selecting them as one list). */
 const byIdOrName = (column: FilterColumn, value: string, byName: (name: string) => BoundCondition): ColumnFilter => (
@@ -31,16 +29,11 @@ function fieldFilters(term: Term & { kind: 'field' }): ColumnFilter[] | null {
     case 'priority':
       return [byIdOrName('priority_id', v, (name) => sqlCondition`SELECT GROUP_CONCAT(id) FROM ticket_priorities WHERE name = ${name}`)];
     case 'department':
-      return [{ column: 'department_id', idList: departmentTree(isId(v) ? sqlCondition`SELECT ${Number(v)}` : sqlCondition`SELECT id FROM departments WHERE name = ${v}`, true) }];
+      return [{ column: 'department_id', idList: departmentTree(departmentRoots(v), true) }];
     case 'user':
       return [byIdOrName('user_id', v, (email) => sqlCondition`SELECT GROUP_CONCAT(user_id) FROM person_emails WHERE email = ${email.toLowerCase()}`)];
-    case 'created': {
-      const { at, span } = moment(term);
-      const ranges: Record<typeof term.op, Array<['>=' | '<', number]>> = {
-        ':': [['>=', at], ['<', at + span]], '>': [['>=', at + span]], '>=': [['>=', at]], '<': [['<', at]], '<=': [['<', at + span]],
-      };
-      return ranges[term.op].map(([op, value]) => ({ column: 'created_at', op, value }));
-    }
+    case 'created':
+      return createdRanges(term).map(([op, value]) => ({ column: 'created_at', op, value }));
     default:
       return null;
   }
