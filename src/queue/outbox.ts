@@ -51,30 +51,44 @@ const withTimeout = <T>(p: Promise<T>, ms: number) => new Promise<T>((resolve, r
   p.then((v) => { clearTimeout(timer); resolve(v); }, (e) => { clearTimeout(timer); reject(e); });
 });
 
+/** Jobs per `addBulk`: a large publish (a sweep, a batch of imported mails) goes out in pieces. */
+const PUBLISH_CHUNK = 100;
+
 /**
  * Adds the entries' jobs under `jobIdOf(entry)` (a second publish of the same entry is a no-op
- * while the job exists; the handler also skips an entry already processed), one `addBulk` per
- * queue, then marks those added published in one UPDATE. Returns how many were published;
- * failures are left for the next sweep.
+ * while the job exists; the handler also skips an entry already processed), then marks those
+ * added published in one UPDATE. The queues are published at once, each in chunks one after
+ * another, each chunk with its own timeout: a queue that fails (a refused job, a slow queue)
+ * holds back no other, and Redis being away costs one timeout, not one per chunk. Returns how
+ * many were published; failures are left for the next sweep.
  */
 export async function publish(entries: OutboxEntry[]): Promise<number> {
   if (!entries.length) return 0;
   const byQueue = new Map<string, OutboxEntry[]>();
-  for (const entry of entries) byQueue.set(entry.queue, [...(byQueue.get(entry.queue) ?? []), entry]);
-  const added: number[] = [];
-  for (const [name, list] of byQueue) {
-    try {
-      const jobs = list.map((entry) => ({
-        name: entry.name, data: { ...JSON.parse(entry.payload), outboxId: entry.id },
-        opts: { ...(entry.options ? JSON.parse(entry.options) : {}), jobId: jobIdOf(entry) },
-      }));
-      await withTimeout(queue(name as QueueName).addBulk(jobs), PUBLISH_TIMEOUT_MS);
-      added.push(...list.map((entry) => entry.id));
-    } catch (err) {
-      logger.warn({ outboxIds: list.map((e) => e.id), reason: (err as Error).message }, 'outbox entries not published yet; the sweep will retry');
-      break; // Redis is away: the rest waits for the sweep too
-    }
+  for (const entry of entries) {
+    const list = byQueue.get(entry.queue);
+    if (list) list.push(entry);
+    else byQueue.set(entry.queue, [entry]);
   }
+  const outcomes = await Promise.all([...byQueue].map(async ([name, list]) => {
+    const added: number[] = [];
+    for (let i = 0; i < list.length; i += PUBLISH_CHUNK) {
+      const chunk = list.slice(i, i + PUBLISH_CHUNK);
+      try {
+        const jobs = chunk.map((entry) => ({
+          name: entry.name, data: { ...JSON.parse(entry.payload), outboxId: entry.id },
+          opts: { ...(entry.options ? JSON.parse(entry.options) : {}), jobId: jobIdOf(entry) },
+        }));
+        await withTimeout(queue(name as QueueName).addBulk(jobs), PUBLISH_TIMEOUT_MS);
+        added.push(...chunk.map((entry) => entry.id));
+      } catch (err) {
+        logger.warn({ queue: name, outboxIds: list.slice(i).map((e) => e.id), reason: (err as Error).message }, 'outbox entries not published yet; the sweep will retry');
+        break;
+      }
+    }
+    return added;
+  }));
+  const added = outcomes.flat();
   if (!added.length) return 0;
   try {
     await OutboxEntry.update({ published_at: now() }, { where: { id: { [Op.in]: added } } });
@@ -87,26 +101,26 @@ export async function publish(entries: OutboxEntry[]): Promise<number> {
 }
 
 /**
- * Publishes what a crash or a Redis outage left behind: entries never published after
- * `unpublishedAfterMs`, and entries published but neither processed nor failed for good after
- * `unprocessedAfterMs` (their job may have died with a Redis that keeps nothing on disk).
- * Re-adding a job that still exists is a no-op (same job id), and a processed entry is never run
- * again.
+ * Publishes what a crash or a Redis outage left behind: first the entries never published after
+ * `unpublishedAfterMs` (oldest first), then those published but neither processed nor failed for
+ * good after `unprocessedAfterMs` (their job may have died with a Redis that keeps nothing on
+ * disk), longest since their last publish first. A re-add marks an entry published again, so it
+ * goes to the back of that line: entries whose jobs merely wait long (a queue no worker serves
+ * yet, a backlog) take turns with the rest instead of filling every sweep. Re-adding a job that
+ * still exists is a no-op (same job id), and a processed entry is never run again.
  */
 export async function sweepOutbox(unpublishedAfterMs: number, unprocessedAfterMs: number, batch = 500): Promise<number> {
   const t = now();
-  const [unpublished, unprocessed] = await Promise.all([
-    OutboxEntry.findAll({
-      where: { published_at: { [Op.is]: null }, created_at: { [Op.lte]: t - Math.floor(unpublishedAfterMs / 1000) } },
-      order: [['id', 'ASC']], limit: batch,
-    }),
-    OutboxEntry.findAll({
-      where: { processed_at: { [Op.is]: null }, failed_at: { [Op.is]: null }, published_at: { [Op.lte]: t - Math.floor(unprocessedAfterMs / 1000) } },
-      order: [['id', 'ASC']], limit: batch,
-    }),
-  ]);
-  const entries = [...unpublished, ...unprocessed];
-  return entries.length ? publish(entries) : 0;
+  const unpublished = await OutboxEntry.findAll({
+    where: { published_at: { [Op.is]: null }, created_at: { [Op.lte]: t - Math.floor(unpublishedAfterMs / 1000) } },
+    order: [['id', 'ASC']], limit: batch,
+  });
+  const published = await publish(unpublished);
+  const unprocessed = await OutboxEntry.findAll({
+    where: { processed_at: { [Op.is]: null }, failed_at: { [Op.is]: null }, published_at: { [Op.lte]: t - Math.floor(unprocessedAfterMs / 1000) } },
+    order: [['published_at', 'ASC'], ['id', 'ASC']], limit: batch,
+  });
+  return published + await publish(unprocessed);
 }
 
 /** A job ran before the transaction that wrote its entry committed: a retryable failure. */

@@ -15,6 +15,8 @@ import { QUEUES } from '../../src/queue/names';
 import { createWorker } from '../../src/queue/runWorker';
 import { redisConnection } from '../../src/redis/connection';
 import { mailSpec, schedulerSpec } from '../../src/wiring';
+import { OutboxEntry } from '../../src/db/models';
+import { now } from '../../src/db/entity';
 import { useApi, unique } from '../helpers/app';
 import { PrivateSentinelSet } from '../helpers/privateRedis';
 import { startSmtp, waitForProgress, type TestSmtp } from '../helpers/smtp';
@@ -24,6 +26,9 @@ const set = new PrivateSentinelSet(SENTINEL_PORTS, SENTINEL_MASTER);
 // Started before the app connects (hooks run in the order they are declared).
 beforeAll(() => set.start());
 
+const waiting: number[] = [];
+// Before useApi's hooks: after-all hooks run in their order, and useApi's closes the database.
+afterAll(() => OutboxEntry.destroy({ where: { id: waiting } }));
 const api = useApi();
 let smtp: TestSmtp;
 let world: MailWorld;
@@ -34,6 +39,17 @@ beforeAll(async () => {
   smtp = await startSmtp();
   world = await mailWorld(smtp.port);
   workers.push(await createWorker(mailSpec()), await createWorker(schedulerSpec()));
+});
+
+// More entries than a sweep takes (500), published long before the test and never processed:
+// their jobs wait in a queue no worker of this test serves, as a webhook backlog would. The sweep
+// re-adds them again and again; the mails lost in the failover must still get their turn.
+beforeAll(async () => {
+  const rows = Array.from({ length: 600 }, (_, i) => ({
+    job_key: `w${String(i).padStart(6, '0')}${now().toString(16)}`.slice(0, 16), queue: QUEUES.webhooks, name: 'webhook.deliver',
+    payload: JSON.stringify({ deliveryId: 2147483000 + i }), options: '{}', published_at: 1 + i, created_at: now() - 3600,
+  }));
+  waiting.push(...(await OutboxEntry.bulkCreate(rows)).map((e) => e.id));
 });
 
 afterAll(async () => {
