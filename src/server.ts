@@ -91,7 +91,7 @@ function primary(workers: number) {
         for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
         process.exit(code || 1);
       }
-      logger.error({ pid: worker.process.pid, code, signal }, 'web worker died; starting another');
+      logger.error({ workerPid: worker.process.pid, code, signal }, 'web worker died; starting another');
       fork();
     });
   };
