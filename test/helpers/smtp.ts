@@ -107,13 +107,18 @@ export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 15000,
 }
 
 /**
- * Polls until `done(value)` holds for the value `measure` returns, failing only when the value
- * stops changing for `stallMs` (no progress), however long the whole wait takes: a loaded machine
- * makes the work slower, not stuck.
+ * Polls until `done(value)` holds for the value `measure` returns, failing only when nothing moves
+ * for `stallMs`: neither the value nor the worker's background work (as `waitFor` counts it), however
+ * long the whole wait takes. A loaded machine makes the work slower, not stuck, and the workers may
+ * first get through jobs that earlier files of this jest worker left queued.
  */
 export async function waitForProgress<T>(measure: () => Promise<T>, done: (value: T) => boolean, what: string, stallMs = 20000): Promise<T> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { backgroundProgress } = require('./background') as typeof import('./background');
   let last = JSON.stringify(await measure());
+  let background = JSON.stringify(await backgroundProgress());
   let changedAt = Date.now();
+  let sampledAt = changedAt;
   for (;;) {
     const value = await measure();
     if (done(value)) return value;
@@ -121,9 +126,15 @@ export async function waitForProgress<T>(measure: () => Promise<T>, done: (value
     if (now !== last) {
       last = now;
       changedAt = Date.now();
-    } else if (Date.now() - changedAt > stallMs) {
-      throw new Error(`No progress for ${stallMs} ms waiting for ${what} (stuck at ${now})`);
+    } else if (Date.now() - sampledAt >= 1000) {
+      sampledAt = Date.now();
+      const current = JSON.stringify(await backgroundProgress());
+      if (current !== background) {
+        background = current;
+        changedAt = sampledAt;
+      }
     }
+    if (Date.now() - changedAt > stallMs) throw new Error(`No progress for ${stallMs} ms waiting for ${what} (stuck at ${now})`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
