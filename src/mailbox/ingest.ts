@@ -2,7 +2,7 @@ import { Op, UniqueConstraintError, type Transaction } from 'sequelize';
 import { runAs } from '../audit/actor';
 import { config } from '../config';
 import { now } from '../db/entity';
-import { DepartmentEmail, IncomingMail, MailDelivery, SpamRule, Ticket, Department } from '../db/models';
+import { DepartmentEmail, MailDelivery, SpamRule, Ticket, Department } from '../db/models';
 import type { IncomingDecision } from '../db/models/IncomingMail';
 import { sequelize } from '../db/sequelize';
 import { onceInTransaction, transaction } from '../db/transaction';
@@ -18,6 +18,7 @@ import { createTicket, userForAddress } from '../ticket/tickets/service';
 import { MESSAGE_TYPE } from '../db/models/TicketMessage';
 import type { AttachmentInput } from '../ticket/attachmentFiles';
 import { automaticReason, bounceFacts, bounceReason } from './classify';
+import { claimLines, settleLines, type LedgerLine } from './ledger';
 import { importedAs, noteImported, ownAddresses, primeBatch, sentByUs } from './lookups';
 import { headerBlock, parseMail, type IncomingMessage } from './parse';
 import { splitSubaddress } from '../ticket/mail/replyAddress';
@@ -113,10 +114,14 @@ export async function ingestMail(raw: Buffer, source: MailSource, options: Inges
 interface Prepared {
   mail: IncomingMessage | null;
   /** Its ledger line, with the decision. */
-  ledger(d: Decision, t: Transaction, importKey: string | null): Promise<IncomingMail>;
+  line(d: Decision, importKey: string | null): LedgerLine;
   result(d: Decision, ledgerId: number | null): IngestResult;
-  /** Rules 1-7 and the ledger line, in `t` (without the cursor's advance). */
-  decideAndImport(t: Transaction): Promise<{ d: Decision; ledgerId: number | null }>;
+  /** The import key the mail's ledger line claims first (null: it cannot be imported, or was already). */
+  claimable(t: Transaction): Promise<string | null>;
+  /** The line that claims `key` until the decision is written into it. */
+  claim(key: string | null): LedgerLine;
+  /** Rules 1-7 in `t`, the mail's ledger line being `ledgerId` (null in a dry run). */
+  decide(t: Transaction, ledgerId: number | null): Promise<Decision>;
 }
 
 async function prepare(raw: Buffer, source: MailSource, options: IngestOptions): Promise<Prepared> {
@@ -135,19 +140,23 @@ async function prepare(raw: Buffer, source: MailSource, options: IngestOptions):
     }
   }
 
-  const ledger = (d: Decision, t: Transaction, importKey: string | null) => IncomingMail.create({
-    department_email_id: source.departmentEmail?.id ?? null, remote_uid: clip(source.remoteUid, 128),
-    message_id: mail?.messageId ?? null, import_key: importKey, from_address: clip(mail?.from?.address, 255),
-    subject: clip(mail?.subject, 998), decision: d.decision, reason: clip(d.reason, 1024), ticket_id: d.ticketId ?? null,
-    ticket_message_id: d.messageId ?? null, size,
-  }, { transaction: t });
+  const line = (d: Decision, importKey: string | null): LedgerLine => ({
+    departmentEmailId: source.departmentEmail?.id ?? null, remoteUid: clip(source.remoteUid, 128),
+    messageId: mail?.messageId ?? null, importKey, fromAddress: clip(mail?.from?.address, 255),
+    subject: clip(mail?.subject, 998), decision: d.decision, reason: clip(d.reason, 1024), ticketId: d.ticketId ?? null,
+    ticketMessageId: d.messageId ?? null, size,
+  });
 
   const result = (d: Decision, ledgerId: number | null): IngestResult => ({
     decision: d.decision, reason: d.reason, ticketId: d.ticketId ?? null, messageId: d.messageId ?? null, ledgerId,
     mailMessageId: mail?.messageId ?? null, from: mail?.from?.address ?? null, subject: mail?.subject ?? null,
   });
 
-  const decideAndImport = async (t: Transaction): Promise<{ d: Decision; ledgerId: number | null }> => {
+  // The key this mail may be imported under, unless it is known imported already (a duplicate).
+  const claimable = async (t: Transaction) => (!early && mail?.from && !(await importedAs(mail.key, t)) ? mail.key : null);
+  const claim = (key: string | null) => line(decided('error', 'The import did not finish.'), key);
+
+  const decide = async (t: Transaction, ledgerId: number | null): Promise<Decision> => {
     let d: Decision;
     if (early || !mail) d = early!;
     else {
@@ -155,24 +164,26 @@ async function prepare(raw: Buffer, source: MailSource, options: IngestOptions):
       if (d.decision === 'new_ticket') d = await importMail(mail, source, t);
     }
     if (options.dryRun) throw new DryRunRollback(d);
-    // The import key marks the mail imported. A second import of the same mail (another mailbox's
-    // poll at the same moment) waits here on the unique key until this transaction ends, then fails
-    // and is rolled back: it is recorded as a duplicate (ingest, below).
-    const row = await ledger(d, t, d.imported ? mail!.key : null);
-    await noteImported(row, t);
-    if (d.answer && mail && (await mayAnswer(mail, t))) await emit(t, 'mailbox.unread_refused', { incomingMailId: row.id });
-    return { d, ledgerId: row.id };
+    if (d.imported) await noteImported(mail!.key, { id: ledgerId!, ticketId: d.ticketId ?? null, messageId: d.messageId ?? null }, t);
+    if (d.answer && mail && (await mayAnswer(mail, t))) await emit(t, 'mailbox.unread_refused', { incomingMailId: ledgerId! });
+    return d;
   };
-  return { mail, ledger, result, decideAndImport };
+  return { mail, line, result, claimable, claim, decide };
 }
 
 async function ingest(raw: Buffer, source: MailSource, options: IngestOptions): Promise<IngestResult> {
-  const { mail, ledger, result, decideAndImport } = await prepare(raw, source, options);
-  const run = async (t: Transaction) => {
-    if (options.dryRun) return withoutEvents(t, () => decideAndImport(t));
-    const done = await decideAndImport(t);
+  const p = await prepare(raw, source, options);
+  const { mail, result } = p;
+  const run = async (t: Transaction): Promise<{ d: Decision; ledgerId: number | null }> => {
+    if (options.dryRun) return withoutEvents(t, async () => ({ d: await p.decide(t, null), ledgerId: null }));
+    // The claim comes first: a second import of the same mail (another mailbox's poll at the same
+    // moment) waits on its key here, before doing any work, until this transaction ends; then it
+    // fails and is rolled back, and is recorded as a duplicate (below).
+    const [ledgerId] = await claimLines([p.claim(await p.claimable(t))], t);
+    const d = await p.decide(t, ledgerId);
+    await settleLines([{ id: ledgerId, line: p.line(d, d.imported ? mail!.key : null) }], t);
     await options.advance?.(t);
-    return done;
+    return { d, ledgerId };
   };
 
   try {
@@ -184,10 +195,10 @@ async function ingest(raw: Buffer, source: MailSource, options: IngestOptions): 
     if (!(err instanceof UniqueConstraintError) || !mail) return recordError(err as Error);
     // Another poll imported this mail a moment ago (the same mail in two mailboxes).
     const { d, ledgerId } = await transaction(async (t) => {
-      const d = await duplicateOf(mail!, t) ?? decided('duplicate', 'The mail was imported by another poll at the same time.');
-      const row = await ledger(d, t, null);
+      const d = await duplicateOf(mail, t) ?? decided('duplicate', 'The mail was imported by another poll at the same time.');
+      const [ledgerId] = await claimLines([p.line(d, null)], t);
       await options.advance?.(t);
-      return { d, ledgerId: row.id };
+      return { d, ledgerId };
     });
     return result(d, ledgerId);
   }
@@ -202,9 +213,9 @@ async function ingest(raw: Buffer, source: MailSource, options: IngestOptions): 
     const d = decided('error', `The import failed: ${err.message}`);
     try {
       const ledgerId = await transaction(async (t) => {
-        const row = await ledger(d, t, null);
+        const [id] = await claimLines([p.line(d, null)], t);
         await options.advance?.(t);
-        return row.id;
+        return id;
       });
       return result(d, ledgerId);
     } catch {
@@ -223,13 +234,15 @@ export interface BatchMail {
 }
 
 /**
- * Imports a batch of mails of one mailbox (in their order) in ONE transaction: every mail its own
- * ledger line and claim, exactly as ingestMail, and the cursor advanced past the last one, all in
- * that transaction (a worker killed in the middle of a batch imported none of it, and the next poll
- * takes the batch again). The mails are parsed before the transaction, at once. A mail that fails
- * in a way no rule foresaw (or a claim that another poll holds) rolls the batch back, and the batch
- * is then imported one mail per transaction (ingestMail): the poison mail is recorded as an error
- * and the mails after it still import.
+ * Imports a batch of mails of one mailbox (in their order) in ONE transaction, with what
+ * ingestMail does for each: the ledger lines of the batch are claimed first (one statement: the
+ * import keys under their unique index), the mails decided and imported in order, the decisions
+ * written into the lines (one statement), and the cursor advanced past the last mail. A worker
+ * killed in the middle of a batch imported none of it, and the next poll takes the batch again.
+ * The mails are parsed before the transaction, at once. A mail that fails in a way no rule
+ * foresaw (or a key that another import holds) rolls the batch back, and the batch is then
+ * imported one mail per transaction (ingestMail): the poison mail is recorded as an error and
+ * the others still import.
  */
 export async function ingestBatch(mails: BatchMail[], departmentEmail: DepartmentEmail): Promise<IngestResult[]> {
   if (!mails.length) return [];
@@ -241,13 +254,20 @@ export async function ingestBatch(mails: BatchMail[], departmentEmail: Departmen
     try {
       return await transaction(async (t) => {
         await primeBatch(prepared.flatMap((p) => (p.mail ? [p.mail] : [])), departmentEmail.brand_id, t);
-        const results: IngestResult[] = [];
+        // A key is claimed by the first mail that has it (a later copy in the batch takes it only when the first was not imported).
+        const claimed = new Set<string>();
+        const claims: LedgerLine[] = [];
         for (const p of prepared) {
-          const { d, ledgerId } = await p.decideAndImport(t);
-          results.push(p.result(d, ledgerId));
+          const key = await p.claimable(t);
+          claims.push(p.claim(key && !claimed.has(key) ? key : null));
+          if (key) claimed.add(key);
         }
+        const ids = await claimLines(claims, t);
+        const decisions: Decision[] = [];
+        for (const [i, p] of prepared.entries()) decisions.push(await p.decide(t, ids[i]));
+        await settleLines(prepared.map((p, i) => ({ id: ids[i], line: p.line(decisions[i], decisions[i].imported ? p.mail!.key : null) })), t);
         await mails[mails.length - 1].advance(t);
-        return results;
+        return prepared.map((p, i) => p.result(decisions[i], ids[i]));
       });
     } catch (err) {
       logger.warn({ mailbox: departmentEmail.id, mails: mails.length, reason: (err as Error).message }, 'a batch of mails failed: importing them one by one');

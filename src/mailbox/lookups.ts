@@ -51,16 +51,19 @@ const importedKeys = (keys: string[], t: Transaction) => lookUp(t, 'imported', k
   where: { import_key: { [Op.in]: missing } }, transaction: t,
 })).map((r): [string, IncomingMail] => [r.import_key!, r]));
 
-/** A ledger line written with an import key in `t`: later mails of the batch with that key are its duplicates. */
-export async function noteImported(row: IncomingMail, t: Transaction): Promise<void> {
-  if (row.import_key) (await importedKeys([], t)).set(row.import_key, row);
+/** A mail imported in `t` under `key` (its ledger line `id`): later mails of the batch with that key are its duplicates. */
+export async function noteImported(key: string, line: { id: number; ticketId: number | null; messageId: number | null }, t: Transaction): Promise<void> {
+  (await importedKeys([], t)).set(key, IncomingMail.build({ id: line.id, import_key: key, ticket_id: line.ticketId, ticket_message_id: line.messageId }));
 }
 
 /** Reads, in one statement per kind, what the mails of a batch will ask for (their senders: as users of `brandId`). */
 export async function primeBatch(mails: IncomingMessage[], brandId: number, t: Transaction): Promise<void> {
   const withFrom = mails.filter((m) => m.from);
-  await primeUsersByEmail(withFrom.map((m) => m.from!.address), brandId, t);
-  await ownAddresses(withFrom.flatMap((m) => [m.from!.address, ...m.to, ...m.cc, ...m.deliveredTo, ...(m.headers.get('x-loop') ?? [])]), t);
-  await sentIds(withFrom.map((m) => m.messageId).filter((id): id is string => !!id), t);
-  await importedKeys(withFrom.map((m) => m.key), t);
+  // Sent together: the driver pipelines them on the transaction's connection.
+  await Promise.all([
+    primeUsersByEmail(withFrom.map((m) => m.from!.address), brandId, t),
+    ownAddresses(withFrom.flatMap((m) => [m.from!.address, ...m.to, ...m.cc, ...m.deliveredTo, ...(m.headers.get('x-loop') ?? [])]), t),
+    sentIds(withFrom.map((m) => m.messageId).filter((id): id is string => !!id), t),
+    importedKeys(withFrom.map((m) => m.key), t),
+  ]);
 }

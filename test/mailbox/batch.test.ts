@@ -98,3 +98,23 @@ it('a poison mail in a batch: the others import once each and are acknowledged o
   expect((await acks()).filter((r) => r.failed_at)).toEqual([]);
   expect(senders.map((s) => smtp.mailsTo(s).length)).toEqual(senders.map((_, i) => (i === POISON ? 0 : 1)));
 });
+
+it('the same mail twice in one batch imports once: the first copy opens the ticket, the second is its duplicate', async () => {
+  const inbox = `twice@${tag}.test`;
+  await dovecot.addUser({ user: inbox, password: PASSWORD });
+  const mail = await rawMail({ from: newEmail('twice'), to: inbox, subject: `Twice ${tag}` });
+  const other = await rawMail({ from: newEmail('twice'), to: inbox, subject: `Between ${tag}` });
+  await dovecot.appendAll(inbox, [mail, other, mail]);
+  const mailboxId = expectSuccess(await api.post(`/api/ticket/department/${world.department.id}/email`, {
+    address: inbox, type: 1, protocol: 'imap', server: '127.0.0.1', port: dovecot.ports.imap, encryption: 'none', username: inbox, password: PASSWORD,
+  }), 'Successfully created new department email!').id;
+
+  const summary = await pollMailbox(mailboxId);
+  expect(summary).toMatchObject({ fetched: 3, decisions: { new_ticket: 2, duplicate: 1 } });
+  const ledger = await IncomingMail.findAll({ where: { department_email_id: mailboxId }, order: [['id', 'ASC']] });
+  expect(ledger.map((l) => l.decision)).toEqual(['new_ticket', 'new_ticket', 'duplicate']);
+  expect(ledger[2].reason).toBe(`Already imported (incoming mail ${ledger[0].id}).`);
+  expect(ledger[2].ticket_id).toBe(ledger[0].ticket_id);
+  expect(ledger.map((l) => l.import_key === null)).toEqual([false, false, true]);
+  expect(await Ticket.count({ where: { subject: `Twice ${tag}` } })).toBe(1);
+});
