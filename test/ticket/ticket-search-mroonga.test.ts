@@ -8,6 +8,7 @@ import './mroongaEnv';
 import { QueryTypes } from 'sequelize';
 import { sequelize } from '../../src/db/sequelize';
 import { searchEngine } from '../../src/ticket/tickets/search/engine';
+import { innodbSearch } from '../../src/ticket/tickets/search/innodb';
 import { capture } from '../../bench/capture';
 import { Brand, Department, DepartmentBrand, DepartmentEmail, TicketStatus } from '../../src/db/models';
 import { newEmail, unique, useApi } from '../helpers/app';
@@ -48,6 +49,21 @@ describe('the Mroonga index', () => {
     expect(await select('SELECT TRIGGER_NAME, CREATED FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() ORDER BY 1')).toEqual(triggersBefore);
     const triggers = await select<{ name: string }>("SELECT TRIGGER_NAME AS name FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE 'ticket\\_search\\_%' ORDER BY 1");
     expect(triggers.map((t) => t.name)).toHaveLength(6);
+  });
+
+  it('is kept when a process starts with SEARCH_ENGINE=innodb: a Mroonga server still searches it, and it stays current', async () => {
+    const [before, after] = [word(), word()];
+    const t = await f.ticket({ subject: `Kept ${before}` });
+    const triggers = 'SELECT TRIGGER_NAME FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() ORDER BY 1';
+    const triggersBefore = await select(triggers);
+    await innodbSearch.prepare();
+    expect(await select(triggers)).toEqual(triggersBefore);
+    const res = await api.get(BASE, { search: before });
+    expect(res.status).toBe(200);
+    expect(ids(expectList(res))).toEqual([t.id]);
+    // The triggers still write it: a switch back to Mroonga finds what was written meanwhile.
+    await f.message(t, { text: `Written while innodb ${after}` });
+    expect(await search({ search: after })).toEqual([t.id]);
   });
 
   it('follows every write of tickets and messages, in the statement that makes it', async () => {

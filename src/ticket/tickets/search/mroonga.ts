@@ -220,13 +220,6 @@ async function prepareMroonga(): Promise<void> {
   });
 }
 
-/** Removes the Mroonga index and its triggers (SEARCH_ENGINE=innodb): nothing writes to it any more. */
-export async function dropMroongaIndex(): Promise<void> {
-  if ((await existingTriggers()).size) for (const t of TRIGGERS) await q(`DROP TRIGGER IF EXISTS ${t}`);
-  const [{ n }] = await select<{ n: number }>('SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN (:names)', { names: [LISTED, HIDDEN] });
-  if (Number(n)) await q(`DROP TABLE IF EXISTS ${LISTED}, ${HIDDEN}`);
-}
-
 /** A value in a Groonga command: in double quotes, with `"` and `\\` escaped. */
 const commandValue = (v: string) => `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`;
 
