@@ -182,6 +182,27 @@ describe('the Mroonga index', () => {
     expect(counts.size).toBe(1);
   });
 
+  it('pages from the newest ids when they hold the page, else from every match: the same page and exact count either way', async () => {
+    const w = word();
+    const matching = [];
+    for (let i = 0; i < 5; i++) matching.push((await f.ticket({ subject: `Window ${w} ${i}` })).id);
+    const [t1, t2, t3, t4, t5] = matching;
+    const page = async (q: Record<string, unknown>) => {
+      const res = await api.get(BASE, { search: w, ...q });
+      return { ids: ids(expectList(res)), count: res.body.count };
+    };
+    // The five are the newest tickets: a window of 20 ids per ticket of the page holds them.
+    expect(await page({ order_direction: 'desc', limit: 2 })).toEqual({ ids: [t5, t4], count: 5 });
+    expect(await page({ order_direction: 'desc', start: 4, limit: 2 })).toEqual({ ids: [t2, t1], count: 5 });
+    expect(await page({ order_direction: 'asc', start: 2, limit: 2 })).toEqual({ ids: [t2, t3], count: 5 });
+    expect(await page({ search: `${w} status:${ctx.otherStatus}`, order_direction: 'desc', limit: 1 })).toEqual({ ids: [], count: 0 });
+    // Newer tickets without the word: the window of a one-ticket page (20 ids) holds no match, so
+    // every match is sorted; a page reaching past 1,000 tickets never uses the window.
+    for (let i = 0; i < 25; i++) await f.ticket({ subject: `Other ${word()}` });
+    expect(await page({ order_direction: 'desc', limit: 1 })).toEqual({ ids: [t5], count: 5 });
+    expect(await page({ order_direction: 'desc', start: 1000, limit: 1 })).toEqual({ ids: [], count: 5 });
+  });
+
   it('adds the kept columns to an index made before them, filled from the tickets', async () => {
     const t = await f.ticket({ status: ctx.otherStatus });
     const columns = ['status_id', 'priority_id', 'department_id', 'brand_id', 'channel_id', 'user_id', 'internal', 'locked', 'created_at'];
