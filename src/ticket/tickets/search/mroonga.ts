@@ -107,7 +107,9 @@ const TRIGGER_SQL: Record<string, string> = {
  * (`+`), so the order means nothing else.
  */
 function groongaQuery(booleanQuery: string): string {
-  const terms = booleanQuery.match(/[+-]?"[^"]*"|\S+/g) ?? [];
+  // TokenBigram splits a word where letters meet digits (`hp4200`: `hp`, `4200`), and then finds
+  // nothing for its prefix form (`+hp4200*`): such a word is looked up whole.
+  const terms = (booleanQuery.match(/[+-]?"[^"]*"|\S+/g) ?? []).map((t) => (/\p{L}\p{N}|\p{N}\p{L}/u.test(t) ? t.replace(/\*$/, '') : t));
   return [...terms.filter((t) => t.includes('"')), ...terms.filter((t) => !t.includes('"'))].join(' ');
 }
 
