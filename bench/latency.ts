@@ -14,7 +14,8 @@ import { ticketTargets } from './tickets';
 /**
  * `node dist/bench/latency.js` (BENCH_TICKETS picks the data set, seeded by `npm run bench`):
  * every ticket list of bench/explain.ts timed one request at a time in this process (REPEAT
- * times after two warm calls), with its statements and `count`. Writes JSON to BENCH_RESULTS for
+ * times after two warm calls), with its statements, `count` and p50/p95/p99 (BENCH_ONLY: the
+ * lists whose title holds one of its `|`-separated parts). Writes JSON to BENCH_RESULTS for
  * bench/growth.ts, which sets the scales side by side: how each list grows from 10k to 1M tickets.
  */
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 10);
@@ -35,7 +36,8 @@ async function main() {
   };
   const rows = [];
   try {
-    for (const [title, path] of ticketListPaths(tt).filter(([t]) => !skipped(t))) {
+    const only = process.env.BENCH_ONLY?.split('|');
+    for (const [title, path] of ticketListPaths(tt).filter(([t]) => !skipped(t) && (!only || only.some((o) => t.includes(o))))) {
       await get(path);
       const { result, statements } = await capture(() => get(path));
       // A request over a second (a common word's search with InnoDB's FULLTEXT) is timed twice only.
@@ -49,7 +51,8 @@ async function main() {
         times.push(performance.now() - t);
       }
       times.sort((a, b) => a - b);
-      const row = { title, count: result.count, statements: statements.length, p50: times[Math.floor(times.length / 2)], max: times[times.length - 1] };
+      const at = (p: number) => times[Math.min(times.length - 1, Math.ceil(times.length * p) - 1)];
+      const row = { title, count: result.count, statements: statements.length, p50: at(0.5), p95: at(0.95), p99: at(0.99), max: times[times.length - 1] };
       process.stderr.write(`${JSON.stringify(row)}\n`);
       rows.push(row);
     }

@@ -224,7 +224,8 @@ describe('statements per list request', () => {
       // after_id reads the ticket it names: one statement more, whatever the rest.
       const shape = filter.after_id ? 'after_id' : 'filters';
       const list = listQueries(queries);
-      const plan = list.filter((q) => /FROM ticket_list_counts|FROM `tickets`|FROM tickets WHERE id =/.test(q));
+      // With SEARCH_ENGINE=mroonga a search's count and page ids are one Groonga select, then its rows by id.
+      const plan = list.filter((q) => /FROM ticket_list_counts|FROM `tickets`|FROM tickets WHERE id =|mroonga_command\(|FROM tickets t WHERE t\.id IN/.test(q));
       // The count and the page (and the ticket after_id names), whatever else.
       expect({ query, plan: plan.length }).toEqual({ query, plan: filter.after_id ? 3 : 2 });
       if (!seen.has(shape)) seen.set(shape, list.length);

@@ -8,6 +8,7 @@ import './mroongaEnv';
 import { QueryTypes } from 'sequelize';
 import { sequelize } from '../../src/db/sequelize';
 import { searchEngine } from '../../src/ticket/tickets/search/engine';
+import { innodbSearch } from '../../src/ticket/tickets/search/innodb';
 import { capture } from '../../bench/capture';
 import { Brand, Department, DepartmentBrand, DepartmentEmail, TicketStatus } from '../../src/db/models';
 import { newEmail, unique, useApi } from '../helpers/app';
@@ -48,6 +49,29 @@ describe('the Mroonga index', () => {
     expect(await select('SELECT TRIGGER_NAME, CREATED FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() ORDER BY 1')).toEqual(triggersBefore);
     const triggers = await select<{ name: string }>("SELECT TRIGGER_NAME AS name FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE 'ticket\\_search\\_%' ORDER BY 1");
     expect(triggers.map((t) => t.name)).toHaveLength(6);
+  });
+
+  it('finds a word of letters and digits (TokenBigram splits it; its prefix form found nothing)', async () => {
+    const w = `${word()}319${word()}`;
+    const t = await f.ticket({ subject: `Model ${w} fails` });
+    expect(await search({ search: w })).toEqual([t.id]);
+    expect(await search({ search: `${w} status:${t.status_id}` })).toEqual([t.id]);
+    expect(await search({ search: `"model ${w}"` })).toEqual([t.id]);
+  });
+
+  it('is kept when a process starts with SEARCH_ENGINE=innodb: a Mroonga server still searches it, and it stays current', async () => {
+    const [before, after] = [word(), word()];
+    const t = await f.ticket({ subject: `Kept ${before}` });
+    const triggers = 'SELECT TRIGGER_NAME FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() ORDER BY 1';
+    const triggersBefore = await select(triggers);
+    await innodbSearch.prepare();
+    expect(await select(triggers)).toEqual(triggersBefore);
+    const res = await api.get(BASE, { search: before });
+    expect(res.status).toBe(200);
+    expect(ids(expectList(res))).toEqual([t.id]);
+    // The triggers still write it: a switch back to Mroonga finds what was written meanwhile.
+    await f.message(t, { text: `Written while innodb ${after}` });
+    expect(await search({ search: after })).toEqual([t.id]);
   });
 
   it('follows every write of tickets and messages, in the statement that makes it', async () => {
@@ -164,6 +188,27 @@ describe('the Mroonga index', () => {
       if (expected.length) counts.add(sql.length);
     }
     expect(counts.size).toBe(1);
+  });
+
+  it('pages from the newest ids when they hold the page, else from every match: the same page and exact count either way', async () => {
+    const w = word();
+    const matching = [];
+    for (let i = 0; i < 5; i++) matching.push((await f.ticket({ subject: `Window ${w} ${i}` })).id);
+    const [t1, t2, t3, t4, t5] = matching;
+    const page = async (q: Record<string, unknown>) => {
+      const res = await api.get(BASE, { search: w, ...q });
+      return { ids: ids(expectList(res)), count: res.body.count };
+    };
+    // The five are the newest tickets: a window of 20 ids per ticket of the page holds them.
+    expect(await page({ order_direction: 'desc', limit: 2 })).toEqual({ ids: [t5, t4], count: 5 });
+    expect(await page({ order_direction: 'desc', start: 4, limit: 2 })).toEqual({ ids: [t2, t1], count: 5 });
+    expect(await page({ order_direction: 'asc', start: 2, limit: 2 })).toEqual({ ids: [t2, t3], count: 5 });
+    expect(await page({ search: `${w} status:${ctx.otherStatus}`, order_direction: 'desc', limit: 1 })).toEqual({ ids: [], count: 0 });
+    // Newer tickets without the word: the window of a one-ticket page (20 ids) holds no match, so
+    // every match is sorted; a page reaching past 1,000 tickets never uses the window.
+    for (let i = 0; i < 25; i++) await f.ticket({ subject: `Other ${word()}` });
+    expect(await page({ order_direction: 'desc', limit: 1 })).toEqual({ ids: [t5], count: 5 });
+    expect(await page({ order_direction: 'desc', start: 1001, limit: 1 })).toEqual({ ids: [], count: 5 });
   });
 
   it('adds the kept columns to an index made before them, filled from the tickets', async () => {

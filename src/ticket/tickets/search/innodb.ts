@@ -1,6 +1,5 @@
 import { sqlCondition } from '../../../db/sql';
 import type { SearchEngine } from './engine';
-import { dropMroongaIndex } from './mroonga';
 
 /**
  * The default engine: InnoDB's FULLTEXT indexes of `tickets.subject` and `ticket_messages.text`
@@ -17,6 +16,8 @@ export const innodbSearch: SearchEngine = {
       UNION SELECT COALESCE(merged_into_id, id) FROM tickets WHERE MATCH (subject) AGAINST (${booleanQuery} IN BOOLEAN MODE)
       UNION SELECT ticket_id FROM ticket_messages WHERE is_draft = 0 AND MATCH (text) AGAINST (${booleanQuery} IN BOOLEAN MODE)
     ) AS matches)`,
-  // An install that used Mroonga before keeps no triggers writing to its index.
-  prepare: dropMroongaIndex,
+  // Nothing of its own to make (migration 011). A Mroonga index present is left alone: another
+  // process (a server, a tool) may be searching it right now, and its triggers keep it current
+  // for a switch back (docs/performance.md, Search, removing it).
+  prepare: async () => {},
 };

@@ -107,7 +107,9 @@ const TRIGGER_SQL: Record<string, string> = {
  * (`+`), so the order means nothing else.
  */
 function groongaQuery(booleanQuery: string): string {
-  const terms = booleanQuery.match(/[+-]?"[^"]*"|\S+/g) ?? [];
+  // TokenBigram splits a word where letters meet digits (`hp4200`: `hp`, `4200`), and then finds
+  // nothing for its prefix form (`+hp4200*`): such a word is looked up whole.
+  const terms = (booleanQuery.match(/[+-]?"[^"]*"|\S+/g) ?? []).map((t) => (/\p{L}\p{N}|\p{N}\p{L}/u.test(t) ? t.replace(/\*$/, '') : t));
   return [...terms.filter((t) => t.includes('"')), ...terms.filter((t) => !t.includes('"'))].join(' ');
 }
 
@@ -220,13 +222,6 @@ async function prepareMroonga(): Promise<void> {
   });
 }
 
-/** Removes the Mroonga index and its triggers (SEARCH_ENGINE=innodb): nothing writes to it any more. */
-export async function dropMroongaIndex(): Promise<void> {
-  if ((await existingTriggers()).size) for (const t of TRIGGERS) await q(`DROP TRIGGER IF EXISTS ${t}`);
-  const [{ n }] = await select<{ n: number }>('SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN (:names)', { names: [LISTED, HIDDEN] });
-  if (Number(n)) await q(`DROP TABLE IF EXISTS ${LISTED}, ${HIDDEN}`);
-}
-
 /** A value in a Groonga command: in double quotes, with `"` and `\\` escaped. */
 const commandValue = (v: string) => `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`;
 
@@ -247,30 +242,73 @@ function groongaFilter(f: ColumnFilter): BoundCondition {
   return sqlCondition`CONCAT(${`(${f.column} == `}, REPLACE(IFNULL(${f.idList}, '0'), ',', ${` || ${f.column} == `}), ')')`;
 }
 
+/** Pages reaching further than this (`start + limit`) skip the window below. */
+const WINDOW_MAX_REACH = 1_000;
+/** The window: this many ticket ids per ticket the page reaches. */
+const WINDOW_PER_TICKET = 20;
+
 /**
- * A page of listed tickets and their exact count in one Groonga `select` (through
- * `mroonga_command`), one statement: Groonga finds the words' matches once, checks the filters on
- * them, counts them (the size of its result set: no row goes through MariaDB, unlike a COUNT(*),
- * which reads every match through the handler) and sorts the page's ids out of them by key.
+ * A page of listed tickets and their exact count, in one statement of Groonga `select`s (through
+ * `mroonga_command`): Groonga finds the words' matches, checks the filters on them and counts them
+ * (the size of its result set: no row goes through MariaDB, unlike a COUNT(*), which reads every
+ * match through the handler).
+ *
+ * Sorting every match for a page is half the cost of a common word (700,000 keys at 1M tickets):
+ * so the page is first looked for among the newest (or oldest) ids only, a window of
+ * `WINDOW_PER_TICKET` ids per ticket the page reaches (`_key >= max(id) - w`), where Groonga checks
+ * the words on a few records. When the window holds at least `start + limit` matches, those are
+ * the page (every id outside it comes after them in the order), and the count is a `select`
+ * without a sort; otherwise one `select` counts and sorts every match. MariaDB evaluates only the
+ * branch of IF() it takes, and the derived table (LIMIT 1: materialised) runs the window once.
  * `--cache no`: Groonga's result cache is one for the whole server, keyed by the command alone, so
  * two databases with the same table names would answer each other's searches from it.
  */
 async function listedPage(s: ListedSearch): Promise<{ ids: number[]; count: number } | null> {
-  const head = `select --cache no --table ${LISTED} --match_columns body --query ${commandValue(groongaQuery(s.booleanQuery))}`;
-  const tail = ` --sort_keys ${s.desc ? '-_key' : '_key'} --offset ${integer(s.offset)} --limit ${integer(s.limit)} --output_columns _key`;
+  const query = groongaQuery(s.booleanQuery);
   const filter = s.filters.map(groongaFilter).reduce<BoundCondition | null>((all, f) => (all ? sqlCondition`CONCAT(${all}, ' && ', ${f})` : f), null);
-  const command = filter ? sqlCondition`CONCAT(${`${head} --filter "`}, ${filter}, ${`"${tail}`})` : sqlCondition`${head + tail}`;
-  const [row] = await select<{ result: string | Buffer | null; numbered: number }>(
-    `SELECT mroonga_command(${sqlText(command)}) AS result, (SELECT COUNT(*) FROM tickets WHERE number = :term) AS numbered`,
-    { ...command.replacements, term: s.term },
+  const page = ` --sort_keys ${s.desc ? '-_key' : '_key'} --offset ${integer(s.offset)} --limit ${integer(s.limit)} --output_columns _key`;
+  const head = `select --cache no --table ${LISTED}`;
+  const matched = `${head} --match_columns body --query ${commandValue(query)}`;
+  const withFilter = (start: string, end: string) => (filter ? sqlCondition`CONCAT(${`${start} --filter "`}, ${filter}, ${`"${end}`})` : sqlCondition`${start + end}`);
+  const full = withFilter(matched, page);
+  const reach = s.offset + s.limit;
+  if (reach > WINDOW_MAX_REACH) {
+    const [row] = await select<SelectRow>(
+      `SELECT mroonga_command(${sqlText(full)}) AS result, NULL AS counted, (SELECT COUNT(*) FROM tickets WHERE number = :term) AS numbered`,
+      { ...full.replacements, term: s.term },
+    );
+    return pageOf(row);
+  }
+
+  const count = withFilter(matched, ' --limit 0 --output_columns _key');
+  // In the filter, the words are query()'s second argument: a script string inside the command's value.
+  const words = commandValue(`query("body", "${query.replace(/["\\]/g, (c) => `\\${c}`)}")`).slice(1, -1);
+  const width = reach * WINDOW_PER_TICKET;
+  const edge = s.desc ? sqlCondition`(SELECT GREATEST(CAST(MAX(id) AS SIGNED) - ${width}, 0) FROM tickets)` : sqlCondition`(SELECT CAST(MIN(id) AS SIGNED) + ${width} FROM tickets)`;
+  const rest = filter ? sqlCondition`CONCAT(${` && ${words} && `}, ${filter})` : sqlCondition`${` && ${words}`}`;
+  const bounded = sqlCondition`CONCAT(${`${head} --filter "_key ${s.desc ? '>=' : '<='} `}, IFNULL(${edge}, 0), ${rest}, ${`"${page}`})`;
+  const enough = sqlCondition`JSON_VALUE(w.result, '$[0][0][0]') >= ${reach}`;
+  const [row] = await select<SelectRow>(
+    `SELECT IF(${sqlText(enough)}, w.result, mroonga_command(${sqlText(full)})) AS result,
+       IF(${sqlText(enough)}, mroonga_command(${sqlText(count)}), NULL) AS counted,
+       (SELECT COUNT(*) FROM tickets WHERE number = :term) AS numbered
+     FROM (SELECT mroonga_command(${sqlText(bounded)}) AS result LIMIT 1) w`,
+    { ...full.replacements, ...count.replacements, ...bounded.replacements, ...enough.replacements, term: s.term },
   );
-  if (Number(row.numbered) > 0) return null;
-  if (row.result === null) throw new Error('mroonga_command answered nothing');
-  // [[[count], [["_key", "UInt32"]], [id], [id], ...]]
-  const [[[count], , ...ids]] = JSON.parse(String(row.result)) as [[[number], unknown, ...Array<[number]>]];
-  return { ids: ids.map(([id]) => id), count };
+  return pageOf(row);
 }
 
+interface SelectRow { result: string | Buffer | null; counted: string | Buffer | null; numbered: number }
+/** Groonga's answer: `[[[count], [["_key", "UInt32"]], [id], [id], ...]]`. */
+type Selected = [[[number], unknown, ...Array<[number]>]];
+
+/** The page's ids and the count (the count `select`'s, when the page came from the window); null for a ticket's number. */
+function pageOf(row: SelectRow): { ids: number[]; count: number } | null {
+  if (Number(row.numbered) > 0) return null;
+  if (row.result === null) throw new Error('mroonga_command answered nothing');
+  const [[[count], , ...ids]] = JSON.parse(String(row.result)) as Selected;
+  return { ids: ids.map(([id]) => id), count: row.counted === null ? count : (JSON.parse(String(row.counted)) as Selected)[0][0][0] };
+}
 export const mroongaSearch: SearchEngine = {
   name: 'mroonga',
   textCondition: (term, booleanQuery) => sqlCondition`id IN (SELECT id FROM (
