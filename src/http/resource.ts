@@ -262,19 +262,24 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
 
   /**
    * A write in a transaction. The record it returns is read back inside the same transaction (it
-   * is locked there), so a delete racing the update cannot make the answer fail.
+   * is locked there), so a delete racing the update cannot make the answer fail. A `Written` is
+   * not read back: its create vouches for it.
    */
-  const write = <T extends M | M[] | void>(work: (t: Transaction) => Promise<T>) => transaction(async (t) => {
+  const write = <T extends M | M[] | Written<M, K> | void>(work: (t: Transaction) => Promise<T>) => transaction(async (t) => {
     const result = await work(t);
-    for (const r of Array.isArray(result) ? result : result ? [result] : []) await r.reload({ transaction: t });
+    if (!(result instanceof Written)) for (const r of Array.isArray(result) ? result : result ? [result] : []) await (r as M).reload({ transaction: t });
     return result;
   });
 
-  const respond = async (req: Request, res: Response, result: M | M[] | ListResult<M> | void, view: View, message: string | null, asArray = false, query: Record<string, any> = {}) => {
+  /** `known`: what a create knows of the records' relations (Written), handed to `present`. */
+  const respond = async (
+    req: Request, res: Response, result: M | M[] | ListResult<M> | void, view: View, message: string | null, asArray = false, query: Record<string, any> = {},
+    known?: Map<number, K>,
+  ) => {
     if (!result) return sendSuccess(res, null, message);
     const ctx = { view, lang: langOf(req), query };
     if (isListResult<M>(result)) return sendList(res, await present(def, result.rows, ctx), result.count);
-    const data = await present(def, Array.isArray(result) ? result : [result], ctx);
+    const data = await present(def, Array.isArray(result) ? result : [result], ctx, known);
     return sendSuccess(res, Array.isArray(result) || asArray ? data : data[0], message);
   };
 
@@ -348,21 +353,18 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
       await findParent(req); // 404 before 422
       const { body, translations } = extractTranslations(def.translations, inputOf(req));
       const input = def.createSchema ? validate(def.createSchema, body) : {};
-      const made = await transaction(async (t) => {
+      const made = await write(async (t) => {
         const parent = await findParent(req, t);
         const values = def.parent && parent ? { ...input, [def.parent.column]: parent.id } : input;
         const result = def.create ? await def.create(values, { transaction: t, parent }) : ((await model.create(values, { transaction: t })) as unknown as M);
         const record = result instanceof Written ? result.record : result;
         if (def.translations && translations.length) await saveTranslations(def.translations, record.id, translations, false, t);
         if (def.afterWrite) await def.afterWrite(record, { transaction: t });
-        // Read back in the transaction (defaults, derived columns), unless the create vouches for it.
-        if (!(result instanceof Written)) await record.reload({ transaction: t });
         return result;
       });
       const created = made instanceof Written ? made.record : made;
       const known = made instanceof Written ? new Map([[created.id, made.known]]) : undefined;
-      const [data] = await present(def, [created], { view: 'create', lang: langOf(req), query: {} }, known);
-      sendSuccess(res, data, def.messages?.created ?? `Successfully created new ${def.label}!`);
+      await respond(req, res, created, 'create', def.messages?.created ?? `Successfully created new ${def.label}!`, false, {}, known);
     });
   }
 
