@@ -24,6 +24,7 @@ import { fill, type Load, type LoadResult } from './loadgen';
 import { num, table } from './table';
 import { ensureTicketData, MESSAGES_PER_TICKET, REPLY_TEXT, removeBenchReplies, ticketTargets } from './tickets';
 import { mailboxThroughput } from './mailbox';
+import { treeCpuTicks, withDescendants } from '../test/helpers/progress';
 
 /**
  * `npm run bench`: the production web process (`node dist/src/server.js` with the node options
@@ -87,11 +88,8 @@ function rssSampler(pid: number) {
   const read = (p: number): number => {
     try { return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0) / 1024; } catch { return 0; }
   };
-  const children = (p: number): number[] => {
-    try { return readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number); } catch { return []; }
-  };
   const timer = setInterval(() => {
-    const all = [pid, ...children(pid)].map(read);
+    const all = withDescendants([pid]).map(read);
     peakOne = Math.max(peakOne, ...all);
     peakTotal = Math.max(peakTotal, all.reduce((a, b) => a + b, 0));
   }, 100);
@@ -99,22 +97,11 @@ function rssSampler(pid: number) {
 }
 
 /**
- * CPU seconds (user and system) a process and its children (cluster workers) have used so far,
+ * CPU seconds (user and system) a process and its descendants (cluster workers) have used so far,
  * from /proc (clock ticks of 1/100 s): the CPU a scenario costs a server per request does not
  * depend on what else the machine runs, as its req/s does.
  */
-function cpuSeconds(pid: number): number {
-  const of = (p: number): number => {
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return (Number(f[11]) + Number(f[12])) / 100; // utime, stime
-    } catch { return 0; }
-  };
-  let children: number[] = [];
-  try { children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number); } catch { /* gone */ }
-  return [pid, ...children].reduce((sum, p) => sum + of(p), 0);
-}
+const cpuSeconds = (pid: number): number => treeCpuTicks([pid]) / 100;
 
 let seqBase = 100_000_000 + Math.floor(Math.random() * 800_000_000);
 

@@ -22,6 +22,7 @@ async function main() {
   // replacing one that died, stopped with the rest) or as soon as it says it listens must find
   // them (Node's default would end it without a graceful stop).
   let metrics: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
+  let starting: Promise<void> | undefined;
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -34,6 +35,9 @@ async function main() {
     // close the pools they used.
     startDraining();
     if (cfg.shutdownDrainMs > 0) await new Promise((r) => setTimeout(r, cfg.shutdownDrainMs));
+    // A signal during startup: the startup ends first (a listen() under way would otherwise open
+    // a port after this closed none), opening nothing more once stopping; then what it opened is closed.
+    await starting?.catch(() => undefined);
     if (server) {
       const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
       server.closeIdleConnections(); // idle keep-alive sockets would otherwise hold close() open
@@ -47,16 +51,21 @@ async function main() {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
-  await sequelize().authenticate();
-  const app = buildApp();
-  server = await new Promise((resolve, reject) => {
-    // Express 5 calls this back with the error too (a port in use): only a call without one means listening.
-    const s = app.listen(cfg.port, cfg.host, (err?: Error) => (err ? reject(err) : resolve(s)));
-  });
-  // Under node:cluster the primary says it once, for all its workers.
-  if (cluster.isWorker) logger.debug({ port: cfg.port, host: cfg.host }, 'web worker listening');
-  else logger.info({ port: cfg.port, host: cfg.host }, 'web process listening');
-  metrics = await startMetricsServer();
+  starting = (async () => {
+    await sequelize().authenticate();
+    if (stopping) return;
+    const app = buildApp();
+    server = await new Promise((resolve, reject) => {
+      // Express 5 calls this back with the error too (a port in use): only a call without one means listening.
+      const s = app.listen(cfg.port, cfg.host, (err?: Error) => (err ? reject(err) : resolve(s)));
+    });
+    if (stopping) return;
+    // Under node:cluster the primary says it once, for all its workers.
+    if (cluster.isWorker) logger.debug({ port: cfg.port, host: cfg.host }, 'web worker listening');
+    else logger.info({ port: cfg.port, host: cfg.host }, 'web process listening');
+    metrics = await startMetricsServer();
+  })();
+  await starting;
 }
 
 /**

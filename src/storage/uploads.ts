@@ -97,14 +97,6 @@ export function findUpload(hash: string, transaction?: Transaction, share = fals
   return Upload.findOne({ attributes: [...UPLOAD_FIELDS], where: { hash }, transaction, lock: share && transaction ? transaction.LOCK.SHARE : undefined });
 }
 
-/** The upload with these bytes' hash, its bytes read from its store into `contents`; null when there is none. */
-export async function get(hash: string, transaction?: Transaction): Promise<(Upload & { contents: Buffer }) | null> {
-  const upload = await findUpload(hash, transaction);
-  if (!upload) return null;
-  upload.contents = await readUpload(upload);
-  return upload as Upload & { contents: Buffer };
-}
-
 /** All the bytes of an upload (a row loaded without them), from its store; their absence is an error. */
 export async function readUpload(upload: Pick<Upload, 'hash' | 'storage'>): Promise<Buffer> {
   const stream = await openUpload(upload);

@@ -23,15 +23,13 @@ import { assertOAuthComplete, oauthChanges, oauthFields, oauthView } from '../oa
  * mailbox needs a server, a username and a password.
  *
  * The password is stored encrypted (crypto/secrets.ts) and never returned: responses carry
- * PASSWORD_MASK when one is stored, null when none. Sending the mask back leaves the stored
+ * SECRET_MASK when one is stored, null when none. Sending the mask back leaves the stored
  * password as it is (a client can PUT what it read); an empty value removes it.
  *
  * With `auth_type` oauth2 the mailbox logs in with XOAUTH2/OAUTHBEARER instead (IMAP and POP3):
  * the oauth_* fields (src/oauth/settings.ts) replace the password, and `oauth_state` shows how
  * the worker's token refreshes go.
  */
-
-export const PASSWORD_MASK = SECRET_MASK;
 
 export const DEPARTMENT_EMAIL_FIELDS = [
   'id', 'department_id', 'brand_id', 'address', 'type', 'protocol', 'server', 'username', 'password', 'port', 'encryption',
@@ -44,7 +42,7 @@ export function serializeDepartmentEmail(e: DepartmentEmail): Record<string, any
     ...pick(e, DEPARTMENT_EMAIL_FIELDS),
     protocol: codeOf(PROTOCOL_CODES, e.protocol),
     encryption: codeOf(ENCRYPTION_CODES, e.encryption),
-    password: e.password ? PASSWORD_MASK : null,
+    password: e.password ? SECRET_MASK : null,
     ...oauthView(e),
   };
 }

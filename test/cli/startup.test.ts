@@ -2,9 +2,9 @@
  * The processes as `npm start` runs them: the project is built with the build script of
  * package.json (into a directory of this test's own), and the compiled web process is started.
  */
-import { execSync, spawn } from 'node:child_process';
+import { execSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { useApi } from '../helpers/app';
@@ -23,8 +23,13 @@ function build(): void {
   execSync(script.replace('tsconfig.build.json', tsconfig), { cwd: root, stdio: 'pipe', env: { ...process.env, PATH: `${join(root, 'node_modules', '.bin')}:${process.env.PATH}` } });
 }
 
-/** Runs the compiled web process until it exits or `until` matches its output (then stops it). */
-function runWeb(env: Record<string, string>, until?: RegExp): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/**
+ * Runs the compiled web process until it exits or `until` matches its output (then stops it);
+ * `onOutput` sees the process and its output so far, when started and at each chunk.
+ */
+function runWeb(
+  env: Record<string, string>, until?: RegExp, onOutput?: (child: ChildProcess, stdout: string) => void,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [join(dist, 'src/server.js')], {
       env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', NODE_PATH: join(root, 'node_modules'), ...env },
@@ -33,9 +38,11 @@ function runWeb(env: Record<string, string>, until?: RegExp): Promise<{ code: nu
     let stdout = '';
     let stderr = '';
     killWhenStalled(child);
+    onOutput?.(child, stdout);
     child.stdout.on('data', (c) => {
       stdout += c;
       if (until?.test(stdout)) child.kill('SIGTERM');
+      onOutput?.(child, stdout);
     });
     child.stderr.on('data', (c) => { stderr += c; });
     child.on('exit', (code) => {
@@ -116,6 +123,46 @@ describe('the web process at start', () => {
       expect(stderr).toBe(`Startup failed: port ${port} on 127.0.0.1 is already in use (set PORT to a free port).\n`);
     } finally {
       holder.close();
+    }
+  });
+
+  it('stops on a SIGTERM that arrives while it starts, without listening, exit 0', async () => {
+    // The database is reached through a proxy that holds the connection until the process has
+    // taken the signal: its startup then goes on (during the drain, and under way when the drain
+    // ends), and must open no port once it is stopping.
+    const db = new URL(process.env.DATABASE_URL!);
+    const mariadb = { port: Number(db.port || 3306), host: db.hostname };
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => { release = resolve; });
+    let web: ChildProcess | undefined;
+    const sockets: Socket[] = [];
+    const proxy: Server = await new Promise((resolve) => {
+      const s = createServer((client) => {
+        sockets.push(client);
+        web?.kill('SIGTERM');
+        void released.then(() => {
+          const upstream = connect(mariadb.port, mariadb.host);
+          sockets.push(upstream);
+          // The web process resets its connections as it closes them.
+          for (const s of [client, upstream]) s.on('error', () => undefined);
+          client.pipe(upstream).pipe(client);
+        });
+      }).listen(0, '127.0.0.1', () => resolve(s));
+    });
+    try {
+      db.host = `127.0.0.1:${(proxy.address() as { port: number }).port}`;
+      const { code, stdout, stderr } = await runWeb({ DATABASE_URL: db.toString(), LOG_FORMAT: 'json', SHUTDOWN_DRAIN_MS: '500' }, undefined, (child, out) => {
+        web = child;
+        if (out.includes('web process stopping')) release();
+      });
+      expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+      const messages = stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l).msg);
+      expect(messages).toContain('web process stopping');
+      expect(messages).not.toContain('web process listening');
+    } finally {
+      release();
+      for (const s of sockets) s.destroy();
+      proxy.close();
     }
   });
 

@@ -22,29 +22,36 @@ export function cpuTicks(pid: number | undefined): number | null {
   }
 }
 
+/** The live children of a process: those of each of its threads (a server may start one from any thread). */
+function childrenOf(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
+      try { return readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number); } catch { return []; }
+    });
+  } catch {
+    return []; // gone meanwhile
+  }
+}
+
 /**
  * The pids with their descendants: a server's work may be done by a child it started and waits
- * for (a Galera node joining runs its state transfer in an rsync of its own).
+ * for (a Galera node joining runs its state transfer in an rsync of its own). Only these
+ * processes' entries in /proc are read.
  */
-function withDescendants(pids: number[]): number[] {
-  if (!pids.length) return pids;
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
-    } catch { /* gone meanwhile */ }
-  }
+export function withDescendants(pids: number[]): number[] {
   const all = new Set<number>();
   const visit = (pid: number) => {
     if (all.has(pid)) return;
     all.add(pid);
-    for (const c of children.get(pid) ?? []) visit(c);
+    childrenOf(pid).forEach(visit);
   };
   pids.forEach(visit);
   return [...all];
+}
+
+/** CPU time (clock ticks) the processes and their descendants, live or waited for, used so far. */
+export function treeCpuTicks(pids: number[]): number {
+  return withDescendants(pids).map(cpuTicks).reduce<number>((sum, t) => sum + (t ?? 0), 0);
 }
 
 /** A watch on processes' CPU progress (their descendants' too): `stalled()` says whether the bounds are passed. */
@@ -56,7 +63,7 @@ export function progressWatch(pids: () => Array<number | undefined>, bounds: Pro
   return {
     stalled(): string | null {
       const now = Date.now();
-      const ticks = withDescendants(pids().filter((p): p is number => Boolean(p))).map(cpuTicks).reduce<number>((sum, t) => sum + (t ?? 0), 0);
+      const ticks = treeCpuTicks(pids().filter((p): p is number => Boolean(p)));
       if (ticks !== last) {
         last = ticks;
         lastChange = now;

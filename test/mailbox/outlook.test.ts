@@ -7,7 +7,7 @@
 import './mailboxEnv';
 import { DepartmentEmail, IncomingMail, Ticket, TicketAttachment } from '../../src/db/models';
 import { pollMailbox } from '../../src/mailbox/poll';
-import { get as getUpload } from '../../src/storage/uploads';
+import { findUpload, readUpload } from '../../src/storage/uploads';
 import type { Dovecot } from '../helpers/dovecot';
 import { newEmail, unique, useApi } from '../helpers/app';
 import { expectSuccess } from '../helpers/envelope';
@@ -34,7 +34,7 @@ async function deliver(raw: Buffer): Promise<IncomingMail> {
 
 const filesOf = async (ticketId: number) => {
   const rows = await TicketAttachment.findAll({ where: { ticket_id: ticketId }, order: [['id', 'ASC']] });
-  return Promise.all(rows.map(async (r) => ({ name: r.original_name, messageId: r.message_id, contents: Buffer.from((await getUpload(r.upload_hash))!.contents) })));
+  return Promise.all(rows.map(async (r) => ({ name: r.original_name, messageId: r.message_id, contents: await readUpload((await findUpload(r.upload_hash))!) })));
 };
 
 describe('an Outlook mail in TNEF', () => {

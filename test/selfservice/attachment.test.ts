@@ -4,7 +4,7 @@ import { ArticleAttachment, Upload } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { validate } from '../../src/lib/validation';
 import { articleCreateSchema } from '../../src/selfservice/article/resource';
-import { MAX_UPLOAD_BYTES, get, humanSize, mimeOf, put } from '../../src/storage/uploads';
+import { MAX_UPLOAD_BYTES, findUpload, humanSize, mimeOf, put, readUpload } from '../../src/storage/uploads';
 import { useApi, unique } from '../helpers/app';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 import { factories, ids } from './support';
@@ -36,8 +36,8 @@ describe('the uploads store', () => {
     const b = await sequelize().transaction((t) => put(bytes, 'two.bin', t));
     expect(b.id).toBe(a.id);
     expect(a).toMatchObject({ hash: sha256(bytes), filename: 'one.bin', mime: 'application/octet-stream', size: 100 });
-    expect((await get(a.hash))!.contents.equals(bytes)).toBe(true);
-    expect(await get(sha256(Buffer.from(unique())))).toBeNull();
+    expect((await readUpload((await findUpload(a.hash))!)).equals(bytes)).toBe(true);
+    expect(await findUpload(sha256(Buffer.from(unique())))).toBeNull();
     await expect(put(Buffer.alloc(MAX_UPLOAD_BYTES + 1), 'big.bin')).rejects.toThrow(RangeError);
   });
 

@@ -2,7 +2,7 @@ import { UniqueConstraintError } from 'sequelize';
 import { Brand, Department, DepartmentBrand, DepartmentEmail } from '../../src/db/models';
 import { MAILBOX_PASSWORD, decryptSecret } from '../../src/crypto/secrets';
 import { sequelize } from '../../src/db/sequelize';
-import { PASSWORD_MASK } from '../../src/ticket/departmentEmail';
+import { SECRET_MASK } from '../../src/crypto/storedSecret';
 import { defaultPort } from '../../src/ticket/departmentEmailTypes';
 import { useApi, unique } from '../helpers/app';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
@@ -46,7 +46,7 @@ describe('POST /api/ticket/department/{id}/email', () => {
   it('stores a remote mailbox with its password encrypted, and never returns it', async () => {
     const dept = await makeDepartment();
     const data = expectSuccess(await api.post(base(dept.id), { address: address(), ...REMOTE, consume_all: 1, delete_downloaded: 'true' }), 'Successfully created new department email!');
-    expect(data).toMatchObject({ ...REMOTE_SHOWN, password: PASSWORD_MASK, consume_all: 1, delete_downloaded: 1 });
+    expect(data).toMatchObject({ ...REMOTE_SHOWN, password: SECRET_MASK, consume_all: 1, delete_downloaded: 1 });
     const stored = await storedPassword(data.id);
     expect(stored).not.toContain('S3cret');
     expect(stored).toMatch(/^v1:[0-9a-f]{8}:[A-Za-z0-9+/]+=*$/);
@@ -143,7 +143,7 @@ describe('PUT /api/ticket/department/{id}/email/{email_id}', () => {
     const { data, url } = await remote();
     const before = await storedPassword(data.id);
     const updated = expectSuccess(await api.put(url, { server: 'imap2.example.com', port: '' }), 'Successfully updated the department email!');
-    expect(updated).toMatchObject({ server: 'imap2.example.com', port: null, password: PASSWORD_MASK, username: 'help' });
+    expect(updated).toMatchObject({ server: 'imap2.example.com', port: null, password: SECRET_MASK, username: 'help' });
     expect(await storedPassword(data.id)).toBe(before);
     // A client that PUTs back what it read changes nothing.
     const { id, created_at, updated_at, department_id, last_polled_at, last_error, last_error_at, ...readBack } = updated;

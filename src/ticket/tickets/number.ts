@@ -1,6 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { QueryTypes, UniqueConstraintError, type Transaction } from 'sequelize';
 import { sequelize } from '../../db/sequelize';
+import type { Ticket } from '../../db/models';
 import {
   DEFAULT_TICKET_NUMBER_FORMAT, MAX_NUMBER_LENGTH, NumberFormatError, assertNumberFormat, renderTicketNumber, type FormatToken,
   type RandomSource,
@@ -83,19 +84,21 @@ export async function assignTicketNumber(
  * has no %S: the random number is drawn before the insert, and a collision with the unique key
  * fails only that insert (the transaction goes on), so the number is drawn again as
  * assignTicketNumber does. A %S format needs the id: inserted with a placeholder, then numbered.
+ * Returns the ticket carrying its final number.
  */
-export async function insertNumbered<T extends { id: number }>(
-  tokens: FormatToken[], date: Date, timezone: string, insert: (number: string) => Promise<T>, transaction: Transaction,
+export async function insertNumbered(
+  tokens: FormatToken[], date: Date, timezone: string, insert: (number: string) => Promise<Ticket>, transaction: Transaction,
   random: RandomSource = randomInt,
-): Promise<{ row: T; number: string }> {
+): Promise<Ticket> {
   if (tokens.some((t) => t.kind === 'sequence')) {
     const row = await insert(placeholderNumber());
-    return { row, number: await assignTicketNumber(row.id, tokens, date, timezone, transaction, random) };
+    row.setDataValue('number', await assignTicketNumber(row.id, tokens, date, timezone, transaction, random));
+    return row;
   }
   const render = () => renderTicketNumber(tokens, { sequence: 0, date, timezone: zoneOf(timezone), random });
   for (const number of candidates(render, random, RANDOM_ATTEMPTS)) {
     try {
-      return { row: await insert(number), number };
+      return await insert(number);
     } catch (err) {
       if (!(err instanceof UniqueConstraintError) || !isNumberCollision(err)) throw err;
     }

@@ -332,7 +332,7 @@ export async function createTicket(input: CreateTicketInput, transaction: Transa
   const by = author.type === 'operator' ? BY.OPERATOR : BY.USER;
 
   // The first message's reply time is written with the ticket (no update after the message).
-  const { row: ticket, number } = await insertNumbered(
+  const ticket = await insertNumbered(
     effectiveFormat(department.ticket_number_format, settings.ticketNumberFormat), new Date(createdAt * 1000), settings.defaultTimezone,
     (number) => Ticket.create({
       number, department_id: department.id, department_email_id: departmentEmailId, brand_id: brandId,
@@ -344,7 +344,6 @@ export async function createTicket(input: CreateTicketInput, transaction: Transa
     }, { transaction }),
     transaction,
   );
-  ticket.setDataValue('number', number);
 
   const tagIds = [...new Set(input.tagIds ?? [])];
   const assignees = [...new Set(input.assignedTo ?? (department.default_assignedto ? [department.default_assignedto] : []))];

@@ -52,7 +52,7 @@ export async function splitTicket(ticket: Ticket, input: SplitTicketInput, trans
   const department = (await Department.findByPk(ticket.department_id, { attributes: ['ticket_number_format'], transaction }))!;
   const lastReply = Math.max(...moving.filter((m) => !m.is_draft).map((m) => m.created_at), 0) || null;
   // Numbered as createTicket numbers (in the insert unless the format needs the id).
-  const { row: split, number } = await insertNumbered(
+  const split = await insertNumbered(
     effectiveFormat(department.ticket_number_format, settings.ticketNumberFormat), new Date(first.created_at * 1000), settings.defaultTimezone,
     (number) => Ticket.create({
       number, department_id: ticket.department_id, department_email_id: ticket.department_email_id, brand_id: ticket.brand_id,
@@ -63,7 +63,6 @@ export async function splitTicket(ticket: Ticket, input: SplitTicketInput, trans
     }, { transaction }),
     transaction,
   );
-  split.setDataValue('number', number);
   const run = (sql: string) => sequelize().query(sql, { replacements: { from: ticket.id, to: split.id, ids: movingIds, at, note: MESSAGE_TYPE.NOTE }, transaction, type: QueryTypes.UPDATE });
   await run('UPDATE ticket_messages SET original_ticket_id = IFNULL(original_ticket_id, ticket_id), ticket_id = :to, updated_at = :at WHERE ticket_id = :from AND id IN (:ids)');
   await run('UPDATE ticket_attachments SET ticket_id = :to WHERE ticket_id = :from AND message_id IN (:ids)');
