@@ -59,6 +59,8 @@ export interface Config {
   banExpiryEveryMs: number;
   /** How often the scheduler closes inactive tickets and makes feedback requests. */
   ticketSweepEveryMs: number;
+  /** Jobs one scheduler worker runs at once (a long one, a bulk change or a ticket sweep, holds up no other). */
+  schedulerConcurrency: number;
   shutdownTimeoutMs: number;
   /** Web processes (node:cluster workers) of one `web` entry: 1 runs no cluster. */
   webConcurrency: number;
@@ -198,6 +200,7 @@ export const configSchema = Joi.object({
   OUTBOX_REPUBLISH_AFTER_MS: Joi.number().integer().min(0).default(120000).description("age of a published entry, neither processed nor failed for good, before the sweep re-adds its job"),
   BAN_EXPIRY_EVERY_MS: Joi.number().integer().min(100).default(60000).description("how often expired temporary bans are deleted"),
   TICKET_SWEEP_EVERY_MS: Joi.number().integer().min(100).default(60000).description("how often inactive tickets are closed and feedback requests made"),
+  SCHEDULER_CONCURRENCY: Joi.number().integer().min(2).max(50).default(4).description("jobs one scheduler worker runs at once, so that a long one (a bulk change, a ticket sweep) never holds up the outbox sweep or the ban expiry"),
   SHUTDOWN_TIMEOUT_MS: Joi.number().integer().min(100).default(10000).description("how long a process may take to stop before it is forced"),
   WEB_CONCURRENCY: Joi.number().integer().min(1).max(256).default(1).description("web processes one `web` entry runs (node:cluster workers sharing the port; a worker that dies is replaced; SIGTERM stops them all gracefully)").meta({ default: "1 (npm start: the number of CPUs)" }),
   SECRET_KEY: secretKey().description("32 bytes, as 64 hex characters or base64 (`openssl rand -hex 32`): encrypts mailbox passwords").meta({ default: "none (see docs/operations.md, Secrets at rest)" }),
@@ -321,6 +324,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outbox: { sweepEveryMs: value.OUTBOX_SWEEP_EVERY_MS, sweepAfterMs: value.OUTBOX_SWEEP_AFTER_MS, republishAfterMs: value.OUTBOX_REPUBLISH_AFTER_MS },
     banExpiryEveryMs: value.BAN_EXPIRY_EVERY_MS,
     ticketSweepEveryMs: value.TICKET_SWEEP_EVERY_MS,
+    schedulerConcurrency: value.SCHEDULER_CONCURRENCY,
     shutdownTimeoutMs: value.SHUTDOWN_TIMEOUT_MS,
     webConcurrency: value.WEB_CONCURRENCY,
     secrets: { key: value.SECRET_KEY, previousKeys: value.SECRET_KEY_PREVIOUS || [] },

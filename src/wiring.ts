@@ -75,6 +75,10 @@ export const webhooksSpec = (): WorkerSpec => ({ queue: QUEUES.webhooks, concurr
 /** The scheduler worker: housekeeping, each job added by its job scheduler. */
 export const schedulerSpec = (): WorkerSpec => ({
   queue: QUEUES.scheduler,
+  // Several at once: one scheduler job at a time let a long bulk change or ticket sweep hold up the
+  // outbox sweep (mail lost with a Redis master waited for it), the ban expiry and the rest.
+  // Each job is safe beside another run of itself (the sweeps' writes are idempotent or row-locked).
+  concurrency: config().schedulerConcurrency,
   // Besides housekeeping, the project's background work that is neither mail, mailbox nor webhook: bulk ticket changes.
   jobs: [banExpiryJob, outboxSweepJob, autoCloseJob, feedbackRequestsJob, idempotencyExpiryJob, bulkTicketJob, tombstonePruneJob],
 });

@@ -107,7 +107,17 @@ describe('Redis Sentinel failing over while tickets and mails are written', () =
         const jobs = await mailQueue.getJobCounts('wait', 'active', 'delayed', 'prioritized', 'completed', 'failed');
         return { mails: tickets.map((t) => received(t.number).length), unprocessed, jobs };
       };
-      await waitForProgress(state, ({ mails }) => tickets.every((t, i) => mails[i] >= t.expected.length), 'every ticket\'s mails');
+      await waitForProgress(state, ({ mails }) => tickets.every((t, i) => mails[i] >= t.expected.length), 'every ticket\'s mails').catch(async (err: Error) => {
+        // What the scheduler worker (the outbox sweep's) is doing, and what of the entries was published.
+        const scheduler = new Queue(QUEUES.scheduler, { connection, prefix: config().bullmqPrefix });
+        const counts = await scheduler.getJobCounts('wait', 'active', 'delayed', 'completed', 'failed');
+        const active = (await scheduler.getActive()).map((j) => j.name);
+        const failed = (await scheduler.getFailed(0, 4)).map((j) => `${j.name}: ${j.failedReason}`);
+        await scheduler.close();
+        let unpublished = 0;
+        for (const t of tickets) unpublished += (await mailEntries(t.id)).filter(({ entry }) => !entry.published_at).length;
+        throw new Error(`${err.message}; scheduler queue ${JSON.stringify({ counts, active, failed })}; unpublished entries ${unpublished}`);
+      });
       await waitForProgress(state, ({ unprocessed }) => unprocessed === 0, 'every outbox entry processed');
       await waitForProgress(state, ({ jobs }) => jobs.wait + jobs.active + jobs.delayed + jobs.prioritized === 0, 'the mail queue on the new master to empty');
     } finally {
