@@ -1,6 +1,6 @@
-import { Op, QueryTypes, type Transaction } from 'sequelize';
+import { Op, QueryTypes, literal, type Transaction } from 'sequelize';
 import type { CustomFieldKind } from '../db/models/CustomField';
-import { CustomField, CustomFieldBrand, CustomFieldDepartment, CustomFieldOption, CustomFieldValue } from '../db/models';
+import { CustomField, CustomFieldOption, CustomFieldValue } from '../db/models';
 import { sequelize } from '../db/sequelize';
 import { onceInTransaction } from '../db/transaction';
 import { ValidationError, invalid } from '../errors';
@@ -156,32 +156,6 @@ function dependencyMet(field: CustomField, values: Map<number, string | null>, f
   return parentValue.split(',').includes(String(field.depends_on_option_id));
 }
 
-interface FieldsOfKind {
-  fields: Map<number, CustomField>;
-  /** The brands a field is limited to (a field with none applies to every brand). */
-  brandsByField: Map<number, number[]>;
-  /** Ticket fields: the departments a field is limited to (absent: every department). */
-  departmentsByField: Map<number, number[]>;
-}
-
-const idsBy = <R extends { field_id: number }>(rows: R[], id: (row: R) => number): Map<number, number[]> =>
-  new Map([...groupBy(rows, (r) => r.field_id)].map(([field, list]) => [field, list.map(id)]));
-
-/**
- * Every field of a kind with its brand and department lists, read once per transaction: ticket
- * create reads them on every call, and a batch of imported mails creates a user and a ticket per
- * mail in one transaction. The lists are read only when the kind has fields.
- */
-function fieldsOfKind(kind: ValueKind, transaction: Transaction): Promise<FieldsOfKind> {
-  return onceInTransaction(transaction, `customfields.${kind}`, async () => {
-    const fields = new Map((await CustomField.findAll({ where: { kind }, transaction })).map((f) => [f.id, f]));
-    const where = { field_id: { [Op.in]: [...fields.keys()] } };
-    const brands = fields.size ? await CustomFieldBrand.findAll({ where, transaction }) : [];
-    const departments = fields.size && kind === 'ticket' ? await CustomFieldDepartment.findAll({ where, transaction }) : [];
-    return { fields, brandsByField: idsBy(brands, (b) => b.brand_id), departmentsByField: idsBy(departments, (d) => d.department_id) };
-  });
-}
-
 export interface ApplyOptions {
   brandId: number;
   /** On create, every required field of the brand needs a value. */
@@ -211,11 +185,23 @@ export async function applyCustomFieldValues(kind: ValueKind, ownerId: number, i
   for (const [key] of entries) if (!/^\d{1,10}$/.test(key)) throw invalid(`customfield.${key}`);
   if (!entries.length && !opts.creating) return;
 
-  const { fields: all, brandsByField, departmentsByField } = await fieldsOfKind(kind, transaction);
-  const fields = new Map(all);
+  // Every field of the kind with its brand and department lists, in one statement, once per
+  // transaction: ticket create reads them on every call, and a batch of imported mails creates a
+  // user and a ticket per mail in one transaction.
+  const scope = (table: string, column: string): [ReturnType<typeof literal>, string] =>
+    [literal(`(SELECT GROUP_CONCAT(${column}) FROM ${table} WHERE field_id = \`CustomField\`.\`id\`)`), `${column}s`];
+  const rows = await onceInTransaction(transaction, `customfields.${kind}`, () => CustomField.findAll({
+    where: { kind }, attributes: { include: [scope('custom_field_brands', 'brand_id'), scope('custom_field_departments', 'department_id')] }, transaction,
+  }));
+  const idList = (f: CustomField, column: string) => String(f.get(column) ?? '').split(',').filter(Boolean).map(Number);
+  const fields = new Map(rows.map((f) => [f.id, f]));
+  const brandsByField = new Map(rows.map((f) => [f.id, idList(f, 'brand_ids')]));
   if (opts.departmentId !== undefined) {
     // Fields of every department (no list) apply, and those listing this one.
-    for (const [id, depts] of departmentsByField) if (!depts.includes(opts.departmentId)) fields.delete(id);
+    for (const f of rows) {
+      const depts = idList(f, 'department_ids');
+      if (depts.length && !depts.includes(opts.departmentId)) fields.delete(f.id);
+    }
   }
 
   const given = entries.map(([key, raw]) => {
