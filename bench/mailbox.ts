@@ -85,7 +85,8 @@ async function sendAcknowledgements(brandId: number, mails: number): Promise<num
   const worker = await createWorker(mailSpec());
   const started = Date.now();
   try {
-    const acknowledged = () => new Set(smtp.received.flatMap((m) => m.envelopeTo).filter((to) => to.endsWith('@customers.bench'))).size;
+    const senders = () => smtp.received.flatMap((m) => m.envelopeTo).filter((to) => to.endsWith('@customers.bench'));
+    const acknowledged = () => new Set(senders()).size;
     let last = -1;
     let movedAt = Date.now();
     for (let n = acknowledged(); n < mails; n = acknowledged()) {
@@ -94,7 +95,7 @@ async function sendAcknowledgements(brandId: number, mails: number): Promise<num
       await new Promise((r) => setTimeout(r, 100));
     }
     const seconds = (Date.now() - started) / 1000;
-    const sent = smtp.received.flatMap((m) => m.envelopeTo).filter((to) => to.endsWith('@customers.bench')).length;
+    const sent = senders().length;
     // A job marks its entry processed just after its mail is accepted.
     const unprocessedAfter = Date.now() + 30_000;
     let unprocessed = await OutboxEntry.count({ where: { name: 'ticket.mail', processed_at: null } });

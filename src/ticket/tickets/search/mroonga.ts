@@ -242,6 +242,9 @@ function groongaFilter(f: ColumnFilter): BoundCondition {
   return sqlCondition`CONCAT(${`(${f.column} == `}, REPLACE(IFNULL(${f.idList}, '0'), ',', ${` || ${f.column} == `}), ')')`;
 }
 
+/** Whether the words are also a ticket's number (then the general path answers: pageOf). */
+const NUMBERED = '(SELECT COUNT(*) FROM tickets WHERE number = :term) AS numbered';
+
 /** Pages reaching further than this (`start + limit`) skip the window below. */
 const WINDOW_MAX_REACH = 1_000;
 /** The window: this many ticket ids per ticket the page reaches. */
@@ -274,7 +277,7 @@ async function listedPage(s: ListedSearch): Promise<{ ids: number[]; count: numb
   const reach = s.offset + s.limit;
   if (reach > WINDOW_MAX_REACH) {
     const [row] = await select<SelectRow>(
-      `SELECT mroonga_command(${sqlText(full)}) AS result, NULL AS counted, (SELECT COUNT(*) FROM tickets WHERE number = :term) AS numbered`,
+      `SELECT mroonga_command(${sqlText(full)}) AS result, NULL AS counted, ${NUMBERED}`,
       { ...full.replacements, term: s.term },
     );
     return pageOf(row);
@@ -291,7 +294,7 @@ async function listedPage(s: ListedSearch): Promise<{ ids: number[]; count: numb
   const [row] = await select<SelectRow>(
     `SELECT IF(${sqlText(enough)}, w.result, mroonga_command(${sqlText(full)})) AS result,
        IF(${sqlText(enough)}, mroonga_command(${sqlText(count)}), NULL) AS counted,
-       (SELECT COUNT(*) FROM tickets WHERE number = :term) AS numbered
+       ${NUMBERED}
      FROM (SELECT mroonga_command(${sqlText(bounded)}) AS result LIMIT 1) w`,
     { ...full.replacements, ...count.replacements, ...bounded.replacements, ...enough.replacements, term: s.term },
   );
