@@ -42,6 +42,12 @@ function substitute(value: unknown, pairs: Array<[string, string]>): unknown {
   return out;
 }
 
+/** A statement's values with the substitutions made (a list inside, as `IN (?)` takes, included). */
+function substituteAll(params: unknown[] | Record<string, unknown>, pairs: Array<[string, string]>): unknown[] | Record<string, unknown> {
+  const one = (v: unknown): unknown => (Array.isArray(v) ? v.map(one) : substitute(v, pairs));
+  return Array.isArray(params) ? params.map(one) : Object.fromEntries(Object.entries(params).map(([k, v]) => [k, one(v)]));
+}
+
 async function main() {
   const scenarios = JSON.parse(readFileSync(process.argv[2], 'utf8'), revive) as CapturedScenario[];
   const byKey = new Map(scenarios.map((s) => [`${s.method} ${s.path}`, s]));
@@ -60,11 +66,12 @@ async function main() {
     const conns = new Map<string, mariadb.PoolConnection>();
     const run = async (st: Statement) => {
       const sql = pairs.length ? substitute(st.sql, pairs) as string : st.sql;
-      const params = pairs.length && st.params ? st.params.map((p) => substitute(p, pairs)) : st.params;
-      if (st.conn === null) return pool.query(sql, params);
+      const params = pairs.length && st.params ? substituteAll(st.params, pairs) : st.params;
+      const statement = st.named ? { sql, namedPlaceholders: true } : sql;
+      if (st.conn === null) return pool.query(statement, params);
       let conn = conns.get(st.conn);
       if (!conn) { conn = await pool.getConnection(); conns.set(st.conn, conn); }
-      const result = await conn.query(sql, params);
+      const result = await conn.query(statement, params);
       // The transaction is over: its connection goes back at once, as Sequelize gives it back.
       if (/^\s*(COMMIT|ROLLBACK)\b/i.test(sql)) { conns.delete(st.conn); await conn.release(); }
       return result;

@@ -19,7 +19,7 @@ import { ticketResource } from '../src/ticket/tickets/resource';
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 10);
 const LIMIT = 1000;
 
-const select = <T extends object>(sql: string, replacements: unknown[] = []) => sequelize().query<T>(sql, { replacements, type: QueryTypes.SELECT });
+const select = <T extends object>(sql: string, replacements: unknown[] | Record<string, unknown> = []) => sequelize().query<T>(sql, { replacements, type: QueryTypes.SELECT });
 
 /** What in a plan reads more than the page: a full scan, a filesort. */
 function verdict(plan: Array<Record<string, any>>): string {

@@ -200,7 +200,7 @@ async function main() {
     const { result, statements } = await capture(() => call(s, seq));
     // Values the app made up for this request that a unique key holds: the ticket number, and the
     // random placeholder a new ticket holds until its number is assigned (`~` and 32 hex digits).
-    const placeholders = statements.flatMap((st) => [...(st.params ?? []), ...(st.sql.match(/~[0-9a-f]{32}/g) ?? [])])
+    const placeholders = statements.flatMap((st) => [...Object.values(st.params ?? []).flat(), ...(st.sql.match(/~[0-9a-f]{32}/g) ?? [])])
       .filter((v): v is string => typeof v === 'string' && /^~[0-9a-f]{32}$/.test(v));
     const extra = s.path === '/api/ticket/ticket' && s.method === 'POST' ? [String(result.body.data.number), ...new Set(placeholders)] : [];
     captured.push({ method: s.method, path: s.path, status: result.status, body: result.body, statements, seq: s.body ? seq : undefined, extra });

@@ -1,9 +1,9 @@
 import { Router } from 'express';
-import { Op, QueryTypes, type WhereOptions } from 'sequelize';
+import { Op, type WhereOptions } from 'sequelize';
 import { config } from '../config';
 import { DomainEvent } from '../db/models';
 import { now } from '../db/entity';
-import { sequelize } from '../db/sequelize';
+import { select } from '../db/select';
 import { EVENT_NAMES } from '../events';
 import { sendSuccess } from '../http/envelope';
 import { MethodNotAllowedError } from '../http/errors';
@@ -46,7 +46,7 @@ async function horizon(cursor: number): Promise<number | undefined> {
   if (!recent.length) return undefined;
   const first = recent[0].id;
   if (first > 1) {
-    const [before] = await sequelize().query<{ n: number }>('SELECT COUNT(*) AS n FROM events WHERE id = :id', { replacements: { id: first - 1 }, type: QueryTypes.SELECT });
+    const [before] = await select<{ n: number }>('SELECT COUNT(*) AS n FROM events WHERE id = ?', [first - 1]);
     if (Number(before.n) === 0) return first;
   }
   for (let i = 1; i < recent.length; i++) if (recent[i].id !== recent[i - 1].id + 1) return recent[i].id;

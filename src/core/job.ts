@@ -1,6 +1,5 @@
 import { Router } from 'express';
-import { QueryTypes } from 'sequelize';
-import { sequelize } from '../db/sequelize';
+import { select } from '../db/select';
 import { sendSuccess } from '../http/envelope';
 import { MethodNotAllowedError } from '../http/errors';
 import { NotFoundError } from '../errors';
@@ -15,11 +14,9 @@ interface ItemRow { position: number; record_id: number; status: string; message
  * its status (queued, working, completed, failed), progress, and a result per record.
  */
 export async function presentJob(jobId: number): Promise<Record<string, unknown> | null> {
-  const [job] = await sequelize().query<JobRow>('SELECT * FROM bulk_jobs WHERE id = :jobId', { replacements: { jobId }, type: QueryTypes.SELECT });
+  const [job] = await select<JobRow>('SELECT * FROM bulk_jobs WHERE id = ?', [jobId]);
   if (!job) return null;
-  const items = await sequelize().query<ItemRow>(
-    'SELECT position, record_id, status, message FROM bulk_job_items WHERE job_id = :jobId ORDER BY position', { replacements: { jobId }, type: QueryTypes.SELECT },
-  );
+  const items = await select<ItemRow>('SELECT position, record_id, status, message FROM bulk_job_items WHERE job_id = ? ORDER BY position', [jobId]);
   const count = (status: string) => items.filter((i) => i.status === status).length;
   return {
     id: Number(job.id), type: job.type, status: job.status, input: JSON.parse(job.input),

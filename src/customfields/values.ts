@@ -1,7 +1,8 @@
-import { Op, QueryTypes, literal, type Transaction } from 'sequelize';
+import { Op, literal, type Transaction } from 'sequelize';
 import type { CustomFieldKind } from '../db/models/CustomField';
 import { CustomField, CustomFieldOption, CustomFieldValue } from '../db/models';
 import { sequelize } from '../db/sequelize';
+import { select } from '../db/select';
 import { onceInTransaction } from '../db/transaction';
 import { ValidationError, invalid } from '../errors';
 import type { Condition, Filter } from '../http/listQuery';
@@ -258,10 +259,10 @@ export async function loadCustomFieldValues(ownerIds: number[], kind: ValueKind)
   const ids = [...new Set(ownerIds)];
   if (!ids.length) return new Map();
   // Plain rows, for presenters (as db/load.ts's loaders return); encrypted values decrypted.
-  const rows = await sequelize().query<CustomFieldValue & { sealed: number }>(
+  const rows = await select<CustomFieldValue & { sealed: number }>(
     `SELECT v.*, f.encrypted AS sealed FROM custom_field_values v JOIN custom_fields f ON f.id = v.field_id
-     WHERE f.kind = :kind AND v.owner_id IN (:ids) ORDER BY v.owner_id, v.field_id`,
-    { replacements: { kind, ids }, type: QueryTypes.SELECT, raw: true },
+     WHERE f.kind = ? AND v.owner_id IN (?) ORDER BY v.owner_id, v.field_id`,
+    [kind, ids],
   );
   const values = rows.map(({ sealed, ...v }) => (sealed ? { ...v, value: openValue(v.field_id, v.value) } : v) as CustomFieldValue);
   return groupBy(values, (v) => v.owner_id);

@@ -1,5 +1,7 @@
-import { QueryTypes } from 'sequelize';
+import type { WhereOptions } from 'sequelize';
 import type { Model, ModelCtor } from 'sequelize-typescript';
+import { select } from './select';
+import { sequelize } from './sequelize';
 
 /** Groups rows by a key. */
 export function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
@@ -58,15 +60,13 @@ function selectByKey(model: ModelCtor<Model>, column: string, options: LoadOptio
  *
  * Loaders feed presenters only, so they return plain rows (the columns as properties, no model
  * instances), and they run a statement built once per shape from the model's attributes rather
- * than through `findAll`: for these simple reads, Sequelize's option cloning, query generation,
- * instance building and row copying cost more than the driver (README, Benchmark).
+ * than through `findAll`, on the driver (./select.ts): for these simple reads, Sequelize's option
+ * cloning, query generation, instance building and row copying cost more than the driver.
  */
 export async function loadRows<M extends Model>(model: ModelCtor<M>, column: string, keys: Array<Key | null | undefined>, options: LoadOptions = {}): Promise<M[]> {
   const unique = [...new Set(keys.filter((k): k is Key => k !== null && k !== undefined))];
   if (!unique.length) return [];
-  return model.sequelize!.query(selectByKey(model as ModelCtor<Model>, column, options), {
-    replacements: [unique, ...Object.values(options.where ?? {})], type: QueryTypes.SELECT, raw: true,
-  }) as Promise<M[]>;
+  return select<M>(selectByKey(model as ModelCtor<Model>, column, options), [unique, ...Object.values(options.where ?? {})]);
 }
 
 /** Rows by `column`, grouped by it (the children of a page of records). */
@@ -94,4 +94,38 @@ export async function loadLinked<L extends Model, T extends Model>(
     out.set(ownerId, rows.map((l) => targets.get(targetOf(l))).filter((t): t is T => t !== undefined));
   }
   return out;
+}
+
+/** A page of a list: the filters (Sequelize's where, literals with `:name` values allowed), the order, the window. */
+export interface PageOptions {
+  where: WhereOptions;
+  replacements: Record<string, unknown>;
+  order: ReadonlyArray<readonly [string, string]>;
+  offset: number;
+  limit: number;
+}
+
+/**
+ * A page of `model`'s rows (plain, as the loaders return them) and the number of rows that match,
+ * in two statements run together: what `findAndCountAll({ raw: true })` runs (the table under the
+ * model's name, Sequelize's rendering of the where), run on the driver (./select.ts).
+ */
+export async function loadPage<M extends Model>(model: ModelCtor<M>, options: PageOptions): Promise<{ rows: M[]; count: number }> {
+  const attributes = model.getAttributes() as Record<string, { field?: string }>;
+  const field = (name: string) => {
+    if (!attributes[name]) throw new Error(`${model.name} has no attribute ${name}`);
+    return ident(attributes[name].field ?? name);
+  };
+  const alias = ident(model.name);
+  const qg = sequelize().getQueryInterface().queryGenerator as unknown as { whereItemsQuery(w: WhereOptions, o: object): string };
+  const where = qg.whereItemsQuery(options.where, { model, prefix: alias });
+  const from = `FROM ${ident(model.getTableName() as string)} AS ${alias}${where ? ` WHERE ${where}` : ''}`;
+  const columns = Object.keys(attributes).map((n) => `${alias}.${field(n)}${field(n) === ident(n) ? '' : ` AS ${ident(n)}`}`);
+  const order = options.order.map(([c, d]) => `${alias}.${field(c)} ${d === 'DESC' ? 'DESC' : 'ASC'}`).join(', ');
+  const values = { ...options.replacements, pageOffset: options.offset, pageLimit: options.limit };
+  const [rows, [{ count }]] = await Promise.all([
+    select<M>(`SELECT ${columns.join(', ')} ${from} ORDER BY ${order} LIMIT :pageOffset, :pageLimit`, values),
+    select<{ count: number | bigint }>(`SELECT COUNT(*) AS count ${from}`, options.replacements),
+  ]);
+  return { rows, count: Number(count) };
 }

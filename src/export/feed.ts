@@ -1,8 +1,8 @@
-import { Op, QueryTypes, type WhereOptions } from 'sequelize';
+import { Op, type WhereOptions } from 'sequelize';
 import type { ModelCtor } from 'sequelize-typescript';
 import { config } from '../config';
 import { now, type Entity } from '../db/entity';
-import { sequelize } from '../db/sequelize';
+import { select } from '../db/select';
 import { present, type ResourceDef } from '../http/resource';
 import { isBound, type BoundCondition } from '../db/sql';
 import type { ExportResource } from './tombstones';
@@ -87,11 +87,11 @@ export async function readPage(source: ExportSource, from: Position, limit: numb
       where: { [Op.and]: conditions }, order: [['updated_at', 'ASC'], ['id', 'ASC']], limit: limit + 1, raw: true,
       replacements: filter && isBound(filter) ? filter.replacements : undefined,
     }) as unknown as Promise<Record<string, any>[]>,
-    from.t > horizon ? [] : sequelize().query<Tombstone>(
+    from.t > horizon ? [] : select<Tombstone>(
       `SELECT id, record_id, deleted_at FROM export_tombstones
         WHERE resource = :resource AND deleted_at >= :t AND deleted_at <= :horizon AND (deleted_at > :t OR :k = 0 OR id > :id)
         ORDER BY deleted_at, id LIMIT :n`,
-      { replacements: { resource: source.resource, t: from.t, k: from.k, id: from.id, horizon, n: limit + 1 }, type: QueryTypes.SELECT },
+      { resource: source.resource, t: from.t, k: from.k, id: from.id, horizon, n: limit + 1 },
     ),
   ]);
   const items: Item[] = [

@@ -1,6 +1,5 @@
 import type { RequestHandler } from 'express';
-import { QueryTypes } from 'sequelize';
-import { sequelize } from '../db/sequelize';
+import { select } from '../db/select';
 import { now } from '../db/entity';
 import { accessVersion, bans, requestAccessVersion } from '../auth/accessCache';
 import { clientIp } from './clientIp';
@@ -33,11 +32,11 @@ export async function banStatus(
   const cacheKey = `${event} ${ip}`;
   const cached = version !== null ? bans.get(cacheKey, version) : undefined;
   if (cached) return cached;
-  const [row] = await sequelize().query<{ banned: number; whitelisted: number }>(
+  const [row] = await select<{ banned: number; whitelisted: number }>(
     `SELECT
        EXISTS(SELECT 1 FROM ip_bans WHERE ip = :ip AND ${column} = 1 AND (type = 1 OR expiry IS NULL OR expiry > :now)) AS banned,
        EXISTS(SELECT 1 FROM ip_whitelist WHERE ip = :ip AND ${column} = 1) AS whitelisted`,
-    { replacements: { ip, now: now() }, type: QueryTypes.SELECT },
+    { ip, now: now() },
   );
   const status = { banned: Number(row.banned) === 1, whitelisted: Number(row.whitelisted) === 1 };
   if (!(status.banned && !status.whitelisted) && version !== null) bans.set(cacheKey, version, status);

@@ -11,7 +11,7 @@ import { listSchema, parseListQuery, type Condition, type Filter, type ListSpec 
 import { LOCALE } from '../lib/validation';
 import { type ListQuery } from './listQuery';
 import { recorded, type RecordedRouter, type RouteRecord } from './routes';
-import { loadRows } from '../db/load';
+import { loadPage, loadRows } from '../db/load';
 import { isBound } from '../db/sql';
 import {
   deleteTranslations, extractTranslations, loadTranslations, saveTranslations, translate, type TranslationSpec,
@@ -305,8 +305,7 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
       }
       // Plain rows, not model instances: a page is only presented, and building instances was
       // one of the largest costs of a list (see docs/performance.md).
-      const find = { where: scoped(where, parent), order: q.order, offset: q.offset, limit: q.limit, replacements, raw: true };
-      const { rows, count } = await model.findAndCountAll(find);
+      const { rows, count } = await loadPage(model, { where: scoped(where, parent), order: q.order as Array<[string, string]>, offset: q.offset, limit: q.limit, replacements });
       return sendList(res, await present(def, rows as unknown as M[], { view: 'list', lang: q.lang, query: q.params }), count);
     });
   }

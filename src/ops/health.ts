@@ -1,7 +1,6 @@
 import { Router } from 'express';
-import { QueryTypes } from 'sequelize';
 import { migrations } from '../../migrations';
-import { sequelize } from '../db/sequelize';
+import { select } from '../db/select';
 import { counterClient } from '../redis/windowCounter';
 import { redisWhere } from '../redis/topology';
 import { config } from '../config';
@@ -28,7 +27,7 @@ const inOurWords = (err: unknown) => mariadbProblem(err, config().database.url) 
 
 async function database(): Promise<string | null> {
   try {
-    await within(sequelize().query('SELECT 1', { type: QueryTypes.SELECT }), 'MariaDB');
+    await within(select('SELECT 1'), 'MariaDB');
   } catch (err) {
     return inOurWords(err);
   }
@@ -49,7 +48,7 @@ async function redisCheck(): Promise<string | null> {
 async function migrationsCheck(): Promise<string | null> {
   let rows: Array<{ name: string }>;
   try {
-    rows = await within(sequelize().query<{ name: string }>('SELECT name FROM migrations', { type: QueryTypes.SELECT }), 'MariaDB');
+    rows = await within(select<{ name: string }>('SELECT name FROM migrations'), 'MariaDB');
   } catch (err) {
     return `not known: ${inOurWords(err)}`;
   }

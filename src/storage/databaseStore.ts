@@ -2,6 +2,7 @@ import { buffer as readAll } from 'node:stream/consumers';
 import { Readable } from 'node:stream';
 import { QueryTypes, type Transaction } from 'sequelize';
 import { sequelize } from '../db/sequelize';
+import { select } from '../db/select';
 import { hashOf } from './hash';
 import { HashMismatchError, type BlobStore, type ByteRange } from './blobStore';
 
@@ -23,11 +24,11 @@ export class DatabaseStore implements BlobStore {
   }
 
   async open(hash: string, range?: ByteRange): Promise<Readable | null> {
-    const [row] = await sequelize().query<{ bytes: Buffer }>(
+    const [row] = await select<{ bytes: Buffer }>(
       range
-        ? 'SELECT SUBSTRING(contents, $2, $3) AS bytes FROM uploads WHERE hash = $1 AND contents IS NOT NULL'
-        : 'SELECT contents AS bytes FROM uploads WHERE hash = $1 AND contents IS NOT NULL',
-      { bind: range ? [hash, range.start + 1, range.end - range.start + 1] : [hash], type: QueryTypes.SELECT },
+        ? 'SELECT SUBSTRING(contents, ?, ?) AS bytes FROM uploads WHERE hash = ? AND contents IS NOT NULL'
+        : 'SELECT contents AS bytes FROM uploads WHERE hash = ? AND contents IS NOT NULL',
+      range ? [range.start + 1, range.end - range.start + 1, hash] : [hash],
     );
     // An array of one chunk: Readable.from(buffer) would yield it byte by byte.
     return row ? Readable.from([Buffer.from(row.bytes)]) : null;
@@ -38,7 +39,7 @@ export class DatabaseStore implements BlobStore {
   }
 
   async size(hash: string): Promise<number | null> {
-    const [row] = await sequelize().query<{ size: number }>('SELECT LENGTH(contents) AS size FROM uploads WHERE hash = $1 AND contents IS NOT NULL', { bind: [hash], type: QueryTypes.SELECT });
+    const [row] = await select<{ size: number }>('SELECT LENGTH(contents) AS size FROM uploads WHERE hash = ? AND contents IS NOT NULL', [hash]);
     return row ? Number(row.size) : null;
   }
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { unlink } from 'node:fs/promises';
 import { QueryTypes } from 'sequelize';
 import { sequelize } from '../db/sequelize';
+import { select } from '../db/select';
 import type { StoreName } from './blobStore';
 import { directoryStore, storeNamed } from './stores';
 
@@ -31,14 +32,12 @@ export async function moveAttachments(to: StoreName, options: MoveOptions = {}):
   const source = storeNamed(from);
   const target = storeNamed(to);
   const batch = options.batch ?? 100;
-  const [{ n }] = await sequelize().query<{ n: number }>('SELECT COUNT(*) AS n FROM uploads WHERE storage = $1', { bind: [from], type: QueryTypes.SELECT });
+  const [{ n }] = await select<{ n: number }>('SELECT COUNT(*) AS n FROM uploads WHERE storage = ?', [from]);
   const report: MoveReport = { moved: 0, bytes: 0, failed: 0, total: Number(n) };
   let after = 0;
   for (;;) {
     // The (storage, id) index: a range read, resumed after the last id seen (failures stay behind).
-    const rows = await sequelize().query<Row>('SELECT id, hash, size FROM uploads WHERE storage = $1 AND id > $2 ORDER BY id LIMIT $3', {
-      bind: [from, after, batch], type: QueryTypes.SELECT,
-    });
+    const rows = await select<Row>('SELECT id, hash, size FROM uploads WHERE storage = ? AND id > ? ORDER BY id LIMIT ?', [from, after, batch]);
     if (rows.length === 0) break;
     after = rows[rows.length - 1].id;
     const done: Row[] = [];
@@ -91,9 +90,7 @@ export async function sweepDirectory(graceSeconds: number, options: { batch?: nu
   let pending: Array<{ path: string; hash: string }> = [];
   const flush = async () => {
     if (!pending.length) return;
-    const rows = await sequelize().query<{ hash: string }>("SELECT hash FROM uploads WHERE hash IN (:hashes) AND storage = 'directory'", {
-      replacements: { hashes: pending.map((p) => p.hash) }, type: QueryTypes.SELECT,
-    });
+    const rows = await select<{ hash: string }>("SELECT hash FROM uploads WHERE hash IN (?) AND storage = 'directory'", [pending.map((p) => p.hash)]);
     const referenced = new Set(rows.map((r) => r.hash));
     for (const p of pending) {
       if (referenced.has(p.hash)) report.kept++;

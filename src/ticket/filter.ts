@@ -1,4 +1,4 @@
-import { QueryTypes, type Transaction, type WhereOptions } from 'sequelize';
+import { type Transaction, type WhereOptions } from 'sequelize';
 import type { ModelCtor } from 'sequelize-typescript';
 import {
   Brand, Channel, CustomField, Department, Group, Organisation, SlaPlan, TicketFilter, TicketFilterCondition, TicketFilterGroup,
@@ -13,7 +13,7 @@ import { pick, sent } from '../lib/serialize';
 import { sqlCondition, sqlText, trusted, type BoundCondition } from '../db/sql';
 import { Joi, MAX_ID, field, toFlag } from '../lib/validation';
 import { serializeGroup } from '../user/people/presenter';
-import { sequelize } from '../db/sequelize';
+import { select } from '../db/select';
 import { TICKET_ALIAS, filterConditionSql, visibleToOperator } from './tickets/conditions';
 import { ticketSettings } from './ticketSettings';
 
@@ -260,10 +260,8 @@ export async function countTicketsMatchingMany(filters: TicketFilter[], operator
     AND ${visibleToOperator(operatorId)}`;
   const byFilter = groupBy(rows, (r) => r.filter_id);
   const parts = filters.map((f) => sqlCondition`SELECT COUNT(*) FROM tickets AS ${trusted(TICKET_ALIAS)} WHERE ${base} AND ${filterConditionSql(f, byFilter.get(f.id) ?? [], at)}`);
-  const select = parts.map((p, i) => `${sqlText(p)} AS c${i}`).join(', ');
-  const [result] = await sequelize().query(`SELECT ${select}`, {
-    replacements: Object.assign({}, ...parts.map((p) => p.replacements)), type: QueryTypes.SELECT,
-  }) as Array<Record<string, unknown>>;
+  const columns = parts.map((p, i) => `${sqlText(p)} AS c${i}`).join(', ');
+  const [result] = await select(`SELECT ${columns}`, Object.assign({}, ...parts.map((p) => p.replacements)));
   filters.forEach((f, i) => counts.set(f.id, Number(result[`c${i}`])));
   return counts;
 }

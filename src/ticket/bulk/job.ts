@@ -4,6 +4,7 @@ import { runAs } from '../../audit/actor';
 import { Ticket } from '../../db/models';
 import { now } from '../../db/entity';
 import { sequelize } from '../../db/sequelize';
+import { select } from '../../db/select';
 import { transaction } from '../../db/transaction';
 import { DomainError, NotFoundError } from '../../errors';
 import { Joi } from '../../lib/validation';
@@ -28,7 +29,7 @@ export interface BulkTicketChanges {
 }
 
 const q = <T extends object>(sql: string, replacements: Record<string, unknown>, t?: Transaction) =>
-  sequelize().query<T>(sql, { replacements, transaction: t, type: QueryTypes.SELECT });
+  select<T>(sql, replacements, { transaction: t });
 const exec = (sql: string, replacements: Record<string, unknown>, t?: Transaction) =>
   sequelize().query(sql, { replacements, transaction: t, type: QueryTypes.UPDATE });
 

@@ -1,6 +1,6 @@
-import { Op, QueryTypes, type Transaction } from 'sequelize';
+import { Op, type Transaction } from 'sequelize';
 import { DepartmentEmail, TicketAssignee, TicketWatcher, User } from '../../db/models';
-import { sequelize } from '../../db/sequelize';
+import { select } from '../../db/select';
 import { onceInTransaction } from '../../db/transaction';
 
 /**
@@ -21,14 +21,14 @@ export function departmentOperatorIds(departmentId: number, transaction?: Transa
 }
 
 async function readDepartmentOperatorIds(departmentId: number, transaction?: Transaction): Promise<number[]> {
-  const rows = await sequelize().query<{ id: number }>(
+  const rows = await select<{ id: number }>(
     `SELECT u.id FROM users u
       WHERE u.type = 'operator' AND u.active = 1 AND (
         u.id IN (SELECT od.user_id FROM operator_departments od WHERE od.department_id = :departmentId)
         OR u.id IN (SELECT ug.user_id FROM user_groups ug JOIN department_groups dg ON dg.group_id = ug.group_id WHERE dg.department_id = :departmentId)
       )
       ORDER BY u.id`,
-    { replacements: { departmentId }, type: QueryTypes.SELECT, transaction },
+    { departmentId }, { transaction },
   );
   return rows.map((r) => Number(r.id));
 }

@@ -3,6 +3,7 @@ import { currentActor, type Actor } from '../../audit/actor';
 import { now } from '../../db/entity';
 import type { Ticket } from '../../db/models';
 import { sequelize } from '../../db/sequelize';
+import { select } from '../../db/select';
 import { sealedFingerprint } from '../../customfields/sealing';
 import type { TicketChangeSet } from '../../events';
 import { jsonList } from '../common';
@@ -25,16 +26,14 @@ const COLUMNS = [
 
 /** What the audit compares of a ticket: two statements, in the transaction. */
 export async function auditSnapshot(ticketId: number, transaction: Transaction): Promise<Snapshot> {
-  const [row] = await sequelize().query<Record<string, unknown>>(
-    `SELECT ${COLUMNS.join(', ')} FROM tickets WHERE id = :id`, { replacements: { id: ticketId }, transaction, type: QueryTypes.SELECT },
-  );
-  const links = await sequelize().query<{ k: string; v: number; x: string | null; sealed: number }>(
+  const [row] = await select(`SELECT ${COLUMNS.join(', ')} FROM tickets WHERE id = :id`, { id: ticketId }, { transaction });
+  const links = await select<{ k: string; v: number; x: string | null; sealed: number }>(
     `SELECT 'tags' AS k, tag_id AS v, NULL AS x, 0 AS sealed FROM ticket_tag_links WHERE ticket_id = :id
      UNION ALL SELECT 'assigned', user_id, NULL, 0 FROM ticket_assignees WHERE ticket_id = :id
      UNION ALL SELECT 'watching', user_id, NULL, 0 FROM ticket_watchers WHERE ticket_id = :id
      UNION ALL SELECT 'customfield', v.field_id, v.value, f.encrypted FROM custom_field_values v JOIN custom_fields f ON f.id = v.field_id
        WHERE f.kind = 'ticket' AND v.owner_id = :id`,
-    { replacements: { id: ticketId }, transaction, type: QueryTypes.SELECT },
+    { id: ticketId }, { transaction },
   );
   const snapshot: Snapshot = { ...row, cc: jsonList((row?.cc as string | null) ?? null) };
   for (const k of ['tags', 'assigned', 'watching']) {

@@ -1,7 +1,6 @@
 import { Router } from 'express';
-import { QueryTypes } from 'sequelize';
 import { Ticket } from '../../db/models';
-import { sequelize } from '../../db/sequelize';
+import { select } from '../../db/select';
 import { sendList } from '../../http/envelope';
 import { MethodNotAllowedError } from '../../http/errors';
 import { NotFoundError } from '../../errors';
@@ -35,8 +34,8 @@ function auditRouter(): RecordedRouter {
     const q = validate<{ start: number; limit: number }>(auditQuery, req.query);
     const replacements = { id: ticket.id, offset: q.start - 1, limit: Math.min(q.limit, MAX_LIMIT) };
     const [rows, [{ n }]] = await Promise.all([
-      sequelize().query<AuditRow>('SELECT * FROM ticket_audits WHERE ticket_id = :id ORDER BY id LIMIT :limit OFFSET :offset', { replacements, type: QueryTypes.SELECT }),
-      sequelize().query<{ n: number }>('SELECT COUNT(*) AS n FROM ticket_audits WHERE ticket_id = :id', { replacements, type: QueryTypes.SELECT }),
+      select<AuditRow>('SELECT * FROM ticket_audits WHERE ticket_id = :id ORDER BY id LIMIT :limit OFFSET :offset', replacements),
+      select<{ n: number }>('SELECT COUNT(*) AS n FROM ticket_audits WHERE ticket_id = :id', replacements),
     ]);
     sendList(res, rows.map(presentAudit), Number(n));
   });

@@ -1,6 +1,7 @@
-import { QueryTypes, type WhereOptions } from 'sequelize';
+import type { WhereOptions } from 'sequelize';
 import { Ticket } from '../../db/models';
 import { sequelize } from '../../db/sequelize';
+import { select } from '../../db/select';
 import { invalid } from '../../errors';
 import type { ListPageInput, ListResult } from '../../http/resource';
 import { allOf, sqlCondition, sqlText, trusted, type BoundCondition } from '../../db/sql';
@@ -89,10 +90,7 @@ async function listedSearchPage(p: Record<string, any>, column: string, desc: bo
   const search = listedSearch(p, COUNTED_FILTERS, OTHER_FILTERS, { desc, offset, limit });
   const found = search && await engine.listedPage(search);
   if (!found) return null;
-  const rows = found.ids.length ? await sequelize().query<Ticket>(
-    `SELECT t.* FROM tickets t WHERE t.id IN (:ids) ORDER BY t.id ${desc ? 'DESC' : 'ASC'}`,
-    { replacements: { ids: found.ids }, type: QueryTypes.SELECT, raw: true },
-  ) : [];
+  const rows = found.ids.length ? await select<Ticket>(`SELECT t.* FROM tickets t WHERE t.id IN (?) ORDER BY t.id ${desc ? 'DESC' : 'ASC'}`, [found.ids]) : [];
   return { rows, count: found.count };
 }
 
@@ -110,7 +108,7 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
   let keyset: BoundCondition | undefined;
   if (given(p, 'after_id')) {
     // `column` is one of the sortable columns (validated), never a value from the request.
-    const [row] = await sequelize().query<Record<string, unknown>>(`SELECT \`${column}\` AS v FROM tickets WHERE id = ?`, { replacements: [p.after_id], type: QueryTypes.SELECT });
+    const [row] = await select(`SELECT \`${column}\` AS v FROM tickets WHERE id = ?`, [p.after_id]);
     if (!row) throw invalid('after_id');
     keyset = keysetCondition(column, desc, row.v, p.after_id);
   }
@@ -118,11 +116,11 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
   const ord = (alias: string, d = dir) => (column === 'id' ? `${alias}.\`id\` ${d}` : `${alias}.\`${column}\` ${d}, ${alias}.\`id\` ${d}`);
   const pageWhere = keyset ? `(${whereSql(where)}) AND ${sqlText(keyset)}` : whereSql(where);
   /** The page's ids read in `innerDir` (the list's, or its reverse from the far end), sorted in the list's. */
-  const page = (hint: string, offset = q.offset, limit = q.limit, innerDir = dir) => sequelize().query<Ticket>(
+  const page = (hint: string, offset = q.offset, limit = q.limit, innerDir = dir) => select<Ticket>(
     `SELECT STRAIGHT_JOIN t.* FROM (SELECT \`Ticket\`.\`id\` FROM \`tickets\` AS \`Ticket\`${hint} WHERE ${pageWhere}
        ORDER BY ${ord('`Ticket`', innerDir)} LIMIT :pageOffset, :pageLimit) AS page
      JOIN tickets t ON t.id = page.id ORDER BY ${ord('t')}`,
-    { replacements: { ...replacements, ...keyset?.replacements, pageOffset: offset, pageLimit: limit }, type: QueryTypes.SELECT, raw: true },
+    { ...replacements, ...keyset?.replacements, pageOffset: offset, pageLimit: limit },
   );
 
   if (!byCounters) {
@@ -130,9 +128,9 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
     return { rows, count };
   }
   const cond = counterCondition(p);
-  const [r] = await sequelize().query<{ matches: string | null; total: string | null }>(
+  const [r] = await select<{ matches: string | null; total: string | null }>(
     `SELECT SUM(IF(${sqlText(cond)}, n, 0)) AS matches, SUM(n) AS total FROM ticket_list_counts WHERE state = :state`,
-    { replacements: { ...cond.replacements, state: trashed ? 1 : 0 }, type: QueryTypes.SELECT },
+    { ...cond.replacements, state: trashed ? 1 : 0 },
   );
   const count = Number(r?.matches ?? 0);
   const total = Number(r?.total ?? 0);

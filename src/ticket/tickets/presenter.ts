@@ -1,12 +1,11 @@
 import { config } from '../../config';
-import { QueryTypes } from 'sequelize';
 import {
   Brand, Channel, Department, SlaPlan, TicketPriority, TicketStatus, TicketTag, User, type CustomFieldValue, type Ticket,
 } from '../../db/models';
 import { loadCustomFieldValues, serializeCustomFieldValue } from '../../customfields/values';
 import type { Model, ModelCtor } from 'sequelize-typescript';
 import { loadById } from '../../db/load';
-import { sequelize } from '../../db/sequelize';
+import { select } from '../../db/select';
 import { cachedPresentations, cachedValue, configVersion } from '../configCache';
 import type { ReadContext } from '../../http/resource';
 import { pick } from '../../lib/serialize';
@@ -58,13 +57,13 @@ type LinkKind = 'tags' | 'assigned' | 'watching' | 'links';
 async function loadTicketLinks(ids: number[]): Promise<Record<LinkKind, Map<number, number[]>>> {
   const out: Record<LinkKind, Map<number, number[]>> = { tags: new Map(), assigned: new Map(), watching: new Map(), links: new Map() };
   if (!ids.length) return out;
-  const rows = await sequelize().query<{ k: LinkKind; t: number; v: number }>(
+  const rows = await select<{ k: LinkKind; t: number; v: number }>(
     `SELECT 'tags' AS k, ticket_id AS t, tag_id AS v FROM ticket_tag_links WHERE ticket_id IN (:ids)
      UNION ALL SELECT 'assigned', ticket_id, user_id FROM ticket_assignees WHERE ticket_id IN (:ids)
      UNION ALL SELECT 'watching', ticket_id, user_id FROM ticket_watchers WHERE ticket_id IN (:ids)
      UNION ALL SELECT 'links', ticket_id, linked_ticket_id FROM ticket_links WHERE ticket_id IN (:ids)
      ORDER BY t, v`,
-    { replacements: { ids }, type: QueryTypes.SELECT, raw: true },
+    { ids },
   );
   for (const row of rows) {
     const [t, v] = [Number(row.t), Number(row.v)];

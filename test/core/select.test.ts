@@ -1,0 +1,69 @@
+import { DatabaseError } from 'sequelize';
+import { IpBan } from '../../src/db/models';
+import { select } from '../../src/db/select';
+import { countQueries, sequelize } from '../../src/db/sequelize';
+import { config } from '../../src/config';
+import { useApi } from '../helpers/app';
+import { uniqueIpv4 } from './support';
+
+// The database the suite prepares (migrations) comes with the app.
+useApi();
+
+const ip = uniqueIpv4();
+let ids: number[] = [];
+
+beforeAll(async () => {
+  const bans = await IpBan.bulkCreate([0, 1, 2].map((i) => ({ ip, type: i % 2, event_api: 0, reason: `it's: ${i}` })));
+  ids = bans.map((b) => b.id);
+});
+
+describe('select (SELECTs on the driver)', () => {
+  it('binds a list for IN (?) and values in order, and returns plain rows', async () => {
+    const rows = await select<{ id: number; reason: string }>('SELECT id, reason FROM ip_bans WHERE id IN (?) AND ip = ? ORDER BY id', [ids, ip]);
+    expect(rows).toEqual(ids.map((id, i) => ({ id, reason: `it's: ${i}` })));
+    expect(Object.getPrototypeOf(rows[0])).toBe(Object.prototype);
+  });
+
+  it('binds :name placeholders, and leaves colons in quoted text and comments alone', async () => {
+    const rows = await select<{ id: number; note: string }>(
+      "SELECT id, ':ip' AS note FROM ip_bans /* :type */ WHERE ip = :ip AND id IN (:ids) AND reason LIKE :like ORDER BY id DESC",
+      { ip, ids: ids.slice(1), like: "it's: %" },
+    );
+    expect(rows).toEqual([{ id: ids[2], note: ':ip' }, { id: ids[1], note: ':ip' }]);
+  });
+
+  it('never puts a value into the SQL text: a quote in a value is a value', async () => {
+    const rows = await select('SELECT id FROM ip_bans WHERE ip = ?', [`${ip}' OR '1'='1`]);
+    expect(rows).toEqual([]);
+  });
+
+  it('is counted by countQueries, as Sequelize statements are', async () => {
+    const { queries } = await countQueries(() => select('SELECT id FROM ip_bans WHERE id = ?', [ids[0]]));
+    expect(queries).toHaveLength(1);
+    expect(queries[0]).toContain('SELECT id FROM ip_bans WHERE id = ?');
+  });
+
+  it("fails with Sequelize's error classes, carrying the statement", async () => {
+    const err = await select('SELECT nothing FROM no_such_table_here').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DatabaseError);
+    expect((err as DatabaseError).sql).toBe('SELECT nothing FROM no_such_table_here');
+    expect(String((err as DatabaseError).message)).toMatch(/no_such_table_here/);
+  });
+
+  it('gives its connection back after a failure: more failures than the pool holds, then a read', async () => {
+    const failures = Array.from({ length: config().database.poolMax + 3 }, () => select('SELECT nothing FROM no_such_table_here').catch(() => 'failed'));
+    expect(await Promise.all(failures)).toEqual(failures.map(() => 'failed'));
+    expect(await select<{ n: number }>('SELECT 1 AS n')).toEqual([{ n: 1 }]);
+  });
+
+  it("reads inside a transaction on the transaction's connection (its own uncommitted rows), outside on another", async () => {
+    const t = await sequelize().transaction();
+    try {
+      const ban = await IpBan.create({ ip, type: 1, event_api: 0, reason: 'uncommitted' }, { transaction: t });
+      expect(await select('SELECT reason FROM ip_bans WHERE id = :id', { id: ban.id }, { transaction: t })).toEqual([{ reason: 'uncommitted' }]);
+      expect(await select('SELECT reason FROM ip_bans WHERE id = :id', { id: ban.id })).toEqual([]);
+    } finally {
+      await t.rollback();
+    }
+  });
+});
