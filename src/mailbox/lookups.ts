@@ -2,7 +2,7 @@ import { Op, type Transaction } from 'sequelize';
 import { DepartmentEmail, IncomingMail, MailMessageId } from '../db/models';
 import { onceInTransaction } from '../db/transaction';
 import { splitSubaddress } from '../ticket/mail/replyAddress';
-import { primeUsersByEmail } from '../ticket/tickets/service';
+import { primeUsersByEmail } from '../ticket/tickets/people';
 import type { IncomingMessage } from './parse';
 
 /**
