@@ -1,6 +1,8 @@
 import type { Transaction } from 'sequelize';
 import { DomainEvent, type Department, type Ticket, type TicketMessage } from './db/models';
 import { now } from './db/entity';
+import { insertRows } from './db/insertRows';
+import { outboxInOneInsert } from './queue/outbox';
 
 /**
  * What domain code says happened, in the transaction that made it happen. Domain services emit
@@ -177,11 +179,28 @@ export function subscribersRegistered(): void {
 
 export const areSubscribersRegistered = (): boolean => wired;
 
+/** One event to emit, with what its emitter holds of the records it names (EventFacts). */
+export type Emitted = { [N in EventName]: { name: N; payload: EventPayloads[N]; facts?: FactsOf<N> } }[EventName];
+
 export async function emit<N extends EventName>(transaction: Transaction, name: N, payload: EventPayloads[N], facts?: FactsOf<N>): Promise<void> {
+  await emitAll(transaction, [{ name, payload, facts } as Emitted]);
+}
+
+/**
+ * Emits events in order: appends them to the feed (one INSERT), then runs the subscribers of each,
+ * event after event; the outbox entries they write go in one INSERT too (a batch of imported mails
+ * opens a ticket and creates a user per mail).
+ */
+export async function emitAll(transaction: Transaction, events: Emitted[]): Promise<void> {
   // A process that emits without its subscribers would write events whose side effects never happen.
-  if (!wired) throw new Error(`Event ${name} emitted before the subscribers were registered: the entry point must call wire() (src/wiring.ts)`);
-  if (silenced.has((transaction as unknown as { id: string }).id)) return;
-  const event = await DomainEvent.create({ name, payload: JSON.stringify(payload), created_at: now() }, { transaction });
-  for (const subscriber of (named.get(name) ?? []) as Array<Subscriber<N>>) await subscriber(payload, transaction, facts);
-  for (const subscriber of every) await subscriber(event, transaction);
+  if (!wired) throw new Error(`Event ${events[0]?.name} emitted before the subscribers were registered: the entry point must call wire() (src/wiring.ts)`);
+  if (!events.length || silenced.has((transaction as unknown as { id: string }).id)) return;
+  const at = now();
+  const rows = await insertRows(DomainEvent, events.map((e) => ({ name: e.name, payload: JSON.stringify(e.payload), created_at: at })), transaction);
+  await outboxInOneInsert(transaction, async () => {
+    for (const [i, e] of events.entries()) {
+      for (const subscriber of (named.get(e.name) ?? []) as Array<Subscriber<any>>) await subscriber(e.payload, transaction, e.facts);
+      for (const subscriber of every) await subscriber(rows[i], transaction);
+    }
+  });
 }

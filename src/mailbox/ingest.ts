@@ -14,11 +14,13 @@ import { ticketOfReferences, recordMessageId } from '../ticket/mail/threading';
 import { threadTarget } from './threadTarget';
 import { addMessage } from '../ticket/messages/service';
 import { ticketSettings, type TicketSettings } from '../ticket/ticketSettings';
-import { createTicket, userForAddress } from '../ticket/tickets/service';
+import { userForAddress } from '../ticket/tickets/people';
 import { MESSAGE_TYPE } from '../db/models/TicketMessage';
 import type { AttachmentInput } from '../ticket/attachmentFiles';
 import { automaticReason, bounceFacts, bounceReason } from './classify';
+import { decided, RejectedImport, type Decision } from './decision';
 import { claimLines, settleLines, type LedgerLine } from './ledger';
+import { isOpening, PendingOpenings, type Opening } from './opening';
 import { importedAs, noteImported, ownAddresses, primeBatch, sentByUs } from './lookups';
 import { headerBlock, parseMail, type IncomingMessage } from './parse';
 import { splitSubaddress } from '../ticket/mail/replyAddress';
@@ -42,7 +44,9 @@ import { splitSubaddress } from '../ticket/mail/replyAddress';
  *    a new ticket). A reply to a locked ticket, or to a department that takes no replies by mail,
  *    is refused with a notice to the sender.
  * 7. Otherwise a new ticket in the department of the address the mail was sent to (the polled
- *    mailbox's own department with `consume_all`), its sender found or created as a user.
+ *    mailbox's own department with `consume_all`), its sender found or created as a user. The
+ *    new tickets of a transaction's mails are opened together (./opening.ts: one INSERT per kind
+ *    of row, no savepoint), before any later mail could see them or writes anything itself.
  *
  * Automatic mails (out-of-office replies, list mail) are imported but notify nobody and change no
  * status, so two auto-responders can never answer each other. Files that `allowed_files` or the
@@ -52,7 +56,9 @@ import { splitSubaddress } from '../ticket/mail/replyAddress';
  * The import, its ledger line and `advance` (the mailbox's cursor) commit in one transaction: a
  * worker killed at any point either imported the mail and moved past it, or did neither. The
  * ledger's unique `import_key` makes the same mail, fetched twice or from two mailboxes at once,
- * import once. A dry run takes every decision inside a transaction that is rolled back.
+ * import once. A refusal by the ticket service of a mail's new ticket rolls its transaction back
+ * and is recorded in one of its own (./decision.ts, RejectedImport). A dry run takes every
+ * decision inside a transaction that is rolled back.
  */
 
 export interface MailSource {
@@ -83,24 +89,11 @@ export interface IngestResult {
   subject: string | null;
 }
 
-interface Decision {
-  decision: IncomingDecision;
-  reason: string | null;
-  ticketId?: number | null;
-  messageId?: number | null;
-  /** The key that marks the mail imported. */
-  imported?: boolean;
-  /** Refused before it was read: its sender gets a non-delivery notice (./refusal.ts). */
-  answer?: boolean;
-}
-
 class DryRunRollback extends Error {
   constructor(readonly result: Decision) {
     super('dry run');
   }
 }
-
-const decided = (decision: IncomingDecision, reason: string | null, extra: Partial<Decision> = {}): Decision => ({ decision, reason, ...extra });
 
 /** The ledger's text columns hold so much. */
 const clip = (s: string | null | undefined, n: number) => (s ? s.slice(0, n) : null);
@@ -120,8 +113,14 @@ interface Prepared {
   claimable(t: Transaction): Promise<string | null>;
   /** The line that claims `key` until the decision is written into it. */
   claim(key: string | null): LedgerLine;
-  /** Rules 1-7 in `t`, the mail's ledger line being `ledgerId` (null in a dry run). */
-  decide(t: Transaction, ledgerId: number | null): Promise<Decision>;
+  /**
+   * Rules 1-7 in `t`: the decision, or the ticket the mail opens (opened later, with those of the
+   * other mails of the transaction: ./opening.ts). `beforeWrite` runs before the mail writes
+   * anything of its own.
+   */
+  decide(t: Transaction, beforeWrite: () => Promise<void>): Promise<Decision | Opening>;
+  /** What follows the decision (the mail's ledger line being `ledgerId`, null in a dry run): its import noted, a mail refused unread answered. */
+  conclude(t: Transaction, d: Decision, ledgerId: number | null, beforeWrite: () => Promise<void>): Promise<Decision>;
 }
 
 async function prepare(raw: Buffer, source: MailSource, options: IngestOptions): Promise<Prepared> {
@@ -156,49 +155,98 @@ async function prepare(raw: Buffer, source: MailSource, options: IngestOptions):
   const claimable = async (t: Transaction) => (!early && mail?.from && !(await importedAs(mail.key, t)) ? mail.key : null);
   const claim = (key: string | null) => line(decided('error', 'The import did not finish.'), key);
 
-  const decide = async (t: Transaction, ledgerId: number | null): Promise<Decision> => {
-    let d: Decision;
-    if (early || !mail) d = early!;
-    else {
-      d = await decideBeforeImport(mail, t);
-      if (d.decision === 'new_ticket') d = await importMail(mail, source, t);
-    }
+  const decide = async (t: Transaction, beforeWrite: () => Promise<void>): Promise<Decision | Opening> => {
+    if (early || !mail) return early!;
+    const d = await decideBeforeImport(mail, t, beforeWrite);
+    return d.decision === 'new_ticket' ? importMail(mail, source, t, beforeWrite) : d;
+  };
+
+  const conclude = async (t: Transaction, d: Decision, ledgerId: number | null, beforeWrite: () => Promise<void>): Promise<Decision> => {
     if (options.dryRun) throw new DryRunRollback(d);
     if (d.imported) await noteImported(mail!.key, { id: ledgerId!, ticketId: d.ticketId ?? null, messageId: d.messageId ?? null }, t);
-    if (d.answer && mail && (await mayAnswer(mail, t))) await emit(t, 'mailbox.unread_refused', { incomingMailId: ledgerId! });
+    if (d.answer && mail && (await mayAnswer(mail, t))) {
+      await beforeWrite();
+      await emit(t, 'mailbox.unread_refused', { incomingMailId: ledgerId! });
+    }
     return d;
   };
-  return { mail, line, result, claimable, claim, decide };
+  return { mail, line, result, claimable, claim, decide, conclude };
 }
 
+/**
+ * Imports mails of one mailbox (in their order) in `t`, with the ledger lines claimed first (one
+ * statement: the import keys under their unique index, so a second import of the same mail, by
+ * another mailbox's poll at the same moment, waits there before it has done any work; a key is
+ * claimed by the first mail that has it, a later copy taking it only when the first was not
+ * imported), the mails decided in order, the tickets they open opened together (./opening.ts: no
+ * savepoint, one statement per kind of row), the decisions written into the lines (one
+ * statement), and `advance` run last. A dry run claims and writes no line (its transaction is
+ * rolled back by conclude).
+ */
+async function importAll(
+  prepared: Prepared[], source: MailSource, t: Transaction, options: IngestOptions,
+): Promise<Array<{ d: Decision; ledgerId: number | null }>> {
+  // What the mails will ask for, read in one statement per kind.
+  await primeBatch(prepared.flatMap((p) => (p.mail ? [p.mail] : [])), source.departmentEmail?.brand_id ?? null, t);
+  let ids: Array<number | null> = prepared.map(() => null);
+  if (!options.dryRun) {
+    const claimed = new Set<string>();
+    const claims: LedgerLine[] = [];
+    for (const p of prepared) {
+      const key = await p.claimable(t);
+      claims.push(p.claim(key && !claimed.has(key) ? key : null));
+      if (key) claimed.add(key);
+    }
+    ids = await claimLines(claims, t);
+  }
+  const decisions: Decision[] = [];
+  const openings = new PendingOpenings(t);
+  for (const [i, p] of prepared.entries()) {
+    if (p.mail && openings.needsFlush(p.mail)) await openings.flush();
+    const outcome = await p.decide(t, openings.flush);
+    if (isOpening(outcome)) openings.add(outcome, async (d) => { decisions[i] = await p.conclude(t, d, ids[i], openings.flush); });
+    else decisions[i] = await p.conclude(t, outcome, ids[i], openings.flush);
+  }
+  await openings.flush();
+  if (!options.dryRun) {
+    await settleLines(prepared.map((p, i) => ({ id: ids[i]!, line: p.line(decisions[i], decisions[i].imported ? p.mail!.key : null) })), t);
+    await options.advance?.(t);
+  }
+  return decisions.map((d, i) => ({ d, ledgerId: ids[i] }));
+}
+
+/** ingestMail's work: one mail in its own transaction (importAll), and what its failures are recorded as. */
 async function ingest(raw: Buffer, source: MailSource, options: IngestOptions): Promise<IngestResult> {
   const p = await prepare(raw, source, options);
   const { mail, result } = p;
-  const run = async (t: Transaction): Promise<{ d: Decision; ledgerId: number | null }> => {
-    if (options.dryRun) return withoutEvents(t, async () => ({ d: await p.decide(t, null), ledgerId: null }));
-    // The claim comes first: a second import of the same mail (another mailbox's poll at the same
-    // moment) waits on its key here, before doing any work, until this transaction ends; then it
-    // fails and is rolled back, and is recorded as a duplicate (below).
-    const [ledgerId] = await claimLines([p.claim(await p.claimable(t))], t);
-    const d = await p.decide(t, ledgerId);
-    await settleLines([{ id: ledgerId, line: p.line(d, d.imported ? mail!.key : null) }], t);
-    await options.advance?.(t);
-    return { d, ledgerId };
-  };
-
   try {
-    const { d, ledgerId } = await transaction(run);
+    const [{ d, ledgerId }] = await transaction((t) => (options.dryRun
+      ? withoutEvents(t, () => importAll([p], source, t, options))
+      : importAll([p], source, t, options)));
     return result(d, ledgerId);
   } catch (err) {
     if (err instanceof DryRunRollback) return result(err.result, null);
+    if (err instanceof RejectedImport && options.dryRun) return result(err.decision, null);
     if (options.dryRun) throw err;
+    if (err instanceof RejectedImport) return record(err.decision);
     if (!(err instanceof UniqueConstraintError) || !mail) return recordError(err as Error);
-    // Another poll imported this mail a moment ago (the same mail in two mailboxes).
+    // Another poll imported this mail a moment ago (the same mail in two mailboxes): the claim
+    // waited on its key until that transaction ended, then failed.
     const { d, ledgerId } = await transaction(async (t) => {
       const d = await duplicateOf(mail, t) ?? decided('duplicate', 'The mail was imported by another poll at the same time.');
       const [ledgerId] = await claimLines([p.line(d, null)], t);
       await options.advance?.(t);
       return { d, ledgerId };
+    });
+    return result(d, ledgerId);
+  }
+
+  /** A decision taken in a transaction that was rolled back, recorded (and the mailbox moved past the mail) in one of its own. */
+  async function record(d: Decision): Promise<IngestResult> {
+    const ledgerId = await transaction(async (t) => {
+      const [id] = await claimLines([p.line(d, null)], t);
+      await options.advance?.(t);
+      return id;
     });
     return result(d, ledgerId);
   }
@@ -210,14 +258,8 @@ async function ingest(raw: Buffer, source: MailSource, options: IngestOptions): 
    */
   async function recordError(err: Error): Promise<IngestResult> {
     logger.error({ mailbox: source.departmentEmail?.id, remoteUid: source.remoteUid, reason: err.message }, 'a mail could not be imported');
-    const d = decided('error', `The import failed: ${err.message}`);
     try {
-      const ledgerId = await transaction(async (t) => {
-        const [id] = await claimLines([p.line(d, null)], t);
-        await options.advance?.(t);
-        return id;
-      });
-      return result(d, ledgerId);
+      return await record(decided('error', `The import failed: ${err.message}`));
     } catch {
       throw err;
     }
@@ -234,15 +276,14 @@ export interface BatchMail {
 }
 
 /**
- * Imports a batch of mails of one mailbox (in their order) in ONE transaction, with what
- * ingestMail does for each: the ledger lines of the batch are claimed first (one statement: the
- * import keys under their unique index), the mails decided and imported in order, the decisions
- * written into the lines (one statement), and the cursor advanced past the last mail. A worker
- * killed in the middle of a batch imported none of it, and the next poll takes the batch again.
- * The mails are parsed before the transaction, at once. A mail that fails in a way no rule
- * foresaw (or a key that another import holds) rolls the batch back, and the batch is then
- * imported one mail per transaction (ingestMail): the poison mail is recorded as an error and
- * the others still import.
+ * Imports a batch of mails of one mailbox (in their order) in ONE transaction (importAll), with
+ * what ingestMail does for each, and the cursor advanced past the last mail. A worker killed in
+ * the middle of a batch imported none of it, and the next poll takes the batch again. The mails
+ * are parsed before the transaction, at once. A mail that fails in a way no rule foresaw, a
+ * refusal by the ticket service of one of the tickets it opens, or a key that another import
+ * holds rolls the batch back, and the batch is then imported one mail per transaction
+ * (ingestMail): the poison mail is recorded as an error (or its refusal) and the others still
+ * import.
  */
 export async function ingestBatch(mails: BatchMail[], departmentEmail: DepartmentEmail): Promise<IngestResult[]> {
   if (!mails.length) return [];
@@ -252,23 +293,8 @@ export async function ingestBatch(mails: BatchMail[], departmentEmail: Departmen
   return runAs(actor, async () => {
     const prepared = await Promise.all(mails.map((m) => prepare(m.raw, { departmentEmail, remoteUid: m.remoteUid }, { declaredSize: m.declaredSize })));
     try {
-      return await transaction(async (t) => {
-        await primeBatch(prepared.flatMap((p) => (p.mail ? [p.mail] : [])), departmentEmail.brand_id, t);
-        // A key is claimed by the first mail that has it (a later copy in the batch takes it only when the first was not imported).
-        const claimed = new Set<string>();
-        const claims: LedgerLine[] = [];
-        for (const p of prepared) {
-          const key = await p.claimable(t);
-          claims.push(p.claim(key && !claimed.has(key) ? key : null));
-          if (key) claimed.add(key);
-        }
-        const ids = await claimLines(claims, t);
-        const decisions: Decision[] = [];
-        for (const [i, p] of prepared.entries()) decisions.push(await p.decide(t, ids[i]));
-        await settleLines(prepared.map((p, i) => ({ id: ids[i], line: p.line(decisions[i], decisions[i].imported ? p.mail!.key : null) })), t);
-        await mails[mails.length - 1].advance(t);
-        return prepared.map((p, i) => p.result(decisions[i], ids[i]));
-      });
+      const done = await transaction((t) => importAll(prepared, { departmentEmail }, t, { advance: mails[mails.length - 1].advance }));
+      return prepared.map((p, i) => p.result(done[i].d, done[i].ledgerId));
     } catch (err) {
       logger.warn({ mailbox: departmentEmail.id, mails: mails.length, reason: (err as Error).message }, 'a batch of mails failed: importing them one by one');
     }
@@ -287,10 +313,13 @@ async function mayAnswer(mail: IncomingMessage, t: Transaction): Promise<boolean
 export const dryRunMail = (raw: Buffer, source: MailSource) => ingestMail(raw, source, { dryRun: true });
 
 /** Rules 1-5: what the mail is before anything is imported ('new_ticket' here means: go on and import it). */
-async function decideBeforeImport(mail: IncomingMessage, t: Transaction): Promise<Decision> {
+async function decideBeforeImport(mail: IncomingMessage, t: Transaction, beforeWrite: () => Promise<void>): Promise<Decision> {
   if (!mail.from) return decided('rejected', 'From: header missing.');
   const bounce = bounceReason(mail);
-  if (bounce) return recordBounce(mail, bounce, t);
+  if (bounce) {
+    await beforeWrite();
+    return recordBounce(mail, bounce, t);
+  }
 
   if ((await ownAddresses([mail.from.address], t)).length) return decided('loop', 'Loop detected - email sent from a department address.');
   if (mail.messageId && (await sentByUs(mail.messageId, t))) {
@@ -377,8 +406,12 @@ async function tellRefused(refusal: MailRefusal, ticket: Ticket, address: string
   await emit(t, 'mailbox.refused', { ticketId: ticket.id, address, refused: refusal, ...(messageId ? { messageId } : {}) });
 }
 
-/** Rules 6 and 7: files the mail into its ticket, or opens one. Runs in a savepoint, so a refusal leaves nothing behind. */
-async function importMail(mail: IncomingMessage, source: MailSource, t: Transaction): Promise<Decision> {
+/**
+ * Rules 6 and 7: files the mail into its ticket (a reply is written at once, in a savepoint, so a
+ * refusal leaves nothing behind), or says which ticket it opens (./opening.ts opens it with those
+ * of the other mails of the transaction). `beforeWrite` runs before the mail writes anything.
+ */
+async function importMail(mail: IncomingMessage, source: MailSource, t: Transaction, beforeWrite: () => Promise<void>): Promise<Decision | Opening> {
   const settings = await onceInTransaction(t, 'ticket.settings', () => ticketSettings(t));
   const automatic = automaticReason(mail);
   const { allowed, refused } = sortFiles(mail, settings);
@@ -392,6 +425,7 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
     const { ticket, how, joinsAsCc, operator, owner } = target;
     const department = await Department.findByPk(ticket.department_id, { attributes: ['id', 'disable_user_email_replies'], transaction: t });
     const byUser = !operator;
+    await beforeWrite();
     if (byUser && ticket.locked) {
       if (!automatic) await tellRefused('locked', ticket, from, t);
       return decided('rejected', `The ticket #${ticket.number} is locked: replies are not accepted (found by ${how}).`, { ticketId: ticket.id });
@@ -424,20 +458,14 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
   const [matched] = await ownAddresses(recipients, t);
   const mailbox = matched ?? (source.departmentEmail?.consume_all ? source.departmentEmail : null);
   if (!mailbox) return decided('rejected', 'Failed to find a department address in the recipient list.');
-  try {
-    const { ticket, message } = await sequelize().transaction({ transaction: t }, async (savepoint) => createTicket({
+  const names = namesOf(mail);
+  return {
+    mail, address: mailbox.address, refused, automatic: !!automatic, notes,
+    input: {
       brandId: mailbox.brand_id, departmentId: mailbox.department_id, departmentEmailId: mailbox.id,
       subject: (mail.subject || '(no subject)').slice(0, 255), text: mail.text || '(no text)', userEmail: from,
-      userFirstname: namesOf(mail).firstname, userLastname: namesOf(mail).lastname, cc: await copiedAddresses(mail, savepoint),
+      userFirstname: names.firstname, userLastname: names.lastname, cc: await copiedAddresses(mail, t),
       attachments: allowed, channel: 'email', createdAt, sendUserEmail: !automatic, sendOperatorsEmail: !automatic,
-    }, savepoint, { settings }));
-    if (mail.messageId) await recordMessageId({ messageId: mail.messageId, ticketId: ticket.id, ticketMessageId: message.id, direction: 'in' }, t);
-    if (refused.length && !automatic) await tellRefused('attachments', ticket, from, t, message.id);
-    return decided('new_ticket', [`In the department of ${mailbox.address}`, notes].filter(Boolean).join('; '), {
-      ticketId: ticket.id, messageId: message.id, imported: true,
-    });
-  } catch (err) {
-    if (!(err instanceof ValidationError)) throw err;
-    return decided('rejected', `No ticket opened: ${err.message}`);
-  }
+    },
+  };
 }

@@ -2,7 +2,7 @@ import { Op, type Transaction } from 'sequelize';
 import { DepartmentEmail, IncomingMail, MailMessageId } from '../db/models';
 import { onceInTransaction } from '../db/transaction';
 import { splitSubaddress } from '../ticket/mail/replyAddress';
-import { primeUsersByEmail } from '../ticket/tickets/service';
+import { primeUsersByEmail } from '../ticket/tickets/people';
 import type { IncomingMessage } from './parse';
 
 /**
@@ -56,12 +56,12 @@ export async function noteImported(key: string, line: { id: number; ticketId: nu
   (await importedKeys([], t)).set(key, IncomingMail.build({ id: line.id, import_key: key, ticket_id: line.ticketId, ticket_message_id: line.messageId }));
 }
 
-/** Reads, in one statement per kind, what the mails of a batch will ask for (their senders: as users of `brandId`). */
-export async function primeBatch(mails: IncomingMessage[], brandId: number, t: Transaction): Promise<void> {
+/** Reads, in one statement per kind, what the mails of a batch will ask for (their senders: as users of `brandId`, when there is one). */
+export async function primeBatch(mails: IncomingMessage[], brandId: number | null, t: Transaction): Promise<void> {
   const withFrom = mails.filter((m) => m.from);
   // Sent together: the driver pipelines them on the transaction's connection.
   await Promise.all([
-    primeUsersByEmail(withFrom.map((m) => m.from!.address), brandId, t),
+    brandId === null ? undefined : primeUsersByEmail(withFrom.map((m) => m.from!.address), brandId, t),
     ownAddresses(withFrom.flatMap((m) => [m.from!.address, ...m.to, ...m.cc, ...m.deliveredTo, ...(m.headers.get('x-loop') ?? [])]), t),
     sentIds(withFrom.map((m) => m.messageId).filter((id): id is string => !!id), t),
     importedKeys(withFrom.map((m) => m.key), t),

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Op, type Transaction } from 'sequelize';
 import { OutboxEntry } from '../db/models';
 import { now } from '../db/entity';
+import { insertRows } from '../db/insertRows';
 import { afterOutermostCommit, outermost, rolledBack } from '../db/transaction';
 import { logger } from '../logger';
 import type { JobDefinition } from './jobs';
@@ -20,27 +21,73 @@ export const jobIdOf = (entry: Pick<OutboxEntry, 'id' | 'job_key'>) => `outbox-$
 /**
  * Records a side effect in the caller's transaction. It is published to BullMQ after the commit,
  * so no job exists for data that was rolled back, and a job is never lost because Redis was
- * down: the row stays until the outbox sweep publishes it.
+ * down: the row stays until the outbox sweep publishes it. Returns the entry; null within
+ * `outboxInOneInsert`, where it is written with the others of that work, in one statement at its
+ * end (still in the transaction).
  */
-export async function enqueue<P>(transaction: Transaction, job: JobDefinition<P>, payload: P): Promise<OutboxEntry> {
-  const entry = await OutboxEntry.create({
-    job_key: randomBytes(8).toString('hex'), queue: job.queue, name: job.name, payload: JSON.stringify(payload),
-    options: JSON.stringify(job.options()), created_at: now(),
-  }, { transaction });
+export async function enqueue<P>(transaction: Transaction, job: JobDefinition<P>, payload: P): Promise<OutboxEntry | null> {
+  const entry: Written = {
+    row: {
+      job_key: randomBytes(8).toString('hex'), queue: job.queue, name: job.name, payload: JSON.stringify(payload),
+      options: JSON.stringify(job.options()), created_at: now(),
+    },
+    transaction,
+  };
+  const open = collecting.get(outermost(transaction));
+  if (open) {
+    open.push(entry);
+    return null;
+  }
+  return (await write([entry], transaction))[0];
+}
+
+interface Written {
+  row: Record<string, unknown>;
+  /** The (sub)transaction that wrote it: an entry of a savepoint rolled back since is not published. */
+  transaction: Transaction;
+}
+
+/** The entries each outermost transaction's `outboxInOneInsert` holds until its work ends. */
+const collecting = new WeakMap<Transaction, Written[]>();
+
+/**
+ * Runs `work` (on `transaction`), writing the outbox entries it enqueues together, in one INSERT
+ * when it ends (the subscribers of a batch of events: a batch of imported mails makes hundreds).
+ * Nested, the outermost one writes. When `work` fails, nothing it enqueued is written.
+ */
+export async function outboxInOneInsert<T>(transaction: Transaction, work: () => Promise<T>): Promise<T> {
+  const top = outermost(transaction);
+  if (collecting.has(top)) return work();
+  const entries: Written[] = [];
+  collecting.set(top, entries);
+  let result: T;
+  try {
+    result = await work();
+  } finally {
+    collecting.delete(top);
+  }
+  await write(entries.filter((e) => !rolledBack(e.transaction)), transaction);
+  return result;
+}
+
+/** Inserts entries (one statement) and has them published after the outermost transaction's commit. */
+async function write(entries: Written[], transaction: Transaction): Promise<OutboxEntry[]> {
+  if (!entries.length) return [];
+  const rows = await insertRows(OutboxEntry, entries.map((e) => e.row), transaction);
   // The transaction's entries are published together after its commit (one add per queue, one
   // UPDATE): a batch of imported mails writes hundreds of them.
   const top = outermost(transaction);
   let written = pending.get(top);
   if (!written) {
     pending.set(top, (written = []));
-    const entries = written;
+    const list = written;
     afterOutermostCommit(top, () => {
       // Those written in a savepoint that was rolled back are gone.
-      void publish(entries.filter((w) => !rolledBack(w.transaction)).map((w) => w.entry));
+      void publish(list.filter((w) => !rolledBack(w.transaction)).map((w) => w.entry));
     });
   }
-  written.push({ entry, transaction });
-  return entry;
+  written.push(...rows.map((entry, i) => ({ entry, transaction: entries[i].transaction })));
+  return rows;
 }
 
 /** The entries each outermost transaction wrote, with the (sub)transaction that wrote each. */

@@ -25,7 +25,7 @@ it('an entry written in a savepoint is published after the outer COMMIT, not whe
   let entry!: OutboxEntry;
   let seenBeforeCommit: unknown = 'not checked';
   await transaction(async (t) => {
-    entry = await sequelize().transaction({ transaction: t }, (savepoint) => enqueue(savepoint, verificationMail, { userId: 2147483647 }));
+    entry = (await sequelize().transaction({ transaction: t }, (savepoint) => enqueue(savepoint, verificationMail, { userId: 2147483647 })))!;
     // The savepoint is released: its own afterCommit hooks have run. Give a publish a chance to land.
     await new Promise((r) => setImmediate(r));
     seenBeforeCommit = await jobOf(entry);
@@ -41,10 +41,10 @@ it('an entry whose savepoint was rolled back is never published, though the oute
   let marker!: OutboxEntry;
   await transaction(async (t) => {
     await sequelize().transaction({ transaction: t }, async (savepoint) => {
-      entry = await enqueue(savepoint, verificationMail, { userId: 2147483646 });
+      entry = (await enqueue(savepoint, verificationMail, { userId: 2147483646 }))!;
       throw new Error('refused');
     }).catch(() => undefined);
-    marker = await enqueue(t, verificationMail, { userId: 2147483645 });
+    marker = (await enqueue(t, verificationMail, { userId: 2147483645 }))!;
   });
   // The entry of the outer transaction is published; by then the rolled-back one would have been too.
   await waitFor(() => jobOf(marker), 10000, 'the outer entry published');
@@ -58,7 +58,7 @@ it('a job whose entry is not visible yet fails without marking anything done, an
   const work = async () => ++ran;
   let pending!: OutboxEntry;
   const committed = transaction(async (t) => {
-    pending = await enqueue(t, verificationMail, { userId: 2147483644 });
+    pending = (await enqueue(t, verificationMail, { userId: 2147483644 }))!;
     // Inside the open transaction, another connection cannot see the entry.
     await expect(processOnce(pending.id, work)).rejects.toBeInstanceOf(OutboxEntryNotVisibleError);
   });

@@ -41,13 +41,17 @@ export async function watcherIds(ticketId: number, transaction?: Transaction): P
   return (await TicketWatcher.findAll({ attributes: ['user_id'], where: { ticket_id: ticketId }, order: [['user_id', 'ASC']], transaction })).map((w) => w.user_id);
 }
 
-/** The ids that are active operators, each once, in order, without `except`. */
+/**
+ * The ids that are active operators, each once, in order, without `except`. In a transaction the
+ * same ids are read once (the tickets of a batch of imported mails notify the same operators).
+ */
 export async function activeOperators(ids: number[], except: number | null, transaction?: Transaction): Promise<number[]> {
   const wanted = [...new Set(ids)].filter((id) => id !== except);
   if (!wanted.length) return [];
-  const found = new Set((await User.findAll({
+  const read = async () => new Set((await User.findAll({
     attributes: ['id'], where: { id: { [Op.in]: wanted }, type: 'operator', active: 1 }, transaction,
   })).map((u) => u.id));
+  const found = transaction ? await onceInTransaction(transaction, `operators.active:${[...wanted].sort((a, b) => a - b).join(',')}`, read) : await read();
   return wanted.filter((id) => found.has(id));
 }
 

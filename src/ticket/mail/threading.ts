@@ -94,14 +94,25 @@ export async function threadOf(ticketId: number, own?: string, transaction?: Tra
   return { inReplyTo: latest.message_id, references: [...new Set([first.message_id, latest.message_id])] };
 }
 
+export interface StoredMessageId {
+  messageId: string;
+  ticketId: number;
+  ticketMessageId?: number | null;
+  direction: MailDirection;
+}
+
 /** Stores a Message-ID of a ticket; storing one twice (a retried send) keeps the first. */
-export async function recordMessageId(
-  values: { messageId: string; ticketId: number; ticketMessageId?: number | null; direction: MailDirection }, transaction?: Transaction,
-): Promise<void> {
-  await MailMessageId.bulkCreate([{
-    message_id: values.messageId, ticket_id: values.ticketId, ticket_message_id: values.ticketMessageId ?? null,
-    direction: values.direction, created_at: now(),
-  }], { ignoreDuplicates: true, transaction });
+export async function recordMessageId(values: StoredMessageId, transaction?: Transaction): Promise<void> {
+  await recordMessageIds([values], transaction);
+}
+
+/** recordMessageId for several (the mails of an imported batch): one statement. */
+export async function recordMessageIds(values: StoredMessageId[], transaction?: Transaction): Promise<void> {
+  if (!values.length) return;
+  const at = now();
+  await MailMessageId.bulkCreate(values.map((v) => ({
+    message_id: v.messageId, ticket_id: v.ticketId, ticket_message_id: v.ticketMessageId ?? null, direction: v.direction, created_at: at,
+  })), { ignoreDuplicates: true, transaction });
 }
 
 /**

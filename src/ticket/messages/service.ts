@@ -1,6 +1,7 @@
 import type { Transaction } from 'sequelize';
 import { recordDeletions } from '../../export/tombstones';
 import { now } from '../../db/entity';
+import { insertRows } from '../../db/insertRows';
 import { Ticket, TicketMessage, User } from '../../db/models';
 import { BY, MESSAGE_TYPE, type ForwardExtra } from '../../db/models/TicketMessage';
 import { emit } from '../../events';
@@ -108,18 +109,26 @@ export interface WriteMessageValues {
  * caller has checked everything (and locked the ticket); no rule, no event here.
  */
 export async function writeMessage(v: WriteMessageValues, transaction: Transaction): Promise<TicketMessage> {
-  const message = await TicketMessage.create({
+  return (await writeMessages([v], transaction))[0];
+}
+
+/** writeMessage for several messages (the first messages of a batch of new tickets): one INSERT for all, in order. */
+export async function writeMessages(values: WriteMessageValues[], transaction: Transaction): Promise<TicketMessage[]> {
+  const at = now();
+  const messages = await insertRows(TicketMessage, values.map((v) => ({
     ticket_id: v.ticket.id, channel_id: v.channelId, user_id: v.author.id, user_ip_address: v.userIpAddress,
     by: v.author.type === 'operator' ? BY.OPERATOR : BY.USER, type: v.type, text: storedHtml(v.text), is_draft: v.isDraft ? 1 : 0,
     pinned: v.pinned ? 1 : 0, social_id: v.socialId, cc: v.cc.length ? JSON.stringify(v.cc) : null,
-    extra: v.extra ? JSON.stringify(v.extra) : null, created_at: v.createdAt, updated_at: Math.max(v.createdAt, now()),
-  }, { transaction });
-  if (v.attachments.length) await storeAttachments(v.ticket.id, message.id, v.attachments, transaction);
-  if (v.cc.length) {
-    const merged = normaliseCc([...jsonList(v.ticket.cc), ...v.cc]);
-    if (merged.length !== jsonList(v.ticket.cc).length) v.ticket.set('cc', JSON.stringify(merged));
+    extra: v.extra ? JSON.stringify(v.extra) : null, created_at: v.createdAt, updated_at: Math.max(v.createdAt, at),
+  })), transaction);
+  for (const [i, v] of values.entries()) {
+    if (v.attachments.length) await storeAttachments(v.ticket.id, messages[i].id, v.attachments, transaction);
+    if (v.cc.length) {
+      const merged = normaliseCc([...jsonList(v.ticket.cc), ...v.cc]);
+      if (merged.length !== jsonList(v.ticket.cc).length) v.ticket.set('cc', JSON.stringify(merged));
+    }
   }
-  return message;
+  return messages;
 }
 
 export async function addMessage(input: AddMessageInput, transaction: Transaction, options: AddMessageOptions = {}): Promise<TicketMessage> {

@@ -79,32 +79,94 @@ export async function assignTicketNumber(
   throw new Error(`No free ticket number could be found for ticket ${ticketId}`);
 }
 
+/** A ticket to number: its format and its creation time (date tokens). */
+export interface Numbering {
+  tokens: FormatToken[];
+  date: Date;
+}
+
+const isSequential = (tokens: FormatToken[]) => tokens.some((t) => t.kind === 'sequence');
+
 /**
- * Inserts a ticket (`insert`, given its number) numbered in the same statement when the format
- * has no %S: the random number is drawn before the insert, and a collision with the unique key
- * fails only that insert (the transaction goes on), so the number is drawn again as
- * assignTicketNumber does. A %S format needs the id: inserted with a placeholder, then numbered.
- * Returns the ticket carrying its final number.
+ * Inserts tickets (`insert`, given their numbers in order: one statement) numbered in the same
+ * statement when their format has no %S: each random number is drawn before the insert, and a
+ * collision with the unique key fails only that insert (the transaction goes on), so the number it
+ * names is drawn again as assignTicketNumber does. Several random numbers are first made distinct
+ * and checked against those taken (one SELECT), since a failed insert costs every row of it. A %S
+ * format needs the id: inserted with a placeholder, then numbered; all of them in one UPDATE (when
+ * a number of another format is in the way, one by one with assignTicketNumber). Returns the
+ * tickets carrying their final numbers, in order. `timezone`: of the date tokens.
  */
 export async function insertNumbered(
-  tokens: FormatToken[], date: Date, timezone: string, insert: (number: string) => Promise<Ticket>, transaction: Transaction,
+  items: Numbering[], timezone: string, insert: (numbers: string[]) => Promise<Ticket[]>, transaction: Transaction,
   random: RandomSource = randomInt,
-): Promise<Ticket> {
-  if (tokens.some((t) => t.kind === 'sequence')) {
-    const row = await insert(placeholderNumber());
-    row.setDataValue('number', await assignTicketNumber(row.id, tokens, date, timezone, transaction, random));
-    return row;
-  }
-  const render = () => renderTicketNumber(tokens, { sequence: 0, date, timezone: zoneOf(timezone), random });
-  for (const number of candidates(render, random, RANDOM_ATTEMPTS)) {
-    try {
-      return await insert(number);
-    } catch (err) {
-      if (!(err instanceof UniqueConstraintError) || !isNumberCollision(err)) throw err;
+): Promise<Ticket[]> {
+  const zone = zoneOf(timezone);
+  const drawn = items.map(({ tokens, date }) => (isSequential(tokens) ? null
+    : candidates(() => renderTicketNumber(tokens, { sequence: 0, date, timezone: zone, random }), random, RANDOM_ATTEMPTS)));
+  const numbers = items.map(() => placeholderNumber());
+  const drawing = items.flatMap((_, k) => (drawn[k] ? [k] : []));
+  const redraw = (k: number) => {
+    const next = drawn[k]!.next();
+    if (next.done) throw new Error('No free ticket number could be found for a new ticket');
+    numbers[k] = next.value;
+  };
+  drawing.forEach(redraw);
+  if (drawing.length > 1) {
+    for (;;) {
+      const seen = new Set<string>();
+      for (const k of drawing) {
+        while (seen.has(numbers[k])) redraw(k);
+        seen.add(numbers[k]);
+      }
+      const taken = await takenNumbers(drawing.map((k) => numbers[k]), transaction);
+      if (!taken.size) break;
+      for (const k of drawing) if (taken.has(numbers[k])) redraw(k);
     }
   }
-  throw new Error('No free ticket number could be found for a new ticket');
+  let rows: Ticket[];
+  for (;;) {
+    try {
+      rows = await insert(numbers);
+      break;
+    } catch (err) {
+      if (!(err instanceof UniqueConstraintError) || !isNumberCollision(err) || !drawing.length) throw err;
+      const duplicate = duplicateEntry(err);
+      const hit = drawing.filter((k) => numbers[k] === duplicate);
+      (hit.length ? hit : drawing).forEach(redraw);
+    }
+  }
+  const sequential = items.flatMap((item, k) => (drawn[k] ? [] : [k]));
+  if (sequential.length) await numberByIds(sequential.map((k) => ({ ticket: rows[k], ...items[k] })), zone, transaction, random);
+  return rows;
 }
+
+/** Those of `numbers` that tickets have (one SELECT). */
+async function takenNumbers(numbers: string[], transaction: Transaction): Promise<Set<string>> {
+  const rows = await sequelize().query<{ number: string }>('SELECT number FROM tickets WHERE number IN (:numbers)', {
+    replacements: { numbers }, transaction, type: QueryTypes.SELECT,
+  });
+  return new Set(rows.map((r) => r.number));
+}
+
+/** Gives tickets of a %S format (inserted with placeholders) their numbers: one UPDATE; on a collision, one by one. */
+async function numberByIds(tickets: Array<{ ticket: Ticket } & Numbering>, zone: string, transaction: Transaction, random: RandomSource): Promise<void> {
+  const numbers = tickets.map(({ ticket, tokens, date }) => renderTicketNumber(tokens, { sequence: ticket.id, date, timezone: zone, random }));
+  try {
+    await sequelize().query(`UPDATE tickets SET number = CASE id ${tickets.map(() => 'WHEN ? THEN ?').join(' ')} END WHERE id IN (?)`, {
+      replacements: [...tickets.flatMap(({ ticket }, i) => [ticket.id, numbers[i]]), tickets.map(({ ticket }) => ticket.id)], transaction, type: QueryTypes.UPDATE,
+    });
+    tickets.forEach(({ ticket }, i) => ticket.setDataValue('number', numbers[i]));
+  } catch (err) {
+    // The UPDATE changed nothing.
+    if (!(err instanceof UniqueConstraintError)) throw err;
+    for (const { ticket, tokens, date } of tickets) ticket.setDataValue('number', await assignTicketNumber(ticket.id, tokens, date, zone, transaction, random));
+  }
+}
+
+/** The value a unique key refused (`Duplicate entry '…' for key …`), if the message says it. */
+const duplicateEntry = (err: UniqueConstraintError) =>
+  /Duplicate entry '(.*)' for key/s.exec(String((err.parent as { sqlMessage?: string } | undefined)?.sqlMessage ?? ''))?.[1];
 
 /** A refusal by the number's unique key (not another one). */
 const isNumberCollision = (err: UniqueConstraintError) =>

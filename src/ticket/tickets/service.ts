@@ -1,25 +1,24 @@
 import { randomBytes } from 'node:crypto';
-import { Op, QueryTypes, UniqueConstraintError, type Transaction, type WhereOptions } from 'sequelize';
+import { Op, QueryTypes, type Transaction } from 'sequelize';
 import { now } from '../../db/entity';
 import {
   Brand, Department, DepartmentBrand, DepartmentEmail, SlaPlan, Ticket, TicketAssignee, TicketLink, TicketMessage, TicketPriority,
   TicketStatus, TicketTag, TicketTagLink, TicketWatcher, User,
 } from '../../db/models';
 import { sequelize } from '../../db/sequelize';
-import { onceInTransaction, rolledBack } from '../../db/transaction';
-import { emit, type TicketUpdateCause } from '../../events';
+import { insertRows } from '../../db/insertRows';
+import { emit, emitAll, type TicketUpdateCause } from '../../events';
 import { applyCustomFieldValues } from '../../customfields/values';
 import { ValidationError, invalid } from '../../errors';
 import { assertExist } from '../../db/exists';
-import { sqlCondition, trusted } from '../../db/sql';
-import { createUser } from '../../user/users/service';
 import { assertAttachments, type AttachmentInput } from '../attachmentFiles';
 import { assertPast, jsonList, normaliseCc, type ChannelName } from '../common';
-import { writeMessage } from '../messages/service';
+import { writeMessages } from '../messages/service';
 import { BY, MESSAGE_TYPE } from '../../db/models/TicketMessage';
 import { cachedTicketSettings, ticketSettings, type TicketSettings } from '../ticketSettings';
 import { NO_DUE_TIMES, currentDueTime, slaDueTimes, type DueTimes } from './due';
-import { createFacts } from './createFacts';
+import { createFacts, type CreateFacts } from './createFacts';
+import { resolvePeople } from './people';
 import { effectiveFormat, insertNumbered } from './number';
 import { auditSnapshot, createdSnapshot, diff, recordAudit, recordAudits } from './audit';
 
@@ -134,137 +133,6 @@ async function emailOfDepartment(emailId: number, departmentId: number, brandId:
   return !!(await DepartmentEmail.findOne({ attributes: ['id'], where: { id: emailId, department_id: departmentId, brand_id: brandId }, transaction }));
 }
 
-/**
- * The user of the brand with this address (primary or additional), or null. One statement that
- * stays on the email indexes: each address column is searched on its own and the lowest id taken
- * (`email = ? OR id IN (SELECT ...)` made the optimizer walk the whole users table in id order
- * for an address nobody has, which is every new sender of a mail).
- */
-export async function findUserByEmail(email: string, brandId: number, transaction?: Transaction, latest = false): Promise<User | null> {
-  // A locking read sees what other transactions committed since this one began (each branch its own:
-  // a derived table is read apart from the outer statement's lock).
-  const lock = trusted(latest && transaction ? ' LOCK IN SHARE MODE' : '');
-  const c = sqlCondition`id = (SELECT MIN(id) FROM (
-    (SELECT id FROM users WHERE type = 'user' AND brand_id = ${brandId} AND email = ${email}${lock})
-    UNION ALL (SELECT u.id FROM user_emails e JOIN users u ON u.id = e.user_id WHERE e.email = ${email} AND u.type = 'user' AND u.brand_id = ${brandId}${lock})
-  ) AS found)`;
-  return User.findOne({ where: c.literal as WhereOptions, replacements: c.replacements, transaction, lock: latest && transaction ? transaction.LOCK.SHARE : undefined });
-}
-
-/**
- * The user of the brand with this address, created (without a password, with the names and
- * organisation given) when there is none. A user created by a parallel request at the same moment
- * is found, not duplicated: the insert runs in a savepoint, and the unique key's refusal is read
- * as "someone else just created them". The mailbox worker finds a mail's sender with it too.
- */
-export async function userForAddress(
-  email: string, brandId: number, names: { firstname?: string | null; lastname?: string | null; organisation?: string | null }, transaction: Transaction,
-): Promise<User> {
-  return (await findOrCreateUser(email, brandId, names, transaction)).user;
-}
-
-/**
- * The users of the brand by address that this transaction has looked up (null: none), so that a
- * batch of imported mails asks for all its senders in one statement (primeUsersByEmail) and the
- * users it creates are found by its later mails. Only findOrCreateUser reads and writes it.
- */
-const knownUsers = (brandId: number, transaction: Transaction) =>
-  onceInTransaction(transaction, `users.byEmail:${brandId}`, async () => new Map<string, { user: User | null; createdIn?: Transaction }>());
-
-/** Looks up the users of the brand with these addresses (lower case, primary or additional) in one statement, for findOrCreateUser. */
-export async function primeUsersByEmail(emails: string[], brandId: number, transaction: Transaction): Promise<void> {
-  const known = await knownUsers(brandId, transaction);
-  const missing = [...new Set(emails)].filter((e) => !known.has(e));
-  if (!missing.length) return;
-  const rows = await sequelize().query<{ address: string; id: number }>(
-    `SELECT found.address, MIN(found.id) AS id FROM (
-      SELECT email AS address, id FROM users WHERE type = 'user' AND brand_id = :brandId AND email IN (:emails)
-      UNION ALL SELECT ue.email, u.id FROM user_emails ue JOIN users u ON u.id = ue.user_id WHERE ue.email IN (:emails) AND u.type = 'user' AND u.brand_id = :brandId
-    ) AS found GROUP BY found.address`,
-    { replacements: { brandId, emails: missing }, type: QueryTypes.SELECT, transaction },
-  );
-  const users = rows.length ? new Map((await User.findAll({ where: { id: { [Op.in]: rows.map((r) => Number(r.id)) } }, transaction })).map((u) => [u.id, u])) : new Map<number, User>();
-  for (const e of missing) known.set(e, { user: null });
-  for (const r of rows) known.set(r.address, { user: users.get(Number(r.id)) ?? null });
-}
-
-/** userForAddress, saying whether the user was created by this transaction. */
-async function findOrCreateUser(
-  email: string, brandId: number, names: { firstname?: string | null; lastname?: string | null; organisation?: string | null }, transaction: Transaction,
-): Promise<{ user: User; created: boolean }> {
-  const known = await knownUsers(brandId, transaction);
-  const kept = known.get(email);
-  // A user created in a savepoint that was rolled back since is gone: looked up again.
-  const found = kept && !(kept.createdIn && rolledBack(kept.createdIn)) ? kept.user : await findUserByEmail(email, brandId, transaction);
-  if (found) {
-    if (kept?.user !== found) known.set(email, { user: found });
-    return { user: found, created: false };
-  }
-  try {
-    let createdIn: Transaction | undefined;
-    const user = await sequelize().transaction({ transaction }, (savepoint) => {
-      createdIn = savepoint;
-      // Just looked up in this transaction: nobody of the brand has the address (a concurrent
-      // creator of the same address is stopped by the unique key of person_emails, below).
-      return createUser({
-        email, brand_id: brandId, firstname: names.firstname || null, lastname: names.lastname || null,
-        ...(names.organisation ? { organisation: names.organisation } : {}),
-      }, savepoint, { addressFree: true });
-    });
-    known.set(email, { user, createdIn });
-    return { user, created: true };
-  } catch (err) {
-    if (!(err instanceof UniqueConstraintError)) throw err;
-    const again = await findUserByEmail(email, brandId, transaction, true);
-    if (!again) throw err;
-    return { user: again, created: false };
-  }
-}
-
-interface People {
-  /** The ticket's user. */
-  owner: User;
-  /** Who writes the first message. */
-  author: User;
-}
-
-/** A person by id, read with a share lock: they cannot be deleted under the ticket and message written for them. */
-async function person(id: number, field: string, transaction: Transaction, check: (u: User) => boolean): Promise<User> {
-  const user = await User.findByPk(id, { transaction, lock: transaction.LOCK.SHARE });
-  if (!user || !check(user)) throw invalid(field);
-  return user;
-}
-
-async function resolvePeople(input: CreateTicketInput, brandId: number, transaction: Transaction): Promise<People> {
-  const isOperator = (u: User) => u.type === 'operator';
-  const isUserOfBrand = (u: User) => u.type === 'user' && u.brand_id === brandId;
-  if (input.internal) {
-    if (input.userId === undefined) throw new ValidationError('The user field is required when internal is 1.');
-    const operator = await person(input.userId, 'user', transaction, isOperator);
-    return { owner: operator, author: operator };
-  }
-  if (input.onBehalfOf !== undefined) {
-    const owner = await person(input.onBehalfOf, 'on_behalf_of', transaction, isUserOfBrand);
-    const author = input.userId !== undefined ? await person(input.userId, 'user', transaction, isOperator) : owner;
-    return { owner, author };
-  }
-  if (input.userId !== undefined) {
-    const owner = await person(input.userId, 'user', transaction, isUserOfBrand);
-    return { owner, author: owner };
-  }
-  if (input.userEmail) {
-    const { user, created } = await findOrCreateUser(input.userEmail.trim().toLowerCase(), brandId, {
-      firstname: input.userFirstname, lastname: input.userLastname, organisation: input.userOrganisation,
-    }, transaction);
-    // A user found (not created here) is read again with a share lock by its key (no gap lock): it
-    // sees one another transaction created a moment ago, and keeps them from being deleted under the ticket.
-    const owner = created ? user : await User.findByPk(user.id, { transaction, lock: transaction.LOCK.SHARE });
-    if (!owner) throw invalid('user_id');
-    return { owner, author: owner };
-  }
-  throw new ValidationError('The user email field is required when user is not present.');
-}
-
 /** A status change: resolving stamps resolved_time, leaving the resolved status reopens. */
 function statusValues(ticket: Pick<Ticket, 'status_id' | 'resolved_time'>, statusId: number, settings: TicketSettings, at: number): Partial<Ticket> {
   const resolved = settings.defaultResolvedStatus;
@@ -290,13 +158,28 @@ const assertOperators = (field: string, ids: number[] | undefined, transaction: 
  * ticket settings the caller read in this transaction (else from the config cache).
  */
 export async function createTicket(input: CreateTicketInput, transaction: Transaction, known: { settings?: TicketSettings } = {}): Promise<CreatedTicket> {
-  const at = now();
+  return (await createTickets([input], transaction, known))[0];
+}
+
+/** A ticket to open, checked: what createTickets writes it with. */
+interface Checked {
+  input: CreateTicketInput;
+  brandId: number;
+  department: NonNullable<CreateFacts['department']>;
+  departmentEmailId: number | null;
+  statusId: number;
+  priorityId: number;
+  channel: ChannelName;
+  channelId: number;
+  createdAt: number;
+  attachments: AttachmentInput[];
+}
+
+/** The checks of one ticket to open, in the order their 422s take precedence; nothing is written. */
+async function check(input: CreateTicketInput, settings: TicketSettings, at: number, transaction: Transaction): Promise<Checked> {
   assertPast(input.createdAt, at);
-  const createdAt = input.createdAt ?? at;
-  const settings = known.settings ?? (await cachedTicketSettings(transaction));
   const attachments = input.attachments ?? [];
   assertAttachments(attachments, settings);
-
   const channel = input.channel ?? 'api';
   const statusId = input.statusId ?? settings.defaultOpenStatus;
   const facts = await createFacts({
@@ -307,77 +190,118 @@ export async function createTicket(input: CreateTicketInput, transaction: Transa
     if (input.brandId === undefined) throw new Error('No brand exists: run the seed');
     throw invalid('brand');
   }
-  const brandId = facts.brandId;
   const department = facts.department;
   if (!department || !facts.departmentInBrand) throw invalid('department');
   if (input.departmentEmailId && facts.departmentEmailId === null) throw invalid('department_email');
-  const departmentEmailId = facts.departmentEmailId;
   if (statusId === null) throw new ValidationError('The status field is required.');
   if (facts.statusId === null) throw invalid('status');
   if (facts.priorityId === null) {
     if (input.priorityId !== undefined) throw invalid('priority');
     throw new ValidationError('The priority field is required.');
   }
-  const priorityId = facts.priorityId;
   await assertExist(TicketTag, 'tag', input.tagIds, transaction);
   await assertOperators('assignedto', input.assignedTo, transaction);
   await assertOperators('watching', input.watching, transaction);
   if (input.slaPlanId) await assertExist(SlaPlan, 'sla_plan', input.slaPlanId, transaction);
-
-  const { owner, author } = await resolvePeople(input, brandId, transaction);
   if (facts.channelId === null) throw new Error(`The channel "${channel}" does not exist: run the seed`);
-  const due: DueTimes = input.slaPlanId ? await slaDueTimes(input.slaPlanId, priorityId, createdAt, settings.defaultTimezone, transaction) : NO_DUE_TIMES;
-  const resolved = settings.defaultResolvedStatus !== null && statusId === settings.defaultResolvedStatus;
-  const cc = normaliseCc(input.cc);
-  const by = author.type === 'operator' ? BY.OPERATOR : BY.USER;
+  return {
+    input, brandId: facts.brandId, department, departmentEmailId: facts.departmentEmailId, statusId, priorityId: facts.priorityId,
+    channel, channelId: facts.channelId, createdAt: input.createdAt ?? at, attachments,
+  };
+}
+
+/**
+ * Opens tickets, in order, each as createTicket opens one, with one statement per kind of row for
+ * all of them: every ticket is checked first (the first refusal is thrown, before anything is
+ * written), then their people found or created (./people.ts: new users in one INSERT), the
+ * tickets inserted and numbered, their links, first messages and audit rows written, and their
+ * `ticket.created` events emitted (one INSERT; the outbox entries of their notifications one
+ * more). A batch of imported mails opens its new tickets so.
+ */
+export async function createTickets(inputs: CreateTicketInput[], transaction: Transaction, known: { settings?: TicketSettings } = {}): Promise<CreatedTicket[]> {
+  const at = now();
+  const settings = known.settings ?? (await cachedTicketSettings(transaction));
+  const checked: Checked[] = [];
+  for (const input of inputs) checked.push(await check(input, settings, at, transaction));
+  if (!checked.length) return [];
+  const people = await resolvePeople(checked.map(({ input, brandId }) => ({ input, brandId })), transaction);
 
   // The first message's reply time is written with the ticket (no update after the message).
-  const ticket = await insertNumbered(
-    effectiveFormat(department.ticket_number_format, settings.ticketNumberFormat), new Date(createdAt * 1000), settings.defaultTimezone,
-    (number) => Ticket.create({
-      number, department_id: department.id, department_email_id: departmentEmailId, brand_id: brandId,
-      channel_id: facts.channelId, user_id: owner.id, status_id: statusId, priority_id: priorityId,
+  const rows = await Promise.all(checked.map(async (c, i) => {
+    const { input, createdAt, statusId } = c;
+    const due: DueTimes = input.slaPlanId ? await slaDueTimes(input.slaPlanId, c.priorityId, createdAt, settings.defaultTimezone, transaction) : NO_DUE_TIMES;
+    const resolved = settings.defaultResolvedStatus !== null && statusId === settings.defaultResolvedStatus;
+    const cc = normaliseCc(input.cc);
+    return {
+      department_id: c.department.id, department_email_id: c.departmentEmailId, brand_id: c.brandId,
+      channel_id: c.channelId, user_id: people[i].owner.id, status_id: statusId, priority_id: c.priorityId,
       sla_plan_id: input.slaPlanId || null, subject: input.subject, ...due,
       due_time: resolved ? null : currentDueTime({ first_reply_time: null, ...due }),
       resolved_time: resolved ? createdAt : null, cc: cc.length ? JSON.stringify(cc) : null, locked: 0, merged: 0, internal: input.internal ? 1 : 0,
-      last_reply_time: createdAt, last_reply_by: by, token: randomBytes(20).toString('hex'), created_at: createdAt, updated_at: at,
-    }, { transaction }),
+      last_reply_time: createdAt, last_reply_by: people[i].author.type === 'operator' ? BY.OPERATOR : BY.USER,
+      token: randomBytes(20).toString('hex'), created_at: createdAt, updated_at: at,
+    };
+  }));
+  const tickets = await insertNumbered(
+    checked.map((c) => ({ tokens: effectiveFormat(c.department.ticket_number_format, settings.ticketNumberFormat), date: new Date(c.createdAt * 1000) })),
+    settings.defaultTimezone,
+    (numbers) => insertRows(Ticket, rows.map((row, i) => ({ number: numbers[i], ...row })), transaction),
     transaction,
   );
 
-  const tagIds = [...new Set(input.tagIds ?? [])];
-  const assignees = [...new Set(input.assignedTo ?? (department.default_assignedto ? [department.default_assignedto] : []))];
-  const watching = [...new Set(input.watching ?? [])];
-  await replaceLinks(TicketTagLink, 'tag_id', ticket.id, tagIds, transaction, true);
-  await replaceLinks(TicketAssignee, 'user_id', ticket.id, assignees, transaction, true);
-  await replaceLinks(TicketWatcher, 'user_id', ticket.id, watching, transaction, true);
-  // The custom field values, the first message and the audit row need nothing of one another:
+  const links = checked.map(({ input, department }) => ({
+    tags: [...new Set(input.tagIds ?? [])],
+    assigned: [...new Set(input.assignedTo ?? (department.default_assignedto ? [department.default_assignedto] : []))],
+    watching: [...new Set(input.watching ?? [])],
+  }));
+  await insertLinks(TicketTagLink, 'tag_id', tickets.map((t, i) => [t.id, links[i].tags]), transaction);
+  await insertLinks(TicketAssignee, 'user_id', tickets.map((t, i) => [t.id, links[i].assigned]), transaction);
+  await insertLinks(TicketWatcher, 'user_id', tickets.map((t, i) => [t.id, links[i].watching]), transaction);
+  // The custom field values, the first messages and the audit rows need nothing of one another:
   // they are sent together (the driver pipelines them on the transaction's connection), one round
   // trip rather than three; a refusal (a required field missing) rolls all of them back.
-  const values = applyCustomFieldValues('ticket', ticket.id, input.customfields, {
-    brandId, departmentId: department.id, creating: channel !== 'email', overwriteLocked: true, transaction,
-  });
-  // The first message: the checks addMessage makes hold by construction (the author is the owner,
+  const withValues = checked.map(({ input }) => Object.keys(input.customfields ?? {}).length > 0);
+  const values = (async () => {
+    for (const [i, { input, brandId, department, channel }] of checked.entries()) {
+      await applyCustomFieldValues('ticket', tickets[i].id, input.customfields, {
+        brandId, departmentId: department.id, creating: channel !== 'email', overwriteLocked: true, transaction,
+      });
+    }
+  })();
+  // The first messages: the checks addMessage makes hold by construction (the author is the owner,
   // or an operator; the new ticket is neither locked nor merged, and this transaction holds it).
-  // With attachments it waits for the values' checks: a refused ticket stores no file (a file
+  // With attachments they wait for the values' checks: a refused ticket stores no file (a file
   // store's writes are not rolled back with the transaction).
-  const { channelId } = facts;
-  const written = (attachments.length ? values : Promise.resolve()).then(() => writeMessage({
-    ticket, author, type: MESSAGE_TYPE.MESSAGE, text: input.text, isDraft: false, pinned: false, cc: [], attachments,
-    userIpAddress: input.userIpAddress ?? null, createdAt, channelId, socialId: null,
-  }, transaction));
-  // The audit's snapshot of the new ticket, from what was written (custom field values, when any
+  const written = (checked.some((c) => c.attachments.length) ? values : Promise.resolve()).then(() => writeMessages(checked.map((c, i) => ({
+    ticket: tickets[i], author: people[i].author, type: MESSAGE_TYPE.MESSAGE, text: c.input.text, isDraft: false, pinned: false, cc: [],
+    attachments: c.attachments, userIpAddress: c.input.userIpAddress ?? null, createdAt: c.createdAt, channelId: c.channelId, socialId: null,
+  })), transaction));
+  // The audit's snapshots of the new tickets, from what was written (custom field values, when any
   // were given, are read back as auditSnapshot does, once they are written).
-  const audited = Object.keys(input.customfields ?? {}).length
-    ? values.then(() => auditSnapshot(ticket.id, transaction)).then((snapshot) => recordAudit(ticket.id, 'created', diff(null, snapshot), transaction))
-    : recordAudit(ticket.id, 'created', diff(null, createdSnapshot(ticket, { tags: tagIds, assigned: assignees, watching })), transaction);
-  const [, message, audit] = await Promise.all([values, written, audited]);
-  // The notifications take the rows just written with the event, rather than read them back.
-  await emit(transaction, 'ticket.created', {
-    ticketId: ticket.id, messageId: message.id, sendUserEmail: input.sendUserEmail ?? true, sendOperatorsEmail: input.sendOperatorsEmail ?? true, audit,
-  }, { ticket, message, department, channelName: channel, assigned: assignees });
-  const unlinked = !tagIds.length && !assignees.length && !watching.length && !Object.keys(input.customfields ?? {}).length;
-  return { ticket, message, owner, unlinked };
+  const snapshots = withValues.some(Boolean)
+    ? values.then(() => Promise.all(tickets.map((t, i) => (withValues[i] ? auditSnapshot(t.id, transaction) : createdSnapshot(t, { tags: links[i].tags, assigned: links[i].assigned, watching: links[i].watching })))))
+    : Promise.resolve(tickets.map((t, i) => createdSnapshot(t, { tags: links[i].tags, assigned: links[i].assigned, watching: links[i].watching })));
+  const audited = snapshots.then((after) => recordAudits(tickets.map((t, i) => ({ ticketId: t.id, action: 'created' as const, changes: diff(null, after[i]) })), transaction));
+  const [, messages, audits] = await Promise.all([values, written, audited]);
+  // The notifications take the rows just written with the events, rather than read them back.
+  await emitAll(transaction, checked.map(({ input, department, channel }, i) => ({
+    name: 'ticket.created' as const,
+    payload: {
+      ticketId: tickets[i].id, messageId: messages[i].id, sendUserEmail: input.sendUserEmail ?? true, sendOperatorsEmail: input.sendOperatorsEmail ?? true,
+      audit: audits[i],
+    },
+    facts: { ticket: tickets[i], message: messages[i], department, channelName: channel, assigned: links[i].assigned },
+  })));
+  return checked.map(({ input }, i) => ({
+    ticket: tickets[i], message: messages[i], owner: people[i].owner,
+    unlinked: !links[i].tags.length && !links[i].assigned.length && !links[i].watching.length && !Object.keys(input.customfields ?? {}).length,
+  }));
+}
+
+/** Links of new tickets (tags, assigned or watching operators): one INSERT for all. */
+async function insertLinks(model: typeof TicketTagLink | typeof TicketAssignee | typeof TicketWatcher, column: 'tag_id' | 'user_id', links: Array<[number, number[]]>, transaction: Transaction): Promise<void> {
+  const rows = links.flatMap(([ticketId, ids]) => ids.map((id) => ({ ticket_id: ticketId, [column]: id })));
+  if (rows.length) await (model as any).bulkCreate(rows, { transaction });
 }
 
 const sameSet = (a: number[], b: number[]) => a.length === b.length && [...a].sort().every((v, i) => v === [...b].sort()[i]);

@@ -52,15 +52,15 @@ export async function splitTicket(ticket: Ticket, input: SplitTicketInput, trans
   const department = (await Department.findByPk(ticket.department_id, { attributes: ['ticket_number_format'], transaction }))!;
   const lastReply = Math.max(...moving.filter((m) => !m.is_draft).map((m) => m.created_at), 0) || null;
   // Numbered as createTicket numbers (in the insert unless the format needs the id).
-  const split = await insertNumbered(
-    effectiveFormat(department.ticket_number_format, settings.ticketNumberFormat), new Date(first.created_at * 1000), settings.defaultTimezone,
-    (number) => Ticket.create({
+  const [split] = await insertNumbered(
+    [{ tokens: effectiveFormat(department.ticket_number_format, settings.ticketNumberFormat), date: new Date(first.created_at * 1000) }], settings.defaultTimezone,
+    async ([number]) => [await Ticket.create({
       number, department_id: ticket.department_id, department_email_id: ticket.department_email_id, brand_id: ticket.brand_id,
       channel_id: ticket.channel_id, user_id: ticket.user_id, status_id: ticket.status_id, priority_id: ticket.priority_id, sla_plan_id: null,
       subject: input.subject ?? ticket.subject, reply_due_time: null, resolve_due_time: null, due_time: null, resolved_time: ticket.resolved_time,
       last_reply_time: lastReply, cc: ticket.cc, locked: 0, merged: 0, internal: ticket.internal, token: randomBytes(20).toString('hex'),
       created_at: first.created_at, updated_at: at,
-    }, { transaction }),
+    }, { transaction })],
     transaction,
   );
   const run = (sql: string) => sequelize().query(sql, { replacements: { from: ticket.id, to: split.id, ids: movingIds, at, note: MESSAGE_TYPE.NOTE }, transaction, type: QueryTypes.UPDATE });

@@ -1,10 +1,11 @@
 import type { Transaction } from 'sequelize';
 import { beforePersonDeleted } from '../../export/tombstones';
-import { emit } from '../../events';
+import { emit, emitAll } from '../../events';
 import { Brand, Ticket, User, UserEmail } from '../../db/models';
 import { emailScope } from '../../db/models/PersonEmail';
 import { ValidationError } from '../../errors';
 import { assertExist } from '../../db/exists';
+import { insertRows } from '../../db/insertRows';
 import { onceInTransaction } from '../../db/transaction';
 import { sent } from '../../lib/serialize';
 import { BRAND_EMAIL_TAKEN } from '../../db/uniqueKeys';
@@ -83,10 +84,10 @@ async function assertAddressesFree(brandId: number, a: UserAddresses, userId: nu
   throw new ValidationError(BRAND_EMAIL_TAKEN);
 }
 
-/** Writes the additional emails (the triggers claim them for the user's brand). */
-async function addAdditionalEmails(userId: number, emails: string[], transaction: Transaction) {
-  const unique = [...new Set(emails)];
-  if (unique.length) await UserEmail.bulkCreate(unique.map((email) => ({ user_id: userId, email })), { transaction });
+/** Writes additional emails of users, one statement (the triggers claim them for each user's brand). */
+async function addAdditionalEmails(emails: Array<{ userId: number; email: string }>, transaction: Transaction) {
+  const unique = [...new Map(emails.map((e) => [`${e.userId} ${e.email}`, e])).values()];
+  if (unique.length) await UserEmail.bulkCreate(unique.map((e) => ({ user_id: e.userId, email: e.email })), { transaction });
 }
 
 function checkVerifiedNeedsPassword(emailVerified: number | undefined, hasPassword: boolean) {
@@ -98,30 +99,50 @@ const COLUMNS = ['firstname', 'lastname', 'email', 'country', 'language_code', '
 
 /** `addressFree`: the caller has just found nobody of the brand with the address (no additional ones given). */
 export async function createUser(input: CreateUserInput, transaction: Transaction, known: { addressFree?: boolean } = {}): Promise<User> {
-  const brandId = input.brand_id ?? (await defaultBrandId(transaction));
-  // Once per transaction and brand (a batch of imported mails creates a user per sender).
-  await onceInTransaction(transaction, `brand.exists:${brandId}`, () => assertExist(Brand, 'brand_id', brandId, transaction));
-  const phones = normalisePhones(input.phone);
-  checkVerifiedNeedsPassword(input.email_verified, !!input.password);
-  const additional: string[] | undefined = input.additional_email;
-  if (!known.addressFree || additional?.length) {
-    await assertAddressesFree(brandId, { email: input.email, emailSent: true, additional: additional ?? [], additionalSent: !!additional }, null, transaction);
+  return (await createUsers([input], transaction, known))[0];
+}
+
+/**
+ * Creates users, in order: each input checked as createUser checks it (the first refusal is thrown,
+ * before anything is written), then the users written in one INSERT (their additional addresses in
+ * one more), then what each links to, and their `user.created` events. A batch of imported mails
+ * creates its new senders so. `addressFree`: the caller has just found nobody of the brand with
+ * any of the addresses, which are all different (no additional ones given). A user's address
+ * taken meanwhile by another transaction fails the INSERT, which then leaves no user behind.
+ */
+export async function createUsers(inputs: CreateUserInput[], transaction: Transaction, known: { addressFree?: boolean } = {}): Promise<User[]> {
+  const checked: Array<{ input: CreateUserInput; brandId: number; phones: ReturnType<typeof normalisePhones> }> = [];
+  for (const input of inputs) {
+    const brandId = input.brand_id ?? (await defaultBrandId(transaction));
+    // Once per transaction and brand (a batch of imported mails creates a user per sender).
+    await onceInTransaction(transaction, `brand.exists:${brandId}`, () => assertExist(Brand, 'brand_id', brandId, transaction));
+    const phones = normalisePhones(input.phone);
+    checkVerifiedNeedsPassword(input.email_verified, !!input.password);
+    const additional: string[] | undefined = input.additional_email;
+    if (!known.addressFree || additional?.length) {
+      await assertAddressesFree(brandId, { email: input.email, emailSent: true, additional: additional ?? [], additionalSent: !!additional }, null, transaction);
+    }
+    await assertLanguage(input.language_code, transaction);
+    checked.push({ input, brandId, phones });
   }
-  await assertLanguage(input.language_code, transaction);
+  if (!checked.length) return [];
   const defaults = await personDefaults(transaction);
-  const user = await User.create({
+  const users = await insertRows(User, await Promise.all(checked.map(async ({ input, brandId }) => ({
     type: 'user', brand_id: brandId, ...sent(input, COLUMNS),
     language_code: input.language_code || defaults.language_code,
     timezone: input.timezone || defaults.timezone,
     ...(await passwordValues(input.password)),
-  }, { transaction });
-  if (additional) await addAdditionalEmails(user.id, additional, transaction);
-  if (phones) await replacePhones(user.id, phones, transaction, true);
-  if (input.groups) await replaceGroups(user.id, 'user', input.groups, transaction, true);
-  await applyMembership(user, input, true, transaction);
-  await applyCustomFieldValues('user', user.id, input.customfield, { brandId, creating: true, overwriteLocked: true, transaction });
-  await emit(transaction, 'user.created', { userId: user.id, sendEmail: input.send_email === 1 });
-  return user;
+  }))), transaction);
+  await addAdditionalEmails(checked.flatMap(({ input }, i) => (input.additional_email ?? []).map((email) => ({ userId: users[i].id, email }))), transaction);
+  for (const [i, { input, brandId, phones }] of checked.entries()) {
+    const user = users[i];
+    if (phones) await replacePhones(user.id, phones, transaction, true);
+    if (input.groups) await replaceGroups(user.id, 'user', input.groups, transaction, true);
+    await applyMembership(user, input, true, transaction);
+    await applyCustomFieldValues('user', user.id, input.customfield, { brandId, creating: true, overwriteLocked: true, transaction });
+  }
+  await emitAll(transaction, checked.map(({ input }, i) => ({ name: 'user.created' as const, payload: { userId: users[i].id, sendEmail: input.send_email === 1 } })));
+  return users;
 }
 
 export async function updateUser(user: User, input: UserInput, transaction: Transaction): Promise<void> {
@@ -147,7 +168,7 @@ export async function updateUser(user: User, input: UserInput, transaction: Tran
   if (additional) await UserEmail.destroy({ where: { user_id: user.id }, transaction });
   else if (email !== user.email) await UserEmail.destroy({ where: { user_id: user.id, email }, transaction });
   await user.update({ ...sent(input, COLUMNS), brand_id: brandId, ...(await passwordValues(input.password)) }, { transaction });
-  if (additional) await addAdditionalEmails(user.id, additional, transaction);
+  if (additional) await addAdditionalEmails(additional.map((email) => ({ userId: user.id, email })), transaction);
   if (phones) await replacePhones(user.id, phones, transaction);
   if (input.groups) await replaceGroups(user.id, 'user', input.groups, transaction);
   await applyMembership(user, input, false, transaction);
