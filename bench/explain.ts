@@ -93,7 +93,7 @@ export async function explainTicketLists(get: (path: string) => Promise<{ count?
     counts.set(path, Number(result.count ?? 0));
     const params = new URL(`http://x${path}`).searchParams;
     const reach = Number(params.get('start') ?? 1) - 1 + Number(params.get('limit') ?? 50);
-    // With SEARCH_ENGINE=mroonga a search's count and page ids are one Groonga select, then the rows by id.
+    // With SEARCH_ENGINE=mroonga a search's count, page ids and page rows are one statement of Groonga selects.
     const main = statements.filter((s) => /^SELECT/i.test(s.sql) && /FROM (`tickets`|ticket_list_counts|tickets t WHERE t\.id IN)|mroonga_command\(/.test(s.sql));
     let bad = false;
     for (const [n, st] of main.entries()) {
@@ -101,7 +101,7 @@ export async function explainTicketLists(get: (path: string) => Promise<{ count?
       const access = plan.map((p) => `${p.table}:${p.type}${p.key ? `(${p.key})` : ''}`).join(' ');
       const v = verdict(plan, reach);
       bad ||= v !== 'ok';
-      const kind = /ticket_list_counts/.test(st.sql) ? 'count (counters)' : /mroonga_command\(/.test(st.sql) ? 'count + page ids (Groonga)'
+      const kind = /ticket_list_counts/.test(st.sql) ? 'count (counters)' : /mroonga_command\(/.test(st.sql) ? 'count + page (Groonga)'
         : /count\(/i.test(st.sql) ? 'count' : 'page';
       rows.push([n === 0 ? title : '', n === 0 ? String(result.count ?? '-') : '', kind, access, v]);
     }

@@ -15,6 +15,20 @@ export interface BoundCondition {
 let seq = 0;
 
 export function sqlCondition(strings: TemplateStringsArray, ...values: unknown[]): BoundCondition {
+  const { text, replacements } = compose(strings, values);
+  return { literal: literal(`(${text})`), replacements };
+}
+
+/**
+ * Like sqlCondition, for a piece of a statement that is not an expression (a select list, `x AS
+ * name`, a CASE branch, a FROM clause): its text as written, not in parentheses.
+ */
+export function sqlFragment(strings: TemplateStringsArray, ...values: unknown[]): BoundCondition {
+  const { text, replacements } = compose(strings, values);
+  return { literal: literal(text), replacements };
+}
+
+function compose(strings: TemplateStringsArray, values: unknown[]): { text: string; replacements: Record<string, unknown> } {
   const replacements: Record<string, unknown> = {};
   let text = strings[0];
   values.forEach((value, i) => {
@@ -29,7 +43,7 @@ export function sqlCondition(strings: TemplateStringsArray, ...values: unknown[]
     replacements[name] = value;
     text += `:${name}${strings[i + 1]}`;
   });
-  return { literal: literal(`(${text})`), replacements };
+  return { text, replacements };
 }
 
 export const isBound = (c: unknown): c is BoundCondition =>

@@ -9,6 +9,8 @@ import { QueryTypes } from 'sequelize';
 import { sequelize } from '../../src/db/sequelize';
 import { searchEngine } from '../../src/ticket/tickets/search/engine';
 import { innodbSearch } from '../../src/ticket/tickets/search/innodb';
+import { listedSearch } from '../../src/ticket/tickets/search/listed';
+import { mroongaSearch } from '../../src/ticket/tickets/search/mroonga';
 import { capture } from '../../bench/capture';
 import { Brand, Department, DepartmentBrand, DepartmentEmail, TicketStatus } from '../../src/db/models';
 import { newEmail, unique, useApi } from '../helpers/app';
@@ -136,7 +138,7 @@ describe('the Mroonga index', () => {
     expect(await search({ search: w })).toEqual([t.id]);
   });
 
-  it('answers words with field terms and column filters from its index: exact count, page by key, in two statements', async () => {
+  it('answers words with field terms and column filters from its index: exact count, page by key, its rows in the same statement', async () => {
     const w = word();
     const brand = await Brand.create({ name: unique('MroongaBrand') });
     const department = async (parentId: number | null = null) => {
@@ -171,6 +173,7 @@ describe('the Mroonga index', () => {
       [{ search: `${w} created>=2024-01-20 created<2024-02-02` }, [b.id, c.id]],
       [{ search: w, department: top.id, status: ctx.otherStatus }, [b.id, d.id]],
       [{ search: w, department: [below.id, elsewhere.id] }, [b.id, c.id]],
+      [{ search: w, status: [ctx.otherStatus, ctx.resolvedStatus] }, [b.id, d.id]],
       [{ search: w, internal: 0, locked: 0, priority: ctx.priorityId }, [a.id, b.id, c.id, d.id]],
       [{ search: w, locked: 1 }, []],
       [{ search: `${w} status:nosuchstatus` }, []],
@@ -180,10 +183,11 @@ describe('the Mroonga index', () => {
       const { result: res, statements } = await capture(() => api.get(BASE, { brand: brand.id, limit: 50, ...query }));
       expect({ query, ids: ids(expectList(res)) }).toEqual({ query, ids: expected });
       expect({ query, count: res.body.count }).toEqual({ query, count: count ?? expected.length });
-      // One Groonga select for the count and the page's ids, then the page's rows by primary key;
-      // no statement reads the matches through MariaDB.
+      // One statement of Groonga selects for the count and the page's ids, with the page's rows by
+      // primary key; no statement reads the matches through MariaDB.
       const sql = listQueries(statements.map((st) => st.sql));
       expect({ query, groonga: sql.filter((q) => q.includes('mroonga_command(')).length }).toEqual({ query, groonga: 1 });
+      expect({ query, rowReads: sql.filter((q) => /FROM tickets t WHERE t\.id IN/.test(q)) }).toEqual({ query, rowReads: [] });
       expect({ query, matchReads: sql.filter((q) => /MATCH \(body\)|COUNT\(\*\) AS `count`/.test(q)) }).toEqual({ query, matchReads: [] });
       if (expected.length) counts.add(sql.length);
     }
@@ -211,20 +215,105 @@ describe('the Mroonga index', () => {
     expect(await page({ order_direction: 'desc', start: 1001, limit: 1 })).toEqual({ ids: [], count: 5 });
   });
 
-  it('adds the kept columns to an index made before them, filled from the tickets', async () => {
-    const t = await f.ticket({ status: ctx.otherStatus });
+  /** The engine's own page for a search (as the list asks it: listed tickets by id), with where its select started. */
+  const engine = async (search: string, filters: Record<string, unknown> = {}, limit = 50) => {
+    const found = (await mroongaSearch.listedPage!(listedSearch(
+      { search, ...filters }, { brand: 'brand_id', status: 'status_id', department: 'department_id', internal: 'internal' }, [], { desc: false, offset: 0, limit },
+    )!))!;
+    return { ids: found.rows.map((r) => r.id), count: found.count, start: found.start };
+  };
+
+  it('starts from a filter of few tickets (the index of filter_words), else from the words: the same page and exact count', async () => {
+    const [w, rare] = [word(), word()];
+    const brand = await Brand.create({ name: unique('StartBrand') });
+    const department = await f.department({ name: unique('StartDept') }, brand.id);
+    const customer = await f.user({ brand_id: brand.id });
+    const mine = (subject: string) => f.ticket({ brand: brand.id, department: department.id, user: customer.id, subject });
+    const ours = [];
+    for (let i = 0; i < 3; i++) ours.push((await mine(`Start ${w} ${i}`)).id);
+    const others = [];
+    for (let i = 0; i < 2; i++) others.push((await f.ticket({ subject: `Start ${w} elsewhere` })).id);
+    const rareOne = await mine(`Start ${rare}`);
+
+    // The brand holds three tickets: the select starts from them, the words looked up among them.
+    expect(await engine(w, { brand: brand.id })).toEqual({ ids: ours, count: 3, start: 'brand_id' });
+    expect(await engine(rare, { brand: brand.id })).toEqual({ ids: [rareOne.id], count: 1, start: 'brand_id' });
+    expect(await engine(w, { brand: brand.id }, 2)).toEqual({ ids: ours.slice(0, 2), count: 3, start: 'brand_id' });
+    // A date range is not in filter_words: the words' five matches first, the range checked on them.
+    const all = [...ours, ...others].sort((a, b) => a - b);
+    expect(await engine(`${w} created>=2024-01-01`)).toEqual({ ids: all, count: 5, start: 'words' });
+    expect(await engine(`${w} created<2024-01-01`)).toEqual({ ids: [], count: 0, start: 'words' });
+    // A filter every listed ticket passes (internal 0 or 1: the counters hold it) is not checked; the answer is the same.
+    expect(await engine(`${w} created>=2024-01-01`, { internal: [0, 1] })).toEqual({ ids: all, count: 5, start: expect.any(String) });
+    // Several filters: the smallest first (the brand's three tickets), the others checked on the result.
+    expect(await engine(`${w} created>=2024-01-01`, { brand: brand.id, internal: 0 })).toEqual({ ids: ours, count: 3, start: 'brand_id' });
+    expect(await engine(`${w} created>=2024-01-01`, { brand: brand.id, internal: 1 })).toEqual({ ids: [], count: 0, start: expect.any(String) });
+    // A person's few tickets (counted in tickets): first.
+    const person = await f.user({ email: newEmail('startuser') });
+    const theirs = await f.ticket({ user: person.id, subject: `Start ${w} theirs` });
+    expect(await engine(`${w} user:${person.email}`)).toEqual({ ids: [theirs.id], count: 1, start: 'user_id' });
+    // A value with no ticket at all: nothing, at once.
+    expect(await engine(w, { brand: 999999999 })).toEqual({ ids: [], count: 0, start: 'brand_id' });
+    // The API answers the same.
+    const res = await api.get(BASE, { search: w, brand: brand.id, limit: 2 });
+    expect({ ids: ids(expectList(res)), count: res.body.count }).toEqual({ ids: ours.slice(0, 2), count: 3 });
+  });
+
+  it('looks a value up as a whole word of filter_words: user_id:1 is not user_id:12', async () => {
+    const check = async (column: string, value: number) => {
+      // As listedPage's selects: without match escalation (which retries a lookup that found nothing as a prefix one).
+      const command = (filter: string) => `select --cache no --match_escalation_threshold -1 --table ticket_search --filter "${filter}" --limit 0`;
+      const [row] = await select<{ indexed: string; checked: string }>(
+        'SELECT mroonga_command(?) AS indexed, mroonga_command(?) AS checked',
+        [command(`filter_words @ \\"${column}:${value}\\"`), command(`${column} == ${value}`)],
+      );
+      return { column, value, indexed: JSON.parse(String(row.indexed))[0][0][0], checked: JSON.parse(String(row.checked))[0][0][0] };
+    };
+    const [{ maxUser }] = await select<{ maxUser: number }>('SELECT MAX(user_id) AS maxUser FROM ticket_search');
+    const values: Array<[string, number]> = [
+      ['user_id', 1], ['user_id', Math.floor(maxUser / 10)], ['user_id', maxUser], ['status_id', ctx.openStatus], ['status_id', ctx.otherStatus],
+      ['department_id', ctx.departmentId], ['internal', 0], ['locked', 1],
+    ];
+    for (const [column, value] of values) {
+      const counted = await check(column, value);
+      expect(counted).toEqual({ column, value, indexed: counted.checked, checked: counted.checked });
+    }
+  });
+
+  it('adds the kept columns and filter_words with its index to an index made before them, filled from the tickets', async () => {
+    const w = word();
+    const brand = await Brand.create({ name: unique('FillBrand') });
+    const department = await f.department({ name: unique('FillDept') }, brand.id);
+    const customer = await f.user({ brand_id: brand.id });
+    const t = await f.ticket({ status: ctx.otherStatus, brand: brand.id, department: department.id, user: customer.id, subject: `Filled ${w}` });
     const columns = ['status_id', 'priority_id', 'department_id', 'brand_id', 'channel_id', 'user_id', 'internal', 'locked', 'created_at'];
+    const words = (r: Record<string, number>) => ['status_id', 'priority_id', 'department_id', 'brand_id', 'channel_id', 'user_id', 'internal', 'locked'].map((c) => `${c}:${r[c]}`).join(' ');
+    const indexes = () => select<{ i: string }>("SELECT DISTINCT INDEX_NAME AS i FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN ('ticket_search', 'ticket_search_hidden') ORDER BY 1");
+    const expectedIndexes = await indexes();
+    expect(expectedIndexes.map((x) => x.i)).toEqual(expect.arrayContaining(['ticket_search_filter_words', 'ticket_search_hidden_filter_words']));
     for (const table of ['ticket_search', 'ticket_search_hidden']) {
-      await sequelize().query(`ALTER TABLE ${table} ${columns.map((c) => `DROP COLUMN ${c}`).join(', ')}`);
+      await sequelize().query(`ALTER TABLE ${table} ${[...columns, 'filter_words'].map((c) => `DROP COLUMN ${c}`).join(', ')}`);
     }
     await searchEngine().prepare();
-    const [doc] = await select<Record<string, number>>(`SELECT ${columns.join(', ')} FROM ticket_search WHERE ticket_id = ?`, [t.id]);
+    expect(await indexes()).toEqual(expectedIndexes);
+    const [doc] = await select<Record<string, any>>(`SELECT ${columns.join(', ')}, filter_words FROM ticket_search WHERE ticket_id = ?`, [t.id]);
     const [row] = await select<Record<string, number>>(`SELECT ${columns.join(', ')} FROM tickets WHERE id = ?`, [t.id]);
-    expect(doc).toEqual(row);
+    expect(doc).toEqual({ ...row, filter_words: words(row) });
     expect(doc.status_id).toBe(ctx.otherStatus);
-    // A later change of a kept column reaches the document (the text untouched).
+    expect(await engine(w, { brand: brand.id })).toEqual({ ids: [t.id], count: 1, start: 'brand_id' });
+    // A later change of a kept column reaches the document (the text untouched), and its words.
     expect((await api.put(`${BASE}/${t.id}`, { status: ctx.openStatus })).status).toBe(200);
-    const [after] = await select<{ status_id: number; body: string }>('SELECT status_id, body FROM ticket_search WHERE ticket_id = ?', [t.id]);
-    expect(after).toEqual({ status_id: ctx.openStatus, body: expect.stringContaining(t.subject) });
+    const [after] = await select<Record<string, any>>(`SELECT ${columns.join(', ')}, filter_words, body FROM ticket_search WHERE ticket_id = ?`, [t.id]);
+    expect(after.status_id).toBe(ctx.openStatus);
+    expect(after.body).toContain(t.subject);
+    expect(after.filter_words).toBe(words(after));
+    expect(await engine(`${w} status:${ctx.openStatus}`, { brand: brand.id })).toEqual({ ids: [t.id], count: 1, start: 'brand_id' });
+    expect(await engine(`${w} status:${ctx.otherStatus}`, { brand: brand.id })).toEqual({ ids: [], count: 0, start: 'brand_id' });
+
+    // The index alone missing (the column kept): added from what the column holds.
+    await sequelize().query('ALTER TABLE ticket_search DROP INDEX ticket_search_filter_words');
+    await searchEngine().prepare();
+    expect(await indexes()).toEqual(expectedIndexes);
+    expect(await engine(w, { brand: brand.id })).toEqual({ ids: [t.id], count: 1, start: 'brand_id' });
   });
 });

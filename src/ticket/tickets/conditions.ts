@@ -51,14 +51,11 @@ export const assignedToAnyone = (): BoundCondition => sqlCondition`EXISTS (SELEC
  */
 export const inDepartmentTree = (roots: number[] | BoundCondition): BoundCondition => sqlCondition`department_id IN (${departmentTree(roots)})`;
 
-/**
- * A statement selecting the departments `roots` and every one below them: their ids as rows, or
- * (`asList`) as one comma-separated list.
- */
-export const departmentTree = (roots: number[] | BoundCondition, asList = false): BoundCondition => sqlCondition`WITH RECURSIVE tree AS (
+/** A statement selecting the departments `roots` and every one below them (their ids, as `id`). */
+export const departmentTree = (roots: number[] | BoundCondition): BoundCondition => sqlCondition`WITH RECURSIVE tree AS (
     SELECT id FROM departments WHERE id IN (${roots})
     UNION SELECT d.id FROM departments d JOIN tree ON d.parent_id = tree.id
-  ) SELECT ${trusted(asList ? 'GROUP_CONCAT(id)' : 'id')} FROM tree`;
+  ) SELECT id FROM tree`;
 
 /** The SQL of one stored condition. */
 export function conditionSql(c: Pick<TicketFilterCondition, 'item' | 'operator' | 'value' | 'field_id'>, at: number): BoundCondition {

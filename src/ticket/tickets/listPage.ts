@@ -12,7 +12,8 @@ import { listedSearch } from './search/listed';
 
 /**
  * The ticket list's page and `count` at a million tickets (docs/performance.md): two statements
- * whatever the filters, sort or page (three with `after_id`).
+ * whatever the filters, sort or page (three with `after_id`; one for a search the engine answers
+ * alone, listedSearchPage).
  *
  * - `count`: a list narrowed by nothing but status, priority, department, brand, channel,
  *   internal and locked (the trash too) sums the counters of migration 018 (`ticket_list_counts`,
@@ -80,9 +81,9 @@ export const sortIndex = (column: string) => `tickets_list_${column === 'deleted
 
 /**
  * A search the engine answers alone (./search/listed.ts: words, with field terms and filters on
- * the ticket's own columns, listed tickets in id order): its page and exact count from the
- * engine's index, then the page's rows by primary key. Null otherwise (the words are then a
- * condition like any filter, and the count reads the matches).
+ * the ticket's own columns, listed tickets in id order): its page's rows and exact count from the
+ * engine's index, in one statement. Null otherwise (the words are then a condition like any
+ * filter, and the count reads the matches).
  */
 async function listedSearchPage(p: Record<string, any>, column: string, desc: boolean, offset: number, limit: number): Promise<ListResult<Ticket> | null> {
   const engine = searchEngine();
@@ -90,8 +91,7 @@ async function listedSearchPage(p: Record<string, any>, column: string, desc: bo
   const search = listedSearch(p, COUNTED_FILTERS, OTHER_FILTERS, { desc, offset, limit });
   const found = search && await engine.listedPage(search);
   if (!found) return null;
-  const rows = found.ids.length ? await select<Ticket>(`SELECT t.* FROM tickets t WHERE t.id IN (?) ORDER BY t.id ${desc ? 'DESC' : 'ASC'}`, [found.ids]) : [];
-  return { rows, count: found.count };
+  return { rows: found.rows as unknown as Ticket[], count: found.count };
 }
 
 /**

@@ -22,22 +22,30 @@ export interface SearchEngine {
   /**
    * A page of listed tickets (neither trashed nor merged) in id order, narrowed by words and by
    * conditions on the ticket's own columns, with the exact count, answered by the engine from its
-   * index (no read of the matches' rows). Null when the words are a ticket's number (then the list
-   * takes the general path, which adds that ticket). Absent when the engine cannot.
+   * index (no read of the matches' rows but the page's). Null when the words are a ticket's number
+   * (then the list takes the general path, which adds that ticket). Absent when the engine cannot.
    */
-  listedPage?(search: ListedSearch): Promise<{ ids: number[]; count: number } | null>;
+  listedPage?(search: ListedSearch): Promise<ListedPage | null>;
   /** Creates (or removes) what the engine keeps in the database; idempotent, run at start-up after the migrations. */
   prepare(): Promise<void>;
 }
 
 /**
  * A condition on one of a ticket's own columns: any of these ids, any of the ids a SQL statement
- * selects as one comma-separated list (`SELECT GROUP_CONCAT(id) ...`), or a comparison.
+ * selects (`rows`: one column named `id`), or a comparison.
  */
 export type ColumnFilter =
   | { column: FilterColumn; ids: number[] }
-  | { column: FilterColumn; idList: BoundCondition }
+  | { column: FilterColumn; rows: BoundCondition }
   | { column: FilterColumn; op: '>=' | '<'; value: number };
+
+export interface ListedPage {
+  /** The page's rows of `tickets` (every column), in the list's order. */
+  rows: Array<Record<string, unknown>>;
+  count: number;
+  /** Where the engine's lookup started (a filter's column, or `words`): for tests and the benchmark's notes. */
+  start?: string;
+}
 
 export interface ListedSearch {
   /** The words as the user wrote them (a ticket's number is checked against it). */

@@ -17,21 +17,21 @@ import { parseSearch, type Term } from './parse';
 
 const ids = (v: unknown): number[] => (Array.isArray(v) ? v : [v]).map(Number);
 
-/** An id, or the ids of the records of that name (a statement selecting them as one list). */
+/** An id, or the ids of the records of that name (a statement selecting them, as `id`). */
 const byIdOrName = (column: FilterColumn, value: string, byName: (name: string) => BoundCondition): ColumnFilter => (
-  isId(value) ? { column, ids: [Number(value)] } : { column, idList: byName(value) });
+  isId(value) ? { column, ids: [Number(value)] } : { column, rows: byName(value) });
 
 function fieldFilters(term: Term & { kind: 'field' }): ColumnFilter[] | null {
   const v = term.value;
   switch (term.field) {
     case 'status':
-      return [byIdOrName('status_id', v, (name) => sqlCondition`SELECT GROUP_CONCAT(id) FROM ticket_statuses WHERE name = ${name}`)];
+      return [byIdOrName('status_id', v, (name) => sqlCondition`SELECT id FROM ticket_statuses WHERE name = ${name}`)];
     case 'priority':
-      return [byIdOrName('priority_id', v, (name) => sqlCondition`SELECT GROUP_CONCAT(id) FROM ticket_priorities WHERE name = ${name}`)];
+      return [byIdOrName('priority_id', v, (name) => sqlCondition`SELECT id FROM ticket_priorities WHERE name = ${name}`)];
     case 'department':
-      return [{ column: 'department_id', idList: departmentTree(departmentRoots(v), true) }];
+      return [{ column: 'department_id', rows: departmentTree(departmentRoots(v)) }];
     case 'user':
-      return [byIdOrName('user_id', v, (email) => sqlCondition`SELECT GROUP_CONCAT(user_id) FROM person_emails WHERE email = ${email.toLowerCase()}`)];
+      return [byIdOrName('user_id', v, (email) => sqlCondition`SELECT user_id AS id FROM person_emails WHERE email = ${email.toLowerCase()}`)];
     case 'created':
       return createdRanges(term).map(([op, value]) => ({ column: 'created_at', op, value }));
     default:
@@ -69,7 +69,7 @@ export function listedSearch(
   if (!booleanQuery) return null;
   for (const [name, column] of Object.entries(columns)) {
     if (!given(name)) continue;
-    if (name === 'department') filters.push({ column: 'department_id', idList: departmentTree(ids(p[name]), true) });
+    if (name === 'department') filters.push({ column: 'department_id', rows: departmentTree(ids(p[name])) });
     else filters.push({ column: column as FilterColumn, ids: ids(p[name]) });
   }
   return { term, booleanQuery, filters, ...page };

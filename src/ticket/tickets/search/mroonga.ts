@@ -1,10 +1,11 @@
 import { QueryTypes } from 'sequelize';
 import { config } from '../../../config';
+import { select } from '../../../db/select';
 import { sequelize } from '../../../db/sequelize';
-import { sqlCondition, sqlText, type BoundCondition } from '../../../db/sql';
+import { allOf, sqlCondition, sqlFragment, sqlText, trusted, type BoundCondition } from '../../../db/sql';
 import { logger } from '../../../logger';
 import { FILTER_COLUMNS } from './columns';
-import type { ColumnFilter, ListedSearch, SearchEngine } from './engine';
+import type { ColumnFilter, ListedPage, ListedSearch, SearchEngine } from './engine';
 
 /**
  * SEARCH_ENGINE=mroonga: MariaDB's Mroonga storage engine (Groonga inside the server) holds one
@@ -14,10 +15,11 @@ import type { ColumnFilter, ListedSearch, SearchEngine } from './engine';
  * `ticket_messages` keep both in the statement that writes a ticket or a message, whatever writes
  * it (the API, the mailbox worker, a merge, a hand-written UPDATE or DELETE).
  *
- * Beside the text, each document keeps some of the ticket's columns (./columns.ts), so that the
- * list's page and exact count for words with field terms and column filters are one Groonga
- * `select` (`listedPage`). Two tables rather than a `listed` column: the list's searches are over
- * the listed tickets, which then need no filter at all.
+ * Beside the text, each document keeps some of the ticket's columns (./columns.ts), and the same
+ * values as words of an indexed `filter_words`, so that the list's page and exact count for words
+ * with field terms and column filters are one Groonga `select` (`listedPage`), started from the
+ * words or from a filter, whichever holds fewer tickets. Two tables rather than a `listed` column:
+ * the list's searches are over the listed tickets, which then need no filter at all.
  *
  * What differs from InnoDB: every word must be somewhere in the ticket (its subject or any
  * message), not all in one message; a phrase may run from one message into the next. Mroonga
@@ -36,16 +38,24 @@ const TRIGGERS = [
 const FILL_CHUNK = 20_000;
 /**
  * The ticket's columns kept beside its text (./columns.ts), so that a search's field terms and the
- * list's filters are checked inside Groonga on the matches (no index of their own: Groonga checks
- * them on the matches one by one, which costs less than walking another index).
+ * list's filters are checked inside Groonga. No index of their own: Groonga then checks them on a
+ * result one by one (an indexed column is always looked up in its index, however many tickets its
+ * value holds).
  */
 const DOCUMENT_COLUMNS = FILTER_COLUMNS;
-const COLS = DOCUMENT_COLUMNS.join(', ');
-const colsOf = (alias: string) => DOCUMENT_COLUMNS.map((c) => `${alias}.${c}`).join(', ');
+/**
+ * The same values again as words of `filter_words` (`status_id:3 user_id:17 ...`), whose index
+ * (TokenDelimit: one word per value) finds a value's tickets without reading any other: the page
+ * and count start from it when a filter holds fewer tickets than the words (listedPage).
+ */
+const WORD_COLUMNS = ['status_id', 'priority_id', 'department_id', 'brand_id', 'channel_id', 'user_id', 'internal', 'locked'] as const;
+type WordColumn = (typeof WORD_COLUMNS)[number];
+const isWordColumn = (c: string): c is WordColumn => (WORD_COLUMNS as readonly string[]).includes(c);
+const filterWords = (alias: string) => `CONCAT_WS(' ', ${WORD_COLUMNS.map((c) => `CONCAT('${c}:', ${alias}.${c})`).join(', ')})`;
+const COLS = [...DOCUMENT_COLUMNS, 'filter_words'].join(', ');
+const colsOf = (alias: string) => [...DOCUMENT_COLUMNS.map((c) => `${alias}.${c}`), filterWords(alias)].join(', ');
 
 const q = (sql: string, replacements?: Record<string, unknown> | unknown[]) => sequelize().query(sql, { replacements, type: QueryTypes.RAW });
-const select = <T extends object>(sql: string, replacements?: Record<string, unknown> | unknown[]) =>
-  sequelize().query<T>(sql, { replacements, type: QueryTypes.SELECT });
 
 /** A ticket's document, for the row `t` of tickets. */
 const DOCUMENT = `CONCAT_WS(' ', t.subject,
@@ -62,7 +72,7 @@ const rebuild = (id: string) => `
 
 /** Whether a trigger's NEW row changed any kept column (then written to the document, the text untouched). */
 const COLUMNS_CHANGED = DOCUMENT_COLUMNS.map((c) => `NOT (NEW.${c} <=> OLD.${c})`).join(' OR ');
-const SET_COLUMNS = DOCUMENT_COLUMNS.map((c) => `${c} = NEW.${c}`).join(', ');
+const SET_COLUMNS = [...DOCUMENT_COLUMNS.map((c) => `${c} = NEW.${c}`), `filter_words = ${filterWords('NEW')}`].join(', ');
 
 const TRIGGER_SQL: Record<string, string> = {
   ticket_search_ticket_insert: `AFTER INSERT ON tickets FOR EACH ROW
@@ -113,12 +123,14 @@ function groongaQuery(booleanQuery: string): string {
   return [...terms.filter((t) => t.includes('"')), ...terms.filter((t) => !t.includes('"'))].join(' ');
 }
 
-const columnDefinition = (c: string) => `${c} INT UNSIGNED NOT NULL DEFAULT 0`;
+const columnDefinition = (c: string) => (c === 'filter_words' ? `${c} VARCHAR(255) NOT NULL DEFAULT ''` : `${c} INT UNSIGNED NOT NULL DEFAULT 0`);
+const wordsIndex = (name: string) => `FULLTEXT INDEX ${name}_filter_words (filter_words) COMMENT 'tokenizer "TokenDelimit"'`;
 const table = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (
     ticket_id INT UNSIGNED NOT NULL PRIMARY KEY,
     body LONGTEXT NOT NULL,
-    ${DOCUMENT_COLUMNS.map(columnDefinition).join(', ')},
-    FULLTEXT INDEX ${name}_body (body) COMMENT 'normalizer "NormalizerAuto"'
+    ${COLS.split(', ').map(columnDefinition).join(', ')},
+    FULLTEXT INDEX ${name}_body (body) COMMENT 'normalizer "NormalizerAuto"',
+    ${wordsIndex(name)}
   ) ENGINE=Mroonga DEFAULT CHARSET=utf8mb4`;
 
 /** Writes every ticket's document again (the first fill; `search:reindex`), a chunk of ids per statement. */
@@ -169,29 +181,37 @@ async function ensureCommandFunction(): Promise<void> {
 }
 
 /**
- * Adds the kept columns to index tables made before them; returns the tables that need them
- * filled (after the triggers that write them are in place).
+ * Adds the kept columns and `filter_words` (with its index) to index tables made before them;
+ * returns the tables that need them filled (after the triggers that write them are in place).
+ * Both ALTERs are in place on Mroonga: an empty column, an index built from what it holds.
  */
 async function addDocumentColumns(): Promise<string[]> {
   const have = await select<{ t: string; c: string }>(
     'SELECT TABLE_NAME AS t, COLUMN_NAME AS c FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN (:names)', { names: [LISTED, HIDDEN] },
   );
+  const indexes = await select<{ t: string; i: string }>(
+    'SELECT DISTINCT TABLE_NAME AS t, INDEX_NAME AS i FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN (:names)', { names: [LISTED, HIDDEN] },
+  );
   const altered: string[] = [];
   for (const name of [LISTED, HIDDEN]) {
-    const missing = DOCUMENT_COLUMNS.filter((c) => !have.some((h) => h.t === name && h.c === c));
-    if (!missing.length) continue;
-    await q(`ALTER TABLE ${name} ${missing.map((c) => `ADD COLUMN ${columnDefinition(c)}`).join(', ')}`);
-    altered.push(name);
+    const missing = COLS.split(', ').filter((c) => !have.some((h) => h.t === name && h.c === c));
+    const changes = missing.map((c) => `ADD COLUMN ${columnDefinition(c)}`);
+    if (!indexes.some((x) => x.t === name && x.i === `${name}_filter_words`)) changes.push(`ADD ${wordsIndex(name)}`);
+    if (changes.length) await q(`ALTER TABLE ${name} ${changes.join(', ')}`);
+    if (missing.length) altered.push(name);
   }
   return altered;
 }
 
 /** Copies the kept columns from the tickets into a table's documents, a chunk of ids per statement. */
-async function fillDocumentColumns(name: string): Promise<void> {
+async function fillDocumentColumns(name: string, log: (line: string) => void = (l) => logger.info(l)): Promise<void> {
   const [{ max }] = await select<{ max: number | null }>('SELECT MAX(id) AS max FROM tickets');
+  const started = Date.now();
   for (let from = 1; from <= Number(max ?? 0); from += FILL_CHUNK) {
-    await q(`UPDATE ${name} s JOIN tickets t ON t.id = s.ticket_id SET ${DOCUMENT_COLUMNS.map((c) => `s.${c} = t.${c}`).join(', ')}
-      WHERE s.ticket_id BETWEEN :from AND :to`, { from, to: from + FILL_CHUNK - 1 });
+    const range = { from, to: from + FILL_CHUNK - 1 };
+    await q(`UPDATE ${name} s JOIN tickets t ON t.id = s.ticket_id SET ${[...DOCUMENT_COLUMNS.map((c) => `s.${c} = t.${c}`), `s.filter_words = ${filterWords('t')}`].join(', ')}
+      WHERE s.ticket_id BETWEEN :from AND :to`, range);
+    if (range.to % 200_000 === 0) log(`search index: ${name}'s columns to ticket ${range.to} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   }
 }
 
@@ -230,87 +250,194 @@ const integer = (n: number) => {
   return String(n);
 };
 
+/** A filter on ids (a list, or those a statement selects). */
+type IdFilter = ColumnFilter & ({ ids: number[] } | { rows: BoundCondition });
+
+/** The ids a filter names, as one comma-separated list (SQL yielding the text; `0` for none). */
+const idListText = (f: IdFilter): BoundCondition => ('ids' in f
+  ? sqlCondition`${(f.ids.length ? f.ids : [0]).map(integer).join(',')}`
+  // The statement is in parentheses already (a derived table takes no second pair).
+  : sqlCondition`IFNULL((SELECT GROUP_CONCAT(r.id) FROM ${f.rows} r), '0')`);
+
 /**
- * One filter in Groonga's script syntax: SQL that yields its text (ids a statement selects are read
- * in the same statement). Any of several ids is `(c == 1 || c == 2)`: Groonga's in_values() costs
- * twice as much per match.
+ * One filter in Groonga's script syntax, checked on a result record by record: SQL that yields its
+ * text (ids a statement selects are read in the same statement). Any of several ids is
+ * `(c == 1 || c == 2)`: Groonga's in_values() costs twice as much per match.
  */
 function groongaFilter(f: ColumnFilter): BoundCondition {
   if (!(FILTER_COLUMNS as readonly string[]).includes(f.column)) throw new Error(`not a kept column: ${f.column}`);
   if ('op' in f) return sqlCondition`${`${f.column} ${f.op} ${integer(f.value)}`}`;
-  if ('ids' in f) return sqlCondition`${`(${(f.ids.length ? f.ids : [0]).map((id) => `${f.column} == ${integer(id)}`).join(' || ')})`}`;
-  return sqlCondition`CONCAT(${`(${f.column} == `}, REPLACE(IFNULL(${f.idList}, '0'), ',', ${` || ${f.column} == `}), ')')`;
+  return sqlCondition`CONCAT(${`(${f.column} == `}, REPLACE(${idListText(f)}, ',', ${` || ${f.column} == `}), ')')`;
 }
 
-/** Whether the words are also a ticket's number (then the general path answers: pageOf). */
-const NUMBERED = '(SELECT COUNT(*) FROM tickets WHERE number = :term) AS numbered';
+/**
+ * The same filter looked up in the index of `filter_words` (`filter_words @ "status_id:3"`):
+ * its tickets without reading any other record. As the text of a `--filter` value (quotes escaped).
+ */
+const indexedFilter = (f: IdFilter): BoundCondition => sqlCondition`CONCAT(
+  ${`(filter_words @ \\"${f.column}:`}, REPLACE(${idListText(f)}, ',', ${`\\" || filter_words @ \\"${f.column}:`}), ${'\\")'})`;
+
+/**
+ * How many listed tickets a filter holds, for the choice of where the select starts: exact from
+ * the list's counters (migration 018) for their columns; a person's tickets counted in `tickets`
+ * up to PERSON_COUNT_CAP (more: as many as the whole list, never the start).
+ */
+const PERSON_COUNT_CAP = 20_000;
+function filterSize(f: IdFilter): { counter?: BoundCondition; count?: BoundCondition } {
+  const values = 'ids' in f ? sqlFragment`${f.ids.length ? f.ids : [0]}` : f.rows;
+  if (f.column === 'user_id') {
+    return { count: sqlCondition`(SELECT IF(COUNT(*) >= ${PERSON_COUNT_CAP}, NULL, COUNT(*)) FROM (SELECT 1 FROM tickets WHERE user_id IN (${values}) LIMIT ${PERSON_COUNT_CAP}) u)` };
+  }
+  return { counter: sqlCondition`${trusted(f.column)} IN (${values})` };
+}
 
 /** Pages reaching further than this (`start + limit`) skip the window below. */
 const WINDOW_MAX_REACH = 1_000;
 /** The window: this many ticket ids per ticket the page reaches. */
 const WINDOW_PER_TICKET = 20;
+/**
+ * A filter that holds at most this many listed tickets is where the select starts whatever the
+ * words: reading it costs under a millisecond.
+ */
+const SMALL_FILTER = 10_000;
+/** No filter to start from (an impossible size). */
+const NONE = '1e18';
+
+/** Bound conditions as one comma-separated list (or joined by `separator`). */
+const list = (items: BoundCondition[], separator = ', '): BoundCondition => ({
+  literal: trusted(items.map(sqlText).join(separator)).literal,
+  replacements: Object.assign({}, ...items.map((c) => c.replacements)),
+});
 
 /**
- * A page of listed tickets and their exact count, in one statement of Groonga `select`s (through
- * `mroonga_command`): Groonga finds the words' matches, checks the filters on them and counts them
- * (the size of its result set: no row goes through MariaDB, unlike a COUNT(*), which reads every
- * match through the handler).
+ * A page of listed tickets (their rows) and their exact count, in one statement of Groonga
+ * `select`s (through `mroonga_command`): Groonga finds the words' matches, checks the filters on
+ * them and counts them (the size of its result set: no row goes through MariaDB, unlike a
+ * COUNT(*), which reads every match through the handler); the page's ids then join `tickets`.
  *
  * Sorting every match for a page is half the cost of a common word (700,000 keys at 1M tickets):
  * so the page is first looked for among the newest (or oldest) ids only, a window of
  * `WINDOW_PER_TICKET` ids per ticket the page reaches (`_key >= max(id) - w`), where Groonga checks
  * the words on a few records. When the window holds at least `start + limit` matches, those are
  * the page (every id outside it comes after them in the order), and the count is a `select`
- * without a sort; otherwise one `select` counts and sorts every match. MariaDB evaluates only the
- * branch of IF() it takes, and the derived table (LIMIT 1: materialised) runs the window once.
- * `--cache no`: Groonga's result cache is one for the whole server, keyed by the command alone, so
- * two databases with the same table names would answer each other's searches from it.
+ * without a sort; otherwise one `select` counts and sorts every match.
+ *
+ * Where the count (and the sorting select) starts: from the words (their matches, then each filter
+ * checked on them one by one), or from the smallest filter found in the index of `filter_words`,
+ * then the words looked up among its tickets, then the other filters checked one by one. Groonga
+ * adds a record to a result set for about 60 ns (at 1M) and walks an index into an existing one
+ * for about 15 ns a posting, so the filter is the start when it holds fewer tickets than the
+ * words: when it is small (at most SMALL_FILTER), or when its size times the filters' joint size
+ * is below d x total² (d: the window's share of matches; the words' matches are then about
+ * d x total² / joint, taking the filters as independent of the words). Filter sizes come from the
+ * list's counters; a filter that every listed ticket passes (it holds `total`) is not checked.
+ *
+ * One derived table (LIMIT 1: materialised, each expression run once) holds the filters' texts
+ * and sizes, the number check and the window; JSON_TABLE reads the ids of the answer that follows
+ * from it. MariaDB evaluates only the branch of IF() and CASE it takes. `--cache no`: Groonga's
+ * result cache is one for the whole server, keyed by the command alone, so two databases with the
+ * same table names would answer each other's searches from it.
  */
-async function listedPage(s: ListedSearch): Promise<{ ids: number[]; count: number } | null> {
+async function listedPage(s: ListedSearch): Promise<ListedPage | null> {
   const query = groongaQuery(s.booleanQuery);
-  const filter = s.filters.map(groongaFilter).reduce<BoundCondition | null>((all, f) => (all ? sqlCondition`CONCAT(${all}, ' && ', ${f})` : f), null);
+  // No match escalation: a lookup that finds nothing exact is not retried as a prefix one (Groonga's
+  // default for the first lookup of a select, which found user_id:12 for user_id:1 in filter_words).
+  const head = `select --cache no --match_escalation_threshold -1 --table ${LISTED}`;
   const page = ` --sort_keys ${s.desc ? '-_key' : '_key'} --offset ${integer(s.offset)} --limit ${integer(s.limit)} --output_columns _key`;
-  const head = `select --cache no --table ${LISTED}`;
-  const matched = `${head} --match_columns body --query ${commandValue(query)}`;
-  const withFilter = (start: string, end: string) => (filter ? sqlCondition`CONCAT(${`${start} --filter "`}, ${filter}, ${`"${end}`})` : sqlCondition`${start + end}`);
-  const full = withFilter(matched, page);
-  const reach = s.offset + s.limit;
-  if (reach > WINDOW_MAX_REACH) {
-    const [row] = await select<SelectRow>(
-      `SELECT mroonga_command(${sqlText(full)}) AS result, NULL AS counted, ${NUMBERED}`,
-      { ...full.replacements, term: s.term },
-    );
-    return pageOf(row);
-  }
-
-  const count = withFilter(matched, ' --limit 0 --output_columns _key');
-  // In the filter, the words are query()'s second argument: a script string inside the command's value.
+  const countOnly = ' --limit 0 --output_columns _key';
+  // In a filter, the words are query()'s second argument: a script string inside the command's value.
   const words = commandValue(`query("body", "${query.replace(/["\\]/g, (c) => `\\${c}`)}")`).slice(1, -1);
+  const reach = s.offset + s.limit;
   const width = reach * WINDOW_PER_TICKET;
+  const windowed = reach <= WINDOW_MAX_REACH;
+  const indexable = s.filters.filter((f): f is IdFilter => !('op' in f) && isWordColumn(f.column));
+  const sizes = indexable.map(filterSize);
+  const text = (v: string) => sqlCondition`${v}`;
+  /** The checked filters (but `except`) as one --filter value, joined with && (CONCAT_WS leaves out a NULL: a filter every listed ticket passes). */
+  const and = (items: BoundCondition[]) => sqlCondition`CONCAT_WS(' && ', ${list(items)})`;
+
+  // w, the one derived table (LIMIT 1: materialised, each of its expressions run once): each
+  // filter's text (checked: c<i>; looked up in the index: x<j>), the indexable filters' sizes (n<j>,
+  // with the counters' total and the filters' joint size), the number check, the window's answer.
+  const checkedText = s.filters.map((f) => {
+    const j = indexable.indexOf(f as IdFilter);
+    return j >= 0 && sizes[j].counter ? sqlCondition`IF(${trusted(`k.n${j}`)} = k.total, NULL, ${groongaFilter(f)})` : groongaFilter(f);
+  });
+  const parts: BoundCondition[] = [];
+  const column = (name: string, c: BoundCondition) => parts.push(sqlFragment`${c} AS ${trusted(name)}`);
+  checkedText.forEach((c, i) => column(`c${i}`, c));
+  indexable.forEach((f, j) => column(`x${j}`, indexedFilter(f)));
+  column('numbered', sqlCondition`(SELECT COUNT(*) FROM tickets WHERE number = ${s.term})`);
+  let counters = sqlFragment``;
+  if (indexable.length) {
+    const counted = sizes.flatMap((z, j) => (z.counter ? [{ j, c: z.counter }] : []));
+    const sums = [
+      sqlFragment`SUM(n) AS total`,
+      counted.length ? sqlFragment`SUM(IF(${allOf(counted.map(({ c }) => c))}, n, 0)) AS joint` : sqlFragment`SUM(n) AS joint`,
+      ...counted.map(({ j, c }) => sqlFragment`SUM(IF(${c}, n, 0)) AS ${trusted(`n${j}`)}`),
+    ];
+    counters = sqlFragment` FROM (SELECT ${list(sums)} FROM ticket_list_counts WHERE state = 0) k`;
+    parts.push(trusted('k.*'));
+    sizes.forEach((z, j) => { if (z.count) column(`n${j}`, z.count); });
+  }
+  // The window: among the ids at the list's end only (the filters' texts again: one level has no aliases).
   const edge = s.desc ? sqlCondition`(SELECT GREATEST(CAST(MAX(id) AS SIGNED) - ${width}, 0) FROM tickets)` : sqlCondition`(SELECT CAST(MIN(id) AS SIGNED) + ${width} FROM tickets)`;
-  const rest = filter ? sqlCondition`CONCAT(${` && ${words} && `}, ${filter})` : sqlCondition`${` && ${words}`}`;
-  const bounded = sqlCondition`CONCAT(${`${head} --filter "_key ${s.desc ? '>=' : '<='} `}, IFNULL(${edge}, 0), ${rest}, ${`"${page}`})`;
-  const enough = sqlCondition`JSON_VALUE(w.result, '$[0][0][0]') >= ${reach}`;
-  const [row] = await select<SelectRow>(
-    `SELECT IF(${sqlText(enough)}, w.result, mroonga_command(${sqlText(full)})) AS result,
-       IF(${sqlText(enough)}, mroonga_command(${sqlText(count)}), NULL) AS counted,
-       ${NUMBERED}
-     FROM (SELECT mroonga_command(${sqlText(bounded)}) AS result LIMIT 1) w`,
-    { ...full.replacements, ...count.replacements, ...bounded.replacements, ...enough.replacements, term: s.term },
-  );
-  return pageOf(row);
+  column('result', windowed
+    ? sqlCondition`mroonga_command(CONCAT(${`${head} --filter "_key ${s.desc ? '>=' : '<='} `}, IFNULL(${edge}, 0), ' && ', ${and([text(words), ...checkedText])}, ${`"${page}`}))`
+    : sqlCondition`NULL`);
+
+  const checked = (except?: number) => s.filters.flatMap((_, i) => (i === except ? [] : [trusted(`w.c${i}`)]));
+  /** The select starting from the words' matches, each filter then checked on them. */
+  const fromWords = (tail: string) => {
+    const matched = `${head} --match_columns body --query ${commandValue(query)}`;
+    return s.filters.length ? sqlCondition`CONCAT(${`${matched} --filter "`}, ${and(checked())}, ${`"${tail}`})` : text(matched + tail);
+  };
+  /** The select starting from indexed filter j's tickets, the words then looked up among them, the other filters checked. */
+  const fromFilter = (j: number, tail: string) => sqlCondition`CONCAT(${`${head} --filter "`},
+    ${and([trusted(`w.x${j}`), text(words), ...checked(s.filters.indexOf(indexable[j]))])}, ${`"${tail}`})`;
+  // Where the select starts (0: the words; j + 1: indexed filter j): the smallest filter that holds fewer tickets than the words.
+  let start = sqlCondition`0`;
+  if (indexable.length) {
+    const share = windowed ? `IFNULL(JSON_VALUE(w.result, '$[0][0][0]'), 0) / ${width}` : '0';
+    const candidate = (j: number) => trusted(`IF(w.n${j} <= ${SMALL_FILTER} OR w.n${j} * w.joint < ${share} * w.total * w.total, w.n${j}, ${NONE})`);
+    const smallest = sqlCondition`LEAST(${list([trusted(NONE), ...indexable.map((_, j) => candidate(j))])})`;
+    start = sqlCondition`CASE ${smallest} WHEN ${trusted(NONE)} THEN 0 ${list(indexable.map((_, j) => sqlFragment`WHEN ${candidate(j)} THEN ${trusted(String(j + 1))}`), ' ')} END`;
+  }
+  const startingAt = (tail: string) => (indexable.length
+    ? sqlCondition`CASE ${start} ${list(indexable.map((_, j) => sqlFragment`WHEN ${trusted(String(j + 1))} THEN ${fromFilter(j, tail)}`), ' ')} ELSE ${fromWords(tail)} END`
+    : fromWords(tail));
+  // Groonga's answer, `[[[count], [["_key", "UInt32"]], [id], ...]]`: the window's with the count
+  // select's number when the window holds the page, else the select that counts and sorts every
+  // match. Its rows (JSON_TABLE, in order): the count, the header, the page's ids; then the page's
+  // tickets by primary key.
+  const enough = sqlCondition`JSON_VALUE(w.result, '$[0][0][0]') >= ${trusted(String(reach))}`;
+  const answer = sqlCondition`IF(${enough},
+    JSON_SET(w.result, '$[0][0][0]', CAST(JSON_VALUE(mroonga_command(${startingAt(countOnly)}), '$[0][0][0]') AS UNSIGNED)),
+    mroonga_command(${startingAt(page)}))`;
+  const statement = sqlFragment`SELECT j.n AS _n, j.id AS _id, w.numbered AS _numbered, ${start} AS _start, t.*
+    FROM (SELECT ${list(parts)}${counters} LIMIT 1) w
+    JOIN JSON_TABLE(${answer}, '$[0][*]' COLUMNS (n FOR ORDINALITY, id INT UNSIGNED PATH '$[0]')) j
+    LEFT JOIN tickets t ON j.n > 2 AND t.id = j.id`;
+  return pageOf(await select<PageRow>(sqlText(statement), statement.replacements), indexable);
 }
 
-interface SelectRow { result: string | Buffer | null; counted: string | Buffer | null; numbered: number }
-/** Groonga's answer: `[[[count], [["_key", "UInt32"]], [id], [id], ...]]`. */
-type Selected = [[[number], unknown, ...Array<[number]>]];
+/** A row of JSON_TABLE over Groonga's answer (the count, the header, then each id with its ticket), with the number check and where the select started. */
+type PageRow = { _n: number; _id: number | null; _numbered: number; _start: number } & Record<string, unknown>;
 
-/** The page's ids and the count (the count `select`'s, when the page came from the window); null for a ticket's number. */
-function pageOf(row: SelectRow): { ids: number[]; count: number } | null {
-  if (Number(row.numbered) > 0) return null;
-  if (row.result === null) throw new Error('mroonga_command answered nothing');
-  const [[[count], , ...ids]] = JSON.parse(String(row.result)) as Selected;
-  return { ids: ids.map(([id]) => id), count: row.counted === null ? count : (JSON.parse(String(row.counted)) as Selected)[0][0][0] };
+/**
+ * The page's tickets in the answer's order and the count, and the column of the filter the select
+ * started from (`words`: the words); null for a ticket's number.
+ */
+function pageOf(rows: PageRow[], indexable: IdFilter[]): ListedPage | null {
+  const sorted = [...rows].sort((a, b) => a._n - b._n);
+  const [first] = sorted;
+  if (!first) throw new Error('mroonga_command answered nothing');
+  if (Number(first._numbered) > 0) return null;
+  return {
+    rows: sorted.filter((r) => r._n > 2 && r.id !== null).map(({ _n, _id, _numbered, _start, ...ticket }) => ticket),
+    count: Number(first._id),
+    start: Number(first._start) > 0 ? indexable[Number(first._start) - 1].column : 'words',
+  };
 }
 export const mroongaSearch: SearchEngine = {
   name: 'mroonga',
