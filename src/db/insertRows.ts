@@ -17,13 +17,14 @@ function completed(row: Row, attributes: Record<string, { defaultValue?: unknown
 }
 
 /**
- * Inserts rows of a table in ONE statement and returns them as saved instances, in order, with
+ * Inserts rows of a table in one statement and returns them as saved instances, in order, with
  * their ids (`RETURNING id`: right whatever the server's auto-increment settings). Each row is
  * written as `create` writes it: the model's default values, created_at/updated_at stamped when the
  * row has none; a column no row gives is left to the database. No model hook or validation runs
  * (the database's constraints do): for tables no cache watches (db/versionedCache.ts). A row the
  * database refuses (a unique key) fails the whole statement, which then leaves no row behind, and
- * the transaction goes on.
+ * the transaction goes on. (Rows of more than STATEMENT_CHARS go in several statements; a refusal
+ * in a later one leaves the earlier ones' rows in the transaction.)
  */
 export async function insertRows<M extends Model>(model: ModelStatic<M>, rows: Row[], transaction: Transaction): Promise<M[]> {
   if (!rows.length) return [];
@@ -33,12 +34,36 @@ export async function insertRows<M extends Model>(model: ModelStatic<M>, rows: R
   const columns = [...new Set(full.flatMap((r) => Object.keys(r).filter((k) => r[k] !== undefined && k in attributes)))];
   const s = sequelize();
   const q = s.getQueryInterface().queryGenerator as { quoteIdentifier(name: string): string; quoteTable(name: string): string };
+  const head = `INSERT INTO ${q.quoteTable(model.getTableName() as string)} (${columns.map((c) => q.quoteIdentifier(attributes[c].field ?? c)).join(', ')}) VALUES `;
   // Escaped by Sequelize one value at a time (no replacement pass over a long statement).
   const values = full.map((r) => `(${columns.map((c) => (r[c] === undefined ? 'DEFAULT' : s.escape(r[c] as string))).join(', ')})`);
-  const ids = await s.query<{ id: number }>(
-    `INSERT INTO ${q.quoteTable(model.getTableName() as string)} (${columns.map((c) => q.quoteIdentifier(attributes[c].field ?? c)).join(', ')}) VALUES ${values.join(', ')} RETURNING id`,
-    { transaction, type: QueryTypes.SELECT, raw: true },
-  );
+  const ids: number[] = [];
+  for (const chunk of chunks(values)) {
+    const returned = await s.query<{ id: number }>(`${head}${chunk.join(', ')} RETURNING id`, { transaction, type: QueryTypes.SELECT, raw: true });
+    ids.push(...returned.map((r) => Number(r.id)));
+  }
   if (ids.length !== full.length) throw new Error(`${model.name}: ${full.length} rows inserted, ${ids.length} ids returned`);
-  return full.map((r, i) => model.build({ ...r, id: Number(ids[i].id) } as any, { isNewRecord: false, raw: true }));
+  return full.map((r, i) => model.build({ ...r, id: ids[i] } as any, { isNewRecord: false, raw: true }));
+}
+
+/**
+ * Most characters of rows in one statement (at most 3 bytes each in UTF-8): under MariaDB's default
+ * max_allowed_packet (16 MiB), which a batch of long mails' messages could pass. Only rows that
+ * long are split.
+ */
+export const STATEMENT_CHARS = 4 * 1024 * 1024;
+
+function* chunks(values: string[]): Generator<string[]> {
+  let chunk: string[] = [];
+  let size = 0;
+  for (const v of values) {
+    if (chunk.length && size + v.length > STATEMENT_CHARS) {
+      yield chunk;
+      chunk = [];
+      size = 0;
+    }
+    chunk.push(v);
+    size += v.length + 2;
+  }
+  if (chunk.length) yield chunk;
 }

@@ -1,0 +1,41 @@
+/**
+ * db/insertRows.ts: rows of a model in one INSERT, returned in order with their ids and the values
+ * `create` would have written; rows too long for one statement go in several.
+ */
+import { Ticket, TicketMessage } from '../../src/db/models';
+import { insertRows, STATEMENT_CHARS } from '../../src/db/insertRows';
+import { countQueries } from '../../src/db/sequelize';
+import { transaction } from '../../src/db/transaction';
+import { useApi } from '../helpers/app';
+import { ticketContext, ticketFactories, type TicketContext } from '../ticket/ticketSupport';
+
+const api = useApi();
+let ctx: TicketContext;
+beforeAll(async () => { ctx = await ticketContext(); });
+const f = ticketFactories(api, () => ctx);
+
+const message = (ticket: Ticket, text: string) => ({ ticket_id: ticket.id, channel_id: ticket.channel_id, user_id: ticket.user_id, text });
+
+it('inserts rows in one statement, in order, with their ids, defaults and timestamps', async () => {
+  const ticket = (await Ticket.findByPk((await f.ticket()).id))!;
+  const { result: rows, queries } = await countQueries(() => transaction((t) => insertRows(TicketMessage, ['one', 'two', 'three'].map((text) => message(ticket, text)), t)));
+  expect(queries.filter((q) => q.includes('INSERT'))).toHaveLength(1);
+  const stored = await TicketMessage.findAll({ where: { id: rows.map((r) => r.id) }, order: [['id', 'ASC']] });
+  expect(stored.map((m) => [m.id, m.text, m.by, m.type, m.is_draft])).toEqual(rows.map((r) => [r.id, r.text, 1, 0, 0]));
+  expect(rows.map((r) => r.text)).toEqual(['one', 'two', 'three']);
+  for (const r of rows) {
+    expect(r.isNewRecord).toBe(false);
+    expect(r.created_at).toBeGreaterThan(0);
+    expect(r.updated_at).toBe(r.created_at);
+  }
+});
+
+it('rows longer than one statement takes go in several, the ids still in order', async () => {
+  const ticket = (await Ticket.findByPk((await f.ticket()).id))!;
+  const long = (c: string) => c.repeat(Math.ceil(STATEMENT_CHARS / 2));
+  const { result: rows, queries } = await countQueries(() => transaction((t) => insertRows(TicketMessage, ['a', 'b', 'c'].map((c) => message(ticket, long(c))), t)));
+  expect(queries.filter((q) => q.includes('INSERT'))).toHaveLength(3);
+  const stored = await TicketMessage.findAll({ where: { id: rows.map((r) => r.id) }, order: [['id', 'ASC']] });
+  expect(stored.map((m) => m.text[0])).toEqual(['a', 'b', 'c']);
+  expect(stored.map((m) => m.text.length)).toEqual(rows.map(() => Math.ceil(STATEMENT_CHARS / 2)));
+});
