@@ -6,7 +6,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { Op } from 'sequelize';
+import { Op, QueryTypes } from 'sequelize';
 import { capture } from './capture';
 import { explainTicketLists, skipped, ticketListPaths } from './explain';
 import { buildApp } from '../src/app';
@@ -135,6 +135,7 @@ async function main() {
   await prepareDatabase();
   await ensureBenchData(log);
   await ensureTicketData(log);
+  conditions = await describeConditions();
   // BENCH_SEED_ONLY=1: the data set, then stop (seed a scale ahead of its run).
   if (process.env.BENCH_SEED_ONLY === '1') {
     await Promise.allSettled([closeQueues(), sequelize().close()]);
@@ -317,11 +318,19 @@ async function main() {
   return failed;
 }
 
+/** What the run measured on: the search engine, MariaDB's buffer pool, and the machine's load average at the start. */
+let conditions = '';
+async function describeConditions(): Promise<string> {
+  const [row] = await sequelize().query<{ pool: number | string }>('SELECT @@innodb_buffer_pool_size AS pool', { type: QueryTypes.SELECT });
+  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  return `SEARCH_ENGINE=${config().searchEngine}, InnoDB buffer pool ${num(Number(row.pool) / 2 ** 20)} MB, load average ${load} at the start`;
+}
+
 function report(rows: Row[], scaling: Array<{ workers: number; s: Scenario; r: LoadResult; rss: { peakOne: number; peakTotal: number } }>): boolean {
   const ms = (v: number | undefined) => num(v, 1);
   const bad = (r?: LoadResult) => (r ? r.non2xx + r.errors : 0);
   const out: string[] = [];
-  out.push('', `helpdesk API benchmark: ${num(TICKETS)} tickets, ${num(TICKETS * MESSAGES_PER_TICKET)} messages, ${num(SIZES.users)} users, ${num(SIZES.organisations)} organisations, ${num(SIZES.ipBans)} IP bans; ${CONCURRENCY} connections, ${SECONDS} s each`, '');
+  out.push('', `helpdesk API benchmark: ${num(TICKETS)} tickets, ${num(TICKETS * MESSAGES_PER_TICKET)} messages, ${num(SIZES.users)} users, ${num(SIZES.organisations)} organisations, ${num(SIZES.ipBans)} IP bans; ${CONCURRENCY} connections, ${SECONDS} s each`, conditions, '');
   out.push(table(
     ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'baseline req/s', 'p50', 'p99', 'ours/baseline', 'CPU ms/req', 'baseline', 'baseline/ours CPU', 'statements', 'web peak RSS MB', 'errors'],
     rows.map(({ s, ours, base, statements, rss, cpu }) => [

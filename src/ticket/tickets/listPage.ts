@@ -94,6 +94,19 @@ async function listedSearchPage(p: Record<string, any>, column: string, desc: bo
   return { rows: found.rows as unknown as Ticket[], count: found.count };
 }
 
+/**
+ * One customer's listed tickets: their filter index (`user_id, deleted_at, merged_into_id`, then
+ * the primary key) holds them in id order, so the count and an id-ordered page read at most that
+ * customer's tickets. Left to itself, with another filter beside the user (`status`: a customer's
+ * open tickets), the optimiser walked every listed ticket in id order for the page (240 ms at a
+ * million tickets for a customer whose many tickets are the newest) and intersected the user's
+ * index with the status's for the count, reading every ticket of the status (50 ms).
+ */
+function customerHint(p: Record<string, any>): string {
+  const users = given(p, 'user') ? [p.user].flat() : [];
+  return users.length === 1 && p.trashed !== 1 ? ' FORCE INDEX (tickets_filter_user_id)' : '';
+}
+
 export async function listTicketPage({ query: q, where, replacements, filtered }: ListPageInput): Promise<ListResult<Ticket>> {
   const p = q.params;
   const trashed = p.trashed === 1;
@@ -124,8 +137,14 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
   );
 
   if (!byCounters) {
-    const [count, rows] = await Promise.all([Ticket.count({ where, replacements } as object), page('')]);
-    return { rows, count };
+    // The count reads the same index as the page: with a customer's index the optimiser otherwise
+    // intersects it with the status index, reading every ticket of the status (50 ms at 1M).
+    const hint = customerHint(p);
+    const [[{ n }], rows] = await Promise.all([
+      select<{ n: number | bigint }>(`SELECT COUNT(*) AS n FROM \`tickets\` AS \`Ticket\`${hint} WHERE ${whereSql(where)}`, replacements),
+      page(column === 'id' ? hint : ''),
+    ]);
+    return { rows, count: Number(n) };
   }
   const cond = counterCondition(p);
   const [r] = await select<{ matches: string | null; total: string | null }>(
