@@ -101,7 +101,7 @@ export async function explainTicketLists(get: (path: string) => Promise<{ count?
       const access = plan.map((p) => `${p.table}:${p.type}${p.key ? `(${p.key})` : ''}`).join(' ');
       const v = verdict(plan, reach);
       bad ||= v !== 'ok';
-      const kind = /ticket_list_counts/.test(st.sql) ? 'count (counters)' : /mroonga_command\(/.test(st.sql) ? 'count + page (Groonga)'
+      const kind = /mroonga_command\(/.test(st.sql) ? 'count + page (Groonga)' : /ticket_list_counts/.test(st.sql) ? 'count (counters)'
         : /count\(/i.test(st.sql) ? 'count' : 'page';
       rows.push([n === 0 ? title : '', n === 0 ? String(result.count ?? '-') : '', kind, access, v]);
     }
