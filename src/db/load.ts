@@ -1,4 +1,4 @@
-import type { Transaction, WhereOptions } from 'sequelize';
+import type { WhereOptions } from 'sequelize';
 import type { Model, ModelCtor } from 'sequelize-typescript';
 import { select } from './select';
 import { sequelize } from './sequelize';
@@ -25,8 +25,6 @@ export interface LoadOptions {
   where?: Record<string, string | number>;
   /** Default: by `id` (by the key column when the model has no id). */
   order?: ReadonlyArray<readonly [string, 'ASC' | 'DESC']>;
-  /** Read inside this transaction (a write's own rows, as it left them). */
-  transaction?: Transaction;
 }
 
 // Identifiers come from the models' metadata, never from a request.
@@ -68,7 +66,7 @@ function selectByKey(model: ModelCtor<Model>, column: string, options: LoadOptio
 export async function loadRows<M extends Model>(model: ModelCtor<M>, column: string, keys: Array<Key | null | undefined>, options: LoadOptions = {}): Promise<M[]> {
   const unique = [...new Set(keys.filter((k): k is Key => k !== null && k !== undefined))];
   if (!unique.length) return [];
-  return select<M>(selectByKey(model as ModelCtor<Model>, column, options), [unique, ...Object.values(options.where ?? {})], { transaction: options.transaction });
+  return select<M>(selectByKey(model as ModelCtor<Model>, column, options), [unique, ...Object.values(options.where ?? {})]);
 }
 
 /** Rows by `column`, grouped by it (the children of a page of records). */

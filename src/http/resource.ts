@@ -261,18 +261,15 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
   const find = async (req: Request, transaction?: Transaction): Promise<M> => (await locate(req, transaction)).record;
 
   /**
-   * A write in a transaction. The records it returns are read back inside the same transaction
-   * (they are locked there), so a delete racing the update cannot make the answer fail, as plain
-   * rows (one statement, what `present` needs; `reload` built the instance again). A `Written` is
-   * not read back: its create vouches for it.
+   * A write in a transaction. The record it returns is read back inside the same transaction (it
+   * is locked there), so a delete racing the update cannot make the answer fail. A `Written` is
+   * not read back: its create vouches for it. The instance itself is reloaded, not replaced by a
+   * row: a presenter may key what only this response shows by it (a webhook's new secret).
    */
-  const write = <T extends M | M[] | Written<M, K> | void>(work: (t: Transaction) => Promise<T>) => transaction(async (t): Promise<T> => {
+  const write = <T extends M | M[] | Written<M, K> | void>(work: (t: Transaction) => Promise<T>) => transaction(async (t) => {
     const result = await work(t);
-    if (!result || result instanceof Written) return result;
-    const written = Array.isArray(result) ? result : [result as M];
-    const rows = new Map((await loadRows(model, 'id', written.map((r) => r.id), { transaction: t })).map((r) => [r.id, r]));
-    const reread = written.map((r) => (rows.get(r.id) ?? r) as M);
-    return (Array.isArray(result) ? reread : reread[0]) as T;
+    if (!(result instanceof Written)) for (const r of Array.isArray(result) ? result : result ? [result] : []) await (r as M).reload({ transaction: t });
+    return result;
   });
 
   /** `known`: what a create knows of the records' relations (Written), handed to `present`. */
