@@ -280,6 +280,25 @@ describe('the Mroonga index', () => {
     }
   });
 
+  it('copies the documents\' columns again when a trigger written differently (an older version\'s) is replaced', async () => {
+    const w = word();
+    const brand = await Brand.create({ name: unique('OldTriggerBrand') });
+    const department = await f.department({ name: unique('OldTriggerDept') }, brand.id);
+    const customer = await f.user({ brand_id: brand.id });
+    const t = await f.ticket({ brand: brand.id, department: department.id, user: customer.id, subject: `Old trigger ${w}` });
+    const wordsOf = async () => (await select<{ filter_words: string }>('SELECT filter_words FROM ticket_search WHERE ticket_id = ?', [t.id]))[0].filter_words;
+    const body = async () => (await select<{ body: string }>("SELECT ACTION_STATEMENT AS body FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME = 'ticket_search_ticket_update'"))[0].body;
+    const ours = await body();
+    // As a process of the previous version would put it back: the columns written, not filter_words.
+    await sequelize().query('CREATE OR REPLACE TRIGGER ticket_search_ticket_update AFTER UPDATE ON tickets FOR EACH ROW UPDATE ticket_search SET status_id = NEW.status_id WHERE ticket_id = NEW.id');
+    await sequelize().query('UPDATE tickets SET status_id = ? WHERE id = ?', { replacements: [ctx.otherStatus, t.id] });
+    expect(await wordsOf()).not.toContain(`status_id:${ctx.otherStatus} `);
+    await searchEngine().prepare();
+    expect(await body()).toBe(ours);
+    expect(await wordsOf()).toContain(`status_id:${ctx.otherStatus} `);
+    expect(await engine(`${w} status:${ctx.otherStatus}`, { brand: brand.id })).toEqual({ ids: [t.id], count: 1, start: 'brand_id' });
+  });
+
   it('adds the kept columns and filter_words with its index to an index made before them, filled from the tickets', async () => {
     const w = word();
     const brand = await Brand.create({ name: unique('FillBrand') });

@@ -235,10 +235,13 @@ async function prepareMroonga(): Promise<void> {
     await q(table(HIDDEN));
     const unfilled = await addDocumentColumns();
     const have = await existingTriggers();
+    const replaced = TRIGGERS.filter((t) => have.get(t)?.trim() !== triggerBody(t));
     // CREATE OR REPLACE: a trigger is swapped in one statement, no write goes unseen meanwhile.
-    for (const t of TRIGGERS) if (have.get(t)?.trim() !== triggerBody(t)) await q(`CREATE OR REPLACE TRIGGER ${t} ${TRIGGER_SQL[t]}`);
+    for (const t of replaced) await q(`CREATE OR REPLACE TRIGGER ${t} ${TRIGGER_SQL[t]}`);
     if (Number(n) < 2) await fillMroongaIndex();
-    else for (const name of unfilled) await fillDocumentColumns(name);
+    // A trigger written differently (an older version's, or one that a process of it put back since)
+    // may have left the documents' columns or filter_words behind: every document's are copied again.
+    else for (const name of replaced.length ? [LISTED, HIDDEN] : unfilled) await fillDocumentColumns(name);
   });
 }
 
