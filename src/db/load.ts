@@ -31,6 +31,13 @@ export interface LoadOptions {
 const ident = (name: string) => `\`${name.replace(/`/g, '``')}\``;
 const statements = new WeakMap<object, Map<string, string>>();
 
+/** An attribute's column, quoted (an unknown attribute is a programming error). */
+const columnOf = (model: ModelCtor<Model>) => (name: string) => {
+  const attribute = (model.getAttributes() as Record<string, { field?: string }>)[name];
+  if (!attribute) throw new Error(`${model.name} has no attribute ${name}`);
+  return ident(attribute.field ?? name);
+};
+
 /** The SELECT of `model`'s rows whose `column` is in a list (`IN (?)`), built once per shape. */
 function selectByKey(model: ModelCtor<Model>, column: string, options: LoadOptions): string {
   const shape = JSON.stringify([column, options.attributes ?? null, Object.keys(options.where ?? {}), options.order ?? null]);
@@ -39,10 +46,7 @@ function selectByKey(model: ModelCtor<Model>, column: string, options: LoadOptio
   const cached = byShape.get(shape);
   if (cached) return cached;
   const attributes = model.getAttributes() as Record<string, { field?: string }>;
-  const field = (name: string) => {
-    if (!attributes[name]) throw new Error(`${model.name} has no attribute ${name}`);
-    return ident(attributes[name].field ?? name);
-  };
+  const field = columnOf(model);
   const exclude = options.attributes && !Array.isArray(options.attributes) ? (options.attributes as { exclude: readonly string[] }).exclude : [];
   const names = Array.isArray(options.attributes) ? options.attributes as readonly string[] : Object.keys(attributes).filter((n) => !exclude.includes(n));
   const columns = names.map((n) => (field(n) === ident(n) ? ident(n) : `${field(n)} AS ${ident(n)}`));
@@ -112,10 +116,7 @@ export interface PageOptions {
  */
 export async function loadPage<M extends Model>(model: ModelCtor<M>, options: PageOptions): Promise<{ rows: M[]; count: number }> {
   const attributes = model.getAttributes() as Record<string, { field?: string }>;
-  const field = (name: string) => {
-    if (!attributes[name]) throw new Error(`${model.name} has no attribute ${name}`);
-    return ident(attributes[name].field ?? name);
-  };
+  const field = columnOf(model);
   const alias = ident(model.name);
   const qg = sequelize().getQueryInterface().queryGenerator as unknown as { whereItemsQuery(w: WhereOptions, o: object): string };
   const where = qg.whereItemsQuery(options.where, { model, prefix: alias });
