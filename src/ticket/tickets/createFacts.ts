@@ -1,5 +1,5 @@
-import { QueryTypes, type Transaction } from 'sequelize';
-import { sequelize } from '../../db/sequelize';
+import type { Transaction } from 'sequelize';
+import { select } from '../../db/select';
 import { onceInTransaction } from '../../db/transaction';
 import { sqlCondition, sqlText } from '../../db/sql';
 import type { ChannelName } from '../common';
@@ -56,9 +56,7 @@ export async function createFacts(q: CreateFactsQuery, transaction: Transaction)
       ${email} AS department_email_id, ${status} AS status_id, ${priority} AS priority_id, ${channel} AS channel_id
     FROM (SELECT ${brand} AS bid) b LEFT JOIN departments d ON d.id = ${q.departmentId}`;
   // The same facts for every mail of an imported batch (one department address): read once per transaction.
-  const [row] = await onceInTransaction(transaction, `ticket.createFacts:${JSON.stringify(q)}`, () => sequelize().query<Record<string, number | string | null>>(sqlText(sql).slice(1, -1), {
-    replacements: sql.replacements, transaction, type: QueryTypes.SELECT,
-  }));
+  const [row] = await onceInTransaction(transaction, `ticket.createFacts:${JSON.stringify(q)}`, () => select<Record<string, number | string | null>>(sqlText(sql).slice(1, -1), sql.replacements, { transaction }));
   const id = (v: unknown) => (v === null || v === undefined ? null : Number(v));
   return {
     brandId: id(row.brand_id),

@@ -1,6 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { QueryTypes, UniqueConstraintError, type Transaction } from 'sequelize';
 import { sequelize } from '../../db/sequelize';
+import { select } from '../../db/select';
 import type { Ticket } from '../../db/models';
 import {
   DEFAULT_TICKET_NUMBER_FORMAT, MAX_NUMBER_LENGTH, NumberFormatError, assertNumberFormat, renderTicketNumber, type FormatToken,
@@ -143,9 +144,7 @@ export async function insertNumbered(
 
 /** Those of `numbers` that tickets have (one SELECT). */
 async function takenNumbers(numbers: string[], transaction: Transaction): Promise<Set<string>> {
-  const rows = await sequelize().query<{ number: string }>('SELECT number FROM tickets WHERE number IN (:numbers)', {
-    replacements: { numbers }, transaction, type: QueryTypes.SELECT,
-  });
+  const rows = await select<{ number: string }>('SELECT number FROM tickets WHERE number IN (:numbers)', { numbers }, { transaction });
   return new Set(rows.map((r) => r.number));
 }
 

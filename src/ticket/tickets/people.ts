@@ -1,6 +1,6 @@
-import { Op, QueryTypes, UniqueConstraintError, type Transaction, type WhereOptions } from 'sequelize';
+import { Op, UniqueConstraintError, type Transaction, type WhereOptions } from 'sequelize';
 import { User } from '../../db/models';
-import { sequelize } from '../../db/sequelize';
+import { select } from '../../db/select';
 import { sqlCondition, trusted } from '../../db/sql';
 import { onceInTransaction, rolledBack } from '../../db/transaction';
 import { ValidationError, invalid } from '../../errors';
@@ -43,14 +43,14 @@ export async function primeUsersByEmail(emails: string[], brandId: number, trans
   const known = await knownUsers(brandId, transaction);
   const missing = [...new Set(emails.map((e) => e.toLowerCase()))].filter((e) => !known.has(e));
   if (!missing.length) return;
-  const rows = await sequelize().query<Record<string, unknown>>(
+  const rows = await select(
     `SELECT found.address AS found_address, u.* FROM (
       SELECT address, MIN(id) AS id FROM (
         SELECT email AS address, id FROM users WHERE type = 'user' AND brand_id = :brandId AND email IN (:emails)
         UNION ALL SELECT ue.email, u.id FROM user_emails ue JOIN users u ON u.id = ue.user_id WHERE ue.email IN (:emails) AND u.type = 'user' AND u.brand_id = :brandId
       ) AS matched GROUP BY address
     ) AS found JOIN users u ON u.id = found.id`,
-    { replacements: { brandId, emails: missing }, type: QueryTypes.SELECT, transaction, raw: true },
+    { brandId, emails: missing }, { transaction },
   );
   for (const e of missing) known.set(e, { user: null });
   for (const { found_address: address, ...user } of rows) {

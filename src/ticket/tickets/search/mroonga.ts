@@ -157,9 +157,9 @@ async function existingTriggers(): Promise<Map<string, string>> {
 async function locked<T>(fn: () => Promise<T>): Promise<T> {
   const name = `search_index_${config().database.name}`;
   return sequelize().transaction(async (transaction) => {
-    const [row] = await sequelize().query<{ got: number }>('SELECT GET_LOCK(?, 600) AS got', { replacements: [name], type: QueryTypes.SELECT, transaction });
+    const [row] = await select<{ got: number }>('SELECT GET_LOCK(?, 600) AS got', [name], { transaction });
     if (Number(row?.got) !== 1) throw new Error('Could not take the search index lock within 600 seconds');
-    try { return await fn(); } finally { await sequelize().query('SELECT RELEASE_LOCK(?)', { replacements: [name], type: QueryTypes.SELECT, transaction }); }
+    try { return await fn(); } finally { await select('SELECT RELEASE_LOCK(?)', [name], { transaction }); }
   });
 }
 
