@@ -43,9 +43,9 @@ Query.prototype.run = async function run(this: any, sql: string, parameters?: un
 };
 
 observeSelects({
-  started(sql, values) {
+  started(sql, values, transaction) {
     const named = !Array.isArray(values);
-    record({ sql, params: named ? { ...values } : [...(values as unknown[])], named, conn: null });
+    record({ sql, params: named ? { ...values } : [...(values as unknown[])], named, conn: transaction });
   },
   finished() { completed++; },
 });

@@ -2,9 +2,10 @@ import { config } from './config';
 import { watchAccessTables } from './auth/accessCache';
 import { banExpiryJob } from './core/banExpiry';
 import {
-  ApiToken, Brand, Channel, Department, IpBan, IpWhitelist, Setting, SlaPlan, SlaPlanSchedule, SlaPlanTarget, TicketPriority, TicketStatus,
-  Translation,
+  ApiToken, Brand, Channel, CustomField, CustomFieldBrand, CustomFieldDepartment, Department, IpBan, IpWhitelist, Setting, SlaPlan,
+  SlaPlanSchedule, SlaPlanTarget, TicketPriority, TicketStatus, Translation, Webhook,
 } from './db/models';
+import { watchDefinitionTables } from './db/definitions';
 import { whenModelsReady } from './db/sequelize';
 import { subscribe, subscribeToAll, subscribersRegistered } from './events';
 import { idempotencyExpiryJob } from './idempotency/expiry';
@@ -45,6 +46,8 @@ export function wire(): void {
     watchAccessTables([ApiToken, IpBan, IpWhitelist] as any);
     // Likewise the configuration that ticket reads embed (ticket/configCache).
     watchConfigTables([Brand, Channel, Department, SlaPlan, SlaPlanSchedule, SlaPlanTarget, Setting, TicketPriority, TicketStatus, Translation] as any);
+    // And the definitions that writes consult (db/definitions).
+    watchDefinitionTables([Brand, CustomField, CustomFieldBrand, CustomFieldDepartment, Setting, Webhook] as any);
   });
 
   // Which side effects each event has: mails decided by the notifications of each area...

@@ -3,6 +3,7 @@ import type { CustomFieldKind } from '../db/models/CustomField';
 import { CustomField, CustomFieldOption, CustomFieldValue } from '../db/models';
 import { sequelize } from '../db/sequelize';
 import { select } from '../db/select';
+import { definitions } from '../db/definitions';
 import { onceInTransaction } from '../db/transaction';
 import { ValidationError, invalid } from '../errors';
 import type { Condition, Filter } from '../http/listQuery';
@@ -186,14 +187,14 @@ export async function applyCustomFieldValues(kind: ValueKind, ownerId: number, i
   for (const [key] of entries) if (!/^\d{1,10}$/.test(key)) throw invalid(`customfield.${key}`);
   if (!entries.length && !opts.creating) return;
 
-  // Every field of the kind with its brand and department lists, in one statement, once per
-  // transaction: ticket create reads them on every call, and a batch of imported mails creates a
-  // user and a ticket per mail in one transaction.
+  // Every field of the kind with its brand and department lists, in one statement, kept per process
+  // until a field changes (db/definitions): ticket create reads them on every call. Once per
+  // transaction when Redis cannot say: a batch of imported mails creates a ticket per mail.
   const scope = (table: string, column: string): [ReturnType<typeof literal>, string] =>
     [literal(`(SELECT GROUP_CONCAT(${column}) FROM ${table} WHERE field_id = \`CustomField\`.\`id\`)`), `${column}s`];
-  const rows = await onceInTransaction(transaction, `customfields.${kind}`, () => CustomField.findAll({
-    where: { kind }, attributes: { include: [scope('custom_field_brands', 'brand_id'), scope('custom_field_departments', 'department_id')] }, transaction,
-  }));
+  const rows = await onceInTransaction(transaction, `customfields.${kind}`, () => definitions.get(`customfields.${kind}`, (t) => CustomField.findAll({
+    where: { kind }, attributes: { include: [scope('custom_field_brands', 'brand_id'), scope('custom_field_departments', 'department_id')] }, transaction: t,
+  }), transaction));
   const idList = (f: CustomField, column: string) => String(f.get(column) ?? '').split(',').filter(Boolean).map(Number);
   const fields = new Map(rows.map((f) => [f.id, f]));
   const brandsByField = new Map(rows.map((f) => [f.id, idList(f, 'brand_ids')]));

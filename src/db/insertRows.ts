@@ -1,5 +1,6 @@
-import { QueryTypes, type Model, type ModelStatic, type Transaction } from 'sequelize';
+import { type Model, type ModelStatic, type Transaction } from 'sequelize';
 import { now } from './entity';
+import { select } from './select';
 import { sequelize } from './sequelize';
 
 type Row = Record<string, unknown>;
@@ -39,7 +40,7 @@ export async function insertRows<M extends Model>(model: ModelStatic<M>, rows: R
   const values = full.map((r) => `(${columns.map((c) => (r[c] === undefined ? 'DEFAULT' : s.escape(r[c] as string))).join(', ')})`);
   const ids: number[] = [];
   for (const chunk of chunks(values)) {
-    const returned = await s.query<{ id: number }>(`${head}${chunk.join(', ')} RETURNING id`, { transaction, type: QueryTypes.SELECT, raw: true });
+    const returned = await select<{ id: number }>(`${head}${chunk.join(', ')} RETURNING id`, [], { transaction });
     ids.push(...returned.map((r) => Number(r.id)));
   }
   if (ids.length !== full.length) throw new Error(`${model.name}: ${full.length} rows inserted, ${ids.length} ids returned`);

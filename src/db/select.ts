@@ -9,7 +9,8 @@ export type SelectValues = readonly unknown[] | Readonly<Record<string, unknown>
 
 /** Sees every statement `select` sends itself (the benchmark's capture: bench/capture.ts). */
 export interface StatementObserver {
-  started(sql: string, values: SelectValues): void;
+  /** `transaction`: the id of the transaction the statement runs in, or null. */
+  started(sql: string, values: SelectValues, transaction: string | null): void;
   finished(): void;
 }
 
@@ -23,30 +24,33 @@ let observer: StatementObserver | null = null;
 export const observeSelects = (o: StatementObserver | null): void => { observer = o; };
 
 /**
- * The rows of a SELECT written in the code, as plain objects (the columns as properties).
+ * The rows of a statement written in the code that returns rows (a SELECT, an INSERT ... RETURNING),
+ * as plain objects (the columns as properties).
  *
- * Outside a transaction the statement goes to the driver itself, on a connection of the pool
+ * The statement goes to the driver itself: outside a transaction on a connection of the pool
  * (`connectionManager.getConnection`: a read replica when the work may read from one, as for any
- * Sequelize SELECT; db/replicas.ts), with the connection's statement timeout. Sequelize's own
- * path costs a read as much again as the driver does: its options are copied twice, the
- * replacements are escaped into the text in JavaScript, an Error is made for its stack, and every
- * row is copied key by key (measured: 0.36 against 0.20 ms of CPU for 50 users). Errors are
- * Sequelize's (the dialect's `formatError`), and `countQueries`' logging sees the statement, so
- * nothing downstream can tell the paths apart. Inside a transaction the statement takes
- * Sequelize's path, which owns the transaction's connection and its rollback on a deadlock.
+ * Sequelize SELECT; db/replicas.ts), inside one on the transaction's own connection, with the
+ * connection's statement timeout. Sequelize's own path costs a statement as much again as the
+ * driver does: its options are copied twice, the replacements are escaped into the text in
+ * JavaScript, an Error is made for its stack, and every row is copied key by key (measured: 0.36
+ * against 0.20 ms of CPU for 50 users). Errors are Sequelize's (the dialect's `formatError`), and
+ * `countQueries`' logging sees the statement, so nothing downstream can tell the paths apart. A
+ * transaction that has finished (committed, or rolled back after a deadlock) takes Sequelize's
+ * path, which refuses the statement as it refuses any other.
  */
 export async function select<T extends object = Record<string, unknown>>(sql: string, values: SelectValues = [], options: { transaction?: Transaction | null } = {}): Promise<T[]> {
   const s = sequelize();
-  if (options.transaction) {
-    return s.query<T>(sql, { replacements: values as Record<string, unknown>, transaction: options.transaction, type: QueryTypes.SELECT });
+  const t = options.transaction as (Transaction & { connection?: Connection; finished?: string; id: string }) | null | undefined;
+  if (t && (t.finished || !t.connection)) {
+    return s.query<T>(sql, { replacements: values as Record<string, unknown>, transaction: t, type: QueryTypes.SELECT });
   }
   // Sequelize's own parts, not in its typings: the pool's connection manager and the dialect's error mapping.
   const { connectionManager: manager, dialect } = s as unknown as Internals;
-  const connection = await manager.getConnection({ type: QueryTypes.SELECT });
+  const connection = t ? t.connection! : await manager.getConnection({ type: QueryTypes.SELECT });
   const named = !Array.isArray(values);
   const logging = s.options.logging;
-  if (typeof logging === 'function') logging(`Executing (default): ${sql}`);
-  observer?.started(sql, values);
+  if (typeof logging === 'function') logging(`Executing (${t ? t.id : 'default'}): ${sql}`);
+  observer?.started(sql, values, t ? t.id : null);
   try {
     return await connection.query(named ? { sql, namedPlaceholders: true } : sql, values);
   } catch (err) {
@@ -55,6 +59,6 @@ export async function select<T extends object = Record<string, unknown>>(sql: st
     throw query.formatError(err, (err as Error).stack);
   } finally {
     observer?.finished();
-    manager.releaseConnection(connection);
+    if (!t) manager.releaseConnection(connection);
   }
 }

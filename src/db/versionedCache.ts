@@ -1,6 +1,7 @@
 import type { Model, ModelStatic, Transaction } from 'sequelize';
 import { config } from '../config';
 import { counterClient } from '../redis/windowCounter';
+import { readsFromPrimary } from './readRouting';
 import { afterOutermostCommit } from './transaction';
 
 /**
@@ -97,3 +98,47 @@ export function cacheVersion(name: string, clearLocal: () => void): CacheVersion
   return version;
 }
 
+
+/**
+ * Values read from the committed state, kept per process under a version of their own that
+ * `watch`ed models bump: for definitions that writes consult on every call and that change through
+ * the API only (custom fields, webhooks). A change bumps the version after its commit, and the
+ * next request everywhere reads afresh.
+ *
+ * Inside a transaction a miss is read in the transaction (its snapshot may predate the version, and
+ * it may have changed a definition itself: that read is not kept), and the value is read again
+ * outside it, not awaited, to be kept: a transaction never waits for a second connection of the
+ * pool while it holds one (all of them could be waiting).
+ */
+export class VersionedValues<T> {
+  /** The entries (for callers that read a version once for many keys). */
+  readonly kept = new VersionedCache<T>();
+  private readonly refreshing = new Set<string>();
+  readonly version: CacheVersion;
+
+  constructor(name: string) {
+    this.version = cacheVersion(name, () => this.kept.clear());
+  }
+
+  async get<V extends T>(key: string, load: (transaction?: Transaction) => Promise<V>, transaction?: Transaction): Promise<V> {
+    return this.at(key, await this.version.current(), load, transaction);
+  }
+
+  /** `get` under a version the caller read (`current()`), once for all the keys of its request. */
+  async at<V extends T>(key: string, v: string | null, load: (transaction?: Transaction) => Promise<V>, transaction?: Transaction): Promise<V> {
+    const hit = v === null ? undefined : (this.kept.get(key, v) as V | undefined);
+    if (hit !== undefined) return hit;
+    if (!transaction) return this.keep(key, v, load);
+    if (v !== null && !this.refreshing.has(key)) {
+      this.refreshing.add(key);
+      this.keep(key, v, load).catch(() => undefined).finally(() => this.refreshing.delete(key));
+    }
+    return load(transaction);
+  }
+
+  private async keep<V extends T>(key: string, v: string | null, load: () => Promise<V>): Promise<V> {
+    const value = await readsFromPrimary(load);
+    if (v !== null) this.kept.set(key, v, value);
+    return value;
+  }
+}

@@ -1,15 +1,17 @@
 import type { Transaction } from 'sequelize';
 import { ValidationError } from '../errors';
 import { channelByName } from './channelByName';
+import { cachedValue, configVersion } from './configCache';
 
 /** Where a ticket or a message came from: the `channels` row of that name. */
 export type ChannelName = 'web' | 'email' | 'api';
 
 /** The id of a channel by name (`api` is the channel of everything posted through the API). */
 export async function channelIdOf(name: ChannelName, transaction?: Transaction): Promise<number> {
-  const channel = await channelByName(name, transaction);
-  if (!channel) throw new Error(`The channel "${name}" does not exist: run the seed`);
-  return channel.id;
+  // Kept under the config version (channels change through the models only, and rarely).
+  const id = await cachedValue(`channel-id:${name}`, await configVersion(), async (t) => (await channelByName(name, t))?.id ?? null, transaction);
+  if (id === null) throw new Error(`The channel "${name}" does not exist: run the seed`);
+  return id;
 }
 
 /** CC addresses as stored: trimmed, lower case, each once, in the order given. */

@@ -1,5 +1,5 @@
-import type { Model, ModelStatic } from 'sequelize';
-import { VersionedCache, cacheVersion } from '../db/versionedCache';
+import type { Model, ModelStatic, Transaction } from 'sequelize';
+import { VersionedValues } from '../db/versionedCache';
 import { readsFromPrimary } from '../db/readRouting';
 
 /**
@@ -10,8 +10,9 @@ import { readsFromPrimary } from '../db/readRouting';
  * change rarely and are read by every ticket request: from the cache a ticket list or show runs
  * its own statements only, and a change is seen by the very next request in every web process.
  */
-const presented = new VersionedCache<unknown>();
-const version = cacheVersion('config-version', () => presented.clear());
+const values = new VersionedValues<unknown>('config-version');
+const presented = values.kept;
+const version = values.version;
 
 /** The current config version, or null when Redis cannot say at once (then nothing is cached). */
 export const configVersion = () => version.current();
@@ -47,11 +48,10 @@ export async function cachedPresentations<T>(
   return out;
 }
 
-/** One value (the ticket settings), kept under version `v` like the presentations. */
-export async function cachedValue<T>(key: string, v: string | null, load: () => Promise<T>): Promise<T> {
-  const hit = v === null ? undefined : (presented.get(key, v) as T | undefined);
-  if (hit !== undefined) return hit;
-  const value = await readsFromPrimary(load);
-  if (v !== null) presented.set(key, v, value);
-  return value;
+/**
+ * One value (the ticket settings, a channel's id), kept under version `v` like the presentations.
+ * In a transaction a miss is read in it and not kept (db/versionedCache.ts, VersionedValues).
+ */
+export function cachedValue<T>(key: string, v: string | null, load: (transaction?: Transaction) => Promise<T>, transaction?: Transaction): Promise<T> {
+  return values.at(key, v, load, transaction);
 }

@@ -45,10 +45,9 @@ export async function ticketSettings(transaction?: Transaction): Promise<TicketS
 }
 
 /**
- * The settings from the config cache (no statement when warm); on a miss read in `transaction`
- * (a second connection while one is held could wait on a pool that concurrent transactions hold).
- * For a transaction that has read nothing yet: its snapshot then begins after the version was read.
+ * The settings from the config cache (no statement when warm); on a miss read in `transaction` and
+ * not kept (its snapshot may predate the version), while a read outside it fills the cache.
  */
 export async function cachedTicketSettings(transaction: Transaction): Promise<TicketSettings> {
-  return cachedValue('ticket-settings', await configVersion(), () => ticketSettings(transaction));
+  return cachedValue('ticket-settings', await configVersion(), (t) => ticketSettings(t), transaction);
 }

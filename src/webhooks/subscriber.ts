@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'sequelize';
 import { Webhook, WebhookDelivery, type DomainEvent } from '../db/models';
+import { definitions } from '../db/definitions';
 import { onceInTransaction } from '../db/transaction';
 import { enqueue } from '../queue/outbox';
 import { webhookDelivery } from './deliver';
@@ -19,8 +20,9 @@ export const matches = (webhook: Pick<Webhook, 'events'>, name: string) => {
  * back is not. One query for the webhooks (there are few), whatever their number.
  */
 export async function queueWebhookDeliveries(event: DomainEvent, transaction: Transaction): Promise<void> {
-  // Read once per transaction: a batch of imported mails emits many events.
-  const webhooks = await onceInTransaction(transaction, 'webhooks.enabled', () => Webhook.findAll({ where: { enabled: 1 }, attributes: ['id', 'events'], transaction }));
+  // Kept per process until a webhook changes (db/definitions), and read once per transaction when
+  // Redis cannot say whether they changed: a batch of imported mails emits many events.
+  const webhooks = await onceInTransaction(transaction, 'webhooks.enabled', () => definitions.get('webhooks.enabled', (t) => Webhook.findAll({ where: { enabled: 1 }, attributes: ['id', 'events'], transaction: t }), transaction));
   for (const webhook of webhooks.filter((w) => matches(w, event.name))) {
     await queueDelivery(webhook.id, event, transaction);
   }

@@ -66,4 +66,22 @@ describe('select (SELECTs on the driver)', () => {
       await t.rollback();
     }
   });
+
+  it("fails inside a transaction with Sequelize's error, and the transaction goes on", async () => {
+    const t = await sequelize().transaction();
+    try {
+      const [first] = await select<{ id: number }>('INSERT INTO ip_bans (ip, type, event_api, reason, created_at, updated_at) VALUES (?, 1, 0, ?, 0, 0) RETURNING id', [uniqueIpv4(), 'in t'], { transaction: t });
+      const err = await select('SELECT nothing FROM no_such_table_here', [], { transaction: t }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(DatabaseError);
+      expect(await select('SELECT reason FROM ip_bans WHERE id = ?', [first.id], { transaction: t })).toEqual([{ reason: 'in t' }]);
+    } finally {
+      await t.rollback();
+    }
+  });
+
+  it('refuses a statement in a finished transaction, as Sequelize does', async () => {
+    const t = await sequelize().transaction();
+    await t.commit();
+    await expect(select('SELECT 1 AS n', [], { transaction: t })).rejects.toThrow(/commit has been called on this transaction/);
+  });
 });

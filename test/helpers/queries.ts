@@ -1,5 +1,6 @@
 import { countQueries } from '../../src/db/sequelize';
 import { bumpAccessVersion } from '../../src/auth/accessCache';
+import { bumpDefinitionsVersion } from '../../src/db/definitions';
 import { ENTRY_TTL_MS } from '../../src/db/versionedCache';
 import { bumpConfigVersion } from '../../src/ticket/configCache';
 import type { TestApi } from './app';
@@ -16,6 +17,7 @@ export const listQueries = (queries: string[]) => queries.filter((q) => !/UPDATE
 export async function freshCaches(): Promise<void> {
   await bumpAccessVersion();
   await bumpConfigVersion();
+  await bumpDefinitionsVersion();
 }
 
 let refreshedAt = 0;

@@ -1,12 +1,16 @@
 /**
  * The cost of opening a ticket (issue 18): POST /api/ticket/ticket with its first message runs at
  * most 12 statements, whatever it writes (the ticket, its number, the message, the audit row, the
- * event, the notifications' outbox entries).
+ * event, the notifications' outbox entries). The definitions it consults (custom fields, webhooks)
+ * are kept per process (db/definitions.ts) and read again after any change of them.
  */
-import { countQueries } from '../../src/db/sequelize';
-import { useApi } from '../helpers/app';
-import { expectSuccess } from '../helpers/envelope';
-import { listQueries } from '../helpers/queries';
+import { definitions } from '../../src/db/definitions';
+import { Brand, Setting, Webhook, WebhookDelivery } from '../../src/db/models';
+import { countQueries, sequelize } from '../../src/db/sequelize';
+import { select } from '../../src/db/select';
+import { newEmail, unique, useApi } from '../helpers/app';
+import { expectError, expectSuccess } from '../helpers/envelope';
+import { freshCaches, listQueries } from '../helpers/queries';
 import { ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
 
 const api = useApi();
@@ -36,11 +40,85 @@ describe('opening a ticket', () => {
     const runs = [await measure(), await measure(), await measure()];
     for (const { data } of runs) expect(data.number).toMatch(/^\d+$/);
     const counts = runs.map((r) => r.queries.length);
-    // 10 on a fresh database (START, the configuration in one SELECT, the user, the ticket, the
-    // custom fields, the message, the audit row, the event, the webhooks, COMMIT: the answer is
-    // presented from what was written); other files of the worker may leave ticket custom fields,
-    // whose brands and departments cost two more.
-    expect(Math.min(...counts)).toBeLessThanOrEqual(12);
+    // 8 (START, the configuration in one SELECT, the user, the ticket, the message, the audit row,
+    // the event, COMMIT: the answer is presented from what was written). The custom fields and the
+    // webhooks come from the process's definitions.
+    expect(Math.min(...counts)).toBeLessThanOrEqual(8);
     expect(Math.max(...counts)).toBeLessThanOrEqual(Math.min(...counts) + 1);
+    for (const { queries } of runs) expect(queries.filter((q) => /FROM `?(custom_fields|webhooks)`?/.test(q))).toEqual([]);
+  });
+});
+
+describe('the definitions a create consults, kept per process', () => {
+  it('a custom field made required is required of the very next create, and its removal frees it', async () => {
+    const user = await f.user();
+    // A department of its own: the field binds no other test's tickets.
+    const department = await f.department();
+    const open = (customfield?: Record<number, string>) => api.post('/api/ticket/ticket', f.body({ user: user.id, department: department.id, customfield }));
+    expectSuccess(await open(), 'Successfully created new ticket!');
+    const field = expectSuccess(await api.post('/api/ticket/customfield', { name: unique('Order'), type: 8, required: 1, depts: [department.id] }), 'Successfully created new custom field!');
+    try {
+      expectError(await open(), 422, `The customfield.${field.id} field is required.`);
+      expectSuccess(await open({ [field.id]: 'A-1' }), 'Successfully created new ticket!');
+    } finally {
+      expect((await api.del(`/api/ticket/customfield/${field.id}`)).status).toBe(200);
+    }
+    expectSuccess(await open(), 'Successfully created new ticket!');
+    expectError(await open({ [field.id]: 'A-2' }), 422, `The selected customfield.${field.id} is invalid.`);
+  });
+
+  it('a webhook added is delivered the very next event, and one disabled is not', async () => {
+    await f.ticket();
+    const hook = await Webhook.create({ url: `https://example.com/${unique('h')}`, events: JSON.stringify(['ticket.created']), enabled: 1, secret: 'x'.repeat(32) } as any);
+    try {
+      const first = await f.ticket();
+      const deliveries = async () => (await WebhookDelivery.findAll({ where: { webhook_id: hook.id } })).map((d) => d.event_name);
+      expect(await deliveries()).toEqual(['ticket.created']);
+      await hook.update({ enabled: 0 });
+      await f.ticket();
+      expect(await deliveries()).toEqual(['ticket.created']);
+      expect(first.id).toBeGreaterThan(0);
+    } finally {
+      await WebhookDelivery.destroy({ where: { webhook_id: hook.id } });
+      await hook.destroy();
+    }
+  });
+
+  it('a brand added is taken by the very next user create, and a core setting changed applies to it', async () => {
+    const createUser = (extra: Record<string, unknown> = {}) => api.post('/api/user/user', { firstname: 'Ada', lastname: 'Lovelace', email: newEmail('def'), ...extra });
+    expectSuccess(await createUser(), 'Successfully created new user!');
+    const brand = await Brand.create({ name: unique('brand') });
+    expect(expectSuccess(await createUser({ brand_id: brand.id }), 'Successfully created new user!').brand_id).toBe(brand.id);
+    const timezone = (await Setting.findOne({ where: { scope: 'core', name: 'default_timezone' } }))!;
+    const before = timezone.value;
+    await timezone.update({ value: before === 'Asia/Tokyo' ? 'Europe/Paris' : 'Asia/Tokyo' });
+    try {
+      expect(expectSuccess(await createUser(), 'Successfully created new user!').timezone).toBe(timezone.value);
+    } finally {
+      await timezone.update({ value: before });
+    }
+  });
+
+  it('a miss inside a transaction reads its snapshot, and keeps only the committed state', async () => {
+    await freshCaches();
+    const key = unique('defs');
+    const read = (t?: any) => select<{ n: number }>('SELECT COUNT(*) AS n FROM webhooks WHERE enabled = 1', [], { transaction: t }).then((r) => Number(r[0].n));
+    const t = await sequelize().transaction();
+    let hook: Webhook | undefined;
+    try {
+      const before = await read(t); // the transaction's snapshot starts here
+      hook = await Webhook.create({ url: `https://example.com/${unique('h')}`, events: JSON.stringify(['*']), enabled: 0, secret: 'x'.repeat(32) } as any);
+      await sequelize().query('UPDATE webhooks SET enabled = 1 WHERE id = ?', { replacements: [hook.id] });
+      await freshCaches();
+      expect(await definitions.get(key, read, t)).toBe(before);
+      // The read of the committed state, started by the miss, is what is kept.
+      let outside = await definitions.get(key, read);
+      expect(outside).toBe(before + 1);
+      outside = await definitions.get(key, async () => -1);
+      expect(outside).toBe(before + 1);
+    } finally {
+      await t.rollback();
+      await hook?.destroy();
+    }
   });
 });

@@ -38,6 +38,8 @@ describe('POST /api/ticket/message', () => {
     expect(data.user.id).toBe(ticket.user_id);
     // The CC address joins the ticket's list.
     expect((await ticketOf(ticket.id)).cc).toEqual(['copy@example.com']);
+    // The answer is the message as written, not read back: it is what a read of it shows.
+    expect(expectSuccess(await api.get(`${BASE}/${data.id}`))).toEqual(data);
     expect(events.filter((e) => e.name === 'message.created' && e.payload.messageId === data.id)).toEqual([{
       name: 'message.created', inTransaction: true,
       payload: {
@@ -144,6 +146,7 @@ describe('POST /api/ticket/message', () => {
     expect(data.pinned).toBe(1);
     expect(data.attachments).toEqual([expect.objectContaining({ ticket_id: ticket.id, message_id: data.id, original_name: 'shot.png' })]);
     expect(data.attachments[0].upload).toMatchObject({ filename: 'shot.png', folder: 'tickets', mime: 'image/png', size: '7 B' });
+    expect(expectSuccess(await api.get(`${BASE}/${data.id}`))).toEqual(data);
   });
 });
 

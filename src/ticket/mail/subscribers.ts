@@ -95,6 +95,8 @@ export async function onTicketCreated(p: EventPayloads['ticket.created'], transa
 }
 
 export async function onMessageCreated(p: EventPayloads['message.created'], transaction: Transaction): Promise<void> {
+  // Every mail below is asked for by one of the two flags: with neither, nothing to read.
+  if (!p.sendUserEmail && !p.sendOperatorsEmail) return;
   const message = await TicketMessage.findByPk(p.messageId, { transaction });
   if (!message || message.is_draft) return;
   const scope = await scopeOf(message.ticket_id, transaction);

@@ -1,6 +1,6 @@
 import { TicketMessage } from '../../db/models';
 import { equals, type Filter } from '../../http/listQuery';
-import { resourceRouter, type ResourceDef } from '../../http/resource';
+import { Written, resourceRouter, type ResourceDef } from '../../http/resource';
 import { Joi, field } from '../../lib/validation';
 import { attachmentsField } from '../attachment';
 import { loadMessageRelations, serializeMessage, type MessageRelations } from './presenter';
@@ -48,7 +48,7 @@ const filters: Record<string, Filter> = {
   type: equals('type', Joi.number().integer().valid(0, 1, 2)),
 };
 
-export const messageResource: ResourceDef<TicketMessage, MessageRelations> = {
+export const messageResource: ResourceDef<TicketMessage, MessageRelations, undefined> = {
   path: '/message',
   model: TicketMessage,
   label: 'message',
@@ -59,7 +59,8 @@ export const messageResource: ResourceDef<TicketMessage, MessageRelations> = {
   listScope: (p) => (p.include_draft === 1 ? {} : { is_draft: 0 }),
   createSchema: messageCreateSchema,
   updateSchema: messageUpdateSchema,
-  create: (input, { transaction }) => addMessage(toAddMessageInput(input), transaction),
+  // The answer presents the message as written (every column: writeMessages), not read back.
+  create: async (input, { transaction }) => new Written(await addMessage(toAddMessageInput(input), transaction), undefined),
   update: (message, input, { transaction }) => updateMessage(message, { text: input.text, pinned: input.pinned === undefined ? undefined : input.pinned === 1 }, transaction),
   destroy: (message, { transaction }) => deleteMessage(message, transaction),
   load: (messages) => loadMessageRelations(messages),

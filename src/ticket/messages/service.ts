@@ -8,7 +8,7 @@ import { emit } from '../../events';
 import { ValidationError, invalid } from '../../errors';
 import { assertAttachments, storeAttachments, type AttachmentInput } from '../attachmentFiles';
 import { assertPast, channelIdOf, jsonList, normaliseCc, type ChannelName } from '../common';
-import { ticketSettings, type TicketSettings } from '../ticketSettings';
+import { cachedTicketSettings, type TicketSettings } from '../ticketSettings';
 import { currentDueTime } from '../tickets/due';
 import { recordAudit, unsavedChanges } from '../tickets/audit';
 import { currentActor } from '../../audit/actor';
@@ -106,7 +106,8 @@ export interface WriteMessageValues {
 
 /**
  * Inserts a message and its attachments, and adds its CC addresses to the ticket's list. The
- * caller has checked everything (and locked the ticket); no rule, no event here.
+ * caller has checked everything (and locked the ticket); no rule, no event here. The message
+ * returned holds every column as written (nothing to read back).
  */
 export async function writeMessage(v: WriteMessageValues, transaction: Transaction): Promise<TicketMessage> {
   return (await writeMessages([v], transaction))[0];
@@ -116,7 +117,7 @@ export async function writeMessage(v: WriteMessageValues, transaction: Transacti
 export async function writeMessages(values: WriteMessageValues[], transaction: Transaction): Promise<TicketMessage[]> {
   const at = now();
   const messages = await insertRows(TicketMessage, values.map((v) => ({
-    ticket_id: v.ticket.id, channel_id: v.channelId, user_id: v.author.id, user_ip_address: v.userIpAddress,
+    ticket_id: v.ticket.id, original_ticket_id: null, channel_id: v.channelId, user_id: v.author.id, user_ip_address: v.userIpAddress,
     by: v.author.type === 'operator' ? BY.OPERATOR : BY.USER, type: v.type, text: storedHtml(v.text), is_draft: v.isDraft ? 1 : 0,
     pinned: v.pinned ? 1 : 0, social_id: v.socialId, cc: v.cc.length ? JSON.stringify(v.cc) : null,
     extra: v.extra ? JSON.stringify(v.extra) : null, created_at: v.createdAt, updated_at: Math.max(v.createdAt, at),
@@ -150,7 +151,7 @@ export async function addMessage(input: AddMessageInput, transaction: Transactio
   }
   const at = now();
   assertPast(input.createdAt, at);
-  const settings = options.settings ?? (await ticketSettings(transaction));
+  const settings = options.settings ?? (await cachedTicketSettings(transaction));
   const attachments = input.attachments ?? [];
   assertAttachments(attachments, settings);
   const createdAt = input.createdAt ?? at;

@@ -8,6 +8,7 @@ import { assertExist } from '../../db/exists';
 import { isCountry } from '../../lib/countries';
 import { isTimeZone } from '../../lib/timezones';
 import { Joi, field } from '../../lib/validation';
+import { definitions } from '../../db/definitions';
 import { readSettings } from '../../db/settings';
 import { onceInTransaction } from '../../db/transaction';
 import { hashPassword } from '../passwords';
@@ -66,8 +67,9 @@ export async function assertLanguage(code: string | null | undefined, transactio
 
 /** The system defaults a new person takes when no language or timezone is given. */
 export async function personDefaults(transaction: Transaction): Promise<{ language_code: string; timezone: string }> {
-  // Read once per transaction: a batch of imported mails creates a user per sender.
-  const core = await onceInTransaction(transaction, 'settings.core', () => readSettings('core', transaction));
+  // Kept per process (db/definitions), and read once per transaction when Redis cannot say whether
+  // they changed: a batch of imported mails creates a user per sender.
+  const core = await onceInTransaction(transaction, 'settings.core', () => definitions.get('settings.core', (t) => readSettings('core', t), transaction));
   return { language_code: core.default_frontend_language || 'en', timezone: core.default_timezone || 'UTC' };
 }
 

@@ -1,12 +1,12 @@
 import type { Transaction } from 'sequelize';
 import { beforePersonDeleted } from '../../export/tombstones';
 import { emit, emitAll } from '../../events';
-import { Brand, Ticket, User, UserEmail } from '../../db/models';
+import { Ticket, User, UserEmail } from '../../db/models';
 import { emailScope } from '../../db/models/PersonEmail';
-import { ValidationError } from '../../errors';
-import { assertExist } from '../../db/exists';
+import { ValidationError, invalid } from '../../errors';
+import { definitions } from '../../db/definitions';
 import { insertRows } from '../../db/insertRows';
-import { onceInTransaction } from '../../db/transaction';
+import { select } from '../../db/select';
 import { sent } from '../../lib/serialize';
 import { BRAND_EMAIL_TAKEN } from '../../db/uniqueKeys';
 import { applyCustomFieldValues, deleteCustomFieldValues } from '../../customfields/values';
@@ -53,10 +53,18 @@ export type CreateUserInput = UserInput & { email: string };
 
 /** The brand of records created without one: the first enabled brand. */
 export async function defaultBrandId(transaction?: Transaction): Promise<number> {
-  const brand = await Brand.findOne({ where: { enabled: 1 }, order: [['id', 'ASC']], attributes: ['id'], transaction })
-    ?? await Brand.findOne({ order: [['id', 'ASC']], attributes: ['id'], transaction });
+  const brands = await brandList(transaction);
+  const brand = brands.find((b) => Number(b.enabled) === 1) ?? brands[0];
   if (!brand) throw new Error('No brand exists: run the seed');
   return brand.id;
+}
+
+/** Every brand's id and whether it is enabled, in id order: kept per process (db/definitions). */
+const brandList = (transaction?: Transaction) => definitions.get('brands', (t) => select<{ id: number; enabled: number }>('SELECT id, enabled FROM brands ORDER BY id', [], { transaction: t }), transaction);
+
+/** `The selected brand id is invalid.` unless the brand exists (none given: nothing to check). */
+async function assertBrand(brandId: number | null, transaction: Transaction): Promise<void> {
+  if (brandId !== null && !(await brandList(transaction)).some((b) => b.id === brandId)) throw invalid('brand_id');
 }
 
 /** The addresses a user will hold, and which of them the request sent. */
@@ -114,8 +122,7 @@ export async function createUsers(inputs: CreateUserInput[], transaction: Transa
   const checked: Array<{ input: CreateUserInput; brandId: number; phones: ReturnType<typeof normalisePhones> }> = [];
   for (const input of inputs) {
     const brandId = input.brand_id ?? (await defaultBrandId(transaction));
-    // Once per transaction and brand (a batch of imported mails creates a user per sender).
-    await onceInTransaction(transaction, `brand.exists:${brandId}`, () => assertExist(Brand, 'brand_id', brandId, transaction));
+    await assertBrand(brandId, transaction);
     const phones = normalisePhones(input.phone);
     checkVerifiedNeedsPassword(input.email_verified, !!input.password);
     const additional: string[] | undefined = input.additional_email;
@@ -151,7 +158,7 @@ export async function updateUser(user: User, input: UserInput, transaction: Tran
   const brandId = input.brand_id ?? user.brand_id;
   if (brandId !== user.brand_id) {
     // Moving a user to another brand: organisations and custom field values are per brand.
-    await assertExist(Brand, 'brand_id', brandId, transaction);
+    await assertBrand(brandId, transaction);
     const staysInOrganisation = user.organisation_id && input.organisation_id !== 0;
     if (staysInOrganisation) throw new ValidationError('The brand of a user in an organisation cannot be changed: remove the user from the organisation first (organisation_id 0).');
   }
