@@ -3,7 +3,7 @@ import { now } from '../src/db/entity';
 import { sequelize } from '../src/db/sequelize';
 import { TICKETS } from './env';
 import { searchEngine } from '../src/ticket/tickets/search/engine';
-import { createListCountTriggers, dropListCountTriggers, fillListCounts, listIndexes } from '../migrations/018_ticket_list_indexes';
+import { createListCountTriggers, dropListCountTriggers, fillAssigned, fillListCounts, listIndexes } from '../migrations/025_ticket_list_assigned';
 
 /**
  * Tickets (BENCH_TICKETS, 5 messages each) and 200 published articles, written by the database
@@ -57,8 +57,8 @@ async function loadTickets(log: (line: string) => void) {
   await q("INSERT INTO bench_users (id) SELECT id FROM users WHERE type = 'user' ORDER BY id");
   const [{ users }] = await select<{ users: number }>('SELECT COUNT(*) AS users FROM bench_users');
 
-  // The list's sort indexes and counting triggers are built once after the load too (the filter
-  // indexes stay: the foreign keys need them).
+  // The list's sort indexes and counting triggers (those of `tickets.assigned` too) are built once
+  // after the load, the flags and counts filled then (the filter indexes stay: the foreign keys need them).
   const sortIndexes = Object.entries(listIndexes()).filter(([n]) => n.startsWith('tickets_list_'));
   await q(`ALTER TABLE tickets ${sortIndexes.map(([n]) => `DROP INDEX ${n}`).join(', ')}`);
   await dropListCountTriggers(sequelize().getQueryInterface());
@@ -99,6 +99,7 @@ async function loadTickets(log: (line: string) => void) {
     // (their hidden FTS_DOC_ID is never assigned): a rebuild of the table indexes them.
     await q('ALTER TABLE tickets ENGINE=InnoDB');
     log('  building the list indexes and counts...');
+    await fillAssigned(sequelize().getQueryInterface());
     await q(`ALTER TABLE tickets ${sortIndexes.map(([n, c]) => `ADD INDEX ${n} (${c.join(', ')})`).join(', ')}`);
     await createListCountTriggers(sequelize().getQueryInterface());
     await fillListCounts(sequelize().getQueryInterface());
