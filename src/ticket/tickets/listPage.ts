@@ -56,7 +56,7 @@ export const countedByCounters = (p: Record<string, any>): boolean =>
 /** The counters' condition for the given filters (the same columns as on tickets). */
 function counterCondition(p: Record<string, any>): BoundCondition {
   const parts: BoundCondition[] = [trusted('1 = 1')];
-  if (given(p, 'assigned') && unassignedOnly(p)) parts.push(unassigned());
+  if (unassignedOnly(p)) parts.push(unassigned());
   for (const [name, column] of Object.entries(COUNTED_FILTERS)) {
     if (!given(p, name)) continue;
     const col = trusted(column);
