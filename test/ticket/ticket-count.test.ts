@@ -67,5 +67,9 @@ describe('which lists the counters answer', () => {
     expect(NARROWING_PARAMS).toEqual(expect.arrayContaining([...Object.keys(ticketFilters), 'filter', 'created_at_min', 'updated_at_max']));
     for (const k of NARROWING_PARAMS) expect([k, countedByCounters({ [k]: [1] })]).toEqual([k, counted.includes(k)]);
     expect(countedByCounters({ trashed: 1, after_id: 5 })).toBe(true);
+    // `assigned=-1` alone is the counters' `assigned = 0`; operators' ids (with -1 or not) count their matches.
+    expect(countedByCounters({ assigned: [-1], status: [1] })).toBe(true);
+    expect(countedByCounters({ assigned: [-1, 1] })).toBe(false);
+    expect(countedByCounters({ assigned: [-1], tag: [1] })).toBe(false);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { QueryTypes, literal } from 'sequelize';
 import { capture } from '../../bench/capture';
-import { Brand, Channel, Department, DepartmentBrand, DepartmentEmail, Organisation, Ticket, TicketPriority, TicketStatus, TicketTag } from '../../src/db/models';
+import { Brand, Channel, Department, DepartmentBrand, DepartmentEmail, Organisation, Ticket, TicketAssignee, TicketPriority, TicketStatus, TicketTag } from '../../src/db/models';
 import { countQueries, sequelize } from '../../src/db/sequelize';
 import { sortIndex } from '../../src/ticket/tickets/listPage';
 import { searchEngine } from '../../src/ticket/tickets/search/engine';
@@ -122,6 +122,139 @@ describe('count from the counters', () => {
   });
 });
 
+describe('assigned=-1 (unassigned): counted by the counters (migration 025)', () => {
+  /** The truth: unassigned by the assignee rows themselves, not by the flag. */
+  const NONE = 'NOT EXISTS (SELECT 1 FROM ticket_assignees a WHERE a.ticket_id = tickets.id)';
+
+  it('stays exact through assigning, unassigning, replacing, an operator\'s delete, merges, trash and raw SQL, and never COUNTs tickets', async () => {
+    const own = await Brand.create({ name: unique('UnassignedBrand') });
+    const d = await Department.create({ name: unique('UnassignedDept') });
+    await DepartmentBrand.create({ department_id: d.id, brand_id: own.id });
+    await DepartmentEmail.create({ department_id: d.id, brand_id: own.id, address: newEmail('ud') });
+    const [op1, op2, op3] = [await f.operator(), await f.operator(), await f.operator()];
+    const s1 = statuses[0];
+    const make = (extra: Record<string, unknown> = {}) => ticketOf(own.id, { department: d.id, status: s1, ...extra });
+    const a = await make({ assignedto: [op1.id] });
+    const b = await make();
+    const c = await make({ assignedto: [op1.id, op2.id] });
+    const e = await make({ status: statuses[1] });
+    const g = await make({ assignedto: [op3.id] });
+    const truth = async (where: string, values: unknown[] = []) => {
+      const [row] = await sequelize().query<{ n: number }>(
+        `SELECT COUNT(*) AS n FROM tickets WHERE merged_into_id IS NULL AND brand_id = ? AND ${NONE} AND ${where}`,
+        { replacements: [own.id, ...values], type: QueryTypes.SELECT },
+      );
+      return Number(row!.n);
+    };
+    const check = async (step: string) => {
+      const cases: Array<[Record<string, unknown>, string, unknown[]]> = [
+        [{}, 'deleted_at IS NULL', []],
+        [{ status: s1 }, 'deleted_at IS NULL AND status_id = ?', [s1]],
+        [{ department: d.id, internal: 0 }, 'deleted_at IS NULL AND department_id = ? AND internal = 0', [d.id]],
+        [{ trashed: 1 }, 'deleted_at IS NOT NULL', []],
+      ];
+      for (const [query, where, values] of cases) {
+        const { result, queries } = await countQueries(async () => {
+          const res = await api.get(BASE, { brand: own.id, assigned: -1, limit: 100, ...query });
+          return { count: res.body.count as number, ids: ids(expectList(res)) };
+        });
+        const expected = await truth(where, values);
+        expect({ step, query, count: result.count, listed: result.ids.length }).toEqual({ step, query, count: expected, listed: expected });
+        // The counters, never a COUNT over tickets nor a probe of the assignees per ticket.
+        expect({ step, query, counted: queries.filter((q) => /count\(/i.test(q) && /FROM `tickets`/.test(q)) }).toEqual({ step, query, counted: [] });
+        expect({ step, query, probes: queries.filter((q) => /FROM `tickets`/.test(q) && /ticket_assignees/.test(q)) }).toEqual({ step, query, probes: [] });
+      }
+      // The flag of every ticket of the brand agrees with its assignee rows.
+      const wrong = await sequelize().query(`SELECT id, assigned FROM tickets WHERE brand_id = ? AND assigned = (${NONE})`, { replacements: [own.id], type: QueryTypes.SELECT });
+      expect({ step, wrong }).toEqual({ step, wrong: [] });
+    };
+    await check('created');
+    expectSuccess(await api.put(`${BASE}/${b.id}`, { assignedto: [op2.id] }), 'Successfully updated the ticket!');
+    await check('assigned through the API');
+    expectSuccess(await api.put(`${BASE}/${a.id}`, { assignedto: '' }), 'Successfully updated the ticket!');
+    await check('unassigned through the API');
+    expectSuccess(await api.put(`${BASE}/${c.id}`, { assignedto: [op3.id] }), 'Successfully updated the ticket!');
+    await check('assignees replaced');
+    // op2 was b's only assignee (and one of c's before): its delete leaves b unassigned.
+    expect((await api.del(`/api/user/operator/${op2.id}`)).status).toBe(200);
+    expect(await TicketAssignee.count({ where: { user_id: op2.id } })).toBe(0);
+    await check('an assignee deleted');
+    // An assigned source merged into an unassigned target: the target is assigned (its rows joined).
+    expectSuccess(await api.post(`${BASE}/${e.id}/merge`, { ids: [g.id] }), 'Successfully updated the ticket!');
+    await check('merged');
+    expect((await api.del(`${BASE}/${b.id}`)).status).toBe(200);
+    expect((await api.del(`${BASE}/${e.id}`)).status).toBe(200);
+    await check('trashed');
+    await Ticket.update({ deleted_at: null }, { where: { id: b.id } }); // out of the trash, by hand
+    await check('restored');
+    await sequelize().query('INSERT INTO ticket_assignees (ticket_id, user_id) VALUES (?, ?)', { replacements: [b.id, op1.id] });
+    await check('raw INSERT');
+    await sequelize().query('DELETE FROM ticket_assignees WHERE ticket_id = ?', { replacements: [c.id] });
+    await check('raw DELETE');
+    await sequelize().query('UPDATE ticket_assignees SET ticket_id = ? WHERE ticket_id = ?', { replacements: [c.id, b.id] });
+    await check('raw UPDATE of ticket_id');
+    // The operator's tickets go with them; a ticket's delete takes its assignee rows.
+    await sequelize().query('DELETE FROM tickets WHERE id = ?', { replacements: [c.id] });
+    await check('raw DELETE of a ticket');
+  });
+
+  it('pages the unassigned tickets exactly as the full list, by the order\'s index (no sort but of the page)', async () => {
+    const own = await Brand.create({ name: unique('UnassignedPages') });
+    const d = await Department.create({ name: unique('UnassignedPagesDept') });
+    await DepartmentBrand.create({ department_id: d.id, brand_id: own.id });
+    await DepartmentEmail.create({ department_id: d.id, brand_id: own.id, address: newEmail('up') });
+    const op = await f.operator();
+    for (let i = 0; i < 9; i++) await ticketOf(own.id, { department: d.id, ...(i % 3 === 1 ? { assignedto: [op.id] } : {}) });
+    for (const order of [{ order_column: 'id' }, { order_column: 'updated_at' }, { order_column: 'due_time' }, { order_column: 'subject' }]) {
+      for (const order_direction of ['asc', 'desc']) {
+        const query = { brand: own.id, ...order, order_direction };
+        const all = ids(expectList(await api.get(BASE, { ...query, limit: 100 })));
+        const assigned = new Set((await TicketAssignee.findAll({ where: { ticket_id: all } })).map((r) => r.ticket_id));
+        const none = all.filter((id) => !assigned.has(id));
+        expect(none).toHaveLength(6);
+        for (const start of [1, 2, 4, 5, 6]) {
+          const res = await api.get(BASE, { ...query, assigned: -1, start, limit: 2 });
+          expect({ query, start, ids: ids(expectList(res)), count: res.body.count }).toEqual({ query, start, ids: none.slice(start - 1, start + 1), count: 6 });
+        }
+      }
+    }
+  });
+
+  it('EXPLAIN: the page walks the order\'s index and tests the flag on its entries', async () => {
+    await ticketOf(brand.id, { department: dept.id });
+    for (const column of ['id', 'created_at', 'updated_at', 'last_reply_time', 'due_time']) {
+      for (const direction of ['asc', 'desc']) {
+        const { statements } = await capture(() => api.get(BASE, { assigned: -1, order_column: column, order_direction: direction, limit: 5 }));
+        const page = statements.find((st) => st.sql.startsWith('SELECT STRAIGHT_JOIN t.* FROM (SELECT'))!;
+        expect(page.sql).not.toMatch(/ticket_assignees/);
+        const rows = await sequelize().query<Record<string, any>>(`EXPLAIN ${page.sql}`, { replacements: page.params, type: QueryTypes.SELECT });
+        const inner = rows.find((r) => r.select_type === 'DERIVED')!;
+        const outer = rows.find((r) => r.select_type === 'PRIMARY' && String(r.table).startsWith('<derived'))!;
+        const context = { column, direction, rows };
+        expect({ ...context, key: inner.key, extra: inner.Extra }).toEqual({ ...context, key: sortIndex(column), extra: expect.stringMatching(/Using index/) });
+        expect({ ...context, extra: inner.Extra }).not.toEqual({ ...context, extra: expect.stringMatching(/filesort/) });
+        expect(rows.filter((r) => r.type === 'ALL' && !String(r.table).startsWith('<derived'))).toEqual([]);
+        expect(Number(outer.rows)).toBeLessThanOrEqual(5 + 2);
+        expect(rows.filter((r) => String(r.select_type).includes('SUBQUERY'))).toEqual([]);
+      }
+    }
+  });
+
+  it('the search\'s assigned:none tests the same column (no probe of the assignees)', async () => {
+    const own = await Brand.create({ name: unique('UnassignedSearch') });
+    const d = await Department.create({ name: unique('UnassignedSearchDept') });
+    await DepartmentBrand.create({ department_id: d.id, brand_id: own.id });
+    await DepartmentEmail.create({ department_id: d.id, brand_id: own.id, address: newEmail('us') });
+    const op = await f.operator();
+    const word = `zu${Math.random().toString(36).slice(2, 10)}`;
+    const free = await ticketOf(own.id, { department: d.id, subject: `Free ${word}` });
+    await ticketOf(own.id, { department: d.id, subject: `Taken ${word}`, assignedto: [op.id] });
+    const { result, queries } = await countQueries(() => api.get(BASE, { brand: own.id, search: `${word} assigned:none` }));
+    expect({ ids: ids(expectList(result)), count: result.body.count }).toEqual({ ids: [free.id], count: 1 });
+    expect(queries.filter((q) => /ticket_assignees/.test(q) && /FROM `tickets`/.test(q))).toEqual([]);
+  });
+});
+
 describe('after_id (keyset paging)', () => {
   it('walks the whole list in every order, each page after the last ticket of the one before', async () => {
     const kb = await Brand.create({ name: unique('KeysetBrand') });
@@ -206,13 +339,15 @@ describe('statements per list request', () => {
         department: dept.id, user: user.id, subject: `Plan ${word} ${i}`, tag: [tag.id], assignedto: [op.id], watching: [op.id],
       }));
     }
+    // One without an assignee (its watcher embeds the same operator), for `assigned=-1`.
+    const free = await ticketOf(brand.id, { department: dept.id, user: user.id, subject: `Plan ${word} free`, tag: [tag.id], watching: [op.id] });
     const t = made[0];
     const filters: Array<Record<string, unknown>> = [
       {}, { department: dept.id }, { status: t.status_id }, { priority: t.priority_id }, { channel: t.channel_id }, { internal: 0 }, { locked: 0 },
-      { tag: tag.id }, { user: user.id }, { organisation: org.id }, { watching: op.id }, { assigned: op.id }, { user_email: user.email },
+      { tag: tag.id }, { user: user.id }, { organisation: org.id }, { watching: op.id }, { assigned: op.id }, { assigned: -1 }, { user_email: user.email },
       { number: t.number }, { search: word }, { created_at_min: t.created_at - 10 }, { updated_at_max: nowSec() + 10 },
       { status: t.status_id, priority: t.priority_id }, { user: user.id, status: t.status_id }, { tag: tag.id, department: dept.id },
-      { after_id: made[1].id },
+      { assigned: -1, status: free.status_id }, { after_id: made[1].id },
     ];
     const seen = new Map<string, number>();
     const measure = async (filter: Record<string, unknown>, column: string, direction: string, start: number) => {

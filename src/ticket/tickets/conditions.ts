@@ -42,8 +42,12 @@ function throughRows(operator: string, value: string, column: string, membership
   return positive ? sqlCondition`NOT ${match}` : match;
 }
 
-/** Tickets with at least one operator assigned (correlated: one probe of the assignee key per ticket). */
-export const assignedToAnyone = (): BoundCondition => sqlCondition`EXISTS (SELECT 1 FROM ticket_assignees ta WHERE ta.ticket_id = ${trusted(`${TICKET_ALIAS}.id`)})`;
+/**
+ * Tickets no operator is assigned to, and tickets with at least one: `tickets.assigned`, kept from
+ * `ticket_assignees` by triggers (migration 025). The same column in the list's counters.
+ */
+export const unassigned = (): BoundCondition => sqlCondition`assigned = 0`;
+export const assignedToAnyone = (): BoundCondition => sqlCondition`assigned = 1`;
 
 /**
  * Rows (tickets, or the list counters) whose `department_id` is one of `roots` or any department
@@ -79,7 +83,7 @@ export function conditionSql(c: Pick<TicketFilterCondition, 'item' | 'operator' 
     case 'tag': return member(sqlCondition`SELECT ticket_id FROM ticket_tag_links WHERE tag_id = ${n}`);
     case 'watching': return member(sqlCondition`SELECT ticket_id FROM ticket_watchers WHERE user_id = ${n}`);
     case 'assigned':
-      if (n === -1) return not ? assignedToAnyone() : sqlCondition`NOT ${assignedToAnyone()}`;
+      if (n === -1) return not ? assignedToAnyone() : unassigned();
       return member(sqlCondition`SELECT ticket_id FROM ticket_assignees WHERE user_id = ${n}`);
     case 'organisation':
       return not

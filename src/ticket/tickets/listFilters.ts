@@ -2,7 +2,7 @@ import { customFieldFilter } from '../../customfields/values';
 import { sqlCondition } from '../../db/sql';
 import { DATE_PARAMS, flagFilter, idsFilter, type Filter } from '../../http/listQuery';
 import { Joi, field } from '../../lib/validation';
-import { assignedToAnyone, inDepartmentTree } from './conditions';
+import { inDepartmentTree, unassigned } from './conditions';
 import { numberCondition, ticketSearchCondition } from './search/compile';
 
 /**
@@ -37,14 +37,14 @@ export const ticketFilters: Record<string, Filter> = {
     // person_emails holds every address a person has, primary and additional (kept by triggers).
     where: (email: string) => sqlCondition`user_id IN (SELECT user_id FROM person_emails WHERE email = ${email.toLowerCase()})`,
   },
-  /** Operator ids; -1: tickets no operator is assigned to. */
+  /** Operator ids; -1: tickets no operator is assigned to (`tickets.assigned`: a counted filter alone, ./listPage.ts). */
   assigned: {
     schema: Joi.ids(),
     where(ids: number[]) {
       const operators = ids.filter((id) => id > 0);
       const parts = [];
       if (operators.length) parts.push(sqlCondition`id IN (SELECT ticket_id FROM ticket_assignees WHERE user_id IN (${operators}))`);
-      if (ids.includes(-1)) parts.push(sqlCondition`NOT ${assignedToAnyone()}`);
+      if (ids.includes(-1)) parts.push(unassigned());
       if (!parts.length) return null;
       return parts.length === 1 ? parts[0] : sqlCondition`${parts[0]} OR ${parts[1]}`;
     },

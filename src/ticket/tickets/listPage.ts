@@ -5,7 +5,7 @@ import { select } from '../../db/select';
 import { invalid } from '../../errors';
 import type { ListPageInput, ListResult } from '../../http/resource';
 import { allOf, sqlCondition, sqlText, trusted, type BoundCondition } from '../../db/sql';
-import { inDepartmentTree } from './conditions';
+import { inDepartmentTree, unassigned } from './conditions';
 import { NARROWING_PARAMS } from './listFilters';
 import { searchEngine } from './search/engine';
 import { listedSearch } from './search/listed';
@@ -16,8 +16,8 @@ import { listedSearch } from './search/listed';
  * alone, listedSearchPage).
  *
  * - `count`: a list narrowed by nothing but status, priority, department, brand, channel,
- *   internal and locked (the trash too) sums the counters of migration 018 (`ticket_list_counts`,
- *   kept exact by triggers); any other filter counts its matches through its index.
+ *   internal, locked and `assigned=-1` (the trash too) sums the counters of migrations 018 and 025
+ *   (`ticket_list_counts`, kept exact by triggers); any other filter counts its matches through its index.
  * - The page: a deferred join. The ids of the page come from an index alone (the sort column's
  *   `tickets_list_<column>` index, which also holds the equality filters' columns for the usual
  *   orders), then the page's rows by primary key (STRAIGHT_JOIN: the page first, whatever the
@@ -31,7 +31,10 @@ import { listedSearch } from './search/listed';
  *   whatever the order column: `(column, id)` past the ticket's own, an index range.
  */
 
-/** The filters the counters hold: a list narrowed only by these reads its count from them. */
+/**
+ * The filters on a column of the ticket that the counters hold: a list narrowed only by these (and
+ * `assigned=-1`) reads its count from them. (Also the search engine's column filters: ./search/listed.ts.)
+ */
 const COUNTED_FILTERS: Record<string, string> = {
   status: 'status_id', priority: 'priority_id', department: 'department_id', brand: 'brand_id', channel: 'channel_id', internal: 'internal', locked: 'locked',
 };
@@ -40,12 +43,20 @@ const OTHER_FILTERS = NARROWING_PARAMS.filter((k) => !(k in COUNTED_FILTERS));
 
 const given = (p: Record<string, any>, k: string) => p[k] !== undefined && p[k] !== null;
 
+/**
+ * `assigned=-1` alone (no operator beside it): the unassigned tickets, `assigned = 0` in the
+ * counters as on tickets (migration 025). Operators' ids are counted by their matches.
+ */
+const unassignedOnly = (p: Record<string, any>): boolean => Array.isArray(p.assigned) && p.assigned.length === 1 && p.assigned[0] === -1;
+
 /** Whether the counters answer the list's count: only counted filters given. */
-export const countedByCounters = (p: Record<string, any>): boolean => !OTHER_FILTERS.some((k) => given(p, k));
+export const countedByCounters = (p: Record<string, any>): boolean =>
+  !OTHER_FILTERS.some((k) => given(p, k) && !(k === 'assigned' && unassignedOnly(p)));
 
 /** The counters' condition for the given filters (the same columns as on tickets). */
 function counterCondition(p: Record<string, any>): BoundCondition {
   const parts: BoundCondition[] = [trusted('1 = 1')];
+  if (unassignedOnly(p)) parts.push(unassigned());
   for (const [name, column] of Object.entries(COUNTED_FILTERS)) {
     if (!given(p, name)) continue;
     const col = trusted(column);

@@ -1,7 +1,7 @@
 import type { Transaction } from 'sequelize';
 import { beforePersonDeleted } from '../../export/tombstones';
 import { emit } from '../../events';
-import { deleteTicketsOf } from '../users/service';
+import { deleteAssignmentsOf, deleteTicketsOf } from '../users/service';
 import { Department, OperatorDepartment, User } from '../../db/models';
 import { assertExist } from '../../db/exists';
 import { sent } from '../../lib/serialize';
@@ -76,6 +76,7 @@ export async function updateOperator(operator: User, input: OperatorInput, trans
 
 export async function deleteOperator(operator: User, transaction: Transaction): Promise<void> {
   await beforePersonDeleted(operator.id, false, transaction);
+  await deleteAssignmentsOf(operator.id, transaction);
   await deleteTicketsOf(operator.id, transaction);
   await operator.destroy({ transaction });
   await emit(transaction, 'operator.deleted', { userId: operator.id });

@@ -1,7 +1,7 @@
 import type { Transaction } from 'sequelize';
 import { beforePersonDeleted } from '../../export/tombstones';
 import { emit, emitAll } from '../../events';
-import { Ticket, User, UserEmail } from '../../db/models';
+import { Ticket, TicketAssignee, User, UserEmail } from '../../db/models';
 import { emailScope } from '../../db/models/PersonEmail';
 import { ValidationError, invalid } from '../../errors';
 import { definitions } from '../../db/definitions';
@@ -193,9 +193,20 @@ export async function deleteTicketsOf(userId: number, transaction: Transaction):
   await Ticket.destroy({ where: { user_id: userId }, transaction });
 }
 
+/**
+ * The person's assignments go before them, by a statement rather than by the foreign key's
+ * cascade: the triggers on `ticket_assignees` then clear `tickets.assigned` (and move the list's
+ * counters) of the tickets left without an assignee (migration 025). After beforePersonDeleted,
+ * which finds those tickets through these rows.
+ */
+export async function deleteAssignmentsOf(userId: number, transaction: Transaction): Promise<void> {
+  await TicketAssignee.destroy({ where: { user_id: userId }, transaction });
+}
+
 export async function deleteUser(user: User, transaction: Transaction): Promise<void> {
   await beforePersonDeleted(user.id, true, transaction);
   await deleteCustomFieldValues('user', user.id, transaction);
+  await deleteAssignmentsOf(user.id, transaction);
   await deleteTicketsOf(user.id, transaction);
   await user.destroy({ transaction });
   await emit(transaction, 'user.deleted', { userId: user.id });

@@ -1,7 +1,7 @@
 import { ValidationError } from '../../../errors';
 import { allOf, anyOf, sqlCondition, trusted, type BoundCondition } from '../../../db/sql';
 import { searchQuery } from '../../../selfservice/article/search';
-import { assignedToAnyone, inDepartmentTree } from '../conditions';
+import { inDepartmentTree, unassigned } from '../conditions';
 import { searchEngine } from './engine';
 import { SearchSyntaxError, isPlainWords, parseSearch, type Comparison, type Term } from './parse';
 
@@ -89,7 +89,7 @@ function fieldCondition(term: Term & { kind: 'field' }): BoundCondition {
     case 'user':
       return sqlCondition`user_id IN (${personIds(v)})`;
     case 'assigned':
-      if (v.toLowerCase() === 'none') return sqlCondition`NOT ${assignedToAnyone()}`;
+      if (v.toLowerCase() === 'none') return unassigned();
       return sqlCondition`id IN (SELECT ticket_id FROM ticket_assignees WHERE user_id IN (${personIds(v)}))`;
     case 'created':
       return createdCondition(term);
