@@ -18,7 +18,9 @@ import { listedSearch } from './search/listed';
  *
  * - `count`: a list narrowed by nothing but status, priority, department, brand, channel,
  *   internal and locked (the trash too) sums the counters of migration 018 (`ticket_list_counts`,
- *   kept exact by triggers); any other filter counts its matches through its index.
+ *   kept exact by triggers); a range of created_at or updated_at (alone) sums migration 026's day
+ *   counters and COUNTs its partial first and last days; any other filter counts its matches
+ *   through its index.
  * - The page: a deferred join. The ids of the page come from an index alone (the sort column's
  *   `tickets_list_<column>` index, which also holds the equality filters' columns for the usual
  *   orders), then the page's rows by primary key (STRAIGHT_JOIN: the page first, whatever the
