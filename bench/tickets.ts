@@ -4,6 +4,7 @@ import { sequelize } from '../src/db/sequelize';
 import { TICKETS } from './env';
 import { searchEngine } from '../src/ticket/tickets/search/engine';
 import { createListCountTriggers, dropListCountTriggers, fillAssigned, fillListCounts, listIndexes } from '../migrations/025_ticket_list_assigned';
+import { createDayCountTriggers, dropDayCountTriggers, fillDayCounts } from '../migrations/026_ticket_day_counts';
 
 /**
  * Tickets (BENCH_TICKETS, 5 messages each) and 200 published articles, written by the database
@@ -63,6 +64,7 @@ async function loadTickets(log: (line: string) => void) {
   const sortIndexes = Object.entries(listIndexes()).filter(([n]) => n.startsWith('tickets_list_'));
   await q(`ALTER TABLE tickets ${sortIndexes.map(([n]) => `DROP INDEX ${n}`).join(', ')}`);
   await dropListCountTriggers(sequelize().getQueryInterface());
+  await dropDayCountTriggers(sequelize().getQueryInterface());
   await q('ALTER TABLE tickets DROP INDEX tickets_subject_search');
   await q('ALTER TABLE ticket_messages DROP INDEX ticket_messages_text_search');
   // The Mroonga index (SEARCH_ENGINE=mroonga) goes too: its triggers would rewrite a ticket's
@@ -110,6 +112,8 @@ async function loadTickets(log: (line: string) => void) {
     await q(`ALTER TABLE tickets ${sortIndexes.map(([n, c]) => `ADD INDEX ${n} (${c.join(', ')})`).join(', ')}`);
     await createListCountTriggers(sequelize().getQueryInterface());
     await fillListCounts(sequelize().getQueryInterface());
+    await createDayCountTriggers(sequelize().getQueryInterface());
+    await fillDayCounts(sequelize().getQueryInterface());
     await q('ALTER TABLE ticket_messages ENGINE=InnoDB');
     await q('DROP TABLE IF EXISTS bench_users');
   }

@@ -6,6 +6,7 @@ import { invalid } from '../../errors';
 import type { ListPageInput, ListResult } from '../../http/resource';
 import { allOf, sqlCondition, sqlText, trusted, type BoundCondition } from '../../db/sql';
 import { inDepartmentTree, unassigned } from './conditions';
+import { DAY, DAY_COLUMNS } from '../../../migrations/026_ticket_day_counts';
 import { NARROWING_PARAMS } from './listFilters';
 import { searchEngine } from './search/engine';
 import { listedSearch } from './search/listed';
@@ -17,7 +18,9 @@ import { listedSearch } from './search/listed';
  *
  * - `count`: a list narrowed by nothing but status, priority, department, brand, channel,
  *   internal, locked and `assigned=-1` (the trash too) sums the counters of migrations 018 and 025
- *   (`ticket_list_counts`, kept exact by triggers); any other filter counts its matches through its index.
+ *   (`ticket_list_counts`, kept exact by triggers); a range of created_at or updated_at (alone) sums
+ *   migration 026's day counters and COUNTs its partial first and last days; any other filter counts
+ *   its matches through its index.
  * - The page: a deferred join. The ids of the page come from an index alone (the sort column's
  *   `tickets_list_<column>` index, which also holds the equality filters' columns for the usual
  *   orders), then the page's rows by primary key (STRAIGHT_JOIN: the page first, whatever the
@@ -52,6 +55,64 @@ const unassignedOnly = (p: Record<string, any>): boolean => Array.isArray(p.assi
 /** Whether the counters answer the list's count: only counted filters given. */
 export const countedByCounters = (p: Record<string, any>): boolean =>
   !OTHER_FILTERS.some((k) => given(p, k) && !(k === 'assigned' && unassignedOnly(p)));
+
+/** A list narrowed by one date column's range, besides counted filters at most (DATES: min and max inclusive). */
+interface DateRange { column: (typeof DAY_COLUMNS)[number]; min: number; max: number }
+
+/** The largest value an INT UNSIGNED time column holds: the range of a missing `_max`. */
+const NO_MAX = 4_294_967_295;
+
+/** The list's date range, when the day counters can count it: one date column, no filter but counted ones. */
+function dateRange(p: Record<string, any>): DateRange | null {
+  const columns = DAY_COLUMNS.filter((c) => given(p, `${c}_min`) || given(p, `${c}_max`));
+  if (columns.length !== 1) return null;
+  if (OTHER_FILTERS.some((k) => given(p, k) && !/^(created|updated)_at_m(in|ax)$/.test(k))) return null;
+  const column = columns[0];
+  return { column, min: p[`${column}_min`] ?? 0, max: p[`${column}_max`] ?? NO_MAX };
+}
+
+/**
+ * The count of a date range from the day counters (migration 026) and the bounds of the range's ticket ids, in one statement: the whole UTC days inside [min, max] are a
+ * sum of counters; the partial first and last days (or the range, when it holds no whole day: less
+ * than two days) a COUNT over the list index's range. With counted filters beside the dates, the
+ * count is a COUNT of the matches (the counters have no filter columns).
+ */
+async function datedCount(range: DateRange, p: Record<string, any>, where: WhereOptions, replacements: Record<string, unknown>, trashed: boolean) {
+  const { column, min, max } = range;
+  const firstWhole = Math.ceil(min / DAY);
+  const lastWhole = Math.floor((max + 1) / DAY) - 1;
+  const parts: Array<[number, number]> = firstWhole > lastWhole ? [[min, max]] : [
+    ...(min < firstWhole * DAY ? [[min, firstWhole * DAY - 1] as [number, number]] : []),
+    ...(max >= (lastWhole + 1) * DAY ? [[(lastWhole + 1) * DAY, max] as [number, number]] : []),
+  ];
+  // `column` is created_at or updated_at (DAY_COLUMNS), never a value from the request.
+  const listed = trashed ? 'deleted_at IS NOT NULL' : 'deleted_at IS NULL';
+  const hint = trashed ? '' : ` FORCE INDEX (${sortIndex(column)})`;
+  const partial = parts.map((_, i) => `(SELECT COUNT(*) FROM tickets${hint} WHERE ${listed} AND merged_into_id IS NULL AND ${column} BETWEEN :partFrom${i} AND :partTo${i})`);
+  const values: Record<string, unknown> = {};
+  parts.forEach(([a, b], i) => { values[`partFrom${i}`] = a; values[`partTo${i}`] = b; });
+  const matches = countedByDates(p) ? [`d.whole`, ...partial].join(' + ') : `(SELECT COUNT(*) FROM \`tickets\` AS \`Ticket\` WHERE ${whereSql(where)})`;
+  const [r] = await select<{ matches: string | number; lo: number | null; hi: number | null }>(
+    `SELECT ${matches} AS matches, d.lo, d.hi
+     FROM (SELECT COALESCE(SUM(IF(day BETWEEN :firstWhole AND :lastWhole, n, 0)), 0) AS whole, MIN(IF(n > 0, lo_id, NULL)) AS lo, MAX(IF(n > 0, hi_id, NULL)) AS hi
+           FROM ticket_day_counts WHERE col = :dayCol AND state = :dayState AND day BETWEEN :firstDay AND :lastDay) d`,
+    {
+      ...replacements, ...values, dayCol: DAY_COLUMNS.indexOf(column), dayState: trashed ? 1 : 0,
+      firstWhole, lastWhole, firstDay: Math.floor(min / DAY), lastDay: Math.floor(max / DAY),
+    },
+  );
+  return { count: Number(r.matches), lo: r.lo === null ? null : Number(r.lo), hi: r.hi === null ? null : Number(r.hi) };
+}
+
+/** Whether a dated list's count comes from the day counters alone: no counted filter beside the dates. */
+const countedByDates = (p: Record<string, any>): boolean => !Object.keys(COUNTED_FILTERS).some((k) => given(p, k));
+
+/**
+ * What a row read walking the primary key in id order (the date tested on the row: the wide id
+ * index does not hold it) costs against an entry of the date's index read and sorted: about 0.2-0.4
+ * µs against 0.7-1 µs at 100k tickets (docs/performance.md, "Dates"), so about half.
+ */
+const ROW_PER_SORTED = 0.5;
 
 /** The counters' condition for the given filters (the same columns as on tickets). */
 function counterCondition(p: Record<string, any>): BoundCondition {
@@ -138,14 +199,50 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
   }
 
   const ord = (alias: string, d = dir) => (column === 'id' ? `${alias}.\`id\` ${d}` : `${alias}.\`${column}\` ${d}, ${alias}.\`id\` ${d}`);
-  const pageWhere = keyset ? `(${whereSql(where)}) AND ${sqlText(keyset)}` : whereSql(where);
+  let pageWhere = keyset ? `(${whereSql(where)}) AND ${sqlText(keyset)}` : whereSql(where);
+  const idBounds: Record<string, unknown> = {};
   /** The page's ids read in `innerDir` (the list's, or its reverse from the far end), sorted in the list's. */
   const page = (hint: string, offset = q.offset, limit = q.limit, innerDir = dir) => select<Ticket>(
     `SELECT STRAIGHT_JOIN t.* FROM (SELECT \`Ticket\`.\`id\` FROM \`tickets\` AS \`Ticket\`${hint} WHERE ${pageWhere}
        ORDER BY ${ord('`Ticket`', innerDir)} LIMIT :pageOffset, :pageLimit) AS page
      JOIN tickets t ON t.id = page.id ORDER BY ${ord('t')}`,
-    { ...replacements, ...keyset?.replacements, pageOffset: offset, pageLimit: limit },
+    { ...replacements, ...keyset?.replacements, ...idBounds, pageOffset: offset, pageLimit: limit },
   );
+  /** A page from the far end past the middle of a list whose count is known first (not with after_id). */
+  const pageOf = (hint: string, count: number) => {
+    // Past the middle, the page is read from the far end (the order reversed: MariaDB puts NULLs
+    // first ascending and last descending, so the reverse is exact): a deep `start` skips at most
+    // half of the matches' index entries, and the last page is as cheap as the first.
+    const fromEnd = !keyset && count - q.offset < q.offset + q.limit;
+    return fromEnd
+      ? page(hint, Math.max(0, count - q.offset - q.limit), Math.max(0, Math.min(q.limit, count - q.offset)), desc ? 'ASC' : 'DESC')
+      : page(hint);
+  };
+  const reachOf = (count: number) => (!keyset && count - q.offset < q.offset + q.limit ? Math.max(0, count - q.offset) : q.offset + q.limit);
+
+  const range = dateRange(p);
+  if (range) {
+    const { count, lo, hi } = await datedCount(range, p, where, replacements, trashed);
+    const reach = reachOf(count);
+    let hint = '';
+    if (trashed) hint = ''; // the trash is a range of deleted_at: a sort of the trash's matches
+    else if (column === range.column) hint = ` FORCE INDEX (${sortIndex(column)})`; // the range, in its order
+    else if (column === 'id' && lo !== null && hi !== null) {
+      // The range's tickets have ids in [lo, hi] (the day counters' bounds): walking the primary
+      // key from there reads about reach × span / count rows (each tested on the row, in key
+      // order), reading the range by its index and sorting it reads `count` entries. Tickets made
+      // in order (ids follow created_at) make the span the range's own tickets: the walk reads
+      // about the page, wherever the range lies (unbounded, it read every earlier ticket first).
+      pageWhere = `(${pageWhere}) AND \`Ticket\`.\`id\` BETWEEN :pageLo AND :pageHi`;
+      Object.assign(idBounds, { pageLo: lo, pageHi: hi });
+      const span = hi - lo + 1;
+      if (count * count >= ROW_PER_SORTED * reach * span) hint = ' FORCE INDEX (PRIMARY)';
+      // Dates alone: read the range (exactly the matches) and sort them, a sort of at most
+      // √(reach × span) entries; with counted filters, the optimiser may take a filter's index.
+      else if (countedByDates(p)) hint = ` FORCE INDEX (${sortIndex(range.column)})`;
+    }
+    return { rows: await pageOf(hint, count), count };
+  }
 
   if (!byCounters) {
     // The count reads the same index as the page: with a customer's index the optimiser otherwise
@@ -164,16 +261,9 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
   );
   const count = Number(r?.matches ?? 0);
   const total = Number(r?.total ?? 0);
-  // Past the middle, the page is read from the far end (the order reversed: MariaDB puts NULLs
-  // first ascending and last descending, so the reverse is exact): a deep `start` skips at most
-  // half of the matches' index entries, and the last page is as cheap as the first.
-  const fromEnd = !keyset && count - q.offset < q.offset + q.limit;
-  const reach = fromEnd ? Math.max(0, count - q.offset) : q.offset + q.limit;
+  const reach = reachOf(count);
   // The trash is a range of deleted_at: no index holds it in a list order (a sort of the trash).
   const walk = !trashed && (!filtered || count * count >= reach * total);
   const hint = walk ? ` FORCE INDEX (${sortIndex(column)})` : '';
-  const rows = fromEnd
-    ? await page(hint, Math.max(0, count - q.offset - q.limit), Math.max(0, Math.min(q.limit, count - q.offset)), desc ? 'ASC' : 'DESC')
-    : await page(hint);
-  return { rows, count };
+  return { rows: await pageOf(hint, count), count };
 }

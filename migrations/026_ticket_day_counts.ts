@@ -1,0 +1,92 @@
+import type { QueryInterface } from 'sequelize';
+
+export const name = '026_ticket_day_counts';
+
+/**
+ * The ticket list's date filters at a million tickets (docs/performance.md, "Dates").
+ *
+ * `ticket_day_counts`: the number of listed (state 0) and trashed (state 1) tickets per UTC day of
+ * `created_at` (col 0) and of `updated_at` (col 1), merged tickets not counted, kept by triggers
+ * on tickets in the statement that writes a ticket (whatever writes it, like migration 018's
+ * `ticket_list_counts`; these triggers are separate from those). A date range's exact count is the
+ * sum of its whole days plus a COUNT over the list index's range of its partial first and last day.
+ *
+ * Days are `timestamp DIV 86400`: the columns hold UNIX seconds (INT UNSIGNED), so a day is a UTC
+ * day whatever the session's time zone. Spread over slots by ticket id (today's rows take every
+ * create and every update of the day). `lo_id`/`hi_id`: the smallest and largest ticket id ever
+ * counted in the row; a ticket that leaves the row does not change them, so they bound the ids of
+ * the tickets the row counts (never exactly): the page walks the id order from there.
+ *
+ * Write cost: a create adds to two rows (its day of created_at and of updated_at); an update
+ * writes two rows per column whose day (or state, or merge) changed: one less on the old day, one
+ * more on the new one. An update on the day of the ticket's previous update writes none.
+ */
+
+export const DAY_COLUMNS = ['created_at', 'updated_at'] as const;
+export const DAY_SLOTS = 8;
+export const DAY = 86400;
+
+const STATE = (row: 'NEW' | 'OLD') => `IF(${row}.deleted_at IS NULL, 0, 1)`;
+const add = (row: 'NEW' | 'OLD', col: number) => `INSERT INTO ticket_day_counts (col, state, day, slot, n, lo_id, hi_id)
+  VALUES (${col}, ${STATE(row)}, ${row}.${DAY_COLUMNS[col]} DIV ${DAY}, ${row}.id MOD ${DAY_SLOTS}, 1, ${row}.id, ${row}.id)
+  ON DUPLICATE KEY UPDATE n = n + 1, lo_id = LEAST(lo_id, VALUES(lo_id)), hi_id = GREATEST(hi_id, VALUES(hi_id))`;
+const remove = (row: 'NEW' | 'OLD', col: number) => `UPDATE ticket_day_counts SET n = n - 1
+  WHERE col = ${col} AND state = ${STATE(row)} AND day = ${row}.${DAY_COLUMNS[col]} DIV ${DAY} AND slot = ${row}.id MOD ${DAY_SLOTS}`;
+const moved = (col: number) => {
+  const c = DAY_COLUMNS[col];
+  return `${STATE('OLD')} <> ${STATE('NEW')} OR NOT (OLD.merged_into_id <=> NEW.merged_into_id) OR OLD.${c} DIV ${DAY} <> NEW.${c} DIV ${DAY}`;
+};
+
+const TRIGGERS = ['tickets_day_counts_insert', 'tickets_day_counts_update', 'tickets_day_counts_delete'];
+
+/** The triggers that keep the day counts (the benchmark drops them for its bulk load, then fills the counts). */
+export async function createDayCountTriggers(q: QueryInterface): Promise<void> {
+  const sql = (s: string) => q.sequelize.query(s);
+  await sql(`CREATE TRIGGER tickets_day_counts_insert AFTER INSERT ON tickets FOR EACH ROW
+    IF NEW.merged_into_id IS NULL THEN ${add('NEW', 0)}; ${add('NEW', 1)}; END IF`);
+  const update = [0, 1].map((c) => `IF ${moved(c)} THEN
+      IF OLD.merged_into_id IS NULL THEN ${remove('OLD', c)}; END IF;
+      IF NEW.merged_into_id IS NULL THEN ${add('NEW', c)}; END IF;
+    END IF;`).join('\n    ');
+  await sql(`CREATE TRIGGER tickets_day_counts_update AFTER UPDATE ON tickets FOR EACH ROW
+    BEGIN
+    ${update}
+    END`);
+  await sql(`CREATE TRIGGER tickets_day_counts_delete AFTER DELETE ON tickets FOR EACH ROW
+    IF OLD.merged_into_id IS NULL THEN ${remove('OLD', 0)}; ${remove('OLD', 1)}; END IF`);
+}
+
+export async function dropDayCountTriggers(q: QueryInterface): Promise<void> {
+  for (const t of TRIGGERS) await q.sequelize.query(`DROP TRIGGER IF EXISTS ${t}`);
+}
+
+/** The day counts from the tickets themselves (the migration, and the benchmark after its bulk load). */
+export async function fillDayCounts(q: QueryInterface): Promise<void> {
+  await q.sequelize.query('DELETE FROM ticket_day_counts');
+  for (const [col, c] of DAY_COLUMNS.entries()) {
+    await q.sequelize.query(`INSERT INTO ticket_day_counts (col, state, day, slot, n, lo_id, hi_id)
+      SELECT ${col}, IF(deleted_at IS NULL, 0, 1), ${c} DIV ${DAY}, id MOD ${DAY_SLOTS}, COUNT(*), MIN(id), MAX(id) FROM tickets
+      WHERE merged_into_id IS NULL GROUP BY 2, 3, 4`);
+  }
+}
+
+export async function up(q: QueryInterface): Promise<void> {
+  await q.sequelize.query(`CREATE TABLE ticket_day_counts (
+    col TINYINT UNSIGNED NOT NULL,
+    state TINYINT UNSIGNED NOT NULL,
+    day INT UNSIGNED NOT NULL,
+    slot TINYINT UNSIGNED NOT NULL,
+    n BIGINT NOT NULL DEFAULT 0,
+    lo_id INT UNSIGNED NOT NULL,
+    hi_id INT UNSIGNED NOT NULL,
+    PRIMARY KEY (col, state, day, slot)
+  ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci`);
+  await createDayCountTriggers(q);
+  // After the triggers (migrations run before the web processes start: nothing else writes now).
+  await fillDayCounts(q);
+}
+
+export async function down(q: QueryInterface): Promise<void> {
+  await dropDayCountTriggers(q);
+  await q.dropTable('ticket_day_counts');
+}

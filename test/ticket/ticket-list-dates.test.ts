@@ -1,0 +1,185 @@
+/**
+ * The ticket list's date ranges (migration 026, src/ticket/tickets/listPage.ts): `count` for a
+ * range of created_at or updated_at sums the day counters and COUNTs only the partial first and
+ * last days, exact through every write path; the page in id order walks the primary key between
+ * the range's id bounds or sorts the range, by cost; the migration goes down and up.
+ */
+import { QueryTypes } from 'sequelize';
+import { capture, type Statement } from '../../bench/capture';
+import * as m026 from '../../migrations/026_ticket_day_counts';
+import { Ticket, TicketStatus } from '../../src/db/models';
+import { sequelize } from '../../src/db/sequelize';
+import { useApi } from '../helpers/app';
+import { expectList, expectSuccess } from '../helpers/envelope';
+import { ids, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
+
+const api = useApi();
+const BASE = '/api/ticket/ticket';
+const DAY = 86400;
+let ctx: TicketContext;
+const f = ticketFactories(api, () => ctx);
+let statuses: number[];
+/** A day of its own, far in the past (no other ticket of this database is created there): its first second. */
+const B = (9000 + Math.floor(Math.random() * 3000)) * DAY;
+
+beforeAll(async () => {
+  ctx = await ticketContext();
+  statuses = (await TicketStatus.findAll({ order: [['id', 'ASC']] })).map((s) => s.id);
+});
+
+const query = <T extends object>(sql: string, replacements?: unknown[] | Record<string, unknown>): Promise<T[]> => sequelize().query<T>(sql, { replacements, type: QueryTypes.SELECT });
+
+/** Every ticket of the database in the range, counted the plain way. */
+async function actual(column: string, min: number | undefined, max: number | undefined, trashed = false, status?: number): Promise<number> {
+  const [row] = await query<{ n: number }>(
+    `SELECT COUNT(*) AS n FROM tickets WHERE merged_into_id IS NULL AND deleted_at IS ${trashed ? 'NOT ' : ''}NULL
+       AND ${column} >= ? AND ${column} <= ? ${status ? 'AND status_id = ?' : ''}`,
+    [min ?? 0, max ?? 4_294_967_295, ...(status ? [status] : [])],
+  );
+  return Number(row!.n);
+}
+
+/** The list's count statement (the one reading the day counters) of a request. */
+function countStatement(statements: Statement[]): Statement {
+  const found = statements.filter((s) => /FROM ticket_day_counts/.test(s.sql));
+  expect(found).toHaveLength(1);
+  return found[0];
+}
+
+/** Ranges around B: a day, days, partial days, one day's edges, open-ended. */
+const ranges = (): Array<[number | undefined, number | undefined]> => [
+  [B, B + DAY - 1], [B, B + 3 * DAY - 1], [B + 43200, B + 2 * DAY + 200], [B + 1, B + 50000], [B + 50000, B + DAY + 10],
+  [B + DAY - 1, B + DAY], [B - 1, B - 1], [B + 1, undefined], [undefined, B + DAY - 1], [B - 10 * DAY, B + 10 * DAY],
+];
+
+async function checkCounts(column: 'created_at' | 'updated_at', trashed = false) {
+  for (const [min, max] of ranges()) {
+    const q: Record<string, unknown> = { limit: 1, ...(trashed ? { trashed: 1 } : {}) };
+    if (min !== undefined) q[`${column}_min`] = min;
+    if (max !== undefined) q[`${column}_max`] = max;
+    const { statements, result } = await capture(() => api.get(BASE, q));
+    const context = { column, min, max, trashed };
+    expect({ ...context, count: expectList(result) && result.body.count }).toEqual({ ...context, count: await actual(column, min, max, trashed) });
+    // Only the partial days are COUNTed: each COUNT's range lies within one UTC day, or the whole
+    // range is shorter than two days.
+    const st = countStatement(statements);
+    const params = st.params as Record<string, number>;
+    const parts = Object.keys(params).filter((k) => k.startsWith('partFrom')).map((k) => [params[k], params[k.replace('From', 'To')]]);
+    expect((st.sql.match(/COUNT\(/g) ?? []).length).toBe(parts.length);
+    for (const [a, b] of parts) {
+      const oneDay = Math.floor(a / DAY) === Math.floor(b / DAY) || b - a < 2 * DAY;
+      expect({ ...context, part: [a, b], oneDay }).toEqual({ ...context, part: [a, b], oneDay: true });
+    }
+  }
+}
+
+describe('count of a date range from the day counters', () => {
+  it('stays exact for created_at and updated_at, partial days and open ends, through creates, updates, trash, merges and deletes', async () => {
+    const at = [B - 1, B, B + 43200, B + DAY - 1, B + DAY, B + 2 * DAY + 100, B + 5 * DAY + 5];
+    const made = [];
+    for (const created_at of at) made.push(await f.ticket({ created_at }));
+    // updated_at on the same days (the API sets it to now).
+    for (const [i, t] of made.entries()) await sequelize().query('UPDATE tickets SET updated_at = ? WHERE id = ?', { replacements: [at[i] + 7, t.id] });
+    const check = async () => {
+      await checkCounts('created_at');
+      await checkCounts('updated_at');
+      await checkCounts('created_at', true);
+    };
+    await check();
+    // An API update moves the ticket's updated_at to today; created_at stays.
+    expectSuccess(await api.put(`${BASE}/${made[1].id}`, { status: statuses[1] }), 'Successfully updated the ticket!');
+    await check();
+    expect((await api.del(`${BASE}/${made[2].id}`)).status).toBe(200); // the trash
+    await check();
+    await Ticket.update({ deleted_at: null }, { where: { id: made[2].id } }); // out of the trash, by hand
+    await sequelize().query('UPDATE tickets SET created_at = ?, updated_at = ? WHERE id = ?', { replacements: [B + DAY + 5, B - DAY, made[3].id] });
+    await check();
+    expectSuccess(await api.post(`${BASE}/${made[0].id}/merge`, { ids: [made[4].id] }), 'Successfully updated the ticket!');
+    await check();
+    await sequelize().query('DELETE FROM tickets WHERE id = ?', { replacements: [made[5].id] });
+    await check();
+    // With a counted filter beside the dates: a COUNT of the matches, still exact.
+    const res = await api.get(BASE, { limit: 1, created_at_min: B - DAY, created_at_max: B + 10 * DAY, status: statuses[1] });
+    expect(expectList(res) && res.body.count).toBe(await actual('created_at', B - DAY, B + 10 * DAY, false, statuses[1]));
+  });
+});
+
+describe('the page of a date range', () => {
+  /** The page statement of a list request and its EXPLAIN. */
+  async function pageOf(q: Record<string, unknown>) {
+    const { statements, result } = await capture(() => api.get(BASE, { limit: 5, ...q }));
+    const page = statements.find((s) => s.sql.startsWith('SELECT STRAIGHT_JOIN t.* FROM (SELECT'))!;
+    const rows = await query<Record<string, any>>(`EXPLAIN ${page.sql}`, page.params);
+    const inner = rows.find((r) => r.select_type === 'DERIVED')!;
+    return { sql: page.sql, inner, result, statements };
+  }
+
+  it('walks the primary key between the range\'s ids (a day of tickets made in order, a wide range), or sorts a sparse day\'s few tickets', async () => {
+    const D = B + 20 * DAY;
+    const first = await f.ticket({ created_at: D + 10 });
+    const inOrder = [];
+    for (let i = 0; i < 8; i++) inOrder.push(await f.ticket({ created_at: D + DAY + 100 + i }));
+    const last = await f.ticket({ created_at: D + 20 });
+    // A day whose tickets were made in order: the walk, no sort.
+    for (const order_direction of ['asc', 'desc']) {
+      const { sql, inner, result } = await pageOf({ created_at_min: D + DAY, created_at_max: D + 2 * DAY - 1, order_direction });
+      expect(ids(expectList(result))).toEqual((order_direction === 'asc' ? inOrder : [...inOrder].reverse()).slice(0, 5).map((t) => t.id));
+      expect(sql).toContain('FORCE INDEX (PRIMARY)');
+      expect({ key: inner.key, type: inner.type, extra: inner.Extra }).toEqual({ key: 'PRIMARY', type: 'range', extra: expect.not.stringMatching(/filesort/) });
+      // The range's own ids only (lo..hi from the counters): at most the day's tickets.
+      expect(Number(inner.rows)).toBeLessThanOrEqual(inOrder.length + 1);
+    }
+    // A wide range (every ticket of this file and more): the walk.
+    const wide = await pageOf({ created_at_max: D + 2 * DAY });
+    expect({ key: wide.inner.key, extra: wide.inner.Extra }).toEqual({ key: 'PRIMARY', extra: expect.not.stringMatching(/filesort/) });
+    // Two tickets of one day far apart in id: the walk would read all between; the sort of the two.
+    const sparse = await pageOf({ created_at_min: D, created_at_max: D + DAY - 1 });
+    expect(ids(expectList(sparse.result))).toEqual([first.id, last.id]);
+    expect({ key: sparse.inner.key }).toEqual({ key: 'tickets_list_created_at' });
+    expect(Number(sparse.inner.rows)).toBeLessThanOrEqual(Math.sqrt(5 * (last.id - first.id + 1)));
+    // In the range's own order: the range of its index, no sort.
+    for (const order_direction of ['asc', 'desc']) {
+      const own = await pageOf({ created_at_min: D, created_at_max: D + 2 * DAY, order_column: 'created_at', order_direction });
+      expect({ key: own.inner.key, extra: own.inner.Extra }).toEqual({ key: 'tickets_list_created_at', extra: expect.not.stringMatching(/filesort/) });
+      expect(expectList(own.result).length).toBe(5);
+    }
+    // Two statements of the list's own, whatever the range.
+    for (const q of [{ created_at_min: D }, { updated_at_max: D }, { created_at_min: D, status: statuses[0] }, { created_at_min: D, trashed: 1 }]) {
+      const { statements } = await pageOf(q);
+      expect({ q, n: statements.filter((s) => /FROM ticket_day_counts|FROM `tickets`/.test(s.sql)).length }).toEqual({ q, n: 2 });
+    }
+    // Deep pages (past the middle: from the far end) equal the whole list's slices.
+    const all = ids(expectList(await api.get(BASE, { created_at_min: D, created_at_max: D + 2 * DAY, limit: 100 })));
+    expect(all).toHaveLength(10);
+    for (const start of [1, 4, 6, 9, 10, 11]) {
+      const res = await api.get(BASE, { created_at_min: D, created_at_max: D + 2 * DAY, start, limit: 3 });
+      expect({ start, page: ids(expectList(res)) }).toEqual({ start, page: all.slice(start - 1, start + 2) });
+    }
+  });
+});
+
+describe('migration 026', () => {
+  it('goes down (table and triggers gone) and up again (counts filled from the tickets)', async () => {
+    const qi = sequelize().getQueryInterface();
+    const triggers = () => query<{ t: string }>("SELECT TRIGGER_NAME AS t FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE 'tickets\\_day\\_counts\\_%'");
+    await m026.down(qi);
+    expect(await triggers()).toEqual([]);
+    expect(await query("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ticket_day_counts'")).toEqual([]);
+    await m026.up(qi);
+    expect((await triggers()).length).toBe(3);
+    const counted = await query<{ col: number; state: number; day: number; n: number }>(
+      'SELECT col, state, day, SUM(n) AS n FROM ticket_day_counts GROUP BY col, state, day HAVING SUM(n) <> 0 ORDER BY col, state, day',
+    );
+    const fromTickets = await query<{ col: number; state: number; day: number; n: number }>(
+      `SELECT 0 AS col, IF(deleted_at IS NULL, 0, 1) AS state, created_at DIV ${DAY} AS day, COUNT(*) AS n FROM tickets WHERE merged_into_id IS NULL GROUP BY 2, 3
+       UNION ALL SELECT 1, IF(deleted_at IS NULL, 0, 1), updated_at DIV ${DAY}, COUNT(*) FROM tickets WHERE merged_into_id IS NULL GROUP BY 2, 3
+       ORDER BY col, state, day`,
+    );
+    expect(counted.map((r) => [r.col, r.state, Number(r.day), Number(r.n)])).toEqual(fromTickets.map((r) => [r.col, r.state, Number(r.day), Number(r.n)]));
+    // Kept again after the way back: a new ticket is counted.
+    const t = await f.ticket({ created_at: B + 30 * DAY });
+    const res = await api.get(BASE, { created_at_min: B + 30 * DAY, created_at_max: B + 31 * DAY - 1, limit: 1 });
+    expect(ids(expectList(res))).toEqual([t.id]);
+    expect(res.body.count).toBe(1);
+  });
+});
