@@ -158,6 +158,32 @@ describe('the page of a date range', () => {
   });
 });
 
+describe('the page of a date range in another order', () => {
+  it('sorts a narrow range read by its date\'s index, and walks the order\'s index for a range of most tickets', async () => {
+    const D = B + 40 * DAY;
+    const made = [];
+    for (let i = 0; i < 6; i++) made.push(await f.ticket({ created_at: D + 100 + i, subject: `Dated ${String.fromCharCode(102 - i)}` }));
+    for (const [order_column, order_direction] of [['updated_at', 'desc'], ['subject', 'asc'], ['last_reply_time', 'asc']] as const) {
+      const { statements, result } = await capture(() => api.get(BASE, { created_at_min: D, created_at_max: D + DAY - 1, order_column, order_direction, limit: 5 }));
+      const expected = await query<{ id: number }>(
+        `SELECT id FROM tickets WHERE created_at BETWEEN ? AND ? AND deleted_at IS NULL AND merged_into_id IS NULL ORDER BY ${order_column} ${order_direction}, id ${order_direction} LIMIT 5`,
+        [D, D + DAY - 1],
+      );
+      expect({ order_column, page: ids(expectList(result)) }).toEqual({ order_column, page: expected.map((r) => r.id) });
+      const page = statements.find((st) => st.sql.startsWith('SELECT STRAIGHT_JOIN t.* FROM (SELECT'))!;
+      expect(page.sql).toContain('FORCE INDEX (tickets_list_created_at)');
+      const inner = (await query<Record<string, any>>(`EXPLAIN ${page.sql}`, page.params)).find((r) => r.select_type === 'DERIVED')!;
+      expect({ key: inner.key, type: inner.type }).toEqual({ key: 'tickets_list_created_at', type: 'range' });
+    }
+    // Every ticket in the range: the walk of the order's index, no sort.
+    const { statements } = await capture(() => api.get(BASE, { created_at_max: 4_000_000_000, order_column: 'updated_at', order_direction: 'desc', limit: 5 }));
+    const page = statements.find((st) => st.sql.startsWith('SELECT STRAIGHT_JOIN t.* FROM (SELECT'))!;
+    expect(page.sql).toContain('FORCE INDEX (tickets_list_updated_at)');
+    const inner = (await query<Record<string, any>>(`EXPLAIN ${page.sql}`, page.params)).find((r) => r.select_type === 'DERIVED')!;
+    expect({ key: inner.key, extra: inner.Extra }).toEqual({ key: 'tickets_list_updated_at', extra: expect.not.stringMatching(/filesort/) });
+  });
+});
+
 describe('migration 026', () => {
   it('goes down (table and triggers gone) and up again (counts filled from the tickets)', async () => {
     const qi = sequelize().getQueryInterface();
