@@ -50,14 +50,39 @@ const REPLACED = [
   'tickets_department_id', 'tickets_brand_id', 'tickets_channel_id', 'tickets_user_id', 'tickets_priority_id', 'tickets_status_id',
 ];
 
-const cols = (row: 'NEW' | 'OLD') => COUNTED.map((c) => `${row}.${c}`).join(', ');
-const STATE = (row: 'NEW' | 'OLD') => `IF(${row}.deleted_at IS NULL, 0, 1)`;
-const SLOT = (row: 'NEW' | 'OLD') => `${row}.id MOD ${COUNT_SLOTS}`;
-const add = (row: 'NEW' | 'OLD') => `INSERT INTO ticket_list_counts (state, ${COUNTED.join(', ')}, slot, n)
+/**
+ * The three triggers on tickets that keep the counters of `counted` columns (this migration's
+ * COUNTED, or a later migration's longer list): name → definition after CREATE TRIGGER <name>.
+ */
+export function listCountTriggerSql(counted: readonly string[]): Record<string, string> {
+  const cols = (row: 'NEW' | 'OLD') => counted.map((c) => `${row}.${c}`).join(', ');
+  const STATE = (row: 'NEW' | 'OLD') => `IF(${row}.deleted_at IS NULL, 0, 1)`;
+  const SLOT = (row: 'NEW' | 'OLD') => `${row}.id MOD ${COUNT_SLOTS}`;
+  const add = (row: 'NEW' | 'OLD') => `INSERT INTO ticket_list_counts (state, ${counted.join(', ')}, slot, n)
   VALUES (${STATE(row)}, ${cols(row)}, ${SLOT(row)}, 1) ON DUPLICATE KEY UPDATE n = n + 1`;
-const remove = (row: 'NEW' | 'OLD') => `UPDATE ticket_list_counts SET n = n - 1
-  WHERE state = ${STATE(row)} AND ${COUNTED.map((c) => `${c} = ${row}.${c}`).join(' AND ')} AND slot = ${SLOT(row)}`;
-const changed = [`${STATE('OLD')} <> ${STATE('NEW')}`, 'NOT (OLD.merged_into_id <=> NEW.merged_into_id)', ...COUNTED.map((c) => `OLD.${c} <> NEW.${c}`)].join(' OR ');
+  const remove = (row: 'NEW' | 'OLD') => `UPDATE ticket_list_counts SET n = n - 1
+  WHERE state = ${STATE(row)} AND ${counted.map((c) => `${c} = ${row}.${c}`).join(' AND ')} AND slot = ${SLOT(row)}`;
+  const changed = [`${STATE('OLD')} <> ${STATE('NEW')}`, 'NOT (OLD.merged_into_id <=> NEW.merged_into_id)', ...counted.map((c) => `OLD.${c} <> NEW.${c}`)].join(' OR ');
+  return {
+    tickets_list_counts_insert: `AFTER INSERT ON tickets FOR EACH ROW
+    IF NEW.merged_into_id IS NULL THEN ${add('NEW')}; END IF`,
+    tickets_list_counts_update: `AFTER UPDATE ON tickets FOR EACH ROW
+    IF ${changed} THEN
+      IF OLD.merged_into_id IS NULL THEN ${remove('OLD')}; END IF;
+      IF NEW.merged_into_id IS NULL THEN ${add('NEW')}; END IF;
+    END IF`,
+    tickets_list_counts_delete: `AFTER DELETE ON tickets FOR EACH ROW
+    IF OLD.merged_into_id IS NULL THEN ${remove('OLD')}; END IF`,
+  };
+}
+
+/** The counts of `counted` columns from the tickets themselves. */
+export async function fillCountsOf(q: QueryInterface, counted: readonly string[]): Promise<void> {
+  await q.sequelize.query('DELETE FROM ticket_list_counts');
+  await q.sequelize.query(`INSERT INTO ticket_list_counts (state, ${counted.join(', ')}, slot, n)
+    SELECT IF(deleted_at IS NULL, 0, 1), ${counted.join(', ')}, id MOD ${COUNT_SLOTS}, COUNT(*) FROM tickets
+    WHERE merged_into_id IS NULL GROUP BY 1, ${counted.map((_, i) => i + 2).join(', ')}, ${counted.length + 2}`);
+}
 
 export async function up(q: QueryInterface): Promise<void> {
   const sql = (s: string) => q.sequelize.query(s);
@@ -80,20 +105,11 @@ export async function up(q: QueryInterface): Promise<void> {
   await m015.down(q);
 }
 
-const TRIGGERS = ['tickets_list_counts_insert', 'tickets_list_counts_update', 'tickets_list_counts_delete'];
+const TRIGGERS = Object.keys(listCountTriggerSql(COUNTED));
 
 /** The triggers that keep the counts (the benchmark drops them for its bulk load, then fills the counts). */
 export async function createListCountTriggers(q: QueryInterface): Promise<void> {
-  const sql = (s: string) => q.sequelize.query(s);
-  await sql(`CREATE TRIGGER tickets_list_counts_insert AFTER INSERT ON tickets FOR EACH ROW
-    IF NEW.merged_into_id IS NULL THEN ${add('NEW')}; END IF`);
-  await sql(`CREATE TRIGGER tickets_list_counts_update AFTER UPDATE ON tickets FOR EACH ROW
-    IF ${changed} THEN
-      IF OLD.merged_into_id IS NULL THEN ${remove('OLD')}; END IF;
-      IF NEW.merged_into_id IS NULL THEN ${add('NEW')}; END IF;
-    END IF`);
-  await sql(`CREATE TRIGGER tickets_list_counts_delete AFTER DELETE ON tickets FOR EACH ROW
-    IF OLD.merged_into_id IS NULL THEN ${remove('OLD')}; END IF`);
+  for (const [name, sql] of Object.entries(listCountTriggerSql(COUNTED))) await q.sequelize.query(`CREATE TRIGGER ${name} ${sql}`);
 }
 
 export async function dropListCountTriggers(q: QueryInterface): Promise<void> {
@@ -101,12 +117,7 @@ export async function dropListCountTriggers(q: QueryInterface): Promise<void> {
 }
 
 /** The counts from the tickets themselves (the migration, and the benchmark after its bulk load). */
-export async function fillListCounts(q: QueryInterface): Promise<void> {
-  await q.sequelize.query('DELETE FROM ticket_list_counts');
-  await q.sequelize.query(`INSERT INTO ticket_list_counts (state, ${COUNTED.join(', ')}, slot, n)
-    SELECT IF(deleted_at IS NULL, 0, 1), ${COUNTED.join(', ')}, id MOD ${COUNT_SLOTS}, COUNT(*) FROM tickets
-    WHERE merged_into_id IS NULL GROUP BY 1, ${COUNTED.map((_, i) => i + 2).join(', ')}, ${COUNTED.length + 2}`);
-}
+export const fillListCounts = (q: QueryInterface) => fillCountsOf(q, COUNTED);
 
 export async function down(q: QueryInterface): Promise<void> {
   await m015.up(q);

@@ -41,30 +41,13 @@ export function listIndexes(): Record<string, string[]> {
 }
 const WIDE = WIDE_SORTS.map((s) => `tickets_list_${s}`);
 
-const cols = (row: 'NEW' | 'OLD') => COUNTED.map((c) => `${row}.${c}`).join(', ');
-const STATE = (row: 'NEW' | 'OLD') => `IF(${row}.deleted_at IS NULL, 0, 1)`;
-const SLOT = (row: 'NEW' | 'OLD') => `${row}.id MOD ${COUNT_SLOTS}`;
-const add = (row: 'NEW' | 'OLD') => `INSERT INTO ticket_list_counts (state, ${COUNTED.join(', ')}, slot, n)
-  VALUES (${STATE(row)}, ${cols(row)}, ${SLOT(row)}, 1) ON DUPLICATE KEY UPDATE n = n + 1`;
-const remove = (row: 'NEW' | 'OLD') => `UPDATE ticket_list_counts SET n = n - 1
-  WHERE state = ${STATE(row)} AND ${COUNTED.map((c) => `${c} = ${row}.${c}`).join(' AND ')} AND slot = ${SLOT(row)}`;
-const changed = [`${STATE('OLD')} <> ${STATE('NEW')}`, 'NOT (OLD.merged_into_id <=> NEW.merged_into_id)', ...COUNTED.map((c) => `OLD.${c} <> NEW.${c}`)].join(' OR ');
-
 /** A ticket's flag after an assignee row of it went: whether another is left. */
 const recheck = (ticket: string) => `UPDATE tickets SET assigned = 0 WHERE id = ${ticket} AND assigned = 1
   AND NOT EXISTS (SELECT 1 FROM ticket_assignees WHERE ticket_id = ${ticket})`;
 const flag = (ticket: string) => `UPDATE tickets SET assigned = 1 WHERE id = ${ticket} AND assigned = 0`;
 
 const TRIGGER_SQL: Record<string, string> = {
-  tickets_list_counts_insert: `AFTER INSERT ON tickets FOR EACH ROW
-    IF NEW.merged_into_id IS NULL THEN ${add('NEW')}; END IF`,
-  tickets_list_counts_update: `AFTER UPDATE ON tickets FOR EACH ROW
-    IF ${changed} THEN
-      IF OLD.merged_into_id IS NULL THEN ${remove('OLD')}; END IF;
-      IF NEW.merged_into_id IS NULL THEN ${add('NEW')}; END IF;
-    END IF`,
-  tickets_list_counts_delete: `AFTER DELETE ON tickets FOR EACH ROW
-    IF OLD.merged_into_id IS NULL THEN ${remove('OLD')}; END IF`,
+  ...m018.listCountTriggerSql(COUNTED),
   // The flag's own writes (`AND assigned = 0/1`) happen only when it changes; the update of the
   // ticket then moves its counter (the trigger above).
   ticket_assignees_assigned_insert: `AFTER INSERT ON ticket_assignees FOR EACH ROW ${flag('NEW.ticket_id')}`,
@@ -93,12 +76,7 @@ export async function fillAssigned(q: QueryInterface): Promise<void> {
 }
 
 /** The counts from the tickets themselves (the migration, and the benchmark after its bulk load). */
-export async function fillListCounts(q: QueryInterface): Promise<void> {
-  await q.sequelize.query('DELETE FROM ticket_list_counts');
-  await q.sequelize.query(`INSERT INTO ticket_list_counts (state, ${COUNTED.join(', ')}, slot, n)
-    SELECT IF(deleted_at IS NULL, 0, 1), ${COUNTED.join(', ')}, id MOD ${COUNT_SLOTS}, COUNT(*) FROM tickets
-    WHERE merged_into_id IS NULL GROUP BY 1, ${COUNTED.map((_, i) => i + 2).join(', ')}, ${COUNTED.length + 2}`);
-}
+export const fillListCounts = (q: QueryInterface) => m018.fillCountsOf(q, COUNTED);
 
 /** The wide indexes with the given columns (one ALTER: each dropped and added again, in place). */
 async function rebuildWide(q: QueryInterface, indexes: Record<string, string[]>, extra: string[] = []): Promise<void> {
