@@ -98,11 +98,10 @@ export function cacheVersion(name: string, clearLocal: () => void): CacheVersion
   return version;
 }
 
-
 /**
  * Values read from the committed state, kept per process under a version of their own that
- * `watch`ed models bump: for definitions that writes consult on every call and that change through
- * the API only (custom fields, webhooks). A change bumps the version after its commit, and the
+ * `watch`ed models bump: for configuration and definitions that requests consult on every call and
+ * that change through the API only (the config cache, db/definitions.ts). A change bumps the version after its commit, and the
  * next request everywhere reads afresh.
  *
  * Inside a transaction a miss is read in the transaction (its snapshot may predate the version, and
@@ -113,7 +112,8 @@ export function cacheVersion(name: string, clearLocal: () => void): CacheVersion
 export class VersionedValues<T> {
   /** The entries (for callers that read a version once for many keys). */
   readonly kept = new VersionedCache<T>();
-  private readonly refreshing = new Set<string>();
+  /** The reads outside a transaction in flight, by key (one at a time per key). */
+  private readonly refreshing = new Map<string, Promise<unknown>>();
   readonly version: CacheVersion;
 
   constructor(name: string) {
@@ -130,10 +130,14 @@ export class VersionedValues<T> {
     if (hit !== undefined) return hit;
     if (!transaction) return this.keep(key, v, load);
     if (v !== null && !this.refreshing.has(key)) {
-      this.refreshing.add(key);
-      this.keep(key, v, load).catch(() => undefined).finally(() => this.refreshing.delete(key));
+      this.refreshing.set(key, this.keep(key, v, load).catch(() => undefined).finally(() => this.refreshing.delete(key)));
     }
     return load(transaction);
+  }
+
+  /** Resolves once the reads started outside transactions so far are kept (tests measure warm). */
+  async settled(): Promise<void> {
+    await Promise.all(this.refreshing.values());
   }
 
   private async keep<V extends T>(key: string, v: string | null, load: () => Promise<V>): Promise<V> {

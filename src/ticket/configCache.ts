@@ -17,6 +17,9 @@ const version = values.version;
 /** The current config version, or null when Redis cannot say at once (then nothing is cached). */
 export const configVersion = () => version.current();
 
+/** Resolves once the reads a miss in a transaction started are kept (VersionedValues.settled). */
+export const configCacheSettled = () => values.settled();
+
 /** Makes every process's kept presentations stale, as a change of a configuration table does. */
 export const bumpConfigVersion = () => version.bump();
 

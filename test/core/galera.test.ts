@@ -77,6 +77,9 @@ test('GET_LOCK holds on its node only (why the migrator locks with a row on Gale
 test('every migration and the seed run on the cluster, migrating through both nodes at once; each migration is applied once', async () => {
   expect(config().database.port).toBe(node1.port);
   await ensureDatabase();
+  // Node 2 may not have applied the CREATE DATABASE yet (a loaded machine): a causal read there
+  // waits until it has, before a migrator connects to it by the database's name.
+  expect(await rowsOn(node2, `SELECT SCHEMA_NAME AS s FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = '${DB}'`)).toEqual([{ s: DB }]);
   await Promise.all([migrate(), migrate({ ...config().database, port: node2.port })]);
   await seed();
   const applied = (node: MariadbServer) => rowsOn(node, `SELECT name FROM ${DB}.migrations ORDER BY name`);

@@ -1,4 +1,4 @@
-import { DatabaseError } from 'sequelize';
+import { DatabaseError, type Transaction } from 'sequelize';
 import { IpBan } from '../../src/db/models';
 import { select } from '../../src/db/select';
 import { countQueries, sequelize } from '../../src/db/sequelize';
@@ -83,5 +83,29 @@ describe('select (SELECTs on the driver)', () => {
     const t = await sequelize().transaction();
     await t.commit();
     await expect(select('SELECT 1 AS n', [], { transaction: t })).rejects.toThrow(/commit has been called on this transaction/);
+  });
+
+  it('a deadlock marks its transaction rolled back: a later statement of it is refused, never run outside it', async () => {
+    const [a, b] = ids;
+    const t1 = await sequelize().transaction();
+    const t2 = await sequelize().transaction();
+    try {
+      const lock = (id: number, t: Transaction) => select('SELECT id FROM ip_bans WHERE id = ? FOR UPDATE', [id], { transaction: t });
+      await lock(a, t1);
+      await lock(b, t2);
+      // Each waits for the other's row: whichever waits second closes the cycle, and InnoDB picks a victim.
+      const outcomes = await Promise.all([lock(b, t1).then(() => null, (e: unknown) => e), lock(a, t2).then(() => null, (e: unknown) => e)]);
+      const failed = outcomes.findIndex((e) => e !== null);
+      expect(failed).toBeGreaterThanOrEqual(0);
+      expect(outcomes.filter((e) => e !== null)).toHaveLength(1);
+      const err = outcomes[failed] as DatabaseError & { parent?: { errno?: number } };
+      expect(err).toBeInstanceOf(DatabaseError);
+      expect(err.parent?.errno).toBe(1213);
+      const victim = failed === 0 ? t1 : t2;
+      expect((victim as unknown as { finished?: string }).finished).toBe('rollback');
+      await expect(select('SELECT 1 AS n', [], { transaction: victim })).rejects.toThrow(/rollback has been called on this transaction/);
+    } finally {
+      for (const t of [t1, t2]) if (!(t as unknown as { finished?: string }).finished) await t.rollback();
+    }
   });
 });
