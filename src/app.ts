@@ -28,6 +28,7 @@ import { MAIL_PAGE_PATH, mailPageHeaders, mailPageRouter } from './mailcatcher/p
 import { healthRouter, isDraining } from './ops/health';
 import { metricsEndpoint } from './ops/metrics';
 import { httpMetrics } from './http/metrics';
+import { jsonResponse } from './http/jsonResponse';
 
 /** Builds the web application without listening: server.ts listens, tests drive it with supertest. */
 export function buildApp(): Express {
@@ -40,6 +41,8 @@ export function buildApp(): Express {
   app.set('etag', false);
   app.set('trust proxy', cfg.trustProxy === '' ? false : cfg.trustProxy === 'true' ? true : /^\d+$/.test(cfg.trustProxy) ? Number(cfg.trustProxy) : cfg.trustProxy.split(',').map((s) => s.trim()));
   app.set('query parser', parseParams);
+  // Every JSON answer without Express's Buffer copy and freshness check (http/jsonResponse.ts).
+  app.response.json = jsonResponse as typeof app.response.json;
 
   app.use(httpMetrics);
   app.use(requestLogger());

@@ -23,6 +23,29 @@ describe('the envelope', () => {
     expect(res.body).toMatchObject({ status: 'success', message: null });
   });
 
+  it('is sent as Express would: JSON in UTF-8, its length in bytes, and no body for HEAD', async () => {
+    // A list long enough to be over Express's 1,000 characters, with text of more than one byte a character.
+    const name = `Café ☕ ${unique('json')}`;
+    for (let i = 0; i < 12; i++) expectSuccess(await api.post('/api/core/spamrule', { text: `${name} ${i}`, type: 0 }), 'Successfully created new spam rule!');
+    const res = await authed(request(api.app).get('/api/core/spamrule').query({ limit: 50 })).buffer(true).parse((r, done) => {
+      const chunks: Buffer[] = [];
+      r.on('data', (c: Buffer) => chunks.push(c));
+      r.on('end', () => done(null, Buffer.concat(chunks)));
+    });
+    const raw = res.body as Buffer;
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(raw.length).toBeGreaterThan(1000);
+    expect(Number(res.headers['content-length'])).toBe(raw.length);
+    const body = JSON.parse(raw.toString('utf8'));
+    expect(body.data.map((r: { text: string }) => r.text)).toContain(`${name} 11`);
+    const head = await authed(request(api.app).head('/api/core/spamrule').query({ limit: 50 }));
+    expect(head.status).toBe(200);
+    expect(head.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(Number(head.headers['content-length'])).toBe(raw.length);
+    expect(head.text ?? '').toBe('');
+  });
+
   it('adds count to lists', async () => {
     const data = expectList(await api.get('/api/core/language'));
     expect(data.length).toBeGreaterThan(0);
