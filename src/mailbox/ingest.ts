@@ -13,7 +13,7 @@ import { matchesRule } from '../core/spam';
 import { ticketOfReferences, recordMessageId } from '../ticket/mail/threading';
 import { threadTarget } from './threadTarget';
 import { addMessage } from '../ticket/messages/service';
-import { ticketSettings, type TicketSettings } from '../ticket/ticketSettings';
+import { cachedTicketSettings, type TicketSettings } from '../ticket/ticketSettings';
 import { userForAddress } from '../ticket/tickets/people';
 import { MESSAGE_TYPE } from '../db/models/TicketMessage';
 import type { AttachmentInput } from '../ticket/attachmentFiles';
@@ -412,7 +412,7 @@ async function tellRefused(refusal: MailRefusal, ticket: Ticket, address: string
  * of the other mails of the transaction). `beforeWrite` runs before the mail writes anything.
  */
 async function importMail(mail: IncomingMessage, source: MailSource, t: Transaction, beforeWrite: () => Promise<void>): Promise<Decision | Opening> {
-  const settings = await onceInTransaction(t, 'ticket.settings', () => ticketSettings(t));
+  const settings = await onceInTransaction(t, 'ticket.settings', () => cachedTicketSettings(t));
   const automatic = automaticReason(mail);
   const { allowed, refused } = sortFiles(mail, settings);
   const from = mail.from!.address;

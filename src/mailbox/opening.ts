@@ -3,7 +3,7 @@ import { onceInTransaction } from '../db/transaction';
 import { emitAll } from '../events';
 import { ValidationError } from '../errors';
 import { recordMessageIds } from '../ticket/mail/threading';
-import { ticketSettings } from '../ticket/ticketSettings';
+import { cachedTicketSettings } from '../ticket/ticketSettings';
 import { createTickets, type CreateTicketInput } from '../ticket/tickets/service';
 import { decided, RejectedImport, type Decision } from './decision';
 import type { IncomingMessage } from './parse';
@@ -31,7 +31,7 @@ export const isOpening = (o: Decision | Opening): o is Opening => 'input' in o;
  */
 export async function openTickets(openings: Opening[], t: Transaction): Promise<Decision[]> {
   if (!openings.length) return [];
-  const settings = await onceInTransaction(t, 'ticket.settings', () => ticketSettings(t));
+  const settings = await onceInTransaction(t, 'ticket.settings', () => cachedTicketSettings(t));
   let created;
   try {
     created = await createTickets(openings.map((o) => o.input), t, { settings });

@@ -1,6 +1,6 @@
 import type { Transaction } from 'sequelize';
 import { Ticket } from '../db/models';
-import { ticketSettings } from './ticketSettings';
+import { cachedTicketSettings } from './ticketSettings';
 import { recordAudit, unsavedChanges } from './tickets/audit';
 import { NO_DUE_TIMES, currentDueTime, slaDueTimes } from './tickets/due';
 
@@ -26,7 +26,7 @@ export async function recomputeDueTimes(ticketId: number, transaction: Transacti
   const ticket = await Ticket.findByPk(ticketId, { transaction, lock: transaction.LOCK.UPDATE });
   if (!ticket) return null;
   const due = ticket.sla_plan_id
-    ? await slaDueTimes(ticket.sla_plan_id, ticket.priority_id, ticket.created_at, (await ticketSettings(transaction)).defaultTimezone, transaction)
+    ? await slaDueTimes(ticket.sla_plan_id, ticket.priority_id, ticket.created_at, (await cachedTicketSettings(transaction)).defaultTimezone, transaction)
     : NO_DUE_TIMES;
   const times: TicketDueTimes = { ...due, due_time: ticket.resolved_time ? null : currentDueTime({ first_reply_time: ticket.first_reply_time, ...due }) };
   if (times.reply_due_time !== ticket.reply_due_time || times.resolve_due_time !== ticket.resolve_due_time || times.due_time !== ticket.due_time) {

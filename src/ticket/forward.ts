@@ -11,7 +11,7 @@ import { assertAttachments, type AttachmentInput } from './attachmentFiles';
 import { channelIdOf, normaliseCc } from './common';
 import { loadMessageRelations, serializeMessage, type MessageRelations } from './messages/presenter';
 import { lockTicketForMessage, writeMessage } from './messages/service';
-import { ticketSettings } from './ticketSettings';
+import { cachedTicketSettings } from './ticketSettings';
 
 /**
  * Forwards (`POST /api/ticket/forward`): an operator sends the ticket on by mail to addresses
@@ -58,7 +58,7 @@ export async function forwardTicket(input: ForwardInput, transaction: Transactio
     throw new ValidationError('The to address field is required when none of cc address / bcc address are present.');
   }
   const attachments = input.attachments ?? [];
-  assertAttachments(attachments, await ticketSettings(transaction));
+  assertAttachments(attachments, await cachedTicketSettings(transaction));
   const fromAddress = await fromAddressOf(input, operator, ticket.department_email_id, ticket.brand_id, transaction);
   const at = now();
   const message = await writeMessage({

@@ -12,7 +12,7 @@ import { sqlCondition } from '../../db/sql';
 import { put } from '../../storage/uploads';
 import { cleanFileName } from '../../storage/uploads';
 import { assertAttachments } from '../../ticket/attachmentFiles';
-import { ticketSettings } from '../../ticket/ticketSettings';
+import { cachedTicketSettings } from '../../ticket/ticketSettings';
 import { chooseSlug, keepOrMoveSlug, type SlugScope } from '../slugs';
 import { tagsNamed } from '../tag';
 import { emit } from '../../events';
@@ -107,7 +107,7 @@ async function replaceTags(articleId: number, names: string[], transaction: Tran
  * The files obey the same rules as ticket attachments (`allowed_files`, sizes): 422 naming the file.
  */
 export async function addAttachments(articleId: number, items: AttachmentInput[], transaction: Transaction): Promise<void> {
-  assertAttachments(items, await ticketSettings(transaction));
+  assertAttachments(items, await cachedTicketSettings(transaction));
   for (const item of items) {
     const name = cleanFileName(item.filename);
     const upload = await put(item.contents, name, transaction);

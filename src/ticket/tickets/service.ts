@@ -15,7 +15,7 @@ import { assertAttachments, type AttachmentInput } from '../attachmentFiles';
 import { assertPast, jsonList, normaliseCc, type ChannelName } from '../common';
 import { writeMessages } from '../messages/service';
 import { BY, MESSAGE_TYPE } from '../../db/models/TicketMessage';
-import { cachedTicketSettings, ticketSettings, type TicketSettings } from '../ticketSettings';
+import { cachedTicketSettings, type TicketSettings } from '../ticketSettings';
 import { NO_DUE_TIMES, currentDueTime, slaDueTimes, type DueTimes } from './due';
 import { createFacts, type CreateFacts } from './createFacts';
 import { resolvePeople } from './people';
@@ -321,7 +321,7 @@ export interface UpdateContext {
 export async function updateTicket(ticket: Ticket, input: UpdateTicketInput, transaction: Transaction, context: UpdateContext = {}): Promise<void> {
   if (ticket.merged_into_id) throw updateFailed();
   const at = context.at ?? now();
-  const settings = await ticketSettings(transaction);
+  const settings = await cachedTicketSettings(transaction);
   const changes: string[] = [];
   const values: Partial<Ticket> = {};
 
