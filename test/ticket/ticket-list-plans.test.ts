@@ -42,6 +42,15 @@ async function department(parentId: number | null = null) {
   return d;
 }
 
+/** A brand of the test's own and a department of it (with an address of the brand): a list narrowed by the brand is the test's tickets. */
+async function ownBrand(label: string): Promise<{ own: Brand; d: Department }> {
+  const own = await Brand.create({ name: unique(`${label}Brand`) });
+  const d = await Department.create({ name: unique(`${label}Dept`) });
+  await DepartmentBrand.create({ department_id: d.id, brand_id: own.id });
+  await DepartmentEmail.create({ department_id: d.id, brand_id: own.id, address: newEmail(label.toLowerCase().slice(0, 8)) });
+  return { own, d };
+}
+
 beforeAll(async () => {
   ctx = await ticketContext();
   brand = await Brand.create({ name: unique('PlanBrand') });
@@ -127,10 +136,7 @@ describe('assigned=-1 (unassigned): counted by the counters (migration 025)', ()
   const NONE = 'NOT EXISTS (SELECT 1 FROM ticket_assignees a WHERE a.ticket_id = tickets.id)';
 
   it('stays exact through assigning, unassigning, replacing, an operator\'s delete, merges, trash and raw SQL, and never COUNTs tickets', async () => {
-    const own = await Brand.create({ name: unique('UnassignedBrand') });
-    const d = await Department.create({ name: unique('UnassignedDept') });
-    await DepartmentBrand.create({ department_id: d.id, brand_id: own.id });
-    await DepartmentEmail.create({ department_id: d.id, brand_id: own.id, address: newEmail('ud') });
+    const { own, d } = await ownBrand('Unassigned');
     const [op1, op2, op3] = [await f.operator(), await f.operator(), await f.operator()];
     const s1 = statuses[0];
     const make = (extra: Record<string, unknown> = {}) => ticketOf(own.id, { department: d.id, status: s1, ...extra });
@@ -199,10 +205,7 @@ describe('assigned=-1 (unassigned): counted by the counters (migration 025)', ()
   });
 
   it('pages the unassigned tickets exactly as the full list, by the order\'s index (no sort but of the page)', async () => {
-    const own = await Brand.create({ name: unique('UnassignedPages') });
-    const d = await Department.create({ name: unique('UnassignedPagesDept') });
-    await DepartmentBrand.create({ department_id: d.id, brand_id: own.id });
-    await DepartmentEmail.create({ department_id: d.id, brand_id: own.id, address: newEmail('up') });
+    const { own, d } = await ownBrand('UnassignedPages');
     const op = await f.operator();
     for (let i = 0; i < 9; i++) await ticketOf(own.id, { department: d.id, ...(i % 3 === 1 ? { assignedto: [op.id] } : {}) });
     for (const order of [{ order_column: 'id' }, { order_column: 'updated_at' }, { order_column: 'due_time' }, { order_column: 'subject' }]) {
@@ -241,10 +244,7 @@ describe('assigned=-1 (unassigned): counted by the counters (migration 025)', ()
   });
 
   it('the search\'s assigned:none tests the same column (no probe of the assignees)', async () => {
-    const own = await Brand.create({ name: unique('UnassignedSearch') });
-    const d = await Department.create({ name: unique('UnassignedSearchDept') });
-    await DepartmentBrand.create({ department_id: d.id, brand_id: own.id });
-    await DepartmentEmail.create({ department_id: d.id, brand_id: own.id, address: newEmail('us') });
+    const { own, d } = await ownBrand('UnassignedSearch');
     const op = await f.operator();
     const word = `zu${Math.random().toString(36).slice(2, 10)}`;
     const free = await ticketOf(own.id, { department: d.id, subject: `Free ${word}` });
@@ -257,10 +257,7 @@ describe('assigned=-1 (unassigned): counted by the counters (migration 025)', ()
 
 describe('after_id (keyset paging)', () => {
   it('walks the whole list in every order, each page after the last ticket of the one before', async () => {
-    const kb = await Brand.create({ name: unique('KeysetBrand') });
-    const kd = await Department.create({ name: unique('KeysetDept') });
-    await DepartmentBrand.create({ department_id: kd.id, brand_id: kb.id });
-    await DepartmentEmail.create({ department_id: kd.id, brand_id: kb.id, address: newEmail('kd') });
+    const { own: kb, d: kd } = await ownBrand('Keyset');
     const made = [];
     for (let i = 0; i < 5; i++) made.push(await ticketOf(kb.id, { department: kd.id, subject: `Same subject ${i % 2}`, status: statuses[i % 2] }));
     // Nullable sort values, some equal: due_time on two tickets only.
@@ -292,10 +289,7 @@ describe('after_id (keyset paging)', () => {
 
 describe('deep start (past the middle: read from the far end)', () => {
   it('gives every page, the last ones included, exactly as the whole list in every order both ways', async () => {
-    const own = await Brand.create({ name: unique('DeepBrand') });
-    const d = await Department.create({ name: unique('DeepDept') });
-    await DepartmentBrand.create({ department_id: d.id, brand_id: own.id });
-    await DepartmentEmail.create({ department_id: d.id, brand_id: own.id, address: newEmail('dd') });
+    const { own, d } = await ownBrand('Deep');
     const made = [];
     for (let i = 0; i < 11; i++) made.push(await ticketOf(own.id, { department: d.id, status: statuses[i % 2], ...(i % 3 ? { due_time: 2_000_000_000 + (i % 4) } : {}) }));
     // Equal values and NULLs (due_time), a sort of the whole brand, a counted filter.
