@@ -22,6 +22,9 @@ export interface WorkerSpec {
   onClose?(): Promise<void>;
 }
 
+/** How long a worker waits to try again after Redis refused or dropped a fetch or a completion. */
+const RUN_RETRY_DELAY_MS = 1000;
+
 /** Builds the BullMQ worker of a spec; `start` wires signals for a worker process. */
 export async function createWorker(spec: WorkerSpec) {
   sequelize(); // registers the models before any job touches them
@@ -45,6 +48,11 @@ export async function createWorker(spec: WorkerSpec) {
       connection: connections[0],
       prefix: config().bullmqPrefix,
       concurrency: spec.concurrency ?? 1,
+      // After a failed fetch or completion (Redis away: a restart, a Sentinel failover) BullMQ
+      // waits runRetryDelay (15 s by default) before it tries again: the worker would sit idle
+      // that long after Redis is back (the failover test saw the outbox sweep stall over 20 s).
+      // Its errors are reported once per outage (noteRedisError), however often it retries.
+      runRetryDelay: RUN_RETRY_DELAY_MS,
       ...spec.options,
     },
   );
