@@ -151,7 +151,6 @@ function keysetCondition(column: string, desc: boolean, value: unknown, id: numb
 /** The index a page walks for an order column (deleted_at: listed tickets all have none, so the id order). */
 export const sortIndex = (column: string) => `tickets_list_${column === 'deleted_at' ? 'id' : column}`;
 
-
 /**
  * A search the engine answers alone (./search/listed.ts: words, with field terms and filters on
  * the ticket's own columns, listed tickets in id order): its page's rows and exact count from the
@@ -209,26 +208,25 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
      JOIN tickets t ON t.id = page.id ORDER BY ${ord('t')}`,
     { ...replacements, ...keyset?.replacements, ...idBounds, pageOffset: offset, pageLimit: limit },
   );
-  /** A page from the far end past the middle of a list whose count is known first (not with after_id). */
-  const pageOf = (hint: string, count: number) => {
-    // Past the middle, the page is read from the far end (the order reversed: MariaDB puts NULLs
-    // first ascending and last descending, so the reverse is exact): a deep `start` skips at most
-    // half of the matches' index entries, and the last page is as cheap as the first.
-    const fromEnd = !keyset && count - q.offset < q.offset + q.limit;
-    return fromEnd
-      ? page(hint, Math.max(0, count - q.offset - q.limit), Math.max(0, Math.min(q.limit, count - q.offset)), desc ? 'ASC' : 'DESC')
-      : page(hint);
-  };
-  const reachOf = (count: number) => (!keyset && count - q.offset < q.offset + q.limit ? Math.max(0, count - q.offset) : q.offset + q.limit);
+  // Past the middle of a list whose count is known first (not with after_id), the page is read
+  // from the far end (the order reversed: MariaDB puts NULLs first ascending and last descending,
+  // so the reverse is exact): a deep `start` skips at most half of the matches' index entries, and
+  // the last page is as cheap as the first.
+  const fromEnd = (count: number) => !keyset && count - q.offset < q.offset + q.limit;
+  const pageOf = (hint: string, count: number) => (fromEnd(count)
+    ? page(hint, Math.max(0, count - q.offset - q.limit), Math.max(0, Math.min(q.limit, count - q.offset)), desc ? 'ASC' : 'DESC')
+    : page(hint));
+  /** The index entries a page reaches: from the nearer end. */
+  const reachOf = (count: number) => (fromEnd(count) ? Math.max(0, count - q.offset) : q.offset + q.limit);
 
   const range = dateRange(p);
   if (range) {
     const { count, lo, hi, total } = await datedCount(range, p, where, replacements, trashed);
     const reach = reachOf(count);
     let hint = '';
-    if (trashed) hint = ''; // the trash is a range of deleted_at: a sort of the trash's matches
-    else if (column === range.column) hint = ` FORCE INDEX (${sortIndex(column)})`; // the range, in its order
-    else if (column === 'id' && lo !== null && hi !== null) {
+    // The trash is a range of deleted_at: a sort of the trash's matches, no hint.
+    if (!trashed && column === range.column) hint = ` FORCE INDEX (${sortIndex(column)})`; // the range, in its order
+    else if (!trashed && column === 'id' && lo !== null && hi !== null) {
       // The range's tickets have ids in [lo, hi] (the day counters' bounds): walking the primary
       // key from there reads about reach × span / count rows (each tested on the row, in key
       // order), reading the range by its index and sorting it reads `count` entries. Tickets made
@@ -241,7 +239,7 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
       // Dates alone: read the range (exactly the matches) and sort them, a sort of at most
       // √(reach × span) entries; with counted filters, the optimiser may take a filter's index.
       else if (countedByDates(p)) hint = ` FORCE INDEX (${sortIndex(range.column)})`;
-    } else if (countedByDates(p)) {
+    } else if (!trashed && countedByDates(p)) {
       // Another order: walking its index tests the date on each row and reads about
       // reach × total / count of them; reading the range by its date's index and sorting it reads
       // `count` entries (at most √(reach × total) when the walk is not taken). The fewer.
