@@ -20,7 +20,7 @@ export const MESSAGES_PER_TICKET = 5;
 const SUBJECTS = ['Cannot log in', 'Invoice question', 'Refund request', 'Password reset', 'Shipping delay', 'Broken link', 'Feature request', 'Account locked', 'Slow dashboard', 'Export fails'];
 const WORDS = ['printer', 'invoice', 'password', 'refund', 'delivery', 'browser', 'mobile', 'export', 'report', 'login', 'error', 'timeout', 'upgrade', 'licence', 'backup', 'server'];
 
-const q = (sql: string, replacements: unknown[] = []) => sequelize().query(sql, { replacements, type: QueryTypes.RAW });
+const q = (sql: string, replacements: unknown[] | Record<string, unknown> = []) => sequelize().query(sql, { replacements, type: QueryTypes.RAW });
 const select = <T extends object>(sql: string, replacements: unknown[] = []) => sequelize().query<T>(sql, { replacements, type: QueryTypes.SELECT });
 const elt = (expr: string, values: Array<string | number>) => `ELT(1 + (${expr}) MOD ${values.length}, ${values.map((v) => sequelize().escape(v)).join(', ')})`;
 const ids = async (sql: string) => (await select<{ id: number }>(sql)).map((r) => r.id);
@@ -74,15 +74,19 @@ async function loadTickets(log: (line: string) => void) {
   try {
     for (let from = 1; from <= TICKETS; from += CHUNK) {
       const to = Math.min(TICKETS, from + CHUNK - 1);
-      const created = `(? - (s.seq * 7919) MOD ${2 * 365 * 24 * 3600})`;
+      // Created over the last two years in ticket order, as a help desk makes them (ids follow
+      // created_at: docs/performance.md, "A deep start"); updated some time since.
+      const span = 2 * 365 * 24 * 3600;
+      const created = `(:now - ${span} + (s.seq - 1) * ${span} DIV ${TICKETS})`;
+      const updated = `(${created} + (s.seq * 7919) MOD (${span} - (s.seq - 1) * ${span} DIV ${TICKETS} + 1))`;
       await q(`INSERT INTO tickets (number, department_id, brand_id, channel_id, user_id, status_id, priority_id, subject,
                  last_reply_time, last_reply_by, locked, merged, internal, token, created_at, updated_at)
         SELECT CONCAT('B', s.seq), ${elt('s.seq', departments)}, ${brand}, ${elt('s.seq * 3', channels)}, u.id,
                ${elt('s.seq * 5', statuses)}, ${elt('s.seq * 11', priorities)},
                CONCAT(${elt('s.seq', SUBJECTS)}, ' ', ${elt('s.seq * 13', WORDS)}, ' ', s.seq),
-               ${created} + 7200, 1, 0, 0, 0, SHA1(s.seq), ${created}, ${created} + 7200
+               ${updated}, 1, 0, 0, 0, SHA1(s.seq), ${created}, ${updated}
         FROM seq_${from}_to_${to} s JOIN bench_users u ON u.n = 1 + s.seq MOD ${users}
-        ORDER BY s.seq`, [t, t, t, t]);
+        ORDER BY s.seq`, { now: t });
       // Five messages each: the user's question, then operator and user in turn.
       await q(`INSERT INTO ticket_messages (ticket_id, channel_id, user_id, \`by\`, type, text, is_draft, pinned, created_at, updated_at)
         SELECT tk.id, tk.channel_id, IF(m.seq MOD 2 = 0, tk.user_id, ${elt('tk.id', operators)}), IF(m.seq MOD 2 = 0, 1, 0), 0,

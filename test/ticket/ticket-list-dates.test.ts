@@ -9,6 +9,7 @@ import { capture, type Statement } from '../../bench/capture';
 import * as m026 from '../../migrations/026_ticket_day_counts';
 import { Ticket, TicketStatus } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
+import { deepPaging } from '../../src/ticket/tickets/listPage';
 import { useApi } from '../helpers/app';
 import { expectList, expectSuccess } from '../helpers/envelope';
 import { ids, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
@@ -207,5 +208,64 @@ describe('migration 026', () => {
     const res = await api.get(BASE, { created_at_min: B + 30 * DAY, created_at_max: B + 31 * DAY - 1, limit: 1 });
     expect(ids(expectList(res))).toEqual([t.id]);
     expect(res.body.count).toBe(1);
+  });
+});
+
+describe('a deep page of the unfiltered list, positioned by the day counters', () => {
+  /** The page statement's values of a list request (pageEdge: the day's edge the page starts at). */
+  async function listed(q: Record<string, unknown>) {
+    const { statements, result } = await capture(() => api.get(BASE, { limit: 3, ...q }));
+    const page = statements.find((s) => s.sql.startsWith('SELECT STRAIGHT_JOIN t.* FROM (SELECT'))!;
+    return { ids: ids(expectList(result)), count: result.body.count as number, edge: (page.params as Record<string, unknown>).pageEdge, statements: statements.length };
+  }
+  /** The same request read by skipping every entry before the page (no positioning). */
+  async function skipped(q: Record<string, unknown>) {
+    const kept = deepPaging.start;
+    deepPaging.start = Number.MAX_SAFE_INTEGER;
+    try { return await listed(q); } finally { deepPaging.start = kept; }
+  }
+
+  it('gives the same pages as skipping, in id, created_at and updated_at order both ways, and falls back where ids are out of day order', async () => {
+    // Days far in the future, after every other ticket of this database: tickets made in day order
+    // (their ids follow created_at), then one made last on an earlier day.
+    const F = (Math.floor(Date.now() / 1000 / DAY) + 20000 + Math.floor(Math.random() * 1000)) * DAY;
+    // (The API takes no date after now: the dates are set by hand, the counters follow by trigger.)
+    const days = [0, 0, 1, 3, 3, 3, 4, 7, 2];
+    const all = [];
+    for (const [i, d] of days.entries()) {
+      const t = await f.ticket();
+      // updated_at on days of their own, not in id order.
+      await sequelize().query('UPDATE tickets SET created_at = ?, updated_at = ? WHERE id = ?', { replacements: [F + d * DAY + 100 + i, F + ((i * 5) % 9) * DAY + i, t.id] });
+      all.push(t);
+    }
+    const made = all.slice(0, -1);
+    const odd = all[all.length - 1];
+    const kept = deepPaging.start;
+    deepPaging.start = 1;
+    try {
+      const { count } = await skipped({});
+      // The first pages, the days of this test's tickets at the end, and pages between.
+      const offsets = [...new Set([0, 1, 2, 5, ...Array.from({ length: 8 }, (_, i) => Math.floor((count * i) / 8)), ...Array.from({ length: 12 }, (_, i) => count - 12 + i), count])]
+        .filter((o) => o >= 0 && o <= count);
+      for (const order_column of ['id', 'created_at', 'updated_at']) {
+        for (const order_direction of ['asc', 'desc']) {
+          for (const offset of offsets) {
+            const q = { order_column, order_direction, start: offset + 1 };
+            const [got, want] = [await listed(q), await skipped(q)];
+            expect({ q, ids: got.ids, count: got.count, statements: got.statements }).toEqual({ q, ids: want.ids, count: want.count, statements: want.statements });
+            // The dates' orders always start at a day's edge.
+            if (order_column !== 'id' && offset > 0 && offset < count) expect({ q, edge: typeof got.edge }).toEqual({ q, edge: 'number' });
+          }
+        }
+      }
+      // In id order the page starts at the first ticket of this test's first day (every earlier
+      // day's tickets have smaller ids), not where the later tickets' ids are out of day order.
+      const first = await listed({ order_column: 'id', start: count - 7 });
+      expect({ edge: first.edge, ids: first.ids }).toEqual({ edge: made[0].id, ids: made.slice(1, 4).map((t) => t.id) });
+      const last = await listed({ order_column: 'id', start: count });
+      expect({ edge: last.edge, ids: last.ids }).toEqual({ edge: undefined, ids: [odd.id] });
+    } finally {
+      deepPaging.start = kept;
+    }
   });
 });
