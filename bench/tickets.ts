@@ -4,7 +4,8 @@ import { sequelize } from '../src/db/sequelize';
 import { TICKETS } from './env';
 import { searchEngine } from '../src/ticket/tickets/search/engine';
 import { createListCountTriggers, dropListCountTriggers, fillAssigned, fillListCounts, listIndexes } from '../migrations/025_ticket_list_assigned';
-import { createDayCountTriggers, dropDayCountTriggers, fillDayCounts } from '../migrations/026_ticket_day_counts';
+import { dropDayCountTriggers } from '../migrations/026_ticket_day_counts';
+import { createDayStatusCountTriggers, fillDayStatusCounts } from '../migrations/027_ticket_day_status_counts';
 
 /**
  * Tickets (BENCH_TICKETS, 5 messages each) and 200 published articles, written by the database
@@ -22,6 +23,12 @@ const WORDS = ['printer', 'invoice', 'password', 'refund', 'delivery', 'browser'
 
 const q = (sql: string, replacements: unknown[] | Record<string, unknown> = []) => sequelize().query(sql, { replacements, type: QueryTypes.RAW });
 const select = <T extends object>(sql: string, replacements: unknown[] = []) => sequelize().query<T>(sql, { replacements, type: QueryTypes.SELECT });
+/**
+ * A ticket's value of a column, independent of its other columns and of its id's counter slot (id
+ * MOD 8): a hash of its number, salted per column. (Multiples of the number made a ticket's status,
+ * department and slot follow each other, so the counters held a few combinations of them.)
+ */
+const mix = (salt: string) => `CRC32(CONCAT('${salt}', s.seq))`;
 const elt = (expr: string, values: Array<string | number>) => `ELT(1 + (${expr}) MOD ${values.length}, ${values.map((v) => sequelize().escape(v)).join(', ')})`;
 const ids = async (sql: string) => (await select<{ id: number }>(sql)).map((r) => r.id);
 
@@ -81,8 +88,8 @@ async function loadTickets(log: (line: string) => void) {
       const updated = `(${created} + (s.seq * 7919) MOD (${span} - (s.seq - 1) * ${span} DIV ${TICKETS} + 1))`;
       await q(`INSERT INTO tickets (number, department_id, brand_id, channel_id, user_id, status_id, priority_id, subject,
                  last_reply_time, last_reply_by, locked, merged, internal, token, created_at, updated_at)
-        SELECT CONCAT('B', s.seq), ${elt('s.seq', departments)}, ${brand}, ${elt('s.seq * 3', channels)}, u.id,
-               ${elt('s.seq * 5', statuses)}, ${elt('s.seq * 11', priorities)},
+        SELECT CONCAT('B', s.seq), ${elt(mix('d'), departments)}, ${brand}, ${elt(mix('c'), channels)}, u.id,
+               ${elt(mix('s'), statuses)}, ${elt(mix('p'), priorities)},
                CONCAT(${elt('s.seq', SUBJECTS)}, ' ', ${elt('s.seq * 13', WORDS)}, ' ', s.seq),
                ${updated}, 1, 0, 0, 0, SHA1(s.seq), ${created}, ${updated}
         FROM seq_${from}_to_${to} s JOIN bench_users u ON u.n = 1 + s.seq MOD ${users}
@@ -116,8 +123,8 @@ async function loadTickets(log: (line: string) => void) {
     await q(`ALTER TABLE tickets ${sortIndexes.map(([n, c]) => `ADD INDEX ${n} (${c.join(', ')})`).join(', ')}`);
     await createListCountTriggers(sequelize().getQueryInterface());
     await fillListCounts(sequelize().getQueryInterface());
-    await createDayCountTriggers(sequelize().getQueryInterface());
-    await fillDayCounts(sequelize().getQueryInterface());
+    await createDayStatusCountTriggers(sequelize().getQueryInterface());
+    await fillDayStatusCounts(sequelize().getQueryInterface());
     await q('ALTER TABLE ticket_messages ENGINE=InnoDB');
     await q('DROP TABLE IF EXISTS bench_users');
   }

@@ -27,33 +27,49 @@ export const DAY_SLOTS = 8;
 export const DAY = 86400;
 
 const STATE = (row: 'NEW' | 'OLD') => `IF(${row}.deleted_at IS NULL, 0, 1)`;
-const add = (row: 'NEW' | 'OLD', col: number) => `INSERT INTO ticket_day_counts (col, state, day, slot, n, lo_id, hi_id)
-  VALUES (${col}, ${STATE(row)}, ${row}.${DAY_COLUMNS[col]} DIV ${DAY}, ${row}.id MOD ${DAY_SLOTS}, 1, ${row}.id, ${row}.id)
+
+/**
+ * The triggers' and the fill's SQL. `byStatus` (migration 027): the counters also by the ticket's
+ * status (a `status_id` column in the key, between day and slot); this migration's own are by day alone.
+ */
+function dayCountSql(byStatus: boolean) {
+  const key = byStatus ? 'day, status_id, slot' : 'day, slot';
+  const status = (row: 'NEW' | 'OLD') => (byStatus ? `${row}.status_id, ` : '');
+  const add = (row: 'NEW' | 'OLD', col: number) => `INSERT INTO ticket_day_counts (col, state, ${key}, n, lo_id, hi_id)
+  VALUES (${col}, ${STATE(row)}, ${row}.${DAY_COLUMNS[col]} DIV ${DAY}, ${status(row)}${row}.id MOD ${DAY_SLOTS}, 1, ${row}.id, ${row}.id)
   ON DUPLICATE KEY UPDATE n = n + 1, lo_id = LEAST(lo_id, VALUES(lo_id)), hi_id = GREATEST(hi_id, VALUES(hi_id))`;
-const remove = (row: 'NEW' | 'OLD', col: number) => `UPDATE ticket_day_counts SET n = n - 1
-  WHERE col = ${col} AND state = ${STATE(row)} AND day = ${row}.${DAY_COLUMNS[col]} DIV ${DAY} AND slot = ${row}.id MOD ${DAY_SLOTS}`;
-const moved = (col: number) => {
-  const c = DAY_COLUMNS[col];
-  return `${STATE('OLD')} <> ${STATE('NEW')} OR NOT (OLD.merged_into_id <=> NEW.merged_into_id) OR OLD.${c} DIV ${DAY} <> NEW.${c} DIV ${DAY}`;
-};
-
-const TRIGGERS = ['tickets_day_counts_insert', 'tickets_day_counts_update', 'tickets_day_counts_delete'];
-
-/** The triggers that keep the day counts (the benchmark drops them for its bulk load, then fills the counts). */
-export async function createDayCountTriggers(q: QueryInterface): Promise<void> {
-  const sql = (s: string) => q.sequelize.query(s);
-  await sql(`CREATE TRIGGER tickets_day_counts_insert AFTER INSERT ON tickets FOR EACH ROW
-    IF NEW.merged_into_id IS NULL THEN ${add('NEW', 0)}; ${add('NEW', 1)}; END IF`);
+  const remove = (row: 'NEW' | 'OLD', col: number) => `UPDATE ticket_day_counts SET n = n - 1
+  WHERE col = ${col} AND state = ${STATE(row)} AND day = ${row}.${DAY_COLUMNS[col]} DIV ${DAY}${byStatus ? ` AND status_id = ${row}.status_id` : ''} AND slot = ${row}.id MOD ${DAY_SLOTS}`;
+  const moved = (col: number) => {
+    const c = DAY_COLUMNS[col];
+    return `${STATE('OLD')} <> ${STATE('NEW')} OR NOT (OLD.merged_into_id <=> NEW.merged_into_id) OR OLD.${c} DIV ${DAY} <> NEW.${c} DIV ${DAY}${byStatus ? ' OR OLD.status_id <> NEW.status_id' : ''}`;
+  };
   const update = [0, 1].map((c) => `IF ${moved(c)} THEN
       IF OLD.merged_into_id IS NULL THEN ${remove('OLD', c)}; END IF;
       IF NEW.merged_into_id IS NULL THEN ${add('NEW', c)}; END IF;
     END IF;`).join('\n    ');
-  await sql(`CREATE TRIGGER tickets_day_counts_update AFTER UPDATE ON tickets FOR EACH ROW
+  return {
+    triggers: [
+      `CREATE TRIGGER tickets_day_counts_insert AFTER INSERT ON tickets FOR EACH ROW
+    IF NEW.merged_into_id IS NULL THEN ${add('NEW', 0)}; ${add('NEW', 1)}; END IF`,
+      `CREATE TRIGGER tickets_day_counts_update AFTER UPDATE ON tickets FOR EACH ROW
     BEGIN
     ${update}
-    END`);
-  await sql(`CREATE TRIGGER tickets_day_counts_delete AFTER DELETE ON tickets FOR EACH ROW
-    IF OLD.merged_into_id IS NULL THEN ${remove('OLD', 0)}; ${remove('OLD', 1)}; END IF`);
+    END`,
+      `CREATE TRIGGER tickets_day_counts_delete AFTER DELETE ON tickets FOR EACH ROW
+    IF OLD.merged_into_id IS NULL THEN ${remove('OLD', 0)}; ${remove('OLD', 1)}; END IF`,
+    ],
+    fill: DAY_COLUMNS.map((c, col) => `INSERT INTO ticket_day_counts (col, state, ${key}, n, lo_id, hi_id)
+      SELECT ${col}, IF(deleted_at IS NULL, 0, 1), ${c} DIV ${DAY}, ${byStatus ? 'status_id, ' : ''}id MOD ${DAY_SLOTS}, COUNT(*), MIN(id), MAX(id) FROM tickets
+      WHERE merged_into_id IS NULL GROUP BY ${byStatus ? '2, 3, 4, 5' : '2, 3, 4'}`),
+  };
+}
+
+const TRIGGERS = ['tickets_day_counts_insert', 'tickets_day_counts_update', 'tickets_day_counts_delete'];
+
+/** The triggers that keep the day counts (the benchmark drops them for its bulk load, then fills the counts). */
+export async function createDayCountTriggers(q: QueryInterface, byStatus = false): Promise<void> {
+  for (const sql of dayCountSql(byStatus).triggers) await q.sequelize.query(sql);
 }
 
 export async function dropDayCountTriggers(q: QueryInterface): Promise<void> {
@@ -61,13 +77,9 @@ export async function dropDayCountTriggers(q: QueryInterface): Promise<void> {
 }
 
 /** The day counts from the tickets themselves (the migration, and the benchmark after its bulk load). */
-export async function fillDayCounts(q: QueryInterface): Promise<void> {
+export async function fillDayCounts(q: QueryInterface, byStatus = false): Promise<void> {
   await q.sequelize.query('DELETE FROM ticket_day_counts');
-  for (const [col, c] of DAY_COLUMNS.entries()) {
-    await q.sequelize.query(`INSERT INTO ticket_day_counts (col, state, day, slot, n, lo_id, hi_id)
-      SELECT ${col}, IF(deleted_at IS NULL, 0, 1), ${c} DIV ${DAY}, id MOD ${DAY_SLOTS}, COUNT(*), MIN(id), MAX(id) FROM tickets
-      WHERE merged_into_id IS NULL GROUP BY 2, 3, 4`);
-  }
+  for (const sql of dayCountSql(byStatus).fill) await q.sequelize.query(sql);
 }
 
 export async function up(q: QueryInterface): Promise<void> {

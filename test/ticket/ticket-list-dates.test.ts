@@ -7,6 +7,7 @@
 import { QueryTypes } from 'sequelize';
 import { capture, type Statement } from '../../bench/capture';
 import * as m026 from '../../migrations/026_ticket_day_counts';
+import * as m027 from '../../migrations/027_ticket_day_status_counts';
 import { Ticket, TicketStatus } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { deepPaging } from '../../src/ticket/tickets/listPage';
@@ -53,14 +54,14 @@ const ranges = (): Array<[number | undefined, number | undefined]> => [
   [B + DAY - 1, B + DAY], [B - 1, B - 1], [B + 1, undefined], [undefined, B + DAY - 1], [B - 10 * DAY, B + 10 * DAY],
 ];
 
-async function checkCounts(column: 'created_at' | 'updated_at', trashed = false) {
+async function checkCounts(column: 'created_at' | 'updated_at', trashed = false, status?: number) {
   for (const [min, max] of ranges()) {
-    const q: Record<string, unknown> = { limit: 1, ...(trashed ? { trashed: 1 } : {}) };
+    const q: Record<string, unknown> = { limit: 1, ...(trashed ? { trashed: 1 } : {}), ...(status ? { status } : {}) };
     if (min !== undefined) q[`${column}_min`] = min;
     if (max !== undefined) q[`${column}_max`] = max;
     const { statements, result } = await capture(() => api.get(BASE, q));
-    const context = { column, min, max, trashed };
-    expect({ ...context, count: expectList(result) && result.body.count }).toEqual({ ...context, count: await actual(column, min, max, trashed) });
+    const context = { column, min, max, trashed, status };
+    expect({ ...context, count: expectList(result) && result.body.count }).toEqual({ ...context, count: await actual(column, min, max, trashed, status) });
     // Only the partial days are COUNTed: each COUNT's range lies within one UTC day, or the whole
     // range is shorter than two days.
     const st = countStatement(statements);
@@ -78,13 +79,18 @@ describe('count of a date range from the day counters', () => {
   it('stays exact for created_at and updated_at, partial days and open ends, through creates, updates, trash, merges and deletes', async () => {
     const at = [B - 1, B, B + 43200, B + DAY - 1, B + DAY, B + 2 * DAY + 100, B + 5 * DAY + 5];
     const made = [];
-    for (const created_at of at) made.push(await f.ticket({ created_at }));
+    for (const [i, created_at] of at.entries()) made.push(await f.ticket({ created_at, status: statuses[i % 2] }));
     // updated_at on the same days (the API sets it to now).
     for (const [i, t] of made.entries()) await sequelize().query('UPDATE tickets SET updated_at = ? WHERE id = ?', { replacements: [at[i] + 7, t.id] });
     const check = async () => {
       await checkCounts('created_at');
       await checkCounts('updated_at');
       await checkCounts('created_at', true);
+      // By status (migration 027): the status's counters, through changes of status too.
+      for (const status of statuses.slice(0, 2)) {
+        await checkCounts('created_at', false, status);
+        await checkCounts('updated_at', false, status);
+      }
     };
     await check();
     // An API update moves the ticket's updated_at to today; created_at stays.
@@ -185,33 +191,53 @@ describe('the page of a date range in another order', () => {
   });
 });
 
-describe('migration 026', () => {
-  it('goes down (table and triggers gone) and up again (counts filled from the tickets)', async () => {
+describe('migrations 026 and 027', () => {
+  const triggers = () => query<{ t: string }>("SELECT TRIGGER_NAME AS t FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE 'tickets\\_day\\_counts\\_%'");
+  /** The counters against the tickets: per date column, state, day (and status, `byStatus`). */
+  async function expectFilled(byStatus: boolean) {
+    const status = byStatus ? ', status_id' : '';
+    const counted = await query<Record<string, number>>(
+      `SELECT col, state, day${status}, SUM(n) AS n FROM ticket_day_counts GROUP BY col, state, day${status} HAVING SUM(n) <> 0 ORDER BY col, state, day${status}`,
+    );
+    const fromTickets = await query<Record<string, number>>(
+      `SELECT 0 AS col, IF(deleted_at IS NULL, 0, 1) AS state, created_at DIV ${DAY} AS day${status}, COUNT(*) AS n FROM tickets WHERE merged_into_id IS NULL GROUP BY 2, 3${status}
+       UNION ALL SELECT 1, IF(deleted_at IS NULL, 0, 1), updated_at DIV ${DAY}${status}, COUNT(*) FROM tickets WHERE merged_into_id IS NULL GROUP BY 2, 3${status}
+       ORDER BY col, state, day${status}`,
+    );
+    const rows = (list: Array<Record<string, number>>) => list.map((r) => Object.values(r).map(Number));
+    expect(rows(counted)).toEqual(rows(fromTickets));
+  }
+
+  it('go down (027: the counters by day alone; 026: table and triggers gone) and up again (counts filled from the tickets)', async () => {
     const qi = sequelize().getQueryInterface();
-    const triggers = () => query<{ t: string }>("SELECT TRIGGER_NAME AS t FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE 'tickets\\_day\\_counts\\_%'");
+    await m027.down(qi);
+    expect(await query("SELECT 1 FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ticket_day_counts' AND COLUMN_NAME = 'status_id'")).toEqual([]);
+    expect((await triggers()).length).toBe(3);
+    await expectFilled(false);
     await m026.down(qi);
     expect(await triggers()).toEqual([]);
     expect(await query("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ticket_day_counts'")).toEqual([]);
     await m026.up(qi);
     expect((await triggers()).length).toBe(3);
-    const counted = await query<{ col: number; state: number; day: number; n: number }>(
-      'SELECT col, state, day, SUM(n) AS n FROM ticket_day_counts GROUP BY col, state, day HAVING SUM(n) <> 0 ORDER BY col, state, day',
-    );
-    const fromTickets = await query<{ col: number; state: number; day: number; n: number }>(
-      `SELECT 0 AS col, IF(deleted_at IS NULL, 0, 1) AS state, created_at DIV ${DAY} AS day, COUNT(*) AS n FROM tickets WHERE merged_into_id IS NULL GROUP BY 2, 3
-       UNION ALL SELECT 1, IF(deleted_at IS NULL, 0, 1), updated_at DIV ${DAY}, COUNT(*) FROM tickets WHERE merged_into_id IS NULL GROUP BY 2, 3
-       ORDER BY col, state, day`,
-    );
-    expect(counted.map((r) => [r.col, r.state, Number(r.day), Number(r.n)])).toEqual(fromTickets.map((r) => [r.col, r.state, Number(r.day), Number(r.n)]));
-    // Kept again after the way back: a new ticket is counted.
-    const t = await f.ticket({ created_at: B + 30 * DAY });
-    const res = await api.get(BASE, { created_at_min: B + 30 * DAY, created_at_max: B + 31 * DAY - 1, limit: 1 });
+    await expectFilled(false);
+    await m027.up(qi);
+    expect((await triggers()).length).toBe(3);
+    await expectFilled(true);
+    // Kept again after the way back: a new ticket is counted, and its change of status.
+    const t = await f.ticket({ created_at: B + 30 * DAY, status: statuses[0] });
+    const dated = { created_at_min: B + 30 * DAY, created_at_max: B + 32 * DAY - 1, limit: 1 };
+    const res = await api.get(BASE, dated);
     expect(ids(expectList(res))).toEqual([t.id]);
     expect(res.body.count).toBe(1);
+    const counts = async () => Promise.all(statuses.slice(0, 2).map(async (status) => (await api.get(BASE, { ...dated, status })).body.count));
+    expect(await counts()).toEqual([1, 0]);
+    expectSuccess(await api.put(`${BASE}/${t.id}`, { status: statuses[1] }), 'Successfully updated the ticket!');
+    expect(await counts()).toEqual([0, 1]);
+    await expectFilled(true);
   });
 });
 
-describe('a deep page of the unfiltered list, positioned by the day counters', () => {
+describe('a deep page of the list, unfiltered or by status, positioned by the day counters', () => {
   /** The page statement's values of a list request (pageEdge: the day's edge the page starts at). */
   async function listed(q: Record<string, unknown>) {
     const { statements, result } = await capture(() => api.get(BASE, { limit: 3, ...q }));
@@ -225,7 +251,7 @@ describe('a deep page of the unfiltered list, positioned by the day counters', (
     try { return await listed(q); } finally { deepPaging.start = kept; }
   }
 
-  it('gives the same pages as skipping, in id, created_at and updated_at order both ways, and falls back where ids are out of day order', async () => {
+  it('gives the same pages as skipping, in id, created_at and updated_at order both ways, with a status or none, and falls back where ids are out of day order', async () => {
     // Days far in the future, after every other ticket of this database: tickets made in day order
     // (their ids follow created_at), then one made last on an earlier day.
     const F = (Math.floor(Date.now() / 1000 / DAY) + 20000 + Math.floor(Math.random() * 1000)) * DAY;
@@ -234,8 +260,10 @@ describe('a deep page of the unfiltered list, positioned by the day counters', (
     const all = [];
     for (const [i, d] of days.entries()) {
       const t = await f.ticket();
-      // updated_at on days of their own, not in id order.
-      await sequelize().query('UPDATE tickets SET created_at = ?, updated_at = ? WHERE id = ?', { replacements: [F + d * DAY + 100 + i, F + ((i * 5) % 9) * DAY + i, t.id] });
+      // updated_at on days of their own, not in id order; two statuses.
+      await sequelize().query('UPDATE tickets SET created_at = ?, updated_at = ?, status_id = ? WHERE id = ?', {
+        replacements: [F + d * DAY + 100 + i, F + ((i * 5) % 9) * DAY + i, statuses[i % 3 === 1 ? 1 : 0], t.id],
+      });
       all.push(t);
     }
     const made = all.slice(0, -1);
@@ -243,21 +271,24 @@ describe('a deep page of the unfiltered list, positioned by the day counters', (
     const kept = deepPaging.start;
     deepPaging.start = 1;
     try {
-      const { count } = await skipped({});
-      // The first pages, the days of this test's tickets at the end, and pages between.
-      const offsets = [...new Set([0, 1, 2, 5, ...Array.from({ length: 8 }, (_, i) => Math.floor((count * i) / 8)), ...Array.from({ length: 12 }, (_, i) => count - 12 + i), count])]
-        .filter((o) => o >= 0 && o <= count);
-      for (const order_column of ['id', 'created_at', 'updated_at']) {
-        for (const order_direction of ['asc', 'desc']) {
-          for (const offset of offsets) {
-            const q = { order_column, order_direction, start: offset + 1 };
-            const [got, want] = [await listed(q), await skipped(q)];
-            expect({ q, ids: got.ids, count: got.count, statements: got.statements }).toEqual({ q, ids: want.ids, count: want.count, statements: want.statements });
-            // The dates' orders always start at a day's edge.
-            if (order_column !== 'id' && offset > 0 && offset < count) expect({ q, edge: typeof got.edge }).toEqual({ q, edge: 'number' });
+      for (const filter of [{}, { status: statuses[1] }]) {
+        const { count } = await skipped(filter);
+        // The first pages, the days of this test's tickets at the end, and pages between.
+        const offsets = [...new Set([0, 1, 2, 5, ...Array.from({ length: 8 }, (_, i) => Math.floor((count * i) / 8)), ...Array.from({ length: 12 }, (_, i) => count - 12 + i), count])]
+          .filter((o) => o >= 0 && o <= count);
+        for (const order_column of ['id', 'created_at', 'updated_at']) {
+          for (const order_direction of ['asc', 'desc']) {
+            for (const offset of offsets) {
+              const q = { ...filter, order_column, order_direction, start: offset + 1 };
+              const [got, want] = [await listed(q), await skipped(q)];
+              expect({ q, ids: got.ids, count: got.count, statements: got.statements }).toEqual({ q, ids: want.ids, count: want.count, statements: want.statements });
+              // The dates' orders always start at a day's edge.
+              if (order_column !== 'id' && offset > 0 && offset < count) expect({ q, edge: typeof got.edge }).toEqual({ q, edge: 'number' });
+            }
           }
         }
       }
+      const { count } = await skipped({});
       // In id order the page starts at the first ticket of this test's first day (every earlier
       // day's tickets have smaller ids), not where the later tickets' ids are out of day order.
       const first = await listed({ order_column: 'id', start: count - 7 });

@@ -72,11 +72,12 @@ function dateRange(p: Record<string, any>): DateRange | null {
 }
 
 /**
- * The count of a date range from the day counters (migration 026), the bounds of the range's ticket
- * ids and the total of the listed (or trashed) tickets, in one statement: the whole UTC days inside [min, max] are a
- * sum of counters; the partial first and last days (or the range, when it holds no whole day: less
- * than two days) a COUNT over the list index's range. With counted filters beside the dates, the
- * count is a COUNT of the matches (the counters have no filter columns).
+ * The count of a date range from the day counters (migrations 026 and 027), the bounds of the
+ * range's ticket ids and the total of the listed (or trashed) tickets, in one statement: the whole
+ * UTC days inside [min, max] are a sum of counters (of the statuses asked for, if any); the partial
+ * first and last days (or the range, when it holds no whole day: less than two days) a COUNT over
+ * the list index's range. With another counted filter beside the dates, the count is a COUNT of
+ * the matches (the day counters hold no other filter column).
  */
 async function datedCount(range: DateRange, p: Record<string, any>, where: WhereOptions, replacements: Record<string, unknown>, trashed: boolean) {
   const { column, min, max } = range;
@@ -89,24 +90,30 @@ async function datedCount(range: DateRange, p: Record<string, any>, where: Where
   // `column` is created_at or updated_at (DAY_COLUMNS), never a value from the request.
   const listed = trashed ? 'deleted_at IS NOT NULL' : 'deleted_at IS NULL';
   const hint = trashed ? '' : ` FORCE INDEX (${sortIndex(column)})`;
-  const partial = parts.map((_, i) => `(SELECT COUNT(*) FROM tickets${hint} WHERE ${listed} AND merged_into_id IS NULL AND ${column} BETWEEN :partFrom${i} AND :partTo${i})`);
+  // The statuses asked for (the day counters hold them: migration 027).
+  const statuses = given(p, 'status') ? [p.status].flat() : null;
+  const ofStatuses = statuses ? ' AND status_id IN (:dayStatuses)' : '';
+  const partial = parts.map((_, i) => `(SELECT COUNT(*) FROM tickets${hint} WHERE ${listed} AND merged_into_id IS NULL AND ${column} BETWEEN :partFrom${i} AND :partTo${i}${ofStatuses})`);
   const values: Record<string, unknown> = {};
   parts.forEach(([a, b], i) => { values[`partFrom${i}`] = a; values[`partTo${i}`] = b; });
-  const matches = countedByDates(p) ? [`d.whole`, ...partial].join(' + ') : `(SELECT COUNT(*) FROM \`tickets\` AS \`Ticket\` WHERE ${whereSql(where)})`;
+  const matches = countedByDays(p) ? [`d.whole`, ...partial].join(' + ') : `(SELECT COUNT(*) FROM \`tickets\` AS \`Ticket\` WHERE ${whereSql(where)})`;
   const [r] = await select<{ matches: string | number; lo: number | null; hi: number | null; total: string | number | null }>(
     `SELECT ${matches} AS matches, d.lo, d.hi, (SELECT SUM(n) FROM ticket_list_counts WHERE state = :dayState) AS total
      FROM (SELECT COALESCE(SUM(IF(day BETWEEN :firstWhole AND :lastWhole, n, 0)), 0) AS whole, MIN(IF(n > 0, lo_id, NULL)) AS lo, MAX(IF(n > 0, hi_id, NULL)) AS hi
-           FROM ticket_day_counts WHERE col = :dayCol AND state = :dayState AND day BETWEEN :firstDay AND :lastDay) d`,
+           FROM ticket_day_counts WHERE col = :dayCol AND state = :dayState AND day BETWEEN :firstDay AND :lastDay${ofStatuses}) d`,
     {
-      ...replacements, ...values, dayCol: DAY_COLUMNS.indexOf(column), dayState: trashed ? 1 : 0,
+      ...replacements, ...values, dayCol: DAY_COLUMNS.indexOf(column), dayState: trashed ? 1 : 0, dayStatuses: statuses,
       firstWhole, lastWhole, firstDay: Math.floor(min / DAY), lastDay: Math.floor(max / DAY),
     },
   );
   return { count: Number(r.matches), lo: r.lo === null ? null : Number(r.lo), hi: r.hi === null ? null : Number(r.hi), total: Number(r.total ?? 0) };
 }
 
-/** Whether a dated list's count comes from the day counters alone: no counted filter beside the dates. */
-const countedByDates = (p: Record<string, any>): boolean => !Object.keys(COUNTED_FILTERS).some((k) => given(p, k));
+/** Whether a dated list's count comes from the day counters: no counted filter beside the dates but status. */
+const countedByDays = (p: Record<string, any>): boolean => !Object.keys(COUNTED_FILTERS).some((k) => k !== 'status' && given(p, k));
+
+/** Whether a dated list is narrowed by its dates alone (its range's index entries are its matches). */
+const datesAlone = (p: Record<string, any>): boolean => !Object.keys(COUNTED_FILTERS).some((k) => given(p, k));
 
 /**
  * What a row read walking the primary key in id order (the date tested on the row: the wide id
@@ -152,16 +159,17 @@ function keysetCondition(column: string, desc: boolean, value: unknown, id: numb
 export const sortIndex = (column: string) => `tickets_list_${column === 'deleted_at' ? 'id' : column}`;
 
 /**
- * Where a deep page of the unfiltered list starts, from the day counters (migration 026): a page
- * `start` tickets into a million otherwise skips that many index entries (110-140 ms half-way).
- * Summing the listed tickets per UTC day in the list's order finds the day the page starts in and
- * how many tickets come before it; the page then reads from that day's edge and skips only
- * `start` minus those. Orders by created_at and updated_at start at the day's first (or, in
- * descending order, last) second. The id order uses the created_at days' ticket id bounds: it
- * starts at the day's smallest (largest) id when no ticket of another day lies on the wrong side of
- * it (tickets made in order: ids follow created_at), and else the page is read as any other.
- * Reading the days costs one counter row per day and slot (5,840 for two years), whatever the
- * number of tickets; below `deepPaging.start` entries, skipping them costs less.
+ * Where a deep page of the list starts, unfiltered or narrowed by status alone, from the day
+ * counters (migrations 026 and 027): a page `start` tickets into a million otherwise skips that many
+ * index entries (110-140 ms half-way). Summing the list's tickets per UTC day in the list's order
+ * finds the day the page starts in and how many tickets come before it; the page then reads from
+ * that day's edge and skips only `start` minus those. Orders by created_at and updated_at start at
+ * the day's first (or, in descending order, last) second. The id order uses the created_at days'
+ * ticket id bounds: it starts at the day's smallest (largest) id when no ticket of another day lies
+ * on the wrong side of it (tickets made in order: ids follow created_at), and else the page is read
+ * as any other. Reading the days costs one counter row per day, status and slot (about 30,000 for
+ * two years and five statuses), whatever the number of tickets; below `deepPaging.start` entries,
+ * skipping them costs less.
  */
 export const deepPaging = { start: 10_000 };
 
@@ -176,18 +184,19 @@ const POSITIONED: Record<string, (typeof DAY_COLUMNS)[number]> = { id: 'created_
  * are read in one pass over the rows once the day is known (MariaDB's MIN and MAX over a window
  * frame cost four times the SUM: 5 ms each at two years of days).
  */
-function dayPositionSql(desc: boolean, ids: boolean): string {
+function dayPositionSql(desc: boolean, ids: boolean, byStatus: boolean): string {
+  const ofStatuses = byStatus ? ' AND status_id IN (:posStatuses)' : '';
   const at = (v: string) => `${desc ? 'MAX' : 'MIN'}(IF(day = p.day, ${v}, NULL))`;
   // Ascending: every ticket of an earlier day has a smaller id than the day's smallest, which is
   // the smallest of the day and every later day. Descending: the mirror, from the day's largest id.
   const bound = !ids ? 'NULL' : `(SELECT IF(${desc
     ? `COALESCE(MIN(IF(day > p.day, lo_id, NULL)), ${at('hi_id')} + 1) > ${at('hi_id')} AND MAX(IF(day <= p.day, hi_id, NULL)) = ${at('hi_id')}`
     : `COALESCE(MAX(IF(day < p.day, hi_id, NULL)), ${at('lo_id')} - 1) < ${at('lo_id')} AND MIN(IF(day >= p.day, lo_id, NULL)) = ${at('lo_id')}`}, ${at(desc ? 'hi_id' : 'lo_id')}, NULL)
-      FROM ticket_day_counts WHERE col = :posCol AND state = 0 AND n > 0)`;
+      FROM ticket_day_counts WHERE col = :posCol AND state = 0 AND n > 0${ofStatuses})`;
   return `SELECT p.day, p.ahead, ${bound} AS bound FROM (
       SELECT day, ahead FROM (
         SELECT day, SUM(SUM(n)) OVER (ORDER BY day ${desc ? 'DESC' : 'ASC'}) - SUM(n) AS ahead
-        FROM ticket_day_counts WHERE col = :posCol AND state = 0 GROUP BY day) days
+        FROM ticket_day_counts WHERE col = :posCol AND state = 0${ofStatuses} GROUP BY day) days
       WHERE ahead <= :posOffset ORDER BY day ${desc ? 'ASC' : 'DESC'} LIMIT 1) p`;
 }
 
@@ -278,8 +287,8 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
       if (count * count >= ROW_PER_SORTED * reach * span) hint = ' FORCE INDEX (PRIMARY)';
       // Dates alone: read the range (exactly the matches) and sort them, a sort of at most
       // √(reach × span) entries; with counted filters, the optimiser may take a filter's index.
-      else if (countedByDates(p)) hint = ` FORCE INDEX (${sortIndex(range.column)})`;
-    } else if (!trashed && countedByDates(p)) {
+      else if (datesAlone(p)) hint = ` FORCE INDEX (${sortIndex(range.column)})`;
+    } else if (!trashed && datesAlone(p)) {
       // Another order: walking its index tests the date on each row and reads about
       // reach × total / count of them; reading the range by its date's index and sorting it reads
       // `count` entries (at most √(reach × total) when the walk is not taken). The fewer.
@@ -299,12 +308,19 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
     return { rows, count: Number(n) };
   }
   const cond = counterCondition(p);
-  // A deep page of the unfiltered list: where it starts, in the same statement (deepPaging).
-  const positioned = !filtered && !trashed && !keyset && column in POSITIONED && q.offset >= deepPaging.start;
+  // A deep page of the list, unfiltered or narrowed by status alone: where it starts, in the same
+  // statement (deepPaging).
+  const narrowing = NARROWING_PARAMS.filter((k) => given(p, k));
+  const byStatus = narrowing.length > 0;
+  const positioned = (byStatus ? narrowing.every((k) => k === 'status') : !filtered)
+    && !trashed && !keyset && column in POSITIONED && q.offset >= deepPaging.start;
   const counts = `SELECT SUM(IF(${sqlText(cond)}, n, 0)) AS matches, SUM(n) AS total FROM ticket_list_counts WHERE state = :state`;
   const [r] = await select<{ matches: string | null; total: string | null; day?: number | null; ahead?: string | number | null; bound?: number | null }>(
-    positioned ? `SELECT c.matches, c.total, d.day, d.ahead, d.bound FROM (${counts}) c LEFT JOIN (${dayPositionSql(desc, column === 'id')}) d ON 1 = 1` : counts,
-    { ...cond.replacements, state: trashed ? 1 : 0, ...(positioned ? { posCol: DAY_COLUMNS.indexOf(POSITIONED[column]), posOffset: q.offset } : {}) },
+    positioned ? `SELECT c.matches, c.total, d.day, d.ahead, d.bound FROM (${counts}) c LEFT JOIN (${dayPositionSql(desc, column === 'id', byStatus)}) d ON 1 = 1` : counts,
+    {
+      ...cond.replacements, state: trashed ? 1 : 0,
+      ...(positioned ? { posCol: DAY_COLUMNS.indexOf(POSITIONED[column]), posOffset: q.offset, posStatuses: byStatus ? [p.status].flat() : null } : {}),
+    },
   );
   const count = Number(r?.matches ?? 0);
   const total = Number(r?.total ?? 0);
