@@ -26,9 +26,10 @@ const select = <T extends object>(sql: string, replacements: unknown[] = []) => 
 /**
  * A ticket's value of a column, independent of its other columns and of its id's counter slot (id
  * MOD 8): a hash of its number, salted per column. (Multiples of the number made a ticket's status,
- * department and slot follow each other, so the counters held a few combinations of them.)
+ * department and slot follow each other, so the counters held a few combinations of them; CRC32 is
+ * linear, so salted CRCs of one number still fixed each other's low bits.)
  */
-const mix = (salt: string) => `CRC32(CONCAT('${salt}', s.seq))`;
+const mix = (salt: string) => `CONV(LEFT(MD5(CONCAT('${salt}', s.seq)), 8), 16, 10)`;
 const elt = (expr: string, values: Array<string | number>) => `ELT(1 + (${expr}) MOD ${values.length}, ${values.map((v) => sequelize().escape(v)).join(', ')})`;
 const ids = async (sql: string) => (await select<{ id: number }>(sql)).map((r) => r.id);
 
