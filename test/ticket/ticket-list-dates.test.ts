@@ -242,7 +242,9 @@ describe('a deep page of the list, unfiltered or by status, positioned by the da
   async function listed(q: Record<string, unknown>) {
     const { statements, result } = await capture(() => api.get(BASE, { limit: 3, ...q }));
     const page = statements.find((s) => s.sql.startsWith('SELECT STRAIGHT_JOIN t.* FROM (SELECT'))!;
-    return { ids: ids(expectList(result)), count: result.body.count as number, edge: (page.params as Record<string, unknown>).pageEdge, statements: statements.length };
+    // The list's own statements (the counters' and the page's; presenting the page reads the same either way).
+    const own = statements.filter((s) => /FROM ticket_list_counts|FROM ticket_day_counts|FROM `tickets`/.test(s.sql)).length;
+    return { ids: ids(expectList(result)), count: result.body.count as number, edge: (page.params as Record<string, unknown>).pageEdge, statements: own };
   }
   /** The same request read by skipping every entry before the page (no positioning). */
   async function skipped(q: Record<string, unknown>) {
@@ -281,7 +283,8 @@ describe('a deep page of the list, unfiltered or by status, positioned by the da
             for (const offset of offsets) {
               const q = { ...filter, order_column, order_direction, start: offset + 1 };
               const [got, want] = [await listed(q), await skipped(q)];
-              expect({ q, ids: got.ids, count: got.count, statements: got.statements }).toEqual({ q, ids: want.ids, count: want.count, statements: want.statements });
+              // The same page and count, in the list's two statements (the position read in the counters').
+              expect({ q, ids: got.ids, count: got.count, statements: got.statements }).toEqual({ q, ids: want.ids, count: want.count, statements: 2 });
               // The dates' orders always start at a day's edge.
               if (order_column !== 'id' && offset > 0 && offset < count) expect({ q, edge: typeof got.edge }).toEqual({ q, edge: 'number' });
             }
