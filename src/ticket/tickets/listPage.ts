@@ -167,9 +167,9 @@ export const sortIndex = (column: string) => `tickets_list_${column === 'deleted
  * the day's first (or, in descending order, last) second. The id order uses the created_at days'
  * ticket id bounds: it starts at the day's smallest (largest) id when no ticket of another day lies
  * on the wrong side of it (tickets made in order: ids follow created_at), and else the page is read
- * as any other. Reading the days costs one counter row per day, status and slot (about 30,000 for
- * two years and five statuses), whatever the number of tickets; below `deepPaging.start` entries,
- * skipping them costs less.
+ * as any other. Reading the days costs one counter row per day, status and slot (about 23,000 for
+ * two years and four statuses: 3-8 ms), whatever the number of tickets; below `deepPaging.start`
+ * entries, skipping costs no more (0.2 µs an entry unfiltered, 0.7 µs a match of a status).
  */
 export const deepPaging = { start: 10_000 };
 
