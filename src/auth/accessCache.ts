@@ -19,7 +19,10 @@ export interface CachedToken { id: number; token_hash: string; last_used_at: num
 export const tokens = new VersionedCache<CachedToken>();
 export const bans = new VersionedCache<{ banned: boolean; whitelisted: boolean }>();
 
-const access = cacheVersion('access-version', () => {
+/** The access version's key in Redis, below QUEUE_PREFIX. */
+export const ACCESS_VERSION_KEY = 'access-version';
+
+const access = cacheVersion(ACCESS_VERSION_KEY, () => {
   tokens.clear();
   bans.clear();
 });
@@ -33,6 +36,15 @@ export const accessVersion = () => access.current();
  */
 export function requestAccessVersion(holder: { accessVersion?: Promise<string | null> }): Promise<string | null> {
   return (holder.accessVersion ??= accessVersion());
+}
+
+/**
+ * Sets the request's access version from a read of its key (ACCESS_VERSION_KEY) made along with
+ * other commands (http/rateLimit.ts startAccessChecks), as accessVersion() reads it: the key's
+ * value (none: never bumped, version 0), or null when Redis did not answer.
+ */
+export function setRequestAccessVersion(holder: { accessVersion?: Promise<string | null> }, read: Promise<{ value: string | null } | null>): void {
+  holder.accessVersion = read.then((r) => (r ? r.value ?? '0' : null));
 }
 
 /** Makes every process's cached tokens and ban answers stale. */

@@ -28,16 +28,16 @@ const idsByHash = new Map<string, number>();
  * The id of the stored token `token` was the last time this process verified it (not a check: a
  * rate limit can count its request before authentication has run), or undefined.
  */
-export const knownTokenId = (token: string): number | undefined => idsByHash.get(hashToken(token));
+export const knownTokenId = (token: string, hash = hashToken(token)): number | undefined => idsByHash.get(hash);
 
 /**
  * The stored token matching `token`, compared in constant time; null when none does.
- * `versionRead`: the access version when the caller has read it already (requestAccessVersion).
+ * `versionRead`: the access version when the caller has read it already (requestAccessVersion);
+ * `hash`: the token's hash when the caller has computed it already (hashToken).
  */
 export async function verifyToken(
-  token: string, versionRead: Promise<string | null> = accessVersion(),
+  token: string, versionRead: Promise<string | null> = accessVersion(), hash = hashToken(token),
 ): Promise<CachedToken | null> {
-  const hash = hashToken(token);
   // A valid token is kept per process while no token, ban or whitelist entry changes anywhere
   // (see accessCache: a revocation applies to the next request).
   const version = await versionRead;

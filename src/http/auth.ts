@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { grants } from '../auth/scopes';
 import { requestAccessVersion } from '../auth/accessCache';
-import { verifyToken } from '../auth/tokens';
+import { hashToken, verifyToken } from '../auth/tokens';
 import { recordAuthFailure } from './authFailures';
 import { clientIp } from './clientIp';
 import { HttpError } from './errors';
@@ -19,14 +19,31 @@ export function parseBasic(header: string | undefined): string | null | undefine
   return user.length ? user : null;
 }
 
+const CREDENTIALS = Symbol('credentials');
+type Credentials = { token: string | null | undefined; hash?: string };
+
+/**
+ * The token a request sends (parseBasic of its Authorization header), parsed once per request:
+ * the rate limit per token reads it before authentication does. `hash` is its SHA-256 once one of
+ * them has computed it (hashToken), for the other.
+ */
+export function credentialsOf(req: Request): Credentials {
+  const held = req as Request & { [CREDENTIALS]?: Credentials };
+  return (held[CREDENTIALS] ??= { token: parseBasic(req.headers.authorization) });
+}
+
+/** The hash of the request's token (when it sent one: `token` a string), computed once per request. */
+export const tokenHashOf = (credentials: Credentials): string => (credentials.hash ??= hashToken(credentials.token as string));
+
 /** What a request authenticated with: the stored token's id and scopes (never the token). */
 type Authenticated = { id: number; scopes: string[] | null };
 
 /** Why the credentials of a request are refused, or the stored token when they are valid. */
-async function check(token: string | null | undefined, versionRead: Promise<string | null>): Promise<string | Authenticated> {
+async function check(credentials: Credentials, versionRead: Promise<string | null>): Promise<string | Authenticated> {
+  const { token } = credentials;
   if (token === undefined) return 'Authentication is required: send the API token as the user name of HTTP Basic authentication.';
   if (token === null) return 'The Authorization header is not valid HTTP Basic authentication.';
-  const record = token.length > 512 ? null : await verifyToken(token, versionRead);
+  const record = token.length > 512 ? null : await verifyToken(token, versionRead, tokenHashOf(credentials));
   if (!record) return 'The API token is not valid.';
   if ('expired' in record) return 'The API token has expired.';
   return { id: record.id, scopes: record.scopes };
@@ -36,8 +53,9 @@ async function check(token: string | null | undefined, versionRead: Promise<stri
 export const tokenIdOf = (res: Response): number | undefined => (res.locals.apiToken as Authenticated | undefined)?.id;
 
 export const authenticate: RequestHandler = async (req, res, next) => {
-  const token = parseBasic(req.headers.authorization);
-  const message = await check(token, requestAccessVersion(res.locals));
+  const credentials = credentialsOf(req);
+  const { token } = credentials;
+  const message = await check(credentials, requestAccessVersion(res.locals));
   if (typeof message !== 'string') {
     res.locals.apiToken = message;
     return next();

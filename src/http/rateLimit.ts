@@ -1,13 +1,13 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { requestAccessVersion } from '../auth/accessCache';
+import { ACCESS_VERSION_KEY, requestAccessVersion, setRequestAccessVersion } from '../auth/accessCache';
 import { knownTokenId } from '../auth/tokens';
 import { config } from '../config';
 import { now } from '../db/entity';
 import { rateLimited } from '../ops/metrics';
-import { parseBasic, tokenIdOf } from './auth';
+import { credentialsOf, tokenHashOf, tokenIdOf } from './auth';
 import { clientIp } from './clientIp';
 import { HttpError } from './errors';
-import { countInWindow } from '../redis/windowCounter';
+import { countInWindow, readAndCount } from '../redis/windowCounter';
 
 interface Standing {
   limit: number;
@@ -24,8 +24,10 @@ type Counted = Promise<{ count: number; resetsIn: number } | null>;
 
 /** A limit: what it counts a request under (`id`), and its check. */
 interface Limiter {
-  /** Starts counting the request when its key is already known (see startAccessChecks). */
-  start(req: Request, res: Response): void;
+  /** The id the request is counted under when it is known at its start (see startAccessChecks), and its counter's key. */
+  early(req: Request): { id: string; key: string } | undefined;
+  /** Starts counting the request under `id` (early), or with `counted`: a count already under way. */
+  start(res: Response, id: string, counted?: Counted): void;
   check: RequestHandler;
 }
 
@@ -41,12 +43,16 @@ function limiter(
   kind: 'token' | 'ip', key: (req: Request, res: Response) => string | undefined, max: () => number, early: (req: Request) => string | undefined,
 ): Limiter {
   const slot = `rateLimit:${kind}`;
-  const count = (id: string): Counted => countInWindow(`ratelimit:${kind}:${id}`, config().rateLimit.windowSeconds);
+  const keyOf = (id: string) => `ratelimit:${kind}:${id}`;
+  const count = (id: string): Counted => countInWindow(keyOf(id), config().rateLimit.windowSeconds);
   return {
-    start(req, res) {
-      if (!max()) return;
+    early(req) {
+      if (!max()) return undefined;
       const id = early(req);
-      if (id) res.locals[slot] = { id, counted: count(id) };
+      return id ? { id, key: keyOf(id) } : undefined;
+    },
+    start(res, id, counted = count(id)) {
+      res.locals[slot] = { id, counted };
     },
     async check(req, res, next) {
       const limit = max();
@@ -83,8 +89,8 @@ const byToken = limiter('token', (_req, res) => {
   const id = tokenIdOf(res);
   return id === undefined ? undefined : String(id);
 }, () => config().rateLimit.perToken, (req) => {
-  const token = parseBasic(req.headers.authorization);
-  const id = token ? knownTokenId(token) : undefined;
+  const credentials = credentialsOf(req);
+  const id = credentials.token ? knownTokenId(credentials.token, tokenHashOf(credentials)) : undefined;
   return id === undefined ? undefined : String(id);
 });
 
@@ -95,15 +101,26 @@ export const limitPerIp = byIp.check;
 export const limitPerToken = byToken.check;
 
 /**
- * The first handler of the API: starts, in one tick, the Redis commands the checks after it need
- * (the access version of the ban and token checks, the count per address, and the count per token
- * when this process has verified the token before), which the auto-pipelined connection sends in
- * one write, rather than one round trip per check. A request is counted before its ban is checked
- * (a banned address is refused whatever its count).
+ * The first handler of the API: starts what the checks after it need from Redis (the access
+ * version of the ban and token checks, the count per address, and the count per token when this
+ * process has verified the token before) in one command (readAndCount), rather than a command
+ * and a round trip per check; where that cannot be one command (a cluster: the keys are in
+ * different slots; Redis not connected), in one tick, which the auto-pipelined connection sends
+ * in one write. A request is counted before its ban is checked (a banned address is refused
+ * whatever its count).
  */
 export const startAccessChecks: RequestHandler = (req, res, next) => {
-  void requestAccessVersion(res.locals);
-  byIp.start(req, res);
-  byToken.start(req, res);
+  const limits = [[byIp, byIp.early(req)], [byToken, byToken.early(req)]] as const;
+  const counted = limits.filter(([, early]) => early !== undefined);
+  const started = counted.length
+    ? readAndCount(ACCESS_VERSION_KEY, counted.map(([, early]) => early!.key), config().rateLimit.windowSeconds)
+    : undefined;
+  if (started) {
+    setRequestAccessVersion(res.locals, started.read);
+    counted.forEach(([limit, early], i) => limit.start(res, early!.id, started.counts[i]));
+  } else {
+    void requestAccessVersion(res.locals);
+    for (const [limit, early] of counted) limit.start(res, early!.id);
+  }
   next();
 };

@@ -12,6 +12,21 @@ if ttl < 0 then
 end
 return {n, ttl}`;
 
+// The same count for each key after the first, with the first key's value read in the same round
+// trip (the start of an API request: its access version and its rate-limit counts).
+const READ_AND_COUNT = `local out = {redis.call('GET', KEYS[1])}
+for i = 2, #KEYS do
+  local n = redis.call('INCR', KEYS[i])
+  local ttl = redis.call('TTL', KEYS[i])
+  if ttl < 0 then
+    redis.call('EXPIRE', KEYS[i], ARGV[1])
+    ttl = tonumber(ARGV[1])
+  end
+  out[#out + 1] = n
+  out[#out + 1] = ttl
+end
+return out`;
+
 let client: RedisClient | undefined;
 let warned = false;
 
@@ -25,11 +40,24 @@ export function counterClient(): RedisClient {
     // EVALSHA of a script loaded once (ioredis loads it again after a NOSCRIPT), not its text on
     // every request.
     client.defineCommand('countInWindow', { numberOfKeys: 1, lua: COUNT });
+    client.defineCommand('readAndCount', { lua: READ_AND_COUNT });
   }
   return client;
 }
 
-type CountingClient = RedisClient & { countInWindow(key: string, windowSeconds: number): Promise<[number, number]> };
+type CountingClient = RedisClient & {
+  countInWindow(key: string, windowSeconds: number): Promise<[number, number]>;
+  readAndCount(numberOfKeys: number, ...args: Array<string | number>): Promise<[string | null, ...number[]]>;
+};
+
+/** Redis's answer when it cannot answer (countInWindow): the caller lets the request through. */
+function unavailable(err: unknown): null {
+  if (!warned) {
+    warned = true;
+    logger.warn({ err: { message: (err as Error).message } }, 'Redis unavailable: failed logins and verification attempts are not counted until it answers again');
+  }
+  return null;
+}
 
 /**
  * Counts one event under `key` (below QUEUE_PREFIX, so every web process shares the count) in a
@@ -46,12 +74,41 @@ export async function countInWindow(key: string, windowSeconds: number): Promise
     warned = false;
     return { count, resetsIn };
   } catch (err) {
-    if (!warned) {
-      warned = true;
-      logger.warn({ err: { message: (err as Error).message } }, 'Redis unavailable: failed logins and verification attempts are not counted until it answers again');
-    }
-    return null;
+    return unavailable(err);
   }
+}
+
+/** What readAndCount answers: the value read (null: the key has none), and a count per key; each null when Redis did not answer. */
+export interface ReadAndCounted {
+  read: Promise<{ value: string | null } | null>;
+  counts: Array<Promise<{ count: number; resetsIn: number } | null>>;
+}
+
+/**
+ * In one command (one script, atomic): the value of `readKey` (null when it has none) and, for
+ * each of `keys`, what countInWindow(key, windowSeconds) counts, where countInWindow would send a
+ * command per key and a GET besides. Every key is below QUEUE_PREFIX. Undefined when it cannot be
+ * one command: Redis not connected now (the caller reads and counts the usual way, which decides
+ * whether to wait or give up), or a cluster (the keys are in different slots). When Redis fails
+ * to answer, the value and every count are null, as countInWindow's would be.
+ */
+export function readAndCount(readKey: string, keys: string[], windowSeconds: number): ReadAndCounted | undefined {
+  const cfg = config();
+  if (cfg.redis.kind === 'cluster') return undefined;
+  client = counterClient();
+  if (client.status !== 'ready') return undefined;
+  const prefix = cfg.queuePrefix;
+  const reply = (client as CountingClient).readAndCount(1 + keys.length, `${prefix}:${readKey}`, ...keys.map((k) => `${prefix}:${k}`), windowSeconds).then(
+    (r) => {
+      warned = false;
+      return r;
+    },
+    unavailable,
+  );
+  return {
+    read: reply.then((r) => (r ? { value: r[0] ?? null } : null)),
+    counts: keys.map((_k, i) => reply.then((r) => (r ? { count: Number(r[1 + 2 * i]), resetsIn: Number(r[2 + 2 * i]) } : null))),
+  };
 }
 
 /** Closes the counters' Redis connection (at shutdown; the next command opens a new one). */

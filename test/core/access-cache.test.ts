@@ -25,7 +25,7 @@ describe('the token and ban cache', () => {
     expect(queries.some((q) => /api_tokens|ip_bans|ip_whitelist/.test(q))).toBe(false);
   });
 
-  it('reads the access version once per request: the ban check and the token check share it', async () => {
+  it('reads the access version once per request, with the rate-limit counts in one command: the ban check and the token check share it', async () => {
     const ip = uniqueIpv4();
     expect((await asClient(ip, api.token)).status).toBe(200);
     // MONITOR sees every command Redis runs; the key carries this worker's QUEUE_PREFIX. Over a
@@ -46,8 +46,17 @@ describe('the token and ban cache', () => {
     } finally {
       monitor.destroy();
     }
-    const reads = seen.split('\r\n').filter((line) => line.includes(`"${key}"`)).map((line) => line.replace(/^.*\] /, ''));
-    expect(reads).toEqual([`"get" "${key}"`]);
+    // A line of MONITOR: `<time> [<db> <client address>|lua] "command" "args"...`.
+    const lines = seen.split('\r\n').filter((line) => line.includes(`"${config().queuePrefix}:`));
+    const strip = (line: string) => line.replace(/^.*?\] /, '');
+    const sent = lines.filter((line) => !/\[\d+ lua\]/.test(line)).map(strip);
+    const inScript = lines.filter((line) => /\[\d+ lua\]/.test(line)).map(strip);
+    // One command from the web process (the script: the version, then the count per address and
+    // per token, this token being known), in which the version is read once.
+    const prefix = config().queuePrefix;
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(new RegExp(`^"evalsha" "[0-9a-f]{40}" "3" "${key}" "${prefix}:ratelimit:ip:${ip.replace(/\./g, '\\.')}" "${prefix}:ratelimit:token:\\d+" "60"$`));
+    expect(inScript.filter((line) => line.includes(`"${key}"`))).toEqual([`"GET" "${key}"`]);
   });
 
   it('refuses a revoked token at once', async () => {
