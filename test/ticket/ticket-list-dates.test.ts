@@ -257,11 +257,14 @@ describe('a deep page of the list, unfiltered or by status, positioned by the da
     // Days far in the future, after every other ticket of this database: tickets made in day order
     // (their ids follow created_at), then one made last on an earlier day.
     const F = (Math.floor(Date.now() / 1000 / DAY) + 20000 + Math.floor(Math.random() * 1000)) * DAY;
-    // (The API takes no date after now: the dates are set by hand, the counters follow by trigger.)
+    // (The API takes no date after now: the dates are set by hand, the counters follow by trigger.
+    // Made first on a past day of their own, not today: the counters' id bounds of a day keep every
+    // id they ever counted while the day has tickets, and today has other tests' tickets.)
+    const P = (5000 + Math.floor(Math.random() * 3000)) * DAY;
     const days = [0, 0, 1, 3, 3, 3, 4, 7, 2];
     const all = [];
     for (const [i, d] of days.entries()) {
-      const t = await f.ticket();
+      const t = await f.ticket({ created_at: P + i });
       // updated_at on days of their own, not in id order; two statuses.
       await sequelize().query('UPDATE tickets SET created_at = ?, updated_at = ?, status_id = ? WHERE id = ?', {
         replacements: [F + d * DAY + 100 + i, F + ((i * 5) % 9) * DAY + i, statuses[i % 3 === 1 ? 1 : 0], t.id],
