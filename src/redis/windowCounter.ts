@@ -2,26 +2,26 @@ import { config } from '../config';
 import { logger } from '../logger';
 import { redisConnection, type RedisClient } from './connection';
 
-// One round trip, atomic: the first event of a window sets its expiry, so the window is fixed
-// (it starts with the first event) and a key can never be left without one.
-const COUNT = `local n = redis.call('INCR', KEYS[1])
-local ttl = redis.call('TTL', KEYS[1])
-if ttl < 0 then
-  redis.call('EXPIRE', KEYS[1], ARGV[1])
-  ttl = tonumber(ARGV[1])
-end
-return {n, ttl}`;
+// One key's count in a Lua script, atomic: the first event of a window sets its expiry, so the
+// window is fixed (it starts with the first event) and a key can never be left without one.
+const countKey = (key: string) => `local n = redis.call('INCR', ${key})
+  local ttl = redis.call('TTL', ${key})
+  if ttl < 0 then
+    redis.call('EXPIRE', ${key}, ARGV[1])
+    ttl = tonumber(ARGV[1])
+  end`;
+
+// One round trip: a count.
+const COUNT = `do
+  ${countKey('KEYS[1]')}
+  return {n, ttl}
+end`;
 
 // The same count for each key after the first, with the first key's value read in the same round
 // trip (the start of an API request: its access version and its rate-limit counts).
 const READ_AND_COUNT = `local out = {redis.call('GET', KEYS[1])}
 for i = 2, #KEYS do
-  local n = redis.call('INCR', KEYS[i])
-  local ttl = redis.call('TTL', KEYS[i])
-  if ttl < 0 then
-    redis.call('EXPIRE', KEYS[i], ARGV[1])
-    ttl = tonumber(ARGV[1])
-  end
+  ${countKey('KEYS[i]')}
   out[#out + 1] = n
   out[#out + 1] = ttl
 end
