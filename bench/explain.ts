@@ -52,6 +52,10 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     ['list: created_at, a year', q(dayRange('created_at', 365))],
     ['list: created_at, a year, created_at asc', q(`${dayRange('created_at', 365)}&order_column=created_at`)],
     ['list: created_at, a year + status', q(`${dayRange('created_at', 365)}&status=${tk.status_id}`)],
+    // With each other kind of counted filter (migration 028): an id, a department's tree, a flag's complement.
+    ['list: created_at, a year + priority', q(`${dayRange('created_at', 365)}&priority=${tk.priority_id}`)],
+    ['list: created_at, a year + department', q(`${dayRange('created_at', 365)}&department=${tk.department_id}`)],
+    ['list: updated_at, a year + unassigned', q(`${dayRange('updated_at', 365)}&assigned=-1`)],
     ['list: updated_at_max, a year ago (stale)', q(`updated_at_max=${Math.floor(Date.now() / 1000) - 365 * 86400}`)],
     ['list: status + priority', q(`status=${tk.status_id}&priority=${tk.priority_id}`)],
     ['list: department + status', q(`department=${tk.department_id}&status=${tk.status_id}`)],

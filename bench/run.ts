@@ -37,7 +37,7 @@ import { treeCpuTicks, withDescendants } from '../test/helpers/progress';
  *
  * Environment: BENCH_TICKETS (default 1,000,000; 5 messages each), BENCH_SECONDS (5),
  * BENCH_CONNECTIONS (16), BENCH_DATABASE_URL (default helpdesk_bench_t<tickets>), BENCH_ONLY (a
- * substring of scenario titles), BENCH_SEED_ONLY=1 (seed the data set and stop), BENCH_QUICK=1
+ * substring of scenario titles), BENCH_SEED_ONLY=1 (seed the data set and stop), BENCH_SQL_LOG (a file: each scenario's statements as JSON), BENCH_QUICK=1
  * (no scaling or mailbox runs), BENCH_RESULTS (a file: the rows as JSON, for bench/growth.ts). Progress on stderr, the table on stdout. Exit 1 when a request
  * failed.
  */
@@ -207,6 +207,8 @@ async function main() {
     captured.push({ method: s.method, path: s.path, status: result.status, body: result.body, statements, seq: s.body ? seq : undefined, extra });
     rows.push({ s, statements: statements.length });
   }
+  // BENCH_SQL_LOG=<file>: the statements each scenario ran, as JSON (what the baseline replays).
+  if (process.env.BENCH_SQL_LOG) writeFileSync(process.env.BENCH_SQL_LOG, JSON.stringify(captured.map((c, i) => ({ title: list[i].title, statements: c.statements })), null, 1));
   // EXPLAIN of each ticket list, on the statements the app itself runs.
   log('explaining the ticket lists...');
   const explained = await explainTicketLists((path) => fetch(base + path, { headers: auth }).then((r) => r.json() as Promise<{ count?: number }>), tt);

@@ -5,6 +5,7 @@ import { TICKETS } from './env';
 import { searchEngine } from '../src/ticket/tickets/search/engine';
 import { createListCountTriggers, dropListCountTriggers, fillAssigned, fillListCounts, listIndexes } from '../migrations/025_ticket_list_assigned';
 import { dropDayCountTriggers } from '../migrations/026_ticket_day_counts';
+import { createDayFilterCountTriggers, dropDayFilterCountTriggers, fillDayFilterCounts } from '../migrations/028_ticket_day_filter_counts';
 import { createDayStatusCountTriggers, fillDayStatusCounts } from '../migrations/027_ticket_day_status_counts';
 
 /**
@@ -73,6 +74,7 @@ async function loadTickets(log: (line: string) => void) {
   await q(`ALTER TABLE tickets ${sortIndexes.map(([n]) => `DROP INDEX ${n}`).join(', ')}`);
   await dropListCountTriggers(sequelize().getQueryInterface());
   await dropDayCountTriggers(sequelize().getQueryInterface());
+  await dropDayFilterCountTriggers(sequelize().getQueryInterface());
   await q('ALTER TABLE tickets DROP INDEX tickets_subject_search');
   await q('ALTER TABLE ticket_messages DROP INDEX ticket_messages_text_search');
   // The Mroonga index (SEARCH_ENGINE=mroonga) goes too: its triggers would rewrite a ticket's
@@ -126,6 +128,8 @@ async function loadTickets(log: (line: string) => void) {
     await fillListCounts(sequelize().getQueryInterface());
     await createDayStatusCountTriggers(sequelize().getQueryInterface());
     await fillDayStatusCounts(sequelize().getQueryInterface());
+    await createDayFilterCountTriggers(sequelize().getQueryInterface());
+    await fillDayFilterCounts(sequelize().getQueryInterface());
     await q('ALTER TABLE ticket_messages ENGINE=InnoDB');
     await q('DROP TABLE IF EXISTS bench_users');
   }

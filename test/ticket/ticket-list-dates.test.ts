@@ -1,14 +1,16 @@
 /**
- * The ticket list's date ranges (migration 026, src/ticket/tickets/listPage.ts): `count` for a
- * range of created_at or updated_at sums the day counters and COUNTs only the partial first and
- * last days, exact through every write path; the page in id order walks the primary key between
- * the range's id bounds or sorts the range, by cost; the migration goes down and up.
+ * The ticket list's date ranges (migrations 026-028, src/ticket/tickets/listPage.ts): `count` for
+ * a range of created_at or updated_at, alone or with a status or one other counted filter, sums
+ * the day counters and COUNTs only the partial first and last days, exact through every write
+ * path; the page in id order walks the primary key between the range's id bounds or sorts the
+ * range, by cost; the migrations go down and up.
  */
 import { QueryTypes } from 'sequelize';
 import { capture, type Statement } from '../../bench/capture';
 import * as m026 from '../../migrations/026_ticket_day_counts';
 import * as m027 from '../../migrations/027_ticket_day_status_counts';
-import { Ticket, TicketStatus } from '../../src/db/models';
+import * as m028 from '../../migrations/028_ticket_day_filter_counts';
+import { Channel, Ticket, TicketPriority, TicketStatus } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { deepPaging } from '../../src/ticket/tickets/listPage';
 import { useApi } from '../helpers/app';
@@ -191,7 +193,89 @@ describe('the page of a date range in another order', () => {
   });
 });
 
-describe('migrations 026 and 027', () => {
+describe('count of a date range with one other counted filter (migration 028)', () => {
+  /** Days of this test's own, after the other tests' days around B. */
+  const C = B + 60 * DAY;
+  const within: Array<[number | undefined, number | undefined]> = [
+    [C, C + DAY - 1], [C + 43200, C + 2 * DAY + 200], [C + 1, undefined], [undefined, C + DAY - 1], [C - 10 * DAY, C + 10 * DAY],
+  ];
+
+  it('sums the filter\'s day counters, exact through creates, changes of each filter, trash, merges and deletes', async () => {
+    const priorities = (await TicketPriority.findAll({ order: [['id', 'ASC']] })).map((x) => x.id).slice(0, 2);
+    const channels = (await Channel.findAll({ order: [['id', 'ASC']] })).map((x) => x.id).slice(0, 2);
+    const parent = await f.department();
+    const child = await f.department({ parent_id: parent.id });
+    const operator = await f.operator();
+    const at = [C - 1, C, C + 43200, C + DAY - 1, C + DAY, C + 2 * DAY + 100, C + 5 * DAY + 5];
+    const made = [];
+    for (const [i, created_at] of at.entries()) {
+      made.push(await f.ticket({ created_at, priority: priorities[i % 2], department: [parent.id, child.id, ctx.departmentId][i % 3], ...(i % 3 === 0 ? { internal: 1, user: operator.id } : {}) }));
+    }
+    for (const [i, t] of made.entries()) await sequelize().query('UPDATE tickets SET updated_at = ? WHERE id = ?', { replacements: [at[i] + 7, t.id] });
+
+    /** Each counted filter (but status) as the list takes it, and as SQL on tickets. */
+    const filters: Array<[Record<string, unknown>, string]> = [
+      [{ priority: priorities[0] }, `priority_id = ${priorities[0]}`],
+      [{ priority: priorities.join(',') }, `priority_id IN (${priorities.join(',')})`],
+      [{ department: parent.id }, `department_id IN (${parent.id}, ${child.id})`],
+      [{ department: child.id }, `department_id = ${child.id}`],
+      [{ brand: ctx.brandId }, `brand_id = ${ctx.brandId}`],
+      [{ channel: channels[1] }, `channel_id = ${channels[1]}`],
+      [{ internal: 1 }, 'internal = 1'], [{ internal: 0 }, 'internal = 0'],
+      [{ locked: 1 }, 'locked = 1'], [{ locked: 0 }, 'locked = 0'],
+      [{ assigned: -1 }, 'assigned = 0'],
+    ];
+    const check = async () => {
+      for (const column of ['created_at', 'updated_at'] as const) {
+        for (const trashed of [false, true]) {
+          for (const [params, sql] of filters) {
+            for (const [min, max] of within) {
+              const q: Record<string, unknown> = { limit: 1, ...params, ...(trashed ? { trashed: 1 } : {}) };
+              if (min !== undefined) q[`${column}_min`] = min;
+              if (max !== undefined) q[`${column}_max`] = max;
+              const { statements, result } = await capture(() => api.get(BASE, q));
+              const [row] = await query<{ n: number }>(
+                `SELECT COUNT(*) AS n FROM tickets WHERE merged_into_id IS NULL AND deleted_at IS ${trashed ? 'NOT ' : ''}NULL AND ${column} BETWEEN ? AND ? AND ${sql}`,
+                [min ?? 0, max ?? 4_294_967_295],
+              );
+              const context = { column, trashed, params, min, max };
+              expect({ ...context, count: expectList(result) && result.body.count }).toEqual({ ...context, count: Number(row!.n) });
+              // The whole days from the filter's counters; only the partial days COUNTed.
+              const st = countStatement(statements);
+              const parts = Object.keys(st.params as object).filter((k) => k.startsWith('partFrom')).length;
+              expect({ ...context, counters: /FROM ticket_day_filter_counts/.test(st.sql), counts: (st.sql.match(/COUNT\(/g) ?? []).length })
+                .toEqual({ ...context, counters: true, counts: parts });
+            }
+          }
+        }
+      }
+    };
+    await check();
+    // Each filter's value changed through the API (updated_at moves to today) and by hand (on its day).
+    expectSuccess(await api.put(`${BASE}/${made[1].id}`, { priority: priorities[0], department: child.id, locked: 1 }), 'Successfully updated the ticket!');
+    expectSuccess(await api.put(`${BASE}/${made[2].id}`, { assignedto: [operator.id] }), 'Successfully updated the ticket!');
+    await sequelize().query('UPDATE tickets SET channel_id = ?, internal = 1 - internal, locked = 1 WHERE id IN (?)', { replacements: [channels[1], [made[3].id, made[4].id]] });
+    await check();
+    expectSuccess(await api.put(`${BASE}/${made[2].id}`, { assignedto: [] }), 'Successfully updated the ticket!');
+    await sequelize().query('UPDATE tickets SET department_id = ?, created_at = ?, updated_at = ? WHERE id = ?', { replacements: [parent.id, C + DAY + 5, C - DAY, made[5].id] });
+    expect((await api.del(`${BASE}/${made[6].id}`)).status).toBe(200); // the trash
+    await check();
+    expectSuccess(await api.post(`${BASE}/${made[0].id}/merge`, { ids: [made[4].id] }), 'Successfully updated the ticket!');
+    await sequelize().query('DELETE FROM tickets WHERE id = ?', { replacements: [made[6].id] });
+    await check();
+    // Two counted filters beside the dates: a COUNT of the matches, still exact.
+    const both = { limit: 1, created_at_min: C - DAY, created_at_max: C + 10 * DAY, priority: priorities[0], department: parent.id };
+    const res = await api.get(BASE, both);
+    const [row] = await query<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM tickets WHERE merged_into_id IS NULL AND deleted_at IS NULL AND created_at BETWEEN ? AND ? AND priority_id = ? AND department_id IN (?)`,
+      [C - DAY, C + 10 * DAY, priorities[0], [parent.id, child.id]],
+    );
+    expect(expectList(res) && res.body.count).toBe(Number(row!.n));
+    expect(Number(row!.n)).toBeGreaterThan(0);
+  });
+});
+
+describe('migrations 026, 027 and 028', () => {
   const triggers = () => query<{ t: string }>("SELECT TRIGGER_NAME AS t FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE 'tickets\\_day\\_counts\\_%'");
   /** The counters against the tickets: per date column, state, day (and status, `byStatus`). */
   async function expectFilled(byStatus: boolean) {
@@ -234,6 +318,40 @@ describe('migrations 026 and 027', () => {
     expectSuccess(await api.put(`${BASE}/${t.id}`, { status: statuses[1] }), 'Successfully updated the ticket!');
     expect(await counts()).toEqual([0, 1]);
     await expectFilled(true);
+  });
+
+  it('028 goes down (its table and triggers gone) and up again (counts filled from the tickets, then kept)', async () => {
+    const qi = sequelize().getQueryInterface();
+    const own = () => query<{ t: string }>("SELECT TRIGGER_NAME AS t FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE 'tickets\\_day\\_filter\\_counts\\_%'");
+    /** The counters against the tickets: per date column, state, filter column, value and day. */
+    async function expectFilterCounts() {
+      const counted = await query<Record<string, number>>(
+        'SELECT col, state, dim, val, day, SUM(n) AS n FROM ticket_day_filter_counts GROUP BY col, state, dim, val, day HAVING SUM(n) <> 0 ORDER BY col, state, dim, val, day',
+      );
+      const selects = m026.DAY_COLUMNS.flatMap((date, col) => m028.DAY_FILTER_COLUMNS.map((c, dim) => `SELECT ${col} AS col, IF(deleted_at IS NULL, 0, 1) AS state, ${dim} AS dim, ${c} AS val, ${date} DIV ${DAY} AS day, COUNT(*) AS n
+        FROM tickets WHERE merged_into_id IS NULL${m028.DAY_FLAG_COLUMNS.includes(c) ? ` AND ${c} = 1` : ''} GROUP BY 2, 4, 5`));
+      const fromTickets = await query<Record<string, number>>(`${selects.join(' UNION ALL ')} ORDER BY col, state, dim, val, day`);
+      const rows = (list: Array<Record<string, number>>) => list.map((r) => Object.values(r).map(Number));
+      expect(rows(counted)).toEqual(rows(fromTickets));
+      return fromTickets.length;
+    }
+    await expectFilterCounts();
+    await m028.down(qi);
+    expect(await own()).toEqual([]);
+    expect(await query("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ticket_day_filter_counts'")).toEqual([]);
+    // Made while the counters are gone: counted by the fill.
+    const before = await f.ticket({ created_at: B + 100 * DAY, internal: 1, user: (await f.operator()).id });
+    await m028.up(qi);
+    expect((await own()).length).toBe(3);
+    await expectFilterCounts();
+    const after = await f.ticket({ created_at: B + 100 * DAY });
+    expectSuccess(await api.put(`${BASE}/${after.id}`, { locked: 1, priority: ctx.priorityId }), 'Successfully updated the ticket!');
+    expect(await expectFilterCounts()).toBeGreaterThan(0);
+    const dated = { created_at_min: B + 100 * DAY, created_at_max: B + 102 * DAY - 1, limit: 5 };
+    expect((await api.get(BASE, { ...dated, internal: 1 })).body.count).toBe(1);
+    expect((await api.get(BASE, { ...dated, internal: 0 })).body.count).toBe(1);
+    expect(ids(expectList(await api.get(BASE, { ...dated, locked: 1 })))).toEqual([after.id]);
+    expect([before.id, after.id]).toHaveLength(2);
   });
 });
 

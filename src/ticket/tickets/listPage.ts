@@ -5,8 +5,9 @@ import { select } from '../../db/select';
 import { invalid } from '../../errors';
 import type { ListPageInput, ListResult } from '../../http/resource';
 import { allOf, sqlCondition, sqlText, trusted, type BoundCondition } from '../../db/sql';
-import { inDepartmentTree, unassigned } from './conditions';
+import { departmentTree, inDepartmentTree, unassigned } from './conditions';
 import { DAY, DAY_COLUMNS } from '../../../migrations/026_ticket_day_counts';
+import { DAY_FILTER_COLUMNS, DAY_FLAG_COLUMNS } from '../../../migrations/028_ticket_day_filter_counts';
 import { NARROWING_PARAMS } from './listFilters';
 import { searchEngine } from './search/engine';
 import { listedSearch } from './search/listed';
@@ -66,18 +67,18 @@ const NO_MAX = 4_294_967_295;
 function dateRange(p: Record<string, any>): DateRange | null {
   const columns = DAY_COLUMNS.filter((c) => given(p, `${c}_min`) || given(p, `${c}_max`));
   if (columns.length !== 1) return null;
-  if (OTHER_FILTERS.some((k) => given(p, k) && !/^(created|updated)_at_m(in|ax)$/.test(k))) return null;
+  if (OTHER_FILTERS.some((k) => given(p, k) && !/^(created|updated)_at_m(in|ax)$/.test(k) && !(k === 'assigned' && unassignedOnly(p)))) return null;
   const column = columns[0];
   return { column, min: p[`${column}_min`] ?? 0, max: p[`${column}_max`] ?? NO_MAX };
 }
 
 /**
- * The count of a date range from the day counters (migrations 026 and 027), the bounds of the
+ * The count of a date range from the day counters (migrations 026, 027 and 028), the bounds of the
  * range's ticket ids and the total of the listed (or trashed) tickets, in one statement: the whole
- * UTC days inside [min, max] are a sum of counters (of the statuses asked for, if any); the partial
- * first and last days (or the range, when it holds no whole day: less than two days) a COUNT over
- * the list index's range. With another counted filter beside the dates, the count is a COUNT of
- * the matches (the day counters hold no other filter column).
+ * UTC days inside [min, max] are a sum of counters (of the statuses, or of the one other counted
+ * filter's values, asked for); the partial first and last days (or the range, when it holds no
+ * whole day: less than two days) a COUNT over the list index's range. With two counted filters
+ * beside the dates, the count is a COUNT of the matches (the counters hold one filter at a time).
  */
 async function datedCount(range: DateRange, p: Record<string, any>, where: WhereOptions, replacements: Record<string, unknown>, trashed: boolean) {
   const { column, min, max } = range;
@@ -93,10 +94,16 @@ async function datedCount(range: DateRange, p: Record<string, any>, where: Where
   // The statuses asked for (the day counters hold them: migration 027).
   const statuses = given(p, 'status') ? [p.status].flat() : null;
   const ofStatuses = statuses ? ' AND status_id IN (:dayStatuses)' : '';
-  const partial = parts.map((_, i) => `(SELECT COUNT(*) FROM tickets${hint} WHERE ${listed} AND merged_into_id IS NULL AND ${column} BETWEEN :partFrom${i} AND :partTo${i}${ofStatuses})`);
-  const values: Record<string, unknown> = {};
+  // Another counted filter, alone beside the dates: its whole days from migration 028's counters,
+  // its partial days COUNTed with its condition.
+  const other = countedGiven(p).filter((k) => k !== 'status');
+  const filter = other.length === 1 && !statuses ? dayFilterSum(other[0], p) : null;
+  const cond = filter ? counterCondition(p) : null;
+  const partial = parts.map((_, i) => `(SELECT COUNT(*) FROM tickets${hint} WHERE ${listed} AND merged_into_id IS NULL AND ${column} BETWEEN :partFrom${i} AND :partTo${i}${ofStatuses}${cond ? ` AND ${sqlText(cond)}` : ''})`);
+  const values: Record<string, unknown> = { ...filter?.sum.replacements, ...cond?.replacements };
   parts.forEach(([a, b], i) => { values[`partFrom${i}`] = a; values[`partTo${i}`] = b; });
-  const matches = countedByDays(p) ? [`d.whole`, ...partial].join(' + ') : `(SELECT COUNT(*) FROM \`tickets\` AS \`Ticket\` WHERE ${whereSql(where)})`;
+  const whole = filter ? (filter.complement ? `d.whole - ${sqlText(filter.sum)}` : sqlText(filter.sum)) : 'd.whole';
+  const matches = countedByDays(p) ? [whole, ...partial].join(' + ') : `(SELECT COUNT(*) FROM \`tickets\` AS \`Ticket\` WHERE ${whereSql(where)})`;
   const [r] = await select<{ matches: string | number; lo: number | null; hi: number | null; total: string | number | null }>(
     `SELECT ${matches} AS matches, d.lo, d.hi, (SELECT SUM(n) FROM ticket_list_counts WHERE state = :dayState) AS total
      FROM (SELECT COALESCE(SUM(IF(day BETWEEN :firstWhole AND :lastWhole, n, 0)), 0) AS whole, MIN(IF(n > 0, lo_id, NULL)) AS lo, MAX(IF(n > 0, hi_id, NULL)) AS hi
@@ -109,11 +116,32 @@ async function datedCount(range: DateRange, p: Record<string, any>, where: Where
   return { count: Number(r.matches), lo: r.lo === null ? null : Number(r.lo), hi: r.hi === null ? null : Number(r.hi), total: Number(r.total ?? 0) };
 }
 
-/** Whether a dated list's count comes from the day counters: no counted filter beside the dates but status. */
-const countedByDays = (p: Record<string, any>): boolean => !Object.keys(COUNTED_FILTERS).some((k) => k !== 'status' && given(p, k));
+/** The counted filters a list gives (`assigned=-1` as `assigned`). */
+const countedGiven = (p: Record<string, any>): string[] => [
+  ...Object.keys(COUNTED_FILTERS).filter((k) => given(p, k)), ...(unassignedOnly(p) ? ['assigned'] : []),
+];
+
+/** Whether a dated list's count comes from the day counters: one counted filter beside the dates at most. */
+const countedByDays = (p: Record<string, any>): boolean => countedGiven(p).length <= 1;
 
 /** Whether a dated list is narrowed by its dates alone (its range's index entries are its matches). */
-const datesAlone = (p: Record<string, any>): boolean => !Object.keys(COUNTED_FILTERS).some((k) => given(p, k));
+const datesAlone = (p: Record<string, any>): boolean => countedGiven(p).length === 0;
+
+/**
+ * The sum of migration 028's counters over the range's whole days for one counted filter (not
+ * status): its values (a department with those below it). A flag's rows count the tickets that
+ * have it set: asked for those without it, the count is the days' total less the sum (`complement`).
+ */
+function dayFilterSum(name: string, p: Record<string, any>): { sum: BoundCondition; complement: boolean } {
+  const column = name === 'assigned' ? 'assigned' : COUNTED_FILTERS[name];
+  const dim = trusted(String(DAY_FILTER_COLUMNS.indexOf(column as (typeof DAY_FILTER_COLUMNS)[number])));
+  const flag = DAY_FLAG_COLUMNS.includes(column);
+  const v = name === 'assigned' ? 0 : p[name];
+  const values = name === 'department' ? departmentTree([v].flat()) : flag ? trusted('1') : [v].flat();
+  const sum = sqlCondition`(SELECT COALESCE(SUM(n), 0) FROM ticket_day_filter_counts
+    WHERE col = :dayCol AND state = :dayState AND dim = ${dim} AND val IN (${values}) AND day BETWEEN :firstWhole AND :lastWhole)`;
+  return { sum, complement: flag && Number(v) === 0 };
+}
 
 /**
  * What a row read walking the primary key in id order (the date tested on the row: the wide id
