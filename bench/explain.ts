@@ -65,6 +65,8 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     [`list: start=${deep.toLocaleString('en-GB')}`, q(`start=${deep}`)],
     [`list: start=${deep.toLocaleString('en-GB')}, updated_at desc`, q(`start=${deep}&order_column=updated_at&order_direction=desc`)],
     [`list: status, start=${Math.floor(deep / 5).toLocaleString('en-GB')}`, q(`status=${tk.status_id}&start=${Math.floor(deep / 5)}`)],
+    [`list: priority, start=${Math.floor(deep / 5).toLocaleString('en-GB')}, updated_at asc`, q(`priority=${tk.priority_id}&start=${Math.floor(deep / 5)}&order_column=updated_at`)],
+    [`list: department, start=${Math.floor(deep / 5).toLocaleString('en-GB')}`, q(`department=${tk.department_id}&start=${Math.floor(deep / 5)}`)],
     ['list: after_id (keyset), updated_at desc', q(`after_id=${tk.id}&order_column=updated_at&order_direction=desc`)],
     ['search: one match', q(`search=${encodeURIComponent(t.selectiveSearchTerm)}`)],
     ['search: three common words', q(`search=${encodeURIComponent(t.searchTerm)}`)],

@@ -355,13 +355,13 @@ describe('migrations 026, 027 and 028', () => {
   });
 });
 
-describe('a deep page of the list, unfiltered or by status, positioned by the day counters', () => {
+describe('a deep page of the list, unfiltered or by one counted filter, positioned by the day counters', () => {
   /** The page statement's values of a list request (pageEdge: the day's edge the page starts at). */
   async function listed(q: Record<string, unknown>) {
     const { statements, result } = await capture(() => api.get(BASE, { limit: 3, ...q }));
     const page = statements.find((s) => s.sql.startsWith('SELECT STRAIGHT_JOIN t.* FROM (SELECT'))!;
     // The list's own statements (the counters' and the page's; presenting the page reads the same either way).
-    const own = statements.filter((s) => /FROM ticket_list_counts|FROM ticket_day_counts|FROM `tickets`/.test(s.sql)).length;
+    const own = statements.filter((s) => /FROM ticket_list_counts|FROM ticket_day_(filter_)?counts|FROM `tickets`/.test(s.sql)).length;
     return { ids: ids(expectList(result)), count: result.body.count as number, edge: (page.params as Record<string, unknown>).pageEdge, statements: own };
   }
   /** The same request read by skipping every entry before the page (no positioning). */
@@ -371,7 +371,10 @@ describe('a deep page of the list, unfiltered or by status, positioned by the da
     try { return await listed(q); } finally { deepPaging.start = kept; }
   }
 
-  it('gives the same pages as skipping, in id, created_at and updated_at order both ways, with a status or none, and falls back where ids are out of day order', async () => {
+  it('gives the same pages as skipping, in id, created_at and updated_at order both ways, unfiltered or by one counted filter, and falls back where ids are out of day order', async () => {
+    const priorities = (await TicketPriority.findAll({ order: [['id', 'ASC']] })).map((x) => x.id).slice(0, 2);
+    const parent = await f.department();
+    const child = await f.department({ parent_id: parent.id });
     // Days far in the future, after every other ticket of this database: tickets made in day order
     // (their ids follow created_at), then one made last on an earlier day.
     const F = (Math.floor(Date.now() / 1000 / DAY) + 20000 + Math.floor(Math.random() * 1000)) * DAY;
@@ -383,9 +386,10 @@ describe('a deep page of the list, unfiltered or by status, positioned by the da
     const all = [];
     for (const [i, d] of days.entries()) {
       const t = await f.ticket({ created_at: P + i });
-      // updated_at on days of their own, not in id order; two statuses.
-      await sequelize().query('UPDATE tickets SET created_at = ?, updated_at = ?, status_id = ? WHERE id = ?', {
-        replacements: [F + d * DAY + 100 + i, F + ((i * 5) % 9) * DAY + i, statuses[i % 3 === 1 ? 1 : 0], t.id],
+      // updated_at on days of their own, not in id order; two statuses, two priorities, a
+      // department and the one below it, some locked.
+      await sequelize().query('UPDATE tickets SET created_at = ?, updated_at = ?, status_id = ?, priority_id = ?, department_id = ?, locked = ? WHERE id = ?', {
+        replacements: [F + d * DAY + 100 + i, F + ((i * 5) % 9) * DAY + i, statuses[i % 3 === 1 ? 1 : 0], priorities[i % 2], [parent.id, child.id, ctx.departmentId][i % 3], i % 4 === 0 ? 1 : 0, t.id],
       });
       all.push(t);
     }
@@ -394,7 +398,11 @@ describe('a deep page of the list, unfiltered or by status, positioned by the da
     const kept = deepPaging.start;
     deepPaging.start = 1;
     try {
-      for (const filter of [{}, { status: statuses[1] }]) {
+      // Positioned: unfiltered, by a status, a priority, a department's tree, a flag set. Not: a
+      // flag's complement (read by skipping, the same pages).
+      const filters = [{}, { status: statuses[1] }, { priority: priorities[1] }, { department: parent.id }, { locked: 1 }, { locked: 0 }];
+      for (const filter of filters) {
+        const positioned = !('locked' in filter && filter.locked === 0);
         const { count } = await skipped(filter);
         // The first pages, the days of this test's tickets at the end, and pages between.
         const offsets = [...new Set([0, 1, 2, 5, ...Array.from({ length: 8 }, (_, i) => Math.floor((count * i) / 8)), ...Array.from({ length: 12 }, (_, i) => count - 12 + i), count])]
@@ -407,7 +415,7 @@ describe('a deep page of the list, unfiltered or by status, positioned by the da
               // The same page and count, in the list's two statements (the position read in the counters').
               expect({ q, ids: got.ids, count: got.count, statements: got.statements }).toEqual({ q, ids: want.ids, count: want.count, statements: 2 });
               // The dates' orders always start at a day's edge.
-              if (order_column !== 'id' && offset > 0 && offset < count) expect({ q, edge: typeof got.edge }).toEqual({ q, edge: 'number' });
+              if (order_column !== 'id' && offset > 0 && offset < count) expect({ q, edge: typeof got.edge }).toEqual({ q, edge: positioned ? 'number' : 'undefined' });
             }
           }
         }
@@ -419,6 +427,11 @@ describe('a deep page of the list, unfiltered or by status, positioned by the da
       expect({ edge: first.edge, ids: first.ids }).toEqual({ edge: made[0].id, ids: made.slice(1, 4).map((t) => t.id) });
       const last = await listed({ order_column: 'id', start: count });
       expect({ edge: last.edge, ids: last.ids }).toEqual({ edge: undefined, ids: [odd.id] });
+      // With a filter, from the same bound: its day's smallest id of all tickets (a filter's
+      // counters keep no ids), then the filter's matches from there.
+      const byPriority = await skipped({ priority: priorities[1] });
+      const fromBound = await listed({ priority: priorities[1], order_column: 'id', start: byPriority.count - 3 });
+      expect({ edge: fromBound.edge, ids: fromBound.ids }).toEqual({ edge: made[0].id, ids: [made[1], made[3], made[5]].map((t) => t.id) });
     } finally {
       deepPaging.start = kept;
       // Gone again: tickets dated decades ahead would stay past every later test's horizon (the

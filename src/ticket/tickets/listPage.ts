@@ -133,14 +133,23 @@ const datesAlone = (p: Record<string, any>): boolean => countedGiven(p).length =
  * have it set: asked for those without it, the count is the days' total less the sum (`complement`).
  */
 function dayFilterSum(name: string, p: Record<string, any>): { sum: BoundCondition; complement: boolean } {
+  const { rows, complement } = dayFilterRows(name, p);
+  const sum = sqlCondition`(SELECT COALESCE(SUM(n), 0) FROM ticket_day_filter_counts
+    WHERE col = :dayCol AND state = :dayState AND ${rows} AND day BETWEEN :firstWhole AND :lastWhole)`;
+  return { sum, complement };
+}
+
+/**
+ * The rows of migration 028's counters for one counted filter (not status): its column's, of its
+ * values. A flag's rows count the tickets that have it set (`complement`: asked for the others).
+ */
+function dayFilterRows(name: string, p: Record<string, any>): { rows: BoundCondition; complement: boolean } {
   const column = name === 'assigned' ? 'assigned' : COUNTED_FILTERS[name];
   const dim = trusted(String(DAY_FILTER_COLUMNS.indexOf(column as (typeof DAY_FILTER_COLUMNS)[number])));
   const flag = DAY_FLAG_COLUMNS.includes(column);
   const v = name === 'assigned' ? 0 : p[name];
   const values = name === 'department' ? departmentTree([v].flat()) : flag ? trusted('1') : [v].flat();
-  const sum = sqlCondition`(SELECT COALESCE(SUM(n), 0) FROM ticket_day_filter_counts
-    WHERE col = :dayCol AND state = :dayState AND dim = ${dim} AND val IN (${values}) AND day BETWEEN :firstWhole AND :lastWhole)`;
-  return { sum, complement: flag && Number(v) === 0 };
+  return { rows: sqlCondition`dim = ${dim} AND val IN (${values})`, complement: flag && Number(v) === 0 };
 }
 
 /**
@@ -187,19 +196,39 @@ function keysetCondition(column: string, desc: boolean, value: unknown, id: numb
 export const sortIndex = (column: string) => `tickets_list_${column === 'deleted_at' ? 'id' : column}`;
 
 /**
- * Where a deep page of the list starts, unfiltered or narrowed by status alone, from the day
- * counters (migrations 026 and 027): a page `start` tickets into a million otherwise skips that many
+ * Where a deep page of the list starts, unfiltered or narrowed by one counted filter (status,
+ * priority, department, brand, channel, or a flag set), from the day counters (migrations 026-028):
+ * a page `start` tickets into a million otherwise skips that many
  * index entries (110-140 ms half-way). Summing the list's tickets per UTC day in the list's order
  * finds the day the page starts in and how many tickets come before it; the page then reads from
  * that day's edge and skips only `start` minus those. Orders by created_at and updated_at start at
  * the day's first (or, in descending order, last) second. The id order uses the created_at days'
  * ticket id bounds: it starts at the day's smallest (largest) id when no ticket of another day lies
  * on the wrong side of it (tickets made in order: ids follow created_at), and else the page is read
- * as any other. Reading the days costs one counter row per day, status and slot (about 23,000 for
+ * as any other. (The bounds are those of the status's tickets, or with another filter of all the
+ * day's tickets: a filter's counters keep none, and what holds for all holds for the matches.) Reading the days costs one counter row per day, status and slot (about 23,000 for
  * two years and four statuses: 3-8 ms), whatever the number of tickets; below `deepPaging.start`
  * entries, skipping costs no more (0.2 µs an entry unfiltered, 0.7 µs a match of a status).
  */
 export const deepPaging = { start: 10_000 };
+
+/** The day rows a deep page is positioned by: all tickets', the statuses', or one other counted filter's. */
+interface DaySource { statuses: number[] | null; filter: BoundCondition | null }
+
+/**
+ * The day rows that count a list's matches, when a deep page of it can be positioned by them: the
+ * list unfiltered, or narrowed by status alone, or by one other counted filter alone (not a flag's
+ * complement: the days' total less the flag's is not one running sum).
+ */
+function daySource(p: Record<string, any>, filtered: boolean): DaySource | null {
+  const narrowing = NARROWING_PARAMS.filter((k) => given(p, k));
+  if (!narrowing.length) return filtered ? null : { statuses: null, filter: null };
+  if (narrowing.every((k) => k === 'status')) return { statuses: [p.status].flat(), filter: null };
+  const counted = countedGiven(p);
+  if (narrowing.length !== 1 || counted.length !== 1 || counted[0] !== narrowing[0]) return null;
+  const { rows, complement } = dayFilterRows(counted[0], p);
+  return complement ? null : { statuses: null, filter: rows };
+}
 
 /** The columns whose order the day counters can position in: each with the day column it counts by. */
 const POSITIONED: Record<string, (typeof DAY_COLUMNS)[number]> = { id: 'created_at', created_at: 'created_at', updated_at: 'updated_at' };
@@ -212,8 +241,12 @@ const POSITIONED: Record<string, (typeof DAY_COLUMNS)[number]> = { id: 'created_
  * are read in one pass over the rows once the day is known (MariaDB's MIN and MAX over a window
  * frame cost four times the SUM: 5 ms each at two years of days).
  */
-function dayPositionSql(desc: boolean, ids: boolean, byStatus: boolean): string {
-  const ofStatuses = byStatus ? ' AND status_id IN (:posStatuses)' : '';
+function dayPositionSql(desc: boolean, ids: boolean, days: DaySource): string {
+  const ofStatuses = days.statuses ? ' AND status_id IN (:posStatuses)' : '';
+  // The days' tickets: of the statuses, or of one other counted filter (migration 028's rows).
+  const counted = days.filter
+    ? `ticket_day_filter_counts WHERE col = :posCol AND state = 0 AND ${sqlText(days.filter)}`
+    : `ticket_day_counts WHERE col = :posCol AND state = 0${ofStatuses}`;
   const at = (v: string) => `${desc ? 'MAX' : 'MIN'}(IF(day = p.day, ${v}, NULL))`;
   // Ascending: every ticket of an earlier day has a smaller id than the day's smallest, which is
   // the smallest of the day and every later day. Descending: the mirror, from the day's largest id.
@@ -224,7 +257,7 @@ function dayPositionSql(desc: boolean, ids: boolean, byStatus: boolean): string 
   return `SELECT p.day, p.ahead, ${bound} AS bound FROM (
       SELECT day, ahead FROM (
         SELECT day, SUM(SUM(n)) OVER (ORDER BY day ${desc ? 'DESC' : 'ASC'}) - SUM(n) AS ahead
-        FROM ticket_day_counts WHERE col = :posCol AND state = 0${ofStatuses} GROUP BY day) days
+        FROM ${counted} GROUP BY day) days
       WHERE ahead <= :posOffset ORDER BY day ${desc ? 'ASC' : 'DESC'} LIMIT 1) p`;
 }
 
@@ -336,18 +369,16 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
     return { rows, count: Number(n) };
   }
   const cond = counterCondition(p);
-  // A deep page of the list, unfiltered or narrowed by status alone: where it starts, in the same
-  // statement (deepPaging).
-  const narrowing = NARROWING_PARAMS.filter((k) => given(p, k));
-  const byStatus = narrowing.length > 0;
-  const positioned = (byStatus ? narrowing.every((k) => k === 'status') : !filtered)
-    && !trashed && !keyset && column in POSITIONED && q.offset >= deepPaging.start;
+  // A deep page of the list, unfiltered or narrowed by one counted filter: where it starts, in the
+  // same statement (deepPaging).
+  const days = !trashed && !keyset && column in POSITIONED && q.offset >= deepPaging.start ? daySource(p, filtered) : null;
+  const positioned = days !== null;
   const counts = `SELECT SUM(IF(${sqlText(cond)}, n, 0)) AS matches, SUM(n) AS total FROM ticket_list_counts WHERE state = :state`;
   const [r] = await select<{ matches: string | null; total: string | null; day?: number | null; ahead?: string | number | null; bound?: number | null }>(
-    positioned ? `SELECT c.matches, c.total, d.day, d.ahead, d.bound FROM (${counts}) c LEFT JOIN (${dayPositionSql(desc, column === 'id', byStatus)}) d ON 1 = 1` : counts,
+    positioned ? `SELECT c.matches, c.total, d.day, d.ahead, d.bound FROM (${counts}) c LEFT JOIN (${dayPositionSql(desc, column === 'id', days)}) d ON 1 = 1` : counts,
     {
-      ...cond.replacements, state: trashed ? 1 : 0,
-      ...(positioned ? { posCol: DAY_COLUMNS.indexOf(POSITIONED[column]), posOffset: q.offset, posStatuses: byStatus ? [p.status].flat() : null } : {}),
+      ...cond.replacements, ...days?.filter?.replacements, state: trashed ? 1 : 0,
+      ...(days ? { posCol: DAY_COLUMNS.indexOf(POSITIONED[column]), posOffset: q.offset, posStatuses: days.statuses } : {}),
     },
   );
   const count = Number(r?.matches ?? 0);
