@@ -7,6 +7,7 @@ import { TICKETS } from './env';
 interface Target {
   ticket: { id: number; user_id: number; department_id: number; status_id: number; priority_id: number };
   organisationId: number;
+  operatorId: number;
   searchTerm: string;
   selectiveSearchTerm: string;
   commonSearchTerm: string;
@@ -39,7 +40,10 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     ['list: user', q(`user=${tk.user_id}`)],
     ['list: organisation', q(`organisation=${t.organisationId}`)],
     ['list: watching', q('watching=1')],
-    ['list: assigned', q('assigned=1')],
+    // An operator with the tickets of two busy years (about 20,000 of them at 1M): "my tickets".
+    ['list: assigned (an operator)', q(`assigned=${t.operatorId}`)],
+    ['list: assigned + status', q(`assigned=${t.operatorId}&status=${tk.status_id}`)],
+    ['list: assigned, updated_at desc', q(`assigned=${t.operatorId}&order_column=updated_at&order_direction=desc`)],
     ['list: assigned=-1 (unassigned)', q('assigned=-1')],
     ['list: user_email', q('user_email=nobody%40example.com')],
     ['list: internal', q('internal=1')],

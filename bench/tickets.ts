@@ -6,6 +6,7 @@ import { searchEngine } from '../src/ticket/tickets/search/engine';
 import { createListCountTriggers, dropListCountTriggers, fillAssigned, fillListCounts, listIndexes } from '../migrations/025_ticket_list_assigned';
 import { dropDayCountTriggers } from '../migrations/026_ticket_day_counts';
 import { createDayFilterCountTriggers, dropDayFilterCountTriggers, fillDayFilterCounts } from '../migrations/028_ticket_day_filter_counts';
+import { createAssigneeCountTriggers, dropAssigneeCountTriggers, fillAssigneeCounts } from '../migrations/029_ticket_assignee_counts';
 import { createDayStatusCountTriggers, fillDayStatusCounts } from '../migrations/027_ticket_day_status_counts';
 
 /**
@@ -75,6 +76,7 @@ async function loadTickets(log: (line: string) => void) {
   await dropListCountTriggers(sequelize().getQueryInterface());
   await dropDayCountTriggers(sequelize().getQueryInterface());
   await dropDayFilterCountTriggers(sequelize().getQueryInterface());
+  await dropAssigneeCountTriggers(sequelize().getQueryInterface());
   await q('ALTER TABLE tickets DROP INDEX tickets_subject_search');
   await q('ALTER TABLE ticket_messages DROP INDEX ticket_messages_text_search');
   // The Mroonga index (SEARCH_ENGINE=mroonga) goes too: its triggers would rewrite a ticket's
@@ -130,6 +132,8 @@ async function loadTickets(log: (line: string) => void) {
     await fillDayStatusCounts(sequelize().getQueryInterface());
     await createDayFilterCountTriggers(sequelize().getQueryInterface());
     await fillDayFilterCounts(sequelize().getQueryInterface());
+    await createAssigneeCountTriggers(sequelize().getQueryInterface());
+    await fillAssigneeCounts(sequelize().getQueryInterface());
     await q('ALTER TABLE ticket_messages ENGINE=InnoDB');
     await q('DROP TABLE IF EXISTS bench_users');
   }
@@ -173,13 +177,15 @@ export async function ticketTargets() {
   const [article] = await select<{ id: number }>("SELECT id FROM articles WHERE slug = 'bench-100'");
   const [org] = await select<{ id: number }>('SELECT id FROM organisations ORDER BY id LIMIT 1 OFFSET 10');
   const [ban] = await select<{ id: number }>('SELECT id FROM ip_bans ORDER BY id LIMIT 1 OFFSET 10');
-  if (!ticket || !replied || !article || !org || !ban) throw new Error("bench: a target record is missing");
+  // The operator of the first assigned ticket: one of 50 operators, each with a fiftieth of the assigned tickets.
+  const [operator] = await select<{ user_id: number }>('SELECT user_id FROM ticket_assignees ORDER BY ticket_id LIMIT 1');
+  if (!ticket || !replied || !article || !org || !ban || !operator) throw new Error("bench: a target record is missing");
   // The common search: each word is in 100,000 of the generated subjects, all three in 12,500.
   // The selective one: the last word of the shown ticket's subject, its sequence number, which
   // no other ticket or message has. (With a common word beside it, InnoDB's FULLTEXT still reads
   // that word's whole list: 0.4 s for `printer` in the messages; README, Benchmark.)
   return {
-    ticket, replied, articleId: article.id, organisationId: org.id, banId: ban.id,
+    ticket, replied, articleId: article.id, organisationId: org.id, banId: ban.id, operatorId: operator.user_id,
     searchTerm: 'shipping delay report', selectiveSearchTerm: ticket.subject.split(' ').pop()!,
     // In a sixteenth of the subjects and, three words of sixteen each, in about a sixth of the messages.
     commonSearchTerm: 'printer',

@@ -1,0 +1,130 @@
+/**
+ * One operator's tickets (`assigned=<operator>`, alone or with `status`; migration 029,
+ * src/ticket/tickets/listPage.ts): `count` sums the operator's counters, exact through every way a
+ * ticket is assigned, unassigned, reassigned, changes status, goes to the trash and back, is
+ * merged and deleted; the page is the operator's tickets in the list's order, in two statements;
+ * the migration goes down and up.
+ */
+import { QueryTypes } from 'sequelize';
+import { capture } from '../../bench/capture';
+import * as m029 from '../../migrations/029_ticket_assignee_counts';
+import { Ticket, TicketStatus } from '../../src/db/models';
+import { sequelize } from '../../src/db/sequelize';
+import { useApi } from '../helpers/app';
+import { expectList, expectSuccess } from '../helpers/envelope';
+import { ids, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
+
+const api = useApi();
+const BASE = '/api/ticket/ticket';
+let ctx: TicketContext;
+const f = ticketFactories(api, () => ctx);
+let statuses: number[];
+
+beforeAll(async () => {
+  ctx = await ticketContext();
+  statuses = (await TicketStatus.findAll({ order: [['id', 'ASC']] })).map((s) => s.id).slice(0, 2);
+});
+
+const query = <T extends object>(sql: string, replacements?: unknown[]): Promise<T[]> => sequelize().query<T>(sql, { replacements, type: QueryTypes.SELECT });
+
+/** The operator's tickets, the plain way, in the list's order. */
+const actual = async (operator: number, trashed: boolean, status: number | undefined, order: string) => (await query<{ id: number }>(
+  `SELECT t.id FROM tickets t JOIN ticket_assignees a ON a.ticket_id = t.id AND a.user_id = ?
+   WHERE t.merged_into_id IS NULL AND t.deleted_at IS ${trashed ? 'NOT ' : ''}NULL ${status ? 'AND t.status_id = ?' : ''} ORDER BY ${order}`,
+  [operator, ...(status ? [status] : [])],
+)).map((r) => Number(r.id));
+
+/** Every operator's count and pages (id both ways, updated_at desc), by status and none, listed and trashed. */
+async function check(operators: number[]) {
+  for (const operator of operators) {
+    for (const trashed of [false, true]) {
+      for (const status of [undefined, ...statuses]) {
+        for (const [order_column, order_direction, order] of [['id', 'asc', 't.id ASC'], ['id', 'desc', 't.id DESC'], ['updated_at', 'desc', 't.updated_at DESC, t.id DESC']]) {
+          const q = { assigned: operator, limit: 100, order_column, order_direction, ...(status ? { status } : {}), ...(trashed ? { trashed: 1 } : {}) };
+          const { statements, result } = await capture(() => api.get(BASE, q));
+          const want = await actual(operator, trashed, status, order);
+          const page = ids(expectList(result));
+          expect({ q, count: result.body.count, ids: page }).toEqual({ q, count: want.length, ids: want });
+          // The count from the counters, no COUNT; the list's two statements.
+          const own = statements.filter((s) => /FROM ticket_assignee_counts|FROM ticket_list_counts|FROM `tickets`|COUNT\(/.test(s.sql));
+          expect({ q, counters: own.some((s) => /FROM ticket_assignee_counts/.test(s.sql)), counts: own.filter((s) => /COUNT\(/.test(s.sql)).length, own: own.length })
+            .toEqual({ q, counters: true, counts: 0, own: 2 });
+        }
+      }
+    }
+  }
+}
+
+/** The counters against the assignments: per operator, state and status. */
+async function expectFilled() {
+  const counted = await query<Record<string, number>>(
+    'SELECT user_id, state, status_id, SUM(n) AS n FROM ticket_assignee_counts GROUP BY 1, 2, 3 HAVING SUM(n) <> 0 ORDER BY 1, 2, 3',
+  );
+  const fromRows = await query<Record<string, number>>(
+    `SELECT a.user_id, IF(t.deleted_at IS NULL, 0, 1) AS state, t.status_id, COUNT(*) AS n FROM ticket_assignees a JOIN tickets t ON t.id = a.ticket_id
+     WHERE t.merged_into_id IS NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+  );
+  const rows = (list: Array<Record<string, number>>) => list.map((r) => Object.values(r).map(Number));
+  expect(rows(counted)).toEqual(rows(fromRows));
+  return fromRows.length;
+}
+
+describe('one operator\'s tickets, counted by migration 029', () => {
+  it('are counted exactly and listed in order, through assignment, status, trash, merge and delete', async () => {
+    const [a, b, c] = [await f.operator(), await f.operator(), await f.operator()];
+    const made = [];
+    for (let i = 0; i < 8; i++) {
+      const assignedto = [[a.id], [b.id], [a.id, b.id], []][i % 4];
+      made.push(await f.ticket({ status: statuses[i % 2], assignedto }));
+    }
+    const ops = [a.id, b.id, c.id];
+    await check(ops);
+    // Reassigned, unassigned and assigned through the API; status changed; one to the trash.
+    expectSuccess(await api.put(`${BASE}/${made[0].id}`, { assignedto: [b.id, c.id] }), 'Successfully updated the ticket!');
+    expectSuccess(await api.put(`${BASE}/${made[2].id}`, { assignedto: [] }), 'Successfully updated the ticket!');
+    expectSuccess(await api.put(`${BASE}/${made[3].id}`, { assignedto: [a.id], status: statuses[0] }), 'Successfully updated the ticket!');
+    expectSuccess(await api.put(`${BASE}/${made[4].id}`, { status: statuses[1] }), 'Successfully updated the ticket!');
+    expect((await api.del(`${BASE}/${made[5].id}`)).status).toBe(200);
+    await check(ops);
+    // By hand: an assignment moved to another operator and ticket, a ticket out of the trash, a
+    // status changed in SQL.
+    await sequelize().query('UPDATE ticket_assignees SET user_id = ?, ticket_id = ? WHERE ticket_id = ? AND user_id = ?', { replacements: [c.id, made[6].id, made[1].id, b.id] });
+    await Ticket.update({ deleted_at: null }, { where: { id: made[5].id } });
+    await sequelize().query('UPDATE tickets SET status_id = ? WHERE id = ?', { replacements: [statuses[0], made[6].id] });
+    expect((await api.del(`${BASE}/${made[7].id}`)).status).toBe(200);
+    await check(ops);
+    // Merged (the merged ticket leaves every operator's count) and deleted for good (its
+    // assignments go by cascade, which runs no trigger).
+    expectSuccess(await api.post(`${BASE}/${made[3].id}/merge`, { ids: [made[0].id] }), 'Successfully updated the ticket!');
+    await sequelize().query('DELETE FROM tickets WHERE id = ?', { replacements: [made[4].id] });
+    await check(ops);
+    expect(await expectFilled()).toBeGreaterThan(0);
+    // Two operators: a ticket of both counted once (a COUNT of the matches).
+    const both = await api.get(BASE, { assigned: `${a.id},${b.id}`, limit: 100 });
+    const [{ n }] = await query<{ n: number }>(
+      'SELECT COUNT(DISTINCT t.id) AS n FROM tickets t JOIN ticket_assignees x ON x.ticket_id = t.id WHERE x.user_id IN (?) AND t.deleted_at IS NULL AND t.merged_into_id IS NULL',
+      [[a.id, b.id]],
+    );
+    expect(expectList(both) && both.body.count).toBe(Number(n));
+    expect(Number(n)).toBeGreaterThan(0);
+  });
+
+  it('migration 029 goes down (table and triggers gone) and up again (counts filled from the assignments, then kept)', async () => {
+    const qi = sequelize().getQueryInterface();
+    const own = async () => (await query<{ t: string }>("SELECT TRIGGER_NAME AS t FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND (TRIGGER_NAME LIKE 'ticket\\_assignees\\_counts\\_%' OR TRIGGER_NAME LIKE 'tickets\\_assignee\\_counts\\_%')")).length;
+    const op = await f.operator();
+    await f.ticket({ assignedto: [op.id] });
+    await m029.down(qi);
+    expect(await own()).toBe(0);
+    expect(await query("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ticket_assignee_counts'")).toEqual([]);
+    // Assigned while the counters are gone: counted by the fill.
+    const t = await f.ticket({ assignedto: [op.id], status: statuses[1] });
+    await m029.up(qi);
+    expect(await own()).toBe(5);
+    expect(await expectFilled()).toBeGreaterThan(0);
+    expect((await api.get(BASE, { assigned: op.id })).body.count).toBe(2);
+    expectSuccess(await api.put(`${BASE}/${t.id}`, { status: statuses[0] }), 'Successfully updated the ticket!');
+    expect((await api.get(BASE, { assigned: op.id, status: statuses[0] })).body.count).toBe(2);
+    await expectFilled();
+  });
+});
