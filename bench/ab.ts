@@ -1,7 +1,5 @@
 // `./env` must stay the first import (see run.ts).
 import { CONCURRENCY, SECONDS } from './env';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { createToken, revokeToken } from '../src/auth/tokens';
 import { nodeOptionsOf } from '../src/cli/procfile';
@@ -9,7 +7,7 @@ import { sequelize } from '../src/db/sequelize';
 import { closeQueues } from '../src/queue/producer';
 import { wire } from '../src/wiring';
 import { treeCpuTicks } from '../test/helpers/progress';
-import type { Load, LoadResult } from './loadgen';
+import { loadgen, pinned, stop, waitFor } from './processes';
 import { removeBenchReplies, ticketTargets } from './tickets';
 
 /**
@@ -25,33 +23,8 @@ import { removeBenchReplies, ticketTargets } from './tickets';
 const distA = join(__dirname, '..');
 const distB = process.env.AB_DIST_B ?? distA;
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 6);
-const TWO_CORES = cpus().length >= 2;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const envOf = (spec = ''): Record<string, string> => Object.fromEntries(spec.split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
-
-function pinned(core: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  const [cmd, argv] = TWO_CORES ? ['taskset', ['-c', core, process.execPath, ...args]] : [process.execPath, args];
-  return spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-}
-
-async function up(url: string, child: ChildProcess) {
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`${url}: the process exited with ${child.exitCode}`);
-    if (await fetch(url).then((r) => r.ok, () => false)) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} did not answer`);
-}
-
-let seq = 300_000_000 + Math.floor(Math.random() * 600_000_000);
-async function load(l: Omit<Load, 'seq'>): Promise<LoadResult> {
-  const child = pinned('1', [join(distA, 'bench', 'loadgen.js'), JSON.stringify({ ...l, seq })], {});
-  seq += 2_000_000;
-  let out = '';
-  child.stdout!.on('data', (d) => { out += d; });
-  await new Promise((r) => child.once('exit', r));
-  return JSON.parse(out) as LoadResult;
-}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -81,7 +54,7 @@ async function main() {
     { name: 'B', port: 3371, dist: distB, env: envOf(process.env.AB_ENV_B) },
   ].map((s) => ({ ...s, child: pinned('0', [...nodeOptionsOf('web'), join(s.dist, 'src', 'server.js')], { ...base, ...s.env, PORT: String(s.port) }) }));
   try {
-    await Promise.all(servers.map((s) => up(`http://127.0.0.1:${s.port}/health`, s.child)));
+    await Promise.all(servers.map((s) => waitFor(`http://127.0.0.1:${s.port}/health`, s.child)));
     for (const sc of chosen) {
       const cpu: Record<string, number[]> = { A: [], B: [] };
       const rate: Record<string, number[]> = { A: [], B: [] };
@@ -89,9 +62,9 @@ async function main() {
         // Alternate which goes first, so a drift of the machine weighs on both alike.
         for (const s of round % 2 ? [...servers].reverse() : servers) {
           const l = { url: `http://127.0.0.1:${s.port}${sc.path}`, method: sc.method, headers: sc.body ? form : auth, body: sc.body, connections: CONCURRENCY };
-          await load({ ...l, seconds: 1 });
+          await loadgen({ ...l, seconds: 1 });
           const t0 = treeCpuTicks([s.child.pid!]);
-          const r = await load({ ...l, seconds: SECONDS });
+          const r = await loadgen({ ...l, seconds: SECONDS });
           if (r.non2xx || r.errors) throw new Error(`${s.name} ${sc.title}: ${r.non2xx} non-2xx (${r.statuses}), ${r.errors} errors`);
           cpu[s.name].push((10 * (treeCpuTicks([s.child.pid!]) - t0)) / r.total);
           rate[s.name].push(r.rate);
@@ -101,8 +74,7 @@ async function main() {
       process.stdout.write(`${sc.title.padEnd(22)} CPU ms/req A ${a.toFixed(3)}  B ${b.toFixed(3)}  B/A ${(b / a).toFixed(3)}   req/s A ${median(rate.A).toFixed(0)}  B ${median(rate.B).toFixed(0)}   (A ${cpu.A.map((x) => x.toFixed(2)).join(' ')}; B ${cpu.B.map((x) => x.toFixed(2)).join(' ')})\n`);
     }
   } finally {
-    for (const s of servers) s.child.kill('SIGTERM');
-    await Promise.all(servers.map((s) => (s.child.exitCode === null ? new Promise((r) => s.child.once('exit', r)) : null)));
+    await Promise.all(servers.map((s) => stop(s.child)));
     await removeBenchReplies([tk.id, tt.replied.id]);
     await revokeToken(String(record.id)).catch(() => undefined);
     await Promise.allSettled([closeQueues(), sequelize().close()]);

@@ -1,9 +1,8 @@
 // `./env` must stay the first import: it points the configuration at the benchmark's own database
 // and queue prefix before any module of src/ reads it.
 import { CONCURRENCY, SECONDS, TICKETS } from './env';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Op, QueryTypes } from 'sequelize';
@@ -20,10 +19,11 @@ import { closeQueues } from '../src/queue/producer';
 import { wire } from '../src/wiring';
 import type { CapturedScenario } from './baseline';
 import { ensureBenchData, findTargets, SIZES } from './data';
-import { fill, type Load, type LoadResult } from './loadgen';
+import { fill, type LoadResult } from './loadgen';
 import { num, table } from './table';
 import { ensureTicketData, MESSAGES_PER_TICKET, REPLY_TEXT, removeBenchReplies, ticketTargets } from './tickets';
 import { mailboxThroughput } from './mailbox';
+import { loadgen, pinned, stop, takeSeq, TWO_CORES, waitFor } from './processes';
 import { treeCpuTicks, withDescendants } from '../test/helpers/progress';
 
 /**
@@ -47,7 +47,6 @@ const WARM_UP_SECONDS = 1;
 const QUICK = process.env.BENCH_QUICK === '1';
 const PORT_WEB = 3360;
 const PORT_BASELINE = 3361;
-const TWO_CORES = cpus().length >= 2;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const distRoot = join(__dirname, '..');
 
@@ -58,27 +57,6 @@ interface Scenario {
   /** POST: a form body template (see loadgen). */
   body?: string;
   write?: boolean;
-}
-
-function pinned(core: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  const [cmd, argv] = TWO_CORES ? ['taskset', ['-c', core, process.execPath, ...args]] : [process.execPath, args];
-  return spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-}
-
-async function waitFor(url: string, child: ChildProcess) {
-  // A minute: on a loaded machine the web process takes a while to load.
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`${url}: the process exited with ${child.exitCode}`);
-    try { await fetch(url); return; } catch { await new Promise((r) => setTimeout(r, 100)); }
-  }
-  throw new Error(`${url} did not answer`);
-}
-
-async function stop(child: ChildProcess) {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
 }
 
 /** Peak RSS of a process and its children (cluster workers), in MB: sampled every 100 ms. */
@@ -102,19 +80,6 @@ function rssSampler(pid: number) {
  * depend on what else the machine runs, as its req/s does.
  */
 const cpuSeconds = (pid: number): number => treeCpuTicks([pid]) / 100;
-
-let seqBase = 100_000_000 + Math.floor(Math.random() * 800_000_000);
-
-async function loadgen(load: Omit<Load, 'seq'>): Promise<LoadResult> {
-  const seq = seqBase;
-  seqBase += 2_000_000;
-  const child = pinned('1', [join(distRoot, 'bench', 'loadgen.js'), JSON.stringify({ ...load, seq })], {});
-  let out = '';
-  child.stdout!.on('data', (c) => { out += c; });
-  const code = await new Promise((r) => child.once('exit', r));
-  if (code !== 0) throw new Error(`loadgen exited with ${code}`);
-  return JSON.parse(out.trim().split('\n').pop()!) as LoadResult;
-}
 
 const removeCreatedBans = () => IpBan.destroy({ where: { ip: { [Op.like]: '100.%' } } });
 
@@ -195,9 +160,9 @@ async function main() {
   const captured: CapturedScenario[] = [];
   const rows: Row[] = [];
   for (const s of list) {
-    await call(s, seqBase++);
-    await call(s, seqBase++);
-    const seq = seqBase++;
+    await call(s, takeSeq());
+    await call(s, takeSeq());
+    const seq = takeSeq();
     const { result, statements } = await capture(() => call(s, seq));
     // Values the app made up for this request that a unique key holds: the ticket number, and the
     // random placeholder a new ticket holds until its number is assigned (`~` and 32 hex digits).

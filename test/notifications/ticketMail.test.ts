@@ -148,6 +148,8 @@ describe('replies', () => {
     const third = await mailAbout(m.smtp, ticket, second.id, 'the third mail');
     expect(bare(third.parsed.inReplyTo)).toBe(bare(mail.parsed.messageId));
     expect([third.parsed.references].flat().map(bare)).toEqual([bare(first.parsed.messageId), bare(mail.parsed.messageId)]);
+    // The worker records a Message-ID once its server took the mail: after the mail arrived here.
+    await settled(ticket.id);
     expect(await storedIds(ticket.id)).toEqual([first, mail, third].map((m) => bare(m.parsed.messageId)));
   });
 
