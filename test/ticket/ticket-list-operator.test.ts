@@ -1,15 +1,13 @@
 /**
- * One operator's tickets (`assigned=<operator>`, alone or with `status`; migrations 029 and 030,
+ * One operator's tickets (`assigned=<operator>`, alone or with `status`; migration 029,
  * src/ticket/tickets/listPage.ts): `count` sums the operator's counters, exact through every way a
  * ticket is assigned, unassigned, reassigned, changes status, goes to the trash and back, is
- * merged and deleted; the page is the operator's tickets in the list's order, in two statements,
- * by updated_at a range of the operator's assignee rows (030's copy, kept through the same
- * writes); the migrations go down and up.
+ * merged and deleted; the page is the operator's tickets in the list's order, in two statements;
+ * the migration goes down and up.
  */
 import { QueryTypes } from 'sequelize';
 import { capture } from '../../bench/capture';
 import * as m029 from '../../migrations/029_ticket_assignee_counts';
-import * as m030 from '../../migrations/030_ticket_assignee_order';
 import { Ticket, TicketStatus } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { useApi } from '../helpers/app';
@@ -41,21 +39,16 @@ async function check(operators: number[]) {
   for (const operator of operators) {
     for (const trashed of [false, true]) {
       for (const status of [undefined, ...statuses]) {
-        for (const [order_column, order_direction, order] of [
-          ['id', 'asc', 't.id ASC'], ['id', 'desc', 't.id DESC'], ['updated_at', 'desc', 't.updated_at DESC, t.id DESC'], ['updated_at', 'asc', 't.updated_at ASC, t.id ASC'],
-        ]) {
+        for (const [order_column, order_direction, order] of [['id', 'asc', 't.id ASC'], ['id', 'desc', 't.id DESC'], ['updated_at', 'desc', 't.updated_at DESC, t.id DESC']]) {
           const q = { assigned: operator, limit: 100, order_column, order_direction, ...(status ? { status } : {}), ...(trashed ? { trashed: 1 } : {}) };
           const { statements, result } = await capture(() => api.get(BASE, q));
           const want = await actual(operator, trashed, status, order);
           const page = ids(expectList(result));
           expect({ q, count: result.body.count, ids: page }).toEqual({ q, count: want.length, ids: want });
-          // The count from the counters, no COUNT; the list's two statements; listed by updated_at,
-          // the page from the operator's assignee rows in that order.
-          const own = statements.filter((s) => /FROM ticket_assignee_counts|FROM ticket_list_counts|FROM `tickets`|FROM ticket_assignees a|COUNT\(/.test(s.sql));
-          expect({
-            q, counters: own.some((s) => /FROM ticket_assignee_counts/.test(s.sql)), counts: own.filter((s) => /COUNT\(/.test(s.sql)).length, own: own.length,
-            byAssignment: own.some((s) => /FORCE INDEX \(ticket_assignees_updated\)/.test(s.sql)),
-          }).toEqual({ q, counters: true, counts: 0, own: 2, byAssignment: order_column === 'updated_at' && !trashed });
+          // The count from the counters, no COUNT; the list's two statements.
+          const own = statements.filter((s) => /FROM ticket_assignee_counts|FROM ticket_list_counts|FROM `tickets`|COUNT\(/.test(s.sql));
+          expect({ q, counters: own.some((s) => /FROM ticket_assignee_counts/.test(s.sql)), counts: own.filter((s) => /COUNT\(/.test(s.sql)).length, own: own.length })
+            .toEqual({ q, counters: true, counts: 0, own: 2 });
         }
       }
     }
@@ -73,12 +66,6 @@ async function expectFilled() {
   );
   const rows = (list: Array<Record<string, number>>) => list.map((r) => Object.values(r).map(Number));
   expect(rows(counted)).toEqual(rows(fromRows));
-  // Migration 030's copies: each assignee row holds its ticket's state, status and updated_at.
-  const [{ stale }] = await query<{ stale: number }>(
-    `SELECT COUNT(*) AS stale FROM ticket_assignees a JOIN tickets t ON t.id = a.ticket_id
-     WHERE a.listed <> IF(t.deleted_at IS NULL AND t.merged_into_id IS NULL, 1, 0) OR a.status_id <> t.status_id OR a.updated_at <> t.updated_at`,
-  );
-  expect(Number(stale)).toBe(0);
   return fromRows.length;
 }
 
@@ -90,8 +77,6 @@ describe('one operator\'s tickets, counted by migration 029', () => {
       const assignedto = [[a.id], [b.id], [a.id, b.id], []][i % 4];
       made.push(await f.ticket({ status: statuses[i % 2], assignedto }));
     }
-    // Updated at times of their own, out of id order (by hand: the copies follow by trigger).
-    for (const [i, t] of made.entries()) await sequelize().query('UPDATE tickets SET updated_at = ? WHERE id = ?', { replacements: [1_700_000_000 + ((i * 5) % 8) * 60, t.id] });
     const ops = [a.id, b.id, c.id];
     await check(ops);
     // Reassigned, unassigned and assigned through the API; status changed; one to the trash.
@@ -112,7 +97,6 @@ describe('one operator\'s tickets, counted by migration 029', () => {
     // assignments go by cascade, which runs no trigger).
     expectSuccess(await api.post(`${BASE}/${made[3].id}/merge`, { ids: [made[0].id] }), 'Successfully updated the ticket!');
     await sequelize().query('DELETE FROM tickets WHERE id = ?', { replacements: [made[4].id] });
-    await sequelize().query('UPDATE tickets SET updated_at = updated_at - 3600 WHERE id = ?', { replacements: [made[6].id] });
     await check(ops);
     expect(await expectFilled()).toBeGreaterThan(0);
     // Two operators: a ticket of both counted once (a COUNT of the matches).
@@ -123,28 +107,6 @@ describe('one operator\'s tickets, counted by migration 029', () => {
     );
     expect(expectList(both) && both.body.count).toBe(Number(n));
     expect(Number(n)).toBeGreaterThan(0);
-  });
-
-  it('migration 030 goes down (columns, index and triggers gone) and up again (copies filled from the tickets, then kept)', async () => {
-    const qi = sequelize().getQueryInterface();
-    const columns = async () => (await query<{ c: string }>(
-      "SELECT COLUMN_NAME AS c FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ticket_assignees' ORDER BY ORDINAL_POSITION",
-    )).map((r) => r.c);
-    const op = await f.operator();
-    const first = await f.ticket({ assignedto: [op.id] });
-    await m030.down(qi);
-    expect(await columns()).toEqual(['ticket_id', 'user_id']);
-    // Assigned and updated while the copies are gone: filled by the migration.
-    const second = await f.ticket({ assignedto: [op.id] });
-    await sequelize().query('UPDATE tickets SET updated_at = ? WHERE id = ?', { replacements: [1_600_000_000, second.id] });
-    await m030.up(qi);
-    expect(await columns()).toEqual(['ticket_id', 'user_id', 'listed', 'status_id', 'updated_at']);
-    await expectFilled();
-    const byUpdate = async () => ids(expectList(await api.get(BASE, { assigned: op.id, order_column: 'updated_at', order_direction: 'asc' })));
-    expect(await byUpdate()).toEqual([second.id, first.id]);
-    await sequelize().query('UPDATE tickets SET updated_at = ? WHERE id = ?', { replacements: [1_500_000_000, first.id] });
-    expect(await byUpdate()).toEqual([first.id, second.id]);
-    await expectFilled();
   });
 
   it('migration 029 goes down (table and triggers gone) and up again (counts filled from the assignments, then kept)', async () => {
