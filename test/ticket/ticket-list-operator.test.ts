@@ -1,13 +1,15 @@
 /**
- * One operator's tickets (`assigned=<operator>`, alone or with `status`; migration 029,
+ * One operator's tickets (`assigned=<operator>`, alone or with `status`; migrations 029 and 030,
  * src/ticket/tickets/listPage.ts): `count` sums the operator's counters, exact through every way a
  * ticket is assigned, unassigned, reassigned, changes status, goes to the trash and back, is
- * merged and deleted; the page is the operator's tickets in the list's order, in two statements;
- * the migration goes down and up.
+ * merged and deleted; the page is the operator's tickets in the list's order, in two statements,
+ * by updated_at a range of the operator's rows of 030's `ticket_assignee_list` (kept through the
+ * same writes); the migrations go down and up.
  */
 import { QueryTypes } from 'sequelize';
 import { capture } from '../../bench/capture';
 import * as m029 from '../../migrations/029_ticket_assignee_counts';
+import * as m030 from '../../migrations/030_ticket_assignee_list';
 import { Ticket, TicketStatus } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { useApi } from '../helpers/app';
@@ -39,16 +41,21 @@ async function check(operators: number[]) {
   for (const operator of operators) {
     for (const trashed of [false, true]) {
       for (const status of [undefined, ...statuses]) {
-        for (const [order_column, order_direction, order] of [['id', 'asc', 't.id ASC'], ['id', 'desc', 't.id DESC'], ['updated_at', 'desc', 't.updated_at DESC, t.id DESC']]) {
+        for (const [order_column, order_direction, order] of [
+          ['id', 'asc', 't.id ASC'], ['id', 'desc', 't.id DESC'], ['updated_at', 'desc', 't.updated_at DESC, t.id DESC'], ['updated_at', 'asc', 't.updated_at ASC, t.id ASC'],
+        ]) {
           const q = { assigned: operator, limit: 100, order_column, order_direction, ...(status ? { status } : {}), ...(trashed ? { trashed: 1 } : {}) };
           const { statements, result } = await capture(() => api.get(BASE, q));
           const want = await actual(operator, trashed, status, order);
           const page = ids(expectList(result));
           expect({ q, count: result.body.count, ids: page }).toEqual({ q, count: want.length, ids: want });
-          // The count from the counters, no COUNT; the list's two statements.
-          const own = statements.filter((s) => /FROM ticket_assignee_counts|FROM ticket_list_counts|FROM `tickets`|COUNT\(/.test(s.sql));
-          expect({ q, counters: own.some((s) => /FROM ticket_assignee_counts/.test(s.sql)), counts: own.filter((s) => /COUNT\(/.test(s.sql)).length, own: own.length })
-            .toEqual({ q, counters: true, counts: 0, own: 2 });
+          // The count from the counters, no COUNT; the list's two statements; listed by updated_at,
+          // the page from the operator's assignee rows in that order.
+          const own = statements.filter((s) => /FROM ticket_assignee_counts|FROM ticket_list_counts|FROM `tickets`|FROM ticket_assignee_list a|COUNT\(/.test(s.sql));
+          expect({
+            q, counters: own.some((s) => /FROM ticket_assignee_counts/.test(s.sql)), counts: own.filter((s) => /COUNT\(/.test(s.sql)).length, own: own.length,
+            byAssignment: own.some((s) => /FORCE INDEX \(ticket_assignee_list_updated\)/.test(s.sql)),
+          }).toEqual({ q, counters: true, counts: 0, own: 2, byAssignment: order_column === 'updated_at' && !trashed });
         }
       }
     }
@@ -66,6 +73,13 @@ async function expectFilled() {
   );
   const rows = (list: Array<Record<string, number>>) => list.map((r) => Object.values(r).map(Number));
   expect(rows(counted)).toEqual(rows(fromRows));
+  // Migration 030's list: a row per assignee row, with its ticket's state, status and updated_at.
+  const listed = await query<Record<string, number>>('SELECT user_id, ticket_id, listed, status_id, updated_at FROM ticket_assignee_list ORDER BY 1, 2');
+  const fromTickets = await query<Record<string, number>>(
+    `SELECT a.user_id, a.ticket_id, IF(t.deleted_at IS NULL AND t.merged_into_id IS NULL, 1, 0) AS listed, t.status_id, t.updated_at
+     FROM ticket_assignees a JOIN tickets t ON t.id = a.ticket_id ORDER BY 1, 2`,
+  );
+  expect(rows(listed)).toEqual(rows(fromTickets));
   return fromRows.length;
 }
 
@@ -77,6 +91,8 @@ describe('one operator\'s tickets, counted by migration 029', () => {
       const assignedto = [[a.id], [b.id], [a.id, b.id], []][i % 4];
       made.push(await f.ticket({ status: statuses[i % 2], assignedto }));
     }
+    // Updated at times of their own, out of id order (by hand: the copies follow by trigger).
+    for (const [i, t] of made.entries()) await sequelize().query('UPDATE tickets SET updated_at = ? WHERE id = ?', { replacements: [1_700_000_000 + ((i * 5) % 8) * 60, t.id] });
     const ops = [a.id, b.id, c.id];
     await check(ops);
     // Reassigned, unassigned and assigned through the API; status changed; one to the trash.
@@ -97,8 +113,16 @@ describe('one operator\'s tickets, counted by migration 029', () => {
     // assignments go by cascade, which runs no trigger).
     expectSuccess(await api.post(`${BASE}/${made[3].id}/merge`, { ids: [made[0].id] }), 'Successfully updated the ticket!');
     await sequelize().query('DELETE FROM tickets WHERE id = ?', { replacements: [made[4].id] });
+    await sequelize().query('UPDATE tickets SET updated_at = updated_at - 3600 WHERE id = ?', { replacements: [made[6].id] });
     await check(ops);
     expect(await expectFilled()).toBeGreaterThan(0);
+    // An operator's delete touches the tickets they were assigned to (updated_at moves) in a
+    // statement that reads ticket_assignees: the list's rows follow (a trigger that wrote
+    // ticket_assignees itself would fail that statement, MariaDB's error 1442).
+    await sequelize().query('UPDATE tickets SET updated_at = 1600000000 WHERE id IN (?)', { replacements: [made.map((t) => t.id)] });
+    expect((await api.del(`/api/user/operator/${c.id}`)).status).toBe(200);
+    await check([a.id, b.id]);
+    await expectFilled();
     // Two operators: a ticket of both counted once (a COUNT of the matches).
     const both = await api.get(BASE, { assigned: `${a.id},${b.id}`, limit: 100 });
     const [{ n }] = await query<{ n: number }>(
@@ -107,6 +131,26 @@ describe('one operator\'s tickets, counted by migration 029', () => {
     );
     expect(expectList(both) && both.body.count).toBe(Number(n));
     expect(Number(n)).toBeGreaterThan(0);
+  });
+
+  it('migration 030 goes down (table and triggers gone) and up again (rows filled from the assignments, then kept)', async () => {
+    const qi = sequelize().getQueryInterface();
+    const table = async () => (await query("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ticket_assignee_list'")).length;
+    const op = await f.operator();
+    const first = await f.ticket({ assignedto: [op.id] });
+    await m030.down(qi);
+    expect(await table()).toBe(0);
+    // Assigned and updated while the copies are gone: filled by the migration.
+    const second = await f.ticket({ assignedto: [op.id] });
+    await sequelize().query('UPDATE tickets SET updated_at = ? WHERE id = ?', { replacements: [1_600_000_000, second.id] });
+    await m030.up(qi);
+    expect(await table()).toBe(1);
+    await expectFilled();
+    const byUpdate = async () => ids(expectList(await api.get(BASE, { assigned: op.id, order_column: 'updated_at', order_direction: 'asc' })));
+    expect(await byUpdate()).toEqual([second.id, first.id]);
+    await sequelize().query('UPDATE tickets SET updated_at = ? WHERE id = ?', { replacements: [1_500_000_000, first.id] });
+    expect(await byUpdate()).toEqual([first.id, second.id]);
+    await expectFilled();
   });
 
   it('migration 029 goes down (table and triggers gone) and up again (counts filled from the assignments, then kept)', async () => {

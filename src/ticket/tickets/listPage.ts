@@ -335,9 +335,11 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
   // so the reverse is exact): a deep `start` skips at most half of the matches' index entries, and
   // the last page is as cheap as the first.
   const fromEnd = (count: number) => !keyset && count - q.offset < q.offset + q.limit;
-  const pageOf = (hint: string, count: number) => (fromEnd(count)
-    ? page(hint, Math.max(0, count - q.offset - q.limit), Math.max(0, Math.min(q.limit, count - q.offset)), desc ? 'ASC' : 'DESC')
-    : page(hint));
+  type Reader = (offset: number, limit: number, innerDir: string) => Promise<Ticket[]>;
+  const nearerEnd = (count: number, read: Reader) => (fromEnd(count)
+    ? read(Math.max(0, count - q.offset - q.limit), Math.max(0, Math.min(q.limit, count - q.offset)), desc ? 'ASC' : 'DESC')
+    : read(q.offset, q.limit, dir));
+  const pageOf = (hint: string, count: number) => nearerEnd(count, (offset, limit, innerDir) => page(hint, offset, limit, innerDir));
   /** The index entries a page reaches: from the nearer end. */
   const reachOf = (count: number) => (fromEnd(count) ? Math.max(0, count - q.offset) : q.offset + q.limit);
 
@@ -373,7 +375,9 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
   const operator = oneOperator(p);
   if (operator !== null) {
     // One operator's tickets (and a status): the count from migration 029's counters, known
-    // before the page (a page past the middle is read from the far end). The page is the
+    // before the page (a page past the middle is read from the far end). By updated_at (listed,
+    // no after_id), the page is a range of the operator's rows of migration 030's
+    // `ticket_assignee_list` in that order, the status tested on the index's entries. Otherwise the page is the
     // optimiser's: in id order it walks the primary key testing each ticket's assignment (or reads
     // the operator's assignments, which `ticket_assignees_user_id` holds in ticket id order); in
     // another order it sorts the operator's matches. Walking that order's index instead reads
@@ -387,7 +391,15 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
       { operator, state: trashed ? 1 : 0, statuses },
     );
     const count = Number(r?.matches ?? 0);
-    return { rows: await pageOf('', count), count };
+    if (column !== 'updated_at' || trashed || keyset) return { rows: await pageOf('', count), count };
+    const ofStatuses = statuses ? ' AND a.status_id IN (:statuses)' : '';
+    const byAssignment: Reader = (offset, limit, innerDir) => select<Ticket>(
+      `SELECT STRAIGHT_JOIN t.* FROM (SELECT a.ticket_id AS id FROM ticket_assignee_list a FORCE INDEX (ticket_assignee_list_updated)
+         WHERE a.user_id = :operator AND a.listed = 1${ofStatuses} ORDER BY a.updated_at ${innerDir}, a.ticket_id ${innerDir} LIMIT :pageOffset, :pageLimit) AS page
+       JOIN tickets t ON t.id = page.id ORDER BY ${ord('t')}`,
+      { operator, statuses, pageOffset: offset, pageLimit: limit },
+    );
+    return { rows: await nearerEnd(count, byAssignment), count };
   }
 
   if (!byCounters) {
