@@ -1,4 +1,5 @@
 import type { QueryInterface } from 'sequelize';
+import { createTriggers, dropTriggers, type TriggerSql } from './triggers';
 import * as m018 from './018_ticket_list_indexes';
 
 export const name = '025_ticket_list_assigned';
@@ -46,7 +47,7 @@ const recheck = (ticket: string) => `UPDATE tickets SET assigned = 0 WHERE id = 
   AND NOT EXISTS (SELECT 1 FROM ticket_assignees WHERE ticket_id = ${ticket})`;
 const flag = (ticket: string) => `UPDATE tickets SET assigned = 1 WHERE id = ${ticket} AND assigned = 0`;
 
-const TRIGGER_SQL: Record<string, string> = {
+const TRIGGER_SQL: TriggerSql = {
   ...m018.listCountTriggerSql(COUNTED),
   // The flag's own writes (`AND assigned = 0/1`) happen only when it changes; the update of the
   // ticket then moves its counter (the trigger above).
@@ -55,19 +56,14 @@ const TRIGGER_SQL: Record<string, string> = {
   ticket_assignees_assigned_update: `AFTER UPDATE ON ticket_assignees FOR EACH ROW
     IF NEW.ticket_id <> OLD.ticket_id THEN ${recheck('OLD.ticket_id')}; ${flag('NEW.ticket_id')}; END IF`,
 };
-const TRIGGERS = Object.keys(TRIGGER_SQL);
 
 /**
  * The triggers that keep the counts and the `assigned` flags (the benchmark drops them for its
  * bulk load, then fills both: fillAssigned, fillListCounts).
  */
-export async function createListCountTriggers(q: QueryInterface): Promise<void> {
-  for (const t of TRIGGERS) await q.sequelize.query(`CREATE TRIGGER ${t} ${TRIGGER_SQL[t]}`);
-}
+export const createListCountTriggers = (q: QueryInterface): Promise<void> => createTriggers(q, TRIGGER_SQL);
 
-export async function dropListCountTriggers(q: QueryInterface): Promise<void> {
-  for (const t of TRIGGERS) await q.sequelize.query(`DROP TRIGGER IF EXISTS ${t}`);
-}
+export const dropListCountTriggers = (q: QueryInterface): Promise<void> => dropTriggers(q, TRIGGER_SQL);
 
 /** Every ticket's `assigned` from its assignee rows (with the triggers dropped: no counter moves). */
 export async function fillAssigned(q: QueryInterface): Promise<void> {

@@ -1,4 +1,5 @@
 import type { QueryInterface } from 'sequelize';
+import { createTriggers, dropTriggers, type TriggerSql } from './triggers';
 import { COUNT_SLOTS } from './018_ticket_list_indexes';
 
 export const name = '029_ticket_assignee_counts';
@@ -39,7 +40,7 @@ const assigneeRemove = (row: 'NEW' | 'OLD') => `UPDATE ticket_assignee_counts c 
 
 const operatorsOf = (t: 'NEW' | 'OLD') => `SELECT user_id FROM ticket_assignees WHERE ticket_id = ${t}.id`;
 
-const TRIGGER_SQL: Record<string, string> = {
+const TRIGGER_SQL: TriggerSql = {
   ticket_assignees_counts_insert: `AFTER INSERT ON ticket_assignees FOR EACH ROW ${assigneeAdd('NEW')}`,
   ticket_assignees_counts_delete: `AFTER DELETE ON ticket_assignees FOR EACH ROW ${assigneeRemove('OLD')}`,
   ticket_assignees_counts_update: `AFTER UPDATE ON ticket_assignees FOR EACH ROW
@@ -52,16 +53,11 @@ const TRIGGER_SQL: Record<string, string> = {
   tickets_assignee_counts_delete: `BEFORE DELETE ON tickets FOR EACH ROW
     IF OLD.merged_into_id IS NULL THEN ${removeFor('OLD', operatorsOf('OLD'))}; END IF`,
 };
-const TRIGGERS = Object.keys(TRIGGER_SQL);
 
 /** The triggers that keep the counts (the benchmark drops them for its bulk load, then fills the counts). */
-export async function createAssigneeCountTriggers(q: QueryInterface): Promise<void> {
-  for (const t of TRIGGERS) await q.sequelize.query(`CREATE TRIGGER ${t} ${TRIGGER_SQL[t]}`);
-}
+export const createAssigneeCountTriggers = (q: QueryInterface): Promise<void> => createTriggers(q, TRIGGER_SQL);
 
-export async function dropAssigneeCountTriggers(q: QueryInterface): Promise<void> {
-  for (const t of TRIGGERS) await q.sequelize.query(`DROP TRIGGER IF EXISTS ${t}`);
-}
+export const dropAssigneeCountTriggers = (q: QueryInterface): Promise<void> => dropTriggers(q, TRIGGER_SQL);
 
 /** The counts from the assignments themselves (the migration, and the benchmark after its bulk load). */
 export async function fillAssigneeCounts(q: QueryInterface): Promise<void> {

@@ -1,4 +1,5 @@
 import type { QueryInterface } from 'sequelize';
+import { createTriggers, dropTriggers, type TriggerSql } from './triggers';
 
 export const name = '030_ticket_assignee_list';
 
@@ -30,7 +31,7 @@ const addRow = (row: string) => `INSERT INTO ticket_assignee_list (user_id, tick
   ON DUPLICATE KEY UPDATE listed = VALUES(listed), status_id = VALUES(status_id), updated_at = VALUES(updated_at)`;
 const removeRow = (row: string) => `DELETE FROM ticket_assignee_list WHERE user_id = ${row}.user_id AND ticket_id = ${row}.ticket_id`;
 
-const TRIGGER_SQL: Record<string, string> = {
+const TRIGGER_SQL: TriggerSql = {
   ticket_assignees_list_insert: `AFTER INSERT ON ticket_assignees FOR EACH ROW ${addRow('NEW')}`,
   ticket_assignees_list_delete: `AFTER DELETE ON ticket_assignees FOR EACH ROW ${removeRow('OLD')}`,
   ticket_assignees_list_update: `AFTER UPDATE ON ticket_assignees FOR EACH ROW
@@ -40,15 +41,10 @@ const TRIGGER_SQL: Record<string, string> = {
       UPDATE ticket_assignee_list SET listed = ${LISTED('NEW')}, status_id = NEW.status_id, updated_at = NEW.updated_at WHERE ticket_id = NEW.id;
     END IF`,
 };
-const TRIGGERS = Object.keys(TRIGGER_SQL);
 
-export async function createAssigneeOrderTriggers(q: QueryInterface): Promise<void> {
-  for (const t of TRIGGERS) await q.sequelize.query(`CREATE TRIGGER ${t} ${TRIGGER_SQL[t]}`);
-}
+export const createAssigneeOrderTriggers = (q: QueryInterface): Promise<void> => createTriggers(q, TRIGGER_SQL);
 
-export async function dropAssigneeOrderTriggers(q: QueryInterface): Promise<void> {
-  for (const t of TRIGGERS) await q.sequelize.query(`DROP TRIGGER IF EXISTS ${t}`);
-}
+export const dropAssigneeOrderTriggers = (q: QueryInterface): Promise<void> => dropTriggers(q, TRIGGER_SQL);
 
 /** The rows from the assignments and their tickets (the migration, and the benchmark after its bulk load). */
 export async function fillAssigneeOrder(q: QueryInterface): Promise<void> {
