@@ -7,7 +7,7 @@ import { createListCountTriggers, dropListCountTriggers, fillAssigned, fillListC
 import { dropDayCountTriggers } from '../migrations/026_ticket_day_counts';
 import { createDayFilterCountTriggers, dropDayFilterCountTriggers, fillDayFilterCounts } from '../migrations/028_ticket_day_filter_counts';
 import { createAssigneeCountTriggers, dropAssigneeCountTriggers, fillAssigneeCounts } from '../migrations/029_ticket_assignee_counts';
-import { createAssigneeOrderTriggers, dropAssigneeOrderTriggers, fillAssigneeOrder } from '../migrations/030_ticket_assignee_list';
+import { createAssigneeListTriggers, dropAssigneeListTriggers, fillAssigneeList } from '../migrations/030_ticket_assignee_list';
 import { createDayStatusCountTriggers, fillDayStatusCounts } from '../migrations/027_ticket_day_status_counts';
 
 /**
@@ -78,7 +78,7 @@ async function loadTickets(log: (line: string) => void) {
   await dropDayCountTriggers(sequelize().getQueryInterface());
   await dropDayFilterCountTriggers(sequelize().getQueryInterface());
   await dropAssigneeCountTriggers(sequelize().getQueryInterface());
-  await dropAssigneeOrderTriggers(sequelize().getQueryInterface());
+  await dropAssigneeListTriggers(sequelize().getQueryInterface());
   await q('ALTER TABLE tickets DROP INDEX tickets_subject_search');
   await q('ALTER TABLE ticket_messages DROP INDEX ticket_messages_text_search');
   // The Mroonga index (SEARCH_ENGINE=mroonga) goes too: its triggers would rewrite a ticket's
@@ -136,8 +136,8 @@ async function loadTickets(log: (line: string) => void) {
     await fillDayFilterCounts(sequelize().getQueryInterface());
     await createAssigneeCountTriggers(sequelize().getQueryInterface());
     await fillAssigneeCounts(sequelize().getQueryInterface());
-    await fillAssigneeOrder(sequelize().getQueryInterface());
-    await createAssigneeOrderTriggers(sequelize().getQueryInterface());
+    await fillAssigneeList(sequelize().getQueryInterface());
+    await createAssigneeListTriggers(sequelize().getQueryInterface());
     await q('ALTER TABLE ticket_messages ENGINE=InnoDB');
     await q('DROP TABLE IF EXISTS bench_users');
   }

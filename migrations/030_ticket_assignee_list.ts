@@ -42,12 +42,12 @@ const TRIGGER_SQL: TriggerSql = {
     END IF`,
 };
 
-export const createAssigneeOrderTriggers = (q: QueryInterface): Promise<void> => createTriggers(q, TRIGGER_SQL);
+export const createAssigneeListTriggers = (q: QueryInterface): Promise<void> => createTriggers(q, TRIGGER_SQL);
 
-export const dropAssigneeOrderTriggers = (q: QueryInterface): Promise<void> => dropTriggers(q, TRIGGER_SQL);
+export const dropAssigneeListTriggers = (q: QueryInterface): Promise<void> => dropTriggers(q, TRIGGER_SQL);
 
 /** The rows from the assignments and their tickets (the migration, and the benchmark after its bulk load). */
-export async function fillAssigneeOrder(q: QueryInterface): Promise<void> {
+export async function fillAssigneeList(q: QueryInterface): Promise<void> {
   await q.sequelize.query('DELETE FROM ticket_assignee_list');
   await q.sequelize.query(`INSERT INTO ticket_assignee_list (user_id, ticket_id, listed, status_id, updated_at)
     SELECT a.user_id, t.id, ${LISTED('t')}, t.status_id, t.updated_at FROM ticket_assignees a JOIN tickets t ON t.id = a.ticket_id`);
@@ -66,12 +66,12 @@ export async function up(q: QueryInterface): Promise<void> {
     CONSTRAINT ticket_assignee_list_ticket FOREIGN KEY (ticket_id) REFERENCES tickets (id) ON DELETE CASCADE,
     CONSTRAINT ticket_assignee_list_user FOREIGN KEY (user_id) REFERENCES users (id) ON DELETE CASCADE
   ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci`);
-  await createAssigneeOrderTriggers(q);
+  await createAssigneeListTriggers(q);
   // After the triggers (migrations run before the web processes start: nothing else writes now).
-  await fillAssigneeOrder(q);
+  await fillAssigneeList(q);
 }
 
 export async function down(q: QueryInterface): Promise<void> {
-  await dropAssigneeOrderTriggers(q);
+  await dropAssigneeListTriggers(q);
   await q.dropTable('ticket_assignee_list');
 }
