@@ -36,7 +36,10 @@ const actual = async (operator: number, trashed: boolean, status: number | undef
   [operator, ...(status ? [status] : [])],
 )).map((r) => Number(r.id));
 
-/** Every operator's count and pages (id both ways, updated_at desc), by status and none, listed and trashed. */
+/**
+ * Every operator's count and pages (id and updated_at, both ways), by status and none, listed and
+ * trashed; and pages of two past the middle (read from the far end).
+ */
 async function check(operators: number[]) {
   for (const operator of operators) {
     for (const trashed of [false, true]) {
@@ -56,13 +59,17 @@ async function check(operators: number[]) {
             q, counters: own.some((s) => /FROM ticket_assignee_counts/.test(s.sql)), counts: own.filter((s) => /COUNT\(/.test(s.sql)).length, own: own.length,
             byAssignment: own.some((s) => /FORCE INDEX \(ticket_assignee_list_updated\)/.test(s.sql)),
           }).toEqual({ q, counters: true, counts: 0, own: 2, byAssignment: order_column === 'updated_at' && !trashed });
+          for (const start of [Math.floor(want.length / 2) + 1, want.length].filter((x) => x >= 1)) {
+            const deep = await api.get(BASE, { ...q, start, limit: 2 });
+            expect({ q, start, ids: ids(expectList(deep)) }).toEqual({ q, start, ids: want.slice(start - 1, start + 1) });
+          }
         }
       }
     }
   }
 }
 
-/** The counters against the assignments: per operator, state and status. */
+/** The counters (029) and the list (030) against the assignments and their tickets. */
 async function expectFilled() {
   const counted = await query<Record<string, number>>(
     'SELECT user_id, state, status_id, SUM(n) AS n FROM ticket_assignee_counts GROUP BY 1, 2, 3 HAVING SUM(n) <> 0 ORDER BY 1, 2, 3',
