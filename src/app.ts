@@ -22,6 +22,7 @@ import { verifyRouter } from './user/verifyRoutes';
 import { errorHandler, notFoundRoute } from './http/errors';
 import { idempotency } from './http/idempotency';
 import { routeReads } from './http/readRouting';
+import { requestVersions } from './http/versionSnapshot';
 import { limitPerIp, limitPerToken, startAccessChecks } from './http/rateLimit';
 import { docsRouter } from './openapi/docs';
 import { MAIL_PAGE_PATH, mailPageHeaders, mailPageRouter } from './mailcatcher/page';
@@ -66,7 +67,7 @@ export function buildApp(): Express {
   const api = express.Router();
   // Rate limits per address (before authentication: failed ones count) and per token; then the
   // body, which an Idempotency-Key's fingerprint covers.
-  api.use(startAccessChecks, methodOverride, refuseBanned, limitPerIp, authenticate, requireScope((req) => requiredScope(req.method, req.path)), limitPerToken, boundLargeBodies, ...bodyParsers(cfg.bodyLimit), idempotency, actingToken, routeReads);
+  api.use(startAccessChecks, methodOverride, refuseBanned, limitPerIp, authenticate, requireScope((req) => requiredScope(req.method, req.path)), limitPerToken, boundLargeBodies, ...bodyParsers(cfg.bodyLimit), idempotency, actingToken, requestVersions, routeReads);
   api.use('/core', coreRouter);
   api.use('/user', userAreaRouter);
   api.use('/ticket', ticketAreaRouter);

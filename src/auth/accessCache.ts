@@ -1,4 +1,4 @@
-import { VersionedCache, cacheVersion } from '../db/versionedCache';
+import { VersionedCache, cacheVersion, type VersionSnapshot } from '../db/versionedCache';
 
 /**
  * A per-process cache of what every API request looks up before it runs: its token (by hash) and
@@ -32,19 +32,12 @@ export const accessVersion = () => access.current();
 
 /**
  * The access version for one request, read once: its ban check and its token check share it (one
- * Redis round trip, not two). `holder` is the request's `res.locals`.
+ * Redis round trip, not two), and so do the caches its work consults (db/versionedCache.ts
+ * VersionSnapshot). `holder` is the request's `res.locals`; its `versions` may hold the reading
+ * made with the rate-limit counts (http/rateLimit.ts startAccessChecks).
  */
-export function requestAccessVersion(holder: { accessVersion?: Promise<string | null> }): Promise<string | null> {
-  return (holder.accessVersion ??= accessVersion());
-}
-
-/**
- * Sets the request's access version from a read of its key (ACCESS_VERSION_KEY) made along with
- * other commands (http/rateLimit.ts startAccessChecks), as accessVersion() reads it: the key's
- * value (none: never bumped, version 0), or null when Redis did not answer.
- */
-export function setRequestAccessVersion(holder: { accessVersion?: Promise<string | null> }, read: Promise<{ value: string | null } | null>): void {
-  holder.accessVersion = read.then((r) => (r ? r.value ?? '0' : null));
+export function requestAccessVersion(holder: { versions?: VersionSnapshot }): Promise<string | null> {
+  return access.current((holder.versions ??= new Map()));
 }
 
 /** Makes every process's cached tokens and ban answers stale. */

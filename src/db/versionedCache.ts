@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Model, ModelStatic, Transaction } from 'sequelize';
 import { config } from '../config';
 import { counterClient } from '../redis/windowCounter';
@@ -8,8 +9,8 @@ import { afterOutermostCommit } from './transaction';
  * Per-process caches that every web process invalidates at once. A cache's entries are tagged
  * with a **version**, a counter in Redis (`<QUEUE_PREFIX>:<name>`) that every change of the
  * watched models bumps once it is committed, in whichever process made it. A reader gets the
- * version (one GET) before the database and uses an entry only if it was stored under that same
- * version, so a change applies to the very next request everywhere; an entry stored while a
+ * version (a GET, once per request: VersionSnapshot) before the database and uses an entry only
+ * if it was stored under that same version, so a change applies to the very next request everywhere; an entry stored while a
  * change commits carries the old version and is ignored by the next reader. When Redis is not
  * ready nothing is cached (every read asks the database, as without a cache). A change that
  * bypasses the models (SQL by hand) is seen at the latest after ENTRY_TTL_MS.
@@ -42,13 +43,44 @@ export class VersionedCache<T> {
   }
 }
 
-// The counters' connection (auto-pipelined): a request's version reads leave with its rate-limit
-// counts in one write (http/rateLimit.ts startAccessChecks).
+// The counters' connection: short commands that give up quickly (redis/windowCounter.ts).
 const redis = counterClient;
 
+/**
+ * The versions one request uses, by name: each is read once, when the request starts (with its
+ * rate-limit counts, in one command: http/rateLimit.ts startAccessChecks) or when first needed,
+ * and every cache consulted during the request uses that reading. A write of several records
+ * consulted the definitions up to five times, a Redis round trip each. A version the request
+ * bumps itself is its new value from then on, so the request never reads back what it changed
+ * from an entry kept before its change.
+ */
+export type VersionSnapshot = Map<string, Promise<string | null>>;
+
+const snapshots = new AsyncLocalStorage<VersionSnapshot>();
+const names: string[] = [];
+
+/** Runs `work` (and everything it awaits) with `snapshot` as the versions its caches use. */
+export const withVersionSnapshot = <T>(snapshot: VersionSnapshot, work: () => T): T => snapshots.run(snapshot, work);
+
+/** The names of every version (their keys below QUEUE_PREFIX), for a request to read them at its start. */
+export const versionNames = (): readonly string[] => names;
+
+/**
+ * A snapshot whose versions are a reading of versionNames() made along with other commands, as
+ * current() reads each: its value (none: never bumped, version 0), or null for all when Redis did
+ * not answer.
+ */
+export function snapshotOf(read: Promise<{ values: Array<string | null> } | null>, readNames: readonly string[]): VersionSnapshot {
+  return new Map(readNames.map((name, i) => [name, read.then((r) => (r ? r.values[i] ?? '0' : null))]));
+}
+
 export interface CacheVersion {
-  /** The current version, or null when Redis cannot say at once (then nothing is cached). */
-  current(): Promise<string | null>;
+  /**
+   * The current version, or null when Redis cannot say at once (then nothing is cached): the
+   * request's (`snapshot`, by default the one work runs with: withVersionSnapshot), read once per
+   * snapshot, or a reading of its own outside any.
+   */
+  current(snapshot?: VersionSnapshot): Promise<string | null>;
   /** Makes every process's entries stale (this process's at once). */
   bump(): Promise<void>;
   /**
@@ -61,23 +93,29 @@ export interface CacheVersion {
 /** A version counter named `name` in Redis; `clearLocal` empties this process's caches of it. */
 export function cacheVersion(name: string, clearLocal: () => void): CacheVersion {
   const key = () => `${config().queuePrefix}:${name}`;
+  const read = async () => {
+    const c = redis();
+    if (c.status !== 'ready') return null;
+    try {
+      return (await c.get(key())) ?? '0';
+    } catch {
+      return null;
+    }
+  };
+  names.push(name);
   const version: CacheVersion = {
-    async current() {
-      const c = redis();
-      if (c.status !== 'ready') return null;
-      try {
-        return (await c.get(key())) ?? '0';
-      } catch {
-        return null;
-      }
+    current(snapshot = snapshots.getStore()) {
+      if (!snapshot) return read();
+      let v = snapshot.get(name);
+      if (!v) snapshot.set(name, (v = read()));
+      return v;
     },
     async bump() {
       clearLocal();
-      try {
-        await redis().incr(key());
-      } catch {
-        // Redis is away: processes bypass their caches while it is (current() is null).
-      }
+      // Redis is away: processes bypass their caches while it is (current() is null).
+      const bumped = redis().incr(key()).then(String, () => null);
+      snapshots.getStore()?.set(name, bumped);
+      await bumped;
     },
     watch(models) {
       const bump = (options?: { transaction?: Transaction | null }) => {

@@ -1,8 +1,9 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { ACCESS_VERSION_KEY, requestAccessVersion, setRequestAccessVersion } from '../auth/accessCache';
+import { requestAccessVersion } from '../auth/accessCache';
 import { knownTokenId } from '../auth/tokens';
 import { config } from '../config';
 import { now } from '../db/entity';
+import { snapshotOf, versionNames } from '../db/versionedCache';
 import { rateLimited } from '../ops/metrics';
 import { credentialsOf, tokenHashOf, tokenIdOf } from './auth';
 import { clientIp } from './clientIp';
@@ -101,22 +102,24 @@ export const limitPerIp = byIp.check;
 export const limitPerToken = byToken.check;
 
 /**
- * The first handler of the API: starts what the checks after it need from Redis (the access
- * version of the ban and token checks, the count per address, and the count per token when this
- * process has verified the token before) in one command (readAndCount), rather than a command
- * and a round trip per check; where that cannot be one command (a cluster: the keys are in
- * different slots; Redis not connected), in one tick, which the auto-pipelined connection sends
- * in one write. A request is counted before its ban is checked (a banned address is refused
- * whatever its count).
+ * The first handler of the API: starts what the request needs from Redis (the cache versions:
+ * the access version of the ban and token checks, those of the caches its work consults; the
+ * count per address, and the count per token when this process has verified the token before)
+ * in one command (readAndCount), rather than a command and a round trip per check and cache;
+ * where that cannot be one command (a cluster: the keys are in different slots; Redis not
+ * connected), the access version and the counts in one tick, which the auto-pipelined connection
+ * sends in one write, and each other version when first needed. A request is counted before its
+ * ban is checked (a banned address is refused whatever its count).
  */
 export const startAccessChecks: RequestHandler = (req, res, next) => {
   const limits = [[byIp, byIp.early(req)], [byToken, byToken.early(req)]] as const;
   const counted = limits.filter(([, early]) => early !== undefined);
+  const names = versionNames();
   const started = counted.length
-    ? readAndCount(ACCESS_VERSION_KEY, counted.map(([, early]) => early!.key), config().rateLimit.windowSeconds)
+    ? readAndCount([...names], counted.map(([, early]) => early!.key), config().rateLimit.windowSeconds)
     : undefined;
   if (started) {
-    setRequestAccessVersion(res.locals, started.read);
+    res.locals.versions = snapshotOf(started.read, names);
     counted.forEach(([limit, early], i) => limit.start(res, early!.id, started.counts[i]));
   } else {
     void requestAccessVersion(res.locals);

@@ -17,10 +17,15 @@ const COUNT = `do
   return {n, ttl}
 end`;
 
-// The same count for each key after the first, with the first key's value read in the same round
-// trip (the start of an API request: its access version and its rate-limit counts).
-const READ_AND_COUNT = `local out = {redis.call('GET', KEYS[1])}
-for i = 2, #KEYS do
+// The values of the first ARGV[2] keys, then the same count for each key after them, in one round
+// trip (the start of an API request: its cache versions and its rate-limit counts). A missing
+// value is Lua's false, which Redis answers as nil.
+const READ_AND_COUNT = `local reads = tonumber(ARGV[2])
+local out = {}
+for i = 1, reads do
+  out[i] = redis.call('GET', KEYS[i])
+end
+for i = reads + 1, #KEYS do
   ${countKey('KEYS[i]')}
   out[#out + 1] = n
   out[#out + 1] = ttl
@@ -47,7 +52,7 @@ export function counterClient(): RedisClient {
 
 type CountingClient = RedisClient & {
   countInWindow(key: string, windowSeconds: number): Promise<[number, number]>;
-  readAndCount(numberOfKeys: number, ...args: Array<string | number>): Promise<[string | null, ...number[]]>;
+  readAndCount(numberOfKeys: number, ...args: Array<string | number>): Promise<Array<string | number | null>>;
 };
 
 /** Redis's answer when it cannot answer (countInWindow): the caller lets the request through. */
@@ -78,27 +83,28 @@ export async function countInWindow(key: string, windowSeconds: number): Promise
   }
 }
 
-/** What readAndCount answers: the value read (null: the key has none), and a count per key; each null when Redis did not answer. */
+/** What readAndCount answers: the values read (null: a key has none), and a count per key; each null when Redis did not answer. */
 export interface ReadAndCounted {
-  read: Promise<{ value: string | null } | null>;
+  read: Promise<{ values: Array<string | null> } | null>;
   counts: Array<Promise<{ count: number; resetsIn: number } | null>>;
 }
 
 /**
- * In one command (one script, atomic): the value of `readKey` (null when it has none) and, for
- * each of `keys`, what countInWindow(key, windowSeconds) counts, where countInWindow would send a
- * command per key and a GET besides. Every key is below QUEUE_PREFIX. Undefined when it cannot be
+ * In one command (one script, atomic): the values of `readKeys` (null when a key has none) and,
+ * for each of `keys`, what countInWindow(key, windowSeconds) counts, where countInWindow would
+ * send a command per key and a GET per read besides. Every key is below QUEUE_PREFIX. Undefined when it cannot be
  * one command: Redis not connected now (the caller reads and counts the usual way, which decides
  * whether to wait or give up), or a cluster (the keys are in different slots). When Redis fails
  * to answer, the value and every count are null, as countInWindow's would be.
  */
-export function readAndCount(readKey: string, keys: string[], windowSeconds: number): ReadAndCounted | undefined {
+export function readAndCount(readKeys: string[], keys: string[], windowSeconds: number): ReadAndCounted | undefined {
   const cfg = config();
   if (cfg.redis.kind === 'cluster') return undefined;
   client = counterClient();
   if (client.status !== 'ready') return undefined;
   const prefix = cfg.queuePrefix;
-  const reply = (client as CountingClient).readAndCount(1 + keys.length, `${prefix}:${readKey}`, ...keys.map((k) => `${prefix}:${k}`), windowSeconds).then(
+  const all = [...readKeys, ...keys].map((k) => `${prefix}:${k}`);
+  const reply = (client as CountingClient).readAndCount(all.length, ...all, windowSeconds, readKeys.length).then(
     (r) => {
       warned = false;
       return r;
@@ -106,8 +112,11 @@ export function readAndCount(readKey: string, keys: string[], windowSeconds: num
     unavailable,
   );
   return {
-    read: reply.then((r) => (r ? { value: r[0] ?? null } : null)),
-    counts: keys.map((_k, i) => reply.then((r) => (r ? { count: Number(r[1 + 2 * i]), resetsIn: Number(r[2 + 2 * i]) } : null))),
+    read: reply.then((r) => (r ? { values: readKeys.map((_k, i) => (r[i] as string | null) ?? null) } : null)),
+    counts: keys.map((_k, i) => reply.then((r) => {
+      const at = readKeys.length + 2 * i;
+      return r ? { count: Number(r[at]), resetsIn: Number(r[at + 1]) } : null;
+    })),
   };
 }
 

@@ -1,4 +1,3 @@
-import net from 'node:net';
 import request from 'supertest';
 import { QueryTypes } from 'sequelize';
 import { bumpAccessVersion, ENTRY_TTL_MS } from '../../src/auth/accessCache';
@@ -6,7 +5,9 @@ import { createToken, revokeToken } from '../../src/auth/tokens';
 import { IpBan } from '../../src/db/models';
 import { config } from '../../src/config';
 import { countQueries, sequelize } from '../../src/db/sequelize';
+import { versionNames } from '../../src/db/versionedCache';
 import { useApi } from '../helpers/app';
+import { redisCommandsDuring } from '../helpers/redisMonitor';
 import { uniqueIpv4 } from './support';
 
 /**
@@ -25,38 +26,20 @@ describe('the token and ban cache', () => {
     expect(queries.some((q) => /api_tokens|ip_bans|ip_whitelist/.test(q))).toBe(false);
   });
 
-  it('reads the access version once per request, with the rate-limit counts in one command: the ban check and the token check share it', async () => {
+  it('reads the cache versions once per request, with the rate-limit counts in one command: the ban check and the token check share the access version', async () => {
     const ip = uniqueIpv4();
     expect((await asClient(ip, api.token)).status).toBe(200);
-    // MONITOR sees every command Redis runs; the key carries this worker's QUEUE_PREFIX. Over a
-    // plain socket: ioredis's monitor() can mistake a MONITOR line for a reply under load.
-    const url = new URL(config().redisUrl);
-    const monitor = net.connect(Number(url.port || 6379), url.hostname);
-    let seen = '';
-    const monitoring = new Promise<void>((resolve, reject) => {
-      monitor.on('data', (d) => { seen += d.toString('utf8'); if (seen.startsWith('+OK\r\n')) resolve(); });
-      monitor.once('error', reject);
-    });
-    monitor.write('MONITOR\r\n');
-    const key = `${config().queuePrefix}:access-version`;
-    try {
-      await monitoring;
-      expect((await asClient(ip, api.token)).status).toBe(200);
-      await new Promise((r) => setTimeout(r, 100)); // MONITOR's lines arrive after the replies
-    } finally {
-      monitor.destroy();
-    }
-    // A line of MONITOR: `<time> [<db> <client address>|lua] "command" "args"...`.
-    const lines = seen.split('\r\n').filter((line) => line.includes(`"${config().queuePrefix}:`));
-    const strip = (line: string) => line.replace(/^.*?\] /, '');
-    const sent = lines.filter((line) => !/\[\d+ lua\]/.test(line)).map(strip);
-    const inScript = lines.filter((line) => /\[\d+ lua\]/.test(line)).map(strip);
-    // One command from the web process (the script: the version, then the count per address and
-    // per token, this token being known), in which the version is read once.
+    const { sent, inScript } = await redisCommandsDuring(async () => expect((await asClient(ip, api.token)).status).toBe(200));
+    // One command from the web process (the script: the versions, then the count per address and
+    // per token, this token being known), in which each version is read once.
     const prefix = config().queuePrefix;
+    const names = versionNames();
+    expect(names).toEqual(expect.arrayContaining(['access-version', 'config-version', 'definitions-version']));
+    const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const versionKeys = names.map((n) => `"${prefix}:${n}"`).join(' ');
     expect(sent).toHaveLength(1);
-    expect(sent[0]).toMatch(new RegExp(`^"evalsha" "[0-9a-f]{40}" "3" "${key}" "${prefix}:ratelimit:ip:${ip.replace(/\./g, '\\.')}" "${prefix}:ratelimit:token:\\d+" "60"$`));
-    expect(inScript.filter((line) => line.includes(`"${key}"`))).toEqual([`"GET" "${key}"`]);
+    expect(sent[0]).toMatch(new RegExp(`^"evalsha" "[0-9a-f]{40}" "${names.length + 2}" ${escape(versionKeys)} "${prefix}:ratelimit:ip:${escape(ip)}" "${prefix}:ratelimit:token:\\d+" "60" "${names.length}"$`));
+    for (const n of names) expect(inScript.filter((line) => line.includes(`"${prefix}:${n}"`))).toEqual([`"GET" "${prefix}:${n}"`]);
   });
 
   it('refuses a revoked token at once', async () => {

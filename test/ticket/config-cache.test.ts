@@ -7,7 +7,9 @@
 import { config } from '../../src/config';
 import { Setting, TicketStatus } from '../../src/db/models';
 import { countQueries, sequelize } from '../../src/db/sequelize';
+import { snapshotOf, versionNames, withVersionSnapshot } from '../../src/db/versionedCache';
 import { counterClient } from '../../src/redis/windowCounter';
+import { bumpConfigVersion, configVersion } from '../../src/ticket/configCache';
 import { unique, useApi } from '../helpers/app';
 import { expectSuccess } from '../helpers/envelope';
 import { freshCaches } from '../helpers/queries';
@@ -82,5 +84,41 @@ describe('the configuration a ticket embeds', () => {
     } finally {
       await Setting.update({ value: old }, { where: { scope: 'core', name: 'admin_folder' } });
     }
+  });
+});
+
+describe('the versions one request uses (db/versionedCache.ts VersionSnapshot)', () => {
+  const key = () => `${config().queuePrefix}:config-version`;
+
+  it("are read once for the request, a bump by another process applies to the next request, and the request's own bump to the rest of it", async () => {
+    let otherBump = '';
+    await withVersionSnapshot(new Map(), async () => {
+      const first = await configVersion();
+      expect(first).toBe((await counterClient().get(key())) ?? '0');
+      // Another process's change, committed and bumped while this request runs.
+      otherBump = String(await counterClient().incr(key()));
+      expect(await configVersion()).toBe(first);
+    });
+    // The next request (here: outside any) reads it.
+    expect(await configVersion()).toBe(otherBump);
+    await withVersionSnapshot(new Map(), async () => {
+      expect(await configVersion()).toBe(otherBump);
+      await bumpConfigVersion();
+      const own = await configVersion();
+      expect(own).toBe(await counterClient().get(key()));
+      expect(Number(own)).toBeGreaterThan(Number(otherBump));
+    });
+  });
+
+  it('are taken from the reading made with the rate limits at the start of an API request', async () => {
+    // The snapshot of a request holds a promise per version name from the start (res.locals.versions).
+    const snapshot = snapshotOf(Promise.resolve({ values: versionNames().map((n) => (n === 'config-version' ? '41' : null)) }), versionNames());
+    await withVersionSnapshot(snapshot, async () => {
+      expect(await configVersion()).toBe('41');
+      // A version Redis had no value for is version 0, as a GET of a missing key reads.
+      expect(await snapshot.get('definitions-version')).toBe('0');
+    });
+    const failed = snapshotOf(Promise.resolve(null), versionNames());
+    await withVersionSnapshot(failed, async () => expect(await configVersion()).toBeNull());
   });
 });

@@ -12,6 +12,7 @@ import { configCacheSettled } from '../../src/ticket/configCache';
 import { newEmail, unique, useApi } from '../helpers/app';
 import { expectError, expectSuccess } from '../helpers/envelope';
 import { freshCaches, listQueries } from '../helpers/queries';
+import { redisCommandsDuring } from '../helpers/redisMonitor';
 import { ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
 
 const api = useApi();
@@ -49,6 +50,29 @@ describe('opening a ticket', () => {
     expect(Math.min(...counts)).toBeLessThanOrEqual(8);
     expect(Math.max(...counts)).toBeLessThanOrEqual(Math.min(...counts) + 1);
     for (const { queries } of runs) expect(queries.filter((q) => /FROM `?(custom_fields|webhooks)`?/.test(q))).toEqual([]);
+  });
+});
+
+describe('the Redis round trips of a write', () => {
+  // Each cache version is read once per request, with the rate-limit counts (db/versionedCache.ts
+  // VersionSnapshot): a create consulted the definitions and the configuration four times, a
+  // user's create the definitions five times, each a GET of its own.
+  const versionReads = (sent: string[]) => sent.filter((line) => /-version"/.test(line));
+
+  it('opening a ticket, replying to it and creating a user each read the versions in the one command that starts the request', async () => {
+    const user = await f.user();
+    const department = await f.department();
+    const open = () => api.post('/api/ticket/ticket', f.body({ user: user.id, department: department.id, send_user_email: 0, send_operators_email: 0 }));
+    const ticket = expectSuccess(await open(), 'Successfully created new ticket!');
+    const reply = () => api.post('/api/ticket/message', { ticket_id: ticket.id, user_id: user.id, text: 'Any news?', send_user_email: 0, send_operators_email: 0 });
+    const createUser = () => api.post('/api/user/user', { firstname: 'Ada', lastname: 'Lovelace', email: newEmail('rtt') });
+    expectSuccess(await reply(), 'Successfully created new message!');
+    for (const [write, message] of [[open, 'Successfully created new ticket!'], [reply, 'Successfully created new message!'], [createUser, 'Successfully created new user!']] as const) {
+      const { result, sent } = await redisCommandsDuring(write);
+      expectSuccess(result, message);
+      expect(versionReads(sent)).toHaveLength(1);
+      expect(versionReads(sent)[0]).toMatch(/^"evalsha" /);
+    }
   });
 });
 
