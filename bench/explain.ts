@@ -44,6 +44,8 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     ['list: assigned (an operator)', q(`assigned=${t.operatorId}`)],
     ['list: assigned + status', q(`assigned=${t.operatorId}&status=${tk.status_id}`)],
     ['list: assigned, updated_at desc', q(`assigned=${t.operatorId}&order_column=updated_at&order_direction=desc`)],
+    ['list: assigned, due_time asc', q(`assigned=${t.operatorId}&order_column=due_time&order_direction=asc`)],
+    ['list: assigned + status, last_reply_time asc', q(`assigned=${t.operatorId}&status=${tk.status_id}&order_column=last_reply_time&order_direction=asc`)],
     ['list: assigned=-1 (unassigned)', q('assigned=-1')],
     ['list: user_email', q('user_email=nobody%40example.com')],
     ['list: internal', q('internal=1')],

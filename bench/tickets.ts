@@ -7,7 +7,7 @@ import { createListCountTriggers, dropListCountTriggers, fillAssigned, fillListC
 import { dropDayCountTriggers } from '../migrations/026_ticket_day_counts';
 import { createDayFilterCountTriggers, dropDayFilterCountTriggers, fillDayFilterCounts } from '../migrations/028_ticket_day_filter_counts';
 import { createAssigneeCountTriggers, dropAssigneeCountTriggers, fillAssigneeCounts } from '../migrations/029_ticket_assignee_counts';
-import { createAssigneeListTriggers, dropAssigneeListTriggers, fillAssigneeList } from '../migrations/030_ticket_assignee_list';
+import { createAssigneeListTriggers, dropAssigneeListTriggers, fillAssigneeList } from '../migrations/031_ticket_assignee_orders';
 import { createDayStatusCountTriggers, fillDayStatusCounts } from '../migrations/027_ticket_day_status_counts';
 
 /**

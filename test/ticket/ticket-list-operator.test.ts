@@ -4,13 +4,15 @@
  * ticket is assigned, unassigned, reassigned, changes status, goes to the trash and back, is
  * merged and deleted; the page is the operator's tickets in the list's order, in two statements,
  * by updated_at a range of the operator's rows of 030's `ticket_assignee_list` (kept through the
- * same writes); the migrations go down and up.
+ * same writes), and so in the orders migration 031 copies (due_time, last_reply_time,
+ * priority_id, created_at); the migrations go down and up.
  */
 import { QueryTypes } from 'sequelize';
 import { capture } from '../../bench/capture';
 import * as m029 from '../../migrations/029_ticket_assignee_counts';
 import * as m030 from '../../migrations/030_ticket_assignee_list';
-import { Ticket, TicketStatus } from '../../src/db/models';
+import * as m031 from '../../migrations/031_ticket_assignee_orders';
+import { Ticket, TicketPriority, TicketStatus } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { useApi } from '../helpers/app';
 import { expectList, expectSuccess } from '../helpers/envelope';
@@ -21,10 +23,12 @@ const BASE = '/api/ticket/ticket';
 let ctx: TicketContext;
 const f = ticketFactories(api, () => ctx);
 let statuses: number[];
+let priorities: number[];
 
 beforeAll(async () => {
   ctx = await ticketContext();
   statuses = (await TicketStatus.findAll({ order: [['id', 'ASC']] })).map((s) => s.id).slice(0, 2);
+  priorities = (await TicketPriority.findAll({ order: [['id', 'ASC']] })).map((s) => s.id).slice(0, 2);
 });
 
 const query = <T extends object>(sql: string, replacements?: unknown[]): Promise<T[]> => sequelize().query<T>(sql, { replacements, type: QueryTypes.SELECT });
@@ -36,29 +40,32 @@ const actual = async (operator: number, trashed: boolean, status: number | undef
   [operator, ...(status ? [status] : [])],
 )).map((r) => Number(r.id));
 
+/** The list's orders checked (column, direction, the same order in SQL): id, and each of ASSIGNEE_ORDERS both ways. */
+const ORDERS: Array<[string, string, string]> = [['id', 'asc', 't.id ASC'], ['id', 'desc', 't.id DESC']];
+for (const c of ['updated_at', ...m031.ASSIGNEE_ORDER_COLUMNS]) ORDERS.push([c, 'desc', `t.${c} DESC, t.id DESC`], [c, 'asc', `t.${c} ASC, t.id ASC`]);
+const BY_ASSIGNMENT = /FORCE INDEX \(ticket_assignee_list_\w+\)/;
+
 /**
- * Every operator's count and pages (id and updated_at, both ways), by status and none, listed and
- * trashed; and pages of two past the middle (read from the far end).
+ * Every operator's count and pages (id, and every order of ticket_assignee_list both ways), by
+ * status and none, listed and trashed; and pages of two past the middle (read from the far end).
  */
 async function check(operators: number[]) {
   for (const operator of operators) {
     for (const trashed of [false, true]) {
       for (const status of [undefined, ...statuses]) {
-        for (const [order_column, order_direction, order] of [
-          ['id', 'asc', 't.id ASC'], ['id', 'desc', 't.id DESC'], ['updated_at', 'desc', 't.updated_at DESC, t.id DESC'], ['updated_at', 'asc', 't.updated_at ASC, t.id ASC'],
-        ]) {
+        for (const [order_column, order_direction, order] of ORDERS) {
           const q = { assigned: operator, limit: 100, order_column, order_direction, ...(status ? { status } : {}), ...(trashed ? { trashed: 1 } : {}) };
           const { statements, result } = await capture(() => api.get(BASE, q));
           const want = await actual(operator, trashed, status, order);
           const page = ids(expectList(result));
           expect({ q, count: result.body.count, ids: page }).toEqual({ q, count: want.length, ids: want });
           // The count from the counters, no COUNT; the list's two statements; listed by updated_at,
-          // the page from the operator's assignee rows in that order.
+          // due_time and the others 031 copies, the page from the operator's assignee rows in that order.
           const own = statements.filter((s) => /FROM ticket_assignee_counts|FROM ticket_list_counts|FROM `tickets`|FROM ticket_assignee_list a|COUNT\(/.test(s.sql));
           expect({
             q, counters: own.some((s) => /FROM ticket_assignee_counts/.test(s.sql)), counts: own.filter((s) => /COUNT\(/.test(s.sql)).length, own: own.length,
-            byAssignment: own.some((s) => /FORCE INDEX \(ticket_assignee_list_updated\)/.test(s.sql)),
-          }).toEqual({ q, counters: true, counts: 0, own: 2, byAssignment: order_column === 'updated_at' && !trashed });
+            byAssignment: own.some((s) => BY_ASSIGNMENT.test(s.sql) && s.sql.includes(`ticket_assignee_list_${order_column === 'updated_at' ? 'updated' : order_column}`)),
+          }).toEqual({ q, counters: true, counts: 0, own: 2, byAssignment: order_column !== 'id' && !trashed });
           for (const start of [Math.floor(want.length / 2) + 1, want.length].filter((x) => x >= 1)) {
             const deep = await api.get(BASE, { ...q, start, limit: 2 });
             expect({ q, start, ids: ids(expectList(deep)) }).toEqual({ q, start, ids: want.slice(start - 1, start + 1) });
@@ -78,12 +85,14 @@ async function expectFilled() {
     `SELECT a.user_id, IF(t.deleted_at IS NULL, 0, 1) AS state, t.status_id, COUNT(*) AS n FROM ticket_assignees a JOIN tickets t ON t.id = a.ticket_id
      WHERE t.merged_into_id IS NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
   );
-  const rows = (list: Array<Record<string, number>>) => list.map((r) => Object.values(r).map(Number));
+  const rows = (list: Array<Record<string, number | null>>) => list.map((r) => Object.values(r).map((v) => (v === null ? null : Number(v))));
   expect(rows(counted)).toEqual(rows(fromRows));
-  // Migration 030's list: a row per assignee row, with its ticket's state, status and updated_at.
-  const listed = await query<Record<string, number>>('SELECT user_id, ticket_id, listed, status_id, updated_at FROM ticket_assignee_list ORDER BY 1, 2');
+  // Migrations 030 and 031's list: a row per assignee row, with its ticket's state, status and
+  // the columns of its orders.
+  const copied = ['status_id', 'updated_at', ...m031.ASSIGNEE_ORDER_COLUMNS];
+  const listed = await query<Record<string, number>>(`SELECT user_id, ticket_id, listed, ${copied.join(', ')} FROM ticket_assignee_list ORDER BY 1, 2`);
   const fromTickets = await query<Record<string, number>>(
-    `SELECT a.user_id, a.ticket_id, IF(t.deleted_at IS NULL AND t.merged_into_id IS NULL, 1, 0) AS listed, t.status_id, t.updated_at
+    `SELECT a.user_id, a.ticket_id, IF(t.deleted_at IS NULL AND t.merged_into_id IS NULL, 1, 0) AS listed, ${copied.map((c) => `t.${c}`).join(', ')}
      FROM ticket_assignees a JOIN tickets t ON t.id = a.ticket_id ORDER BY 1, 2`,
   );
   expect(rows(listed)).toEqual(rows(fromTickets));
@@ -98,8 +107,14 @@ describe('one operator\'s tickets, counted by migration 029', () => {
       const assignedto = [[a.id], [b.id], [a.id, b.id], []][i % 4];
       made.push(await f.ticket({ status: statuses[i % 2], assignedto }));
     }
-    // Updated at times of their own, out of id order (by hand: the copies follow by trigger).
-    for (const [i, t] of made.entries()) await sequelize().query('UPDATE tickets SET updated_at = ? WHERE id = ?', { replacements: [1_700_000_000 + ((i * 5) % 8) * 60, t.id] });
+    // Times and priorities of their own, out of id order, some due and reply times NULL, ties
+    // among the priorities (by hand: the copies follow by trigger).
+    const at = (i: number, step: number) => 1_700_000_000 + ((i * step) % 8) * 60;
+    for (const [i, t] of made.entries()) {
+      await sequelize().query('UPDATE tickets SET updated_at = ?, due_time = ?, last_reply_time = ?, priority_id = ?, created_at = ? WHERE id = ?', {
+        replacements: [at(i, 5), i % 3 === 0 ? null : at(i, 3), i % 4 === 1 ? null : at(i, 7), priorities[i % 2], at(i + 1, 3) - 86_400, t.id],
+      });
+    }
     const ops = [a.id, b.id, c.id];
     await check(ops);
     // Reassigned, unassigned and assigned through the API; status changed; one to the trash.
@@ -120,7 +135,8 @@ describe('one operator\'s tickets, counted by migration 029', () => {
     // assignments go by cascade, which runs no trigger).
     expectSuccess(await api.post(`${BASE}/${made[3].id}/merge`, { ids: [made[0].id] }), 'Successfully updated the ticket!');
     await sequelize().query('DELETE FROM tickets WHERE id = ?', { replacements: [made[4].id] });
-    await sequelize().query('UPDATE tickets SET updated_at = updated_at - 3600 WHERE id = ?', { replacements: [made[6].id] });
+    await sequelize().query('UPDATE tickets SET updated_at = updated_at - 3600, due_time = NULL, last_reply_time = 1600000000 WHERE id = ?', { replacements: [made[6].id] });
+    expectSuccess(await api.put(`${BASE}/${made[1].id}`, { priority: priorities[1 - priorities.indexOf(made[1].priority_id ?? priorities[0])] ?? priorities[0] }), 'Successfully updated the ticket!');
     await check(ops);
     expect(await expectFilled()).toBeGreaterThan(0);
     // An operator's delete touches the tickets they were assigned to (updated_at moves) in a
@@ -145,18 +161,46 @@ describe('one operator\'s tickets, counted by migration 029', () => {
     const table = async () => (await query("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ticket_assignee_list'")).length;
     const op = await f.operator();
     const first = await f.ticket({ assignedto: [op.id] });
+    // 031 adds to 030's table: down both, and up both.
+    await m031.down(qi);
     await m030.down(qi);
     expect(await table()).toBe(0);
     // Assigned and updated while the copies are gone: filled by the migration.
     const second = await f.ticket({ assignedto: [op.id] });
     await sequelize().query('UPDATE tickets SET updated_at = ? WHERE id = ?', { replacements: [1_600_000_000, second.id] });
     await m030.up(qi);
+    await m031.up(qi);
     expect(await table()).toBe(1);
     await expectFilled();
     const byUpdate = async () => ids(expectList(await api.get(BASE, { assigned: op.id, order_column: 'updated_at', order_direction: 'asc' })));
     expect(await byUpdate()).toEqual([second.id, first.id]);
     await sequelize().query('UPDATE tickets SET updated_at = ? WHERE id = ?', { replacements: [1_500_000_000, first.id] });
     expect(await byUpdate()).toEqual([first.id, second.id]);
+    await expectFilled();
+  });
+
+  it('migration 031 goes down (its columns gone, 030\'s triggers keep the rest) and up again (filled, then kept)', async () => {
+    const qi = sequelize().getQueryInterface();
+    const columns = async () => (await query<{ c: string }>(
+      "SELECT COLUMN_NAME AS c FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ticket_assignee_list' ORDER BY ORDINAL_POSITION",
+    )).map((r) => r.c);
+    const op = await f.operator();
+    const first = await f.ticket({ assignedto: [op.id] });
+    await m031.down(qi);
+    expect(await columns()).toEqual(['user_id', 'ticket_id', 'listed', 'status_id', 'updated_at']);
+    // Assigned, and due times moved, while the copies are gone; 030's triggers still keep updated_at.
+    const second = await f.ticket({ assignedto: [op.id] });
+    await sequelize().query('UPDATE tickets SET due_time = ?, updated_at = ? WHERE id = ?', { replacements: [1_600_000_000, 1_600_000_000, second.id] });
+    await sequelize().query('UPDATE tickets SET due_time = ? WHERE id = ?', { replacements: [1_650_000_000, first.id] });
+    const [{ n }] = await query<{ n: number }>('SELECT COUNT(*) AS n FROM ticket_assignee_list WHERE ticket_id = ? AND updated_at = 1600000000', [second.id]);
+    expect(Number(n)).toBe(1);
+    await m031.up(qi);
+    expect(await columns()).toEqual(['user_id', 'ticket_id', 'listed', 'status_id', 'updated_at', ...m031.ASSIGNEE_ORDER_COLUMNS]);
+    await expectFilled();
+    const byDue = async () => ids(expectList(await api.get(BASE, { assigned: op.id, order_column: 'due_time', order_direction: 'asc' })));
+    expect(await byDue()).toEqual([second.id, first.id]);
+    await sequelize().query('UPDATE tickets SET due_time = NULL WHERE id = ?', { replacements: [first.id] });
+    expect(await byDue()).toEqual([first.id, second.id]);
     await expectFilled();
   });
 

@@ -64,6 +64,19 @@ function oneOperator(p: Record<string, any>): number | null {
   return NARROWING_PARAMS.every((k) => !given(p, k) || k === 'assigned' || k === 'status') ? ids[0] : null;
 }
 
+/**
+ * The orders of one operator's tickets that `ticket_assignee_list` holds, with their index
+ * (user_id, listed, <column>, ticket_id, status_id): `updated_at` (migration 030) and the orders
+ * migration 031 added, those an agent works a queue by.
+ */
+const ASSIGNEE_ORDERS = new Map([
+  ['updated_at', 'ticket_assignee_list_updated'],
+  ['due_time', 'ticket_assignee_list_due_time'],
+  ['last_reply_time', 'ticket_assignee_list_last_reply_time'],
+  ['priority_id', 'ticket_assignee_list_priority_id'],
+  ['created_at', 'ticket_assignee_list_created_at'],
+]);
+
 /** Whether the counters answer the list's count: only counted filters given. */
 export const countedByCounters = (p: Record<string, any>): boolean =>
   !OTHER_FILTERS.some((k) => given(p, k) && !(k === 'assigned' && unassignedOnly(p)));
@@ -375,27 +388,30 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
   const operator = oneOperator(p);
   if (operator !== null) {
     // One operator's tickets (and a status): the count from migration 029's counters, known
-    // before the page (a page past the middle is read from the far end). By updated_at (listed,
-    // no after_id), the page is a range of the operator's rows of migration 030's
-    // `ticket_assignee_list` in that order, the status tested on the index's entries. Otherwise the page is the
-    // optimiser's: in id order it walks the primary key testing each ticket's assignment (or reads
-    // the operator's assignments, which `ticket_assignees_user_id` holds in ticket id order); in
-    // another order it sorts the operator's matches. Walking that order's index instead reads
-    // about reach × total / count entries only when assignments are independent of the order:
-    // at 1M with an operator's 20,000 tickets, the subject order's walk read most of the index
-    // (1.2 s) and the updated_at order's passed the newest tickets, all unassigned (90 ms).
-    // The sort reads the operator's tickets, whatever their order (100-140 ms for 20,000 there).
+    // before the page (a page past the middle is read from the far end). In an order of
+    // ASSIGNEE_ORDERS (listed, no after_id), the page is a range of the operator's rows of
+    // `ticket_assignee_list` (migrations 030 and 031) in that order, the status tested on the
+    // index's entries. Otherwise the page is the optimiser's: in id order it walks the primary key
+    // testing each ticket's assignment (or reads the operator's assignments, which
+    // `ticket_assignees_user_id` holds in ticket id order); in another order it sorts the
+    // operator's matches. Walking that order's index instead reads about reach × total / count
+    // entries only when assignments are independent of the order: at 1M with an operator's 20,000
+    // tickets, the subject order's walk read most of the index (1.2 s) and the updated_at order's
+    // passed the newest tickets, all unassigned (90 ms). The sort reads the operator's tickets,
+    // whatever their order (100-140 ms for 20,000 there).
     const statuses = given(p, 'status') ? [p.status].flat() : null;
     const [r] = await select<{ matches: string | number | null }>(
       `SELECT COALESCE(SUM(n), 0) AS matches FROM ticket_assignee_counts WHERE user_id = :operator AND state = :state${statuses ? ' AND status_id IN (:statuses)' : ''}`,
       { operator, state: trashed ? 1 : 0, statuses },
     );
     const count = Number(r?.matches ?? 0);
-    if (column !== 'updated_at' || trashed || keyset) return { rows: await pageOf('', count), count };
+    const index = ASSIGNEE_ORDERS.get(column);
+    if (!index || trashed || keyset) return { rows: await pageOf('', count), count };
     const ofStatuses = statuses ? ' AND a.status_id IN (:statuses)' : '';
+    // `column` is a key of ASSIGNEE_ORDERS, never a value from the request.
     const byAssignment: Reader = (offset, limit, innerDir) => select<Ticket>(
-      `SELECT STRAIGHT_JOIN t.* FROM (SELECT a.ticket_id AS id FROM ticket_assignee_list a FORCE INDEX (ticket_assignee_list_updated)
-         WHERE a.user_id = :operator AND a.listed = 1${ofStatuses} ORDER BY a.updated_at ${innerDir}, a.ticket_id ${innerDir} LIMIT :pageOffset, :pageLimit) AS page
+      `SELECT STRAIGHT_JOIN t.* FROM (SELECT a.ticket_id AS id FROM ticket_assignee_list a FORCE INDEX (${index})
+         WHERE a.user_id = :operator AND a.listed = 1${ofStatuses} ORDER BY a.\`${column}\` ${innerDir}, a.ticket_id ${innerDir} LIMIT :pageOffset, :pageLimit) AS page
        JOIN tickets t ON t.id = page.id ORDER BY ${ord('t')}`,
       { operator, statuses, pageOffset: offset, pageLimit: limit },
     );
