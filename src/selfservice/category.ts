@@ -2,7 +2,7 @@ import { Op, type Transaction } from 'sequelize';
 import { ArticleCategory, SelfServiceCategory, SelfServiceType } from '../db/models';
 import { ValidationError, invalid } from '../errors';
 import { equals, flagFilter } from '../http/listQuery';
-import { loadById } from '../db/load';
+import { loadById, lockById } from '../db/load';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { sent } from '../lib/serialize';
 import { presentTranslated } from '../translations';
@@ -35,7 +35,7 @@ const slugScope = (typeId: number, transaction: Transaction, exceptId: number | 
 
 /** The type, locked: slugs of its categories are chosen one writer at a time. */
 async function lockType(typeId: number, transaction: Transaction): Promise<SelfServiceType> {
-  const type = await SelfServiceType.findByPk(typeId, { transaction, lock: transaction.LOCK.UPDATE });
+  const type = await lockById(SelfServiceType, typeId, transaction, 'update');
   if (!type) throw invalid('type_id');
   return type;
 }

@@ -1,5 +1,6 @@
 import type { Transaction } from 'sequelize';
 import { Ticket } from '../db/models';
+import { lockById } from '../db/load';
 import { cachedTicketSettings } from './ticketSettings';
 import { recordAudit, unsavedChanges } from './tickets/audit';
 import { NO_DUE_TIMES, currentDueTime, slaDueTimes } from './tickets/due';
@@ -23,7 +24,7 @@ export interface TicketDueTimes {
  * win). This is for work outside an update (a plan's targets edited, a repair).
  */
 export async function recomputeDueTimes(ticketId: number, transaction: Transaction): Promise<TicketDueTimes | null> {
-  const ticket = await Ticket.findByPk(ticketId, { transaction, lock: transaction.LOCK.UPDATE });
+  const ticket = await lockById(Ticket, ticketId, transaction, 'update');
   if (!ticket) return null;
   const due = ticket.sla_plan_id
     ? await slaDueTimes(ticket.sla_plan_id, ticket.priority_id, ticket.created_at, (await cachedTicketSettings(transaction)).defaultTimezone, transaction)

@@ -2,6 +2,7 @@ import type { Job } from 'bullmq';
 import { QueryTypes, type Transaction } from 'sequelize';
 import { runAs } from '../../audit/actor';
 import { Ticket } from '../../db/models';
+import { lockById } from '../../db/load';
 import { now } from '../../db/entity';
 import { sequelize } from '../../db/sequelize';
 import { select } from '../../db/select';
@@ -37,7 +38,7 @@ const exec = (sql: string, replacements: Record<string, unknown>, t?: Transactio
 async function applyTo(jobId: number, position: number, ticketId: number, changes: BulkTicketChanges): Promise<void> {
   try {
     await transaction(async (t) => {
-      const ticket = await Ticket.findByPk(ticketId, { transaction: t, lock: t.LOCK.UPDATE });
+      const ticket = await lockById(Ticket, ticketId, t, 'update');
       if (!ticket) throw new NotFoundError('ticket');
       const { trash, ...update } = changes;
       const input: UpdateTicketInput = update;

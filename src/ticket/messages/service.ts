@@ -2,6 +2,7 @@ import type { Transaction } from 'sequelize';
 import { recordDeletions } from '../../export/tombstones';
 import { now } from '../../db/entity';
 import { insertRows } from '../../db/insertRows';
+import { lockById } from '../../db/load';
 import { Ticket, TicketMessage, User } from '../../db/models';
 import { BY, MESSAGE_TYPE, type ForwardExtra } from '../../db/models/TicketMessage';
 import { emit } from '../../events';
@@ -69,10 +70,10 @@ export interface AddMessageOptions {
 
 /** The ticket a message goes to, locked: a ticket merged into another leads to that one. */
 export async function lockTicketForMessage(ticketId: number, transaction: Transaction): Promise<Ticket> {
-  let ticket = await Ticket.findByPk(ticketId, { transaction, lock: transaction.LOCK.UPDATE });
+  let ticket = await lockById(Ticket, ticketId, transaction, 'update');
   if (!ticket) throw invalid('ticket_id');
   for (let hops = 0; ticket.merged_into_id && hops < 5; hops++) {
-    const target: Ticket | null = await Ticket.findByPk(ticket.merged_into_id, { transaction, lock: transaction.LOCK.UPDATE });
+    const target: Ticket | null = await lockById(Ticket, ticket.merged_into_id, transaction, 'update');
     if (!target) break;
     ticket = target;
   }
@@ -136,7 +137,7 @@ export async function addMessage(input: AddMessageInput, transaction: Transactio
   const ticket = await lockTicketForMessage(input.ticketId, transaction);
   // A locking read: it sees a user another transaction created a moment ago (a ticket's new user
   // found by address), and keeps the author from being deleted under the message.
-  const author = await User.findByPk(input.userId, { transaction, lock: transaction.LOCK.SHARE });
+  const author = await lockById(User, input.userId, transaction, 'share');
   if (!author) throw invalid('user_id');
   const type = input.type ?? MESSAGE_TYPE.MESSAGE;
   if (type !== MESSAGE_TYPE.MESSAGE && type !== MESSAGE_TYPE.NOTE) throw invalid('message_type');

@@ -1,5 +1,6 @@
 import { Op, UniqueConstraintError, type Transaction, type WhereOptions } from 'sequelize';
 import { User } from '../../db/models';
+import { lockById } from '../../db/load';
 import { select } from '../../db/select';
 import { sqlCondition, trusted } from '../../db/sql';
 import { onceInTransaction, rolledBack } from '../../db/transaction';
@@ -154,7 +155,7 @@ export interface People {
 
 /** A person by id, read with a share lock: they cannot be deleted under the ticket and message written for them. */
 async function person(id: number, field: string, transaction: Transaction, check: (u: User) => boolean): Promise<User> {
-  const user = await User.findByPk(id, { transaction, lock: transaction.LOCK.SHARE });
+  const user = await lockById(User, id, transaction, 'share');
   if (!user || !check(user)) throw invalid(field);
   return user;
 }
