@@ -10,10 +10,11 @@ import { afterOutermostCommit } from './transaction';
  * with a **version**, a counter in Redis (`<QUEUE_PREFIX>:<name>`) that every change of the
  * watched models bumps once it is committed, in whichever process made it. A reader gets the
  * version (a GET, once per request: VersionSnapshot) before the database and uses an entry only
- * if it was stored under that same version, so a change applies to the very next request everywhere; an entry stored while a
- * change commits carries the old version and is ignored by the next reader. When Redis is not
- * ready nothing is cached (every read asks the database, as without a cache). A change that
- * bypasses the models (SQL by hand) is seen at the latest after ENTRY_TTL_MS.
+ * if it was stored under that same version, so a change applies to the very next request
+ * everywhere; an entry stored while a change commits carries the old version and is ignored by
+ * the next reader. When Redis is not ready nothing is cached (every read asks the database, as
+ * without a cache). A change that bypasses the models (SQL by hand) is seen at the latest after
+ * ENTRY_TTL_MS.
  */
 export const ENTRY_TTL_MS = 10_000;
 const MAX_ENTRIES = 10_000;

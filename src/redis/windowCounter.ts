@@ -92,10 +92,10 @@ export interface ReadAndCounted {
 /**
  * In one command (one script, atomic): the values of `readKeys` (null when a key has none) and,
  * for each of `keys`, what countInWindow(key, windowSeconds) counts, where countInWindow would
- * send a command per key and a GET per read besides. Every key is below QUEUE_PREFIX. Undefined when it cannot be
- * one command: Redis not connected now (the caller reads and counts the usual way, which decides
- * whether to wait or give up), or a cluster (the keys are in different slots). When Redis fails
- * to answer, the value and every count are null, as countInWindow's would be.
+ * send a command per key and a GET per read besides. Every key is below QUEUE_PREFIX. Undefined
+ * when it cannot be one command: Redis not connected now (the caller reads and counts the usual
+ * way, which decides whether to wait or give up), or a cluster (the keys are in different slots).
+ * When Redis fails to answer, the values and every count are null, as countInWindow's would be.
  */
 export function readAndCount(readKeys: string[], keys: string[], windowSeconds: number): ReadAndCounted | undefined {
   const cfg = config();
