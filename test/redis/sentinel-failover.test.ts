@@ -27,12 +27,17 @@ const set = new PrivateSentinelSet(SENTINEL_PORTS, SENTINEL_MASTER);
 beforeAll(() => set.start());
 
 const waiting: number[] = [];
-// Before useApi's hooks: after-all hooks run in their order, and useApi's closes the database.
-afterAll(() => OutboxEntry.destroy({ where: { id: waiting } }));
+const workers: Array<{ close(): Promise<void> }> = [];
+// Before useApi's hooks: after-all hooks run in their order, and useApi's closes the database and
+// the queues' connections. The workers stop first: a job still running would otherwise lose its
+// database under it and its worker wait on it.
+afterAll(async () => {
+  for (const w of workers) await w.close();
+  await OutboxEntry.destroy({ where: { id: waiting } });
+});
 const api = useApi();
 let smtp: TestSmtp;
 let world: MailWorld;
-const workers: Array<{ close(): Promise<void> }> = [];
 
 beforeAll(async () => {
   expect(config().redis).toMatchObject({ kind: 'sentinel', name: set.name });
@@ -53,7 +58,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const w of workers) await w.close();
   closeTransports();
   await closeQueues();
   await set.stop();
@@ -88,8 +92,9 @@ describe('Redis Sentinel failing over while tickets and mails are written', () =
         if (failingOver) duringFailover.push(t);
       }
     })();
-    const { from, to } = await set.killMasterAndFailOver();
-    failingOver = false;
+    // The writer stops whatever the failover does (a failover that never comes fails the test, and
+    // must not leave the writer running).
+    const { from, to } = await set.killMasterAndFailOver().finally(() => { failingOver = false; });
     await writer;
     expect(to).not.toBe(from);
     expect(duringFailover.length).toBeGreaterThan(0);
