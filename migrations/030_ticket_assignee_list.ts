@@ -25,33 +25,46 @@ export const name = '030_ticket_assignee_list';
 
 const LISTED = (t: string) => `IF(${t}.deleted_at IS NULL AND ${t}.merged_into_id IS NULL, 1, 0)`;
 
-/** The list row of the assignee row `row` (NEW or OLD of ticket_assignees), from its ticket. */
-const addRow = (row: string) => `INSERT INTO ticket_assignee_list (user_id, ticket_id, listed, status_id, updated_at)
-  SELECT ${row}.user_id, t.id, ${LISTED('t')}, t.status_id, t.updated_at FROM tickets t WHERE t.id = ${row}.ticket_id
-  ON DUPLICATE KEY UPDATE listed = VALUES(listed), status_id = VALUES(status_id), updated_at = VALUES(updated_at)`;
-const removeRow = (row: string) => `DELETE FROM ticket_assignee_list WHERE user_id = ${row}.user_id AND ticket_id = ${row}.ticket_id`;
+/**
+ * The triggers that keep `ticket_assignee_list` with `copied` columns of the ticket (030's:
+ * status_id and updated_at; migration 031 copies more, with the same triggers' names).
+ */
+export function assigneeListTriggerSql(copied: readonly string[]): TriggerSql {
+  /** The list row of the assignee row `row` (NEW or OLD of ticket_assignees), from its ticket. */
+  const addRow = (row: string) => `INSERT INTO ticket_assignee_list (user_id, ticket_id, listed, ${copied.join(', ')})
+    SELECT ${row}.user_id, t.id, ${LISTED('t')}, ${copied.map((c) => `t.${c}`).join(', ')} FROM tickets t WHERE t.id = ${row}.ticket_id
+    ON DUPLICATE KEY UPDATE listed = VALUES(listed), ${copied.map((c) => `${c} = VALUES(${c})`).join(', ')}`;
+  const removeRow = (row: string) => `DELETE FROM ticket_assignee_list WHERE user_id = ${row}.user_id AND ticket_id = ${row}.ticket_id`;
+  // `<=>`: a copied column may be NULL (031's due_time, last_reply_time).
+  const changed = copied.map((c) => `NOT (OLD.${c} <=> NEW.${c})`).join(' OR ');
+  return {
+    ticket_assignees_list_insert: `AFTER INSERT ON ticket_assignees FOR EACH ROW ${addRow('NEW')}`,
+    ticket_assignees_list_delete: `AFTER DELETE ON ticket_assignees FOR EACH ROW ${removeRow('OLD')}`,
+    ticket_assignees_list_update: `AFTER UPDATE ON ticket_assignees FOR EACH ROW
+      IF NEW.ticket_id <> OLD.ticket_id OR NEW.user_id <> OLD.user_id THEN ${removeRow('OLD')}; ${addRow('NEW')}; END IF`,
+    tickets_assignee_list_update: `AFTER UPDATE ON tickets FOR EACH ROW
+      IF ${changed} OR ${LISTED('OLD')} <> ${LISTED('NEW')} THEN
+        UPDATE ticket_assignee_list SET listed = ${LISTED('NEW')}, ${copied.map((c) => `${c} = NEW.${c}`).join(', ')} WHERE ticket_id = NEW.id;
+      END IF`,
+  };
+}
 
-const TRIGGER_SQL: TriggerSql = {
-  ticket_assignees_list_insert: `AFTER INSERT ON ticket_assignees FOR EACH ROW ${addRow('NEW')}`,
-  ticket_assignees_list_delete: `AFTER DELETE ON ticket_assignees FOR EACH ROW ${removeRow('OLD')}`,
-  ticket_assignees_list_update: `AFTER UPDATE ON ticket_assignees FOR EACH ROW
-    IF NEW.ticket_id <> OLD.ticket_id OR NEW.user_id <> OLD.user_id THEN ${removeRow('OLD')}; ${addRow('NEW')}; END IF`,
-  tickets_assignee_list_update: `AFTER UPDATE ON tickets FOR EACH ROW
-    IF OLD.updated_at <> NEW.updated_at OR OLD.status_id <> NEW.status_id OR ${LISTED('OLD')} <> ${LISTED('NEW')} THEN
-      UPDATE ticket_assignee_list SET listed = ${LISTED('NEW')}, status_id = NEW.status_id, updated_at = NEW.updated_at WHERE ticket_id = NEW.id;
-    END IF`,
-};
+/** The rows from the assignments and their tickets, with `copied` columns of the ticket. */
+export async function fillAssigneeListOf(q: QueryInterface, copied: readonly string[]): Promise<void> {
+  await q.sequelize.query('DELETE FROM ticket_assignee_list');
+  await q.sequelize.query(`INSERT INTO ticket_assignee_list (user_id, ticket_id, listed, ${copied.join(', ')})
+    SELECT a.user_id, t.id, ${LISTED('t')}, ${copied.map((c) => `t.${c}`).join(', ')} FROM ticket_assignees a JOIN tickets t ON t.id = a.ticket_id`);
+}
+
+const COPIED = ['status_id', 'updated_at'];
+const TRIGGER_SQL = assigneeListTriggerSql(COPIED);
 
 export const createAssigneeListTriggers = (q: QueryInterface): Promise<void> => createTriggers(q, TRIGGER_SQL);
 
 export const dropAssigneeListTriggers = (q: QueryInterface): Promise<void> => dropTriggers(q, TRIGGER_SQL);
 
-/** The rows from the assignments and their tickets (the migration, and the benchmark after its bulk load). */
-export async function fillAssigneeList(q: QueryInterface): Promise<void> {
-  await q.sequelize.query('DELETE FROM ticket_assignee_list');
-  await q.sequelize.query(`INSERT INTO ticket_assignee_list (user_id, ticket_id, listed, status_id, updated_at)
-    SELECT a.user_id, t.id, ${LISTED('t')}, t.status_id, t.updated_at FROM ticket_assignees a JOIN tickets t ON t.id = a.ticket_id`);
-}
+/** The rows from the assignments and their tickets. */
+export const fillAssigneeList = (q: QueryInterface): Promise<void> => fillAssigneeListOf(q, COPIED);
 
 export async function up(q: QueryInterface): Promise<void> {
   await q.sequelize.query(`CREATE TABLE ticket_assignee_list (

@@ -1,6 +1,8 @@
 import type { QueryInterface } from 'sequelize';
-import { createAssigneeListTriggers as create030Triggers, dropAssigneeListTriggers as drop030Triggers } from './030_ticket_assignee_list';
-import { createTriggers, dropTriggers, type TriggerSql } from './triggers';
+import {
+  assigneeListTriggerSql, createAssigneeListTriggers as create030Triggers, dropAssigneeListTriggers as drop030Triggers, fillAssigneeListOf,
+} from './030_ticket_assignee_list';
+import { createTriggers, dropTriggers } from './triggers';
 
 export const name = '031_ticket_assignee_orders';
 
@@ -25,38 +27,14 @@ export const ASSIGNEE_ORDER_COLUMNS = ['due_time', 'last_reply_time', 'priority_
 
 const COPIED = ['status_id', 'updated_at', ...ASSIGNEE_ORDER_COLUMNS];
 
-const LISTED = (t: string) => `IF(${t}.deleted_at IS NULL AND ${t}.merged_into_id IS NULL, 1, 0)`;
-
-/** The list row of the assignee row `row` (NEW or OLD of ticket_assignees), from its ticket. */
-const addRow = (row: string) => `INSERT INTO ticket_assignee_list (user_id, ticket_id, listed, ${COPIED.join(', ')})
-  SELECT ${row}.user_id, t.id, ${LISTED('t')}, ${COPIED.map((c) => `t.${c}`).join(', ')} FROM tickets t WHERE t.id = ${row}.ticket_id
-  ON DUPLICATE KEY UPDATE listed = VALUES(listed), ${COPIED.map((c) => `${c} = VALUES(${c})`).join(', ')}`;
-const removeRow = (row: string) => `DELETE FROM ticket_assignee_list WHERE user_id = ${row}.user_id AND ticket_id = ${row}.ticket_id`;
-
-// `<=>`: due_time and last_reply_time may be NULL.
-const changed = COPIED.map((c) => `NOT (OLD.${c} <=> NEW.${c})`).join(' OR ');
-
-const TRIGGER_SQL: TriggerSql = {
-  ticket_assignees_list_insert: `AFTER INSERT ON ticket_assignees FOR EACH ROW ${addRow('NEW')}`,
-  ticket_assignees_list_delete: `AFTER DELETE ON ticket_assignees FOR EACH ROW ${removeRow('OLD')}`,
-  ticket_assignees_list_update: `AFTER UPDATE ON ticket_assignees FOR EACH ROW
-    IF NEW.ticket_id <> OLD.ticket_id OR NEW.user_id <> OLD.user_id THEN ${removeRow('OLD')}; ${addRow('NEW')}; END IF`,
-  tickets_assignee_list_update: `AFTER UPDATE ON tickets FOR EACH ROW
-    IF ${changed} OR ${LISTED('OLD')} <> ${LISTED('NEW')} THEN
-      UPDATE ticket_assignee_list SET listed = ${LISTED('NEW')}, ${COPIED.map((c) => `${c} = NEW.${c}`).join(', ')} WHERE ticket_id = NEW.id;
-    END IF`,
-};
+const TRIGGER_SQL = assigneeListTriggerSql(COPIED);
 
 export const createAssigneeListTriggers = (q: QueryInterface): Promise<void> => createTriggers(q, TRIGGER_SQL);
 
 export const dropAssigneeListTriggers = (q: QueryInterface): Promise<void> => dropTriggers(q, TRIGGER_SQL);
 
 /** The rows from the assignments and their tickets (the migration, and the benchmark after its bulk load). */
-export async function fillAssigneeList(q: QueryInterface): Promise<void> {
-  await q.sequelize.query('DELETE FROM ticket_assignee_list');
-  await q.sequelize.query(`INSERT INTO ticket_assignee_list (user_id, ticket_id, listed, ${COPIED.join(', ')})
-    SELECT a.user_id, t.id, ${LISTED('t')}, ${COPIED.map((c) => `t.${c}`).join(', ')} FROM ticket_assignees a JOIN tickets t ON t.id = a.ticket_id`);
-}
+export const fillAssigneeList = (q: QueryInterface): Promise<void> => fillAssigneeListOf(q, COPIED);
 
 export async function up(q: QueryInterface): Promise<void> {
   await drop030Triggers(q);
