@@ -137,7 +137,7 @@ async function main() {
     { title: 'create IP ban', method: 'POST', write: true, path: '/api/core/ipban', body: 'ip=__IP__&type=1&reason=Benchmark+ban.' },
     { title: 'create user', method: 'POST', write: true, path: '/api/user/user', body: `brand=${brand.id}&firstname=Load&lastname=Test__SEQ__&email=bench-__SEQ__%40load.example` },
     { title: 'create ticket (with message)', method: 'POST', write: true, path: '/api/ticket/ticket',
-      body: `department=${tk.department_id}&status=${tk.status_id}&priority=${tk.priority_id}&user=${tk.user_id}&subject=Load+test+__SEQ__&text=The+printer+is+on+fire+__SEQ__.&send_user_email=0&send_operators_email=0` },
+      body: `department=${tk.department_id}&status=${tk.status_id}&priority=${tk.priority_id}&user=${tt.writerId}&subject=Load+test+__SEQ__&text=The+printer+is+on+fire+__SEQ__.&send_user_email=0&send_operators_email=0` },
     { title: 'reply to a ticket', method: 'POST', write: true, path: '/api/ticket/message',
       body: `ticket_id=${tt.replied.id}&user_id=${tt.replied.user_id}&text=${enc(REPLY_TEXT)}&send_user_email=0&send_operators_email=0` },
   ];

@@ -99,13 +99,29 @@ export async function createWorker(spec: WorkerSpec) {
     });
   }
 
-  const close = async () => {
+  // Once, however often it is called (a test's own teardown and closeOpenWorkers may both).
+  let closing: Promise<void> | undefined;
+  const close = () => (closing ??= (async () => {
     await worker.close();
     await schedulerQueue?.close();
     for (const c of connections) c.disconnect();
     await spec.onClose?.();
-  };
+    open.delete(close);
+  })());
+  open.add(close);
   return { worker, close };
+}
+
+/** The close of every worker createWorker built in this process and nothing closed yet. */
+const open = new Set<() => Promise<void>>();
+
+/**
+ * Closes every worker of this process that is still open. A process that then closes its database
+ * and queue connections must call it first: a worker left running on a closed connection retries
+ * its fetch or completion for ever (a test file's teardown hung that way once).
+ */
+export async function closeOpenWorkers(): Promise<void> {
+  await Promise.all([...open].map((close) => close()));
 }
 
 /** Entry point of a worker process: runs until SIGTERM/SIGINT, then finishes its jobs and exits. */

@@ -5,6 +5,7 @@ import { createToken } from '../../src/auth/tokens';
 import { sequelize } from '../../src/db/sequelize';
 import { prepareDatabase } from '../../src/cli/setup';
 import { closeQueues } from '../../src/queue/producer';
+import { closeOpenWorkers } from '../../src/queue/runWorker';
 import { existsSync, writeFileSync } from 'node:fs';
 import { closeCounters } from '../../src/redis/windowCounter';
 import { searchEngine } from '../../src/ticket/tickets/search/engine';
@@ -44,6 +45,8 @@ export function useApi(): TestApi {
     api.putJson = (path, body) => auth(request(api.app).put(path).type('json').send(body as object));
   });
   afterAll(async () => {
+    // Workers the file started and has not closed yet (its own afterAll may come after this one).
+    await closeOpenWorkers();
     await closeQueues();
     closeCounters();
     await sequelize().close();
