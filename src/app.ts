@@ -24,7 +24,8 @@ import { idempotency } from './http/idempotency';
 import { routeReads } from './http/readRouting';
 import { requestVersions } from './http/versionSnapshot';
 import { limitPerIp, limitPerToken, startAccessChecks } from './http/rateLimit';
-import { docsRouter } from './openapi/docs';
+import { DOCS_PATH, OPENAPI_PATH, docsRouter } from './openapi/docs';
+import { inSequence, onlyUnder } from './http/dispatch';
 import { MAIL_PAGE_PATH, mailPageHeaders, mailPageRouter } from './mailcatcher/page';
 import { healthRouter, isDraining } from './ops/health';
 import { metricsEndpoint } from './ops/metrics';
@@ -45,29 +46,32 @@ export function buildApp(): Express {
   // Every JSON answer without Express's Buffer copy and freshness check (http/jsonResponse.ts).
   app.response.json = jsonResponse as typeof app.response.json;
 
-  app.use(httpMetrics);
-  app.use(requestLogger());
-  // While the process drains (SIGTERM), clients are told not to reuse their connection.
-  app.use((_req, res, next) => {
-    if (isDraining()) res.setHeader('Connection', 'close');
-    next();
-  });
-  app.use(noSniff);
-  app.use(refuseCrossSiteWrites);
-  app.use(refuseOversizedBodies(cfg.bodyLimit));
+  // What every request passes, as one layer of the router (inSequence: Express dispatches once).
+  app.use(inSequence(
+    httpMetrics,
+    requestLogger(),
+    // While the process drains (SIGTERM), clients are told not to reuse their connection.
+    (_req, res, next) => {
+      if (isDraining()) res.setHeader('Connection', 'close');
+      next();
+    },
+    noSniff,
+    refuseCrossSiteWrites,
+    refuseOversizedBodies(cfg.bodyLimit),
+  ));
   app.use(['/api', '/account'], noStore);
   app.use(refuseLongQueries);
   app.get('/health', (_req, res) => {
     res.json({ status: 'success', message: null, data: { ok: true } });
   });
-  app.use(healthRouter());
+  app.use(onlyUnder(['/healthz', '/readyz'], healthRouter()));
   app.get('/metrics', metricsEndpoint);
-  app.use(docsRouter());
+  app.use(onlyUnder([OPENAPI_PATH, DOCS_PATH], docsRouter()));
 
   const api = express.Router();
   // Rate limits per address (before authentication: failed ones count) and per token; then the
   // body, which an Idempotency-Key's fingerprint covers.
-  api.use(startAccessChecks, methodOverride, refuseBanned, limitPerIp, authenticate, requireScope((req) => requiredScope(req.method, req.path)), limitPerToken, boundLargeBodies, ...bodyParsers(cfg.bodyLimit), idempotency, actingToken, requestVersions, routeReads);
+  api.use(inSequence(startAccessChecks, methodOverride, refuseBanned, limitPerIp, authenticate, requireScope((req) => requiredScope(req.method, req.path)), limitPerToken, boundLargeBodies, ...bodyParsers(cfg.bodyLimit), idempotency, actingToken, requestVersions, routeReads));
   api.use('/core', coreRouter);
   api.use('/user', userAreaRouter);
   api.use('/ticket', ticketAreaRouter);

@@ -1,6 +1,5 @@
-import { Router } from 'express';
 import { settingsRouter } from '../http/settings';
-import { mountRoutes } from '../http/routes';
+import { areaRouter } from '../http/dispatch';
 import { brandRouter } from './brand';
 import { emailTemplateRouter } from './emailTemplate';
 import { ipBanRouter } from './ipban';
@@ -15,7 +14,6 @@ import { webhookDeliveryRouter, webhookRouter } from './webhook';
 
 const routers = [brandRouter, ipBanRouter, ipWhitelistRouter, languageRouter, spamRuleRouter, settingsRouter('/settings', 'core'), emailTemplateRouter,
   eventFeedRouter, jobStatusRouter, webhookRouter, webhookDeliveryRouter, mailRouter, caughtMailRouter];
-mountRoutes('/api/core', routers);
 
 /** `/api/core/...` */
-export const coreRouter = Router().use(...routers);
+export const coreRouter = areaRouter('/api/core', routers);

@@ -1,6 +1,7 @@
-import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import express, { type Request, type RequestHandler } from 'express';
 import qs from 'qs';
 import { HttpError } from './errors';
+import { runAll } from './dispatch';
 
 /** `X-HTTP-Method-Override: PUT|DELETE` on a POST acts as that method. */
 export const methodOverride: RequestHandler = (req, _res, next) => {
@@ -99,21 +100,4 @@ export function bodyParsers(limit: string): RequestHandler[] {
     next();
   };
   return [bodyless];
-}
-
-/** Runs `handlers` one after the other as Express would (an error, thrown or passed, goes to `next`). */
-function runAll(handlers: RequestHandler[], req: Request, res: Response, done: NextFunction): void {
-  let i = 0;
-  const step = (err?: unknown): void => {
-    if (err) return done(err);
-    const handler = handlers[i++];
-    if (!handler) return done();
-    try {
-      const result = handler(req, res, step) as unknown;
-      if (result instanceof Promise) result.catch(step);
-    } catch (thrown) {
-      step(thrown);
-    }
-  };
-  step();
 }

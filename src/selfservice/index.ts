@@ -1,5 +1,4 @@
-import { Router } from 'express';
-import { mountRoutes } from '../http/routes';
+import { areaRouter } from '../http/dispatch';
 import { settingsRouter } from '../http/settings';
 import { articleRouter } from './article/resource';
 import { attachmentDownloadRouter, attachmentRouter } from './attachment';
@@ -9,7 +8,6 @@ import { tagRouter } from './tag';
 import { typeRouter } from './type';
 
 const routers = [settingsRouter('/settings', 'selfservice'), typeRouter, tagRouter, categoryRouter, articleRouter, attachmentRouter, attachmentDownloadRouter, commentRouter];
-mountRoutes('/api/selfservice', routers);
 
 /** `/api/selfservice/...` */
-export const selfServiceRouter = Router().use(...routers);
+export const selfServiceRouter = areaRouter('/api/selfservice', routers);

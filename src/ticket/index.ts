@@ -1,5 +1,4 @@
-import { Router } from 'express';
-import { mountRoutes } from '../http/routes';
+import { areaRouter } from '../http/dispatch';
 import { settingsRouter } from '../http/settings';
 import { cannedResponseRouter } from './cannedResponse';
 import { channelRouter } from './channel';
@@ -26,7 +25,6 @@ const routers = [
   slaPlanRouter, filterRouter, ticketCustomFieldRouter, settingsRouter('/settings', 'ticket'), channelRouter,
   incomingMailRouter,
 ];
-mountRoutes('/api/ticket', routers);
 
 /** `/api/ticket/...` */
-export const ticketAreaRouter = Router().use(...routers);
+export const ticketAreaRouter = areaRouter('/api/ticket', routers);

@@ -1,5 +1,4 @@
-import { Router } from 'express';
-import { mountRoutes } from '../http/routes';
+import { areaRouter } from '../http/dispatch';
 import { settingsRouter } from '../http/settings';
 import { organisationCustomFieldRouter, userCustomFieldRouter } from '../customfields/fields';
 import { operatorGroupRouter, userGroupRouter } from './group';
@@ -13,7 +12,6 @@ const routers = [
   settingsRouter('/settings', 'user'), userRouter, operatorRouter, organisationRouter, organisationCustomFieldRouter,
   userCustomFieldRouter, roleRouter, permissionRouter, userGroupRouter, operatorGroupRouter,
 ];
-mountRoutes('/api/user', routers);
 
 /** `/api/user/...` */
-export const userAreaRouter = Router().use(...routers);
+export const userAreaRouter = areaRouter('/api/user', routers);
