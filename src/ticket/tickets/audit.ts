@@ -1,8 +1,7 @@
-import { QueryTypes, type Transaction } from 'sequelize';
+import type { Transaction } from 'sequelize';
 import { currentActor, type Actor } from '../../audit/actor';
 import { now } from '../../db/entity';
 import type { Ticket } from '../../db/models';
-import { sequelize } from '../../db/sequelize';
 import { select } from '../../db/select';
 import { sealedFingerprint } from '../../customfields/sealing';
 import type { TicketChangeSet } from '../../events';
@@ -84,10 +83,10 @@ export async function recordAudits(
   const changed = (e: AuditEntry) => Object.keys(e.changes).length > 0;
   const rows = entries.filter(changed).map((e) => [e.ticketId, e.action, actor.type, actor.id, actor.channel, JSON.stringify(e.changes), now()]);
   if (rows.length) {
-    // An array of arrays binds as `(…), (…)`: every value escaped by Sequelize, none in the SQL text.
-    await sequelize().query(
-      'INSERT INTO ticket_audits (ticket_id, action, actor_type, actor_id, channel, changes, created_at) VALUES :rows',
-      { replacements: { rows }, transaction, type: QueryTypes.INSERT },
+    // One `(?, ?, ?, ?, ?, ?, ?)` per row, the values bound by the driver (none in the SQL text).
+    await select(
+      `INSERT INTO ticket_audits (ticket_id, action, actor_type, actor_id, channel, changes, created_at) VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+      rows.flat(), { transaction },
     );
   }
   return entries.map((e) => (changed(e) ? { action: e.action, actor: { type: actor.type, id: actor.id }, channel: actor.channel, changes: e.changes } : undefined));
