@@ -37,7 +37,8 @@ function firstSegment(path: string): string {
  * route for its method and path, and goes on to the routers after it, in their order, only if
  * that one does not answer (the order decides between overlapping routes as before). A request no
  * recorded route matches (a 404, `OPTIONS`, a method the path does not have) walks every router,
- * as it did. A router must record every route it serves (routes.ts; test/http/area.test.ts).
+ * as it did. A router must record every route it serves (routes.ts; test/http/dispatch.test.ts
+ * checks every area).
  */
 export function areaRouter(prefix: string, routers: RecordedRouter[]): RequestHandler & { routers: readonly RecordedRouter[] } {
   mountRoutes(prefix, routers);
