@@ -1,6 +1,7 @@
 import type { Transaction } from 'sequelize';
-import { Organisation, OrganisationDomain, User } from '../db/models';
+import { Organisation, User } from '../db/models';
 import { onceInTransaction } from '../db/transaction';
+import { select } from '../db/select';
 import { ValidationError, invalid } from '../errors';
 
 export const MANAGER = 0;
@@ -26,7 +27,7 @@ export async function organisationByDomain(email: string, brandId: number, trans
   const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
   // Senders of a batch of mails share domains: each domain read once per transaction.
   const claim = await onceInTransaction(transaction, `organisation.domain:${brandId}:${domain}`,
-    () => OrganisationDomain.findOne({ where: { domain, brand_id: brandId }, attributes: ['organisation_id'], transaction }));
+    async () => (await select<{ organisation_id: number }>('SELECT organisation_id FROM organisation_domains WHERE domain = ? AND brand_id = ? LIMIT 1', [domain, brandId], { transaction }))[0]);
   return claim?.organisation_id ?? null;
 }
 

@@ -1,7 +1,7 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
-import { Op, type Transaction } from 'sequelize';
+import type { Transaction } from 'sequelize';
 import { assertEnabledLanguage } from '../../core/enabledLanguage';
-import { Group, PersonEmail, UserGroup, UserPhone } from '../../db/models';
+import { Group, UserGroup, UserPhone } from '../../db/models';
 import { emailScope, type EmailScope } from '../../db/models/PersonEmail';
 import { ValidationError } from '../../errors';
 import { assertExist } from '../../db/exists';
@@ -11,6 +11,7 @@ import { Joi, field } from '../../lib/validation';
 import { definitions } from '../../db/definitions';
 import { readSettings } from '../../db/settings';
 import { onceInTransaction } from '../../db/transaction';
+import { select } from '../../db/select';
 import { hashPassword } from '../passwords';
 
 /** Fields users and operators share, as joi schemas (no defaults: create schemas add them). */
@@ -79,11 +80,10 @@ export async function personDefaults(transaction: Transaction): Promise<{ langua
  */
 export async function takenEmails(scope: EmailScope, emails: string[], exceptUserId: number | null, transaction: Transaction): Promise<Set<string>> {
   if (!emails.length) return new Set();
-  const rows = await PersonEmail.findAll({
-    where: { scope, email: { [Op.in]: [...new Set(emails)] }, ...(exceptUserId ? { user_id: { [Op.ne]: exceptUserId } } : {}) },
-    attributes: ['email'],
-    transaction,
-  });
+  const rows = await select<{ email: string }>(
+    `SELECT email FROM person_emails WHERE scope = ? AND email IN (?)${exceptUserId ? ' AND user_id <> ?' : ''}`,
+    [scope, [...new Set(emails)], ...(exceptUserId ? [exceptUserId] : [])], { transaction },
+  );
   return new Set(rows.map((r) => r.email));
 }
 
