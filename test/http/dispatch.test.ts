@@ -1,6 +1,6 @@
 /**
  * How an area's router sends a request to its resources' routers (src/http/dispatch.ts): straight
- * to the first router that records a route for it, in the areas' order where routes overlap, and
+ * to the first router that records a route for it, in the area's order where routes overlap, and
  * through every router, as Express would, for a request no recorded route matches. Its premise,
  * that every router of an area records every route it serves, is checked on the real areas.
  */
