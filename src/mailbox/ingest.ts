@@ -439,11 +439,12 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
       const message = await sequelize().transaction({ transaction: t }, async (savepoint) => {
         const author = operator ?? (await userForAddress(from, ticket.brand_id, namesOf(mail), savepoint));
         // Copied on the original mail (or answering "reply all") and found by the thread's own ids: joins as a CC.
-        return addMessage({
+        const added = await addMessage({
           ticketId: ticket.id, userId: author.id, text: mail.text || '(no text)', type: MESSAGE_TYPE.MESSAGE,
           cc: await copiedAddresses(mail, savepoint, owner ? [owner.email.toLowerCase()] : []), attachments: allowed,
           createdAt, channel: 'email', automatic: !!automatic,
         }, savepoint, { settings, joinCc: joinsAsCc && !operator ? from : undefined });
+        return added.message;
       });
       if (mail.messageId) await recordMessageId({ messageId: mail.messageId, ticketId: message.ticket_id, ticketMessageId: message.id, direction: 'in' }, t);
       if (refused.length && !automatic) await tellRefused('attachments', ticket, from, t, message.id);

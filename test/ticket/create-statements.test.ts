@@ -53,6 +53,39 @@ describe('opening a ticket', () => {
   });
 });
 
+describe('adding a message', () => {
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  const reply = (ticketId: number, userId: number, extra: Record<string, unknown> = {}) => api.post('/api/ticket/message', {
+    ticket_id: ticketId, user_id: userId, text: 'Any news?', send_user_email: 0, send_operators_email: 0, ...extra,
+  });
+
+  it('answers with its author and no attachments as the write knew them, reading nothing after COMMIT', async () => {
+    const ticket = await f.ticket();
+    await reply(ticket.id, ticket.user_id);
+    await Promise.all([definitions.settled(), configCacheSettled()]);
+    const { result, queries } = await countQueries(() => reply(ticket.id, ticket.user_id));
+    const data = expectSuccess(result, 'Successfully created new message!');
+    // Sequelize logs `Executing (<connection>): <sql>`.
+    const counted = listQueries(queries).map((q) => q.replace(/^Executing \([^)]*\): /, ''));
+    const commit = counted.indexOf('COMMIT;');
+    expect(commit).toBeGreaterThan(0);
+    // The author and the (no) attachments were read back after COMMIT before: two statements.
+    expect(counted.slice(commit + 1)).toEqual([]);
+    // What it answers is what a show of the message reads.
+    const shown = expectSuccess(await api.get(`/api/ticket/message/${data.id}`));
+    expect(data).toEqual(shown);
+    expect(data.user).toMatchObject({ id: ticket.user_id, email: expect.any(String) });
+    expect(data.attachments).toEqual([]);
+  });
+
+  it('with attachments, answers with them read back, as a show does', async () => {
+    const ticket = await f.ticket();
+    const data = expectSuccess(await reply(ticket.id, ticket.user_id, { attachment: [{ filename: 'log.txt', contents: b64('boom') }] }), 'Successfully created new message!');
+    expect(data.attachments).toEqual([expect.objectContaining({ message_id: data.id, original_name: 'log.txt' })]);
+    expect(data).toEqual(expectSuccess(await api.get(`/api/ticket/message/${data.id}`)));
+  });
+});
+
 describe('the Redis round trips of a write', () => {
   // Each cache version is read once per request, with the rate-limit counts (db/versionedCache.ts
   // VersionSnapshot): a create consulted the definitions and the configuration four times, a

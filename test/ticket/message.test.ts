@@ -155,7 +155,7 @@ describe('addMessage (the mailbox worker\'s way in)', () => {
     const target = await f.ticket();
     const source = await f.ticket({ user: target.user_id });
     expectSuccess(await api.post(`/api/ticket/ticket/${target.id}/merge`, { ids: [source.id] }), 'Successfully updated the ticket!');
-    const message = await sequelize().transaction((t) => addMessage({ ticketId: source.id, userId: target.user_id, text: 'By mail', channel: 'email' }, t));
+    const { message } = await sequelize().transaction((t) => addMessage({ ticketId: source.id, userId: target.user_id, text: 'By mail', channel: 'email' }, t));
     const email = (await (await import('../../src/db/models')).Channel.findOne({ where: { name: 'Email' } }))!;
     expect(message).toMatchObject({ ticket_id: target.id, channel_id: email.id, by: 1, type: 0 });
   });

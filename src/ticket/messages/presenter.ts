@@ -18,12 +18,25 @@ export interface MessageRelations {
   uploads: Map<string, Upload>;
 }
 
-/** The authors and attachments of a page of messages: three statements whatever its size. */
-export async function loadMessageRelations(messages: TicketMessage[]): Promise<MessageRelations> {
+/**
+ * What the write that added a message knows of it (addMessage): its author, and whether it has
+ * no attachments.
+ */
+export interface KnownMessage {
+  author: User;
+  unattached: boolean;
+}
+
+/**
+ * The authors and attachments of a page of messages: three statements whatever its size.
+ * `known` (by message id): what is not read again.
+ */
+export async function loadMessageRelations(messages: TicketMessage[], known?: ReadonlyMap<number, KnownMessage>): Promise<MessageRelations> {
   const [users, attachments] = await Promise.all([
-    loadById(User, messages.map((m) => m.user_id), { attributes: [...USER_SUMMARY_FIELDS] }),
-    loadMany(TicketAttachment, 'message_id', messages.map((m) => m.id)),
+    loadById(User, messages.filter((m) => !known?.has(m.id)).map((m) => m.user_id), { attributes: [...USER_SUMMARY_FIELDS] }),
+    loadMany(TicketAttachment, 'message_id', messages.filter((m) => !known?.get(m.id)?.unattached).map((m) => m.id)),
   ]);
+  for (const [, k] of known ?? []) users.set(k.author.id, k.author);
   const uploads = await loadUploads([...attachments.values()].flat().map((a) => a.upload_hash));
   return { users, attachments, uploads };
 }

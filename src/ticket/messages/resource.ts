@@ -3,7 +3,7 @@ import { equals, type Filter } from '../../http/listQuery';
 import { Written, resourceRouter, type ResourceDef } from '../../http/resource';
 import { Joi, field } from '../../lib/validation';
 import { attachmentsField } from '../attachment';
-import { loadMessageRelations, serializeMessage, type MessageRelations } from './presenter';
+import { loadMessageRelations, serializeMessage, type KnownMessage, type MessageRelations } from './presenter';
 import { addMessage, deleteMessage, updateMessage, type AddMessageInput } from './service';
 
 /** Ticket messages (`/api/ticket/message`): list (of one ticket), show, create, update (text, pinned), delete. */
@@ -48,7 +48,7 @@ const filters: Record<string, Filter> = {
   type: equals('type', Joi.number().integer().valid(0, 1, 2)),
 };
 
-export const messageResource: ResourceDef<TicketMessage, MessageRelations, undefined> = {
+export const messageResource: ResourceDef<TicketMessage, MessageRelations, KnownMessage> = {
   path: '/message',
   model: TicketMessage,
   label: 'message',
@@ -59,11 +59,16 @@ export const messageResource: ResourceDef<TicketMessage, MessageRelations, undef
   listScope: (p) => (p.include_draft === 1 ? {} : { is_draft: 0 }),
   createSchema: messageCreateSchema,
   updateSchema: messageUpdateSchema,
-  // The answer presents the message as written (every column: writeMessages), not read back.
-  create: async (input, { transaction }) => new Written(await addMessage(toAddMessageInput(input), transaction), undefined),
+  // The answer presents the message as written (every column: writeMessages), not read back, with
+  // its author as the write read it and, when none were given, no attachments.
+  create: async (input, { transaction }) => {
+    const b = toAddMessageInput(input);
+    const { message, author } = await addMessage(b, transaction);
+    return new Written(message, { author, unattached: !b.attachments?.length });
+  },
   update: (message, input, { transaction }) => updateMessage(message, { text: input.text, pinned: input.pinned === undefined ? undefined : input.pinned === 1 }, transaction),
   destroy: (message, { transaction }) => deleteMessage(message, transaction),
-  load: (messages) => loadMessageRelations(messages),
+  load: (messages, _ctx, known) => loadMessageRelations(messages, known),
   serialize: (message, rel) => serializeMessage(message, rel),
 };
 

@@ -133,7 +133,13 @@ export async function writeMessages(values: WriteMessageValues[], transaction: T
   return messages;
 }
 
-export async function addMessage(input: AddMessageInput, transaction: Transaction, options: AddMessageOptions = {}): Promise<TicketMessage> {
+/** What addMessage wrote: the message as stored (every column) and its author as read (every column). */
+export interface AddedMessage {
+  message: TicketMessage;
+  author: User;
+}
+
+export async function addMessage(input: AddMessageInput, transaction: Transaction, options: AddMessageOptions = {}): Promise<AddedMessage> {
   const ticket = await lockTicketForMessage(input.ticketId, transaction);
   // A locking read: it sees a user another transaction created a moment ago (a ticket's new user
   // found by address), and keeps the author from being deleted under the message.
@@ -188,7 +194,7 @@ export async function addMessage(input: AddMessageInput, transaction: Transactio
     sendOperatorsEmail: !isDraft && !input.automatic && (input.sendOperatorsEmail ?? byUser),
     ...(audit ? { audit } : {}),
   });
-  return message;
+  return { message, author };
 }
 
 /** A user's reply: the ticket goes to the default open status, and is reopened if it was resolved. */

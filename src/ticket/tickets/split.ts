@@ -69,9 +69,9 @@ export async function splitTicket(ticket: Ticket, input: SplitTicketInput, trans
   await run(`UPDATE tickets SET updated_at = :at, last_reply_time = (
       SELECT MAX(created_at) FROM ticket_messages WHERE ticket_id = :from AND is_draft = 0 AND type <> :note) WHERE id = :from`);
 
-  const note = (ticketId: number, text: string) => addMessage({
+  const note = async (ticketId: number, text: string) => (await addMessage({
     ticketId, userId: operator.id, text, type: MESSAGE_TYPE.NOTE, channel: 'api', sendUserEmail: false, sendOperatorsEmail: false,
-  }, transaction, { settings });
+  }, transaction, { settings })).message;
   await note(ticket.id, `Split: ${movingIds.length} message(s) moved to ticket #${split.number}.`);
   const opening = await note(split.id, `Split from ticket #${ticket.number}.`);
 
