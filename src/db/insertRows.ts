@@ -19,7 +19,7 @@ function completed(row: Row, attributes: Record<string, { defaultValue?: unknown
 
 /**
  * Inserts rows of a table in one statement and returns them as saved instances, in order, with
- * their ids (`RETURNING id`: right whatever the server's auto-increment settings). Each row is
+ * their ids (`RETURNING`: right whatever the server's auto-increment settings). Each row is
  * written as `create` writes it: the model's default values, created_at/updated_at stamped when the
  * row has none; a column no row gives is left to the database. No model hook or validation runs
  * (the database's constraints do): for tables no cache watches (db/versionedCache.ts). A row the
@@ -27,7 +27,7 @@ function completed(row: Row, attributes: Record<string, { defaultValue?: unknown
  * the transaction goes on. (Rows of more than STATEMENT_CHARS go in several statements; a refusal
  * in a later one leaves the earlier ones' rows in the transaction.)
  */
-export async function insertRows<M extends Model>(model: ModelStatic<M>, rows: Row[], transaction: Transaction): Promise<M[]> {
+export async function insertRows<M extends Model>(model: ModelStatic<M>, rows: Row[], transaction: Transaction, options: InsertOptions = {}): Promise<M[]> {
   if (!rows.length) return [];
   const attributes = model.getAttributes() as Record<string, { field?: string; defaultValue?: unknown }>;
   const at = now();
@@ -38,13 +38,23 @@ export async function insertRows<M extends Model>(model: ModelStatic<M>, rows: R
   const head = `INSERT INTO ${q.quoteTable(model.getTableName() as string)} (${columns.map((c) => q.quoteIdentifier(attributes[c].field ?? c)).join(', ')}) VALUES `;
   // Escaped by Sequelize one value at a time (no replacement pass over a long statement).
   const values = full.map((r) => `(${columns.map((c) => (r[c] === undefined ? 'DEFAULT' : s.escape(r[c] as string))).join(', ')})`);
-  const ids: number[] = [];
-  for (const chunk of chunks(values)) {
-    const returned = await select<{ id: number }>(`${head}${chunk.join(', ')} RETURNING id`, [], { transaction });
-    ids.push(...returned.map((r) => Number(r.id)));
+  const returned: Row[] = [];
+  for (const chunk of chunks(values)) returned.push(...await select<Row>(`${head}${chunk.join(', ')} RETURNING ${options.stored ? '*' : 'id'}`, [], { transaction }));
+  if (returned.length !== full.length) throw new Error(`${model.name}: ${full.length} rows inserted, ${returned.length} rows returned`);
+  if (options.stored) {
+    const byField = Object.entries(attributes).map(([name, a]) => [name, a.field ?? name] as const);
+    return returned.map((r) => model.build(Object.fromEntries(byField.map(([name, column]) => [name, r[column]])) as any, { isNewRecord: false, raw: true }));
   }
-  if (ids.length !== full.length) throw new Error(`${model.name}: ${full.length} rows inserted, ${ids.length} ids returned`);
-  return full.map((r, i) => model.build({ ...r, id: ids[i] } as any, { isNewRecord: false, raw: true }));
+  return full.map((r, i) => model.build({ ...r, id: Number(returned[i].id) } as any, { isNewRecord: false, raw: true }));
+}
+
+export interface InsertOptions {
+  /**
+   * Return each row as the database stored it (`RETURNING *`: every column, those left to the
+   * database's defaults too), so that nothing need be read back; by default the rows as written
+   * with their ids (`RETURNING id`), which saves sending long columns (a message's text) back.
+   */
+  stored?: boolean;
 }
 
 /**

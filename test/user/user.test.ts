@@ -3,7 +3,7 @@
  * delete, the validation messages, passwords, additional emails, phones and groups.
  */
 import { CustomField, CustomFieldValue, Group, User, UserEmail, UserPhone } from '../../src/db/models';
-import { sequelize } from '../../src/db/sequelize';
+import { countQueries, sequelize } from '../../src/db/sequelize';
 import { useApi, unique, newEmail, nowSec, phoneNumbers } from '../helpers/app';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 
@@ -728,5 +728,47 @@ describe('GET /api/user/user PAGING', () => {
     [{ start: 'first' }, 'The start must be an integer.'],
   ] as Array<[Record<string, unknown>, string]>)('answers 422 to %j', async (query, message) => {
     expectError(await api.get(BASE, query), 422, message);
+  });
+});
+
+// ---- what a create answers ----------------------------------------------------------------------
+
+describe('POST /api/user/user answers with the user as stored, not read back', () => {
+  const statementsAfterCommit = (queries: string[]) => {
+    // Sequelize logs `Executing (<connection>): <sql>`; a token's use is recorded at most once a minute.
+    const sql = queries.map((q) => q.replace(/^Executing \([^)]*\): /, '')).filter((q) => !/api_tokens/.test(q));
+    const commit = sql.indexOf('COMMIT;');
+    expect(commit).toBeGreaterThan(0);
+    return sql.slice(commit + 1);
+  };
+  /** The created user is what a show presents (minus what create leaves out). */
+  const expectAsShown = async (created: Record<string, any>) => {
+    const shown = await showUser(created.id);
+    for (const k of CREATE_OMITS) delete shown[k];
+    expect(created).toEqual(shown);
+  };
+
+  it('with nothing to link: every column (the database\'s defaults too) and no links, nothing read after COMMIT', async () => {
+    const email = newEmail();
+    await api.post(BASE, { email: newEmail() }); // warm
+    const { result, queries } = await countQueries(() => api.post(BASE, { email, firstname: 'Ada' }));
+    const created = expectSuccess(result, 'Successfully created new user!');
+    // Its phones, groups, custom field values and additional addresses were read after COMMIT
+    // before (and the user itself before it): five statements.
+    expect(statementsAfterCommit(queries)).toEqual([]);
+    expect(queries.filter((q) => /FROM `users`/.test(q))).toEqual([]);
+    expect(created).toMatchObject({ email, firstname: 'Ada', lastname: null, active: 1, email_verified: 0, country: null, phonenumbers: [], groups: [], customfields: [], additional_emails: [], organisation: null });
+    await expectAsShown(created);
+  });
+
+  it('with links and an organisation: those are read, and the answer is what a show gives', async () => {
+    const field = await CustomField.create({ kind: 'user', name: unique('Shoe size'), type: 8 });
+    const created = await createUser({
+      email: newEmail(), phone: [newPhone().e164], groups: [extraGroupId], additional_email: [newEmail('more')],
+      customfield: { [field.id]: '42' }, organisation: unique('Org'),
+    });
+    expect(created.organisation).toMatchObject({ id: created.organisation_id, owner_id: created.id });
+    expect([created.phonenumbers, created.groups, created.customfields, created.additional_emails].map((l) => l.length)).toEqual([1, 1, 1, 1]);
+    await expectAsShown(created);
   });
 });

@@ -47,9 +47,20 @@ export interface PersonRelations {
   organisations?: Map<number, Organisation>;
 }
 
-/** Loads the relations of a page of users or operators: one query per relation, whatever the page size. */
-export async function loadPeople(people: User[], opts: { customfields: boolean; detail: boolean }): Promise<PersonRelations> {
-  const ids = people.map((p) => p.id);
+/**
+ * What the write that created a person knows of them: whether nothing links to them yet (no
+ * phone numbers, groups, custom field values or additional addresses).
+ */
+export interface KnownPerson {
+  unlinked: boolean;
+}
+
+/**
+ * Loads the relations of a page of users or operators: one query per relation, whatever the page
+ * size. `known` (by person id): what is not read again.
+ */
+export async function loadPeople(people: User[], opts: { customfields: boolean; detail: boolean }, known?: ReadonlyMap<number, KnownPerson>): Promise<PersonRelations> {
+  const ids = people.filter((p) => !known?.get(p.id)?.unlinked).map((p) => p.id);
   const [phones, groups, customfields, emails, organisations] = await Promise.all([
     loadMany(UserPhone, 'user_id', ids),
     loadLinked(UserGroup, 'user_id', 'group_id', ids, Group),

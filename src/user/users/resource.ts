@@ -3,11 +3,11 @@ import { User } from '../../db/models';
 import { sqlCondition } from '../../db/sql';
 import { equals, flagFilter, type Filter } from '../../http/listQuery';
 import { likeContains } from '../../db/sql';
-import { resourceRouter, type ResourceDef } from '../../http/resource';
+import { Written, resourceRouter, type ResourceDef } from '../../http/resource';
 import { Joi, field } from '../../lib/validation';
 import { customFieldFilter } from '../../customfields/values';
 import { personFields } from '../people/rules';
-import { loadPeople, serializePerson, type PersonRelations } from '../people/presenter';
+import { loadPeople, serializePerson, type KnownPerson, type PersonRelations } from '../people/presenter';
 import { createUser, deleteUser, updateUser, type CreateUserInput } from './service';
 
 const contains = (column: string): Filter => ({ schema: field.string(), where: (v: string) => ({ [column]: { [Op.like]: likeContains(v) } }) });
@@ -62,7 +62,7 @@ const userFields = {
   groups: field.idArray(),
 };
 
-export const userResource: ResourceDef<User, PersonRelations> = {
+export const userResource: ResourceDef<User, PersonRelations, KnownPerson> = {
   path: '/user',
   model: User,
   label: 'user',
@@ -77,9 +77,15 @@ export const userResource: ResourceDef<User, PersonRelations> = {
     active: field.flag().default(1),
   }),
   updateSchema: Joi.object({ ...userFields, overwrite_customfield_values: field.flag().default(0) }),
-  load: (users, ctx) => loadPeople(users, { customfields: true, detail: ctx.view !== 'list' }),
+  load: (users, ctx, known) => loadPeople(users, { customfields: true, detail: ctx.view !== 'list' }, known),
   serialize: (user, rel, ctx) => serializePerson(user, rel, ctx.view),
-  create: (input, { transaction }) => createUser(input as CreateUserInput, transaction),
+  // The answer presents the user as stored (every column, returned by its INSERT and kept by the
+  // membership's updates), not read back; and when nothing was given to link, no links.
+  create: async (input, { transaction }) => {
+    const user = await createUser(input as CreateUserInput, transaction);
+    const unlinked = !input.phone?.length && !input.groups?.length && !Object.keys(input.customfield ?? {}).length && !input.additional_email?.length;
+    return new Written(user, { unlinked });
+  },
   update: (user, input, { transaction }) => updateUser(user, input, transaction),
   destroy: (user, { transaction }) => deleteUser(user, transaction),
 };

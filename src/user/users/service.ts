@@ -139,7 +139,7 @@ export async function createUsers(inputs: CreateUserInput[], transaction: Transa
     language_code: input.language_code || defaults.language_code,
     timezone: input.timezone || defaults.timezone,
     ...(await passwordValues(input.password)),
-  }))), transaction);
+  }))), transaction, { stored: true });
   await addAdditionalEmails(checked.flatMap(({ input }, i) => (input.additional_email ?? []).map((email) => ({ userId: users[i].id, email }))), transaction);
   for (const [i, { input, brandId, phones }] of checked.entries()) {
     const user = users[i];
