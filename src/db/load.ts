@@ -98,6 +98,20 @@ export async function lockById<M extends Model>(model: ModelCtor<M>, id: number,
 }
 
 /**
+ * Sets `record`'s values to its row as stored, read in `transaction` (what `reload()` does, on the
+ * driver as lockById reads): a write's answer presents what the database holds (its defaults, its
+ * conversions), and the instance itself is kept (a presenter may key by it what only this
+ * response shows). A record gone meanwhile is an error, as it is for `reload()`.
+ */
+export async function readBack<M extends Model>(record: M, transaction: Transaction): Promise<void> {
+  const model = record.constructor as ModelCtor<M>;
+  const id = (record as unknown as { id: number }).id;
+  const [row] = await select<Record<string, unknown>>(selectByKey(model as ModelCtor<Model>, 'id', {}), [[id]], { transaction });
+  if (!row) throw new Error(`${model.name} ${id} could not be read back: it does not exist anymore`);
+  record.set(row as any, { raw: true, reset: true });
+}
+
+/**
  * A many-to-many relation for a page of owners, in two queries: the link rows, then the linked
  * records. Returns, per owner id, the linked records in the order of their ids.
  */

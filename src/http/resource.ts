@@ -11,7 +11,7 @@ import { listSchema, parseListQuery, type Condition, type Filter, type ListSpec 
 import { LOCALE } from '../lib/validation';
 import { type ListQuery } from './listQuery';
 import { recorded, type RecordedRouter, type RouteRecord } from './routes';
-import { loadPage, loadRows } from '../db/load';
+import { loadPage, loadRows, readBack } from '../db/load';
 import { isBound } from '../db/sql';
 import {
   deleteTranslations, extractTranslations, loadTranslations, saveTranslations, translate, type TranslationSpec,
@@ -263,12 +263,13 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
   /**
    * A write in a transaction. The record it returns is read back inside the same transaction (it
    * is locked there), so a delete racing the update cannot make the answer fail. A `Written` is
-   * not read back: its create vouches for it. The instance itself is reloaded, not replaced by a
-   * row: a presenter may key what only this response shows by it (a webhook's new secret).
+   * not read back: its create vouches for it. The row read back goes into the instance itself
+   * (readBack), which is not replaced: a presenter may key what only this response shows by it (a
+   * webhook's new secret).
    */
   const write = <T extends M | M[] | Written<M, K> | void>(work: (t: Transaction) => Promise<T>) => transaction(async (t) => {
     const result = await work(t);
-    if (!(result instanceof Written)) for (const r of Array.isArray(result) ? result : result ? [result] : []) await (r as M).reload({ transaction: t });
+    if (!(result instanceof Written)) for (const r of Array.isArray(result) ? result : result ? [result] : []) await readBack(r as M, t);
     return result;
   });
 

@@ -1,6 +1,7 @@
 /**
  * db/insertRows.ts: rows of a model in one INSERT, returned in order with their ids and the values
- * `create` would have written; rows too long for one statement go in several.
+ * `create` would have written (or, `stored`, as the database holds them); rows too long for one
+ * statement go in several.
  */
 import { Ticket, TicketMessage } from '../../src/db/models';
 import { insertRows, STATEMENT_CHARS } from '../../src/db/insertRows';
@@ -38,4 +39,18 @@ it('rows longer than one statement takes go in several, the ids still in order',
   const stored = await TicketMessage.findAll({ where: { id: rows.map((r) => r.id) }, order: [['id', 'ASC']] });
   expect(stored.map((m) => m.text[0])).toEqual(['a', 'b', 'c']);
   expect(stored.map((m) => m.text.length)).toEqual(rows.map(() => Math.ceil(STATEMENT_CHARS / 2)));
+});
+
+it('stored: returns each row as the database holds it, the columns left to its defaults too', async () => {
+  const ticket = (await Ticket.findByPk((await f.ticket()).id))!;
+  const written = message(ticket, 'as stored');
+  const { result: rows, queries } = await countQueries(() => transaction((t) => insertRows(TicketMessage, [written, { ...written, text: 'second' }], t, { stored: true })));
+  expect(queries.filter((q) => q.includes('INSERT'))).toEqual([expect.stringMatching(/ RETURNING \*$/)]);
+  const stored = await TicketMessage.findAll({ where: { id: rows.map((r) => r.id) }, order: [['id', 'ASC']] });
+  expect(rows.map((r) => r.get({ plain: true }))).toEqual(stored.map((m) => m.get({ plain: true })));
+  // Columns no row gave, which the instances as written would not hold.
+  const asWritten = await transaction((t) => insertRows(TicketMessage, [written], t));
+  expect(asWritten[0].get('original_ticket_id')).toBeUndefined();
+  expect(rows[0].get('original_ticket_id')).toBeNull();
+  expect(rows.map((r) => r.isNewRecord)).toEqual([false, false]);
 });

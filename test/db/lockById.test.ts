@@ -1,11 +1,12 @@
 /**
  * db/load.ts lockById: a record read under a lock in a transaction, as the model instance
  * findByPk(id, { transaction, lock }) gives, on the driver: the same values, saved as a found
- * record is (only what changed), and the lock held until the transaction ends.
+ * record is (only what changed), and the lock held until the transaction ends; and readBack, which
+ * sets an instance to its stored row as reload() does (a write's answer).
  */
 import { QueryTypes } from 'sequelize';
 import { Ticket, User } from '../../src/db/models';
-import { lockById } from '../../src/db/load';
+import { lockById, readBack } from '../../src/db/load';
 import { countQueries, sequelize } from '../../src/db/sequelize';
 import { transaction } from '../../src/db/transaction';
 import { useApi } from '../helpers/app';
@@ -53,4 +54,33 @@ it('holds its lock until the transaction ends: another writer of the row is refu
     });
     expect(await tryLock()).toBe('free');
   }
+});
+
+describe('readBack', () => {
+  it('sets the instance to its row as stored in the transaction, one statement, and keeps the instance', async () => {
+    const { id } = await f.ticket();
+    await transaction(async (t) => {
+      const record = (await lockById(Ticket, id, t, 'update'))!;
+      // Changed in the transaction behind the instance's back (as a trigger or a statement would).
+      await sequelize().query('UPDATE tickets SET subject = ? WHERE id = ?', { replacements: ['Changed in SQL', id], transaction: t });
+      record.set('cc', 'not saved');
+      const { queries } = await countQueries(() => readBack(record, t));
+      expect(queries).toHaveLength(1);
+      expect(record.subject).toBe('Changed in SQL');
+      expect(record.cc).toBe((await Ticket.findByPk(id, { transaction: t }))!.cc);
+      expect(record.changed()).toBe(false);
+      expect(record.get({ plain: true })).toEqual((await Ticket.findByPk(id, { transaction: t }))!.get({ plain: true }));
+    });
+  });
+
+  it('is an error for a record gone meanwhile', async () => {
+    const { id } = await f.ticket();
+    await expect(transaction(async (t) => {
+      const record = (await lockById(Ticket, id, t, 'update'))!;
+      await sequelize().query('DELETE FROM ticket_messages WHERE ticket_id = ?', { replacements: [id], transaction: t });
+      await sequelize().query('DELETE FROM tickets WHERE id = ?', { replacements: [id], transaction: t });
+      await readBack(record, t);
+    })).rejects.toThrow(`Ticket ${id} could not be read back`);
+    expect(await Ticket.findByPk(id)).not.toBeNull();
+  });
 });
