@@ -92,8 +92,20 @@ export async function loadById<M extends Model>(model: ModelCtor<M>, ids: Array<
  * the rest of their reads together.
  */
 export async function lockById<M extends Model>(model: ModelCtor<M>, id: number, transaction: Transaction, lock: 'share' | 'update'): Promise<M | null> {
-  const sql = `${selectByKey(model as ModelCtor<Model>, 'id', {})} ${lock === 'share' ? 'LOCK IN SHARE MODE' : 'FOR UPDATE'}`;
-  const [row] = await select<Record<string, unknown>>(sql, [[id]], { transaction });
+  return recordById(model, id, { transaction, lock });
+}
+
+/**
+ * The record of `model` with id `id` and the equalities of `where`, as a model instance (what
+ * `findOne({ where, transaction, lock })` gives, on the driver as lockById reads): in
+ * `transaction` under `lock` when given, else from the pool. Null when no row matches.
+ */
+export async function recordById<M extends Model>(
+  model: ModelCtor<M>, id: number, options: { transaction?: Transaction; lock?: 'share' | 'update'; where?: Record<string, string | number> } = {},
+): Promise<M | null> {
+  const { transaction, lock, where = {} } = options;
+  const sql = `${selectByKey(model as ModelCtor<Model>, 'id', { where })}${lock ? (lock === 'share' ? ' LOCK IN SHARE MODE' : ' FOR UPDATE') : ''}`;
+  const [row] = await select<Record<string, unknown>>(sql, [[id], ...Object.values(where)], { transaction });
   return row ? model.build(row as any, { isNewRecord: false, raw: true }) : null;
 }
 

@@ -11,7 +11,7 @@ import { listSchema, parseListQuery, type Condition, type Filter, type ListSpec 
 import { LOCALE } from '../lib/validation';
 import { type ListQuery } from './listQuery';
 import { recorded, type RecordedRouter, type RouteRecord } from './routes';
-import { loadPage, loadRows, readBack } from '../db/load';
+import { loadPage, loadRows, readBack, recordById } from '../db/load';
 import { isBound } from '../db/sql';
 import {
   deleteTranslations, extractTranslations, loadTranslations, saveTranslations, translate, type TranslationSpec,
@@ -227,7 +227,7 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
   const findParent = async (req: Request, transaction?: Transaction): Promise<Entity | undefined> => {
     if (!def.parent || !parentModel) return undefined;
     const id = parseId(req.params[def.parent.param]);
-    const found = id === null ? null : await parentModel.findOne({ where: { id } as WhereOptions, transaction, lock: transaction ? transaction.LOCK.SHARE : undefined });
+    const found = id === null ? null : await recordById(parentModel, id, { transaction, lock: transaction ? 'share' : undefined });
     if (!found) throw new NotFoundError(def.parent.label);
     return found;
   };
@@ -245,7 +245,7 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
   /**
    * The record named by `:id` (locked when inside a transaction), or a 404 with the resource's
    * label. `plain` (outside a transaction) reads a plain row instead of a model instance, for a show
-   * that only presents it, through the loaders' statement built once (cheaper than `findOne`).
+   * that only presents it; both through the loaders' statement built once (db/load.ts), not `findOne`.
    */
   const locate = async (req: Request, transaction?: Transaction, plain = false): Promise<{ record: M; parent?: Entity }> => {
     const parent = await findParent(req, transaction);
@@ -254,7 +254,7 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
       ? null
       : plain
         ? (await loadRows(model, 'id', [id], { where: narrowing(parent) }))[0]
-        : await model.findOne({ where: scoped({ id }, parent), transaction, lock: transaction ? transaction.LOCK.UPDATE : undefined });
+        : await recordById(model, id, { transaction, lock: transaction ? 'update' : undefined, where: narrowing(parent) });
     if (!found) throw new NotFoundError(def.label);
     return { record: found as unknown as M, parent };
   };

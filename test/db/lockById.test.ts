@@ -6,7 +6,7 @@
  */
 import { QueryTypes } from 'sequelize';
 import { Ticket, User } from '../../src/db/models';
-import { lockById, readBack } from '../../src/db/load';
+import { lockById, readBack, recordById } from '../../src/db/load';
 import { countQueries, sequelize } from '../../src/db/sequelize';
 import { transaction } from '../../src/db/transaction';
 import { useApi } from '../helpers/app';
@@ -82,5 +82,19 @@ describe('readBack', () => {
       await readBack(record, t);
     })).rejects.toThrow(`Ticket ${id} could not be read back`);
     expect(await Ticket.findByPk(id)).not.toBeNull();
+  });
+});
+
+describe('recordById', () => {
+  it('narrows by the equalities of where, outside a transaction too, and gives the instance findOne gives', async () => {
+    const { id, user_id: userId } = await f.ticket();
+    const found = (await Ticket.findByPk(id))!;
+    const { result: read, queries } = await countQueries(() => recordById(Ticket, id, { where: { user_id: userId } }));
+    expect(queries).toEqual([expect.stringMatching(/FROM `tickets` WHERE `id` IN \(\?\) AND `user_id` = \? ORDER BY `id` ASC$/)]);
+    expect(read).toBeInstanceOf(Ticket);
+    expect(read!.get({ plain: true })).toEqual(found.get({ plain: true }));
+    expect(await recordById(Ticket, id, { where: { user_id: userId + 1 } })).toBeNull();
+    expect(await recordById(User, userId, { where: { type: 'operator' } })).toBeNull();
+    expect((await recordById(User, userId, { where: { type: 'user' } }))!.id).toBe(userId);
   });
 });
