@@ -8,7 +8,7 @@ import { closeQueues } from '../src/queue/producer';
 import { wire } from '../src/wiring';
 import { treeCpuTicks } from '../test/helpers/progress';
 import { loadgen, pinned, stop, waitFor } from './processes';
-import { removeBenchReplies, ticketTargets } from './tickets';
+import { removeBenchBans, removeBenchReplies, ticketTargets } from './tickets';
 
 /**
  * `node dist/bench/ab.js`: two web processes side by side on the benchmark's data set (seeded by
@@ -45,6 +45,9 @@ async function main() {
       body: `department=${tk.department_id}&status=${tk.status_id}&priority=${tk.priority_id}&user=${tt.writerId}&subject=Load+test+__SEQ__&text=The+printer+is+on+fire+__SEQ__.&send_user_email=0&send_operators_email=0` },
     { title: 'reply to a ticket', method: 'POST', path: '/api/ticket/message',
       body: `ticket_id=${tt.replied.id}&user_id=${tt.replied.user_id}&text=Any+news+__SEQ__%3F&send_user_email=0&send_operators_email=0` },
+    // As bench/run.ts writes them: a user of a unique address, a ban of a unique 100.64/10 address.
+    { title: 'create user', method: 'POST', path: '/api/user/user', body: 'firstname=Load&lastname=Test__SEQ__&email=bench-__SEQ__%40load.example' },
+    { title: 'create IP ban', method: 'POST', path: '/api/core/ipban', body: 'ip=__IP__&type=1&reason=Benchmark+ban.' },
   ];
   const only = process.env.AB_ONLY?.split('|');
   const chosen = only ? scenarios.filter((s) => only.some((o) => s.title.includes(o))) : scenarios;
@@ -54,6 +57,7 @@ async function main() {
     { name: 'B', port: 3371, dist: distB, env: envOf(process.env.AB_ENV_B) },
   ].map((s) => ({ ...s, child: pinned('0', [...nodeOptionsOf('web'), join(s.dist, 'src', 'server.js')], { ...base, ...s.env, PORT: String(s.port) }) }));
   try {
+    await removeBenchBans();
     await Promise.all(servers.map((s) => waitFor(`http://127.0.0.1:${s.port}/health`, s.child)));
     for (const sc of chosen) {
       const cpu: Record<string, number[]> = { A: [], B: [] };
@@ -75,7 +79,7 @@ async function main() {
     }
   } finally {
     await Promise.all(servers.map((s) => stop(s.child)));
-    await removeBenchReplies([tk.id, tt.replied.id]);
+    await Promise.all([removeBenchReplies([tk.id, tt.replied.id]), removeBenchBans()]);
     await revokeToken(String(record.id)).catch(() => undefined);
     await Promise.allSettled([closeQueues(), sequelize().close()]);
   }

@@ -5,7 +5,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { Op, QueryTypes } from 'sequelize';
+import { QueryTypes } from 'sequelize';
 import { capture } from './capture';
 import { explainTicketLists, skipped, ticketListPaths } from './explain';
 import { buildApp } from '../src/app';
@@ -13,7 +13,7 @@ import { createToken, revokeToken } from '../src/auth/tokens';
 import { nodeOptionsOf } from '../src/cli/procfile';
 import { prepareDatabase } from '../src/cli/setup';
 import { config } from '../src/config';
-import { Brand, IpBan } from '../src/db/models';
+import { Brand } from '../src/db/models';
 import { sequelize } from '../src/db/sequelize';
 import { closeQueues } from '../src/queue/producer';
 import { wire } from '../src/wiring';
@@ -21,7 +21,7 @@ import type { CapturedScenario } from './baseline';
 import { ensureBenchData, findTargets, SIZES } from './data';
 import { fill, type LoadResult } from './loadgen';
 import { num, table } from './table';
-import { ensureTicketData, MESSAGES_PER_TICKET, REPLY_TEXT, removeBenchReplies, ticketTargets } from './tickets';
+import { ensureTicketData, MESSAGES_PER_TICKET, REPLY_TEXT, removeBenchBans, removeBenchReplies, ticketTargets } from './tickets';
 import { mailboxThroughput } from './mailbox';
 import { loadgen, pinned, stop, takeSeq, TWO_CORES, waitFor } from './processes';
 import { treeCpuTicks, withDescendants } from '../test/helpers/progress';
@@ -81,8 +81,6 @@ function rssSampler(pid: number) {
  */
 const cpuSeconds = (pid: number): number => treeCpuTicks([pid]) / 100;
 
-const removeCreatedBans = () => IpBan.destroy({ where: { ip: { [Op.like]: '100.%' } } });
-
 interface Row {
   s: Scenario;
   statements: number;
@@ -109,7 +107,7 @@ async function main() {
   const t = await findTargets();
   const tt = await ticketTargets();
   const removeReplies = () => removeBenchReplies([tt.ticket.id, tt.replied.id]);
-  await Promise.all([removeCreatedBans(), removeReplies()]);
+  await Promise.all([removeBenchBans(), removeReplies()]);
   const brand = await Brand.findOne({ order: [['id', 'ASC']], rejectOnEmpty: true });
   const { token, record: tokenRecord } = await createToken('benchmark');
   const auth = { authorization: `Basic ${Buffer.from(`${token}:x`).toString('base64')}` };
@@ -179,7 +177,7 @@ async function main() {
   const explained = await explainTicketLists((path) => fetch(base + path, { headers: auth }).then((r) => r.json() as Promise<{ count?: number }>), tt);
   server.closeAllConnections();
   await new Promise((r) => server.close(r));
-  await removeCreatedBans();
+  await removeBenchBans();
   const captureFile = join(tmpdir(), `helpdesk-bench-capture-${process.pid}.json`);
   writeFileSync(captureFile, JSON.stringify(captured));
 
@@ -248,7 +246,7 @@ async function main() {
       const base = await measure(PORT_BASELINE, row.s, baseline.pid, false);
       row.base = base.result;
       row.cpu = { ours: ours.cpuMs, base: base.cpuMs };
-      if (row.s.write) await removeCreatedBans();
+      if (row.s.write) await removeBenchBans();
     }
     // Scaling: one and two web processes (node:cluster), both cores for the servers. The load
     // generator shares core 1 with the second worker, so this shows what a second worker buys on
@@ -278,7 +276,7 @@ async function main() {
   } finally {
     await Promise.allSettled([stop(web), stop(baseline)]);
     await revokeToken(String(tokenRecord.id)).catch(() => undefined);
-    await Promise.all([removeCreatedBans(), removeReplies()]).catch(() => undefined);
+    await Promise.all([removeBenchBans(), removeReplies()]).catch(() => undefined);
     rmSync(captureFile, { force: true });
     await Promise.allSettled([closeQueues(), sequelize().close()]);
   }

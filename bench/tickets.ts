@@ -1,4 +1,5 @@
-import { QueryTypes } from 'sequelize';
+import { Op, QueryTypes } from 'sequelize';
+import { IpBan } from '../src/db/models';
 import { now } from '../src/db/entity';
 import { sequelize } from '../src/db/sequelize';
 import { TICKETS } from './env';
@@ -158,6 +159,9 @@ async function dropMroongaIndex() {
 
 /** The text of the benchmark's replies (`__SEQ__` filled per request): how they are found and removed. */
 export const REPLY_TEXT = 'Any news __SEQ__?';
+
+/** Removes the IP bans the benchmark's creates wrote (their addresses are in 100.64.0.0/10: loadgen.ts ipOf). */
+export const removeBenchBans = () => IpBan.destroy({ where: { ip: { [Op.like]: '100.%' } } });
 
 /**
  * Removes the replies the benchmark wrote to these tickets (a run of an older version replied to
