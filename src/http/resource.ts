@@ -261,6 +261,21 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
   const find = async (req: Request, transaction?: Transaction): Promise<M> => (await locate(req, transaction)).record;
 
   /**
+   * The request's input as `check` validates it, or its error; but a 404 first when `exists`
+   * finds no record (the one named, or the parent): an unknown record is reported as such
+   * whatever the body. Existence is read only for a refused input: a valid one goes on to the
+   * write, whose transaction reads the record (and answers 404) itself.
+   */
+  const checkedFor = async <T>(exists: () => Promise<unknown>, check: () => T): Promise<T> => {
+    try {
+      return check();
+    } catch (err) {
+      await exists();
+      throw err;
+    }
+  };
+
+  /**
    * A write in a transaction. The record it returns is read back inside the same transaction (it
    * is locked there), so a delete racing the update cannot make the answer fail. A `Written` is
    * not read back: its create vouches for it. The row read back goes into the instance itself
@@ -321,9 +336,11 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
     const reads = action.method === 'GET';
     record({ method: action.method, path, action: action.name, ...(reads ? { query: action.schema } : { body: action.schema }) });
     router[action.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete'](path, async (req, res) => {
-      const found = onRecord ? await find(req) : undefined; // 404 before 422
-      const input = action.schema ? validate(action.schema, reads ? req.query : inputOf(req)) : {};
-      const result = reads || action.writesNothing
+      const presents = reads || action.writesNothing;
+      const found = onRecord && presents ? await find(req) : undefined; // 404 before 422
+      const check = () => (action.schema ? validate(action.schema, reads ? req.query : inputOf(req)) : {});
+      const input = onRecord && !presents ? await checkedFor(() => find(req), check) : check();
+      const result = presents
         ? await action.run({ record: found, input, req })
         : await write(async (t) => {
           const done = await action.run({ record: onRecord ? await find(req, t) : undefined, input, transaction: t, req });
@@ -351,9 +368,10 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
   if (actions.includes('create')) {
     record({ method: 'POST', path: def.path, action: 'create', body: def.createSchema, translatable: def.translations?.fields });
     router.post(def.path, async (req, res) => {
-      await findParent(req); // 404 before 422
-      const { body, translations } = extractTranslations(def.translations, inputOf(req));
-      const input = def.createSchema ? validate(def.createSchema, body) : {};
+      const { input, translations } = await checkedFor(() => findParent(req), () => {
+        const { body, translations: given } = extractTranslations(def.translations, inputOf(req));
+        return { input: def.createSchema ? validate(def.createSchema, body) : {}, translations: given };
+      });
       const made = await write(async (t) => {
         const parent = await findParent(req, t);
         const values = def.parent && parent ? { ...input, [def.parent.column]: parent.id } : input;
@@ -372,15 +390,19 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
   if (actions.includes('update')) {
     record({ method: 'PUT', path: `${def.path}/:id`, action: 'update', body: def.updateSchema, translatable: def.translations?.fields });
     router.put(`${def.path}/:id`, async (req, res) => {
-      await find(req); // 404 before 422: an unknown record is reported as such whatever the body
-      const { body, translations } = extractTranslations(def.translations, inputOf(req));
-      const input = def.updateSchema ? validate(def.updateSchema, body) : {};
+      const { input, translations } = await checkedFor(() => find(req), () => {
+        const { body, translations: given } = extractTranslations(def.translations, inputOf(req));
+        return { input: def.updateSchema ? validate(def.updateSchema, body) : {}, translations: given };
+      });
       const updated = await write(async (t) => {
         const { record: locked, parent } = await locate(req, t);
         if (def.update) await def.update(locked, input, { transaction: t, parent });
         else await locked.update(input, { transaction: t });
-        // An update that changed only related rows (groups, phones, translations) is an edit too.
-        if ('updated_at' in model.getAttributes()) await model.update({ updated_at: now() } as any, { where: { id: locked.id } as WhereOptions, transaction: t, hooks: false });
+        // An update that changed only related rows (groups, phones, translations) is an edit too;
+        // one that saved the record this second has stamped it already.
+        const at = now();
+        const stamped = !locked.changed('updated_at' as any) && Number(locked.get('updated_at' as any)) >= at;
+        if ('updated_at' in model.getAttributes() && !stamped) await model.update({ updated_at: at } as any, { where: { id: locked.id } as WhereOptions, transaction: t, hooks: false });
         // The spec: an update carrying at least one translation replaces the stored ones.
         if (def.translations && translations.length) await saveTranslations(def.translations, locked.id, translations, true, t);
         if (def.afterWrite) await def.afterWrite(locked, { transaction: t });
