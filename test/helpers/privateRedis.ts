@@ -94,7 +94,7 @@ export class PrivateSentinelSet {
   sentinels: PrivateRedis[] = [];
 
   /** `sentinelPorts`: three free ports (the app must know them before it reads its configuration). */
-  constructor(private readonly sentinelPorts: number[], readonly name = 'hdmaster') {}
+  constructor(private readonly sentinelPorts: number[], readonly name: string) {}
 
   /** REDIS_SENTINELS for the app. */
   get sentinelList() {

@@ -5,7 +5,11 @@
 import { freePortsSync } from '../helpers/ports';
 
 export const SENTINEL_PORTS = freePortsSync(3);
-export const SENTINEL_MASTER = 'hdmaster';
+// A name of this run's own: a Sentinel takes the hello messages (and so the Sentinels and
+// replicas they announce) of its master's name only. Another run's set on this machine may take
+// a port this run's set used (a killed master's), and under one shared name its Sentinels joined
+// this run's set: it then never settled (seen with two runs at once).
+export const SENTINEL_MASTER = `hdmaster_${process.pid}_${Date.now().toString(36)}`;
 Object.assign(process.env, {
   REDIS_SENTINELS: SENTINEL_PORTS.map((p) => `127.0.0.1:${p}`).join(','), REDIS_SENTINEL_NAME: SENTINEL_MASTER,
   OUTBOX_SWEEP_EVERY_MS: '200', OUTBOX_SWEEP_AFTER_MS: '0', OUTBOX_REPUBLISH_AFTER_MS: '2000',
