@@ -1,6 +1,7 @@
 import IORedis, { Cluster, type RedisOptions } from 'ioredis';
 import { config } from '../config';
 import { watchRedis } from './outage';
+import { FailoverSafeSentinelConnector } from './sentinelConnector';
 
 /** A connection to this install's Redis: one server, the master Sentinels name, or a cluster. */
 export type RedisClient = IORedis | Cluster;
@@ -52,6 +53,8 @@ function connect(options: RedisOptions): RedisClient {
       // The Sentinels announce a failover (+switch-master): reconnect to the new master at once
       // rather than when the old one's socket times out.
       failoverDetector: true,
+      // ioredis's own connector can end the client when that announcement comes mid-reconnection.
+      Connector: FailoverSafeSentinelConnector,
       // A connection still on a former master that came back as a replica: reconnect (to the
       // master the Sentinels name now) and send the command again.
       reconnectOnError: (err) => (demoted(err) ? 2 : false),

@@ -60,7 +60,7 @@ export class PrivateRedis {
 }
 
 /** Polls `check` every 100 ms until it is truthy; gives up after `maxMs` (an upper bound, not a wait). */
-async function until<T>(check: () => Promise<T>, what: string, maxMs = 30000): Promise<NonNullable<T>> {
+export async function until<T>(check: () => Promise<T>, what: string, maxMs = 30000): Promise<NonNullable<T>> {
   const started = Date.now();
   for (;;) {
     const value = await check().catch(() => undefined);
@@ -71,7 +71,7 @@ async function until<T>(check: () => Promise<T>, what: string, maxMs = 30000): P
 }
 
 /** One command to the server on `port` (a connection of its own). */
-async function ask(port: number, ...command: [string, ...Array<string | number>]): Promise<unknown> {
+export async function ask(port: number, ...command: [string, ...Array<string | number>]): Promise<unknown> {
   const client = new IORedis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1000 });
   try {
     await client.connect();
