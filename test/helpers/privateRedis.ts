@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import IORedis from 'ioredis';
-import { freePort } from './ports';
+import { freePort, freePortsSync } from './ports';
 import { closeTransports } from '../../src/mail/transports';
 import { closeQueues } from '../../src/queue/producer';
 import { startSmtp, type TestSmtp } from './smtp';
@@ -175,13 +175,17 @@ export class PrivateCluster {
   }
 
   async start(): Promise<void> {
+    // Each node's cluster bus on a free port of its own: by default it is the node's port + 10,000,
+    // which may be another process's, or past 65,535 (redis-server then refuses to start).
+    const buses = freePortsSync(this.ports.length * 2).filter((p) => !this.ports.includes(p)).slice(0, this.ports.length);
     for (const [i, port] of this.ports.entries()) {
       const dir = join(this.dir, String(i));
       mkdirSync(dir);
-      this.nodes.push(new PrivateRedis(port, ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000', '--dir', dir]));
+      this.nodes.push(new PrivateRedis(port, ['--cluster-enabled', 'yes', '--cluster-port', String(buses[i]), '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000', '--dir', dir]));
     }
     await Promise.all(this.nodes.map((n) => n.start()));
-    await promisify(execFile)('redis-cli', ['--cluster', 'create', ...this.nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes']);
+    // Bounded: a node that cannot reach another's bus would keep it waiting for the join forever.
+    await promisify(execFile)('redis-cli', ['--cluster', 'create', ...this.nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'], { timeout: 60000 });
     for (const n of this.nodes) {
       await until(async () => /cluster_state:ok/.test(String(await ask(n.port, 'CLUSTER', 'INFO'))), `node ${n.port} to join the cluster`);
     }
