@@ -33,13 +33,18 @@ export async function insertRows<M extends Model>(model: ModelStatic<M>, rows: R
   const at = now();
   const full = rows.map((r) => completed(r, attributes, at));
   const columns = [...new Set(full.flatMap((r) => Object.keys(r).filter((k) => r[k] !== undefined && k in attributes)))];
-  const s = sequelize();
-  const q = s.getQueryInterface().queryGenerator as { quoteIdentifier(name: string): string; quoteTable(name: string): string };
+  const q = sequelize().getQueryInterface().queryGenerator as { quoteIdentifier(name: string): string; quoteTable(name: string): string };
   const head = `INSERT INTO ${q.quoteTable(model.getTableName() as string)} (${columns.map((c) => q.quoteIdentifier(attributes[c].field ?? c)).join(', ')}) VALUES `;
-  // Escaped by Sequelize one value at a time (no replacement pass over a long statement).
-  const values = full.map((r) => `(${columns.map((c) => (r[c] === undefined ? 'DEFAULT' : s.escape(r[c] as string))).join(', ')})`);
+  // Every value a placeholder, which the driver fills: no value is written into the statement here.
+  const tuples = full.map((r) => {
+    const values: unknown[] = [];
+    const text = `(${columns.map((c) => (r[c] === undefined ? 'DEFAULT' : (values.push(r[c]), '?'))).join(', ')})`;
+    return { text, values };
+  });
   const returned: Row[] = [];
-  for (const chunk of chunks(values)) returned.push(...await select<Row>(`${head}${chunk.join(', ')} RETURNING ${options.stored ? '*' : 'id'}`, [], { transaction }));
+  for (const chunk of chunks(tuples)) {
+    returned.push(...await select<Row>(`${head}${chunk.map((t) => t.text).join(', ')} RETURNING ${options.stored ? '*' : 'id'}`, chunk.flatMap((t) => t.values), { transaction }));
+  }
   if (returned.length !== full.length) throw new Error(`${model.name}: ${full.length} rows inserted, ${returned.length} rows returned`);
   if (options.stored) {
     const byField = Object.entries(attributes).map(([name, a]) => [name, a.field ?? name] as const);
@@ -58,23 +63,27 @@ export interface InsertOptions {
 }
 
 /**
- * Most characters of rows in one statement (at most 3 bytes each in UTF-8): under MariaDB's default
- * max_allowed_packet (16 MiB), which a batch of long mails' messages could pass. Only rows that
- * long are split.
+ * Most characters of rows in one statement, a value's characters counted twice (escaped, a quote or
+ * a backslash is two; at most 3 bytes each in UTF-8): under MariaDB's default max_allowed_packet
+ * (16 MiB), which a batch of long mails' messages could pass. Only rows that long are split.
  */
 export const STATEMENT_CHARS = 4 * 1024 * 1024;
 
-function* chunks(values: string[]): Generator<string[]> {
-  let chunk: string[] = [];
+type Tuple = { text: string; values: unknown[] };
+const sizeOf = (t: Tuple) => t.values.reduce<number>((n, v) => n + (typeof v === 'string' ? 2 * v.length : 24), t.text.length + 2);
+
+function* chunks(tuples: Tuple[]): Generator<Tuple[]> {
+  let chunk: Tuple[] = [];
   let size = 0;
-  for (const v of values) {
-    if (chunk.length && size + v.length > STATEMENT_CHARS) {
+  for (const t of tuples) {
+    const tupleSize = sizeOf(t);
+    if (chunk.length && size + tupleSize > STATEMENT_CHARS) {
       yield chunk;
       chunk = [];
       size = 0;
     }
-    chunk.push(v);
-    size += v.length + 2;
+    chunk.push(t);
+    size += tupleSize;
   }
   if (chunk.length) yield chunk;
 }

@@ -31,6 +31,16 @@ it('inserts rows in one statement, in order, with their ids, defaults and timest
   }
 });
 
+it('values go as placeholders: quotes, backslashes, NUL and SQL in them are stored as given', async () => {
+  const ticket = (await Ticket.findByPk((await f.ticket()).id))!;
+  const texts = ["it's \\'; DROP TABLE tickets; --", 'back\\slash \\\\ and "double"', 'nul \u0000 byte', 'emoji 😀 and ünïcode', '?', ':name'];
+  const { result: rows, queries } = await countQueries(() => transaction((t) => insertRows(TicketMessage, texts.map((text) => message(ticket, text)), t)));
+  const [insert] = queries.filter((q) => q.includes('INSERT'));
+  for (const text of ['DROP TABLE', 'back', 'emoji']) expect(insert).not.toContain(text);
+  const stored = await TicketMessage.findAll({ where: { id: rows.map((r) => r.id) }, order: [['id', 'ASC']] });
+  expect(stored.map((m) => m.text)).toEqual(texts);
+});
+
 it('rows longer than one statement takes go in several, the ids still in order', async () => {
   const ticket = (await Ticket.findByPk((await f.ticket()).id))!;
   const long = (c: string) => c.repeat(Math.ceil(STATEMENT_CHARS / 2));
