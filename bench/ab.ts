@@ -13,7 +13,7 @@ import { removeBenchBans, removeBenchReplies, ticketTargets } from './tickets';
 /**
  * `node dist/bench/ab.js`: two web processes side by side on the benchmark's data set (seeded by
  * `npm run bench`), both pinned to core 0, loaded in turn from core 1, round after round: the CPU
- * milliseconds each spends per request, as the median of the rounds. For a change to the fixed
+ * milliseconds each spends per request, as the median of the rounds (and of req/s and p99). For a change to the fixed
  * cost of a request, which this machine's noise hides in two separate runs of `npm run bench`.
  *
  * A and B differ by their build (AB_DIST_B: another checkout's dist directory; A is this one's)
@@ -62,6 +62,7 @@ async function main() {
     for (const sc of chosen) {
       const cpu: Record<string, number[]> = { A: [], B: [] };
       const rate: Record<string, number[]> = { A: [], B: [] };
+      const p99: Record<string, number[]> = { A: [], B: [] };
       for (let round = 0; round < ROUNDS; round++) {
         // Alternate which goes first, so a drift of the machine weighs on both alike.
         for (const s of round % 2 ? [...servers].reverse() : servers) {
@@ -72,10 +73,11 @@ async function main() {
           if (r.non2xx || r.errors) throw new Error(`${s.name} ${sc.title}: ${r.non2xx} non-2xx (${r.statuses}), ${r.errors} errors`);
           cpu[s.name].push((10 * (treeCpuTicks([s.child.pid!]) - t0)) / r.total);
           rate[s.name].push(r.rate);
+          p99[s.name].push(r.p99);
         }
       }
       const [a, b] = [median(cpu.A), median(cpu.B)];
-      process.stdout.write(`${sc.title.padEnd(22)} CPU ms/req A ${a.toFixed(3)}  B ${b.toFixed(3)}  B/A ${(b / a).toFixed(3)}   req/s A ${median(rate.A).toFixed(0)}  B ${median(rate.B).toFixed(0)}   (A ${cpu.A.map((x) => x.toFixed(2)).join(' ')}; B ${cpu.B.map((x) => x.toFixed(2)).join(' ')})\n`);
+      process.stdout.write(`${sc.title.padEnd(22)} CPU ms/req A ${a.toFixed(3)}  B ${b.toFixed(3)}  B/A ${(b / a).toFixed(3)}   req/s A ${median(rate.A).toFixed(0)}  B ${median(rate.B).toFixed(0)}   p99 ms A ${median(p99.A)}  B ${median(p99.B)}   (A ${cpu.A.map((x) => x.toFixed(2)).join(' ')}; B ${cpu.B.map((x) => x.toFixed(2)).join(' ')})\n`);
     }
   } finally {
     await Promise.all(servers.map((s) => stop(s.child)));
