@@ -8,6 +8,7 @@ import { logger } from './logger';
 import { exitOnStartupError } from './lib/exitOnStartupError';
 import { guardStrayRejections } from './lib/strayRejections';
 import { closeQueues } from './queue/producer';
+import { publishesSettled } from './queue/outbox';
 import { closeCounters } from './redis/windowCounter';
 import { startDraining } from './ops/health';
 import { startMetricsServer } from './ops/metrics';
@@ -44,6 +45,8 @@ async function main() {
       await closed;
     }
     metrics?.close();
+    // The publishes the last requests' commits started finish (or give up to the sweep) first.
+    await publishesSettled();
     await closeQueues();
     closeCounters();
     await sequelize().close();

@@ -82,12 +82,26 @@ async function write(entries: Written[], transaction: Transaction): Promise<Outb
     pending.set(top, (written = []));
     const list = written;
     afterOutermostCommit(top, () => {
-      // Those written in a savepoint that was rolled back are gone.
-      void publish(list.filter((w) => !rolledBack(w.transaction)).map((w) => w.entry));
+      // Those written in a savepoint that was rolled back are gone. The commit does not wait.
+      const publishing = publish(list.filter((w) => !rolledBack(w.transaction)).map((w) => w.entry));
+      inFlight.add(publishing);
+      void publishing.finally(() => inFlight.delete(publishing));
     });
   }
   written.push(...rows.map((entry, i) => ({ entry, transaction: entries[i].transaction })));
   return rows;
+}
+
+/** The publishes that commits started and that have not finished yet. */
+const inFlight = new Set<Promise<number>>();
+
+/**
+ * Resolves once every publish that a commit started has finished: its jobs added, or given up
+ * (at most PUBLISH_TIMEOUT_MS) and left to the sweep. A stopping process waits for them before it
+ * closes its queues.
+ */
+export async function publishesSettled(): Promise<void> {
+  while (inFlight.size) await Promise.allSettled([...inFlight]);
 }
 
 /** The entries each outermost transaction wrote, with the (sub)transaction that wrote each. */

@@ -5,7 +5,7 @@ import { redisConnection } from '../redis/connection';
 import { sequelize } from '../db/sequelize';
 import { readsFromReplica } from '../db/readRouting';
 import { schedulerIdOf, type JobDefinition } from './jobs';
-import { markFailed, processOnce } from './outbox';
+import { markFailed, processOnce, publishesSettled } from './outbox';
 import { closeQueues } from './producer';
 import { jobDuration, jobsTotal, startMetricsServer } from '../ops/metrics';
 import { noteRedisError } from '../redis/outage';
@@ -144,6 +144,8 @@ export async function startWorkerProcess(spec: WorkerSpec): Promise<void> {
     try {
       await close();
       metrics?.close();
+      // The publishes its jobs' commits started (a mailbox poll's tickets) finish first.
+      await publishesSettled();
       await closeQueues();
       await sequelize().close();
       process.exit(0);

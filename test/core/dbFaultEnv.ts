@@ -1,7 +1,9 @@
 // Imported first by db-faults.test.ts, before any module reads the configuration: the database is
 // reached through a TCP proxy of the test (on this port) that can drop packets or refuse
 // connections, with short timeouts.
-const port = 20000 + (process.pid % 30000);
+import { freePortsSync } from '../helpers/ports';
+
+const [port] = freePortsSync(1);
 process.env.DB_FAULT_PROXY_PORT = String(port);
 const url = new URL(process.env.DATABASE_URL!);
 process.env.DB_FAULT_UPSTREAM = `${url.hostname}:${url.port || 3306}`;

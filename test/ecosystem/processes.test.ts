@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { config } from '../../src/config';
-import { Department, DepartmentBrand, IdempotencyKey, IncomingMail, IpBan, Ticket, Webhook } from '../../src/db/models';
+import { Department, DepartmentBrand, DepartmentEmail, IdempotencyKey, IncomingMail, IpBan, Ticket, Webhook } from '../../src/db/models';
 import { IN_PROGRESS, RESPONSE_LOST } from '../../src/http/idempotency';
 import { unique, useApi } from '../helpers/app';
 import { encodeForm } from '../helpers/form';
@@ -212,7 +212,12 @@ describe('the mailbox worker process (Procfile: worker-mailbox) killed in the mi
 
       const second = run('workers/mailbox.js', env);
       await waitWhileProgressing(async () => (await lines()) >= total, () => [second.child.pid], 'the second worker to finish the mailbox');
-      await new Promise((r) => setTimeout(r, 500)); // a mail imported twice would show up here
+      // Two poll rounds end after the last import (each marks the mailbox polled): a mail imported
+      // twice would be in the ledger by then.
+      for (let round = 0; round < 2; round++) {
+        await DepartmentEmail.update({ last_polled_at: null }, { where: { id: mailbox.id } });
+        await waitWhileProgressing(async () => (await DepartmentEmail.findByPk(mailbox.id))?.last_polled_at, () => [second.child.pid], 'a poll round to end');
+      }
       const ledger = await IncomingMail.findAll({ where: { department_email_id: mailbox.id } });
       expect(ledger).toHaveLength(total);
       expect(ledger.every((l) => l.decision === 'new_ticket')).toBe(true);

@@ -1,10 +1,10 @@
 import { PRIVATE_REDIS_PORT } from './privateRedisEnv';
 import { config } from '../../src/config';
 import { mailSpec } from '../../src/wiring';
-import { sweepOutbox } from '../../src/queue/outbox';
+import { jobIdOf, publishesSettled, sweepOutbox } from '../../src/queue/outbox';
 import { createWorker } from '../../src/queue/runWorker';
 import { useApi, unique } from '../helpers/app';
-import { verificationEntry } from '../helpers/jobs';
+import { mailQueue, verificationEntry } from '../helpers/jobs';
 import { usePrivateRedisAndSmtp } from '../helpers/privateRedis';
 import { waitFor } from '../helpers/smtp';
 
@@ -38,7 +38,7 @@ describe('mail while Redis is down', () => {
     expect(Date.now() - started).toBeLessThan(3000);
     const entryB = await verificationEntry(b.body.data.id);
     expect(entryB).not.toBeNull();
-    await new Promise((r) => setTimeout(r, 3500)); // the publish attempt after commit gives up
+    await publishesSettled(); // the publish its commit started has given up
     await entryB!.reload();
     expect(entryB!.published_at).toBeNull();
     expect(await sweepOutbox(0, 0)).toBe(0); // Redis still down: nothing published, nothing lost
@@ -56,9 +56,14 @@ describe('mail while Redis is down', () => {
       await waitFor(async () => sentTo(before) && sentTo(during) || (await sweepOutbox(0, 0), false), 15000, 'both mails');
       await waitFor(async () => (await entryA!.reload()).processed_at && (await entryB!.reload()).processed_at, 5000, 'both entries processed');
 
-      // Later sweeps send nothing again.
+      // Later sweeps send nothing again: they re-add no processed entry, and the jobs of both have finished.
       await sweepOutbox(0, 0);
-      await new Promise((r) => setTimeout(r, 1000));
+      const mail = mailQueue();
+      try {
+        expect(await mail.finished([jobIdOf(entryA!), jobIdOf(entryB!)], 'both jobs')).toEqual(['completed', 'completed']);
+      } finally {
+        await mail.close();
+      }
       expect(sentTo(before)).toBe(1);
       expect(sentTo(during)).toBe(1);
     } finally {

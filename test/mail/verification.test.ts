@@ -1,14 +1,12 @@
-import { Queue } from 'bullmq';
 import request from 'supertest';
 import { config } from '../../src/config';
 import { OutboxEntry, User, UserToken } from '../../src/db/models';
 import { mailSpec } from '../../src/wiring';
 import { createWorker } from '../../src/queue/runWorker';
-import { redisConnection } from '../../src/redis/connection';
-import { QUEUES } from '../../src/queue/names';
 import { verifyPassword } from '../../src/user/passwords';
 import { closeTransports } from '../../src/mail/transports';
 import { useApi, unique } from '../helpers/app';
+import { mailQueue } from '../helpers/jobs';
 import { startSmtp, waitFor, type TestSmtp } from '../helpers/smtp';
 
 const api = useApi();
@@ -135,12 +133,14 @@ describe('verification mail', () => {
     const entry = await OutboxEntry.findOne({ where: { payload: JSON.stringify({ userId: res.body.data.id }) } });
     await waitFor(async () => (await entry!.reload()).processed_at, 5000, 'the entry to be marked processed');
     // A second job for the same entry (as after a crash between add and mark): skipped by the handler.
-    const connection = redisConnection('producer');
-    const q = new Queue(QUEUES.mail, { connection, prefix: config().bullmqPrefix });
-    await q.add('user.verification', { userId: res.body.data.id, outboxId: entry!.id }, { jobId: `again-${entry!.id}` });
-    await q.close();
-    connection.disconnect();
-    await new Promise((r) => setTimeout(r, 1500));
+    const mail = mailQueue();
+    try {
+      await mail.queue.add('user.verification', { userId: res.body.data.id, outboxId: entry!.id }, { jobId: `again-${entry!.id}` });
+      // Its turn has come and gone, and it sent nothing.
+      expect(await mail.finished([`again-${entry!.id}`], 'the second job')).toEqual(['completed']);
+    } finally {
+      await mail.close();
+    }
     expect(smtp.mailsTo(email)).toHaveLength(1);
   });
 });

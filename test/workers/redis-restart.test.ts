@@ -2,7 +2,10 @@ import { RESTART_REDIS_PORT } from './restartEnv';
 import { mailSpec } from '../../src/wiring';
 import { createWorker } from '../../src/queue/runWorker';
 import { schedulerSpec } from '../../src/wiring';
+import { jobIdOf, publishesSettled } from '../../src/queue/outbox';
+import { QUEUES } from '../../src/queue/names';
 import { useApi, unique } from '../helpers/app';
+import { mailQueue, readQueue, verificationEntry } from '../helpers/jobs';
 import { usePrivateRedisAndSmtp } from '../helpers/privateRedis';
 import { waitFor } from '../helpers/smtp';
 
@@ -16,23 +19,35 @@ describe('the running system across a Redis restart (Redis keeps nothing on disk
     const mail = await createWorker(mailSpec());
     const scheduler = await createWorker(schedulerSpec());
     try {
+      const users: number[] = [];
+      const createUser = async (email: string) => {
+        const res = await api.post('/api/user/user', { email, brand_id: brand.body.data.id, send_email: 1 });
+        expect(res.status).toBe(200);
+        users.push(res.body.data.id);
+      };
       const first = `${unique('first')}@example.com`;
-      await api.post('/api/user/user', { email: first, brand_id: brand.body.data.id, send_email: 1 });
+      await createUser(first);
       await waitFor(() => sentTo(first), 15000, 'the mail before the outage');
 
       await redis.stop();
       const during = [`${unique('d1')}@example.com`, `${unique('d2')}@example.com`];
-      for (const email of during) {
-        const res = await api.post('/api/user/user', { email, brand_id: brand.body.data.id, send_email: 1 });
-        expect(res.status).toBe(200);
-      }
-      await new Promise((r) => setTimeout(r, 1000));
+      for (const email of during) await createUser(email);
+      await publishesSettled(); // their commits' publishes have given up
       expect(during.map(sentTo)).toEqual([0, 0]);
 
       // Redis comes back empty: the scheduler registers its schedules again, the sweep publishes.
       await redis.start();
       await waitFor(() => during.every(sentTo), 30000, 'the mails written during the outage');
-      await new Promise((r) => setTimeout(r, 2500)); // several sweeps and re-add rounds later...
+      // Several sweeps and re-add rounds later, with every job of the three entries finished...
+      const sweeps = readQueue(QUEUES.scheduler);
+      const mail = mailQueue();
+      try {
+        await sweeps.completedAfter('outbox.sweep', Date.now(), 3, 'three more outbox sweeps');
+        const entries = await Promise.all(users.map(verificationEntry));
+        await mail.finished(entries.map((e) => jobIdOf(e!)), 'the jobs of the three entries');
+      } finally {
+        await Promise.all([sweeps.close(), mail.close()]);
+      }
       expect([first, ...during].map(sentTo)).toEqual([1, 1, 1]); // ...still exactly one each
     } finally {
       await scheduler.close();
