@@ -1,4 +1,4 @@
-import IORedis, { Cluster, type RedisOptions } from 'ioredis';
+import IORedis, { Cluster, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { config } from '../config';
 import { watchRedis } from './outage';
 import { FailoverSafeSentinelConnector } from './sentinelConnector';
@@ -22,7 +22,9 @@ export function redisConnection(role: 'worker' | 'producer' | 'counter'): RedisC
       // Auto-pipelining: the commands that concurrent requests issue in one tick (cache
       // versions, rate-limit counts) leave in one write.
       : { maxRetriesPerRequest: 0, commandTimeout: 500, connectTimeout: 2000, retryStrategy, enableAutoPipelining: true };
-  const client = connect(options);
+  // On a cluster a command to a master that died is retried until its replica takes over (up to
+  // 16 rounds, seconds), and no per-node commandTimeout bounds that: a counter's fails at once.
+  const client = connect(options, role === 'counter' ? { retryDelayOnFailover: 0, retryDelayOnClusterDown: 0 } : {});
   // A lost connection is said once (and its return); a failing command is reported by its caller.
   watchRedis(client);
   return client;
@@ -36,7 +38,7 @@ const demoted = (err: Error) => err.message.startsWith('READONLY');
  * TLS; with Sentinels the master is asked of them at every (re)connection, with a cluster every
  * key goes to the node of its slot.
  */
-function connect(options: RedisOptions): RedisClient {
+function connect(options: RedisOptions, clusterOptions: ClusterOptions = {}): RedisClient {
   const c = config();
   if (c.redis.kind === 'single') return new IORedis(c.redisUrl, { ...options, lazyConnect: false });
   const url = new URL(c.redisUrl);
@@ -67,5 +69,6 @@ function connect(options: RedisOptions): RedisClient {
     clusterRetryStrategy: retryStrategy ?? ((n: number) => Math.min(n * 100, 2000)),
     enableAutoPipelining,
     lazyConnect: false,
+    ...clusterOptions,
   });
 }

@@ -161,17 +161,26 @@ export class PrivateSentinelSet {
   }
 }
 
-/** A three-node Redis Cluster on free ports (masters only), made by `redis-cli --cluster create`. */
+/**
+ * A Redis Cluster on free ports, made by `redis-cli --cluster create`: three masters, each with
+ * `replicas` replicas (the ports: masters × (1 + replicas)), which fail over two seconds after
+ * their master stops answering (`cluster-node-timeout`).
+ */
 export class PrivateCluster {
   readonly dir = mkdtempSync(join(tmpdir(), 'helpdesk-cluster-'));
   nodes: PrivateRedis[] = [];
 
-  /** `ports`: three free ports (the app must know them before it reads its configuration). */
-  constructor(private readonly ports: number[]) {}
+  /** `ports`: free ports (the app must know some before it reads its configuration). */
+  constructor(private readonly ports: number[], private readonly replicas = 0) {}
 
   /** REDIS_CLUSTER_NODES for the app. */
   get nodeList() {
     return this.ports.map((p) => `127.0.0.1:${p}`).join(',');
+  }
+
+  /** The nodes still running. */
+  get alive() {
+    return this.nodes.filter((n) => n.pid !== undefined);
   }
 
   async start(): Promise<void> {
@@ -185,17 +194,38 @@ export class PrivateCluster {
     }
     await Promise.all(this.nodes.map((n) => n.start()));
     // Bounded: a node that cannot reach another's bus would keep it waiting for the join forever.
-    await promisify(execFile)('redis-cli', ['--cluster', 'create', ...this.nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'], { timeout: 60000 });
+    await promisify(execFile)('redis-cli', ['--cluster', 'create', ...this.nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', String(this.replicas), '--cluster-yes'], { timeout: 60000 });
     for (const n of this.nodes) {
-      await until(async () => /cluster_state:ok/.test(String(await ask(n.port, 'CLUSTER', 'INFO'))), `node ${n.port} to join the cluster`);
+      await until(async () => {
+        if (!/cluster_state:ok/.test(String(await ask(n.port, 'CLUSTER', 'INFO')))) return false;
+        // A replica has synced with its master (a failover promotes only a replica with its data).
+        const replication = String(await ask(n.port, 'INFO', 'replication'));
+        return /role:master/.test(replication) || /master_link_status:up/.test(replication);
+      }, `node ${n.port} to join the cluster`);
     }
   }
 
-  /** The node that holds `key`'s slot. */
+  /** The master that holds `key`'s slot, as a running node sees it. */
   async nodeOf(key: string): Promise<number> {
-    const slot = Number(await ask(this.nodes[0].port, 'CLUSTER', 'KEYSLOT', key));
-    const shards = (await ask(this.nodes[0].port, 'CLUSTER', 'SLOTS')) as Array<[number, number, [string, number]]>;
+    const asked = this.alive[0].port;
+    const slot = Number(await ask(asked, 'CLUSTER', 'KEYSLOT', key));
+    const shards = (await ask(asked, 'CLUSTER', 'SLOTS')) as Array<[number, number, [string, number]]>;
     return shards.find(([from, to]) => slot >= from && slot <= to)![2][1];
+  }
+
+  /**
+   * Kills the master of `key`'s slot (SIGKILL) and returns once its replica has taken over: every
+   * running node says the cluster is ok and names another master for the slot.
+   */
+  async killMasterOfAndFailOver(key: string): Promise<{ from: number; to: number }> {
+    const from = await this.nodeOf(key);
+    await this.nodes.find((n) => n.port === from)!.stop();
+    const to = await until(async () => {
+      for (const n of this.alive) if (!/cluster_state:ok/.test(String(await ask(n.port, 'CLUSTER', 'INFO')))) return undefined;
+      const port = await this.nodeOf(key);
+      return port !== from && /role:master/.test(String(await ask(port, 'INFO', 'replication'))) ? port : undefined;
+    }, 'the cluster to fail over', 60000);
+    return { from, to };
   }
 
   async stop(): Promise<void> {
