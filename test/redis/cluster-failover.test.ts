@@ -14,6 +14,7 @@ import { QUEUES } from '../../src/queue/names';
 import { createWorker } from '../../src/queue/runWorker';
 import { mailSpec, schedulerSpec } from '../../src/wiring';
 import { useApi, unique } from '../helpers/app';
+import { writeThroughFailover } from '../helpers/failover';
 import { readQueue } from '../helpers/jobs';
 import { PrivateCluster, until } from '../helpers/privateRedis';
 import { startSmtp, type TestSmtp } from '../helpers/smtp';
@@ -97,17 +98,7 @@ describeOptIn('a Redis Cluster master failing over while tickets and mails are w
     const tickets: Array<Awaited<ReturnType<typeof writeTicket>>> = [];
     for (let i = 0; i < 3; i++) tickets.push(await writeTicket());
 
-    let failingOver = true;
-    const duringFailover: typeof tickets = [];
-    const writer = (async () => {
-      while (failingOver) {
-        const t = await bounded(writeTicket(), 30000, 'a ticket\'s create');
-        tickets.push(t);
-        if (failingOver) duringFailover.push(t);
-      }
-    })();
-    const { from, to } = await cluster.killMasterOfAndFailOver(tag).finally(() => { failingOver = false; });
-    await writer;
+    const { from, to, during: duringFailover } = await writeThroughFailover(() => cluster.killMasterOfAndFailOver(tag), () => bounded(writeTicket(), 30000, 'a ticket\'s create'), tickets);
     expect(to).not.toBe(from);
     expect(duringFailover.length).toBeGreaterThan(0);
     // No request waited out the failover: the access checks' counts fail at once while a master

@@ -18,6 +18,7 @@ import { mailSpec, schedulerSpec } from '../../src/wiring';
 import { OutboxEntry } from '../../src/db/models';
 import { now } from '../../src/db/entity';
 import { useApi, unique } from '../helpers/app';
+import { writeThroughFailover } from '../helpers/failover';
 import { PrivateSentinelSet } from '../helpers/privateRedis';
 import { startSmtp, waitForProgress, type TestSmtp } from '../helpers/smtp';
 import { customer, mailEntries, mailWorld, type MailWorld } from '../notifications/support';
@@ -83,19 +84,7 @@ describe('Redis Sentinel failing over while tickets and mails are written', () =
     for (let i = 0; i < 3; i++) tickets.push(await writeTicket());
 
     // Tickets keep being written while the master dies and the Sentinels fail over.
-    let failingOver = true;
-    const duringFailover: typeof tickets = [];
-    const writer = (async () => {
-      while (failingOver) {
-        const t = await writeTicket();
-        tickets.push(t);
-        if (failingOver) duringFailover.push(t);
-      }
-    })();
-    // The writer stops whatever the failover does (a failover that never comes fails the test, and
-    // must not leave the writer running).
-    const { from, to } = await set.killMasterAndFailOver().finally(() => { failingOver = false; });
-    await writer;
+    const { from, to, during: duringFailover } = await writeThroughFailover(() => set.killMasterAndFailOver(), writeTicket, tickets);
     expect(to).not.toBe(from);
     expect(duringFailover.length).toBeGreaterThan(0);
     for (let i = 0; i < 3; i++) tickets.push(await writeTicket());
