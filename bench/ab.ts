@@ -13,8 +13,9 @@ import { removeBenchBans, removeBenchReplies, ticketTargets } from './tickets';
 /**
  * `node dist/bench/ab.js`: two web processes side by side on the benchmark's data set (seeded by
  * `npm run bench`), both pinned to core 0, loaded in turn from core 1, round after round: the CPU
- * milliseconds each spends per request, as the median of the rounds (and of req/s and p99). For a change to the fixed
- * cost of a request, which this machine's noise hides in two separate runs of `npm run bench`.
+ * milliseconds each spends per request, as the median of the rounds (and of req/s and p99). For
+ * a change to the fixed cost of a request, which this machine's noise hides in two separate runs
+ * of `npm run bench`.
  *
  * A and B differ by their build (AB_DIST_B: another checkout's dist directory; A is this one's)
  * and/or their environment (AB_ENV_A, AB_ENV_B: `NAME=value,NAME=value`). AB_ONLY: `|`-separated

@@ -23,7 +23,7 @@ export function readQueue(name: QueueName) {
       const states = await Promise.all(ids.map(async (id) => (await queue.getJob(id))?.getState() ?? 'gone'));
       return states.every((s) => s === 'completed' || s === 'failed' || s === 'gone') ? states : undefined;
     }, 15000, what),
-    /** Waits until `count` jobs named `name` have completed after `since` (a time in ms). */
+    /** Waits until `count` jobs named `jobName` have completed after `since` (a time in ms). */
     completedAfter: (jobName: string, since: number, count: number, what = `${count} ${jobName} jobs`) => waitFor(async () => {
       const done = (await queue.getCompleted(0, 99)).filter((j) => j.name === jobName && (j.finishedOn ?? 0) > since);
       return done.length >= count ? done : undefined;
