@@ -40,13 +40,13 @@ describe('the running system across a Redis restart (Redis keeps nothing on disk
       await waitFor(() => during.every(sentTo), 30000, 'the mails written during the outage');
       // Several sweeps and re-add rounds later, with every job of the three entries finished...
       const sweeps = readQueue(QUEUES.scheduler);
-      const mail = mailQueue();
+      const mailJobs = mailQueue();
       try {
         await sweeps.completedAfter('outbox.sweep', Date.now(), 3, 'three more outbox sweeps');
         const entries = await Promise.all(users.map(verificationEntry));
-        await mail.finished(entries.map((e) => jobIdOf(e!)), 'the jobs of the three entries');
+        await mailJobs.finished(entries.map((e) => jobIdOf(e!)), 'the jobs of the three entries');
       } finally {
-        await Promise.all([sweeps.close(), mail.close()]);
+        await Promise.all([sweeps.close(), mailJobs.close()]);
       }
       expect([first, ...during].map(sentTo)).toEqual([1, 1, 1]); // ...still exactly one each
     } finally {
