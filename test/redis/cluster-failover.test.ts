@@ -13,12 +13,12 @@ import { counterClient } from '../../src/redis/windowCounter';
 import { QUEUES } from '../../src/queue/names';
 import { createWorker } from '../../src/queue/runWorker';
 import { mailSpec, schedulerSpec } from '../../src/wiring';
-import { useApi, unique } from '../helpers/app';
-import { writeThroughFailover } from '../helpers/failover';
+import { useApi } from '../helpers/app';
+import { recipientsOf, writeMailingTicket, writeThroughFailover } from '../helpers/failover';
 import { readQueue } from '../helpers/jobs';
 import { PrivateCluster, until } from '../helpers/privateRedis';
 import { startSmtp, type TestSmtp } from '../helpers/smtp';
-import { customer, mailEntries, mailWorld, type MailWorld } from '../notifications/support';
+import { mailEntries, mailWorld, type MailWorld } from '../notifications/support';
 
 // Opt-in, until a worker's close after a failover is fixed (docs/redis.md, Cluster):
 // REDIS_CLUSTER_FAILOVER=1 npx jest test/redis/cluster-failover.test.ts
@@ -57,17 +57,7 @@ describeOptIn('a Redis Cluster master failing over while tickets and mails are w
     await smtp?.close();
   });
 
-  /** A ticket of a new customer of the world's department, mailing the customer and the two active operators. */
-  async function writeTicket(): Promise<{ id: number; number: string; expected: string[]; ms: number }> {
-    const user = await customer(world.brand.id);
-    const started = Date.now();
-    const res = await api.post('/api/ticket/ticket', {
-      brand: world.brand.id, department: world.department.id, status: world.openStatus, priority: world.priorityId, user: user.id,
-      subject: unique('Cluster failover '), text: 'Written while a cluster master fails over.', send_user_email: 1, send_operators_email: 1,
-    });
-    expect({ status: res.status, message: res.body.message }).toEqual({ status: 200, message: 'Successfully created new ticket!' });
-    return { id: res.body.data.id, number: res.body.data.number, expected: [user.email, world.direct.email, world.grouped.email].sort(), ms: Date.now() - started };
-  }
+  const writeTicket = () => writeMailingTicket(api, world, 'Cluster failover ');
 
   /** What each of the app's Redis clients is doing (ioredis status, and each node's), for a failure's message. */
   function clientStates(): Record<string, string> {
@@ -91,7 +81,7 @@ describeOptIn('a Redis Cluster master failing over while tickets and mails are w
     return Promise.race([work, late]).finally(() => clearTimeout(timer));
   }
 
-  const received = (number: string) => smtp.received.filter((m) => m.parsed.headers.get('x-helpdesk-ticket') === number).flatMap((m) => m.envelopeTo).sort();
+  const received = (number: string) => recipientsOf(smtp, number);
 
   it('loses no mail, sends none twice, and keeps requests from waiting on it', async () => {
     const tag = `{${config().queuePrefix}}`;

@@ -17,11 +17,11 @@ import { redisConnection } from '../../src/redis/connection';
 import { mailSpec, schedulerSpec } from '../../src/wiring';
 import { OutboxEntry } from '../../src/db/models';
 import { now } from '../../src/db/entity';
-import { useApi, unique } from '../helpers/app';
-import { writeThroughFailover } from '../helpers/failover';
+import { useApi } from '../helpers/app';
+import { recipientsOf, writeMailingTicket, writeThroughFailover } from '../helpers/failover';
 import { PrivateSentinelSet } from '../helpers/privateRedis';
 import { startSmtp, waitForProgress, type TestSmtp } from '../helpers/smtp';
-import { customer, mailEntries, mailWorld, type MailWorld } from '../notifications/support';
+import { mailEntries, mailWorld, type MailWorld } from '../notifications/support';
 
 const set = new PrivateSentinelSet(SENTINEL_PORTS, SENTINEL_MASTER);
 // Started before the app connects (hooks run in the order they are declared).
@@ -65,18 +65,9 @@ afterAll(async () => {
   await smtp?.close();
 });
 
-/** A ticket of a new customer of the world's department, mailing the customer and the two active operators. */
-async function writeTicket(): Promise<{ id: number; number: string; expected: string[] }> {
-  const user = await customer(world.brand.id);
-  const res = await api.post('/api/ticket/ticket', {
-    brand: world.brand.id, department: world.department.id, status: world.openStatus, priority: world.priorityId, user: user.id,
-    subject: unique('Failover '), text: 'Written while Redis fails over.', send_user_email: 1, send_operators_email: 1,
-  });
-  expect({ status: res.status, message: res.body.message }).toEqual({ status: 200, message: 'Successfully created new ticket!' });
-  return { id: res.body.data.id, number: res.body.data.number, expected: [user.email, world.direct.email, world.grouped.email].sort() };
-}
+const writeTicket = () => writeMailingTicket(api, world, 'Failover ');
 
-const received = (number: string) => smtp.received.filter((m) => m.parsed.headers.get('x-helpdesk-ticket') === number).flatMap((m) => m.envelopeTo).sort();
+const received = (number: string) => recipientsOf(smtp, number);
 
 describe('Redis Sentinel failing over while tickets and mails are written', () => {
   it('loses no mail and sends none twice', async () => {
