@@ -1,6 +1,7 @@
 import IORedis, { Cluster, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { config } from '../config';
 import { watchRedis } from './outage';
+import { FailoverSafeCluster } from './failoverSafeCluster';
 import { FailoverSafeSentinelConnector } from './sentinelConnector';
 
 /** A connection to this install's Redis: one server, the master Sentinels name, or a cluster. */
@@ -64,7 +65,8 @@ function connect(options: RedisOptions, clusterOptions: ClusterOptions = {}): Re
     });
   }
   const { retryStrategy, enableAutoPipelining, ...redisOptions } = options;
-  return new IORedis.Cluster(c.redis.nodes, {
+  // ioredis's own can fail to end when it is disconnected, and a BullMQ worker then waits for ever.
+  return new FailoverSafeCluster(c.redis.nodes, {
     redisOptions: { ...redisOptions, ...auth },
     clusterRetryStrategy: retryStrategy ?? ((n: number) => Math.min(n * 100, 2000)),
     enableAutoPipelining,

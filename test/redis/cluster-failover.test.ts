@@ -3,7 +3,8 @@
  * the mail worker: the master of the slot that holds the queues (`{QUEUE_PREFIX}`) is killed
  * (SIGKILL, so what it had not yet replicated is lost), its replica takes over, and the app, the
  * mail worker and the scheduler (whose outbox sweep re-adds what died with the master) follow on
- * their own. Every mail the tickets cause reaches the SMTP server exactly once.
+ * their own. Every mail the tickets cause reaches the SMTP server exactly once, and the workers
+ * close afterwards.
  */
 import { CLUSTER_PORTS } from './clusterFailoverEnv';
 import { config } from '../../src/config';
@@ -20,11 +21,7 @@ import { PrivateCluster, until } from '../helpers/privateRedis';
 import { startSmtp, type TestSmtp } from '../helpers/smtp';
 import { mailEntries, mailWorld, type MailWorld } from '../notifications/support';
 
-// Opt-in, until a worker's close after a failover is fixed (docs/redis.md, Cluster):
-// REDIS_CLUSTER_FAILOVER=1 npx jest test/redis/cluster-failover.test.ts
-const describeOptIn = process.env.REDIS_CLUSTER_FAILOVER === '1' ? describe : describe.skip;
-
-describeOptIn('a Redis Cluster master failing over while tickets and mails are written', () => {
+describe('a Redis Cluster master failing over while tickets and mails are written', () => {
   const cluster = new PrivateCluster(CLUSTER_PORTS, 1);
   // Started before the app connects (hooks run in the order they are declared).
   beforeAll(() => cluster.start());
@@ -32,12 +29,9 @@ describeOptIn('a Redis Cluster master failing over while tickets and mails are w
   const workers: Array<Awaited<ReturnType<typeof createWorker>>> = [];
   // Before useApi's hooks (after-all hooks run in their order): the workers stop while the database is there.
   afterAll(async () => {
-    for (const w of workers) {
-      // A close after a failover may wait for ever (docs/redis.md, Cluster): bounded, to say what
-      // the Redis clients were doing (useApi's teardown then still waits for it).
-      // eslint-disable-next-line no-console
-      await bounded(w.close(), 20000, 'a worker\'s close').catch((err: Error) => console.warn(err.message));
-    }
+    // Bounded, to say what the Redis clients were doing: ioredis's own cluster client could leave
+    // a close waiting for ever after a failover (src/redis/failoverSafeCluster.ts).
+    for (const w of workers) await bounded(w.close(), 20000, 'a worker\'s close');
   });
   const api = useApi();
   let smtp: TestSmtp;
@@ -47,7 +41,10 @@ describeOptIn('a Redis Cluster master failing over while tickets and mails are w
     expect(config().redis).toMatchObject({ kind: 'cluster' });
     smtp = await startSmtp();
     world = await mailWorld(smtp.port);
-    workers.push(await createWorker(mailSpec()), await createWorker(schedulerSpec()));
+    // A job whose completion died with the master is handed back once its lock lapses (below):
+    // a short lock, so that the test waits seconds for it rather than a minute.
+    const mail = mailSpec();
+    workers.push(await createWorker({ ...mail, options: { ...mail.options, lockDuration: 5000, stalledInterval: 2000 } }), await createWorker(schedulerSpec()));
   });
 
   afterAll(async () => {
@@ -92,8 +89,10 @@ describeOptIn('a Redis Cluster master failing over while tickets and mails are w
     expect(to).not.toBe(from);
     expect(duringFailover.length).toBeGreaterThan(0);
     // No request waited out the failover: the access checks' counts fail at once while a master
-    // is away (before, a create waited up to 3.6 s; the failover takes two to three).
-    expect(Math.max(...tickets.map((t) => t.ms))).toBeLessThan(1000);
+    // is away (before, a create waited up to 3.6 s; the failover takes two to three). Creates took
+    // 0.1-1 s here with up to three of these tests on two cores: the bound leaves room for a busy
+    // machine.
+    expect(Math.max(...tickets.map((t) => t.ms))).toBeLessThan(2000);
     for (let i = 0; i < 3; i++) tickets.push(await bounded(writeTicket(), 30000, 'a ticket\'s create after the failover'));
 
     // Every mail arrives, then every entry is processed and the mail queue on the new master is
@@ -114,7 +113,7 @@ describeOptIn('a Redis Cluster master failing over while tickets and mails are w
       await until(async () => (await state()).mails.every((n, i) => n >= tickets[i].expected.length), 'every ticket\'s mails', 90000).catch(explain);
       await until(async () => (await state()).unprocessed === 0, 'every outbox entry processed', 30000).catch(explain);
       // A job whose completion died with the master is active on the new one with no worker: the
-      // stalled-job check (BullMQ's, after the job's 30 s lock) hands it back, and its run skips
+      // stalled-job check (BullMQ's, once the job's lock lapsed) hands it back, and its run skips
       // the processed entry.
       await until(async () => Object.values((await state()).jobs).every((n) => n === 0), 'the mail queue on the new master to empty', 90000).catch(explain);
     } finally {
