@@ -65,7 +65,8 @@ function connect(options: RedisOptions, clusterOptions: ClusterOptions = {}): Re
     });
   }
   const { retryStrategy, enableAutoPipelining, ...redisOptions } = options;
-  // ioredis's own can fail to end when it is disconnected, and a BullMQ worker then waits for ever.
+  // ioredis's own can leave a connect() unsettled, or a disconnected client not ended, after a
+  // failover, and a BullMQ worker then waits for ever (failoverSafeCluster.ts).
   return new FailoverSafeCluster(c.redis.nodes, {
     redisOptions: { ...redisOptions, ...auth },
     clusterRetryStrategy: retryStrategy ?? ((n: number) => Math.min(n * 100, 2000)),
