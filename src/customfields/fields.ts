@@ -106,9 +106,12 @@ async function deleteOptions(field: CustomField, ids: number[], transaction: Tra
 }
 
 /**
- * Makes the field's options the given list: an item with the id of one of its options updates it,
- * an item without id is a new option, options not listed are deleted. `order` defaults to the
- * item's position. An item's translations replace that option's stored ones.
+ * Makes the field's options the given list: an item with the id of one of its options updates it;
+ * an item without id is the stored option of the same value when there is one not already named
+ * (so the spec's `options[n][value]` form, sent again with an option added, keeps the values that
+ * users and tickets hold), else a new option; options not listed are deleted, with the values
+ * that chose them. `order` defaults to the item's position. An item's translations replace that
+ * option's stored ones.
  */
 async function replaceOptions(field: CustomField, items: OptionInput[], transaction: Transaction): Promise<void> {
   const existing = new Map((await CustomFieldOption.findAll({ where: { field_id: field.id }, transaction })).map((o) => [o.id, o]));
@@ -118,13 +121,20 @@ async function replaceOptions(field: CustomField, items: OptionInput[], transact
     if (!existing.has(item.id) || seen.has(item.id)) throw invalid(`options.${n}.id`);
     seen.add(item.id);
   });
+  const ids = items.map((item) => {
+    if (item.id !== undefined) return item.id;
+    const same = [...existing.values()].find((o) => !seen.has(o.id) && o.value === item.value);
+    if (same) seen.add(same.id);
+    return same?.id;
+  });
   await deleteOptions(field, [...existing.keys()].filter((id) => !seen.has(id)), transaction);
   for (const [n, item] of items.entries()) {
     const order = item.order ?? n;
-    let option = item.id === undefined ? undefined : existing.get(item.id);
+    const id = ids[n];
+    let option = id === undefined ? undefined : existing.get(id);
     if (option) await option.update({ value: item.value, order }, { transaction });
     else option = await CustomFieldOption.create({ field_id: field.id, value: item.value, order }, { transaction });
-    if (item.translations.length) await saveTranslations(OPTION_TRANSLATIONS, option.id, item.translations, !!item.id, transaction);
+    if (item.translations.length) await saveTranslations(OPTION_TRANSLATIONS, option.id, item.translations, id !== undefined, transaction);
   }
 }
 

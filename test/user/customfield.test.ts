@@ -84,6 +84,21 @@ describe('PUT /api/user/customfield/{id}', () => {
     expect(await CustomFieldOption.findByPk(created.options[0].id)).toBeNull();
   });
 
+  it('keeps an option sent again by value (the spec\'s form, no id), with the values and translations that name it', async () => {
+    const created = await create({ type: 5, options: [{ value: 'Red', 'value:fr': 'Rouge' }, { value: 'Blue' }] });
+    const [red, blue] = created.options.map((o: any) => o.id);
+    const user = await User.create({ type: 'user', brand_id: 1, email: `${unique('u')}@example.com` });
+    await CustomFieldValue.create({ field_id: created.id, owner_id: user.id, value: String(blue) });
+    const data = expectSuccess(await api.put(`${BASE}/${created.id}`, { options: [{ value: 'Red' }, { value: 'Blue' }, { value: 'Green' }] }), 'Successfully updated the custom field!');
+    expect(data.options.map((o: any) => [o.id, o.value])).toEqual([[red, 'Red'], [blue, 'Blue'], [expect.any(Number), 'Green']]);
+    expect(data.options[0].translations).toEqual([{ option_id: red, value: 'Rouge', locale: 'fr' }]);
+    expect((await CustomFieldValue.findOne({ where: { field_id: created.id, owner_id: user.id } }))?.value).toBe(String(blue));
+    // A value left out is still deleted, with what chose it.
+    expectSuccess(await api.put(`${BASE}/${created.id}`, { options: [{ value: 'Red' }] }), 'Successfully updated the custom field!');
+    expect(await CustomFieldValue.findOne({ where: { field_id: created.id, owner_id: user.id } })).toBeNull();
+    expect(await CustomFieldOption.findByPk(blue)).toBeNull();
+  });
+
   it('removes option ids from stored multiple-option values when options are deleted', async () => {
     const created = await create({ type: 2, options: [{ value: 'a' }, { value: 'b' }, { value: 'c' }] });
     const [a, b, c] = created.options.map((o: any) => o.id);

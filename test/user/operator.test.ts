@@ -256,6 +256,27 @@ describe('DELETE /api/user/operator/{id}', () => {
     await createOperator({ email: created.email });
   });
 
+  it('refuses to delete an operator who opened internal tickets, and deletes them once the tickets are given to another', async () => {
+    const owner = await createOperator({});
+    const other = await createOperator({});
+    const ticket = expectSuccess(await api.post('/api/ticket/ticket', {
+      department: departmentId, status: 1, priority: 1, user: owner.id, internal: 1, subject: 'Internal', text: 'Between us',
+      send_user_email: 0, send_operators_email: 0,
+    }), 'Successfully created new ticket!');
+    const note = expectSuccess(await api.post('/api/ticket/message', {
+      ticket_id: ticket.id, user_id: other.id, text: 'A note of another operator', message_type: 1, send_user_email: 0, send_operators_email: 0,
+    }), 'Successfully created new message!');
+    expect((await api.del(`/api/ticket/ticket/${ticket.id}`)).body).toEqual({ status: 'success', message: 'Successfully moved the ticket to trash!', data: null });
+    expectError(await api.del(`${BASE}/${owner.id}`), 422, 'The operator cannot be deleted because they opened internal tickets: give them to another operator first.');
+    expect(await User.findByPk(owner.id)).not.toBeNull();
+    expectSuccess(await api.get(`/api/ticket/message/${note.id}`));
+
+    expectSuccess(await api.put(`/api/ticket/ticket/${ticket.id}`, { user: other.id }), 'Successfully updated the ticket!');
+    expectDeleted(await api.del(`${BASE}/${owner.id}`), 'operator');
+    expect(expectSuccess(await api.get(`/api/ticket/ticket/${ticket.id}`))).toMatchObject({ user_id: other.id, internal: 1 });
+    expectSuccess(await api.get(`/api/ticket/message/${note.id}`));
+  });
+
   it.each(['999999999', 'abc'])('answers 404 for the id %s', async (id) => {
     expectNotFound(await api.del(`${BASE}/${id}`), 'operator');
   });

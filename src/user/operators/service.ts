@@ -1,8 +1,9 @@
 import type { Transaction } from 'sequelize';
 import { beforePersonDeleted } from '../../export/tombstones';
 import { emit } from '../../events';
-import { deleteAssignmentsOf, deleteTicketsOf } from '../users/service';
-import { Department, OperatorDepartment, User } from '../../db/models';
+import { deleteAssignmentsOf } from '../users/service';
+import { Department, OperatorDepartment, Ticket, User } from '../../db/models';
+import { ValidationError } from '../../errors';
 import { assertExist } from '../../db/exists';
 import { sent } from '../../lib/serialize';
 import { readSettings } from '../../db/settings';
@@ -74,10 +75,18 @@ export async function updateOperator(operator: User, input: OperatorInput, trans
   await emit(transaction, 'operator.updated', { userId: operator.id, sendEmail: input.send_email === 1 });
 }
 
+/**
+ * An operator who opened internal tickets is not deleted: the tickets (with every operator's notes
+ * in them) would go with them, and the spec removes tickets permanently only in the operator
+ * interface. Trashed ones count too, as they can be restored. Their replies and notes elsewhere
+ * stay, without author (the foreign key sets it null).
+ */
 export async function deleteOperator(operator: User, transaction: Transaction): Promise<void> {
+  if (await Ticket.findOne({ attributes: ['id'], where: { user_id: operator.id }, transaction, lock: transaction.LOCK.SHARE })) {
+    throw new ValidationError('The operator cannot be deleted because they opened internal tickets: give them to another operator first.');
+  }
   await beforePersonDeleted(operator.id, false, transaction);
   await deleteAssignmentsOf(operator.id, transaction);
-  await deleteTicketsOf(operator.id, transaction);
   await operator.destroy({ transaction });
   await emit(transaction, 'operator.deleted', { userId: operator.id });
 }
