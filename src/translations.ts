@@ -2,8 +2,7 @@ import type { Transaction } from 'sequelize';
 import { Translation } from './db/models';
 import { ValidationError } from './errors';
 import { loadMany } from './db/load';
-import { LOCALE } from './lib/validation';
-import { CONTROL_CHARACTERS } from './lib/validation';
+import { CONTROL_CHARACTERS, LOCALE, characters } from './lib/validation';
 import { storedHtml } from './content/html';
 
 /** Which fields of a resource take `<field>:<locale>` translations, and how items are keyed. */
@@ -22,6 +21,8 @@ export interface TranslationSpec {
   multiline?: readonly string[];
   /** The fields that are rich text: their translations go through content/html.ts like the field. */
   html?: readonly string[];
+  /** The longest translation of a field, where it is not the default (rich text 1,000,000, multi-line 65,535, one-line 255 characters). */
+  max?: Readonly<Partial<Record<string, number>>>;
 }
 
 export interface TranslationInput {
@@ -30,13 +31,25 @@ export interface TranslationInput {
   value: string;
 }
 
+/** The longest translation of a field, as the field itself takes: rich text, a multi-line text, a one-line name. */
+function translationMax(spec: TranslationSpec, field: string): number {
+  const max = spec.max?.[field];
+  if (max !== undefined) return max;
+  if (spec.html?.includes(field)) return 1_000_000;
+  return spec.multiline?.includes(field) ? 65535 : 255;
+}
+
 /**
  * Takes the `<field>:<locale>` members out of a request body. Returns the rest of the body for
- * validation and the translations it carried.
+ * validation, the translations it carried, and whether it carried any: an empty one (or rich text
+ * the allow-list empties) is no translation in that locale, but it is still a translation sent, so
+ * an update with only `name:fr=` removes the stored ones (the spec's rule for an update that
+ * includes a translation).
  */
 export function extractTranslations(spec: TranslationSpec | undefined, body: Record<string, unknown>) {
   const rest: Record<string, unknown> = {};
   const items: TranslationInput[] = [];
+  let sent = false;
   for (const [key, value] of Object.entries(body ?? {})) {
     const sep = key.indexOf(':');
     if (sep < 0 || !spec) {
@@ -48,14 +61,17 @@ export function extractTranslations(spec: TranslationSpec | undefined, body: Rec
     if (!spec.fields.includes(field)) throw new ValidationError(`The ${key} field is not translatable.`);
     if (!LOCALE.test(locale)) throw new ValidationError(`The locale of ${key} is not a valid ISO-639 code.`);
     if (typeof value !== 'string') throw new ValidationError(`The ${key} must be a string.`);
-    if (value.length > 65535) throw new ValidationError(`The ${key} may not be greater than 65535 characters.`);
     const trimmed = value.trim();
+    const max = translationMax(spec, field);
+    if (characters(trimmed) > max) throw new ValidationError(`The ${key} may not be greater than ${max} characters.`);
     const problem = trimmed === '' ? null : spec.rules?.[field]?.(trimmed, key);
     if (problem) throw new ValidationError(problem);
     if (!spec.multiline?.includes(field) && CONTROL_CHARACTERS.test(trimmed)) throw new ValidationError(`The ${key} must not contain control characters.`);
-    if (trimmed !== '') items.push({ locale: locale.replace('-', '_'), field, value: spec.html?.includes(field) ? storedHtml(trimmed) : trimmed });
+    sent = true;
+    const stored = spec.html?.includes(field) ? storedHtml(trimmed) : trimmed;
+    if (stored.trim() !== '') items.push({ locale: locale.replace('-', '_'), field, value: stored });
   }
-  return { body: rest, translations: items };
+  return { body: rest, translations: items, sent };
 }
 
 /**

@@ -9,6 +9,7 @@ import { Joi, field } from '../lib/validation';
 import { assertEnabledLanguage } from './enabledLanguage';
 import { mailServerHost } from '../net/outbound';
 import { assertOAuthComplete, oauthChanges, oauthFields, oauthView } from '../oauth/settings';
+import { SECRET_MASK } from '../crypto/storedSecret';
 
 /** `default` (the system default applies), or a real code that `check` accepts, as `normalise` writes it. */
 const defaultOr = (check: (v: string) => boolean, normalise = (v: string) => v) => field.string(64)
@@ -57,8 +58,20 @@ function assertOAuthUser(merged: Partial<Brand>): void {
   if (merged.auth_type === 'oauth2' && !merged.smtp_username) throw new ValidationError('The smtp username field is required when auth type is oauth2.');
 }
 
-/** A brand as every response shows it (its own endpoints, and a self-service type's `brand`). */
-export const presentBrand = (b: Brand): Record<string, unknown> => ({ ...pick(b, BRAND_FIELDS), ...oauthView(b) });
+/**
+ * A brand as every response shows it (its own endpoints, and a self-service type's `brand`).
+ * `withSmtpSecrets` false masks the SMTP login: a brand embedded in another area's response, read
+ * with a token that may not read the brand itself (no core scope), shows that a login is set,
+ * never what it is.
+ */
+export const presentBrand = (b: Brand, withSmtpSecrets = true): Record<string, unknown> => {
+  const out: Record<string, unknown> = { ...pick(b, BRAND_FIELDS), ...oauthView(b) };
+  if (!withSmtpSecrets) {
+    out.smtp_username = b.smtp_username ? SECRET_MASK : null;
+    out.smtp_password = b.smtp_password ? SECRET_MASK : null;
+  }
+  return out;
+};
 
 /** Brands: list and show are the spec's; create and update let integrators set SMTP settings. */
 export const brandResource: ResourceDef<Brand> = {
@@ -70,7 +83,7 @@ export const brandResource: ResourceDef<Brand> = {
   filters: { enabled: flagFilter('enabled') },
   createSchema: Joi.object({ name: field.string().required(), ...fields, enabled: field.flag().default(1), email_method: fields.email_method.default('smtp') }),
   updateSchema: Joi.object({ name: field.string(), ...fields }),
-  serialize: presentBrand,
+  serialize: (brand) => presentBrand(brand),
   async create(input, { transaction }) {
     if (input.default_language !== 'default') await assertEnabledLanguage('default_language', input.default_language, transaction);
     const oauth = { auth_type: 'password' as const, ...oauthChanges('brands', input, null) };

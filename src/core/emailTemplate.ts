@@ -17,7 +17,7 @@ export const EMAIL_TEMPLATE_FIELDS = ['id', 'brand_id', 'name', 'description', '
 
 export const serializeEmailTemplate = (t: EmailTemplate) => pick(t, EMAIL_TEMPLATE_FIELDS);
 
-export const EMAIL_TEMPLATE_TRANSLATIONS: TranslationSpec = { type: 'email_template', key: 'template_id', fields: ['subject', 'contents'] };
+export const EMAIL_TEMPLATE_TRANSLATIONS: TranslationSpec = { type: 'email_template', key: 'template_id', fields: ['subject', 'contents'], multiline: ['contents'], max: { contents: 1_000_000 } };
 
 const filters: Record<string, Filter> = {
   /** The templates that apply to a brand: its own and those of every brand (brand_id null). */

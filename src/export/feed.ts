@@ -70,7 +70,9 @@ type Item = { pos: Position; row?: Record<string, any>; tombstone?: Tombstone };
 
 const before = (a: Position, b: Position) => a.t - b.t || a.k - b.k || a.id - b.id;
 
-export async function readPage(source: ExportSource, from: Position, limit: number, filter?: BoundCondition): Promise<ExportPage> {
+export async function readPage(
+  source: ExportSource, from: Position, limit: number, grants: (scope: string) => boolean, filter?: BoundCondition,
+): Promise<ExportPage> {
   const horizon = now() - config().exportSettleSeconds;
   const model = source.def.model as unknown as ModelCtor<Entity> & typeof Entity;
   // Records after the position: a later second, or the same second, still among records, a later id.
@@ -101,7 +103,7 @@ export async function readPage(source: ExportSource, from: Position, limit: numb
   const page = items.slice(0, limit);
   const live = page.filter((i) => i.row).map((i) => i.row!);
   return {
-    records: await present(source.def, live as unknown as Entity[], { view: 'show', query: {} }),
+    records: await present(source.def, live as unknown as Entity[], { view: 'show', query: {}, grants }),
     tombstones: page.filter((i) => i.tombstone).map((i) => ({ id: Number(i.tombstone!.record_id), deleted_at: Number(i.tombstone!.deleted_at) })),
     after_cursor: encodeCursor(page.length ? page[page.length - 1].pos : from),
     end_of_stream: items.length <= limit,

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { config } from '../config';
 import { sendSuccess } from '../http/envelope';
+import { grantsOf } from '../http/auth';
 import { MethodNotAllowedError, UrlNotFoundError } from '../http/errors';
 import { ValidationError, invalid } from '../errors';
 import { MAX_LIMIT } from '../http/listQuery';
@@ -54,7 +55,7 @@ function exportRouter(): RecordedRouter {
     }
     if (q.search && source.resource !== 'tickets') throw new ValidationError('The search is only accepted by the tickets export.');
     const filter = q.search ? ticketSearchCondition(q.search) : undefined;
-    sendSuccess(res, await readPage(source, from, Math.min(q.limit, MAX_LIMIT), filter));
+    sendSuccess(res, await readPage(source, from, Math.min(q.limit, MAX_LIMIT), grantsOf(res), filter));
   });
   router.all(path, (req) => {
     throw new MethodNotAllowedError(req.method, 'GET');

@@ -52,6 +52,9 @@ async function check(credentials: Credentials, versionRead: Promise<string | nul
 /** The id of the API token a request authenticated with (rate limits and idempotency keys are per token). */
 export const tokenIdOf = (res: Response): number | undefined => (res.locals.apiToken as Authenticated | undefined)?.id;
 
+/** Whether the request's token grants a scope (`area:level`): what a response may show beyond its own area (a brand's SMTP secrets). */
+export const grantsOf = (res: Response) => (scope: string): boolean => grants((res.locals.apiToken as Authenticated | undefined)?.scopes ?? null, scope);
+
 export const authenticate: RequestHandler = async (req, res, next) => {
   const credentials = credentialsOf(req);
   const { token } = credentials;

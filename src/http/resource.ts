@@ -5,6 +5,7 @@ import type { ModelCtor } from 'sequelize-typescript';
 import { now, type Entity } from '../db/entity';
 import { transaction } from '../db/transaction';
 import { sendList, sendSuccess } from './envelope';
+import { grantsOf } from './auth';
 import { MethodNotAllowedError, UrlNotFoundError } from './errors';
 import { NotFoundError } from '../errors';
 import { listSchema, parseListQuery, type Condition, type Filter, type ListSpec } from './listQuery';
@@ -26,6 +27,8 @@ export interface ReadContext {
   lang?: string;
   /** The request's validated query parameters (a list's filters and params, a show's `query`). */
   query: Record<string, any>;
+  /** Whether the request's token grants a scope (`core:read`): embedded records of another area show their secrets only then. */
+  grants: (scope: string) => boolean;
 }
 
 export interface WriteContext {
@@ -294,7 +297,7 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
     known?: Map<number, K>,
   ) => {
     if (!result) return sendSuccess(res, null, message);
-    const ctx = { view, lang: langOf(req), query };
+    const ctx = { view, lang: langOf(req), query, grants: grantsOf(res) };
     if (isListResult<M>(result)) return sendList(res, await present(def, result.rows, ctx), result.count);
     const data = await present(def, Array.isArray(result) ? result : [result], ctx, known);
     return sendSuccess(res, Array.isArray(result) || asArray ? data : data[0], message);
@@ -318,12 +321,12 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
       const where = base ? { [Op.and]: [isBound(base) ? (base.literal as WhereOptions) : base, q.where] } : q.where;
       if (def.listPage && !parent) {
         const page = await def.listPage({ query: q, where, replacements, filtered: override !== undefined || !isEmptyWhere(q.where) });
-        return sendList(res, await present(def, page.rows, { view: 'list', lang: q.lang, query: q.params }), page.count);
+        return sendList(res, await present(def, page.rows, { view: 'list', lang: q.lang, query: q.params, grants: grantsOf(res) }), page.count);
       }
       // Plain rows, not model instances: a page is only presented, and building instances was
       // one of the largest costs of a list (see docs/performance.md).
       const { rows, count } = await loadPage(model, { where: scoped(where, parent), order: q.order as Array<[string, string]>, offset: q.offset, limit: q.limit, replacements });
-      return sendList(res, await present(def, rows as unknown as M[], { view: 'list', lang: q.lang, query: q.params }), count);
+      return sendList(res, await present(def, rows as unknown as M[], { view: 'list', lang: q.lang, query: q.params, grants: grantsOf(res) }), count);
     });
   }
 
@@ -390,9 +393,9 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
   if (actions.includes('update')) {
     record({ method: 'PUT', path: `${def.path}/:id`, action: 'update', body: def.updateSchema, translatable: def.translations?.fields });
     router.put(`${def.path}/:id`, async (req, res) => {
-      const { input, translations } = await checkedFor(() => find(req), () => {
-        const { body, translations: given } = extractTranslations(def.translations, inputOf(req));
-        return { input: def.updateSchema ? validate(def.updateSchema, body) : {}, translations: given };
+      const { input, translations, translationsSent } = await checkedFor(() => find(req), () => {
+        const { body, translations: given, sent } = extractTranslations(def.translations, inputOf(req));
+        return { input: def.updateSchema ? validate(def.updateSchema, body) : {}, translations: given, translationsSent: sent };
       });
       const updated = await write(async (t) => {
         const { record: locked, parent } = await locate(req, t);
@@ -404,7 +407,7 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
         const stamped = !locked.changed('updated_at' as any) && Number(locked.get('updated_at' as any)) >= at;
         if ('updated_at' in model.getAttributes() && !stamped) await model.update({ updated_at: at } as any, { where: { id: locked.id } as WhereOptions, transaction: t, hooks: false });
         // The spec: an update carrying at least one translation replaces the stored ones.
-        if (def.translations && translations.length) await saveTranslations(def.translations, locked.id, translations, true, t);
+        if (def.translations && translationsSent) await saveTranslations(def.translations, locked.id, translations, true, t);
         if (def.afterWrite) await def.afterWrite(locked, { transaction: t });
         return locked;
       });

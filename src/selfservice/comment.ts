@@ -7,7 +7,7 @@ import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick, sent } from '../lib/serialize';
 import { Joi, MAX_ID, field } from '../lib/validation';
 import { formattedName } from '../user/people/presenter';
-import { storedHtml } from '../content/html';
+import { richText } from '../content/html';
 
 /**
  * Comments on articles, and their moderation. Status: 0 awaiting moderation, 1 published, 2 spam.
@@ -54,7 +54,7 @@ export const commentResource: ResourceDef<ArticleComment> = {
     article_id: field.id().required(),
     // A guest names themself; a user's or operator's comment takes their name when none is given.
     name: field.string().when('author_id', { is: Joi.exist(), otherwise: Joi.required() }),
-    text: Joi.string().trim().max(TEXT_MAX).custom(storedHtml).required(),
+    text: richText(TEXT_MAX).required(),
     parent_id: field.id().allow(null, ''),
     author_id: field.id(),
     type_id: field.id(),
@@ -62,7 +62,7 @@ export const commentResource: ResourceDef<ArticleComment> = {
     notify_reply: field.flag().default(0),
   }),
   // Moderation: the text, the name, the status.
-  updateSchema: Joi.object({ name: field.string(), text: Joi.string().trim().max(TEXT_MAX).custom(storedHtml), status: status(), notify_reply: field.flag() }),
+  updateSchema: Joi.object({ name: field.string(), text: richText(TEXT_MAX), status: status(), notify_reply: field.flag() }),
 
   async create(input, { transaction }) {
     const article = await Article.findByPk(input.article_id, { attributes: ['id'], transaction });

@@ -142,7 +142,7 @@ export const typeResource: ResourceDef<SelfServiceType, Related> = {
     const out: Record<string, any> = {};
     for (const k of TYPE_FIELDS) if (!(ctx.view === 'list' && LIST_OMITS.has(k))) out[k] = (type as unknown as Record<string, unknown>)[k] ?? null;
     const brand = related.brands.get(type.brand_id);
-    out.brand = brand ? presentBrand(brand) : null;
+    out.brand = brand ? presentBrand(brand, ctx.grants('core:read')) : null;
     return out;
   },
 };

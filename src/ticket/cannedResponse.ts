@@ -11,7 +11,7 @@ import type { TranslationSpec } from '../translations';
 import { Joi, field } from '../lib/validation';
 import { OPERATOR_GROUP_FIELDS } from '../user/groupFields';
 import { serializeTag, tagsByName } from './tag';
-import { storedHtml } from '../content/html';
+import { richText } from '../content/html';
 
 /**
  * Canned responses: a name and a text with merge fields (`{{ user.firstname }}`, kept exactly as
@@ -29,7 +29,7 @@ export const CANNED_RESPONSE_LIST_FIELDS = [
 export const CANNED_RESPONSE_TRANSLATIONS: TranslationSpec = { type: 'canned_response', key: 'response_id', fields: ['name', 'text'], html: ['text'] };
 
 /** Text kept as written (merge fields, spacing), HTML through the allow-list (content/html.ts); blank is missing. */
-const text = () => Joi.string().max(1_000_000).custom((value: string, helpers) => (value.trim() ? storedHtml(value) : helpers.error('any.required')));
+const text = () => richText(1_000_000, { trim: false });
 
 const fields = {
   tag: Joi.array().items(field.string()).single().max(100).allow('', null),

@@ -6,6 +6,7 @@ import { emit } from '../events';
 import { ValidationError, invalid } from '../errors';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { Joi, MAX_ID, field } from '../lib/validation';
+import { richText } from '../content/html';
 import { attachmentsField } from './attachment';
 import { assertAttachments, type AttachmentInput } from './attachmentFiles';
 import { channelIdOf, normaliseCc } from './common';
@@ -86,7 +87,7 @@ const fromAddress = () => Joi.any().custom((value) => {
 export const forwardCreateSchema = Joi.object({
   ticket_id: field.id().required(),
   user_id: field.id().required(),
-  text: Joi.string().trim().max(1_000_000).required(),
+  text: richText(1_000_000).required(),
   subject: field.string().required(),
   from_address: fromAddress(),
   to_address: addresses(),

@@ -4,7 +4,7 @@
  * refused; `token create --scopes/--expires-in` and `token list` show them, with last use.
  */
 import request from 'supertest';
-import { ApiToken } from '../../src/db/models';
+import { ApiToken, Brand } from '../../src/db/models';
 import { createToken } from '../../src/auth/tokens';
 import { parseScopes, requiredScope } from '../../src/auth/scopes';
 import { tokenCommand } from '../../src/cli/tokenCommand';
@@ -46,6 +46,21 @@ describe('scoped tokens', () => {
     expectError(await t.post('/api/ticket/department/1/email', { address: 'x@example.com' }), 403, /core:write/);
     // The queue dashboard is administration too.
     expectError(await request(api.app).get('/admin/queues').auth((await createToken(unique('d'), undefined, { scopes: ['ticket:write'] })).token, 'x'), 403, /core:write/);
+  });
+
+  it('a self-service type read without a core scope masks its brand\'s SMTP login; with one, shows it', async () => {
+    const brand = await Brand.create({ name: unique('Brand'), smtp_username: 'mailer', smtp_password: 'S3cret SMTP' });
+    const type = expectSuccess(await api.post('/api/selfservice/type', { brand_id: brand.id, name: unique('Type'), content: 0, view: 0, description: 'x' }), 'Successfully created new type!');
+    const selfservice = await scoped('selfservice:read');
+    for (const res of [await selfservice.get(`/api/selfservice/type/${type.id}`), await selfservice.get(`/api/selfservice/type?brand_id=${brand.id}`)]) {
+      const body = JSON.stringify(res.body);
+      expect(res.status).toBe(200);
+      expect(body).not.toContain('S3cret SMTP');
+      expect(body).not.toContain('mailer');
+    }
+    expect(expectSuccess(await selfservice.get(`/api/selfservice/type/${type.id}`)).brand).toMatchObject({ id: brand.id, smtp_username: '********', smtp_password: '********' });
+    const core = await scoped('selfservice:read,core:read');
+    expect(expectSuccess(await core.get(`/api/selfservice/type/${type.id}`)).brand).toMatchObject({ smtp_username: 'mailer', smtp_password: 'S3cret SMTP' });
   });
 
   it('read: every area read-only; a method override counts as the method it names', async () => {

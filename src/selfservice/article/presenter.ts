@@ -3,6 +3,7 @@ import { config } from '../../config';
 import { loadById, loadLinked, loadMany } from '../../db/load';
 import type { ReadContext } from '../../http/resource';
 import { presentTranslated, type TranslationSpec } from '../../translations';
+import { characters } from '../../lib/validation';
 import { loadUploads } from '../../storage/uploads';
 import { serializeAttachment } from '../attachment';
 import { serializeCategory } from '../category';
@@ -13,7 +14,7 @@ import { CATEGORY_TRANSLATIONS, TYPE_TRANSLATIONS, serializeTypeSummary } from '
 export const EXCERPT_MAX = 255;
 const TITLE_MAX = 255;
 
-const maxLength = (max: number) => (value: string, key: string) => (value.length > max ? `The ${key} may not be greater than ${max} characters.` : null);
+const maxLength = (max: number) => (value: string, key: string) => (characters(value) > max ? `The ${key} may not be greater than ${max} characters.` : null);
 
 export const ARTICLE_TRANSLATIONS: TranslationSpec = {
   type: 'article', key: 'article_id', fields: ['title', 'slug', 'excerpt', 'text'],

@@ -12,7 +12,7 @@ import { MAX_UPLOAD_BYTES } from '../../storage/uploads';
 import { slugField } from '../slugs';
 import { ARTICLE_TRANSLATIONS, EXCERPT_MAX, loadArticleRelations, serializeArticle, type ArticleRelations } from './presenter';
 import { searchCondition, searchQuery, searchScore } from './search';
-import { storedHtml } from '../../content/html';
+import { richText } from '../../content/html';
 import {
   assertInType, createArticle, incrementViews, rebuildSearch, updateArticle, type ArticleInput, type ArticleUpdate,
 } from './service';
@@ -58,7 +58,7 @@ const categories = () => field.idArray().min(1).empty('');
 export const articleCreateSchema = Joi.object({
   author_id: field.id().required(),
   title: field.string().required(),
-  text: Joi.string().trim().max(TEXT_MAX).custom(storedHtml).required(),
+  text: richText(TEXT_MAX).required(),
   category: categories().required(),
   ...fields,
   published: field.flag().default(0),
@@ -69,7 +69,7 @@ export const articleCreateSchema = Joi.object({
 export const articleUpdateSchema = Joi.object({
   author_id: field.id(),
   title: field.string(),
-  text: Joi.string().trim().max(TEXT_MAX).custom(storedHtml),
+  text: richText(TEXT_MAX),
   category: categories(),
   ...fields,
 });

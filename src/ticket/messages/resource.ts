@@ -2,6 +2,7 @@ import { TicketMessage } from '../../db/models';
 import { equals, type Filter } from '../../http/listQuery';
 import { Written, resourceRouter, type ResourceDef } from '../../http/resource';
 import { Joi, field } from '../../lib/validation';
+import { richText } from '../../content/html';
 import { attachmentsField } from '../attachment';
 import { loadMessageRelations, serializeMessage, type KnownMessage, type MessageRelations } from './presenter';
 import { addMessage, deleteMessage, updateMessage, type AddMessageInput } from './service';
@@ -13,7 +14,7 @@ const TEXT_MAX = 1_000_000;
 export const messageCreateSchema = Joi.object({
   ticket_id: field.id().required(),
   user_id: field.id().required(),
-  text: Joi.string().trim().max(TEXT_MAX).required(),
+  text: richText(TEXT_MAX).required(),
   user_ip_address: Joi.string().trim().ip({ cidr: 'forbidden' }).allow('', null),
   message_type: Joi.number().integer().valid(0, 1).default(0),
   attachment: attachmentsField(),
@@ -27,7 +28,7 @@ export const messageCreateSchema = Joi.object({
 });
 
 export const messageUpdateSchema = Joi.object({
-  text: Joi.string().trim().max(TEXT_MAX),
+  text: richText(TEXT_MAX),
   pinned: field.flag(),
 });
 

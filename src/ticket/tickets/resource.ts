@@ -5,6 +5,7 @@ import type { Condition } from '../../http/listQuery';
 import { Written, resourceRouter, type CustomAction, type ResourceDef } from '../../http/resource';
 import { sqlCondition } from '../../db/sql';
 import { Joi, MAX_ID, field } from '../../lib/validation';
+import { richText } from '../../content/html';
 import { attachmentsField } from '../attachment';
 import { filterConditionSql, visibleToOperator } from './conditions';
 import { ticketFilters, ticketListParams } from './listFilters';
@@ -33,7 +34,7 @@ export const ticketCreateSchema = Joi.object({
   status: field.id().required(),
   priority: field.id().required(),
   subject: field.string().required(),
-  text: Joi.string().trim().max(TEXT_MAX).required(),
+  text: richText(TEXT_MAX).required(),
   user: field.id(),
   on_behalf_of: field.id(),
   user_firstname: field.nullable(),
