@@ -1,7 +1,9 @@
 import { Op, type Transaction } from 'sequelize';
 import {
-  Brand, Department, EmailTemplate, DepartmentBrand, DepartmentEmail, DepartmentGroup, Group, OperatorDepartment, User,
+  Brand, CustomFieldDepartment, Department, EmailTemplate, DepartmentBrand, DepartmentEmail, DepartmentGroup, Group, OperatorDepartment,
+  PriorityDepartment, Ticket, User,
 } from '../db/models';
+import { select } from '../db/select';
 import { ValidationError, fieldLabel, invalid } from '../errors';
 import { assertExist } from '../db/exists';
 import { flagFilter, type Filter } from '../http/listQuery';
@@ -223,6 +225,24 @@ interface Related {
 }
 
 /**
+ * The first priority or ticket custom field (as `priority "Urgent"`) offered in this department
+ * and no other: without it, it would be offered in every department (none means all), so a field
+ * required in one department would become required everywhere.
+ */
+async function confinedTo(departmentId: number, transaction: Transaction): Promise<string | null> {
+  const [row] = await select<{ kind: string; name: string }>(
+    `SELECT 'priority' AS kind, p.name FROM priority_departments d JOIN ticket_priorities p ON p.id = d.priority_id
+      WHERE d.department_id = ? AND NOT EXISTS (SELECT 1 FROM priority_departments o WHERE o.priority_id = d.priority_id AND o.department_id <> d.department_id)
+     UNION ALL
+     SELECT 'custom field' AS kind, f.name FROM custom_field_departments d JOIN custom_fields f ON f.id = d.field_id
+      WHERE d.department_id = ? AND NOT EXISTS (SELECT 1 FROM custom_field_departments o WHERE o.field_id = d.field_id AND o.department_id <> d.department_id)
+     LIMIT 1`,
+    [departmentId, departmentId], { transaction },
+  );
+  return row ? `${row.kind} "${row.name}"` : null;
+}
+
+/**
  * Departments: the spec's list, show and delete, and create and update beyond it (same style).
  * A department with sub-departments, or the last one left, cannot be deleted.
  */
@@ -245,6 +265,16 @@ export const departmentResource: ResourceDef<Department, Related> = {
     // Locks the other departments so two deletions cannot remove the last two at once.
     const others = await Department.findAll({ attributes: ['id'], where: { id: { [Op.ne]: department.id } }, limit: 1, transaction, lock: transaction.LOCK.UPDATE });
     if (!others.length) throw new ValidationError('The department cannot be deleted because it is the only department: a help desk needs at least one.');
+    // Tickets in the trash count too: they can be restored.
+    if (await Ticket.findOne({ attributes: ['id'], where: { department_id: department.id }, transaction, lock: transaction.LOCK.SHARE })) {
+      throw new ValidationError('The department cannot be deleted because tickets are in it: move them to another department first.');
+    }
+    const confined = await confinedTo(department.id, transaction);
+    if (confined) throw new ValidationError(`The department cannot be deleted because it is the only department of the ${confined}: give it another department first.`);
+    // By statements, not the foreign keys' cascade: the models' hooks then tell every process that
+    // the priorities and fields a department offers changed (http caches, ticket/configCache.ts).
+    await PriorityDepartment.destroy({ where: { department_id: department.id }, transaction });
+    await CustomFieldDepartment.destroy({ where: { department_id: department.id }, transaction });
     await department.destroy({ transaction });
   },
 

@@ -1,5 +1,6 @@
 import type { Transaction } from 'sequelize';
-import { Department, PriorityDepartment, TicketPriority } from '../db/models';
+import { Department, PriorityDepartment, Ticket, TicketPriority } from '../db/models';
+import { ValidationError } from '../errors';
 import { assertExist } from '../db/exists';
 import type { Filter } from '../http/listQuery';
 import { resourceRouter, type ResourceDef } from '../http/resource';
@@ -51,6 +52,14 @@ export const priorityResource: ResourceDef<TicketPriority> = {
     const { depts: deptIds, ...values } = input;
     await priority.update(values, { transaction });
     if (deptIds !== undefined) await replaceDepartments(priority.id, deptIds ?? [], transaction);
+  },
+
+  async destroy(priority, { transaction }) {
+    // Tickets in the trash count too: they can be restored.
+    if (await Ticket.findOne({ attributes: ['id'], where: { priority_id: priority.id }, transaction, lock: transaction.LOCK.SHARE })) {
+      throw new ValidationError('The priority cannot be deleted because tickets have it: give them another priority first.');
+    }
+    await priority.destroy({ transaction });
   },
 
   serialize: serializePriority,

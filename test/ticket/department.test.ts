@@ -1,6 +1,7 @@
 import { Op } from 'sequelize';
 import {
-  Brand, Department, DepartmentBrand, DepartmentEmail, DepartmentGroup, EmailTemplate, Group, OperatorDepartment, User,
+  Brand, CustomFieldDepartment, Department, DepartmentBrand, DepartmentEmail, DepartmentGroup, EmailTemplate, Group, OperatorDepartment,
+  PriorityDepartment, User,
 } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { ValidationError } from '../../src/errors';
@@ -187,6 +188,37 @@ describe('DELETE /api/ticket/department/{id}', () => {
     expect(await Department.findByPk(parent.id)).not.toBeNull();
     expectDeleted(await api.del(`${BASE}/${child.id}`), 'department');
     expectDeleted(await api.del(`${BASE}/${parent.id}`), 'department');
+  });
+
+  it('refuses a department that tickets are in (trashed ones too)', async () => {
+    const dept = await makeDepartment();
+    await DepartmentBrand.create({ department_id: dept.id, brand_id: 1 });
+    const ticket = expectSuccess(await api.post('/api/ticket/ticket', {
+      department: dept.id, status: 1, priority: 1, user_email: `${unique('u')}@example.com`, subject: 'S', text: 'T', send_user_email: 0, send_operators_email: 0,
+    }), 'Successfully created new ticket!');
+    expect((await api.del(`/api/ticket/ticket/${ticket.id}`)).status).toBe(200);
+    expectError(await api.del(`${BASE}/${dept.id}`), 422, 'The department cannot be deleted because tickets are in it: move them to another department first.');
+    expect(await Department.findByPk(dept.id)).not.toBeNull();
+  });
+
+  it('refuses the only department of a priority or a ticket custom field (they would be offered everywhere), and drops it from the others', async () => {
+    const [only, shared, other] = [await makeDepartment(), await makeDepartment(), await makeDepartment()];
+    const priority = expectSuccess(await api.post('/api/ticket/priority', { name: unique('P'), depts: [only.id] }), 'Successfully created new priority!');
+    const fieldName = unique('F');
+    const field = expectSuccess(await api.post('/api/ticket/customfield', { name: fieldName, type: 8, required: 1, depts: [shared.id] }), 'Successfully created new custom field!');
+    expectError(await api.del(`${BASE}/${only.id}`), 422, `The department cannot be deleted because it is the only department of the priority "${priority.name}": give it another department first.`);
+    expectError(await api.del(`${BASE}/${shared.id}`), 422, `The department cannot be deleted because it is the only department of the custom field "${fieldName}": give it another department first.`);
+    const deptsOf = async (model: typeof PriorityDepartment | typeof CustomFieldDepartment, where: Record<string, number>) =>
+      ((await (model as typeof PriorityDepartment).findAll({ where })) as any[]).map((l) => l.department_id).sort((a, b) => a - b);
+    expect(await deptsOf(PriorityDepartment, { priority_id: priority.id })).toEqual([only.id]);
+
+    expectSuccess(await api.put(`/api/ticket/priority/${priority.id}`, { depts: [only.id, other.id] }), 'Successfully updated the priority!');
+    expectSuccess(await api.put(`/api/ticket/customfield/${field.id}`, { depts: [shared.id, other.id] }), 'Successfully updated the custom field!');
+    expectDeleted(await api.del(`${BASE}/${only.id}`), 'department');
+    expectDeleted(await api.del(`${BASE}/${shared.id}`), 'department');
+    expect(await deptsOf(PriorityDepartment, { priority_id: priority.id })).toEqual([other.id]);
+    expect(await deptsOf(CustomFieldDepartment, { field_id: field.id })).toEqual([other.id]);
+    expect(expectSuccess(await api.get(`/api/ticket/customfield/${field.id}`)).depts).toEqual([other.id]);
   });
 
   it('refuses the last department left', async () => {

@@ -150,6 +150,15 @@ describe('translations', () => {
 });
 
 describe('DELETE /api/ticket/priority/{id}', () => {
+  it('refuses a priority that tickets have, naming why', async () => {
+    const created = await createPriority({});
+    const ticket = expectSuccess(await api.post('/api/ticket/ticket', {
+      department: (await Department.findOne({ where: { name: 'General Enquiries' } }))!.id, status: 1, priority: created.id, user_email: `${unique('u')}@example.com`, subject: 'S', text: 'T', send_user_email: 0, send_operators_email: 0,
+    }), 'Successfully created new ticket!');
+    expectError(await api.del(`${BASE}/${created.id}`), 422, 'The priority cannot be deleted because tickets have it: give them another priority first.');
+    expect(expectSuccess(await api.get(`/api/ticket/ticket/${ticket.id}`)).priority_id).toBe(created.id);
+  });
+
   it('deletes a priority with its department links and translations', async () => {
     const created = await createPriority({ depts: [d1.id], 'name:fr': 'x' });
     expectDeleted(await api.del(`${BASE}/${created.id}`), 'priority');
