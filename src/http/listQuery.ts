@@ -81,11 +81,20 @@ export function listSchema(spec: ListSpec): ObjectSchema {
 }
 
 /**
+ * The query without its empty parameters: `search=` or `limit=` is a parameter not given, not a
+ * required one missing (form builders and the n8n node send every field of their form).
+ */
+function givenParameters(query: unknown): unknown {
+  if (!query || typeof query !== 'object' || Array.isArray(query)) return query;
+  return Object.fromEntries(Object.entries(query).filter(([, v]) => v !== ''));
+}
+
+/**
  * PAGING (`start` is 1-based), DATES (min = since, max = before; both inclusive), the resource's
  * filters, and `order_column` checked against its list of sortable columns (never interpolated).
  */
 export async function parseListQuery(spec: ListSpec, query: unknown): Promise<ListQuery> {
-  const q = validate<Record<string, any>>(listSchema(spec), query);
+  const q = validate<Record<string, any>>(listSchema(spec), givenParameters(query));
   const and: WhereOptions[] = [];
   const replacements: Record<string, unknown> = {};
   let possible = true;
