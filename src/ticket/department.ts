@@ -213,7 +213,7 @@ const filters: Record<string, Filter> = {
     where: (brandId: number) => sqlCondition`id IN (SELECT department_id FROM department_brands WHERE brand_id = ${brandId})`,
   },
   /** 0: top-level departments only. */
-  parent_id: { schema: field.id().allow(0), where: (parentId: number) => ({ parent_id: parentId === 0 ? null : parentId }) },
+  parent_id: { schema: Joi.number().integer().min(0).max(MAX_ID), where: (parentId: number) => ({ parent_id: parentId === 0 ? null : parentId }) },
   public: flagFilter('public'),
   registered_only: flagFilter('registered_only'),
 };

@@ -94,7 +94,7 @@ describe('GET /api/ticket/department', () => {
       expect(ids(topLevel)).toEqual(expect.arrayContaining([top.id, hidden.id]));
       expect(ids(topLevel)).not.toContain(child.id);
       expect(ids(expectList(await api.get(BASE, { parent_id: top.id })))).toEqual([child.id]);
-      expectError(await api.get(BASE, { parent_id: -1 }), 422, 'The parent id must be at least 1.');
+      expectError(await api.get(BASE, { parent_id: -1 }), 422, 'The parent id must be at least 0.');
     });
 
     it('public and registered_only', async () => {
