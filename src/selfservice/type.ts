@@ -25,8 +25,8 @@ const LIST_OMITS = new Set(['content', 'external_link']);
 
 const ICON_PREFIX = 'fa-';
 
-/** `fa-book`: an icon class prefixed `fa-`. */
-const icon = () => Joi.string().trim().max(64).custom((value: string) => {
+/** `fa-book`: an icon class prefixed `fa-`; empty is not given (the default on create, unchanged on update). */
+const icon = () => Joi.string().trim().empty('').max(64).custom((value: string) => {
   if (!value.startsWith(ICON_PREFIX)) throw new Error(`The icon must start with one of the following: ${ICON_PREFIX}.`);
   if (!/^fa-[a-z0-9-]+$/.test(value)) throw new Error('The icon format is invalid.');
   return value;

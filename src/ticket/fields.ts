@@ -4,8 +4,8 @@ import { Joi } from '../lib/validation';
 
 /** Field shapes shared by the ticket configuration resources. */
 
-/** `#rrggbb` (or `#rgb`), kept as sent. */
-export const colourField = () => Joi.string().trim().pattern(/^#(?:[0-9a-fA-F]{3}){1,2}$/);
+/** `#rrggbb` (or `#rgb`), kept as sent; empty is not given (the default on create, unchanged on update). */
+export const colourField = () => Joi.string().trim().empty('').pattern(/^#(?:[0-9a-fA-F]{3}){1,2}$/);
 
 /** A display position. */
 export const orderField = () => Joi.number().integer().min(0).max(2147483647);

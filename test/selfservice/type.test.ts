@@ -8,6 +8,13 @@ const make = factories(api);
 const BASE = '/api/selfservice/type';
 
 describe('POST /api/selfservice/type', () => {
+  it('takes an empty icon as none given: fa-book on create, unchanged on update', async () => {
+    const data = expectSuccess(await api.post(BASE, { brand_id: 1, name: unique('Icons'), content: 0, view: 1, description: 'd', icon: '' }), 'Successfully created new type!');
+    expect(data.icon).toBe('fa-book');
+    expectSuccess(await api.put(`${BASE}/${data.id}`, { icon: 'fa-star' }), 'Successfully updated the type!');
+    expect(expectSuccess(await api.put(`${BASE}/${data.id}`, { icon: '' }), 'Successfully updated the type!').icon).toBe('fa-star');
+  });
+
   it('creates a type with the defaults, a slug and the full brand', async () => {
     const before = nowSec();
     const name = unique('Knowledge Base');

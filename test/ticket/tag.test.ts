@@ -23,6 +23,16 @@ describe('POST /api/ticket/tag', () => {
     expect(data).toMatchObject({ name, colour: '#dddddd', translations: [] });
   });
 
+  it('takes an empty colour as none given: the default on create, unchanged on update (statuses and priorities too)', async () => {
+    const tag = expectSuccess(await api.post(BASE, { name: unique('Empty'), colour: '' }), 'Successfully created new tag!');
+    expect(tag.colour).toBe('#dddddd');
+    expectSuccess(await api.put(`${BASE}/${tag.id}`, { name: tag.name, colour: '#123456' }), 'Successfully updated the tag!');
+    expect(expectSuccess(await api.put(`${BASE}/${tag.id}`, { name: tag.name, colour: ' ' }), 'Successfully updated the tag!').colour).toBe('#123456');
+    expect(expectSuccess(await api.post('/api/ticket/status', { name: unique('Empty'), colour: '' }), 'Successfully created new status!').colour).toBe('#ffffff');
+    expect(expectSuccess(await api.post('/api/ticket/priority', { name: unique('Empty'), colour: '' }), 'Successfully created new priority!').colour).toBe('#ffffff');
+    expectError(await api.post(BASE, { name: unique('Bad'), colour: 'red' }), 422, 'The colour format is invalid.');
+  });
+
   it('creates a tag from a form body with a colour', async () => {
     const data = expectSuccess(await api.post(BASE, { name: unique('urgent'), colour: '#3c4d5e' }), 'Successfully created new tag!');
     expect(data.colour).toBe('#3c4d5e');
