@@ -9,7 +9,7 @@ import { ValidationError, invalid } from '../errors';
 import type { Condition, Filter } from '../http/listQuery';
 import { allOf, likeContains, sqlCondition, type BoundCondition } from '../db/sql';
 import { groupBy } from '../db/load';
-import { CONTROL_CHARACTERS, Joi, toFlag } from '../lib/validation';
+import { CONTROL_CHARACTERS, Joi, characters, toFlag } from '../lib/validation';
 import { SEALED_TEXT_MAX_BYTES, openValue, sealValue } from './sealing';
 
 /**
@@ -125,7 +125,7 @@ function normalise(field: CustomField, raw: unknown, optionIds: Set<number>): st
     case TYPE.TEXT: {
       if (typeof raw !== 'string' && typeof raw !== 'number') throw new ValidationError(`The ${name} must be a string.`);
       const s = String(raw).trim();
-      if (s.length > TEXT_MAX) throw new ValidationError(`The ${name} may not be greater than ${TEXT_MAX} characters.`);
+      if (characters(s) > TEXT_MAX) throw new ValidationError(`The ${name} may not be greater than ${TEXT_MAX} characters.`);
       // A one-line text (Textarea is the multi-line type).
       if (CONTROL_CHARACTERS.test(s)) throw new ValidationError(`The ${name} must not contain control characters.`);
       return s === '' ? null : s;
@@ -133,7 +133,7 @@ function normalise(field: CustomField, raw: unknown, optionIds: Set<number>): st
     case TYPE.PASSWORD: {
       if (typeof raw !== 'string' && typeof raw !== 'number') throw new ValidationError(`The ${name} must be a string.`);
       const s = String(raw);
-      if (s.length > TEXT_MAX) throw new ValidationError(`The ${name} may not be greater than ${TEXT_MAX} characters.`);
+      if (characters(s) > TEXT_MAX) throw new ValidationError(`The ${name} may not be greater than ${TEXT_MAX} characters.`);
       return s;
     }
     default: {

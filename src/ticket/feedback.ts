@@ -1,12 +1,13 @@
 import { Op, type Transaction } from 'sequelize';
 import { FeedbackField, FeedbackForm, TicketFeedback, TicketFeedbackValue } from '../db/models';
-import { invalid } from '../errors';
+import { ValidationError, invalid } from '../errors';
 import { equals, type Filter } from '../http/listQuery';
 import { loadById, loadMany } from '../db/load';
 import { resourceRouter, type ReadContext, type ResourceDef } from '../http/resource';
 import { pick } from '../lib/serialize';
 import { presentTranslated, type TranslationSpec } from '../translations';
-import { Joi, field } from '../lib/validation';
+import { Joi, field, toFlag } from '../lib/validation';
+import { TYPE } from '../customfields/values';
 
 /**
  * Ticket feedback: the feedback requests of resolved tickets (created by the ticket flow, not by
@@ -50,15 +51,28 @@ const valueMap = () => Joi.any().custom((value) => {
   return out;
 });
 
+/** An answer as its field's type takes it: a Boolean or Checkbox `1`/`0`, a Date a UNIX timestamp, text as it is. */
+function typedAnswer(type: number, name: string, answer: string | null): string | null {
+  if (answer === null) return null;
+  if (type === TYPE.BOOLEAN || type === TYPE.CHECKBOX) {
+    const flag = toFlag(answer.trim());
+    if (flag === null) throw new ValidationError(`The ${name} field must be true or false.`);
+    return String(flag);
+  }
+  if (type === TYPE.DATE && !/^\d{1,10}$/.test(answer.trim())) throw new ValidationError(`The ${name} must be a date as a UNIX timestamp (an integer).`);
+  return type === TYPE.DATE ? answer.trim() : answer;
+}
+
 /** Stores the answers (each key a field of the feedback's form) and counts the fields answered. */
 async function saveValues(feedback: TicketFeedback, values: Record<string, string | null>, transaction: Transaction) {
   const fieldIds = Object.keys(values).map(Number);
   if (!fieldIds.length) return;
-  const fields = new Set((await FeedbackField.findAll({
-    attributes: ['id'], where: { form_id: feedback.form_id, id: { [Op.in]: fieldIds } }, transaction,
-  })).map((f) => f.id));
+  const fields = new Map((await FeedbackField.findAll({
+    attributes: ['id', 'type'], where: { form_id: feedback.form_id, id: { [Op.in]: fieldIds } }, transaction,
+  })).map((f) => [f.id, f]));
   const unknown = Object.keys(values).find((key) => !fields.has(Number(key)));
   if (unknown !== undefined) throw invalid(`values.${unknown}`);
+  for (const id of fieldIds) values[id] = typedAnswer(fields.get(id)!.type, `values.${id}`, values[id]);
   const cleared = fieldIds.filter((id) => values[id] === null);
   const answered = fieldIds.filter((id) => values[id] !== null);
   if (cleared.length) await TicketFeedbackValue.destroy({ where: { feedback_id: feedback.id, field_id: { [Op.in]: cleared } }, transaction });

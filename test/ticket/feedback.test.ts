@@ -191,6 +191,18 @@ describe('PUT /api/ticket/feedback/{id}', () => {
     expect(expectSuccess(await api.put(`${BASE}/${f.id}`, {}), 'Successfully updated the ticket feedback!')).toMatchObject({ rating: 1, fields_answered: 0 });
   });
 
+  it('takes answers as their field\'s type: a Boolean 1/0, a Date a timestamp', async () => {
+    const typedForm = await FeedbackForm.create({ name: 'Typed form', expiry_time: 0, time_after_resolved: 3600, order: 1001 });
+    const yes = await FeedbackField.create({ form_id: typedForm.id, name: 'Solved?', type: 0, order: 1 });
+    const when = await FeedbackField.create({ form_id: typedForm.id, name: 'Since when?', type: 3, order: 2 });
+    const f = await createFeedbackRequest({ ticketId: (await newTicket()).id, userId: user.id, form: typedForm });
+    expectError(await api.put(`${BASE}/${f.id}`, { values: { [yes.id]: 'maybe' } }), 422, `The values.${yes.id} field must be true or false.`);
+    expectError(await api.put(`${BASE}/${f.id}`, { values: { [when.id]: 'yesterday' } }), 422, `The values.${when.id} must be a date as a UNIX timestamp (an integer).`);
+    expect(await TicketFeedbackValue.count({ where: { feedback_id: f.id } })).toBe(0);
+    const data = expectSuccess(await api.put(`${BASE}/${f.id}`, { values: { [yes.id]: 'true', [when.id]: '1700000000' } }), 'Successfully updated the ticket feedback!');
+    expect(data.values.map((v: any) => [v.field_id, v.value]).sort()).toEqual([[yes.id, '1'], [when.id, '1700000000']].sort());
+  });
+
   it('422 for an unknown field id or a field of another form, and nothing changes', async () => {
     const f = await newFeedback();
     expectError(await api.put(`${BASE}/${f.id}`, { values: { 999999: 'x' } }), 422, 'The selected values.999999 is invalid.');
