@@ -46,7 +46,7 @@ describe('POST /api/ticket/ticket', () => {
     expect(data.channel_id).toBe(data.channel.id);
     expect(Object.keys(data.user).sort()).toEqual([...USER_SUMMARY_KEYS].sort());
     expect(data.user).toMatchObject({ id: user.id, email: user.email, formatted_name: 'Uma User' });
-    expect(data.department).toMatchObject({ id: ctx.departmentId, name: 'General Enquiries' });
+    expect(data.department).toMatchObject({ id: ctx.departmentId, name: 'General Enquiries', parent: null, parent_id: null });
     expect(data.department.email_templates).toHaveProperty('user_ticket_opened');
     expect(data.status).toMatchObject({ id: ctx.openStatus, name: 'Open', translations: [] });
     expect(data.priority).toMatchObject({ id: ctx.priorityId, name: 'Low' });

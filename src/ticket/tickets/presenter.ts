@@ -75,6 +75,12 @@ async function loadTicketLinks(ids: number[]): Promise<Record<LinkKind, Map<numb
 }
 
 /**
+ * A ticket's department: the department resource's fields, plus `parent`, the name the spec's
+ * ticket object gives the parent's id (its department resource says `parent_id`; both are there).
+ */
+const embeddedDepartment = (d: Department) => ({ ...serializeDepartment(d), parent: d.parent_id ?? null });
+
+/**
  * The configuration a page of tickets embeds (department, channel, status, priority and SLA
  * plan, translated the way their own resources present them, and the brands' addresses), from
  * the config cache (../configCache.ts) where it holds them, else one statement per relation.
@@ -87,7 +93,7 @@ async function loadTicketConfig(tickets: Ticket[], lang: string | undefined) {
   const settings = () => cachedValue('ticket-settings', v, () => ticketSettings());
   const [departments, channels, statuses, priorities, slaplans, urls] = await Promise.all([
     cachedPresentations('department', col('department_id'), lang, v, (ids) =>
-      presentAll(Department, ids, (rows) => presentTranslated(DEPARTMENT_TRANSLATIONS, rows, serializeDepartment, lang))),
+      presentAll(Department, ids, (rows) => presentTranslated(DEPARTMENT_TRANSLATIONS, rows, embeddedDepartment, lang))),
     cachedPresentations('channel', col('channel_id'), undefined, v, (ids) =>
       presentAll(Channel, ids, async (rows) => new Map(rows.map((c) => [c.id, serializeChannel(c)])))),
     cachedPresentations('status', col('status_id'), lang, v, (ids) =>
