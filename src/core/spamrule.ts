@@ -3,7 +3,9 @@ import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../lib/serialize';
 import { Joi, field } from '../lib/validation';
 
-const text = () => Joi.string().trim().max(65535);
+// Kept as sent, not trimmed: the text is a regular expression, whose spaces match. A text of
+// nothing but whitespace is refused like an empty one.
+const text = () => Joi.string().max(65535).custom((v: string, helpers) => (v.trim() ? v : helpers.error('any.required')));
 const type = () => Joi.number().integer().valid(0, 1, 2);
 
 export const spamRuleResource: ResourceDef<SpamRule> = {

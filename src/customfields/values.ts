@@ -160,8 +160,14 @@ function dependencyMet(field: CustomField, values: Map<number, string | null>, f
 
 export interface ApplyOptions {
   brandId: number;
-  /** On create, every required field of the brand needs a value. */
+  /** On create, every required field of the brand needs a value (unless `implicit`). */
   creating: boolean;
+  /**
+   * The owner is created by the help desk itself, not through its form (a ticket's new user by
+   * `user_email` or by mail): missing required fields are not asked of it, as SupportPal enforces
+   * them on its forms. A value given empty is still refused.
+   */
+  implicit?: boolean;
   /** On update, locked fields that already have a value change only when true. */
   overwriteLocked: boolean;
   /**
@@ -185,7 +191,7 @@ export async function applyCustomFieldValues(kind: ValueKind, ownerId: number, i
   }
   const entries = Object.entries(input ?? {});
   for (const [key] of entries) if (!/^\d{1,10}$/.test(key)) throw invalid(`customfield.${key}`);
-  if (!entries.length && !opts.creating) return;
+  if (!entries.length && (!opts.creating || opts.implicit)) return;
 
   // Every field of the kind with its brand and department lists, in one statement, kept per process
   // until a field changes (db/definitions): ticket create reads them on every call. Once per
@@ -239,12 +245,14 @@ export async function applyCustomFieldValues(kind: ValueKind, ownerId: number, i
     if (current !== value) changes.set(field.id, value);
   }
 
-  // Required fields of the brand: on create each needs a value; on update a given empty value is refused.
+  // Required fields of the brand: on create each needs a value; on update (and for an implicit
+  // owner) one given empty is refused, whether or not a value was stored.
+  const givenIds = new Set(given.map((g) => g.field.id));
   for (const field of fields.values()) {
     if (!field.required || !appliesToBrand(field, brandsByField, opts.brandId)) continue;
     const value = next.get(field.id);
     if (value !== null && value !== undefined) continue;
-    if (!opts.creating && !changes.has(field.id)) continue;
+    if ((!opts.creating || opts.implicit) && !givenIds.has(field.id)) continue;
     if (dependencyMet(field, next, fields)) throw new ValidationError(`The customfield.${field.id} field is required.`);
   }
 

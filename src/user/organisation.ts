@@ -16,6 +16,7 @@ import { applyCustomFieldValues, customFieldFilter, deleteCustomFieldValues, loa
 import { assertLanguage, personFields } from './people/rules';
 import { ORGANISATION_FIELDS, USER_SUMMARY_FIELDS, serializeUserSummary, type UserSummaryRow } from './people/presenter';
 import { defaultBrandId } from './users/service';
+import { releaseOwnership } from './organisationMembership';
 import { emit } from '../events';
 
 interface OrganisationRelations {
@@ -57,6 +58,7 @@ async function applyAccessLevels(org: Organisation, levels: Record<string, numbe
   const found = new Set(users.map((u) => u.id));
   const missing = ids.find((id) => !found.has(id));
   if (missing !== undefined) throw invalid(`access_level.${missing}`);
+  await releaseOwnership(users.filter((u) => u.organisation_id !== org.id).map((u) => u.id), org.id, transaction);
   for (const user of users) await user.update({ organisation_id: org.id, organisation_access_level: levels[String(user.id)] }, { transaction });
 }
 
@@ -67,8 +69,10 @@ const fields = {
   language_code: personFields.language_code,
   timezone: personFields.timezone,
   notes: field.text(),
-  domain: Joi.array().items(oneLine(Joi.string().trim().normalize('NFC').lowercase().max(255)).domain({ tlds: false }).custom(canonicalDomain)).single().max(100),
-  access_level: Joi.object().pattern(/^\d+$/, field.flag()),
+  // An empty value (`domain=`) clears the domains, as it clears a ticket's `tag` or `cc`.
+  domain: Joi.array().items(oneLine(Joi.string().trim().normalize('NFC').lowercase().max(255)).domain({ tlds: false }).custom(canonicalDomain)).single().max(100).allow('', null),
+  // Keyed by user id: any other key is refused, not dropped (`The selected access level.abc is invalid.`).
+  access_level: Joi.object().pattern(/^\d{1,10}$/, field.flag()).pattern(/^/, Joi.any().custom((_v, helpers) => helpers.error('any.invalid'))),
 };
 
 /** Input fields stored as they are. */
@@ -107,7 +111,8 @@ export const organisationResource: ResourceDef<Organisation, OrganisationRelatio
         throw new ValidationError('The brand of an organisation with users cannot be changed: its users must be of the same brand.');
       }
     }
-    const domains: string[] | undefined = input.domain;
+    // An empty value (null) clears the domains.
+    const domains: string[] | undefined = input.domain === undefined ? undefined : input.domain ?? [];
     if (domains || brandId !== org.brand_id) {
       // Without new domains, the current ones move with the organisation (the foreign key cascades).
       const kept = domains ?? (await OrganisationDomain.findAll({ where: { organisation_id: org.id }, attributes: ['domain'], transaction })).map((d) => d.domain);

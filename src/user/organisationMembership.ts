@@ -1,4 +1,4 @@
-import type { Transaction } from 'sequelize';
+import { Op, type Transaction } from 'sequelize';
 import { Organisation, User } from '../db/models';
 import { onceInTransaction } from '../db/transaction';
 import { select } from '../db/select';
@@ -12,6 +12,20 @@ export async function organisationForBrand(orgId: number, brandId: number | null
   const org = await Organisation.findByPk(orgId, { transaction });
   if (!org || org.brand_id !== brandId) throw invalid(field);
   return org;
+}
+
+/**
+ * Users moving to organisation `orgId` (null: to none) stop owning the one they leave: an owner
+ * is always a member, whichever way they leave (their own update, another organisation's
+ * `access_level`). Called before the move; the callers hold the users' rows.
+ */
+export async function releaseOwnership(userIds: number[], orgId: number | null, transaction: Transaction): Promise<void> {
+  if (!userIds.length) return;
+  const owned = await Organisation.findAll({
+    attributes: ['id'], where: { owner_id: { [Op.in]: userIds }, ...(orgId ? { id: { [Op.ne]: orgId } } : {}) }, transaction,
+  });
+  // By primary key: no gap lock on owner_id for the users who own nothing.
+  if (owned.length) await Organisation.update({ owner_id: null }, { where: { id: { [Op.in]: owned.map((o) => o.id) } }, transaction });
 }
 
 /** A new organisation with the user as owner and Manager (unless another level is asked for). */
@@ -52,8 +66,7 @@ export async function applyMembership(user: User, input: MembershipInput, creati
   }
   if (orgId === 0) {
     if (creating) throw invalid('organisation_id');
-    const current = user.organisation_id ? await Organisation.findByPk(user.organisation_id, { transaction }) : null;
-    if (current?.owner_id === user.id) await current.update({ owner_id: null }, { transaction });
+    await releaseOwnership([user.id], null, transaction);
     await user.update({ organisation_id: null, organisation_access_level: null }, { transaction });
     if (name) await createOwnedOrganisation(user, name, level, transaction);
     return;
@@ -61,6 +74,7 @@ export async function applyMembership(user: User, input: MembershipInput, creati
   if (orgId !== undefined) {
     await organisationForBrand(orgId, user.brand_id, 'organisation_id', transaction);
     const same = user.organisation_id === orgId;
+    if (!creating && !same) await releaseOwnership([user.id], orgId, transaction);
     await user.update({ organisation_id: orgId, organisation_access_level: level ?? (same ? user.organisation_access_level : MEMBER) }, { transaction });
     return;
   }

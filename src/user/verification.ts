@@ -15,9 +15,26 @@ const hash = (token: string) => createHash('sha256').update(token).digest('hex')
 export async function issueVerificationToken(userId: number, transaction?: Transaction): Promise<{ token: string; expiresAt: number }> {
   const token = randomBytes(32).toString('base64url');
   const expiresAt = now() + config().verifyTokenTtl;
-  await UserToken.update({ used_at: now() }, { where: { user_id: userId, purpose: VERIFY_PURPOSE, used_at: { [Op.is]: null } }, transaction });
+  await revokeVerificationTokens(userId, transaction);
   await UserToken.create({ user_id: userId, purpose: VERIFY_PURPOSE, token_hash: hash(token), expires_at: expiresAt }, { transaction });
   return { token, expiresAt };
+}
+
+/**
+ * Makes the person's outstanding verification links invalid (used up), in the caller's
+ * transaction: a link is a credential for the address it was mailed to, so it must stop working
+ * once that address changes, a password is set some other way, or the person is deactivated.
+ */
+export async function revokeVerificationTokens(userId: number, transaction?: Transaction): Promise<void> {
+  await UserToken.update({ used_at: now() }, { where: { user_id: userId, purpose: VERIFY_PURPOSE, used_at: { [Op.is]: null } }, transaction });
+}
+
+/**
+ * Whether an update of a person makes their verification links invalid: a new email, a password
+ * set through the API, or a deactivation.
+ */
+export function revokesVerification(person: { email: string }, input: { email?: string; password?: string; active?: number }): boolean {
+  return (input.email !== undefined && input.email !== person.email) || input.password !== undefined || input.active === 0;
 }
 
 /** The link in the mail, served by this web process (`/account/verify/<token>`). */

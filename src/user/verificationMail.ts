@@ -7,7 +7,15 @@ import { transportFor } from '../mail/transports';
 import { defineJob } from '../queue/jobs';
 import { QUEUES } from '../queue/names';
 import { formattedName } from './people/presenter';
-import { brandOf, issueVerificationToken, verificationUrl } from './verification';
+import { brandOf, issueVerificationToken, revokeVerificationTokens, verificationUrl } from './verification';
+
+/** Why a person gets no verification mail, if they get none. */
+function skipReason(user: User | null): string | null {
+  if (!user) return 'the person no longer exists';
+  if (user.password) return 'a password is already set';
+  if (user.type === 'operator' && user.active !== 1) return 'the operator is inactive';
+  return null;
+}
 
 /** The verification mail: a single-use link that lets the person set a password. */
 export const verificationMail = defineJob<{ userId: number }>({
@@ -16,14 +24,22 @@ export const verificationMail = defineJob<{ userId: number }>({
   schema: Joi.object({ userId: Joi.number().integer().min(1).required() }),
   options: mailJobOptions,
   async handle({ userId }) {
+    const before = await User.findByPk(userId);
+    const skip = skipReason(before);
+    if (skip) return { skipped: skip };
+    // The person is read again after the token is issued: an update that changes the address (or
+    // sets a password, or deactivates) revokes the token if it commits later, and is seen here if
+    // it committed earlier, so the link never goes to an address it no longer belongs to.
+    const { token } = await issueVerificationToken(userId);
     const user = await User.findByPk(userId);
-    if (!user) return { skipped: 'the person no longer exists' };
-    if (user.password) return { skipped: 'a password is already set' };
-    if (user.type === 'operator' && user.active !== 1) return { skipped: 'the operator is inactive' };
+    const skipNow = skipReason(user);
+    if (skipNow || !user) {
+      await revokeVerificationTokens(userId);
+      return { skipped: skipNow };
+    }
     const brand = await brandOf(user);
     if (!brand) throw new Error('No brand to send the mail from');
     const transport = transportFor(brand);
-    const { token } = await issueVerificationToken(user.id);
     const hours = Math.round(config().verifyTokenTtl / 3600);
     const { html, text } = frame(brand, {
       paragraphs: [

@@ -101,6 +101,32 @@ describe('automatic API bans after failed authentications (defaults: 10 in 10 mi
     expectError(await from(ip).auth(api.token, 'x'), 403, BANNED);
   });
 
+  it('bans again at the next failure after an integrator deletes the automatic ban (count beyond the limit)', async () => {
+    const ip = uniqueIpv4();
+    await failTimes(ip, 10);
+    const [ban] = await bansOf(ip);
+    expect((await api.del(`/api/core/ipban/${ban.id}`)).status).toBe(200);
+    expect((await from(ip).auth(api.token, 'x')).status).toBe(200);
+    // The 11th failure within the window bans again: no more guessing until the window ends.
+    expect((await wrongToken(ip, 11)).status).toBe(401);
+    expectError(await from(ip).auth(api.token, 'x'), 403, BANNED);
+    const again = await bansOf(ip);
+    expect(again).toHaveLength(1);
+    expect(again[0]).toMatchObject({ type: 0, event_api: 1, reason: REASON });
+    expect(again[0].id).not.toBe(ban.id);
+  });
+
+  it('makes one ban when parallel failures beyond the limit race after the ban was deleted', async () => {
+    const ip = uniqueIpv4();
+    await failTimes(ip, 10);
+    const [ban] = await bansOf(ip);
+    expect((await api.del(`/api/core/ipban/${ban.id}`)).status).toBe(200);
+    const statuses = (await Promise.all(Array.from({ length: 20 }, (_, i) => wrongToken(ip, i)))).map((r) => r.status);
+    expect(statuses.filter((s) => s !== 401 && s !== 403)).toEqual([]);
+    expect(await IpBan.count({ where: { ip } })).toBe(1);
+    expectError(await from(ip).auth(api.token, 'x'), 403, BANNED);
+  });
+
   it('logs the ban at warn level, never the token', async () => {
     const warn = jest.spyOn(logger, 'warn');
     try {

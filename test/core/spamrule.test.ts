@@ -37,6 +37,23 @@ describe('POST /api/core/spamrule', () => {
     expect((await show(rule.id)).text).toBe(text);
   });
 
+  it('keeps leading and trailing spaces, which a regular expression matches, on create and update', async () => {
+    const text = ` ${unique('cheap')} `;
+    const rule = await create({ text, type: 0 });
+    expect(rule.text).toBe(text);
+    expect((await show(rule.id)).text).toBe(text);
+    const spaced = `\t${unique('free')}  `;
+    expect(expectSuccess(await api.put(`${BASE}/${rule.id}`, { text: spaced }), 'Successfully updated the spam rule!').text).toBe(spaced);
+    expect((await show(rule.id)).text).toBe(spaced);
+  });
+
+  it('refuses a text of only whitespace as required, on create and update', async () => {
+    expectError(await api.post(BASE, { text: '   ', type: 0 }), 422, 'The text field is required.');
+    const rule = await create({ text: unique('ws'), type: 0 });
+    expectError(await api.put(`${BASE}/${rule.id}`, { text: ' \t ' }), 422, 'The text field is required.');
+    expect(await show(rule.id)).toEqual(rule);
+  });
+
   it('accepts a long text of multi-byte characters (within the 65535-character limit) and returns it intact', async () => {
     const text = `${unique('r')}${'ß'.repeat(40000)}`;
     const rule = await create({ text, type: 0 });

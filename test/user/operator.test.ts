@@ -216,6 +216,12 @@ describe('PUT /api/user/operator/{id}', () => {
     expect((await OperatorDepartment.findAll({ where: { user_id: created.id } })).map((d) => d.department_id)).toEqual([departmentId]);
   });
 
+  it('clears the phones with an empty value (`phone=`)', async () => {
+    const created = await createOperator({ phone: [newPhone().e164] });
+    expect(await updateOperator(created.id, { phone: '' })).toMatchObject({ phonenumbers: [] });
+    expect((await showOperator(created.id)).phonenumbers).toEqual([]);
+  });
+
   it('refuses the email of another operator and leaves the operator unchanged', async () => {
     const a = await createOperator();
     const b = await createOperator();

@@ -186,6 +186,15 @@ describe('access_level[<user id>]', () => {
       expectError(await api.post(BASE, { name: unique('Ghost org'), access_level: { 999999999: 0 } }), 422, 'The selected access level.999999999 is invalid.');
     });
 
+    it('refuses a key that is no user id, like role permissions, and changes nothing', async () => {
+      const o = await createOrganisation();
+      for (const key of ['abc', '-1', '1.5']) {
+        expectError(await api.put(`${BASE}/${o.id}`, { notes: 'Changed', access_level: { [key]: 1 } }), 422, `The selected access level.${key} is invalid.`);
+      }
+      expect((await showOrganisation(o.id)).notes).toBeNull();
+      expectError(await api.post(BASE, { name: unique('Key'), access_level: { abc: 0 } }), 422, 'The selected access level.abc is invalid.');
+    });
+
     it('refuses a level other than 0 or 1', async () => {
       const u = await createUser();
       const name = unique('Level');
@@ -210,6 +219,17 @@ describe('domain[]', () => {
     const o = await createOrganisation({ domain: [d1] });
     expect((await updateOrganisation(o.id, { domain: [d2] })).domains).toEqual([d2]);
     // The old domain is free for another organisation of the brand.
+    expect((await createOrganisation({ domain: [d1] })).domains).toEqual([d1]);
+  });
+
+  it('clears the domains with an empty value (`domain=`), as a ticket\'s `tag=` clears its tags', async () => {
+    const d1 = newDomain();
+    const o = await createOrganisation({ domain: [d1] });
+    expect(await updateOrganisation(o.id, { domain: '' })).toMatchObject({ domains: [] });
+    expect((await showOrganisation(o.id)).domains).toEqual([]);
+    expect(await OrganisationDomain.count({ where: { organisation_id: o.id } })).toBe(0);
+    // The domain is free again; an empty value on create is no domain.
+    expect((await createOrganisation({ domain: '' })).domains).toEqual([]);
     expect((await createOrganisation({ domain: [d1] })).domains).toEqual([d1]);
   });
 

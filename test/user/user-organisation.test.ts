@@ -167,6 +167,38 @@ describe('membership on user update', () => {
     expect(org.users).toEqual([]);
   });
 
+  it('an owner who moves to another organisation is no longer the owner of the one they left', async () => {
+    const owner = await createUser({ email: newEmail('m'), organisation: unique('Owned') });
+    const orgId = owner.organisation_id;
+    const other = await createOrganisation();
+    expect(await updateUser(owner.id, { organisation_id: other.id })).toMatchObject({ organisation_id: other.id, organisation_access_level: MEMBER });
+    expect(await showOrganisation(orgId)).toMatchObject({ owner_id: null, users: [] });
+    expect((await showOrganisation(other.id)).owner_id).toBeNull();
+    expect(await Organisation.count({ where: { owner_id: owner.id } })).toBe(0);
+  });
+
+  it('an owner moved by another organisation\'s access_level is no longer the owner of the one they left', async () => {
+    const owner = await createUser({ email: newEmail('m'), organisation: unique('Owned') });
+    const orgId = owner.organisation_id;
+    const other = await createOrganisation();
+    expectSuccess(await api.put(`${ORGS}/${other.id}`, { access_level: { [owner.id]: MANAGER } }), 'Successfully updated the organisation!');
+    expect(await showUser(owner.id)).toMatchObject({ organisation_id: other.id, organisation_access_level: MANAGER });
+    expect(await showOrganisation(orgId)).toMatchObject({ owner_id: null, users: [] });
+    // Also when the other organisation is created with the owner in it.
+    const owner2 = await createUser({ email: newEmail('m'), organisation: unique('Owned') });
+    const created = await createOrganisation({ access_level: { [owner2.id]: MEMBER } });
+    expect((await showUser(owner2.id)).organisation_id).toBe(created.id);
+    expect((await showOrganisation(owner2.organisation_id)).owner_id).toBeNull();
+  });
+
+  it('an owner who stays keeps the organisation: its own access_level or organisation_id again change nothing', async () => {
+    const owner = await createUser({ email: newEmail('m'), organisation: unique('Owned') });
+    const orgId = owner.organisation_id;
+    await updateUser(owner.id, { organisation_id: orgId, organisation_access_level: MEMBER });
+    expectSuccess(await api.put(`${ORGS}/${orgId}`, { access_level: { [owner.id]: MANAGER } }), 'Successfully updated the organisation!');
+    expect((await showOrganisation(orgId)).owner_id).toBe(owner.id);
+  });
+
   it('organisation_id moves the user to another organisation as a User, or at the given level', async () => {
     const [a, b] = [await createOrganisation(), await createOrganisation()];
     const u = await createUser({ email: newEmail('m'), organisation_id: a.id, organisation_access_level: MANAGER });

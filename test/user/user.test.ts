@@ -359,6 +359,17 @@ describe('PUT /api/user/user/{id}', () => {
     expect(await showUser(created.id)).toMatchObject({ firstname: 'X', phonenumbers: [expect.objectContaining({ number: p3.e164 })] });
   });
 
+  it('clears phones, additional emails and groups with an empty value, as a ticket\'s `tag=` clears its tags', async () => {
+    const created = await createUser({ email: newEmail(), phone: [newPhone().e164], additional_email: [newEmail('x')], groups: [extraGroupId] });
+    const u = expectSuccess(await api.put(`${BASE}/${created.id}`, { phone: '', additional_email: '', groups: '' }), 'Successfully updated the user!');
+    expect(u).toMatchObject({ phonenumbers: [], additional_emails: [], groups: [] });
+    expect(await UserPhone.count({ where: { user_id: created.id } })).toBe(0);
+    expect(await UserEmail.count({ where: { user_id: created.id } })).toBe(0);
+    expect(await showUser(created.id)).toMatchObject({ email: created.email, phonenumbers: [], additional_emails: [], groups: [] });
+    // On create an empty value is none.
+    expect(await createUser({ email: newEmail(), phone: '', additional_email: '', groups: '' })).toMatchObject({ phonenumbers: [], additional_emails: [], groups: [] });
+  });
+
   it('replaces the groups', async () => {
     const created = await createUser({ email: newEmail(), groups: [registeredGroupId] });
     const u = expectSuccess(await api.put(`${BASE}/${created.id}`, { groups: [extraGroupId] }), 'Successfully updated the user!');

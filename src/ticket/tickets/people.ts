@@ -128,7 +128,7 @@ async function create(wanted: WantedUser[], transaction: Transaction, createdHer
   const users = await createUsers(wanted.map(({ email, brandId, names }) => ({
     email: email.toLowerCase(), brand_id: brandId, firstname: names.firstname || null, lastname: names.lastname || null,
     ...(names.organisation ? { organisation: names.organisation } : {}),
-  })), transaction, { addressFree: true });
+  })), transaction, { addressFree: true, implicit: true });
   for (const [i, w] of wanted.entries()) {
     (await knownUsers(w.brandId, transaction)).set(w.email.toLowerCase(), { user: users[i], createdIn: transaction });
     createdHere.add(users[i]);

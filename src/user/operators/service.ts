@@ -10,6 +10,7 @@ import { readSettings } from '../../db/settings';
 import {
   assertEmailFree, assertLanguage, normalisePhones, passwordValues, replaceGroups, replacePhones,
 } from '../people/rules';
+import { revokeVerificationTokens, revokesVerification } from '../verification';
 
 /**
  * What an operator is made of, as the service takes it (validated by the resource's schemas, or
@@ -22,7 +23,8 @@ export interface OperatorInput {
   password?: string;
   /** 1: send the verification mail (only to an active operator without a password). */
   send_email?: 0 | 1;
-  phone?: string[];
+  /** null (an empty value): none. */
+  phone?: string[] | null;
   country?: string | null;
   language_code?: string | null;
   timezone?: string | null;
@@ -68,6 +70,7 @@ export async function updateOperator(operator: User, input: OperatorInput, trans
   const phones = normalisePhones(input.phone);
   if (input.email !== undefined && input.email !== operator.email) await assertEmailFree('operator', input.email, null, operator.id, transaction);
   await assertLanguage(input.language_code, transaction);
+  if (revokesVerification(operator, input)) await revokeVerificationTokens(operator.id, transaction);
   await operator.update({ ...sent(input, COLUMNS), ...(await passwordValues(input.password)) }, { transaction });
   if (input.groups) await replaceGroups(operator.id, 'operator', input.groups, transaction);
   if (phones) await replacePhones(operator.id, phones, transaction);

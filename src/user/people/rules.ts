@@ -21,7 +21,8 @@ export const personFields = {
   email: field.email(),
   password: Joi.string().min(8).max(1024),
   send_email: field.flag(),
-  phone: Joi.array().items(Joi.string().trim().max(32)).single().max(20),
+  // An empty value (`phone=`) clears the numbers, as it clears a ticket's `tag` or `cc`.
+  phone: Joi.array().items(Joi.string().trim().max(32)).single().max(20).allow('', null),
   // An assigned ISO 3166-1 alpha-2 code (GB, not UK).
   country: Joi.string().trim().uppercase().pattern(/^[A-Z]{2}$/, 'country').allow('', null)
     .custom((v: string, helpers) => (isCountry(v) ? v : helpers.error('any.invalid'))),
@@ -32,9 +33,10 @@ export const personFields = {
   active: field.flag(),
 };
 
-/** Phone numbers must be E.164 (`+` and country code); they are stored normalised. */
-export function normalisePhones(phones: string[] | undefined): string[] | undefined {
-  if (!phones) return undefined;
+/** Phone numbers must be E.164 (`+` and country code); they are stored normalised. null (an empty value): none. */
+export function normalisePhones(phones: string[] | null | undefined): string[] | undefined {
+  if (phones === undefined) return undefined;
+  if (phones === null) return [];
   return phones.map((raw, i) => {
     const parsed = raw.startsWith('+') ? parsePhoneNumberFromString(raw) : undefined;
     if (!parsed || !parsed.isValid()) throw new ValidationError(`The phone.${i} must be a valid phone number in E.164 format (for example +441234567890).`);

@@ -52,14 +52,15 @@ export const userFilters: Record<string, Filter> = {
 const userFields = {
   ...personFields,
   brand_id: field.id(),
-  additional_email: Joi.array().items(field.email()).single().max(50),
+  // An empty value (`additional_email=`) clears the list, as it clears a ticket's `tag` or `cc`.
+  additional_email: Joi.array().items(field.email()).single().max(50).allow('', null),
   email_verified: field.flag(),
   organisation: field.nullable(255),
   organisation_id: Joi.number().integer().min(0),
   organisation_access_level: field.flag(),
   organisation_notifications: field.flag(),
   customfield: Joi.object().pattern(/^\d+$/, Joi.any()),
-  groups: field.idArray(),
+  groups: field.idArray().allow('', null),
 };
 
 export const userResource: ResourceDef<User, PersonRelations, KnownPerson> = {

@@ -11,6 +11,7 @@ import { sent } from '../../lib/serialize';
 import { BRAND_EMAIL_TAKEN } from '../../db/uniqueKeys';
 import { applyCustomFieldValues, deleteCustomFieldValues } from '../../customfields/values';
 import { applyMembership } from '../organisationMembership';
+import { revokeVerificationTokens, revokesVerification } from '../verification';
 import {
   assertLanguage, normalisePhones, passwordValues, personDefaults, replaceGroups, replacePhones, takenEmails,
 } from '../people/rules';
@@ -26,11 +27,13 @@ export interface UserInput {
   brand_id?: number;
   firstname?: string | null;
   lastname?: string | null;
-  additional_email?: string[];
+  /** null (an empty value): none. */
+  additional_email?: string[] | null;
   password?: string;
   /** 1: send the verification mail (only to a user without a password). */
   send_email?: 0 | 1;
-  phone?: string[];
+  /** null (an empty value): none. */
+  phone?: string[] | null;
   country?: string | null;
   language_code?: string | null;
   timezone?: string | null;
@@ -44,7 +47,8 @@ export interface UserInput {
   organisation_notifications?: 0 | 1;
   /** Values keyed by custom field id. */
   customfield?: Record<string, unknown>;
-  groups?: number[];
+  /** null (an empty value): none. */
+  groups?: number[] | null;
   /** Update only: locked custom fields change only when 1. */
   overwrite_customfield_values?: 0 | 1;
 }
@@ -105,8 +109,14 @@ function checkVerifiedNeedsPassword(emailVerified: number | undefined, hasPasswo
 /** Input fields stored as they are. */
 const COLUMNS = ['firstname', 'lastname', 'email', 'country', 'language_code', 'timezone', 'email_verified', 'active', 'organisation_notifications'] as const;
 
-/** `addressFree`: the caller has just found nobody of the brand with the address (no additional ones given). */
-export async function createUser(input: CreateUserInput, transaction: Transaction, known: { addressFree?: boolean } = {}): Promise<User> {
+/**
+ * `addressFree`: the caller has just found nobody of the brand with the address (no additional ones given).
+ * `implicit`: the help desk creates the user itself (a ticket's new `user_email`, a mail's new sender), not
+ * through the user form: required custom fields it cannot know are not asked for.
+ */
+export interface CreateUsersOptions { addressFree?: boolean; implicit?: boolean }
+
+export async function createUser(input: CreateUserInput, transaction: Transaction, known: CreateUsersOptions = {}): Promise<User> {
   return (await createUsers([input], transaction, known))[0];
 }
 
@@ -118,14 +128,14 @@ export async function createUser(input: CreateUserInput, transaction: Transactio
  * any of the addresses, which are all different (no additional ones given). A user's address
  * taken meanwhile by another transaction fails the INSERT, which then leaves no user behind.
  */
-export async function createUsers(inputs: CreateUserInput[], transaction: Transaction, known: { addressFree?: boolean } = {}): Promise<User[]> {
+export async function createUsers(inputs: CreateUserInput[], transaction: Transaction, known: CreateUsersOptions = {}): Promise<User[]> {
   const checked: Array<{ input: CreateUserInput; brandId: number; phones: ReturnType<typeof normalisePhones> }> = [];
   for (const input of inputs) {
     const brandId = input.brand_id ?? (await defaultBrandId(transaction));
     await assertBrand(brandId, transaction);
     const phones = normalisePhones(input.phone);
     checkVerifiedNeedsPassword(input.email_verified, !!input.password);
-    const additional: string[] | undefined = input.additional_email;
+    const additional: string[] | undefined = input.additional_email ?? undefined;
     if (!known.addressFree || additional?.length) {
       await assertAddressesFree(brandId, { email: input.email, emailSent: true, additional: additional ?? [], additionalSent: !!additional }, null, transaction);
     }
@@ -144,9 +154,9 @@ export async function createUsers(inputs: CreateUserInput[], transaction: Transa
   for (const [i, { input, brandId, phones }] of checked.entries()) {
     const user = users[i];
     if (phones) await replacePhones(user.id, phones, transaction, true);
-    if (input.groups) await replaceGroups(user.id, 'user', input.groups, transaction, true);
+    if (input.groups?.length) await replaceGroups(user.id, 'user', input.groups, transaction, true);
     await applyMembership(user, input, true, transaction);
-    await applyCustomFieldValues('user', user.id, input.customfield, { brandId, creating: true, overwriteLocked: true, transaction });
+    await applyCustomFieldValues('user', user.id, input.customfield, { brandId, creating: true, implicit: known.implicit, overwriteLocked: true, transaction });
   }
   await emitAll(transaction, checked.map(({ input }, i) => ({ name: 'user.created' as const, payload: { userId: users[i].id, sendEmail: input.send_email === 1 } })));
   return users;
@@ -163,7 +173,8 @@ export async function updateUser(user: User, input: UserInput, transaction: Tran
     if (staysInOrganisation) throw new ValidationError('The brand of a user in an organisation cannot be changed: remove the user from the organisation first (organisation_id 0).');
   }
   const email: string = input.email ?? user.email;
-  const additional: string[] | undefined = input.additional_email;
+  // An empty value (null) clears the list, like an empty array.
+  const additional: string[] | undefined = input.additional_email === undefined ? undefined : input.additional_email ?? [];
   if (email !== user.email || brandId !== user.brand_id || additional) {
     const others = additional ?? (await UserEmail.findAll({ where: { user_id: user.id }, attributes: ['email'], transaction }))
       .map((e) => e.email).filter((e) => e !== email);
@@ -174,10 +185,11 @@ export async function updateUser(user: User, input: UserInput, transaction: Tran
   // address changes (it may become one of them), and so does one that becomes the main address.
   if (additional) await UserEmail.destroy({ where: { user_id: user.id }, transaction });
   else if (email !== user.email) await UserEmail.destroy({ where: { user_id: user.id, email }, transaction });
+  if (revokesVerification(user, input)) await revokeVerificationTokens(user.id, transaction);
   await user.update({ ...sent(input, COLUMNS), brand_id: brandId, ...(await passwordValues(input.password)) }, { transaction });
   if (additional) await addAdditionalEmails(additional.map((email) => ({ userId: user.id, email })), transaction);
   if (phones) await replacePhones(user.id, phones, transaction);
-  if (input.groups) await replaceGroups(user.id, 'user', input.groups, transaction);
+  if (input.groups !== undefined) await replaceGroups(user.id, 'user', input.groups ?? [], transaction);
   await applyMembership(user, input, false, transaction);
   await applyCustomFieldValues('user', user.id, input.customfield, {
     brandId: user.brand_id!, creating: false, overwriteLocked: input.overwrite_customfield_values === 1, transaction,
