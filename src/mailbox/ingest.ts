@@ -394,9 +394,12 @@ function namesOf(mail: IncomingMessage): { firstname: string | null; lastname: s
   return { firstname: parts[0].slice(0, 255), lastname: parts.slice(1).join(' ').slice(0, 255) || null };
 }
 
-/** Addresses copied on the mail, without our own, the sender and `except` (a reply's ticket owner): they join the ticket's CC list. */
-async function copiedAddresses(mail: IncomingMessage, t: Transaction, except: string[] = []): Promise<string[]> {
-  const candidates = [...new Set([...mail.to, ...mail.cc])].filter((a) => a !== mail.from!.address && !except.includes(a));
+/**
+ * Addresses copied on the mail, without our own and the sender: they join the ticket's CC list
+ * (without the ticket's user: the ticket services drop it, ccWithoutUser in src/ticket/common.ts).
+ */
+async function copiedAddresses(mail: IncomingMessage, t: Transaction): Promise<string[]> {
+  const candidates = [...new Set([...mail.to, ...mail.cc])].filter((a) => a !== mail.from!.address);
   const own = new Set((await ownAddresses(candidates, t)).map((e) => e.address.toLowerCase()));
   return candidates.filter((a) => !own.has(splitSubaddress(a).base));
 }
@@ -422,7 +425,7 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
 
   const target = await threadTarget(mail, t);
   if (target) {
-    const { ticket, how, joinsAsCc, operator, owner } = target;
+    const { ticket, how, joinsAsCc, operator } = target;
     const department = await Department.findByPk(ticket.department_id, { attributes: ['id', 'disable_user_email_replies'], transaction: t });
     const byUser = !operator;
     await beforeWrite();
@@ -441,7 +444,7 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
         // Copied on the original mail (or answering "reply all") and found by the thread's own ids: joins as a CC.
         const added = await addMessage({
           ticketId: ticket.id, userId: author.id, text: mail.text || '(no text)', type: MESSAGE_TYPE.MESSAGE,
-          cc: await copiedAddresses(mail, savepoint, owner ? [owner.email.toLowerCase()] : []), attachments: allowed,
+          cc: await copiedAddresses(mail, savepoint), attachments: allowed,
           createdAt, channel: 'email', automatic: !!automatic,
         }, savepoint, { settings, joinCc: joinsAsCc && !operator ? from : undefined });
         return added.message;

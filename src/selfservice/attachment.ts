@@ -18,7 +18,7 @@ export const ATTACHMENT_FIELDS = ['id', 'upload_hash', 'article_id', 'locale', '
 const FOLDER = 'selfservice';
 
 export function serializeAttachment(a: ArticleAttachment, upload: Upload | undefined): Record<string, any> {
-  return { ...pick(a, ATTACHMENT_FIELDS), upload: upload ? serializeUpload(upload, FOLDER, a.original_name) : null };
+  return { ...pick(a, ATTACHMENT_FIELDS), upload: upload ? serializeUpload(upload, FOLDER, a) : null };
 }
 
 interface Related {

@@ -12,6 +12,7 @@ import { cleanFileName, findUpload, mimeOf, openUpload } from './uploads';
 interface Attached {
   upload_hash: string;
   original_name: string;
+  created_at: number;
 }
 
 /**
@@ -35,7 +36,8 @@ export function attachmentDownloadRoute(path: string, model: { findByPk(id: numb
     if (!attachment || !upload) throw new NotFoundError('attachment');
     const size = Number(upload.size);
     const etag = `"${upload.hash}"`;
-    const lastModified = new Date(upload.created_at * 1000).toUTCString();
+    // The attachment's own time: the stored row's is when the bytes were first attached, perhaps elsewhere.
+    const lastModified = new Date(attachment.created_at * 1000).toUTCString();
     res.setHeader('ETag', etag);
     res.setHeader('Last-Modified', lastModified);
     if (req.fresh) {

@@ -114,14 +114,22 @@ export async function loadUploads(hashes: string[]): Promise<Map<string, Upload>
   return new Map((await loadRows(Upload, 'hash', hashes, { attributes: UPLOAD_FIELDS })).map((u) => [u.hash, u]));
 }
 
+/** What an attachment (a ticket's, an article's) says of the file it attaches. */
+export interface AttachedUpload {
+  original_name: string;
+  created_at: number;
+  updated_at: number;
+}
+
 /**
- * An upload as attachments embed it; `folder` names the area that stored it (`selfservice`,
- * `tickets`). `mime` is the type of the name it is attached under (`name`): the same bytes may
- * have been stored first under another name and type.
+ * An upload as an attachment embeds it; `folder` names the area that stored it (`selfservice`,
+ * `tickets`). The same bytes are stored once, under the name (and at the time) they were FIRST
+ * attached, perhaps by another ticket of another brand: the name, its type and the times shown
+ * are the attachment's own, never the stored row's (which would tell who else sent the file).
  */
-export function serializeUpload(upload: Upload, folder: string, name?: string): Record<string, any> {
+export function serializeUpload(upload: Upload, folder: string, attached: AttachedUpload): Record<string, any> {
   return {
-    id: upload.id, hash: upload.hash, filename: upload.filename, folder, mime: name === undefined ? upload.mime : mimeOf(name), size: humanSize(Number(upload.size)),
-    created_at: upload.created_at, updated_at: upload.updated_at,
+    id: upload.id, hash: upload.hash, filename: cleanFileName(attached.original_name), folder, mime: mimeOf(attached.original_name),
+    size: humanSize(Number(upload.size)), created_at: attached.created_at, updated_at: attached.updated_at,
   };
 }

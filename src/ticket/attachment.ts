@@ -20,7 +20,7 @@ const FOLDER = 'tickets';
 const MAX_ATTACHMENTS = 50;
 
 export function serializeTicketAttachment(a: TicketAttachment, upload: Upload | undefined): Record<string, any> {
-  return { ...pick(a, TICKET_ATTACHMENT_FIELDS), upload: upload ? serializeUpload(upload, FOLDER, a.original_name) : null };
+  return { ...pick(a, TICKET_ATTACHMENT_FIELDS), upload: upload ? serializeUpload(upload, FOLDER, a) : null };
 }
 
 /**

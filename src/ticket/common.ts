@@ -24,6 +24,16 @@ export function normaliseCc(addresses: readonly string[] | null | undefined): st
   return out;
 }
 
+/**
+ * A ticket's CC addresses as stored (normaliseCc) without its own user's address: the ticket's
+ * user gets its mail as its user, and is never on its CC list (docs/mail.md). Dropped, not
+ * refused. The one rule of the API (create, update, messages) and the mailbox worker (through them).
+ */
+export function ccWithoutUser(addresses: readonly string[] | null | undefined, user: { email: string } | null | undefined): string[] {
+  const own = user?.email.trim().toLowerCase();
+  return normaliseCc(addresses).filter((a) => a !== own);
+}
+
 /** A stored JSON array of strings (cc columns); [] for none or an unreadable value. */
 export function jsonList(stored: string | null | undefined): string[] {
   if (!stored) return [];

@@ -6,7 +6,10 @@ import { MailMessageId, Ticket, TicketFeedback } from '../../src/db/models';
 import { now } from '../../src/db/entity';
 import { sendFeedbackRequests } from '../../src/ticket/feedbackRequests';
 import { newEmail, useApi } from '../helpers/app';
-import { mailAbout, mailEntries, mailTo, mailsOf, settled, useMailWorld } from './support';
+import { waitFor } from '../helpers/smtp';
+import { transaction } from '../../src/db/transaction';
+import { addMessage } from '../../src/ticket/messages/service';
+import { customer, mailAbout, mailEntries, mailTo, mailsOf, settled, useMailWorld } from './support';
 
 const api = useApi();
 const m = useMailWorld();
@@ -58,12 +61,15 @@ describe('through the API', () => {
     await settled(ticket.id);
     expect(mailsOf(m.smtp, ticket)).toHaveLength(4);
 
-    // The user's reply: the department's operators (nobody is assigned).
+    // The user's reply: the department's operators (nobody is assigned), and its copy to the CC address.
     const userReply = ok(await api.post('/api/ticket/message', { ticket_id: ticket.id, user_id: ticket.user_id, text: 'Still beeping.' }));
-    const toOperator = await mailAbout(m.smtp, ticket, userReply.id);
+    const toOperator = await waitFor(() => mailsOf(m.smtp, ticket).find((mail) => mail.parsed.messageId?.startsWith(`<t${ticket.id}.m${userReply.id}.`)
+      && mail.envelopeTo.includes(m.world.direct.email)), 60000, 'the operator\'s mail about the user\'s reply');
     expect(toOperator.parsed.subject).toBe(`[#${ticket.number}]: New reply from Ada`);
     await settled(ticket.id);
-    expect(mailsOf(m.smtp, ticket)).toHaveLength(6);
+    const aboutReply = mailsOf(m.smtp, ticket).filter((mail) => mail.parsed.messageId?.startsWith(`<t${ticket.id}.m${userReply.id}.`));
+    expect(aboutReply.map((mail) => mail.envelopeTo).sort()).toEqual([[cc], [m.world.direct.email], [m.world.grouped.email]].sort());
+    expect(mailsOf(m.smtp, ticket)).toHaveLength(7);
 
     // Assignment: the new assignee.
     ok(await api.put(`/api/ticket/ticket/${ticket.id}`, { assignedto: [m.world.outsider.id] }));
@@ -83,6 +89,55 @@ describe('through the API', () => {
     expect(fwd.parsed.subject).toBe(`[#${ticket.number}] Broken laptop`);
     expect(Buffer.compare(fwd.parsed.attachments[0].content, pdf)).toBe(0);
     await settled(ticket.id);
+  });
+
+  it('a user\'s reply reaches the ticket\'s CC addresses (not its author), threaded, with its files; send_user_email=0 none', async () => {
+    const email = newEmail('owner');
+    const [cc1, cc2] = [newEmail('cc1'), newEmail('cc2')];
+    const created = ok(await api.post('/api/ticket/ticket', {
+      brand: m.world.brand.id, department: m.world.department.id, status: m.world.openStatus, priority: m.world.priorityId,
+      subject: 'Copier jam', text: 'Jammed.', user_email: email, cc: [cc1, cc2], send_operators_email: 0,
+    }));
+    const ticket = (await Ticket.findByPk(created.id))!;
+    const opened = await mailTo(m.smtp, ticket, email, 'user_ticket_opened');
+    await settled(ticket.id);
+
+    // The ticket's user replies (send_user_email defaults to 1): one mail to the CC addresses, not to the user.
+    const file = Buffer.from([1, 2, 3, 254, 255]);
+    const reply = ok(await api.post('/api/ticket/message', {
+      ticket_id: ticket.id, user_id: ticket.user_id, text: 'Now it squeaks too.', send_operators_email: 0,
+      attachment: [{ filename: 'noise.log', contents: b64(file) }],
+    }));
+    const copy = await mailAbout(m.smtp, ticket, reply.id, 'the copy of the user\'s reply');
+    expect(copy.envelopeTo.sort()).toEqual([cc1, cc2].sort());
+    expect(copy.envelopeFrom).toBe(m.world.address.address);
+    expect(copy.parsed.subject).toBe(`Re: [#${ticket.number}]: Copier jam`);
+    expect(copy.parsed.html).toContain('Now it squeaks too.');
+    // Written by a person: no Auto-Submitted; threaded on the ticket's mail, with the message's file.
+    expect(copy.parsed.headers.get('auto-submitted')).toBeUndefined();
+    expect(bare(copy.parsed.inReplyTo)).toBe(bare(opened.parsed.messageId));
+    expect([copy.parsed.references].flat().map(bare)).toEqual([bare(opened.parsed.messageId)]);
+    expect(copy.parsed.headers.get('thread-topic')).toBe('Copier jam');
+    expect(copy.parsed.attachments.map((a) => [a.filename, Buffer.compare(a.content, file)])).toEqual([['noise.log', 0]]);
+    expect(await MailMessageId.count({ where: { ticket_id: ticket.id, ticket_message_id: reply.id, direction: 'out' } })).toBe(1);
+
+    // A person on the CC list replies: the other CC address gets it, not the author.
+    const copied = await customer(m.world.brand.id, { email: cc1 });
+    const theirs = ok(await api.post('/api/ticket/message', { ticket_id: ticket.id, user_id: copied.id, text: 'Same here.', send_operators_email: 0 }));
+    expect((await mailAbout(m.smtp, ticket, theirs.id)).envelopeTo).toEqual([cc2]);
+
+    // send_user_email=0: nobody.
+    const quiet = ok(await api.post('/api/ticket/message', { ticket_id: ticket.id, user_id: ticket.user_id, text: 'Quiet.', send_user_email: 0, send_operators_email: 0 }));
+    await settled(ticket.id);
+    expect((await mailEntries(ticket.id)).filter((e) => e.payload.messageId === quiet.id)).toEqual([]);
+    expect(mailsOf(m.smtp, ticket).map((mail) => mail.envelopeTo.sort())).toEqual([[cc1, cc2, email].sort(), [cc1, cc2].sort(), [cc2]]);
+    expect(mailsOf(m.smtp, ticket).flatMap((mail) => mail.envelopeTo).filter((a) => a === email)).toHaveLength(1);
+
+    // A reply by mail (as the mailbox worker files it) copied to cc2 reached cc2 itself: only cc1 gets the copy.
+    const byMail = await transaction((t) => addMessage({ ticketId: ticket.id, userId: ticket.user_id, text: 'By mail.', channel: 'email', cc: [cc2], sendOperatorsEmail: false }, t));
+    expect((await mailAbout(m.smtp, ticket, byMail.message.id)).envelopeTo).toEqual([cc1]);
+    await settled(ticket.id);
+    expect(mailsOf(m.smtp, ticket)).toHaveLength(4);
   });
 
   it('a resolved ticket asks for feedback once, and not after a reopening reply', async () => {

@@ -76,7 +76,9 @@ describe('article attachments', () => {
     const a = await make.article({ attachment: [file('a.txt', bytes)] });
     const b = await make.article({ attachment: [file('b.log', bytes)] });
     expect(a.attachments[0].upload.id).toBe(b.attachments[0].upload.id);
-    expect(b.attachments[0]).toMatchObject({ original_name: 'b.log', upload: { filename: 'a.txt' } });
+    // Each shows its own name, not the one the bytes were first stored under.
+    expect(a.attachments[0]).toMatchObject({ original_name: 'a.txt', upload: { filename: 'a.txt', mime: 'text/plain' } });
+    expect(b.attachments[0]).toMatchObject({ original_name: 'b.log', upload: { filename: 'b.log', mime: 'text/plain' } });
     expect(await Upload.count({ where: { hash: sha256(bytes) } })).toBe(1);
     const res = await download(b.attachments[0].id);
     expect(res.headers['content-disposition']).toBe('attachment; filename=b.log');

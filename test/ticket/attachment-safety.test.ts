@@ -4,9 +4,9 @@
  * names; article uploads obey allowed_files like ticket uploads.
  */
 import { randomBytes } from 'node:crypto';
-import { ArticleAttachment, Setting } from '../../src/db/models';
-import { useApi } from '../helpers/app';
-import { expectError, expectList } from '../helpers/envelope';
+import { ArticleAttachment, Brand, Setting, Upload } from '../../src/db/models';
+import { unique, useApi } from '../helpers/app';
+import { expectError, expectList, expectSuccess } from '../helpers/envelope';
 import { factories } from '../selfservice/support';
 import { b64, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
 
@@ -55,6 +55,39 @@ describe('attachment downloads', () => {
       expect(htmlRes.headers['content-type']).toMatch(/^text\/html/);
       expect(htmlRes.headers['content-security-policy']).toBe('sandbox');
     });
+  });
+
+  it('shows each attachment\'s own name and times, never those the same bytes were first stored with (another brand\'s ticket)', async () => {
+    const bytes = `payroll ${randomBytes(8).toString('hex')}`;
+    // The bytes first come in on a ticket of another brand, under a telling name, long ago.
+    const brand = await Brand.create({ name: unique('Brand') });
+    const department = await f.department({}, brand.id);
+    const stranger = await f.user({ brand_id: brand.id });
+    const first = await f.ticket({ brand: brand.id, department: department.id, user: stranger.id, attachment: [{ filename: 'ceo-salaries.txt', contents: b64(bytes) }] });
+    const [original] = expectList(await api.get(BASE, { ticket_id: first.id }));
+    await Upload.update({ created_at: 1000000000, updated_at: 1000000000 }, { where: { hash: original.upload_hash } });
+    // Then on this brand's ticket, and on a message of it, under other names.
+    const ticket = await f.ticket({ attachment: [{ filename: 'notes.txt', contents: b64(bytes) }] });
+    const message = await f.message(ticket, { attachment: [{ filename: 'again.log', contents: b64(bytes) }] });
+    const listed = expectList(await api.get(BASE, { ticket_id: ticket.id }));
+    expect(listed.map((a) => a.upload_hash)).toEqual([original.upload_hash, original.upload_hash]);
+    const shown = [...listed, expectSuccess(await api.get(`${BASE}/${listed[0].id}`)), ...message.attachments,
+      ...expectSuccess(await api.get(`/api/ticket/message/${message.id}`)).attachments];
+    for (const a of shown) {
+      expect(a.upload).toMatchObject({ filename: a.original_name, mime: 'text/plain', created_at: a.created_at, updated_at: a.updated_at });
+      expect(JSON.stringify(a)).not.toContain('ceo-salaries');
+      expect(a.upload.created_at).not.toBe(1000000000);
+    }
+    expect(shown.map((a) => a.upload.filename)).toEqual(['notes.txt', 'again.log', 'notes.txt', 'again.log', 'again.log']);
+    const res = await download(listed[0].id);
+    expect(res.headers['content-disposition']).toMatch(/^attachment; filename="?notes\.txt"?$/);
+    expect(res.headers['last-modified']).toBe(new Date(listed[0].created_at * 1000).toUTCString());
+    // An article attaching the same bytes shows its own name too.
+    const article = await s.article({ attachment: [{ filename: 'guide.txt', contents: b64(bytes) }] });
+    const [a] = expectList(await api.get('/api/selfservice/attachment', { article_id: article.id }));
+    expect(a.upload).toMatchObject({ hash: original.upload_hash, filename: 'guide.txt', created_at: a.created_at });
+    // The original keeps its own.
+    expect(expectSuccess(await api.get(`${BASE}/${original.id}`)).upload.filename).toBe('ceo-salaries.txt');
   });
 
   it('strips bidi controls from names before the type check and the stored name', async () => {

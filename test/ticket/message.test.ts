@@ -6,7 +6,7 @@
 import { Organisation, Ticket, TicketMessage } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { addMessage } from '../../src/ticket/messages/service';
-import { useApi, nowSec } from '../helpers/app';
+import { useApi, nowSec, unique } from '../helpers/app';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 import { MESSAGE_KEYS, USER_SUMMARY_KEYS, b64, captureEvents, ids, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
 
@@ -108,6 +108,29 @@ describe('POST /api/ticket/message', () => {
     expectError(await api.post(BASE, { ticket_id: ticket.id, user_id: stranger.id, text: 'Hi' }), 422, 'The selected user id is invalid.');
     expectError(await api.post(BASE, { ticket_id: ticket.id, user_id: 999999999, text: 'Hi' }), 422, 'The selected user id is invalid.');
     expectError(await api.post(BASE, { ticket_id: 999999999, user_id: owner.id, text: 'Hi' }), 422, 'The selected ticket id is invalid.');
+  });
+
+  it('a CC address lets the user of the ticket\'s brand write, not a user of another brand with the same address', async () => {
+    const { Brand } = await import('../../src/db/models');
+    const other = await Brand.create({ name: unique('Brand') });
+    const copied = await f.user();
+    const namesake = await f.user({ brand_id: other.id, email: copied.email });
+    const ticket = await f.ticket({ cc: [copied.email] });
+    const count = await TicketMessage.count({ where: { ticket_id: ticket.id } });
+    expectError(await api.post(BASE, { ticket_id: ticket.id, user_id: namesake.id, text: 'Not mine.' }), 422, 'The selected user id is invalid.');
+    expect(await TicketMessage.count({ where: { ticket_id: ticket.id } })).toBe(count);
+    created(await api.post(BASE, { ticket_id: ticket.id, user_id: copied.id, text: 'Copied.' }));
+  });
+
+  it('the ticket\'s own user is dropped from a message\'s CC addresses (and so from the ticket\'s)', async () => {
+    const ticket = await f.ticket();
+    const owner = (await (await import('../../src/db/models')).User.findByPk(ticket.user_id))!;
+    const byOwner = created(await api.post(BASE, { ticket_id: ticket.id, user_id: owner.id, text: 'x', cc: [owner.email.toUpperCase(), 'dan@example.com'] }));
+    expect(byOwner.cc).toEqual(['dan@example.com']);
+    const op = await f.operator();
+    const byOperator = created(await api.post(BASE, { ticket_id: ticket.id, user_id: op.id, text: 'y', cc: [owner.email, 'erin@example.com'] }));
+    expect(byOperator.cc).toEqual(['erin@example.com']);
+    expect((await ticketOf(ticket.id)).cc).toEqual(['dan@example.com', 'erin@example.com']);
   });
 
   it('refuses notes by users, user replies to internal and to locked tickets (operators may still write)', async () => {

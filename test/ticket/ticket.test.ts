@@ -285,12 +285,73 @@ describe('PUT /api/ticket/ticket/{id}', () => {
     expectError(await api.put(`${BASE}/${data.id}`, { department: theirs.id }), 422, 'There was an error updating the ticket.');
     expectError(await api.put(`${BASE}/${data.id}`, { brand: brand.id }), 422, 'There was an error updating the ticket.');
     expectError(await api.put(`${BASE}/${data.id}`, { department_email: ownEmail.id, brand: brand.id, department: theirs.id }), 422, 'There was an error updating the ticket.');
-    const rebranded = updated(await api.put(`${BASE}/${data.id}`, { brand: brand.id, department: theirs.id }));
-    expect(rebranded).toMatchObject({ brand_id: brand.id, department_id: theirs.id });
+    // With a user of the new brand (the next test: without one it is refused).
+    const customer = await f.user({ brand_id: brand.id });
+    const rebranded = updated(await api.put(`${BASE}/${data.id}`, { brand: brand.id, department: theirs.id, user: customer.id }));
+    expect(rebranded).toMatchObject({ brand_id: brand.id, department_id: theirs.id, user_id: customer.id });
     expect(rebranded.department_email_id).not.toBe(ownEmail.id);
     expectError(await api.put(`${BASE}/${data.id}`, { department: 999999 }), 422, 'The selected department is invalid.');
     // Nothing of a refused update stays.
     expect((await show(data.id)).department_id).toBe(theirs.id);
+  });
+
+  it('a brand change keeps a user of the new brand or names one; an internal ticket keeps its operator', async () => {
+    const { Brand } = await import('../../src/db/models');
+    const brand = await Brand.create({ name: unique('Brand') });
+    const theirs = await f.department({}, brand.id);
+    const data = await f.ticket();
+    // The ticket's user is of the old brand: the move alone would leave a customer of another brand.
+    expectError(await api.put(`${BASE}/${data.id}`, { brand: brand.id, department: theirs.id }), 422, 'There was an error updating the ticket.');
+    expectError(await api.put(`${BASE}/${data.id}`, { brand: brand.id, department: theirs.id, user: data.user_id }), 422, 'There was an error updating the ticket.');
+    // A user named with it must be of the new brand.
+    expectError(await api.put(`${BASE}/${data.id}`, { brand: brand.id, department: theirs.id, user: (await f.user()).id }), 422, 'The selected user is invalid.');
+    expect(await show(data.id)).toMatchObject({ brand_id: ctx.brandId, department_id: ctx.departmentId, user_id: data.user_id });
+    const customer = await f.user({ brand_id: brand.id });
+    expect(updated(await api.put(`${BASE}/${data.id}`, { brand: brand.id, department: theirs.id, user: customer.id })))
+      .toMatchObject({ brand_id: brand.id, department_id: theirs.id, user_id: customer.id });
+    // Its user is of the new brand: moving on within it needs no user.
+    const again = await f.department({}, brand.id);
+    expect(updated(await api.put(`${BASE}/${data.id}`, { department: again.id }))).toMatchObject({ brand_id: brand.id, user_id: customer.id });
+
+    // An internal ticket's operator belongs to no brand: it moves with its operator.
+    const operator = await f.operator();
+    const internal = await f.ticket({ user: operator.id, internal: 1 });
+    expect(updated(await api.put(`${BASE}/${internal.id}`, { brand: brand.id, department: theirs.id })))
+      .toMatchObject({ brand_id: brand.id, department_id: theirs.id, user_id: operator.id, internal: 1 });
+  });
+
+  it('the priority must be offered in the ticket\'s (new) department, as on opening', async () => {
+    const elsewhere = await f.department();
+    const only = expectSuccess(await api.post('/api/ticket/priority', { name: unique('Prio'), depts: [elsewhere.id] }), 'Successfully created new priority!');
+    const data = await f.ticket();
+    expectError(await api.put(`${BASE}/${data.id}`, { priority: only.id }), 422, 'The selected priority is invalid.');
+    expectError(await api.put(`${BASE}/${data.id}`, { priority: 999999 }), 422, 'The selected priority is invalid.');
+    expect((await show(data.id)).priority_id).toBe(ctx.priorityId);
+    // Moved with it to the department that offers it: fine.
+    expect(updated(await api.put(`${BASE}/${data.id}`, { department: elsewhere.id, priority: only.id })))
+      .toMatchObject({ department_id: elsewhere.id, priority_id: only.id });
+    // Back to a department that does not offer the current priority: refused on `priority`, until one is sent with the move.
+    expectError(await api.put(`${BASE}/${data.id}`, { department: ctx.departmentId }), 422, 'The selected priority is invalid.');
+    expect(await show(data.id)).toMatchObject({ department_id: elsewhere.id, priority_id: only.id });
+    expect(updated(await api.put(`${BASE}/${data.id}`, { department: ctx.departmentId, priority: ctx.priorityId })))
+      .toMatchObject({ department_id: ctx.departmentId, priority_id: ctx.priorityId });
+  });
+
+  it('the ticket\'s own user is dropped from its CC list (a new list, or a new user who was on it)', async () => {
+    const user = await f.user();
+    const data = created(await api.post(BASE, f.body({ user: user.id, cc: [user.email.toUpperCase(), 'alice@example.com'] })));
+    expect(data.cc).toEqual(['alice@example.com']);
+    expect((await Ticket.findByPk(data.id))!.cc).toBe('["alice@example.com"]');
+    expect(updated(await api.put(`${BASE}/${data.id}`, { cc: ['bob@example.com', user.email] })).cc).toEqual(['bob@example.com']);
+    // The CC'd person becomes the ticket's user: off the list.
+    const bob = await f.user({ email: newEmail('bob') });
+    updated(await api.put(`${BASE}/${data.id}`, { cc: ['carol@example.com', bob.email] }));
+    expect(updated(await api.put(`${BASE}/${data.id}`, { user: bob.id }))).toMatchObject({ user_id: bob.id, cc: ['carol@example.com'] });
+    // Only the user's address: a list of it alone is empty.
+    expect(updated(await api.put(`${BASE}/${data.id}`, { cc: [bob.email] })).cc).toEqual([]);
+    // Found by address, too.
+    const byAddress = created(await api.post(BASE, f.body({ user_email: user.email, cc: [user.email] })));
+    expect([byAddress.user_id, byAddress.cc]).toEqual([user.id, []]);
   });
 
   it('link and unlink tickets (both ways)', async () => {

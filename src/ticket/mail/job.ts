@@ -3,6 +3,7 @@ import type { Job } from 'bullmq';
 import type { Attachment } from 'nodemailer/lib/mailer';
 import {
   Brand, Channel, Department, DepartmentEmail, EmailTemplate, FeedbackForm, Ticket, TicketAttachment, TicketFeedback, TicketMessage, User,
+  UserEmail,
 } from '../../db/models';
 import { BY, MESSAGE_TYPE, type ForwardExtra } from '../../db/models/TicketMessage';
 import { config } from '../../config';
@@ -12,7 +13,7 @@ import { mailJobOptions } from '../../mail/retries';
 import { transportFor } from '../../mail/transports';
 import { defineJob } from '../../queue/jobs';
 import { QUEUES } from '../../queue/names';
-import { loadUploads, readUpload } from '../../storage/uploads';
+import { loadUploads, mimeOf, readUpload } from '../../storage/uploads';
 import { formattedName } from '../../user/people/presenter';
 import { emailTemplates } from '../templateMapping';
 import { mailContext, recipientLocales, renderMail, templateFor, translatedTemplate } from './content';
@@ -31,8 +32,12 @@ import { threadIndex, threadTopic } from './outlookThread';
  * since, a recipient made inactive, a message deleted or a ticket trashed in between send nothing.
  */
 
-/** Mails to the ticket's user (and its CC addresses). */
-export const USER_MAIL_KINDS = ['user_ticket_opened', 'user_ticket_reply', 'user_ticket_autoclose', 'user_feedback_request'] as const;
+/**
+ * Mails to the ticket's user (and its CC addresses). `user_user_ticket_reply` (SupportPal 5's
+ * name) is a user's reply copied to the CC addresses only: a department has no template key of
+ * its own for it, so it goes out with the department's `user_ticket_reply` (docs/mail.md).
+ */
+export const USER_MAIL_KINDS = ['user_ticket_opened', 'user_ticket_reply', 'user_user_ticket_reply', 'user_ticket_autoclose', 'user_feedback_request'] as const;
 /** Mails to one operator each (`recipientId`). */
 export const OPERATOR_MAIL_KINDS = [
   'operator_ticket_opened', 'operator_internal_opened', 'operator_user_ticket_reply', 'operator_operator_ticket_reply',
@@ -65,10 +70,13 @@ export interface TicketMailPayload {
   address?: string;
 }
 
-/** Mails written by a person (an operator's reply, a forward) are ordinary mail; the rest are automatic (RFC 3834). */
-const HUMAN_WRITTEN: ReadonlySet<TicketMailKind> = new Set(['user_ticket_reply', 'forward']);
+/** The department template key of a kind: its own name, but for a user's reply to the CC addresses. */
+export const templateKeyOf = (kind: TicketMailKind): string => (kind === 'user_user_ticket_reply' ? 'user_ticket_reply' : kind);
+
+/** Mails written by a person (an operator's or a user's reply, a forward) are ordinary mail; the rest are automatic (RFC 3834). */
+const HUMAN_WRITTEN: ReadonlySet<TicketMailKind> = new Set(['user_ticket_reply', 'user_user_ticket_reply', 'forward']);
 /** Mails that carry the files attached to their message. */
-const WITH_ATTACHMENTS: ReadonlySet<TicketMailKind> = new Set(['user_ticket_reply', 'forward']);
+const WITH_ATTACHMENTS: ReadonlySet<TicketMailKind> = new Set(['user_ticket_reply', 'user_user_ticket_reply', 'forward']);
 /** User mails that also go to the ticket's CC addresses. */
 const TO_CC: ReadonlySet<TicketMailKind> = new Set(['user_ticket_opened', 'user_ticket_reply', 'user_ticket_autoclose']);
 
@@ -105,7 +113,7 @@ async function templateIdOf(kind: TicketMailKind, ticket: Ticket, feedback: Tick
     return shipped?.id ?? null;
   }
   const department = await Department.findByPk(ticket.department_id, { attributes: ['id', 'email_templates'] });
-  const mapped = department ? emailTemplates(department.email_templates)[kind] : -1;
+  const mapped = department ? emailTemplates(department.email_templates)[templateKeyOf(kind)] : -1;
   return mapped && mapped > 0 ? mapped : null;
 }
 
@@ -117,8 +125,9 @@ interface Loaded {
 
 async function userDraft(kind: UserMailKind, p: TicketMailPayload, { ticket, brand, message }: Loaded): Promise<Draft | { skipped: string }> {
   if (ticket.internal) return skip('an internal ticket mails no user');
-  if ((kind === 'user_ticket_opened' || kind === 'user_ticket_reply') && !message) return skip('the mail needs its message');
+  if ((kind === 'user_ticket_opened' || kind === 'user_ticket_reply' || kind === 'user_user_ticket_reply') && !message) return skip('the mail needs its message');
   if (kind === 'user_ticket_reply' && (message!.by !== BY.OPERATOR || message!.type !== MESSAGE_TYPE.MESSAGE)) return skip('not an operator reply');
+  if (kind === 'user_user_ticket_reply' && (message!.by !== BY.USER || message!.type !== MESSAGE_TYPE.MESSAGE)) return skip('not a user reply');
   let feedback: TicketFeedback | null = null;
   if (kind === 'user_feedback_request') {
     feedback = p.feedbackId ? await TicketFeedback.findByPk(p.feedbackId) : null;
@@ -133,15 +142,28 @@ async function userDraft(kind: UserMailKind, p: TicketMailPayload, { ticket, bra
   if (!template) return skip('the email template is disabled');
 
   const owner = await User.findByPk(ticket.user_id);
-  const userAddress = owner && owner.type === 'user' && owner.active === 1 ? [owner.email] : [];
-  const ccList = TO_CC.has(kind) ? jsonList(ticket.cc) : [];
-  const [user, copied] = await Promise.all([withoutOwnAddresses(userAddress), withoutOwnAddresses(ccList)]);
-  const others = copied.filter((a) => !user.includes(a));
-  if (!user.length && !others.length) return skip('no recipient: the user is inactive and nobody is copied');
+  const author = message?.user_id ? await User.findByPk(message.user_id) : null;
+  let user: string[];
+  let others: string[];
+  if (kind === 'user_user_ticket_reply') {
+    // The CC addresses only, never back to the user who wrote it.
+    user = [];
+    const skipped = new Set(author ? await ownAddressesOf(author) : []);
+    // A reply by mail reached the addresses it was itself sent to (the message's `cc`) already.
+    if (await isEmailChannel(message!.channel_id)) for (const a of jsonList(message!.cc)) skipped.add(a.toLowerCase());
+    others = (await withoutOwnAddresses(jsonList(ticket.cc))).filter((a) => !skipped.has(a));
+    if (!others.length) return skip('no recipient: nobody else is copied on the ticket');
+  } else {
+    const userAddress = owner && owner.type === 'user' && owner.active === 1 ? [owner.email] : [];
+    const ccList = TO_CC.has(kind) ? jsonList(ticket.cc) : [];
+    const [ownerAddress, copied] = await Promise.all([withoutOwnAddresses(userAddress), withoutOwnAddresses(ccList)]);
+    user = ownerAddress;
+    others = copied.filter((a) => !user.includes(a));
+    if (!user.length && !others.length) return skip('no recipient: the user is inactive and nobody is copied');
+  }
   // An inactive user's copy still reaches the addresses copied on the ticket.
   const [to, cc] = user.length ? [user, others] : [others.slice(0, 1), others.slice(1)];
 
-  const author = message?.user_id ? await User.findByPk(message.user_id) : null;
   const locales = recipientLocales(owner, brand);
   const context = await mailContext({
     audience: 'user', ticket, brand, owner, operator: author?.type === 'operator' ? author : null, message, author,
@@ -217,7 +239,8 @@ async function attachmentsOf(messageId: number): Promise<Attachment[]> {
   const out: Attachment[] = [];
   for (const row of rows) {
     const upload = uploads.get(row.upload_hash);
-    if (upload) out.push({ filename: row.original_name, content: await readUpload(upload), contentType: upload.mime });
+    // Typed by its own name: the stored row's type is that of the name the bytes were first attached under.
+    if (upload) out.push({ filename: row.original_name, content: await readUpload(upload), contentType: mimeOf(row.original_name) });
   }
   return out;
 }
@@ -299,6 +322,12 @@ export const ticketMail = defineJob<TicketMailPayload>({
     return { messageId, accepted: info.accepted };
   },
 });
+
+/** A user's addresses, lower case: the primary and the additional ones. */
+async function ownAddressesOf(user: User): Promise<string[]> {
+  const extra = await UserEmail.findAll({ attributes: ['email'], where: { user_id: user.id } });
+  return [user.email, ...extra.map((e) => e.email)].map((a) => a.toLowerCase());
+}
 
 async function isEmailChannel(channelId: number): Promise<boolean> {
   const channel = await Channel.findByPk(channelId, { attributes: ['id', 'name'] });

@@ -4,7 +4,8 @@ import { BY, MESSAGE_TYPE } from '../../db/models/TicketMessage';
 import type { EventFacts, EventPayloads, MailRefusal } from '../../events';
 import { enqueue } from '../../queue/outbox';
 import { emailTemplates } from '../templateMapping';
-import { ticketMail, type NoticeKind, type OperatorMailKind, type UserMailKind } from './job';
+import { templateKeyOf, ticketMail, type NoticeKind, type OperatorMailKind, type UserMailKind } from './job';
+import { jsonList } from '../common';
 import { activeOperators, assignedIds, departmentOperatorIds, watcherIds } from './recipients';
 
 /**
@@ -22,7 +23,9 @@ import { activeOperators, assignedIds, departmentOperatorIds, watcherIds } from 
  *                      send_operators_email operator_operator_ticket_reply to the assigned and watching
  *                      operators (else the department's) except the author; a user's reply:
  *                      operator_user_ticket_reply to the assigned operators (else the department's)
- *                      and the watching ones (send_operators_email); a note: operator_ticket_note to
+ *                      and the watching ones (send_operators_email), and user_user_ticket_reply
+ *                      (the department's user_ticket_reply template) to the ticket's CC addresses
+ *                      but the author's (send_user_email); a note: operator_ticket_note to
  *                      the assigned and watching operators except the author (send_operators_email);
  *                      a draft: nothing
  *   message.forwarded  the forward to its recipients (never a draft)
@@ -46,7 +49,7 @@ async function scopeOf(ticketId: number, transaction: Transaction): Promise<Tick
   return { ticket, department, templates: emailTemplates(department?.email_templates ?? null) };
 }
 
-const mapped = (scope: TicketScope, kind: UserMailKind | OperatorMailKind | NoticeKind) => (scope.templates[kind] ?? -1) > 0;
+const mapped = (scope: TicketScope, kind: UserMailKind | OperatorMailKind | NoticeKind) => (scope.templates[templateKeyOf(kind)] ?? -1) > 0;
 
 async function mailUser(kind: UserMailKind, scope: TicketScope, messageId: number | undefined, transaction: Transaction): Promise<void> {
   if (!mapped(scope, kind)) return;
@@ -118,8 +121,8 @@ export async function onMessageCreated(p: EventPayloads['message.created'], tran
     await mailOperators('operator_operator_ticket_reply', scope, ids, author, message.id, transaction);
     return;
   }
-  // A user's reply. (Its copy to the ticket's CC addresses, SupportPal 5's user_user_ticket_reply,
-  // has no department template key here.)
+  // A user's reply: its copy to the ticket's CC addresses (the mail leaves out the author's own).
+  if (p.sendUserEmail && !ticket.internal && jsonList(ticket.cc).length) await mailUser('user_user_ticket_reply', scope, message.id, transaction);
   if (!p.sendOperatorsEmail || !mapped(scope, 'operator_user_ticket_reply')) return;
   const assigned = await assignedIds(ticket.id, transaction);
   const ids = [...(assigned.length ? assigned : await departmentOperatorIds(ticket.department_id, transaction)), ...(await watcherIds(ticket.id, transaction))];

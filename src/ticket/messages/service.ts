@@ -8,7 +8,7 @@ import { BY, MESSAGE_TYPE, type ForwardExtra } from '../../db/models/TicketMessa
 import { emit } from '../../events';
 import { ValidationError, invalid } from '../../errors';
 import { assertAttachments, storeAttachments, type AttachmentInput } from '../attachmentFiles';
-import { assertPast, channelIdOf, jsonList, normaliseCc, type ChannelName } from '../common';
+import { assertPast, ccWithoutUser, channelIdOf, jsonList, normaliseCc, type ChannelName } from '../common';
 import { cachedTicketSettings, type TicketSettings } from '../ticketSettings';
 import { currentDueTime } from '../tickets/due';
 import { recordAudit, unsavedChanges } from '../tickets/audit';
@@ -80,10 +80,14 @@ export async function lockTicketForMessage(ticketId: number, transaction: Transa
   return ticket;
 }
 
-/** Whether a user (not an operator) may write on the ticket: its user, a user of its organisation, an address on its CC list. */
+/**
+ * Whether a user (not an operator) may write on the ticket: its user, a user of its organisation,
+ * a user of its brand whose address is on its CC list (an address is one account per brand: the
+ * user of another brand with the same address is someone else).
+ */
 async function userMayWrite(user: User, ticket: Ticket, transaction: Transaction): Promise<boolean> {
   if (user.id === ticket.user_id) return true;
-  if (jsonList(ticket.cc).includes(user.email.toLowerCase())) return true;
+  if (user.brand_id === ticket.brand_id && jsonList(ticket.cc).includes(user.email.toLowerCase())) return true;
   if (!user.organisation_id) return false;
   const owner = await User.findByPk(ticket.user_id, { attributes: ['id', 'organisation_id'], transaction });
   return owner?.organisation_id === user.organisation_id;
@@ -164,8 +168,11 @@ export async function addMessage(input: AddMessageInput, transaction: Transactio
   const createdAt = input.createdAt ?? at;
   const isDraft = input.isDraft === true;
 
+  // The ticket's user is never copied on it (read only when addresses are copied and someone else writes).
+  let cc = normaliseCc(input.cc);
+  if (cc.length) cc = ccWithoutUser(cc, author.id === ticket.user_id ? author : await User.findByPk(ticket.user_id, { attributes: ['id', 'email'], transaction }));
   const message = await writeMessage({
-    ticket, author, type, text: input.text, isDraft, pinned: input.pinned === true, cc: normaliseCc(input.cc), attachments,
+    ticket, author, type, text: input.text, isDraft, pinned: input.pinned === true, cc, attachments,
     userIpAddress: input.userIpAddress ?? null, createdAt, channelId: await channelIdOf(input.channel ?? 'api', transaction),
     socialId: input.socialId ?? null,
   }, transaction);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Op, QueryTypes, type Transaction } from 'sequelize';
+import { Op, QueryTypes, type FindOptions, type Transaction, type WhereOptions } from 'sequelize';
 import { now } from '../../db/entity';
 import {
   Brand, Department, DepartmentBrand, DepartmentEmail, SlaPlan, Ticket, TicketAssignee, TicketLink, TicketMessage, TicketPriority,
@@ -12,7 +12,9 @@ import { applyCustomFieldValues } from '../../customfields/values';
 import { ValidationError, invalid } from '../../errors';
 import { assertExist } from '../../db/exists';
 import { assertAttachments, type AttachmentInput } from '../attachmentFiles';
-import { assertPast, jsonList, normaliseCc, type ChannelName } from '../common';
+import { assertPast, ccWithoutUser, jsonList, normaliseCc, type ChannelName } from '../common';
+import { inDepartment } from '../priorityScope';
+import { sqlCondition } from '../../db/sql';
 import { writeMessages } from '../messages/service';
 import { BY, MESSAGE_TYPE } from '../../db/models/TicketMessage';
 import { cachedTicketSettings, type TicketSettings } from '../ticketSettings';
@@ -129,6 +131,12 @@ async function defaultDepartmentEmail(departmentId: number, brandId: number, tra
   return email?.id ?? null;
 }
 
+/** Whether the priority is offered in the department (../priorityScope.ts), as opening a ticket requires. */
+async function priorityOffered(priorityId: number, departmentId: number, transaction: Transaction): Promise<boolean> {
+  const c = sqlCondition`id = ${priorityId} AND (${inDepartment(departmentId)})`;
+  return !!(await TicketPriority.findOne({ attributes: ['id'], where: c.literal as WhereOptions, replacements: c.replacements, transaction } as FindOptions));
+}
+
 async function emailOfDepartment(emailId: number, departmentId: number, brandId: number, transaction: Transaction): Promise<boolean> {
   return !!(await DepartmentEmail.findOne({ attributes: ['id'], where: { id: emailId, department_id: departmentId, brand_id: brandId }, transaction }));
 }
@@ -231,7 +239,7 @@ export async function createTickets(inputs: CreateTicketInput[], transaction: Tr
     const { input, createdAt, statusId } = c;
     const due: DueTimes = input.slaPlanId ? await slaDueTimes(input.slaPlanId, c.priorityId, createdAt, settings.defaultTimezone, transaction) : NO_DUE_TIMES;
     const resolved = settings.defaultResolvedStatus !== null && statusId === settings.defaultResolvedStatus;
-    const cc = normaliseCc(input.cc);
+    const cc = ccWithoutUser(input.cc, people[i].owner);
     return {
       department_id: c.department.id, department_email_id: c.departmentEmailId, brand_id: c.brandId,
       channel_id: c.channelId, user_id: people[i].owner.id, status_id: statusId, priority_id: c.priorityId,
@@ -352,6 +360,14 @@ export async function updateTicket(ticket: Ticket, input: UpdateTicketInput, tra
     values.user_id = input.userId;
     changes.push('user');
   }
+  // The user the ticket has after the update, read when something depends on it: a brand change
+  // without a new user must keep a user of the new brand (a customer of another brand would get
+  // its mail with the new brand's sender, signature and links: 422 as for a department of another
+  // brand; an internal ticket's operator has no brand), and the CC list never holds the user.
+  const userId = values.user_id ?? ticket.user_id;
+  const needsUser = (brandId !== ticket.brand_id && !ticket.internal && values.user_id === undefined) || input.cc !== undefined || values.user_id !== undefined;
+  const owner = needsUser ? await User.findByPk(userId, { attributes: ['id', 'type', 'brand_id', 'email'], transaction }) : null;
+  if (brandId !== ticket.brand_id && !ticket.internal && values.user_id === undefined && (owner?.type !== 'user' || owner.brand_id !== brandId)) throw updateFailed();
   if (input.subject !== undefined && input.subject !== ticket.subject) { values.subject = input.subject; changes.push('subject'); }
 
   let statusId = ticket.status_id;
@@ -381,6 +397,11 @@ export async function updateTicket(ticket: Ticket, input: UpdateTicketInput, tra
     values.priority_id = priorityId;
     changes.push('priority');
   }
+  // The priority must be offered in the (new) department, as on opening. A move to a department
+  // that does not offer the current one is refused on `priority`: the client sends one with it.
+  if ((priorityId !== ticket.priority_id || departmentId !== ticket.department_id) && !(await priorityOffered(priorityId, departmentId, transaction))) {
+    throw invalid('priority');
+  }
 
   // SLA: a plan (re)computes both due times from the ticket's creation; explicit times win.
   let due: DueTimes = { reply_due_time: ticket.reply_due_time, resolve_due_time: ticket.resolve_due_time };
@@ -402,8 +423,9 @@ export async function updateTicket(ticket: Ticket, input: UpdateTicketInput, tra
     changes.push('due_time');
   }
 
-  if (input.cc !== undefined) {
-    const cc = normaliseCc(input.cc);
+  // A new CC list, or a new user who was on the old one: without the ticket's user.
+  if (input.cc !== undefined || values.user_id !== undefined) {
+    const cc = ccWithoutUser(input.cc ?? jsonList(ticket.cc), owner);
     if (JSON.stringify(cc) !== JSON.stringify(jsonList(ticket.cc))) { values.cc = cc.length ? JSON.stringify(cc) : null; changes.push('cc'); }
   }
   // The ids of the links, checked before anything is read for the audit or written.
