@@ -35,16 +35,20 @@ export class PrivateRedis {
     const client = new IORedis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
     const started = Date.now();
     for (;;) {
+      // The port was free when it was picked, not reserved: if another process took it meanwhile,
+      // this server exits at once and the other one answers. Say so, rather than let a test wait
+      // on a server that is not its own.
+      if (this.child.exitCode !== null) throw new Error(`redis-server exited at start: port ${this.port} was taken meanwhile`);
       try {
         await client.connect();
-        await client.ping();
+        const info = String(await client.call('INFO', 'server'));
         client.disconnect();
-        return;
+        if (/process_id:(\d+)/.exec(info)?.[1] === String(this.child.pid)) return;
       } catch {
         client.disconnect();
-        if (Date.now() - started > 10000) throw new Error(`redis-server did not start on port ${this.port}`);
-        await new Promise((r) => setTimeout(r, 100));
       }
+      if (Date.now() - started > 10000) throw new Error(`redis-server did not start on port ${this.port}`);
+      await new Promise((r) => setTimeout(r, 100));
     }
   }
 
