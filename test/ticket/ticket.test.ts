@@ -466,6 +466,17 @@ describe('POST /api/ticket/ticket/{id}/merge', () => {
     expectError(await api.put(`${BASE}/${source.id}`, { subject: 'x' }), 422, 'There was an error updating the ticket.');
   });
 
+  it('the sources\' customers join the target\'s CC list, so they can still reply and get its mail; the target\'s user never does', async () => {
+    const [owner, other] = [await f.user(), await f.user()];
+    const target = await f.ticket({ user: owner.id });
+    const theirs = await f.ticket({ user: other.id, cc: [owner.email] });
+    const mine = await f.ticket({ user: owner.id });
+    const res = updated(await api.post(`${BASE}/${target.id}/merge`, { ids: [theirs.id, mine.id] }));
+    expect(res.cc).toEqual([other.email.toLowerCase()]);
+    const reply = await f.message(target, { user_id: other.id });
+    expect(reply).toMatchObject({ ticket_id: target.id, user_id: other.id });
+  });
+
   it('merging into a ticket that was merged before carries the older sources along', async () => {
     const [a, b, c] = [await f.ticket(), await f.ticket(), await f.ticket()];
     updated(await api.post(`${BASE}/${b.id}/merge`, { ids: [a.id] }));

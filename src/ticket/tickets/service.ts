@@ -12,7 +12,7 @@ import { applyCustomFieldValues } from '../../customfields/values';
 import { ValidationError, invalid } from '../../errors';
 import { assertExist } from '../../db/exists';
 import { assertAttachments, type AttachmentInput } from '../attachmentFiles';
-import { assertPast, ccWithoutUser, jsonList, normaliseCc, type ChannelName } from '../common';
+import { assertPast, ccWithoutUser, jsonList, type ChannelName } from '../common';
 import { inDepartment } from '../priorityScope';
 import { sqlCondition } from '../../db/sql';
 import { writeMessages } from '../messages/service';
@@ -500,7 +500,8 @@ export async function trashTicket(ticket: Ticket, transaction: Transaction): Pro
 /**
  * Merges tickets into `target` (locked by the caller): their messages and attachments move to it
  * (each message keeps the ticket it was written on, `original_ticket_id`, so a merge can be undone),
- * their tags, assigned operators, watchers and CC addresses join the target's. The sources stay,
+ * their tags, assigned operators, watchers and CC addresses join the target's, and so do their
+ * users' addresses (the target's own user excepted). The sources stay,
  * hidden from lists, with `merged` 1 and `merged_into_id`: their numbers still lead to the target,
  * and so do tickets merged into them before. The target gets `merged` 1. A source that does not
  * exist, is the target, is in the trash, was merged already or is of another brand:
@@ -526,7 +527,14 @@ export async function mergeTickets(target: Ticket, ids: number[], transaction: T
   await q('UPDATE tickets SET merged_into_id = :target, updated_at = :now WHERE merged_into_id IN (:ids)');
   const at = now();
   await Ticket.update({ merged: 1, merged_into_id: target.id, updated_at: at }, { where: { id: { [Op.in]: sourceIds } }, transaction });
-  const cc = normaliseCc([...jsonList(target.cc), ...sources.flatMap((s) => jsonList(s.cc))]);
+  // The sources' customers join the target's CC list (as Zendesk does): it is their conversation
+  // too, and a CC'd user of the brand may write on it and gets its mail. An internal source's
+  // operator does not; the target's own user is never on its list.
+  const people = await User.findAll({
+    attributes: ['id', 'type', 'email'], where: { id: { [Op.in]: [...new Set([target.user_id, ...sources.map((s) => s.user_id)])] } }, transaction,
+  });
+  const customers = people.filter((p) => p.type === 'user' && p.id !== target.user_id).map((p) => p.email);
+  const cc = ccWithoutUser([...jsonList(target.cc), ...sources.flatMap((s) => jsonList(s.cc)), ...customers], people.find((p) => p.id === target.user_id));
   const lastReply = Math.max(target.last_reply_time ?? 0, ...sources.map((s) => s.last_reply_time ?? 0));
   await target.update({
     merged: 1, cc: cc.length ? JSON.stringify(cc) : null, last_reply_time: lastReply || null, updated_at: at,
