@@ -4,13 +4,12 @@ import { Brand, CustomField, CustomFieldBrand, CustomFieldOption, Translation } 
 import { ValidationError, invalid } from '../errors';
 import { assertExist } from '../db/exists';
 import { type Filter } from '../http/listQuery';
-import { LOCALE } from '../lib/validation';
 import { loadMany } from '../db/load';
 import { sqlCondition } from '../db/sql';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../lib/serialize';
 import { translate, loadTranslations, saveTranslations, type TranslationInput, type TranslationSpec } from '../translations';
-import { CONTROL_CHARACTERS, Joi, MAX_ID, field } from '../lib/validation';
+import { CONTROL_CHARACTERS, Joi, LOCALE, MAX_ID, characters, field } from '../lib/validation';
 import { OPTION_TYPES, deleteValuesOfField, pruneDeletedOptions, resealValuesOfField, valuesSurviveTypeChange, type ValueKind } from './values';
 
 /**
@@ -88,7 +87,7 @@ function optionInputs(items: Array<Record<string, any>>): OptionInput[] {
       if (!LOCALE.test(locale)) throw new ValidationError(`The locale of ${name} is not a valid ISO-639 code.`);
       if (typeof raw !== 'string') throw new ValidationError(`The ${name} must be a string.`);
       const value = raw.trim();
-      if (value.length > OPTION_VALUE_MAX) throw new ValidationError(`The ${name} may not be greater than ${OPTION_VALUE_MAX} characters.`);
+      if (characters(value) > OPTION_VALUE_MAX) throw new ValidationError(`The ${name} may not be greater than ${OPTION_VALUE_MAX} characters.`);
       if (CONTROL_CHARACTERS.test(value)) throw new ValidationError(`The ${name} must not contain control characters.`);
       if (value !== '') translations.push({ locale: locale.replace('-', '_'), field: 'value', value });
     }

@@ -11,7 +11,7 @@ import { groupBy, loadLinked, loadMany } from '../db/load';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick, sent } from '../lib/serialize';
 import { sqlCondition, sqlText, trusted, type BoundCondition } from '../db/sql';
-import { Joi, MAX_ID, field, toFlag } from '../lib/validation';
+import { Joi, MAX_ID, characters, field, toFlag } from '../lib/validation';
 import { serializeGroup } from '../user/people/presenter';
 import { select } from '../db/select';
 import { TICKET_ALIAS, filterConditionSql, visibleToOperator } from './tickets/conditions';
@@ -164,7 +164,7 @@ function conditionOf(raw: unknown, at: string): ConditionInput {
       if (typeof value !== 'string' && typeof value !== 'number') throw new Error(`The ${name('value')} must be a string.`);
       stored = String(value).trim();
       if (!stored) throw new Error(`The ${name('value')} field is required.`);
-      if (stored.length > TEXT_MAX) throw new Error(`The ${name('value')} may not be greater than ${TEXT_MAX} characters.`);
+      if (characters(stored) > TEXT_MAX) throw new Error(`The ${name('value')} may not be greater than ${TEXT_MAX} characters.`);
   }
   let fieldId: number | null = null;
   if (spec.kind === 'customfield') {

@@ -364,10 +364,11 @@ export async function updateTicket(ticket: Ticket, input: UpdateTicketInput, tra
   // without a new user must keep a user of the new brand (a customer of another brand would get
   // its mail with the new brand's sender, signature and links: 422 as for a department of another
   // brand; an internal ticket's operator has no brand), and the CC list never holds the user.
-  const userId = values.user_id ?? ticket.user_id;
-  const needsUser = (brandId !== ticket.brand_id && !ticket.internal && values.user_id === undefined) || input.cc !== undefined || values.user_id !== undefined;
-  const owner = needsUser ? await User.findByPk(userId, { attributes: ['id', 'type', 'brand_id', 'email'], transaction }) : null;
-  if (brandId !== ticket.brand_id && !ticket.internal && values.user_id === undefined && (owner?.type !== 'user' || owner.brand_id !== brandId)) throw updateFailed();
+  const keepsUserIntoBrand = brandId !== ticket.brand_id && !ticket.internal && values.user_id === undefined;
+  const owner = keepsUserIntoBrand || input.cc !== undefined || values.user_id !== undefined
+    ? await User.findByPk(values.user_id ?? ticket.user_id, { attributes: ['id', 'type', 'brand_id', 'email'], transaction })
+    : null;
+  if (keepsUserIntoBrand && (owner?.type !== 'user' || owner.brand_id !== brandId)) throw updateFailed();
   if (input.subject !== undefined && input.subject !== ticket.subject) { values.subject = input.subject; changes.push('subject'); }
 
   let statusId = ticket.status_id;
