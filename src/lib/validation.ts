@@ -214,10 +214,27 @@ function message(d: ValidationErrorItem): string {
   }
 }
 
+const isBlank = (v: unknown) => typeof v === 'string' && v.trim() === '';
+
+function requiredAt(schema: ObjectSchema, path: (string | number)[]): boolean {
+  try {
+    return path.length > 0 && (schema.extract(path.map(String)).describe().flags as { presence?: string } | undefined)?.presence === 'required';
+  } catch {
+    return false; // a path inside an array or a pattern key: not a field of its own
+  }
+}
+
 /** Validates and converts input; the first problem becomes a 422 in the spec's wording. */
 export function validate<T = Record<string, any>>(schema: ObjectSchema, input: unknown): T {
   const { value, error } = schema.validate(input ?? {}, { abortEarly: true, stripUnknown: true, convert: true });
-  if (error) throw new ValidationError(message(error.details[0]));
+  if (error) {
+    const d = error.details[0];
+    // As Laravel reads a form: a required field sent empty (`department=`) is missing, whatever its type.
+    if (d.type !== 'any.required' && isBlank(d.context?.value) && requiredAt(schema, d.path)) {
+      throw new ValidationError(message({ ...d, type: 'any.required' }));
+    }
+    throw new ValidationError(message(d));
+  }
   // An empty value of an optional text field clears it.
   for (const [k, v] of Object.entries(value)) if (v === '') value[k] = null;
   return value as T;

@@ -96,6 +96,23 @@ describe('rich text that the allow-list empties is missing text', () => {
   });
 });
 
+describe('a required field sent empty is missing, whatever its type', () => {
+  it('an empty integer, id or email that a create requires says the field is required, and nothing is written', async () => {
+    const subject = unique('Empty');
+    const form = { department: departmentId, status: 1, priority: 1, user_email: newEmail(), subject, text: 'Body', send_user_email: 0, send_operators_email: 0 };
+    expectError(await api.post('/api/ticket/ticket', { ...form, department: '' }), 422, 'The department field is required.');
+    expectError(await api.post('/api/ticket/ticket', { ...form, status: ' ' }), 422, 'The status field is required.');
+    expectError(await api.post('/api/ticket/ticket', { ...form, user_email: undefined, user_id: undefined, priority: '' }), 422, /required/);
+    expect((await api.get('/api/ticket/ticket', { search: subject })).body.count).toBe(0);
+  });
+
+  it('an empty integer that an update may leave out is still not an integer (a priority cannot be cleared)', async () => {
+    const ticket = expectSuccess(await api.post('/api/ticket/ticket', { department: departmentId, status: 1, priority: 1, user_email: newEmail(), subject: unique('Opt'), text: 'Body', send_user_email: 0, send_operators_email: 0 }), 'Successfully created new ticket!');
+    expectError(await api.put(`/api/ticket/ticket/${ticket.id}`, { priority: '' }), 422, 'The priority must be an integer.');
+    expect(expectSuccess(await api.get(`/api/ticket/ticket/${ticket.id}`)).priority_id).toBe(1);
+  });
+});
+
 describe('translations', () => {
   it('an update whose only translation is empty removes the stored ones (the spec: a translation included replaces the rest)', async () => {
     const status = expectSuccess(await api.post('/api/ticket/status', { name: unique('Tr'), 'name:fr': 'FR', 'name:de': 'DE' }), 'Successfully created new status!');
