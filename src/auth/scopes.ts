@@ -28,11 +28,20 @@ export function parseScopes(list: string): string[] {
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** The scope a request under /api needs (`path` relative to /api), or null outside the areas (a 404). */
-export function requiredScope(method: string, path: string): string | null {
+/** The area whose records each incremental export (`/api/export/{resource}`) holds. */
+const EXPORTED: Readonly<Record<string, Area>> = { tickets: 'ticket', messages: 'ticket', users: 'user', organisations: 'user', articles: 'selfservice' };
+
+/**
+ * The scope a request under /api needs (`path` relative to /api). Express matches paths whatever
+ * their case and the router skips nothing a scope could hide behind, so the path is read in lower
+ * case and without empty segments (`/Core//settings` is core's). A path in no area needs the
+ * administrator's scope, never none: whatever is served there later is not open to every token.
+ */
+export function requiredScope(method: string, path: string): string {
   const level: Level = READS.has(method) ? 'read' : 'write';
-  const [, first, ...rest] = path.split('/');
-  if (!(AREAS as readonly string[]).includes(first)) return null;
+  const [first, ...rest] = path.toLowerCase().split('/').filter(Boolean);
+  if (first === 'export') return `${EXPORTED[rest[0]] ?? 'core'}:${level}`;
+  if (!(AREAS as readonly string[]).includes(first)) return `core:${level}`;
   const mailbox = first === 'ticket' && rest[0] === 'department' && rest[2] === 'email';
   return `${mailbox ? 'core' : first}:${level}`;
 }

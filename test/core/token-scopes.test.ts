@@ -82,12 +82,53 @@ describe('scoped tokens', () => {
     expectError(await c.get('/api/ticket/tag'), 403, /ticket:read/);
   });
 
+  it('a path in other letter case, or with empty segments, needs the same scope as the lower-case one', async () => {
+    const t = await scoped('selfservice:read');
+    for (const path of ['/api/Core/settings', '/api/CORE/brand/1', '/api/Ticket/ticket', '/api//core/settings', '/api/User/user']) {
+      const res = await t.get(path);
+      expect({ path, status: res.status }).toEqual({ path, status: res.status === 404 ? 404 : 403 });
+      expect(JSON.stringify(res.body)).not.toContain('simpleauth');
+    }
+    const name = unique('pwned');
+    const put = await request(api.app).put('/api/Core/brand/1').auth((await createToken(unique('r'), undefined, { scopes: ['read'] })).token, 'x').type('form').send(encodeForm({ name }));
+    expectError(put, 403, /core:write/);
+    expect((await Brand.findByPk(1))!.name).not.toBe(name);
+    const ticketWriter = await createToken(unique('tw'), undefined, { scopes: ['ticket:write'] });
+    expectError(await request(api.app).put('/api/ticket/Department/1/Email/1').auth(ticketWriter.token, 'x').type('form').send(encodeForm({ username: 'pwned' })), 403, /core:write/);
+    // An upper-case path still reaches its route for a token that may: routing is unchanged.
+    expect((await api.get('/api/Core/brand/1')).status).toBe(200);
+  });
+
+  it('the incremental export needs the read scope of the resource\'s area', async () => {
+    const t = await scoped('selfservice:read');
+    expect((await t.get('/api/export/articles')).status).toBe(200);
+    for (const [resource, scope] of [['tickets', 'ticket:read'], ['messages', 'ticket:read'], ['users', 'user:read'], ['organisations', 'user:read']]) {
+      expectError(await t.get(`/api/export/${resource}`), 403, `The API token does not have the ${scope} scope this request needs.`);
+      expectError(await t.get(`/api/Export/${resource.toUpperCase()}`), 403, new RegExp(scope));
+    }
+    const tickets = await scoped('ticket:read');
+    expect((await tickets.get('/api/export/messages')).status).toBe(200);
+    expectError(await tickets.get('/api/export/users'), 403, /user:read/);
+  });
+
   it('maps requests to scopes', () => {
     expect(requiredScope('GET', '/ticket/ticket/1')).toBe('ticket:read');
     expect(requiredScope('PATCH', '/selfservice/article/1')).toBe('selfservice:write');
     expect(requiredScope('DELETE', '/ticket/department/3/email/4')).toBe('core:write');
     expect(requiredScope('GET', '/ticket/department/3')).toBe('ticket:read');
-    expect(requiredScope('GET', '/nowhere')).toBeNull();
+    // Express routes paths whatever their case: the scope is read the same way.
+    expect(requiredScope('GET', '/Core/settings')).toBe('core:read');
+    expect(requiredScope('PUT', '/ticket/Department/1/Email/1')).toBe('core:write');
+    expect(requiredScope('PUT', '/ticket//department/1//email/1')).toBe('core:write');
+    // The export of each resource: its area's read scope.
+    expect(requiredScope('GET', '/export/tickets')).toBe('ticket:read');
+    expect(requiredScope('GET', '/export/Messages')).toBe('ticket:read');
+    expect(requiredScope('GET', '/export/users')).toBe('user:read');
+    expect(requiredScope('GET', '/export/organisations')).toBe('user:read');
+    expect(requiredScope('GET', '/export/articles')).toBe('selfservice:read');
+    // Nowhere: the administrator's scope, never none.
+    expect(requiredScope('GET', '/nowhere')).toBe('core:read');
+    expect(requiredScope('POST', '/export/nothing')).toBe('core:write');
     expect(parseScopes(' Ticket:Write, user:read,user:read')).toEqual(['ticket:write', 'user:read']);
   });
 });
