@@ -5,6 +5,7 @@ import { Op, UniqueConstraintError, type Transaction } from 'sequelize';
 import { config } from '../config';
 import { IdempotencyKey } from '../db/models';
 import { now } from '../db/entity';
+import { SecretKeyMissingError, decryptSecret, encryptSecret } from '../crypto/secrets';
 import { afterOutermostCommit, onTransactionStart } from '../db/transaction';
 import { logger } from '../logger';
 import { idempotentReplays } from '../ops/metrics';
@@ -88,13 +89,32 @@ const live = (claim: Claim) => IdempotencyKey.findOne({
   where: { token_id: claim.tokenId, key_hash: claim.keyHash, created_at: { [Op.gt]: now() - config().idempotency.ttlSeconds } },
 });
 
+const RESPONSE_PURPOSE = 'idempotency_keys.response';
+
+/**
+ * A response kept for replays is encrypted at rest, as a secret is: it may hold one shown once (a
+ * webhook's signing secret). Without SECRET_KEY (production) nothing holding a secret can be
+ * created, so the response is kept as it is.
+ */
+function sealResponse(body: unknown): string {
+  try {
+    return encryptSecret(JSON.stringify(body), RESPONSE_PURPOSE);
+  } catch (err) {
+    if (err instanceof SecretKeyMissingError) return JSON.stringify(body);
+    throw err;
+  }
+}
+
+/** A stored response: encrypted (`v1:…`), or plain JSON (kept without a key, or before responses were encrypted). */
+const openResponse = (stored: string): unknown => JSON.parse(stored.startsWith('v1:') ? decryptSecret(stored, RESPONSE_PURPOSE) : stored);
+
 /** The stored answer, or the reason there is none: another request, or a response lost. */
 function answer(res: Response, row: IdempotencyKey, claim: Claim): void {
   if (row.fingerprint !== claim.fingerprint) throw new HttpError(422, OTHER_REQUEST);
   if (row.response === null || row.status_code === null) throw new HttpError(409, RESPONSE_LOST);
   idempotentReplays.inc();
   res.setHeader(REPLAYED_HEADER, 'true');
-  res.status(row.status_code).json(JSON.parse(row.response));
+  res.status(row.status_code).json(openResponse(row.response));
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -106,7 +126,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * request and send it again with the same key).
  */
 async function store(claim: Claim, status: number, body: unknown): Promise<void> {
-  const values = { status_code: status, response: JSON.stringify(body), completed_at: now() };
+  const values = { status_code: status, response: sealResponse(body), completed_at: now() };
   if (claim.state === 'committed') {
     await IdempotencyKey.update(values, { where: { token_id: claim.tokenId, key_hash: claim.keyHash } });
   } else if (status >= 200 && status < 300) {

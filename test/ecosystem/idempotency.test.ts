@@ -36,6 +36,22 @@ describe('Idempotency-Key', () => {
     expect(await IpBan.count({ where: { ip } })).toBe(2);
   });
 
+  it('keeps the response encrypted at rest: a webhook\'s signing secret is in no stored row, and a replay still shows it', async () => {
+    const key = randomUUID();
+    const form = { url: 'https://hooks.example.com/helpdesk', events: ['ticket.created'] };
+    const first = await post('/api/core/webhook', form, key);
+    const created = expectSuccess(first, 'Successfully created new webhook!');
+    expect(typeof created.secret).toBe('string');
+    expect(created.secret.length).toBeGreaterThan(16);
+    const rows = await IdempotencyKey.findAll({ where: { token_id: (await IdempotencyKey.findOne({ order: [['id', 'DESC']] }))!.token_id } });
+    const row = rows.find((r) => r.response?.startsWith('v1:') && r.completed_at !== null && r.path === '/api/core/webhook')!;
+    expect(row).toBeDefined();
+    for (const r of rows) expect(r.response ?? '').not.toContain(created.secret);
+    const again = await post('/api/core/webhook', form, key);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+  });
+
   it('refuses the key with another body or path (422)', async () => {
     const key = randomUUID();
     const ip = uniqueIpv4();
