@@ -288,7 +288,7 @@ export const departmentResource: ResourceDef<Department, Related> = {
     return { emails, groups, operators };
   },
 
-  serialize(d, rel) {
+  serialize(d, rel, ctx) {
     const groups = (rel.groups.get(d.id) ?? []).map((g) => ({ ...serializeGroup(g), pivot: { department_id: d.id, group_id: g.id } }));
     const operators = (rel.operators.get(d.id) ?? []).filter((u) => u.type === 'operator').map((u) => ({
       ...pick(u, ['id', 'firstname', 'lastname', 'email']), formatted_name: formattedName(u), avatar: u.avatar,
@@ -296,7 +296,7 @@ export const departmentResource: ResourceDef<Department, Related> = {
     }));
     return {
       ...serializeDepartment(d),
-      emails: (rel.emails.get(d.id) ?? []).map(serializeDepartmentEmail),
+      emails: (rel.emails.get(d.id) ?? []).map((e) => serializeDepartmentEmail(e, ctx.grants('core:read'))),
       groups,
       operators,
     };

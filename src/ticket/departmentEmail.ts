@@ -37,9 +37,15 @@ export const DEPARTMENT_EMAIL_FIELDS = [
 ] as const;
 
 /** A department email as every response shows it (the sub-resource and the department's `emails`). */
-export function serializeDepartmentEmail(e: DepartmentEmail): Record<string, any> {
+/**
+ * A department address as responses show it. `withLogin` false masks the mailbox's user name too
+ * (the password always is): a department read with a token that may not read its mailboxes (no
+ * core scope) shows that a login is set, never what it is, as an embedded brand's SMTP login.
+ */
+export function serializeDepartmentEmail(e: DepartmentEmail, withLogin = true): Record<string, any> {
   return {
     ...pick(e, DEPARTMENT_EMAIL_FIELDS),
+    ...(withLogin ? {} : { username: e.username ? SECRET_MASK : null }),
     protocol: codeOf(PROTOCOL_CODES, e.protocol),
     encryption: codeOf(ENCRYPTION_CODES, e.encryption),
     password: e.password ? SECRET_MASK : null,

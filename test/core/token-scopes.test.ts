@@ -63,6 +63,22 @@ describe('scoped tokens', () => {
     expect(expectSuccess(await core.get(`/api/selfservice/type/${type.id}`)).brand).toMatchObject({ smtp_username: 'mailer', smtp_password: 'S3cret SMTP' });
   });
 
+  it('a department read without a core scope masks its mailboxes\' user names; with one, shows them', async () => {
+    const department = expectSuccess(await api.post('/api/ticket/department', { name: unique('Dept'), public: 1 }), 'Successfully created new department!');
+    const address = `${unique('box')}@example.com`;
+    expectSuccess(await api.post(`/api/ticket/department/${department.id}/email`, { address, brand_id: 1, type: 1, protocol: 0, server: 'imap.example.com', port: 993, encryption: 1, username: 'box-login', password: 'Box secret' }), 'Successfully created new department email!');
+    const tickets = await scoped('ticket:read');
+    for (const res of [await tickets.get(`/api/ticket/department/${department.id}`), await tickets.get(`/api/ticket/department?name=${encodeURIComponent(department.name)}`)]) {
+      expect(res.status).toBe(200);
+      const body = JSON.stringify(res.body);
+      expect(body).toContain(address);
+      expect(body).not.toContain('box-login');
+      expect(body).not.toContain('Box secret');
+    }
+    const shown = expectSuccess(await api.get(`/api/ticket/department/${department.id}`));
+    expect(shown.emails[0]).toMatchObject({ address, username: 'box-login', password: '********' });
+  });
+
   it('read: every area read-only; a method override counts as the method it names', async () => {
     const t = await scoped('read');
     for (const path of ['/api/core/brand', '/api/user/organisation', '/api/ticket/tag', '/api/selfservice/article', '/api/ticket/department/1/email']) {
