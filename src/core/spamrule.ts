@@ -2,10 +2,18 @@ import { SpamRule } from '../db/models';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../lib/serialize';
 import { Joi, field } from '../lib/validation';
+import { SPAM_RULE_MAX_LENGTH, ruleRefusal } from './spam';
 
 // Kept as sent, not trimmed: the text is a regular expression, whose spaces match. A text of
-// nothing but whitespace is refused like an empty one.
-const text = () => Joi.string().max(65535).custom((v: string, helpers) => (v.trim() ? v : helpers.error('any.required')));
+// nothing but whitespace is refused like an empty one. A pattern is bounded in length and in the
+// size it compiles to (spam.ts: what one rule may cost on one text).
+const text = () => Joi.string().max(SPAM_RULE_MAX_LENGTH)
+  .custom((v: string, helpers) => (v.trim() ? v : helpers.error('any.required')))
+  .custom((v: string) => {
+    const refusal = ruleRefusal(v);
+    if (refusal) throw new Error(refusal);
+    return v;
+  });
 const type = () => Joi.number().integer().valid(0, 1, 2);
 
 export const spamRuleResource: ResourceDef<SpamRule> = {

@@ -37,18 +37,35 @@ const INTERNAL: Array<[string, BlockList]> = [
   ['a unique-local address', ranges([['fc00::', 7, 'ipv6']])],
   ['a multicast address', ranges([['224.0.0.0', 4, 'ipv4'], ['ff00::', 8, 'ipv6']])],
   ['a reserved address', ranges([['240.0.0.0', 4, 'ipv4'], ['100::', 64, 'ipv6'], ['2001:db8::', 32, 'ipv6']])],
+  // Teredo hides the client's IPv4 address (inverted) and the tunnel may end anywhere: never public here.
+  ['a Teredo tunnel address', ranges([['2001::', 32, 'ipv6']])],
 ];
 
+/** The eight 16-bit groups of an IPv6 address, as a URL parser writes it (lower case, `::` for zeros, no dotted quad). */
+function ipv6Groups(ip: string): number[] {
+  const canonical = new URL(`http://[${ip}]/`).hostname.slice(1, -1);
+  const part = (s: string) => (s ? s.split(':').map((g) => parseInt(g, 16)) : []);
+  const [head, tail] = canonical.split('::');
+  if (tail === undefined) return part(head);
+  const [h, t] = [part(head), part(tail)];
+  return [...h, ...new Array<number>(8 - h.length - t.length).fill(0), ...t];
+}
+
 /**
- * The IPv4 address an IPv6 one carries, if any: IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible
- * (::a.b.c.d) and NAT64 (64:ff9b::a.b.c.d) reach that IPv4 host.
+ * The IPv4 address an IPv6 one carries, if any: IPv4-mapped (::ffff:a.b.c.d), IPv4-translated
+ * (::ffff:0:a.b.c.d), IPv4-compatible (::a.b.c.d; not :: or ::1), NAT64 (64:ff9b::a.b.c.d) and
+ * 6to4 (2002:aabb:ccdd::/48 for a.b.c.d: the tunnel ends at that IPv4 host) reach that IPv4 host.
  */
 function embeddedIPv4(ip: string): string | null {
-  const canonical = new URL(`http://[${ip}]/`).hostname.slice(1, -1);
-  const m = /^(?:::ffff:|::|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
-  if (!m) return null;
-  const [hi, lo] = [parseInt(m[1], 16), parseInt(m[2], 16)];
-  return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
+  const g = ipv6Groups(ip);
+  const quad = (hi: number, lo: number) => [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
+  const zero = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  if (zero(0, 5) && g[5] === 0xffff) return quad(g[6], g[7]);
+  if (zero(0, 4) && g[4] === 0xffff && g[5] === 0) return quad(g[6], g[7]);
+  if (zero(0, 6) && (g[6] !== 0 || g[7] > 1)) return quad(g[6], g[7]);
+  if (g[0] === 0x64 && g[1] === 0xff9b && zero(2, 6)) return quad(g[6], g[7]);
+  if (g[0] === 0x2002) return quad(g[1], g[2]);
+  return null;
 }
 
 /** Which address Node connects to when given `ip`: IPv4 itself, or the IPv4 an IPv6 form embeds. */

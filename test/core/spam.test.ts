@@ -1,4 +1,29 @@
-import { compileRule, matchesRule } from '../../src/core/spam';
+import {
+  SPAM_RULE_MAX_LENGTH, SPAM_RULE_MAX_PROGRAM, SPAM_TEXT_LIMIT, compileRule, matchesRule, ruleRefusal, spamRuleCompilations, spamText,
+} from '../../src/core/spam';
+
+/**
+ * A rule of the audit's kind: 242 characters, counted repetitions of alternations. On the old code
+ * (every check compiled the rule and searched with captures) it ran one 60 KB comment for 10-20 s
+ * of CPU, blocking the event loop: its ~12,000 instructions were all alive on every character.
+ */
+const ALTERNATIVES = `(${'abcdefghijklmnopqrstuvwxyz'.split('').join('|')}| |,|\\.){1,999}`;
+const AUDIT_PATTERN = `${ALTERNATIVES.repeat(3)}(?:casino|viagra|lottery|jackpot|bitcoin)`;
+
+/** A 60 KB self-service comment of words, spaces, commas and full stops, and no spam word. */
+const COMMENT = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore. '
+  .repeat(700).slice(0, 60 * 1024);
+
+/** CPU milliseconds `fn` takes (busy neighbours on the machine do not count, unlike wall-clock time). */
+function cpuMs(fn: () => void): number {
+  const before = process.cpuUsage();
+  fn();
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000;
+}
+
+let seq = 0;
+const uniqueWord = () => `zq${process.pid}x${(seq++).toString(36)}`;
 
 describe('matchesRule', () => {
   it('type 0 (content) checks the content only', () => {
@@ -46,9 +71,100 @@ describe('matchesRule', () => {
   });
 
   it('finishes quickly on a catastrophic pattern', () => {
-    const content = `${'a'.repeat(50000)}b`;
+    const content = `${'a'.repeat(SPAM_TEXT_LIMIT - 1)}b`;
     expect(matchesRule({ text: '(a+)+$', type: 0 }, { content })).toBe(false);
     expect(matchesRule({ text: '(a|aa)+$', type: 0 }, { content })).toBe(false);
     expect(matchesRule({ text: '(a+)+b$', type: 0 }, { content })).toBe(true);
+  });
+});
+
+describe('the bounds on what one rule costs on one text', () => {
+  it('refuses the audit\'s pattern, and does not apply one stored before the limits', () => {
+    expect(AUDIT_PATTERN).toHaveLength(242);
+    expect(AUDIT_PATTERN.length).toBeLessThanOrEqual(SPAM_RULE_MAX_LENGTH);
+    const compiled = compileRule(AUDIT_PATTERN);
+    expect(compiled.size).toBeGreaterThan(10000);
+    expect(compiled.refusal).toBe(`it compiles to ${compiled.size} instructions, more than ${SPAM_RULE_MAX_PROGRAM}`);
+    expect(ruleRefusal(AUDIT_PATTERN)).toBe(
+      `The text is too large a pattern: it compiles to ${compiled.size} instructions, at most ${SPAM_RULE_MAX_PROGRAM} are allowed `
+      + '(a counted repetition such as {1,100} repeats what it applies to that many times).',
+    );
+    // The NFA's work is at most program size × text length: the audit's rule on the comment was
+    // more than 50 times the most a rule may now cost on any text.
+    expect(SPAM_RULE_MAX_PROGRAM * SPAM_TEXT_LIMIT * 50).toBeLessThan(compiled.size * COMMENT.length);
+
+    // A rule stored before the limits (the database has it) is not applied: never run on the comment.
+    const used = cpuMs(() => {
+      expect(matchesRule({ text: AUDIT_PATTERN, type: 2 }, { content: COMMENT, sender: 'a@example.com' })).toBe(false);
+      expect(matchesRule({ text: AUDIT_PATTERN, type: 0 }, { content: `${COMMENT} casino` })).toBe(false);
+    });
+    expect(used).toBeLessThan(2000); // the old code: 10-20 s of CPU for the first call alone
+  });
+
+  it('refuses a text longer than the limit, and does not apply a stored one', () => {
+    const word = uniqueWord();
+    const longest = word + 'x'.repeat(SPAM_RULE_MAX_LENGTH - word.length);
+    expect(ruleRefusal(longest)).toBeNull();
+    expect(matchesRule({ text: longest, type: 0 }, { content: `say ${longest.toUpperCase()}!` })).toBe(true);
+    const tooLong = `${longest}x`;
+    expect(ruleRefusal(tooLong)).toBe(`The text may not be greater than ${SPAM_RULE_MAX_LENGTH} characters.`);
+    expect(matchesRule({ text: tooLong, type: 0 }, { content: `say ${tooLong}!` })).toBe(false);
+    // Characters, not UTF-16 units, as the column and the 422 count them.
+    expect(ruleRefusal('😀'.repeat(SPAM_RULE_MAX_LENGTH))).toBeNull();
+    expect(ruleRefusal('😀'.repeat(SPAM_RULE_MAX_LENGTH + 1))).toMatch(/may not be greater than/);
+    // A stored rule of the old 65535-character limit costs no compilation.
+    const before = spamRuleCompilations();
+    expect(matchesRule({ text: 'casino'.repeat(10000), type: 0 }, { content: 'casino'.repeat(10000) })).toBe(false);
+    expect(spamRuleCompilations()).toBe(before);
+  });
+
+  it('runs a rule over the first 16 KB of a text only', () => {
+    expect(SPAM_TEXT_LIMIT).toBe(16384);
+    expect(spamText(COMMENT)).toHaveLength(SPAM_TEXT_LIMIT);
+    expect(spamText('short')).toBe('short');
+    // Never half a surrogate pair: an emoji across the boundary is left out whole.
+    const across = `${'a'.repeat(SPAM_TEXT_LIMIT - 1)}😀b`;
+    expect(spamText(across)).toBe('a'.repeat(SPAM_TEXT_LIMIT - 1));
+
+    const word = uniqueWord();
+    const rule = { text: word, type: 0 };
+    const at = (offset: number) => `${'x'.repeat(offset)}${word}${'y'.repeat(1000)}`;
+    expect(matchesRule(rule, { content: at(SPAM_TEXT_LIMIT - word.length) })).toBe(true);
+    expect(matchesRule(rule, { content: at(SPAM_TEXT_LIMIT - word.length + 1) })).toBe(false);
+    expect(matchesRule({ ...rule, type: 1 }, { sender: at(SPAM_TEXT_LIMIT) })).toBe(false);
+  });
+
+  it('the costliest patterns within the limits run over a long text in a bounded time', () => {
+    // Each defeats RE2's DFA (it would need too many states) so that the NFA runs, with most of the
+    // program alive on every character: the worst case, program size × SPAM_TEXT_LIMIT.
+    const random = (n: number) => {
+      let x = 12345;
+      return Array.from({ length: n }, () => ((x = (x * 1103515245 + 12345) & 0x7fffffff) >> 16) & 1 ? 'a' : 'b').join('');
+    };
+    const worst: Array<[string, string]> = [
+      [`[a-z ,.]{1,${Math.floor(SPAM_RULE_MAX_PROGRAM / 2) - 2}}!`, COMMENT],
+      [`(?:a|b)*a(?:a|b){${SPAM_RULE_MAX_PROGRAM - 6}}c`, random(60 * 1024)],
+      [`(?:.{${SPAM_RULE_MAX_PROGRAM - 4}})*!`, COMMENT],
+    ];
+    for (const [pattern, text] of worst) {
+      const compiled = compileRule(pattern);
+      expect({ pattern, refusal: compiled.refusal }).toEqual({ pattern, refusal: null });
+      expect(compiled.size).toBeGreaterThan(SPAM_RULE_MAX_PROGRAM * 0.9);
+      // Measured at ~0.2 s of CPU each on a busy 2-core machine; the audit's rule took 10-20 s.
+      expect(cpuMs(() => expect(matchesRule({ text: pattern, type: 0 }, { content: text })).toBe(false))).toBeLessThan(3000);
+    }
+  });
+
+  it('compiles a rule once, however many times it is checked', () => {
+    const text = `${uniqueWord()}|(?:cheap|free)\\s+pills`;
+    const before = spamRuleCompilations();
+    expect(ruleRefusal(text)).toBeNull(); // saving it compiles it...
+    for (const type of [0, 1, 2, 0, 1, 2]) {
+      expect(matchesRule({ text, type }, { content: 'Get FREE   pills now', sender: 'FREE PILLS <a@example.com>' })).toBe(true);
+      expect(matchesRule({ text, type }, { content: 'hello', sender: 'a@example.com' })).toBe(false);
+    }
+    expect(spamRuleCompilations() - before).toBe(1); // ...and every check after reuses it
+    matchesRule({ text: `${text}|other`, type: 0 }, { content: 'x' });
+    expect(spamRuleCompilations() - before).toBe(2);
   });
 });

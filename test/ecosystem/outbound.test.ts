@@ -60,6 +60,15 @@ const REFUSED: Array<[string, RegExp]> = [
   ['http://[::ffff:127.0.0.1]/x', /loopback/],
   ['http://[::ffff:169.254.169.254]/x', /cloud metadata/],
   ['http://[64:ff9b::a00:1]/x', /a private address/],
+  // IPv4-translated (::ffff:0:0/96) and 6to4 (2002::/16) carry an IPv4 address too; Teredo hides it.
+  ['http://[::ffff:0:127.0.0.1]/x', /::ffff:0:7f00:1 is a loopback address/],
+  ['http://[::ffff:0:a00:1]/x', /a private address/],
+  ['http://[2002:7f00:1::]/x', /2002:7f00:1:: is a loopback address/],
+  ['http://[2002:7f00:1:abcd::1]/x', /loopback/],
+  ['http://[2002:c0a8:101::]/x', /a private address/],
+  ['http://[2002:a9fe:a9fe::]/x', /cloud metadata/],
+  ['http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/x', /a Teredo tunnel address/],
+  ['http://[2001::1]/x', /a Teredo tunnel address/],
 ];
 
 describe('webhook targets', () => {
@@ -111,6 +120,27 @@ describe('the address policy', () => {
     expect(hostRefusal('2852039166', 'mail-server')).toMatch(/169\.254\.169\.254/);
     expect(addressRefusal('smtp.example.com', '::ffff:169.254.169.254', 'mail-server')).toMatch(/cloud metadata/);
     expect(hostRefusal('93.184.215.14', 'webhook')).toBeNull();
+  });
+
+  it('judges IPv6 forms that carry an IPv4 address by that address', () => {
+    // Public IPv4 addresses behind them stay reachable (93.184.215.14).
+    expect(hostRefusal('::ffff:0:93.184.215.14', 'webhook')).toBeNull();
+    expect(hostRefusal('2002:5db8:d70e::', 'webhook')).toBeNull();
+    expect(hostRefusal('[2002:5db8:d70e:1::1]', 'webhook')).toBeNull();
+    expect(hostRefusal('2001:4860:4860::8888', 'webhook')).toBeNull(); // 2001:4860::/32 is not Teredo
+    // Internal ones are refused, metadata ones whatever the use; mail servers may be internal.
+    expect(hostRefusal('2002:a00:1::', 'webhook')).toBe('2002:a00:1:: is a private address; list it in OUTBOUND_ALLOW_HOSTS to allow it.');
+    expect(hostRefusal('::ffff:0:127.0.0.1', 'oauth-token')).toMatch(/is a loopback address/);
+    expect(hostRefusal('2002:7f00:1::', 'mail-server')).toBeNull();
+    expect(addressRefusal('smtp.example.com', '2002:a9fe:a9fe::', 'mail-server')).toMatch(/cloud metadata/);
+    expect(addressRefusal('smtp.example.com', '::ffff:0:169.254.169.254', 'mail-server')).toMatch(/cloud metadata/);
+    // A name resolving to one of them is refused like the literal (rebinding through 6to4).
+    expect(addressRefusal('hooks.example.com', '2002:7f00:1::', 'webhook')).toBe(
+      'hooks.example.com (2002:7f00:1::) is a loopback address; list it in OUTBOUND_ALLOW_HOSTS to allow it.',
+    );
+    // The plain IPv6 loopback and unspecified addresses keep their own words.
+    expect(hostRefusal('::1', 'webhook')).toMatch(/^::1 is a loopback address/);
+    expect(hostRefusal('::', 'webhook')).toMatch(/^:: is an unspecified address/);
   });
 
   it('keeps a foreign server answer to a short first line', () => {
