@@ -54,7 +54,7 @@ export interface Config {
   loginFailures: { max: number; windowSeconds: number; banSeconds: number };
   /** Requests to verification links from one address within the window, beyond which it gets 429. */
   verifyAttempts: { max: number; windowSeconds: number };
-  mail: { attempts: number; backoffMs: number; concurrency: number };
+  mail: { attempts: number; backoffMs: number; maxBackoffMs: number; concurrency: number };
   outbox: { sweepEveryMs: number; sweepAfterMs: number; republishAfterMs: number };
   banExpiryEveryMs: number;
   /** How often the scheduler closes inactive tickets and makes feedback requests. */
@@ -192,8 +192,9 @@ export const configSchema = Joi.object({
   LOGIN_BAN_SECONDS: Joi.number().integer().min(1).max(365 * 86400).default(3600).description("how long such a ban lasts"),
   VERIFY_ATTEMPTS_MAX: Joi.number().integer().min(1).max(1_000_000).default(20).description("requests to verification links (`GET` and `POST`) one address may make within the window; more get 429"),
   VERIFY_ATTEMPTS_WINDOW_SECONDS: Joi.number().integer().min(1).max(86400).default(600).description("that window"),
-  MAIL_ATTEMPTS: Joi.number().integer().min(1).max(50).default(6).description("attempts per mail"),
-  MAIL_BACKOFF_MS: Joi.number().integer().min(10).default(15000).description("first retry delay, doubled each time"),
+  MAIL_ATTEMPTS: Joi.number().integer().min(1).max(1000).default(32).description("attempts per mail (the default, with the default waits, keeps trying for about 24 hours)"),
+  MAIL_BACKOFF_MS: Joi.number().integer().min(10).default(15000).description("first retry delay of a mail, doubled each time up to `MAIL_BACKOFF_MAX_MS`"),
+  MAIL_BACKOFF_MAX_MS: Joi.number().integer().min(10).default(3600000).description("the longest wait between two attempts of a mail"),
   MAIL_CONCURRENCY: Joi.number().integer().min(1).max(100).default(5).description("mails one worker sends at once"),
   OUTBOX_SWEEP_EVERY_MS: Joi.number().integer().min(100).default(30000).description("how often the sweep runs"),
   OUTBOX_SWEEP_AFTER_MS: Joi.number().integer().min(0).default(15000).description("age of an unpublished entry before the sweep publishes it"),
@@ -203,7 +204,7 @@ export const configSchema = Joi.object({
   SCHEDULER_CONCURRENCY: Joi.number().integer().min(2).max(50).default(4).description("jobs one scheduler worker runs at once, so that a long one (a bulk change, a ticket sweep) never holds up the outbox sweep or the ban expiry"),
   SHUTDOWN_TIMEOUT_MS: Joi.number().integer().min(100).default(10000).description("how long a process may take to stop before it is forced"),
   WEB_CONCURRENCY: Joi.number().integer().min(1).max(256).default(1).description("web processes one `web` entry runs (node:cluster workers sharing the port; a worker that dies is replaced; SIGTERM stops them all gracefully)").meta({ default: "1 (npm start: the number of CPUs)" }),
-  SECRET_KEY: secretKey().description("32 bytes, as 64 hex characters or base64 (`openssl rand -hex 32`): encrypts mailbox passwords").meta({ default: "none (see docs/operations.md, Secrets at rest)" }),
+  SECRET_KEY: secretKey().description("32 bytes, as 64 hex characters or base64 (`openssl rand -hex 32`): encrypts what the help desk stores encrypted: department mailbox passwords, webhook signing secrets, OAuth2 client secrets and tokens, the values of encrypted custom fields, and the responses kept for Idempotency-Key replays. In production, without it, the API refuses to store a secret (422) and keeps those responses unencrypted").meta({ default: "none (see docs/operations.md, Secrets at rest)" }),
   // At most 10 MiB a file: the uploads store keeps a file in one row, sent in one packet
   // (MariaDB's default max_allowed_packet is 16 MiB).
   ATTACHMENT_MAX_BYTES: Joi.number().integer().min(1).max(10 * 1024 * 1024).default(10 * 1024 * 1024).description("largest ticket attachment (at most 10 MiB: a file is one row, sent in one packet)"),
@@ -320,7 +321,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     verifyTokenTtl: value.VERIFY_TOKEN_TTL,
     loginFailures: { max: value.LOGIN_FAILURES_MAX, windowSeconds: value.LOGIN_FAILURES_WINDOW_SECONDS, banSeconds: value.LOGIN_BAN_SECONDS },
     verifyAttempts: { max: value.VERIFY_ATTEMPTS_MAX, windowSeconds: value.VERIFY_ATTEMPTS_WINDOW_SECONDS },
-    mail: { attempts: value.MAIL_ATTEMPTS, backoffMs: value.MAIL_BACKOFF_MS, concurrency: value.MAIL_CONCURRENCY },
+    mail: { attempts: value.MAIL_ATTEMPTS, backoffMs: value.MAIL_BACKOFF_MS, maxBackoffMs: value.MAIL_BACKOFF_MAX_MS, concurrency: value.MAIL_CONCURRENCY },
     outbox: { sweepEveryMs: value.OUTBOX_SWEEP_EVERY_MS, sweepAfterMs: value.OUTBOX_SWEEP_AFTER_MS, republishAfterMs: value.OUTBOX_REPUBLISH_AFTER_MS },
     banExpiryEveryMs: value.BAN_EXPIRY_EVERY_MS,
     ticketSweepEveryMs: value.TICKET_SWEEP_EVERY_MS,

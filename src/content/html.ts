@@ -33,12 +33,29 @@ const OPTIONS: sanitizeHtml.IOptions = {
 /** Something that reads as markup: a tag, a closing tag, a comment or a declaration. */
 const MARKUP = /<\/?[a-zA-Z!?]/;
 
+/** Rich text that is HTML (else it is plain text): what storedHtml sanitises, and mail inserts as markup. */
+export const isMarkup = (text: string): boolean => MARKUP.test(text);
+
 /** Rich text as stored: plain text unchanged, HTML through the allow-list. */
 export function storedHtml(text: string): string;
 export function storedHtml(text: string | null | undefined): string | null | undefined;
 export function storedHtml(text: string | null | undefined): string | null | undefined {
   if (typeof text !== 'string' || !MARKUP.test(text)) return text;
   return sanitizeHtml(text, OPTIONS);
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+
+/**
+ * Plain text (a mail's body) as rich text that shows exactly that text: stored as it is when
+ * nothing in it reads as markup; otherwise (`Contact John <john@example.com>`, `if a<b`, a pasted
+ * config) escaped into paragraphs and line breaks, as storedHtml would otherwise take the `<…` for
+ * tags and drop it with all that follows.
+ */
+export function plainTextAsRichText(text: string): string {
+  if (!isMarkup(text)) return text;
+  const escaped = text.replace(/\r\n?/g, '\n').replace(/[&<>]/g, (c) => ESCAPES[c]);
+  return escaped.split(/\n{2,}/).map((p) => `<p>${p.replace(/\n/g, '<br />\n')}</p>`).join('\n');
 }
 
 /**

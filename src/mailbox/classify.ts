@@ -28,7 +28,10 @@ export function automaticReason(m: IncomingMessage): string | null {
   return null;
 }
 
-/** Whether the mail is a delivery report (a bounce), and why it is taken for one. */
+/**
+ * Whether the mail is a report (a bounce, a delay notice, a read receipt): never imported nor
+ * answered; and why it is taken for one. Only a report of a failure marks a delivery bounced.
+ */
 export function bounceReason(m: IncomingMessage): string | null {
   if (m.contentType === 'multipart/report') return 'a delivery report (multipart/report)';
   if (m.returnPath === '') return 'the null sender (Return-Path: <>)';
@@ -41,13 +44,38 @@ export interface BounceFacts {
   originalIds: string[];
   /** The remote server's words (Diagnostic-Code, else Status, else the subject). */
   diagnostic: string;
+  /**
+   * Whether the report says the mail was not delivered: not a read receipt (a disposition
+   * notification), nor a delivery report whose every recipient is `delayed`, `delivered`,
+   * `relayed` or `expanded` (RFC 3464). A report that says nothing readable counts as a failure.
+   */
+  failed: boolean;
+}
+
+const NOT_FAILED_ACTIONS = new Set(['delayed', 'delivered', 'relayed', 'expanded']);
+
+/** The report-type of a multipart/report (`delivery-status`, `disposition-notification`), lower case, or null. */
+function reportType(m: IncomingMessage): string | null {
+  const type = m.parsed.headers.get('content-type') as { params?: Record<string, string> } | undefined;
+  return type?.params?.['report-type']?.toLowerCase() ?? null;
+}
+
+/**
+ * Whether a report says delivery failed (BounceFacts.failed), from its report-type and its
+ * recipients' Action fields (in its delivery-status part, which mailparser may fold into the text).
+ */
+function reportsFailure(m: IncomingMessage, texts: string[]): boolean {
+  const type = m.contentType === 'multipart/report' ? reportType(m) : null;
+  if (type === 'disposition-notification') return false;
+  const actions = texts.flatMap((t) => [...t.matchAll(/^action:[ \t]*([a-z-]+)/gim)].map((a) => a[1].toLowerCase()));
+  return !actions.length || actions.some((a) => !NOT_FAILED_ACTIONS.has(a));
 }
 
 /** Reads a delivery report: which of our mails it is about, and what the remote server said. */
 export function bounceFacts(m: IncomingMessage): BounceFacts {
-  const parts = m.parsed.attachments
-    .filter((a) => /^(message\/(rfc822|delivery-status|global|global-headers|global-delivery-status)|text\/rfc822-headers)$/i.test(a.contentType))
-    .map((a) => a.content.toString('utf8'));
+  const quoted = m.parsed.attachments
+    .filter((a) => /^(message\/(rfc822|delivery-status|global|global-headers|global-delivery-status)|text\/rfc822-headers)$/i.test(a.contentType));
+  const parts = quoted.map((a) => a.content.toString('utf8'));
   const texts = [...parts, m.parsed.text ?? ''];
   const ids = new Set<string>();
   for (const t of texts) {
@@ -60,5 +88,5 @@ export function bounceFacts(m: IncomingMessage): BounceFacts {
   if (m.messageId) ids.delete(m.messageId);
   const find = (re: RegExp) => texts.map((t) => re.exec(t)?.[1]?.trim()).find(Boolean);
   const diagnostic = find(/^diagnostic-code:[ \t]*(.{1,500})$/im) ?? find(/^status:[ \t]*(\d\.\d{1,3}\.\d{1,3}.{0,200})$/im) ?? m.subject;
-  return { originalIds: [...ids], diagnostic: diagnostic.slice(0, 1000) };
+  return { originalIds: [...ids], diagnostic: diagnostic.slice(0, 1000), failed: reportsFailure(m, texts) };
 }

@@ -4,7 +4,8 @@ import { config } from '../config';
 import { DepartmentEmail } from '../db/models';
 import { logger } from '../logger';
 import { defaultPort } from '../ticket/departmentEmailTypes';
-import { ingestBatch, type BatchMail } from './ingest';
+import { ingestBatch, type BatchMail, type IngestResult } from './ingest';
+import { decisionsOf, settled } from './ledger';
 import type { MailLogin } from './login';
 import { tally, tlsOptions, type PollSummary } from './pollSummary';
 
@@ -14,12 +15,15 @@ import { tally, tlsOptions, type PollSummary } from './pollSummary';
  * (`MAILBOX_BATCH_SIZE` mails, at most `MAILBOX_BATCH_BYTES`, one FETCH each), each batch imported
  * in a transaction that also advances the cursor (./ingest.ts, ingestBatch). Then the batch's mails
  * are deleted (`delete_downloaded`) or flagged \Seen, in one command. A mail whose import failed
- * in an unexpected way is recorded as an error and left where it is, unflagged.
+ * in an unexpected way is recorded as an error and left where it is, unflagged (never deleted:
+ * ./ledger.ts, settled). A transient database error (a deadlock, a lost connection: ./ingest.ts)
+ * fails the poll with the cursor before the mail it failed on, which the next poll takes again.
  *
  * A new UIDVALIDITY (the server renumbered the mailbox) starts the cursor again from 0: every
  * mail is then fetched again, and the ledger's import keys recognise those already imported.
  * With `delete_downloaded`, mails at or below the cursor that are still there (a worker that died
- * between the commit and the delete) are deleted at the start of the next poll.
+ * between the commit and the delete) are deleted at the start of the next poll, those the ledger
+ * has settled: a mail recorded as an error (or not recorded at all) stays.
  */
 export async function pollImap(mailbox: DepartmentEmail, login: MailLogin): Promise<PollSummary> {
   const { timeoutMs, maxMessageBytes, batchSize, batchBytes } = config().mailbox;
@@ -44,7 +48,10 @@ export async function pollImap(mailbox: DepartmentEmail, login: MailLogin): Prom
         lastUid = 0;
         await DepartmentEmail.update({ imap_uidvalidity: uidValidity, imap_last_uid: 0 }, { where: { id: mailbox.id } });
       }
-      if (mailbox.delete_downloaded && lastUid > 0) await client.messageDelete(`1:${lastUid}`, { uid: true });
+      if (mailbox.delete_downloaded && lastUid > 0) {
+        const left = await client.search({ uid: `1:${lastUid}` }, { uid: true });
+        if (left && left.length) await putAway(client, mailbox, uidValidity, left);
+      }
 
       // Listed first, fetched one by one after: imapflow cannot run a command inside a running FETCH.
       const pending: Array<{ uid: number; size: number }> = [];
@@ -63,16 +70,23 @@ export async function pollImap(mailbox: DepartmentEmail, login: MailLogin): Prom
             });
           },
         }));
-        const results = await ingestBatch(mails, mailbox);
+        let results: IngestResult[];
+        try {
+          results = await ingestBatch(mails, mailbox);
+        } catch (err) {
+          // The database failed the poll, maybe after some of the batch's mails were imported one by
+          // one: those are put away now, if the ledger can be read (with `delete_downloaded` the
+          // next poll would delete them anyway).
+          await putAway(client, mailbox, uidValidity, batch.map((p) => p.uid)).catch(() => undefined);
+          throw err;
+        }
         const done: number[] = [];
         results.forEach((result, i) => {
           tally(summary, result.decision);
-          if (result.decision !== 'error') done.push(batch[i].uid);
+          if (settled(result.decision)) done.push(batch[i].uid);
         });
         // One command for the batch's mails (those whose import failed stay unflagged).
-        if (!done.length) continue;
-        if (mailbox.delete_downloaded) await client.messageDelete(done.join(','), { uid: true });
-        else await client.messageFlagsAdd(done.join(','), ['\\Seen'], { uid: true });
+        await finish(client, mailbox, done);
       }
     } finally {
       lock.release();
@@ -81,6 +95,34 @@ export async function pollImap(mailbox: DepartmentEmail, login: MailLogin): Prom
     await client.logout().catch(() => client.close());
   }
   return summary;
+}
+
+/** Deletes (`delete_downloaded`) or flags \Seen the mails, in one command. */
+async function finish(client: ImapFlow, mailbox: DepartmentEmail, uids: number[]): Promise<void> {
+  if (!uids.length) return;
+  if (mailbox.delete_downloaded) await client.messageDelete(uidSet(uids), { uid: true });
+  else await client.messageFlagsAdd(uidSet(uids), ['\\Seen'], { uid: true });
+}
+
+/** Finishes those of the mails whose ledger line is settled (./ledger.ts): one recorded as an error, or not recorded, stays as it is. */
+async function putAway(client: ImapFlow, mailbox: DepartmentEmail, uidValidity: string, uids: number[]): Promise<void> {
+  const decisions = await decisionsOf(mailbox.id, uids.map((uid) => `${uidValidity}:${uid}`));
+  await finish(client, mailbox, uids.filter((uid) => {
+    const decision = decisions.get(`${uidValidity}:${uid}`);
+    return decision !== undefined && settled(decision);
+  }));
+}
+
+/** An IMAP UID set with runs as ranges (`1:40,42`): what is left of a long mailbox stays one short command. */
+function uidSet(uids: number[]): string {
+  const sorted = [...new Set(uids)].sort((a, b) => a - b);
+  const parts: string[] = [];
+  for (let i = 0; i < sorted.length; i++) {
+    const start = sorted[i];
+    while (i + 1 < sorted.length && sorted[i + 1] === sorted[i] + 1) i++;
+    parts.push(start === sorted[i] ? String(start) : `${start}:${sorted[i]}`);
+  }
+  return parts.join(',');
 }
 
 type Pending = { uid: number; size: number };

@@ -10,6 +10,7 @@ import { emit, withoutEvents, type MailRefusal } from '../events';
 import { ValidationError } from '../errors';
 import { logger } from '../logger';
 import { matchesRule } from '../core/spam';
+import { plainTextAsRichText } from '../content/html';
 import { ticketOfReferences, recordMessageId } from '../ticket/mail/threading';
 import { threadTarget } from './threadTarget';
 import { addMessage } from '../ticket/messages/service';
@@ -20,6 +21,7 @@ import type { AttachmentInput } from '../ticket/attachmentFiles';
 import { automaticReason, bounceFacts, bounceReason } from './classify';
 import { decided, RejectedImport, type Decision } from './decision';
 import { claimLines, settleLines, type LedgerLine } from './ledger';
+import { errorText, isTransientDbError } from './dbErrors';
 import { isOpening, PendingOpenings, type Opening } from './opening';
 import { importedAs, noteImported, ownAddresses, primeBatch, sentByUs } from './lookups';
 import { headerBlock, parseMail, type IncomingMessage } from './parse';
@@ -229,6 +231,10 @@ async function ingest(raw: Buffer, source: MailSource, options: IngestOptions): 
     if (err instanceof RejectedImport && options.dryRun) return result(err.decision, null);
     if (options.dryRun) throw err;
     if (err instanceof RejectedImport) return record(err.decision);
+    // A deadlock, a lock wait, a lost connection (after db/transaction.ts retried what it could):
+    // nothing is recorded and the cursor stays before the mail, so the poll fails and the next one
+    // takes the mail again. Recorded as an error, the mail would never be imported.
+    if (isTransientDbError(err)) throw err;
     if (!(err instanceof UniqueConstraintError) || !mail) return recordError(err as Error);
     // Another poll imported this mail a moment ago (the same mail in two mailboxes): the claim
     // waited on its key until that transaction ended, then failed.
@@ -254,12 +260,14 @@ async function ingest(raw: Buffer, source: MailSource, options: IngestOptions): 
   /**
    * An import that failed in a way no rule foresaw is recorded as an error, and the mailbox moves
    * past it (the mail stays in the mailbox for a person to look at): one bad mail never blocks
-   * the others. When not even that can be written (the database is away), the poll fails.
+   * the others. When not even that can be written (the database is away), the poll fails. The
+   * reason is the error's own words without the SQL statement (errorText).
    */
   async function recordError(err: Error): Promise<IngestResult> {
-    logger.error({ mailbox: source.departmentEmail?.id, remoteUid: source.remoteUid, reason: err.message }, 'a mail could not be imported');
+    const reason = errorText(err);
+    logger.error({ mailbox: source.departmentEmail?.id, remoteUid: source.remoteUid, reason }, 'a mail could not be imported');
     try {
-      return await record(decided('error', `The import failed: ${err.message}`));
+      return await record(decided('error', `The import failed: ${reason}`));
     } catch {
       throw err;
     }
@@ -283,7 +291,8 @@ export interface BatchMail {
  * refusal by the ticket service of one of the tickets it opens, or a key that another import
  * holds rolls the batch back, and the batch is then imported one mail per transaction
  * (ingestMail): the poison mail is recorded as an error (or its refusal) and the others still
- * import.
+ * import. A transient database error of one of those fails the whole call (the mails before it
+ * are imported, their cursor advanced; the mail and those after it are not).
  */
 export async function ingestBatch(mails: BatchMail[], departmentEmail: DepartmentEmail): Promise<IngestResult[]> {
   if (!mails.length) return [];
@@ -296,7 +305,7 @@ export async function ingestBatch(mails: BatchMail[], departmentEmail: Departmen
       const done = await transaction((t) => importAll(prepared, { departmentEmail }, t, { advance: mails[mails.length - 1].advance }));
       return prepared.map((p, i) => p.result(done[i].d, done[i].ledgerId));
     } catch (err) {
-      logger.warn({ mailbox: departmentEmail.id, mails: mails.length, reason: (err as Error).message }, 'a batch of mails failed: importing them one by one');
+      logger.warn({ mailbox: departmentEmail.id, mails: mails.length, reason: errorText(err) }, 'a batch of mails failed: importing them one by one');
     }
     const results: IngestResult[] = [];
     for (const m of mails) results.push(await one(m));
@@ -347,6 +356,7 @@ async function recordBounce(mail: IncomingMessage, why: string, t: Transaction):
   const facts = bounceFacts(mail);
   const ticketId = await ticketOfReferences(facts.originalIds, t);
   let marked = 0;
+  if (!facts.failed) return decided('bounce', `${why}, not of a failure (a read receipt or a delay notice): nothing marked bounced`, { ticketId });
   if (facts.originalIds.length) {
     const deliveries = await MailDelivery.findAll({
       where: { message_id: { [Op.in]: facts.originalIds.map((id) => `<${id}>`) }, status: { [Op.ne]: 'bounced' } }, transaction: t, lock: t.LOCK.UPDATE,
@@ -425,9 +435,10 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
 
   const target = await threadTarget(mail, t);
   if (target) {
-    const { ticket, how, joinsAsCc, operator } = target;
+    const { ticket, how, joinsAsCc, operator, forwardReply } = target;
     const department = await Department.findByPk(ticket.department_id, { attributes: ['id', 'disable_user_email_replies'], transaction: t });
-    const byUser = !operator;
+    // The answer to a forward is a note: the rules of a user's reply do not apply to it.
+    const byUser = !operator && !forwardReply;
     await beforeWrite();
     if (byUser && ticket.locked) {
       if (!automatic) await tellRefused('locked', ticket, from, t);
@@ -443,15 +454,16 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
         const author = operator ?? (await userForAddress(from, ticket.brand_id, namesOf(mail), savepoint));
         // Copied on the original mail (or answering "reply all") and found by the thread's own ids: joins as a CC.
         const added = await addMessage({
-          ticketId: ticket.id, userId: author.id, text: mail.text || '(no text)', type: MESSAGE_TYPE.MESSAGE,
-          cc: await copiedAddresses(mail, savepoint), attachments: allowed,
-          createdAt, channel: 'email', automatic: !!automatic,
-        }, savepoint, { settings, joinCc: joinsAsCc && !operator ? from : undefined });
+          ticketId: ticket.id, userId: author.id, text: plainTextAsRichText(mail.text || '(no text)'), type: MESSAGE_TYPE.MESSAGE,
+          // Those the answer to a forward is copied to are the forward's, not the ticket's.
+          cc: forwardReply ? [] : await copiedAddresses(mail, savepoint), attachments: allowed,
+          createdAt, channel: 'email', automatic: !!automatic, ...(forwardReply ? { sendOperatorsEmail: true } : {}),
+        }, savepoint, { settings, joinCc: joinsAsCc && !operator ? from : undefined, forwardReply });
         return added.message;
       });
       if (mail.messageId) await recordMessageId({ messageId: mail.messageId, ticketId: message.ticket_id, ticketMessageId: message.id, direction: 'in' }, t);
       if (refused.length && !automatic) await tellRefused('attachments', ticket, from, t, message.id);
-      return decided('reply', [`Found by ${how}`, joinsAsCc && !operator ? `${from} joined the ticket as a CC` : null, notes].filter(Boolean).join('; '), { ticketId: message.ticket_id, messageId: message.id, imported: true });
+      return decided('reply', [`Found by ${how}`, forwardReply ? 'the answer to a forward: filed as a note' : null, joinsAsCc && !operator && !forwardReply ? `${from} joined the ticket as a CC` : null, notes].filter(Boolean).join('; '), { ticketId: message.ticket_id, messageId: message.id, imported: true });
     } catch (err) {
       if (!(err instanceof ValidationError)) throw err;
       return decided('rejected', `Not added to ticket #${ticket.number}: ${err.message}`, { ticketId: ticket.id });
@@ -467,7 +479,7 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
     mail, address: mailbox.address, refused, automatic: !!automatic, notes,
     input: {
       brandId: mailbox.brand_id, departmentId: mailbox.department_id, departmentEmailId: mailbox.id,
-      subject: (mail.subject || '(no subject)').slice(0, 255), text: mail.text || '(no text)', userEmail: from,
+      subject: (mail.subject || '(no subject)').slice(0, 255), text: plainTextAsRichText(mail.text || '(no text)'), userEmail: from,
       userFirstname: names.firstname, userLastname: names.lastname, cc: await copiedAddresses(mail, t),
       attachments: allowed, channel: 'email', createdAt, sendUserEmail: !automatic, sendOperatorsEmail: !automatic,
     },

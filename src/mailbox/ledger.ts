@@ -1,5 +1,6 @@
-import { QueryTypes, type Transaction } from 'sequelize';
+import { Op, QueryTypes, type Transaction } from 'sequelize';
 import { now } from '../db/entity';
+import { IncomingMail } from '../db/models';
 import type { IncomingDecision } from '../db/models/IncomingMail';
 import { sequelize } from '../db/sequelize';
 
@@ -53,4 +54,24 @@ export async function settleLines(lines: Array<{ id: number; line: LedgerLine }>
       reason = VALUES(reason), ticket_id = VALUES(ticket_id), ticket_message_id = VALUES(ticket_message_id), updated_at = VALUES(updated_at)`,
     { replacements: { rows: lines.map(({ id, line }) => [id, ...values(line, at)]) }, transaction: t, type: QueryTypes.INSERT },
   );
+}
+
+/**
+ * Whether the mailbox is done with a mail so decided, and may delete it (`delete_downloaded`) or
+ * flag it: every decision but `error` (an import that failed in a way no rule foresaw), which
+ * leaves the mail in the mailbox for a person to look at. IMAP and POP3 alike.
+ */
+export const settled = (decision: IncomingDecision): boolean => decision !== 'error';
+
+/** The decisions the ledger holds for these remote uids (IMAP `<uidvalidity>:<uid>`, POP3 UIDL) of a mailbox: the latest line of each. */
+export async function decisionsOf(departmentEmailId: number, remoteUids: string[]): Promise<Map<string, IncomingDecision>> {
+  const decisions = new Map<string, IncomingDecision>();
+  for (let i = 0; i < remoteUids.length; i += 1000) {
+    const rows = await IncomingMail.findAll({
+      attributes: ['remote_uid', 'decision'], order: [['id', 'ASC']],
+      where: { department_email_id: departmentEmailId, remote_uid: { [Op.in]: remoteUids.slice(i, i + 1000) } },
+    });
+    for (const r of rows) if (r.remote_uid) decisions.set(r.remote_uid, r.decision);
+  }
+  return decisions;
 }

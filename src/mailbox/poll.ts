@@ -1,4 +1,4 @@
-import { Op } from 'sequelize';
+import { BaseError, Op } from 'sequelize';
 import { config } from '../config';
 import { now } from '../db/entity';
 import { DepartmentEmail } from '../db/models';
@@ -8,6 +8,7 @@ import { logger } from '../logger';
 import { mailboxPolls, mailsIngested } from '../ops/metrics';
 import { TYPE_REMOTE } from '../ticket/departmentEmailTypes';
 import { foreignText, resolveChecked } from '../net/outbound';
+import { errorText } from './dbErrors';
 import { pollImap } from './imap';
 import { withLogin } from './login';
 import { pollPop3 } from './pop3Poll';
@@ -57,6 +58,8 @@ export function describePollError(err: unknown): string {
   if (e?.code === 'ECONNREFUSED') return 'The server refused the connection (ECONNREFUSED): check the server and port.';
   if (e?.code === 'ENOTFOUND' || e?.code === 'EAI_AGAIN') return `The server name could not be resolved (${e.code}).`;
   if (e?.code && /CERT|SELF_SIGNED|TLS|SSL/i.test(e.code)) return `TLS failed (${e.code}): ${foreignText(e.message)}`;
+  // Ours, not the server's: a transient database error fails the poll (./ingest.ts); said without the SQL statement.
+  if (err instanceof BaseError) return `The database failed: ${foreignText(errorText(err), 300)}`;
   return foreignText(e?.message || String(err), 300);
 }
 

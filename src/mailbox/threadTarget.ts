@@ -1,7 +1,7 @@
 import type { Transaction } from 'sequelize';
-import { Ticket, User } from '../db/models';
+import { PersonEmail, Ticket, User } from '../db/models';
 import { jsonList } from '../ticket/common';
-import { ticketOfReferences } from '../ticket/mail/threading';
+import { answersOnlyForwards, ticketOfReferences } from '../ticket/mail/threading';
 import { ticketOfReplyAddress } from '../ticket/mail/replyAddress';
 import type { IncomingMessage } from './parse';
 import { isForwardSubject, ticketNumberInSubject } from './subject';
@@ -15,7 +15,8 @@ import { isForwardSubject, ticketNumberInSubject } from './subject';
  *   original mail, or answering with "reply all") joins it as a CC (`joinsAsCc`).
  *   A *forward* (`Fwd:`, `WG:`, `TR:`, `Fw:` …) that still carries those headers (Gmail keeps them)
  *   only joins when its sender is already on the ticket: a forward to a third party is how a
- *   stranger gets hold of the ids.
+ *   stranger gets hold of the ids. Someone not on the ticket answering one of OUR forwards (only
+ *   its ids among the known ones) answers the operator who forwarded: a note (`forwardReply`).
  * - The ticket's sub-address among the recipients (`support+t12-…@`), checked by a hash.
  * - A ticket mail forwarded as an attachment (message/rfc822): the ids of the mail inside, from the
  *   ticket's user, an address copied on it, or an operator.
@@ -29,29 +30,45 @@ export interface ThreadTarget {
   how: string;
   /** The sender is not on the ticket yet and joins it as a CC (found by the thread's own ids). */
   joinsAsCc: boolean;
+  /**
+   * The sender is not on the ticket and answers one of our forwards (a vendor, a colleague the
+   * operator asked): the answer is for the operators only, a note; the sender joins nothing.
+   */
+  forwardReply: boolean;
   /** The sender as an operator (then the reply is theirs), or null. */
   operator: User | null;
   /** The ticket's user (id and address), or null. */
   owner: User | null;
 }
 
-/** Who the sender is and who owns a ticket, each read once however many candidate tickets are looked at. */
+/**
+ * Who the sender is (the people holding the address, as their main or an additional one) and who
+ * owns a ticket (with all their addresses), each read once however many candidate tickets are
+ * looked at.
+ */
 interface People {
   sender(): Promise<User[]>;
   owner(ticket: Ticket): Promise<User | null>;
+  /** Whether the address is one of the ticket owner's, main or additional. */
+  isOwner(ticket: Ticket): Promise<boolean>;
 }
 
 function people(address: string, t: Transaction): People {
   let sender: Promise<User[]> | undefined;
   const owners = new Map<number, Promise<User | null>>();
-  return {
-    sender: () => (sender ??= User.findAll({ attributes: ['id', 'type', 'organisation_id', 'brand_id'], where: { email: address }, order: [['id', 'ASC']], transaction: t })),
+  const holders = async () => (await PersonEmail.findAll({ attributes: ['user_id'], where: { email: address }, transaction: t })).map((p) => p.user_id);
+  const who: People = {
+    sender: () => (sender ??= holders().then((ids) => (ids.length
+      ? User.findAll({ attributes: ['id', 'type', 'organisation_id', 'brand_id'], where: { id: ids }, order: [['id', 'ASC']], transaction: t })
+      : []))),
     owner: (ticket) => {
       let owner = owners.get(ticket.user_id);
       if (!owner) owners.set(ticket.user_id, (owner = User.findByPk(ticket.user_id, { attributes: ['id', 'email', 'organisation_id'], transaction: t })));
       return owner;
     },
+    isOwner: async (ticket) => (await who.owner(ticket))?.email.toLowerCase() === address || (await who.sender()).some((u) => u.id === ticket.user_id),
   };
+  return who;
 }
 
 export async function threadTarget(mail: IncomingMessage, t: Transaction): Promise<ThreadTarget | null> {
@@ -63,13 +80,15 @@ export async function threadTarget(mail: IncomingMessage, t: Transaction): Promi
   };
   const forward = isForwardSubject(mail.subject);
   const who = people(from, t);
-  const found = async (ticket: Ticket, how: string, joinsAsCc: boolean): Promise<ThreadTarget> => ({
-    ticket, how, joinsAsCc, operator: (await who.sender()).find((u) => u.type === 'operator') ?? null, owner: await who.owner(ticket),
+  const found = async (ticket: Ticket, how: string, joinsAsCc: boolean, forwardReply = false): Promise<ThreadTarget> => ({
+    ticket, how, joinsAsCc, forwardReply, operator: (await who.sender()).find((u) => u.type === 'operator') ?? null, owner: await who.owner(ticket),
   });
 
-  const byHeaders = await follow(await ticketOfReferences([...mail.references, ...mail.inReplyTo], t));
+  const answered = [...mail.references, ...mail.inReplyTo];
+  const byHeaders = await follow(await ticketOfReferences(answered, t));
   if (byHeaders) {
     const onTicket = await isOnTicket(from, byHeaders, who);
+    if (!onTicket && (await answersOnlyForwards(answered, t))) return found(byHeaders, 'In-Reply-To/References of a forward', false, true);
     if (onTicket || !forward) return found(byHeaders, 'In-Reply-To/References', !onTicket);
   }
   for (const address of [...mail.to, ...mail.cc, ...mail.deliveredTo]) {
@@ -90,10 +109,10 @@ export async function threadTarget(mail: IncomingMessage, t: Transaction): Promi
   return null;
 }
 
-/** The ticket's user, an address copied on it, an operator, or (`organisation`) a user of the owner's organisation. */
+/** The ticket's user (by any of their addresses), an address copied on it, an operator, or (`organisation`) a user of the owner's organisation. */
 async function isOnTicket(address: string, ticket: Ticket, who: People, organisation = true): Promise<boolean> {
   if (jsonList(ticket.cc).includes(address)) return true;
+  if (await who.isOwner(ticket)) return true;
   const owner = await who.owner(ticket);
-  if (owner?.email.toLowerCase() === address) return true;
   return (await who.sender()).some((u) => u.type === 'operator' || (organisation && !!owner?.organisation_id && u.organisation_id === owner.organisation_id && u.brand_id === ticket.brand_id));
 }

@@ -1,4 +1,4 @@
-import type { Job, JobsOptions } from 'bullmq';
+import type { BackoffOptions, BackoffStrategy, Job, JobsOptions } from 'bullmq';
 import type { ObjectSchema } from 'joi';
 import type { QueueName } from './names';
 
@@ -31,12 +31,43 @@ export const defineJob = <P>(def: JobDefinition<P>): JobDefinition<P> => def;
 export const schedulerIdOf = (def: Pick<JobDefinition, 'name'>) => def.name.replace(/\./g, '-');
 
 /**
- * Retries with exponential backoff; a job out of attempts stays in the failed set, with its
- * reason, for `keepFailedDays`.
+ * A custom BullMQ backoff type: `delay` doubled after each failed attempt, but never more than
+ * `maxDelay` per wait, so many attempts cover a long outage without waits of days. The job
+ * carries both (its options, as stored); every worker computes its waits (backoffStrategy below,
+ * the `settings.backoffStrategy` of createWorker).
  */
-export const retried = (attempts: number, backoffMs: number, keepCompleted: { age: number; count: number }, keepFailedDays = 30): JobsOptions => ({
-  attempts,
-  backoff: { type: 'exponential', delay: backoffMs },
-  removeOnComplete: keepCompleted,
-  removeOnFail: { age: keepFailedDays * 24 * 3600 },
-});
+export const CAPPED_EXPONENTIAL = 'capped-exponential';
+
+export interface CappedBackoff extends BackoffOptions {
+  type: typeof CAPPED_EXPONENTIAL;
+  delay: number;
+  maxDelay: number;
+}
+
+/** The wait after failed attempt `attemptsMade` (1 after the first): `delay × 2^(attemptsMade−1)`, at most `maxDelay`. */
+export const cappedDelay = (attemptsMade: number, { delay, maxDelay }: Pick<CappedBackoff, 'delay' | 'maxDelay'>): number =>
+  Math.min(maxDelay, Math.round(delay * 2 ** Math.max(0, attemptsMade - 1)));
+
+/**
+ * The custom backoff strategy of every worker: BullMQ asks it for types it does not know itself
+ * (it computes `fixed` and `exponential`). An unknown type is an error, as BullMQ's own.
+ */
+export const backoffStrategy: BackoffStrategy = (attemptsMade, type, _err, job) => {
+  const backoff = job?.opts.backoff;
+  if (type === CAPPED_EXPONENTIAL && typeof backoff === 'object' && backoff.type === CAPPED_EXPONENTIAL) {
+    return cappedDelay(attemptsMade, backoff as CappedBackoff);
+  }
+  throw new Error(`Unknown backoff type ${type}`);
+};
+
+/**
+ * Retries with exponential backoff, each wait at most `maxBackoffMs` when given (CAPPED_EXPONENTIAL);
+ * a job out of attempts stays in the failed set, with its reason, for `keepFailedDays`.
+ */
+export const retried = (
+  attempts: number, backoffMs: number, keepCompleted: { age: number; count: number }, keepFailedDays = 30, maxBackoffMs?: number,
+): JobsOptions => {
+  const capped: CappedBackoff | undefined = maxBackoffMs === undefined ? undefined : { type: CAPPED_EXPONENTIAL, delay: backoffMs, maxDelay: maxBackoffMs };
+  const backoff: BackoffOptions = capped ?? { type: 'exponential', delay: backoffMs };
+  return { attempts, backoff, removeOnComplete: keepCompleted, removeOnFail: { age: keepFailedDays * 24 * 3600 } };
+};

@@ -4,7 +4,7 @@ import { logger } from '../logger';
 import { redisConnection } from '../redis/connection';
 import { sequelize } from '../db/sequelize';
 import { readsFromReplica } from '../db/readRouting';
-import { schedulerIdOf, type JobDefinition } from './jobs';
+import { backoffStrategy, schedulerIdOf, type JobDefinition } from './jobs';
 import { markFailed, processOnce, publishesSettled } from './outbox';
 import { closeQueues } from './producer';
 import { jobDuration, jobsTotal, startMetricsServer } from '../ops/metrics';
@@ -53,6 +53,8 @@ export async function createWorker(spec: WorkerSpec) {
       // that long after Redis is back (the failover test saw the outbox sweep stall over 20 s).
       // Its errors are reported once per outage (noteRedisError), however often it retries.
       runRetryDelay: RUN_RETRY_DELAY_MS,
+      // The waits of the custom backoff types (mail: exponential, capped), from the job's own options.
+      settings: { backoffStrategy },
       ...spec.options,
     },
   );

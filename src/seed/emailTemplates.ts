@@ -5,8 +5,8 @@ import type { EMAIL_TEMPLATE_KEYS } from '../ticket/templateMapping';
  * plus the feedback request and the notice to a user whose mail reply met a locked ticket. Subjects and contents use Twig-like merge fields, kept as written
  * until the notifications render them: {{ ticket.number }}, {{ ticket.subject }},
  * {{ ticket.frontend_url }}, {{ ticket.operator_url }}, {{ ticket.department.name }},
- * {{ user.formatted_name }}, {{ operator.formatted_name }}, {{ message.text }},
- * {{ message.user.formatted_name }}, {{ feedback.url }}, {{ brand.name }}.
+ * {{ user.formatted_name }} (the ticket's user), {{ operator.formatted_name }}, {{ message.text }},
+ * {{ message.user.formatted_name }} (the message's author), {{ feedback.url }}, {{ brand.name }}.
  * Ticket subjects carry `[#{{ ticket.number }}]`, which threads replies into their ticket.
  */
 export type EmailTemplateName = (typeof EMAIL_TEMPLATE_KEYS)[number] | 'user_feedback_request' | 'user_ticket_locked';
@@ -113,10 +113,11 @@ export const DEFAULT_EMAIL_TEMPLATES: Record<EmailTemplateName, DefaultEmailTemp
   },
   operator_user_ticket_reply: {
     description: 'Sent to the operators of a ticket when the user replies.',
-    subject: '[#{{ ticket.number }}]: New reply from {{ user.formatted_name }}',
+    // The reply's author (the ticket's user or one of its CC'd users), not the ticket's user.
+    subject: '[#{{ ticket.number }}]: New reply from {{ message.user.formatted_name }}',
     contents: p(
       'Hi {{ operator.formatted_name }},',
-      '{{ user.formatted_name }} replied to ticket #{{ ticket.number }} ({{ ticket.subject }}):',
+      '{{ message.user.formatted_name }} replied to ticket #{{ ticket.number }} ({{ ticket.subject }}):',
       '{{ message.text }}',
       openTicket,
     ),

@@ -5,6 +5,7 @@
  * dry run and the ledger over the API. The IMAP and POP3 transport is tested in mailbox-poll.
  */
 import './mailboxEnv';
+import { Op } from 'sequelize';
 import { Department, DepartmentEmail, DomainEvent, IncomingMail, MailDelivery, MailMessageId, OutboxEntry, SpamRule, Ticket, TicketAttachment, User } from '../../src/db/models';
 import { transaction } from '../../src/db/transaction';
 import { emit } from '../../src/events';
@@ -82,6 +83,24 @@ describe('a new mail', () => {
     expect(files.map((f) => f.original_name)).toEqual(['shot.png']);
   });
 
+  it('in plain text that looks like markup keeps every character: an address in brackets, a config line, a comparison', async () => {
+    const text = 'Contact John <john@cust.test> or use <VirtualHost *:80> config & more.\nif a<b then c.\n\nThanks';
+    const opening = await ingest(await rawMail({ from: newEmail('lt'), to: mailbox.address, text }));
+    expect(opening.decision).toBe('new_ticket');
+    const [first] = await messagesOf(opening.ticketId!);
+    // Rich text that shows exactly what was sent: escaped, in paragraphs and line breaks.
+    expect(first.text).toBe('<p>Contact John &lt;john@cust.test&gt; or use &lt;VirtualHost *:80&gt; config &amp; more.<br />\nif a&lt;b then c.</p>\n<p>Thanks</p>');
+    // A reply too; and text with nothing that reads as markup stays as it was sent.
+    const ticket = (await Ticket.findByPk(opening.ticketId!))!;
+    const from = (await User.findByPk(ticket.user_id))!.email;
+    const ids = (await MailMessageId.findAll({ where: { ticket_id: ticket.id } })).map((m) => m.message_id);
+    const reply = await ingest(await rawMail({ from, to: mailbox.address, subject: `Re: ${ticket.subject}`, inReplyTo: ids[0], text: 'x <y> z' }));
+    expect(reply.decision).toBe('reply');
+    const plain = await ingest(await rawMail({ from, to: mailbox.address, subject: `Re: ${ticket.subject}`, inReplyTo: ids[0], text: 'a < b & c > d' }));
+    expect(plain.decision).toBe('reply');
+    expect((await messagesOf(ticket.id)).map((m) => m.text).slice(1)).toEqual(['<p>x &lt;y&gt; z</p>', 'a < b & c > d']);
+  });
+
   it('with no department address among its recipients is refused, unless the mailbox consumes all mail', async () => {
     const raw = await rawMail({ from: newEmail('stray'), to: 'someone-else@elsewhere.test' });
     const refused = await ingest(raw);
@@ -147,6 +166,54 @@ describe('a reply', () => {
     expect(ticket.status_id).toBe(world.openStatus);
     expect(ticket.resolved_time).toBeNull();
     expect((await ticketMailsOf(ticket.id)).some((p) => p.kind === 'operator_user_ticket_reply' && p.messageId === result.messageId)).toBe(true);
+  });
+
+  it('from one of the user\'s additional addresses is the user\'s: it neither joins the CC list nor needs the headers', async () => {
+    const { ticket } = await opened();
+    const other = newEmail('home');
+    expectSuccess(await api.put(`/api/user/user/${ticket.user_id}`, { additional_email: [other] }), 'Successfully updated the user!');
+    const ours = `t${ticket.id}.r${unique('x')}@support.test`;
+    await MailMessageId.create({ message_id: ours, ticket_id: ticket.id, direction: 'out', created_at: nowSec() });
+    const byHeaders = await ingest(await rawMail({ from: other, to: mailbox.address, subject: 'Re: it', inReplyTo: `<${ours}>`, text: 'From home.' }));
+    expect(byHeaders).toMatchObject({ decision: 'reply', ticketId: ticket.id });
+    expect(byHeaders.reason).not.toMatch(/joined the ticket as a CC/);
+    const byNumber = await ingest(await rawMail({ from: other, to: mailbox.address, subject: `Re: [#${ticket.number}] ${ticket.subject}`, text: 'Again.' }));
+    expect(byNumber).toMatchObject({ decision: 'reply', ticketId: ticket.id });
+    await ticket.reload();
+    expect(JSON.parse(ticket.cc ?? '[]')).toEqual([]);
+    const authors = (await messagesOf(ticket.id)).map((m) => m.user_id);
+    expect(authors).toEqual([ticket.user_id, ticket.user_id, ticket.user_id]);
+  });
+
+  it('to one of our forwards, from its recipient, is a note for the operators: it joins nothing and reaches no customer', async () => {
+    const { ticket, from } = await opened(newEmail('cust'), { cc: [newEmail('colleague')] });
+    const before = ticket.cc;
+    const agent = await operator();
+    const vendor = newEmail('vendor');
+    const forward = expectSuccess(await api.post('/api/ticket/forward', {
+      ticket_id: ticket.id, user_id: agent.id, text: 'What would this cost?', subject: 'Printer issue for a customer', to_address: [vendor],
+    }), 'Successfully created new message!');
+    // What the forward's mail job records once the mail is sent.
+    const sent = `t${ticket.id}.f${unique('x')}@support.test`;
+    await MailMessageId.create({ message_id: sent, ticket_id: ticket.id, ticket_message_id: forward.id, direction: 'out', created_at: nowSec() });
+    const answer = await ingest(await rawMail({
+      from: vendor, to: mailbox.address, cc: [newEmail('vendorboss')], subject: `Re: [#${ticket.number}] Printer issue for a customer`,
+      inReplyTo: `<${sent}>`, references: [`<${sent}>`], text: 'Our cost is 40 EUR.',
+    }));
+    expect(answer).toMatchObject({ decision: 'reply', ticketId: ticket.id });
+    expect(answer.reason).toContain('the answer to a forward: filed as a note');
+    const note = (await messagesOf(ticket.id)).find((m) => m.id === answer.messageId)!;
+    expect(note).toMatchObject({ type: 1, by: 1, text: 'Our cost is 40 EUR.' });
+    expect((await User.findByPk(note.user_id!))!.email).toBe(vendor);
+    await ticket.reload();
+    expect(ticket.cc).toBe(before);
+    // No copy to the customer or their CC: only the operators' note mail, if any.
+    const kinds = (await ticketMailsOf(ticket.id)).filter((p) => p.messageId === answer.messageId).map((p) => p.kind);
+    expect(kinds.filter((k) => k.startsWith('user_'))).toEqual([]);
+    // The customer's own reply to the same thread is still theirs.
+    const own = await ingest(await rawMail({ from, to: mailbox.address, subject: 'Re: it', inReplyTo: `<${sent}>`, text: 'Me again.' }));
+    expect(own).toMatchObject({ decision: 'reply', ticketId: ticket.id });
+    expect((await messagesOf(ticket.id)).find((m) => m.id === own.messageId)).toMatchObject({ type: 0, by: 1 });
   });
 
   it('finds its ticket by the ticket number in the subject only from its user, a CC, or an operator', async () => {
@@ -275,6 +342,30 @@ describe('mail that must never be answered', () => {
     expect(result.reason).toMatch(/1 delivery record\(s\) marked bounced: smtp; 550 5\.1\.1 .*User unknown/);
     expect(await MailDelivery.findOne({ where: { outbox_id: entry.id } })).toMatchObject({ status: 'bounced', error: expect.stringContaining('550 5.1.1') });
     expect(expectSuccess(await api.get(`/api/core/mail/${entry.id}`)).status).toBe('bounced');
+    expect(await messagesOf(ticket.id)).toHaveLength(1);
+  });
+
+  it('a read receipt or a delay notice about a mail we sent is a report of no failure: nothing is marked bounced or imported', async () => {
+    const { ticket, from } = await opened();
+    const sentId = `t${ticket.id}.r${unique('z')}@support.test`;
+    const entry = await OutboxEntry.create({ queue: 'mail', name: 'ticket.mail', payload: JSON.stringify({ kind: 'user_ticket_opened', ticketId: ticket.id }), job_key: unique('k').slice(0, 16), created_at: nowSec(), processed_at: nowSec() });
+    await MailDelivery.create({ outbox_id: entry.id, status: 'sent', message_id: `<${sentId}>`, attempts: 1, sent_at: nowSec() });
+    await MailMessageId.create({ message_id: sentId, ticket_id: ticket.id, direction: 'out', created_at: nowSec() });
+    const report = (reportType: string, partType: string, part: string, sender: string) => Buffer.from([
+      `From: ${sender}`, `To: ${mailbox.address}`, `Subject: Read: [#${ticket.number}] ${ticket.subject}`, `Message-ID: <${unique('r')}@cust.test>`,
+      `References: <${sentId}>`, 'MIME-Version: 1.0', `Content-Type: multipart/report; report-type=${reportType}; boundary="b1"`, '',
+      '--b1', 'Content-Type: text/plain', '', 'About your message.', '',
+      '--b1', `Content-Type: ${partType}`, '', part, '',
+      '--b1', 'Content-Type: text/rfc822-headers', '', `Message-ID: <${sentId}>`, `To: ${from}`, '', '--b1--', '',
+    ].join('\r\n'));
+    const receipt = await ingest(report('disposition-notification', 'message/disposition-notification', `Final-Recipient: rfc822; ${from}\r\nDisposition: manual-action/MDN-sent-manually; displayed`, from));
+    const delayed = await ingest(report('delivery-status', 'message/delivery-status', `Reporting-MTA: dns; mx.example.net\r\n\r\nFinal-Recipient: rfc822; ${from}\r\nAction: delayed\r\nStatus: 4.4.7`, 'MAILER-DAEMON@mx.example.net'));
+    for (const result of [receipt, delayed]) {
+      expect(result).toMatchObject({ decision: 'bounce', ticketId: ticket.id });
+      expect(result.reason).toMatch(/not of a failure .*nothing marked bounced/);
+    }
+    expect(await MailDelivery.findOne({ where: { outbox_id: entry.id } })).toMatchObject({ status: 'sent', error: null });
+    expect(await DomainEvent.count({ where: { name: 'mail.bounced', payload: { [Op.like]: `%"outboxId":${entry.id}%` } } })).toBe(0);
     expect(await messagesOf(ticket.id)).toHaveLength(1);
   });
 

@@ -99,11 +99,21 @@ describe('an IMAP mailbox', () => {
     await dovecot.append(user('imap-del'), await mailTo('imap-del'));
     expect(await pollMailbox(mailbox.id)).toEqual({ fetched: 2, decisions: { new_ticket: 2 } });
     expect(await dovecot.messages(user('imap-del'))).toEqual([]);
-    // A mail imported (the cursor moved past it) but still there, as after a crash before the delete.
-    const left = await dovecot.append(user('imap-del'), await mailTo('imap-del'));
-    await DepartmentEmail.update({ imap_last_uid: left.uid }, { where: { id: mailbox.id } });
+    // A mail imported (its ledger line written, the cursor moved past it) but still there, as after
+    // a crash before the delete: here imported by a poll with delete_downloaded off.
+    await DepartmentEmail.update({ delete_downloaded: 0 }, { where: { id: mailbox.id } });
+    await dovecot.append(user('imap-del'), await mailTo('imap-del'));
+    expect(await pollMailbox(mailbox.id)).toEqual({ fetched: 1, decisions: { new_ticket: 1 } });
+    expect(await dovecot.messages(user('imap-del'))).toHaveLength(1);
+    await DepartmentEmail.update({ delete_downloaded: 1 }, { where: { id: mailbox.id } });
     expect(await pollMailbox(mailbox.id)).toEqual({ fetched: 0, decisions: {} });
     expect(await dovecot.messages(user('imap-del'))).toEqual([]);
+    // One at or below the cursor that the ledger knows nothing of (the cursor moved by hand) is
+    // not known to be imported: it stays.
+    const unknown = await dovecot.append(user('imap-del'), await mailTo('imap-del'));
+    await DepartmentEmail.update({ imap_last_uid: unknown.uid }, { where: { id: mailbox.id } });
+    expect(await pollMailbox(mailbox.id)).toEqual({ fetched: 0, decisions: {} });
+    expect((await dovecot.messages(user('imap-del'))).map((msg) => msg.uid)).toEqual([unknown.uid]);
   });
 
   it('after a UIDVALIDITY reset reads the mailbox again and imports nothing twice', async () => {

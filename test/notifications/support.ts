@@ -153,7 +153,7 @@ export async function openTicket(world: MailWorld, o: OpenTicketOptions = {}): P
     if (o.watching?.length) await TicketWatcher.bulkCreate(o.watching.map((user_id) => ({ ticket_id: ticket.id, user_id })), { transaction: t });
     const message = await TicketMessage.create({
       ticket_id: ticket.id, channel_id: ticket.channel_id, user_id: author.id, by: author.type === 'operator' ? BY.OPERATOR : BY.USER,
-      type: MESSAGE_TYPE.MESSAGE, text: o.text ?? 'It smells of <smoke>.\nPlease help & hurry.', created_at: at, updated_at: at,
+      type: MESSAGE_TYPE.MESSAGE, text: o.text ?? 'It smells of "smoke" < 2 m away.\nPlease help & hurry.', created_at: at, updated_at: at,
     }, { transaction: t });
     if (o.emitEvent !== false) {
       await emit(t, 'ticket.created', {

@@ -38,14 +38,14 @@ describe('a new ticket', () => {
     const html = userMail.parsed.html as string;
     expect(html).toContain('Dear Uma User,');
     expect(html).toContain('&lt;on fire&gt; &amp; smoking');
-    expect(html).toContain('It smells of &lt;smoke&gt;.<br>\nPlease help &amp; hurry.');
+    expect(html).toContain('It smells of &quot;smoke&quot; &lt; 2 m away.<br>\nPlease help &amp; hurry.');
     expect(html).toContain(`href="https://${domainOf(m.world)}/tickets/view/${ticket.number}?token=${ticket.token}"`);
     expect(html.indexOf('ACME-HEADER')).toBeLessThan(html.indexOf('Dear Uma User'));
     expect(html).toContain('ACME-FOOTER');
     expect(html).not.toContain('/admin/ticket/view');
     const text = userMail.parsed.text ?? '';
     expect(text).toContain(`${ticket.subject}`);
-    expect(text).toContain('It smells of <smoke>.\nPlease help & hurry.');
+    expect(text).toContain('It smells of "smoke" < 2 m away.\nPlease help & hurry.');
     expect(text).toContain(`Kind regards,\n${m.world.brand.name}`);
 
     // The grouped operator and the assigned one; not the author, not the inactive one.
@@ -125,14 +125,14 @@ describe('replies', () => {
     await settled(ticket.id);
     const pdf = Buffer.from([0x25, 0x50, 0x44, 0x46, 0x00, 0xff, 0x10, 0x80]);
     const reply = await addMessage(ticket, m.world.direct, {
-      text: 'We replaced the <toner>.', attachments: [{ name: 'report.pdf', contents: pdf }],
+      text: 'We replaced the toner & drum (< 5 pages left).', attachments: [{ name: 'report.pdf', contents: pdf }],
     });
 
     const mail = await mailAbout(m.smtp, ticket, reply.id, 'the reply mail');
     expect(mail.envelopeTo.sort()).toEqual([user.email, cc].sort());
     expect(mail.parsed.subject).toBe(`Re: [#${ticket.number}]: ${ticket.subject}`);
     expect(header(mail, 'auto-submitted')).toBeUndefined();
-    expect(mail.parsed.html).toContain('We replaced the &lt;toner&gt;.');
+    expect(mail.parsed.html).toContain('We replaced the toner &amp; drum (&lt; 5 pages left).');
     expect(mail.parsed.messageId).toMatch(new RegExp(`^<t${ticket.id}\\.m${reply.id}\\.r[0-9a-f]{16}@`));
     // In-Reply-To the latest earlier mail, References the first (here the same one).
     expect(bare(mail.parsed.inReplyTo)).toBe(bare(first.parsed.messageId));
@@ -191,7 +191,9 @@ describe('replies', () => {
     await addMessage(ticket, m.world.direct, { type: MESSAGE_TYPE.NOTE, text: 'Internal: <b>check</b> toner', sendOperatorsEmail: true });
     const mail = await mailTo(m.smtp, ticket, watcher.email);
     expect(mail.parsed.subject).toBe(`[#${ticket.number}]: New note by ${m.world.direct.firstname} ${m.world.direct.lastname}`);
-    expect(mail.parsed.html).toContain('Internal: &lt;b&gt;check&lt;/b&gt; toner');
+    // The note's text is rich text: its markup goes out as markup (test/notifications/richTextMail.test.ts).
+    expect(mail.parsed.html).toContain('Internal: <b>check</b> toner');
+    expect(mail.parsed.text).toContain('Internal: check toner');
     await settled(ticket.id);
     expect(mailsOf(m.smtp, ticket).map((m) => m.envelopeTo)).toEqual([[watcher.email]]);
 
@@ -246,7 +248,7 @@ describe('forwards', () => {
     for (let i = 0; i < png.length; i++) png[i] = (i * 7919) % 256;
     const csv = Buffer.from('a,b\r\n1,2\r\n');
     const message = await addMessage(ticket, m.world.grouped, {
-      type: MESSAGE_TYPE.FORWARD, text: 'Please look at this <ticket>.',
+      type: MESSAGE_TYPE.FORWARD, text: 'Please look at this: a < b & c.',
       attachments: [{ name: 'screen.png', contents: png }, { name: 'data.csv', contents: csv }],
       // A department address among the recipients is dropped: it would come back in as a message.
       extra: { to_address: [to, m.world.address.address], cc_address: [cc], bcc_address: [bcc], subject: 'Have a look', from_address: m.world.grouped.email },
@@ -258,8 +260,8 @@ describe('forwards', () => {
     expect(header(mail, 'bcc')).toBeUndefined();
     expect(mail.parsed.subject).toBe(`[#${ticket.number}] Have a look`);
     expect(header(mail, 'auto-submitted')).toBeUndefined();
-    expect(mail.parsed.text).toContain('Please look at this <ticket>.');
-    expect(mail.parsed.html).toContain('Please look at this &lt;ticket&gt;.');
+    expect(mail.parsed.text).toContain('Please look at this: a < b & c.');
+    expect(mail.parsed.html).toContain('Please look at this: a &lt; b &amp; c.');
     expect(mail.parsed.messageId).toMatch(new RegExp(`^<t${ticket.id}\\.m${message.id}\\.r`));
     const files = Object.fromEntries(mail.parsed.attachments.map((a) => [a.filename, a.content]));
     expect(Object.keys(files).sort()).toEqual(['data.csv', 'screen.png']);

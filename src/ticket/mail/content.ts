@@ -5,7 +5,7 @@ import {
 } from '../../db/models';
 import { readSettings } from '../../db/settings';
 import { formattedName } from '../../user/people/presenter';
-import { htmlToText, oneLine, renderTemplate, type TemplateContext } from './render';
+import { htmlToText, oneLine, renderTemplate, richText, type TemplateContext } from './render';
 
 /**
  * What a ticket mail says: the email template (the brand's own version when it has one, in the
@@ -133,7 +133,8 @@ export async function mailContext(input: ContextInput): Promise<TemplateContext>
     },
     user: person(input.owner, true),
     operator: person(input.operator, toOperator),
-    message: input.message ? { text: input.message.text, user: person(input.author, toOperator || !authorIsOperator) } : {},
+    // The message's text is stored rich text (HTML or plain text); `message.user` is its author (not the ticket's `user`).
+    message: input.message ? { text: richText(input.message.text), user: person(input.author, toOperator || !authorIsOperator) } : {},
     brand: { name: brand.name, frontend_url: urls.frontend },
     feedback: input.feedbackToken ? { url: feedbackUrl(urls.frontend, input.feedbackToken) } : {},
   };

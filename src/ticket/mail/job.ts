@@ -19,7 +19,7 @@ import { emailTemplates } from '../templateMapping';
 import { mailContext, recipientLocales, renderMail, templateFor, translatedTemplate } from './content';
 import { jsonList } from '../common';
 import { withoutOwnAddresses } from './recipients';
-import { escapeHtml, oneLine } from './render';
+import { oneLine, richText } from './render';
 import { overNotificationCap } from './notificationCap';
 import { replyAddress } from './replyAddress';
 import { mailDomain, newMessageId, recordMessageId, subjectWithNumber, threadOf } from './threading';
@@ -224,10 +224,11 @@ async function forwardDraft({ ticket, brand, message }: Loaded): Promise<Draft |
   const from = extra.from_address
     ? { name: author && author.email === extra.from_address ? formattedName(author) : brand.name, address: extra.from_address }
     : fallback;
+  // The text is stored rich text: its HTML goes out as HTML, plain text escaped (as a template's {{ message.text }}).
+  const body = richText(message.text);
   return {
     to, cc: cc.filter((a) => !to.includes(a)), bcc: bcc.filter((a) => !to.includes(a) && !cc.includes(a)),
-    subject: oneLine(extra.subject ?? ticket.subject), html: `<p>${escapeHtml(message.text).replace(/\r\n|\r|\n/g, '<br>\n')}</p>`,
-    text: message.text, from,
+    subject: oneLine(extra.subject ?? ticket.subject), html: `<div>${body.html()}</div>`, text: body.text(), from,
   };
 }
 

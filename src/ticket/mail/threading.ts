@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Op, type Transaction } from 'sequelize';
 import { config } from '../../config';
 import { now } from '../../db/entity';
-import { MailMessageId, type Brand } from '../../db/models';
+import { MailMessageId, TicketMessage, type Brand } from '../../db/models';
+import { MESSAGE_TYPE } from '../../db/models/TicketMessage';
 import type { MailDirection } from '../../db/models/MailMessageId';
 
 /**
@@ -113,6 +114,20 @@ export async function recordMessageIds(values: StoredMessageId[], transaction?: 
   await MailMessageId.bulkCreate(values.map((v) => ({
     message_id: v.messageId, ticket_id: v.ticketId, ticket_message_id: v.ticketMessageId ?? null, direction: v.direction, created_at: at,
   })), { ignoreDuplicates: true, transaction });
+}
+
+/**
+ * Whether every id a mail answers that we know is one of our forwards (a forward's recipient
+ * answering it, not the ticket's thread): false when none is known.
+ */
+export async function answersOnlyForwards(ids: string[], transaction?: Transaction): Promise<boolean> {
+  const wanted = [...new Set(ids)].slice(-100);
+  if (!wanted.length) return false;
+  const rows = await MailMessageId.findAll({ attributes: ['ticket_message_id'], where: { message_id: { [Op.in]: wanted } }, transaction });
+  const messageIds = rows.map((r) => r.ticket_message_id);
+  if (!messageIds.length || messageIds.some((id) => id === null)) return false;
+  const forwards = await TicketMessage.count({ where: { id: { [Op.in]: messageIds as number[] }, type: MESSAGE_TYPE.FORWARD }, transaction });
+  return forwards === new Set(messageIds).size;
 }
 
 /**

@@ -20,7 +20,8 @@ import { storedHtml } from '../../content/html';
  * service (a ticket's first message) and the mailbox worker all add messages through `addMessage`.
  *
  * Rules (research §3): a user may reply to their own ticket, to a ticket of their organisation, or
- * to one they are copied on; operators to any. Users cannot add notes, reply to internal tickets or
+ * to one they are copied on; operators to any. Users cannot add notes (but for the answer to a
+ * forward, which the mailbox worker files as its author's note), reply to internal tickets or
  * to locked ones. A user's reply sets the ticket to the `default_open_status` (the ball is in the
  * operators' court) and reopens it if it was resolved; an operator's reply leaves the status alone
  * (the caller sets it) and counts as the first reply for the SLA. Notes and drafts change nothing
@@ -66,6 +67,12 @@ export interface AddMessageOptions {
    * message (one lock, one audit entry).
    */
   joinCc?: string;
+  /**
+   * The answer of someone one of the ticket's forwards went to (the mailbox worker): a note by
+   * its author, whoever that is, for the operators only; the author need not be on the ticket and
+   * joins nothing.
+   */
+  forwardReply?: boolean;
 }
 
 /** The ticket a message goes to, locked: a ticket merged into another leads to that one. */
@@ -149,12 +156,13 @@ export async function addMessage(input: AddMessageInput, transaction: Transactio
   // found by address), and keeps the author from being deleted under the message.
   const author = await lockById(User, input.userId, transaction, 'share');
   if (!author) throw invalid('user_id');
-  const type = input.type ?? MESSAGE_TYPE.MESSAGE;
+  const forwardReply = options.forwardReply === true;
+  const type = forwardReply ? MESSAGE_TYPE.NOTE : input.type ?? MESSAGE_TYPE.MESSAGE;
   if (type !== MESSAGE_TYPE.MESSAGE && type !== MESSAGE_TYPE.NOTE) throw invalid('message_type');
   const byUser = author.type !== 'operator';
-  const joining = byUser && options.joinCc ? options.joinCc.toLowerCase() : undefined;
+  const joining = byUser && !forwardReply && options.joinCc ? options.joinCc.toLowerCase() : undefined;
   if (joining && !jsonList(ticket.cc).includes(joining)) ticket.set('cc', JSON.stringify([...jsonList(ticket.cc), joining]));
-  if (byUser) {
+  if (byUser && !forwardReply) {
     if (!joining && !(await userMayWrite(author, ticket, transaction))) throw invalid('user_id');
     if (type === MESSAGE_TYPE.NOTE) throw new ValidationError('The selected message type is invalid: only operators can add notes.');
     if (ticket.internal) throw new ValidationError('Not an operator. Only operators can reply to internal tickets.');

@@ -1,0 +1,55 @@
+import { ConnectionError, TimeoutError } from 'sequelize';
+import { isConnectionError } from '../lib/serviceErrors';
+
+/**
+ * Database errors as the mailbox worker sorts them: a transient one (the database, not the mail,
+ * is the trouble) fails the poll so the next poll takes the mail again (./ingest.ts); any other is
+ * the mail's, and recorded as its `error`.
+ */
+
+interface DriverError { errno?: number; code?: string; sqlState?: string; sqlMessage?: string; message?: string; parent?: DriverError; original?: DriverError }
+
+/** The driver's error under Sequelize's (`parent`), or the error itself. */
+const driverError = (err: unknown): DriverError => {
+  const e = (err ?? {}) as DriverError;
+  return e.parent ?? e.original ?? e;
+};
+
+/**
+ * Server errors that a later attempt can get past: a deadlock (also Galera's certification
+ * failure) or a lock wait timeout (both after db/transaction.ts has retried them), too many
+ * connections, a server shutting down or read-only (a failover), a connection or statement
+ * killed, a statement stopped by max_statement_time (DATABASE_QUERY_TIMEOUT_MS).
+ */
+const SERVER_ERRNOS = new Set([1213, 1205, 1040, 1053, 1290, 1927, 1317, 1969]);
+
+/** The mariadb driver's own errors for a connection lost, refused, timed out, or a pool without one to give. */
+const DRIVER_CODES = new Set([
+  'ER_CONNECTION_ALREADY_CLOSED', 'ER_CMD_NOT_EXECUTED_DESTROYED', 'ER_SOCKET_UNEXPECTED_CLOSE', 'ER_CONNECTION_TIMEOUT',
+  'ER_CMD_CONNECTION_CLOSED', 'ER_SOCKET', 'ER_SOCKET_TIMEOUT', 'ER_GET_CONNECTION_TIMEOUT', 'ER_POOL_ALREADY_CLOSED',
+  'ER_CLOSING_POOL', 'ER_POOL_NO_CONNECTION', 'ER_INITIAL_TIMEOUT_ERROR', 'ER_PING_TIMEOUT',
+]);
+
+/** Whether `err` is the database's passing trouble (deadlock, lock wait, connection lost or refused, no pooled connection in time), not the mail's. */
+export function isTransientDbError(err: unknown): boolean {
+  // Sequelize's connection errors include the pool's acquire timeout (ConnectionAcquireTimeoutError).
+  if (err instanceof ConnectionError || err instanceof TimeoutError) return true;
+  const e = driverError(err);
+  if (e.errno !== undefined && SERVER_ERRNOS.has(e.errno)) return true;
+  if (e.code && DRIVER_CODES.has(e.code)) return true;
+  // SQLSTATE class 08: a connection exception; 40001: a serialization failure (deadlock).
+  if (/^08|^40001$/.test(String(e.sqlState ?? ''))) return true;
+  return isConnectionError(err);
+}
+
+/**
+ * The error in a few words, without the SQL statement (Sequelize's message is the driver's, which
+ * ends with the whole statement and its parameters: the mail's own data): the server's message
+ * and the error's code, e.g. `Data too long for column 'email' at row 1 (ER_DATA_TOO_LONG)`.
+ */
+export function errorText(err: unknown): string {
+  const e = driverError(err);
+  if (e.sqlMessage) return e.code && e.code !== 'UNKNOWN' ? `${e.sqlMessage} (${e.code})` : e.sqlMessage;
+  const message = (err as { message?: string } | null)?.message ?? String(err);
+  return message.split('\nsql:')[0];
+}
