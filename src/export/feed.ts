@@ -35,18 +35,32 @@ export interface Position {
 
 export const encodeCursor = (p: Position): string => Buffer.from(`${p.t}.${p.k}.${p.id}.${p.s}`).toString('base64url');
 
-/** A cursor this server wrote, or null. A cursor written before `s` existed counts from its position. */
+/**
+ * A cursor this server wrote, or null. A cursor written before `s` existed counts from its position.
+ * Every position handed out is at most now (a change read, which is older than the horizon, or a
+ * start time, which startAt keeps from the future), and so is the start of its copy: a cursor later
+ * than now in either was never written here (a forged one would answer empty pages for as long).
+ */
 export function decodeCursor(cursor: string): Position | null {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(cursor)) return null;
   const m = /^(\d{1,10})\.([01])\.(\d{1,10})(?:\.(\d{1,10}))?$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
-  return m ? { t: Number(m[1]), k: Number(m[2]) as 0 | 1, id: Number(m[3]), s: Number(m[4] ?? m[1]) } : null;
+  if (!m) return null;
+  const p: Position = { t: Number(m[1]), k: Number(m[2]) as 0 | 1, id: Number(m[3]), s: Number(m[4] ?? m[1]) };
+  return p.t <= now() && p.s <= now() ? p : null;
 }
 
 /**
- * Where a reader starting at `start_time` begins: before every change at or after it. From the
- * beginning (no start time), its copy begins now.
+ * Where a reader starting at `start_time` begins: before every change at or after it; a start
+ * time in the future begins now (nothing later exists yet, and its cursor stays one decodeCursor
+ * takes). From the beginning (no start time), its copy begins with the first page's horizon (what
+ * that page is complete up to; a moment before now, so that another process whose clock is a
+ * little behind still takes the cursor).
  */
-export const startAt = (startTime: number): Position => ({ t: startTime, k: 0, id: 0, s: startTime || now() });
+export function startAt(startTime: number): Position {
+  const at = now();
+  const t = Math.min(startTime, at);
+  return { t, k: 0, id: 0, s: startTime ? t : at - config().exportSettleSeconds };
+}
 
 /** Whether the tombstones a reader at this position may need can have been pruned. */
 export const cursorExpired = (p: Position): boolean => Math.max(p.s, p.t) < now() - config().exportTombstoneRetentionSeconds;

@@ -138,6 +138,41 @@ describe('GET /api/export/{resource}', () => {
     expect((await api.post('/api/export/tickets', {})).status).toBe(405);
   });
 
+  it('422 for a cursor later than now (a forged position or copy start); every cursor handed out, the last page\'s too, keeps working', async () => {
+    const t = nowSec();
+    const year2100 = Date.UTC(2100, 0, 1) / 1000;
+    for (const cursor of [
+      encodeCursor({ t: t + 3600, k: 0, id: 1, s: t }),
+      encodeCursor({ t: year2100, k: 1, id: 1, s: year2100 }),
+      encodeCursor({ t: t - 60, k: 0, id: 1, s: t + 3600 }),
+      Buffer.from(`${t + 3600}.0.1`).toString('base64url'),
+    ]) {
+      expectError(await api.get('/api/export/tickets', { cursor }), 422, 'The selected cursor is invalid.');
+    }
+    // A start time in the future starts now: its cursor is one this server takes back.
+    const future = expectSuccess(await api.get('/api/export/tickets', { start_time: year2100 }));
+    expect(future).toMatchObject({ records: [], tombstones: [], end_of_stream: true });
+    expectSuccess(await api.get('/api/export/tickets', { cursor: future.after_cursor }));
+
+    // At the very end of the stream: a reader from zero that has read everything, and one that started now.
+    const reader: Reader = { copy: new Map(), pages: 0 };
+    await catchUp('tickets', reader, t, 1000);
+    const fromNow = expectSuccess(await api.get('/api/export/tickets', { start_time: nowSec() }));
+    expect(fromNow).toMatchObject({ records: [], end_of_stream: true });
+    for (const cursor of [reader.cursor!, fromNow.after_cursor]) {
+      expect(expectSuccess(await api.get('/api/export/tickets', { cursor }))).toMatchObject({ records: [], after_cursor: cursor, end_of_stream: true });
+    }
+    // A change arrives: both cursors go on to it.
+    const ticket = await f.ticket();
+    for (const cursor of [reader.cursor!, fromNow.after_cursor]) {
+      const page = await waitFor(async () => {
+        const p = expectSuccess(await api.get('/api/export/tickets', { cursor, limit: 1000 }));
+        return p.records.some((r: any) => r.id === ticket.id) ? p : null;
+      }, 10000, 'the new ticket after the end cursor');
+      expectSuccess(await api.get('/api/export/tickets', { cursor: page.after_cursor }));
+    }
+  });
+
   it('a reader that starts from zero and follows the cursor ends with an exact copy of every resource while writes go on', async () => {
     const readers: Record<string, Reader> = Object.fromEntries(Object.keys(TABLES).map((r) => [r, { copy: new Map(), pages: 0 }]));
     let writing = true;

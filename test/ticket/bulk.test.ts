@@ -1,17 +1,22 @@
 /**
  * Bulk changes as jobs: `POST /api/ticket/ticket/bulk` answers 202 with a job at once; a worker
  * (the scheduler queue) changes each ticket through the ticket service (events, audit); `GET
- * /api/core/job/{id}` shows the status, progress and a result per id; a job resumes after a crash
- * with the items still pending.
+ * /api/core/job/{id}` and, for a ticket scope, `GET /api/ticket/job/{id}` show the status, progress
+ * and a result per id; a job resumes after a crash with the items still pending, and applies each
+ * item at most once however many times it runs.
  */
 import { QueryTypes } from 'sequelize';
+import request from 'supertest';
+import { runAs } from '../../src/audit/actor';
+import { createToken } from '../../src/auth/tokens';
 import { DomainEvent, Ticket, TicketTag } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { createWorker } from '../../src/queue/runWorker';
 import { QUEUES } from '../../src/queue/names';
-import { bulkTicketJob, runBulkTicketJob } from '../../src/ticket/bulk/job';
+import { applyTo, bulkTicketJob, runBulkTicketJob, type BulkTicketChanges } from '../../src/ticket/bulk/job';
 import { unique, useApi } from '../helpers/app';
-import { expectError, expectNotFound, expectSuccess } from '../helpers/envelope';
+import { expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
+import { encodeForm } from '../helpers/form';
 import { waitFor } from '../helpers/smtp';
 import { ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
 
@@ -89,6 +94,21 @@ describe('POST /api/ticket/ticket/bulk', () => {
     expect((await Ticket.findByPk(b.id))!.deleted_at).toBeNull();
   });
 
+  it('a search that excludes a day takes every ticket not created on it', async () => {
+    const w = word();
+    const day = (d: number) => Date.UTC(2024, 0, d, 12) / 1000;
+    const [a, b, c] = [
+      await f.ticket({ subject: `Bulk ${w} a`, created_at: day(19) }),
+      await f.ticket({ subject: `Bulk ${w} b`, created_at: day(20) }),
+      await f.ticket({ subject: `Bulk ${w} c`, created_at: day(21) }),
+    ];
+    const res = await api.post(BULK, { search: `${w} -created:2024-01-20`, priority: ctx.priorityId });
+    expect(res.status).toBe(202);
+    // b, created that day, left out.
+    expect(res.body.data.results.map((r: any) => r.id)).toEqual([a.id, c.id]);
+    expect(b.created_at).toBe(day(20));
+  });
+
   it('a refusal of the service is that ticket\'s result; the others go on', async () => {
     const [a, b] = [await f.ticket(), await f.ticket()];
     const res = await api.post(BULK, { ids: [a.id, b.id], priority: 999999 });
@@ -120,6 +140,89 @@ describe('POST /api/ticket/ticket/bulk', () => {
     expect(await runBulkTicketJob(Number(jobId))).toEqual({ done: 0 });
   });
 
+  describe('each item is applied at most once, whatever runs it twice (a stalled job handed to a second worker)', () => {
+    /** A job of one pending item, ticket `ticketId`, as the request writes it. */
+    const pendingJob = async (ticketId: number, changes: BulkTicketChanges): Promise<number> => {
+      const at = Math.floor(Date.now() / 1000);
+      const [jobId] = await sequelize().query(
+        "INSERT INTO bulk_jobs (type, status, input, started_at, created_at, updated_at) VALUES ('ticket.bulk', 'working', :input, :at, :at, :at)",
+        { replacements: { input: JSON.stringify(changes), at }, type: QueryTypes.INSERT },
+      );
+      await sequelize().query("INSERT INTO bulk_job_items (job_id, position, record_id, status) VALUES (:j, 1, :t, 'pending')",
+        { replacements: { j: jobId, t: ticketId }, type: QueryTypes.INSERT });
+      return Number(jobId);
+    };
+    /** A worker's run of the item, as the job's actor. */
+    const apply = (jobId: number, ticketId: number, changes: BulkTicketChanges) =>
+      runAs({ type: 'job', id: jobId, channel: 'job' }, () => applyTo(jobId, 1, ticketId, changes));
+    /** The ticket's audit entries written by the job. */
+    const byJob = async (ticketId: number, jobId: number) => (expectList(await api.get(`/api/ticket/ticket/${ticketId}/audit`, { limit: 100 })) as any[])
+      .filter((e) => e.actor?.type === 'job' && e.actor.id === jobId);
+    /**
+     * Statements of this worker's database running now (another connection's) that lock a ticket
+     * (`FOR UPDATE`) or claim a job item: with the ticket held by the test, each one is waiting.
+     * (PROCESSLIST, not INNODB_TRX: the latter is a cached snapshot that does not always list them.)
+     */
+    const waiting = async () => {
+      const [row] = await sequelize().query<{ locks: number; claims: number }>(
+        `SELECT SUM(INFO LIKE '%FOR UPDATE') AS locks, SUM(INFO LIKE 'UPDATE bulk_job_items%') AS claims FROM information_schema.PROCESSLIST
+          WHERE DB = DATABASE() AND ID <> CONNECTION_ID() AND COMMAND = 'Query'`, { type: QueryTypes.SELECT },
+      );
+      return { locks: Number(row.locks ?? 0), claims: Number(row.claims ?? 0) };
+    };
+
+    it('one after the other: the second run finds the item done and changes nothing (an operator\'s change since stands)', async () => {
+      const ticket = await f.ticket();
+      const changes = { statusId: ctx.otherStatus };
+      const jobId = await pendingJob(ticket.id, changes);
+      await apply(jobId, ticket.id, changes);
+      expect((await Ticket.findByPk(ticket.id))!.status_id).toBe(ctx.otherStatus);
+      expectSuccess(await api.put(`/api/ticket/ticket/${ticket.id}`, { status: ctx.openStatus }), 'Successfully updated the ticket!');
+      // The second worker read the item as pending before the first applied it.
+      await apply(jobId, ticket.id, changes);
+      expect((await Ticket.findByPk(ticket.id))!.status_id).toBe(ctx.openStatus);
+      expect(await byJob(ticket.id, jobId)).toHaveLength(1);
+      expect(await job(jobId)).toMatchObject({ progress: { total: 1, done: 1, pending: 0 } });
+    });
+
+    it('at the same time: the second run waits for the first, then changes nothing', async () => {
+      const ticket = await f.ticket();
+      const changes = { statusId: ctx.otherStatus };
+      const jobId = await pendingJob(ticket.id, changes);
+      // The ticket held by another transaction: the first run, an operator's change and the second
+      // run queue up behind it, in that order (each waiting before the next starts).
+      const holder = await sequelize().transaction();
+      let first: Promise<void>;
+      let operator: Promise<Awaited<ReturnType<typeof api.put>>>;
+      let second: Promise<void>;
+      try {
+        await sequelize().query('SELECT id FROM tickets WHERE id = :id FOR UPDATE', { replacements: { id: ticket.id }, transaction: holder, type: QueryTypes.SELECT });
+        first = apply(jobId, ticket.id, changes);
+        await waitFor(async () => (await waiting()).locks >= 1, 15000, 'the first run to wait for the ticket');
+        // (then(): a supertest request is sent when awaited.)
+        operator = api.put(`/api/ticket/ticket/${ticket.id}`, { status: ctx.openStatus }).then((res) => res);
+        await waitFor(async () => (await waiting()).locks >= 2, 15000, 'the operator\'s change to wait for the ticket');
+        second = apply(jobId, ticket.id, changes);
+        // For the ticket, or (claiming the item first) for the item the first run claimed.
+        await waitFor(async () => {
+          const w = await waiting();
+          return w.locks + w.claims >= 3;
+        }, 15000, 'the second run to wait');
+      } finally {
+        await holder.rollback();
+      }
+      await first;
+      expectSuccess(await operator, 'Successfully updated the ticket!');
+      await second;
+      expect((await Ticket.findByPk(ticket.id))!.status_id).toBe(ctx.openStatus);
+      expect(await byJob(ticket.id, jobId)).toHaveLength(1);
+      const events = (await DomainEvent.findAll({ where: { name: 'ticket.updated' } })).filter((e) => JSON.parse(e.payload).ticketId === ticket.id);
+      // The first run's and the operator's.
+      expect(events).toHaveLength(2);
+      expect(await job(jobId)).toMatchObject({ progress: { total: 1, done: 1, pending: 0 } });
+    });
+  });
+
   it.each([
     [{ status: 2 }, 'Either the ids or the search field is required.'],
     [{ ids: [1], search: 'x', status: 2 }, 'Either the ids or the search field is required.'],
@@ -136,5 +239,37 @@ describe('POST /api/ticket/ticket/bulk', () => {
 
   it('GET /api/core/job/{id}: 404 for an unknown job', async () => {
     expectNotFound(await api.get('/api/core/job/999999999'), 'job');
+  });
+
+  it('a ticket:write token follows the job it started at GET /api/ticket/job/{id} (its Location); the core path still needs core:read', async () => {
+    const { token } = await createToken(unique('bulk'), undefined, { scopes: ['ticket:write'] });
+    const as = (req: request.Test) => req.auth(token, 'x');
+    const ticket = await f.ticket();
+    const res = await as(request(api.app).post(BULK).type('form').send(encodeForm({ ids: [ticket.id], status: ctx.otherStatus })));
+    expect(res.status).toBe(202);
+    const id = res.body.data.id;
+    expect(res.headers.location).toBe(`/api/ticket/job/${id}`);
+    // (The worker of the tests before may have started it already.)
+    expect(expectSuccess(await as(request(api.app).get(res.headers.location)))).toMatchObject({ id, type: 'ticket.bulk', input: { statusId: ctx.otherStatus } });
+    await startWorker();
+    const done = await waitFor(async () => {
+      const j = expectSuccess(await as(request(api.app).get(`/api/ticket/job/${id}`)));
+      return j.status === 'completed' ? j : null;
+    }, 30000, `job ${id} to finish`);
+    expect(done).toMatchObject({ progress: { total: 1, done: 1 }, results: [{ id: ticket.id, status: 'done', message: null }] });
+    // The same job at the core path: as before, for a token with core:read only.
+    expect(await job(id)).toEqual(done);
+    expectError(await as(request(api.app).get(`/api/core/job/${id}`)), 403, 'The API token does not have the core:read scope this request needs.');
+    // Only the ticket area's jobs; an unknown id, a malformed one: 404; a write: 405.
+    const at = Math.floor(Date.now() / 1000);
+    const [other] = await sequelize().query(
+      "INSERT INTO bulk_jobs (type, status, input, created_at, updated_at) VALUES ('core.other', 'queued', '{}', :at, :at)",
+      { replacements: { at }, type: QueryTypes.INSERT },
+    );
+    expect(await job(Number(other))).toMatchObject({ id: Number(other), type: 'core.other' });
+    for (const path of [`/api/ticket/job/${other}`, '/api/ticket/job/999999999', '/api/ticket/job/x']) {
+      expectNotFound(await as(request(api.app).get(path)), 'job');
+    }
+    expect((await as(request(api.app).post(`/api/ticket/job/${id}`))).status).toBe(405);
   });
 });

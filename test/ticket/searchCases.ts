@@ -107,6 +107,46 @@ export function searchCases(): void {
       expect(await list(`user:${alice.id} OR assigned:${op.id}`)).toEqual([t.a.id, t.b.id, t.d.id]);
     });
 
+    it('an exclusion excludes the whole term, also one made of several parts (a day, a second, a list, a subquery)', async () => {
+      // A day is two bounds (at or after its start, before its end): all of it is negated.
+      expect(await list(`${w} -created:2024-01-20`)).toEqual([t.a.id, t.c.id, t.d.id]);
+      expect(await list(`-created:2024-01-20 ${w}`)).toEqual([t.a.id, t.c.id, t.d.id]);
+      expect(await list(`${w} -created:2024-02-01`)).toEqual([t.a.id, t.b.id]);
+      expect(await list(`${w} -created:2024-01-10 -created:2024-01-20`)).toEqual([t.c.id, t.d.id]);
+      // So is a second given in UNIX seconds (at or after it, before the next).
+      expect(await list(`${w} -created:${t.b.created_at}`)).toEqual([t.a.id, t.c.id, t.d.id]);
+      expect(await list(`${w} -created:${t.d.created_at}`)).toEqual([t.a.id, t.b.id, t.c.id]);
+      // One bound each.
+      expect(await list(`${w} -created>2024-01-20`)).toEqual([t.a.id, t.b.id]);
+      expect(await list(`${w} -created>=2024-01-20`)).toEqual([t.a.id]);
+      expect(await list(`${w} -created<2024-01-20`)).toEqual([t.b.id, t.c.id, t.d.id]);
+      expect(await list(`${w} -created<=2024-01-20`)).toEqual([t.c.id, t.d.id]);
+      // Names and ids looked up in other tables, the department with those below it, the words.
+      expect(await list(`${w} -status:"${inProgress.name}"`)).toEqual([t.a.id, t.c.id, t.d.id]);
+      expect(await list(`${w} -status:${inProgress.id}`)).toEqual([t.a.id, t.c.id, t.d.id]);
+      expect(await list(`${w} -priority:${high.name}`)).toEqual([t.a.id, t.b.id, t.d.id]);
+      expect(await list(`${w} -department:${sub.id}`)).toEqual([t.a.id, t.b.id, t.d.id]);
+      expect(await list(`${w} -department:"${dept.name}"`)).toEqual([]);
+      expect(await list(`${w} -tag:${tag.id}`)).toEqual([t.b.id, t.c.id]);
+      expect(await list(`${w} -user:${alice.email}`)).toEqual([t.b.id, t.c.id, t.d.id]);
+      expect(await list(`${w} -user:${alice.id}`)).toEqual([t.b.id, t.c.id, t.d.id]);
+      expect(await list(`${w} -assigned:${op.email}`)).toEqual([t.a.id, t.c.id]);
+      expect(await list(`${w} -assigned:none`)).toEqual([t.b.id, t.d.id]);
+      expect(await list(`${w} -number:${t.b.number}`)).toEqual([t.a.id, t.c.id, t.d.id]);
+      expect(await list(`${w} -"paper tray" -refund`)).toEqual([t.b.id, t.d.id]);
+    });
+
+    it('OR joins whole terms and groups, also those made of several parts, negated or not', async () => {
+      expect(await list(`${w} created:2024-01-10 OR ${w} created:2024-02-01`)).toEqual([t.a.id, t.c.id, t.d.id]);
+      expect(await list(`created:2024-01-20 ${w} OR ${w} created:2024-01-10`)).toEqual([t.a.id, t.b.id]);
+      expect(await list(`${w} -created:2024-02-01 OR ${w} priority:${high.id}`)).toEqual([t.a.id, t.b.id, t.c.id]);
+      expect(await list(`${w} -created:2024-01-20 OR ${w} created:2024-01-20`)).toEqual([t.a.id, t.b.id, t.c.id, t.d.id]);
+      expect(await list(`${w} -created:2024-02-01 -created:2024-01-10 OR ${w} -department:"${dept.name}"`)).toEqual([t.b.id]);
+      expect(await list(`${w} -assigned:none -tag:${tag.id} OR ${w} -user:${alice.id} created<2024-01-20`)).toEqual([t.b.id]);
+      // A group of one negated day (no words: this brand's tickets, a..e, then).
+      expect(await list(`-created:2024-01-20 OR created:2024-01-10`)).toEqual([t.a.id, t.c.id, t.d.id, t.e.id]);
+    });
+
     it.each([
       ['status:', 'The search is invalid at position 8: status: needs a value.'],
       ['"paper tray', 'The search is invalid at position 1: the quote is not closed.'],
@@ -155,15 +195,20 @@ export function searchCases(): void {
     it('narrows the export to the tickets that match', async () => {
       // Changed an hour ago: past the export's hold-back.
       await Ticket.update({ updated_at: nowSec() - 3600 }, { where: { id: Object.values(t).map((x) => x.id) }, hooks: false });
-      const found = new Set<number>();
-      for (let cursor: string | undefined, i = 0; i < 100; i++) {
-        const res = await api.get('/api/export/tickets', { search: `${w} tag:${tag.id}`, limit: 1000, ...(cursor ? { cursor } : {}) });
-        expect(res.status).toBe(200);
-        for (const r of res.body.data.records) found.add(r.id);
-        cursor = res.body.data.after_cursor;
-        if (res.body.data.end_of_stream) break;
-      }
-      expect([...found].sort((x, y) => x - y)).toEqual([t.a.id, t.d.id]);
+      const exported = async (search: string) => {
+        const found = new Set<number>();
+        for (let cursor: string | undefined, i = 0; i < 100; i++) {
+          const res = await api.get('/api/export/tickets', { search, limit: 1000, ...(cursor ? { cursor } : {}) });
+          expect(res.status).toBe(200);
+          for (const r of res.body.data.records) found.add(r.id);
+          cursor = res.body.data.after_cursor;
+          if (res.body.data.end_of_stream) break;
+        }
+        return [...found].sort((x, y) => x - y);
+      };
+      expect(await exported(`${w} tag:${tag.id}`)).toEqual([t.a.id, t.d.id]);
+      // An excluded day: every ticket not created on it.
+      expect(await exported(`${w} -created:2024-01-20`)).toEqual([t.a.id, t.c.id, t.d.id]);
       expectError(await api.get('/api/export/tickets', { search: 'status:' }), 422, 'The search is invalid at position 8: status: needs a value.');
       expectError(await api.get('/api/export/users', { search: 'x' }), 422, 'The search is only accepted by the tickets export.');
     });

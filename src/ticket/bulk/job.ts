@@ -34,17 +34,25 @@ const q = <T extends object>(sql: string, replacements: Record<string, unknown>,
 const exec = (sql: string, replacements: Record<string, unknown>, t?: Transaction) =>
   sequelize().query(sql, { replacements, transaction: t, type: QueryTypes.UPDATE });
 
-/** One ticket: the change and its item's outcome commit together. */
-async function applyTo(jobId: number, position: number, ticketId: number, changes: BulkTicketChanges): Promise<void> {
+/**
+ * One ticket: the change and its item's outcome commit together. The item is claimed first, in
+ * that transaction (pending to done, a conditional UPDATE whose affected rows decide): a second run
+ * of the same item (a stalled job handed to another worker, a worker that read the item as pending
+ * before another applied it) waits on the item's row until the first commits, then finds it done
+ * and changes nothing. So each item is applied at most once; a refusal rolls the claim back with
+ * the change, and the item is then marked failed.
+ */
+export async function applyTo(jobId: number, position: number, ticketId: number, changes: BulkTicketChanges): Promise<void> {
   try {
     await transaction(async (t) => {
+      const [, claimed] = await exec("UPDATE bulk_job_items SET status = 'done' WHERE job_id = :jobId AND position = :position AND status = 'pending'", { jobId, position }, t);
+      if (!claimed) return;
       const ticket = await lockById(Ticket, ticketId, t, 'update');
       if (!ticket) throw new NotFoundError('ticket');
       const { trash, ...update } = changes;
       const input: UpdateTicketInput = update;
       if (Object.keys(input).length) await updateTicket(ticket, input, t);
       if (trash) await trashTicket(ticket, t);
-      await exec("UPDATE bulk_job_items SET status = 'done' WHERE job_id = :jobId AND position = :position", { jobId, position }, t);
     });
   } catch (err) {
     // A refusal (a domain error: unknown ticket, a rule of the service) is this item's result; anything else stops the job for a retry.

@@ -5,9 +5,10 @@ import { now } from '../../db/entity';
 import { sequelize } from '../../db/sequelize';
 import { transaction } from '../../db/transaction';
 import { presentJob } from '../../core/job';
-import { ValidationError } from '../../errors';
+import { NotFoundError, ValidationError } from '../../errors';
 import { sendSuccess } from '../../http/envelope';
-import { inputOf } from '../../http/resource';
+import { MethodNotAllowedError } from '../../http/errors';
+import { inputOf, parseId } from '../../http/resource';
 import { recorded, type RecordedRouter } from '../../http/routes';
 import { Joi, field, validate } from '../../lib/validation';
 import { enqueue } from '../../queue/outbox';
@@ -38,13 +39,23 @@ async function idsOfSearch(search: string): Promise<number[]> {
   return rows.map((r) => r.id);
 }
 
+/** The kind of job this area starts (bulk_jobs.type), and the only kind its job path shows. */
+const TICKET_JOB_TYPE = 'ticket.bulk';
+
+/** Where a ticket job's status is read with a ticket scope (`ticket:read`, which `ticket:write` implies). */
+const ticketJobPath = (id: number) => `/api/ticket/job/${id}`;
+
 /**
  * `POST /api/ticket/ticket/bulk`: records the job and its items and enqueues it (the outbox, in the
- * same transaction), answering 202 with the job at once; the worker does the changes (./job.ts).
+ * same transaction), answering 202 with the job at once (and its status URL in `Location`); the
+ * worker does the changes (./job.ts). `GET /api/ticket/job/{id}`: the job as it goes, as
+ * `/api/core/job/{id}` shows it, for a job of the ticket area only (any other id: 404), so that
+ * the token that started it needs no core scope to follow it.
  */
 function bulkRouter(): RecordedRouter {
   const router = Router();
   const path = '/ticket/bulk';
+  const jobPath = '/job/:id';
   router.post(path, async (req, res) => {
     const input = validate<Record<string, any>>(bulkSchema, inputOf(req));
     if ((input.ids ? 1 : 0) + (input.search ? 1 : 0) !== 1) throw new ValidationError('Either the ids or the search field is required.');
@@ -59,8 +70,8 @@ function bulkRouter(): RecordedRouter {
     const jobId = await transaction(async (t) => {
       const at = now();
       const [id] = await sequelize().query(
-        "INSERT INTO bulk_jobs (type, status, input, created_at, updated_at) VALUES ('ticket.bulk', 'queued', :input, :at, :at)",
-        { replacements: { input: JSON.stringify(changes), at }, transaction: t, type: QueryTypes.INSERT },
+        "INSERT INTO bulk_jobs (type, status, input, created_at, updated_at) VALUES (:type, 'queued', :input, :at, :at)",
+        { replacements: { type: TICKET_JOB_TYPE, input: JSON.stringify(changes), at }, transaction: t, type: QueryTypes.INSERT },
       );
       if (ids.length) {
         await sequelize().query(
@@ -71,9 +82,22 @@ function bulkRouter(): RecordedRouter {
       await enqueue(t, bulkTicketJob, { jobId: Number(id) });
       return Number(id);
     });
+    res.location(ticketJobPath(jobId));
     sendSuccess(res, await presentJob(jobId), 'The bulk change was queued.', 202);
   });
-  return recorded(router, [{ method: 'POST', path, action: 'bulk', label: 'ticket', body: bulkSchema, status: 202 }]);
+  router.get(jobPath, async (req, res) => {
+    const id = parseId(req.params.id);
+    const job = id === null ? null : await presentJob(id);
+    if (!job || job.type !== TICKET_JOB_TYPE) throw new NotFoundError('job');
+    sendSuccess(res, job);
+  });
+  router.all(jobPath, (req) => {
+    throw new MethodNotAllowedError(req.method, 'GET');
+  });
+  return recorded(router, [
+    { method: 'POST', path, action: 'bulk', label: 'ticket', body: bulkSchema, status: 202 },
+    { method: 'GET', path: jobPath, action: 'show', label: 'job' },
+  ]);
 }
 
 export const ticketBulkRouter = bulkRouter();

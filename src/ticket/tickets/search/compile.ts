@@ -69,8 +69,16 @@ export function createdRanges(term: Term & { kind: 'field' }): Array<['>=' | '<'
   return ranges[term.op];
 }
 
+/**
+ * A `created` term: its bounds joined with AND, in parentheses (as every condition here is), so
+ * that an exclusion negates the whole term (`NOT (a AND b)`, every ticket not created that day)
+ * and OR joins it as one.
+ */
 const createdCondition = (term: Term & { kind: 'field' }): BoundCondition =>
-  allOf(createdRanges(term).map(([op, value]) => sqlCondition`created_at ${trusted(op)} ${value}`));
+  sqlCondition`${allOf(createdRanges(term).map(([op, value]) => sqlCondition`created_at ${trusted(op)} ${value}`))}`;
+
+/** An exclusion: the whole condition negated, whatever it is made of. */
+const not = (c: BoundCondition): BoundCondition => sqlCondition`NOT (${c})`;
 
 function fieldCondition(term: Term & { kind: 'field' }): BoundCondition {
   const v = term.value;
@@ -112,8 +120,8 @@ function groupCondition(terms: Term[]): BoundCondition {
     parts.push(wordsCondition(words.join(' ')));
   }
   for (const t of terms) {
-    if (t.kind === 'field') parts.push(t.negated ? sqlCondition`NOT ${fieldCondition(t)}` : fieldCondition(t));
-    else if (t.negated) parts.push(sqlCondition`NOT ${t.phrase ? fullText(t.text, phraseQuery(t)) : wordsCondition(t.text)}`);
+    if (t.kind === 'field') parts.push(t.negated ? not(fieldCondition(t)) : fieldCondition(t));
+    else if (t.negated) parts.push(not(t.phrase ? fullText(t.text, phraseQuery(t)) : wordsCondition(t.text)));
   }
   return parts.length === 1 ? parts[0] : sqlCondition`${allOf(parts)}`;
 }
