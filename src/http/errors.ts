@@ -1,11 +1,11 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { BaseError, ForeignKeyConstraintError } from 'sequelize';
 import { ConflictError, DomainError, NotFoundError } from '../errors';
-import { ConnectionError, TimeoutError } from 'sequelize';
 import { logger } from '../logger';
 import { sendError } from './envelope';
 import { loggableUrl } from './requestLog';
 import { UNIQUE_KEYS, duplicateOf, takenMessage } from '../db/uniqueKeys';
+import { isTransientDbError } from '../db/errors';
 
 /** An error of the HTTP edge itself (a route's own answer): its status and message go out in the envelope. */
 export class HttpError extends Error {
@@ -41,17 +41,6 @@ const bodyErrors: Record<string, [number, (e: any) => string]> = {
   'request.aborted': [400, () => 'The request was aborted.'],
 };
 
-/**
- * A statement stopped by max_statement_time (ER_STATEMENT_TIMEOUT, 1969) or a socket timeout of the
- * driver, as Sequelize passes them on (a DatabaseError with the driver's error as `parent`).
- */
-function isDriverTimeout(err: any): boolean {
-  const cause = err?.parent ?? err?.original ?? err;
-  return cause?.errno === 1969 || cause?.code === 'ER_SOCKET_TIMEOUT' || cause?.code === 'ER_STATEMENT_TIMEOUT' || cause?.code === 'ER_GET_CONNECTION_TIMEOUT'
-    || cause?.code === 'ER_CONNECTION_TIMEOUT' || cause?.code === 'ER_SOCKET_UNEXPECTED_CLOSE'
-    // SQLSTATE class 08, a connection exception (the driver's own, e.g. a session set-up that timed out).
-    || String(cause?.sqlState ?? '').startsWith('08');
-}
 
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (res.headersSent) {
@@ -79,9 +68,10 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     sendError(res, 422, takenMessage(duplicate, req.body));
     return;
   }
-  // The database did not answer in time or cannot be reached (db/sequelize.ts sets the timeouts):
-  // the client may try again, it is not the request's fault.
-  if (err instanceof ConnectionError || err instanceof TimeoutError || isDriverTimeout(err)) {
+  // The database did not answer in time, cannot be reached, or could not do the work now (a lock it
+  // could not get after the retries, a failover: db/errors.ts): the client may try again, it is
+  // not the request's fault.
+  if (isTransientDbError(err)) {
     logger.warn({ err: { name: err.name, message: err.message }, reqId: req.id, method: req.method, url: loggableUrl(req.originalUrl) }, 'database unavailable');
     res.setHeader('Retry-After', '5');
     sendError(res, 503, 'The service is temporarily unavailable: the database is not answering. Try again in a few seconds.');

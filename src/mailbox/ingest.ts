@@ -21,7 +21,7 @@ import type { AttachmentInput } from '../ticket/attachmentFiles';
 import { automaticReason, bounceFacts, bounceReason } from './classify';
 import { decided, RejectedImport, type Decision } from './decision';
 import { claimLines, settleLines, type LedgerLine } from './ledger';
-import { errorText, isTransientDbError } from './dbErrors';
+import { errorText, isTransientDbError } from '../db/errors';
 import { isOpening, PendingOpenings, type Opening } from './opening';
 import { importedAs, noteImported, ownAddresses, primeBatch, sentByUs } from './lookups';
 import { headerBlock, parseMail, type IncomingMessage } from './parse';

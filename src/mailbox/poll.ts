@@ -8,7 +8,7 @@ import { logger } from '../logger';
 import { mailboxPolls, mailsIngested } from '../ops/metrics';
 import { TYPE_REMOTE } from '../ticket/departmentEmailTypes';
 import { foreignText, resolveChecked } from '../net/outbound';
-import { errorText } from './dbErrors';
+import { errorText } from '../db/errors';
 import { pollImap } from './imap';
 import { withLogin } from './login';
 import { pollPop3 } from './pop3Poll';

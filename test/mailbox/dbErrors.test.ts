@@ -8,7 +8,7 @@
 import { QueryTypes, Sequelize, type Transaction } from 'sequelize';
 import { config } from '../../src/config';
 import { sequelize } from '../../src/db/sequelize';
-import { errorText, isTransientDbError } from '../../src/mailbox/dbErrors';
+import { errorText, isTransientDbError } from '../../src/db/errors';
 import { freePort } from '../helpers/ports';
 import { unique, useApi } from '../helpers/app';
 

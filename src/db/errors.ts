@@ -2,9 +2,11 @@ import { ConnectionError, TimeoutError } from 'sequelize';
 import { isConnectionError } from '../lib/serviceErrors';
 
 /**
- * Database errors as the mailbox worker sorts them: a transient one (the database, not the mail,
- * is the trouble) fails the poll so the next poll takes the mail again (./ingest.ts); any other is
- * the mail's, and recorded as its `error`.
+ * Database errors sorted by whether a later attempt can get past them. A transient one (the
+ * database, not the request or the mail, is the trouble) is a 503 with Retry-After for the API
+ * (http/errors.ts) and fails a mailbox poll so the next poll takes the mail again
+ * (mailbox/ingest.ts); any other is the work's own (a 500, a mail's `error`). Deadlocks are first
+ * retried within the process (./transaction.ts).
  */
 
 interface DriverError { errno?: number; code?: string; sqlState?: string; sqlMessage?: string; message?: string; parent?: DriverError; original?: DriverError }
@@ -27,10 +29,10 @@ const SERVER_ERRNOS = new Set([1213, 1205, 1040, 1053, 1290, 1927, 1317, 1969]);
 const DRIVER_CODES = new Set([
   'ER_CONNECTION_ALREADY_CLOSED', 'ER_CMD_NOT_EXECUTED_DESTROYED', 'ER_SOCKET_UNEXPECTED_CLOSE', 'ER_CONNECTION_TIMEOUT',
   'ER_CMD_CONNECTION_CLOSED', 'ER_SOCKET', 'ER_SOCKET_TIMEOUT', 'ER_GET_CONNECTION_TIMEOUT', 'ER_POOL_ALREADY_CLOSED',
-  'ER_CLOSING_POOL', 'ER_POOL_NO_CONNECTION', 'ER_INITIAL_TIMEOUT_ERROR', 'ER_PING_TIMEOUT',
+  'ER_CLOSING_POOL', 'ER_POOL_NO_CONNECTION', 'ER_INITIAL_TIMEOUT_ERROR', 'ER_PING_TIMEOUT', 'ER_STATEMENT_TIMEOUT',
 ]);
 
-/** Whether `err` is the database's passing trouble (deadlock, lock wait, connection lost or refused, no pooled connection in time), not the mail's. */
+/** Whether `err` is the database's passing trouble (deadlock, lock wait, connection lost or refused, no pooled connection in time), not the work's. */
 export function isTransientDbError(err: unknown): boolean {
   // Sequelize's connection errors include the pool's acquire timeout (ConnectionAcquireTimeoutError).
   if (err instanceof ConnectionError || err instanceof TimeoutError) return true;
