@@ -23,6 +23,8 @@ COPY bench bench
 RUN node scripts/build.js && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM node:20.20.2-bookworm-slim
+# Production refuses to store secrets (mailbox passwords, webhooks, OAuth2 settings, encrypted
+# custom fields) without SECRET_KEY: give the container one (docs/operations.md#docker).
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/package.json /app/Procfile ./

@@ -2,7 +2,7 @@ process.env.PROCESS_NAME ??= 'mailcatcher';
 import { config } from '../src/config';
 import { sequelize } from '../src/db/sequelize';
 import { logger } from '../src/logger';
-import { exitOnStartupError } from '../src/lib/exitOnStartupError';
+import { exitOnStartupError, withPortSetting } from '../src/lib/exitOnStartupError';
 import { guardStrayRejections } from '../src/lib/strayRejections';
 import { startMailCatcher } from '../src/mailcatcher/server';
 
@@ -11,15 +11,21 @@ async function main() {
   guardStrayRejections();
   const { host, port, keep } = config().mailCatcher;
   await sequelize().authenticate();
-  const catcher = await startMailCatcher({ host, port, keep });
+  // A port in use is MAIL_CATCHER_PORT's: the start-up line names it, not PORT.
+  const catcher = await startMailCatcher({ host, port, keep }).catch((err: unknown) => { throw withPortSetting(err, 'MAIL_CATCHER_PORT'); });
   logger.info({ host, port: catcher.port }, 'mail catcher listening (SMTP)');
-  const stop = async () => {
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'mail catcher stopping');
     await catcher.close();
     await sequelize().close();
+    logger.info('mail catcher stopped');
     process.exit(0);
   };
-  process.on('SIGTERM', () => void stop());
-  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
 }
 
 main().catch(exitOnStartupError);

@@ -22,9 +22,15 @@ export function childLine(line: string, from: { name: string; pid: number | unde
   return format === 'json' ? `${json}\n` : prettyLine(json);
 }
 
-/** Writes a child's stream to `out` line by line (a line split across two reads stays one). */
-export function relayLines(stream: Readable, out: NodeJS.WritableStream, from: { name: string; pid: number | undefined; stream: 'stdout' | 'stderr' }, format: LogFormat): void {
-  createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
+/**
+ * Writes a child's stream to `out` line by line (a line split across two reads stays one).
+ * Resolves once the stream has ended and its last line is written: a child's last lines may still
+ * be in the pipe when it has exited.
+ */
+export function relayLines(stream: Readable, out: NodeJS.WritableStream, from: { name: string; pid: number | undefined; stream: 'stdout' | 'stderr' }, format: LogFormat): Promise<void> {
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  lines.on('line', (line) => {
     if (line.trim()) out.write(childLine(line, from, format));
   });
+  return new Promise((resolve) => lines.once('close', () => resolve()));
 }

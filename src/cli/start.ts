@@ -40,12 +40,31 @@ async function main() {
       /* already gone */
     }
   };
-  const stopAll = (signal: NodeJS.Signals) => {
+  // The processes stop in two rounds: those of the Procfile, then the mail catcher once they have
+  // all ended, so that a mail a worker sends while it finishes its job in hand is still caught.
+  const stopsLast = (name: string) => name === 'mailcatcher';
+  const signalRound = (names: string[]) => {
+    for (const name of names) {
+      const child = children.get(name);
+      if (child) signalGroup(child, 'SIGTERM');
+    }
+    // A process that ignores SIGTERM past the shutdown timeout is killed.
+    setTimeout(() => names.forEach((name) => {
+      const child = children.get(name);
+      if (child) signalGroup(child, 'SIGKILL');
+    }), config().shutdownTimeoutMs + 2000).unref();
+  };
+  let lastRound = false;
+  const stopLastRound = () => {
+    if (lastRound || [...children.keys()].some((name) => !stopsLast(name))) return;
+    lastRound = true;
+    signalRound([...children.keys()]);
+  };
+  const stopAll = () => {
     if (stopping) return;
     stopping = true;
-    for (const child of children.values()) signalGroup(child, signal);
-    // A process that ignores SIGTERM past the shutdown timeout is killed.
-    setTimeout(() => children.forEach((child) => signalGroup(child, 'SIGKILL')), config().shutdownTimeoutMs + 2000).unref();
+    signalRound([...children.keys()].filter((name) => !stopsLast(name)));
+    stopLastRound();
   };
   // Outside production, a local mail catcher receives what the seeded brand sends (MAIL_CATCHER).
   const catcher = config().mailCatcher;
@@ -66,21 +85,32 @@ async function main() {
     };
     const child = spawn(command, { cwd: projectRoot(), shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
     children.set(name, child);
-    relayLines(child.stdout!, process.stdout, { name, pid: child.pid, stream: 'stdout' }, format);
-    relayLines(child.stderr!, process.stdout, { name, pid: child.pid, stream: 'stderr' }, format);
-    child.on('exit', (code, signal) => {
-      children.delete(name);
-      if (!stopping) {
-        logger.error({ exited: name, code, signal }, 'a process exited; stopping the others');
-        process.exitCode = 1;
-        stopAll('SIGTERM');
-      }
+    const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once('exit', (code, signal) => resolve([code, signal])));
+    let unexpected = false;
+    child.once('exit', () => {
       signalGroup(child, 'SIGTERM'); // anything the shell left behind
+      if (!stopping) {
+        unexpected = true;
+        process.exitCode = 1;
+        stopAll();
+      }
+    });
+    // A process is done once it has exited and its output is written to the end: a child's last
+    // lines (its "stopping") may still be in the pipe when it has exited, and exiting then lost them.
+    void Promise.all([
+      exited,
+      relayLines(child.stdout!, process.stdout, { name, pid: child.pid, stream: 'stdout' }, format),
+      relayLines(child.stderr!, process.stdout, { name, pid: child.pid, stream: 'stderr' }, format),
+    ]).then(([[code, signal]]) => {
+      children.delete(name);
+      if (unexpected) logger.error({ exited: name, code, signal }, 'a process exited; stopping the others');
+      else logger.info({ stopped: name, code, signal }, 'process stopped');
       if (!children.size) process.exit();
+      if (stopping) stopLastRound();
     });
   }
-  process.on('SIGINT', () => stopAll('SIGTERM'));
-  process.on('SIGTERM', () => stopAll('SIGTERM'));
+  process.on('SIGINT', () => stopAll());
+  process.on('SIGTERM', () => stopAll());
 }
 
 wire();

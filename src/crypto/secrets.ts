@@ -58,7 +58,7 @@ export function keyRing(cfg: Pick<Config, 'env' | 'secrets'> = config()): KeyRin
     if (!warned) {
       warned = true;
       // The logger imports the configuration; stderr keeps this module free of that cycle.
-      process.stderr.write('WARNING: SECRET_KEY is not set. Mailbox passwords are encrypted with the built-in DEVELOPMENT key, '
+      process.stderr.write('WARNING: SECRET_KEY is not set. Secrets (mailbox passwords, webhook signing secrets, OAuth2 tokens...) are encrypted with the built-in DEVELOPMENT key, '
         + 'which is public: set SECRET_KEY (openssl rand -hex 32) before storing a real password.\n');
     }
     return { current: DEVELOPMENT_KEY, previous: secrets.previousKeys };

@@ -5,7 +5,7 @@ import { config } from '../config';
 export async function ensureDatabase(): Promise<void> {
   const db = config().database;
   const conn = await mariadb.createConnection({
-    host: db.host, port: db.port, user: db.user, password: db.password, connectTimeout: 5000,
+    host: db.host, port: db.port, user: db.user, password: db.password, connectTimeout: db.connectTimeoutMs,
   });
   try {
     await conn.query(`CREATE DATABASE IF NOT EXISTS \`${db.name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);

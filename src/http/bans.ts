@@ -43,10 +43,45 @@ export async function banStatus(
   return status;
 }
 
+/**
+ * When the bans of an address in force for `event` end: the latest expiry, `permanent` when one
+ * of them never ends, null when none is in force (any more).
+ */
+export async function banEnds(ip: string, event: BanEvent): Promise<number | 'permanent' | null> {
+  const column = EVENT_COLUMN[event];
+  const [row] = await select<{ bans: number; permanent: number | null; ends: number | null }>(
+    `SELECT COUNT(*) AS bans, MAX(type = 1 OR expiry IS NULL) AS permanent, MAX(expiry) AS ends
+       FROM ip_bans WHERE ip = :ip AND ${column} = 1 AND (type = 1 OR expiry IS NULL OR expiry > :now)`,
+    { ip, now: now() },
+  );
+  if (!row || Number(row.bans) === 0) return null;
+  return Number(row.permanent) === 1 ? 'permanent' : Number(row.ends);
+}
+
+/** `3599` → `60 minutes`, `45` → `45 seconds`: rounded up, in a unit that keeps it readable. */
+function timeLeft(seconds: number): string {
+  const [n, unit] = seconds < 60 ? [seconds, 'second'] : seconds < 2 * 3600 ? [Math.ceil(seconds / 60), 'minute']
+    : seconds < 2 * 86400 ? [Math.ceil(seconds / 3600), 'hour'] : [Math.ceil(seconds / 86400), 'day'];
+  return `${n} ${unit}${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * The 403 of a banned address: the first sentence is what clients have always matched; then until
+ * when, and how an administrator lifts the ban (the automatic ban after failed authentications is
+ * easy to run into on a developer's own machine, whose only API client is then the banned one).
+ */
+export function bannedMessage(ip: string, ends: number | 'permanent', at = now()): string {
+  const until = ends === 'permanent' ? 'The ban is permanent.'
+    : `The ban ends at ${new Date(ends * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z')} (in ${timeLeft(Math.max(1, ends - at))}).`;
+  return `Your IP address is banned from using the API. ${until} An administrator can lift it: \`npm run ban -- delete ${ip}\` on the server, or DELETE /api/core/ipban/{id}.`;
+}
+
 /** 403 for an address banned from the API; notes whether it is whitelisted for it (rate limits skip those). */
 export const refuseBanned: RequestHandler = async (req, res, next) => {
-  const { banned, whitelisted } = await banStatus(clientIp(req), 'api', requestAccessVersion(res.locals));
-  if (banned && !whitelisted) throw new HttpError(403, 'Your IP address is banned from using the API.');
+  const ip = clientIp(req);
+  const { banned, whitelisted } = await banStatus(ip, 'api', requestAccessVersion(res.locals));
+  // The end is looked up for a refusal only (a ban that expired in between ends now).
+  if (banned && !whitelisted) throw new HttpError(403, bannedMessage(ip, (await banEnds(ip, 'api')) ?? now()));
   res.locals.apiWhitelisted = whitelisted;
   next();
 };

@@ -10,14 +10,25 @@ function databaseUrl(): string {
   }
 }
 
+/**
+ * Names the variable that sets the port of the server whose listen failed with `err`, for the
+ * start-up line to tell the user what to change: PORT unless a server says otherwise (the mail
+ * catcher's MAIL_CATCHER_PORT, the metrics server's METRICS_PORT). Returns `err`.
+ */
+export function withPortSetting<E>(err: E, setting: string): E {
+  if (err && typeof err === 'object') (err as { portSetting?: string }).portSetting = setting;
+  return err;
+}
+
 /** The one line that says why a process could not start. */
 export function startupErrorMessage(err: unknown): string {
   if (err instanceof ConfigError) return err.message;
-  const e = err as (NodeJS.ErrnoException & { port?: number; address?: string }) | undefined;
+  const e = err as (NodeJS.ErrnoException & { port?: number; address?: string; portSetting?: string }) | undefined;
   // A cluster worker's listen fails in the primary's bind (WEB_CONCURRENCY > 1).
   const listening = e?.syscall === 'listen' || e?.syscall === 'bind';
-  if (listening && e.code === 'EADDRINUSE') return `Startup failed: port ${e.port} on ${e.address} is already in use (set PORT to a free port).`;
-  if (listening && e.code === 'EACCES') return `Startup failed: not allowed to listen on port ${e.port} of ${e.address} (set PORT; ports below 1024 need privileges).`;
+  const setting = e?.portSetting ?? 'PORT';
+  if (listening && e.code === 'EADDRINUSE') return `Startup failed: port ${e.port} on ${e.address} is already in use (set ${setting} to a free port).`;
+  if (listening && e.code === 'EACCES') return `Startup failed: not allowed to listen on port ${e.port} of ${e.address} (set ${setting}; ports below 1024 need privileges).`;
   const database = mariadbProblem(err, databaseUrl());
   if (database) return `Startup failed: ${database}`;
   return `Startup failed: ${e?.message ?? err}`;

@@ -24,11 +24,13 @@ const REASONS: Record<string, string> = {
   EHOSTUNREACH: 'host unreachable',
   ENETUNREACH: 'network unreachable',
   EPIPE: 'connection closed',
+  // The mariadb driver's (errno 45012): nothing answered within the connect timeout.
+  ER_CONNECTION_TIMEOUT: 'timed out',
 };
 
 const CONNECTION_MESSAGES = /Connection is closed|Stream isn't writeable|max retries per request|Command timed out|connect ETIMEDOUT|did not answer within|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ECONNRESET|EHOSTUNREACH/i;
 
-interface ErrLike { name?: string; code?: string; message?: string; sqlState?: string; parent?: ErrLike; original?: ErrLike }
+interface ErrLike { name?: string; code?: string; errno?: number; message?: string; sqlMessage?: string; sqlState?: string; parent?: ErrLike; original?: ErrLike }
 
 /** The network error underneath (sequelize wraps the driver's in `parent`). */
 const root = (err: ErrLike): ErrLike => err.parent ?? err.original ?? err;
@@ -42,6 +44,9 @@ export function isConnectionError(err: unknown): boolean {
 /** Why, in a few words: `connection refused`, `host not found`, `timed out`, else the error's own text. */
 export function reasonOf(err: unknown): string {
   const e = root((err ?? {}) as ErrLike);
+  // `Connection timeout: failed to create socket after 5001ms`: how long it waited tells which timeout applied.
+  const waited = e.code === 'ER_CONNECTION_TIMEOUT' ? /after (\d+) ?ms/.exec(e.message ?? '') : null;
+  if (waited) return `timed out after ${waited[1]} ms`;
   if (e.code && REASONS[e.code]) return REASONS[e.code];
   if (/timed out|ETIMEDOUT|did not answer within/i.test(e.message ?? '')) return 'timed out';
   if (/Connection is closed|Stream isn't writeable|max retries per request/i.test(e.message ?? '')) return 'no connection';
@@ -56,6 +61,17 @@ export function mariadbProblem(err: unknown, url: string): string | null {
   if (!fromMariadb) return null;
   const where = `MariaDB at ${withoutPassword(url)} (DATABASE_URL)`;
   if (/^ER_ACCESS_DENIED/.test(e.code ?? '')) return `${where} refused the login: check the user and password in DATABASE_URL.`;
+  // A database not created yet, or not migrated: the processes of the Procfile expect both
+  // (`npm start` prepares them; on a Procfile platform it is the release step, docs/operations.md).
+  const text = e.sqlMessage ?? e.message ?? '';
+  if (e.errno === 1049 || e.code === 'ER_BAD_DB_ERROR') {
+    const name = /Unknown database '([^']+)'/.exec(text)?.[1];
+    return `${where} has no database${name ? ` \`${name}\`` : ''}: run \`npm run migrate\` first (it creates the database and its tables).`;
+  }
+  if (e.errno === 1146 || e.code === 'ER_NO_SUCH_TABLE') {
+    const table = /Table '(?:[^'.]*\.)?([^']+)' doesn't exist/.exec(text)?.[1];
+    return `${where} has no table${table ? ` \`${table}\`` : ''}: the database is not migrated; run \`npm run migrate\`.`;
+  }
   if (!isConnectionError(err)) return null;
   return `${where} is unreachable (${reasonOf(err)}): check that MariaDB is running and listening there, or set DATABASE_URL.`;
 }

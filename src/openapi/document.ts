@@ -374,7 +374,7 @@ function build(routes: readonly RouteRecord[]): Json {
     },
     responses: {
       Unauthorized: { ...errorExample(401, 'Authentication is required: send the API token as the user name of HTTP Basic authentication.'), description: 'No token, a malformed Authorization header, or an unknown token.' },
-      Forbidden: { ...errorExample(403, 'Your IP address is banned from using the API.'), description: 'The address is banned from the API.' },
+      Forbidden: { ...errorExample(403, 'Your IP address is banned from using the API. The ban ends at 2026-01-01T12:00:00Z (in 60 minutes). An administrator can lift it: `npm run ban -- delete 203.0.113.7` on the server, or DELETE /api/core/ipban/{id}.'), description: 'The address is banned from the API.' },
       MethodNotAllowed: {
         ...errorExample(405, 'The PATCH method is not supported here. Supported methods: GET, PUT, DELETE.'),
         description: 'The path does not offer the method; `Allow` lists those it does.',

@@ -90,7 +90,8 @@ export function healthRouter(): Router {
     }
     const problems = await readinessProblems();
     if (problems.length) {
-      res.status(503).json({ status: 'error', message: `Not ready: ${problems.join('; ')}.`, data: null });
+      // Each problem is a sentence of its own words (`... or set REDIS_URL.`): one full stop, at the end.
+      res.status(503).json({ status: 'error', message: `Not ready: ${problems.map((p) => p.replace(/\.+$/, '')).join('; ')}.`, data: null });
       return;
     }
     res.json({ status: 'success', message: null, data: { database: 'ok', redis: 'ok', migrations: 'ok' } });

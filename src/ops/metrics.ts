@@ -4,6 +4,7 @@ import type { RequestHandler } from 'express';
 import client from 'prom-client';
 import { config } from '../config';
 import { logger } from '../logger';
+import { withPortSetting } from '../lib/exitOnStartupError';
 
 /**
  * Prometheus metrics (prom-client) of this process: the web process counts requests by route
@@ -92,7 +93,8 @@ export async function startMetricsServer(): Promise<Server | undefined> {
     );
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    // A port in use is METRICS_PORT's, not PORT's: the start-up line names it.
+    server.once('error', (err) => reject(withPortSetting(err, 'METRICS_PORT')));
     server.listen(port, host, () => resolve());
   });
   server.unref();

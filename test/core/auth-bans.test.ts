@@ -8,7 +8,7 @@ import { expectError, expectList, expectSuccess } from '../helpers/envelope';
 import { uniqueIpv4, uniqueIpv6 } from './support';
 
 const api = useApi();
-const BANNED = 'Your IP address is banned from using the API.';
+const BANNED = /^Your IP address is banned from using the API\. The ban ends at /;
 const REASON = 'Automatic: 10 failed API authentications within 10 minutes';
 
 const from = (ip: string, path = '/api/core/brand/1') => request(api.app).get(path).set('X-Forwarded-For', ip);

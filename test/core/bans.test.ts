@@ -6,7 +6,8 @@ import { expectError, expectList, expectSuccess } from '../helpers/envelope';
 import { uniqueIpv4, uniqueIpv6 } from './support';
 
 const api = useApi();
-const BANNED = { status: 'error', message: 'Your IP address is banned from using the API.', data: null };
+// The first sentence is what clients match; until when and how to lift it follow (test/core/ban-message.test.ts).
+const BANNED = { status: 'error', message: expect.stringMatching(/^Your IP address is banned from using the API\. /), data: null };
 
 /** A request posing as the client `ip` (the tests trust X-Forwarded-For from loopback). */
 const asClient = (ip: string, path = '/api/core/brand/1') => request(api.app).get(path).auth(api.token, 'x').set('X-Forwarded-For', ip);

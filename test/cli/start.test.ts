@@ -1,0 +1,221 @@
+/**
+ * `npm start` and the processes it runs, compiled into a directory of this test's own (with a
+ * package.json and the Procfile, so that start.js finds them there): every process's shutdown
+ * lines reach the output and the mail catcher stops after the workers; start-up lines that name
+ * the variable to change (MAIL_CATCHER_PORT, METRICS_PORT) or the command to run (`npm run
+ * migrate`); the configured connect timeout; the ban command exits once done.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { join } from 'node:path';
+import * as mariadb from 'mariadb';
+import { config } from '../../src/config';
+import { IpBan } from '../../src/db/models';
+import { projectRoot } from '../../src/lib/projectRoot';
+import { useApi } from '../helpers/app';
+import { freePort } from '../helpers/ports';
+import { privateBuild } from '../helpers/privateBuild';
+import { killWhenStalled, waitWhileProgressing } from '../helpers/progress';
+import { uniqueIpv4 } from '../core/support';
+
+useApi(); // this worker's database, created, migrated and seeded
+const root = projectRoot();
+const { dir, dist, build, remove } = privateBuild('start');
+
+beforeAll(() => {
+  build();
+  // start.js takes the nearest directory above it with a package.json as the project: its
+  // Procfile, and where the processes run (`node dist/...`).
+  writeFileSync(join(dir, 'package.json'), '{ "private": true }\n');
+  copyFileSync(join(root, 'Procfile'), join(dir, 'Procfile'));
+});
+afterAll(remove);
+
+interface Run {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  done: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const running: Run[] = [];
+afterAll(() => {
+  for (const r of running) if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill('SIGKILL');
+});
+
+/** A compiled entry point on this test's database and queues; killed if it stalls. */
+function run(entry: string, env: Record<string, string> = {}, args: string[] = []): Run {
+  const { PROCESS_NAME: _name, ...inherited } = process.env;
+  const child = spawn(process.execPath, [join(dist, entry), ...args], {
+    cwd: dir,
+    env: { ...inherited, NODE_PATH: join(root, 'node_modules'), HOST: '127.0.0.1', LOG_LEVEL: 'info', LOG_FORMAT: 'json', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (c) => { stdout += c; });
+  child.stderr!.on('data', (c) => { stderr += c; });
+  killWhenStalled(child);
+  // `close`: the process has exited and its output is read to the end.
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  const r = { child, stdout: () => stdout, stderr: () => stderr, done };
+  running.push(r);
+  return r;
+}
+
+const jsonLines = (text: string): Array<Record<string, any>> => text.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+
+/** A port something else holds for the length of `work`. */
+async function withPortTaken<T>(work: (port: number) => Promise<T>): Promise<T> {
+  const holder: Server = await new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => resolve(s));
+  });
+  try {
+    return await work((holder.address() as { port: number }).port);
+  } finally {
+    holder.close();
+  }
+}
+
+/** A database URL on the test's MariaDB server, with another database name. */
+const databaseUrl = (name: string) => {
+  const url = new URL(config().database.url);
+  url.pathname = `/${name}`;
+  return url.toString();
+};
+
+describe('npm start, stopped with SIGTERM', () => {
+  it('writes every process\'s shutdown lines, says when each has stopped, and stops the mail catcher after the others', async () => {
+    const start = run('src/cli/start.js', {
+      PORT: String(await freePort()), MAIL_CATCHER: '1', MAIL_CATCHER_PORT: String(await freePort()), WEB_CONCURRENCY: '1',
+    });
+    const procfile = ['web', 'worker-mail', 'worker-scheduler', 'worker-webhooks', 'worker-mailbox'];
+    await waitWhileProgressing(() => {
+      if (start.child.exitCode !== null) throw new Error(`npm start exited: ${start.stdout()}${start.stderr()}`);
+      const lines = jsonLines(start.stdout());
+      const said = (proc: string, msg: string) => lines.some((l) => l.proc === proc && l.msg === msg);
+      return said('web', 'web process listening') && said('mailcatcher', 'mail catcher listening (SMTP)')
+        && procfile.slice(1).every((proc) => said(proc, 'worker started'));
+    }, () => [start.child.pid], 'every process to start');
+
+    start.child.kill('SIGTERM');
+    const { code } = await start.done;
+    expect({ code, stderr: start.stderr() }).toEqual({ code: 0, stderr: '' });
+    const lines = jsonLines(start.stdout());
+    const index = (match: (l: Record<string, any>) => boolean) => lines.findIndex(match);
+    const stopped = (name: string) => index((l) => l.proc === 'start' && l.msg === 'process stopped' && l.stopped === name);
+
+    // Each process's own line (`npm start` exited before the last ones were read), then the one of
+    // `npm start` once that process's output is written to the end.
+    const stopping: Record<string, string> = { web: 'web process stopping', mailcatcher: 'mail catcher stopping' };
+    const own = (name: string) => index((l) => l.proc === name && l.msg === (stopping[name] ?? 'worker stopping'));
+    const everyProcess = [...procfile, 'mailcatcher'];
+    expect(Object.fromEntries(everyProcess.map((name) => [name, own(name) >= 0]))).toEqual(Object.fromEntries(everyProcess.map((name) => [name, true])));
+    expect(everyProcess.filter((name) => !(stopped(name) > own(name)))).toEqual([]);
+    // The catcher is asked to stop once every other process has stopped (a worker's last mail is
+    // still caught). By the lines' times: `npm start` writes its own lines asynchronously (pino),
+    // so they may reach the output a moment after a line it relays.
+    const catcherStopping = index((l) => l.proc === 'mailcatcher' && l.msg === 'mail catcher stopping');
+    expect(procfile.filter((name) => !(lines[stopped(name)].time <= lines[catcherStopping].time))).toEqual([]);
+    expect(index((l) => l.proc === 'mailcatcher' && l.msg === 'mail catcher stopped')).toBeGreaterThan(catcherStopping);
+    expect(stopped('mailcatcher')).toBe(lines.length - 1);
+  });
+});
+
+describe('a port in use, at start', () => {
+  it('the mail catcher names MAIL_CATCHER_PORT, not PORT', async () => {
+    await withPortTaken(async (port) => {
+      const catcher = run('workers/mailcatcher.js', { MAIL_CATCHER_PORT: String(port) });
+      expect(await catcher.done).toEqual({ code: 1, signal: null });
+      expect(catcher.stderr()).toBe(`Startup failed: port ${port} on 127.0.0.1 is already in use (set MAIL_CATCHER_PORT to a free port).\n`);
+    });
+  });
+
+  it('a worker\'s metrics server names METRICS_PORT, not PORT', async () => {
+    await withPortTaken(async (port) => {
+      const worker = run('workers/webhooks.js', { METRICS_PORT: String(port) });
+      expect(await worker.done).toEqual({ code: 1, signal: null });
+      expect(worker.stderr()).toBe(`Startup failed: port ${port} on 127.0.0.1 is already in use (set METRICS_PORT to a free port).\n`);
+    });
+  });
+});
+
+describe('a database not created or not migrated (a Procfile line run before `npm run migrate`)', () => {
+  const server = () => {
+    const url = new URL(config().database.url);
+    return mariadb.createConnection({ host: url.hostname, port: Number(url.port || 3306), user: decodeURIComponent(url.username || 'root'), password: decodeURIComponent(url.password) });
+  };
+
+  it('the web process says to run `npm run migrate` when the database does not exist', async () => {
+    const name = `${config().database.name}_missing`;
+    const web = run('src/server.js', { PORT: String(await freePort()), DATABASE_URL: databaseUrl(name) });
+    expect(await web.done).toEqual({ code: 1, signal: null });
+    expect(web.stderr()).toBe(`Startup failed: MariaDB at ${databaseUrl(name)} (DATABASE_URL) has no database \`${name}\`: `
+      + 'run `npm run migrate` first (it creates the database and its tables).\n');
+  });
+
+  it('/readyz says to run `npm run migrate` on an empty database, in one sentence', async () => {
+    const name = `${config().database.name}_empty`;
+    const conn = await server();
+    try {
+      await conn.query(`CREATE DATABASE IF NOT EXISTS \`${name}\``);
+      const port = await freePort();
+      const web = run('src/server.js', { PORT: String(port), DATABASE_URL: databaseUrl(name) });
+      const res = await waitWhileProgressing(async () => {
+        if (web.child.exitCode !== null) throw new Error(`the web process exited: ${web.stderr()}`);
+        return fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null);
+      }, () => [web.child.pid], 'the web process to answer');
+      expect({ status: res.status, body: await res.json() }).toEqual({
+        status: 503,
+        body: {
+          status: 'error', data: null,
+          message: `Not ready: migrations: not known: MariaDB at ${databaseUrl(name)} (DATABASE_URL) has no table \`migrations\`: `
+            + 'the database is not migrated; run `npm run migrate`.',
+        },
+      });
+      web.child.kill('SIGTERM');
+      await web.done;
+    } finally {
+      await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
+      await conn.end();
+    }
+  });
+});
+
+describe('a MariaDB that does not answer', () => {
+  it('is said in our words, after DATABASE_CONNECT_TIMEOUT_MS (not a fixed 5 seconds)', async () => {
+    // A server that accepts connections and never says a word: the driver's connect timeout ends it.
+    const sockets: Socket[] = [];
+    const silent: Server = await new Promise((resolve) => {
+      const s = createServer((c) => { sockets.push(c); }).listen(0, '127.0.0.1', () => resolve(s));
+    });
+    try {
+      const url = `mariadb://root@127.0.0.1:${(silent.address() as { port: number }).port}/helpdesk`;
+      const migrate = run('src/cli/migrate.js', { DATABASE_URL: url, DATABASE_CONNECT_TIMEOUT_MS: '500' });
+      expect(await migrate.done).toEqual({ code: 1, signal: null });
+      const m = /^Startup failed: MariaDB at (\S+) \(DATABASE_URL\) is unreachable \(timed out after (\d+) ms\): check that MariaDB is running and listening there, or set DATABASE_URL\.\n$/
+        .exec(migrate.stderr());
+      expect(m?.[1]).toBe(url);
+      expect(Number(m![2])).toBeGreaterThanOrEqual(500);
+      expect(Number(m![2])).toBeLessThan(5000);
+    } finally {
+      for (const s of sockets) s.destroy();
+      silent.close();
+    }
+  });
+});
+
+describe('the compiled ban command', () => {
+  it('lists and deletes, and exits 0 once done (its database and Redis connections closed)', async () => {
+    const ip = uniqueIpv4();
+    await IpBan.create({ ip, type: 1, event_api: 1, event_user: 0, event_operator: 0 });
+    const listed = run('src/cli/ban.js', { LOG_LEVEL: 'warn' }, ['list', ip]);
+    expect(await listed.done).toEqual({ code: 0, signal: null });
+    expect(listed.stdout()).toMatch(new RegExp(`^id\\tip\\tapplies to\\tends\\treason\\n\\d+\\t${ip.replace(/\./g, '\\.')}\\tapi\\tnever\\t-\\n$`));
+    const deleted = run('src/cli/ban.js', { LOG_LEVEL: 'warn' }, ['delete', ip]);
+    expect(await deleted.done).toEqual({ code: 0, signal: null });
+    expect(deleted.stdout()).toBe(`Deleted 1 ban (${ip}).\n`);
+    expect(await IpBan.count({ where: { ip } })).toBe(0);
+  });
+});
