@@ -103,6 +103,21 @@ export class Pop3Client {
     });
   }
 
+  /** Each message's size in octets, by number (LIST): what RETR would bring, known before it is asked for. */
+  async sizes(): Promise<Map<number, number>> {
+    const body = await this.request('LIST', 'multi', 'LIST');
+    return new Map(body.toString('latin1').split('\r\n').filter(Boolean).map((line) => {
+      const m = /^(\d+) +(\d+)/.exec(line);
+      if (!m) throw new Error(`POP3 LIST: unexpected line ${JSON.stringify(line)}`);
+      return [Number(m[1]), Number(m[2])];
+    }));
+  }
+
+  /** The message's header only (TOP n 0), for a mail too large to download. */
+  async headers(number: number): Promise<Buffer> {
+    return this.request(`TOP ${msgNumber(number)} 0`, 'multi', 'TOP');
+  }
+
   /** The message's bytes exactly as the server has them (CRLF line ends), without the byte-stuffing. */
   async retrieve(number: number): Promise<Buffer> {
     return this.request(`RETR ${msgNumber(number)}`, 'multi', 'RETR');

@@ -10,7 +10,8 @@ import { tally, tlsOptions, type PollSummary } from './pollSummary';
 /**
  * One poll of a POP3 mailbox. POP3 has no cursor: what was taken is known by UIDL, from the
  * ledger (each mail's line carries its UIDL and is written in the transaction of its import).
- * New UIDLs are retrieved and imported one at a time; with `delete_downloaded` every mail taken
+ * New UIDLs are retrieved and imported one at a time (one over MAILBOX_MAX_MESSAGE_BYTES by its
+ * header only, and refused); with `delete_downloaded` every mail taken
  * (now or by an earlier poll that died before QUIT) is deleted, which POP3 applies at QUIT; a
  * mail recorded as an `error` is not (./ledger.ts, settled). A poll failed by the database (a
  * transient error, ./ingest.ts) ends without QUIT: nothing is deleted, and the next poll retrieves
@@ -25,11 +26,16 @@ export async function pollPop3(mailbox: DepartmentEmail, login: MailLogin): Prom
   try {
     const listed = await client.uidl();
     const taken = await decisionsOf(mailbox.id, listed.map((m) => m.uid));
+    const sizes = listed.some((m) => !taken.has(m.uid)) ? await client.sizes() : new Map<number, number>();
+    const { maxMessageBytes } = config().mailbox;
     for (const { number, uid } of listed) {
       let decision = taken.get(uid);
       if (!decision) {
-        const raw = await client.retrieve(number);
-        decision = (await ingestMail(raw, { departmentEmail: mailbox, remoteUid: uid })).decision;
+        // A mail over the limit is not downloaded (it would be held in memory whole): its header
+        // is enough to refuse it and tell its sender, as IMAP does.
+        const size = sizes.get(number) ?? 0;
+        const raw = size > maxMessageBytes ? await client.headers(number).catch(() => Buffer.alloc(0)) : await client.retrieve(number);
+        decision = (await ingestMail(raw, { departmentEmail: mailbox, remoteUid: uid }, { declaredSize: size })).decision;
         tally(summary, decision);
       }
       // A mail whose import failed stays in the mailbox for a person to look at.

@@ -6,7 +6,7 @@
  * process killed in the middle of a poll and started again. Every port is a free one.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { config } from '../../src/config';
 import { Department, DepartmentBrand, DepartmentEmail, IdempotencyKey, IncomingMail, IpBan, Ticket, Webhook } from '../../src/db/models';
@@ -114,8 +114,10 @@ describe('a web process killed in the middle of a request with an Idempotency-Ke
     const key = randomUUID();
     const first = await web({ TEST_HOLD_RESPONSE: 'after-store:10000', IDEMPOTENCY_LOCK_SECONDS: '2' });
     const lost = createBan(first.url, ip, key).catch((err: Error) => err);
-    const stored = await waitWhileProgressing(async () => (await IdempotencyKey.findAll({ where: { path: '/api/core/ipban' } })).find((r) => r.response?.includes(ip)), () => [first.child.pid], 'the response to be stored');
+    const keyHash = createHash('sha256').update(key, 'utf8').digest('hex');
+    const stored = await waitWhileProgressing(async () => (await IdempotencyKey.findAll({ where: { path: '/api/core/ipban', key_hash: keyHash } })).find((r) => r.response !== null), () => [first.child.pid], 'the response to be stored');
     expect(stored.status_code).toBe(200);
+    expect(stored.response!.startsWith('v1:')).toBe(true); // encrypted at rest
     await kill(first);
     expect(String(await lost)).toMatch(/fetch failed/);
 

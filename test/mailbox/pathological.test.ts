@@ -6,16 +6,18 @@
  */
 import './mailboxEnv';
 import './pathologicalEnv';
+import net from 'node:net';
 import { DepartmentEmail, IncomingMail, TicketAttachment } from '../../src/db/models';
 import { pollMailbox } from '../../src/mailbox/poll';
 import type { Dovecot } from '../helpers/dovecot';
 import { newEmail, unique, useApi } from '../helpers/app';
+import { expectSuccess } from '../helpers/envelope';
 import { waitFor, type TestSmtp } from '../helpers/smtp';
 import { dropQueuedMail, useDeskMailbox, messagesOf, rawMail } from './support';
 
 afterAll(() => dropQueuedMail());
 const api = useApi();
-const box = useDeskMailbox(api, 'pa');
+const box = useDeskMailbox(api, 'pa', ['pop']);
 const desk = box.desk;
 let dovecot: Dovecot;
 let smtp: TestSmtp;
@@ -65,6 +67,38 @@ describe('an oversize mail', () => {
     await waitFor(() => smtp.received.find((m) => m.parsed.subject === 'the mail after' || m.envelopeTo.some((a) => a.startsWith('after'))), 60000, 'the next mail to be sent');
     expect(smtp.mailsTo(auto)).toEqual([]);
     expect(smtp.mailsTo('mailer-daemon@mx.example.net')).toEqual([]);
+  });
+});
+
+describe('an oversize mail over POP3', () => {
+  it('is refused by its header alone: the bytes of its body never cross the connection', async () => {
+    // A proxy in front of dovecot's POP3 port counts what the server sends.
+    let fromServer = 0;
+    const proxy = net.createServer((client) => {
+      const server = net.connect(dovecot.ports.pop3, '127.0.0.1');
+      server.on('data', (chunk) => { fromServer += chunk.length; });
+      client.pipe(server).pipe(client);
+      const end = () => { client.destroy(); server.destroy(); };
+      client.on('error', end); server.on('error', end); client.on('close', end); server.on('close', end);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const created = expectSuccess(await api.post(`/api/ticket/department/${box.world.department.id}/email`, {
+        address: box.address('pop'), type: 1, protocol: 'pop3', server: '127.0.0.1', port: (proxy.address() as net.AddressInfo).port, encryption: 'none',
+        username: box.address('pop'), password: 'secret-desk',
+      }), 'Successfully created new department email!');
+      const from = newEmail('bigpop');
+      await dovecot.append(box.address('pop'), await rawMail({ from, to: box.address('pop'), subject: 'Scans', attachments: [{ filename: 'scan.png', content: Buffer.alloc(500_000, 3) }] }));
+      await dovecot.append(box.address('pop'), await rawMail({ from: newEmail('small'), to: box.address('pop'), subject: 'the small one' }));
+      expect(await pollMailbox(created.id)).toMatchObject({ fetched: 2, decisions: { rejected: 1, new_ticket: 1 } });
+      const line = (await IncomingMail.findOne({ where: { department_email_id: created.id, decision: 'rejected' } }))!;
+      expect(line).toMatchObject({ from_address: from, subject: 'Scans' });
+      expect(line.size).toBeGreaterThan(500_000);
+      expect(line.reason).toMatch(/over the limit of 400000/);
+      expect(fromServer).toBeLessThan(100_000);
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 });
 
