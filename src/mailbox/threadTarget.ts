@@ -1,5 +1,5 @@
-import type { Transaction } from 'sequelize';
-import { PersonEmail, Ticket, User } from '../db/models';
+import { Op, literal, type Transaction } from 'sequelize';
+import { Ticket, User } from '../db/models';
 import { jsonList } from '../ticket/common';
 import { answersOnlyForwards, ticketOfReferences } from '../ticket/mail/threading';
 import { ticketOfReplyAddress } from '../ticket/mail/replyAddress';
@@ -56,11 +56,12 @@ interface People {
 function people(address: string, t: Transaction): People {
   let sender: Promise<User[]> | undefined;
   const owners = new Map<number, Promise<User | null>>();
-  const holders = async () => (await PersonEmail.findAll({ attributes: ['user_id'], where: { email: address }, transaction: t })).map((p) => p.user_id);
   const who: People = {
-    sender: () => (sender ??= holders().then((ids) => (ids.length
-      ? User.findAll({ attributes: ['id', 'type', 'organisation_id', 'brand_id'], where: { id: ids }, order: [['id', 'ASC']], transaction: t })
-      : []))),
+    // One statement: the people of person_emails (main and additional addresses) holding it.
+    sender: () => (sender ??= User.findAll({
+      attributes: ['id', 'type', 'organisation_id', 'brand_id'], order: [['id', 'ASC']], transaction: t,
+      where: { id: { [Op.in]: literal('(SELECT user_id FROM person_emails WHERE email = :address)') } }, replacements: { address },
+    })),
     owner: (ticket) => {
       let owner = owners.get(ticket.user_id);
       if (!owner) owners.set(ticket.user_id, (owner = User.findByPk(ticket.user_id, { attributes: ['id', 'email', 'organisation_id'], transaction: t })));

@@ -7,7 +7,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import * as mariadb from 'mariadb';
 import { config } from '../../src/config';
@@ -16,6 +16,7 @@ import { projectRoot } from '../../src/lib/projectRoot';
 import { useApi } from '../helpers/app';
 import { freePort } from '../helpers/ports';
 import { privateBuild } from '../helpers/privateBuild';
+import { silentServer } from '../helpers/silentServer';
 import { killWhenStalled, waitWhileProgressing } from '../helpers/progress';
 import { uniqueIpv4 } from '../core/support';
 
@@ -186,12 +187,9 @@ describe('a database not created or not migrated (a Procfile line run before `np
 describe('a MariaDB that does not answer', () => {
   it('is said in our words, after DATABASE_CONNECT_TIMEOUT_MS (not a fixed 5 seconds)', async () => {
     // A server that accepts connections and never says a word: the driver's connect timeout ends it.
-    const sockets: Socket[] = [];
-    const silent: Server = await new Promise((resolve) => {
-      const s = createServer((c) => { sockets.push(c); }).listen(0, '127.0.0.1', () => resolve(s));
-    });
+    const silent = await silentServer();
     try {
-      const url = `mariadb://root@127.0.0.1:${(silent.address() as { port: number }).port}/helpdesk`;
+      const url = `mariadb://root@127.0.0.1:${silent.port}/helpdesk`;
       const migrate = run('src/cli/migrate.js', { DATABASE_URL: url, DATABASE_CONNECT_TIMEOUT_MS: '500' });
       expect(await migrate.done).toEqual({ code: 1, signal: null });
       const m = /^Startup failed: MariaDB at (\S+) \(DATABASE_URL\) is unreachable \(timed out after (\d+) ms\): check that MariaDB is running and listening there, or set DATABASE_URL\.\n$/
@@ -200,7 +198,6 @@ describe('a MariaDB that does not answer', () => {
       expect(Number(m![2])).toBeGreaterThanOrEqual(500);
       expect(Number(m![2])).toBeLessThan(5000);
     } finally {
-      for (const s of sockets) s.destroy();
       silent.close();
     }
   });

@@ -2,13 +2,14 @@
  * What a process says when the database is not there yet, not migrated, or does not answer, and
  * the port variable a listen error names: real errors of the driver and of a listen.
  */
-import { createServer, type Server, type Socket } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import * as mariadb from 'mariadb';
 import { config } from '../../src/config';
 import { startupErrorMessage, withPortSetting } from '../../src/lib/exitOnStartupError';
 import { mariadbProblem } from '../../src/lib/serviceErrors';
 import { select } from '../../src/db/select';
 import { useApi } from '../helpers/app';
+import { silentServer } from '../helpers/silentServer';
 
 useApi();
 const server = () => new URL(config().database.url);
@@ -35,17 +36,13 @@ describe('MariaDB without the database or its tables', () => {
 
 describe('MariaDB that does not answer', () => {
   it('names DATABASE_URL and how long the driver waited', async () => {
-    const sockets: Socket[] = [];
-    const silent: Server = await new Promise((resolve) => {
-      const s = createServer((c) => { sockets.push(c); }).listen(0, '127.0.0.1', () => resolve(s));
-    });
+    const silent = await silentServer();
     try {
-      const { port } = silent.address() as { port: number };
+      const { port } = silent;
       const err = await mariadb.createConnection({ host: '127.0.0.1', port, connectTimeout: 300 }).then(() => null, (e: unknown) => e);
       expect(mariadbProblem(err, `mariadb://root@127.0.0.1:${port}/x`)).toMatch(new RegExp(
         `^MariaDB at mariadb://root@127\\.0\\.0\\.1:${port}/x \\(DATABASE_URL\\) is unreachable \\(timed out after \\d+ ms\\): check that MariaDB is running and listening there, or set DATABASE_URL\\.$`));
     } finally {
-      for (const s of sockets) s.destroy();
       silent.close();
     }
   });

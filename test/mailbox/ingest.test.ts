@@ -37,6 +37,16 @@ async function opened(from = newEmail('cust'), extra: Partial<Parameters<typeof 
   return { result, ticket: (await Ticket.findByPk(result.ticketId!))!, from, raw };
 }
 
+/** A ticket opened by mail, and the acknowledgement we sent its user: its outbox entry, delivery record and Message-ID. */
+async function ticketWithSentMail() {
+  const { ticket, from } = await opened();
+  const sentId = `t${ticket.id}.r${unique('z')}@support.test`;
+  const entry = await OutboxEntry.create({ queue: 'mail', name: 'ticket.mail', payload: JSON.stringify({ kind: 'user_ticket_opened', ticketId: ticket.id }), job_key: unique('k').slice(0, 16), created_at: nowSec(), processed_at: nowSec() });
+  await MailDelivery.create({ outbox_id: entry.id, status: 'sent', message_id: `<${sentId}>`, attempts: 1, sent_at: nowSec() });
+  await MailMessageId.create({ message_id: sentId, ticket_id: ticket.id, direction: 'out', created_at: nowSec() });
+  return { ticket, from, sentId, entry };
+}
+
 describe('a new mail', () => {
   it('opens a ticket in the department of its address, for a user of the brand created from its sender, with its CC and files', async () => {
     const from = newEmail('new');
@@ -324,11 +334,7 @@ describe('mail that must never be answered', () => {
   });
 
   it('a bounce of a mail we sent marks its delivery bounced, with the remote server\'s words, and imports nothing', async () => {
-    const { ticket, from } = await opened();
-    const sentId = `t${ticket.id}.r${unique('z')}@support.test`;
-    const entry = await OutboxEntry.create({ queue: 'mail', name: 'ticket.mail', payload: JSON.stringify({ kind: 'user_ticket_opened', ticketId: ticket.id }), job_key: unique('k').slice(0, 16), created_at: nowSec(), processed_at: nowSec() });
-    await MailDelivery.create({ outbox_id: entry.id, status: 'sent', message_id: `<${sentId}>`, attempts: 1, sent_at: nowSec() });
-    await MailMessageId.create({ message_id: sentId, ticket_id: ticket.id, direction: 'out', created_at: nowSec() });
+    const { ticket, from, sentId, entry } = await ticketWithSentMail();
     const report = await rawMail({
       from: 'Mail Delivery System <MAILER-DAEMON@mx.example.net>', to: mailbox.address, subject: 'Undelivered Mail Returned to Sender',
       text: 'This is the mail system. Your message could not be delivered.',
@@ -346,11 +352,7 @@ describe('mail that must never be answered', () => {
   });
 
   it('a read receipt or a delay notice about a mail we sent is a report of no failure: nothing is marked bounced or imported', async () => {
-    const { ticket, from } = await opened();
-    const sentId = `t${ticket.id}.r${unique('z')}@support.test`;
-    const entry = await OutboxEntry.create({ queue: 'mail', name: 'ticket.mail', payload: JSON.stringify({ kind: 'user_ticket_opened', ticketId: ticket.id }), job_key: unique('k').slice(0, 16), created_at: nowSec(), processed_at: nowSec() });
-    await MailDelivery.create({ outbox_id: entry.id, status: 'sent', message_id: `<${sentId}>`, attempts: 1, sent_at: nowSec() });
-    await MailMessageId.create({ message_id: sentId, ticket_id: ticket.id, direction: 'out', created_at: nowSec() });
+    const { ticket, from, sentId, entry } = await ticketWithSentMail();
     const report = (reportType: string, partType: string, part: string, sender: string) => Buffer.from([
       `From: ${sender}`, `To: ${mailbox.address}`, `Subject: Read: [#${ticket.number}] ${ticket.subject}`, `Message-ID: <${unique('r')}@cust.test>`,
       `References: <${sentId}>`, 'MIME-Version: 1.0', `Content-Type: multipart/report; report-type=${reportType}; boundary="b1"`, '',
