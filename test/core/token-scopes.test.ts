@@ -68,7 +68,7 @@ describe('scoped tokens', () => {
     const address = `${unique('box')}@example.com`;
     expectSuccess(await api.post(`/api/ticket/department/${department.id}/email`, { address, brand_id: 1, type: 1, protocol: 0, server: 'imap.example.com', port: 993, encryption: 1, username: 'box-login', password: 'Box secret' }), 'Successfully created new department email!');
     const tickets = await scoped('ticket:read');
-    for (const res of [await tickets.get(`/api/ticket/department/${department.id}`), await tickets.get(`/api/ticket/department?name=${encodeURIComponent(department.name)}`)]) {
+    for (const res of [await tickets.get(`/api/ticket/department/${department.id}`), await tickets.get('/api/ticket/department?order_column=id&order_direction=desc&limit=5')]) {
       expect(res.status).toBe(200);
       const body = JSON.stringify(res.body);
       expect(body).toContain(address);
