@@ -1,8 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Socket } from 'node:net';
 import nodemailer, { type SendMailOptions, type Transporter } from 'nodemailer';
 import type { Brand } from '../db/models';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
-import { OutboundRefusedError, foreignText, resolveChecked } from '../net/outbound';
+import { OutboundRefusedError, connectChecked, foreignText } from '../net/outbound';
 import { accessToken } from '../oauth/tokens';
 
 /** A message a transport sent (or tried to): what the mail delivery record shows. */
@@ -22,16 +23,14 @@ const addresses = (v: SendMailOptions['to']): string => ((Array.isArray(v) ? v.f
   .map((a) => (typeof a === 'string' ? a : a.address ?? '')).join(', ');
 
 /**
- * Records every message of the transport in the current job's `sentMails`, sent or refused. The
- * host is checked before each send (never a metadata address, src/net/outbound.ts), and what the
- * server said is kept to its first line, shortened (foreignText): enough to identify a failure.
+ * Records every message of the transport in the current job's `sentMails`, sent or refused. What
+ * the server said is kept to its first line, shortened (foreignText): enough to identify a failure.
  */
-function recording(transport: Transporter, host: string): Transporter {
+function recording(transport: Transporter): Transporter {
   const send = transport.sendMail.bind(transport) as (mail: SendMailOptions) => Promise<any>;
   transport.sendMail = (async (mail: SendMailOptions) => {
     const base = { recipients: addresses(mail.to), subject: typeof mail.subject === 'string' ? mail.subject : null };
     try {
-      await resolveChecked(host, 'mail-server');
       const info = await send(mail);
       sentMails.getStore()?.push({ ...base, messageId: info.messageId ?? null, response: info.response ? foreignText(info.response, 200) : null });
       return info;
@@ -72,6 +71,19 @@ function oauth2Auth(brand: Brand): SMTPTransport.Options['auth'] {
   };
 }
 
+const CONNECTION_TIMEOUT_MS = 15000;
+
+/**
+ * nodemailer's `getSocket`: every pooled connection is opened by connectChecked, to an address
+ * checked for that connection, instead of nodemailer resolving the name again on its own (a DNS
+ * answer changed after the check before the send would reach an address nobody checked). TLS,
+ * implicit or STARTTLS, runs over this socket with the brand's host name for SNI and the
+ * certificate check.
+ */
+function checkedSocket(options: { host?: string; port?: number }, callback: (err: Error | null, socket?: { connection: Socket }) => void): void {
+  connectChecked(options.host ?? '', options.port ?? 25, 'mail-server', CONNECTION_TIMEOUT_MS).then((connection) => callback(null, { connection }), (err: Error) => callback(err));
+}
+
 const cache = new Map<number, { key: string; transport: Transporter }>();
 
 export class MailConfigError extends Error {}
@@ -100,11 +112,12 @@ export function transportFor(brand: Brand): Transporter {
     ignoreTLS: !brand.smtp_encryption,
     auth: brand.auth_type === 'oauth2' ? oauth2Auth(brand)
       : brand.smtp_requires_auth ? { user: brand.smtp_username ?? '', pass: brand.smtp_password ?? '' } : undefined,
-    connectionTimeout: 15000,
+    getSocket: checkedSocket,
+    connectionTimeout: CONNECTION_TIMEOUT_MS,
     greetingTimeout: 15000,
     socketTimeout: 30000,
     logger: false,
-  }), brand.smtp_host);
+  }));
   cache.set(brand.id, { key, transport });
   return transport;
 }

@@ -3,6 +3,7 @@ import { Op, type Transaction } from 'sequelize';
 import { config } from '../config';
 import { DepartmentEmail } from '../db/models';
 import { logger } from '../logger';
+import { checkedLookup } from '../net/outbound';
 import { defaultPort } from '../ticket/departmentEmailTypes';
 import { ingestBatch, type BatchMail, type IngestResult } from './ingest';
 import { decisionsOf, settled } from './ledger';
@@ -31,7 +32,9 @@ export async function pollImap(mailbox: DepartmentEmail, login: MailLogin): Prom
     host: mailbox.server!, port: mailbox.port ?? defaultPort('imap', mailbox.encryption), secure: mailbox.encryption === 'ssl',
     // 'none' must never upgrade on its own: a STARTTLS offer with a certificate nobody asked to trust would fail the poll.
     doSTARTTLS: mailbox.encryption === 'tls', auth: { user: mailbox.username!, ...login }, logger: false,
-    tls: tlsOptions(), disableAutoIdle: true, connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs,
+    // imapflow hands its tls options to net.connect too: the socket connects only where the check
+    // allows (src/net/outbound.ts), whatever DNS answers by then.
+    tls: { ...tlsOptions(), lookup: checkedLookup('mail-server') }, disableAutoIdle: true, connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs,
   });
   client.on('error', (err: Error) => logger.debug({ mailbox: mailbox.id, reason: err.message }, 'imap connection error'));
   const summary: PollSummary = { fetched: 0, decisions: {} };

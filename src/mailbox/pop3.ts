@@ -21,6 +21,8 @@ export interface Pop3Options {
   timeoutMs?: number;
   /** Extra TLS options, e.g. `{ ca }` or `{ rejectUnauthorized: false }`. */
   tls?: tls.ConnectionOptions;
+  /** How the host name is resolved (net's `lookup`): the poller's checked lookup, so the socket goes only where the check allowed. */
+  lookup?: net.LookupFunction;
 }
 
 /** The server answered -ERR; `serverText` is what followed it. */
@@ -52,8 +54,8 @@ export class Pop3Client {
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     const servername = net.isIP(opts.host) ? undefined : opts.host; // SNI takes names only
     this.socket = opts.encryption === 'ssl'
-      ? tls.connect({ servername, ...opts.tls, host: opts.host, port: opts.port })
-      : net.connect({ host: opts.host, port: opts.port });
+      ? tls.connect({ servername, ...opts.tls, host: opts.host, port: opts.port, lookup: opts.lookup })
+      : net.connect({ host: opts.host, port: opts.port, lookup: opts.lookup });
     this.attach(this.socket);
   }
 

@@ -1,4 +1,5 @@
 import { config } from '../config';
+import { checkedLookup } from '../net/outbound';
 import type { DepartmentEmail } from '../db/models';
 import { defaultPort } from '../ticket/departmentEmailTypes';
 import { ingestMail } from './ingest';
@@ -21,6 +22,7 @@ export async function pollPop3(mailbox: DepartmentEmail, login: MailLogin): Prom
   const client = await Pop3Client.connect({
     host: mailbox.server!, port: mailbox.port ?? defaultPort('pop3', mailbox.encryption), encryption: mailbox.encryption,
     user: mailbox.username!, ...('pass' in login ? { password: login.pass } : { accessToken: login.accessToken }), timeoutMs: config().mailbox.timeoutMs, tls: tlsOptions(),
+    lookup: checkedLookup('mail-server'), // connect only where the check allows, whatever DNS says by then
   });
   const summary: PollSummary = { fetched: 0, decisions: {} };
   try {

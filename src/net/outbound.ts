@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { BlockList, isIP, isIPv4 } from 'node:net';
+import { BlockList, connect as netConnect, isIP, isIPv4, type LookupFunction, type Socket } from 'node:net';
 import { config } from '../config';
 import { Joi } from '../lib/validation';
 
@@ -191,13 +191,39 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
  * connects to an address that was checked (net skips lookup for IP literals: check those first
  * with hostRefusal).
  */
-export function checkedLookup(use: OutboundUse) {
+export function checkedLookup(use: OutboundUse): LookupFunction {
   return (hostname: string, options: { all?: boolean }, callback: LookupCallback): void => {
     resolveChecked(hostname, use).then(
       (list) => (options?.all ? callback(null, list) : callback(null, list[0].address, list[0].family)),
       (err: NodeJS.ErrnoException) => callback(err, '', 0),
     );
   };
+}
+
+/**
+ * A TCP connection to `host:port` for `use`, made only to an address checked here (an IP literal,
+ * or what checkedLookup resolved and checked for this very connection): a name whose DNS answer
+ * changes after an earlier check cannot send the connection elsewhere. Resolves once connected;
+ * fails with an OutboundRefusedError, the connection's own error, or ETIMEDOUT after `timeoutMs`.
+ */
+export function connectChecked(host: string, port: number, use: OutboundUse, timeoutMs: number): Promise<Socket> {
+  const literal = hostRefusal(host, use);
+  if (literal) return Promise.reject(new OutboundRefusedError(literal));
+  return new Promise((resolve, reject) => {
+    const socket = netConnect({ host: bare(host), port, lookup: checkedLookup(use) });
+    const fail = (err: Error) => {
+      clearTimeout(timer);
+      socket.destroy();
+      reject(err);
+    };
+    const timer = setTimeout(() => fail(Object.assign(new Error(`No connection to ${host}:${port} within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })), timeoutMs);
+    socket.once('error', fail);
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      socket.removeListener('error', fail);
+      resolve(socket);
+    });
+  });
 }
 
 /** What postChecked answers: the status, and the body when it was asked to read one. */
