@@ -2,6 +2,8 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import type { RequestHandler, Router } from 'express';
+import { isConnectionError } from '../lib/serviceErrors';
+import { logger } from '../logger';
 import { QUEUES } from '../queue/names';
 import { queue } from '../queue/producer';
 
@@ -40,11 +42,30 @@ const withoutExternalLinks: RequestHandler = (_req, res, next) => {
   next();
 };
 
+/**
+ * Bull Board's answer when one of its API handlers fails. Its own answered 500 with whatever the
+ * error said; here Redis out of reach is a 503 that says so, anything else a 500 that names no
+ * internals (the error goes to the log). The body is the API's envelope, plus the `error.key`
+ * Bull Board's page reads to show a failure.
+ */
+function dashboardError(error: Error & { statusCode?: number }): { status: number; body: Record<string, unknown> } {
+  const body = (status: number, message: string) => ({ status, body: { status: 'error', message, data: null, error: { key: 'ERRORS.INTERNAL_SERVER_ERROR' } } });
+  if (isConnectionError(error)) {
+    logger.warn({ reason: error.message }, 'queue dashboard: Redis unreachable');
+    return body(503, 'The queues cannot be read: Redis is unreachable. Try again once it is back (REDIS_URL).');
+  }
+  if (error.statusCode && error.statusCode < 500) return body(error.statusCode, error.message);
+  logger.error({ err: error }, 'queue dashboard failed');
+  return body(500, 'The queue dashboard failed; the server log has the details.');
+}
+
 /** Bull Board over every queue of the project (mounted behind the API's token auth). */
 export function dashboardRouter(): Router[] {
   const adapter = new ExpressAdapter();
   adapter.setBasePath(DASHBOARD_PATH);
   createBullBoard({ queues: Object.values(QUEUES).map((name) => new BullMQAdapter(queue(name))), serverAdapter: adapter });
+  // After createBullBoard, which sets its own. (Its type allows no 503; the adapter sends any status.)
+  adapter.setErrorHandler(dashboardError as unknown as Parameters<ExpressAdapter['setErrorHandler']>[0]);
   const board = adapter.getRouter();
   // Bull Board runs an Express app of its own, which would announce itself in X-Powered-By.
   board.disable('x-powered-by');

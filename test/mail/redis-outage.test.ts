@@ -1,4 +1,5 @@
 import { PRIVATE_REDIS_PORT } from './privateRedisEnv';
+import request from 'supertest';
 import { config } from '../../src/config';
 import { mailSpec } from '../../src/wiring';
 import { jobIdOf, publishesSettled, sweepOutbox } from '../../src/queue/outbox';
@@ -43,6 +44,11 @@ describe('mail while Redis is down', () => {
     expect(entryB!.published_at).toBeNull();
     expect(await sweepOutbox(0, 0)).toBe(0); // Redis still down: nothing published, nothing lost
     expect((await entryB!.reload()).published_at).toBeNull();
+
+    // The queue dashboard says what is wrong, in the API's envelope (Bull Board's own handler answered a raw 500).
+    const board = await request(api.app).get('/admin/queues/api/queues').auth(api.token, 'x');
+    expect(board.status).toBe(503);
+    expect(board.body).toMatchObject({ status: 'error', message: expect.stringMatching(/^The queues cannot be read: Redis is unreachable/), data: null });
 
     await redis.start();
     const worker = await createWorker(mailSpec());
