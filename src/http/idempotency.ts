@@ -96,17 +96,28 @@ const RESPONSE_PURPOSE = 'idempotency_keys.response';
  * webhook's signing secret). Without SECRET_KEY (production) nothing holding a secret can be
  * created, so the response is kept as it is.
  */
-function sealResponse(body: unknown): string {
+function sealResponse(response: StoredResponse): string {
+  const text = JSON.stringify(response);
   try {
-    return encryptSecret(JSON.stringify(body), RESPONSE_PURPOSE);
+    return encryptSecret(text, RESPONSE_PURPOSE);
   } catch (err) {
-    if (err instanceof SecretKeyMissingError) return JSON.stringify(body);
+    if (err instanceof SecretKeyMissingError) return text;
     throw err;
   }
 }
 
+/**
+ * What a replay answers besides the status: the body, and the `Location` the first answer gave (a
+ * bulk job's 202). Stored as `{ replay: 1, body, location }`; a row written before headers were
+ * kept holds the body alone (an envelope, which never has a `replay` field).
+ */
+interface StoredResponse { replay: 1; body: unknown; location: string | null }
+
 /** A stored response: encrypted (`v1:…`), or plain JSON (kept without a key, or before responses were encrypted). */
-const openResponse = (stored: string): unknown => JSON.parse(stored.startsWith('v1:') ? decryptSecret(stored, RESPONSE_PURPOSE) : stored);
+function openResponse(stored: string): StoredResponse {
+  const parsed = JSON.parse(stored.startsWith('v1:') ? decryptSecret(stored, RESPONSE_PURPOSE) : stored) as Partial<StoredResponse> | null;
+  return parsed?.replay === 1 ? parsed as StoredResponse : { replay: 1, body: parsed, location: null };
+}
 
 /** The stored answer, or the reason there is none: another request, or a response lost. */
 function answer(res: Response, row: IdempotencyKey, claim: Claim): void {
@@ -114,7 +125,9 @@ function answer(res: Response, row: IdempotencyKey, claim: Claim): void {
   if (row.response === null || row.status_code === null) throw new HttpError(409, RESPONSE_LOST);
   idempotentReplays.inc();
   res.setHeader(REPLAYED_HEADER, 'true');
-  res.status(row.status_code).json(openResponse(row.response));
+  const stored = openResponse(row.response);
+  if (stored.location) res.location(stored.location);
+  res.status(row.status_code).json(stored.body);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -125,8 +138,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * that did no transaction; nothing for an error that changed nothing (the client may fix the
  * request and send it again with the same key).
  */
-async function store(claim: Claim, status: number, body: unknown): Promise<void> {
-  const values = { status_code: status, response: sealResponse(body), completed_at: now() };
+async function store(claim: Claim, status: number, response: StoredResponse): Promise<void> {
+  const values = { status_code: status, response: sealResponse(response), completed_at: now() };
   if (claim.state === 'committed') {
     await IdempotencyKey.update(values, { where: { token_id: claim.tokenId, key_hash: claim.keyHash } });
   } else if (status >= 200 && status < 300) {
@@ -137,7 +150,7 @@ async function store(claim: Claim, status: number, body: unknown): Promise<void>
 
 /**
  * `Idempotency-Key` on a POST under /api: the same key (per API token) with the same request within
- * IDEMPOTENCY_TTL_SECONDS answers the first response (status and body, with `Idempotent-Replayed:
+ * IDEMPOTENCY_TTL_SECONDS answers the first response (status, body and Location, with `Idempotent-Replayed:
  * true`) without doing the work again; with another method, path or body it is a 422. While the
  * first is still running, a second waits up to IDEMPOTENCY_WAIT_MS for its answer, then gets 409.
  * Requests without the header are untouched.
@@ -199,7 +212,8 @@ export const idempotency: RequestHandler = async (req, res, next) => {
     void (async () => {
       try {
         if (hold?.at === 'before-store') await sleep(hold.ms);
-        await store(claim, status, body);
+        const location = res.getHeader('Location');
+        await store(claim, status, { replay: 1, body, location: typeof location === 'string' ? location : null });
         if (hold?.at === 'after-store') await sleep(hold.ms);
       } catch (err) {
         logger.error({ reason: (err as Error).message }, 'the response of a request with an Idempotency-Key could not be stored');

@@ -237,6 +237,19 @@ describe('POST /api/ticket/ticket/bulk', () => {
     expect(Number(after)).toBe(Number(before));
   });
 
+  it('an Idempotency-Key replay answers the same job, with its Location', async () => {
+    const ticket = await f.ticket();
+    const send = () => request(api.app).post(BULK).auth(api.token, 'x').set('Idempotency-Key', `bulk-${ticket.id}`).type('form')
+      .send(encodeForm({ ids: [ticket.id], priority: ctx.priorityId }));
+    const first = await send();
+    expect(first.status).toBe(202);
+    const again = await send();
+    expect(again.status).toBe(202);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.location).toBe(`/api/ticket/job/${first.body.data.id}`);
+  });
+
   it('GET /api/core/job/{id}: 404 for an unknown job', async () => {
     expectNotFound(await api.get('/api/core/job/999999999'), 'job');
   });
