@@ -29,6 +29,9 @@ function expiryOf(type: number, expiryTime: number | undefined, current: number 
   return current ?? since + DEFAULT_BAN_SECONDS;
 }
 
+/** The fields of every response (the OpenAPI document describes the same list). */
+export const IPBAN_FIELDS = ['id', 'ip', 'reason', 'event_user', 'event_operator', 'event_api', 'type', 'expiry', 'created_at', 'updated_at'] as const;
+
 export const ipBanResource: ResourceDef<IpBan> = {
   path: '/ipban',
   model: IpBan,
@@ -55,7 +58,7 @@ export const ipBanResource: ResourceDef<IpBan> = {
     const current = type === ban.type ? ban.expiry : null;
     await ban.update({ ...values, expiry: expiryOf(type, expiryTime, current, now()) }, { transaction });
   },
-  serialize: (b) => pick(b, ['id', 'ip', 'reason', 'event_user', 'event_operator', 'event_api', 'type', 'expiry', 'created_at', 'updated_at']),
+  serialize: (b) => pick(b, IPBAN_FIELDS),
 };
 
 export const ipBanRouter = resourceRouter(ipBanResource);

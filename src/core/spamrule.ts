@@ -16,6 +16,9 @@ const text = () => Joi.string().max(SPAM_RULE_MAX_LENGTH)
   });
 const type = () => Joi.number().integer().valid(0, 1, 2);
 
+/** The fields of every response (the OpenAPI document describes the same list). */
+export const SPAM_RULE_FIELDS = ['id', 'text', 'event_message', 'event_comment', 'type', 'created_at', 'updated_at'] as const;
+
 export const spamRuleResource: ResourceDef<SpamRule> = {
   path: '/spamrule',
   model: SpamRule,
@@ -28,7 +31,7 @@ export const spamRuleResource: ResourceDef<SpamRule> = {
     event_comment: field.flag().default(1),
   }),
   updateSchema: Joi.object({ text: text(), type: type(), event_message: field.flag(), event_comment: field.flag() }),
-  serialize: (r) => pick(r, ['id', 'text', 'event_message', 'event_comment', 'type', 'created_at', 'updated_at']),
+  serialize: (r) => pick(r, SPAM_RULE_FIELDS),
 };
 
 export const spamRuleRouter = resourceRouter(spamRuleResource);

@@ -21,7 +21,7 @@ export const TYPE_FIELDS = [
 ] as const;
 
 /** What the list leaves out (the spec). */
-const LIST_OMITS = new Set(['content', 'external_link']);
+export const LIST_OMITS = new Set(['content', 'external_link']);
 
 const ICON_PREFIX = 'fa-';
 

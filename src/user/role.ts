@@ -100,6 +100,9 @@ interface Related {
   permissions: Map<number, Permission[]>;
 }
 
+/** A role's own fields in every response (the OpenAPI document describes the same list). */
+export const ROLE_FIELDS = ['id', 'name', 'slug', 'description', 'created_at', 'updated_at'] as const;
+
 export const roleResource: ResourceDef<Role, Related> = {
   path: '/role',
   model: Role,
@@ -140,7 +143,7 @@ export const roleResource: ResourceDef<Role, Related> = {
   serialize(role, related) {
     const permissions = (related.permissions.get(role.id) ?? [])
       .map((p) => ({ ...serializePermission(p), pivot: { role_id: role.id, permission_id: p.id } }));
-    return { ...pick(role, ['id', 'name', 'slug', 'description', 'created_at', 'updated_at']), permissions };
+    return { ...pick(role, ROLE_FIELDS), permissions };
   },
 };
 

@@ -116,7 +116,8 @@ describe('GET /api/openapi.json', () => {
     });
     expect(op('POST', '/api/core/spamrule').responses[422].content['application/json'].example.message).toBe('The text field is required.');
     expect(resolve(show.responses[429]).headers).toHaveProperty('Retry-After');
-    expect(op('GET', '/api/core/ipban').responses[200].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ListEnvelope' });
+    const bans = op('GET', '/api/core/ipban').responses[200].content['application/json'].schema;
+    expect(bans).toMatchObject({ required: ['status', 'message', 'data', 'count'], properties: { data: { type: 'array', items: { $ref: '#/components/schemas/IpBan' } } } });
     expect(op('POST', '/api/core/ipban').responses[200].content['application/json'].example.message).toBe('Successfully created new ban!');
     // Integrations (docs/integrations.md): the bulk change queues a job (202); the export's parameters.
     expect(Object.keys(op('POST', '/api/ticket/ticket/bulk').responses)).toEqual(expect.arrayContaining(['202']));

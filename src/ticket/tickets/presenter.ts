@@ -20,7 +20,7 @@ import { STATUS_TRANSLATIONS, serializeStatus } from '../status';
 import { TAG_TRANSLATIONS, serializeTag } from '../tag';
 import { ticketSettings } from '../ticketSettings';
 
-const OPERATOR_FIELDS = ['id', 'firstname', 'lastname', 'email', 'avatar'] as const;
+export const OPERATOR_FIELDS = ['id', 'firstname', 'lastname', 'email', 'avatar'] as const;
 
 /** An operator as a ticket lists it (assigned, watching). */
 function operatorSummary(u: User): Record<string, any> {

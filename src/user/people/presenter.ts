@@ -14,7 +14,7 @@ export const PERSON_FIELDS = [
 ] as const;
 
 /** What a create response leaves out (the spec). */
-const CREATE_OMITS = new Set(['avatar', 'twofa_enabled', 'twofa_secret', 'twofa_token', 'twitter_id', 'twitter_handle', 'facebook_id']);
+export const CREATE_OMITS = new Set(['avatar', 'twofa_enabled', 'twofa_secret', 'twofa_token', 'twitter_id', 'twitter_handle', 'facebook_id']);
 
 /** The user summary embedded in organisations (and later tickets and messages). */
 export const USER_SUMMARY_FIELDS = [
