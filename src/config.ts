@@ -97,6 +97,12 @@ export interface Config {
   mailbox: {
     pollEveryMs: number; concurrency: number; timeoutMs: number; maxBackoffSeconds: number; maxMessageBytes: number;
     notifyCap: number; notifyCapWindowSeconds: number;
+    /**
+     * Flood protection (a loop breaker for auto-responders that send no RFC 3834 headers): past
+     * `floodLimit` mails from one address into one ticket in `floodWindowSeconds`, a mail is still
+     * filed but notifies nobody and changes no status (0: no limit).
+     */
+    floodLimit: number; floodWindowSeconds: number;
     /** Ticket mail carries the ticket's sub-address of its department address as Reply-To (`support+t42-…@`). */
     replySubaddress: boolean;
     /** A PEM file of certificates trusted for mailbox TLS besides Node's roots. */
@@ -248,6 +254,8 @@ export const configSchema = Joi.object({
   MAIL_REPLY_SUBADDRESS: Joi.boolean().truthy('1').falsy('0').default(false).description("`1`: ticket mail carries the ticket's sub-address as Reply-To (needs `+` delivery on the mail server)"),
   MAIL_NOTIFY_CAP: Joi.number().integer().min(0).max(1_000_000).default(10).description("automatic mails one user or CC address gets about one ticket per window (`0`: no cap)"),
   MAIL_NOTIFY_CAP_WINDOW_SECONDS: Joi.number().integer().min(1).max(30 * 86400).default(3600).description("that window"),
+  MAIL_FLOOD_LIMIT: Joi.number().integer().min(0).max(1_000_000).default(10).description("mails from one address into one ticket per window that notify as usual; later ones are still filed, but notify nobody and change no status, as an automatic mail (`0`: no limit)"),
+  MAIL_FLOOD_WINDOW_SECONDS: Joi.number().integer().min(1).max(30 * 86400).default(600).description("that window"),
   MAIL_CATCHER: Joi.boolean().truthy('1').falsy('0').description("`1`: `npm start` runs the local mail catcher and the seeded brand sends to it (see docs/operations.md); `0`: no catcher").meta({ default: "on (off when NODE_ENV=production)" }),
   MAIL_CATCHER_HOST: Joi.string().default('127.0.0.1').description("the address the mail catcher's SMTP server listens on (and the seeded brand sends to)"),
   MAIL_CATCHER_PORT: Joi.number().integer().min(0).max(65535).default(1025).description("the mail catcher's SMTP port"),
@@ -342,6 +350,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollEveryMs: value.MAILBOX_POLL_EVERY_MS, concurrency: value.MAILBOX_CONCURRENCY, timeoutMs: value.MAILBOX_TIMEOUT_MS,
       maxBackoffSeconds: value.MAILBOX_MAX_BACKOFF_SECONDS, maxMessageBytes: value.MAILBOX_MAX_MESSAGE_BYTES,
       notifyCap: value.MAIL_NOTIFY_CAP, notifyCapWindowSeconds: value.MAIL_NOTIFY_CAP_WINDOW_SECONDS,
+      floodLimit: value.MAIL_FLOOD_LIMIT, floodWindowSeconds: value.MAIL_FLOOD_WINDOW_SECONDS,
       replySubaddress: value.MAIL_REPLY_SUBADDRESS, tlsCaFile: value.MAILBOX_TLS_CA_FILE,
       batchSize: value.MAILBOX_BATCH_SIZE, batchBytes: value.MAILBOX_BATCH_BYTES,
     },

@@ -39,5 +39,21 @@ export function frameRendered(brand: Brand, body: { html: string; text: string }
   };
 }
 
+/**
+ * The headers every mail the help desk sends carries, so it is known for ours should it come
+ * back: `X-Loop` with the department (else brand) address it is sent for (the common
+ * convention; src/mailbox/ingest.ts refuses an incoming mail that carries one of our addresses
+ * there as a loop), and, on an automatic mail, `Auto-Submitted` (RFC 3834: `auto-replied` for an
+ * answer to a mail, `auto-generated` otherwise) with `X-Auto-Response-Suppress`, so that
+ * auto-responders do not answer it. A mail a person wrote (a reply, a forward) carries no
+ * Auto-Submitted.
+ */
+export function ownMailHeaders(loopAddress: string, automatic: 'auto-replied' | 'auto-generated' | null): Record<string, string> {
+  return {
+    'X-Loop': loopAddress,
+    ...(automatic ? { 'Auto-Submitted': automatic, 'X-Auto-Response-Suppress': 'All' } : {}),
+  };
+}
+
 /** `"Brand name" <address>` */
 export const fromAddress = (brand: Brand) => ({ name: brand.name, address: brand.default_email ?? 'no-reply@localhost' });

@@ -19,11 +19,12 @@ import { userForAddress } from '../ticket/tickets/people';
 import { MESSAGE_TYPE } from '../db/models/TicketMessage';
 import type { AttachmentInput } from '../ticket/attachmentFiles';
 import { automaticReason, bounceFacts, bounceReason } from './classify';
+import { floodReason } from './flood';
 import { decided, RejectedImport, type Decision } from './decision';
 import { claimLines, settleLines, type LedgerLine } from './ledger';
 import { errorText, isTransientDbError } from '../db/errors';
 import { isOpening, PendingOpenings, type Opening } from './opening';
-import { importedAs, noteImported, ownAddresses, primeBatch, sentByUs } from './lookups';
+import { importedAs, noteImported, ownAddresses, ownLoopMarkers, primeBatch, sentByUs, xLoopAddresses } from './lookups';
 import { headerBlock, parseMail, type IncomingMessage } from './parse';
 import { splitSubaddress } from '../ticket/mail/replyAddress';
 
@@ -51,7 +52,9 @@ import { splitSubaddress } from '../ticket/mail/replyAddress';
  *    of row, no savepoint), before any later mail could see them or writes anything itself.
  *
  * Automatic mails (out-of-office replies, list mail) are imported but notify nobody and change no
- * status, so two auto-responders can never answer each other. Files that `allowed_files` or the
+ * status, so two auto-responders can never answer each other. So is a reply past the flood limit
+ * of its sender and ticket (./flood.ts: MAIL_FLOOD_LIMIT per MAIL_FLOOD_WINDOW_SECONDS), for
+ * auto-responders that do not say what they are. Files that `allowed_files` or the
  * size limits refuse are left out, and the sender is told when the department maps
  * `user_email_attachmentrejected`.
  *
@@ -334,8 +337,9 @@ async function decideBeforeImport(mail: IncomingMessage, t: Transaction, beforeW
   if (mail.messageId && (await sentByUs(mail.messageId, t))) {
     return decided('loop', 'Loop detected - the mail is one the help desk sent.');
   }
-  const xLoop = mail.headers.get('x-loop') ?? [];
-  if (xLoop.length && (await ownAddresses(xLoop, t)).length) return decided('loop', `Loop detected - X-Loop: ${xLoop.join(', ')}.`);
+  // Our own marker (every mail we send carries it): a mail of ours come back, by a list, an alias or a forward copied to us.
+  const ours = await ownLoopMarkers(xLoopAddresses(mail), t);
+  if (ours.length) return decided('loop', `Loop detected - the mail carries our X-Loop: ${ours.join(', ')}.`);
 
   const rules = await onceInTransaction(t, 'mailbox.spamRules', () => SpamRule.findAll({ where: { event_message: 1 }, transaction: t }));
   const content = `${mail.subject}\n${mail.text}`;
@@ -440,12 +444,15 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
     // The answer to a forward is a note: the rules of a user's reply do not apply to it.
     const byUser = !operator && !forwardReply;
     await beforeWrite();
+    // Past the flood limit of its sender and ticket: filed as an automatic mail (./flood.ts).
+    const flood = await floodReason(ticket.id, from, t);
+    const quiet = !!automatic || !!flood;
     if (byUser && ticket.locked) {
-      if (!automatic) await tellRefused('locked', ticket, from, t);
-      return decided('rejected', `The ticket #${ticket.number} is locked: replies are not accepted (found by ${how}).`, { ticketId: ticket.id });
+      if (!quiet) await tellRefused('locked', ticket, from, t);
+      return decided('rejected', [`The ticket #${ticket.number} is locked: replies are not accepted (found by ${how}).`, flood].filter(Boolean).join(' '), { ticketId: ticket.id });
     }
     if (byUser && department?.disable_user_email_replies) {
-      if (!automatic) await tellRefused('replies_disabled', ticket, from, t);
+      if (!quiet) await tellRefused('replies_disabled', ticket, from, t);
       return decided('rejected', `The department of ticket #${ticket.number} does not accept replies by email.`, { ticketId: ticket.id });
     }
     try {
@@ -457,13 +464,13 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
           ticketId: ticket.id, userId: author.id, text: plainTextAsRichText(mail.text || '(no text)'), type: MESSAGE_TYPE.MESSAGE,
           // Those the answer to a forward is copied to are the forward's, not the ticket's.
           cc: forwardReply ? [] : await copiedAddresses(mail, savepoint), attachments: allowed,
-          createdAt, channel: 'email', automatic: !!automatic, ...(forwardReply ? { sendOperatorsEmail: true } : {}),
+          createdAt, channel: 'email', automatic: quiet, ...(forwardReply ? { sendOperatorsEmail: true } : {}),
         }, savepoint, { settings, joinCc: joinsAsCc && !operator ? from : undefined, forwardReply });
         return added.message;
       });
       if (mail.messageId) await recordMessageId({ messageId: mail.messageId, ticketId: message.ticket_id, ticketMessageId: message.id, direction: 'in' }, t);
-      if (refused.length && !automatic) await tellRefused('attachments', ticket, from, t, message.id);
-      return decided('reply', [`Found by ${how}`, forwardReply ? 'the answer to a forward: filed as a note' : null, joinsAsCc && !operator && !forwardReply ? `${from} joined the ticket as a CC` : null, notes].filter(Boolean).join('; '), { ticketId: message.ticket_id, messageId: message.id, imported: true });
+      if (refused.length && !quiet) await tellRefused('attachments', ticket, from, t, message.id);
+      return decided('reply', [`Found by ${how}`, forwardReply ? 'the answer to a forward: filed as a note' : null, joinsAsCc && !operator && !forwardReply ? `${from} joined the ticket as a CC` : null, notes, flood].filter(Boolean).join('; '), { ticketId: message.ticket_id, messageId: message.id, imported: true });
     } catch (err) {
       if (!(err instanceof ValidationError)) throw err;
       return decided('rejected', `Not added to ticket #${ticket.number}: ${err.message}`, { ticketId: ticket.id });

@@ -1,5 +1,5 @@
 import { Op, type Transaction } from 'sequelize';
-import { DepartmentEmail, IncomingMail, MailMessageId } from '../db/models';
+import { Brand, DepartmentEmail, IncomingMail, MailMessageId } from '../db/models';
 import { onceInTransaction } from '../db/transaction';
 import { splitSubaddress } from '../ticket/mail/replyAddress';
 import { primeUsersByEmail } from '../ticket/tickets/people';
@@ -33,6 +33,29 @@ export async function ownAddresses(addresses: string[], t: Transaction): Promise
   return bases.map((b) => known.get(b)).filter((r): r is DepartmentEmail => !!r);
 }
 
+/**
+ * The addresses an `X-Loop` header names (`desk@x`, `<desk@x>`, `Desk <desk@x>`, several in one
+ * header or in several headers), lower case.
+ */
+export const xLoopAddresses = (m: IncomingMessage): string[] => (m.headers.get('x-loop') ?? [])
+  .flatMap((v) => v.split(','))
+  .map((v) => (/<([^<>]*)>/.exec(v)?.[1] ?? v).trim().toLowerCase())
+  .filter((a) => a.includes('@'));
+
+/**
+ * Our loop markers among `addresses` (an incoming mail's X-Loop): a department address, or the
+ * default address of a brand (what the mails of a ticket without a department address, and the
+ * verification mails, go out from and are marked with).
+ */
+export async function ownLoopMarkers(addresses: string[], t: Transaction): Promise<string[]> {
+  const departments = (await ownAddresses(addresses, t)).map((e) => e.address.toLowerCase());
+  const bases = [...new Set(addresses.map((a) => splitSubaddress(a).base))].filter((a) => !departments.includes(a));
+  const known = bases.length ? await lookUp(t, 'brandAddress', bases, async (missing) => (await Brand.findAll({
+    attributes: ['id', 'default_email'], where: { default_email: { [Op.in]: missing } }, transaction: t,
+  })).map((b): [string, true] => [b.default_email!.toLowerCase(), true])) : new Map<string, true | null>();
+  return [...departments, ...bases.filter((b) => known.get(b))];
+}
+
 /** Whether the help desk sent a mail with this Message-ID. */
 export async function sentByUs(messageId: string, t: Transaction): Promise<boolean> {
   return !!(await sentIds([messageId], t)).get(messageId);
@@ -62,7 +85,7 @@ export async function primeBatch(mails: IncomingMessage[], brandId: number | nul
   // Sent together: the driver pipelines them on the transaction's connection.
   await Promise.all([
     brandId === null ? undefined : primeUsersByEmail(withFrom.map((m) => m.from!.address), brandId, t),
-    ownAddresses(withFrom.flatMap((m) => [m.from!.address, ...m.to, ...m.cc, ...m.deliveredTo, ...(m.headers.get('x-loop') ?? [])]), t),
+    ownAddresses(withFrom.flatMap((m) => [m.from!.address, ...m.to, ...m.cc, ...m.deliveredTo, ...xLoopAddresses(m)]), t),
     sentIds(withFrom.map((m) => m.messageId).filter((id): id is string => !!id), t),
     importedKeys(withFrom.map((m) => m.key), t),
   ]);

@@ -1,7 +1,7 @@
 import type { Transaction } from 'sequelize';
 import { Brand, DepartmentEmail, IncomingMail } from '../db/models';
 import { Joi } from '../lib/validation';
-import { frame } from '../mail/compose';
+import { frame, ownMailHeaders } from '../mail/compose';
 import { mailJobOptions } from '../mail/retries';
 import { transportFor } from '../mail/transports';
 import type { EventPayloads } from '../events';
@@ -50,7 +50,7 @@ export const mailRefusal = defineJob<{ incomingMailId: number }>({
       inReplyTo: line.message_id ? `<${line.message_id}>` : undefined,
       references: line.message_id ? [`<${line.message_id}>`] : undefined,
       // An automatic reply (RFC 3834), marked as ours should it come back.
-      headers: { 'Auto-Submitted': 'auto-replied', 'X-Auto-Response-Suppress': 'All', 'X-Loop': mailbox.address },
+      headers: ownMailHeaders(mailbox.address, 'auto-replied'),
     });
     return { messageId: info.messageId, accepted: info.accepted };
   },

@@ -17,7 +17,9 @@ export interface DefaultEmailTemplate {
   contents: string;
 }
 
-const p = (...paragraphs: string[]) => paragraphs.map((t) => `<p>${t}</p>`).join('\n');
+/** A message's text: rich text whose HTML has block elements of its own, so in a `<div>`, never a `<p>` (migration 034). */
+const MESSAGE_TEXT = '{{ message.text }}';
+const p = (...paragraphs: string[]) => paragraphs.map((t) => (t === MESSAGE_TEXT ? `<div>${t}</div>` : `<p>${t}</p>`)).join('\n');
 const signature = 'Kind regards,<br>{{ brand.name }}';
 const viewTicket = 'You can view the ticket at any time: <a href="{{ ticket.frontend_url }}">{{ ticket.frontend_url }}</a>';
 const openTicket = 'Open the ticket: <a href="{{ ticket.operator_url }}">{{ ticket.operator_url }}</a>';

@@ -1,7 +1,7 @@
 import { config } from '../config';
 import { User } from '../db/models';
 import { Joi } from '../lib/validation';
-import { frame, fromAddress } from '../mail/compose';
+import { frame, fromAddress, ownMailHeaders } from '../mail/compose';
 import { mailJobOptions } from '../mail/retries';
 import { transportFor } from '../mail/transports';
 import { defineJob } from '../queue/jobs';
@@ -49,13 +49,14 @@ export const verificationMail = defineJob<{ userId: number }>({
       ],
       link: { label: 'Verify your email address', url: verificationUrl(token) },
     });
+    const from = fromAddress(brand);
     const info = await transport.sendMail({
-      from: fromAddress(brand),
+      from,
       to: user.email,
       subject: `Verify your email address at ${brand.name}`,
       html,
       text,
-      headers: { 'Auto-Submitted': 'auto-generated' },
+      headers: ownMailHeaders(from.address, 'auto-generated'),
     });
     return { messageId: info.messageId, accepted: info.accepted };
   },

@@ -6,6 +6,8 @@ export interface ReceivedMail {
   envelopeFrom: string;
   envelopeTo: string[];
   parsed: ParsedMail;
+  /** The mail as it arrived (to feed it back into a mailbox). */
+  raw: Buffer;
 }
 
 export interface TestSmtp {
@@ -47,12 +49,15 @@ export async function startSmtp(opts: {
       return callback(new Error('Invalid username or password'));
     },
     onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       simpleParser(stream).then((parsed) => {
         const done = () => {
           received.push({
             envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
             envelopeTo: session.envelope.rcptTo.map((r) => r.address),
             parsed,
+            raw: Buffer.concat(chunks),
           });
           callback();
         };

@@ -3,10 +3,15 @@
  * a CC'd user's reply once reached them as "New reply from <the ticket's user>". Installs keep the
  * templates they were seeded with: migration 033 updates the shipped text, never an edited one.
  */
-import { Brand, EmailTemplate, Ticket } from '../../src/db/models';
+import { Brand, EmailTemplate, Ticket, TicketMessage } from '../../src/db/models';
+import { ingestMail } from '../../src/mailbox/ingest';
+import { ticketMail } from '../../src/ticket/mail/job';
+import { expectDeleted } from '../helpers/envelope';
+import { rawMail } from '../mailbox/support';
 import { sequelize } from '../../src/db/sequelize';
 import { DEFAULT_EMAIL_TEMPLATES } from '../../src/seed/emailTemplates';
 import * as m033 from '../../migrations/033_reply_author_template';
+import * as m034 from '../../migrations/034_message_text_block';
 import { newEmail, unique, useApi } from '../helpers/app';
 import { waitFor } from '../helpers/smtp';
 import { customer, mailsOf, mailTo, settled, useMailWorld } from './support';
@@ -51,6 +56,36 @@ describe('the operators\' mail about a user\'s reply', () => {
   });
 });
 
+describe('a reply whose author was deleted', () => {
+  it('names the address it was mailed from, else "Deleted user": never an empty name', async () => {
+    const carl = await customer(m.world.brand.id, { email: newEmail('carl'), firstname: 'Carl', lastname: 'Copy' });
+    const dana = newEmail('dana');
+    const created = ok(await api.post('/api/ticket/ticket', {
+      brand: m.world.brand.id, department: m.world.department.id, status: m.world.openStatus, priority: m.world.priorityId,
+      subject: 'Fax', text: 'It faxes nothing.', user_email: newEmail('owner'), cc: [carl.email, dana], send_user_email: 0, send_operators_email: 0,
+    }));
+    const ticket = (await Ticket.findByPk(created.id))!;
+    // Carl replies through the API; Dana by mail (the ledger keeps the address it came from).
+    const byApi = ok(await api.post('/api/ticket/message', { ticket_id: ticket.id, user_id: carl.id, text: 'Mine too.', send_user_email: 0, send_operators_email: 0 }));
+    const byMail = await ingestMail(await rawMail({ from: `Dana Doe <${dana}>`, to: m.world.address.address, subject: `Re: [#${ticket.number}] Fax`, text: 'And mine.' }), { departmentEmail: m.world.address, remoteUid: unique('uid') });
+    expect(byMail.decision).toBe('reply');
+    await settled(ticket.id);
+    const danaUser = (await TicketMessage.findByPk(byMail.messageId!))!.user_id!;
+    for (const id of [carl.id, danaUser]) expectDeleted(await api.del(`/api/user/user/${id}`), 'user');
+
+    const sent = async (messageId: number) => {
+      const result = await ticketMail.handle({ kind: 'operator_user_ticket_reply', ticketId: ticket.id, messageId, recipientId: m.world.direct.id }, undefined as never) as { messageId: string };
+      return waitFor(() => m.smtp.received.find((mail) => mail.parsed.messageId === `<${result.messageId}>`), 60000, `the mail about message ${messageId}`);
+    };
+    const aboutApi = await sent(byApi.id);
+    expect(aboutApi.parsed.subject).toBe(`[#${ticket.number}]: New reply from Deleted user`);
+    expect(aboutApi.parsed.text).toContain(`Deleted user replied to ticket #${ticket.number} (Fax):`);
+    const aboutMail = await sent(byMail.messageId!);
+    expect(aboutMail.parsed.subject).toBe(`[#${ticket.number}]: New reply from ${dana}`);
+    expect(aboutMail.parsed.text).toContain(`${dana} replied to ticket #${ticket.number} (Fax):`);
+  });
+});
+
 describe('migration 033', () => {
   const NAME = 'operator_user_ticket_reply';
   const up = () => m033.up(sequelize().getQueryInterface());
@@ -58,7 +93,9 @@ describe('migration 033', () => {
   const shipped = async () => (await EmailTemplate.findOne({ where: { name: NAME, brand_id: null } }))!;
 
   it('writes the seed\'s new text over the old one', () => {
-    expect(m033.NEW).toEqual({ subject: DEFAULT_EMAIL_TEMPLATES[NAME].subject, contents: DEFAULT_EMAIL_TEMPLATES[NAME].contents });
+    // The seed's contents as they were then: migration 034 has since put the message's text in a <div>.
+    expect(m034.NEW[NAME]).toBe(DEFAULT_EMAIL_TEMPLATES[NAME].contents);
+    expect(m033.NEW).toEqual({ subject: DEFAULT_EMAIL_TEMPLATES[NAME].subject, contents: m034.OLD[NAME] });
     expect(m033.OLD.subject).toBe(m033.NEW.subject.replace('message.user.formatted_name', 'user.formatted_name'));
     expect(m033.OLD.contents).toBe(m033.NEW.contents.replace('message.user.formatted_name', 'user.formatted_name'));
   });
@@ -89,7 +126,8 @@ describe('migration 033', () => {
       await template.reload();
       expect({ subject: template.subject, contents: template.contents }).toEqual(m033.NEW);
     } finally {
-      await template.update(m033.NEW);
+      // As the seed ships it now (after migration 034).
+      await template.update({ subject: DEFAULT_EMAIL_TEMPLATES[NAME].subject, contents: DEFAULT_EMAIL_TEMPLATES[NAME].contents });
       await EmailTemplate.destroy({ where: { id: [edited.id, cased.id] } });
       await Brand.destroy({ where: { id: [brand.id, other.id] } });
     }

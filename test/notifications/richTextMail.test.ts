@@ -4,10 +4,13 @@
  * in the text part; plain text escaped (line breaks as <br>) in HTML and as it is in text. Every
  * other merge field (names, subjects) stays escaped. Written through the API, as integrators send it.
  */
-import { Ticket } from '../../src/db/models';
+import { Brand, EmailTemplate, Ticket } from '../../src/db/models';
+import { sequelize } from '../../src/db/sequelize';
+import { DEFAULT_EMAIL_TEMPLATES } from '../../src/seed/emailTemplates';
+import * as m034 from '../../migrations/034_message_text_block';
 import { MESSAGE_TYPE } from '../../src/db/models/TicketMessage';
 import { RichText, renderTemplate, richText } from '../../src/ticket/mail/render';
-import { newEmail, useApi } from '../helpers/app';
+import { newEmail, unique, useApi } from '../helpers/app';
 import type { ReceivedMail } from '../helpers/smtp';
 import { addMessage, mailAbout, mailTo, openTicket, settled, useMailWorld } from './support';
 
@@ -45,6 +48,10 @@ describe('a formatted operator reply', () => {
 
     const html = htmlOf(mail);
     expect(html).toContain('<p>Hello <b>Alice</b>,</p>');
+    // Its paragraphs stand in a <div>: a block element inside a <p> is invalid HTML.
+    expect(html).toContain('<div><p>Hello <b>Alice</b>,</p>');
+    expect(html).toContain('&amp; <i>that</i>.</p></div>');
+    expect(html).not.toMatch(/<p>\s*<(p|ul|ol|div|blockquote|table)\b/);
     expect(html).toContain('<a href="https://kb.test/a?x=1&amp;y=2">this article</a> &amp; <i>that</i>.');
     expect(html).not.toMatch(/&lt;\/?(p|b|a|i)\b/);
     const text = textOf(mail);
@@ -71,7 +78,8 @@ describe('a formatted user reply', () => {
     const mail = await mailAbout(m.smtp, ticket, reply.id, 'an operator\'s mail about the reply');
     expect([m.world.direct.email, m.world.grouped.email]).toContain(mail.envelopeTo[0]);
     const html = htmlOf(mail);
-    expect(html).toContain('<p>It <u>still</u> jams.</p>');
+    expect(html).toContain('<div><p>It <u>still</u> jams.</p></div>');
+    expect(html).not.toMatch(/<p>\s*<(p|ul|ol|div|blockquote|table)\b/);
     expect(html).toContain('&lt;i&gt;Eve&lt;/i&gt; replied to ticket');
     expect(textOf(mail)).toContain('It still jams.');
     expect(textOf(mail)).toContain('<i>Eve</i> replied to ticket');
@@ -140,5 +148,58 @@ describe('the renderer', () => {
     const plain = { message: { text: richText('{{ user.email }}') }, user: { email: 'secret@x.test' } };
     expect(renderTemplate('{{ message.text }}', plain, 'html')).toBe('{{ user.email }}');
     expect(renderTemplate('{{ message.text }}', { ...plain, message: { text: richText('<p>{{ user.email }}</p>') } }, 'text')).toBe('{{ user.email }}');
+  });
+});
+
+describe('migration 034', () => {
+  const up = () => m034.up(sequelize().getQueryInterface());
+  const down = () => m034.down(sequelize().getQueryInterface());
+
+  it('writes the seed\'s new text over the old one: every shipped template with the message\'s text, in a <div>', () => {
+    const withText = Object.entries(DEFAULT_EMAIL_TEMPLATES).filter(([, t]) => t.contents.includes('{{ message.text }}')).map(([name]) => name);
+    expect(Object.keys(m034.NEW).sort()).toEqual(withText.sort());
+    for (const name of withText) {
+      expect([name, m034.NEW[name]]).toEqual([name, DEFAULT_EMAIL_TEMPLATES[name as keyof typeof DEFAULT_EMAIL_TEMPLATES].contents]);
+      expect(m034.NEW[name]).toContain('<div>{{ message.text }}</div>');
+      expect(m034.OLD[name]).toBe(m034.NEW[name].replace('<div>{{ message.text }}</div>', '<p>{{ message.text }}</p>'));
+    }
+  });
+
+  it('updates templates still as shipped, and leaves edited ones (even of case only) and their subjects alone', async () => {
+    const NAME = 'user_ticket_reply';
+    const shipped = (await EmailTemplate.findOne({ where: { name: NAME, brand_id: null } }))!;
+    const note = (await EmailTemplate.findOne({ where: { name: 'operator_ticket_note', brand_id: null } }))!;
+    const brand = await Brand.create({ name: unique('Brand m034 '), enabled: 1 });
+    const other = await Brand.create({ name: unique('Brand m034 '), enabled: 1 });
+    // A brand's edited version, and another's differing from the old text in case only.
+    const edited = await EmailTemplate.create({ name: NAME, brand_id: brand.id, subject: 'Re: mine', contents: `<p>Hello!</p>\n${m034.OLD[NAME]}` });
+    const cased = await EmailTemplate.create({ name: NAME, brand_id: other.id, subject: 'Re: theirs', contents: m034.OLD[NAME].replace('<p>{{ message.text }}</p>', '<P>{{ message.text }}</P>') });
+    const subject = shipped.subject;
+    try {
+      // As an install seeded before the fix has it (raw: the model's hooks would set updated_at).
+      for (const t of [shipped, note]) {
+        await sequelize().query('UPDATE email_templates SET contents = ?, updated_at = 1 WHERE id = ?', { replacements: [m034.OLD[t.name], t.id] });
+      }
+      await up();
+      await Promise.all([shipped.reload(), note.reload(), edited.reload(), cased.reload()]);
+      expect([shipped.contents, note.contents]).toEqual([m034.NEW[NAME], m034.NEW.operator_ticket_note]);
+      expect(shipped.updated_at).toBeGreaterThan(1);
+      expect(shipped.subject).toBe(subject);
+      expect(edited.contents).toBe(`<p>Hello!</p>\n${m034.OLD[NAME]}`);
+      expect(cased.contents).toContain('<P>{{ message.text }}</P>');
+
+      // Down gives the old text back where the new one is unedited; up again.
+      await down();
+      await shipped.reload();
+      expect(shipped.contents).toBe(m034.OLD[NAME]);
+      await up();
+      await shipped.reload();
+      expect(shipped.contents).toBe(m034.NEW[NAME]);
+    } finally {
+      await shipped.update({ contents: m034.NEW[NAME] });
+      await note.update({ contents: m034.NEW.operator_ticket_note });
+      await EmailTemplate.destroy({ where: { id: [edited.id, cased.id] } });
+      await Brand.destroy({ where: { id: [brand.id, other.id] } });
+    }
   });
 });

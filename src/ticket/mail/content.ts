@@ -1,8 +1,9 @@
 import { Op } from 'sequelize';
 import { config } from '../../config';
 import {
-  Department, EmailTemplate, TicketPriority, TicketStatus, Translation, type Brand, type Ticket, type TicketMessage, type User,
+  Department, EmailTemplate, IncomingMail, TicketPriority, TicketStatus, Translation, type Brand, type Ticket, type TicketMessage, type User,
 } from '../../db/models';
+import { BY } from '../../db/models/TicketMessage';
 import { readSettings } from '../../db/settings';
 import { formattedName } from '../../user/people/presenter';
 import { htmlToText, oneLine, renderTemplate, richText, type TemplateContext } from './render';
@@ -101,6 +102,28 @@ function person(u: User | null | undefined, withEmail: boolean): TemplateContext
   };
 }
 
+/** What a template names a message's author by once that person is deleted, when the address the message came from is unknown. */
+export const DELETED_AUTHOR = 'Deleted user';
+
+/**
+ * A message's author for a template: the person, or once they are deleted (the message keeps no
+ * `user_id`), the address the message was sent from when it came by mail (the ingestion ledger
+ * keeps it), else DELETED_AUTHOR; so `{{ message.user.formatted_name }}` never renders empty. An
+ * operator's address is shown only where a person's would be (mails to operators).
+ */
+async function authorOf(message: TicketMessage, author: User | null | undefined, toOperator: boolean): Promise<TemplateContext> {
+  if (author) return person(author, toOperator || author.type !== 'operator');
+  const withEmail = toOperator || message.by !== BY.OPERATOR;
+  const line = withEmail ? await IncomingMail.findOne({
+    attributes: ['id', 'from_address'], order: [['id', 'ASC']], where: {
+      // The ticket it was filed into (a merged message keeps it as original_ticket_id): the ledger's index.
+      ticket_id: { [Op.in]: [message.ticket_id, message.original_ticket_id ?? message.ticket_id] }, ticket_message_id: message.id, from_address: { [Op.ne]: null },
+    },
+  }) : null;
+  const address = line?.from_address ?? null;
+  return { firstname: '', lastname: '', formatted_name: address ?? DELETED_AUTHOR, ...(address ? { email: address } : {}) };
+}
+
 export interface ContextInput {
   audience: 'user' | 'operator';
   ticket: Ticket;
@@ -124,7 +147,6 @@ export async function mailContext(input: ContextInput): Promise<TemplateContext>
   const { ticket, brand, audience } = input;
   const [urls, names] = await Promise.all([brandUrls(brand), ticketNames(ticket, input.locales)]);
   const toOperator = audience === 'operator';
-  const authorIsOperator = input.author?.type === 'operator';
   return {
     ticket: {
       id: ticket.id, number: ticket.number, subject: ticket.subject, frontend_url: ticketFrontendUrl(urls.frontend, ticket),
@@ -134,7 +156,7 @@ export async function mailContext(input: ContextInput): Promise<TemplateContext>
     user: person(input.owner, true),
     operator: person(input.operator, toOperator),
     // The message's text is stored rich text (HTML or plain text); `message.user` is its author (not the ticket's `user`).
-    message: input.message ? { text: richText(input.message.text), user: person(input.author, toOperator || !authorIsOperator) } : {},
+    message: input.message ? { text: richText(input.message.text), user: await authorOf(input.message, input.author, toOperator) } : {},
     brand: { name: brand.name, frontend_url: urls.frontend },
     feedback: input.feedbackToken ? { url: feedbackUrl(urls.frontend, input.feedbackToken) } : {},
   };

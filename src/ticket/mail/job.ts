@@ -8,7 +8,7 @@ import {
 import { BY, MESSAGE_TYPE, type ForwardExtra } from '../../db/models/TicketMessage';
 import { config } from '../../config';
 import { Joi } from '../../lib/validation';
-import { frameRendered } from '../../mail/compose';
+import { frameRendered, ownMailHeaders } from '../../mail/compose';
 import { mailJobOptions } from '../../mail/retries';
 import { transportFor } from '../../mail/transports';
 import { defineJob } from '../../queue/jobs';
@@ -92,6 +92,8 @@ interface Draft {
   html: string;
   text: string;
   from: { name: string; address: string; department?: boolean };
+  /** The address of the X-Loop marker when `from` is not the department's (a forward from an operator's own address). */
+  loop?: string;
 }
 
 /** The address the ticket's mail goes out from: its department email's (`department` set), else the brand's default. */
@@ -229,6 +231,8 @@ async function forwardDraft({ ticket, brand, message }: Loaded): Promise<Draft |
   return {
     to, cc: cc.filter((a) => !to.includes(a)), bcc: bcc.filter((a) => !to.includes(a) && !cc.includes(a)),
     subject: oneLine(extra.subject ?? ticket.subject), html: `<div>${body.html()}</div>`, text: body.text(), from,
+    // Marked with the department address it went out from, else the ticket's own (department or brand).
+    loop: extra.from_address && (await isDepartmentAddress(extra.from_address)) ? extra.from_address : fallback.address,
   };
 }
 
@@ -313,9 +317,8 @@ export const ticketMail = defineJob<TicketMailPayload>({
         // Outlook threads by these (./outlookThread.ts).
         'Thread-Topic': threadTopic(ticket.subject),
         'Thread-Index': threadIndex(ticket, Math.floor(Date.now() / 1000), !thread.inReplyTo),
-        // Marks the mail as ours: should it come back into a department mailbox, it is a loop.
-        ...(draft.from.department ? { 'X-Loop': draft.from.address } : {}),
-        ...(auto ? { 'Auto-Submitted': autoReply ? 'auto-replied' : 'auto-generated', 'X-Auto-Response-Suppress': 'All' } : {}),
+        // Marks the mail as ours (every one: should it come back into a department mailbox, it is a loop), and an automatic one as such.
+        ...ownMailHeaders(draft.loop ?? draft.from.address, auto ? (autoReply ? 'auto-replied' : 'auto-generated') : null),
       },
       attachments: message && WITH_ATTACHMENTS.has(kind) ? await attachmentsOf(message.id) : undefined,
     });
@@ -328,6 +331,10 @@ export const ticketMail = defineJob<TicketMailPayload>({
 async function ownAddressesOf(user: User): Promise<string[]> {
   const extra = await UserEmail.findAll({ attributes: ['email'], where: { user_id: user.id } });
   return [user.email, ...extra.map((e) => e.email)].map((a) => a.toLowerCase());
+}
+
+async function isDepartmentAddress(address: string): Promise<boolean> {
+  return !!(await DepartmentEmail.findOne({ attributes: ['id'], where: { address } }));
 }
 
 async function isEmailChannel(channelId: number): Promise<boolean> {

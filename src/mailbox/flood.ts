@@ -1,0 +1,38 @@
+import { Op, type Transaction } from 'sequelize';
+import { config } from '../config';
+import { now } from '../db/entity';
+import { IncomingMail } from '../db/models';
+import { onceInTransaction } from '../db/transaction';
+
+/**
+ * Flood protection: the loop breaker for what no header gives away. Two auto-responders copied on
+ * one ticket that send no RFC 3834 headers answer each other through it for ever: each one's mail
+ * is a reply, copied to the other (`user_user_ticket_reply`, a mail a person wrote, which the
+ * notification cap does not count). Past MAIL_FLOOD_LIMIT mails from one address into one ticket
+ * in MAIL_FLOOD_WINDOW_SECONDS, a mail is still filed (nothing is lost: an operator reads it in
+ * the ticket, the ledger says why it was quiet) but, as an automatic mail, notifies nobody and
+ * changes no status: nothing goes out because of it, so the loop stops.
+ *
+ * Counted from the ingestion ledger (`incoming_mails`): the mails from the address that were
+ * filed into the ticket, opened it or were refused by it within the window, and those of the
+ * current transaction (a batch writes its lines' tickets only at its end).
+ */
+export async function floodReason(ticketId: number, address: string, t: Transaction): Promise<string | null> {
+  const { floodLimit, floodWindowSeconds } = config().mailbox;
+  if (!floodLimit) return null;
+  const from = address.toLowerCase();
+  const tally = await onceInTransaction(t, 'mailbox.flood', async () => new Map<string, number>());
+  const key = `${ticketId} ${from}`;
+  const inTransaction = tally.get(key) ?? 0;
+  tally.set(key, inTransaction + 1);
+  const earlier = await IncomingMail.count({
+    where: {
+      ticket_id: ticketId, from_address: from, decision: { [Op.in]: ['new_ticket', 'reply', 'rejected'] },
+      created_at: { [Op.gte]: now() - floodWindowSeconds },
+    },
+    transaction: t,
+  });
+  const count = earlier + inTransaction + 1;
+  if (count <= floodLimit) return null;
+  return `flood protection: mail ${count} from ${from} into the ticket within ${floodWindowSeconds} s, over MAIL_FLOOD_LIMIT (${floodLimit}): nobody notified`;
+}
