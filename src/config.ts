@@ -105,6 +105,8 @@ export interface Config {
     floodLimit: number; floodWindowSeconds: number;
     /** Ticket mail carries the ticket's sub-address of its department address as Reply-To (`support+t42-…@`). */
     replySubaddress: boolean;
+    /** An incoming mail's Reply-To, when it names someone other than its From, is its sender (SupportPal's "Prioritise Reply-To"). */
+    prioritiseReplyTo: boolean;
     /** A PEM file of certificates trusted for mailbox TLS besides Node's roots. */
     tlsCaFile: string;
     /** Mails fetched together and imported in one transaction, and the most bytes such a batch holds. */
@@ -251,6 +253,7 @@ export const configSchema = Joi.object({
   MAILBOX_BATCH_SIZE: Joi.number().integer().min(1).max(1000).default(50).description("mails a poll fetches in one IMAP FETCH and imports in one transaction (one by one again when one of them fails)"),
   MAILBOX_BATCH_BYTES: Joi.number().integer().min(1024).default(32 * 1024 * 1024).description("most bytes of mail a poll holds in memory for one batch (a larger mail is a batch of its own)"),
   MAILBOX_TLS_CA_FILE: Joi.string().allow('').default('').description("a PEM file of certificates trusted for mailbox TLS besides Node's"),
+  MAIL_PRIORITISE_REPLY_TO: Joi.boolean().truthy('1').falsy('0').default(false).description("`1`: an incoming mail whose Reply-To names someone other than its From (a web form's mail: From the site, Reply-To the visitor) is that person's: the Reply-To opens or answers the ticket, as its user or a CC"),
   MAIL_REPLY_SUBADDRESS: Joi.boolean().truthy('1').falsy('0').default(false).description("`1`: ticket mail carries the ticket's sub-address as Reply-To (needs `+` delivery on the mail server)"),
   MAIL_NOTIFY_CAP: Joi.number().integer().min(0).max(1_000_000).default(10).description("automatic mails one user or CC address gets about one ticket per window (`0`: no cap)"),
   MAIL_NOTIFY_CAP_WINDOW_SECONDS: Joi.number().integer().min(1).max(30 * 86400).default(3600).description("that window"),
@@ -351,7 +354,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxBackoffSeconds: value.MAILBOX_MAX_BACKOFF_SECONDS, maxMessageBytes: value.MAILBOX_MAX_MESSAGE_BYTES,
       notifyCap: value.MAIL_NOTIFY_CAP, notifyCapWindowSeconds: value.MAIL_NOTIFY_CAP_WINDOW_SECONDS,
       floodLimit: value.MAIL_FLOOD_LIMIT, floodWindowSeconds: value.MAIL_FLOOD_WINDOW_SECONDS,
-      replySubaddress: value.MAIL_REPLY_SUBADDRESS, tlsCaFile: value.MAILBOX_TLS_CA_FILE,
+      replySubaddress: value.MAIL_REPLY_SUBADDRESS, prioritiseReplyTo: value.MAIL_PRIORITISE_REPLY_TO, tlsCaFile: value.MAILBOX_TLS_CA_FILE,
       batchSize: value.MAILBOX_BATCH_SIZE, batchBytes: value.MAILBOX_BATCH_BYTES,
     },
     mailCatcher: {

@@ -20,6 +20,7 @@ import { MESSAGE_TYPE } from '../db/models/TicketMessage';
 import type { AttachmentInput } from '../ticket/attachmentFiles';
 import { automaticReason, bounceFacts, bounceReason } from './classify';
 import { floodReason } from './flood';
+import { withReplyToSender } from './replyTo';
 import { decided, RejectedImport, type Decision } from './decision';
 import { claimLines, settleLines, type LedgerLine } from './ledger';
 import { errorText, isTransientDbError } from '../db/errors';
@@ -163,7 +164,7 @@ async function prepare(raw: Buffer, source: MailSource, options: IngestOptions):
   const decide = async (t: Transaction, beforeWrite: () => Promise<void>): Promise<Decision | Opening> => {
     if (early || !mail) return early!;
     const d = await decideBeforeImport(mail, t, beforeWrite);
-    return d.decision === 'new_ticket' ? importMail(mail, source, t, beforeWrite) : d;
+    return d.decision === 'new_ticket' ? importMail(await withReplyToSender(mail, t), source, t, beforeWrite) : d;
   };
 
   const conclude = async (t: Transaction, d: Decision, ledgerId: number | null, beforeWrite: () => Promise<void>): Promise<Decision> => {
@@ -434,8 +435,10 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
   const { allowed, refused } = sortFiles(mail, settings);
   const from = mail.from!.address;
   const createdAt = createdAtOf(mail);
-  const notes = [automatic ? `automatic mail (${automatic}): nobody notified` : null, refused.length ? `files refused: ${refused.join(', ')}` : null]
-    .filter(Boolean).join('; ') || null;
+  const notes = [
+    mail.headerFrom ? `the sender is the Reply-To ${from} (MAIL_PRIORITISE_REPLY_TO; From: ${mail.headerFrom.address})` : null,
+    automatic ? `automatic mail (${automatic}): nobody notified` : null, refused.length ? `files refused: ${refused.join(', ')}` : null,
+  ].filter(Boolean).join('; ') || null;
 
   const target = await threadTarget(mail, t);
   if (target) {
@@ -444,8 +447,9 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
     // The answer to a forward is a note: the rules of a user's reply do not apply to it.
     const byUser = !operator && !forwardReply;
     await beforeWrite();
-    // Past the flood limit of its sender and ticket: filed as an automatic mail (./flood.ts).
-    const flood = await floodReason(ticket.id, from, t);
+    // Past the flood limit of its sender and ticket: filed as an automatic mail (./flood.ts). Counted
+    // by the From as written, the address the ledger keeps.
+    const flood = await floodReason(ticket.id, (mail.headerFrom ?? mail.from!).address, t);
     const quiet = !!automatic || !!flood;
     if (byUser && ticket.locked) {
       if (!quiet) await tellRefused('locked', ticket, from, t);

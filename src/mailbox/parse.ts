@@ -18,10 +18,13 @@ export interface IncomingMessage {
   messageId: string | null;
   /** What identifies the mail across mailboxes and fetches: its Message-ID, else `sha256:<hash of the raw mail>`. */
   key: string;
+  /** Who the mail is from: the From header, or the Reply-To when MAIL_PRIORITISE_REPLY_TO makes it the sender (./replyTo.ts). */
   from: { address: string; name: string } | null;
+  /** The From header, kept here when the Reply-To took its place as the sender. */
+  headerFrom?: { address: string; name: string };
   /** The envelope sender (Return-Path): '' for the null sender of bounces, null when the header is absent. */
   returnPath: string | null;
-  replyTo: string | null;
+  replyTo: { address: string; name: string } | null;
   to: string[];
   cc: string[];
   /** Delivered-To / X-Original-To: where the mail really went when To and Cc do not say (Bcc, aliases). */
@@ -151,6 +154,7 @@ export async function parseMail(raw: Buffer): Promise<IncomingMessage> {
   const first = (name: string) => headers.get(name)?.[0] ?? null;
   const messageId = normaliseMessageId(parsed.messageId);
   const fromValue = parsed.from?.value.find((a) => a.address);
+  const replyToValue = parsed.replyTo?.value.find((a) => a.address);
   const returnPath = first('return-path');
   // mailparser writes no text for an HTML part inside multipart/related (HTML with inline images).
   const { files, tnefText } = filesOf(parsed);
@@ -162,7 +166,7 @@ export async function parseMail(raw: Buffer): Promise<IncomingMessage> {
     key: messageId ?? hashOf(raw),
     from: fromValue?.address ? { address: canonicalEmail(fromValue.address), name: (fromValue.name ?? '').trim() } : null,
     returnPath: returnPath === null ? null : bareAddress(returnPath),
-    replyTo: parsed.replyTo?.value.find((a) => a.address)?.address?.toLowerCase() ?? null,
+    replyTo: replyToValue?.address ? { address: canonicalEmail(replyToValue.address), name: (replyToValue.name ?? '').trim() } : null,
     to: addresses(parsed.to),
     cc: addresses(parsed.cc),
     deliveredTo: [...(headers.get('delivered-to') ?? []), ...(headers.get('x-original-to') ?? [])].map(bareAddress).filter(Boolean),

@@ -111,6 +111,13 @@ describe('a new mail', () => {
     expect((await messagesOf(ticket.id)).map((m) => m.text).slice(1)).toEqual(['<p>x &lt;y&gt; z</p>', 'a < b & c > d']);
   });
 
+  it('with a Reply-To is its From\'s (MAIL_PRIORITISE_REPLY_TO is off by default; on: replyTo.test.ts)', async () => {
+    const from = newEmail('form');
+    const { result, ticket } = await opened(from, { headers: { 'Reply-To': newEmail('visitor') } });
+    expect(result.reason).not.toContain('Reply-To');
+    expect((await User.findByPk(ticket.user_id))!.email).toBe(from);
+  });
+
   it('with no department address among its recipients is refused, unless the mailbox consumes all mail', async () => {
     const raw = await rawMail({ from: newEmail('stray'), to: 'someone-else@elsewhere.test' });
     const refused = await ingest(raw);
