@@ -5,6 +5,7 @@ import { config } from '../config';
 import { now } from './entity';
 import { models } from './models';
 import { Replicas } from './replicas';
+import { countWrite } from './writes';
 
 type Attributes = { getAttributes(): Record<string, unknown> };
 const has = (model: Attributes, column: string) => column in model.getAttributes();
@@ -79,6 +80,8 @@ function create(): Sequelize {
     options.attributes.updated_at = now();
     if (options.fields && !options.fields.includes('updated_at')) options.fields.push('updated_at');
   });
+  // Whether an update wrote anything (db/writes.ts): a no-op update moves no updated_at, emits nothing.
+  sequelize.addHook('afterQuery', (options: any, query: any) => countWrite(options, query));
   replicas?.attach(sequelize);
   return sequelize;
 }

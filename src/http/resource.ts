@@ -4,6 +4,7 @@ import { Op, type Transaction, type WhereOptions } from 'sequelize';
 import type { ModelCtor } from 'sequelize-typescript';
 import { now, type Entity } from '../db/entity';
 import { transaction } from '../db/transaction';
+import { writeCount } from '../db/writes';
 import { sendList, sendSuccess } from './envelope';
 import { grantsOf } from './auth';
 import { MethodNotAllowedError, UrlNotFoundError } from './errors';
@@ -35,6 +36,11 @@ export interface WriteContext {
   transaction: Transaction;
   /** A sub-resource's parent record (named in the path), share-locked for the transaction. */
   parent?: Entity;
+  /**
+   * On update: the transaction's `writeCount` (db/writes.ts) before anything of the update was
+   * written, translations included; an update that wrote nothing since emits no `*.updated` event.
+   */
+  writesBefore?: number;
 }
 
 /**
@@ -399,15 +405,19 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
       });
       const updated = await write(async (t) => {
         const { record: locked, parent } = await locate(req, t);
-        if (def.update) await def.update(locked, input, { transaction: t, parent });
-        else await locked.update(input, { transaction: t });
-        // An update that changed only related rows (groups, phones, translations) is an edit too;
-        // one that saved the record this second has stamped it already.
-        const at = now();
-        const stamped = !locked.changed('updated_at' as any) && Number(locked.get('updated_at' as any)) >= at;
-        if ('updated_at' in model.getAttributes() && !stamped) await model.update({ updated_at: at } as any, { where: { id: locked.id } as WhereOptions, transaction: t, hooks: false });
+        const writesBefore = writeCount(t);
         // The spec: an update carrying at least one translation replaces the stored ones.
         if (def.translations && translationsSent) await saveTranslations(def.translations, locked.id, translations, true, t);
+        if (def.update) await def.update(locked, input, { transaction: t, parent, writesBefore });
+        else await locked.update(input, { transaction: t });
+        // An update that changed only related rows (groups, phones, translations) is an edit too;
+        // one that wrote nothing (every value as stored) changed nothing, and one that saved the
+        // record this second has stamped it already.
+        const at = now();
+        const stamped = !locked.changed('updated_at' as any) && Number(locked.get('updated_at' as any)) >= at;
+        if ('updated_at' in model.getAttributes() && !stamped && writeCount(t) > writesBefore) {
+          await model.update({ updated_at: at } as any, { where: { id: locked.id } as WhereOptions, transaction: t, hooks: false });
+        }
         if (def.afterWrite) await def.afterWrite(locked, { transaction: t });
         return locked;
       });

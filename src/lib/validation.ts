@@ -49,13 +49,37 @@ lengthRule.validate = (value: string, helpers: BaseJoi.CustomHelpers, { limit, e
 };
 
 /**
+ * An integer as the API reads one from text (a query string, a form field, a JSON string): plain
+ * decimal digits, with a minus sign for a negative one (`-1`: unassigned).
+ */
+export const DECIMAL_INTEGER = /^-?\d+$/;
+/** What joi's number() converts from a string: besides plain digits, `1e3`, `1.0`, `+5`, ` 5`. */
+const NUMERIC_STRING = /^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?\s*$/i;
+
+/**
  * joi, plus:
+ * - integers (`number().integer()`) sent as text must be plain decimal integers (DECIMAL_INTEGER):
+ *   joi would read `1e3` as 1000, `1.0` as 1 and ` 5` as 5; they are refused like any other
+ *   non-integer (`The <field> must be an integer.`). A JSON number is taken as it is (1000, 1e3);
  * - arrays also accept the form encoding's index-keyed objects (see http/body.ts: brackets parse
  *   to keyed objects so that `permission[7]=1` keeps its id);
  * - `flag`: a boolean sent as 1/0, "1"/"0", true/false or "true"/"false", always returned as 1 or 0;
  * - `ids`: the `mixed` parameter type, one id or a comma-delimited string of ids (or an array).
  */
 export const Joi = BaseJoi.extend(
+  (joi) => ({
+    type: 'number',
+    base: joi.number(),
+    // Before joi's own conversion (a prepare error ends validation), and only for strings joi would
+    // convert: an allowed `''` or a non-number (`0x10`, `abc`) takes joi's usual path. One of a
+    // fixed set of values (`valid(0, 1, 2)`) is refused as joi refuses any other value there.
+    prepare(value, helpers) {
+      const { schema } = helpers;
+      if (typeof value !== 'string' || DECIMAL_INTEGER.test(value) || !NUMERIC_STRING.test(value) || !schema.$_getRule('integer')) return undefined;
+      if (schema._flags.only) return { value, errors: helpers.error('any.only', { valids: schema.describe().allow }) };
+      return { value, errors: helpers.error('number.integer') };
+    },
+  }),
   (joi) => ({
     type: 'array',
     base: joi.array(),
@@ -82,7 +106,8 @@ export const Joi = BaseJoi.extend(
         const value = indexedToArray(raw);
         const parts = Array.isArray(value) ? value : typeof value === 'number' ? [value] : typeof value === 'string' ? value.split(',') : null;
         if (!parts) return { value };
-        const ids = parts.map((p) => (typeof p === 'number' ? p : /^\s*-?\d+\s*$/.test(String(p)) ? Number(p) : NaN));
+        // Spaces around the commas are the list's (`1, 2, 3`); each id is a plain decimal integer.
+        const ids = parts.map((p) => (typeof p === 'number' ? p : DECIMAL_INTEGER.test(String(p).trim()) ? Number(p) : NaN));
         return { value: ids };
       },
     },

@@ -79,6 +79,17 @@ function checkType(t: CrossFields) {
   if (t.content === 1 && !t.external_link) throw new ValidationError('The external link field is required.');
 }
 
+/**
+ * `external_link` means something only for a link type (content 1). Sent (not empty) for a type of
+ * articles, it is refused rather than stored unused; a type that is (or becomes) one of articles
+ * has none, so an update that makes a link type one of articles drops its link.
+ */
+function linkOnlyForLinks(values: { content?: number; external_link?: string | null }, content: number): void {
+  if (content !== 0) return;
+  if (values.external_link) throw new ValidationError('The external link field is prohibited when content is 0.');
+  values.external_link = null;
+}
+
 const slugScope = (brandId: number, transaction: Transaction, exceptId: number | null = null) =>
   ({ model: SelfServiceType, scope: { brand_id: brandId }, exceptId, transaction });
 
@@ -110,6 +121,7 @@ export const typeResource: ResourceDef<SelfServiceType, Related> = {
 
   async create(input, { transaction }) {
     const values = sent(input, COLUMNS);
+    linkOnlyForLinks(values, values.content);
     checkType({ description: null, external_link: null, ...values } as CrossFields);
     await assertBrand(values.brand_id, transaction);
     const slug = await chooseSlug(input.slug, values.name, 'type', slugScope(values.brand_id, transaction));
@@ -118,6 +130,7 @@ export const typeResource: ResourceDef<SelfServiceType, Related> = {
 
   async update(type, input, { transaction }) {
     const values = sent(input, COLUMNS);
+    linkOnlyForLinks(values, values.content ?? type.content);
     checkType({ ...pick(type, TYPE_FIELDS), ...values } as CrossFields);
     if (values.brand_id !== undefined && values.brand_id !== type.brand_id) await assertBrand(values.brand_id, transaction);
     const brandId = values.brand_id ?? type.brand_id;

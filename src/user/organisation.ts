@@ -4,6 +4,7 @@ import { Brand, Organisation, OrganisationDomain, User } from '../db/models';
 import type { CustomFieldValue } from '../db/models';
 import { ValidationError, invalid } from '../errors';
 import { assertExist } from '../db/exists';
+import { writeCount } from '../db/writes';
 import { equals } from '../http/listQuery';
 import { likeContains } from '../db/sql';
 import { loadMany } from '../db/load';
@@ -103,7 +104,7 @@ export const organisationResource: ResourceDef<Organisation, OrganisationRelatio
     await emit(transaction, 'organisation.created', { organisationId: org.id });
     return org;
   },
-  async update(org, input, { transaction }) {
+  async update(org, input, { transaction, writesBefore = writeCount(transaction) }) {
     const brandId: number = input.brand_id ?? org.brand_id;
     if (brandId !== org.brand_id) {
       await assertExist(Brand, 'brand_id', brandId, transaction);
@@ -124,7 +125,7 @@ export const organisationResource: ResourceDef<Organisation, OrganisationRelatio
     if (domains) await addDomains(org, domains, transaction);
     await applyAccessLevels(org, input.access_level, transaction);
     await applyCustomFieldValues('organisation', org.id, input.customfield, { brandId: org.brand_id, creating: false, overwriteLocked: true, transaction });
-    await emit(transaction, 'organisation.updated', { organisationId: org.id });
+    if (writeCount(transaction) > writesBefore) await emit(transaction, 'organisation.updated', { organisationId: org.id });
   },
   async destroy(org, { transaction }) {
     await User.update({ organisation_id: null, organisation_access_level: null }, { where: { organisation_id: org.id }, transaction });

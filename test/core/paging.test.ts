@@ -102,6 +102,61 @@ describe('PAGING', () => {
   });
 });
 
+describe('integers sent as text', () => {
+  let ip: string;
+  let ids: number[];
+  beforeAll(async () => {
+    ip = uniqueIpv4();
+    ids = await bansOf(ip, 3);
+  });
+
+  // joi's number() read these as 1000, 100, 1, 5 and 5: only plain decimal integers are integers.
+  it.each([
+    [{ start: '1e3' }, 'The start must be an integer.'],
+    [{ limit: '1e2' }, 'The limit must be an integer.'],
+    [{ start: '0x10' }, 'The start must be an integer.'],
+    [{ start: '1.0' }, 'The start must be an integer.'],
+    [{ start: ' 5' }, 'The start must be an integer.'],
+    [{ limit: '5 ' }, 'The limit must be an integer.'],
+    [{ limit: '+5' }, 'The limit must be an integer.'],
+  ])('answers %j with 422', async (query, message) => {
+    expectError(await api.get(BASE, { ip, ...query }), 422, message);
+  });
+
+  it('still reads plain decimal integers, leading zeros included', async () => {
+    expect(await page(ip, { start: '2', limit: '01' })).toEqual({ ids: ids.slice(1, 2), count: 3 });
+  });
+
+  it('refuses them in id filters and id lists (`mixed`) alike', async () => {
+    expectError(await api.get('/api/user/user', { created_at_min: '1e9' }), 422, 'The created at min must be an integer.');
+    expectError(await api.get('/api/ticket/priority', { department_id: '1e3' }), 422, 'The department id must be an integer.');
+    expectError(await api.get('/api/ticket/ticket', { status: '1e3' }), 422, 'The selected status is invalid.');
+    expectError(await api.get('/api/ticket/ticket', { status: '1, 2.0' }), 422, 'The selected status is invalid.');
+    expect(expectList(await api.get('/api/ticket/ticket', { status: '2147483647,2147483646' }))).toEqual([]);
+  });
+
+  it('refuses them in form bodies and JSON strings; a JSON number is a number', async () => {
+    const text = unique('integers');
+    const expiry_time = nowSec() + 3600;
+    expectError(await api.post('/api/core/ipban', { ip: uniqueIpv4(), type: 0, expiry_time: `${expiry_time}.0` }), 422, 'The expiry time must be an integer.');
+    expectError(await api.postJson('/api/core/ipban', { ip: uniqueIpv4(), type: 0, expiry_time: `${expiry_time / 1000}e3` }), 422, 'The expiry time must be an integer.');
+    // One of a fixed set of integers: refused as any other value there.
+    expectError(await api.post('/api/core/spamrule', { text, type: '1e0' }), 422, 'The selected type is invalid.');
+    expectError(await api.post('/api/core/spamrule', { text, type: '1.0' }), 422, 'The selected type is invalid.');
+    expectError(await api.postJson('/api/core/spamrule', { text, type: '1e0' }), 422, 'The selected type is invalid.');
+    const form = await api.post('/api/core/spamrule', { text, type: '1' });
+    expect(form.status).toBe(200);
+    expect(form.body.data.type).toBe(1);
+    const json = await api.postJson('/api/core/spamrule', { text: unique('integers'), type: 2 });
+    expect(json.status).toBe(200);
+    expect(json.body.data.type).toBe(2);
+    const expiry = 1e3 * 2e6; // a JSON number, however it is written, is that number
+    const ban = await api.postJson('/api/core/ipban', { ip: uniqueIpv4(), type: 0, expiry_time: expiry });
+    expect(ban.status).toBe(200);
+    expect(ban.body.data.expiry).toBe(expiry);
+  });
+});
+
 describe('the default limit', () => {
   it('is 50, and the count is every match', async () => {
     const ip = uniqueIpv4();

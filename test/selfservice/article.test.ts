@@ -270,7 +270,18 @@ describe('PUT /api/selfservice/article/{id}', () => {
     await Article.update({ published_at: 1600000000 }, { where: { id: created.id } });
     expect(expectSuccess(await api.put(`${BASE}/${created.id}`, { published: 0 }), 'Successfully updated the article!').published_at).toBe(1600000000);
     expect(expectSuccess(await api.put(`${BASE}/${created.id}`, { published: 1 }), 'Successfully updated the article!').published_at).toBe(1600000000);
-    expect(expectSuccess(await api.put(`${BASE}/${created.id}`, { published_at: '' }), 'Successfully updated the article!').published_at).toBeNull();
+    // Empty (a form builder sends every field) or null is no date given: the publication date stays.
+    expect(expectSuccess(await api.put(`${BASE}/${created.id}`, { published_at: '' }), 'Successfully updated the article!').published_at).toBe(1600000000);
+    expect(expectSuccess(await api.putJson(`${BASE}/${created.id}`, { published_at: null, title: 'Retitled' }), 'Successfully updated the article!'))
+      .toMatchObject({ title: 'Retitled', published: 1, published_at: 1600000000 });
+    expect(expectSuccess(await api.put(`${BASE}/${created.id}`, { published_at: 1700000000 }), 'Successfully updated the article!').published_at).toBe(1700000000);
+    expect((await show(created.id)).published_at).toBe(1700000000);
+  });
+
+  it('takes an empty published_at as none given on create: now when published, else none', async () => {
+    const now = nowSec();
+    expect((await make.article({ published: 1, published_at: '' })).published_at).toBeGreaterThanOrEqual(now);
+    expect((await make.article({ published: 0, published_at: '' })).published_at).toBeNull();
   });
 
   it('keeps the slug unique when the article moves into another type', async () => {

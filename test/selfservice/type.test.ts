@@ -43,6 +43,14 @@ describe('POST /api/selfservice/type', () => {
     expectError(await api.post(BASE, { brand_id: 1, name: 'x', content: 1, description: 'd' }), 422, 'The external link field is required.');
   });
 
+  it('refuses an external link for a type of articles, where it means nothing', async () => {
+    const body = { brand_id: 1, name: unique('Articles'), content: 0, view: 0, description: 'd' };
+    expectError(await api.post(BASE, { ...body, external_link: 'https://docs.example.com/guide' }), 422, 'The external link field is prohibited when content is 0.');
+    expectError(await api.postJson(BASE, { ...body, external_link: 'https://docs.example.com/guide' }), 422, 'The external link field is prohibited when content is 0.');
+    // Empty is no link (form builders send every field).
+    expect(expectSuccess(await api.post(BASE, { ...body, external_link: '' }), 'Successfully created new type!').external_link).toBeNull();
+  });
+
   it('accepts translations of name, slug and description', async () => {
     const data = await make.type({ name: 'Help', 'name:fr': 'Aide', 'slug:fr': 'aide', 'description:de': 'Hilfe-Seiten' });
     expect(data.translations).toEqual([
@@ -188,6 +196,20 @@ describe('PUT /api/selfservice/type/{id}', () => {
     expect(expectSuccess(await api.put(`${BASE}/${type.id}`, { description: '', internal: 1 }), 'Successfully updated the type!').description).toBeNull();
     expectError(await api.put(`${BASE}/${type.id}`, { brand_id: 999999 }), 422, 'The selected brand id is invalid.');
     expectNotFound(await api.put(`${BASE}/999999`, { name: 'x' }), 'type');
+  });
+
+  it('refuses an external link for a type of articles; a link type made one of articles drops its link', async () => {
+    const articles = await make.type();
+    expectError(await api.put(`${BASE}/${articles.id}`, { external_link: 'https://example.com' }), 422, 'The external link field is prohibited when content is 0.');
+    expectError(await api.put(`${BASE}/${articles.id}`, { content: 0, external_link: 'https://example.com' }), 422, 'The external link field is prohibited when content is 0.');
+    expect(expectSuccess(await api.get(`${BASE}/${articles.id}`)).external_link).toBeNull();
+    const link = await make.type({ content: 1, view: undefined, external_link: 'https://docs.example.com/guide' });
+    expectError(await api.put(`${BASE}/${link.id}`, { content: 0, external_link: 'https://docs.example.com/other' }), 422, 'The external link field is prohibited when content is 0.');
+    // A link type keeps taking its link.
+    expect(expectSuccess(await api.put(`${BASE}/${link.id}`, { external_link: 'https://docs.example.com/other' }), 'Successfully updated the type!').external_link).toBe('https://docs.example.com/other');
+    const data = expectSuccess(await api.put(`${BASE}/${link.id}`, { content: 0, view: 1 }), 'Successfully updated the type!');
+    expect(data).toMatchObject({ content: 0, view: 1, external_link: null });
+    expect(expectSuccess(await api.get(`${BASE}/${link.id}`))).toMatchObject({ content: 0, external_link: null });
   });
 
   it('an update carrying only name:fr deletes the other translations', async () => {

@@ -47,7 +47,9 @@ const fields = {
   // Full tag names, not ids; an empty value clears the tags (update).
   tag: Joi.array().items(field.string().required()).single().max(100).allow('', null),
   published: field.flag(),
-  published_at: field.timestamp().allow(null, ''),
+  // A publication date is never cleared: empty (or null) is not given, the default on create (now
+  // when published) and unchanged on update (form builders send every field, the empty ones too).
+  published_at: field.timestamp().empty(Joi.valid('', null)),
   protected: field.flag(),
   pinned: field.flag(),
   attachment: Joi.array().items(attachmentItem).single().max(MAX_ATTACHMENTS),
@@ -168,7 +170,7 @@ export const articleResource: ResourceDef<Article, ArticleRelations> = {
   createSchema: articleCreateSchema,
   updateSchema: articleUpdateSchema,
   create: (input, { transaction }) => createArticle(input as ArticleInput, transaction),
-  update: (article, input, { transaction }) => updateArticle(article, input as ArticleUpdate, transaction),
+  update: (article, input, { transaction, writesBefore }) => updateArticle(article, input as ArticleUpdate, transaction, writesBefore),
   afterWrite: (article, { transaction }) => rebuildSearch(article, transaction),
   destroy: async (article, { transaction }) => {
     await recordDeletions('articles', [article.id], transaction);

@@ -6,6 +6,7 @@ import { now } from '../../db/entity';
 import { sequelize } from '../../db/sequelize';
 import { invalid } from '../../errors';
 import { assertExist } from '../../db/exists';
+import { writeCount } from '../../db/writes';
 import type { Condition } from '../../http/listQuery';
 import { sent } from '../../lib/serialize';
 import { sqlCondition } from '../../db/sql';
@@ -130,7 +131,8 @@ export async function createArticle(input: ArticleInput, transaction: Transactio
   return article;
 }
 
-export async function updateArticle(article: Article, input: ArticleUpdate, transaction: Transaction): Promise<void> {
+/** `writesBefore`: the transaction's writeCount before the update began (translations included): nothing written, no event. */
+export async function updateArticle(article: Article, input: ArticleUpdate, transaction: Transaction, writesBefore = writeCount(transaction)): Promise<void> {
   if (input.author_id !== undefined) await assertOperator(input.author_id, transaction);
   const values: Record<string, any> = sent(input, COLUMNS);
   if (input.category !== undefined || input.slug) {
@@ -146,7 +148,7 @@ export async function updateArticle(article: Article, input: ArticleUpdate, tran
   if (input.category !== undefined) await replaceCategories(article.id, input.category, transaction);
   if (input.tag !== undefined) await replaceTags(article.id, input.tag ?? [], transaction);
   if (input.attachment?.length) await addAttachments(article.id, input.attachment, transaction);
-  await emit(transaction, 'article.updated', { articleId: article.id });
+  if (writeCount(transaction) > writesBefore) await emit(transaction, 'article.updated', { articleId: article.id });
 }
 
 /** `GET /article/{id}?type_id=`: the article must be in that type. */

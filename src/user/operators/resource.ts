@@ -32,7 +32,7 @@ export const operatorResource: ResourceDef<User, PersonRelations> = {
   load: (operators) => loadPeople(operators, { customfields: false, detail: false }),
   serialize: (operator, rel, ctx) => serializePerson(operator, rel, ctx.view),
   create: (input, { transaction }) => createOperator(input as CreateOperatorInput, transaction),
-  update: (operator, input, { transaction }) => updateOperator(operator, input, transaction),
+  update: (operator, input, { transaction, writesBefore }) => updateOperator(operator, input, transaction, writesBefore),
   destroy: (operator, { transaction }) => deleteOperator(operator, transaction),
 };
 

@@ -5,6 +5,7 @@ import { deleteAssignmentsOf } from '../users/service';
 import { Department, OperatorDepartment, Ticket, User } from '../../db/models';
 import { ValidationError } from '../../errors';
 import { assertExist } from '../../db/exists';
+import { writeCount } from '../../db/writes';
 import { sent } from '../../lib/serialize';
 import { readSettings } from '../../db/settings';
 import {
@@ -66,7 +67,8 @@ export async function createOperator(input: CreateOperatorInput, transaction: Tr
   return operator;
 }
 
-export async function updateOperator(operator: User, input: OperatorInput, transaction: Transaction): Promise<void> {
+/** `writesBefore`: the transaction's writeCount before the update began (the event is emitted only when it wrote something). */
+export async function updateOperator(operator: User, input: OperatorInput, transaction: Transaction, writesBefore = writeCount(transaction)): Promise<void> {
   const phones = normalisePhones(input.phone);
   if (input.email !== undefined && input.email !== operator.email) await assertEmailFree('operator', input.email, null, operator.id, transaction);
   await assertLanguage(input.language_code, transaction);
@@ -75,7 +77,10 @@ export async function updateOperator(operator: User, input: OperatorInput, trans
   if (input.groups) await replaceGroups(operator.id, 'operator', input.groups, transaction);
   if (phones) await replacePhones(operator.id, phones, transaction);
   if (input.depts) await replaceDepartments(operator.id, input.depts, transaction);
-  await emit(transaction, 'operator.updated', { userId: operator.id, sendEmail: input.send_email === 1 });
+  // A verification mail asked for is sent through the event, even when nothing else changed.
+  if (writeCount(transaction) > writesBefore || input.send_email === 1) {
+    await emit(transaction, 'operator.updated', { userId: operator.id, sendEmail: input.send_email === 1 });
+  }
 }
 
 /**

@@ -87,7 +87,7 @@ export const userResource: ResourceDef<User, PersonRelations, KnownPerson> = {
     const unlinked = !input.phone?.length && !input.groups?.length && !Object.keys(input.customfield ?? {}).length && !input.additional_email?.length;
     return new Written(user, { unlinked });
   },
-  update: (user, input, { transaction }) => updateUser(user, input, transaction),
+  update: (user, input, { transaction, writesBefore }) => updateUser(user, input, transaction, writesBefore),
   destroy: (user, { transaction }) => deleteUser(user, transaction),
 };
 

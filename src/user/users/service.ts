@@ -3,6 +3,7 @@ import { beforePersonDeleted } from '../../export/tombstones';
 import { emit, emitAll } from '../../events';
 import { Ticket, TicketAssignee, User, UserEmail } from '../../db/models';
 import { emailScope } from '../../db/models/PersonEmail';
+import { writeCount } from '../../db/writes';
 import { ValidationError, invalid } from '../../errors';
 import { definitions } from '../../db/definitions';
 import { insertRows } from '../../db/insertRows';
@@ -162,7 +163,8 @@ export async function createUsers(inputs: CreateUserInput[], transaction: Transa
   return users;
 }
 
-export async function updateUser(user: User, input: UserInput, transaction: Transaction): Promise<void> {
+/** `writesBefore`: the transaction's writeCount before the update began (the event is emitted only when it wrote something). */
+export async function updateUser(user: User, input: UserInput, transaction: Transaction, writesBefore = writeCount(transaction)): Promise<void> {
   const phones = normalisePhones(input.phone);
   checkVerifiedNeedsPassword(input.email_verified, !!(input.password ?? user.password));
   const brandId = input.brand_id ?? user.brand_id;
@@ -194,7 +196,10 @@ export async function updateUser(user: User, input: UserInput, transaction: Tran
   await applyCustomFieldValues('user', user.id, input.customfield, {
     brandId: user.brand_id!, creating: false, overwriteLocked: input.overwrite_customfield_values === 1, transaction,
   });
-  await emit(transaction, 'user.updated', { userId: user.id, sendEmail: input.send_email === 1 });
+  // A verification mail asked for is sent through the event, even when nothing else changed.
+  if (writeCount(transaction) > writesBefore || input.send_email === 1) {
+    await emit(transaction, 'user.updated', { userId: user.id, sendEmail: input.send_email === 1 });
+  }
 }
 
 /**
