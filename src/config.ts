@@ -123,6 +123,8 @@ export interface Config {
   exportSettleSeconds: number;
   /** Export tombstones older than this are pruned, and a cursor (or start_time) that needs them is refused. */
   exportTombstoneRetentionSeconds: number;
+  /** How many spam rules there may be (every incoming mail and comment runs each; each stays compiled). */
+  spamRulesMax: number;
   /**
    * Test only (ignored unless NODE_ENV=test): holds the response of a POST with an Idempotency-Key
    * for `ms` before (`before-store`) or after (`after-store`) its response is stored, so a test
@@ -265,6 +267,7 @@ export const configSchema = Joi.object({
   MAIL_CATCHER_KEEP: Joi.number().integer().min(1).max(100000).default(200).description("how many caught mails are kept (the oldest are dropped)"),
   EVENT_FEED_SETTLE_SECONDS: Joi.number().integer().min(0).max(3600).default(5).description("the event feed stops before a recent event that follows a gap in ids for this long (see Event feed)"),
   // At least 1: timestamps are whole seconds, and the current second may still be written.
+  SPAM_RULES_MAX: Joi.number().integer().min(1).max(10000).default(256).description("how many spam rules there may be: every incoming mail and self-service comment runs each, and each stays compiled in every process (up to ~130 KB each); a create past it is refused (422)"),
   EXPORT_SETTLE_SECONDS: Joi.number().integer().min(1).max(3600).default(10).description("the export holds back changes younger than this, so a reader never skips a row a slow transaction commits late"),
   EXPORT_TOMBSTONE_RETENTION_DAYS: Joi.number().integer().min(1).max(3650).default(90).description("export tombstones older than this many days are pruned; a reader whose cursor (or `start_time`) is older must start the export again from the beginning"),
   TEST_HOLD_RESPONSE: Joi.string().allow('').pattern(/^(before-store|after-store):\d{1,6}$/).default('').description("tests only, ignored unless `NODE_ENV=test`: `before-store:<ms>` or `after-store:<ms>` holds the response of a POST with an `Idempotency-Key`, so a test can kill the process there"),
@@ -363,6 +366,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     eventFeedSettleSeconds: value.EVENT_FEED_SETTLE_SECONDS,
     exportSettleSeconds: value.EXPORT_SETTLE_SECONDS,
+    spamRulesMax: value.SPAM_RULES_MAX,
     exportTombstoneRetentionSeconds: value.EXPORT_TOMBSTONE_RETENTION_DAYS * 86400,
     testHoldResponse: value.NODE_ENV === 'test' && value.TEST_HOLD_RESPONSE
       ? { at: value.TEST_HOLD_RESPONSE.split(':')[0], ms: Number(value.TEST_HOLD_RESPONSE.split(':')[1]) }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { RE2JS, RE2Set } from 're2js';
+import { config } from '../config';
 import { characters } from '../lib/validation';
 import { logger } from '../logger';
 
@@ -25,7 +26,12 @@ export const SPAM_RULE_MAX_LENGTH = 256;
 export const SPAM_RULE_MAX_PROGRAM = 512;
 export const SPAM_TEXT_LIMIT = 16 * 1024;
 const DFA_BYTES = 128 * 1024;
-const CACHE_SIZE = 256;
+/**
+ * Rules kept compiled: every rule there may be (SPAM_RULES_MAX, which the create of a rule checks:
+ * each incoming mail and comment runs every rule, so their number bounds that work as the limits
+ * above bound one rule's), and the texts being checked by creates and updates.
+ */
+const cacheSize = () => config().spamRulesMax + 16;
 
 /** A rule's text, compiled. */
 export interface CompiledRule {
@@ -79,7 +85,7 @@ export function compileRule(text: string): CompiledRule {
 interface Cached { rule: CompiledRule; warned: boolean }
 const cache = new Map<string, Cached>();
 
-/** The compiled rule for `text`, compiled at most once while it stays among the CACHE_SIZE most recently used. */
+/** The compiled rule for `text`, compiled at most once while it stays among the cacheSize() most recently used. */
 function cached(text: string): Cached {
   // A stored text may be up to 65535 characters (rules from before the limit): such keys are hashed.
   const key = text.length <= 2 * SPAM_RULE_MAX_LENGTH ? text : `sha256:${createHash('sha256').update(text).digest('hex')}`;
@@ -88,7 +94,7 @@ function cached(text: string): Cached {
     cache.delete(key);
   } else {
     entry = { rule: compileRule(text), warned: false };
-    if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+    if (cache.size >= cacheSize()) cache.delete(cache.keys().next().value as string);
   }
   cache.set(key, entry);
   return entry;

@@ -1,4 +1,6 @@
+import { config } from '../config';
 import { SpamRule } from '../db/models';
+import { ValidationError } from '../errors';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../lib/serialize';
 import { Joi, field } from '../lib/validation';
@@ -31,6 +33,14 @@ export const spamRuleResource: ResourceDef<SpamRule> = {
     event_comment: field.flag().default(1),
   }),
   updateSchema: Joi.object({ text: text(), type: type(), event_message: field.flag(), event_comment: field.flag() }),
+  // At most SPAM_RULES_MAX rules (every mail runs each). The count is read locking the rules, so two
+  // creates at once cannot both take the last place.
+  create: async (input, { transaction }) => {
+    const rules = await SpamRule.findAll({ attributes: ['id'], transaction, lock: transaction.LOCK.UPDATE });
+    const max = config().spamRulesMax;
+    if (rules.length >= max) throw new ValidationError(`There may be at most ${max} spam rules (SPAM_RULES_MAX): delete or edit one instead.`);
+    return SpamRule.create(input, { transaction });
+  },
   serialize: (r) => pick(r, SPAM_RULE_FIELDS),
 };
 
