@@ -207,7 +207,7 @@ describe('mail delivery status', () => {
       (m) => m.status === 'failed', 'the mail to fail', 60000); // a retry waits out its backoff first
     expect(failed).toMatchObject({ attempts: 3, error: expect.stringMatching(/ECONNREFUSED|connect/i), sent_at: null });
     expect(failed.failed_at).toBeGreaterThanOrEqual(failed.queued_at);
-    expect(expectList(await api.get('/api/core/mail', { status: 'failed', limit: 1000 })).map((m) => m.id)).toContain(mail.id);
+    expect(expectList(await api.get('/api/core/mail', { status: 'failed', order_direction: 'desc', limit: 1000 })).map((m) => m.id)).toContain(mail.id);
     expect((await eventsOf(cursor, 'mail.failed', mail.id)).map((e) => e.data)).toEqual([{ outboxId: mail.id }]);
     expectNotFound(await api.get('/api/core/mail/4294967295'), 'mail');
     expectError(await api.get('/api/core/mail', { status: 'lost' }), 422, 'The selected status is invalid.');

@@ -19,7 +19,7 @@ import { dropQueuedMail, ledgerOf, messagesOf, rawMail, ticketMailsOf, useDeskMa
 
 afterAll(() => dropQueuedMail());
 const api = useApi();
-const m = useDeskMailbox(api, 'bulkw', ['other', 'refusing', 'countwarm', 'countfive', 'countthirty']);
+const m = useDeskMailbox(api, 'bulkw', ['other', 'refusing', 'countwarm', 'countfive', 'countthirty', 'stalewarm', 'stalefive', 'stalethirty']);
 
 const usersOf = (email: string) => User.findAll({ where: { email, type: 'user' } });
 const eventsNamed = async (name: string, key: 'userId' | 'ticketId', ids: number[]) =>
@@ -117,6 +117,42 @@ it('a batch of new tickets runs as many statements for 30 mails as for 5', async
   // webhooks, brands, core and ticket settings are kept per process), the numbers check, and one
   // INSERT per kind of row (users, tickets, messages, audit rows, events twice, outbox, Message-IDs).
   expect(thirty).toBeLessThanOrEqual(23);
+});
+
+it('a batch that finds the kept definitions stale reads each once, however many mails it holds', async () => {
+  // What a batch meets on a loaded machine: the kept definitions are stale (ENTRY_TTL_MS) and the
+  // read that keeps them again, outside the transaction, does not land during the batch (here it
+  // is not kept at all). Each is then read in the transaction, once: the brands were read once per
+  // mail (30 reads for 30 new users).
+  const departmentId = m.world.department.id;
+  const mailboxes = {
+    stalewarm: await m.connect('stalewarm', departmentId), stalefive: await m.connect('stalefive', departmentId), stalethirty: await m.connect('stalethirty', departmentId),
+  };
+  const append = async (name: keyof typeof mailboxes, n: number) => m.dovecot.appendAll(m.address(name), await Promise.all(Array.from({ length: n }, (_, i) => rawMail({
+    from: newEmail('bws'), to: m.address(name), subject: `Stale ${i}`,
+  }))));
+  await append('stalefive', 5);
+  await append('stalethirty', 30);
+  const statementsOfBatch = async (name: 'stalefive' | 'stalethirty', n: number) => {
+    await append('stalewarm', 1);
+    await pollMailbox(mailboxes.stalewarm.id);
+    await Promise.all([definitions.settled(), configCacheSettled()]);
+    definitions.kept.clear();
+    const keep = jest.spyOn(definitions.kept, 'set').mockImplementation(() => undefined);
+    try {
+      const { result, queries } = await countQueries(() => pollMailbox(mailboxes[name].id));
+      expect(result).toMatchObject({ decisions: { new_ticket: n } });
+      const settle = queries.find((q) => q.includes('ON DUPLICATE KEY UPDATE import_key'))!;
+      const tx = /^Executing \(([^)]+)\)/.exec(settle)![1];
+      const mine = queries.filter((q) => q.startsWith(`Executing (${tx})`));
+      expect(mine.filter((q) => q.includes('SELECT id, enabled FROM brands')).length).toBe(1);
+      return mine.length;
+    } finally {
+      keep.mockRestore();
+    }
+  };
+  const five = await statementsOfBatch('stalefive', 5);
+  expect(await statementsOfBatch('stalethirty', 30)).toBe(five);
 });
 
 it('a refusal by the ticket service fails the batch: one by one, each mail is rejected and leaves no user behind', async () => {

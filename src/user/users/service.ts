@@ -6,6 +6,7 @@ import { emailScope } from '../../db/models/PersonEmail';
 import { writeCount } from '../../db/writes';
 import { ValidationError, invalid } from '../../errors';
 import { definitions } from '../../db/definitions';
+import { onceInTransaction } from '../../db/transaction';
 import { insertRows } from '../../db/insertRows';
 import { select } from '../../db/select';
 import { sent } from '../../lib/serialize';
@@ -64,8 +65,15 @@ export async function defaultBrandId(transaction?: Transaction): Promise<number>
   return brand.id;
 }
 
-/** Every brand's id and whether it is enabled, in id order: kept per process (db/definitions). */
-const brandList = (transaction?: Transaction) => definitions.get('brands', (t) => select<{ id: number; enabled: number }>('SELECT id, enabled FROM brands ORDER BY id', [], { transaction: t }), transaction);
+/**
+ * Every brand's id and whether it is enabled, in id order: kept per process (db/definitions), and
+ * read once per transaction when the kept list is stale (a mailbox batch creating 30 users read it
+ * 30 times once a slow batch outlived the kept entry).
+ */
+const brandList = (transaction?: Transaction) => {
+  const read = () => definitions.get('brands', (t) => select<{ id: number; enabled: number }>('SELECT id, enabled FROM brands ORDER BY id', [], { transaction: t }), transaction);
+  return transaction ? onceInTransaction(transaction, 'brands', read) : read();
+};
 
 /** `The selected brand id is invalid.` unless the brand exists (none given: nothing to check). */
 async function assertBrand(brandId: number | null, transaction: Transaction): Promise<void> {
