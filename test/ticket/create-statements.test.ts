@@ -38,18 +38,18 @@ describe('opening a ticket', () => {
     await measure();
     // What the warm-up missed was read in its transaction and is being kept by a read outside it.
     await Promise.all([definitions.settled(), configCacheSettled()]);
-    // On a loaded machine a create may find the caches cold: an entry lives 10 s from its load
-    // (db/versionedCache.ts), and a request whose Redis command for the versions gives up (500 ms)
-    // uses no cache at all, by design. So the warm cost is the least of up to six creates in a row.
-    const runs: Array<Awaited<ReturnType<typeof measure>>> = [];
-    while (runs.length < 6 && !runs.some((r) => r.queries.length <= 8)) runs.push(await measure());
+    // A configuration cache entry lives 10 s from its load (db/versionedCache.ts), so on a loaded
+    // machine one may expire between two creates and cost one read: the warm cost is the least of
+    // three creates in a row, and none costs more than that read more.
+    const runs = [await measure(), await measure(), await measure()];
     for (const { data } of runs) expect(data.number).toMatch(/^\d+$/);
-    const warm = runs.reduce((a, b) => (b.queries.length < a.queries.length ? b : a));
+    const counts = runs.map((r) => r.queries.length);
     // 8 (START, the configuration in one SELECT, the user, the ticket, the message, the audit row,
     // the event, COMMIT: the answer is presented from what was written). The custom fields and the
     // webhooks come from the process's definitions.
-    expect(warm.queries.length).toBeLessThanOrEqual(8);
-    expect(warm.queries.filter((q) => /FROM `?(custom_fields|webhooks)`?/.test(q))).toEqual([]);
+    expect(Math.min(...counts)).toBeLessThanOrEqual(8);
+    expect(Math.max(...counts)).toBeLessThanOrEqual(Math.min(...counts) + 1);
+    for (const { queries } of runs) expect(queries.filter((q) => /FROM `?(custom_fields|webhooks)`?/.test(q))).toEqual([]);
   });
 });
 
@@ -69,10 +69,8 @@ describe('adding a message', () => {
     const counted = listQueries(queries).map((q) => q.replace(/^Executing \([^)]*\): /, ''));
     const commit = counted.indexOf('COMMIT;');
     expect(commit).toBeGreaterThan(0);
-    // The author and the (no) attachments were read back after COMMIT before: two statements. (The
-    // outbox's publish marks its entry once Redis has the job, after the commit by design: on a
-    // loaded machine it may land before the answer.)
-    expect(counted.slice(commit + 1).filter((q) => !/^UPDATE `outbox` SET `published_at`/.test(q))).toEqual([]);
+    // The author and the (no) attachments were read back after COMMIT before: two statements.
+    expect(counted.slice(commit + 1)).toEqual([]);
     // What it answers is what a show of the message reads.
     const shown = expectSuccess(await api.get(`/api/ticket/message/${data.id}`));
     expect(data).toEqual(shown);
