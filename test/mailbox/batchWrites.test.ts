@@ -87,30 +87,39 @@ it('a batch mixing new tickets, a sender twice, replies (to an older ticket, to 
   expect([m.smtp.mailsTo(a).length, m.smtp.mailsTo(b).length, m.smtp.mailsTo(d).length]).toEqual([2, 1, 0]);
 });
 
-it('a batch of new tickets runs as many statements for 30 mails as for 5', async () => {
+/**
+ * Three mailboxes `<prefix>warm`, `<prefix>five` and `<prefix>thirty`, the last two filled with 5
+ * and 30 new mails first (appending 30 takes a while on a loaded machine, and what is kept per
+ * process is read again after ENTRY_TTL_MS, 10 s). `batch(size)` polls one of them just after a
+ * warm-up poll of the first (the definitions a batch misses are read in its transaction, and kept
+ * by a read outside it), with `during` around the measured poll, and answers the statements of
+ * the batch's transaction (the one that settles the ledger lines).
+ */
+async function batches(prefix: string) {
   const departmentId = m.world.department.id;
-  const mailboxes = { countwarm: await m.connect('countwarm', departmentId), countfive: await m.connect('countfive', departmentId), countthirty: await m.connect('countthirty', departmentId) };
-  const append = async (name: keyof typeof mailboxes, n: number) => m.dovecot.appendAll(m.address(name), await Promise.all(Array.from({ length: n }, (_, i) => rawMail({
-    from: newEmail('bwc'), to: m.address(name), subject: `Count ${i}`,
+  const box = async (name: string) => ({ name, mailbox: await m.connect(name, departmentId) });
+  const [warm, five, thirty] = [await box(`${prefix}warm`), await box(`${prefix}five`), await box(`${prefix}thirty`)];
+  const append = async (name: string, n: number) => m.dovecot.appendAll(m.address(name), await Promise.all(Array.from({ length: n }, (_, i) => rawMail({
+    from: newEmail(`bw${prefix}`), to: m.address(name), subject: `${prefix} ${i}`,
   }))));
-  // Every measured mail in first: appending 30 takes a while on a loaded machine, and what is kept
-  // per process (custom fields, webhooks, brands, settings) is read again after ENTRY_TTL_MS (10 s).
-  await append('countfive', 5);
-  await append('countthirty', 30);
-  const statementsOfBatch = async (name: 'countfive' | 'countthirty', n: number) => {
-    // Warm, just before: the definitions a batch misses are read in its transaction, and kept by a read outside it.
-    await append('countwarm', 1);
-    await pollMailbox(mailboxes.countwarm.id);
+  await append(five.name, 5);
+  await append(thirty.name, 30);
+  return async (size: 5 | 30, during: <T>(poll: () => Promise<T>) => Promise<T> = (poll) => poll()): Promise<string[]> => {
+    await append(warm.name, 1);
+    await pollMailbox(warm.mailbox.id);
     await Promise.all([definitions.settled(), configCacheSettled()]);
-    const { result, queries } = await countQueries(() => pollMailbox(mailboxes[name].id));
-    expect(result).toMatchObject({ decisions: { new_ticket: n } });
-    // The statements of the batch's transaction (the one that settles the ledger lines).
+    const { result, queries } = await during(() => countQueries(() => pollMailbox((size === 5 ? five : thirty).mailbox.id)));
+    expect(result).toMatchObject({ decisions: { new_ticket: size } });
     const settle = queries.find((q) => q.includes('ON DUPLICATE KEY UPDATE import_key'))!;
     const tx = /^Executing \(([^)]+)\)/.exec(settle)![1];
-    return queries.filter((q) => q.startsWith(`Executing (${tx})`)).length;
+    return queries.filter((q) => q.startsWith(`Executing (${tx})`));
   };
-  const five = await statementsOfBatch('countfive', 5);
-  const thirty = await statementsOfBatch('countthirty', 30);
+}
+
+it('a batch of new tickets runs as many statements for 30 mails as for 5', async () => {
+  const batch = await batches('count');
+  const five = (await batch(5)).length;
+  const thirty = (await batch(30)).length;
   expect(thirty).toBe(five);
   // 23 here: START and COMMIT, the batch's lookups (senders, addresses, sent ids, ledger keys), the
   // ledger claimed and settled, the cursor, what is read once per transaction (spam rules, the
@@ -125,35 +134,20 @@ it('a batch that finds the kept definitions and configuration stale reads each o
   // read of their version gave up) and the read that keeps them again, outside the transaction,
   // does not land during the batch (here every kept value misses). Each is then read in the
   // transaction, once: the brands were read once per mail (30 reads for 30 new users).
-  const departmentId = m.world.department.id;
-  const mailboxes = {
-    stalewarm: await m.connect('stalewarm', departmentId), stalefive: await m.connect('stalefive', departmentId), stalethirty: await m.connect('stalethirty', departmentId),
-  };
-  const append = async (name: keyof typeof mailboxes, n: number) => m.dovecot.appendAll(m.address(name), await Promise.all(Array.from({ length: n }, (_, i) => rawMail({
-    from: newEmail('bws'), to: m.address(name), subject: `Stale ${i}`,
-  }))));
-  await append('stalefive', 5);
-  await append('stalethirty', 30);
-  const statementsOfBatch = async (name: 'stalefive' | 'stalethirty', n: number) => {
-    await append('stalewarm', 1);
-    await pollMailbox(mailboxes.stalewarm.id);
-    await Promise.all([definitions.settled(), configCacheSettled()]);
-    // Every kept value (definitions, configuration) misses for the batch.
-    const cold = jest.spyOn(VersionedCache.prototype, 'get').mockImplementation(() => undefined);
+  const batch = await batches('stale');
+  const cold = async <T>(poll: () => Promise<T>): Promise<T> => {
+    const miss = jest.spyOn(VersionedCache.prototype, 'get').mockImplementation(() => undefined);
     try {
-      const { result, queries } = await countQueries(() => pollMailbox(mailboxes[name].id));
-      expect(result).toMatchObject({ decisions: { new_ticket: n } });
-      const settle = queries.find((q) => q.includes('ON DUPLICATE KEY UPDATE import_key'))!;
-      const tx = /^Executing \(([^)]+)\)/.exec(settle)![1];
-      const mine = queries.filter((q) => q.startsWith(`Executing (${tx})`));
-      expect(mine.filter((q) => q.includes('SELECT id, enabled FROM brands')).length).toBe(1);
-      return mine.length;
+      return await poll();
     } finally {
-      cold.mockRestore();
+      miss.mockRestore();
     }
   };
-  const five = await statementsOfBatch('stalefive', 5);
-  expect(await statementsOfBatch('stalethirty', 30)).toBe(five);
+  const brandReads = (statements: string[]) => statements.filter((q) => q.includes('SELECT id, enabled FROM brands')).length;
+  const five = await batch(5, cold);
+  const thirty = await batch(30, cold);
+  expect([brandReads(five), brandReads(thirty)]).toEqual([1, 1]);
+  expect(thirty.length).toBe(five.length);
 });
 
 it('a refusal by the ticket service fails the batch: one by one, each mail is rejected and leaves no user behind', async () => {
