@@ -5,6 +5,7 @@
  * Redis; the webhooks worker process delivering and serving its metrics; the mailbox worker
  * process killed in the middle of a poll and started again. Every port is a free one.
  */
+import './processesEnv';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
