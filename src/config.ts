@@ -1,4 +1,4 @@
-import Joi from 'joi';
+import { Joi } from './lib/validation';
 import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { join } from 'node:path';

@@ -92,6 +92,11 @@ describe('loadConfig', () => {
     expect(configError({ [name]: value }).message).toContain(name);
   });
 
+  it.each(['1e3', '1.0', '+5', ' 5'])('reads integers as plain digits only: PORT=%j is refused', (value) => {
+    expect(configError({ PORT: value }).message).toContain('PORT must be an integer');
+    expect(loadConfig({ PORT: '1000' }).port).toBe(1000);
+  });
+
   it('reads the limits of failed logins and verification attempts, and the log format', () => {
     expect(loadConfig({})).toMatchObject({
       logFormat: 'auto', loginFailures: { max: 10, windowSeconds: 600, banSeconds: 3600 }, verifyAttempts: { max: 20, windowSeconds: 600 },
