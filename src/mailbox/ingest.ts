@@ -435,9 +435,11 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
   const { allowed, refused } = sortFiles(mail, settings);
   const from = mail.from!.address;
   const createdAt = createdAtOf(mail);
-  const notes = [
+  // An automatic reply notifies nobody; an automatic mail that opens a ticket is not answered, but
+  // the operators hear of the new ticket (a monitoring alert must not go unnoticed).
+  const notesOf = (opening: boolean) => [
     mail.headerFrom ? `the sender is the Reply-To ${from} (MAIL_PRIORITISE_REPLY_TO; From: ${mail.headerFrom.address})` : null,
-    automatic ? `automatic mail (${automatic}): nobody notified` : null, refused.length ? `files refused: ${refused.join(', ')}` : null,
+    automatic ? `automatic mail (${automatic}): ${opening ? 'the sender is not answered' : 'nobody notified'}` : null, refused.length ? `files refused: ${refused.join(', ')}` : null,
   ].filter(Boolean).join('; ') || null;
 
   const target = await threadTarget(mail, t);
@@ -474,7 +476,7 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
       });
       if (mail.messageId) await recordMessageId({ messageId: mail.messageId, ticketId: message.ticket_id, ticketMessageId: message.id, direction: 'in' }, t);
       if (refused.length && !quiet) await tellRefused('attachments', ticket, from, t, message.id);
-      return decided('reply', [`Found by ${how}`, forwardReply ? 'the answer to a forward: filed as a note' : null, joinsAsCc && !operator && !forwardReply ? `${from} joined the ticket as a CC` : null, notes, flood].filter(Boolean).join('; '), { ticketId: message.ticket_id, messageId: message.id, imported: true });
+      return decided('reply', [`Found by ${how}`, forwardReply ? 'the answer to a forward: filed as a note' : null, joinsAsCc && !operator && !forwardReply ? `${from} joined the ticket as a CC` : null, notesOf(false), flood].filter(Boolean).join('; '), { ticketId: message.ticket_id, messageId: message.id, imported: true });
     } catch (err) {
       if (!(err instanceof ValidationError)) throw err;
       return decided('rejected', `Not added to ticket #${ticket.number}: ${err.message}`, { ticketId: ticket.id });
@@ -487,12 +489,12 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
   if (!mailbox) return decided('rejected', 'Failed to find a department address in the recipient list.');
   const names = namesOf(mail);
   return {
-    mail, address: mailbox.address, refused, automatic: !!automatic, notes,
+    mail, address: mailbox.address, refused, automatic: !!automatic, notes: notesOf(true),
     input: {
       brandId: mailbox.brand_id, departmentId: mailbox.department_id, departmentEmailId: mailbox.id,
       subject: (mail.subject || '(no subject)').slice(0, 255), text: plainTextAsRichText(mail.text || '(no text)'), userEmail: from,
       userFirstname: names.firstname, userLastname: names.lastname, cc: await copiedAddresses(mail, t),
-      attachments: allowed, channel: 'email', createdAt, sendUserEmail: !automatic, sendOperatorsEmail: !automatic,
+      attachments: allowed, channel: 'email', createdAt, sendUserEmail: !automatic, sendOperatorsEmail: true,
     },
   };
 }

@@ -324,11 +324,14 @@ describe('mail that must never be answered', () => {
     ['X-Autoreply', { 'X-Autoreply': 'yes' }],
     ['a mailing list', { 'List-Id': '<news.list.test>' }],
     ['another system\'s X-Loop', { 'X-Loop': 'tickets@other-helpdesk.test' }],
-  ])('%s opens a ticket that notifies nobody', async (_name, headers) => {
+  ])('%s opens a ticket whose sender is not answered; the operators hear of it', async (_name, headers) => {
     const result = await ingest(await rawMail({ from: newEmail('bulk'), to: mailbox.address, headers }));
     expect(result.decision).toBe('new_ticket');
-    expect(result.reason).toContain('nobody notified');
-    expect(await ticketMailsOf(result.ticketId!)).toEqual([]);
+    expect(result.reason).toContain('the sender is not answered');
+    const mails = await ticketMailsOf(result.ticketId!);
+    expect(mails.map((p) => p.kind)).toEqual(mails.map(() => 'operator_ticket_opened'));
+    // The department's operators, directly and through their group (the inactive one is not told).
+    expect(mails.map((p) => p.recipientId).sort()).toEqual([world.direct.id, world.grouped.id].sort());
   });
 
   it('mail from a department address, with our X-Loop, or carrying a Message-ID we sent is a loop', async () => {
