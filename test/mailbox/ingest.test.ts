@@ -334,8 +334,11 @@ describe('mail that must never be answered', () => {
     expect(mails.map((p) => p.recipientId).sort()).toEqual([world.direct.id, world.grouped.id].sort());
   });
 
-  it('mail from a department address, with our X-Loop, or carrying a Message-ID we sent is a loop', async () => {
+  it('mail from a department address or a brand\'s default address, with our X-Loop, or carrying a Message-ID we sent is a loop', async () => {
     expect(await ingest(await rawMail({ from: mailbox.address, to: mailbox.address }))).toMatchObject({ decision: 'loop', reason: 'Loop detected - email sent from a department address.' });
+    // The brand's default address (verification mails, tickets without a department address), in any case.
+    const brandAddress = world.brand.default_email!.toUpperCase();
+    expect(await ingest(await rawMail({ from: brandAddress, to: mailbox.address }))).toMatchObject({ decision: 'loop', reason: 'Loop detected - email sent from a brand\'s default address.' });
     expect((await ingest(await rawMail({ from: newEmail('l'), to: mailbox.address, headers: { 'X-Loop': mailbox.address } }))).decision).toBe('loop');
     const { ticket } = await opened();
     const ours = `t${ticket.id}.r${unique('y')}@support.test`;
