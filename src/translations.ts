@@ -2,6 +2,7 @@ import type { Transaction } from 'sequelize';
 import { Translation } from './db/models';
 import { ValidationError } from './errors';
 import { loadMany } from './db/load';
+import { setRows } from './db/links';
 import { CONTROL_CHARACTERS, LOCALE, characters } from './lib/validation';
 import { storedHtml } from './content/html';
 
@@ -75,11 +76,16 @@ export function extractTranslations(spec: TranslationSpec | undefined, body: Rec
 }
 
 /**
- * Writes a record's translations. `replace` deletes every stored translation first: the spec's
- * rule for an update that carries at least one translation.
+ * Writes a record's translations. `replace` makes them exactly `items` (the spec's rule for an
+ * update that carries at least one translation): sent as stored, nothing is written.
  */
 export async function saveTranslations(spec: TranslationSpec, recordId: number, items: TranslationInput[], replace: boolean, transaction: Transaction) {
-  if (replace) await Translation.destroy({ where: { record_type: spec.type, record_id: recordId }, transaction });
+  if (replace) {
+    // One per locale and field, the last given (`en-GB` and `en_GB` are one locale).
+    const unique = [...new Map(items.map((i) => [`${i.locale} ${i.field}`, i])).values()];
+    await setRows(Translation, { record_type: spec.type, record_id: recordId }, ['locale', 'field', 'value'], unique as unknown as Array<Record<string, string>>, transaction);
+    return;
+  }
   if (items.length) {
     await Translation.bulkCreate(items.map((i) => ({ ...i, record_type: spec.type, record_id: recordId })), {
       transaction,

@@ -1,6 +1,7 @@
 import { Op, type Transaction } from 'sequelize';
 import type { Schema } from 'joi';
 import { Brand, CustomField, CustomFieldBrand, CustomFieldOption, Translation } from '../db/models';
+import { setLinks } from '../db/links';
 import { ValidationError, invalid } from '../errors';
 import { assertExist } from '../db/exists';
 import { type Filter } from '../http/listQuery';
@@ -137,10 +138,8 @@ async function replaceOptions(field: CustomField, items: OptionInput[], transact
   }
 }
 
-async function replaceBrands(fieldId: number, brands: number[], transaction: Transaction): Promise<void> {
-  await CustomFieldBrand.destroy({ where: { field_id: fieldId }, transaction });
-  if (brands.length) await CustomFieldBrand.bulkCreate([...new Set(brands)].map((brand_id) => ({ field_id: fieldId, brand_id })), { transaction });
-}
+const replaceBrands = (fieldId: number, brands: number[], transaction: Transaction) =>
+  setLinks(CustomFieldBrand, { field_id: fieldId }, 'brand_id', brands, transaction);
 
 /**
  * `depends_on_field_id` names another field of the same kind (never itself, never one that

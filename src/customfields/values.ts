@@ -183,15 +183,16 @@ export interface ApplyOptions {
  * A field unknown, of another kind or of another brand: `The selected customfield.<id> is invalid.`
  * An empty value deletes the stored one. Locked fields keep their value on update unless
  * `overwriteLocked`. On create, required fields (whose dependency is met) must have a value.
+ * Resolves whether a stored value changed (values sent as stored write nothing).
  */
-export async function applyCustomFieldValues(kind: ValueKind, ownerId: number, input: Record<string, unknown> | undefined | null, opts: ApplyOptions): Promise<void> {
+export async function applyCustomFieldValues(kind: ValueKind, ownerId: number, input: Record<string, unknown> | undefined | null, opts: ApplyOptions): Promise<boolean> {
   const { transaction } = opts;
   if (input !== undefined && input !== null && !isPlainObject(input)) {
     throw new ValidationError('The customfield must be an array keyed by custom field id.');
   }
   const entries = Object.entries(input ?? {});
   for (const [key] of entries) if (!/^\d{1,10}$/.test(key)) throw invalid(`customfield.${key}`);
-  if (!entries.length && (!opts.creating || opts.implicit)) return;
+  if (!entries.length && (!opts.creating || opts.implicit)) return false;
 
   // Every field of the kind with its brand and department lists, in one statement, kept per process
   // until a field changes (db/definitions): ticket create reads them on every call. Once per
@@ -261,6 +262,7 @@ export async function applyCustomFieldValues(kind: ValueKind, ownerId: number, i
     .map(([field_id, value]) => ({ field_id, owner_id: ownerId, value: fields.get(field_id)!.encrypted ? sealValue(field_id, value) : value }));
   if (removed.length) await CustomFieldValue.destroy({ where: { owner_id: ownerId, field_id: { [Op.in]: removed } }, transaction });
   if (upserts.length) await CustomFieldValue.bulkCreate(upserts, { transaction, updateOnDuplicate: ['value', 'updated_at'] });
+  return changes.size > 0;
 }
 
 /** The custom field values of a page of users or organisations, in one query. */

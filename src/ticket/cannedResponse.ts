@@ -2,6 +2,7 @@ import type { Transaction } from 'sequelize';
 import {
   CannedResponse, CannedResponseGroup, CannedResponseTag, Department, Group, TicketPriority, TicketStatus, TicketTag, User,
 } from '../db/models';
+import { setLinks } from '../db/links';
 import { ValidationError } from '../errors';
 import { assertExist } from '../db/exists';
 import { loadLinked } from '../db/load';
@@ -43,15 +44,11 @@ const fields = {
 
 async function replaceTags(responseId: number, names: string[], transaction: Transaction) {
   const tags = await tagsByName(names, transaction);
-  await CannedResponseTag.destroy({ where: { response_id: responseId }, transaction });
-  if (tags.length) await CannedResponseTag.bulkCreate(tags.map((t) => ({ response_id: responseId, tag_id: t.id })), { transaction });
+  await setLinks(CannedResponseTag, { response_id: responseId }, 'tag_id', tags.map((t) => t.id), transaction);
 }
 
-async function replaceGroups(responseId: number, ids: number[], transaction: Transaction) {
-  await CannedResponseGroup.destroy({ where: { response_id: responseId }, transaction });
-  const unique = [...new Set(ids)];
-  if (unique.length) await CannedResponseGroup.bulkCreate(unique.map((group_id) => ({ response_id: responseId, group_id })), { transaction });
-}
+const replaceGroups = (responseId: number, ids: number[], transaction: Transaction) =>
+  setLinks(CannedResponseGroup, { response_id: responseId }, 'group_id', ids, transaction);
 
 /** Checks the ids an input names (operator, operator groups, department, priority, status). */
 async function checkReferences(input: Record<string, any>, transaction: Transaction) {

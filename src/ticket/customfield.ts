@@ -1,5 +1,6 @@
 import type { Transaction } from 'sequelize';
 import { CustomFieldDepartment, Department } from '../db/models';
+import { setLinks } from '../db/links';
 import { customFieldResource } from '../customfields/fields';
 import { assertExist } from '../db/exists';
 import type { Filter } from '../http/listQuery';
@@ -18,9 +19,7 @@ import { field } from '../lib/validation';
 
 async function replaceDepartments(fieldId: number, ids: number[], transaction: Transaction): Promise<void> {
   await assertExist(Department, 'depts', ids, transaction);
-  await CustomFieldDepartment.destroy({ where: { field_id: fieldId }, transaction });
-  const unique = [...new Set(ids)];
-  if (unique.length) await CustomFieldDepartment.bulkCreate(unique.map((department_id) => ({ field_id: fieldId, department_id })), { transaction });
+  await setLinks(CustomFieldDepartment, { field_id: fieldId }, 'department_id', ids, transaction);
 }
 
 /** `department_id`: the department's fields and the fields of every department (no `depts`). */

@@ -3,6 +3,7 @@ import {
   Brand, CustomFieldDepartment, Department, EmailTemplate, DepartmentBrand, DepartmentEmail, DepartmentGroup, Group, OperatorDepartment,
   PriorityDepartment, Ticket, User,
 } from '../db/models';
+import { setLinks } from '../db/links';
 import { select } from '../db/select';
 import { ValidationError, fieldLabel, invalid } from '../errors';
 import { assertExist } from '../db/exists';
@@ -135,23 +136,17 @@ function checkNumberFormat(format: string | null | undefined): void {
 
 async function replaceBrands(departmentId: number, ids: number[], transaction: Transaction, fresh = false) {
   await assertExist(Brand, 'brand', ids, transaction);
-  if (!fresh) await DepartmentBrand.destroy({ where: { department_id: departmentId }, transaction });
-  const unique = [...new Set(ids)];
-  if (unique.length) await DepartmentBrand.bulkCreate(unique.map((brand_id) => ({ department_id: departmentId, brand_id })), { transaction });
+  await setLinks(DepartmentBrand, { department_id: departmentId }, 'brand_id', ids, transaction, { fresh });
 }
 
 async function replaceGroups(departmentId: number, ids: number[], transaction: Transaction, fresh = false) {
   await assertExist(Group, 'groups', ids, transaction, { type: 'operator' });
-  if (!fresh) await DepartmentGroup.destroy({ where: { department_id: departmentId }, transaction });
-  const unique = [...new Set(ids)];
-  if (unique.length) await DepartmentGroup.bulkCreate(unique.map((group_id) => ({ department_id: departmentId, group_id })), { transaction });
+  await setLinks(DepartmentGroup, { department_id: departmentId }, 'group_id', ids, transaction, { fresh });
 }
 
 async function replaceOperators(departmentId: number, ids: number[], transaction: Transaction, fresh = false) {
   await assertExist(User, 'operators', ids, transaction, { type: 'operator' });
-  if (!fresh) await OperatorDepartment.destroy({ where: { department_id: departmentId }, transaction });
-  const unique = [...new Set(ids)];
-  if (unique.length) await OperatorDepartment.bulkCreate(unique.map((user_id) => ({ department_id: departmentId, user_id })), { transaction });
+  await setLinks(OperatorDepartment, { department_id: departmentId }, 'user_id', ids, transaction, { fresh });
 }
 
 /** Every template id a request maps is an email template: `The selected email templates.<key> is invalid.` */

@@ -4,6 +4,7 @@ import {
   Brand, Channel, CustomField, Department, Group, Organisation, SlaPlan, TicketFilter, TicketFilterCondition, TicketFilterGroup,
   TicketPriority, TicketStatus, TicketTag, User,
 } from '../db/models';
+import { setLinks, setRows } from '../db/links';
 import { fieldLabel, invalid } from '../errors';
 import { assertExist } from '../db/exists';
 import type { Filter } from '../http/listQuery';
@@ -212,18 +213,17 @@ async function assertConditionTargets(groups: ConditionGroupInput[], transaction
   }
 }
 
+const CONDITION_COLUMNS = ['group_no', 'group_type', 'position', 'item', 'operator', 'value', 'field_id'];
+
 async function replaceConditions(filterId: number, groups: ConditionGroupInput[], transaction: Transaction, fresh = false) {
   await assertConditionTargets(groups, transaction);
-  if (!fresh) await TicketFilterCondition.destroy({ where: { filter_id: filterId }, transaction });
-  const rows = groups.flatMap((group, g) => group.rules.map((rule, n) => ({ filter_id: filterId, group_no: g, group_type: group.type, position: n, ...rule })));
-  if (rows.length) await TicketFilterCondition.bulkCreate(rows, { transaction });
+  const rows = groups.flatMap((group, g) => group.rules.map((rule, n) => ({ group_no: g, group_type: group.type, position: n, ...rule })));
+  await setRows(TicketFilterCondition, { filter_id: filterId }, CONDITION_COLUMNS, rows, transaction, { fresh });
 }
 
 async function replaceGroups(filterId: number, ids: number[], transaction: Transaction, fresh = false) {
   await assertExist(Group, 'groups', ids, transaction, { type: 'operator' });
-  if (!fresh) await TicketFilterGroup.destroy({ where: { filter_id: filterId }, transaction });
-  const unique = [...new Set(ids)];
-  if (unique.length) await TicketFilterGroup.bulkCreate(unique.map((group_id) => ({ filter_id: filterId, group_id })), { transaction });
+  await setLinks(TicketFilterGroup, { filter_id: filterId }, 'group_id', ids, transaction, { fresh });
 }
 
 /** The filters an operator sees (a subquery: owner, all groups, or one of the operator's groups). */

@@ -1,5 +1,6 @@
 import type { Transaction } from 'sequelize';
 import { Department, PriorityDepartment, Ticket, TicketPriority } from '../db/models';
+import { setLinks } from '../db/links';
 import { ValidationError } from '../errors';
 import { assertExist } from '../db/exists';
 import type { Filter } from '../http/listQuery';
@@ -24,9 +25,7 @@ const filters: Record<string, Filter> = {
 /** `depts` replaces the departments of the priority. */
 async function replaceDepartments(priorityId: number, deptIds: number[], transaction: Transaction, fresh = false) {
   await assertExist(Department, 'depts', deptIds, transaction);
-  if (!fresh) await PriorityDepartment.destroy({ where: { priority_id: priorityId }, transaction });
-  const unique = [...new Set(deptIds)];
-  if (unique.length) await PriorityDepartment.bulkCreate(unique.map((department_id) => ({ priority_id: priorityId, department_id })), { transaction });
+  await setLinks(PriorityDepartment, { priority_id: priorityId }, 'department_id', deptIds, transaction, { fresh });
 }
 
 const depts = () => field.idArray().allow('', null);

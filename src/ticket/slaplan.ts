@@ -1,5 +1,6 @@
 import { Op, type Transaction } from 'sequelize';
 import { SlaPlan, SlaPlanSchedule, SlaPlanTarget, TicketPriority } from '../db/models';
+import { setRows } from '../db/links';
 import { ValidationError, fieldLabel, invalid } from '../errors';
 import { flagFilter } from '../http/listQuery';
 import { loadMany } from '../db/load';
@@ -104,19 +105,18 @@ const bodyFields = {
 const COLUMNS = ['name', 'description', 'enabled', 'business_hours', 'timezone', 'order'] as const;
 
 async function replaceSchedule(planId: number, windows: WorkingWindow[], transaction: Transaction, fresh = false) {
-  if (!fresh) await SlaPlanSchedule.destroy({ where: { plan_id: planId }, transaction });
-  if (windows.length) {
-    await SlaPlanSchedule.bulkCreate(windows.map((w) => ({ plan_id: planId, day: w.day, start_minute: w.start, end_minute: w.end })), { transaction });
-  }
+  const rows = windows.map((w) => ({ day: w.day, start_minute: w.start, end_minute: w.end }));
+  await setRows(SlaPlanSchedule, { plan_id: planId }, ['day', 'start_minute', 'end_minute'], rows, transaction, { fresh });
 }
+
+const TARGET_COLUMNS = ['priority_id', 'first_reply', 'resolution'];
 
 async function replaceTargets(planId: number, targets: TargetInput[], transaction: Transaction, fresh = false) {
   const priorities = targets.map((t) => t.priority_id);
   const found = new Set(priorities.length ? (await TicketPriority.findAll({ attributes: ['id'], where: { id: { [Op.in]: priorities } }, transaction })).map((p) => p.id) : []);
   const unknown = priorities.find((id) => !found.has(id));
   if (unknown !== undefined) throw invalid(`targets.${unknown}`);
-  if (!fresh) await SlaPlanTarget.destroy({ where: { plan_id: planId }, transaction });
-  if (targets.length) await SlaPlanTarget.bulkCreate(targets.map((t) => ({ plan_id: planId, ...t })), { transaction });
+  await setRows(SlaPlanTarget, { plan_id: planId }, TARGET_COLUMNS, targets as unknown as Array<Record<string, number | null>>, transaction, { fresh });
 }
 
 /** Business hours count only inside a schedule: a plan without one would never fall due. */

@@ -5,6 +5,7 @@ import type { CustomFieldValue } from '../db/models';
 import { ValidationError, invalid } from '../errors';
 import { assertExist } from '../db/exists';
 import { writeCount } from '../db/writes';
+import { setLinks } from '../db/links';
 import { equals } from '../http/listQuery';
 import { likeContains } from '../db/sql';
 import { loadMany } from '../db/load';
@@ -120,9 +121,12 @@ export const organisationResource: ResourceDef<Organisation, OrganisationRelatio
       await assertDomainsFree(org.id, brandId, kept, !!domains, transaction);
     }
     await assertLanguage(input.language_code, transaction);
-    if (domains) await OrganisationDomain.destroy({ where: { organisation_id: org.id }, transaction });
+    // Domains that move to another brand with the organisation go first (the foreign key would
+    // move them with it); else the list is compared first (sent unchanged, nothing is written).
+    const moving = brandId !== org.brand_id;
+    if (domains && moving) await OrganisationDomain.destroy({ where: { organisation_id: org.id }, transaction });
     await org.update({ ...sent(input, COLUMNS), brand_id: brandId }, { transaction });
-    if (domains) await addDomains(org, domains, transaction);
+    if (domains) await setLinks(OrganisationDomain, { organisation_id: org.id, brand_id: brandId }, 'domain', domains, transaction, { ordered: true, fresh: moving });
     await applyAccessLevels(org, input.access_level, transaction);
     await applyCustomFieldValues('organisation', org.id, input.customfield, { brandId: org.brand_id, creating: false, overwriteLocked: true, transaction });
     if (writeCount(transaction) > writesBefore) await emit(transaction, 'organisation.updated', { organisationId: org.id });

@@ -1,5 +1,6 @@
 import { Op, type Transaction } from 'sequelize';
 import { Group, Permission, Role, RoleGroup, RolePermission } from '../db/models';
+import { setLinks } from '../db/links';
 import { invalid } from '../errors';
 import { duplicateOf } from '../db/uniqueKeys';
 import { assertExist } from '../db/exists';
@@ -86,15 +87,11 @@ async function grantedPermissions(permission: Record<string, 0 | 1>, transaction
   return ids.filter((id) => permission[id] === 1);
 }
 
-async function replacePermissions(roleId: number, ids: number[], transaction: Transaction) {
-  await RolePermission.destroy({ where: { role_id: roleId }, transaction });
-  if (ids.length) await RolePermission.bulkCreate(ids.map((permission_id) => ({ role_id: roleId, permission_id })), { transaction });
-}
+const replacePermissions = (roleId: number, ids: number[], transaction: Transaction) =>
+  setLinks(RolePermission, { role_id: roleId }, 'permission_id', ids, transaction);
 
-async function replaceGroups(roleId: number, ids: number[], transaction: Transaction) {
-  await RoleGroup.destroy({ where: { role_id: roleId }, transaction });
-  if (ids.length) await RoleGroup.bulkCreate([...new Set(ids)].map((group_id) => ({ role_id: roleId, group_id })), { transaction });
-}
+const replaceGroups = (roleId: number, ids: number[], transaction: Transaction) =>
+  setLinks(RoleGroup, { role_id: roleId }, 'group_id', ids, transaction);
 
 interface Related {
   permissions: Map<number, Permission[]>;

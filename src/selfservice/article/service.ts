@@ -2,6 +2,7 @@ import { Op, QueryTypes, type Transaction, type WhereOptions } from 'sequelize';
 import {
   Article, ArticleAttachment, ArticleCategory, ArticleSearch, ArticleTag, ArticleType, SelfServiceCategory, SelfServiceType, Translation, User,
 } from '../../db/models';
+import { setLinks, setRows } from '../../db/links';
 import { now } from '../../db/entity';
 import { sequelize } from '../../db/sequelize';
 import { invalid } from '../../errors';
@@ -92,15 +93,13 @@ export async function syncArticleTypes(articleIds: number[], transaction: Transa
 }
 
 async function replaceCategories(articleId: number, categoryIds: number[], transaction: Transaction, fresh = false): Promise<void> {
-  if (!fresh) await ArticleCategory.destroy({ where: { article_id: articleId }, transaction });
-  await ArticleCategory.bulkCreate([...new Set(categoryIds)].map((category_id) => ({ article_id: articleId, category_id })), { transaction });
-  await syncArticleTypes([articleId], transaction);
+  const before = await setLinks(ArticleCategory, { article_id: articleId }, 'category_id', categoryIds, transaction, { fresh });
+  if (before) await syncArticleTypes([articleId], transaction);
 }
 
 async function replaceTags(articleId: number, names: string[], transaction: Transaction, fresh = false): Promise<void> {
   const tags = await tagsNamed(names, transaction);
-  if (!fresh) await ArticleTag.destroy({ where: { article_id: articleId }, transaction });
-  if (tags.length) await ArticleTag.bulkCreate(tags.map((t) => ({ article_id: articleId, tag_id: t.id })), { transaction });
+  await setLinks(ArticleTag, { article_id: articleId }, 'tag_id', tags.map((t) => t.id), transaction, { fresh });
 }
 
 /**
@@ -174,6 +173,6 @@ export async function rebuildSearch(article: Article, transaction: Transaction):
     if (r.field === 'title' || r.field === 'excerpt' || r.field === 'text') doc[r.field] = r.value;
     docs.set(r.locale, doc);
   }
-  await ArticleSearch.destroy({ where: { article_id: article.id }, transaction });
-  if (docs.size) await ArticleSearch.bulkCreate([...docs].map(([locale, doc]) => ({ article_id: article.id, locale, ...doc })), { transaction });
+  // As stored already (an update that changed no text): nothing written.
+  await setRows(ArticleSearch, { article_id: article.id }, ['locale', 'title', 'excerpt', 'text'], [...docs].map(([locale, doc]) => ({ locale, ...doc })), transaction);
 }

@@ -5,6 +5,7 @@ import {
   Brand, Department, DepartmentBrand, DepartmentEmail, SlaPlan, Ticket, TicketAssignee, TicketLink, TicketMessage, TicketPriority,
   TicketStatus, TicketTag, TicketTagLink, TicketWatcher, User,
 } from '../../db/models';
+import { setLinks } from '../../db/links';
 import { sequelize } from '../../db/sequelize';
 import { insertRows } from '../../db/insertRows';
 import { emit, emitAll, type TicketUpdateCause } from '../../events';
@@ -147,12 +148,6 @@ function statusValues(ticket: Pick<Ticket, 'status_id' | 'resolved_time'>, statu
   if (resolved !== null && statusId === resolved) return { status_id: statusId, resolved_time: ticket.resolved_time ?? at };
   if (ticket.resolved_time !== null) return { status_id: statusId, resolved_time: null, reopened_time: at };
   return { status_id: statusId };
-}
-
-async function replaceLinks(model: typeof TicketTagLink | typeof TicketAssignee | typeof TicketWatcher, column: 'tag_id' | 'user_id', ticketId: number, ids: number[], transaction: Transaction, fresh = false): Promise<void> {
-  if (!fresh) await (model as any).destroy({ where: { ticket_id: ticketId }, transaction });
-  const unique = [...new Set(ids)];
-  if (unique.length) await (model as any).bulkCreate(unique.map((id) => ({ ticket_id: ticketId, [column]: id })), { transaction });
 }
 
 const assertOperators = (field: string, ids: number[] | undefined, transaction: Transaction) =>
@@ -312,8 +307,6 @@ async function insertLinks(model: typeof TicketTagLink | typeof TicketAssignee |
   if (rows.length) await (model as any).bulkCreate(rows, { transaction });
 }
 
-const sameSet = (a: number[], b: number[]) => a.length === b.length && [...a].sort().every((v, i) => v === [...b].sort()[i]);
-
 /**
  * Applies an update. Cross-record rules that the update breaks (a department not of the brand, an
  * address not of the department, a ticket merged into another) are a 422 `There was an error
@@ -443,48 +436,40 @@ export async function updateTicket(ticket: Ticket, input: UpdateTicketInput, tra
   const before = await auditSnapshot(ticket.id, transaction);
   await ticket.update(values, { transaction });
 
-  if (input.tagIds !== undefined) {
-    const current = (await TicketTagLink.findAll({ where: { ticket_id: ticket.id }, transaction })).map((l) => l.tag_id);
-    if (!sameSet(current, [...new Set(input.tagIds)])) {
-      await replaceLinks(TicketTagLink, 'tag_id', ticket.id, input.tagIds, transaction);
-      changes.push('tag');
-    }
-  }
+  const links = { ticket_id: ticket.id };
+  if (input.tagIds !== undefined && await setLinks(TicketTagLink, links, 'tag_id', input.tagIds, transaction)) changes.push('tag');
   let newlyAssigned: number[] = [];
   if (input.assignedTo !== undefined) {
-    const current = (await TicketAssignee.findAll({ where: { ticket_id: ticket.id }, transaction })).map((l) => l.user_id);
-    const wanted = [...new Set(input.assignedTo)];
-    if (!sameSet(current, wanted)) {
-      await replaceLinks(TicketAssignee, 'user_id', ticket.id, wanted, transaction);
-      newlyAssigned = wanted.filter((id) => !current.includes(id));
+    const before = await setLinks(TicketAssignee, links, 'user_id', input.assignedTo, transaction);
+    if (before) {
+      newlyAssigned = [...new Set(input.assignedTo)].filter((id) => !before.includes(id));
       changes.push('assignedto');
     }
   }
-  if (input.watching !== undefined) {
-    const current = (await TicketWatcher.findAll({ where: { ticket_id: ticket.id }, transaction })).map((l) => l.user_id);
-    if (!sameSet(current, [...new Set(input.watching)])) {
-      await replaceLinks(TicketWatcher, 'user_id', ticket.id, input.watching, transaction);
-      changes.push('watching');
-    }
-  }
-  if (linked.length) {
-    const rows = linked.flatMap((id) => [{ ticket_id: ticket.id, linked_ticket_id: id }, { ticket_id: id, linked_ticket_id: ticket.id }]);
+  if (input.watching !== undefined && await setLinks(TicketWatcher, links, 'user_id', input.watching, transaction)) changes.push('watching');
+  // Links are written both ways, so the ticket's own rows say which of those named exist: a link
+  // already there, or an unlink of one that is not, changes nothing (and writes nothing).
+  const unlink = [...new Set(input.unlink ?? [])];
+  const named = [...new Set([...linked, ...unlink])];
+  const known = named.length
+    ? new Set((await TicketLink.findAll({ attributes: ['linked_ticket_id'], where: { ticket_id: ticket.id, linked_ticket_id: { [Op.in]: named } }, transaction, lock: transaction.LOCK.UPDATE })).map((l) => l.linked_ticket_id))
+    : new Set<number>();
+  const newLinks = linked.filter((id) => !known.has(id));
+  if (newLinks.length) {
+    const rows = newLinks.flatMap((id) => [{ ticket_id: ticket.id, linked_ticket_id: id }, { ticket_id: id, linked_ticket_id: ticket.id }]);
     await TicketLink.bulkCreate(rows, { transaction, ignoreDuplicates: true });
     changes.push('link');
   }
-  if (input.unlink?.length) {
-    const ids = [...new Set(input.unlink)];
+  const ids = unlink.filter((id) => known.has(id));
+  if (ids.length) {
     await TicketLink.destroy({
       where: { [Op.or]: [{ ticket_id: ticket.id, linked_ticket_id: { [Op.in]: ids } }, { ticket_id: { [Op.in]: ids }, linked_ticket_id: ticket.id }] }, transaction,
     });
     changes.push('unlink');
   }
-  if (input.customfields !== undefined && input.customfields !== null) {
-    await applyCustomFieldValues('ticket', ticket.id, input.customfields, {
-      brandId, departmentId, creating: false, overwriteLocked: input.overwriteCustomfieldValues === true, transaction,
-    });
-    changes.push('customfield');
-  }
+  if (input.customfields !== undefined && input.customfields !== null && await applyCustomFieldValues('ticket', ticket.id, input.customfields, {
+    brandId, departmentId, creating: false, overwriteLocked: input.overwriteCustomfieldValues === true, transaction,
+  })) changes.push('customfield');
   if (!changes.length) return;
   const audit = await recordAudit(ticket.id, 'updated', diff(before, await auditSnapshot(ticket.id, transaction)), transaction);
   await emit(transaction, 'ticket.updated', { ticketId: ticket.id, changes, newlyAssigned, ...(context.cause ? { cause: context.cause } : {}), audit });

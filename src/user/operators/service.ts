@@ -3,6 +3,7 @@ import { beforePersonDeleted } from '../../export/tombstones';
 import { emit } from '../../events';
 import { deleteAssignmentsOf } from '../users/service';
 import { Department, OperatorDepartment, Ticket, User } from '../../db/models';
+import { setLinks } from '../../db/links';
 import { ValidationError } from '../../errors';
 import { assertExist } from '../../db/exists';
 import { writeCount } from '../../db/writes';
@@ -44,9 +45,7 @@ const COLUMNS = ['firstname', 'lastname', 'email', 'country', 'language_code', '
 /** Departments an operator handles besides those of the operator's groups. */
 async function replaceDepartments(userId: number, deptIds: number[], transaction: Transaction, fresh = false) {
   await assertExist(Department, 'depts', deptIds, transaction);
-  if (!fresh) await OperatorDepartment.destroy({ where: { user_id: userId }, transaction });
-  const unique = [...new Set(deptIds)];
-  if (unique.length) await OperatorDepartment.bulkCreate(unique.map((department_id) => ({ user_id: userId, department_id })), { transaction });
+  await setLinks(OperatorDepartment, { user_id: userId }, 'department_id', deptIds, transaction, { fresh });
 }
 
 export async function createOperator(input: CreateOperatorInput, transaction: Transaction): Promise<User> {

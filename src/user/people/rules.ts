@@ -5,6 +5,7 @@ import { Group, UserGroup, UserPhone } from '../../db/models';
 import { emailScope, type EmailScope } from '../../db/models/PersonEmail';
 import { ValidationError } from '../../errors';
 import { assertExist } from '../../db/exists';
+import { setLinks } from '../../db/links';
 import { isCountry } from '../../lib/countries';
 import { isTimeZone } from '../../lib/timezones';
 import { Joi, field } from '../../lib/validation';
@@ -44,23 +45,15 @@ export function normalisePhones(phones: string[] | null | undefined): string[] |
   });
 }
 
-/**
- * The `replace*` helpers set a relation to exactly the given rows. `fresh` (a record created in
- * this transaction) skips the DELETE: it has nothing to delete, and its gap locks would make
- * concurrent creates deadlock.
- */
+/** Sets the person's phone numbers to `numbers`, in their order (db/links.ts: `fresh`, nothing written when unchanged). */
 export async function replacePhones(userId: number, numbers: string[], transaction: Transaction, fresh = false) {
-  if (!fresh) await UserPhone.destroy({ where: { user_id: userId }, transaction });
-  const unique = [...new Set(numbers)];
-  if (unique.length) await UserPhone.bulkCreate(unique.map((number) => ({ user_id: userId, number })), { transaction });
+  await setLinks(UserPhone, { user_id: userId }, 'number', numbers, transaction, { fresh, ordered: true });
 }
 
 /** Sets the person's groups to exactly `groupIds` (groups of the person's kind). */
 export async function replaceGroups(userId: number, type: 'user' | 'operator', groupIds: number[], transaction: Transaction, fresh = false) {
   await assertExist(Group, 'groups', groupIds, transaction, { type });
-  if (!fresh) await UserGroup.destroy({ where: { user_id: userId }, transaction });
-  const unique = [...new Set(groupIds)];
-  if (unique.length) await UserGroup.bulkCreate(unique.map((group_id) => ({ user_id: userId, group_id })), { transaction });
+  await setLinks(UserGroup, { user_id: userId }, 'group_id', groupIds, transaction, { fresh });
 }
 
 /** `language_code` must name an enabled language of the install. */

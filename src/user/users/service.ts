@@ -4,6 +4,7 @@ import { emit, emitAll } from '../../events';
 import { Ticket, TicketAssignee, User, UserEmail } from '../../db/models';
 import { emailScope } from '../../db/models/PersonEmail';
 import { writeCount } from '../../db/writes';
+import { setLinks } from '../../db/links';
 import { ValidationError, invalid } from '../../errors';
 import { definitions } from '../../db/definitions';
 import { onceInTransaction } from '../../db/transaction';
@@ -191,13 +192,16 @@ export async function updateUser(user: User, input: UserInput, transaction: Tran
     await assertAddressesFree(brandId!, { email, emailSent: input.email !== undefined, additional: others, additionalSent: !!additional }, user.id, transaction);
   }
   await assertLanguage(input.language_code, transaction);
-  // An address is one of a user's emails once: additional ones being replaced go before the main
-  // address changes (it may become one of them), and so does one that becomes the main address.
-  if (additional) await UserEmail.destroy({ where: { user_id: user.id }, transaction });
+  // An address is one of a user's emails once (per brand): additional ones being replaced go
+  // before the main address or the brand changes (the main address may become one of them, and
+  // the old ones would move to the new brand), and so does one that becomes the main address.
+  // Otherwise the list is compared first (sent unchanged, nothing is written).
+  const movingAddresses = email !== user.email || brandId !== user.brand_id;
+  if (additional && movingAddresses) await UserEmail.destroy({ where: { user_id: user.id }, transaction });
   else if (email !== user.email) await UserEmail.destroy({ where: { user_id: user.id, email }, transaction });
   if (revokesVerification(user, input)) await revokeVerificationTokens(user.id, transaction);
   await user.update({ ...sent(input, COLUMNS), brand_id: brandId, ...(await passwordValues(input.password)) }, { transaction });
-  if (additional) await addAdditionalEmails(additional.map((email) => ({ userId: user.id, email })), transaction);
+  if (additional) await setLinks(UserEmail, { user_id: user.id }, 'email', additional, transaction, { ordered: true, fresh: movingAddresses });
   if (phones) await replacePhones(user.id, phones, transaction);
   if (input.groups !== undefined) await replaceGroups(user.id, 'user', input.groups ?? [], transaction);
   await applyMembership(user, input, false, transaction);
