@@ -41,6 +41,16 @@ async function lockType(typeId: number, transaction: Transaction): Promise<SelfS
 }
 
 /**
+ * A category goes only into a type of articles (`content` 0): a link type (1) shows no categories.
+ * (Categories a type had before it became a link stay, unseen, and come back if it is made one of
+ * articles again: nothing is lost.)
+ */
+function assertHoldsCategories(type: SelfServiceType): void {
+  if (type.content === 1) throw new ValidationError(LINK_TYPE_HOLDS_NO_CATEGORIES);
+}
+export const LINK_TYPE_HOLDS_NO_CATEGORIES = 'The selected type id is invalid: a type that links elsewhere (content 1) holds no categories.';
+
+/**
  * Recomputes `parent_public` for every category of the given types (a tree of one type is small;
  * only rows whose value changes are written).
  */
@@ -113,7 +123,7 @@ export const categoryResource: ResourceDef<SelfServiceCategory, Related> = {
   updateSchema: Joi.object({ type_id: field.id(), name: field.string(), ...fields }),
 
   async create(input, { transaction }) {
-    await lockType(input.type_id, transaction);
+    assertHoldsCategories(await lockType(input.type_id, transaction));
     const parent_id = await parentFor(input.parent_id, input.type_id, [], transaction);
     const slug = await chooseSlug(input.slug, input.name, 'category', slugScope(input.type_id, transaction));
     const category = await SelfServiceCategory.create({ ...sent(input, ['type_id', 'name', 'public']), parent_id, slug }, { transaction });
@@ -126,7 +136,8 @@ export const categoryResource: ResourceDef<SelfServiceCategory, Related> = {
     const oldType = category.type_id;
     const typeId = input.type_id ?? oldType;
     const moving = typeId !== oldType;
-    await lockType(typeId, transaction);
+    const type = await lockType(typeId, transaction);
+    if (moving) assertHoldsCategories(type);
     const below = await subtree(category, transaction);
     if (input.parent_id !== undefined) values.parent_id = await parentFor(input.parent_id, typeId, below, transaction);
     else if (moving) values.parent_id = null; // its parent stays behind in the old type

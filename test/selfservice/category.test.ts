@@ -1,4 +1,5 @@
 import { ArticleType, SelfServiceCategory } from '../../src/db/models';
+import { LINK_TYPE_HOLDS_NO_CATEGORIES } from '../../src/selfservice/category';
 import { useApi, unique } from '../helpers/app';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 import { CATEGORY_KEYS, TYPE_SUMMARY_KEYS, factories, ids, slugOf } from './support';
@@ -28,6 +29,16 @@ describe('POST /api/selfservice/category', () => {
     const child = await make.category(type.id, { parent_id: parent.id });
     expect(child).toMatchObject({ parent: parent.id, public: 0, parent_public: 1 });
     expect((await make.category(type.id, { parent_id: 0 })).parent).toBeNull();
+  });
+
+  it('goes only into a type of articles: a link type (content 1) holds none, by create or by a move', async () => {
+    const link = await make.type({ content: 1, external_link: 'https://docs.example.test/' });
+    const before = await SelfServiceCategory.count();
+    expectError(await api.post(BASE, { type_id: link.id, name: unique('Nowhere') }), 422, LINK_TYPE_HOLDS_NO_CATEGORIES);
+    expect(await SelfServiceCategory.count()).toBe(before);
+    const category = await make.category((await make.type()).id);
+    expectError(await api.put(`${BASE}/${category.id}`, { type_id: link.id }), 422, LINK_TYPE_HOLDS_NO_CATEGORIES);
+    expect((await SelfServiceCategory.findByPk(category.id))!.type_id).toBe(category.type_id);
   });
 
   it('accepts translations of name and slug', async () => {
