@@ -6,7 +6,7 @@ import {
   CustomField, CustomFieldDepartment, Organisation, SlaPlan, SlaPlanTarget, Ticket, TicketAttachment, TicketMessage, TicketTag, User,
   UserEmail,
 } from '../../src/db/models';
-import { sequelize } from '../../src/db/sequelize';
+import { countQueries, sequelize } from '../../src/db/sequelize';
 import { statusInUse } from '../../src/ticket/status';
 import { useApi, newEmail, nowSec, unique } from '../helpers/app';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
@@ -238,8 +238,12 @@ describe('PUT /api/ticket/ticket/{id}', () => {
     const data = await f.ticket();
     const user = await f.user();
     const high = (await (await import('../../src/db/models')).TicketPriority.findOne({ where: { name: 'High' } }))!;
-    const res = updated(await api.put(`${BASE}/${data.id}`, { subject: 'New subject', status: ctx.otherStatus, priority: high.id, user: user.id }));
+    const { result, queries } = await countQueries(async () => api.put(`${BASE}/${data.id}`, { subject: 'New subject', status: ctx.otherStatus, priority: high.id, user: user.id }));
+    const res = updated(result);
     expect(res).toMatchObject({ subject: 'New subject', status_id: ctx.otherStatus, priority_id: high.id, user_id: user.id });
+    // The new user is read once in the write (checked and kept for what depends on it).
+    const written = queries.slice(queries.findIndex((q) => /START TRANSACTION/.test(q)), queries.findIndex((q) => /COMMIT/.test(q)));
+    expect(written.filter((q) => /^(Executing \([^)]*\): )?SELECT .* FROM `users`/.test(q))).toHaveLength(1);
     expect(res.updated_at).toBeGreaterThanOrEqual(data.updated_at);
     expect(eventsOf('ticket.updated', data.id)).toEqual([{
       name: 'ticket.updated', inTransaction: true,

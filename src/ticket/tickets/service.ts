@@ -347,9 +347,12 @@ export async function updateTicket(ticket: Ticket, input: UpdateTicketInput, tra
   if (departmentId !== ticket.department_id) { values.department_id = departmentId; changes.push('department'); }
   if (departmentEmailId !== ticket.department_email_id) { values.department_email_id = departmentEmailId; changes.push('department_email'); }
 
+  const ownerAttributes = ['id', 'type', 'brand_id', 'email'];
+  let newOwner: User | null = null;
   if (input.userId !== undefined && input.userId !== ticket.user_id) {
     const wanted = ticket.internal ? { type: 'operator' } : { type: 'user', brand_id: brandId };
-    await assertExist(User, 'user', input.userId, transaction, wanted);
+    newOwner = await User.findOne({ attributes: ownerAttributes, where: { id: input.userId, ...wanted }, transaction });
+    if (!newOwner) throw invalid('user');
     values.user_id = input.userId;
     changes.push('user');
   }
@@ -358,9 +361,9 @@ export async function updateTicket(ticket: Ticket, input: UpdateTicketInput, tra
   // its mail with the new brand's sender, signature and links: 422 as for a department of another
   // brand; an internal ticket's operator has no brand), and the CC list never holds the user.
   const keepsUserIntoBrand = brandId !== ticket.brand_id && !ticket.internal && values.user_id === undefined;
-  const owner = keepsUserIntoBrand || input.cc !== undefined || values.user_id !== undefined
-    ? await User.findByPk(values.user_id ?? ticket.user_id, { attributes: ['id', 'type', 'brand_id', 'email'], transaction })
-    : null;
+  const owner = newOwner ?? (keepsUserIntoBrand || input.cc !== undefined
+    ? await User.findByPk(ticket.user_id, { attributes: ownerAttributes, transaction })
+    : null);
   if (keepsUserIntoBrand && (owner?.type !== 'user' || owner.brand_id !== brandId)) throw updateFailed();
   if (input.subject !== undefined && input.subject !== ticket.subject) { values.subject = input.subject; changes.push('subject'); }
 
