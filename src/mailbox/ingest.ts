@@ -25,7 +25,7 @@ import { decided, RejectedImport, type Decision } from './decision';
 import { claimLines, settleLines, type LedgerLine } from './ledger';
 import { errorText, isTransientDbError } from '../db/errors';
 import { isOpening, PendingOpenings, type Opening } from './opening';
-import { brandAddresses, importedAs, noteImported, ownAddresses, ownLoopMarkers, primeBatch, sentByUs, xLoopAddresses } from './lookups';
+import { importedAs, noteImported, ownAddresses, ownLoopMarkers, primeBatch, sentByUs, xLoopAddresses } from './lookups';
 import { headerBlock, parseMail, type IncomingMessage } from './parse';
 import { splitSubaddress } from '../ticket/mail/replyAddress';
 
@@ -36,8 +36,8 @@ import { splitSubaddress } from '../ticket/mail/replyAddress';
  * 1. Too large, unreadable, or without a From: rejected.
  * 2. A delivery report (multipart/report, null sender, MAILER-DAEMON): a bounce. The mail it
  *    reports on, when it is one of ours, has its delivery marked bounced. Nothing is imported.
- * 3. Mail from one of our own addresses (a department's, a brand's default one), carrying our
- *    X-Loop marker, or bearing a Message-ID we sent: a loop. Nothing is imported.
+ * 3. Mail from one of our own department addresses, carrying our X-Loop marker, or bearing a
+ *    Message-ID we sent: a loop. Nothing is imported.
  * 4. Spam rules with `event_message` (content: subject and text; sender: the address): spam.
  * 5. Seen before (its Message-ID, else a hash of the raw mail, imported already): a duplicate.
  * 6. Threading (./threadTarget.ts): the ticket's own Message-IDs in In-Reply-To/References (a
@@ -335,8 +335,6 @@ async function decideBeforeImport(mail: IncomingMessage, t: Transaction, beforeW
   }
 
   if ((await ownAddresses([mail.from.address], t)).length) return decided('loop', 'Loop detected - email sent from a department address.');
-  // A brand's default address sends the mails of tickets without a department address, and the verification mails.
-  if ((await brandAddresses([mail.from.address], t)).length) return decided('loop', 'Loop detected - email sent from a brand\'s default address.');
   if (mail.messageId && (await sentByUs(mail.messageId, t))) {
     return decided('loop', 'Loop detected - the mail is one the help desk sent.');
   }

@@ -49,17 +49,11 @@ export const xLoopAddresses = (m: IncomingMessage): string[] => (m.headers.get('
  */
 export async function ownLoopMarkers(addresses: string[], t: Transaction): Promise<string[]> {
   const departments = (await ownAddresses(addresses, t)).map((e) => e.address.toLowerCase());
-  return [...departments, ...(await brandAddresses(addresses, t)).filter((a) => !departments.includes(a))];
-}
-
-/** The default addresses of brands among `addresses` (sub-addresses read as their base address), lower case. */
-export async function brandAddresses(addresses: string[], t: Transaction): Promise<string[]> {
-  const bases = [...new Set(addresses.map((a) => splitSubaddress(a).base))];
-  if (!bases.length) return [];
-  const known = await lookUp(t, 'brandAddress', bases, async (missing) => (await Brand.findAll({
+  const bases = [...new Set(addresses.map((a) => splitSubaddress(a).base))].filter((a) => !departments.includes(a));
+  const known = bases.length ? await lookUp(t, 'brandAddress', bases, async (missing) => (await Brand.findAll({
     attributes: ['id', 'default_email'], where: { default_email: { [Op.in]: missing } }, transaction: t,
-  })).map((b): [string, true] => [b.default_email!.toLowerCase(), true]));
-  return bases.filter((b) => known.get(b));
+  })).map((b): [string, true] => [b.default_email!.toLowerCase(), true])) : new Map<string, true | null>();
+  return [...departments, ...bases.filter((b) => known.get(b))];
 }
 
 /** Whether the help desk sent a mail with this Message-ID. */
@@ -92,7 +86,6 @@ export async function primeBatch(mails: IncomingMessage[], brandId: number | nul
   await Promise.all([
     brandId === null ? undefined : primeUsersByEmail(withFrom.map((m) => m.from!.address), brandId, t),
     ownAddresses(withFrom.flatMap((m) => [m.from!.address, ...m.to, ...m.cc, ...m.deliveredTo, ...xLoopAddresses(m)]), t),
-    brandAddresses(withFrom.flatMap((m) => [m.from!.address, ...xLoopAddresses(m)]), t),
     sentIds(withFrom.map((m) => m.messageId).filter((id): id is string => !!id), t),
     importedKeys(withFrom.map((m) => m.key), t),
   ]);
