@@ -88,9 +88,9 @@ it('a batch mixing new tickets, a sender twice, replies (to an older ticket, to 
 });
 
 /**
- * Three mailboxes `<prefix>warm`, `<prefix>five` and `<prefix>thirty`, the last two filled with 5
- * and 30 new mails first (appending 30 takes a while on a loaded machine, and what is kept per
- * process is read again after ENTRY_TTL_MS, 10 s). `batch(size)` polls one of them just after a
+ * Three mailboxes `<prefix>warm`, `<prefix>five` and `<prefix>thirty`. `batch(size)` fills one of
+ * the last two with `size` new mails first (appending 30 takes a while on a loaded machine, and
+ * what is kept per process is read again after ENTRY_TTL_MS, 10 s), then polls it just after a
  * warm-up poll of the first (the definitions a batch misses are read in its transaction, and kept
  * by a read outside it), with `during` around the measured poll, and answers the statements of
  * the batch's transaction (the one that settles the ledger lines).
@@ -102,9 +102,8 @@ async function batches(prefix: string) {
   const append = async (name: string, n: number) => m.dovecot.appendAll(m.address(name), await Promise.all(Array.from({ length: n }, (_, i) => rawMail({
     from: newEmail(`bw${prefix}`), to: m.address(name), subject: `${prefix} ${i}`,
   }))));
-  await append(five.name, 5);
-  await append(thirty.name, 30);
   return async (size: 5 | 30, during: <T>(poll: () => Promise<T>) => Promise<T> = (poll) => poll()): Promise<string[]> => {
+    await append((size === 5 ? five : thirty).name, size);
     await append(warm.name, 1);
     await pollMailbox(warm.mailbox.id);
     await Promise.all([definitions.settled(), configCacheSettled()]);
@@ -118,8 +117,12 @@ async function batches(prefix: string) {
 
 it('a batch of new tickets runs as many statements for 30 mails as for 5', async () => {
   const batch = await batches('count');
-  const five = (await batch(5)).length;
-  const thirty = (await batch(30)).length;
+  // The lowest of two batches of each size: on a loaded machine one can outlast what is kept per
+  // process (ENTRY_TTL_MS) or a Redis read of its version, and read the kept definitions again
+  // (four statements more; the next test covers that case itself).
+  const lowest = async (size: 5 | 30) => Math.min((await batch(size)).length, (await batch(size)).length);
+  const five = await lowest(5);
+  const thirty = await lowest(30);
   expect(thirty).toBe(five);
   // 23 here: START and COMMIT, the batch's lookups (senders, addresses, sent ids, ledger keys), the
   // ledger claimed and settled, the cursor, what is read once per transaction (spam rules, the
