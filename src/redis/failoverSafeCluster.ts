@@ -19,8 +19,7 @@ const CONNECTION_CLOSED = 'Connection is closed.';
  * again on its own, and the promise the caller holds never settles. BullMQ awaits it when it
  * reconnects a worker's blocking connection after a blocking command timed out: the worker stopped
  * fetching jobs, and its close waited for ever (test/redis/cluster-failover.test.ts, about one
- * failover in six). Here it resolves when the client becomes ready, and rejects only when it ends:
- * a failed attempt that the client retries on its own leaves it waiting.
+ * failover in six). Here it also resolves when the client becomes ready, and rejects when it ends.
  *
  * ioredis moves a cluster client to `close` when its pool of node connections empties: a
  * disconnect empties the pool at once and waits for the first node connection to end. Two cases
@@ -58,12 +57,7 @@ export class FailoverSafeCluster extends Cluster {
       this.on('ready', ready);
       this.on('end', ended);
     });
-    const settled = this.readyOrEnded;
-    // ioredis rejects an attempt whose connection closed before the first slots refresh (one that
-    // timed out on a loaded machine, say) even when it tries again on its own: while it does,
-    // the next ready or end settles this one.
-    const attempt = super.connect().catch((err: unknown) => ((this as unknown as ClusterInternals).status === 'reconnecting' ? settled : Promise.reject(err)));
-    return Promise.race([attempt, settled]);
+    return Promise.race([super.connect(), this.readyOrEnded]);
   }
 
   disconnect(reconnect = false): void {

@@ -51,36 +51,6 @@ class EndHoldingProxy {
   }
 }
 
-/** A TCP proxy that never answers its first client (a node that stalls), and passes the others' bytes. */
-class FirstStallingProxy {
-  private server?: Server;
-  private readonly sockets = new Set<Socket>();
-  /** Clients connected so far. */
-  connections = 0;
-
-  constructor(readonly port: number, private readonly target: number) {}
-
-  start(): Promise<void> {
-    this.server = createServer((client) => {
-      const first = this.connections++ === 0;
-      const upstream = connect(this.target, '127.0.0.1');
-      for (const s of [client, upstream]) {
-        this.sockets.add(s);
-        s.on('error', () => s.destroy());
-        s.on('close', () => this.sockets.delete(s));
-      }
-      client.pipe(upstream);
-      if (!first) upstream.pipe(client);
-    });
-    return new Promise((resolve) => this.server!.listen(this.port, '127.0.0.1', resolve));
-  }
-
-  async stop(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    await new Promise((resolve) => this.server?.close(resolve) ?? resolve(undefined));
-  }
-}
-
 const clients: Cluster[] = [];
 afterAll(() => Promise.all(clients.map(async (c) => {
   if (c.status === 'end') return;
@@ -110,6 +80,9 @@ it('stays ended when a node connection ends after the client did', async () => {
     const c = client([{ host: '127.0.0.1', port: second.port }], {
       natMap: { [`127.0.0.1:${first.port}`]: { host: '127.0.0.1', port: proxy.port } },
       clusterRetryStrategy: () => 100,
+      // A loaded machine may answer CLUSTER SLOTS after ioredis's 1 s: the connect() below would
+      // then reject ("None of startup nodes is available") though the client retries on its own.
+      slotsRefreshTimeout: 10000,
     });
     // (Not events.once: an error the client recovers from on its own would reject it.)
     await new Promise((resolve) => c.once('ready', resolve));
@@ -133,23 +106,6 @@ it('stays ended when a node connection ends after the client did', async () => {
     // And it connects again when asked.
     await c.connect();
     expect(await c.set('cluster-client-test', 'back')).toBe('OK');
-  } finally {
-    await proxy.stop();
-  }
-});
-
-it('settles connect() when the client is ready after a first attempt whose slots refresh timed out', async () => {
-  // The startup node answers nothing on the first connection: the slots refresh times out, the
-  // node connection closes, and the client tries again on its own (ioredis's own connect()
-  // rejects there with "None of startup nodes is available", though the client gets ready).
-  const proxy = new FirstStallingProxy(await freePort(), cluster.nodes[0].port);
-  await proxy.start();
-  try {
-    const c = client([{ host: '127.0.0.1', port: proxy.port }], { lazyConnect: true, slotsRefreshTimeout: 200, clusterRetryStrategy: () => 100 });
-    await c.connect();
-    expect(c.status).toBe('ready');
-    expect(proxy.connections).toBeGreaterThanOrEqual(2);
-    expect(await c.set('cluster-client-stalled', 'ok')).toBe('OK');
   } finally {
     await proxy.stop();
   }
