@@ -45,12 +45,6 @@ async function assertDomainsFree(orgId: number | null, brandId: number, domains:
   throw new ValidationError(sentDomains ? `The domain.${i} has already been taken.` : BRAND_DOMAIN_TAKEN);
 }
 
-/** Users of the brand with an email at one of these domains join the organisation. */
-async function addDomains(org: Organisation, domains: string[], transaction: Transaction) {
-  const unique = [...new Set(domains)];
-  if (unique.length) await OrganisationDomain.bulkCreate(unique.map((domain) => ({ organisation_id: org.id, brand_id: org.brand_id, domain })), { transaction });
-}
-
 /** `access_level[<user id>]=<0|1>`: puts users of the organisation's brand in it at that level. */
 async function applyAccessLevels(org: Organisation, levels: Record<string, number> | undefined, transaction: Transaction) {
   if (!levels) return;
@@ -99,7 +93,8 @@ export const organisationResource: ResourceDef<Organisation, OrganisationRelatio
     if (input.domain) await assertDomainsFree(null, brandId, input.domain, true, transaction);
     await assertLanguage(input.language_code, transaction);
     const org = await Organisation.create({ brand_id: brandId, ...sent(input, COLUMNS) }, { transaction });
-    if (input.domain) await addDomains(org, input.domain, transaction);
+    // Users of the brand with an email at one of these domains join the organisation.
+    if (input.domain) await setLinks(OrganisationDomain, { organisation_id: org.id, brand_id: org.brand_id }, 'domain', input.domain, transaction, { ordered: true, fresh: true });
     await applyAccessLevels(org, input.access_level, transaction);
     await applyCustomFieldValues('organisation', org.id, input.customfield, { brandId, creating: true, overwriteLocked: true, transaction });
     await emit(transaction, 'organisation.created', { organisationId: org.id });
