@@ -3,6 +3,27 @@ import { config } from '../config';
 import { now } from '../db/entity';
 import { IncomingMail } from '../db/models';
 import { onceInTransaction } from '../db/transaction';
+import type { IncomingMessage } from './parse';
+
+/** The in-transaction tally: mails of `t` per ticket and sender that the ledger does not hold yet. */
+const tallyOf = (t: Transaction) => onceInTransaction(t, 'mailbox.flood', async () => new Map<string, number>());
+
+/** The sender a mail counts under: the From as written (the address the ledger keeps), not a Reply-To put first. */
+const senderOf = (mail: IncomingMessage) => (mail.headerFrom ?? mail.from!).address.toLowerCase();
+const keyOf = (ticketId: number, sender: string) => `${ticketId} ${sender}`;
+
+/**
+ * Counts mails that opened tickets in `t` toward their tickets' limits: a batch writes their
+ * ledger lines at its end, and a later mail of the batch may answer one of them.
+ */
+export async function countOpenings(opened: Array<{ ticketId: number; mail: IncomingMessage }>, t: Transaction): Promise<void> {
+  if (!config().mailbox.floodLimit) return;
+  const tally = await tallyOf(t);
+  for (const { ticketId, mail } of opened) {
+    const key = keyOf(ticketId, senderOf(mail));
+    tally.set(key, (tally.get(key) ?? 0) + 1);
+  }
+}
 
 /**
  * Flood protection: the loop breaker for what no header gives away. Two auto-responders copied on
@@ -15,14 +36,15 @@ import { onceInTransaction } from '../db/transaction';
  *
  * Counted from the ingestion ledger (`incoming_mails`): the mails from the address that were
  * filed into the ticket, opened it or were refused by it within the window, and those of the
- * current transaction (a batch writes its lines' tickets only at its end).
+ * current transaction (a batch writes its lines' tickets only at its end), the mails that opened
+ * tickets in it included (countOpenings).
  */
-export async function floodReason(ticketId: number, address: string, t: Transaction): Promise<string | null> {
+export async function floodReason(ticketId: number, mail: IncomingMessage, t: Transaction): Promise<string | null> {
   const { floodLimit, floodWindowSeconds } = config().mailbox;
   if (!floodLimit) return null;
-  const from = address.toLowerCase();
-  const tally = await onceInTransaction(t, 'mailbox.flood', async () => new Map<string, number>());
-  const key = `${ticketId} ${from}`;
+  const from = senderOf(mail);
+  const tally = await tallyOf(t);
+  const key = keyOf(ticketId, from);
   const inTransaction = tally.get(key) ?? 0;
   tally.set(key, inTransaction + 1);
   const earlier = await IncomingMail.count({

@@ -449,9 +449,8 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
     // The answer to a forward is a note: the rules of a user's reply do not apply to it.
     const byUser = !operator && !forwardReply;
     await beforeWrite();
-    // Past the flood limit of its sender and ticket: filed as an automatic mail (./flood.ts). Counted
-    // by the From as written, the address the ledger keeps.
-    const flood = await floodReason(ticket.id, (mail.headerFrom ?? mail.from!).address, t);
+    // Past the flood limit of its sender and ticket: filed as an automatic mail (./flood.ts).
+    const flood = await floodReason(ticket.id, mail, t);
     const quiet = !!automatic || !!flood;
     if (byUser && ticket.locked) {
       if (!quiet) await tellRefused('locked', ticket, from, t);

@@ -6,6 +6,7 @@ import { recordMessageIds } from '../ticket/mail/threading';
 import { cachedTicketSettings } from '../ticket/ticketSettings';
 import { createTickets, type CreateTicketInput } from '../ticket/tickets/service';
 import { decided, RejectedImport, type Decision } from './decision';
+import { countOpenings } from './flood';
 import type { IncomingMessage } from './parse';
 
 /** A mail that opens a ticket (rule 7 of ./ingest.ts): the ticket, and what its decision says. */
@@ -42,6 +43,7 @@ export async function openTickets(openings: Opening[], t: Transaction): Promise<
   await recordMessageIds(openings.flatMap((o, i) => (o.mail.messageId
     ? [{ messageId: o.mail.messageId, ticketId: created[i].ticket.id, ticketMessageId: created[i].message.id, direction: 'in' as const }]
     : [])), t);
+  await countOpenings(openings.map((o, i) => ({ ticketId: created[i].ticket.id, mail: o.mail })), t);
   await emitAll(t, openings.flatMap((o, i) => (o.refused.length && !o.automatic
     ? [{ name: 'mailbox.refused' as const, payload: { ticketId: created[i].ticket.id, address: o.mail.from!.address, refused: 'attachments' as const, messageId: created[i].message.id } }]
     : [])));

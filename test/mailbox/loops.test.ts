@@ -7,7 +7,7 @@
  */
 import './floodEnv';
 import { IncomingMail, Ticket } from '../../src/db/models';
-import { ingestMail } from '../../src/mailbox/ingest';
+import { ingestBatch, ingestMail } from '../../src/mailbox/ingest';
 import { newEmail, unique, useApi } from '../helpers/app';
 import type { ReceivedMail } from '../helpers/smtp';
 import { addMessage, mailAbout, mailTo, mailsOf, openTicket, settled, useMailWorld } from '../notifications/support';
@@ -103,5 +103,19 @@ describe('two auto-responders copied on one ticket', () => {
     expect(results.map((r) => about(r.messageId).filter((mail) => mail.envelopeTo.includes(beta)).length)).toEqual([1, 1, 1, 0, 0]);
     expect(results.map((r) => about(r.messageId).length)).toEqual([3, 3, 3, 0, 0]);
     expect(about(fromBeta.messageId).map((mail) => mail.envelopeTo).flat().sort()).toEqual([alpha, m.world.direct.email, m.world.grouped.email].sort());
+  });
+
+  it('in one batch, the mail that opened the ticket counts toward its sender\'s limit: the fourth mail is quiet', async () => {
+    const gamma = newEmail('gamma-bot');
+    const opening = `<${unique('open')}@gamma.test>`;
+    const raws = [await rawMail({ from: gamma, to: m.world.address.address, subject: `Status report ${unique('s')}`, messageId: opening, text: 'Report 1.' })];
+    for (let i = 2; i <= 5; i++) raws.push(await rawMail({ from: gamma, to: m.world.address.address, subject: 'Re: Status report', inReplyTo: opening, references: [opening], text: `Report ${i}.` }));
+    const results = await ingestBatch(raws.map((raw) => ({ raw, remoteUid: unique('uid'), advance: async () => {} })), m.world.address);
+    expect(results.map((r) => r.decision)).toEqual(['new_ticket', 'reply', 'reply', 'reply', 'reply']);
+    // One batch (one transaction): the replies found the ticket the first mail opened.
+    expect(new Set(results.map((r) => r.ticketId)).size).toBe(1);
+    expect(results.map((r) => (r.reason ?? '').includes('flood protection'))).toEqual([false, false, false, true, true]);
+    expect(results[3].reason).toContain(`flood protection: mail 4 from ${gamma} into the ticket within 600 s`);
+    expect((await messagesOf(results[0].ticketId!)).map((msg) => msg.text)).toEqual([1, 2, 3, 4, 5].map((i) => `Report ${i}.`));
   });
 });
