@@ -5,7 +5,7 @@
  * (The mailbox imports each mail inside a savepoint: its side effects must wait for the outer
  * COMMIT, and a job that runs before its entry is visible must retry, not count as done.)
  */
-import './mailboxEnv';
+import './backlogEnv';
 import { rmSync, writeFileSync } from 'node:fs';
 import { Op } from 'sequelize';
 import { DepartmentEmail, IncomingMail, MailDelivery, OutboxEntry, Ticket, TicketMessage } from '../../src/db/models';
@@ -26,8 +26,9 @@ const api = useApi();
 const tag = unique('ack').toLowerCase();
 const INBOX = `inbox@${tag}.test`;
 const PASSWORD = 'secret-ack';
-const BACKLOG = 200;
-const REPLIES = 60;
+// Six batches of new tickets and two of replies (backlogEnv: 10 mails a batch).
+const BACKLOG = 60;
+const REPLIES = 20;
 // Mails are imported a batch at a time (MAILBOX_BATCH_SIZE), so the count moves in steps: a
 // batch on a loaded machine may take longer than the default stall bound.
 const BATCH_STALL_MS = 60000;
