@@ -17,7 +17,10 @@ export abstract class Entity<T extends object = any, C extends object = any> ext
   declare updated_at: number;
 }
 
-/** A 0/1 column: booleans are 1 or 0 in the database as on the wire. */
-export const flag = (defaultValue: 0 | 1) => ({ type: DataType.TINYINT.UNSIGNED, allowNull: false, defaultValue });
+/**
+ * A 0/1 column: booleans are 1 or 0 in the database as on the wire. `flag` marks it for the
+ * OpenAPI document (a 0/1 enum, not any integer); Sequelize keeps the option and ignores it.
+ */
+export const flag = (defaultValue: 0 | 1) => ({ type: DataType.TINYINT.UNSIGNED, allowNull: false, defaultValue, flag: true });
 
 export const now = (): number => Math.floor(Date.now() / 1000);

@@ -130,6 +130,16 @@ describe('GET /api/openapi.json', () => {
     expect(op('GET', '/readyz').security).toEqual([]);
   });
 
+  it('describes the flags of records as 1 or 0, and other small integers as integers', () => {
+    const { Ticket: ticket, IpBan: ban, SelfServiceType: type } = doc.components.schemas;
+    const FLAG = { type: 'integer', enum: [0, 1] };
+    for (const name of ['locked', 'merged', 'internal']) expect({ name, schema: ticket.properties[name] }).toEqual({ name, schema: FLAG });
+    for (const name of ['type', 'event_user', 'event_operator', 'event_api']) expect({ name, schema: ban.properties[name] }).toEqual({ name, schema: FLAG });
+    // Small integers that are not flags: an id, a self-service type's content (0-2) and view.
+    expect(ticket.properties.status_id).toEqual({ type: 'integer' });
+    for (const name of ['content', 'view']) expect({ name, schema: type.properties[name] }).toEqual({ name, schema: { type: 'integer' } });
+  });
+
   it('describes attachment downloads as bytes with their conditional and range answers (200, 206, 304, 416)', () => {
     for (const path of ['/api/ticket/attachment/:id/download', '/api/selfservice/attachment/:id/download']) {
       const download = op('GET', path);

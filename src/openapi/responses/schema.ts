@@ -49,9 +49,11 @@ const TIMESTAMP = /(_at|_time|^expiry)$/;
 
 /** The JSON Schema of a model column, from its attribute definition (type, allowNull, primary key). */
 export function column(model: ModelStatic<Model>, name: string): Json {
-  const attr = model.getAttributes()[name] as { type?: { key?: string }; allowNull?: boolean; primaryKey?: boolean } | undefined;
+  const attr = model.getAttributes()[name] as { type?: { key?: string }; allowNull?: boolean; primaryKey?: boolean; flag?: boolean } | undefined;
   if (!attr) throw new Error(`OpenAPI: ${model.name} has no column ${name}`);
   const key = attr.type?.key ?? '';
+  // A flag column (db/entity.ts flag()): 1 or 0.
+  if (attr.flag) return { ...FLAG };
   const base: Json = /INT/.test(key) ? { ...INT } : /FLOAT|DOUBLE|REAL/.test(key) ? { type: 'number' } : /BOOLEAN/.test(key) ? { ...BOOL } : { ...STR };
   if (base.type === 'integer' && TIMESTAMP.test(name)) base.description = 'UNIX seconds.';
   return attr.allowNull === false || attr.primaryKey ? base : nullable(base);
