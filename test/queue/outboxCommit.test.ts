@@ -8,7 +8,7 @@ import { sequelize } from '../../src/db/sequelize';
 import { transaction } from '../../src/db/transaction';
 import { QUEUES } from '../../src/queue/names';
 import { enqueue, jobIdOf, processOnce, OutboxEntryNotVisibleError } from '../../src/queue/outbox';
-import { queue } from '../../src/queue/producer';
+import { closeQueues, queue } from '../../src/queue/producer';
 import { verificationMail } from '../../src/user/verificationMail';
 import { useApi } from '../helpers/app';
 import { waitFor } from '../helpers/smtp';
@@ -19,6 +19,8 @@ const jobOf = (entry: OutboxEntry) => queue(QUEUES.mail).getJob(jobIdOf(entry));
 
 afterAll(async () => {
   await queue(QUEUES.mail).obliterate({ force: true });
+  // useApi's own afterAll closed the queues before this one ran: obliterate opened the queue again.
+  await closeQueues();
 });
 
 it('an entry written in a savepoint is published after the outer COMMIT, not when the savepoint is released', async () => {

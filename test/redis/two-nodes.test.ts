@@ -128,7 +128,9 @@ describe('two nodes behind HAProxy', () => {
   });
 
   it('run the scheduled housekeeping once per tick, though both schedulers keep it', async () => {
-    const queue = new Queue(QUEUES.scheduler, { connection: redisConnection('producer'), prefix: config().bullmqPrefix });
+    // BullMQ does not close a connection it was given: the test does.
+    const connection = redisConnection('producer');
+    const queue = new Queue(QUEUES.scheduler, { connection, prefix: config().bullmqPrefix });
     try {
       const runs = async () => (await queue.getJobs(['completed'], 0, 200)).filter((j) => j.name === 'bans.expire');
       await waitWhileProgressing(async () => (await runs()).length >= 6, () => children.map((c) => c.pid), 'six runs of the ban expiry');
@@ -142,6 +144,7 @@ describe('two nodes behind HAProxy', () => {
       expect(started.length).toBeLessThanOrEqual(ticks);
     } finally {
       await queue.close();
+      await connection.quit();
     }
   });
 });
