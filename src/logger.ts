@@ -49,4 +49,7 @@ export const logger = pino({
   level: cfg.env === 'test' && !process.env.LOG_LEVEL ? 'silent' : cfg.logLevel,
   redact: { paths: REDACT, censor: '[redacted]' },
   base: { pid: process.pid, proc: process.env.PROCESS_NAME ?? 'web' },
-}, pretty ? prettyStream(out) : toStderr ? pino.destination(2) : undefined);
+  // Written synchronously, one write(2) a line, as Node writes to a pipe itself. pino's default
+  // writes through the libuv threadpool: while that is busy (DNS look-ups, files, crypto), a
+  // process that exits right after logging wrote its last lines out of order (test/cli/start.test.ts).
+}, pretty ? prettyStream(out) : pino.destination({ dest: toStderr ? 2 : 1, sync: true }));

@@ -86,6 +86,22 @@ const databaseUrl = (name: string) => {
   return url.toString();
 };
 
+describe('a process\'s log', () => {
+  it('keeps its last lines, in order, when it exits right after them while the libuv threadpool is busy', async () => {
+    // pino's asynchronous writes wait in the threadpool; exiting flushed the later lines first.
+    writeFileSync(join(dist, 'log-then-exit.js'), [
+      "const { pbkdf2 } = require('node:crypto');",
+      "const { logger } = require('./src/logger.js');",
+      "for (let i = 0; i < 8; i++) pbkdf2('x', 'y', 200000, 32, 'sha512', () => {});",
+      "for (let i = 1; i <= 3; i++) logger.info({ i }, 'line');",
+      'process.exit(0);',
+    ].join('\n'));
+    const r = run('log-then-exit.js');
+    expect((await r.done).code).toBe(0);
+    expect(jsonLines(r.stdout()).map((l) => l.i)).toEqual([1, 2, 3]);
+  });
+});
+
 describe('npm start, stopped with SIGTERM', () => {
   it('writes every process\'s shutdown lines, says when each has stopped, and stops the mail catcher after the others', async () => {
     const start = run('src/cli/start.js', {
