@@ -19,3 +19,11 @@ export function nodeOptionsOf(name: string, path?: string): string[] {
   if (cmd !== 'node' || script < 0) throw new Error(`The Procfile's ${name} process is not \`node [options] <script>\`: ${entry.command}`);
   return args.slice(0, script);
 }
+
+/**
+ * How `npm start` hands a Procfile line to the shell. A simple command (no operator, redirection,
+ * subshell or command substitution) runs with `exec`, so the program replaces the shell: the exit
+ * code and signal `npm start` reports are the program's own (a graceful stop is code 0, not the
+ * shell's death by SIGTERM). Any other line runs as written.
+ */
+export const shellCommand = (command: string): string => (/[;&|<>()`\n]/.test(command) ? command : `exec ${command}`);

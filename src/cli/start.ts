@@ -8,7 +8,7 @@ import { exitOnStartupError } from '../lib/exitOnStartupError';
 import { wire } from '../wiring';
 import { logger } from '../logger';
 import { relayLines } from './childOutput';
-import { readProcfile } from './procfile';
+import { readProcfile, shellCommand } from './procfile';
 import { projectRoot } from '../lib/projectRoot';
 import { ensureFirstToken, prepareDatabase } from './setup';
 
@@ -83,7 +83,7 @@ async function main() {
       // JSON from every child: this process writes each line once, as JSON or pretty (childOutput.ts).
       ...process.env, ...metricsPort, PROCESS_NAME: name, LOG_FORMAT: 'json',
     };
-    const child = spawn(command, { cwd: projectRoot(), shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
+    const child = spawn(shellCommand(command), { cwd: projectRoot(), shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
     children.set(name, child);
     const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once('exit', (code, signal) => resolve([code, signal])));
     let unexpected = false;

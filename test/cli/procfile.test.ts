@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { nodeOptionsOf, readProcfile } from '../../src/cli/procfile';
+import { nodeOptionsOf, readProcfile, shellCommand } from '../../src/cli/procfile';
 
 const dir = mkdtempSync(join(tmpdir(), 'helpdesk-procfile-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -31,5 +31,13 @@ describe('the Procfile', () => {
     const limit = Number(execFileSync(process.execPath, [...options, '-p', "require('v8').getHeapStatistics().heap_size_limit"], { encoding: 'utf8' })) / 2 ** 20;
     expect(limit).toBeGreaterThanOrEqual(bound);
     expect(limit).toBeLessThan(bound + 128);
+  });
+
+  it('hands a simple line to the shell with exec (the program is the process), any other as written', () => {
+    expect(shellCommand('node --max-old-space-size=1024 dist/src/server.js')).toBe('exec node --max-old-space-size=1024 dist/src/server.js');
+    expect(shellCommand('node dist/w.js --name "$NAME"')).toBe('exec node dist/w.js --name "$NAME"');
+    for (const line of ['npm run migrate && node dist/src/server.js', 'node a.js; node b.js', 'node a.js | tee log', 'node a.js > log', '(cd dist && node a.js)', 'node $(which a)', 'node `which a`']) {
+      expect(shellCommand(line)).toBe(line);
+    }
   });
 });

@@ -130,6 +130,8 @@ describe('npm start, stopped with SIGTERM', () => {
     const everyProcess = [...procfile, 'mailcatcher'];
     expect(Object.fromEntries(everyProcess.map((name) => [name, own(name) >= 0]))).toEqual(Object.fromEntries(everyProcess.map((name) => [name, true])));
     expect(everyProcess.filter((name) => !(stopped(name) > own(name)))).toEqual([]);
+    // Each stopped on its own, with code 0: the program's exit, not its shell's death by the signal.
+    expect(everyProcess.map((name) => [name, lines[stopped(name)].code, lines[stopped(name)].signal])).toEqual(everyProcess.map((name) => [name, 0, null]));
     // The catcher is asked to stop once every other process has stopped (a worker's last mail is
     // still caught). By the lines' times: `npm start` writes its own lines asynchronously (pino),
     // so they may reach the output a moment after a line it relays.
