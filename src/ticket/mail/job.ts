@@ -299,11 +299,6 @@ export const ticketMail = defineJob<TicketMailPayload>({
     const framed = frameRendered(brand, { html: draft.html, text: draft.text });
     // A new ticket's acknowledgement of an incoming mail is an automatic reply to it.
     const autoReply = kind === 'user_ticket_opened' && (await isEmailChannel(ticket.channel_id));
-    // Stored before the mail goes out, so that a failure to store it fails the attempt before
-    // anything is sent: stored after, it would send the mail again on retry. The id is the job's
-    // own, so a retry stores it once; a mail that then fails for good leaves it in the thread, an
-    // id of ours that nobody received (a later mail names it in In-Reply-To, harmlessly).
-    await recordMessageId({ messageId, ticketId: ticket.id, ticketMessageId: message?.id ?? null, direction: 'out' });
     const info = await transport.sendMail({
       from: draft.from,
       to: draft.to,
@@ -327,6 +322,7 @@ export const ticketMail = defineJob<TicketMailPayload>({
       },
       attachments: message && WITH_ATTACHMENTS.has(kind) ? await attachmentsOf(message.id) : undefined,
     });
+    await recordMessageId({ messageId, ticketId: ticket.id, ticketMessageId: message?.id ?? null, direction: 'out' });
     return { messageId, accepted: info.accepted };
   },
 });
