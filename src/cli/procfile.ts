@@ -22,8 +22,8 @@ export function nodeOptionsOf(name: string, path?: string): string[] {
 
 /**
  * How `npm start` hands a Procfile line to the shell. A simple command (no operator, redirection,
- * subshell or command substitution) runs with `exec`, so the program replaces the shell: the exit
- * code and signal `npm start` reports are the program's own (a graceful stop is code 0, not the
- * shell's death by SIGTERM). Any other line runs as written.
+ * subshell, command substitution or leading `NAME=value`) runs with `exec`, so the program
+ * replaces the shell: the exit code and signal `npm start` reports are the program's own (a
+ * graceful stop is code 0, not the shell's death by SIGTERM). Any other line runs as written.
  */
-export const shellCommand = (command: string): string => (/[;&|<>()`\n]/.test(command) ? command : `exec ${command}`);
+export const shellCommand = (command: string): string => (/[;&|<>()`\n]|^\s*[A-Za-z_][A-Za-z0-9_]*=/.test(command) ? command : `exec ${command}`);

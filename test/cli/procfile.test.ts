@@ -36,7 +36,7 @@ describe('the Procfile', () => {
   it('hands a simple line to the shell with exec (the program is the process), any other as written', () => {
     expect(shellCommand('node --max-old-space-size=1024 dist/src/server.js')).toBe('exec node --max-old-space-size=1024 dist/src/server.js');
     expect(shellCommand('node dist/w.js --name "$NAME"')).toBe('exec node dist/w.js --name "$NAME"');
-    for (const line of ['npm run migrate && node dist/src/server.js', 'node a.js; node b.js', 'node a.js | tee log', 'node a.js > log', '(cd dist && node a.js)', 'node $(which a)', 'node `which a`']) {
+    for (const line of ['npm run migrate && node dist/src/server.js', 'node a.js; node b.js', 'node a.js | tee log', 'node a.js > log', '(cd dist && node a.js)', 'node $(which a)', 'node `which a`', 'NODE_ENV=production node dist/src/server.js']) {
       expect(shellCommand(line)).toBe(line);
     }
   });
