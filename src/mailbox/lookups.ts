@@ -49,11 +49,17 @@ export const xLoopAddresses = (m: IncomingMessage): string[] => (m.headers.get('
  */
 export async function ownLoopMarkers(addresses: string[], t: Transaction): Promise<string[]> {
   const departments = (await ownAddresses(addresses, t)).map((e) => e.address.toLowerCase());
-  const bases = [...new Set(addresses.map((a) => splitSubaddress(a).base))].filter((a) => !departments.includes(a));
-  const known = bases.length ? await lookUp(t, 'brandAddress', bases, async (missing) => (await Brand.findAll({
+  return [...departments, ...(await brandAddresses(addresses, t)).filter((a) => !departments.includes(a))];
+}
+
+/** The default addresses of brands among `addresses` (sub-addresses read as their base address), lower case. */
+async function brandAddresses(addresses: string[], t: Transaction): Promise<string[]> {
+  const bases = [...new Set(addresses.map((a) => splitSubaddress(a).base))];
+  if (!bases.length) return [];
+  const known = await lookUp(t, 'brandAddress', bases, async (missing) => (await Brand.findAll({
     attributes: ['id', 'default_email'], where: { default_email: { [Op.in]: missing } }, transaction: t,
-  })).map((b): [string, true] => [b.default_email!.toLowerCase(), true])) : new Map<string, true | null>();
-  return [...departments, ...bases.filter((b) => known.get(b))];
+  })).map((b): [string, true] => [b.default_email!.toLowerCase(), true]));
+  return bases.filter((b) => known.get(b));
 }
 
 /** Whether the help desk sent a mail with this Message-ID. */
@@ -86,6 +92,8 @@ export async function primeBatch(mails: IncomingMessage[], brandId: number | nul
   await Promise.all([
     brandId === null ? undefined : primeUsersByEmail(withFrom.map((m) => m.from!.address), brandId, t),
     ownAddresses(withFrom.flatMap((m) => [m.from!.address, ...m.to, ...m.cc, ...m.deliveredTo, ...xLoopAddresses(m)]), t),
+    // The X-Loop markers' brands (none read when no mail of the batch carries one).
+    brandAddresses(withFrom.flatMap(xLoopAddresses), t),
     sentIds(withFrom.map((m) => m.messageId).filter((id): id is string => !!id), t),
     importedKeys(withFrom.map((m) => m.key), t),
   ]);
