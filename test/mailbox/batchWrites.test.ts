@@ -132,11 +132,14 @@ it('a batch of new tickets runs as many statements for 30 mails as for 5', async
   expect(thirty).toBeLessThanOrEqual(23);
 });
 
-it('a batch of mails relayed by lists (an X-Loop each, none ours) runs as many statements for 30 mails as for 5', async () => {
+it('a batch of mails relayed by lists (an X-Loop each, none ours) runs no statement per mail', async () => {
   // Each marker is looked up among our addresses and the brands' for the whole batch at once.
   const batch = await batches('lists', (i) => ({ 'X-Loop': `list-${i}-${unique('l')}@lists.test` }));
   const lowest = async (size: 5 | 30) => Math.min((await batch(size)).length, (await batch(size)).length);
-  expect(await lowest(30)).toBe(await lowest(5));
+  const [five, thirty] = [await lowest(5), await lowest(30)];
+  // No statement per mail (a lookup per mail was 25 more for 30 mails). At most the four kept
+  // definitions read again, when a batch on a loaded machine outlasts their kept time (CI saw one).
+  expect(thirty - five).toBeLessThanOrEqual(4);
 });
 
 it('a batch that finds the kept definitions and configuration stale reads each once, however many mails it holds', async () => {
