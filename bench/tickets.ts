@@ -8,6 +8,7 @@ import { createListCountTriggers, dropListCountTriggers, fillAssigned, fillListC
 import { dropDayCountTriggers } from '../migrations/026_ticket_day_counts';
 import { createDayFilterCountTriggers, dropDayFilterCountTriggers, fillDayFilterCounts } from '../migrations/028_ticket_day_filter_counts';
 import { createAssigneeCountTriggers, dropAssigneeCountTriggers, fillAssigneeCounts } from '../migrations/029_ticket_assignee_counts';
+import { createUserCountTriggers, dropUserCountTriggers, fillUserCounts } from '../migrations/035_ticket_user_counts';
 import { createAssigneeListTriggers, dropAssigneeListTriggers, fillAssigneeList } from '../migrations/031_ticket_assignee_orders';
 import { createDayStatusCountTriggers, fillDayStatusCounts } from '../migrations/027_ticket_day_status_counts';
 
@@ -79,6 +80,7 @@ async function loadTickets(log: (line: string) => void) {
   await dropDayCountTriggers(sequelize().getQueryInterface());
   await dropDayFilterCountTriggers(sequelize().getQueryInterface());
   await dropAssigneeCountTriggers(sequelize().getQueryInterface());
+  await dropUserCountTriggers(sequelize().getQueryInterface());
   await dropAssigneeListTriggers(sequelize().getQueryInterface());
   await q('ALTER TABLE tickets DROP INDEX tickets_subject_search');
   await q('ALTER TABLE ticket_messages DROP INDEX ticket_messages_text_search');
@@ -137,6 +139,8 @@ async function loadTickets(log: (line: string) => void) {
     await fillDayFilterCounts(sequelize().getQueryInterface());
     await createAssigneeCountTriggers(sequelize().getQueryInterface());
     await fillAssigneeCounts(sequelize().getQueryInterface());
+    await createUserCountTriggers(sequelize().getQueryInterface());
+    await fillUserCounts(sequelize().getQueryInterface());
     await fillAssigneeList(sequelize().getQueryInterface());
     await createAssigneeListTriggers(sequelize().getQueryInterface());
     await q('ALTER TABLE ticket_messages ENGINE=InnoDB');

@@ -67,15 +67,18 @@ export async function fillAssigneeCounts(q: QueryInterface): Promise<void> {
     FROM ticket_assignees a JOIN tickets t ON t.id = a.ticket_id WHERE t.merged_into_id IS NULL GROUP BY 1, 2, 3, 4`);
 }
 
-export async function up(q: QueryInterface): Promise<void> {
-  await q.sequelize.query(`CREATE TABLE ticket_assignee_counts (
+/** A table of counts per person, state, status and slot: this one, and the customers' (migration 035). */
+export const personCountsTable = (table: string) => `CREATE TABLE ${table} (
     user_id INT UNSIGNED NOT NULL,
     state TINYINT UNSIGNED NOT NULL,
     status_id INT UNSIGNED NOT NULL,
     slot TINYINT UNSIGNED NOT NULL,
     n BIGINT NOT NULL DEFAULT 0,
     PRIMARY KEY (user_id, state, status_id, slot)
-  ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci`);
+  ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci`;
+
+export async function up(q: QueryInterface): Promise<void> {
+  await q.sequelize.query(personCountsTable('ticket_assignee_counts'));
   await createAssigneeCountTriggers(q);
   // After the triggers (migrations run before the web processes start: nothing else writes now).
   await fillAssigneeCounts(q);

@@ -22,7 +22,8 @@ import { listedSearch } from './search/listed';
  *   (`ticket_list_counts`, kept exact by triggers); a range of created_at or updated_at, alone or
  *   with one of those, sums the day counters of migrations 026-028 and COUNTs its partial first and
  *   last days; one operator's tickets (`assigned=<id>`, and a status) sum migration 029's
- *   counters; any other filter counts its matches through its index.
+ *   counters, one customer's (`user=<id>`, and a status) migration 035's; any other filter counts
+ *   its matches through its index.
  * - The page: a deferred join. The ids of the page come from an index alone (the sort column's
  *   `tickets_list_<column>` index, which also holds the equality filters' columns for the usual
  *   orders), then the page's rows by primary key (STRAIGHT_JOIN: the page first, whatever the
@@ -55,13 +56,24 @@ const given = (p: Record<string, any>, k: string) => p[k] !== undefined && p[k] 
 const unassignedOnly = (p: Record<string, any>): boolean => Array.isArray(p.assigned) && p.assigned.length === 1 && p.assigned[0] === -1;
 
 /**
- * `assigned=<one operator>`, alone or with `status`: the operator, whose count migration 029's
- * counters hold (a ticket of two operators is in each one's rows: one operator at a time).
+ * The one person a list is narrowed to, alone or with `status`, whose count a table of counters
+ * per person, state, status and slot holds: `assigned=<one operator>` (migration 029; a ticket of
+ * two operators is in each one's rows, so one operator at a time) or `user=<one customer>`
+ * (migration 035). Null otherwise.
  */
-function oneOperator(p: Record<string, any>): number | null {
-  const ids = Array.isArray(p.assigned) ? p.assigned : [];
-  if (ids.length !== 1 || ids[0] <= 0) return null;
-  return NARROWING_PARAMS.every((k) => !given(p, k) || k === 'assigned' || k === 'status') ? ids[0] : null;
+function onePerson(p: Record<string, any>, name: 'assigned' | 'user'): number | null {
+  const ids = given(p, name) ? [p[name]].flat() : [];
+  if (ids.length !== 1 || !(Number(ids[0]) > 0)) return null;
+  return NARROWING_PARAMS.every((k) => !given(p, k) || k === name || k === 'status') ? Number(ids[0]) : null;
+}
+
+/** The person's tickets (of the statuses asked for, listed or trashed) from their counters: `table` is ticket_assignee_counts or ticket_user_counts. */
+async function personCount(table: 'ticket_assignee_counts' | 'ticket_user_counts', person: number, trashed: boolean, statuses: unknown[] | null): Promise<number> {
+  const [r] = await select<{ matches: string | number | null }>(
+    `SELECT COALESCE(SUM(n), 0) AS matches FROM ${table} WHERE user_id = :person AND state = :state${statuses ? ' AND status_id IN (:statuses)' : ''}`,
+    { person, state: trashed ? 1 : 0, statuses },
+  );
+  return Number(r?.matches ?? 0);
 }
 
 /**
@@ -385,7 +397,8 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
     return { rows: await pageOf(hint, count), count };
   }
 
-  const operator = oneOperator(p);
+  const statuses = given(p, 'status') ? [p.status].flat() : null;
+  const operator = onePerson(p, 'assigned');
   if (operator !== null) {
     // One operator's tickets (and a status): the count from migration 029's counters, known
     // before the page (a page past the middle is read from the far end). In an order of
@@ -399,12 +412,7 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
     // tickets, the subject order's walk read most of the index (1.2 s) and the updated_at order's
     // passed the newest tickets, all unassigned (90 ms). The sort reads the operator's tickets,
     // whatever their order (100-140 ms for 20,000 there).
-    const statuses = given(p, 'status') ? [p.status].flat() : null;
-    const [r] = await select<{ matches: string | number | null }>(
-      `SELECT COALESCE(SUM(n), 0) AS matches FROM ticket_assignee_counts WHERE user_id = :operator AND state = :state${statuses ? ' AND status_id IN (:statuses)' : ''}`,
-      { operator, state: trashed ? 1 : 0, statuses },
-    );
-    const count = Number(r?.matches ?? 0);
+    const count = await personCount('ticket_assignee_counts', operator, trashed, statuses);
     const index = ASSIGNEE_ORDERS.get(column);
     if (!index || trashed || keyset) return { rows: await pageOf('', count), count };
     const ofStatuses = statuses ? ' AND a.status_id IN (:statuses)' : '';
@@ -416,6 +424,15 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
       { operator, statuses, pageOffset: offset, pageLimit: limit },
     );
     return { rows: await nearerEnd(count, byAssignment), count };
+  }
+
+  const customer = onePerson(p, 'user');
+  if (customer !== null) {
+    // One customer's tickets (and a status): the count from migration 035's counters, known
+    // before the page (a page past the middle is read from the far end); in id order, listed, the
+    // page walks the customer's own index (customerHint).
+    const count = await personCount('ticket_user_counts', customer, trashed, statuses);
+    return { rows: await pageOf(column === 'id' ? customerHint(p) : '', count), count };
   }
 
   if (!byCounters) {

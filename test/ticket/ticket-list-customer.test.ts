@@ -1,0 +1,138 @@
+/**
+ * One customer's tickets (`user=<id>`, alone or with `status`; migration 035,
+ * src/ticket/tickets/listPage.ts): `count` sums the customer's counters, exact through every way a
+ * ticket is created, changes customer or status, goes to the trash and back, is merged and
+ * deleted, and through the customer's own delete; never a COUNT of the customer's tickets. The
+ * page is the customer's tickets in the list's order, in two statements, past the middle read
+ * from the far end; the migration goes down and up.
+ */
+import { QueryTypes } from 'sequelize';
+import { capture } from '../../bench/capture';
+import * as m035 from '../../migrations/035_ticket_user_counts';
+import { Ticket, TicketStatus } from '../../src/db/models';
+import { sequelize } from '../../src/db/sequelize';
+import { useApi } from '../helpers/app';
+import { expectList, expectSuccess } from '../helpers/envelope';
+import { ids, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
+
+const api = useApi();
+const BASE = '/api/ticket/ticket';
+let ctx: TicketContext;
+const f = ticketFactories(api, () => ctx);
+let statuses: number[];
+
+beforeAll(async () => {
+  ctx = await ticketContext();
+  statuses = (await TicketStatus.findAll({ order: [['id', 'ASC']] })).map((s) => s.id).slice(0, 2);
+});
+
+const query = <T extends object>(sql: string, replacements?: unknown[]): Promise<T[]> => sequelize().query<T>(sql, { replacements, type: QueryTypes.SELECT });
+
+/** The customer's tickets, the plain way, in the list's order. */
+const actual = async (customer: number, trashed: boolean, status: number | undefined, order: string) => (await query<{ id: number }>(
+  `SELECT id FROM tickets WHERE user_id = ? AND merged_into_id IS NULL AND deleted_at IS ${trashed ? 'NOT ' : ''}NULL ${status ? 'AND status_id = ?' : ''} ORDER BY ${order}`,
+  [customer, ...(status ? [status] : [])],
+)).map((r) => Number(r.id));
+
+const ORDERS: Array<[string, string, string]> = [['id', 'asc', 'id ASC'], ['id', 'desc', 'id DESC'], ['updated_at', 'desc', 'updated_at DESC, id DESC']];
+
+/** Every customer's count and pages, by status and none, listed and trashed; pages of two past the middle. */
+async function check(customers: number[]) {
+  for (const customer of customers) {
+    for (const trashed of [false, true]) {
+      for (const status of [undefined, ...statuses]) {
+        for (const [order_column, order_direction, order] of ORDERS) {
+          const q = { user: customer, limit: 100, order_column, order_direction, ...(status ? { status } : {}), ...(trashed ? { trashed: 1 } : {}) };
+          const { statements, result } = await capture(() => api.get(BASE, q));
+          const want = await actual(customer, trashed, status, order);
+          expect({ q, count: result.body.count, ids: ids(expectList(result)) }).toEqual({ q, count: want.length, ids: want });
+          // The count from the counters, no COUNT: the list's two statements.
+          const own = statements.filter((s) => /FROM ticket_user_counts|FROM ticket_list_counts|FROM `tickets`|COUNT\(/.test(s.sql));
+          expect({
+            q, counters: own.some((s) => /FROM ticket_user_counts/.test(s.sql)), counts: own.filter((s) => /COUNT\(/.test(s.sql)).length, own: own.length,
+          }).toEqual({ q, counters: true, counts: 0, own: 2 });
+          for (const start of [Math.floor(want.length / 2) + 1, want.length].filter((x) => x >= 1)) {
+            const deep = await api.get(BASE, { ...q, start, limit: 2 });
+            expect({ q, start, ids: ids(expectList(deep)) }).toEqual({ q, start, ids: want.slice(start - 1, start + 1) });
+          }
+        }
+      }
+    }
+  }
+}
+
+/** The counters against the tickets themselves; the number of (customer, state, status) groups. */
+async function expectFilled(): Promise<number> {
+  const counted = await query<Record<string, number>>(
+    'SELECT user_id, state, status_id, SUM(n) AS n FROM ticket_user_counts GROUP BY 1, 2, 3 HAVING SUM(n) <> 0 ORDER BY 1, 2, 3',
+  );
+  const fromRows = await query<Record<string, number>>(
+    'SELECT user_id, IF(deleted_at IS NULL, 0, 1) AS state, status_id, COUNT(*) AS n FROM tickets WHERE merged_into_id IS NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3',
+  );
+  const rows = (list: Array<Record<string, number | null>>) => list.map((r) => Object.values(r).map((v) => (v === null ? null : Number(v))));
+  expect(rows(counted)).toEqual(rows(fromRows));
+  expect(await query('SELECT * FROM ticket_user_counts WHERE n < 0')).toEqual([]);
+  return fromRows.length;
+}
+
+describe("one customer's tickets, counted by migration 035", () => {
+  it('are counted exactly and listed in order, through create, customer and status changes, trash, merge and deletes', async () => {
+    const [a, b, c] = [await f.user(), await f.user(), await f.user()];
+    const made = [];
+    for (let i = 0; i < 9; i++) made.push(await f.ticket({ user: [a.id, b.id, c.id][i % 3], status: statuses[i % 2] }));
+    for (const [i, t] of made.entries()) {
+      await sequelize().query('UPDATE tickets SET updated_at = ? WHERE id = ?', { replacements: [1_700_000_000 + ((i * 5) % 9) * 60, t.id] });
+    }
+    const customers = [a.id, b.id, c.id];
+    await check(customers);
+    // Through the API: a ticket moved to another customer, a status changed, one to the trash.
+    expectSuccess(await api.put(`${BASE}/${made[0].id}`, { user: b.id }), 'Successfully updated the ticket!');
+    expectSuccess(await api.put(`${BASE}/${made[3].id}`, { user: c.id, status: statuses[0] }), 'Successfully updated the ticket!');
+    expectSuccess(await api.put(`${BASE}/${made[4].id}`, { status: statuses[0] }), 'Successfully updated the ticket!');
+    expect((await api.del(`${BASE}/${made[5].id}`)).status).toBe(200);
+    expect((await api.del(`${BASE}/${made[7].id}`)).status).toBe(200);
+    await check(customers);
+    // By hand: a ticket out of the trash, a status and a customer changed in SQL.
+    await Ticket.update({ deleted_at: null }, { where: { id: made[5].id } });
+    await sequelize().query('UPDATE tickets SET status_id = ?, user_id = ? WHERE id = ?', { replacements: [statuses[1], a.id, made[6].id] });
+    // Merged (the merged ticket leaves its customer's count) and deleted for good.
+    expectSuccess(await api.post(`${BASE}/${made[1].id}/merge`, { ids: [made[2].id] }), 'Successfully updated the ticket!');
+    await sequelize().query('DELETE FROM tickets WHERE id = ?', { replacements: [made[8].id] });
+    await check(customers);
+    expect(await expectFilled()).toBeGreaterThan(0);
+    // A customer's delete takes their tickets, by statement (a cascade would run no trigger).
+    expect((await api.del(`/api/user/user/${c.id}`)).status).toBe(200);
+    await check([a.id, b.id, c.id]);
+    await expectFilled();
+    // Two customers, or another filter beside the customer: a COUNT of the matches, still exact.
+    for (const q of [{ user: `${a.id},${b.id}` }, { user: a.id, priority: made[0].priority_id }]) {
+      const { statements, result } = await capture(() => api.get(BASE, { ...q, limit: 100 }));
+      const [{ n }] = await query<{ n: number }>(
+        `SELECT COUNT(*) AS n FROM tickets WHERE user_id IN (?) AND deleted_at IS NULL AND merged_into_id IS NULL${'priority' in q ? ' AND priority_id = ?' : ''}`,
+        [String(q.user).split(',').map(Number), ...('priority' in q ? [q.priority] : [])],
+      );
+      expect({ q, count: expectList(result) && result.body.count }).toEqual({ q, count: Number(n) });
+      expect(Number(n)).toBeGreaterThan(0);
+      expect(statements.some((s) => /FROM ticket_user_counts/.test(s.sql))).toBe(false);
+    }
+  });
+
+  it('migration 035 goes down (table and triggers gone) and up again (counts filled from the tickets, then kept)', async () => {
+    const qi = sequelize().getQueryInterface();
+    const own = async () => (await query<{ t: string }>("SELECT TRIGGER_NAME AS t FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE 'tickets\\_user\\_counts\\_%'")).length;
+    const customer = await f.user();
+    await f.ticket({ user: customer.id, status: statuses[0] });
+    await m035.down(qi);
+    expect(await own()).toBe(0);
+    expect(await query("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ticket_user_counts'")).toEqual([]);
+    // Created while the counters are gone: counted by the fill.
+    const t = await f.ticket({ user: customer.id, status: statuses[1] });
+    await m035.up(qi);
+    expect(await own()).toBe(3);
+    expect(await expectFilled()).toBeGreaterThan(0);
+    expect((await api.get(BASE, { user: customer.id })).body.count).toBe(2);
+    expectSuccess(await api.put(`${BASE}/${t.id}`, { status: statuses[0] }), 'Successfully updated the ticket!');
+    expect((await api.get(BASE, { user: customer.id, status: statuses[0] })).body.count).toBe(2);
+    await expectFilled();
+  });
+});
