@@ -53,6 +53,16 @@ const orgDomain = (j: number) => `${ascii(pickOf(WORDS, j, 1))}-${j}.example`;
 /** The organisation of user `i` (index), or null: seven users in ten belong to one. */
 const orgOfUser = (i: number): number | null => (i === SHOW_USER || rand(i, 10) < 0.7 ? Math.floor(rand(i, 11) * SIZES.organisations) : null);
 
+/**
+ * The customer given every sixteenth bench ticket (bench/tickets.ts, ensureBusyCustomer): the last
+ * user of the seed in no organisation, so that the organisations' lists keep their tickets.
+ */
+export const BUSY_CUSTOMER_EMAIL = (() => {
+  let i = SIZES.users - 1;
+  while (orgOfUser(i) !== null) i--;
+  return userEmail(i);
+})();
+
 function userEmail(i: number): string {
   const org = orgOfUser(i);
   const domain = org === null ? pickOf(FREEMAIL, i, 12) : orgDomain(org);

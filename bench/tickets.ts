@@ -3,6 +3,7 @@ import { IpBan } from '../src/db/models';
 import { now } from '../src/db/entity';
 import { sequelize } from '../src/db/sequelize';
 import { TICKETS } from './env';
+import { BUSY_CUSTOMER_EMAIL } from './data';
 import { searchEngine } from '../src/ticket/tickets/search/engine';
 import { createListCountTriggers, dropListCountTriggers, fillAssigned, fillListCounts, listIndexes } from '../migrations/025_ticket_list_assigned';
 import { dropDayCountTriggers } from '../migrations/026_ticket_day_counts';
@@ -44,6 +45,7 @@ export async function ensureTicketData(log: (line: string) => void): Promise<voi
     if (Number(n) > 0) throw new Error(`bench: the database holds ${n} bench tickets, not ${TICKETS}: use another BENCH_DATABASE_URL (the default names the scale)`);
     await loadTickets(log);
   }
+  await ensureBusyCustomer(log);
   const [{ a }] = await select<{ a: number }>("SELECT COUNT(*) AS a FROM articles WHERE slug LIKE 'bench-%'");
   if (Number(a) === 0) {
     const t = now();
@@ -53,6 +55,31 @@ export async function ensureTicketData(log: (line: string) => void): Promise<voi
              1, ? - seq * 3600, 0, 0, ? - seq * 3600, ? - seq * 3600
       FROM seq_1_to_200`, [t, t, t]);
   }
+}
+
+/** Every how many bench tickets one is the busy customer's. */
+const BUSY_EVERY = 16;
+
+/**
+ * A customer with a sixteenth of the tickets (62,500 at 1M: an integration's account, or a
+ * reseller's), for `list: user, a busy customer`: every sixteenth bench ticket is moved to them
+ * once per data set (the counters follow by trigger), but for the shown and the replied ticket,
+ * whose customers the other scenarios read and write.
+ */
+async function ensureBusyCustomer(log: (line: string) => void): Promise<void> {
+  const busy = await busyCustomerId();
+  const [{ n }] = await select<{ n: number }>('SELECT COUNT(*) AS n FROM tickets WHERE user_id = ?', [busy]);
+  if (Number(n) >= Math.floor(TICKETS / BUSY_EVERY) - 2) return;
+  log(`  giving one customer every ${BUSY_EVERY}th ticket...`);
+  const middle = Math.ceil(TICKETS / 2);
+  await q(`UPDATE tickets SET user_id = ? WHERE number LIKE 'B%' AND CAST(SUBSTRING(number, 2) AS UNSIGNED) MOD ${BUSY_EVERY} = 0 AND number NOT IN (?, ?)`,
+    [busy, `B${middle}`, `B${middle + 1}`]);
+}
+
+async function busyCustomerId(): Promise<number> {
+  const [user] = await select<{ id: number }>("SELECT id FROM users WHERE type = 'user' AND email = ?", [BUSY_CUSTOMER_EMAIL]);
+  if (!user) throw new Error('bench: the busy customer is missing from the seed');
+  return user.id;
 }
 
 async function loadTickets(log: (line: string) => void) {
@@ -200,7 +227,7 @@ export async function ticketTargets() {
   // no other ticket or message has. (With a common word beside it, InnoDB's FULLTEXT still reads
   // that word's whole list: 0.4 s for `printer` in the messages; README, Benchmark.)
   return {
-    ticket, replied, writerId: replied.user_id, articleId: article.id, organisationId: org.id, banId: ban.id, operatorId: operator.user_id,
+    ticket, replied, writerId: replied.user_id, busyCustomerId: await busyCustomerId(), articleId: article.id, organisationId: org.id, banId: ban.id, operatorId: operator.user_id,
     searchTerm: 'shipping delay report', selectiveSearchTerm: ticket.subject.split(' ').pop()!,
     // In a sixteenth of the subjects and, three words of sixteen each, in about a sixth of the messages.
     commonSearchTerm: 'printer',
