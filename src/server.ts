@@ -1,6 +1,7 @@
 process.env.PROCESS_NAME ??= 'web';
 import cluster, { type Worker } from 'node:cluster';
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { buildApp } from './app';
 import { config } from './config';
 import { sequelize } from './db/sequelize';
@@ -63,9 +64,11 @@ async function main() {
       const s = app.listen(cfg.port, cfg.host, (err?: Error) => (err ? reject(err) : resolve(s)));
     });
     if (stopping) return;
-    // Under node:cluster the primary says it once, for all its workers.
-    if (cluster.isWorker) logger.debug({ port: cfg.port, host: cfg.host }, 'web worker listening');
-    else logger.info({ port: cfg.port, host: cfg.host }, 'web process listening');
+    // The port it listens on (PORT=0: the one the system gave it). Under node:cluster the primary
+    // says it once, for all its workers.
+    const port = (server?.address() as AddressInfo | null | undefined)?.port ?? cfg.port;
+    if (cluster.isWorker) logger.debug({ port, host: cfg.host }, 'web worker listening');
+    else logger.info({ port, host: cfg.host }, 'web process listening');
     metrics = await startMetricsServer();
   })();
   await starting;

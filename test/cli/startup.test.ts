@@ -172,6 +172,8 @@ describe('the web process at start', () => {
     const json = await runWeb({}, /web process listening/);
     const first = JSON.parse(json.stdout.split('\n')[0]);
     expect(first).toMatchObject({ level: 30, proc: 'web', msg: 'web process listening', host: '127.0.0.1' });
+    // PORT=0: the port the system gave it, which a supervisor or a test then connects to.
+    expect(first.port).toBeGreaterThan(0);
   });
 });
 

@@ -61,15 +61,20 @@ function run(entry: string, env: Record<string, string>): Proc {
   return proc;
 }
 
-/** The compiled web process on `port`, once it answers. */
+/**
+ * The compiled web process, once it says it listens: on a port the system gives it (PORT=0), read
+ * from its log line. (A port found free beforehand could be taken by another test file's server
+ * while the process starts; its health check would then reach that server, and the process die.)
+ */
 async function web(env: Record<string, string> = {}): Promise<Proc & { url: string }> {
-  const port = await freePort();
-  const proc = run('src/server.js', { PORT: String(port), ...env });
-  const url = `http://127.0.0.1:${port}`;
-  await waitWhileProgressing(async () => {
+  const proc = run('src/server.js', { PORT: '0', LOG_LEVEL: 'info', LOG_FORMAT: 'json', ...env });
+  const port = await waitWhileProgressing(async () => {
     if (proc.child.exitCode !== null) throw new Error(`the web process exited: ${proc.output()}`);
-    return fetch(`${url}/healthz`).then((r) => r.ok, () => false);
-  }, () => [proc.child.pid], `the web process on ${port}`);
+    const line = proc.output().split('\n').slice(0, -1).find((l) => l.includes('"msg":"web process listening"')); // whole lines only
+    return line ? Number(JSON.parse(line).port) : null;
+  }, () => [proc.child.pid], 'the web process to listen');
+  const url = `http://127.0.0.1:${port}`;
+  expect((await fetch(`${url}/healthz`)).status).toBe(200);
   return { ...proc, url };
 }
 
