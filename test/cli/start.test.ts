@@ -14,7 +14,7 @@ import { config } from '../../src/config';
 import { IpBan } from '../../src/db/models';
 import { projectRoot } from '../../src/lib/projectRoot';
 import { useApi } from '../helpers/app';
-import { freePort } from '../helpers/ports';
+import { freePort, listeningPort } from '../helpers/ports';
 import { privateBuild } from '../helpers/privateBuild';
 import { silentServer } from '../helpers/silentServer';
 import { killWhenStalled, waitWhileProgressing } from '../helpers/progress';
@@ -179,12 +179,12 @@ describe('a database not created or not migrated (a Procfile line run before `np
     const conn = await server();
     try {
       await conn.query(`CREATE DATABASE IF NOT EXISTS \`${name}\``);
-      const port = await freePort();
-      const web = run('src/server.js', { PORT: String(port), DATABASE_URL: databaseUrl(name) });
-      const res = await waitWhileProgressing(async () => {
+      const web = run('src/server.js', { PORT: '0', DATABASE_URL: databaseUrl(name) });
+      const port = await waitWhileProgressing(() => {
         if (web.child.exitCode !== null) throw new Error(`the web process exited: ${web.stderr()}`);
-        return fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null);
-      }, () => [web.child.pid], 'the web process to answer');
+        return listeningPort(web.stdout());
+      }, () => [web.child.pid], 'the web process to listen');
+      const res = await fetch(`http://127.0.0.1:${port}/readyz`);
       expect({ status: res.status, body: await res.json() }).toEqual({
         status: 503,
         body: {

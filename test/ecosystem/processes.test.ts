@@ -20,7 +20,7 @@ import { waitFor } from '../helpers/smtp';
 import { uniqueIpv4 } from '../core/support';
 import { startDovecot } from '../helpers/dovecot';
 import { rawMail } from '../mailbox/support';
-import { freePort } from '../helpers/ports';
+import { freePort, listeningPort } from '../helpers/ports';
 import { waitWhileProgressing } from '../helpers/progress';
 import { projectRoot } from '../../src/lib/projectRoot';
 import { privateBuild } from '../helpers/privateBuild';
@@ -61,17 +61,12 @@ function run(entry: string, env: Record<string, string>): Proc {
   return proc;
 }
 
-/**
- * The compiled web process, once it says it listens: on a port the system gives it (PORT=0), read
- * from its log line. (A port found free beforehand could be taken by another test file's server
- * while the process starts; its health check would then reach that server, and the process die.)
- */
+/** The compiled web process, once it says it listens: on a port the system gives it (PORT=0, listeningPort). */
 async function web(env: Record<string, string> = {}): Promise<Proc & { url: string }> {
   const proc = run('src/server.js', { PORT: '0', LOG_LEVEL: 'info', LOG_FORMAT: 'json', ...env });
   const port = await waitWhileProgressing(async () => {
     if (proc.child.exitCode !== null) throw new Error(`the web process exited: ${proc.output()}`);
-    const line = proc.output().split('\n').slice(0, -1).find((l) => l.includes('"msg":"web process listening"')); // whole lines only
-    return line ? Number(JSON.parse(line).port) : null;
+    return listeningPort(proc.output());
   }, () => [proc.child.pid], 'the web process to listen');
   const url = `http://127.0.0.1:${port}`;
   expect((await fetch(`${url}/healthz`)).status).toBe(200);

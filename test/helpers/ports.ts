@@ -26,3 +26,15 @@ export function freePortsSync(count: number): number[] {
     });`;
   return execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }).trim().split(' ').map(Number);
 }
+
+/**
+ * The port a web process started with PORT=0 says it listens on, from its JSON log (LOG_LEVEL
+ * info or lower): null until the line is written. Starting on a port found free beforehand
+ * (freePort) leaves a window in which another test file's server can take it: a health check
+ * would then reach that server.
+ */
+export function listeningPort(output: string): number | null {
+  // Whole lines only: the last one may still be arriving.
+  const line = output.split('\n').slice(0, -1).find((l) => l.includes('"msg":"web process listening"'));
+  return line ? Number(JSON.parse(line).port) : null;
+}

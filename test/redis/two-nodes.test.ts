@@ -17,7 +17,7 @@ import { QUEUES } from '../../src/queue/names';
 import { redisConnection } from '../../src/redis/connection';
 import { newEmail, useApi, unique } from '../helpers/app';
 import { encodeForm } from '../helpers/form';
-import { freePort } from '../helpers/ports';
+import { freePort, listeningPort } from '../helpers/ports';
 import { waitWhileProgressing } from '../helpers/progress';
 import { startSmtp, type TestSmtp } from '../helpers/smtp';
 import { uniqueIpv4 } from '../core/support';
@@ -38,26 +38,30 @@ const nodeEnv = {
   BAN_EXPIRY_EVERY_MS: String(EVERY_MS), LOG_LEVEL: 'warn', LOGIN_FAILURES_MAX: '3', RATE_LIMIT_PER_IP: '4', RATE_LIMIT_WINDOW_SECONDS: '600',
 };
 
-function start(entry: string, env: Record<string, string> = {}): ChildProcess {
+/** A compiled entry point on this test's database and queues; `output()` is what it wrote to stdout. */
+function start(entry: string, env: Record<string, string> = {}): ChildProcess & { output: () => string } {
   const child = spawn(process.execPath, [join(dist, entry)], {
     env: {
       ...process.env, NODE_PATH: join(root, 'node_modules'), HOST: '127.0.0.1', ...nodeEnv,
       DATABASE_URL: config().database.url, REDIS_URL: config().redisUrl, QUEUE_PREFIX: config().queuePrefix, ...env,
     },
-    stdio: 'ignore',
+    stdio: ['ignore', 'pipe', 'ignore'],
   });
+  let output = '';
+  child.stdout!.on('data', (c) => { output += c; });
   children.push(child);
-  return child;
+  return Object.assign(child, { output: () => output });
 }
 
 beforeAll(async () => {
   build();
   smtp = await startSmtp();
   for (let i = 0; i < 2; i++) {
-    const port = await freePort();
-    const web = start('src/server.js', { PORT: String(port) });
+    // On a port the system gives it (PORT=0), read from its log line (listeningPort).
+    const web = start('src/server.js', { PORT: '0', LOG_LEVEL: 'info', LOG_FORMAT: 'json' });
     start('workers/mail.js');
     start('workers/scheduler.js');
+    const port = await waitWhileProgressing(() => listeningPort(web.output()), () => [web.pid], `web process ${i + 1} to listen`);
     const url = `http://127.0.0.1:${port}`;
     await waitWhileProgressing(() => fetch(`${url}/readyz`).then((r) => r.ok, () => false), () => [web.pid], `web process ${i + 1}`);
     nodes.push(url);
