@@ -11,7 +11,7 @@ import { ValidationError } from '../errors';
 import { logger } from '../logger';
 import { matchesRule } from '../core/spam';
 import { plainTextAsRichText } from '../content/html';
-import { ticketOfReferences, recordMessageId } from '../ticket/mail/threading';
+import { operatorAudience, ticketOfReferences, recordMessageId } from '../ticket/mail/threading';
 import { threadTarget } from './threadTarget';
 import { addMessage } from '../ticket/messages/service';
 import { cachedTicketSettings, type TicketSettings } from '../ticket/ticketSettings';
@@ -473,7 +473,10 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
         }, savepoint, { settings, joinCc: joinsAsCc && !operator ? from : undefined, forwardReply });
         return added.message;
       });
-      if (mail.messageId) await recordMessageId({ messageId: mail.messageId, ticketId: message.ticket_id, ticketMessageId: message.id, direction: 'in' }, t);
+      if (mail.messageId) {
+        const audience = operator ? operatorAudience(operator.id) : forwardReply ? 'forward' : 'user';
+        await recordMessageId({ messageId: mail.messageId, ticketId: message.ticket_id, ticketMessageId: message.id, direction: 'in', audience }, t);
+      }
       if (refused.length && !quiet) await tellRefused('attachments', ticket, from, t, message.id);
       return decided('reply', [`Found by ${how}`, forwardReply ? 'the answer to a forward: filed as a note' : null, joinsAsCc && !operator && !forwardReply ? `${from} joined the ticket as a CC` : null, notesOf(false), flood].filter(Boolean).join('; '), { ticketId: message.ticket_id, messageId: message.id, imported: true });
     } catch (err) {

@@ -41,7 +41,7 @@ export async function openTickets(openings: Opening[], t: Transaction): Promise<
     throw new RejectedImport(decided('rejected', `No ticket opened: ${err.message}`));
   }
   await recordMessageIds(openings.flatMap((o, i) => (o.mail.messageId
-    ? [{ messageId: o.mail.messageId, ticketId: created[i].ticket.id, ticketMessageId: created[i].message.id, direction: 'in' as const }]
+    ? [{ messageId: o.mail.messageId, ticketId: created[i].ticket.id, ticketMessageId: created[i].message.id, direction: 'in' as const, audience: 'user' as const }]
     : [])), t);
   await countOpenings(openings.map((o, i) => ({ ticketId: created[i].ticket.id, mail: o.mail })), t);
   await emitAll(t, openings.flatMap((o, i) => (o.refused.length && !o.automatic

@@ -1,7 +1,7 @@
 import { Op, literal, type Transaction } from 'sequelize';
 import { Ticket, User } from '../db/models';
 import { jsonList } from '../ticket/common';
-import { answersOnlyForwards, ticketOfReferences } from '../ticket/mail/threading';
+import { answersForward, ticketOfReferences } from '../ticket/mail/threading';
 import { ticketOfReplyAddress } from '../ticket/mail/replyAddress';
 import type { IncomingMessage } from './parse';
 import { isForwardSubject, ticketNumberInSubject } from './subject';
@@ -15,8 +15,9 @@ import { isForwardSubject, ticketNumberInSubject } from './subject';
  *   original mail, or answering with "reply all") joins it as a CC (`joinsAsCc`).
  *   A *forward* (`Fwd:`, `WG:`, `TR:`, `Fw:` …) that still carries those headers (Gmail keeps them)
  *   only joins when its sender is already on the ticket: a forward to a third party is how a
- *   stranger gets hold of the ids. Someone not on the ticket answering one of OUR forwards (only
- *   its ids among the known ones) answers the operator who forwarded: a note (`forwardReply`).
+ *   stranger gets hold of the ids. Someone not on the ticket answering one of OUR forwards (the
+ *   mail it answers directly is a forward or an answer to one) answers the operator who
+ *   forwarded: a note (`forwardReply`).
  * - The ticket's sub-address among the recipients (`support+t12-…@`), checked by a hash.
  * - A ticket mail forwarded as an attachment (message/rfc822): the ids of the mail inside, from the
  *   ticket's user, an address copied on it, or an operator.
@@ -89,7 +90,7 @@ export async function threadTarget(mail: IncomingMessage, t: Transaction): Promi
   const byHeaders = await follow(await ticketOfReferences(answered, t));
   if (byHeaders) {
     const onTicket = await isOnTicket(from, byHeaders, who);
-    if (!onTicket && (await answersOnlyForwards(answered, t))) return found(byHeaders, 'In-Reply-To/References of a forward', false, true);
+    if (!onTicket && (await answersForward(answered, t))) return found(byHeaders, 'In-Reply-To/References of a forward', false, true);
     if (onTicket || !forward) return found(byHeaders, 'In-Reply-To/References', !onTicket);
   }
   for (const address of [...mail.to, ...mail.cc, ...mail.deliveredTo]) {

@@ -210,12 +210,16 @@ describe('a reply', () => {
     const forward = expectSuccess(await api.post('/api/ticket/forward', {
       ticket_id: ticket.id, user_id: agent.id, text: 'What would this cost?', subject: 'Printer issue for a customer', to_address: [vendor],
     }), 'Successfully created new message!');
-    // What the forward's mail job records once the mail is sent.
+    // What the mail jobs record once the mails are sent: the customer's acknowledgement, then the forward.
+    const acknowledged = `t${ticket.id}.r${unique('x')}@support.test`;
+    await MailMessageId.create({ message_id: acknowledged, ticket_id: ticket.id, direction: 'out', audience: 'user', created_at: nowSec() });
     const sent = `t${ticket.id}.f${unique('x')}@support.test`;
-    await MailMessageId.create({ message_id: sent, ticket_id: ticket.id, ticket_message_id: forward.id, direction: 'out', created_at: nowSec() });
+    await MailMessageId.create({ message_id: sent, ticket_id: ticket.id, ticket_message_id: forward.id, direction: 'out', audience: 'forward', created_at: nowSec() });
+    // It answers the forward (In-Reply-To); its References also name the customer's mail (as a
+    // forward sent before forwards named no thread carried them).
     const answer = await ingest(await rawMail({
       from: vendor, to: mailbox.address, cc: [newEmail('vendorboss')], subject: `Re: [#${ticket.number}] Printer issue for a customer`,
-      inReplyTo: `<${sent}>`, references: [`<${sent}>`], text: 'Our cost is 40 EUR.',
+      inReplyTo: `<${sent}>`, references: [`<${acknowledged}>`, `<${sent}>`], text: 'Our cost is 40 EUR.',
     }));
     expect(answer).toMatchObject({ decision: 'reply', ticketId: ticket.id });
     expect(answer.reason).toContain('the answer to a forward: filed as a note');

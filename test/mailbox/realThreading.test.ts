@@ -15,7 +15,7 @@ import { newEmail, unique, useApi } from '../helpers/app';
 import { expectSuccess } from '../helpers/envelope';
 import { waitFor, type TestSmtp } from '../helpers/smtp';
 import type { MailWorld } from '../notifications/support';
-import { dropQueuedMail, messagesOf, rawMail, useDeskMailbox } from './support';
+import { dropQueuedMail, messagesOf, rawMail, ticketMailsOf, useDeskMailbox } from './support';
 
 afterAll(() => dropQueuedMail());
 const api = useApi();
@@ -123,6 +123,37 @@ describe('forwards of ticket mail', () => {
     expect(line.decision).toBe('new_ticket');
     expect(line.ticket_id).not.toBe(ticket.id);
     expect(JSON.parse((await ticket.reload()).cc ?? '[]')).toEqual([]);
+  });
+});
+
+describe('the answer to one of our forwards', () => {
+  it('as a mail client writes it (References: the forward\'s own and its id) is a note: the vendor joins nothing, no customer hears of it', async () => {
+    const colleague = newEmail('colleague');
+    const { ticket, from } = await opened({ cc: [colleague] });
+    const vendor = newEmail('vendor');
+    const sent = expectSuccess(await api.post('/api/ticket/forward', {
+      ticket_id: ticket.id, user_id: world.direct.id, text: 'What would this cost?', subject: 'A customer\'s printer', to_address: [vendor],
+    }), 'Successfully created new message!');
+    const forward = await waitFor(() => smtp.mailsTo(vendor)[0], 60000, 'the forward');
+    // A conversation of its own: it names none of the customer's mails.
+    expect([forward.parsed.inReplyTo, forward.parsed.references]).toEqual([undefined, undefined]);
+    // The vendor's "Reply": In-Reply-To the forward, References the forward's References and its id (RFC 5322, 3.6.4).
+    const line = await deliver(await rawMail({
+      from: vendor, to: user('desk'), subject: `Re: ${forward.parsed.subject}`, inReplyTo: forward.parsed.messageId!,
+      references: [...[forward.parsed.references ?? []].flat(), forward.parsed.messageId!], text: 'Our cost is 40 EUR.',
+    }));
+    expect(line).toMatchObject({ decision: 'reply', ticket_id: ticket.id });
+    expect(line.reason).toContain('the answer to a forward: filed as a note');
+    const note = (await messagesOf(ticket.id)).find((m) => m.id === line.ticket_message_id)!;
+    expect([note.text, note.type, note.id > sent.id]).toEqual(['Our cost is 40 EUR.', 1, true]);
+    expect(JSON.parse((await ticket.reload()).cc!)).toEqual([colleague]);
+    // Nothing about it goes to the customer or their colleague (a user's reply would be copied to the CC addresses).
+    const about = (await ticketMailsOf(ticket.id)).filter((p) => p.messageId === note.id).map((p) => p.kind);
+    expect(about.filter((k) => !k.startsWith('operator_'))).toEqual([]);
+    // The customer answering the forward's thread (they hold its id only if someone passed it on) is still the customer.
+    const own = await deliver(await rawMail({ from, to: user('desk'), subject: 'Re: it', inReplyTo: forward.parsed.messageId!, text: 'Me again.' }));
+    expect(own).toMatchObject({ decision: 'reply', ticket_id: ticket.id });
+    expect((await messagesOf(ticket.id)).find((m) => m.id === own.ticket_message_id)).toMatchObject({ type: 0, by: 1 });
   });
 });
 

@@ -153,6 +153,33 @@ describe('replies', () => {
     expect(await storedIds(ticket.id)).toEqual([first, mail, third].map((m) => bare(m.parsed.messageId)));
   });
 
+  it('each recipient\'s mail names only mails they had: the user\'s thread skips the operators\' notifications, and an operator\'s the user\'s mails', async () => {
+    const { ticket, user } = await openTicket(m.world, { author: m.world.direct, assigned: [m.world.grouped.id] });
+    const opened = await mailTo(m.smtp, ticket, user.email, 'the user_ticket_opened mail');
+    const told = await mailTo(m.smtp, ticket, m.world.grouped.email, 'the operator_ticket_opened mail');
+    await settled(ticket.id);
+    // The user's reply: the assigned operator hears of it, threaded on their own mail.
+    const asked = await addMessage(ticket, user, { text: 'Still broken.', sendUserEmail: false });
+    const toldAgain = await mailAbout(m.smtp, ticket, asked.id, 'the operator_user_ticket_reply mail');
+    expect(toldAgain.envelopeTo).toEqual([m.world.grouped.email]);
+    expect(bare(toldAgain.parsed.inReplyTo)).toBe(bare(told.parsed.messageId));
+    expect([toldAgain.parsed.references].flat().map(bare)).toEqual([bare(told.parsed.messageId)]);
+    await settled(ticket.id);
+    // The operator's answer: the user's mail names the user's own, not the operator's notifications.
+    const answer = await addMessage(ticket, m.world.direct, { text: 'Fixed.' });
+    const answered = await mailAbout(m.smtp, ticket, answer.id, 'the user_ticket_reply mail');
+    expect(answered.envelopeTo).toEqual([user.email]);
+    expect(bare(answered.parsed.inReplyTo)).toBe(bare(opened.parsed.messageId));
+    expect([answered.parsed.references].flat().map(bare)).toEqual([bare(opened.parsed.messageId)]);
+    await settled(ticket.id);
+    const stored = await MailMessageId.findAll({ where: { ticket_id: ticket.id } });
+    const operator = `operator:${m.world.grouped.id}`;
+    expect(Object.fromEntries(stored.map((r) => [r.message_id, r.audience]))).toEqual({
+      [bare(opened.parsed.messageId)]: 'user', [bare(answered.parsed.messageId)]: 'user',
+      [bare(told.parsed.messageId)]: operator, [bare(toldAgain.parsed.messageId)]: operator,
+    });
+  });
+
   it('an operator reply with send_user_email 0 mails nobody; with send_operators_email it tells the other operators', async () => {
     const { ticket, user } = await openTicket(m.world, { sendUserEmail: false, sendOperatorsEmail: false, assigned: [m.world.grouped.id, m.world.direct.id] });
     const reply = await addMessage(ticket, m.world.direct, { sendUserEmail: false, sendOperatorsEmail: true });

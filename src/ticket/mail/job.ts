@@ -22,7 +22,7 @@ import { withoutOwnAddresses } from './recipients';
 import { oneLine, richText } from './render';
 import { overNotificationCap } from './notificationCap';
 import { replyAddress } from './replyAddress';
-import { mailDomain, newMessageId, recordMessageId, subjectWithNumber, threadOf } from './threading';
+import { mailDomain, newMessageId, operatorAudience, recordMessageId, subjectWithNumber, threadOf } from './threading';
 import { threadIndex, threadTopic } from './outlookThread';
 
 /**
@@ -295,7 +295,8 @@ export const ticketMail = defineJob<TicketMailPayload>({
 
     const transport = transportFor(brand);
     const messageId = newMessageId({ ticketId: ticket.id, messageId: message?.id ?? null }, mailDomain(brand), uniquePart(job));
-    const thread = await threadOf(ticket.id, messageId);
+    const audience = kind === 'forward' ? 'forward' : (OPERATOR_MAIL_KINDS as readonly string[]).includes(kind) ? operatorAudience(p.recipientId!) : 'user';
+    const thread = await threadOf(ticket.id, audience, messageId);
     const framed = frameRendered(brand, { html: draft.html, text: draft.text });
     // A new ticket's acknowledgement of an incoming mail is an automatic reply to it.
     const autoReply = kind === 'user_ticket_opened' && (await isEmailChannel(ticket.channel_id));
@@ -322,7 +323,7 @@ export const ticketMail = defineJob<TicketMailPayload>({
       },
       attachments: message && WITH_ATTACHMENTS.has(kind) ? await attachmentsOf(message.id) : undefined,
     });
-    await recordMessageId({ messageId, ticketId: ticket.id, ticketMessageId: message?.id ?? null, direction: 'out' });
+    await recordMessageId({ messageId, ticketId: ticket.id, ticketMessageId: message?.id ?? null, direction: 'out', audience });
     return { messageId, accepted: info.accepted };
   },
 });

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { Op, type Transaction } from 'sequelize';
 import { config } from '../../config';
 import { now } from '../../db/entity';
-import { MailMessageId, TicketMessage, type Brand } from '../../db/models';
-import { MESSAGE_TYPE } from '../../db/models/TicketMessage';
-import type { MailDirection } from '../../db/models/MailMessageId';
+import { MailMessageId, type Brand } from '../../db/models';
+import { select } from '../../db/select';
+import type { MailAudience, MailDirection } from '../../db/models/MailMessageId';
 
 /**
  * How the mails of a ticket stay one thread, in the users' mail clients and for the mailbox
@@ -15,8 +15,11 @@ import type { MailDirection } from '../../db/models/MailMessageId';
  * - every Message-ID sent is stored (`mail_message_ids`, direction `out`; the mailbox worker
  *   stores what it imports as `in`), so a reply naming one in In-Reply-To or References is filed
  *   into its ticket without trusting anything the sender wrote;
- * - a later mail carries `In-Reply-To: <the ticket's latest id>` and
- *   `References: <the first id> <the latest id>`;
+ * - every stored id has its audience (`user`: the ticket's user and CC addresses; `operator:<id>`:
+ *   one operator; `forward`: a forward's recipients), and a later mail carries
+ *   `In-Reply-To: <the latest id of its audience>` and `References: <the first> <the latest>`, so
+ *   that nobody's mail names mails they never had; a forward names none (a conversation of its own
+ *   with a third party, as a mail client's Forward is), and an answer to it is told by its audience;
  * - the subject carries the ticket number as `[#<number>]`, for clients that thread by subject and
  *   for replies whose headers were lost.
  *
@@ -78,21 +81,33 @@ export function parseReferences(header: string | null | undefined): string[] {
 }
 
 export interface Thread {
-  /** The ticket's latest Message-ID. */
+  /** The latest Message-ID of the audience. */
   inReplyTo?: string;
   /** The first and the latest (once when they are the same). */
   references: string[];
 }
 
-/** The thread a new mail of the ticket joins: its first and latest stored ids (any direction), except `own`. */
-export async function threadOf(ticketId: number, own?: string, transaction?: Transaction): Promise<Thread> {
-  const where = { ticket_id: ticketId, ...(own ? { message_id: { [Op.ne]: own } } : {}) };
-  const [first, latest] = await Promise.all([
-    MailMessageId.findOne({ attributes: ['message_id'], where, order: [['id', 'ASC']], transaction }),
-    MailMessageId.findOne({ attributes: ['message_id'], where, order: [['id', 'DESC']], transaction }),
-  ]);
-  if (!first || !latest) return { references: [] };
-  return { inReplyTo: latest.message_id, references: [...new Set([first.message_id, latest.message_id])] };
+/** The audience of one operator's mail. */
+export const operatorAudience = (operatorId: number): MailAudience => `operator:${operatorId}`;
+
+/**
+ * The thread a new mail of the ticket joins: the first and latest stored ids (either direction) of
+ * its audience, and of none (ids stored before audiences were), except `own`; a forward joins none.
+ * One statement, each part a range of the thread index (ticket, audience) read in id order.
+ */
+export async function threadOf(ticketId: number, audience: MailAudience, own?: string, transaction?: Transaction): Promise<Thread> {
+  if (audience === 'forward') return { references: [] };
+  // The index named: on a small table the optimizer would walk the primary key for `ORDER BY id LIMIT 1`.
+  const part = (who: 'audience = :audience' | 'audience IS NULL', order: 'ASC' | 'DESC') => `(SELECT id, message_id FROM mail_message_ids
+    FORCE INDEX (mail_message_ids_thread) WHERE ticket_id = :ticketId AND ${who} AND message_id <> :own ORDER BY id ${order} LIMIT 1)`;
+  const rows = await select<{ id: number; message_id: string }>(
+    [part('audience = :audience', 'ASC'), part('audience IS NULL', 'ASC'), part('audience = :audience', 'DESC'), part('audience IS NULL', 'DESC')].join(' UNION ALL '),
+    { ticketId, audience, own: own ?? '' }, { transaction },
+  );
+  if (!rows.length) return { references: [] };
+  const byId = [...rows].sort((a, b) => Number(a.id) - Number(b.id));
+  const [first, latest] = [byId[0].message_id, byId[byId.length - 1].message_id];
+  return { inReplyTo: latest, references: [...new Set([first, latest])] };
 }
 
 export interface StoredMessageId {
@@ -100,6 +115,7 @@ export interface StoredMessageId {
   ticketId: number;
   ticketMessageId?: number | null;
   direction: MailDirection;
+  audience: MailAudience;
 }
 
 /** Stores a Message-ID of a ticket; storing one twice (a retried send) keeps the first. */
@@ -112,22 +128,25 @@ export async function recordMessageIds(values: StoredMessageId[], transaction?: 
   if (!values.length) return;
   const at = now();
   await MailMessageId.bulkCreate(values.map((v) => ({
-    message_id: v.messageId, ticket_id: v.ticketId, ticket_message_id: v.ticketMessageId ?? null, direction: v.direction, created_at: at,
+    message_id: v.messageId, ticket_id: v.ticketId, ticket_message_id: v.ticketMessageId ?? null, direction: v.direction, audience: v.audience, created_at: at,
   })), { ignoreDuplicates: true, transaction });
 }
 
 /**
- * Whether every id a mail answers that we know is one of our forwards (a forward's recipient
- * answering it, not the ticket's thread): false when none is known.
+ * Whether a mail answers one of our forwards (a forward's recipient replying to it, not the
+ * ticket's thread): the mail it answers directly is a forward or an answer to one. That is its
+ * In-Reply-To when stored, else the last stored id of its References (`ids`: References, then
+ * In-Reply-To, as the mail has them): a reply quotes the References of the mail it answers, which
+ * may name other mails of the ticket.
  */
-export async function answersOnlyForwards(ids: string[], transaction?: Transaction): Promise<boolean> {
-  const wanted = [...new Set(ids)].slice(-100);
-  if (!wanted.length) return false;
-  const rows = await MailMessageId.findAll({ attributes: ['ticket_message_id'], where: { message_id: { [Op.in]: wanted } }, transaction });
-  const messageIds = rows.map((r) => r.ticket_message_id);
-  if (!messageIds.length || messageIds.some((id) => id === null)) return false;
-  const forwards = await TicketMessage.count({ where: { id: { [Op.in]: messageIds as number[] }, type: MESSAGE_TYPE.FORWARD }, transaction });
-  return forwards === new Set(messageIds).size;
+export async function answersForward(ids: string[], transaction?: Transaction): Promise<boolean> {
+  // Latest first, each id at its last place (In-Reply-To is often the last of References too).
+  const latestFirst = [...new Set([...ids].reverse())].slice(0, 100);
+  if (!latestFirst.length) return false;
+  const rows = await MailMessageId.findAll({ attributes: ['message_id', 'audience'], where: { message_id: { [Op.in]: latestFirst } }, transaction });
+  const audienceOf = new Map(rows.map((r) => [r.message_id, r.audience]));
+  const answered = latestFirst.find((id) => audienceOf.has(id));
+  return answered !== undefined && audienceOf.get(answered) === 'forward';
 }
 
 /**

@@ -1,0 +1,44 @@
+import type { QueryInterface } from 'sequelize';
+
+export const name = '036_mail_thread_audience';
+
+/**
+ * Whose conversation each stored Message-ID belongs to (`audience`), so that a ticket's mail names
+ * in In-Reply-To and References only mails its recipients have (src/ticket/mail/threading.ts):
+ *
+ * - `user`: mails to the ticket's user and its CC addresses, and the mails they send in;
+ * - `operator:<id>`: one operator's notifications, and that operator's replies by mail;
+ * - `forward`: forwards to third parties, and their answers. A forward is a conversation of its
+ *   own: it names no mail of the ticket, and an answer to it is told by this value (it was told
+ *   by the forward's message, whose reference a deleted message clears).
+ *
+ * Before, a mail named the ticket's latest mail whoever received it: a forward carried the
+ * customer's thread in its References, so a vendor's answer, which quotes them back, read as the
+ * customer's thread and joined the ticket as a CC (its text a public reply, copied to the CCs).
+ *
+ * Existing rows: forwards and the mails received are told from their ticket message (a forward,
+ * an answer to one filed as a user's note, an operator's reply, else a user's); the other mails
+ * sent stay NULL (their recipients are not stored), which every conversation's thread takes, as
+ * before. The thread index (ticket, audience) replaces the index on the ticket alone (the foreign
+ * key uses it).
+ */
+export async function up(q: QueryInterface): Promise<void> {
+  await q.sequelize.query(`ALTER TABLE mail_message_ids
+    ADD COLUMN audience VARCHAR(40) NULL,
+    ADD INDEX mail_message_ids_thread (ticket_id, audience),
+    DROP INDEX mail_message_ids_ticket_id`);
+  await q.sequelize.query(`UPDATE mail_message_ids m JOIN ticket_messages tm ON tm.id = m.ticket_message_id
+    SET m.audience = CASE
+      WHEN tm.type = 2 THEN 'forward'
+      WHEN tm.type = 1 AND tm.by = 1 THEN 'forward'
+      WHEN tm.by = 0 THEN CONCAT('operator:', tm.user_id)
+      ELSE 'user' END
+    WHERE tm.type = 2 OR m.direction = 'in'`);
+}
+
+export async function down(q: QueryInterface): Promise<void> {
+  await q.sequelize.query(`ALTER TABLE mail_message_ids
+    ADD INDEX mail_message_ids_ticket_id (ticket_id),
+    DROP INDEX mail_message_ids_thread,
+    DROP COLUMN audience`);
+}

@@ -1,0 +1,85 @@
+/**
+ * Whose conversation each stored Message-ID is (migration 036, src/ticket/mail/threading.ts): the
+ * rows stored before it get their audience from their ticket message where it tells (forwards and
+ * their answers, mails received from an operator or a user); the other mails sent stay NULL and
+ * join every conversation's thread, as before. A thread is one statement on the thread index, and
+ * an answer to a forward is told by its audience, also once the forward's message is deleted.
+ */
+import { QueryTypes } from 'sequelize';
+import { capture } from '../../bench/capture';
+import * as m036 from '../../migrations/036_mail_thread_audience';
+import { Ticket, TicketMessage } from '../../src/db/models';
+import { BY, MESSAGE_TYPE } from '../../src/db/models/TicketMessage';
+import { sequelize } from '../../src/db/sequelize';
+import { answersForward, operatorAudience, threadOf } from '../../src/ticket/mail/threading';
+import { unique, useApi } from '../helpers/app';
+import { ticketContext, ticketFactories, type TicketContext } from '../ticket/ticketSupport';
+
+const api = useApi();
+let ctx: TicketContext;
+const f = ticketFactories(api, () => ctx);
+beforeAll(async () => {
+  ctx = await ticketContext();
+});
+
+const query = <T extends object>(sql: string, replacements?: unknown[] | Record<string, unknown>): Promise<T[]> =>
+  sequelize().query<T>(sql, { replacements, type: QueryTypes.SELECT });
+
+describe('migration 036', () => {
+  it('gives the rows stored before it their audience where their message tells it, and NULL rows join every thread', async () => {
+    const ticket = (await Ticket.findByPk((await f.ticket()).id))!;
+    const [agent, vendor] = [await f.operator(), await f.user()];
+    const [first] = await TicketMessage.findAll({ where: { ticket_id: ticket.id }, order: [['id', 'ASC']] });
+    const message = (by: number, type: number, userId: number) => TicketMessage.create({
+      ticket_id: ticket.id, channel_id: ticket.channel_id, user_id: userId, by, type, text: unique('text'), created_at: 1, updated_at: 1,
+    });
+    const reply = await message(BY.OPERATOR, MESSAGE_TYPE.MESSAGE, agent.id);
+    const note = await message(BY.OPERATOR, MESSAGE_TYPE.NOTE, agent.id);
+    const forward = await message(BY.OPERATOR, MESSAGE_TYPE.FORWARD, agent.id);
+    const answer = await message(BY.USER, MESSAGE_TYPE.NOTE, vendor.id);
+
+    await m036.down(sequelize().getQueryInterface());
+    // Stored as before: in this order, with no audience.
+    const rows: Array<[string, 'in' | 'out', number | null]> = [
+      ['user-in', 'in', first.id], ['acknowledgement', 'out', first.id], ['operator-in', 'in', reply.id], ['reply-out', 'out', reply.id],
+      ['note-out', 'out', note.id], ['forward-out', 'out', forward.id], ['answer-in', 'in', answer.id], ['assigned-out', 'out', null],
+    ];
+    const idOf = (name: string) => `${name}.${ticket.id}@legacy.test`;
+    for (const [name, direction, messageId] of rows) {
+      await query('INSERT INTO mail_message_ids (message_id, ticket_id, ticket_message_id, direction, created_at) VALUES (?, ?, ?, ?, 1)', [idOf(name), ticket.id, messageId, direction]);
+    }
+    await m036.up(sequelize().getQueryInterface());
+
+    const stored = await query<{ message_id: string; audience: string | null }>('SELECT message_id, audience FROM mail_message_ids WHERE ticket_id = ? ORDER BY id', [ticket.id]);
+    expect(stored.map((r) => [r.message_id, r.audience])).toEqual([
+      [idOf('user-in'), 'user'], [idOf('acknowledgement'), null], [idOf('operator-in'), `operator:${agent.id}`], [idOf('reply-out'), null],
+      [idOf('note-out'), null], [idOf('forward-out'), 'forward'], [idOf('answer-in'), 'forward'], [idOf('assigned-out'), null],
+    ]);
+
+    // Each conversation's thread: its own rows and the NULL ones; a forward none.
+    expect(await threadOf(ticket.id, 'user')).toEqual({ inReplyTo: idOf('assigned-out'), references: [idOf('user-in'), idOf('assigned-out')] });
+    expect(await threadOf(ticket.id, operatorAudience(agent.id), idOf('assigned-out'))).toEqual({ inReplyTo: idOf('note-out'), references: [idOf('acknowledgement'), idOf('note-out')] });
+    expect(await threadOf(ticket.id, operatorAudience(vendor.id))).toEqual({ inReplyTo: idOf('assigned-out'), references: [idOf('acknowledgement'), idOf('assigned-out')] });
+    expect(await threadOf(ticket.id, 'forward')).toEqual({ references: [] });
+
+    // One statement, each part a range of the thread index in id order (no filesort).
+    const { statements } = await capture(() => threadOf(ticket.id, 'user'));
+    expect(statements).toHaveLength(1);
+    const plan = await query<{ table: string | null; key: string | null; Extra: string | null }>(`EXPLAIN ${statements[0].sql}`, statements[0].params as Record<string, unknown>);
+    const parts = plan.filter((p) => p.table === 'mail_message_ids');
+    expect(parts).toHaveLength(4);
+    for (const p of parts) {
+      expect(p.key).toBe('mail_message_ids_thread');
+      expect(p.Extra ?? '').not.toMatch(/filesort/i);
+    }
+
+    // An answer to a forward is told by the mail it answers directly, also once the forward's message is gone.
+    await forward.destroy();
+    expect((await query<{ n: number }>('SELECT COUNT(*) AS n FROM mail_message_ids WHERE message_id = ? AND ticket_message_id IS NULL', [idOf('forward-out')]))[0].n).toBe(1);
+    expect(await answersForward([idOf('acknowledgement'), idOf('forward-out')])).toBe(true);
+    expect(await answersForward([idOf('forward-out'), idOf('answer-in'), 'unknown@elsewhere.test'])).toBe(true);
+    expect(await answersForward([idOf('forward-out'), idOf('acknowledgement')])).toBe(false);
+    expect(await answersForward([idOf('forward-out'), idOf('acknowledgement'), idOf('forward-out')])).toBe(true);
+    expect(await answersForward(['unknown@elsewhere.test'])).toBe(false);
+  });
+});
