@@ -445,6 +445,8 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
   const target = await threadTarget(mail, t);
   if (target) {
     const { ticket, how, joinsAsCc, operator, forwardReply } = target;
+    // An operator's answer to a mail about a note is a note (threadTarget's answersNote).
+    const operatorNote = !!operator && target.answersNote;
     const department = await Department.findByPk(ticket.department_id, { attributes: ['id', 'disable_user_email_replies'], transaction: t });
     // The answer to a forward is a note: the rules of a user's reply do not apply to it.
     const byUser = !operator && !forwardReply;
@@ -466,10 +468,10 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
         const author = operator ?? (await userForAddress(from, ticket.brand_id, namesOf(mail), savepoint));
         // Copied on the original mail (or answering "reply all") and found by the thread's own ids: joins as a CC.
         const added = await addMessage({
-          ticketId: ticket.id, userId: author.id, text: plainTextAsRichText(mail.text || '(no text)'), type: MESSAGE_TYPE.MESSAGE,
-          // Those the answer to a forward is copied to are the forward's, not the ticket's.
-          cc: forwardReply ? [] : await copiedAddresses(mail, savepoint), attachments: allowed,
-          createdAt, channel: 'email', automatic: quiet, ...(forwardReply ? { sendOperatorsEmail: true } : {}),
+          ticketId: ticket.id, userId: author.id, text: plainTextAsRichText(mail.text || '(no text)'), type: operatorNote ? MESSAGE_TYPE.NOTE : MESSAGE_TYPE.MESSAGE,
+          // Those the answer to a forward is copied to are the forward's, not the ticket's; a note copies nobody.
+          cc: forwardReply || operatorNote ? [] : await copiedAddresses(mail, savepoint), attachments: allowed,
+          createdAt, channel: 'email', automatic: quiet, ...(forwardReply || operatorNote ? { sendOperatorsEmail: true } : {}),
         }, savepoint, { settings, joinCc: joinsAsCc && !operator ? from : undefined, forwardReply });
         return added.message;
       });
@@ -478,7 +480,7 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
         await recordMessageId({ messageId: mail.messageId, ticketId: message.ticket_id, ticketMessageId: message.id, direction: 'in', audience }, t);
       }
       if (refused.length && !quiet) await tellRefused('attachments', ticket, from, t, message.id);
-      return decided('reply', [`Found by ${how}`, forwardReply ? 'the answer to a forward: filed as a note' : null, joinsAsCc && !operator && !forwardReply ? `${from} joined the ticket as a CC` : null, notesOf(false), flood].filter(Boolean).join('; '), { ticketId: message.ticket_id, messageId: message.id, imported: true });
+      return decided('reply', [`Found by ${how}`, forwardReply ? 'the answer to a forward: filed as a note' : null, operatorNote ? 'an operator\'s answer to a note: filed as a note' : null, joinsAsCc && !operator && !forwardReply ? `${from} joined the ticket as a CC` : null, notesOf(false), flood].filter(Boolean).join('; '), { ticketId: message.ticket_id, messageId: message.id, imported: true });
     } catch (err) {
       if (!(err instanceof ValidationError)) throw err;
       return decided('rejected', `Not added to ticket #${ticket.number}: ${err.message}`, { ticketId: ticket.id });

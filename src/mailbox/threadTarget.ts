@@ -1,7 +1,7 @@
 import { Op, literal, type Transaction } from 'sequelize';
 import { Ticket, User } from '../db/models';
 import { jsonList } from '../ticket/common';
-import { answersForward, ticketOfReferences } from '../ticket/mail/threading';
+import { answeredMail, ticketOfReferences } from '../ticket/mail/threading';
 import { ticketOfReplyAddress } from '../ticket/mail/replyAddress';
 import type { IncomingMessage } from './parse';
 import { isForwardSubject, ticketNumberInSubject } from './subject';
@@ -17,7 +17,8 @@ import { isForwardSubject, ticketNumberInSubject } from './subject';
  *   only joins when its sender is already on the ticket: a forward to a third party is how a
  *   stranger gets hold of the ids. Someone not on the ticket answering one of OUR forwards (the
  *   mail it answers directly is a forward or an answer to one) answers the operator who
- *   forwarded: a note (`forwardReply`).
+ *   forwarded: a note (`forwardReply`). An operator answering a mail about a note writes a note
+ *   (`answersNote`).
  * - The ticket's sub-address among the recipients (`support+t12-…@`), checked by a hash.
  * - A ticket mail forwarded as an attachment (message/rfc822): the ids of the mail inside, from the
  *   ticket's user, an address copied on it, or an operator.
@@ -36,6 +37,12 @@ export interface ThreadTarget {
    * operator asked): the answer is for the operators only, a note; the sender joins nothing.
    */
   forwardReply: boolean;
+  /**
+   * The sender is an operator answering, by its headers, a mail about a note (their notification
+   * of a colleague's note, or of an answer to a forward): the answer is a note too. A Reply to a
+   * notification goes to the department address alone; internal talk must not reach the customer.
+   */
+  answersNote: boolean;
   /** The sender as an operator (then the reply is theirs), or null. */
   operator: User | null;
   /** The ticket's user (id and address), or null. */
@@ -82,16 +89,20 @@ export async function threadTarget(mail: IncomingMessage, t: Transaction): Promi
   };
   const forward = isForwardSubject(mail.subject);
   const who = people(from, t);
-  const found = async (ticket: Ticket, how: string, joinsAsCc: boolean, forwardReply = false): Promise<ThreadTarget> => ({
-    ticket, how, joinsAsCc, forwardReply, operator: (await who.sender()).find((u) => u.type === 'operator') ?? null, owner: await who.owner(ticket),
+  const operatorOf = async () => (await who.sender()).find((u) => u.type === 'operator') ?? null;
+  const found = async (ticket: Ticket, how: string, joinsAsCc: boolean, o: { forwardReply?: boolean; answersNote?: boolean } = {}): Promise<ThreadTarget> => ({
+    ticket, how, joinsAsCc, forwardReply: o.forwardReply === true, answersNote: o.answersNote === true, operator: await operatorOf(), owner: await who.owner(ticket),
   });
 
   const answered = [...mail.references, ...mail.inReplyTo];
   const byHeaders = await follow(await ticketOfReferences(answered, t));
   if (byHeaders) {
     const onTicket = await isOnTicket(from, byHeaders, who);
-    if (!onTicket && (await answersForward(answered, t))) return found(byHeaders, 'In-Reply-To/References of a forward', false, true);
-    if (onTicket || !forward) return found(byHeaders, 'In-Reply-To/References', !onTicket);
+    // What the mail answers tells a forward's answer (from someone not on the ticket) and an operator's answer to a note.
+    const operator = await operatorOf();
+    const direct = !onTicket || operator ? await answeredMail(answered, t) : null;
+    if (!onTicket && direct?.audience === 'forward') return found(byHeaders, 'In-Reply-To/References of a forward', false, { forwardReply: true });
+    if (onTicket || !forward) return found(byHeaders, 'In-Reply-To/References', !onTicket, { answersNote: !!operator && !!direct?.note });
   }
   for (const address of [...mail.to, ...mail.cc, ...mail.deliveredTo]) {
     const bySubaddress = await follow(await ticketOfReplyAddress(address, t));

@@ -7,7 +7,7 @@
  */
 import './mailboxEnv';
 import MailComposer from 'nodemailer/lib/mail-composer';
-import { Department, DepartmentBrand, DepartmentEmail, IncomingMail, Ticket, User } from '../../src/db/models';
+import { Department, DepartmentBrand, DepartmentEmail, IncomingMail, MailMessageId, Ticket, User } from '../../src/db/models';
 import { pollMailbox } from '../../src/mailbox/poll';
 import { stripSubjectPrefixes, ticketNumberInSubject } from '../../src/mailbox/subject';
 import type { Dovecot } from '../helpers/dovecot';
@@ -154,6 +154,40 @@ describe('the answer to one of our forwards', () => {
     const own = await deliver(await rawMail({ from, to: user('desk'), subject: 'Re: it', inReplyTo: forward.parsed.messageId!, text: 'Me again.' }));
     expect(own).toMatchObject({ decision: 'reply', ticket_id: ticket.id });
     expect((await messagesOf(ticket.id)).find((m) => m.id === own.ticket_message_id)).toMatchObject({ type: 0, by: 1 });
+  });
+});
+
+describe('an operator answering a notification by mail', () => {
+  it('about a note writes a note (nothing reaches the customer); about the customer\'s message, a reply the customer gets', async () => {
+    const { ticket, from } = await opened();
+    const [agent, colleague] = [world.direct, world.grouped];
+    const ticketOpened = await waitFor(() => smtp.mailsTo(agent.email).find((m) => m.parsed.subject?.includes(`[#${ticket.number}]`)), 60000, 'the operator_ticket_opened mail');
+    expectSuccess(await api.put(`/api/ticket/ticket/${ticket.id}`, { assignedto: [agent.id, colleague.id] }), 'Successfully updated the ticket!');
+    const note = expectSuccess(await api.post('/api/ticket/message', {
+      ticket_id: ticket.id, user_id: colleague.id, message_type: 1, text: 'Refund abuse, I think.', send_operators_email: 1,
+    }), 'Successfully created new message!');
+    const told = await waitFor(() => smtp.mailsTo(agent.email).find((m) => m.parsed.messageId?.startsWith(`<t${ticket.id}.m${note.id}.`)), 60000, 'the operator_ticket_note mail');
+    // The worker stores a Message-ID once the server took the mail (an operator answers later than a test does).
+    await waitFor(() => MailMessageId.findOne({ where: { message_id: told.parsed.messageId!.replace(/^<|>$/g, '') } }), 60000, 'the stored Message-ID');
+    // The agent's "Reply" to the note's notification: to the department address alone.
+    const reply = (to: typeof told, text: string) => rawMail({
+      from: agent.email, to: user('desk'), subject: `Re: ${to.parsed.subject}`, inReplyTo: to.parsed.messageId!,
+      references: [...[to.parsed.references ?? []].flat(), to.parsed.messageId!], text,
+    });
+    const line = await deliver(await reply(told, 'Agreed: no refund.'));
+    expect(line).toMatchObject({ decision: 'reply', ticket_id: ticket.id });
+    expect(line.reason).toContain('an operator\'s answer to a note: filed as a note');
+    expect((await messagesOf(ticket.id)).find((m) => m.id === line.ticket_message_id)).toMatchObject({ type: 1, by: 0, user_id: agent.id, text: 'Agreed: no refund.' });
+    // The colleague hears of it as of a note; no user mail is queued for it.
+    const about = (await ticketMailsOf(ticket.id)).filter((p) => p.messageId === line.ticket_message_id);
+    expect(about.map((p) => [p.kind, p.recipientId])).toEqual([['operator_ticket_note', colleague.id]]);
+    // Answering the notification of the customer's own message is a reply to the customer.
+    const answer = await deliver(await reply(ticketOpened, 'We will look at it today.'));
+    expect(answer.reason).not.toContain('filed as a note');
+    expect((await messagesOf(ticket.id)).find((m) => m.id === answer.ticket_message_id)).toMatchObject({ type: 0, by: 0, user_id: agent.id });
+    const mailed = await waitFor(() => smtp.mailsTo(from).find((m) => m.parsed.text?.includes('We will look at it today.')), 60000, 'the reply to the customer');
+    expect(mailed.parsed.text).not.toContain('no refund');
+    expect(smtp.mailsTo(from).some((m) => m.parsed.text?.includes('no refund'))).toBe(false);
   });
 });
 

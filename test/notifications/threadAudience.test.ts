@@ -2,8 +2,9 @@
  * Whose conversation each stored Message-ID is (migration 036, src/ticket/mail/threading.ts): the
  * rows stored before it get their audience from their ticket message where it tells (forwards and
  * their answers, mails received from an operator or a user); the other mails sent stay NULL and
- * join every conversation's thread, as before. A thread is one statement on the thread index, and
- * an answer to a forward is told by its audience, also once the forward's message is deleted.
+ * join every conversation's thread, as before. A thread is one statement on the thread index; the
+ * mail another answers directly tells a forward's answer (also once the forward's message is
+ * deleted) and an answer to a note.
  */
 import { QueryTypes } from 'sequelize';
 import { capture } from '../../bench/capture';
@@ -11,7 +12,7 @@ import * as m036 from '../../migrations/036_mail_thread_audience';
 import { Ticket, TicketMessage } from '../../src/db/models';
 import { BY, MESSAGE_TYPE } from '../../src/db/models/TicketMessage';
 import { sequelize } from '../../src/db/sequelize';
-import { answersForward, operatorAudience, threadOf } from '../../src/ticket/mail/threading';
+import { answeredMail, operatorAudience, threadOf } from '../../src/ticket/mail/threading';
 import { unique, useApi } from '../helpers/app';
 import { ticketContext, ticketFactories, type TicketContext } from '../ticket/ticketSupport';
 
@@ -73,13 +74,18 @@ describe('migration 036', () => {
       expect(p.Extra ?? '').not.toMatch(/filesort/i);
     }
 
-    // An answer to a forward is told by the mail it answers directly, also once the forward's message is gone.
+    // The mail another answers directly (In-Reply-To, else the last stored id of References) tells
+    // an answer to a forward, also once the forward's message is gone, and an answer to a note.
     await forward.destroy();
     expect((await query<{ n: number }>('SELECT COUNT(*) AS n FROM mail_message_ids WHERE message_id = ? AND ticket_message_id IS NULL', [idOf('forward-out')]))[0].n).toBe(1);
-    expect(await answersForward([idOf('acknowledgement'), idOf('forward-out')])).toBe(true);
-    expect(await answersForward([idOf('forward-out'), idOf('answer-in'), 'unknown@elsewhere.test'])).toBe(true);
-    expect(await answersForward([idOf('forward-out'), idOf('acknowledgement')])).toBe(false);
-    expect(await answersForward([idOf('forward-out'), idOf('acknowledgement'), idOf('forward-out')])).toBe(true);
-    expect(await answersForward(['unknown@elsewhere.test'])).toBe(false);
+    const forwardMail = { audience: 'forward', note: false };
+    expect(await answeredMail([idOf('acknowledgement'), idOf('forward-out')])).toEqual(forwardMail);
+    expect(await answeredMail([idOf('forward-out'), idOf('answer-in'), 'unknown@elsewhere.test'])).toEqual({ audience: 'forward', note: true });
+    expect(await answeredMail([idOf('forward-out'), idOf('acknowledgement')])).toEqual({ audience: null, note: false });
+    expect(await answeredMail([idOf('forward-out'), idOf('acknowledgement'), idOf('forward-out')])).toEqual(forwardMail);
+    expect(await answeredMail([idOf('user-in'), idOf('note-out')])).toEqual({ audience: null, note: true });
+    expect(await answeredMail([idOf('operator-in')])).toEqual({ audience: `operator:${agent.id}`, note: false });
+    expect(await answeredMail(['unknown@elsewhere.test'])).toBeNull();
+    expect(await answeredMail([])).toBeNull();
   });
 });

@@ -3,6 +3,7 @@ import { Op, type Transaction } from 'sequelize';
 import { config } from '../../config';
 import { now } from '../../db/entity';
 import { MailMessageId, type Brand } from '../../db/models';
+import { MESSAGE_TYPE } from '../../db/models/TicketMessage';
 import { select } from '../../db/select';
 import type { MailAudience, MailDirection } from '../../db/models/MailMessageId';
 
@@ -19,7 +20,8 @@ import type { MailAudience, MailDirection } from '../../db/models/MailMessageId'
  *   one operator; `forward`: a forward's recipients), and a later mail carries
  *   `In-Reply-To: <the latest id of its audience>` and `References: <the first> <the latest>`, so
  *   that nobody's mail names mails they never had; a forward names none (a conversation of its own
- *   with a third party, as a mail client's Forward is), and an answer to it is told by its audience;
+ *   with a third party, as a mail client's Forward is), and an answer to it is told by the audience
+ *   of the mail it answers directly (answeredMail);
  * - the subject carries the ticket number as `[#<number>]`, for clients that thread by subject and
  *   for replies whose headers were lost.
  *
@@ -132,21 +134,30 @@ export async function recordMessageIds(values: StoredMessageId[], transaction?: 
   })), { ignoreDuplicates: true, transaction });
 }
 
+/** The stored mail another mail answers directly: whose conversation it is, and whether it is about a note. */
+export interface AnsweredMail {
+  audience: MailAudience | null;
+  /** It is about a note (an operator's notification of a colleague's note, or of an answer to a forward). */
+  note: boolean;
+}
+
 /**
- * Whether a mail answers one of our forwards (a forward's recipient replying to it, not the
- * ticket's thread): the mail it answers directly is a forward or an answer to one. That is its
- * In-Reply-To when stored, else the last stored id of its References (`ids`: References, then
- * In-Reply-To, as the mail has them): a reply quotes the References of the mail it answers, which
- * may name other mails of the ticket.
+ * The stored mail a mail answers directly: its In-Reply-To when stored, else the last stored id of
+ * its References (`ids`: References, then In-Reply-To, as the mail has them; a reply quotes the
+ * References of the mail it answers, which may name other mails of the ticket). Null when none is
+ * stored. One statement.
  */
-export async function answersForward(ids: string[], transaction?: Transaction): Promise<boolean> {
+export async function answeredMail(ids: string[], transaction?: Transaction): Promise<AnsweredMail | null> {
   // Latest first, each id at its last place (In-Reply-To is often the last of References too).
   const latestFirst = [...new Set([...ids].reverse())].slice(0, 100);
-  if (!latestFirst.length) return false;
-  const rows = await MailMessageId.findAll({ attributes: ['message_id', 'audience'], where: { message_id: { [Op.in]: latestFirst } }, transaction });
-  const audienceOf = new Map(rows.map((r) => [r.message_id, r.audience]));
-  const answered = latestFirst.find((id) => audienceOf.has(id));
-  return answered !== undefined && audienceOf.get(answered) === 'forward';
+  if (!latestFirst.length) return null;
+  const rows = await select<{ message_id: string; audience: MailAudience | null; type: number | null }>(
+    `SELECT m.message_id, m.audience, tm.type FROM mail_message_ids m LEFT JOIN ticket_messages tm ON tm.id = m.ticket_message_id
+      WHERE m.message_id IN (?)`, [latestFirst], { transaction },
+  );
+  const byId = new Map(rows.map((r) => [r.message_id, r]));
+  const answered = latestFirst.map((id) => byId.get(id)).find((r) => r !== undefined);
+  return answered ? { audience: answered.audience, note: answered.type === MESSAGE_TYPE.NOTE } : null;
 }
 
 /**
