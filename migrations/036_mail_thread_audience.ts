@@ -1,4 +1,4 @@
-import type { QueryInterface } from 'sequelize';
+import { QueryTypes, type QueryInterface } from 'sequelize';
 
 export const name = '036_mail_thread_audience';
 
@@ -27,13 +27,29 @@ export async function up(q: QueryInterface): Promise<void> {
     ADD COLUMN audience VARCHAR(40) NULL,
     ADD INDEX mail_message_ids_thread (ticket_id, audience),
     DROP INDEX mail_message_ids_ticket_id`);
-  await q.sequelize.query(`UPDATE mail_message_ids m JOIN ticket_messages tm ON tm.id = m.ticket_message_id
-    SET m.audience = CASE
-      WHEN tm.type = 2 THEN 'forward'
-      WHEN tm.type = 1 AND tm.by = 1 THEN 'forward'
-      WHEN tm.by = 0 THEN CONCAT('operator:', tm.user_id)
-      ELSE 'user' END
-    WHERE tm.type = 2 OR m.direction = 'in'`);
+  await fillAudiences(q);
+}
+
+/** Ids per statement of the fill: each locks the rows of its range only for its own short run. */
+const RANGE = 50_000;
+
+/**
+ * The audiences of the rows stored before this migration, one range of ids per statement (a
+ * statement over the whole table would lock every row it reads until its end: about 45 s for 1.5
+ * million rows on the benchmark's machine, while a mailbox worker still running waits to store ids).
+ */
+export async function fillAudiences(q: QueryInterface): Promise<void> {
+  const [{ lo, hi }] = await q.sequelize.query<{ lo: number | null; hi: number | null }>('SELECT MIN(id) AS lo, MAX(id) AS hi FROM mail_message_ids', { type: QueryTypes.SELECT });
+  if (lo === null || hi === null) return;
+  for (let from = Number(lo); from <= Number(hi); from += RANGE) {
+    await q.sequelize.query(`UPDATE mail_message_ids m JOIN ticket_messages tm ON tm.id = m.ticket_message_id
+      SET m.audience = CASE
+        WHEN tm.type = 2 THEN 'forward'
+        WHEN tm.type = 1 AND tm.by = 1 THEN 'forward'
+        WHEN tm.by = 0 THEN CONCAT('operator:', tm.user_id)
+        ELSE 'user' END
+      WHERE m.id BETWEEN ? AND ? AND (tm.type = 2 OR m.direction = 'in')`, { replacements: [from, from + RANGE - 1] });
+  }
 }
 
 export async function down(q: QueryInterface): Promise<void> {
