@@ -157,6 +157,36 @@ describe('the answer to one of our forwards', () => {
   });
 });
 
+describe('the notice of a refused file', () => {
+  it('to a forward\'s recipient names none of the customer\'s mails, and their answer to it is still a forward\'s answer', async () => {
+    const { ticket, from } = await opened();
+    const vendor = newEmail('vendor');
+    expectSuccess(await api.post('/api/ticket/forward', {
+      ticket_id: ticket.id, user_id: world.direct.id, text: 'Can you fix it?', subject: 'A printer', to_address: [vendor],
+    }), 'Successfully created new message!');
+    const forward = await waitFor(() => smtp.mailsTo(vendor)[0], 60000, 'the forward');
+    await waitFor(() => MailMessageId.findOne({ where: { message_id: forward.parsed.messageId!.replace(/^<|>$/g, '') } }), 60000, 'the stored Message-ID');
+    const first = await deliver(await rawMail({
+      from: vendor, to: user('desk'), subject: `Re: ${forward.parsed.subject}`, inReplyTo: forward.parsed.messageId!, references: [forward.parsed.messageId!],
+      text: 'The tool is attached.', attachments: [{ filename: 'tool.exe', content: 'MZ' }],
+    }));
+    expect(first.reason).toContain('the answer to a forward: filed as a note');
+    expect(first.reason).toContain('files refused: tool.exe');
+    const notice = await waitFor(() => smtp.mailsTo(vendor).find((m) => m !== forward), 60000, 'the notice of the refused file');
+    expect([notice.parsed.inReplyTo, notice.parsed.references]).toEqual([undefined, undefined]);
+    await waitFor(() => MailMessageId.findOne({ where: { message_id: notice.parsed.messageId!.replace(/^<|>$/g, '') } }), 60000, 'the stored Message-ID');
+    // The vendor answers the notice: a note again, and they join nothing.
+    const second = await deliver(await rawMail({
+      from: vendor, to: user('desk'), subject: `Re: ${notice.parsed.subject}`, inReplyTo: notice.parsed.messageId!,
+      references: [forward.parsed.messageId!, notice.parsed.messageId!], text: 'Zipped: see the link.',
+    }));
+    expect(second).toMatchObject({ decision: 'reply', ticket_id: ticket.id });
+    expect(second.reason).toContain('the answer to a forward: filed as a note');
+    expect(JSON.parse((await ticket.reload()).cc ?? '[]')).toEqual([]);
+    expect(smtp.mailsTo(from).some((m) => m.parsed.text?.includes('Zipped'))).toBe(false);
+  });
+});
+
 describe('an operator answering a notification by mail', () => {
   it('about a note writes a note (nothing reaches the customer); about the customer\'s message, a reply the customer gets', async () => {
     const { ticket, from } = await opened();

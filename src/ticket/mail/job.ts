@@ -6,6 +6,7 @@ import {
   UserEmail,
 } from '../../db/models';
 import { BY, MESSAGE_TYPE, type ForwardExtra } from '../../db/models/TicketMessage';
+import type { MailAudience } from '../../db/models/MailMessageId';
 import { config } from '../../config';
 import { Joi } from '../../lib/validation';
 import { frameRendered, ownMailHeaders } from '../../mail/compose';
@@ -250,6 +251,22 @@ async function attachmentsOf(messageId: number): Promise<Attachment[]> {
   return out;
 }
 
+/**
+ * Whose conversation a mail is (threading.ts): a forward's recipients', one operator's, else the
+ * ticket's user's. A notice answers the mail of its message: the answer to a forward (a user's
+ * note) or an operator's reply by mail is answered in that conversation, so that a vendor's answer
+ * to the notice is still a forward's answer, not the customer's thread.
+ */
+function audienceOf(kind: TicketMailKind, p: TicketMailPayload, message: TicketMessage | null): MailAudience {
+  if (kind === 'forward') return 'forward';
+  if ((OPERATOR_MAIL_KINDS as readonly string[]).includes(kind)) return operatorAudience(p.recipientId!);
+  if ((NOTICE_KINDS as readonly string[]).includes(kind) && message) {
+    if (message.by === BY.USER && message.type === MESSAGE_TYPE.NOTE) return 'forward';
+    if (message.by === BY.OPERATOR && message.user_id) return operatorAudience(message.user_id);
+  }
+  return 'user';
+}
+
 /** The random part of the Message-ID: the job's outbox key (the same at every retry), else random. */
 const uniquePart = (job: Job | undefined) => /^outbox-\d+-([a-f0-9]{8,32})$/.exec(String(job?.id ?? ''))?.[1] ?? randomBytes(8).toString('hex');
 
@@ -295,7 +312,7 @@ export const ticketMail = defineJob<TicketMailPayload>({
 
     const transport = transportFor(brand);
     const messageId = newMessageId({ ticketId: ticket.id, messageId: message?.id ?? null }, mailDomain(brand), uniquePart(job));
-    const audience = kind === 'forward' ? 'forward' : (OPERATOR_MAIL_KINDS as readonly string[]).includes(kind) ? operatorAudience(p.recipientId!) : 'user';
+    const audience = audienceOf(kind, p, message);
     const thread = await threadOf(ticket.id, audience, messageId);
     const framed = frameRendered(brand, { html: draft.html, text: draft.text });
     // A new ticket's acknowledgement of an incoming mail is an automatic reply to it.
