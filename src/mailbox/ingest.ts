@@ -476,11 +476,11 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
         return added.message;
       });
       if (mail.messageId) {
-        const audience = operator ? operatorAudience(operator.id) : forwardReply ? 'forward' : 'user';
+        const audience = operator ? operatorAudience(operator.id) : forwardReply ? target.answeredAudience ?? 'forward' : 'user';
         await recordMessageId({ messageId: mail.messageId, ticketId: message.ticket_id, ticketMessageId: message.id, direction: 'in', audience }, t);
       }
       if (refused.length && !quiet) await tellRefused('attachments', ticket, from, t, message.id);
-      return decided('reply', [`Found by ${how}`, forwardReply ? 'the answer to a forward: filed as a note' : null, operatorNote ? 'an operator\'s answer to a note: filed as a note' : null, joinsAsCc && !operator && !forwardReply ? `${from} joined the ticket as a CC` : null, notesOf(false), flood].filter(Boolean).join('; '), { ticketId: message.ticket_id, messageId: message.id, imported: true });
+      return decided('reply', [`Found by ${how}`, forwardReply ? `the answer to ${target.answeredAudience === 'forward' ? 'a forward' : 'an operator\'s mail'}: filed as a note` : null, operatorNote ? 'an operator\'s answer to a note: filed as a note' : null, joinsAsCc && !operator && !forwardReply ? `${from} joined the ticket as a CC` : null, notesOf(false), flood].filter(Boolean).join('; '), { ticketId: message.ticket_id, messageId: message.id, imported: true });
     } catch (err) {
       if (!(err instanceof ValidationError)) throw err;
       return decided('rejected', `Not added to ticket #${ticket.number}: ${err.message}`, { ticketId: ticket.id });

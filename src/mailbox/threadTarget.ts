@@ -1,7 +1,8 @@
 import { Op, literal, type Transaction } from 'sequelize';
 import { Ticket, User } from '../db/models';
 import { jsonList } from '../ticket/common';
-import { answeredMail, ticketOfReferences } from '../ticket/mail/threading';
+import { answeredMail, ticketOfReferences, type AnsweredMail } from '../ticket/mail/threading';
+import type { MailAudience } from '../db/models/MailMessageId';
 import { ticketOfReplyAddress } from '../ticket/mail/replyAddress';
 import type { IncomingMessage } from './parse';
 import { isForwardSubject, ticketNumberInSubject } from './subject';
@@ -16,8 +17,8 @@ import { isForwardSubject, ticketNumberInSubject } from './subject';
  *   A *forward* (`Fwd:`, `WG:`, `TR:`, `Fw:` …) that still carries those headers (Gmail keeps them)
  *   only joins when its sender is already on the ticket: a forward to a third party is how a
  *   stranger gets hold of the ids. Someone not on the ticket answering one of OUR forwards (the
- *   mail it answers directly is a forward or an answer to one) answers the operator who
- *   forwarded: a note (`forwardReply`). An operator answering a mail about a note writes a note
+ *   mail it answers directly is a forward or an answer to one), or an operator's own mail (a
+ *   notification passed on to them), answers the operators: a note (`forwardReply`). An operator answering a mail about a note writes a note
  *   (`answersNote`).
  * - The ticket's sub-address among the recipients (`support+t12-…@`), checked by a hash.
  * - A ticket mail forwarded as an attachment (message/rfc822): the ids of the mail inside, from the
@@ -33,10 +34,14 @@ export interface ThreadTarget {
   /** The sender is not on the ticket yet and joins it as a CC (found by the thread's own ids). */
   joinsAsCc: boolean;
   /**
-   * The sender is not on the ticket and answers one of our forwards (a vendor, a colleague the
-   * operator asked): the answer is for the operators only, a note; the sender joins nothing.
+   * The sender is not on the ticket and answers, by its headers, a mail of the operators' side:
+   * one of our forwards (a vendor, a colleague the operator asked), or an operator's own mail (a
+   * notification their mailbox passed on to a team address): the answer is for the operators
+   * only, a note; the sender joins nothing.
    */
   forwardReply: boolean;
+  /** The audience of the mail it answers by its headers (answeredMail), when stored. */
+  answeredAudience: MailAudience | null;
   /**
    * The sender is an operator answering, by its headers, a mail about a note (their notification
    * of a colleague's note, or of an answer to a forward): the answer is a note too. A Reply to a
@@ -90,19 +95,22 @@ export async function threadTarget(mail: IncomingMessage, t: Transaction): Promi
   const forward = isForwardSubject(mail.subject);
   const who = people(from, t);
   const operatorOf = async () => (await who.sender()).find((u) => u.type === 'operator') ?? null;
-  const found = async (ticket: Ticket, how: string, joinsAsCc: boolean, o: { forwardReply?: boolean; answersNote?: boolean } = {}): Promise<ThreadTarget> => ({
-    ticket, how, joinsAsCc, forwardReply: o.forwardReply === true, answersNote: o.answersNote === true, operator: await operatorOf(), owner: await who.owner(ticket),
+  const found = async (ticket: Ticket, how: string, joinsAsCc: boolean, o: { forwardReply?: boolean; answersNote?: boolean; answered?: AnsweredMail | null } = {}): Promise<ThreadTarget> => ({
+    ticket, how, joinsAsCc, forwardReply: o.forwardReply === true, answersNote: o.answersNote === true, answeredAudience: o.answered?.audience ?? null,
+    operator: await operatorOf(), owner: await who.owner(ticket),
   });
 
   const answered = [...mail.references, ...mail.inReplyTo];
   const byHeaders = await follow(await ticketOfReferences(answered, t));
   if (byHeaders) {
     const onTicket = await isOnTicket(from, byHeaders, who);
-    // What the mail answers tells a forward's answer (from someone not on the ticket) and an operator's answer to a note.
+    // What the mail answers tells an answer to the operators' side (from someone not on the
+    // ticket: a forward's, or an operator's own mail's) and an operator's answer to a note.
     const operator = await operatorOf();
     const direct = !onTicket || operator ? await answeredMail(answered, t) : null;
-    if (!onTicket && direct?.audience === 'forward') return found(byHeaders, 'In-Reply-To/References of a forward', false, { forwardReply: true });
-    if (onTicket || !forward) return found(byHeaders, 'In-Reply-To/References', !onTicket, { answersNote: !!operator && !!direct?.note });
+    if (!onTicket && direct?.audience === 'forward') return found(byHeaders, 'In-Reply-To/References of a forward', false, { forwardReply: true, answered: direct });
+    if (!onTicket && direct?.audience?.startsWith('operator:')) return found(byHeaders, 'In-Reply-To/References of an operator\'s mail', false, { forwardReply: true, answered: direct });
+    if (onTicket || !forward) return found(byHeaders, 'In-Reply-To/References', !onTicket, { answersNote: !!operator && !!direct?.note, answered: direct });
   }
   for (const address of [...mail.to, ...mail.cc, ...mail.deliveredTo]) {
     const bySubaddress = await follow(await ticketOfReplyAddress(address, t));

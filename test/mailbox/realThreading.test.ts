@@ -219,6 +219,24 @@ describe('an operator answering a notification by mail', () => {
     expect(mailed.parsed.text).not.toContain('no refund');
     expect(smtp.mailsTo(from).some((m) => m.parsed.text?.includes('no refund'))).toBe(false);
   });
+
+  it('passed on to someone without an account (a team address), is answered in a note: they join nothing, no customer hears of it', async () => {
+    const { ticket } = await opened();
+    const told = await waitFor(() => smtp.mailsTo(world.direct.email).find((m) => m.parsed.subject?.includes(`[#${ticket.number}]`)), 60000, 'the operator_ticket_opened mail');
+    await waitFor(() => MailMessageId.findOne({ where: { message_id: told.parsed.messageId!.replace(/^<|>$/g, '') } }), 60000, 'the stored Message-ID');
+    const teammate = newEmail('team');
+    const line = await deliver(await rawMail({
+      from: teammate, to: user('desk'), subject: `Re: ${told.parsed.subject}`, inReplyTo: told.parsed.messageId!,
+      references: [told.parsed.messageId!], text: 'I know this customer: call them.',
+    }));
+    expect(line).toMatchObject({ decision: 'reply', ticket_id: ticket.id });
+    expect(line.reason).toContain('the answer to an operator\'s mail: filed as a note');
+    expect((await messagesOf(ticket.id)).find((m) => m.id === line.ticket_message_id)).toMatchObject({ type: 1, by: 1 });
+    expect(JSON.parse((await ticket.reload()).cc ?? '[]')).toEqual([]);
+    const kinds = (await ticketMailsOf(ticket.id)).filter((p) => p.messageId === line.ticket_message_id).map((p) => p.kind);
+    expect(kinds.filter((k) => !k.startsWith('operator_'))).toEqual([]);
+    expect(await MailMessageId.findOne({ where: { ticket_message_id: line.ticket_message_id, direction: 'in' } })).toMatchObject({ audience: `operator:${world.direct.id}` });
+  });
 });
 
 describe('one mail, two department mailboxes', () => {
