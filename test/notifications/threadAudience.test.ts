@@ -1,15 +1,16 @@
 /**
  * Whose conversation each stored Message-ID is (migration 036, src/ticket/mail/threading.ts): the
  * rows stored before it get their audience from their ticket message where it tells (forwards and
- * their answers, mails received from an operator or a user); the other mails sent stay NULL and
- * join every conversation's thread, as before. A thread is one statement on the thread index; the
+ * their answers, mails received from an operator or a user), and the mails sent from their
+ * delivery's outbox entry (the job's kind and recipient); a row neither tells stays NULL and joins
+ * every conversation's thread, as before. A thread is one statement on the thread index; the
  * mail another answers directly tells a forward's answer (also once the forward's message is
  * deleted) and an answer to a note.
  */
 import { QueryTypes } from 'sequelize';
 import { capture } from '../../bench/capture';
 import * as m036 from '../../migrations/036_mail_thread_audience';
-import { Ticket, TicketMessage } from '../../src/db/models';
+import { MailDelivery, OutboxEntry, Ticket, TicketMessage } from '../../src/db/models';
 import { BY, MESSAGE_TYPE } from '../../src/db/models/TicketMessage';
 import { sequelize } from '../../src/db/sequelize';
 import { answeredMail, operatorAudience, threadOf } from '../../src/ticket/mail/threading';
@@ -27,7 +28,7 @@ const query = <T extends object>(sql: string, replacements?: unknown[] | Record<
   sequelize().query<T>(sql, { replacements, type: QueryTypes.SELECT });
 
 describe('migration 036', () => {
-  it('gives the rows stored before it their audience where their message tells it, and NULL rows join every thread', async () => {
+  it('gives the rows stored before it their audience where their message or their delivery tells it, and NULL rows join every thread', async () => {
     const ticket = (await Ticket.findByPk((await f.ticket()).id))!;
     const [agent, vendor] = [await f.operator(), await f.user()];
     const [first] = await TicketMessage.findAll({ where: { ticket_id: ticket.id }, order: [['id', 'ASC']] });
@@ -49,18 +50,27 @@ describe('migration 036', () => {
     for (const [name, direction, messageId] of rows) {
       await query('INSERT INTO mail_message_ids (message_id, ticket_id, ticket_message_id, direction, created_at) VALUES (?, ?, ?, ?, 1)', [idOf(name), ticket.id, messageId, direction]);
     }
+    // The deliveries of three of the mails sent (the mail worker's record: the job's outbox entry, the Message-ID sent).
+    const delivered = async (name: string, payload: Record<string, unknown>) => {
+      const entry = await OutboxEntry.create({ queue: 'mail', name: 'ticket.mail', payload: JSON.stringify({ ticketId: ticket.id, ...payload }), job_key: unique('k').slice(0, 16), created_at: 1, processed_at: 1 });
+      await MailDelivery.create({ outbox_id: entry.id, status: 'sent', message_id: `<${idOf(name)}>`, attempts: 1, sent_at: 1 });
+    };
+    await delivered('acknowledgement', { kind: 'user_ticket_opened', messageId: first.id });
+    await delivered('reply-out', { kind: 'user_ticket_reply', messageId: reply.id });
+    await delivered('note-out', { kind: 'operator_ticket_note', messageId: note.id, recipientId: agent.id });
     await m036.up(sequelize().getQueryInterface());
 
     const stored = await query<{ message_id: string; audience: string | null }>('SELECT message_id, audience FROM mail_message_ids WHERE ticket_id = ? ORDER BY id', [ticket.id]);
     expect(stored.map((r) => [r.message_id, r.audience])).toEqual([
-      [idOf('user-in'), 'user'], [idOf('acknowledgement'), null], [idOf('operator-in'), `operator:${agent.id}`], [idOf('reply-out'), null],
-      [idOf('note-out'), null], [idOf('forward-out'), 'forward'], [idOf('answer-in'), 'forward'], [idOf('assigned-out'), null],
+      [idOf('user-in'), 'user'], [idOf('acknowledgement'), 'user'], [idOf('operator-in'), `operator:${agent.id}`], [idOf('reply-out'), 'user'],
+      [idOf('note-out'), `operator:${agent.id}`], [idOf('forward-out'), 'forward'], [idOf('answer-in'), 'forward'], [idOf('assigned-out'), null],
     ]);
 
     // Each conversation's thread: its own rows and the NULL ones; a forward none.
     expect(await threadOf(ticket.id, 'user')).toEqual({ inReplyTo: idOf('assigned-out'), references: [idOf('user-in'), idOf('assigned-out')] });
-    expect(await threadOf(ticket.id, operatorAudience(agent.id), idOf('assigned-out'))).toEqual({ inReplyTo: idOf('note-out'), references: [idOf('acknowledgement'), idOf('note-out')] });
-    expect(await threadOf(ticket.id, operatorAudience(vendor.id))).toEqual({ inReplyTo: idOf('assigned-out'), references: [idOf('acknowledgement'), idOf('assigned-out')] });
+    expect(await threadOf(ticket.id, 'user', idOf('assigned-out'))).toEqual({ inReplyTo: idOf('reply-out'), references: [idOf('user-in'), idOf('reply-out')] });
+    expect(await threadOf(ticket.id, operatorAudience(agent.id), idOf('assigned-out'))).toEqual({ inReplyTo: idOf('note-out'), references: [idOf('operator-in'), idOf('note-out')] });
+    expect(await threadOf(ticket.id, operatorAudience(vendor.id))).toEqual({ inReplyTo: idOf('assigned-out'), references: [idOf('assigned-out')] });
     expect(await threadOf(ticket.id, 'forward')).toEqual({ references: [] });
 
     // One statement, each part a range of the thread index in id order (no filesort).
@@ -81,9 +91,10 @@ describe('migration 036', () => {
     const forwardMail = { audience: 'forward', note: false };
     expect(await answeredMail([idOf('acknowledgement'), idOf('forward-out')])).toEqual(forwardMail);
     expect(await answeredMail([idOf('forward-out'), idOf('answer-in'), 'unknown@elsewhere.test'])).toEqual({ audience: 'forward', note: true });
-    expect(await answeredMail([idOf('forward-out'), idOf('acknowledgement')])).toEqual({ audience: null, note: false });
+    expect(await answeredMail([idOf('forward-out'), idOf('acknowledgement')])).toEqual({ audience: 'user', note: false });
     expect(await answeredMail([idOf('forward-out'), idOf('acknowledgement'), idOf('forward-out')])).toEqual(forwardMail);
-    expect(await answeredMail([idOf('user-in'), idOf('note-out')])).toEqual({ audience: null, note: true });
+    expect(await answeredMail([idOf('user-in'), idOf('note-out')])).toEqual({ audience: `operator:${agent.id}`, note: true });
+    expect(await answeredMail([idOf('assigned-out')])).toEqual({ audience: null, note: false });
     expect(await answeredMail([idOf('operator-in')])).toEqual({ audience: `operator:${agent.id}`, note: false });
     expect(await answeredMail(['unknown@elsewhere.test'])).toBeNull();
     expect(await answeredMail([])).toBeNull();
