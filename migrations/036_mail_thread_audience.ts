@@ -36,8 +36,9 @@ const RANGE = 50_000;
 
 /**
  * The audiences of the rows stored before this migration, one range of ids per statement (a
- * statement over the whole table would lock every row it reads until its end: about 45 s for 1.5
- * million rows on the benchmark's machine, while a mailbox worker still running waits to store ids).
+ * statement over the whole table would lock every row it reads until its end: 44 s for 1.5 million
+ * rows on a 2-core machine with other work running, while a mailbox worker still running on
+ * another node waits to store ids).
  */
 export async function fillAudiences(q: QueryInterface): Promise<void> {
   await inRanges(q, 'mail_message_ids', `UPDATE mail_message_ids m JOIN ticket_messages tm ON tm.id = m.ticket_message_id
