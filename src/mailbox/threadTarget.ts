@@ -100,14 +100,13 @@ export async function threadTarget(mail: IncomingMessage, t: Transaction): Promi
     operator: await operatorOf(), owner: await who.owner(ticket),
   });
 
-  const answered = [...mail.references, ...mail.inReplyTo];
-  const byHeaders = await follow(await ticketOfReferences(answered, t));
+  // The mail it answers tells its ticket, an answer to the operators' side (from someone not on
+  // the ticket: a forward's, or an operator's own mail's) and an operator's answer to a note.
+  const direct = await answeredMail([...mail.references, ...mail.inReplyTo], t);
+  const byHeaders = await follow(direct?.ticketId);
   if (byHeaders) {
     const onTicket = await isOnTicket(from, byHeaders, who);
-    // What the mail answers tells an answer to the operators' side (from someone not on the
-    // ticket: a forward's, or an operator's own mail's) and an operator's answer to a note.
     const operator = await operatorOf();
-    const direct = !onTicket || operator ? await answeredMail(answered, t) : null;
     if (!onTicket && direct?.audience === 'forward') return found(byHeaders, 'In-Reply-To/References of a forward', false, { forwardReply: true, answered: direct });
     if (!onTicket && direct?.audience?.startsWith('operator:')) return found(byHeaders, 'In-Reply-To/References of an operator\'s mail', false, { forwardReply: true, answered: direct });
     if (onTicket || !forward) return found(byHeaders, 'In-Reply-To/References', !onTicket, { answersNote: !!operator && !!direct?.note, answered: direct });

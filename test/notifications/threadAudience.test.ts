@@ -88,14 +88,14 @@ describe('migration 036', () => {
     // an answer to a forward, also once the forward's message is gone, and an answer to a note.
     await forward.destroy();
     expect((await query<{ n: number }>('SELECT COUNT(*) AS n FROM mail_message_ids WHERE message_id = ? AND ticket_message_id IS NULL', [idOf('forward-out')]))[0].n).toBe(1);
-    const forwardMail = { audience: 'forward', note: false };
+    const forwardMail = { ticketId: ticket.id, audience: 'forward', note: false };
     expect(await answeredMail([idOf('acknowledgement'), idOf('forward-out')])).toEqual(forwardMail);
-    expect(await answeredMail([idOf('forward-out'), idOf('answer-in'), 'unknown@elsewhere.test'])).toEqual({ audience: 'forward', note: true });
-    expect(await answeredMail([idOf('forward-out'), idOf('acknowledgement')])).toEqual({ audience: 'user', note: false });
+    expect(await answeredMail([idOf('forward-out'), idOf('answer-in'), 'unknown@elsewhere.test'])).toEqual({ ticketId: ticket.id, audience: 'forward', note: true });
+    expect(await answeredMail([idOf('forward-out'), idOf('acknowledgement')])).toEqual({ ticketId: ticket.id, audience: 'user', note: false });
     expect(await answeredMail([idOf('forward-out'), idOf('acknowledgement'), idOf('forward-out')])).toEqual(forwardMail);
-    expect(await answeredMail([idOf('user-in'), idOf('note-out')])).toEqual({ audience: `operator:${agent.id}`, note: true });
-    expect(await answeredMail([idOf('assigned-out')])).toEqual({ audience: null, note: false });
-    expect(await answeredMail([idOf('operator-in')])).toEqual({ audience: `operator:${agent.id}`, note: false });
+    expect(await answeredMail([idOf('user-in'), idOf('note-out')])).toEqual({ ticketId: ticket.id, audience: `operator:${agent.id}`, note: true });
+    expect(await answeredMail([idOf('assigned-out')])).toEqual({ ticketId: ticket.id, audience: null, note: false });
+    expect(await answeredMail([idOf('operator-in')])).toEqual({ ticketId: ticket.id, audience: `operator:${agent.id}`, note: false });
     expect(await answeredMail(['unknown@elsewhere.test'])).toBeNull();
     expect(await answeredMail([])).toBeNull();
   });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Op, type Transaction } from 'sequelize';
+import type { Transaction } from 'sequelize';
 import { config } from '../../config';
 import { now } from '../../db/entity';
 import { MailMessageId, type Brand } from '../../db/models';
@@ -136,6 +136,7 @@ export async function recordMessageIds(values: StoredMessageId[], transaction?: 
 
 /** The stored mail another mail answers directly: whose conversation it is, and whether it is about a note. */
 export interface AnsweredMail {
+  ticketId: number;
   audience: MailAudience | null;
   /** It is about a note (an operator's notification of a colleague's note, or of an answer to a forward). */
   note: boolean;
@@ -151,30 +152,22 @@ export async function answeredMail(ids: string[], transaction?: Transaction): Pr
   // Latest first, each id at its last place (In-Reply-To is often the last of References too).
   const latestFirst = [...new Set([...ids].reverse())].slice(0, 100);
   if (!latestFirst.length) return null;
-  const rows = await select<{ message_id: string; audience: MailAudience | null; type: number | null }>(
-    `SELECT m.message_id, m.audience, tm.type FROM mail_message_ids m LEFT JOIN ticket_messages tm ON tm.id = m.ticket_message_id
+  const rows = await select<{ message_id: string; ticket_id: number; audience: MailAudience | null; type: number | null }>(
+    `SELECT m.message_id, m.ticket_id, m.audience, tm.type FROM mail_message_ids m LEFT JOIN ticket_messages tm ON tm.id = m.ticket_message_id
       WHERE m.message_id IN (?)`, [latestFirst], { transaction },
   );
   const byId = new Map(rows.map((r) => [r.message_id, r]));
   const answered = latestFirst.map((id) => byId.get(id)).find((r) => r !== undefined);
-  return answered ? { audience: answered.audience, note: answered.type === MESSAGE_TYPE.NOTE } : null;
+  return answered ? { ticketId: Number(answered.ticket_id), audience: answered.audience, note: answered.type === MESSAGE_TYPE.NOTE } : null;
 }
 
 /**
  * The ticket a reply belongs to by its In-Reply-To and References (ids without brackets): the
- * ticket of the last of them that is stored, or null. For the mailbox worker, which then follows
+ * ticket of the mail it answers (answeredMail), or null. For the mailbox worker, which then follows
  * `merged_into_id` and leaves a trashed ticket alone.
  */
 export async function ticketOfReferences(ids: string[], transaction?: Transaction): Promise<number | null> {
-  const wanted = [...new Set(ids)].slice(-100);
-  if (!wanted.length) return null;
-  const rows = await MailMessageId.findAll({ attributes: ['message_id', 'ticket_id'], where: { message_id: { [Op.in]: wanted } }, transaction });
-  const byId = new Map(rows.map((r) => [r.message_id, r.ticket_id]));
-  for (let i = wanted.length - 1; i >= 0; i--) {
-    const ticketId = byId.get(wanted[i]);
-    if (ticketId) return ticketId;
-  }
-  return null;
+  return (await answeredMail(ids, transaction))?.ticketId ?? null;
 }
 
 /** The subject with the ticket number in it: the template's subject when it has `[#<number>]`, else `[#<number>] <subject>`. */
