@@ -14,6 +14,7 @@ import { closeCounters } from './redis/windowCounter';
 import { startDraining } from './ops/health';
 import { startMetricsServer } from './ops/metrics';
 import { wire } from './wiring';
+import { httpServer, listen } from './http/nodeServer';
 
 async function main() {
   guardStrayRejections();
@@ -59,10 +60,7 @@ async function main() {
     await sequelize().authenticate();
     if (stopping) return;
     const app = buildApp();
-    server = await new Promise((resolve, reject) => {
-      // Express 5 calls this back with the error too (a port in use): only a call without one means listening.
-      const s = app.listen(cfg.port, cfg.host, (err?: Error) => (err ? reject(err) : resolve(s)));
-    });
+    server = await listen(httpServer(app), cfg.port, cfg.host);
     if (stopping) return;
     // The port it listens on (PORT=0: the one the system gave it). Under node:cluster the primary
     // says it once, for all its workers.

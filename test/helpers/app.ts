@@ -1,6 +1,8 @@
 import type { Express } from 'express';
+import type { Server } from 'node:http';
 import request from 'supertest';
 import { buildApp } from '../../src/app';
+import { httpServer } from '../../src/http/nodeServer';
 import { createToken } from '../../src/auth/tokens';
 import { sequelize } from '../../src/db/sequelize';
 import { prepareDatabase } from '../../src/cli/setup';
@@ -14,6 +16,8 @@ import { preparedMarker } from './testResources';
 
 export interface TestApi {
   app: Express;
+  /** The app on the server the web process listens with (src/http/nodeServer.ts); the helpers below use it. */
+  server: Server;
   token: string;
   get(path: string, query?: Record<string, unknown>): request.Test;
   post(path: string, form?: Record<string, unknown>): request.Test;
@@ -35,14 +39,16 @@ export function useApi(): TestApi {
   beforeAll(async () => {
     await prepareOnce();
     api.app = buildApp();
+    // Not listening: supertest listens while requests are under way.
+    api.server = httpServer(api.app);
     api.token = (await createToken('test')).token;
     const auth = (t: request.Test) => t.auth(api.token, 'x');
-    api.get = (path, query) => auth(request(api.app).get(path).query(query ?? {}));
-    api.post = (path, form) => auth(request(api.app).post(path).type('form').send(encodeForm(form)));
-    api.put = (path, form) => auth(request(api.app).put(path).type('form').send(encodeForm(form)));
-    api.del = (path) => auth(request(api.app).delete(path));
-    api.postJson = (path, body) => auth(request(api.app).post(path).type('json').send(body as object));
-    api.putJson = (path, body) => auth(request(api.app).put(path).type('json').send(body as object));
+    api.get = (path, query) => auth(request(api.server).get(path).query(query ?? {}));
+    api.post = (path, form) => auth(request(api.server).post(path).type('form').send(encodeForm(form)));
+    api.put = (path, form) => auth(request(api.server).put(path).type('form').send(encodeForm(form)));
+    api.del = (path) => auth(request(api.server).delete(path));
+    api.postJson = (path, body) => auth(request(api.server).post(path).type('json').send(body as object));
+    api.putJson = (path, body) => auth(request(api.server).put(path).type('json').send(body as object));
   });
   afterAll(async () => {
     // Workers the file started and has not closed yet (its own afterAll may come after this one).
