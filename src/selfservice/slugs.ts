@@ -5,6 +5,7 @@ import { ValidationError } from '../errors';
 import type { Condition } from '../http/listQuery';
 import { isBound } from '../db/sql';
 import { Joi } from '../lib/validation';
+import { duplicateOf } from '../db/uniqueKeys';
 
 /**
  * Slugs of self-service records: lowercase letters, digits and hyphens, generated from the name
@@ -41,6 +42,8 @@ export interface SlugScope<M extends Entity> {
   /** The record itself, on an update. */
   exceptId?: number | null;
   transaction: Transaction;
+  /** false: the scope's slugs are read without a lock (writeWithFreeSlug). Default: a locking read (below). */
+  lock?: boolean;
 }
 
 /** What a suffix is added to: short enough that `-<n>` still fits the column. */
@@ -59,17 +62,45 @@ async function takenSlugs<M extends Entity>(base: string, s: SlugScope<M>): Prom
     where: { [Op.and]: [scope, own, ...(s.exceptId ? [{ id: { [Op.ne]: s.exceptId } }] : [])] },
     replacements: isBound(s.scope) ? s.scope.replacements : undefined,
     transaction: s.transaction,
-    lock: s.transaction.LOCK.UPDATE,
+    ...(s.lock === false ? {} : { lock: s.transaction.LOCK.UPDATE }),
   });
   return new Set(rows.map((r: { slug: string }) => r.slug));
 }
 
-/** The first of `base`, `base-2`, `base-3`... that no record of the scope has. */
-export async function uniqueSlug<M extends Entity>(base: string, s: SlugScope<M>): Promise<string> {
-  const taken = await takenSlugs(base, s);
+/** The first of `base`, `base-2`, `base-3`... not in `taken`. */
+function firstFree(base: string, taken: ReadonlySet<string>): string {
   if (!taken.has(base)) return base;
   const stem = stemOf(base);
   for (let n = 2; ; n++) if (!taken.has(`${stem}-${n}`)) return `${stem}-${n}`;
+}
+
+/** The first of `base`, `base-2`, `base-3`... that no record of the scope has. */
+export async function uniqueSlug<M extends Entity>(base: string, s: SlugScope<M>): Promise<string> {
+  return firstFree(base, await takenSlugs(base, s));
+}
+
+/** How many slugs writeWithFreeSlug tries before it gives the error up. */
+const SLUG_TRIES = 50;
+
+/**
+ * Writes a record with the first free slug of `base` in the scope, without locking the scope's
+ * slugs: `write(slug)` stores it, and when the slug's unique key (`key`) refuses it (another
+ * writer committed it after this transaction read the scope), the next one is tried, in the same
+ * transaction (a refused INSERT undoes only itself). Locking the range instead makes parallel
+ * writers that find it empty each hold its gap while waiting to insert into it: they deadlock in
+ * turn, and a request can lose every retry.
+ */
+export async function writeWithFreeSlug<M extends Entity, T>(base: string, s: SlugScope<M>, key: string, write: (slug: string) => Promise<T>): Promise<T> {
+  const taken = new Set(await takenSlugs(base, { ...s, lock: false }));
+  for (let tries = 1; ; tries++) {
+    const slug = firstFree(base, taken);
+    try {
+      return await write(slug);
+    } catch (err) {
+      if (tries >= SLUG_TRIES || duplicateOf(err)?.key !== key) throw err;
+      taken.add(slug);
+    }
+  }
 }
 
 /** A slug that was given: 422 when a record of the scope has it. */

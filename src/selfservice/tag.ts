@@ -5,7 +5,7 @@ import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../lib/serialize';
 import type { TranslationSpec } from '../translations';
 import { Joi, field } from '../lib/validation';
-import { chooseSlug, keepOrMoveSlug, slugField, slugRule, slugify, uniqueSlug } from './slugs';
+import { assertSlugFree, keepOrMoveSlug, slugField, slugRule, slugify, uniqueSlug, writeWithFreeSlug } from './slugs';
 
 /** Self-service tags: one per name (articles name their tags), slugs unique across the help desk. */
 
@@ -17,10 +17,17 @@ export const serializeTag = (t: SelfServiceTag) => pick(t, TAG_FIELDS);
 
 const slugScope = (transaction: Transaction, exceptId: number | null = null) => ({ model: SelfServiceTag, scope: {}, exceptId, transaction });
 
-/** 422 when another tag has the name (compared as the collation does: case-insensitively). Locks the name. */
+/**
+ * 422 when another tag has the name (compared as the collation does: case-insensitively). A plain
+ * read: when two requests race, the unique key `name` refuses the loser's write, which the API
+ * answers with the same 422 (db/uniqueKeys.ts), as for ticket tags. A locking read would lock the
+ * gap where a missing name goes, and parallel creates of one name, each holding that gap and
+ * waiting to insert into it, deadlock in turn (seen: one of 20 parallel creates answered 503
+ * after five deadlocks).
+ */
 async function assertNameFree(name: string, exceptId: number | null, transaction: Transaction): Promise<void> {
   const other = await SelfServiceTag.findOne({
-    attributes: ['id'], where: { name, ...(exceptId ? { id: { [Op.ne]: exceptId } } : {}) }, transaction, lock: transaction.LOCK.UPDATE,
+    attributes: ['id'], where: { name, ...(exceptId ? { id: { [Op.ne]: exceptId } } : {}) }, transaction,
   });
   if (other) throw new ValidationError('The name has already been taken.');
 }
@@ -52,8 +59,15 @@ export const tagResource: ResourceDef<SelfServiceTag> = {
 
   async create(input, { transaction }) {
     await assertNameFree(input.name, null, transaction);
-    const slug = await chooseSlug(input.slug, input.name, 'tag', slugScope(transaction));
-    return SelfServiceTag.create({ name: input.name, slug }, { transaction });
+    // No locks (see assertNameFree): the unique keys decide a race. A given slug another create
+    // took first is the client's 422 (db/uniqueKeys.ts); a generated one moves on to the next free.
+    const create = (slug: string) => SelfServiceTag.create({ name: input.name, slug }, { transaction });
+    const scope = { ...slugScope(transaction), lock: false };
+    if (input.slug) {
+      await assertSlugFree(input.slug, scope);
+      return create(input.slug);
+    }
+    return writeWithFreeSlug(slugify(input.name, 'tag'), scope, 'slug', create);
   },
 
   async update(tag, input, { transaction }) {
