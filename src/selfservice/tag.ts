@@ -22,8 +22,8 @@ const slugScope = (transaction: Transaction, exceptId: number | null = null) => 
  * read: when two requests race, the unique key `name` refuses the loser's write, which the API
  * answers with the same 422 (db/uniqueKeys.ts), as for ticket tags. A locking read would lock the
  * gap where a missing name goes, and parallel creates of one name, each holding that gap and
- * waiting to insert into it, deadlock in turn (seen: one of 20 parallel creates answered 503
- * after five deadlocks).
+ * waiting to insert into it, deadlock in turn (seen in CI: one of 20 parallel creates answered
+ * 503, likely after five deadlocks).
  */
 async function assertNameFree(name: string, exceptId: number | null, transaction: Transaction): Promise<void> {
   const other = await SelfServiceTag.findOne({
