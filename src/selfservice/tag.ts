@@ -1,11 +1,12 @@
 import { Op, type Transaction } from 'sequelize';
 import { SelfServiceTag } from '../db/models';
+import { duplicateOf } from '../db/uniqueKeys';
 import { ValidationError } from '../errors';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../lib/serialize';
 import type { TranslationSpec } from '../translations';
 import { Joi, field } from '../lib/validation';
-import { assertSlugFree, keepOrMoveSlug, slugField, slugRule, slugify, uniqueSlug, writeWithFreeSlug } from './slugs';
+import { assertSlugFree, keepOrMoveSlug, slugField, slugRule, slugify, writeWithFreeSlug } from './slugs';
 
 /** Self-service tags: one per name (articles name their tags), slugs unique across the help desk. */
 
@@ -39,10 +40,20 @@ async function assertNameFree(name: string, exceptId: number | null, transaction
 export async function tagsNamed(names: string[], transaction: Transaction): Promise<SelfServiceTag[]> {
   const out: SelfServiceTag[] = [];
   for (const name of names) {
-    // The database compares names (its collation decides that `billing` is `Billing`); the locking
-    // read keeps a concurrent request from creating the same tag.
-    let tag = await SelfServiceTag.findOne({ where: { name }, transaction, lock: transaction.LOCK.UPDATE });
-    tag ??= await SelfServiceTag.create({ name, slug: await uniqueSlug(slugify(name, 'tag'), slugScope(transaction)) }, { transaction });
+    // The database compares names (its collation decides that `billing` is `Billing`). A plain
+    // read, then an INSERT of a missing tag: no gap lock (see assertNameFree). When another request
+    // inserted the tag first, the key `name` refuses ours, and a locking read, which sees the
+    // latest commit, finds theirs.
+    let tag = await SelfServiceTag.findOne({ where: { name }, transaction });
+    if (!tag) {
+      try {
+        tag = await writeWithFreeSlug(slugify(name, 'tag'), { ...slugScope(transaction), lock: false }, 'slug', (slug) => SelfServiceTag.create({ name, slug }, { transaction }));
+      } catch (err) {
+        if (duplicateOf(err)?.key !== 'name') throw err;
+        tag = await SelfServiceTag.findOne({ where: { name }, transaction, lock: transaction.LOCK.SHARE });
+        if (!tag) throw err;
+      }
+    }
     if (!out.some((t) => t.id === tag!.id)) out.push(tag);
   }
   return out;

@@ -8,6 +8,7 @@ import { unique, useApi } from '../helpers/app';
 import { expectError } from '../helpers/envelope';
 import { slugify } from '../../src/selfservice/slugs';
 import { countQueries } from '../../src/db/sequelize';
+import { factories } from './support';
 
 const api = useApi();
 
@@ -46,5 +47,32 @@ it('a create reads the name and the slugs without a lock (a locking read of a mi
   expect(result.status).toBe(200);
   const reads = queries.filter((q) => /SELECT[\s\S]*FROM\s+`?selfservice_tags`?/i.test(q));
   expect(reads.length).toBeGreaterThanOrEqual(2); // the name, the slugs (and the record read back)
+  expect(reads.filter((q) => /FOR UPDATE|LOCK IN SHARE MODE|FOR SHARE/i.test(q)).map((q) => q.slice(0, 120))).toEqual([]);
+});
+
+it('10 parallel article creates naming one new tag: every article is created, all with the one tag', async () => {
+  const make = factories(api);
+  const category = (await make.category((await make.type()).id)).id;
+  const author = (await make.operator()).id;
+  const name = unique('Shared new tag ');
+  const results = await Promise.all(Array.from({ length: 10 }, () => api.post('/api/selfservice/article', {
+    author_id: author, title: unique('Article'), text: 'Some helpful text.', category: [category], tag: [name],
+  })));
+  expect(results.map((r) => r.status)).toEqual(results.map(() => 200));
+  const tags = await SelfServiceTag.findAll({ where: { name } });
+  expect(tags).toHaveLength(1);
+  expect(results.map((r) => r.body.data.tags.map((t: { id: number }) => t.id))).toEqual(results.map(() => [tags[0].id]));
+});
+
+it('an article naming a new tag reads and writes the tag without a lock', async () => {
+  const make = factories(api);
+  const category = (await make.category((await make.type()).id)).id;
+  const author = (await make.operator()).id;
+  const { result, queries } = await countQueries(async () => api.post('/api/selfservice/article', {
+    author_id: author, title: unique('Article'), text: 'Some helpful text.', category: [category], tag: [unique('Lock-free tag ')],
+  }));
+  expect(result.status).toBe(200);
+  const reads = queries.filter((q) => /SELECT[\s\S]*FROM\s+`?selfservice_tags`?/i.test(q));
+  expect(reads.length).toBeGreaterThanOrEqual(2); // the name, the slugs
   expect(reads.filter((q) => /FOR UPDATE|LOCK IN SHARE MODE|FOR SHARE/i.test(q)).map((q) => q.slice(0, 120))).toEqual([]);
 });
