@@ -3,26 +3,29 @@ import { useApi } from '../helpers/app';
 
 const api = useApi();
 
+// On the server the web process listens with (src/http/nodeServer.ts): the dashboard is an Express
+// app of its own, mounted in ours, which sets its own prototypes on the request while it serves it.
+
 describe('the queue dashboard', () => {
   it('asks for the API token', async () => {
-    const res = await request(api.app).get('/admin/queues');
+    const res = await request(api.server).get('/admin/queues');
     expect(res.status).toBe(401);
     expect(res.headers['www-authenticate']).toMatch(/^Basic/);
     expect(res.body).toMatchObject({ status: 'error', data: null });
-    expect((await request(api.app).get('/admin/queues/api/queues').auth('wrong-token', 'x')).status).toBe(401);
+    expect((await request(api.server).get('/admin/queues/api/queues').auth('wrong-token', 'x')).status).toBe(401);
   });
 
   it('shows every queue of the project to a token holder', async () => {
-    const page = await request(api.app).get('/admin/queues').auth(api.token, 'x');
+    const page = await request(api.server).get('/admin/queues').auth(api.token, 'x');
     expect(page.status).toBe(200);
     expect(page.headers['content-type']).toMatch(/html/);
-    const res = await request(api.app).get('/admin/queues/api/queues').auth(api.token, 'x');
+    const res = await request(api.server).get('/admin/queues/api/queues').auth(api.token, 'x');
     expect(res.status).toBe(200);
     expect(res.body.queues.map((q: { name: string }) => q.name).sort()).toEqual(['mail', 'mailbox', 'scheduler', 'webhooks']);
   });
 
   it('sends frame protection and a same-origin policy, on the page and on its 401', async () => {
-    for (const res of [await request(api.app).get('/admin/queues').auth(api.token, 'x'), await request(api.app).get('/admin/queues')]) {
+    for (const res of [await request(api.server).get('/admin/queues').auth(api.token, 'x'), await request(api.server).get('/admin/queues')]) {
       expect(res.headers['x-frame-options']).toBe('DENY');
       const csp = String(res.headers['content-security-policy']);
       expect(csp).toContain("frame-ancestors 'none'");
@@ -35,7 +38,7 @@ describe('the queue dashboard', () => {
   });
 
   it('serves a page that loads nothing from another origin, and every script and stylesheet it names', async () => {
-    const page = await request(api.app).get('/admin/queues').auth(api.token, 'x');
+    const page = await request(api.server).get('/admin/queues').auth(api.token, 'x');
     const html = page.text;
     expect(html).not.toMatch(/\b(?:src|href)="(?:https?:)?\/\//i);
     expect(html).not.toContain('fonts.googleapis.com');
@@ -50,7 +53,7 @@ describe('the queue dashboard', () => {
     expect(scripts.length).toBeGreaterThan(0);
     expect(styles.length).toBeGreaterThan(0);
     for (const [url, type] of [...scripts.map((u) => [u, /javascript/]), ...styles.map((u) => [u, /text\/css/])] as Array<[string, RegExp]>) {
-      const asset = await request(api.app).get(new URL(url, `http://x${base}`).pathname).auth(api.token, 'x');
+      const asset = await request(api.server).get(new URL(url, `http://x${base}`).pathname).auth(api.token, 'x');
       expect({ url, status: asset.status, type: asset.headers['content-type'], poweredBy: asset.headers['x-powered-by'] })
         .toEqual({ url, status: 200, type: expect.stringMatching(type), poweredBy: undefined });
       expect(asset.headers['x-frame-options']).toBe('DENY');
@@ -59,7 +62,7 @@ describe('the queue dashboard', () => {
 
   it('never announces X-Powered-By, on the page, its API or its static files', async () => {
     for (const path of ['/admin/queues', '/admin/queues/api/queues', '/admin/queues/static/images/logo.svg', '/admin/queues/queue/mail', '/admin/queues/api/nothing']) {
-      const res = await request(api.app).get(path).auth(api.token, 'x');
+      const res = await request(api.server).get(path).auth(api.token, 'x');
       expect({ path, poweredBy: res.headers['x-powered-by'] }).toEqual({ path, poweredBy: undefined });
     }
   });
