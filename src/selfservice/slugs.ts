@@ -42,7 +42,7 @@ export interface SlugScope<M extends Entity> {
   /** The record itself, on an update. */
   exceptId?: number | null;
   transaction: Transaction;
-  /** false: the scope's slugs are read without a lock (writeWithFreeSlug). Default: a locking read (below). */
+  /** false: the scope's slugs are read without a lock (as writeWithFreeSlug always reads them). Default: a locking read (below). */
   lock?: boolean;
 }
 

@@ -47,7 +47,7 @@ export async function tagsNamed(names: string[], transaction: Transaction): Prom
     let tag = await SelfServiceTag.findOne({ where: { name }, transaction });
     if (!tag) {
       try {
-        tag = await writeWithFreeSlug(slugify(name, 'tag'), { ...slugScope(transaction), lock: false }, 'slug', (slug) => SelfServiceTag.create({ name, slug }, { transaction }));
+        tag = await writeWithFreeSlug(slugify(name, 'tag'), slugScope(transaction), 'slug', (slug) => SelfServiceTag.create({ name, slug }, { transaction }));
       } catch (err) {
         if (duplicateOf(err)?.key !== 'name') throw err;
         tag = await SelfServiceTag.findOne({ where: { name }, transaction, lock: transaction.LOCK.SHARE });
@@ -73,12 +73,11 @@ export const tagResource: ResourceDef<SelfServiceTag> = {
     // No locks (see assertNameFree): the unique keys decide a race. A given slug another create
     // took first is the client's 422 (db/uniqueKeys.ts); a generated one moves on to the next free.
     const create = (slug: string) => SelfServiceTag.create({ name: input.name, slug }, { transaction });
-    const scope = { ...slugScope(transaction), lock: false };
     if (input.slug) {
-      await assertSlugFree(input.slug, scope);
+      await assertSlugFree(input.slug, { ...slugScope(transaction), lock: false });
       return create(input.slug);
     }
-    return writeWithFreeSlug(slugify(input.name, 'tag'), scope, 'slug', create);
+    return writeWithFreeSlug(slugify(input.name, 'tag'), slugScope(transaction), 'slug', create);
   },
 
   async update(tag, input, { transaction }) {
