@@ -1,10 +1,11 @@
 import { IpBan } from '../db/models';
 import { now } from '../db/entity';
+import { insertRows } from '../db/insertRows';
 import { ValidationError } from '../errors';
 import { ipAddress } from '../lib/ip';
 import { flagFilter } from '../http/listQuery';
 import { ipFilter } from './ipFilter';
-import { resourceRouter, type ResourceDef } from '../http/resource';
+import { resourceRouter, Written, type ResourceDef } from '../http/resource';
 import { pick } from '../lib/serialize';
 import { Joi, field } from '../lib/validation';
 
@@ -32,7 +33,7 @@ function expiryOf(type: number, expiryTime: number | undefined, current: number 
 /** The fields of every response (the OpenAPI document describes the same list). */
 export const IPBAN_FIELDS = ['id', 'ip', 'reason', 'event_user', 'event_operator', 'event_api', 'type', 'expiry', 'created_at', 'updated_at'] as const;
 
-export const ipBanResource: ResourceDef<IpBan> = {
+export const ipBanResource: ResourceDef<IpBan, void, undefined> = {
   path: '/ipban',
   model: IpBan,
   label: 'ban',
@@ -50,7 +51,9 @@ export const ipBanResource: ResourceDef<IpBan> = {
   updateSchema: Joi.object({ ip: ipAddress(), reason: field.multiline(65535), type: field.flag(), ...events, expiry_time: field.timestamp().allow(null) }),
   async create(input, { transaction }) {
     const { expiry_time: expiryTime, ...values } = input;
-    return IpBan.create({ ...values, expiry: expiryOf(values.type, expiryTime, null, now()) }, { transaction });
+    // One INSERT ... RETURNING the row as stored: nothing to read back (the access cache learns of it by its hook).
+    const [ban] = await insertRows(IpBan, [{ ...values, expiry: expiryOf(values.type, expiryTime, null, now()) }], transaction, { stored: true });
+    return new Written(ban, undefined);
   },
   async update(ban, input, { transaction }) {
     const { expiry_time: expiryTime, ...values } = input;

@@ -5,15 +5,57 @@ import { sequelize } from './sequelize';
 
 type Row = Record<string, unknown>;
 
-/** A row as `create` would write it: the model's default values filled in, created_at/updated_at stamped (db/sequelize.ts). */
-function completed(row: Row, attributes: Record<string, { defaultValue?: unknown }>, at: number): Row {
-  const out: Row = { ...row };
-  for (const [name, attribute] of Object.entries(attributes)) {
-    if (out[name] !== undefined) continue;
-    const fallback = attribute.defaultValue;
-    if (fallback !== undefined && (fallback === null || ['number', 'string', 'boolean'].includes(typeof fallback))) out[name] = fallback;
+/**
+ * What insertRows needs of a model, worked out once per model (its attributes are fixed once the
+ * models are registered): the literal defaults, the stamps, the column of each attribute, the
+ * quoted table, and the INSERT's head per list of columns (a table is written with a few lists).
+ */
+interface Shape {
+  attributes: Record<string, { field?: string; defaultValue?: unknown }>;
+  defaults: Array<[string, unknown]>;
+  stamps: string[];
+  byField: Array<readonly [string, string]>;
+  heads: Map<string, string>;
+}
+const shapes = new WeakMap<object, Shape>();
+const MAX_HEADS = 64;
+
+function shapeOf(model: ModelStatic<Model>): Shape {
+  let shape = shapes.get(model);
+  if (!shape) {
+    const attributes = model.getAttributes() as Shape['attributes'];
+    const literal = (v: unknown) => v === null || ['number', 'string', 'boolean'].includes(typeof v);
+    shape = {
+      attributes,
+      defaults: Object.entries(attributes).filter(([, a]) => a.defaultValue !== undefined && literal(a.defaultValue)).map(([name, a]) => [name, a.defaultValue]),
+      stamps: ['created_at', 'updated_at'].filter((stamp) => stamp in attributes),
+      byField: Object.entries(attributes).map(([name, a]) => [name, a.field ?? name] as const),
+      heads: new Map(),
+    };
+    shapes.set(model, shape);
   }
-  for (const stamp of ['created_at', 'updated_at']) if (stamp in attributes && out[stamp] == null) out[stamp] = at;
+  return shape;
+}
+
+/** The INSERT's text up to its tuples, for these columns. */
+function headOf(model: ModelStatic<Model>, shape: Shape, columns: string[]): string {
+  const key = columns.join(',');
+  let head = shape.heads.get(key);
+  if (head === undefined) {
+    const q = sequelize().getQueryInterface().queryGenerator as { quoteIdentifier(name: string): string; quoteTable(name: string): string };
+    head = `INSERT INTO ${q.quoteTable(model.getTableName() as string)} (${columns.map((c) => q.quoteIdentifier(shape.attributes[c].field ?? c)).join(', ')}) VALUES `;
+    // The lists come from the code, but which optional fields a request sent can vary them: bounded.
+    if (shape.heads.size >= MAX_HEADS) shape.heads.clear();
+    shape.heads.set(key, head);
+  }
+  return head;
+}
+
+/** A row as `create` would write it: the model's default values filled in, created_at/updated_at stamped (db/sequelize.ts). */
+function completed(row: Row, shape: Shape, at: number): Row {
+  const out: Row = { ...row };
+  for (const [name, fallback] of shape.defaults) if (out[name] === undefined) out[name] = fallback;
+  for (const stamp of shape.stamps) if (out[stamp] == null) out[stamp] = at;
   return out;
 }
 
@@ -21,20 +63,21 @@ function completed(row: Row, attributes: Record<string, { defaultValue?: unknown
  * Inserts rows of a table in one statement and returns them as saved instances, in order, with
  * their ids (`RETURNING`: right whatever the server's auto-increment settings). Each row is
  * written as `create` writes it: the model's default values, created_at/updated_at stamped when the
- * row has none; a column no row gives is left to the database. No model hook or validation runs
- * (the database's constraints do): for tables no cache watches (db/versionedCache.ts). A row the
+ * row has none; a column no row gives is left to the database. No validation runs (the database's
+ * constraints do); of the model's hooks, `afterBulkCreate` runs as `bulkCreate` runs it, which is
+ * how a cache watching the table learns of the rows (db/versionedCache.ts). A row the
  * database refuses (a unique key) fails the whole statement, which then leaves no row behind, and
  * the transaction goes on. (Rows of more than STATEMENT_CHARS go in several statements; a refusal
  * in a later one leaves the earlier ones' rows in the transaction.)
  */
 export async function insertRows<M extends Model>(model: ModelStatic<M>, rows: Row[], transaction: Transaction, options: InsertOptions = {}): Promise<M[]> {
   if (!rows.length) return [];
-  const attributes = model.getAttributes() as Record<string, { field?: string; defaultValue?: unknown }>;
+  const shape = shapeOf(model as ModelStatic<Model>);
+  const { attributes } = shape;
   const at = now();
-  const full = rows.map((r) => completed(r, attributes, at));
+  const full = rows.map((r) => completed(r, shape, at));
   const columns = [...new Set(full.flatMap((r) => Object.keys(r).filter((k) => r[k] !== undefined && k in attributes)))];
-  const q = sequelize().getQueryInterface().queryGenerator as { quoteIdentifier(name: string): string; quoteTable(name: string): string };
-  const head = `INSERT INTO ${q.quoteTable(model.getTableName() as string)} (${columns.map((c) => q.quoteIdentifier(attributes[c].field ?? c)).join(', ')}) VALUES `;
+  const head = headOf(model as ModelStatic<Model>, shape, columns);
   // Every value a placeholder, which the driver fills: no value is written into the statement here.
   const tuples = full.map((r) => {
     const values: unknown[] = [];
@@ -46,11 +89,12 @@ export async function insertRows<M extends Model>(model: ModelStatic<M>, rows: R
     returned.push(...await select<Row>(`${head}${chunk.map((t) => t.text).join(', ')} RETURNING ${options.stored ? '*' : 'id'}`, chunk.flatMap((t) => t.values), { transaction }));
   }
   if (returned.length !== full.length) throw new Error(`${model.name}: ${full.length} rows inserted, ${returned.length} rows returned`);
-  if (options.stored) {
-    const byField = Object.entries(attributes).map(([name, a]) => [name, a.field ?? name] as const);
-    return returned.map((r) => model.build(Object.fromEntries(byField.map(([name, column]) => [name, r[column]])) as any, { isNewRecord: false, raw: true }));
-  }
-  return full.map((r, i) => model.build({ ...r, id: Number(returned[i].id) } as any, { isNewRecord: false, raw: true }));
+  const instances = options.stored
+    ? returned.map((r) => model.build(Object.fromEntries(shape.byField.map(([name, column]) => [name, r[column]])) as any, { isNewRecord: false, raw: true }))
+    : full.map((r, i) => model.build({ ...r, id: Number(returned[i].id) } as any, { isNewRecord: false, raw: true }));
+  const hooks = model as unknown as { hasHooks(name: string): boolean; runHooks(name: string, ...args: unknown[]): Promise<void> };
+  if (hooks.hasHooks('afterBulkCreate')) await hooks.runHooks('afterBulkCreate', instances, { transaction });
+  return instances;
 }
 
 export interface InsertOptions {
