@@ -4,17 +4,33 @@ import { allRoutes } from './routes';
 const EXACT = new Set(['/healthz', '/readyz', '/health', '/metrics', '/api/openapi.json', '/docs']);
 const PREFIXES: Array<[string, string]> = [['/docs/', '/docs/*'], ['/admin/queues', '/admin/queues/*'], ['/account/verify/', '/account/verify/:token']];
 
-let compiled: { size: number; patterns: Array<{ path: string; parts: string[] }> } | undefined;
+interface Pattern { path: string; parts: string[] }
+let compiled: { size: number; bySegments: Map<string, Pattern[]>; anyArea: Pattern[] } | undefined;
 
-/** The route records' paths, fewest parameters first: `/article/search` wins over `/article/:id`. */
-function patterns() {
+/** The patterns a path of these segments can match: same number of segments and same area (`/api/<area>/`). */
+const keyOf = (parts: string[]) => `${parts.length} ${parts[2]}`;
+
+/**
+ * The route records' paths, fewest parameters first (`/article/search` wins over `/article/:id`),
+ * grouped by keyOf: a path is compared with its group only, not with every route (then with any
+ * whose area is a parameter, which no route has today).
+ */
+function patterns(parts: string[]): Pattern[] {
   const routes = allRoutes();
   if (!compiled || compiled.size !== routes.length) {
     const paths = [...new Set(routes.map((r) => r.path))];
     const params = (p: string) => p.split('/').filter((s) => s.startsWith(':')).length;
-    compiled = { size: routes.length, patterns: paths.sort((a, b) => params(a) - params(b)).map((path) => ({ path, parts: path.split('/') })) };
+    const bySegments = new Map<string, Pattern[]>();
+    const anyArea: Pattern[] = [];
+    for (const path of paths.sort((a, b) => params(a) - params(b))) {
+      const pattern = { path, parts: path.split('/') };
+      if (pattern.parts[2]?.startsWith(':')) anyArea.push(pattern);
+      else bySegments.set(keyOf(pattern.parts), [...(bySegments.get(keyOf(pattern.parts)) ?? []), pattern]);
+    }
+    compiled = { size: routes.length, bySegments, anyArea };
   }
-  return compiled.patterns;
+  const group = compiled.bySegments.get(keyOf(parts)) ?? [];
+  return compiled.anyArea.length ? [...group, ...compiled.anyArea] : group;
 }
 
 /**
@@ -28,7 +44,7 @@ export function routePattern(path: string): string {
   for (const [prefix, label] of PREFIXES) if (clean.startsWith(prefix)) return label;
   if (!clean.startsWith('/api/')) return 'unmatched';
   const parts = clean.split('/');
-  for (const p of patterns()) {
+  for (const p of patterns(parts)) {
     if (p.parts.length === parts.length && p.parts.every((s, i) => s.startsWith(':') ? parts[i] !== '' : s === parts[i])) return p.path;
   }
   return 'unmatched';

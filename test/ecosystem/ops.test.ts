@@ -11,6 +11,7 @@ import { QueryTypes } from 'sequelize';
 import { sequelize } from '../../src/db/sequelize';
 import { registry, startMetricsServer } from '../../src/ops/metrics';
 import { routePattern } from '../../src/http/routePattern';
+import { allRoutes } from '../../src/http/routes';
 import { createWorker } from '../../src/queue/runWorker';
 import { queue } from '../../src/queue/producer';
 import { QUEUES } from '../../src/queue/names';
@@ -85,6 +86,14 @@ describe('metrics of the web process', () => {
     expect(routePattern('/docs/swagger-ui.css')).toBe('/docs/*');
     expect(routePattern('/account/verify/secret-token')).toBe('/account/verify/:token');
     expect(routePattern('/wp-login.php')).toBe('unmatched');
+  });
+
+  it('name every route of the API by its own pattern (each is found among the routes of its area and length)', () => {
+    const paths = [...new Set(allRoutes().map((r) => r.path))].filter((p) => p.startsWith('/api/'));
+    expect(paths.length).toBeGreaterThan(100);
+    // Digits for the parameters: no static segment is all digits, so no other pattern can match first.
+    for (const path of paths) expect(routePattern(path.replace(/:[^/]+/g, '7'))).toBe(path);
+    expect(routePattern('/api/user/user/7/extra')).toBe('unmatched');
   });
 
   it('are served without a token on METRICS_PORT', async () => {
