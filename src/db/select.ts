@@ -1,5 +1,6 @@
 import { QueryTypes, type Transaction } from 'sequelize';
 import { sequelize } from './sequelize';
+import { countWrite } from './writes';
 
 /**
  * Values of a statement: `?` placeholders take an array in order, `:name` placeholders an object.
@@ -70,4 +71,15 @@ export async function select<T extends object = Record<string, unknown>>(sql: st
     observer?.finished();
     if (!t) manager.releaseConnection(connection);
   }
+}
+
+/**
+ * A statement written in the code that changes rows and returns none (an UPDATE, a DELETE), on
+ * `select`'s path, in a transaction; counted as one of its writes (db/writes.ts), as the
+ * statements Sequelize runs are. Returns how many rows it changed.
+ */
+export async function execute(sql: string, values: SelectValues, transaction: Transaction): Promise<number> {
+  const result = (await select(sql, values, { transaction })) as unknown as { affectedRows?: number };
+  countWrite({ transaction }, { sql });
+  return Number(result.affectedRows ?? 0);
 }

@@ -1,6 +1,7 @@
 import type { Transaction } from 'sequelize';
 import { Ticket } from '../db/models';
 import { lockById } from '../db/load';
+import { saveChanges } from '../db/saveChanges';
 import { cachedTicketSettings } from './ticketSettings';
 import { recordAudit, unsavedChanges } from './tickets/audit';
 import { NO_DUE_TIMES, currentDueTime, slaDueTimes } from './tickets/due';
@@ -33,7 +34,7 @@ export async function recomputeDueTimes(ticketId: number, transaction: Transacti
   if (times.reply_due_time !== ticket.reply_due_time || times.resolve_due_time !== ticket.resolve_due_time || times.due_time !== ticket.due_time) {
     ticket.set(times);
     const changes = unsavedChanges(ticket);
-    await ticket.save({ transaction });
+    await saveChanges(ticket, transaction);
     await recordAudit(ticket.id, 'updated', changes, transaction);
   }
   return times;

@@ -1,5 +1,6 @@
 import type { Transaction } from 'sequelize';
 import { now } from '../db/entity';
+import { saveChanges } from '../db/saveChanges';
 import { DepartmentEmail, TicketMessage, User } from '../db/models';
 import { MESSAGE_TYPE } from '../db/models/TicketMessage';
 import { emit } from '../events';
@@ -68,7 +69,7 @@ export async function forwardTicket(input: ForwardInput, transaction: Transactio
     extra: { to_address: to.length ? to : null, cc_address: cc.length ? cc : null, bcc_address: bcc.length ? bcc : null, subject: input.subject, from_address: fromAddress },
   }, transaction);
   ticket.set('updated_at', at);
-  await ticket.save({ transaction });
+  await saveChanges(ticket, transaction);
   await emit(transaction, 'message.forwarded', { ticketId: ticket.id, messageId: message.id });
   return message;
 }

@@ -3,6 +3,7 @@ import { recordDeletions } from '../../export/tombstones';
 import { now } from '../../db/entity';
 import { insertRows } from '../../db/insertRows';
 import { lockById } from '../../db/load';
+import { saveChanges } from '../../db/saveChanges';
 import { Ticket, TicketMessage, User } from '../../db/models';
 import { BY, MESSAGE_TYPE, type ForwardExtra } from '../../db/models/TicketMessage';
 import { emit } from '../../events';
@@ -195,7 +196,7 @@ export async function addMessage(input: AddMessageInput, transaction: Transactio
   // What the message changed on the ticket (status, resolution, due time, CC), read before the
   // save forgets it.
   const changes = unsavedChanges(ticket);
-  await ticket.save({ transaction });
+  await saveChanges(ticket, transaction);
 
   // A change a message causes is made by its author, through the channel of the work in progress.
   const audit = Object.keys(changes).length

@@ -8,6 +8,7 @@ import {
 import { setLinks } from '../../db/links';
 import { sequelize } from '../../db/sequelize';
 import { insertRows } from '../../db/insertRows';
+import { saveChanges } from '../../db/saveChanges';
 import { emit, emitAll, type TicketUpdateCause } from '../../events';
 import { applyCustomFieldValues } from '../../customfields/values';
 import { ValidationError, invalid } from '../../errors';
@@ -437,7 +438,9 @@ export async function updateTicket(ticket: Ticket, input: UpdateTicketInput, tra
 
   // The audit's "before", once the update is known to apply: a refused update reads nothing for it.
   const before = await auditSnapshot(ticket.id, transaction);
-  await ticket.update(values, { transaction });
+  // As `update` sets them: a value left undefined is no change.
+  ticket.set(Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)));
+  await saveChanges(ticket, transaction);
 
   const links = { ticket_id: ticket.id };
   if (input.tagIds !== undefined && await setLinks(TicketTagLink, links, 'tag_id', input.tagIds, transaction)) changes.push('tag');
@@ -481,7 +484,8 @@ export async function updateTicket(ticket: Ticket, input: UpdateTicketInput, tra
 /** Moves the ticket to the trash (`deleted_at`); a ticket already there stays as it is. */
 export async function trashTicket(ticket: Ticket, transaction: Transaction): Promise<void> {
   if (ticket.deleted_at) return;
-  await ticket.update({ deleted_at: now() }, { transaction });
+  ticket.set('deleted_at', now());
+  await saveChanges(ticket, transaction);
   const audit = await recordAudit(ticket.id, 'trashed', { deleted_at: { before: null, after: ticket.deleted_at } }, transaction);
   await emit(transaction, 'ticket.trashed', { ticketId: ticket.id, audit });
 }
@@ -525,9 +529,8 @@ export async function mergeTickets(target: Ticket, ids: number[], transaction: T
   const customers = people.filter((p) => p.type === 'user' && p.id !== target.user_id).map((p) => p.email);
   const cc = ccWithoutUser([...jsonList(target.cc), ...sources.flatMap((s) => jsonList(s.cc)), ...customers], people.find((p) => p.id === target.user_id));
   const lastReply = Math.max(target.last_reply_time ?? 0, ...sources.map((s) => s.last_reply_time ?? 0));
-  await target.update({
-    merged: 1, cc: cc.length ? JSON.stringify(cc) : null, last_reply_time: lastReply || null, updated_at: at,
-  }, { transaction });
+  target.set({ merged: 1, cc: cc.length ? JSON.stringify(cc) : null, last_reply_time: lastReply || null, updated_at: at });
+  await saveChanges(target, transaction);
   const merged = diff(before, await auditSnapshot(target.id, transaction));
   // The target's entry lists its sources; each source's own history says where it went. One statement.
   const [audit] = await recordAudits([
