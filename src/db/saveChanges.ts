@@ -22,8 +22,8 @@ type Attribute = { field?: string; type?: { key?: string } };
  * db/sequelize.ts's hooks stamp it) in one `UPDATE ... WHERE id = ?`, nothing when nothing
  * changed; afterwards nothing is changed any more. It runs on the driver (`execute`), without
  * Sequelize's save path, which validates every attribute, runs its hooks and builds the statement
- * anew each time (a reply's ticket save was the largest part of Sequelize in a reply's profile).
- * No validation runs here (the database's constraints do). A record whose model has hooks of its
+ * anew each time (a transaction that locks a ticket, changes two columns and saves it: 1.07 ms of
+ * CPU with `save`, 0.50 with this). No validation runs here (the database's constraints do). A record whose model has hooks of its
  * own on saves, or with a changed column of another type than PLAIN, is saved by Sequelize.
  */
 export async function saveChanges(record: Model, transaction: Transaction): Promise<void> {
