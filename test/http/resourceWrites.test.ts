@@ -82,7 +82,7 @@ describe('updated_at on an update', () => {
     for (let i = 0; i < 3; i++) runs.push(await statementsOf(() => api.put(`/api/ticket/ticket/${id}`, { subject: `Renamed ${++n}` })));
     const updates = runs.map(({ sql }) => sql.filter((q) => /^UPDATE `tickets`/.test(q)));
     expect(updates.map((u) => u.length)).toContain(1);
-    for (const u of updates) expect(u[0]).toMatch(/^UPDATE `tickets` SET `subject`=\?,`updated_at`=\? WHERE `id` = \?/);
+    for (const u of updates) expect(u[0]).toMatch(/^UPDATE `tickets` SET `subject` = \?, `updated_at` = \? WHERE `id` = \?/);
     const data = expectSuccess(runs[2].result, 'Successfully updated the ticket!');
     expect(data.subject).toBe(`Renamed ${n}`);
     expect(data.updated_at).toBe((await Ticket.findByPk(id))!.updated_at);
