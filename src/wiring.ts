@@ -42,8 +42,8 @@ export function wire(): void {
   if (wired) return;
   wired = true;
   whenModelsReady(() => {
-    // Cached tokens and ban answers go stale in every process when these change (auth/accessCache).
-    watchAccessTables([ApiToken, IpBan, IpWhitelist] as any);
+    // Cached tokens, and cached ban answers, go stale in every process when these change (auth/accessCache).
+    watchAccessTables({ tokens: [ApiToken], bans: [IpBan, IpWhitelist] } as any);
     // Likewise the configuration that ticket reads embed (ticket/configCache).
     watchConfigTables([Brand, Channel, Department, SlaPlan, SlaPlanSchedule, SlaPlanTarget, Setting, TicketPriority, TicketStatus, Translation] as any);
     // And the definitions that writes consult (db/definitions).

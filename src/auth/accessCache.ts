@@ -1,11 +1,14 @@
+import type { Model, ModelStatic } from 'sequelize';
 import { VersionedCache, cacheVersion, type VersionSnapshot } from '../db/versionedCache';
 
 /**
- * A per-process cache of what every API request looks up before it runs: its token (by hash) and
- * whether its address is barred, tagged with the **access version** (db/versionedCache.ts), which
- * every change of `api_tokens`, `ip_bans` or `ip_whitelist` made through the models bumps once it
- * is committed. So a revoked token, a new or changed ban or whitelist entry applies to the very
- * next request in every web process.
+ * Per-process caches of what every API request looks up before it runs: its token (by hash) and
+ * whether its address is barred. Each is tagged with a version of its own (db/versionedCache.ts):
+ * the **token version**, which every change of `api_tokens` made through the models bumps once it
+ * is committed, and the **ban version**, likewise for `ip_bans` and `ip_whitelist`. So a revoked
+ * token, a new or changed ban or whitelist entry applies to the very next request in every web
+ * process; and a ban, which the automatic ban after failed authentications makes while an address
+ * is attacking, does not make every process verify every token again.
  *
  * Only the answers that time cannot change are kept: a valid token (its revocation bumps the
  * version) and "not barred" (a ban only stops applying by its expiry; "barred" is looked up every
@@ -19,28 +22,32 @@ export interface CachedToken { id: number; token_hash: string; last_used_at: num
 export const tokens = new VersionedCache<CachedToken>();
 export const bans = new VersionedCache<{ banned: boolean; whitelisted: boolean }>();
 
-/** The access version's key in Redis, below QUEUE_PREFIX. */
-export const ACCESS_VERSION_KEY = 'access-version';
+/** The versions' keys in Redis, below QUEUE_PREFIX. */
+export const TOKEN_VERSION_KEY = 'token-version';
+export const BAN_VERSION_KEY = 'ban-version';
 
-const access = cacheVersion(ACCESS_VERSION_KEY, () => {
-  tokens.clear();
-  bans.clear();
-});
-
-/** The current access version, or null when Redis cannot say at once (then nothing is cached). */
-export const accessVersion = () => access.current();
+const tokenVersions = cacheVersion(TOKEN_VERSION_KEY, () => tokens.clear());
+const banVersions = cacheVersion(BAN_VERSION_KEY, () => bans.clear());
 
 /**
- * The access version for one request, read once: its ban check and its token check share it (one
- * Redis round trip, not two), and so do the caches its work consults (db/versionedCache.ts
- * VersionSnapshot). `holder` is the request's `res.locals`; its `versions` may hold the reading
- * made with the rate-limit counts (http/rateLimit.ts startAccessChecks).
+ * A version for one request, read once: all its checks and the caches its work consult share the
+ * reading (db/versionedCache.ts VersionSnapshot). `holder` is the request's `res.locals`; its
+ * `versions` may hold the reading made with the rate-limit counts (http/rateLimit.ts
+ * startAccessChecks). Without a holder, a reading of its own. Null when Redis cannot say at once
+ * (then nothing is cached).
  */
-export function requestAccessVersion(holder: { versions?: VersionSnapshot }): Promise<string | null> {
-  return access.current((holder.versions ??= new Map()));
-}
+export const tokenVersion = (holder?: { versions?: VersionSnapshot }): Promise<string | null> =>
+  tokenVersions.current(holder ? (holder.versions ??= new Map()) : undefined);
+export const banVersion = (holder?: { versions?: VersionSnapshot }): Promise<string | null> =>
+  banVersions.current(holder ? (holder.versions ??= new Map()) : undefined);
 
 /** Makes every process's cached tokens and ban answers stale. */
-export const bumpAccessVersion = () => access.bump();
+export const bumpAccessVersions = async (): Promise<void> => {
+  await Promise.all([tokenVersions.bump(), banVersions.bump()]);
+};
 
-export const watchAccessTables: typeof access.watch = (models) => access.watch(models);
+/** Bumps the token version on every change of `tokenModels`, the ban version on every change of `banModels`. */
+export function watchAccessTables(tables: { tokens: Array<ModelStatic<Model>>; bans: Array<ModelStatic<Model>> }): void {
+  tokenVersions.watch(tables.tokens);
+  banVersions.watch(tables.bans);
+}

@@ -1,7 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ApiToken } from '../db/models';
 import { now } from '../db/entity';
-import { accessVersion, tokens, type CachedToken } from './accessCache';
+import { select } from '../db/select';
+import { tokenVersion, tokens, type CachedToken } from './accessCache';
 
 /** Tokens are 256 random bits, so a fast hash is the right one: SHA-256, hex. */
 export const hashToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
@@ -32,18 +33,20 @@ export const knownTokenId = (token: string, hash = hashToken(token)): number | u
 
 /**
  * The stored token matching `token`, compared in constant time; null when none does.
- * `versionRead`: the access version when the caller has read it already (requestAccessVersion);
+ * `versionRead`: the token version when the caller has read it already (tokenVersion(res.locals));
  * `hash`: the token's hash when the caller has computed it already (hashToken).
  */
 export async function verifyToken(
-  token: string, versionRead: Promise<string | null> = accessVersion(), hash = hashToken(token),
+  token: string, versionRead: Promise<string | null> = tokenVersion(), hash = hashToken(token),
 ): Promise<CachedToken | null> {
-  // A valid token is kept per process while no token, ban or whitelist entry changes anywhere
-  // (see accessCache: a revocation applies to the next request).
+  // A valid token is kept per process while no token changes anywhere (see accessCache: a
+  // revocation applies to the next request).
   const version = await versionRead;
   let record = version === null ? undefined : tokens.get(hash, version);
   if (!record) {
-    const row = await ApiToken.findOne({ where: { token_hash: hash }, attributes: ['id', 'token_hash', 'last_used_at', 'scopes', 'expires_at'], raw: true });
+    const [row] = await select<Omit<CachedToken, 'scopes'> & { scopes: string | null }>(
+      'SELECT id, token_hash, last_used_at, scopes, expires_at FROM api_tokens WHERE token_hash = ?', [hash],
+    );
     if (!row) return null;
     record = { id: row.id, token_hash: row.token_hash, last_used_at: row.last_used_at, scopes: row.scopes ? JSON.parse(row.scopes) as string[] : null, expires_at: row.expires_at };
     if (version !== null) tokens.set(hash, version, record);
@@ -57,7 +60,7 @@ export async function verifyToken(
   const t = now();
   if (record.expires_at !== null && record.expires_at <= t) return { ...record, expired: true } as CachedToken & { expired: true };
   // Recording use is a courtesy for `token list`: at most once a minute per token (and process).
-  // The column is left out of the access version: its update does not make the cache stale.
+  // The column is left out of the token version: its update does not make the cache stale.
   if (!record.last_used_at || t - record.last_used_at > 60) {
     record.last_used_at = t;
     await ApiToken.update({ last_used_at: t }, { where: { id: record.id }, hooks: false });

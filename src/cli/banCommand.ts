@@ -31,7 +31,7 @@ const addressOf = (text: string) => (isIP(text.trim()) && !text.includes('%') ? 
 
 /**
  * `ban list|delete`; returns the exit code. The database must be prepared. A delete goes through
- * the IpBan model, as `DELETE /api/core/ipban/{id}` does: its hooks bump the access version once
+ * the IpBan model, as `DELETE /api/core/ipban/{id}` does: its hooks bump the ban version once
  * the row is gone, so every web process drops its cached ban answers (auth/accessCache.ts).
  */
 export async function banCommand(argv: string[], io: Io): Promise<number> {

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { grants } from '../auth/scopes';
-import { requestAccessVersion } from '../auth/accessCache';
+import { tokenVersion } from '../auth/accessCache';
 import { hashToken, verifyToken } from '../auth/tokens';
 import { recordAuthFailure } from './authFailures';
 import { clientIp } from './clientIp';
@@ -58,7 +58,7 @@ export const grantsOf = (res: Response) => (scope: string): boolean => grants((r
 export const authenticate: RequestHandler = async (req, res, next) => {
   const credentials = credentialsOf(req);
   const { token } = credentials;
-  const message = await check(credentials, requestAccessVersion(res.locals));
+  const message = await check(credentials, tokenVersion(res.locals));
   if (typeof message !== 'string') {
     res.locals.apiToken = message;
     return next();

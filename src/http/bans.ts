@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { select } from '../db/select';
 import { now } from '../db/entity';
-import { accessVersion, bans, requestAccessVersion } from '../auth/accessCache';
+import { banVersion, bans } from '../auth/accessCache';
 import { clientIp } from './clientIp';
 import { HttpError } from './errors';
 
@@ -20,10 +20,10 @@ export async function isBanned(ip: string, event: BanEvent): Promise<boolean> {
 
 /**
  * Whether an address is banned for `event`, and whether it is whitelisted for it: one query.
- * `versionRead`: the access version when the caller has read it already (requestAccessVersion).
+ * `versionRead`: the ban version when the caller has read it already (banVersion(res.locals)).
  */
 export async function banStatus(
-  ip: string, event: BanEvent, versionRead: Promise<string | null> = accessVersion(),
+  ip: string, event: BanEvent, versionRead: Promise<string | null> = banVersion(),
 ): Promise<{ banned: boolean; whitelisted: boolean }> {
   const column = EVENT_COLUMN[event];
   // "Not barred" is kept per process until a ban or whitelist entry changes anywhere (accessCache);
@@ -79,7 +79,7 @@ export function bannedMessage(ip: string, ends: number | 'permanent', at = now()
 /** 403 for an address banned from the API; notes whether it is whitelisted for it (rate limits skip those). */
 export const refuseBanned: RequestHandler = async (req, res, next) => {
   const ip = clientIp(req);
-  const { banned, whitelisted } = await banStatus(ip, 'api', requestAccessVersion(res.locals));
+  const { banned, whitelisted } = await banStatus(ip, 'api', banVersion(res.locals));
   // The end is looked up for a refusal only (a ban that expired in between ends now).
   if (banned && !whitelisted) throw new HttpError(403, bannedMessage(ip, (await banEnds(ip, 'api')) ?? now()));
   res.locals.apiWhitelisted = whitelisted;

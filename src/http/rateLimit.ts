@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { requestAccessVersion } from '../auth/accessCache';
+import { banVersion, tokenVersion } from '../auth/accessCache';
 import { knownTokenId } from '../auth/tokens';
 import { config } from '../config';
 import { now } from '../db/entity';
@@ -103,11 +103,11 @@ export const limitPerToken = byToken.check;
 
 /**
  * The first handler of the API: starts what the request needs from Redis (the cache versions:
- * the access version of the ban and token checks, those of the caches its work consults; the
+ * those of the ban and token checks, those of the caches its work consults; the
  * count per address, and the count per token when this process has verified the token before)
  * in one command (readAndCount), rather than a command and a round trip per check and cache;
  * where that cannot be one command (a cluster: the keys are in different slots; Redis not
- * connected), the access version and the counts in one tick, which the auto-pipelined connection
+ * connected), the ban and token versions and the counts in one tick, which the auto-pipelined connection
  * sends in one write, and each other version when first needed. A request is counted before its
  * ban is checked (a banned address is refused whatever its count).
  */
@@ -122,7 +122,8 @@ export const startAccessChecks: RequestHandler = (req, res, next) => {
     res.locals.versions = snapshotOf(started.read, names);
     counted.forEach(([limit, early], i) => limit.start(res, early!.id, started.counts[i]));
   } else {
-    void requestAccessVersion(res.locals);
+    void banVersion(res.locals);
+    void tokenVersion(res.locals);
     for (const [limit, early] of counted) limit.start(res, early!.id);
   }
   next();

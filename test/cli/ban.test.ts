@@ -1,11 +1,11 @@
 /**
  * `npm run ban -- list|delete`: a way out of an IP ban without SQL. A delete goes through the
- * model as the API's does, so the access version is bumped and every web process lets the address
+ * model as the API's does, so the ban version is bumped and every web process lets the address
  * in at its next request.
  */
 import './banLimitsEnv';
 import request from 'supertest';
-import { accessVersion } from '../../src/auth/accessCache';
+import { banVersion } from '../../src/auth/accessCache';
 import { banCommand } from '../../src/cli/banCommand';
 import { IpBan } from '../../src/db/models';
 import { useApi, nowSec } from '../helpers/app';
@@ -40,11 +40,11 @@ describe('the ban command', () => {
       code: 0, err: '', out: `${HEADER}${ban.id}\t${ip}\tapi\t${iso(ban.expiry!)}\tAutomatic: 3 failed API authentications within 10 minutes\n`,
     });
 
-    const before = await accessVersion();
+    const before = await banVersion();
     expect(before).not.toBeNull();
     expect(await run('delete', ip)).toEqual({ code: 0, out: `Deleted 1 ban (${ip}).\n`, err: '' });
-    // The access version moved on: every web process's cached ban answers are stale at once.
-    expect(await accessVersion()).not.toBe(before);
+    // The ban version moved on: every web process's cached ban answers are stale at once.
+    expect(await banVersion()).not.toBe(before);
     expect((await from(ip).auth(api.token, 'x')).status).toBe(200);
     expect(await run('list', ip)).toEqual({ code: 0, out: HEADER, err: '' });
   });

@@ -1,19 +1,21 @@
 import request from 'supertest';
 import { QueryTypes } from 'sequelize';
-import { bumpAccessVersion, ENTRY_TTL_MS } from '../../src/auth/accessCache';
+import { BAN_VERSION_KEY, ENTRY_TTL_MS } from '../../src/auth/accessCache';
 import { createToken, revokeToken } from '../../src/auth/tokens';
 import { IpBan } from '../../src/db/models';
 import { config } from '../../src/config';
 import { countQueries, sequelize } from '../../src/db/sequelize';
 import { versionNames } from '../../src/db/versionedCache';
+import { counterClient } from '../../src/redis/windowCounter';
 import { useApi } from '../helpers/app';
 import { redisCommandsDuring } from '../helpers/redisMonitor';
 import { uniqueIpv4 } from './support';
 
 /**
  * The token and ban look-ups are cached per process (auth/accessCache), and every change of
- * tokens, bans and whitelist entries makes the caches of every process stale through a version
- * in Redis: a revoked token and a new ban apply to the very next request.
+ * tokens, or of bans and whitelist entries, makes the caches of every process stale through a
+ * version in Redis: a revoked token and a new ban apply to the very next request. A ban leaves
+ * the cached tokens alone, and a token the cached ban answers.
  */
 const api = useApi();
 const asClient = (ip: string, token: string) => request(api.app).get('/api/core/brand/1').auth(token, 'x').set('X-Forwarded-For', ip);
@@ -26,7 +28,7 @@ describe('the token and ban cache', () => {
     expect(queries.some((q) => /api_tokens|ip_bans|ip_whitelist/.test(q))).toBe(false);
   });
 
-  it('reads the cache versions once per request, with the rate-limit counts in one command: the ban check and the token check share the access version', async () => {
+  it('reads the cache versions once per request, with the rate-limit counts in one command: the ban check and the token check each read theirs once', async () => {
     const ip = uniqueIpv4();
     expect((await asClient(ip, api.token)).status).toBe(200);
     const { sent, inScript } = await redisCommandsDuring(async () => expect((await asClient(ip, api.token)).status).toBe(200));
@@ -34,7 +36,7 @@ describe('the token and ban cache', () => {
     // per token, this token being known), in which each version is read once.
     const prefix = config().queuePrefix;
     const names = versionNames();
-    expect(names).toEqual(expect.arrayContaining(['access-version', 'config-version', 'definitions-version']));
+    expect(names).toEqual(expect.arrayContaining(['token-version', 'ban-version', 'config-version', 'definitions-version']));
     const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const versionKeys = names.map((n) => `"${prefix}:${n}"`).join(' ');
     expect(sent).toHaveLength(1);
@@ -61,6 +63,21 @@ describe('the token and ban cache', () => {
     expect((await asClient(ip, api.token)).status).toBe(403);
   });
 
+  it('keeps the cached tokens when a ban changes, and the cached ban answers when a token does', async () => {
+    const ip = uniqueIpv4();
+    expect((await asClient(ip, api.token)).status).toBe(200);
+    // A ban of another address: the next request of this one checks its ban again, not its token.
+    const ban = await api.post('/api/core/ipban', { ip: uniqueIpv4(), type: 1 });
+    expect(ban.status).toBe(200);
+    const afterBan = await countQueries(async () => expect((await asClient(ip, api.token)).status).toBe(200));
+    expect(afterBan.queries.filter((q) => /api_tokens|ip_bans|ip_whitelist/.test(q)).map((q) => q.match(/api_tokens|ip_bans/)![0])).toEqual(['ip_bans']);
+    // A new token: the next request checks its token again (the cache was emptied), not its ban.
+    await createToken('cache-other');
+    const afterToken = await countQueries(async () => expect((await asClient(ip, api.token)).status).toBe(200));
+    expect(afterToken.queries.filter((q) => /api_tokens|ip_bans|ip_whitelist/.test(q)).map((q) => q.match(/api_tokens|ip_bans/)![0])).toEqual(['api_tokens']);
+    expect((await api.del(`/api/core/ipban/${ban.body.data.id}`)).status).toBe(200);
+  });
+
   it('applies a ban changed to event_api=1 and lifts a deleted one at once', async () => {
     const ip = uniqueIpv4();
     const created = await api.post('/api/core/ipban', { ip, type: 1, event_api: 0 });
@@ -80,7 +97,7 @@ describe('the token and ban cache', () => {
     expect((await asClient(ip, api.token)).status).toBe(200);
     expect((await asClient(ip, api.token)).status).toBe(200);
     await sequelize().query('INSERT INTO ip_bans (ip, type, event_api, event_user, event_operator, created_at, updated_at) VALUES (?, 1, 1, 0, 0, 0, 0)', { replacements: [ip], type: QueryTypes.INSERT });
-    await bumpAccessVersion();
+    await counterClient().incr(`${config().queuePrefix}:${BAN_VERSION_KEY}`);
     expect((await asClient(ip, api.token)).status).toBe(403);
     await IpBan.destroy({ where: { ip } });
     expect((await asClient(ip, api.token)).status).toBe(200);

@@ -3,7 +3,7 @@
  * columns and updated_at, in one UPDATE) on the driver; a model with hooks of its own on saves is
  * saved by Sequelize, so that its hooks (a cache's version) still run.
  */
-import { accessVersion } from '../../src/auth/accessCache';
+import { banVersion } from '../../src/auth/accessCache';
 import { IpBan, Ticket } from '../../src/db/models';
 import { lockById } from '../../src/db/load';
 import { saveChanges } from '../../src/db/saveChanges';
@@ -58,13 +58,13 @@ it('sends nothing when nothing changed (a value set to what it holds is no chang
 
 it('a model a cache watches is saved by Sequelize: its hook bumps the cache version after the commit', async () => {
   const ban = await IpBan.create({ ip: `203.0.113.${1 + Math.floor(Math.random() * 250)}`, type: 1, reason: 'before' });
-  const version = await accessVersion();
+  const version = await banVersion();
   await transaction(async (t) => {
     const locked = (await lockById(IpBan, ban.id, t, 'update'))!;
     locked.set('reason', 'after');
     await saveChanges(locked, t);
   });
   expect((await IpBan.findByPk(ban.id))!.reason).toBe('after');
-  expect(await accessVersion()).not.toBe(version);
+  expect(await banVersion()).not.toBe(version);
   await ban.destroy();
 });

@@ -1,5 +1,5 @@
 import { countQueries } from '../../src/db/sequelize';
-import { bumpAccessVersion } from '../../src/auth/accessCache';
+import { bumpAccessVersions } from '../../src/auth/accessCache';
 import { bumpDefinitionsVersion } from '../../src/db/definitions';
 import { ENTRY_TTL_MS } from '../../src/db/versionedCache';
 import { bumpConfigVersion } from '../../src/ticket/configCache';
@@ -15,7 +15,7 @@ export const listQueries = (queries: string[]) => queries.filter((q) => !/UPDATE
  * cost a read that is not the request's work. Freshly loaded by a warm-up just before, none can.
  */
 export async function freshCaches(): Promise<void> {
-  await bumpAccessVersion();
+  await bumpAccessVersions();
   await bumpConfigVersion();
   await bumpDefinitionsVersion();
 }
