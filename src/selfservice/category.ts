@@ -8,7 +8,7 @@ import { sent } from '../lib/serialize';
 import { presentTranslated } from '../translations';
 import { Joi, MAX_ID, field } from '../lib/validation';
 import { syncArticleTypes } from './article/service';
-import { keepOrMoveSlug, chooseSlug, slugField, uniqueSlug } from './slugs';
+import { keepOrMoveSlug, chooseSlug, slugField, uniqueSlug } from '../db/slugs';
 import { CATEGORY_TRANSLATIONS, TYPE_TRANSLATIONS, serializeTypeSummary } from './typesAndCategories';
 
 /**

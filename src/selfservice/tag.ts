@@ -6,7 +6,7 @@ import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../lib/serialize';
 import type { TranslationSpec } from '../translations';
 import { Joi, field } from '../lib/validation';
-import { assertSlugFree, keepOrMoveSlug, slugField, slugRule, slugify, writeWithFreeSlug } from './slugs';
+import { assertSlugFree, keepOrMoveSlug, slugField, slugRule, slugify, writeWithFreeSlug } from '../db/slugs';
 
 /** Self-service tags: one per name (articles name their tags), slugs unique across the help desk. */
 

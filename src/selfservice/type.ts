@@ -8,7 +8,7 @@ import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick, sent } from '../lib/serialize';
 import { Joi, field } from '../lib/validation';
 import { CATEGORY_TRANSLATIONS, TYPE_TRANSLATIONS } from './typesAndCategories';
-import { chooseSlug, keepOrMoveSlug, slugField } from './slugs';
+import { chooseSlug, keepOrMoveSlug, slugField } from '../db/slugs';
 
 /**
  * Self-service types: what a brand's self-service offers (a knowledge base, announcements...),

@@ -1,7 +1,7 @@
 import type { SelfServiceType } from '../db/models';
 import { pick } from '../lib/serialize';
 import type { TranslationSpec } from '../translations';
-import { slugRule } from './slugs';
+import { slugRule } from '../db/slugs';
 
 /** What the type and category resources share: their translated fields, and the type summary categories embed. */
 

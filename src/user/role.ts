@@ -2,7 +2,7 @@ import { Op, type Transaction } from 'sequelize';
 import { Group, Permission, Role, RoleGroup, RolePermission } from '../db/models';
 import { setLinks } from '../db/links';
 import { invalid } from '../errors';
-import { duplicateOf } from '../db/uniqueKeys';
+import { slugify, writeWithFreeSlug } from '../db/slugs';
 import { assertExist } from '../db/exists';
 import { loadLinked } from '../db/load';
 import { resourceRouter, type ResourceDef } from '../http/resource';
@@ -15,45 +15,9 @@ import { serializePermission } from './permission';
  * operator groups that have it.
  */
 
-const SLUG_MAX = 240;
-
-/** `Team Leads (EU)` → `team-leads-eu`. */
-export function slugify(name: string): string {
-  const slug = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, SLUG_MAX).replace(/-+$/, '');
-  return slug || 'role';
-}
-
-/** The slug for a name, made unique with `-2`, `-3`... (the role itself excepted, and `refused` slugs avoided). */
-async function uniqueSlug(name: string, exceptId: number | null, transaction: Transaction, refused: ReadonlySet<string>): Promise<string> {
-  const base = slugify(name);
-  const taken = new Set((await Role.findAll({
-    attributes: ['slug'],
-    where: { [Op.or]: [{ slug: base }, { slug: { [Op.like]: `${base}-%` } }], ...(exceptId ? { id: { [Op.ne]: exceptId } } : {}) },
-    transaction,
-  })).map((r) => r.slug));
-  for (const slug of refused) taken.add(slug);
-  if (!taken.has(base)) return base;
-  for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
-}
-
-/**
- * Writes the role with a free slug. A concurrent request may take the same slug first: the unique
- * key refuses this write (only the statement fails, the transaction goes on), and the next free
- * slug is tried, so that no request fails over a slug it did not choose.
- */
-async function withFreeSlug<T>(name: string, exceptId: number | null, transaction: Transaction, write: (slug: string) => Promise<T>): Promise<T> {
-  const refused = new Set<string>();
-  for (;;) {
-    const slug = await uniqueSlug(name, exceptId, transaction, refused);
-    try {
-      return await write(slug);
-    } catch (err) {
-      if (duplicateOf(err)?.key !== 'slug' || refused.size >= 100) throw err;
-      refused.add(slug);
-    }
-  }
-}
+/** Writes the role with the first free slug of its name (db/slugs.ts: a slug another request takes first is skipped). */
+const withFreeSlug = <T>(name: string, exceptId: number | null, transaction: Transaction, write: (slug: string) => Promise<T>): Promise<T> =>
+  writeWithFreeSlug(slugify(name, 'role'), { model: Role, scope: {}, exceptId, transaction }, 'slug', write);
 
 /** `permission[<permission id>]=1|0`: which permissions the role has. An empty value means none. */
 const permissionMap = () => Joi.any().custom((value) => {

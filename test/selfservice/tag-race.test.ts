@@ -6,7 +6,7 @@
 import { SelfServiceTag } from '../../src/db/models';
 import { unique, useApi } from '../helpers/app';
 import { expectError } from '../helpers/envelope';
-import { slugify } from '../../src/selfservice/slugs';
+import { slugify } from '../../src/db/slugs';
 import { countQueries } from '../../src/db/sequelize';
 import { factories } from './support';
 

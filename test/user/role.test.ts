@@ -67,6 +67,14 @@ describe('POST /api/user/role', () => {
     expect((await createRole({ name: '!!!' })).slug).toMatch(/^role(-\d+)?$/);
   });
 
+  it('gives roles of one name created at once a slug each: a slug taken meanwhile is skipped, no request fails', async () => {
+    const name = unique('Night Shift');
+    const created = await Promise.all(Array.from({ length: 6 }, () => api.postJson(BASE, { name })));
+    const slugs = created.map((res) => expectSuccess(res, 'Successfully created new role!').slug as string);
+    const base = name.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+    expect([...slugs].sort()).toEqual([base, ...[2, 3, 4, 5, 6].map((n) => `${base}-${n}`)].sort());
+  });
+
   it('accepts translations of name and description', async () => {
     const data = expectSuccess(await api.post(BASE, { name: 'Manager', 'name:fr': 'Gestionnaire', 'description:de': 'Leiter' }), 'Successfully created new role!');
     expect(data.translations).toEqual([

@@ -7,7 +7,7 @@ import { characters } from '../../lib/validation';
 import { loadUploads } from '../../storage/uploads';
 import { serializeAttachment } from '../attachment';
 import { serializeCategory } from '../category';
-import { slugRule } from '../slugs';
+import { slugRule } from '../../db/slugs';
 import { TAG_TRANSLATIONS, serializeTag } from '../tag';
 import { CATEGORY_TRANSLATIONS, TYPE_TRANSLATIONS, serializeTypeSummary } from '../typesAndCategories';
 

@@ -9,7 +9,7 @@ import { resourceRouter, type CustomAction, type ResourceDef } from '../../http/
 import { isBound, sqlCondition } from '../../db/sql';
 import { Joi, field } from '../../lib/validation';
 import { MAX_UPLOAD_BYTES } from '../../storage/uploads';
-import { slugField } from '../slugs';
+import { slugField } from '../../db/slugs';
 import { ARTICLE_TRANSLATIONS, EXCERPT_MAX, loadArticleRelations, serializeArticle, type ArticleRelations } from './presenter';
 import { searchCondition, searchQuery, searchScore } from './search';
 import { richText } from '../../content/html';

@@ -15,7 +15,7 @@ import { put } from '../../storage/uploads';
 import { cleanFileName } from '../../storage/uploads';
 import { assertAttachments } from '../../ticket/attachmentFiles';
 import { cachedTicketSettings } from '../../ticket/ticketSettings';
-import { chooseSlug, keepOrMoveSlug, type SlugScope } from '../slugs';
+import { chooseSlug, keepOrMoveSlug, type SlugScope } from '../../db/slugs';
 import { tagsNamed } from '../tag';
 import { emit } from '../../events';
 

@@ -1,17 +1,17 @@
 import { Op, type Transaction, type WhereOptions } from 'sequelize';
 import type { ModelCtor } from 'sequelize-typescript';
-import type { Entity } from '../db/entity';
+import type { Entity } from './entity';
 import { ValidationError } from '../errors';
 import type { Condition } from '../http/listQuery';
-import { isBound } from '../db/sql';
+import { isBound } from './sql';
 import { Joi } from '../lib/validation';
-import { duplicateOf } from '../db/uniqueKeys';
+import { duplicateOf } from './uniqueKeys';
 
 /**
- * Slugs of self-service records: lowercase letters, digits and hyphens, generated from the name
- * (or title) when none is given, and unique within their scope (types per brand, categories and
- * articles per type, tags across the help desk) with `-2`, `-3`... A slug that is given must be
- * free in its scope.
+ * Slugs: lowercase letters, digits and hyphens, generated from the name (or title) when none is
+ * given, and unique within their scope (roles and self-service tags across the help desk,
+ * self-service types per brand, categories and articles per type) with `-2`, `-3`... A slug that
+ * is given must be free in its scope.
  */
 
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
