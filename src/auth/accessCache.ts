@@ -30,7 +30,7 @@ const tokenVersions = cacheVersion(TOKEN_VERSION_KEY, () => tokens.clear());
 const banVersions = cacheVersion(BAN_VERSION_KEY, () => bans.clear());
 
 /**
- * A version for one request, read once: all its checks and the caches its work consult share the
+ * A version for one request, read once: all its checks and the caches its work consults share the
  * reading (db/versionedCache.ts VersionSnapshot). `holder` is the request's `res.locals`; its
  * `versions` may hold the reading made with the rate-limit counts (http/rateLimit.ts
  * startAccessChecks). Without a holder, a reading of its own. Null when Redis cannot say at once
@@ -46,7 +46,7 @@ export const bumpAccessVersions = async (): Promise<void> => {
   await Promise.all([tokenVersions.bump(), banVersions.bump()]);
 };
 
-/** Bumps the token version on every change of `tokenModels`, the ban version on every change of `banModels`. */
+/** Bumps the token version on every change of `tables.tokens`, the ban version on every change of `tables.bans`. */
 export function watchAccessTables(tables: { tokens: Array<ModelStatic<Model>>; bans: Array<ModelStatic<Model>> }): void {
   tokenVersions.watch(tables.tokens);
   banVersions.watch(tables.bans);
