@@ -1,5 +1,5 @@
 import type { Model, ModelStatic } from 'sequelize';
-import { VersionedCache, cacheVersion, type VersionSnapshot } from '../db/versionedCache';
+import { VersionedCache, cacheVersion, type CacheVersion, type VersionSnapshot } from '../db/versionedCache';
 
 /**
  * Per-process caches of what every API request looks up before it runs: its token (by hash) and
@@ -36,10 +36,10 @@ const banVersions = cacheVersion(BAN_VERSION_KEY, () => bans.clear());
  * startAccessChecks). Without a holder, a reading of its own. Null when Redis cannot say at once
  * (then nothing is cached).
  */
-export const tokenVersion = (holder?: { versions?: VersionSnapshot }): Promise<string | null> =>
-  tokenVersions.current(holder ? (holder.versions ??= new Map()) : undefined);
-export const banVersion = (holder?: { versions?: VersionSnapshot }): Promise<string | null> =>
-  banVersions.current(holder ? (holder.versions ??= new Map()) : undefined);
+const readingOf = (version: CacheVersion) => (holder?: { versions?: VersionSnapshot }): Promise<string | null> =>
+  version.current(holder ? (holder.versions ??= new Map()) : undefined);
+export const tokenVersion = readingOf(tokenVersions);
+export const banVersion = readingOf(banVersions);
 
 /** Makes every process's cached tokens and ban answers stale. */
 export const bumpAccessVersions = async (): Promise<void> => {
