@@ -50,6 +50,8 @@ describe('through the API', () => {
     const replyMail = await mailAbout(m.smtp, ticket, reply.id);
     expect(replyMail.envelopeTo.sort()).toEqual([email, cc].sort());
     expect(replyMail.parsed.headers.get('auto-submitted')).toBeUndefined();
+    // The worker stores a Message-ID once the SMTP server took the mail: wait for it to finish the job.
+    await settled(ticket.id);
     expect(await MailMessageId.count({ where: { ticket_id: ticket.id } })).toBe(4);
     expect(bare(replyMail.parsed.inReplyTo)).toBe(bare(opened.parsed.messageId));
     expect([replyMail.parsed.references].flat().map(bare)).toEqual([bare(opened.parsed.messageId)]);
@@ -119,6 +121,7 @@ describe('through the API', () => {
     expect([copy.parsed.references].flat().map(bare)).toEqual([bare(opened.parsed.messageId)]);
     expect(copy.parsed.headers.get('thread-topic')).toBe('Copier jam');
     expect(copy.parsed.attachments.map((a) => [a.filename, Buffer.compare(a.content, file)])).toEqual([['noise.log', 0]]);
+    await settled(ticket.id);
     expect(await MailMessageId.count({ where: { ticket_id: ticket.id, ticket_message_id: reply.id, direction: 'out' } })).toBe(1);
 
     // A person on the CC list replies: the other CC address gets it, not the author.
