@@ -52,6 +52,7 @@ export interface EventPayloads {
   'ticket.updated': { ticketId: number; changes: string[]; newlyAssigned: number[]; cause?: TicketUpdateCause; audit?: TicketChangeSet };
   'ticket.merged': { ticketId: number; mergedIds: number[]; audit?: TicketChangeSet };
   'ticket.trashed': { ticketId: number; audit?: TicketChangeSet };
+  'ticket.restored': { ticketId: number; audit?: TicketChangeSet };
   /** The scheduler asked the user of a resolved ticket for feedback (`feedbackId`: the request). */
   'ticket.feedback_requested': { ticketId: number; feedbackId: number };
   /**
@@ -102,6 +103,7 @@ export const EVENT_TYPES: Record<EventName, string> = {
   'ticket.updated': 'fields of a ticket changed',
   'ticket.merged': 'tickets were merged into a ticket',
   'ticket.trashed': 'a ticket was moved to the trash',
+  'ticket.restored': 'a ticket was taken out of the trash',
   'ticket.feedback_requested': 'the user of a resolved ticket was asked for feedback',
   'message.created': 'a reply or note was added to a ticket',
   'message.forwarded': 'a ticket message was forwarded',

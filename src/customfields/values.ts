@@ -345,6 +345,19 @@ export async function deleteValuesOfField(fieldId: number, transaction: Transact
 }
 
 /**
+ * The `customfield` input of a write: an object keyed by field id (`customfield[<id>]=<value>`),
+ * null for none. An empty list is an empty object: JSON from PHP (`json_encode` of an empty
+ * array) sends `[]` for `{}`. Every key must be a field id: `The selected customfield.<key> is invalid.`
+ */
+export const customFieldValuesSchema = () => Joi.any().custom((value) => {
+  if (value === null) return value;
+  if (Array.isArray(value) && !value.length) return {};
+  if (!isPlainObject(value)) throw new Error('The customfield must be an array keyed by custom field id.');
+  for (const key of Object.keys(value)) if (!/^\d{1,10}$/.test(key)) throw new Error(`The selected customfield.${key} is invalid.`);
+  return value;
+});
+
+/**
  * The lists' `customfield` parameter (`customfield[<field id>]=<value>`): records with a value of
  * each named field that matches. Text and Textarea: contains; option types: the option id is among
  * the stored ids; other types: equals. An empty value is ignored. An id that is not a field of the
@@ -367,6 +380,13 @@ export function customFieldFilter(kind: ValueKind): Filter {
       if (!entries.length) return {};
       const ids = entries.map(([id]) => id);
       const fields = new Map((await CustomField.findAll({ attributes: ['id', 'type', 'encrypted'], where: { kind, id: { [Op.in]: ids } } })).map((f) => [f.id, f]));
+      // The option ids named for option fields, each of its own field's options (one statement, when there is one).
+      const named = entries.filter(([id]) => OPTION_TYPES.includes(fields.get(id)?.type ?? -1)).map(([id, v]) => [id, parseInteger(v)] as const);
+      const optionIds = named.map(([, option]) => option).filter((option): option is number => option !== null);
+      const options = optionIds.length
+        ? new Set((await CustomFieldOption.findAll({ attributes: ['id', 'field_id'], where: { field_id: { [Op.in]: named.map(([id]) => id) }, id: { [Op.in]: optionIds } } }))
+          .map((o) => `${o.field_id}:${o.id}`))
+        : new Set<string>();
       // One subquery per named field, all in the list's own query: every named field must match.
       return allOf(entries.map(([id, v]) => {
         const field = fields.get(id);
@@ -376,7 +396,7 @@ export function customFieldFilter(kind: ValueKind): Filter {
         if (field.type === TYPE.TEXT || field.type === TYPE.TEXTAREA) return owners(sqlCondition`value LIKE ${likeContains(v)}`);
         if (OPTION_TYPES.includes(field.type)) {
           const option = parseInteger(v);
-          if (option === null) throw new ValidationError(`The customfield.${id} must be the id of one of the field's options.`);
+          if (option === null || !options.has(`${id}:${option}`)) throw new ValidationError(`The customfield.${id} must be the id of one of the field's options.`);
           return owners(sqlCondition`FIND_IN_SET(${String(option)}, value) > 0`);
         }
         if (field.type === TYPE.BOOLEAN || field.type === TYPE.CHECKBOX) {

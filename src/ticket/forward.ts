@@ -1,7 +1,7 @@
 import type { Transaction } from 'sequelize';
 import { now } from '../db/entity';
 import { saveChanges } from '../db/saveChanges';
-import { DepartmentEmail, TicketMessage, User } from '../db/models';
+import { Brand, DepartmentEmail, TicketMessage, User } from '../db/models';
 import { MESSAGE_TYPE } from '../db/models/TicketMessage';
 import { emit } from '../events';
 import { ValidationError, invalid } from '../errors';
@@ -36,17 +36,18 @@ export interface ForwardInput {
   attachments?: AttachmentInput[];
 }
 
-/** The address a forward goes out from. */
+/**
+ * The address a forward goes out from, as the mail worker sends it (ticket/mail/job.ts): the one
+ * named, else the ticket's department email, else the brand's default address (null: none).
+ */
 async function fromAddressOf(input: ForwardInput, operator: User, departmentEmailId: number | null, brandId: number, transaction: Transaction): Promise<string | null> {
   if (input.fromAddress === 'me') return operator.email;
   const id = input.fromAddress ?? departmentEmailId;
-  if (!id) return null;
-  const email = await DepartmentEmail.findOne({ attributes: ['address'], where: { id, brand_id: brandId }, transaction });
-  if (!email) {
-    if (input.fromAddress) throw invalid('from_address');
-    return null;
-  }
-  return email.address;
+  const email = id ? await DepartmentEmail.findOne({ attributes: ['address'], where: { id, brand_id: brandId }, transaction }) : null;
+  if (email) return email.address;
+  if (input.fromAddress) throw invalid('from_address');
+  const brand = await Brand.findByPk(brandId, { attributes: ['id', 'default_email'], transaction });
+  return brand?.default_email ?? null;
 }
 
 export async function forwardTicket(input: ForwardInput, transaction: Transaction): Promise<TicketMessage> {

@@ -14,7 +14,7 @@ import { pick, sent } from '../lib/serialize';
 import { BRAND_DOMAIN_TAKEN } from '../db/uniqueKeys';
 import { Joi, field, oneLine } from '../lib/validation';
 import { canonicalDomain } from '../lib/validation';
-import { applyCustomFieldValues, customFieldFilter, deleteCustomFieldValues, loadCustomFieldValues, serializeCustomFieldValue } from '../customfields/values';
+import { applyCustomFieldValues, customFieldFilter, customFieldValuesSchema, deleteCustomFieldValues, loadCustomFieldValues, serializeCustomFieldValue } from '../customfields/values';
 import { assertLanguage, personFields } from './people/rules';
 import { ORGANISATION_FIELDS, USER_SUMMARY_FIELDS, serializeUserSummary, type UserSummaryRow } from './people/presenter';
 import { defaultBrandId } from './users/service';
@@ -60,7 +60,7 @@ async function applyAccessLevels(org: Organisation, levels: Record<string, numbe
 
 const fields = {
   brand_id: field.id(),
-  customfield: Joi.object().pattern(/^\d+$/, Joi.any()),
+  customfield: customFieldValuesSchema(),
   country: personFields.country,
   language_code: personFields.language_code,
   timezone: personFields.timezone,

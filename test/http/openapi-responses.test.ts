@@ -225,7 +225,7 @@ describe('user', () => {
 });
 
 describe('ticket', () => {
-  it('tickets with what they embed, messages, forwards, attachments, audit, merge, split, bulk and its job', async () => {
+  it('tickets with what they embed, messages, forwards, attachments, audit, merge, split, restore, bulk and its job', async () => {
     const [group] = await get('/api/user/operatorgroup', {}, { limit: 1 });
     const op = await post('/api/user/operator', { firstname: 'Ann', lastname: 'Signee', email: newEmail('oat'), groups: [group.id] });
     const field = await post('/api/ticket/customfield', { name: unique('Serial'), type: 8 });
@@ -257,6 +257,8 @@ describe('ticket', () => {
     await post('/api/ticket/ticket/:id/merge', { ids: [source.id] }, { id: ticket.id });
     const splittable = await post('/api/ticket/message', { ticket_id: ticket.id, user_id: ticket.user_id, text: 'Another problem' });
     await post('/api/ticket/ticket/:id/split', { message_id: splittable.id, user_id: op.id }, { id: ticket.id });
+    // spare went to the trash with the crud above.
+    await post('/api/ticket/ticket/:id/restore', {}, { id: spare.id });
 
     const job = await valid('POST', '/api/ticket/ticket/bulk', await api.post('/api/ticket/ticket/bulk', { ids: [ticket.id], priority: 1 }));
     await get('/api/ticket/job/:id', { id: job.id });

@@ -94,6 +94,17 @@ describe('POST /api/ticket/ticket/bulk', () => {
     expect((await Ticket.findByPk(b.id))!.deleted_at).toBeNull();
   });
 
+  it('restore=1 takes tickets out of the trash, with the other changes applied to them', async () => {
+    const [a, b] = [await f.ticket(), await f.ticket()];
+    await api.del(`/api/ticket/ticket/${a.id}`);
+    expectError(await api.post(BULK, { ids: [a.id], trash: 1, restore: 1 }), 422, 'The trash and restore fields cannot both be 1.');
+    const res = await api.post(BULK, { ids: [a.id, b.id], restore: 1, priority: ctx.priorityId });
+    expect(res.status).toBe(202);
+    await startWorker();
+    expect(await finished(res.body.data.id)).toMatchObject({ status: 'completed', progress: { done: 2 } });
+    for (const id of [a.id, b.id]) expect(await Ticket.findByPk(id)).toMatchObject({ deleted_at: null, priority_id: ctx.priorityId });
+  });
+
   it('a search that excludes a day takes every ticket not created on it', async () => {
     const w = word();
     const day = (d: number) => Date.UTC(2024, 0, d, 12) / 1000;
@@ -226,7 +237,7 @@ describe('POST /api/ticket/ticket/bulk', () => {
   it.each([
     [{ status: 2 }, 'Either the ids or the search field is required.'],
     [{ ids: [1], search: 'x', status: 2 }, 'Either the ids or the search field is required.'],
-    [{ ids: [1] }, 'At least one change (status, priority, department, tag, assignedto, trash) is required.'],
+    [{ ids: [1] }, 'At least one change (status, priority, department, tag, assignedto, trash, restore) is required.'],
     [{ ids: Array.from({ length: 1001 }, (_, i) => i + 1), status: 2 }, 'The ids may not have more than 1000 items.'],
     [{ search: 'status:', status: 2 }, 'The search is invalid at position 8: status: needs a value.'],
     [{ ids: ['x'], status: 2 }, 'The ids.0 must be an integer.'],

@@ -1,5 +1,5 @@
 /** Forwards: POST /api/ticket/forward, a message of type 2 with `extra`, by an operator. */
-import { DepartmentEmail, TicketMessage } from '../../src/db/models';
+import { Brand, DepartmentEmail, TicketMessage } from '../../src/db/models';
 import { useApi } from '../helpers/app';
 import { expectError, expectSuccess } from '../helpers/envelope';
 import { MESSAGE_KEYS, b64, captureEvents, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
@@ -50,6 +50,15 @@ describe('POST /api/ticket/forward', () => {
       'The selected from address is invalid.');
     expectError(await api.post(BASE, { ticket_id: ticket.id, user_id: op.id, text: 'x', subject: 's', to_address: ['a@example.com'], from_address: 'you' }), 422,
       'The selected from address is invalid.');
+  });
+
+  it('from_address of a ticket without a department address: the brand\'s, which the mail goes out from', async () => {
+    const ticket = expectSuccess(await api.put(`/api/ticket/ticket/${(await f.ticket()).id}`, { department_email: 0 }), 'Successfully updated the ticket!');
+    expect(ticket.department_email_id).toBeNull();
+    const brand = (await Brand.findByPk(ctx.brandId))!;
+    expect(brand.default_email).toEqual(expect.stringContaining('@'));
+    const data = created(await api.post(BASE, { ticket_id: ticket.id, user_id: (await f.operator()).id, text: 'x', subject: 's', to_address: ['a@example.com'] }));
+    expect(data.extra.from_address).toBe(brand.default_email);
   });
 
   it('drafts; a sent forward cannot be edited, a draft can', async () => {

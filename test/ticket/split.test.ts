@@ -85,4 +85,16 @@ describe('POST /api/ticket/ticket/{id}/split', () => {
     expect((await api.post(`${BASE}/999999999/split`, { message_id: opening.id, user_id: op.id })).status).toBe(404);
     expect((await messagesOf(ticket.id)).map((m) => m.id)).toEqual([opening.id]);
   });
+
+  it('starts at a sent message: not a draft, and a draft is no message the ticket keeps', async () => {
+    const op = await f.operator();
+    const ticket = await f.ticket();
+    const [opening] = await messagesOf(ticket.id);
+    const draft = await f.message(ticket, { user_id: op.id, is_draft: 1 });
+    const url = `${BASE}/${ticket.id}/split`;
+    expectError(await api.post(url, { message_id: draft.id, user_id: op.id }), 422, 'The selected message id is invalid.');
+    // Moving the opening message leaves only the draft: that is no message kept.
+    expectError(await api.post(url, { message_id: opening.id, user_id: op.id }), 422, 'The ticket would keep no message: split from a later message.');
+    expect((await messagesOf(ticket.id)).map((m) => m.id)).toEqual([opening.id, draft.id]);
+  });
 });

@@ -117,7 +117,8 @@ describe('count from the counters', () => {
     await Ticket.update({ deleted_at: null }, { where: { id: c.id } }); // out of the trash, by hand
     await sequelize().query('UPDATE tickets SET status_id = ?, internal = 1 WHERE id = ?', { replacements: [s1, b.id] });
     await check();
-    expectSuccess(await api.post(`${BASE}/${a.id}/merge`, { ids: [d.id] }), 'Successfully updated the ticket!');
+    // Into b, internal now as d is (an internal ticket merges only with one).
+    expectSuccess(await api.post(`${BASE}/${b.id}/merge`, { ids: [d.id] }), 'Successfully updated the ticket!');
     await check();
     await sequelize().query('DELETE FROM tickets WHERE id = ?', { replacements: [c.id] });
     await check();

@@ -125,6 +125,12 @@ describe('filters', () => {
     expect(await list({ user: user.id, customfield: { [text.id]: '123' } })).toEqual([a.id]);
     expect(await list({ user: user.id, customfield: { [options.id]: o2.id } })).toEqual([b.id]);
     expectError(await api.get(BASE, { customfield: { 999999: 'x' } }), 422, 'The selected customfield.999999 is invalid.');
+    // An option field takes the id of one of its own options, as a write does.
+    const another = await CustomField.create({ kind: 'ticket', name: unique('Model'), type: 5 });
+    const [foreign] = await CustomFieldOption.bulkCreate([{ field_id: another.id, value: 'X1' }]);
+    for (const bad of ['abc', String(foreign.id), '999999999']) {
+      expectError(await api.get(BASE, { customfield: { [options.id]: bad } }), 422, `The customfield.${options.id} must be the id of one of the field's options.`);
+    }
   });
 
   it('search: the number, words of the subject and of the messages (FULLTEXT)', async () => {

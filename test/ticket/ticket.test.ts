@@ -157,6 +157,19 @@ describe('POST /api/ticket/ticket', () => {
     expect(message).toMatchObject({ user_id: operator.id, by: 0 });
   });
 
+  it('on_behalf_of with user_email or internal is refused, not one of them dropped', async () => {
+    const user = await f.user();
+    const operator = await f.operator();
+    const email = newEmail('behalf');
+    const before = await Ticket.count();
+    expectError(await api.post(BASE, f.body({ user: operator.id, on_behalf_of: user.id, user_email: email })), 422,
+      'The on behalf of field prohibits user email from being present.');
+    expectError(await api.post(BASE, f.body({ user: operator.id, on_behalf_of: user.id, internal: 1 })), 422,
+      'The on behalf of field is prohibited when internal is 1.');
+    expect(await Ticket.count()).toBe(before);
+    expect(await User.count({ where: { email } })).toBe(0);
+  });
+
   it('internal tickets belong to an operator', async () => {
     const operator = await f.operator();
     const data = created(await api.post(BASE, f.body({ user: operator.id, internal: 1 })));
@@ -366,6 +379,11 @@ describe('PUT /api/ticket/ticket/{id}', () => {
     expect((await show(a.id)).linked).toEqual([c.id]);
     expectError(await api.put(`${BASE}/${a.id}`, { link: [a.id] }), 422, 'The selected link.0 is invalid.');
     expectError(await api.put(`${BASE}/${a.id}`, { link: [999999999] }), 422, 'The selected link.0 is invalid.');
+    // A ticket merged into another is read-only and in no list: it cannot be linked.
+    const [target, source] = [await f.ticket(), await f.ticket()];
+    updated(await api.post(`${BASE}/${target.id}/merge`, { ids: [source.id] }));
+    expectError(await api.put(`${BASE}/${a.id}`, { link: [b.id, source.id] }), 422, 'The selected link.1 is invalid.');
+    expect((await show(a.id)).linked).toEqual([c.id]);
   });
 
   it('sla_plan recomputes the due times (0 clears); reply_due_time and resolve_due_time set them', async () => {
@@ -406,6 +424,16 @@ describe('PUT /api/ticket/ticket/{id}', () => {
     expect(reopened).toMatchObject({ resolved_time: null, reopened_time: expect.any(Number) });
   });
 
+  it('a locked ticket stays closed: another status takes locked 0 with it', async () => {
+    const data = await f.ticket();
+    updated(await api.put(`${BASE}/${data.id}`, { locked: 1 }));
+    expectError(await api.put(`${BASE}/${data.id}`, { status: ctx.openStatus }), 422, 'There was an error updating the ticket.');
+    expect(await show(data.id)).toMatchObject({ locked: 1, status_id: ctx.resolvedStatus });
+    // The status it has, and other fields, still change as they did.
+    expect(updated(await api.put(`${BASE}/${data.id}`, { status: ctx.resolvedStatus, subject: 'Still locked' }))).toMatchObject({ locked: 1, subject: 'Still locked' });
+    expect(updated(await api.put(`${BASE}/${data.id}`, { locked: 0, status: ctx.openStatus }))).toMatchObject({ locked: 0, status_id: ctx.openStatus, resolved_time: null });
+  });
+
   it('404 before 422, and unknown ids are refused', async () => {
     expectNotFound(await api.put(`${BASE}/999999999`, { status: 'x' }), 'ticket');
     const data = await f.ticket();
@@ -429,6 +457,31 @@ describe('DELETE /api/ticket/ticket/{id}', () => {
     expect((await show(data.id)).deleted_at).toBe(shown.deleted_at);
     expect(eventsOf('ticket.trashed', data.id)).toHaveLength(1);
     expectNotFound(await api.del(`${BASE}/999999999`), 'ticket');
+  });
+
+  it('POST /{id}/restore takes a ticket out of the trash, as it was (beyond the spec)', async () => {
+    const data = await f.ticket();
+    await api.del(`${BASE}/${data.id}`);
+    const restored = expectSuccess(await api.post(`${BASE}/${data.id}/restore`, {}), 'Successfully restored the ticket!');
+    expect(restored).toMatchObject({ id: data.id, deleted_at: null, status_id: data.status_id, subject: data.subject });
+    expect(ids(expectList(await api.get(BASE, { user: data.user_id })))).toEqual([data.id]);
+    expect(ids(expectList(await api.get(BASE, { user: data.user_id, trashed: 1 })))).toEqual([]);
+    expect(eventsOf('ticket.restored', data.id)).toEqual([{
+      name: 'ticket.restored', inTransaction: true,
+      payload: { ticketId: data.id, audit: expect.objectContaining({ action: 'restored', changes: { deleted_at: { before: expect.any(Number), after: null } } }) },
+    }]);
+    // A ticket not in the trash: nothing changes, no event.
+    expect(expectSuccess(await api.post(`${BASE}/${data.id}/restore`, {}), 'Successfully restored the ticket!')).toMatchObject({ deleted_at: null });
+    expect(eventsOf('ticket.restored', data.id)).toHaveLength(1);
+    expectNotFound(await api.post(`${BASE}/999999999/restore`, {}), 'ticket');
+  });
+
+  it('a ticket merged into another is not trashed: its target is', async () => {
+    const [target, source] = [await f.ticket(), await f.ticket()];
+    updated(await api.post(`${BASE}/${target.id}/merge`, { ids: [source.id] }));
+    expectError(await api.del(`${BASE}/${source.id}`), 422, 'A ticket merged into another cannot be moved to the trash: trash the ticket it was merged into.');
+    expect(await show(source.id)).toMatchObject({ deleted_at: null, merged_into_id: target.id });
+    expect(eventsOf('ticket.trashed', source.id)).toEqual([]);
   });
 
   it('a status that a ticket has cannot be deleted', async () => {
@@ -499,12 +552,28 @@ describe('POST /api/ticket/ticket/{id}/merge', () => {
     const brand = await (await import('../../src/db/models')).Brand.create({ name: unique('Brand') });
     const dept = await f.department({}, brand.id);
     const foreign = await f.ticket({ brand: brand.id, department: dept.id, user: (await f.user({ brand_id: brand.id })).id });
-    for (const bad of [target.id, 999999999, trashed.id, merged.id, foreign.id]) {
+    const internal = await f.ticket({ user: (await f.operator()).id, internal: 1 });
+    for (const bad of [target.id, 999999999, trashed.id, merged.id, foreign.id, internal.id]) {
       expectError(await api.post(`${BASE}/${target.id}/merge`, { ids: [good.id, bad] }), 422, 'The selected ids.1 is invalid.');
     }
     expectError(await api.post(`${BASE}/${target.id}/merge`, {}), 422, 'The ids field is required.');
     expectNotFound(await api.post(`${BASE}/999999999/merge`, { ids: [good.id] }), 'ticket');
     // Nothing of the refused merges happened.
     expect(await show(good.id)).toMatchObject({ merged: 1, merged_into_id: null });
+    expect(await show(internal.id)).toMatchObject({ merged: 0, merged_into_id: null });
+    // Nor an internal target with a customer's ticket: the customer's conversation would join the operators' notes.
+    expectError(await api.post(`${BASE}/${internal.id}/merge`, { ids: [good.id] }), 422, 'The selected ids.0 is invalid.');
+    expect(await show(good.id)).toMatchObject({ merged_into_id: null });
+    expect(await show(internal.id)).toMatchObject({ merged: 0, cc: [] });
+  });
+
+  it('the sources\' links become the target\'s; links between the target and its sources go', async () => {
+    const [target, source, other, another] = [await f.ticket(), await f.ticket(), await f.ticket(), await f.ticket()];
+    updated(await api.put(`${BASE}/${target.id}`, { link: [source.id, another.id] }));
+    updated(await api.put(`${BASE}/${source.id}`, { link: [other.id, another.id] }));
+    expect(updated(await api.post(`${BASE}/${target.id}/merge`, { ids: [source.id] })).linked).toEqual([other.id, another.id].sort((x, y) => x - y));
+    expect((await show(other.id)).linked).toEqual([target.id]);
+    expect((await show(another.id)).linked).toEqual([target.id]);
+    expect((await show(source.id)).linked).toEqual([]);
   });
 });

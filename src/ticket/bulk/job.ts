@@ -12,7 +12,7 @@ import { Joi } from '../../lib/validation';
 import { logger } from '../../logger';
 import { defineJob } from '../../queue/jobs';
 import { QUEUES } from '../../queue/names';
-import { trashTicket, updateTicket, type UpdateTicketInput } from '../tickets/service';
+import { restoreTicket, trashTicket, updateTicket, type UpdateTicketInput } from '../tickets/service';
 
 /**
  * A bulk change of tickets, run by a worker: each ticket through the ticket service in its own
@@ -27,6 +27,7 @@ export interface BulkTicketChanges {
   tagIds?: number[];
   assignedTo?: number[];
   trash?: boolean;
+  restore?: boolean;
 }
 
 const q = <T extends object>(sql: string, replacements: Record<string, unknown>, t?: Transaction) =>
@@ -49,8 +50,10 @@ export async function applyTo(jobId: number, position: number, ticketId: number,
       if (!claimed) return;
       const ticket = await lockById(Ticket, ticketId, t, 'update');
       if (!ticket) throw new NotFoundError('ticket');
-      const { trash, ...update } = changes;
+      const { trash, restore, ...update } = changes;
       const input: UpdateTicketInput = update;
+      // Out of the trash first, so that the changes apply to the ticket as it comes back.
+      if (restore) await restoreTicket(ticket, t);
       if (Object.keys(input).length) await updateTicket(ticket, input, t);
       if (trash) await trashTicket(ticket, t);
     });

@@ -26,6 +26,7 @@ export const bulkSchema = Joi.object({
   tag: field.idArray().allow('', null).description('Replaces the tags (empty: none).'),
   assignedto: field.idArray().allow('', null).description('Replaces the assigned operators (empty: none).'),
   trash: field.flag().description('1: move the tickets to the trash.'),
+  restore: field.flag().description('1: take the tickets out of the trash (with `ids`: a search leaves trashed tickets out).'),
 });
 
 /** The tickets of a search, in id order; more than BULK_MAX is refused. */
@@ -63,9 +64,11 @@ function bulkRouter(): RecordedRouter {
       statusId: input.status, priorityId: input.priority, departmentId: input.department,
       tagIds: input.tag === undefined ? undefined : input.tag ?? [], assignedTo: input.assignedto === undefined ? undefined : input.assignedto ?? [],
       trash: input.trash === 1 ? true : undefined,
+      restore: input.restore === 1 ? true : undefined,
     };
+    if (changes.trash && changes.restore) throw new ValidationError('The trash and restore fields cannot both be 1.');
     for (const k of Object.keys(changes) as Array<keyof BulkTicketChanges>) if (changes[k] === undefined) delete changes[k];
-    if (!Object.keys(changes).length) throw new ValidationError('At least one change (status, priority, department, tag, assignedto, trash) is required.');
+    if (!Object.keys(changes).length) throw new ValidationError('At least one change (status, priority, department, tag, assignedto, trash, restore) is required.');
     const ids: number[] = input.ids ? [...new Set<number>(input.ids)] : await idsOfSearch(input.search);
     const jobId = await transaction(async (t) => {
       const at = now();

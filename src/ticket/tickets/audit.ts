@@ -14,7 +14,7 @@ import { jsonList } from '../common';
  * lists), `customfield.<id>` (the stored value; of an encrypted field, a fingerprint), `cc`, `deleted_at` (trash), `merged_into_id`.
  */
 
-export type AuditAction = 'created' | 'updated' | 'replied' | 'trashed' | 'merged' | 'merged_into' | 'split' | 'split_from';
+export type AuditAction = 'created' | 'updated' | 'replied' | 'trashed' | 'restored' | 'merged' | 'merged_into' | 'split' | 'split_from';
 export type Snapshot = Record<string, unknown>;
 export type Changes = Record<string, { before: unknown; after: unknown }>;
 

@@ -184,6 +184,9 @@ export async function resolvePeople(items: Array<{ input: PeopleInput; brandId: 
   for (const { input, brandId } of items) {
     const isOperator = (u: User) => u.type === 'operator';
     const isUserOfBrand = (u: User) => u.type === 'user' && u.brand_id === brandId;
+    // Names that contradict each other are refused rather than one of them silently dropped.
+    if (input.onBehalfOf !== undefined && input.internal) throw new ValidationError('The on behalf of field is prohibited when internal is 1.');
+    if (input.onBehalfOf !== undefined && input.userEmail) throw new ValidationError('The on behalf of field prohibits user email from being present.');
     if (input.internal) {
       if (input.userId === undefined) throw new ValidationError('The user field is required when internal is 1.');
       const operator = await person(input.userId, 'user', transaction, isOperator);

@@ -6,13 +6,14 @@ import { Written, resourceRouter, type CustomAction, type ResourceDef } from '..
 import { sqlCondition } from '../../db/sql';
 import { Joi, MAX_ID, field } from '../../lib/validation';
 import { richText } from '../../content/html';
+import { customFieldValuesSchema } from '../../customfields/values';
 import { attachmentsField } from '../attachment';
 import { filterConditionSql, visibleToOperator } from './conditions';
 import { ticketFilters, ticketListParams } from './listFilters';
 import { listTicketPage } from './listPage';
 import { loadTicketRelations, serializeTicket, type KnownTicket, type TicketRelations } from './presenter';
 import { splitTicket } from './split';
-import { createTicket, mergeTickets, trashTicket, updateTicket, type CreateTicketInput, type UpdateTicketInput } from './service';
+import { createTicket, mergeTickets, restoreTicket, trashTicket, updateTicket, type CreateTicketInput, type UpdateTicketInput } from './service';
 
 /**
  * Tickets (`/api/ticket/ticket`): list (the spec's filters, a saved `filter`, `trashed`), show,
@@ -47,7 +48,7 @@ export const ticketCreateSchema = Joi.object({
   tag: idList(),
   assignedto: idList(),
   watching: idList(),
-  customfield: Joi.any(),
+  customfield: customFieldValuesSchema(),
   cc: ccField(),
   send_user_email: field.flag().default(1),
   send_operators_email: field.flag().default(1),
@@ -73,7 +74,7 @@ export const ticketUpdateSchema = Joi.object({
   sla_plan: clearableRef(),
   reply_due_time: clearableTime(),
   resolve_due_time: clearableTime(),
-  customfield: Joi.any(),
+  customfield: customFieldValuesSchema(),
   overwrite_customfield_values: field.flag().default(0),
   cc: ccField(),
   locked: field.flag(),
@@ -152,6 +153,16 @@ const merge: CustomAction<Ticket> = {
   run: ({ record, input, transaction }) => mergeTickets(record!, input.ids, transaction!),
 };
 
+/** `POST /ticket/{id}/restore`: takes a ticket out of the trash (a DELETE moved it there); answers the ticket. */
+const restore: CustomAction<Ticket> = {
+  name: 'restore',
+  method: 'POST',
+  path: '/:id/restore',
+  schema: Joi.object({}),
+  message: 'Successfully restored the ticket!',
+  run: ({ record, transaction }) => restoreTicket(record!, transaction!),
+};
+
 /** `POST /ticket/{id}/split`: moves a message (and those after it, on request) into a new ticket (./split.ts); answers the new ticket. */
 const split: CustomAction<Ticket> = {
   name: 'split',
@@ -196,7 +207,7 @@ export const ticketResource: ResourceDef<Ticket, TicketRelations, KnownTicket> =
   messages: { deleted: 'Successfully moved the ticket to trash!' },
   load: loadTicketRelations,
   serialize: (ticket, rel) => serializeTicket(ticket, rel),
-  custom: [merge, split],
+  custom: [merge, restore, split],
 };
 
 export const ticketRouter = resourceRouter(ticketResource);

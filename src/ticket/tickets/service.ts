@@ -382,6 +382,9 @@ export async function updateTicket(ticket: Ticket, input: UpdateTicketInput, tra
     const resolved = settings.defaultResolvedStatus;
     if (resolved === null || (input.statusId !== undefined && input.statusId !== resolved)) throw updateFailed();
     statusId = resolved;
+  } else if (ticket.locked && input.locked === undefined && statusId !== ticket.status_id && statusId !== settings.defaultResolvedStatus) {
+    // A locked ticket stays closed: reopening it takes `locked` 0 with the status.
+    throw updateFailed();
   }
   if (statusId !== ticket.status_id) {
     Object.assign(values, statusValues(ticket, statusId, settings, at));
@@ -432,7 +435,7 @@ export async function updateTicket(ticket: Ticket, input: UpdateTicketInput, tra
   await assertOperators('watching', input.watching, transaction);
   const linked = [...new Set(input.link ?? [])].filter((id) => id !== ticket.id);
   if (input.link?.length) {
-    await assertExist(Ticket, 'link', input.link, transaction);
+    await assertExist(Ticket, 'link', input.link, transaction, { merged_into_id: null });
     if (linked.length !== new Set(input.link).size) throw invalid(`link.${input.link.indexOf(ticket.id)}`);
   }
 
@@ -481,13 +484,28 @@ export async function updateTicket(ticket: Ticket, input: UpdateTicketInput, tra
   await emit(transaction, 'ticket.updated', { ticketId: ticket.id, changes, newlyAssigned, ...(context.cause ? { cause: context.cause } : {}), audit });
 }
 
-/** Moves the ticket to the trash (`deleted_at`); a ticket already there stays as it is. */
+/**
+ * Moves the ticket to the trash (`deleted_at`); a ticket already there stays as it is. A ticket
+ * merged into another is read-only and in no list: its target is what goes to the trash.
+ */
 export async function trashTicket(ticket: Ticket, transaction: Transaction): Promise<void> {
   if (ticket.deleted_at) return;
+  if (ticket.merged_into_id) throw new ValidationError('A ticket merged into another cannot be moved to the trash: trash the ticket it was merged into.');
   ticket.set('deleted_at', now());
   await saveChanges(ticket, transaction);
   const audit = await recordAudit(ticket.id, 'trashed', { deleted_at: { before: null, after: ticket.deleted_at } }, transaction);
   await emit(transaction, 'ticket.trashed', { ticketId: ticket.id, audit });
+}
+
+/** Takes the ticket out of the trash, as it was; a ticket not in the trash stays as it is. */
+export async function restoreTicket(ticket: Ticket, transaction: Transaction): Promise<Ticket> {
+  if (!ticket.deleted_at) return ticket;
+  const trashedAt = ticket.deleted_at;
+  ticket.set({ deleted_at: null, updated_at: now() });
+  await saveChanges(ticket, transaction);
+  const audit = await recordAudit(ticket.id, 'restored', { deleted_at: { before: trashedAt, after: null } }, transaction);
+  await emit(transaction, 'ticket.restored', { ticketId: ticket.id, audit });
+  return ticket;
 }
 
 /**
@@ -496,9 +514,11 @@ export async function trashTicket(ticket: Ticket, transaction: Transaction): Pro
  * their tags, assigned operators, watchers and CC addresses join the target's, and so do their
  * users' addresses (the target's own user excepted). The sources stay,
  * hidden from lists, with `merged` 1 and `merged_into_id`: their numbers still lead to the target,
- * and so do tickets merged into them before. The target gets `merged` 1. A source that does not
- * exist, is the target, is in the trash, was merged already or is of another brand:
- * `The selected ids.<n> is invalid.`
+ * and so do tickets merged into them before, and so do their links to other tickets (the links
+ * between the target and its sources go). The target gets `merged` 1. A source that does not
+ * exist, is the target, is in the trash, was merged already, is of another brand, or is internal
+ * where the target is not (or the other way round: an internal ticket's notes are the
+ * operators', a customer's conversation is the customer's): `The selected ids.<n> is invalid.`
  */
 export async function mergeTickets(target: Ticket, ids: number[], transaction: Transaction): Promise<Ticket> {
   if (target.merged_into_id || target.deleted_at) throw updateFailed();
@@ -506,7 +526,7 @@ export async function mergeTickets(target: Ticket, ids: number[], transaction: T
   const byId = new Map(sources.map((s) => [s.id, s]));
   ids.forEach((id, n) => {
     const s = byId.get(id);
-    if (!s || s.id === target.id || s.deleted_at || s.merged_into_id || s.brand_id !== target.brand_id) throw invalid(`ids.${n}`);
+    if (!s || s.id === target.id || s.deleted_at || s.merged_into_id || s.brand_id !== target.brand_id || s.internal !== target.internal) throw invalid(`ids.${n}`);
   });
   const sourceIds = [...new Set(ids)];
   const before = await auditSnapshot(target.id, transaction);
@@ -517,6 +537,12 @@ export async function mergeTickets(target: Ticket, ids: number[], transaction: T
   for (const [table, column] of [['ticket_tag_links', 'tag_id'], ['ticket_assignees', 'user_id'], ['ticket_watchers', 'user_id']]) {
     await q(`INSERT IGNORE INTO ${table} (ticket_id, ${column}) SELECT :target, ${column} FROM ${table} WHERE ticket_id IN (:ids)`);
   }
+  // Links, both ways: a source's links to other tickets become the target's; none is left to a source.
+  await q(`INSERT IGNORE INTO ticket_links (ticket_id, linked_ticket_id)
+    SELECT :target, linked_ticket_id FROM ticket_links WHERE ticket_id IN (:ids) AND linked_ticket_id NOT IN (:ids) AND linked_ticket_id <> :target
+    UNION SELECT linked_ticket_id, :target FROM ticket_links WHERE ticket_id IN (:ids) AND linked_ticket_id NOT IN (:ids) AND linked_ticket_id <> :target`);
+  await q('DELETE FROM ticket_links WHERE ticket_id IN (:ids)');
+  await q('DELETE FROM ticket_links WHERE linked_ticket_id IN (:ids)');
   await q('UPDATE tickets SET merged_into_id = :target, updated_at = :now WHERE merged_into_id IN (:ids)');
   const at = now();
   await Ticket.update({ merged: 1, merged_into_id: target.id, updated_at: at }, { where: { id: { [Op.in]: sourceIds } }, transaction });

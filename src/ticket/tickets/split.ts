@@ -27,8 +27,9 @@ export interface SplitTicketInput {
  * Splits a ticket (locked by the caller), the counterpart of merge: the message (and, on request,
  * those after it) moves into a new ticket with the same user, department, brand, status and
  * priority; the moved messages keep the ticket they were written on (`original_ticket_id`). Both
- * tickets get an operator note naming the other, an event and an audit entry. The ticket must keep
- * a message, and a merged or trashed ticket cannot be split.
+ * tickets get an operator note naming the other, an event and an audit entry. The split starts at a
+ * sent message (no note, no draft), the ticket must keep one, and a merged or trashed ticket cannot
+ * be split.
  */
 export async function splitTicket(ticket: Ticket, input: SplitTicketInput, transaction: Transaction): Promise<Ticket> {
   if (ticket.merged_into_id || ticket.deleted_at) throw updateFailed();
@@ -38,14 +39,15 @@ export async function splitTicket(ticket: Ticket, input: SplitTicketInput, trans
   const operator = await User.findOne({ where: { id: input.operatorId, type: 'operator' }, transaction });
   if (!operator) throw invalid('user_id');
   const first = await TicketMessage.findOne({ where: { id: input.messageId, ticket_id: ticket.id }, transaction });
-  if (!first || first.type === MESSAGE_TYPE.NOTE) throw invalid('message_id');
+  // A new ticket opens with a message that was sent: not a note, not a draft.
+  if (!first || first.type === MESSAGE_TYPE.NOTE || first.is_draft) throw invalid('message_id');
   const later = { [Op.or]: [{ created_at: { [Op.gt]: first.created_at } }, { created_at: first.created_at, id: { [Op.gt]: first.id } }] };
   const moving = await TicketMessage.findAll({
     attributes: ['id', 'created_at', 'is_draft'], where: input.following ? { ticket_id: ticket.id, [Op.or]: [{ id: first.id }, later] } : { id: first.id },
     order: [['created_at', 'ASC'], ['id', 'ASC']], transaction,
   });
   const movingIds = moving.map((m) => m.id);
-  const staying = await TicketMessage.count({ where: { ticket_id: ticket.id, type: { [Op.ne]: MESSAGE_TYPE.NOTE }, id: { [Op.notIn]: movingIds } }, transaction });
+  const staying = await TicketMessage.count({ where: { ticket_id: ticket.id, type: { [Op.ne]: MESSAGE_TYPE.NOTE }, is_draft: 0, id: { [Op.notIn]: movingIds } }, transaction });
   if (!staying) throw new ValidationError('The ticket would keep no message: split from a later message.');
 
   const at = now();

@@ -5,7 +5,7 @@ import { equals, flagFilter, type Filter } from '../../http/listQuery';
 import { likeContains } from '../../db/sql';
 import { Written, resourceRouter, type ResourceDef } from '../../http/resource';
 import { Joi, field } from '../../lib/validation';
-import { customFieldFilter } from '../../customfields/values';
+import { customFieldFilter, customFieldValuesSchema } from '../../customfields/values';
 import { personFields } from '../people/rules';
 import { loadPeople, serializePerson, type KnownPerson, type PersonRelations } from '../people/presenter';
 import { createUser, deleteUser, updateUser, type CreateUserInput } from './service';
@@ -59,7 +59,7 @@ const userFields = {
   organisation_id: Joi.number().integer().min(0),
   organisation_access_level: field.flag(),
   organisation_notifications: field.flag(),
-  customfield: Joi.object().pattern(/^\d+$/, Joi.any()),
+  customfield: customFieldValuesSchema(),
   groups: field.idArray().allow('', null),
 };
 
