@@ -8,7 +8,7 @@ import { assertExist } from '../db/exists';
 import { loadLinked } from '../db/load';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../lib/serialize';
-import type { TranslationSpec } from '../translations';
+import { CANNED_RESPONSE_TRANSLATIONS } from './privateResponses';
 import { Joi, field } from '../lib/validation';
 import { OPERATOR_GROUP_FIELDS } from '../user/groupFields';
 import { serializeTag, tagsByName } from './tag';
@@ -27,7 +27,6 @@ export const CANNED_RESPONSE_LIST_FIELDS = [
   'id', 'name', 'text', 'category_id', 'user_id', 'all_groups', 'department_id', 'priority_id', 'status_id', 'created_at', 'updated_at',
 ] as const;
 
-export const CANNED_RESPONSE_TRANSLATIONS: TranslationSpec = { type: 'canned_response', key: 'response_id', fields: ['name', 'text'], html: ['text'] };
 
 /** Text kept as written (merge fields, spacing), HTML through the allow-list (content/html.ts); blank is missing. */
 const text = () => richText(1_000_000, { trim: false });
@@ -59,9 +58,14 @@ async function checkReferences(input: Record<string, any>, transaction: Transact
   await assertExist(TicketStatus, 'status_id', input.status_id, transaction);
 }
 
-/** A private response belongs to one operator: it needs `user_id`. */
-function assertOwner(publicFlag: number, userId: number | null) {
+/**
+ * The owner a response has: a private one (`public` 0) belongs to one operator, who must be named;
+ * a public one to no one (making a response public clears its owner; naming one with it is refused).
+ */
+function ownerOf(publicFlag: number, userId: number | null, named: boolean): number | null {
   if (publicFlag === 0 && !userId) throw new ValidationError('The user id field is required when public is 0.');
+  if (publicFlag === 1 && userId && named) throw new ValidationError('The user id field is prohibited when public is 1.');
+  return publicFlag === 1 ? null : userId;
 }
 
 const COLUMNS = ['name', 'text', 'public', 'user_id', 'department_id', 'priority_id', 'status_id'] as const;
@@ -90,7 +94,7 @@ export const cannedResponseResource: ResourceDef<CannedResponse, Related> = {
 
   async create(input, { transaction }) {
     await checkReferences(input, transaction);
-    assertOwner(input.public, input.user_id ?? null);
+    ownerOf(input.public, input.user_id ?? null, true);
     const response = await CannedResponse.create({ all_groups: 1, ...columns(input) }, { transaction });
     if (input.tag?.length) await replaceTags(response.id, input.tag, transaction);
     if (input.groups?.length) await replaceGroups(response.id, input.groups, transaction);
@@ -100,7 +104,9 @@ export const cannedResponseResource: ResourceDef<CannedResponse, Related> = {
   async update(response, input, { transaction }) {
     await checkReferences(input, transaction);
     const values = columns(input);
-    assertOwner(values.public ?? response.public, values.user_id !== undefined ? values.user_id : response.user_id);
+    const named = values.user_id !== undefined;
+    const owner = ownerOf(values.public ?? response.public, named ? values.user_id : response.user_id, named);
+    if (owner !== response.user_id) values.user_id = owner;
     await response.update(values, { transaction });
     // The spec: `tag` replaces the existing tags.
     if (input.tag !== undefined) await replaceTags(response.id, input.tag ?? [], transaction);

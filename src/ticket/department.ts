@@ -6,6 +6,7 @@ import {
 import { setLinks } from '../db/links';
 import { select } from '../db/select';
 import { ValidationError, fieldLabel, invalid } from '../errors';
+import { assertNotInFilters } from './filterUse';
 import { assertExist } from '../db/exists';
 import { flagFilter, type Filter } from '../http/listQuery';
 import { loadLinked, loadMany } from '../db/load';
@@ -266,6 +267,7 @@ export const departmentResource: ResourceDef<Department, Related> = {
     }
     const confined = await confinedTo(department.id, transaction);
     if (confined) throw new ValidationError(`The department cannot be deleted because it is the only department of the ${confined}: give it another department first.`);
+    await assertNotInFilters('department', department.id, 'department', transaction);
     // By statements, not the foreign keys' cascade: the models' hooks then tell every process that
     // the priorities and fields a department offers changed (http caches, ticket/configCache.ts).
     await PriorityDepartment.destroy({ where: { department_id: department.id }, transaction });

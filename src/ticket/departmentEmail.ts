@@ -1,5 +1,7 @@
-import { Op, type Transaction } from 'sequelize';
+import { Op, QueryTypes, type Transaction } from 'sequelize';
 import { Brand, Department, DepartmentBrand, DepartmentEmail } from '../db/models';
+import { now } from '../db/entity';
+import { sequelize } from '../db/sequelize';
 import { MAILBOX_PASSWORD } from '../crypto/secrets';
 import { SECRET_MASK, storedSecret } from '../crypto/storedSecret';
 import { ValidationError, invalid } from '../errors';
@@ -160,6 +162,18 @@ export const departmentEmailResource: ResourceDef<DepartmentEmail> = {
       auth_type: values.auth_type ?? email.auth_type,
     });
     await email.update(values, { transaction });
+  },
+
+  // Its tickets take their department's first other address of their brand, as a ticket moved
+  // into the department does (none when there is no other): mail keeps going out from the department.
+  async destroy(email, { transaction }) {
+    await sequelize().query(
+      `UPDATE tickets SET updated_at = :now, department_email_id = (
+         SELECT MIN(e.id) FROM department_emails e WHERE e.department_id = tickets.department_id AND e.brand_id = tickets.brand_id AND e.id <> :id
+       ) WHERE department_email_id = :id`,
+      { replacements: { id: email.id, now: now() }, transaction, type: QueryTypes.UPDATE },
+    );
+    await email.destroy({ transaction });
   },
 
   serialize: (e) => serializeDepartmentEmail(e),

@@ -2,6 +2,7 @@ import type { Transaction } from 'sequelize';
 import { Department, PriorityDepartment, Ticket, TicketPriority } from '../db/models';
 import { setLinks } from '../db/links';
 import { ValidationError } from '../errors';
+import { assertNotInFilters } from './filterUse';
 import { assertExist } from '../db/exists';
 import type { Filter } from '../http/listQuery';
 import { resourceRouter, type ResourceDef } from '../http/resource';
@@ -58,6 +59,7 @@ export const priorityResource: ResourceDef<TicketPriority> = {
     if (await Ticket.findOne({ attributes: ['id'], where: { priority_id: priority.id }, transaction, lock: transaction.LOCK.SHARE })) {
       throw new ValidationError('The priority cannot be deleted because tickets have it: give them another priority first.');
     }
+    await assertNotInFilters('priority', priority.id, 'priority', transaction);
     await priority.destroy({ transaction });
   },
 

@@ -1,7 +1,10 @@
-import { Op, type Transaction } from 'sequelize';
+import { Op, QueryTypes, type Transaction } from 'sequelize';
 import { SlaPlan, SlaPlanSchedule, SlaPlanTarget, TicketPriority } from '../db/models';
 import { setRows } from '../db/links';
+import { now } from '../db/entity';
+import { sequelize } from '../db/sequelize';
 import { ValidationError, fieldLabel, invalid } from '../errors';
+import { assertNotInFilters } from './filterUse';
 import { flagFilter } from '../http/listQuery';
 import { loadMany } from '../db/load';
 import { resourceRouter, type ResourceDef } from '../http/resource';
@@ -180,6 +183,16 @@ export const slaPlanResource: ResourceDef<SlaPlan, SlaPlanRelations> = {
     await plan.update(sent(input, COLUMNS), { transaction });
     if (input.schedule !== undefined) await replaceSchedule(plan.id, input.schedule, transaction);
     if (input.targets !== undefined) await replaceTargets(plan.id, input.targets, transaction);
+  },
+
+  // The plan's tickets lose it and the due times it gave them, as `sla_plan=0` on a ticket does.
+  async destroy(plan, { transaction }) {
+    await assertNotInFilters('sla_plan', plan.id, 'SLA plan', transaction);
+    await sequelize().query(
+      'UPDATE tickets SET sla_plan_id = NULL, reply_due_time = NULL, resolve_due_time = NULL, due_time = NULL, updated_at = :now WHERE sla_plan_id = :id',
+      { replacements: { id: plan.id, now: now() }, transaction, type: QueryTypes.UPDATE },
+    );
+    await plan.destroy({ transaction });
   },
 
   load: (plans) => loadSlaPlanRelations(plans),

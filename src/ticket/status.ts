@@ -1,6 +1,7 @@
 import { Op, type Transaction } from 'sequelize';
 import { Setting, Ticket, TicketStatus } from '../db/models';
 import { ValidationError } from '../errors';
+import { assertNotInFilters } from './filterUse';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../lib/serialize';
 import type { TranslationSpec } from '../translations';
@@ -71,6 +72,7 @@ export const statusResource: ResourceDef<TicketStatus> = {
   async destroy(status, { transaction }) {
     const reason = await statusInUse(status.id, transaction);
     if (reason) throw new ValidationError(reason);
+    await assertNotInFilters('status', status.id, 'status', transaction);
     await status.destroy({ transaction });
   },
 

@@ -1,6 +1,7 @@
 import { Op, type Transaction } from 'sequelize';
 import { TicketTag } from '../db/models';
 import { ValidationError } from '../errors';
+import { assertNotInFilters } from './filterUse';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../lib/serialize';
 import type { TranslationSpec } from '../translations';
@@ -72,6 +73,12 @@ export const tagResource: ResourceDef<TicketTag> = {
   async update(tag, input, { transaction }) {
     await assertNameFree(input.name, tag.id, transaction);
     await tag.update(input, { transaction });
+  },
+
+  // Tickets lose the tag (the links' foreign keys); a saved filter's condition keeps it.
+  async destroy(tag, { transaction }) {
+    await assertNotInFilters('tag', tag.id, 'tag', transaction);
+    await tag.destroy({ transaction });
   },
 
   serialize: serializeTag,

@@ -83,6 +83,27 @@ describe('POST /api/ticket/cannedresponse', () => {
     expectError(await api.post(BASE, { name: 'x', text: 'y', user_id: customer.id }), 422, 'The selected user id is invalid.');
   });
 
+  it('a public response has no owner: making one public clears it, naming one with it is refused', async () => {
+    const count = await CannedResponse.count();
+    expectError(await api.post(BASE, { name: 'x', text: 'y', user_id: operator.id }), 422, 'The user id field is prohibited when public is 1.');
+    expect(await CannedResponse.count()).toBe(count);
+    const mine = await createResponse({ public: 0, user_id: operator.id });
+    expectError(await api.put(`${BASE}/${mine.id}`, { public: 1, user_id: operator.id }), 422, 'The user id field is prohibited when public is 1.');
+    expect(expectSuccess(await api.put(`${BASE}/${mine.id}`, { public: 1 }), 'Successfully updated the canned response!')).toMatchObject({ public: 1, user_id: null });
+    expectError(await api.put(`${BASE}/${mine.id}`, { user_id: operator.id }), 422, 'The user id field is prohibited when public is 1.');
+    expect(expectSuccess(await api.put(`${BASE}/${mine.id}`, { public: 0, user_id: operator.id }), 'Successfully updated the canned response!')).toMatchObject({ public: 0, user_id: operator.id });
+  });
+
+  it('an operator\'s private responses go with the operator; the public ones they wrote stay', async () => {
+    const leaving = await User.create({ type: 'operator', email: newEmail('leave'), firstname: 'Leo', lastname: 'Leaving' });
+    const own = await createResponse({ public: 0, user_id: leaving.id, 'name:fr': 'Privé' });
+    const shared = await createResponse();
+    expectDeleted(await api.del(`/api/user/operator/${leaving.id}`), 'operator');
+    expectNotFound(await api.get(`${BASE}/${own.id}`), 'canned response');
+    expect(await Translation.count({ where: { record_type: 'canned_response', record_id: own.id } })).toBe(0);
+    expectSuccess(await api.get(`${BASE}/${shared.id}`));
+  });
+
   it.each([
     [{ text: 'y' }, 'The name field is required.'],
     [{ name: 'x' }, 'The text field is required.'],

@@ -1,10 +1,11 @@
 import { UniqueConstraintError } from 'sequelize';
-import { Brand, Department, DepartmentBrand, DepartmentEmail } from '../../src/db/models';
+import { Brand, Department, DepartmentBrand, DepartmentEmail, PriorityDepartment, Ticket, TicketPriority } from '../../src/db/models';
 import { MAILBOX_PASSWORD, decryptSecret } from '../../src/crypto/secrets';
 import { sequelize } from '../../src/db/sequelize';
 import { SECRET_MASK } from '../../src/crypto/storedSecret';
 import { defaultPort } from '../../src/ticket/departmentEmailTypes';
 import { useApi, unique } from '../helpers/app';
+import { ticketContext, ticketFactories } from './ticketSupport';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 
 const api = useApi();
@@ -218,6 +219,22 @@ describe('DELETE /api/ticket/department/{id}/email/{email_id}', () => {
     expect(await DepartmentEmail.findByPk(email.id)).toBeNull();
     expectNotFound(await api.get(`${base(dept.id)}/${email.id}`), 'department email');
     expect(await Department.findByPk(dept.id)).not.toBeNull();
+  });
+
+  it('its tickets take the department\'s first other address of their brand, none when there is no other', async () => {
+    const ctx = await ticketContext();
+    const f = ticketFactories(api, () => ctx);
+    const dept = await makeDepartment([ctx.brandId]);
+    await PriorityDepartment.create({ priority_id: (await TicketPriority.create({ name: unique('P') })).id, department_id: dept.id });
+    const [first, second, third] = await DepartmentEmail.bulkCreate([address(), address(), address()].map((a) => ({ department_id: dept.id, brand_id: ctx.brandId, address: a })));
+    const ticket = await f.ticket({ department: dept.id, priority: (await PriorityDepartment.findOne({ where: { department_id: dept.id } }))!.priority_id });
+    expect(ticket.department_email_id).toBe(first.id);
+    expectDeleted(await api.del(`${base(dept.id)}/${first.id}`), 'department email');
+    expect((await Ticket.findByPk(ticket.id))!.department_email_id).toBe(second.id);
+    expectDeleted(await api.del(`${base(dept.id)}/${third.id}`), 'department email');
+    expect((await Ticket.findByPk(ticket.id))!.department_email_id).toBe(second.id);
+    expectDeleted(await api.del(`${base(dept.id)}/${second.id}`), 'department email');
+    expect((await Ticket.findByPk(ticket.id))!.department_email_id).toBeNull();
   });
 });
 

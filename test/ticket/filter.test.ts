@@ -258,6 +258,27 @@ describe('PUT /api/ticket/filter/{id}', () => {
     await field.destroy();
     expect(expectSuccess(await api.get(`${BASE}/${shared.id}`)).conditions).toEqual([{ type: 0, rules: [{ item: 'status', operator: 'equals', value: 1 }] }]);
   });
+
+  it('a status, priority, tag or department a condition names is not deleted: the filter would hold an id it refuses back', async () => {
+    const kinds = [
+      { item: 'status', path: '/api/ticket/status', label: 'status', body: () => ({ name: unique('Waiting') }) },
+      { item: 'priority', path: '/api/ticket/priority', label: 'priority', body: () => ({ name: unique('Urgent') }) },
+      { item: 'tag', path: '/api/ticket/tag', label: 'tag', body: () => ({ name: unique('vip') }) },
+      { item: 'department', path: '/api/ticket/department', label: 'department', body: () => ({ name: unique('Billing') }) },
+    ];
+    for (const { item, path, label, body } of kinds) {
+      const record = expectSuccess(await api.post(path, body()), `Successfully created new ${label}!`);
+      const filter = created(await api.post(BASE, { name: unique('F'), conditions: [{ rules: [rule(item, 'not_equals', record.id)] }] }));
+      expectError(await api.del(`${path}/${record.id}`), 422, `The ${label} cannot be deleted because ticket filters use it: change their conditions first.`);
+      expectSuccess(await api.get(`${path}/${record.id}`));
+      // The filter as it is can be sent back.
+      const shown = expectSuccess(await api.get(`${BASE}/${filter.id}`));
+      updated(await api.put(`${BASE}/${filter.id}`, { name: shown.name, conditions: shown.conditions }));
+      // Once no condition names it, it goes.
+      updated(await api.put(`${BASE}/${filter.id}`, { conditions: '' }));
+      expectDeleted(await api.del(`${path}/${record.id}`), label);
+    }
+  });
 });
 
 describe('DELETE /api/ticket/filter/{id}', () => {

@@ -3,6 +3,7 @@ import { dueTime } from '../../src/ticket/sla';
 import { loadSlaPlanRelations } from '../../src/ticket/slaplan';
 import { slaClockOf } from '../../src/ticket/slaClock';
 import { useApi, unique } from '../helpers/app';
+import { ticketContext, ticketFactories } from './ticketSupport';
 import { countWarm } from '../helpers/queries';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 
@@ -141,6 +142,27 @@ describe('DELETE /api/ticket/slaplan/{id}', () => {
     expect(await SlaPlanTarget.count({ where: { plan_id: plan.id } })).toBe(0);
     expectNotFound(await api.get(`${BASE}/${plan.id}`), 'SLA plan');
     expectNotFound(await api.del(`${BASE}/${plan.id}`), 'SLA plan');
+  });
+
+  it('a deleted plan takes its due times off its tickets, as sla_plan=0 does; a filter naming it keeps it', async () => {
+    const ctx = await ticketContext();
+    const f = ticketFactories(api, () => ctx);
+    const plan = await create({ targets: { [ctx.priorityId]: { first_reply: 60, resolution: 480 } } });
+    const ticket = await f.ticket({ sla_plan: plan.id });
+    expect(ticket).toMatchObject({ sla_plan_id: plan.id, reply_due_time: expect.any(Number), due_time: expect.any(Number) });
+    const other = await f.ticket();
+    expectSuccess(await api.put(`/api/ticket/ticket/${other.id}`, { reply_due_time: 2000000000 }), 'Successfully updated the ticket!');
+    const filter = expectSuccess(await api.post('/api/ticket/filter', {
+      name: unique('By plan'), conditions: [{ rules: [{ item: 'sla_plan', operator: 'equals', value: plan.id }] }],
+    }), 'Successfully created new filter!');
+    expectError(await api.del(`${BASE}/${plan.id}`), 422, 'The SLA plan cannot be deleted because ticket filters use it: change their conditions first.');
+    expectDeleted(await api.del(`/api/ticket/filter/${filter.id}`), 'filter');
+    expectDeleted(await api.del(`${BASE}/${plan.id}`), 'SLA plan');
+    const after = expectSuccess(await api.get(`/api/ticket/ticket/${ticket.id}`));
+    expect(after).toMatchObject({ sla_plan_id: null, reply_due_time: null, resolve_due_time: null, due_time: null });
+    expect(after.updated_at).toBeGreaterThanOrEqual(ticket.updated_at);
+    // A ticket of no plan keeps the times it was given.
+    expect(expectSuccess(await api.get(`/api/ticket/ticket/${other.id}`))).toMatchObject({ reply_due_time: 2000000000 });
   });
 });
 

@@ -2,6 +2,7 @@ import type { Transaction } from 'sequelize';
 import { beforePersonDeleted } from '../../export/tombstones';
 import { emit } from '../../events';
 import { deleteAssignmentsOf } from '../users/service';
+import { deletePrivateResponsesOf } from '../../ticket/privateResponses';
 import { Department, OperatorDepartment, Ticket, User } from '../../db/models';
 import { setLinks } from '../../db/links';
 import { ValidationError } from '../../errors';
@@ -94,6 +95,7 @@ export async function deleteOperator(operator: User, transaction: Transaction): 
   }
   await beforePersonDeleted(operator.id, false, transaction);
   await deleteAssignmentsOf(operator.id, transaction);
+  await deletePrivateResponsesOf(operator.id, transaction);
   await operator.destroy({ transaction });
   await emit(transaction, 'operator.deleted', { userId: operator.id });
 }

@@ -1,0 +1,15 @@
+import type { Transaction } from 'sequelize';
+import { TicketFilterCondition } from '../db/models';
+import { ValidationError } from '../errors';
+
+/**
+ * Refuses to delete a record that a saved ticket filter's condition names (`item` equals or not its
+ * id): the filter would keep an id its own update refuses (every id a condition names must exist),
+ * so a client could not send it back as it is. The conditions are few (a help desk's filters), so
+ * the lookup reads them all; the share lock keeps a condition naming the record from being written
+ * until the delete commits.
+ */
+export async function assertNotInFilters(item: 'status' | 'priority' | 'tag' | 'department' | 'sla_plan', id: number, label: string, transaction: Transaction): Promise<void> {
+  const named = await TicketFilterCondition.findOne({ attributes: ['id'], where: { item, value: String(id) }, transaction, lock: transaction.LOCK.SHARE });
+  if (named) throw new ValidationError(`The ${label} cannot be deleted because ticket filters use it: change their conditions first.`);
+}

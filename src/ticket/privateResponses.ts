@@ -1,0 +1,18 @@
+import type { Transaction } from 'sequelize';
+import { CannedResponse } from '../db/models';
+import { deleteTranslations, type TranslationSpec } from '../translations';
+
+export const CANNED_RESPONSE_TRANSLATIONS: TranslationSpec = { type: 'canned_response', key: 'response_id', fields: ['name', 'text'], html: ['text'] };
+
+/**
+ * An operator's private canned responses go with the operator, as their private filters do: no
+ * one else may see them, and a private response without its owner is one the API refuses to hold
+ * (`The user id field is required when public is 0.`). Their tags and groups go by the foreign
+ * keys, their translations here.
+ */
+export async function deletePrivateResponsesOf(operatorId: number, transaction: Transaction): Promise<void> {
+  const owned = await CannedResponse.findAll({ attributes: ['id'], where: { user_id: operatorId, public: 0 }, transaction, lock: transaction.LOCK.UPDATE });
+  if (!owned.length) return;
+  for (const { id } of owned) await deleteTranslations(CANNED_RESPONSE_TRANSLATIONS, id, transaction);
+  await CannedResponse.destroy({ where: { id: owned.map((r) => r.id) }, transaction });
+}
