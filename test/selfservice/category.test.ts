@@ -143,6 +143,25 @@ describe('PUT /api/selfservice/category/{id}', () => {
     expectError(await api.put(`${BASE}/${top.id}`, { type_id: 999999 }), 422, 'The selected type id is invalid.');
   });
 
+  it('an article it brings into a type where its slug is taken takes the first free one; the article there keeps its own', async () => {
+    const [from, to] = [await make.type(), await make.type()];
+    const moving = await make.category(from.id);
+    const staying = await make.category(to.id);
+    const slug = unique('twin').toLowerCase();
+    const there = await make.article({ category: [staying.id], slug });
+    const arriving = await make.article({ category: [moving.id], slug });
+    expectSuccess(await api.put(`${BASE}/${moving.id}`, { type_id: to.id }), 'Successfully updated the category!');
+    const article = async (id: number) => expectSuccess(await api.get(`/api/selfservice/article/${id}`));
+    expect((await article(there.id)).slug).toBe(slug);
+    expect((await article(arriving.id)).slug).toBe(`${slug}-2`);
+    // Each can be sent back as it is, and an update that changes nothing renames neither.
+    for (const a of [there, arriving]) {
+      const shown = await article(a.id);
+      expectSuccess(await api.put(`/api/selfservice/article/${a.id}`, { slug: shown.slug, category: shown.categories.map((c: any) => c.id) }), 'Successfully updated the article!');
+      expect((await article(a.id)).slug).toBe(shown.slug);
+    }
+  });
+
   it('an update carrying only name:fr deletes the de translation', async () => {
     const type = await make.type();
     const cat = await make.category(type.id, { name: 'Orders', 'name:de': 'Bestellungen' });

@@ -51,6 +51,9 @@ describe('GET /api/selfservice/article/search', () => {
     await make.article({ text: `${w1} only` });
     expect(ids((await search({ term: `${w1} ${w2}` })).data)).toEqual([both.id, once.id]);
     expect((await search({ term: w1 })).count).toBe(3);
+    // An order_column sent orders the matches by it instead.
+    expect(ids((await search({ term: `${w1} ${w2}`, order_column: 'id', order_direction: 'desc' })).data)).toEqual([once.id, both.id].sort((a, b) => b - a));
+    expect(ids((await search({ term: `${w1} ${w2}`, order_column: 'title', order_direction: 'desc' })).data)).toEqual([once.id, both.id]);
   });
 
   it('an empty result for words that are never indexed; operators in the term are harmless', async () => {

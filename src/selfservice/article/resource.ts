@@ -1,4 +1,4 @@
-import { Op, type WhereOptions } from 'sequelize';
+import { Op, type Order, type WhereOptions } from 'sequelize';
 import { recordDeletions } from '../../export/tombstones';
 import { Article } from '../../db/models';
 import { emit } from '../../events';
@@ -108,7 +108,7 @@ const searchSpec: ListSpec = {
 
 /**
  * `GET /article/search?term=`: articles whose title, excerpt or text contain every word of the
- * term (as a word or the start of one), most relevant first; with `lang`, also those whose
+ * term (as a word or the start of one), most relevant first (or in the `order_column` sent); with `lang`, also those whose
  * translation in that locale does. A MariaDB FULLTEXT search with the term bound, never inlined.
  */
 const search: CustomAction<Article> = {
@@ -130,8 +130,10 @@ const search: CustomAction<Article> = {
     }
     const score = searchScore(words, q.lang);
     const where = { [Op.and]: parts };
+    // Most relevant first, unless the client orders by a column (`order_column` sent: PAGING).
+    const order = req.query.order_column === undefined ? [[score.literal, 'DESC'], ['id', 'ASC']] : q.order;
     return Article.findAndCountAll({
-      where, replacements: { ...replacements, ...score.replacements }, order: [[score.literal, 'DESC'], ['id', 'ASC']], offset: q.offset, limit: q.limit,
+      where, replacements: { ...replacements, ...score.replacements }, order: order as Order, offset: q.offset, limit: q.limit,
     });
   },
 };

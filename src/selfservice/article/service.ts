@@ -92,6 +92,22 @@ export async function syncArticleTypes(articleIds: number[], transaction: Transa
   );
 }
 
+/**
+ * The articles of categories that moved into another type (a category's move, after
+ * syncArticleTypes): each keeps its slug where that is free in every type it is in now, else takes
+ * the first free `-<n>`, as an article an update moves does; the articles already there keep theirs.
+ */
+export async function reslugMovedArticles(articleIds: number[], transaction: Transaction): Promise<void> {
+  const articles = await Article.findAll({ attributes: ['id', 'slug'], where: { id: { [Op.in]: [...new Set(articleIds)] } }, order: [['id', 'ASC']], transaction });
+  for (const article of articles) {
+    const typeIds = (await ArticleType.findAll({ attributes: ['type_id'], where: { article_id: article.id }, transaction })).map((t) => t.type_id);
+    const slug = await keepOrMoveSlug(undefined, article.slug, slugScope(typeIds, transaction, article.id));
+    if (slug === article.slug) continue;
+    await article.update({ slug }, { transaction });
+    await emit(transaction, 'article.updated', { articleId: article.id });
+  }
+}
+
 async function replaceCategories(articleId: number, categoryIds: number[], transaction: Transaction, fresh = false): Promise<void> {
   const before = await setLinks(ArticleCategory, { article_id: articleId }, 'category_id', categoryIds, transaction, { fresh });
   if (before) await syncArticleTypes([articleId], transaction);
