@@ -47,6 +47,7 @@ export const UNIQUE_KEYS: Record<string, UniqueKey> = {
   // A single-column unique `name` (ticket tags; the key is named after the column).
   name: { fields: [{ field: 'name', normalise: (v) => v.trim() }], rest: /$/ },
   ticket_statuses_name_unique: { fields: [{ field: 'name', normalise: (v) => v.trim() }], rest: /$/ },
+  ticket_priorities_name_unique: { fields: [{ field: 'name', normalise: (v) => v.trim() }], rest: /$/ },
   // A single-column unique `slug`: self-service tags (a role's slug has a key of that name too, and no request sends it).
   slug: { fields: [{ field: 'slug', normalise: (v) => v.trim() }], rest: /$/ },
 };

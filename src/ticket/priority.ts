@@ -2,6 +2,7 @@ import type { Transaction } from 'sequelize';
 import { Department, PriorityDepartment, Ticket, TicketPriority } from '../db/models';
 import { setLinks } from '../db/links';
 import { ValidationError } from '../errors';
+import { assertNameFree } from '../db/uniqueName';
 import { assertNotInFilters } from './filterUse';
 import { assertExist } from '../db/exists';
 import type { Filter } from '../http/listQuery';
@@ -43,6 +44,7 @@ export const priorityResource: ResourceDef<TicketPriority> = {
 
   async create(input, { transaction }) {
     const { depts: deptIds, ...values } = input;
+    await assertNameFree(TicketPriority, values.name, null, transaction);
     const priority = await TicketPriority.create({ ...values, order: values.order ?? (await nextOrder(TicketPriority, transaction)) }, { transaction });
     await replaceDepartments(priority.id, deptIds ?? [], transaction, true);
     return priority;
@@ -50,6 +52,7 @@ export const priorityResource: ResourceDef<TicketPriority> = {
 
   async update(priority, input, { transaction }) {
     const { depts: deptIds, ...values } = input;
+    if (values.name !== undefined) await assertNameFree(TicketPriority, values.name, priority.id, transaction);
     await priority.update(values, { transaction });
     if (deptIds !== undefined) await replaceDepartments(priority.id, deptIds ?? [], transaction);
   },

@@ -1,6 +1,7 @@
-import { Op, type Transaction } from 'sequelize';
+import type { Transaction } from 'sequelize';
 import { Setting, Ticket, TicketStatus } from '../db/models';
 import { ValidationError } from '../errors';
+import { assertNameFree } from '../db/uniqueName';
 import { assertNotInFilters } from './filterUse';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../lib/serialize';
@@ -38,14 +39,6 @@ export async function statusInUse(id: number, transaction: Transaction): Promise
   return null;
 }
 
-/**
- * Status names are unique as the collation compares them (a unique key holds it when two requests
- * race: the loser gets the same message, http/uniqueKeys.ts).
- */
-async function assertNameFree(name: string, exceptId: number | null, transaction: Transaction | undefined) {
-  const taken = await TicketStatus.findOne({ attributes: ['id'], where: { name, ...(exceptId ? { id: { [Op.ne]: exceptId } } : {}) }, transaction });
-  if (taken) throw new ValidationError('The name has already been taken.');
-}
 
 export const statusResource: ResourceDef<TicketStatus> = {
   path: '/status',
@@ -60,12 +53,12 @@ export const statusResource: ResourceDef<TicketStatus> = {
   updateSchema: Joi.object({ name: field.string().required(), colour: colourField(), auto_close: field.flag(), order: orderField() }),
 
   async create(input, { transaction }) {
-    await assertNameFree(input.name, null, transaction);
+    await assertNameFree(TicketStatus, input.name, null, transaction);
     return TicketStatus.create({ ...input, order: input.order ?? (await nextOrder(TicketStatus, transaction)) }, { transaction });
   },
 
   async update(status, input, { transaction }) {
-    if (input.name !== undefined) await assertNameFree(input.name, status.id, transaction);
+    if (input.name !== undefined) await assertNameFree(TicketStatus, input.name, status.id, transaction);
     await status.update(input, { transaction });
   },
 

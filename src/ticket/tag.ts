@@ -1,6 +1,6 @@
 import { Op, type Transaction } from 'sequelize';
 import { TicketTag } from '../db/models';
-import { ValidationError } from '../errors';
+import { assertNameFree } from '../db/uniqueName';
 import { assertNotInFilters } from './filterUse';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../lib/serialize';
@@ -17,13 +17,6 @@ export const TAG_TRANSLATIONS: TranslationSpec = { type: 'ticket_tag', key: 'tag
 
 export const DEFAULT_TAG_COLOUR = '#dddddd';
 
-/** Tag names are unique, case-insensitively (the column's collation compares them that way). */
-async function assertNameFree(name: string, exceptId: number | null, transaction: Transaction) {
-  const taken = await TicketTag.findOne({
-    attributes: ['id'], where: { name, ...(exceptId ? { id: { [Op.ne]: exceptId } } : {}) }, transaction,
-  });
-  if (taken) throw new ValidationError('The name has already been taken.');
-}
 
 /**
  * The tags of the given names, in the order given, those missing created (with the default
@@ -66,12 +59,12 @@ export const tagResource: ResourceDef<TicketTag> = {
   updateSchema: Joi.object({ name: field.string().required(), colour: colourField() }),
 
   async create(input, { transaction }) {
-    await assertNameFree(input.name, null, transaction);
+    await assertNameFree(TicketTag, input.name, null, transaction);
     return TicketTag.create(input, { transaction });
   },
 
   async update(tag, input, { transaction }) {
-    await assertNameFree(input.name, tag.id, transaction);
+    await assertNameFree(TicketTag, input.name, tag.id, transaction);
     await tag.update(input, { transaction });
   },
 

@@ -1,8 +1,8 @@
 /**
- * Races on unique names: parallel creates of one ticket status name make one row (a unique key),
- * and the losers of parallel status or ticket tag creates get the field's own message.
+ * Races on unique names: parallel creates of one ticket status or priority name make one row (a
+ * unique key), and the losers of parallel status, priority or ticket tag creates get the field's own message.
  */
-import { TicketStatus, TicketTag } from '../../src/db/models';
+import { TicketPriority, TicketStatus, TicketTag } from '../../src/db/models';
 import { unique, useApi } from '../helpers/app';
 import { expectError, expectSuccess } from '../helpers/envelope';
 
@@ -30,6 +30,16 @@ describe('unique names under races', () => {
     const other = expectSuccess(await api.post('/api/ticket/status', { name: unique('Other ') }), 'Successfully created new status!');
     expectError(await api.put(`/api/ticket/status/${other.id}`, { name }), 422, TAKEN);
     expectSuccess(await api.put(`/api/ticket/status/${first.id}`, { name, colour: '#000000' }), 'Successfully updated the status!');
+  });
+
+  it('priority names too: 20 parallel creates make one row; a duplicate is refused on create and update', async () => {
+    const name = unique('Priority ');
+    expect(await race('/api/ticket/priority', 20, { name })).toBe(1);
+    expect(await TicketPriority.count({ where: { name } })).toBe(1);
+    expectError(await api.post('/api/ticket/priority', { name: name.toLowerCase() }), 422, TAKEN);
+    const other = expectSuccess(await api.post('/api/ticket/priority', { name: unique('Other ') }), 'Successfully created new priority!');
+    expectError(await api.put(`/api/ticket/priority/${other.id}`, { name }), 422, TAKEN);
+    expectSuccess(await api.put(`/api/ticket/priority/${other.id}`, { colour: '#000000' }), 'Successfully updated the priority!');
   });
 
   it('20 parallel ticket tag creates: one row, the others get the name field\'s message', async () => {
