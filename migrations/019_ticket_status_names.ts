@@ -1,4 +1,5 @@
 import type { QueryInterface } from 'sequelize';
+import { uniqueNames } from './columns';
 
 export const name = '019_ticket_status_names';
 
@@ -8,10 +9,7 @@ export const name = '019_ticket_status_names';
  * duplicated keep their first row's name; the others get their id appended first.
  */
 export async function up(q: QueryInterface): Promise<void> {
-  await q.sequelize.query(`UPDATE ticket_statuses s
-    JOIN (SELECT MIN(id) AS keep, name FROM ticket_statuses GROUP BY name HAVING COUNT(*) > 1) d ON s.name = d.name AND s.id <> d.keep
-    SET s.name = LEFT(CONCAT(s.name, ' (', s.id, ')'), 255)`);
-  await q.addIndex('ticket_statuses', ['name'], { unique: true, name: 'ticket_statuses_name_unique' });
+  await uniqueNames(q, 'ticket_statuses', 'ticket_statuses_name_unique');
 }
 
 export async function down(q: QueryInterface): Promise<void> {

@@ -1,4 +1,5 @@
 import type { QueryInterface } from 'sequelize';
+import { uniqueNames } from './columns';
 
 export const name = '037_ticket_priority_names';
 
@@ -8,10 +9,7 @@ export const name = '037_ticket_priority_names';
  * first row's name; the others get their id appended first.
  */
 export async function up(q: QueryInterface): Promise<void> {
-  await q.sequelize.query(`UPDATE ticket_priorities p
-    JOIN (SELECT MIN(id) AS keep, name FROM ticket_priorities GROUP BY name HAVING COUNT(*) > 1) d ON p.name = d.name AND p.id <> d.keep
-    SET p.name = LEFT(CONCAT(p.name, ' (', p.id, ')'), 255)`);
-  await q.addIndex('ticket_priorities', ['name'], { unique: true, name: 'ticket_priorities_name_unique' });
+  await uniqueNames(q, 'ticket_priorities', 'ticket_priorities_name_unique');
 }
 
 export async function down(q: QueryInterface): Promise<void> {

@@ -1,6 +1,6 @@
-import { DataTypes, type ModelAttributeColumnOptions } from 'sequelize';
+import { DataTypes, type ModelAttributeColumnOptions, type QueryInterface } from 'sequelize';
 
-/** Column shapes shared by the migrations. */
+/** Column shapes, and steps, shared by the migrations. */
 export const id = (): ModelAttributeColumnOptions => ({ type: DataTypes.INTEGER.UNSIGNED, autoIncrement: true, primaryKey: true });
 export const ref = (allowNull = false): ModelAttributeColumnOptions => ({ type: DataTypes.INTEGER.UNSIGNED, allowNull });
 export const flag = (defaultValue: 0 | 1): ModelAttributeColumnOptions => ({ type: DataTypes.TINYINT.UNSIGNED, allowNull: false, defaultValue });
@@ -28,3 +28,14 @@ export const tableOptions = { charset: 'utf8mb4', collate: 'utf8mb4_unicode_ci',
  */
 export const EXACT = 'CHARACTER SET utf8mb4 COLLATE utf8mb4_bin';
 export const exact = (length = 255, allowNull = false): ModelAttributeColumnOptions => ({ type: `VARCHAR(${length}) ${EXACT}`, allowNull });
+
+/**
+ * Makes a table's `name` unique (as the column's collation compares it): names already shared keep
+ * their first row's name, the others get their id appended first; then the unique key.
+ */
+export async function uniqueNames(q: QueryInterface, table: string, indexName: string): Promise<void> {
+  await q.sequelize.query(`UPDATE ${table} r
+    JOIN (SELECT MIN(id) AS keep, name FROM ${table} GROUP BY name HAVING COUNT(*) > 1) d ON r.name = d.name AND r.id <> d.keep
+    SET r.name = LEFT(CONCAT(r.name, ' (', r.id, ')'), 255)`);
+  await q.addIndex(table, ['name'], { unique: true, name: indexName });
+}

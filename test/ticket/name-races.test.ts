@@ -3,6 +3,9 @@
  * unique key), and the losers of parallel status, priority or ticket tag creates get the field's own message.
  */
 import { TicketPriority, TicketStatus, TicketTag } from '../../src/db/models';
+import { UniqueConstraintError } from 'sequelize';
+import { sequelize } from '../../src/db/sequelize';
+import * as priorityNames from '../../migrations/037_ticket_priority_names';
 import { unique, useApi } from '../helpers/app';
 import { expectError, expectSuccess } from '../helpers/envelope';
 
@@ -40,6 +43,16 @@ describe('unique names under races', () => {
     const other = expectSuccess(await api.post('/api/ticket/priority', { name: unique('Other ') }), 'Successfully created new priority!');
     expectError(await api.put(`/api/ticket/priority/${other.id}`, { name }), 422, TAKEN);
     expectSuccess(await api.put(`/api/ticket/priority/${other.id}`, { colour: '#000000' }), 'Successfully updated the priority!');
+  });
+
+  it('migration 037 gives priorities that share a name their id before the unique key', async () => {
+    const qi = sequelize().getQueryInterface();
+    await qi.removeIndex('ticket_priorities', 'ticket_priorities_name_unique');
+    const name = unique('Shared ');
+    const [first, second] = await TicketPriority.bulkCreate([{ name, colour: '#ffffff', order: 90 }, { name: name.toUpperCase(), colour: '#ffffff', order: 91 }]);
+    await priorityNames.up(qi);
+    expect((await TicketPriority.findAll({ where: { id: [first.id, second.id] }, order: [['id', 'ASC']] })).map((p) => p.name)).toEqual([name, `${name.toUpperCase()} (${second.id})`]);
+    await expect(TicketPriority.create({ name, colour: '#ffffff', order: 92 })).rejects.toBeInstanceOf(UniqueConstraintError);
   });
 
   it('20 parallel ticket tag creates: one row, the others get the name field\'s message', async () => {
