@@ -34,6 +34,11 @@ describe('POST /api/ticket/message', () => {
       text: 'More details.', is_draft: 0, social_id: null, created_at: at, pinned: 0, original_ticket_id: null, cc: ['copy@example.com'],
       attachments: [],
     });
+    // An address is stored as bans compare it: IPv6 compressed and lower case, IPv4-mapped as IPv4.
+    for (const [sent, stored] of [['2001:DB8:0:0::0001', '2001:db8::1'], ['::ffff:198.51.100.8', '198.51.100.8']]) {
+      const m = created(await api.post(BASE, { ticket_id: ticket.id, user_id: ticket.user_id, text: 'From v6.', user_ip_address: sent, send_operators_email: 0 }));
+      expect(m.user_ip_address).toBe(stored);
+    }
     expect(Object.keys(data.user).sort()).toEqual([...USER_SUMMARY_KEYS].sort());
     expect(data.user.id).toBe(ticket.user_id);
     // The CC address joins the ticket's list.

@@ -1,4 +1,5 @@
 import { TicketMessage } from '../../db/models';
+import { ipAddress } from '../../lib/ip';
 import { equals, type Filter } from '../../http/listQuery';
 import { Written, resourceRouter, type ResourceDef } from '../../http/resource';
 import { Joi, field } from '../../lib/validation';
@@ -15,7 +16,7 @@ export const messageCreateSchema = Joi.object({
   ticket_id: field.id().required(),
   user_id: field.id().required(),
   text: richText(TEXT_MAX).required(),
-  user_ip_address: Joi.string().trim().ip({ cidr: 'forbidden' }).allow('', null),
+  user_ip_address: ipAddress().allow('', null),
   message_type: Joi.number().integer().valid(0, 1).default(0),
   attachment: attachmentsField(),
   cc: Joi.array().items(field.email()).single().max(100).allow('', null),

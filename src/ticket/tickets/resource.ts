@@ -1,4 +1,5 @@
 import { Op } from 'sequelize';
+import { ipAddress } from '../../lib/ip';
 import { Ticket, TicketFilter, TicketFilterCondition, TicketFilterGroup, User, UserGroup } from '../../db/models';
 import { ValidationError, invalid } from '../../errors';
 import type { Condition } from '../../http/listQuery';
@@ -28,7 +29,6 @@ const idList = () => field.idArray().allow('', null);
 /** A reference that 0 or an empty value clears. */
 const clearableRef = () => Joi.number().integer().min(0).max(MAX_ID).allow(null, '');
 const clearableTime = () => field.timestamp().allow(null, '');
-const ip = () => Joi.string().trim().ip({ cidr: 'forbidden' }).allow('', null);
 
 export const ticketCreateSchema = Joi.object({
   department: field.id().required(),
@@ -42,7 +42,7 @@ export const ticketCreateSchema = Joi.object({
   user_lastname: field.nullable(),
   user_email: field.email(),
   user_organisation: field.nullable(),
-  user_ip_address: ip(),
+  user_ip_address: ipAddress().allow('', null),
   brand: field.id(),
   internal: field.flag().default(0),
   tag: idList(),
