@@ -213,11 +213,22 @@ export async function applyCustomFieldValues(kind: ValueKind, ownerId: number, i
     }
   }
 
-  const given = entries.map(([key, raw]) => {
+  // On an update, a field of the kind that does not apply (any more: the owner moved brand, the
+  // field's brands or departments changed) takes an empty value only: the owner may still hold one,
+  // kept from before, which it clears.
+  const ofKind = new Map(rows.map((f) => [f.id, f]));
+  const isEmpty = (raw: unknown) => raw === null || raw === undefined || (typeof raw === 'string' && !raw.trim()) || (Array.isArray(raw) && !raw.length);
+  const cleared: number[] = [];
+  const given = entries.flatMap(([key, raw]) => {
     const field = fields.get(Number(key));
-    if (!field || !appliesToBrand(field, brandsByField, opts.brandId)) throw invalid(`customfield.${key}`);
-    return { field, raw };
+    if (field && appliesToBrand(field, brandsByField, opts.brandId)) return [{ field, raw }];
+    if (opts.creating || !ofKind.has(Number(key)) || !isEmpty(raw)) throw invalid(`customfield.${key}`);
+    cleared.push(Number(key));
+    return [];
   });
+  const clearedOutside = cleared.length
+    ? await CustomFieldValue.destroy({ where: { owner_id: ownerId, field_id: { [Op.in]: cleared } }, transaction })
+    : 0;
 
   const optionFieldIds = given.filter((g) => OPTION_TYPES.includes(g.field.type)).map((g) => g.field.id);
   const options = optionFieldIds.length
@@ -262,7 +273,7 @@ export async function applyCustomFieldValues(kind: ValueKind, ownerId: number, i
     .map(([field_id, value]) => ({ field_id, owner_id: ownerId, value: fields.get(field_id)!.encrypted ? sealValue(field_id, value) : value }));
   if (removed.length) await CustomFieldValue.destroy({ where: { owner_id: ownerId, field_id: { [Op.in]: removed } }, transaction });
   if (upserts.length) await CustomFieldValue.bulkCreate(upserts, { transaction, updateOnDuplicate: ['value', 'updated_at'] });
-  return changes.size > 0;
+  return changes.size > 0 || clearedOutside > 0;
 }
 
 /** The custom field values of a page of users or organisations, in one query. */

@@ -86,7 +86,8 @@ export const organisationResource: ResourceDef<Organisation, OrganisationRelatio
   },
   dates: true,
   createSchema: Joi.object({ name: field.string().required(), ...fields }),
-  updateSchema: Joi.object({ name: field.string(), ...fields }),
+  // Locked custom fields keep their value unless `overwrite_customfield_values` (as for users and tickets).
+  updateSchema: Joi.object({ name: field.string(), ...fields, overwrite_customfield_values: field.flag().default(0) }),
   async create(input, { transaction }) {
     const brandId = input.brand_id ?? (await defaultBrandId(transaction));
     await assertExist(Brand, 'brand_id', brandId, transaction);
@@ -123,7 +124,7 @@ export const organisationResource: ResourceDef<Organisation, OrganisationRelatio
     await org.update({ ...sent(input, COLUMNS), brand_id: brandId }, { transaction });
     if (domains) await setLinks(OrganisationDomain, { organisation_id: org.id, brand_id: brandId }, 'domain', domains, transaction, { ordered: true, fresh: moving });
     await applyAccessLevels(org, input.access_level, transaction);
-    await applyCustomFieldValues('organisation', org.id, input.customfield, { brandId: org.brand_id, creating: false, overwriteLocked: true, transaction });
+    await applyCustomFieldValues('organisation', org.id, input.customfield, { brandId: org.brand_id, creating: false, overwriteLocked: input.overwrite_customfield_values === 1, transaction });
     if (writeCount(transaction) > writesBefore) await emit(transaction, 'organisation.updated', { organisationId: org.id });
   },
   async destroy(org, { transaction }) {

@@ -4,7 +4,7 @@
  * empty array is `[]`); null is none; a key that is not a field id, or anything else, is a 422 that
  * writes nothing.
  */
-import { CustomField, CustomFieldValue, Organisation, Ticket, User } from '../../src/db/models';
+import { Brand, CustomField, CustomFieldValue, Organisation, Ticket, User } from '../../src/db/models';
 import { newEmail, unique, useApi } from '../helpers/app';
 import { expectError, expectSuccess } from '../helpers/envelope';
 import { ticketContext, ticketFactories, type TicketContext } from '../ticket/ticketSupport';
@@ -13,6 +13,11 @@ const api = useApi();
 let ctx: TicketContext;
 const f = ticketFactories(api, () => ctx);
 beforeAll(async () => { ctx = await ticketContext(); });
+/** A success envelope, whatever its message. */
+const ok = (res: { status: number; body: any }) => {
+  expect([res.status, res.body.status]).toEqual([200, 'success']);
+  return res.body.data;
+};
 
 interface Writer {
   path: string;
@@ -64,3 +69,33 @@ describe.each(writers.map((w) => [w.kind, w] as const))('customfield of a %s', (
     expect(await CustomFieldValue.count()).toBe(values);
   });
 });
+
+describe.each([
+  ['user', '/api/user/user', '/api/user/customfield', () => ({ firstname: 'Cf', lastname: 'Moved', email: newEmail('cfmv') })],
+  ['organisation', '/api/user/organisation', '/api/user/organisationcustomfield', () => ({ name: unique('Cf moved') })],
+] as const)('a %s\'s value of a field that no longer applies to its brand', (_kind, path, fieldPath, body) => {
+  it('can be cleared (and only cleared) on an update', async () => {
+    const brand = await Brand.create({ name: unique('Other brand') });
+    const field = expectSuccess(await api.post(fieldPath, { name: unique('Brand field'), type: 8, brand: [1] }), 'Successfully created new custom field!');
+    const owner = ok(await api.postJson(path, { ...body(), customfield: { [field.id]: 'kept' } }));
+    // The field is now another brand's: the owner keeps the value it had.
+    expectSuccess(await api.put(`${fieldPath}/${field.id}`, { brand: [brand.id] }), 'Successfully updated the custom field!');
+    expect(ok(await api.get(`${path}/${owner.id}`)).customfields.map((v: any) => v.value)).toEqual(['kept']);
+    expectError(await api.putJson(`${path}/${owner.id}`, { customfield: { [field.id]: 'changed' } }), 422, `The selected customfield.${field.id} is invalid.`);
+    const cleared = ok(await api.putJson(`${path}/${owner.id}`, { customfield: { [field.id]: '' } }));
+    expect(cleared.customfields).toEqual([]);
+    // On a create it is no field of the brand at all.
+    expectError(await api.postJson(path, { ...body(), customfield: { [field.id]: '' } }), 422, `The selected customfield.${field.id} is invalid.`);
+  });
+});
+
+describe('locked organisation custom fields', () => {
+  it('keep their value on update unless overwrite_customfield_values, as a user\'s do', async () => {
+    const field = expectSuccess(await api.post('/api/user/organisationcustomfield', { name: unique('Locked'), type: 8, locked: 1 }), 'Successfully created new custom field!');
+    const org = ok(await api.postJson('/api/user/organisation', { name: unique('Locked org'), customfield: { [field.id]: 'first' } }));
+    const value = (o: any) => o.customfields.find((v: any) => v.field_id === field.id)?.value;
+    expect(value(ok(await api.putJson(`/api/user/organisation/${org.id}`, { customfield: { [field.id]: 'second' } })))).toBe('first');
+    expect(value(ok(await api.putJson(`/api/user/organisation/${org.id}`, { customfield: { [field.id]: 'second' }, overwrite_customfield_values: 1 })))).toBe('second');
+  });
+});
+

@@ -222,6 +222,15 @@ describe('PUT /api/user/operator/{id}', () => {
     expect((await showOperator(created.id)).phonenumbers).toEqual([]);
   });
 
+  it('clears the departments with an empty value (`depts=`); an empty `groups` is refused as a missing one', async () => {
+    const created = await createOperator({ depts: [departmentId] });
+    await updateOperator(created.id, { depts: '' });
+    expect(await OperatorDepartment.count({ where: { user_id: created.id } })).toBe(0);
+    expectError(await api.put(`${BASE}/${created.id}`, { groups: '' }), 422, 'The groups field is required.');
+    expectError(await api.post(BASE, validForm({ groups: '' })), 422, 'The groups field is required.');
+    expect((await showOperator(created.id)).groups.map((g: any) => g.id)).toEqual([adminGroupId]);
+  });
+
   it('refuses the email of another operator and leaves the operator unchanged', async () => {
     const a = await createOperator();
     const b = await createOperator();

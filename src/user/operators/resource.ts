@@ -8,8 +8,10 @@ import { createOperator, deleteOperator, updateOperator, type CreateOperatorInpu
 
 const operatorFields = {
   ...personFields,
-  groups: field.idArray().min(1),
-  depts: field.idArray(),
+  // An empty value (`groups=`): an operator keeps at least one group (the 422 says so).
+  groups: field.idArray().min(1).allow('', null),
+  // An empty value (`depts=`) clears them, as `groups=` clears a user's.
+  depts: field.idArray().allow('', null),
 };
 
 export const operatorResource: ResourceDef<User, PersonRelations> = {

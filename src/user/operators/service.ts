@@ -32,13 +32,19 @@ export interface OperatorInput {
   language_code?: string | null;
   timezone?: string | null;
   active?: 0 | 1;
-  /** Operator group ids (at least one on create). */
-  groups?: number[];
-  /** Departments besides those of the groups. */
-  depts?: number[];
+  /** Operator group ids (at least one; null, an empty value: refused). */
+  groups?: number[] | null;
+  /** Departments besides those of the groups (null, an empty value: none). */
+  depts?: number[] | null;
 }
 
-export type CreateOperatorInput = OperatorInput & { firstname: string; lastname: string; email: string; groups: number[] };
+export type CreateOperatorInput = OperatorInput & { firstname: string; lastname: string; email: string };
+
+/** An operator is in at least one group: `groups` sent empty is refused as a missing one is. */
+function groupsOf(input: OperatorInput): number[] | undefined {
+  if (input.groups === null) throw new ValidationError('The groups field is required.');
+  return input.groups;
+}
 
 /** Input fields stored as they are. */
 const COLUMNS = ['firstname', 'lastname', 'email', 'country', 'language_code', 'timezone', 'active'] as const;
@@ -50,6 +56,7 @@ async function replaceDepartments(userId: number, deptIds: number[], transaction
 }
 
 export async function createOperator(input: CreateOperatorInput, transaction: Transaction): Promise<User> {
+  const groups = groupsOf(input)!;
   const phones = normalisePhones(input.phone);
   await assertEmailFree('operator', input.email, null, null, transaction);
   await assertLanguage(input.language_code, transaction);
@@ -60,23 +67,24 @@ export async function createOperator(input: CreateOperatorInput, transaction: Tr
     timezone: input.timezone || core.default_timezone || 'UTC',
     ...(await passwordValues(input.password)),
   }, { transaction });
-  await replaceGroups(operator.id, 'operator', input.groups, transaction, true);
+  await replaceGroups(operator.id, 'operator', groups, transaction, true);
   if (phones) await replacePhones(operator.id, phones, transaction, true);
-  if (input.depts) await replaceDepartments(operator.id, input.depts, transaction, true);
+  if (input.depts?.length) await replaceDepartments(operator.id, input.depts, transaction, true);
   await emit(transaction, 'operator.created', { userId: operator.id, sendEmail: input.send_email === 1 });
   return operator;
 }
 
 /** `writesBefore`: the transaction's writeCount before the update began (the event is emitted only when it wrote something). */
 export async function updateOperator(operator: User, input: OperatorInput, transaction: Transaction, writesBefore = writeCount(transaction)): Promise<void> {
+  const groups = groupsOf(input);
   const phones = normalisePhones(input.phone);
   if (input.email !== undefined && input.email !== operator.email) await assertEmailFree('operator', input.email, null, operator.id, transaction);
   await assertLanguage(input.language_code, transaction);
   if (revokesVerification(operator, input)) await revokeVerificationTokens(operator.id, transaction);
   await operator.update({ ...sent(input, COLUMNS), ...(await passwordValues(input.password)) }, { transaction });
-  if (input.groups) await replaceGroups(operator.id, 'operator', input.groups, transaction);
+  if (groups) await replaceGroups(operator.id, 'operator', groups, transaction);
   if (phones) await replacePhones(operator.id, phones, transaction);
-  if (input.depts) await replaceDepartments(operator.id, input.depts, transaction);
+  if (input.depts !== undefined) await replaceDepartments(operator.id, input.depts ?? [], transaction);
   // A verification mail asked for is sent through the event, even when nothing else changed.
   if (writeCount(transaction) > writesBefore || input.send_email === 1) {
     await emit(transaction, 'operator.updated', { userId: operator.id, sendEmail: input.send_email === 1 });
