@@ -27,7 +27,6 @@ export const CANNED_RESPONSE_LIST_FIELDS = [
   'id', 'name', 'text', 'category_id', 'user_id', 'all_groups', 'department_id', 'priority_id', 'status_id', 'created_at', 'updated_at',
 ] as const;
 
-
 /** Text kept as written (merge fields, spacing), HTML through the allow-list (content/html.ts); blank is missing. */
 const text = () => richText(1_000_000, { trim: false });
 

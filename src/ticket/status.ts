@@ -39,7 +39,6 @@ export async function statusInUse(id: number, transaction: Transaction): Promise
   return null;
 }
 
-
 export const statusResource: ResourceDef<TicketStatus> = {
   path: '/status',
   model: TicketStatus,

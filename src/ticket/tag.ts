@@ -17,7 +17,6 @@ export const TAG_TRANSLATIONS: TranslationSpec = { type: 'ticket_tag', key: 'tag
 
 export const DEFAULT_TAG_COLOUR = '#dddddd';
 
-
 /**
  * The tags of the given names, in the order given, those missing created (with the default
  * colour). Names are trimmed and matched the way the unique index compares them (case- and

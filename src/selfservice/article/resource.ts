@@ -108,8 +108,9 @@ const searchSpec: ListSpec = {
 
 /**
  * `GET /article/search?term=`: articles whose title, excerpt or text contain every word of the
- * term (as a word or the start of one), most relevant first (or in the `order_column` sent); with `lang`, also those whose
- * translation in that locale does. A MariaDB FULLTEXT search with the term bound, never inlined.
+ * term (as a word or the start of one), most relevant first (or in the `order_column` sent); with
+ * `lang`, also those whose translation in that locale does. A MariaDB FULLTEXT search with the term
+ * bound, never inlined.
  */
 const search: CustomAction<Article> = {
   name: 'search',
