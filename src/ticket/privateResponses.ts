@@ -1,6 +1,6 @@
 import type { Transaction } from 'sequelize';
-import { CannedResponse } from '../db/models';
-import { deleteTranslations, type TranslationSpec } from '../translations';
+import { CannedResponse, Translation } from '../db/models';
+import type { TranslationSpec } from '../translations';
 
 export const CANNED_RESPONSE_TRANSLATIONS: TranslationSpec = { type: 'canned_response', key: 'response_id', fields: ['name', 'text'], html: ['text'] };
 
@@ -13,6 +13,7 @@ export const CANNED_RESPONSE_TRANSLATIONS: TranslationSpec = { type: 'canned_res
 export async function deletePrivateResponsesOf(operatorId: number, transaction: Transaction): Promise<void> {
   const owned = await CannedResponse.findAll({ attributes: ['id'], where: { user_id: operatorId, public: 0 }, transaction, lock: transaction.LOCK.UPDATE });
   if (!owned.length) return;
-  for (const { id } of owned) await deleteTranslations(CANNED_RESPONSE_TRANSLATIONS, id, transaction);
-  await CannedResponse.destroy({ where: { id: owned.map((r) => r.id) }, transaction });
+  const ids = owned.map((r) => r.id);
+  await Translation.destroy({ where: { record_type: CANNED_RESPONSE_TRANSLATIONS.type, record_id: ids }, transaction });
+  await CannedResponse.destroy({ where: { id: ids }, transaction });
 }
