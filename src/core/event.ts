@@ -8,10 +8,10 @@ import { EVENT_NAMES } from '../events';
 import { sendSuccess } from '../http/envelope';
 import { MethodNotAllowedError } from '../http/errors';
 import { NotFoundError } from '../errors';
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../http/listQuery';
+import { DEFAULT_LIMIT, MAX_LIMIT, validateQuery } from '../http/listQuery';
 import { parseId } from '../http/resource';
 import { recorded, type RecordedRouter } from '../http/routes';
-import { Joi, validate } from '../lib/validation';
+import { Joi } from '../lib/validation';
 import { presentEvent } from '../webhooks/deliver';
 
 const known = new Set<string>(EVENT_NAMES);
@@ -61,7 +61,7 @@ async function horizon(cursor: number): Promise<number | undefined> {
 function eventRouter(): RecordedRouter {
   const router = Router();
   router.get('/event', async (req, res) => {
-    const q = validate<{ cursor: number; limit: number; type?: string[] }>(eventFeedQuery, req.query);
+    const q = validateQuery<{ cursor: number; limit: number; type?: string[] }>(eventFeedQuery, req.query);
     const limit = Math.min(q.limit, MAX_LIMIT);
     const stop = await horizon(q.cursor);
     const id: Record<symbol, number> = { [Op.gt]: q.cursor };

@@ -33,18 +33,23 @@ export interface Position {
   s: number;
 }
 
-export const encodeCursor = (p: Position): string => Buffer.from(`${p.t}.${p.k}.${p.id}.${p.s}`).toString('base64url');
+/** A cursor names its resource by the name's first letter (each is distinct): one resource's position means nothing in another's stream. */
+const tagOf = (resource: ExportResource) => resource[0];
+
+export const encodeCursor = (p: Position, resource: ExportResource): string =>
+  Buffer.from(`${p.t}.${p.k}.${p.id}.${p.s}.${tagOf(resource)}`).toString('base64url');
 
 /**
- * A cursor this server wrote, or null. A cursor written before `s` existed counts from its position.
+ * A cursor this server wrote for this resource, or null. A cursor written before `s` existed counts
+ * from its position; one written before the resource tag existed is taken by every resource.
  * Every position handed out is at most now (a change read, which is older than the horizon, or a
  * start time, which startAt keeps from the future), and so is the start of its copy: a cursor later
  * than now in either was never written here (a forged one would answer empty pages for as long).
  */
-export function decodeCursor(cursor: string): Position | null {
+export function decodeCursor(cursor: string, resource: ExportResource): Position | null {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(cursor)) return null;
-  const m = /^(\d{1,10})\.([01])\.(\d{1,10})(?:\.(\d{1,10}))?$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
-  if (!m) return null;
+  const m = /^(\d{1,10})\.([01])\.(\d{1,10})(?:\.(\d{1,10})(?:\.([a-z]))?)?$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
+  if (!m || (m[5] !== undefined && m[5] !== tagOf(resource))) return null;
   const p: Position = { t: Number(m[1]), k: Number(m[2]) as 0 | 1, id: Number(m[3]), s: Number(m[4] ?? m[1]) };
   return p.t <= now() && p.s <= now() ? p : null;
 }
@@ -119,7 +124,7 @@ export async function readPage(
   return {
     records: await present(source.def, live as unknown as Entity[], { view: 'show', query: {}, grants }),
     tombstones: page.filter((i) => i.tombstone).map((i) => ({ id: Number(i.tombstone!.record_id), deleted_at: Number(i.tombstone!.deleted_at) })),
-    after_cursor: encodeCursor(page.length ? page[page.length - 1].pos : from),
+    after_cursor: encodeCursor(page.length ? page[page.length - 1].pos : from, source.resource),
     end_of_stream: items.length <= limit,
     end_time: horizon,
   };

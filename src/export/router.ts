@@ -4,9 +4,9 @@ import { sendSuccess } from '../http/envelope';
 import { grantsOf } from '../http/auth';
 import { MethodNotAllowedError, UrlNotFoundError } from '../http/errors';
 import { ValidationError, invalid } from '../errors';
-import { MAX_LIMIT } from '../http/listQuery';
+import { MAX_LIMIT, validateQuery } from '../http/listQuery';
 import { mountRoutes, recorded, type RecordedRouter } from '../http/routes';
-import { Joi, field, validate } from '../lib/validation';
+import { Joi, field } from '../lib/validation';
 import { articleResource } from '../selfservice/article/resource';
 import { messageResource } from '../ticket/messages/resource';
 import { ticketResource } from '../ticket/tickets/resource';
@@ -44,8 +44,8 @@ function exportRouter(): RecordedRouter {
   router.get(path, async (req, res) => {
     if (!Object.hasOwn(SOURCES, req.params.resource)) throw new UrlNotFoundError(req.method, req.originalUrl);
     const source = SOURCES[req.params.resource as ExportResource];
-    const q = validate<{ cursor?: string; start_time?: number; limit: number; search?: string | null }>(exportQuery, req.query);
-    const from = q.cursor ? decodeCursor(q.cursor) : startAt(q.start_time ?? 0);
+    const q = validateQuery<{ cursor?: string; start_time?: number; limit: number; search?: string | null }>(exportQuery, req.query);
+    const from = q.cursor ? decodeCursor(q.cursor, source.resource) : startAt(q.start_time ?? 0);
     if (!from) throw invalid('cursor');
     if (cursorExpired(from)) {
       const days = config().exportTombstoneRetentionSeconds / 86400;

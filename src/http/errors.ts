@@ -56,6 +56,12 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     sendError(res, err instanceof NotFoundError ? 404 : err instanceof ConflictError ? 409 : 422, err.message);
     return;
   }
+  // A path segment that is no valid percent-encoding (`/ticket/%E0`, the router's decodeParam): no
+  // record or route can have that name.
+  if (err instanceof URIError) {
+    sendError(res, 404, new UrlNotFoundError(req.method, req.originalUrl).message);
+    return;
+  }
   const known = typeof err?.type === 'string' ? bodyErrors[err.type] : undefined;
   if (known) {
     sendError(res, known[0], known[1](err));

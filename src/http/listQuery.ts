@@ -52,6 +52,17 @@ export interface ListQuery {
   lang?: string;
 }
 
+/** PAGING and ordering: `order_column` is `id` or one of `sortable`, `order_direction` `asc` or `desc`. */
+export function pagingParams(sortable: readonly string[]) {
+  return {
+    start: Joi.number().integer().min(1).default(1).description('PAGING: the first record to return, counting from 1.'),
+    // Above the maximum is clamped, not refused: real clients ask for `limit=1000000000`.
+    limit: Joi.number().unsafe().integer().min(1).default(DEFAULT_LIMIT).description(`PAGING: how many records to return (at most ${MAX_LIMIT}; more is clamped).`),
+    order_column: Joi.string().valid(...new Set(['id', ...sortable])).default('id').description('The column to order by.'),
+    order_direction: Joi.string().lowercase().valid('asc', 'desc').default('asc'),
+  };
+}
+
 const schemaCache = new WeakMap<ListSpec, ObjectSchema>();
 
 /** The query string a list validates: PAGING, ordering, `lang`, DATES, filters and params (route records carry it). */
@@ -59,11 +70,7 @@ export function listSchema(spec: ListSpec): ObjectSchema {
   let schema = schemaCache.get(spec);
   if (!schema) {
     const keys: Record<string, any> = {
-      start: Joi.number().integer().min(1).default(1).description('PAGING: the first record to return, counting from 1.'),
-      // Above the maximum is clamped, not refused: real clients ask for `limit=1000000000`.
-      limit: Joi.number().unsafe().integer().min(1).default(DEFAULT_LIMIT).description(`PAGING: how many records to return (at most ${MAX_LIMIT}; more is clamped).`),
-      order_column: Joi.string().valid(...new Set(['id', ...spec.sortable])).default('id').description('The column to order by.'),
-      order_direction: Joi.string().lowercase().valid('asc', 'desc').default('asc'),
+      ...pagingParams(spec.sortable),
       lang: Joi.string().pattern(LOCALE, 'locale').description('Present translated fields in this locale.'),
     };
     if (spec.dates) {
@@ -89,12 +96,17 @@ function givenParameters(query: unknown): unknown {
   return Object.fromEntries(Object.entries(query).filter(([, v]) => v !== ''));
 }
 
+/** A query string checked against its schema, its empty parameters not given (as every list reads them). */
+export function validateQuery<T = Record<string, any>>(schema: ObjectSchema, query: unknown): T {
+  return validate<T>(schema, givenParameters(query));
+}
+
 /**
  * PAGING (`start` is 1-based), DATES (min = since, max = before; both inclusive), the resource's
  * filters, and `order_column` checked against its list of sortable columns (never interpolated).
  */
 export async function parseListQuery(spec: ListSpec, query: unknown): Promise<ListQuery> {
-  const q = validate<Record<string, any>>(listSchema(spec), givenParameters(query));
+  const q = validateQuery<Record<string, any>>(listSchema(spec), query);
   const and: WhereOptions[] = [];
   const replacements: Record<string, unknown> = {};
   let possible = true;

@@ -9,16 +9,14 @@ import { sendList, sendSuccess } from './envelope';
 import { grantsOf } from './auth';
 import { MethodNotAllowedError, UrlNotFoundError } from './errors';
 import { NotFoundError } from '../errors';
-import { listSchema, parseListQuery, type Condition, type Filter, type ListSpec } from './listQuery';
-import { LOCALE } from '../lib/validation';
-import { type ListQuery } from './listQuery';
+import { listSchema, parseListQuery, validateQuery, type Condition, type Filter, type ListQuery, type ListSpec } from './listQuery';
 import { recorded, type RecordedRouter, type RouteRecord } from './routes';
 import { loadPage, loadRows, readBack, recordById } from '../db/load';
 import { isBound } from '../db/sql';
 import {
   deleteTranslations, extractTranslations, loadTranslations, saveTranslations, translate, type TranslationSpec,
 } from '../translations';
-import { Joi, MAX_ID, validate } from '../lib/validation';
+import { Joi, LOCALE, MAX_ID, validate } from '../lib/validation';
 
 export type Action = 'list' | 'show' | 'create' | 'update' | 'delete';
 export type View = 'list' | 'show' | 'create' | 'update';
@@ -347,7 +345,7 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
     router[action.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete'](path, async (req, res) => {
       const presents = reads || action.writesNothing;
       const found = onRecord && presents ? await find(req) : undefined; // 404 before 422
-      const check = () => (action.schema ? validate(action.schema, reads ? req.query : inputOf(req)) : {});
+      const check = () => (!action.schema ? {} : reads ? validateQuery(action.schema, req.query) : validate(action.schema, inputOf(req)));
       const input = onRecord && !presents ? await checkedFor(() => find(req), check) : check();
       const result = presents
         ? await action.run({ record: found, input, req })
@@ -363,7 +361,7 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
     record({ method: 'GET', path: `${def.path}/:id`, action: 'show', query: def.showQuery });
     router.get(`${def.path}/:id`, async (req, res) => {
       const { record: found } = await locate(req, undefined, true);
-      const query = validate(showQuery, req.query);
+      const query = validateQuery(showQuery, req.query);
       const condition = await def.showScope?.(query);
       if (condition !== undefined) {
         const where = { [Op.and]: [{ id: found.id }, isBound(condition) ? condition.literal : condition] } as WhereOptions;

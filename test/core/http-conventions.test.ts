@@ -82,6 +82,13 @@ describe('errors outside the resources', () => {
   });
 
   it.each([
+    '/api/ticket/ticket/%E0%A4%A', '/api/user/user/%ff', '/api/ticket/tag/%', '/api/export/%E0', '/api/core/webhook/1/delivery/%E0',
+  ])('answers %s, a path segment that is no valid percent-encoding, with 404', async (path) => {
+    const res = await api.get(path);
+    expectError(res, 404, `The requested URL GET ${path} was not found.`);
+  });
+
+  it.each([
     ['POST', '/api/core/brand/1', 'GET, PUT'],
     ['DELETE', '/api/core/brand/1', 'GET, PUT'],
     ['PUT', '/api/core/ipban', 'GET, POST'],

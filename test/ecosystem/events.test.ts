@@ -92,6 +92,8 @@ describe('GET /api/core/event', () => {
     expect((await feed({ cursor, type: 'user.created' })).events).toHaveLength(0);
     expectError(await api.get('/api/core/event', { type: 'organisation.exploded' }), 422, 'The selected type is invalid.');
     expectError(await api.get('/api/core/event', { cursor: -1 }), 422, 'The cursor must be at least 0.');
+    // An empty parameter is one not given, as in the lists.
+    expect((await feed({ cursor: '', type: '', limit: '' })).events.length).toBeGreaterThan(0);
     // limit is clamped like a list's.
     expect((await feed({ cursor: 0, limit: 1e9 })).events.length).toBeLessThanOrEqual(1000);
   });

@@ -138,13 +138,25 @@ describe('GET /api/export/{resource}', () => {
     expect((await api.post('/api/export/tickets', {})).status).toBe(405);
   });
 
+  it('refuses a cursor of another resource\'s export (its position would skip records of this one)', async () => {
+    const ticketsCursor = expectSuccess(await api.get('/api/export/tickets', { limit: 1 })).after_cursor;
+    expectError(await api.get('/api/export/users', { cursor: ticketsCursor }), 422, 'The selected cursor is invalid.');
+    expectSuccess(await api.get('/api/export/tickets', { cursor: ticketsCursor }));
+  });
+
+  it('reads an empty parameter as one not given, as the lists do (`cursor=` on a first call)', async () => {
+    const page = expectSuccess(await api.get('/api/export/users', { cursor: '', limit: '', start_time: '' }));
+    expect(page.records.length).toBeLessThanOrEqual(100);
+    expect(expectSuccess(await api.get('/api/export/tickets', { search: '' })).records).toBeInstanceOf(Array);
+  });
+
   it('422 for a cursor later than now (a forged position or copy start); every cursor handed out, the last page\'s too, keeps working', async () => {
     const t = nowSec();
     const year2100 = Date.UTC(2100, 0, 1) / 1000;
     for (const cursor of [
-      encodeCursor({ t: t + 3600, k: 0, id: 1, s: t }),
-      encodeCursor({ t: year2100, k: 1, id: 1, s: year2100 }),
-      encodeCursor({ t: t - 60, k: 0, id: 1, s: t + 3600 }),
+      encodeCursor({ t: t + 3600, k: 0, id: 1, s: t }, 'tickets'),
+      encodeCursor({ t: year2100, k: 1, id: 1, s: year2100 }, 'tickets'),
+      encodeCursor({ t: t - 60, k: 0, id: 1, s: t + 3600 }, 'tickets'),
       Buffer.from(`${t + 3600}.0.1`).toString('base64url'),
     ]) {
       expectError(await api.get('/api/export/tickets', { cursor }), 422, 'The selected cursor is invalid.');
@@ -279,7 +291,7 @@ describe('tombstone retention', () => {
     const t = nowSec();
     const old = t - retention() - 60;
     // A cursor this server wrote for a reader whose copy began longer ago than the retention.
-    const expired = encodeCursor({ t: old, k: 0, id: 1, s: old });
+    const expired = encodeCursor({ t: old, k: 0, id: 1, s: old }, 'tickets');
     expectError(await api.get('/api/export/tickets', { cursor: expired }), 422,
       'The cursor has expired: deletions are kept for 90 days only. Start the export again without a cursor.');
     // A cursor written before cursors carried when the copy began counts from its position.

@@ -142,6 +142,10 @@ describe('GET /api/ticket/ticket/{id}/audit', () => {
     const res = await api.get(`${BASE}/${ticket.id}/audit`, { start: 2, limit: 2 });
     expect(res.body.count).toBe(4);
     expect(res.body.data.map((e: any) => e.changes.subject.after)).toEqual(['One', 'Two']);
+    const newest = await api.get(`${BASE}/${ticket.id}/audit`, { order_direction: 'desc', limit: 2, start: '' });
+    expect(newest.body.data.map((e: any) => e.changes.subject.after)).toEqual(['Three', 'Two']);
+    expectError(await api.get(`${BASE}/${ticket.id}/audit`, { order_direction: 'sideways' }), 422, 'The selected order direction is invalid.');
+    expectError(await api.get(`${BASE}/${ticket.id}/audit`, { order_column: 'action' }), 422, 'The selected order column is invalid.');
     expectNotFound(await api.get(`${BASE}/999999999/audit`), 'ticket');
     expect((await api.post(`${BASE}/${ticket.id}/audit`, {})).status).toBe(405);
     expectSuccess(await api.get(`${BASE}/${ticket.id}`));

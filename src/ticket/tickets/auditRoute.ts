@@ -4,15 +4,13 @@ import { select } from '../../db/select';
 import { sendList } from '../../http/envelope';
 import { MethodNotAllowedError } from '../../http/errors';
 import { NotFoundError } from '../../errors';
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../../http/listQuery';
+import { MAX_LIMIT, pagingParams, validateQuery } from '../../http/listQuery';
 import { parseId } from '../../http/resource';
 import { recorded, type RecordedRouter } from '../../http/routes';
-import { Joi, validate } from '../../lib/validation';
+import { Joi } from '../../lib/validation';
 
-export const auditQuery = Joi.object({
-  start: Joi.number().integer().min(1).default(1).description('PAGING: the first entry to return, counting from 1.'),
-  limit: Joi.number().unsafe().integer().min(1).default(DEFAULT_LIMIT).description(`PAGING: how many entries to return (at most ${MAX_LIMIT}).`),
-});
+/** In id order (the order they were written), either way. */
+export const auditQuery = Joi.object(pagingParams([]));
 
 interface AuditRow { id: number; ticket_id: number; action: string; actor_type: string; actor_id: number | null; channel: string; changes: string; created_at: number }
 
@@ -23,7 +21,7 @@ export const presentAudit = (r: AuditRow) => ({
   channel: r.channel, changes: JSON.parse(r.changes), created_at: Number(r.created_at),
 });
 
-/** `GET /api/ticket/ticket/{id}/audit`: the ticket's changes, oldest first (tickets/audit.ts writes them). */
+/** `GET /api/ticket/ticket/{id}/audit`: the ticket's changes, oldest first unless `order_direction=desc` (tickets/audit.ts writes them). */
 function auditRouter(): RecordedRouter {
   const router = Router();
   const path = '/ticket/:id/audit';
@@ -31,10 +29,10 @@ function auditRouter(): RecordedRouter {
     const id = parseId(req.params.id);
     const ticket = id === null ? null : await Ticket.findByPk(id, { attributes: ['id'] });
     if (!ticket) throw new NotFoundError('ticket');
-    const q = validate<{ start: number; limit: number }>(auditQuery, req.query);
+    const q = validateQuery<{ start: number; limit: number; order_direction: 'asc' | 'desc' }>(auditQuery, req.query);
     const replacements = { id: ticket.id, offset: q.start - 1, limit: Math.min(q.limit, MAX_LIMIT) };
     const [rows, [{ n }]] = await Promise.all([
-      select<AuditRow>('SELECT * FROM ticket_audits WHERE ticket_id = :id ORDER BY id LIMIT :limit OFFSET :offset', replacements),
+      select<AuditRow>(`SELECT * FROM ticket_audits WHERE ticket_id = :id ORDER BY id ${q.order_direction === 'desc' ? 'DESC' : 'ASC'} LIMIT :limit OFFSET :offset`, replacements),
       select<{ n: number }>('SELECT COUNT(*) AS n FROM ticket_audits WHERE ticket_id = :id', replacements),
     ]);
     sendList(res, rows.map(presentAudit), Number(n));
