@@ -8,8 +8,9 @@ import { isTimeZone } from '../lib/timezones';
 import { Joi, field } from '../lib/validation';
 import { assertEnabledLanguage } from './enabledLanguage';
 import { mailServerHost } from '../net/outbound';
-import { assertOAuthComplete, oauthChanges, oauthFields, oauthView } from '../oauth/settings';
+import { assertOAuthComplete, oauthChanges, oauthFields, oauthView, refuseInternalTokenUrl } from '../oauth/settings';
 import { SECRET_MASK } from '../crypto/storedSecret';
+import { storedHtml } from '../content/html';
 
 /** `default` (the system default applies), or a real code that `check` accepts, as `normalise` writes it. */
 const defaultOr = (check: (v: string) => boolean, normalise = (v: string) => v) => field.string(64)
@@ -28,8 +29,9 @@ const fields = {
   frontend_logo: field.nullable(),
   frontend_template: field.string(64),
   default_email: field.email().allow('', null),
-  global_email_header: field.text(),
-  global_email_footer: field.text(),
+  // HTML that frames every mail the brand sends: sanitised on write as rich text is (and again when sent).
+  global_email_header: field.text().custom((v: string) => storedHtml(v)),
+  global_email_footer: field.text().custom((v: string) => storedHtml(v)),
   email_method: Joi.string().valid('smtp'),
   smtp_host: Joi.string().trim().max(255).hostname().allow('', null).custom(mailServerHost),
   smtp_port: Joi.number().integer().min(1).max(65535).allow(null),
@@ -86,12 +88,14 @@ export const brandResource: ResourceDef<Brand> = {
   serialize: (brand) => presentBrand(brand),
   async create(input, { transaction }) {
     if (input.default_language !== 'default') await assertEnabledLanguage('default_language', input.default_language, transaction);
+    await refuseInternalTokenUrl(input);
     const oauth = { auth_type: 'password' as const, ...oauthChanges('brands', input, null) };
     assertOAuthUser({ ...withoutOAuth(input), ...oauth });
     return Brand.create({ ...withoutOAuth(input), ...oauth }, { transaction });
   },
   async update(brand, input, { transaction }) {
     if (input.default_language !== 'default') await assertEnabledLanguage('default_language', input.default_language, transaction);
+    await refuseInternalTokenUrl(input);
     const values = { ...withoutOAuth(input), ...oauthChanges('brands', input, brand) };
     assertOAuthUser({ ...brand.get({ plain: true }), ...values });
     await brand.update(values, { transaction });

@@ -55,6 +55,16 @@ export function spamText(text: string): string {
   return text.slice(0, high >= 0xd800 && high <= 0xdbff ? SPAM_TEXT_LIMIT - 1 : SPAM_TEXT_LIMIT);
 }
 
+/**
+ * What a rule is matched against: spamText, and after a cut, one word character standing for the
+ * text that goes on. The cut is not the text's end: `$` must not match there (`(a+)+$` would
+ * find any long text ending in `aaa…b` spam once cut among the a's), nor `\b` inside a word.
+ */
+function matchedText(text: string): string {
+  const part = spamText(text);
+  return part.length < text.length ? `${part}_` : part;
+}
+
 function program(pattern: string): RE2Set {
   const set = new RE2Set(RE2Set.UNANCHORED, RE2JS.CASE_INSENSITIVE, DFA_BYTES);
   set.add(pattern);
@@ -79,7 +89,7 @@ export function compileRule(text: string): CompiledRule {
   if (size > SPAM_RULE_MAX_PROGRAM) {
     return refused(size, `it compiles to ${size} instructions, more than ${SPAM_RULE_MAX_PROGRAM}`);
   }
-  return { size, refusal: null, test: (s) => set.match(spamText(s)).length > 0 };
+  return { size, refusal: null, test: (s) => set.match(matchedText(s)).length > 0 };
 }
 
 interface Cached { rule: CompiledRule; warned: boolean }

@@ -1,14 +1,12 @@
-import { isIP } from 'node:net';
 import { sealSecret } from '../crypto/storedSecret';
 import { Webhook, WebhookDelivery } from '../db/models';
 import { EVENT_NAMES } from '../events';
-import { ValidationError } from '../errors';
 import { equals, flagFilter } from '../http/listQuery';
 import { resourceRouter, type CustomAction, type ResourceDef } from '../http/resource';
 import { pick } from '../lib/serialize';
 import { sqlCondition } from '../db/sql';
 import { Joi, field } from '../lib/validation';
-import { OutboundRefusedError, outboundUrl, resolveChecked, urlHost } from '../net/outbound';
+import { outboundUrl, refuseInternalName } from '../net/outbound';
 import { enqueue } from '../queue/outbox';
 import { webhookDelivery } from '../webhooks/deliver';
 import { WEBHOOK_SECRET_PURPOSE, newWebhookSecret } from '../webhooks/signing';
@@ -24,24 +22,6 @@ const url = () => outboundUrl('webhook', 'url')
 
 /** `*` alone stands for every event; names are kept once, in the order given. */
 const storedEvents = (names: string[]) => JSON.stringify(names.includes('*') ? ['*'] : [...new Set(names)]);
-
-/**
- * A name that resolves to an internal address is refused on write too (the delivery checks again:
- * DNS may change). A name that does not resolve now is accepted: it may by the first delivery.
- */
-async function refuseInternalName(target: string): Promise<void> {
-  const host = urlHost(target);
-  if (isIP(host.replace(/^\[|\]$/g, ''))) return; // checked by the schema
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), 2000); });
-  try {
-    await Promise.race([resolveChecked(host, 'webhook'), timeout]);
-  } catch (err) {
-    if (err instanceof OutboundRefusedError) throw new ValidationError(`The url is not allowed: ${err.message}`);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** The secret of a webhook just created, shown in that response only (it is stored encrypted). */
 const shownOnce = new WeakMap<Webhook, string>();
@@ -69,7 +49,7 @@ export const webhookResource: ResourceDef<Webhook> = {
   createSchema: Joi.object({ url: url().required(), events: events().required(), description: field.nullable(255), enabled: field.flag().default(1) }),
   updateSchema: Joi.object({ url: url(), events: events(), description: field.nullable(255), enabled: field.flag() }),
   async create(input, { transaction }) {
-    await refuseInternalName(input.url);
+    await refuseInternalName(input.url, 'webhook', 'url');
     const secret = newWebhookSecret();
     const webhook = await Webhook.create({
       url: input.url, description: input.description ?? null, enabled: input.enabled, events: storedEvents(input.events), secret: encrypted(secret),
@@ -79,7 +59,7 @@ export const webhookResource: ResourceDef<Webhook> = {
   },
   async update(webhook, input, { transaction }) {
     const { events: names, ...rest } = input;
-    if (input.url) await refuseInternalName(input.url);
+    if (input.url) await refuseInternalName(input.url, 'webhook', 'url');
     await webhook.update({ ...rest, ...(names ? { events: storedEvents(names) } : {}) }, { transaction });
   },
   serialize: (w, _rel, ctx) => ({

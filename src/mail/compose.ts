@@ -1,4 +1,5 @@
 import type { Brand } from '../db/models';
+import { storedHtml } from '../content/html';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]!));
 
@@ -13,10 +14,15 @@ export interface MailBody {
   link?: { label: string; url: string };
 }
 
+/**
+ * The brand's global email header and footer, sanitised as they are on write (a value stored
+ * before they were, or written to the database directly, runs nothing in a mail client either).
+ */
+const brandFrame = (brand: Brand) => ({ header: storedHtml(brand.global_email_header ?? ''), footer: storedHtml(brand.global_email_footer ?? '') });
+
 /** A message body framed by the brand's global email header and footer, as HTML and as text. */
 export function frame(brand: Brand, body: MailBody): { html: string; text: string } {
-  const header = brand.global_email_header ?? '';
-  const footer = brand.global_email_footer ?? '';
+  const { header, footer } = brandFrame(brand);
   const htmlBody = body.paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n')
     + (body.link ? `\n<p><a href="${escapeHtml(body.link.url)}">${escapeHtml(body.link.label)}</a></p>` : '');
   const textBody = body.paragraphs.join('\n\n') + (body.link ? `\n\n${body.link.label}: ${body.link.url}` : '');
@@ -31,8 +37,7 @@ export function frame(brand: Brand, body: MailBody): { html: string; text: strin
  * global email header and footer.
  */
 export function frameRendered(brand: Brand, body: { html: string; text: string }): { html: string; text: string } {
-  const header = brand.global_email_header ?? '';
-  const footer = brand.global_email_footer ?? '';
+  const { header, footer } = brandFrame(brand);
   return {
     html: [header, body.html, footer].filter(Boolean).join('\n'),
     text: [toText(header), body.text, toText(footer)].filter(Boolean).join('\n\n'),

@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { BlockList, connect as netConnect, isIP, isIPv4, type LookupFunction, type Socket } from 'node:net';
 import { config } from '../config';
+import { ValidationError } from '../errors';
 import { Joi } from '../lib/validation';
 
 /**
@@ -36,7 +37,14 @@ const INTERNAL: Array<[string, BlockList]> = [
   ['a link-local address', ranges([['fe80::', 10, 'ipv6']])],
   ['a unique-local address', ranges([['fc00::', 7, 'ipv6']])],
   ['a multicast address', ranges([['224.0.0.0', 4, 'ipv4'], ['ff00::', 8, 'ipv6']])],
-  ['a reserved address', ranges([['240.0.0.0', 4, 'ipv4'], ['100::', 64, 'ipv6'], ['2001:db8::', 32, 'ipv6']])],
+  // With the documentation ranges (TEST-NET-1, -2, -3, 2001:db8::/32): never a real host.
+  ['a reserved address', ranges([
+    ['240.0.0.0', 4, 'ipv4'], ['192.0.2.0', 24, 'ipv4'], ['198.51.100.0', 24, 'ipv4'], ['203.0.113.0', 24, 'ipv4'],
+    ['100::', 64, 'ipv6'], ['2001:db8::', 32, 'ipv6'],
+  ])],
+  // RFC 8215's local-use NAT64 prefix: a network's own translator, where the IPv4 address sits
+  // depends on the prefix length it uses. Its /96 form is judged by that IPv4 address (embeddedIPv4).
+  ['a local-use NAT64 address', ranges([['64:ff9b:1::', 48, 'ipv6']])],
   // Teredo hides the client's IPv4 address (inverted) and the tunnel may end anywhere: never public here.
   ['a Teredo tunnel address', ranges([['2001::', 32, 'ipv6']])],
 ];
@@ -53,7 +61,8 @@ function ipv6Groups(ip: string): number[] {
 
 /**
  * The IPv4 address an IPv6 one carries, if any: IPv4-mapped (::ffff:a.b.c.d), IPv4-translated
- * (::ffff:0:a.b.c.d), IPv4-compatible (::a.b.c.d; not :: or ::1), NAT64 (64:ff9b::a.b.c.d) and
+ * (::ffff:0:a.b.c.d), IPv4-compatible (::a.b.c.d; not :: or ::1), NAT64 (64:ff9b::a.b.c.d, and
+ * the local-use 64:ff9b:1::a.b.c.d) and
  * 6to4 (2002:aabb:ccdd::/48 for a.b.c.d: the tunnel ends at that IPv4 host) reach that IPv4 host.
  */
 function embeddedIPv4(ip: string): string | null {
@@ -64,6 +73,7 @@ function embeddedIPv4(ip: string): string | null {
   if (zero(0, 4) && g[4] === 0xffff && g[5] === 0) return quad(g[6], g[7]);
   if (zero(0, 6) && (g[6] !== 0 || g[7] > 1)) return quad(g[6], g[7]);
   if (g[0] === 0x64 && g[1] === 0xff9b && zero(2, 6)) return quad(g[6], g[7]);
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1 && zero(3, 6)) return quad(g[6], g[7]);
   if (g[0] === 0x2002) return quad(g[1], g[2]);
   return null;
 }
@@ -163,6 +173,25 @@ export const outboundUrl = (use: OutboundUse, label: string) => Joi.string().tri
     if (refusal) throw new Error(`The ${label} is not allowed: ${refusal}`);
     return v;
   });
+
+/**
+ * A URL whose host is a name that resolves to an internal address is refused on write too, as
+ * outboundUrl refuses a literal one: 422 `The <label> is not allowed: …`. The connection checks
+ * again (DNS may change); a name that does not resolve within 2 s is accepted: it may by then.
+ */
+export async function refuseInternalName(target: string, use: OutboundUse, label: string): Promise<void> {
+  const host = urlHost(target);
+  if (isIP(host.replace(/^\[|\]$/g, ''))) return; // checked by outboundUrl
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), 2000); });
+  try {
+    await Promise.race([resolveChecked(host, use), timeout]);
+  } catch (err) {
+    if (err instanceof OutboundRefusedError) throw new ValidationError(`The ${label} is not allowed: ${err.message}`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /**
  * Resolves `host` and checks every address it resolves to (a name with one public and one

@@ -3,7 +3,7 @@ import { AUTH_TYPES, OAUTH_PROVIDERS } from '../db/models/oauthTypes';
 import type { OAuthAccount } from '../db/models/oauthAccount';
 import { ValidationError } from '../errors';
 import { Joi, field } from '../lib/validation';
-import { outboundUrl } from '../net/outbound';
+import { outboundUrl, refuseInternalName } from '../net/outbound';
 import { TENANT_PATTERN, tokenUrl, type OAuthSettings } from './providers';
 
 /**
@@ -76,6 +76,11 @@ export function oauthChanges(table: OAuthTable, input: Record<string, any>, curr
   const changed = Object.keys(values).some((k) => values[k] !== (stored[k] ?? null));
   if (changed && current) Object.assign(values, { oauth_access_token: null, oauth_expires_at: null, oauth_last_error: null, oauth_last_error_at: null });
   return values as Partial<OAuthColumns>;
+}
+
+/** A token endpoint named by a host that resolves to an internal address is refused on write, as a webhook's is. */
+export async function refuseInternalTokenUrl(input: { oauth_token_url?: string | null }): Promise<void> {
+  if (input.oauth_token_url) await refuseInternalName(input.oauth_token_url, 'oauth-token', 'oauth token url');
 }
 
 /** An account set to oauth2 has what a refresh needs (`merged`: the stored values with the changes). */

@@ -12,7 +12,7 @@ import { Joi, field } from '../lib/validation';
 import { defaultBrandId } from '../user/users/service';
 import { mailServerHost } from '../net/outbound';
 import { ENCRYPTION_CODES, PROTOCOL_CODES, codeOf, codeOrName } from './mailboxCodes';
-import { assertOAuthComplete, oauthChanges, oauthFields, oauthView } from '../oauth/settings';
+import { assertOAuthComplete, oauthChanges, oauthFields, oauthView, refuseInternalTokenUrl } from '../oauth/settings';
 
 /**
  * Email addresses of a department: `/api/ticket/department/{id}/email[/{email_id}]`.
@@ -131,6 +131,7 @@ export const departmentEmailResource: ResourceDef<DepartmentEmail> = {
     await assertAddressFree(input.address, null, transaction);
     const password = storedPassword(input.password) ?? null;
     const values = pick(input, COLUMNS);
+    await refuseInternalTokenUrl(input);
     const oauth = { auth_type: 'password' as const, ...oauthChanges('department_emails', input, null) };
     assertOAuthComplete(oauth);
     assertFetchable({ type: values.type, server: values.server, username: values.username, password, auth_type: oauth.auth_type });
@@ -146,6 +147,7 @@ export const departmentEmailResource: ResourceDef<DepartmentEmail> = {
     for (const k of COLUMNS) if (input[k] !== undefined) values[k] = input[k];
     if (password !== undefined) values.password = password;
     if (input.brand_id !== undefined) values.brand_id = await brandFor(parent as Department, input.brand_id, transaction);
+    await refuseInternalTokenUrl(input);
     const oauth = oauthChanges('department_emails', input, email);
     const changed = (k: string) => k in values && values[k] !== (email as any)[k];
     // New settings are tried at the next round, not after the backoff of the old ones' failures.

@@ -139,6 +139,19 @@ describe('POST /api/core/brand', () => {
     });
   });
 
+  it('sanitises the global email header and footer as rich text: they frame the HTML of every mail the brand sends', async () => {
+    const brand = await create({
+      name: unique('Framed'),
+      global_email_header: '<a href="javascript:alert(3)">hdr</a><p onclick="x()">Hello</p>',
+      global_email_footer: '<b>foot</b><script>alert(1)</script><img src=x onerror=alert(2)>',
+    });
+    expect(brand.global_email_header).toBe('<a>hdr</a><p>Hello</p>');
+    expect(brand.global_email_footer).toBe('<b>foot</b><img src="x" />');
+    const updated = expectSuccess(await api.put(`${BASE}/${brand.id}`, { global_email_footer: '<i>Bye</i><iframe src="https://x.test"></iframe>' }), 'Successfully updated the brand!');
+    expect(updated.global_email_footer).toBe('<i>Bye</i>');
+    expect(expectSuccess(await api.put(`${BASE}/${brand.id}`, { global_email_footer: '' }), 'Successfully updated the brand!').global_email_footer).toBeNull();
+  });
+
   const invalid: Array<[string, (name: string) => Record<string, unknown>, string | RegExp]> = [
     ['no name', () => ({ enabled: 1, smtp_host: 'smtp.example.com' }), 'The name field is required.'],
     ['an empty name', () => ({ name: '' }), 'The name field is required.'],

@@ -134,6 +134,19 @@ describe('the bounds on what one rule costs on one text', () => {
     expect(matchesRule({ ...rule, type: 1 }, { sender: at(SPAM_TEXT_LIMIT) })).toBe(false);
   });
 
+  it('does not take the cut for the end of the text or of a word: `$` and `\\b` match only where the text really ends', () => {
+    const anchored = { text: '(a+)+$', type: 0 };
+    for (const n of [SPAM_TEXT_LIMIT - 1, SPAM_TEXT_LIMIT, SPAM_TEXT_LIMIT + 5000]) {
+      expect(matchesRule(anchored, { content: `${'a'.repeat(n)}b` })).toBe(false);
+      expect(matchesRule(anchored, { content: `b${'a'.repeat(n)}` })).toBe(n < SPAM_TEXT_LIMIT);
+    }
+    const word = uniqueWord();
+    const whole = { text: `\\b${word}\\b`, type: 0 };
+    const cutAfter = `${'x '.repeat(SPAM_TEXT_LIMIT / 2)}`.slice(0, SPAM_TEXT_LIMIT - word.length - 1);
+    expect(matchesRule(whole, { content: `${cutAfter} ${word}est and more` })).toBe(false);
+    expect(matchesRule(whole, { content: `${cutAfter} ${word}` })).toBe(true);
+  });
+
   it('the costliest patterns within the limits run over a long text in a bounded time', () => {
     // Each defeats RE2's DFA (it would need too many states) so that the NFA runs, with most of the
     // program alive on every character: the worst case, program size × SPAM_TEXT_LIMIT.

@@ -60,6 +60,12 @@ const REFUSED: Array<[string, RegExp]> = [
   ['http://[::ffff:127.0.0.1]/x', /loopback/],
   ['http://[::ffff:169.254.169.254]/x', /cloud metadata/],
   ['http://[64:ff9b::a00:1]/x', /a private address/],
+  // RFC 8215's local-use NAT64 prefix: its /96 form by the IPv4 address, the rest of the /48 refused.
+  ['http://[64:ff9b:1::7f00:1]/x', /64:ff9b:1::7f00:1 is a loopback address/],
+  ['http://[64:ff9b:1:7f00:1::]/x', /a local-use NAT64 address/],
+  ['http://192.0.2.1/x', /a reserved address/],
+  ['http://198.51.100.7/x', /a reserved address/],
+  ['http://203.0.113.9/x', /a reserved address/],
   // IPv4-translated (::ffff:0:0/96) and 6to4 (2002::/16) carry an IPv4 address too; Teredo hides it.
   ['http://[::ffff:0:127.0.0.1]/x', /::ffff:0:7f00:1 is a loopback address/],
   ['http://[::ffff:0:a00:1]/x', /a private address/],
@@ -90,6 +96,15 @@ describe('webhook targets', () => {
     const resolved = await lookup(name, { all: true });
     expect(resolved.some((a) => /^127\.|^::1$/.test(a.address))).toBe(true); // precondition: this machine's name is loopback
     expectError(await api.post('/api/core/webhook', { url: `http://${name}:9/x`, events: ['*'] }), 422, new RegExp(`${name} \\(127\\.\\d+\\.\\d+\\.\\d+\\) is a loopback address`));
+  });
+
+  it('refuses an OAuth2 token endpoint by a name that resolves to an internal address, as a webhook\'s', async () => {
+    const name = hostname();
+    const refusal = new RegExp(`^The oauth token url is not allowed: ${name} \\(127\\.\\d+\\.\\d+\\.\\d+\\) is a loopback address`);
+    const before = await api.get('/api/core/brand/1');
+    expectError(await api.put('/api/core/brand/1', { oauth_token_url: `http://${name}:9/token` }), 422, refusal);
+    expectError(await api.post('/api/core/brand', { name: unique('Brand'), oauth_token_url: `http://${name}:9/token` }), 422, refusal);
+    expect((await api.get('/api/core/brand/1')).body.data).toEqual(before.body.data);
   });
 
   it('checks again at delivery: a stored internal target gets nothing and the log says why', async () => {

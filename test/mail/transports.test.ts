@@ -1,6 +1,6 @@
 import { Brand } from '../../src/db/models';
 import { MailConfigError, closeTransports, transportFor } from '../../src/mail/transports';
-import { frame } from '../../src/mail/compose';
+import { frame, frameRendered } from '../../src/mail/compose';
 import { sequelize } from '../../src/db/sequelize';
 
 sequelize(); // registers the models (Brand.build); no query is made
@@ -41,5 +41,11 @@ describe('per-brand transports', () => {
     });
     expect(html).toBe('<b>Head</b>\n<p>Hi &lt;there&gt; &amp; welcome</p>\n<p><a href="http://x.test/?a=1&amp;b=2">Go</a></p>\n<i>Foot</i>');
     expect(text).toBe('Head\n\nHi <there> & welcome\n\nGo: http://x.test/?a=1&b=2\n\nFoot');
+  });
+
+  it('sanitises a header and footer stored before they were sanitised on write', () => {
+    const stored = brand({ global_email_header: '<p onclick="x()">Head</p><script>alert(1)</script>', global_email_footer: '<a href="javascript:x()">Foot</a>' } as any);
+    expect(frame(stored, { paragraphs: ['Hi'] }).html).toBe('<p>Head</p>\n<p>Hi</p>\n<a>Foot</a>');
+    expect(frameRendered(stored, { html: '<p>Body</p>', text: 'Body' }).html).toBe('<p>Head</p>\n<p>Body</p>\n<a>Foot</a>');
   });
 });
