@@ -21,7 +21,7 @@ import type { AttachmentInput } from '../ticket/attachmentFiles';
 import { automaticReason, bounceFacts, bounceReason } from './classify';
 import { floodReason } from './flood';
 import { withReplyToSender } from './replyTo';
-import { decided, RejectedImport, type Decision } from './decision';
+import { decided, keepsImportKey, RejectedImport, type Decision } from './decision';
 import { claimLines, settleLines, type LedgerLine } from './ledger';
 import { errorText, isTransientDbError } from '../db/errors';
 import { isOpening, PendingOpenings, type Opening } from './opening';
@@ -34,12 +34,14 @@ import { splitSubaddress } from '../ticket/mail/replyAddress';
  * the ingestion ledger (`incoming_mails`). The rules, in order:
  *
  * 1. Too large, unreadable, or without a From: rejected.
- * 2. A delivery report (multipart/report, null sender, MAILER-DAEMON): a bounce. The mail it
+ * 2. Seen before (its Message-ID, else a hash of the raw mail, held by the ledger line of a mail
+ *    imported or decided for good: every decision but `error`, keepsImportKey): a duplicate,
+ *    the mail too large included. Nothing is done again: a refusal is not answered twice.
+ * 3. A delivery report (multipart/report, null sender, MAILER-DAEMON): a bounce. The mail it
  *    reports on, when it is one of ours, has its delivery marked bounced. Nothing is imported.
- * 3. Mail from one of our own department addresses, carrying our X-Loop marker, or bearing a
+ * 4. Mail from one of our own department addresses, carrying our X-Loop marker, or bearing a
  *    Message-ID we sent: a loop. Nothing is imported.
- * 4. Spam rules with `event_message` (content: subject and text; sender: the address): spam.
- * 5. Seen before (its Message-ID, else a hash of the raw mail, imported already): a duplicate.
+ * 5. Spam rules with `event_message` (content: subject and text; sender: the address): spam.
  * 6. Threading (./threadTarget.ts): the ticket's own Message-IDs in In-Reply-To/References (a
  *    sender not yet on the ticket joins it as a CC; a forward joins only from someone on it); the
  *    sub-address of a recipient (`support+t12-…@`); a ticket mail forwarded as an attachment; the
@@ -125,8 +127,11 @@ interface Prepared {
    * anything of its own.
    */
   decide(t: Transaction, beforeWrite: () => Promise<void>): Promise<Decision | Opening>;
-  /** What follows the decision (the mail's ledger line being `ledgerId`, null in a dry run): its import noted, a mail refused unread answered. */
-  conclude(t: Transaction, d: Decision, ledgerId: number | null, beforeWrite: () => Promise<void>): Promise<Decision>;
+  /**
+   * What follows the decision (the mail's ledger line being `ledgerId`, null in a dry run, which
+   * claimed `key`): the key noted as held, a mail refused unread answered.
+   */
+  conclude(t: Transaction, d: Decision, ledgerId: number | null, key: string | null, beforeWrite: () => Promise<void>): Promise<Decision>;
 }
 
 async function prepare(raw: Buffer, source: MailSource, options: IngestOptions): Promise<Prepared> {
@@ -157,19 +162,21 @@ async function prepare(raw: Buffer, source: MailSource, options: IngestOptions):
     mailMessageId: mail?.messageId ?? null, from: mail?.from?.address ?? null, subject: mail?.subject ?? null,
   });
 
-  // The key this mail may be imported under, unless it is known imported already (a duplicate).
-  const claimable = async (t: Transaction) => (!early && mail?.from && !(await importedAs(mail.key, t)) ? mail.key : null);
+  // The key this mail is decided under, unless a line holds it already (a duplicate).
+  const claimable = async (t: Transaction) => (mail?.from && !(await importedAs(mail.key, t)) ? mail.key : null);
   const claim = (key: string | null) => line(decided('error', 'The import did not finish.'), key);
 
   const decide = async (t: Transaction, beforeWrite: () => Promise<void>): Promise<Decision | Opening> => {
-    if (early || !mail) return early!;
+    if (!mail) return early!;
+    // A mail refused before it was read (too large), delivered again: not refused (and answered) twice.
+    if (early) return (mail.from ? await duplicateOf(mail, t) : null) ?? early;
     const d = await decideBeforeImport(mail, t, beforeWrite);
     return d.decision === 'new_ticket' ? importMail(await withReplyToSender(mail, t), source, t, beforeWrite) : d;
   };
 
-  const conclude = async (t: Transaction, d: Decision, ledgerId: number | null, beforeWrite: () => Promise<void>): Promise<Decision> => {
+  const conclude = async (t: Transaction, d: Decision, ledgerId: number | null, key: string | null, beforeWrite: () => Promise<void>): Promise<Decision> => {
     if (options.dryRun) throw new DryRunRollback(d);
-    if (d.imported) await noteImported(mail!.key, { id: ledgerId!, ticketId: d.ticketId ?? null, messageId: d.messageId ?? null }, t);
+    if (key && keepsImportKey(d)) await noteImported(key, { id: ledgerId!, decision: d.decision, ticketId: d.ticketId ?? null, messageId: d.messageId ?? null }, t);
     if (d.answer && mail && (await mayAnswer(mail, t))) {
       await beforeWrite();
       await emit(t, 'mailbox.unread_refused', { incomingMailId: ledgerId! });
@@ -195,27 +202,28 @@ async function importAll(
   // What the mails will ask for, read in one statement per kind.
   await primeBatch(prepared.flatMap((p) => (p.mail ? [p.mail] : [])), source.departmentEmail?.brand_id ?? null, t);
   let ids: Array<number | null> = prepared.map(() => null);
+  // The key each line claimed: the first mail of the batch with a key takes it.
+  const keys: Array<string | null> = prepared.map(() => null);
   if (!options.dryRun) {
     const claimed = new Set<string>();
-    const claims: LedgerLine[] = [];
-    for (const p of prepared) {
+    for (const [i, p] of prepared.entries()) {
       const key = await p.claimable(t);
-      claims.push(p.claim(key && !claimed.has(key) ? key : null));
+      keys[i] = key && !claimed.has(key) ? key : null;
       if (key) claimed.add(key);
     }
-    ids = await claimLines(claims, t);
+    ids = await claimLines(prepared.map((p, i) => p.claim(keys[i])), t);
   }
   const decisions: Decision[] = [];
   const openings = new PendingOpenings(t);
   for (const [i, p] of prepared.entries()) {
     if (p.mail && openings.needsFlush(p.mail)) await openings.flush();
     const outcome = await p.decide(t, openings.flush);
-    if (isOpening(outcome)) openings.add(outcome, async (d) => { decisions[i] = await p.conclude(t, d, ids[i], openings.flush); });
-    else decisions[i] = await p.conclude(t, outcome, ids[i], openings.flush);
+    if (isOpening(outcome)) openings.add(outcome, async (d) => { decisions[i] = await p.conclude(t, d, ids[i], keys[i], openings.flush); });
+    else decisions[i] = await p.conclude(t, outcome, ids[i], keys[i], openings.flush);
   }
   await openings.flush();
   if (!options.dryRun) {
-    await settleLines(prepared.map((p, i) => ({ id: ids[i]!, line: p.line(decisions[i], decisions[i].imported ? p.mail!.key : null) })), t);
+    await settleLines(prepared.map((p, i) => ({ id: ids[i]!, line: p.line(decisions[i], keepsImportKey(decisions[i]) ? keys[i] : null) })), t);
     await options.advance?.(t);
   }
   return decisions.map((d, i) => ({ d, ledgerId: ids[i] }));
@@ -328,6 +336,8 @@ export const dryRunMail = (raw: Buffer, source: MailSource) => ingestMail(raw, s
 /** Rules 1-5: what the mail is before anything is imported ('new_ticket' here means: go on and import it). */
 async function decideBeforeImport(mail: IncomingMessage, t: Transaction, beforeWrite: () => Promise<void>): Promise<Decision> {
   if (!mail.from) return decided('rejected', 'From: header missing.');
+  const duplicate = await duplicateOf(mail, t);
+  if (duplicate) return duplicate;
   const bounce = bounceReason(mail);
   if (bounce) {
     await beforeWrite();
@@ -347,16 +357,19 @@ async function decideBeforeImport(mail: IncomingMessage, t: Transaction, beforeW
   const rule = rules.find((r) => matchesRule(r, { content, sender: mail.from!.address }));
   if (rule) return decided('spam', `The request was blocked by spam rule '${rule.text}'.`);
 
-  return (await duplicateOf(mail, t)) ?? decided('new_ticket', null);
+  return decided('new_ticket', null);
 }
 
 async function duplicateOf(mail: IncomingMessage, t: Transaction): Promise<Decision | null> {
   const first = await importedAs(mail.key, t);
   if (!first) return null;
-  return decided('duplicate', `Already imported (incoming mail ${first.id}).`, { ticketId: first.ticket_id, messageId: first.ticket_message_id });
+  const imported = first.decision === 'new_ticket' || first.decision === 'reply';
+  return decided('duplicate', imported ? `Already imported (incoming mail ${first.id}).` : `Already received (incoming mail ${first.id}: ${first.decision}).`, {
+    ticketId: first.ticket_id, messageId: first.ticket_message_id,
+  });
 }
 
-/** Rule 2: a delivery report. The deliveries of the mails it names are marked bounced (each once). */
+/** Rule 3: a delivery report. The deliveries of the mails it names are marked bounced (each once). */
 async function recordBounce(mail: IncomingMessage, why: string, t: Transaction): Promise<Decision> {
   const facts = bounceFacts(mail);
   const ticketId = await ticketOfReferences(facts.originalIds, t);
@@ -450,6 +463,7 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
     const department = await Department.findByPk(ticket.department_id, { attributes: ['id', 'disable_user_email_replies'], transaction: t });
     // The answer to a forward is a note: the rules of a user's reply do not apply to it.
     const byUser = !operator && !forwardReply;
+    const joinCc = joinsAsCc && !operator ? from : undefined;
     await beforeWrite();
     // Past the flood limit of its sender and ticket: filed as an automatic mail (./flood.ts).
     const flood = await floodReason(ticket.id, mail, t);
@@ -457,6 +471,11 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
     if (byUser && ticket.locked) {
       if (!quiet) await tellRefused('locked', ticket, from, t);
       return decided('rejected', [`The ticket #${ticket.number} is locked: replies are not accepted (found by ${how}).`, flood].filter(Boolean).join(' '), { ticketId: ticket.id });
+    }
+    // A person answering the thread joins the ticket's CC list; an out-of-office reply or a list
+    // does not (the conversation would go to it from then on), and not on the ticket, it is not added.
+    if (byUser && joinCc && automatic) {
+      return decided('rejected', `Not added to ticket #${ticket.number}: an automatic mail (${automatic}) from ${from}, who is not on the ticket, joins no one to it (found by ${how}).`, { ticketId: ticket.id });
     }
     if (byUser && department?.disable_user_email_replies) {
       if (!quiet) await tellRefused('replies_disabled', ticket, from, t);
@@ -466,21 +485,21 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
       // In a savepoint: a user created for a reply that is then refused does not stay behind.
       const message = await sequelize().transaction({ transaction: t }, async (savepoint) => {
         const author = operator ?? (await userForAddress(from, ticket.brand_id, namesOf(mail), savepoint));
-        // Copied on the original mail (or answering "reply all") and found by the thread's own ids: joins as a CC.
         const added = await addMessage({
           ticketId: ticket.id, userId: author.id, text: plainTextAsRichText(mail.text || '(no text)'), type: operatorNote ? MESSAGE_TYPE.NOTE : MESSAGE_TYPE.MESSAGE,
           // Those the answer to a forward is copied to are the forward's, not the ticket's; a note copies nobody.
-          cc: forwardReply || operatorNote ? [] : await copiedAddresses(mail, savepoint), attachments: allowed,
+          cc: forwardReply || operatorNote || automatic ? [] : await copiedAddresses(mail, savepoint), attachments: allowed,
           createdAt, channel: 'email', automatic: quiet, ...(forwardReply || operatorNote ? { sendOperatorsEmail: true } : {}),
-        }, savepoint, { settings, joinCc: joinsAsCc && !operator ? from : undefined, forwardReply });
+        }, savepoint, { settings, joinCc, forwardReply });
         return added.message;
       });
-      if (mail.messageId) {
+      // An automatic mail is no anchor of the thread: the next reply answers the person's last mail, not their out-of-office.
+      if (mail.messageId && !automatic) {
         const audience = operator ? operatorAudience(operator.id) : forwardReply ? target.answeredAudience ?? 'forward' : 'user';
         await recordMessageId({ messageId: mail.messageId, ticketId: message.ticket_id, ticketMessageId: message.id, direction: 'in', audience }, t);
       }
       if (refused.length && !quiet) await tellRefused('attachments', ticket, from, t, message.id);
-      return decided('reply', [`Found by ${how}`, forwardReply ? `the answer to ${target.answeredAudience === 'forward' ? 'a forward' : 'an operator\'s mail'}: filed as a note` : null, operatorNote ? 'an operator\'s answer to a note: filed as a note' : null, joinsAsCc && !operator && !forwardReply ? `${from} joined the ticket as a CC` : null, notesOf(false), flood].filter(Boolean).join('; '), { ticketId: message.ticket_id, messageId: message.id, imported: true });
+      return decided('reply', [`Found by ${how}`, forwardReply ? `the answer to ${target.answeredAudience === 'forward' ? 'a forward' : 'an operator\'s mail'}: filed as a note` : null, operatorNote ? 'an operator\'s answer to a note: filed as a note' : null, joinCc && !forwardReply ? `${from} joined the ticket as a CC` : null, notesOf(false), flood].filter(Boolean).join('; '), { ticketId: message.ticket_id, messageId: message.id, imported: true });
     } catch (err) {
       if (!(err instanceof ValidationError)) throw err;
       return decided('rejected', `Not added to ticket #${ticket.number}: ${err.message}`, { ticketId: ticket.id });

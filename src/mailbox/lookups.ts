@@ -1,5 +1,6 @@
 import { Op, type Transaction } from 'sequelize';
 import { Brand, DepartmentEmail, IncomingMail, MailMessageId } from '../db/models';
+import type { IncomingDecision } from '../db/models/IncomingMail';
 import { onceInTransaction } from '../db/transaction';
 import { splitSubaddress } from '../ticket/mail/replyAddress';
 import { primeUsersByEmail } from '../ticket/tickets/people';
@@ -71,7 +72,7 @@ const sentIds = (ids: string[], t: Transaction) => lookUp(t, 'sent', ids, async 
   attributes: ['message_id'], where: { message_id: { [Op.in]: missing }, direction: 'out' }, transaction: t,
 })).map((r): [string, true] => [r.message_id, true]));
 
-/** The ledger line that imported a mail with this import key, if any. */
+/** The ledger line that holds this import key (the mail imported, or refused for good: keepsImportKey), if any. */
 export async function importedAs(key: string, t: Transaction): Promise<IncomingMail | null> {
   return (await importedKeys([key], t)).get(key) ?? null;
 }
@@ -80,9 +81,13 @@ const importedKeys = (keys: string[], t: Transaction) => lookUp(t, 'imported', k
   where: { import_key: { [Op.in]: missing } }, transaction: t,
 })).map((r): [string, IncomingMail] => [r.import_key!, r]));
 
-/** A mail imported in `t` under `key` (its ledger line `id`): later mails of the batch with that key are its duplicates. */
-export async function noteImported(key: string, line: { id: number; ticketId: number | null; messageId: number | null }, t: Transaction): Promise<void> {
-  (await importedKeys([], t)).set(key, IncomingMail.build({ id: line.id, import_key: key, ticket_id: line.ticketId, ticket_message_id: line.messageId }));
+/** A mail decided in `t` under `key` (its ledger line `id`, keepsImportKey): later mails of the batch with that key are its duplicates. */
+export async function noteImported(
+  key: string, line: { id: number; decision: IncomingDecision; ticketId: number | null; messageId: number | null }, t: Transaction,
+): Promise<void> {
+  (await importedKeys([], t)).set(key, IncomingMail.build({
+    id: line.id, import_key: key, decision: line.decision, ticket_id: line.ticketId, ticket_message_id: line.messageId,
+  }));
 }
 
 /** Reads, in one statement per kind, what the mails of a batch will ask for (their senders: as users of `brandId`, when there is one). */

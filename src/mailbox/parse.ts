@@ -115,10 +115,27 @@ function decodeUndeclaredJis(text: string): string {
 
 const hashOf = (raw: Buffer) => `sha256:${createHash('sha256').update(raw).digest('hex')}`;
 
-/** A file name that is safe to store and show: no path, no control characters, never empty. */
+/** A path a sender's client put in a file name: absolute (`/home/…`, `C:\…`, `\\server\…`) or climbing (`../`). */
+const PATH_NAME = /^(?:[a-z]:)?[\\/]|(?:^|[\\/])\.\.(?:[\\/]|$)/i;
+/** How long a stored file name may be (the column's 255 characters, as the API's attachments). */
+const FILENAME_MAX = 255;
+
+/**
+ * A file name that is safe to store and show, never empty: no control characters; a path's last
+ * part only (`C:\Users\bob\report.pdf` → `report.pdf`), any other slash made `_` (`a/b.txt`
+ * stays recognisable); shortened to FILENAME_MAX characters keeping its extension, which decides
+ * whether the file is allowed.
+ */
 function safeFilename(name: string | undefined, contentType: string, index: number): string {
   // eslint-disable-next-line no-control-regex
-  const cleaned = (name ?? '').replace(/[\u0000-\u001f\u007f]/g, '').split(/[\\/]/).pop()!.trim().slice(0, 200);
+  const bare = (name ?? '').replace(/[\u0000-\u001f\u007f]/g, '');
+  const last = (PATH_NAME.test(bare) ? bare.split(/[\\/]/).pop()! : bare.replace(/[\\/]/g, '_')).trim();
+  const cleaned = /^\.*$/.test(last) ? '' : last;
+  const chars = Array.from(cleaned);
+  if (chars.length > FILENAME_MAX) {
+    const ext = /\.[^.\s]{1,16}$/.exec(cleaned)?.[0] ?? '';
+    return `${chars.slice(0, FILENAME_MAX - Array.from(ext).length).join('').trimEnd()}${ext}`;
+  }
   if (cleaned) return cleaned;
   const ext = /^image\/(png|jpe?g|gif|webp)$/i.exec(contentType)?.[1]?.replace('jpeg', 'jpg') ?? (contentType === 'message/rfc822' ? 'eml' : 'bin');
   return `attachment-${index + 1}.${ext}`;

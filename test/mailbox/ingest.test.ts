@@ -79,6 +79,23 @@ describe('a new mail', () => {
     expect((await ticketMailsOf(ticket.id)).find((p) => p.kind === 'user_email_attachmentrejected')!.address).toBe(from);
   });
 
+  it('keeps its files\' names recognisable: a path\'s last part, other slashes as _, a long name shortened with its extension', async () => {
+    const png = (i: number) => Buffer.from([137, 80, 78, 71, 13, 10, i]);
+    const long = `Quarterly_financial_report_${'x'.repeat(300)}.png`;
+    const result = await ingest(await rawMail({
+      from: newEmail('files'), to: mailbox.address,
+      attachments: [
+        { filename: long, content: png(1) }, { filename: 'quote"s <b>x</b>.png', content: png(2) },
+        { filename: 'C:\\Users\\bob\\Desktop\\scan.png', content: png(3) }, { filename: '../../etc/passwd.png', content: png(4) },
+      ],
+    }));
+    expect(result.decision).toBe('new_ticket');
+    expect(result.reason ?? '').not.toContain('files refused');
+    const names = (await TicketAttachment.findAll({ where: { ticket_id: result.ticketId! }, order: [['id', 'ASC']] })).map((f) => f.original_name);
+    expect(names).toEqual([`${long.slice(0, 251)}.png`, 'quote"s <b>x<_b>.png', 'scan.png', 'passwd.png']);
+    expect(names[0]).toHaveLength(255);
+  });
+
   it('written in HTML only, with an inline image, keeps its text and the image', async () => {
     const png = Buffer.from([137, 80, 78, 71, 13, 10, 26, 10, 9, 9]);
     const result = await ingest(await rawMail({
@@ -153,6 +170,26 @@ describe('the same mail again', () => {
     expect(first.mailMessageId).toBeNull();
     expect((await IncomingMail.findByPk(first.ledgerId!))!.import_key).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect((await ingest(bare)).decision).toBe('duplicate');
+  });
+
+  it('refused for good (a locked ticket, too large) and delivered again is a duplicate: its sender is told once', async () => {
+    const locked = await opened();
+    await locked.ticket.update({ locked: 1 });
+    const raw = await rawMail({ from: locked.from, to: mailbox.address, subject: `Re: [#${locked.ticket.number}]` });
+    const first = await ingest(raw);
+    expect(first.decision).toBe('rejected');
+    const again = await ingest(raw);
+    expect(again).toMatchObject({ decision: 'duplicate', reason: `Already received (incoming mail ${first.ledgerId}: rejected).`, ticketId: locked.ticket.id });
+    expect((await ticketMailsOf(locked.ticket.id)).filter((p) => p.kind === 'user_ticket_locked')).toHaveLength(1);
+
+    const big = await rawMail({ from: newEmail('big'), to: mailbox.address });
+    const tooLarge = () => ingestMail(big, { departmentEmail: mailbox, remoteUid: unique('uid') }, { declaredSize: 50 * 1024 * 1024 });
+    const refused = await tooLarge();
+    expect(refused.decision).toBe('rejected');
+    const copy = await tooLarge();
+    expect(copy).toMatchObject({ decision: 'duplicate', reason: `Already received (incoming mail ${refused.ledgerId}: rejected).` });
+    const notices = (id: number) => DomainEvent.count({ where: { name: 'mailbox.unread_refused', payload: { [Op.like]: `%"incomingMailId":${id}}%` } } });
+    expect([await notices(refused.ledgerId!), await notices(copy.ledgerId!)]).toEqual([1, 0]);
   });
 
   it('imported ten times at once makes one ticket', async () => {
@@ -321,6 +358,29 @@ describe('mail that must never be answered', () => {
     await ticket.reload();
     expect(ticket.status_id).toBe(world.resolvedStatus);
     expect(await ticketMailsOf(ticket.id)).toHaveLength(before);
+  });
+
+  it('an out-of-office or list mail in a ticket\'s thread joins no one to its CC list and is not what the next reply answers', async () => {
+    const { ticket, sentId, from } = await ticketWithSentMail();
+    const copied = newEmail('copied');
+    // From someone not on the ticket: not added (joining is for people), and no user is made for it.
+    for (const [sender, headers] of [[newEmail('assistant'), { 'Auto-Submitted': 'auto-replied' }], [newEmail('list-bounces'), { Precedence: 'list', 'List-Id': '<printers.lists.test>' }]] as const) {
+      const result = await ingest(await rawMail({ from: sender, to: mailbox.address, cc: [copied], inReplyTo: `<${sentId}>`, headers }));
+      expect(result).toMatchObject({ decision: 'rejected', ticketId: ticket.id });
+      expect(result.reason).toMatch(new RegExp(`^Not added to ticket #${ticket.number}: an automatic mail \\(.+\\) from ${sender}, who is not on the ticket`));
+      expect(await User.count({ where: { email: sender } })).toBe(0);
+    }
+    // The customer's own out-of-office: kept, but those it copies do not join, and it anchors no thread.
+    const messageId = `<${unique('ooo')}@cust.test>`;
+    const own = await ingest(await rawMail({ from, to: mailbox.address, cc: [copied], inReplyTo: `<${sentId}>`, headers: { 'Auto-Submitted': 'auto-replied' }, messageId }));
+    expect(own).toMatchObject({ decision: 'reply', ticketId: ticket.id });
+    expect(await MailMessageId.count({ where: { message_id: messageId.slice(1, -1) } })).toBe(0);
+    expect(await messagesOf(ticket.id)).toHaveLength(2);
+    await ticket.reload();
+    expect(JSON.parse(ticket.cc ?? '[]')).toEqual([]);
+    // A person's answer by the same thread still joins.
+    const person = newEmail('person');
+    expect((await ingest(await rawMail({ from: person, to: mailbox.address, inReplyTo: `<${sentId}>` }))).reason).toContain(`${person} joined the ticket as a CC`);
   });
 
   it.each([
