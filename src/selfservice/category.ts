@@ -7,7 +7,7 @@ import { resourceRouter, type ResourceDef } from '../http/resource';
 import { sent } from '../lib/serialize';
 import { presentTranslated } from '../translations';
 import { Joi, MAX_ID, field } from '../lib/validation';
-import { reslugMovedArticles, syncArticleTypes } from './article/service';
+import { reslugMovedArticles, syncArticleTypes, touchArticles } from './article/service';
 import { keepOrMoveSlug, chooseSlug, slugField, uniqueSlug } from '../db/slugs';
 import { CATEGORY_TRANSLATIONS, TYPE_TRANSLATIONS, serializeTypeSummary } from './typesAndCategories';
 
@@ -152,6 +152,7 @@ export const categoryResource: ResourceDef<SelfServiceCategory, Related> = {
       const articles = await ArticleCategory.findAll({ attributes: ['article_id'], where: { category_id: { [Op.in]: below } }, transaction });
       await syncArticleTypes(articles.map((a) => a.article_id), transaction);
       await reslugMovedArticles(articles.map((a) => a.article_id), transaction);
+      await touchArticles(articles.map((a) => a.article_id), transaction);
     }
     await refreshParentPublic(moving ? [oldType, typeId] : [typeId], transaction);
   },
@@ -164,6 +165,7 @@ export const categoryResource: ResourceDef<SelfServiceCategory, Related> = {
     const articles = await ArticleCategory.findAll({ attributes: ['article_id'], where: { category_id: category.id }, transaction });
     await category.destroy({ transaction });
     await syncArticleTypes(articles.map((a) => a.article_id), transaction);
+    await touchArticles(articles.map((a) => a.article_id), transaction);
   },
 
   async load(categories, ctx) {

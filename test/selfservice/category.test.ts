@@ -1,12 +1,16 @@
 import { ArticleType, SelfServiceCategory } from '../../src/db/models';
 import { LINK_TYPE_HOLDS_NO_CATEGORIES } from '../../src/selfservice/category';
-import { useApi, unique } from '../helpers/app';
+import { sequelize } from '../../src/db/sequelize';
+import { nowSec, useApi, unique } from '../helpers/app';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 import { CATEGORY_KEYS, TYPE_SUMMARY_KEYS, factories, ids, slugOf } from './support';
 
 const api = useApi();
 const make = factories(api);
 const BASE = '/api/selfservice/category';
+
+/** Articles last changed long ago, so that a change's touch shows. */
+const backdate = (articleIds: number[]) => sequelize().query('UPDATE articles SET updated_at = 1000 WHERE id IN (:articleIds)', { replacements: { articleIds } });
 
 const show = async (id: number, query?: Record<string, unknown>) => expectSuccess(await api.get(`${BASE}/${id}`, query));
 
@@ -135,11 +139,14 @@ describe('PUT /api/selfservice/category/{id}', () => {
     const below = await make.category(from.id, { parent_id: top.id, name: 'Below' });
     const clash = await make.category(to.id, { name: 'Below' });
     const article = await make.article({ category: [below.id] });
+    await backdate([article.id]);
     const moved = expectSuccess(await api.put(`${BASE}/${top.id}`, { type_id: to.id }), 'Successfully updated the category!');
     expect(moved).toMatchObject({ type_id: to.id, parent: null });
     expect(moved.type.id).toBe(to.id);
     expect(await show(below.id)).toMatchObject({ type_id: to.id, parent: top.id, slug: `${clash.slug}-2` });
     expect((await ArticleType.findAll({ where: { article_id: article.id } })).map((t) => t.type_id)).toEqual([to.id]);
+    // Its types changed: the export sends it again.
+    expect(expectSuccess(await api.get(`/api/selfservice/article/${article.id}`)).updated_at).toBeGreaterThanOrEqual(nowSec() - 5);
     expectError(await api.put(`${BASE}/${top.id}`, { type_id: 999999 }), 422, 'The selected type id is invalid.');
   });
 
@@ -184,6 +191,8 @@ describe('DELETE /api/selfservice/category/{id}', () => {
     const [a, b] = [await make.category(type.id), await make.category(type.id)];
     const both = await make.article({ category: [a.id, b.id] });
     const only = await make.article({ category: [a.id] });
+    const other = await make.article({ category: [b.id] });
+    await backdate([both.id, only.id, other.id]);
     expectDeleted(await api.del(`${BASE}/${a.id}`), 'category');
     expectNotFound(await api.get(`${BASE}/${a.id}`), 'category');
     const first = expectSuccess(await api.get(`/api/selfservice/article/${both.id}`));
@@ -191,5 +200,8 @@ describe('DELETE /api/selfservice/category/{id}', () => {
     expect(ids(first.types)).toEqual([type.id]);
     const second = expectSuccess(await api.get(`/api/selfservice/article/${only.id}`));
     expect(second).toMatchObject({ categories: [], types: [] });
+    // Their categories changed: the export sends them again; an article of another category is left alone.
+    for (const changed of [first, second]) expect(changed.updated_at).toBeGreaterThanOrEqual(nowSec() - 5);
+    expect(expectSuccess(await api.get(`/api/selfservice/article/${other.id}`)).updated_at).toBe(1000);
   });
 });

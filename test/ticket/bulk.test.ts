@@ -236,7 +236,8 @@ describe('POST /api/ticket/ticket/bulk', () => {
 
   it.each([
     [{ status: 2 }, 'Either the ids or the search field is required.'],
-    [{ ids: [1], search: 'x', status: 2 }, 'Either the ids or the search field is required.'],
+    [{ ids: [1], search: 'x', status: 2 }, 'The ids and search fields cannot both be sent: the tickets are either those listed or those found.'],
+    [{ ids: '', status: 2 }, 'Either the ids or the search field is required.'],
     [{ ids: [1] }, 'At least one change (status, priority, department, tag, assignedto, trash, restore) is required.'],
     [{ ids: Array.from({ length: 1001 }, (_, i) => i + 1), status: 2 }, 'The ids may not have more than 1000 items.'],
     [{ search: 'status:', status: 2 }, 'The search is invalid at position 8: status: needs a value.'],

@@ -18,7 +18,8 @@ import { bulkTicketJob, type BulkTicketChanges } from './job';
 export const BULK_MAX = 1000;
 
 export const bulkSchema = Joi.object({
-  ids: field.idArray().min(1).max(BULK_MAX).description(`The tickets (at most ${BULK_MAX}); or \`search\`.`),
+  // Empty (`ids=`, as a form sends a field left blank): not given.
+  ids: field.idArray().min(1).max(BULK_MAX).allow('', null).description(`The tickets (at most ${BULK_MAX}); or \`search\`.`),
   search: Joi.string().trim().max(1000).description(`The tickets that match a search (the ticket search language; at most ${BULK_MAX}, trashed and merged ones left out).`),
   status: field.id(),
   priority: field.id(),
@@ -59,7 +60,8 @@ function bulkRouter(): RecordedRouter {
   const jobPath = '/job/:id';
   router.post(path, async (req, res) => {
     const input = validate<Record<string, any>>(bulkSchema, inputOf(req));
-    if ((input.ids ? 1 : 0) + (input.search ? 1 : 0) !== 1) throw new ValidationError('Either the ids or the search field is required.');
+    if (input.ids && input.search) throw new ValidationError('The ids and search fields cannot both be sent: the tickets are either those listed or those found.');
+    if (!input.ids && !input.search) throw new ValidationError('Either the ids or the search field is required.');
     const changes: BulkTicketChanges = {
       statusId: input.status, priorityId: input.priority, departmentId: input.department,
       tagIds: input.tag === undefined ? undefined : input.tag ?? [], assignedTo: input.assignedto === undefined ? undefined : input.assignedto ?? [],
