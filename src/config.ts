@@ -100,9 +100,10 @@ export interface Config {
     /**
      * Flood protection (a loop breaker for auto-responders that send no RFC 3834 headers): past
      * `floodLimit` mails from one address into one ticket in `floodWindowSeconds`, a mail is still
-     * filed but notifies nobody and changes no status (0: no limit).
+     * filed but notifies nobody and changes no status; past `floodNewTickets` tickets opened by one
+     * address in that window, a ticket is still opened but its sender not answered (0: no limit).
      */
-    floodLimit: number; floodWindowSeconds: number;
+    floodLimit: number; floodNewTickets: number; floodWindowSeconds: number;
     /** Ticket mail carries the ticket's sub-address of its department address as Reply-To (`support+t42-…@`). */
     replySubaddress: boolean;
     /** An incoming mail's Reply-To, when it names someone other than its From, is its sender (SupportPal's "Prioritise Reply-To"). */
@@ -260,6 +261,7 @@ export const configSchema = Joi.object({
   MAIL_NOTIFY_CAP: Joi.number().integer().min(0).max(1_000_000).default(10).description("automatic mails one user or CC address gets about one ticket per window (`0`: no cap)"),
   MAIL_NOTIFY_CAP_WINDOW_SECONDS: Joi.number().integer().min(1).max(30 * 86400).default(3600).description("that window"),
   MAIL_FLOOD_LIMIT: Joi.number().integer().min(0).max(1_000_000).default(10).description("mails from one address into one ticket per window that notify as usual; later ones are still filed, but notify nobody and change no status, as an automatic mail (`0`: no limit)"),
+  MAIL_FLOOD_NEW_TICKETS: Joi.number().integer().min(0).max(1_000_000).default(10).description("tickets one address opens by mail per window whose sender is answered as usual; later ones are still opened (the operators hear of them) but the sender is not answered, so a robot that opens a ticket with every answer it gets stops (`0`: no limit)"),
   MAIL_FLOOD_WINDOW_SECONDS: Joi.number().integer().min(1).max(30 * 86400).default(600).description("that window"),
   MAIL_CATCHER: Joi.boolean().truthy('1').falsy('0').description("`1`: `npm start` runs the local mail catcher and the seeded brand sends to it (see docs/operations.md); `0`: no catcher").meta({ default: "on (off when NODE_ENV=production)" }),
   MAIL_CATCHER_HOST: Joi.string().default('127.0.0.1').description("the address the mail catcher's SMTP server listens on (and the seeded brand sends to)"),
@@ -356,7 +358,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollEveryMs: value.MAILBOX_POLL_EVERY_MS, concurrency: value.MAILBOX_CONCURRENCY, timeoutMs: value.MAILBOX_TIMEOUT_MS,
       maxBackoffSeconds: value.MAILBOX_MAX_BACKOFF_SECONDS, maxMessageBytes: value.MAILBOX_MAX_MESSAGE_BYTES,
       notifyCap: value.MAIL_NOTIFY_CAP, notifyCapWindowSeconds: value.MAIL_NOTIFY_CAP_WINDOW_SECONDS,
-      floodLimit: value.MAIL_FLOOD_LIMIT, floodWindowSeconds: value.MAIL_FLOOD_WINDOW_SECONDS,
+      floodLimit: value.MAIL_FLOOD_LIMIT, floodNewTickets: value.MAIL_FLOOD_NEW_TICKETS, floodWindowSeconds: value.MAIL_FLOOD_WINDOW_SECONDS,
       replySubaddress: value.MAIL_REPLY_SUBADDRESS, prioritiseReplyTo: value.MAIL_PRIORITISE_REPLY_TO, tlsCaFile: value.MAILBOX_TLS_CA_FILE,
       batchSize: value.MAILBOX_BATCH_SIZE, batchBytes: value.MAILBOX_BATCH_BYTES,
     },

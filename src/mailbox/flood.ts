@@ -4,12 +4,11 @@ import { now } from '../db/entity';
 import { IncomingMail } from '../db/models';
 import { onceInTransaction } from '../db/transaction';
 import type { IncomingMessage } from './parse';
+import { senderOf, ticketsOpenedBy } from './lookups';
 
-/** The in-transaction tally: mails of `t` per ticket and sender that the ledger does not hold yet. */
+/** The in-transaction tally: mails of `t` per ticket and sender, and tickets opened per sender, that the ledger does not hold yet. */
 const tallyOf = (t: Transaction) => onceInTransaction(t, 'mailbox.flood', async () => new Map<string, number>());
 
-/** The sender a mail counts under: the From as written (the address the ledger keeps), not a Reply-To put first. */
-const senderOf = (mail: IncomingMessage) => (mail.headerFrom ?? mail.from!).address.toLowerCase();
 const keyOf = (ticketId: number, sender: string) => `${ticketId} ${sender}`;
 
 /**
@@ -23,6 +22,31 @@ export async function countOpenings(opened: Array<{ ticketId: number; mail: Inco
     const key = keyOf(ticketId, senderOf(mail));
     tally.set(key, (tally.get(key) ?? 0) + 1);
   }
+}
+
+/**
+ * The new-ticket flood limit: past MAIL_FLOOD_NEW_TICKETS tickets opened by mail from one address
+ * in MAIL_FLOOD_WINDOW_SECONDS, a mail still opens its ticket (nothing is lost; the operators hear
+ * of it) but its sender is not answered, as for an automatic mail. A robot that answers every
+ * acknowledgement with a new mail of a new subject, sending no RFC 3834 headers, opened a ticket
+ * and got an answer for each, for ever; now it stops getting answers, and so stops.
+ *
+ * Counted from the ingestion ledger (the sender's `new_ticket` lines within the window: a range of
+ * `incoming_mails_sender`) and the mails of the current transaction (a batch writes its lines at
+ * its end).
+ */
+export async function openingFloodReason(mail: IncomingMessage, t: Transaction): Promise<string | null> {
+  const { floodNewTickets, floodWindowSeconds } = config().mailbox;
+  if (!floodNewTickets) return null;
+  const from = senderOf(mail);
+  const tally = await tallyOf(t);
+  const key = `opened ${from}`;
+  const inTransaction = tally.get(key) ?? 0;
+  tally.set(key, inTransaction + 1);
+  const earlier = (await ticketsOpenedBy([from], now() - floodWindowSeconds, t)).get(from) ?? 0;
+  const count = earlier + inTransaction + 1;
+  if (count <= floodNewTickets) return null;
+  return `flood protection: ticket ${count} opened by ${from} within ${floodWindowSeconds} s, over MAIL_FLOOD_NEW_TICKETS (${floodNewTickets}): the sender is not answered`;
 }
 
 /**

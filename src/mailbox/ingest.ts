@@ -19,7 +19,7 @@ import { userForAddress } from '../ticket/tickets/people';
 import { MESSAGE_TYPE } from '../db/models/TicketMessage';
 import type { AttachmentInput } from '../ticket/attachmentFiles';
 import { automaticReason, bounceFacts, bounceReason } from './classify';
-import { floodReason } from './flood';
+import { floodReason, openingFloodReason } from './flood';
 import { withReplyToSender } from './replyTo';
 import { decided, keepsImportKey, RejectedImport, type Decision } from './decision';
 import { claimLines, settleLines, type LedgerLine } from './ledger';
@@ -511,13 +511,16 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
   const mailbox = matched ?? (source.departmentEmail?.consume_all ? source.departmentEmail : null);
   if (!mailbox) return decided('rejected', 'Failed to find a department address in the recipient list.');
   const names = namesOf(mail);
+  // Past the new-ticket flood limit of its sender: opened as an automatic mail is, its sender not answered.
+  const flood = automatic ? null : await openingFloodReason(mail, t);
+  const quiet = !!automatic || !!flood;
   return {
-    mail, address: mailbox.address, refused, automatic: !!automatic, notes: notesOf(true),
+    mail, address: mailbox.address, refused, automatic: quiet, notes: [notesOf(true), flood].filter(Boolean).join('; ') || null,
     input: {
       brandId: mailbox.brand_id, departmentId: mailbox.department_id, departmentEmailId: mailbox.id,
       subject: (mail.subject || '(no subject)').slice(0, 255), text: plainTextAsRichText(mail.text || '(no text)'), userEmail: from,
       userFirstname: names.firstname, userLastname: names.lastname, cc: await copiedAddresses(mail, t),
-      attachments: allowed, channel: 'email', createdAt, sendUserEmail: !automatic, sendOperatorsEmail: true,
+      attachments: allowed, channel: 'email', createdAt, sendUserEmail: !quiet, sendOperatorsEmail: true,
     },
   };
 }

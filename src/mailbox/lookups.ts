@@ -1,4 +1,6 @@
-import { Op, type Transaction } from 'sequelize';
+import { Op, col, fn, type Transaction } from 'sequelize';
+import { config } from '../config';
+import { now } from '../db/entity';
 import { Brand, DepartmentEmail, IncomingMail, MailMessageId } from '../db/models';
 import type { IncomingDecision } from '../db/models/IncomingMail';
 import { onceInTransaction } from '../db/transaction';
@@ -90,6 +92,21 @@ export async function noteImported(
   }));
 }
 
+/**
+ * How many tickets each sender opened by mail since `since` (the ledger's `new_ticket` lines; one
+ * range of `incoming_mails_sender` per sender), for the new-ticket flood limit (./flood.ts).
+ * Read for a whole batch at once (primeBatch); the transaction's own openings are tallied there.
+ */
+export async function ticketsOpenedBy(senders: string[], since: number, t: Transaction): Promise<Known<number>> {
+  return lookUp(t, 'openedBy', senders, async (missing) => (await IncomingMail.findAll({
+    attributes: ['from_address', [fn('COUNT', col('id')), 'n']], group: ['from_address'], raw: true,
+    where: { from_address: { [Op.in]: missing }, created_at: { [Op.gte]: since }, decision: 'new_ticket' }, transaction: t,
+  }) as unknown as Array<{ from_address: string; n: number }>).map((r): [string, number] => [r.from_address.toLowerCase(), Number(r.n)]));
+}
+
+/** The address a mail counts under for flood limits: its From as written (not a Reply-To put first), as the ledger keeps it. */
+export const senderOf = (mail: IncomingMessage): string => (mail.headerFrom ?? mail.from!).address.toLowerCase();
+
 /** Reads, in one statement per kind, what the mails of a batch will ask for (their senders: as users of `brandId`, when there is one). */
 export async function primeBatch(mails: IncomingMessage[], brandId: number | null, t: Transaction): Promise<void> {
   const withFrom = mails.filter((m) => m.from);
@@ -101,5 +118,6 @@ export async function primeBatch(mails: IncomingMessage[], brandId: number | nul
     brandAddresses(withFrom.flatMap(xLoopAddresses), t),
     sentIds(withFrom.map((m) => m.messageId).filter((id): id is string => !!id), t),
     importedKeys(withFrom.map((m) => m.key), t),
+    config().mailbox.floodNewTickets ? ticketsOpenedBy(withFrom.map(senderOf), now() - config().mailbox.floodWindowSeconds, t) : undefined,
   ]);
 }

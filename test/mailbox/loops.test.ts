@@ -3,7 +3,8 @@
  * list or an alias under a Message-ID of its own) carries our X-Loop marker and is refused as a
  * loop; two auto-responders that send no RFC 3834 headers, copied on one ticket, stop answering
  * each other at the flood limit (MAIL_FLOOD_LIMIT=3 here): their mails are still filed, but
- * nothing goes out because of them. Real SMTP server, mails fed in as the mailbox worker does.
+ * nothing goes out because of them; a robot that opens a ticket with every answer is answered for
+ * MAIL_FLOOD_NEW_TICKETS (3 here) tickets only. Real SMTP server, mails fed in as the mailbox worker does.
  */
 import './floodEnv';
 import { IncomingMail, Ticket } from '../../src/db/models';
@@ -117,5 +118,35 @@ describe('two auto-responders copied on one ticket', () => {
     expect(results.map((r) => (r.reason ?? '').includes('flood protection'))).toEqual([false, false, false, true, true]);
     expect(results[3].reason).toContain(`flood protection: mail 4 from ${gamma} into the ticket within 600 s`);
     expect((await messagesOf(results[0].ticketId!)).map((msg) => msg.text)).toEqual([1, 2, 3, 4, 5].map((i) => `Report ${i}.`));
+  });
+});
+
+describe('a robot that opens a new ticket with every answer it gets', () => {
+  it('gets answers for MAIL_FLOOD_NEW_TICKETS (3) tickets in the window; later mails still open tickets, but it is answered no more', async () => {
+    const robot = newEmail('robot');
+    const results = [];
+    for (let i = 1; i <= 5; i++) {
+      results.push(await ingest(await rawMail({ from: robot, to: m.world.address.address, subject: `Automatic notice ${unique('n')}`, text: `Notice ${i}.` })));
+    }
+    // Nothing is lost: five tickets.
+    expect(results.map((r) => r.decision)).toEqual(['new_ticket', 'new_ticket', 'new_ticket', 'new_ticket', 'new_ticket']);
+    expect(new Set(results.map((r) => r.ticketId)).size).toBe(5);
+    expect(results.map((r) => (r.reason ?? '').includes('flood protection'))).toEqual([false, false, false, true, true]);
+    expect(results[3].reason).toContain(`flood protection: ticket 4 opened by ${robot} within 600 s, over MAIL_FLOOD_NEW_TICKETS (3): the sender is not answered`);
+    const tickets = await Promise.all(results.map(async (r) => (await Ticket.findByPk(r.ticketId!))!));
+    for (const ticket of tickets) await settled(ticket.id);
+    // What reached the SMTP server: three acknowledgements to the robot; the operators heard of all five.
+    expect(m.smtp.mailsTo(robot)).toHaveLength(3);
+    for (const ticket of tickets) expect(mailsOf(m.smtp, ticket).filter((mail) => mail.envelopeTo.includes(m.world.direct.email))).toHaveLength(1);
+  });
+
+  it('in one batch, the tickets opened before count: the fourth of a batch is not answered', async () => {
+    const robot = newEmail('batch-robot');
+    const raws = await Promise.all([1, 2, 3, 4].map((i) => rawMail({ from: robot, to: m.world.address.address, subject: `Alert ${unique('a')}`, text: `Alert ${i}.` })));
+    const results = await ingestBatch(raws.map((raw) => ({ raw, remoteUid: unique('uid'), advance: async () => {} })), m.world.address);
+    expect(results.map((r) => r.decision)).toEqual(['new_ticket', 'new_ticket', 'new_ticket', 'new_ticket']);
+    expect(results.map((r) => (r.reason ?? '').includes('flood protection'))).toEqual([false, false, false, true]);
+    // Another sender has a limit of its own.
+    expect((await ingest(await rawMail({ from: newEmail('person'), to: m.world.address.address }))).reason ?? '').not.toContain('flood protection');
   });
 });
