@@ -9,7 +9,9 @@ import { Joi, field } from '../lib/validation';
 import { assertEnabledLanguage } from './enabledLanguage';
 import { mailServerHost } from '../net/outbound';
 import { assertOAuthComplete, oauthChanges, oauthFields, oauthView, refuseInternalTokenUrl } from '../oauth/settings';
-import { SECRET_MASK } from '../crypto/storedSecret';
+import { SECRET_MASK, revealSecret, storedSecret } from '../crypto/storedSecret';
+import { BRAND_SMTP_PASSWORD } from '../crypto/secrets';
+import { logger } from '../logger';
 import { storedHtml } from '../content/html';
 
 /** `default` (the system default applies), or a real code that `check` accepts, as `normalise` writes it. */
@@ -39,6 +41,7 @@ const fields = {
   smtp_encryption: Joi.string().valid('ssl', 'tls').allow('', null),
   smtp_requires_auth: field.flag(),
   smtp_username: field.nullable(),
+  // Stored encrypted (crypto/secrets.ts, BRAND_SMTP_PASSWORD); responses show it as sent.
   smtp_password: Joi.string().max(255).allow('', null),
   default_country: defaultOr(isCountry, (v) => v.toUpperCase()),
   default_timezone: defaultOr(isTimeZone),
@@ -71,9 +74,37 @@ export const presentBrand = (b: Brand, withSmtpSecrets = true): Record<string, u
   if (!withSmtpSecrets) {
     out.smtp_username = b.smtp_username ? SECRET_MASK : null;
     out.smtp_password = b.smtp_password ? SECRET_MASK : null;
+  } else {
+    out.smtp_password = shownPassword(b);
   }
   return out;
 };
+
+/** The SMTP password as sent (it is stored encrypted); one that no configured key decrypts shows as set, unreadable. */
+function shownPassword(b: Brand): string | null {
+  try {
+    return revealSecret(b.smtp_password, BRAND_SMTP_PASSWORD);
+  } catch (err) {
+    logger.warn({ brandId: b.id, reason: (err as Error).message }, 'a brand\'s SMTP password does not decrypt');
+    return SECRET_MASK;
+  }
+}
+
+/** The stored form of a sent SMTP password: undefined (absent, or the mask) keeps it, null (or '') removes it. */
+const storedPassword = (sent: string | null | undefined) =>
+  storedSecret(sent, BRAND_SMTP_PASSWORD, 'The smtp password cannot be stored: the server has no SECRET_KEY to encrypt it with.');
+
+/**
+ * The columns of a create or update (`current`: the brand updated): the OAuth2 fields go through
+ * oauthChanges, the SMTP password is encrypted. The password stored, sent again, is no change (a
+ * new encryption of it would move updated_at for nothing).
+ */
+function columnsOf(input: Record<string, any>, current?: Brand): Record<string, unknown> {
+  const { smtp_password: sent, ...values } = withoutOAuth(input);
+  if (current && sent && current.smtp_password && sent === shownPassword(current)) return values;
+  const password = storedPassword(sent);
+  return password === undefined ? values : { ...values, smtp_password: password };
+}
 
 /** Brands: list and show are the spec's; create and update let integrators set SMTP settings. */
 export const brandResource: ResourceDef<Brand> = {
@@ -90,13 +121,14 @@ export const brandResource: ResourceDef<Brand> = {
     if (input.default_language !== 'default') await assertEnabledLanguage('default_language', input.default_language, transaction);
     await refuseInternalTokenUrl(input);
     const oauth = { auth_type: 'password' as const, ...oauthChanges('brands', input, null) };
-    assertOAuthUser({ ...withoutOAuth(input), ...oauth });
-    return Brand.create({ ...withoutOAuth(input), ...oauth }, { transaction });
+    const values = { ...columnsOf(input), ...oauth };
+    assertOAuthUser(values);
+    return Brand.create(values, { transaction });
   },
   async update(brand, input, { transaction }) {
     if (input.default_language !== 'default') await assertEnabledLanguage('default_language', input.default_language, transaction);
     await refuseInternalTokenUrl(input);
-    const values = { ...withoutOAuth(input), ...oauthChanges('brands', input, brand) };
+    const values = { ...columnsOf(input, brand), ...oauthChanges('brands', input, brand) };
     assertOAuthUser({ ...brand.get({ plain: true }), ...values });
     await brand.update(values, { transaction });
   },

@@ -20,6 +20,8 @@ import { config, type Config } from '../config';
 export const SECRET_FORMAT_VERSION = 'v1';
 /** What mailbox passwords are bound to. */
 export const MAILBOX_PASSWORD = 'department_emails.password';
+/** What a brand's SMTP password is bound to. */
+export const BRAND_SMTP_PASSWORD = 'brands.smtp_password';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;

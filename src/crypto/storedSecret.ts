@@ -1,6 +1,6 @@
 import { ValidationError } from '../errors';
 import { logger } from '../logger';
-import { SecretKeyMissingError, encryptSecret } from './secrets';
+import { SECRET_FORMAT_VERSION, SecretKeyMissingError, decryptSecret, encryptSecret } from './secrets';
 
 /** What a response shows for a stored write-only secret; sent back, it keeps the stored one. */
 export const SECRET_MASK = '********';
@@ -24,4 +24,14 @@ export function storedSecret(sent: string | null | undefined, purpose: string, r
   if (sent === undefined || sent === SECRET_MASK) return undefined;
   if (sent === null || sent === '') return null;
   return sealSecret(sent, purpose, refusal);
+}
+
+/**
+ * A secret as stored, readable again: decrypted when it is encrypted (`v1:…`), as it is when it was
+ * written before its column was encrypted (it is encrypted at its next write). Throws when it does
+ * not decrypt (SecretDecryptError: a key rotated away; SecretKeyMissingError).
+ */
+export function revealSecret(stored: string | null, purpose: string): string | null {
+  if (stored === null || stored === '') return null;
+  return stored.startsWith(`${SECRET_FORMAT_VERSION}:`) ? decryptSecret(stored, purpose) : stored;
 }

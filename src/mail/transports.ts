@@ -5,6 +5,8 @@ import type { Brand } from '../db/models';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import { OutboundRefusedError, connectChecked, foreignText } from '../net/outbound';
 import { accessToken } from '../oauth/tokens';
+import { BRAND_SMTP_PASSWORD } from '../crypto/secrets';
+import { revealSecret } from '../crypto/storedSecret';
 
 /** A message a transport sent (or tried to): what the mail delivery record shows. */
 export interface SentMail {
@@ -111,7 +113,7 @@ export function transportFor(brand: Brand): Transporter {
     requireTLS: brand.smtp_encryption === 'tls',
     ignoreTLS: !brand.smtp_encryption,
     auth: brand.auth_type === 'oauth2' ? oauth2Auth(brand)
-      : brand.smtp_requires_auth ? { user: brand.smtp_username ?? '', pass: brand.smtp_password ?? '' } : undefined,
+      : brand.smtp_requires_auth ? { user: brand.smtp_username ?? '', pass: revealSecret(brand.smtp_password, BRAND_SMTP_PASSWORD) ?? '' } : undefined,
     getSocket: checkedSocket,
     connectionTimeout: CONNECTION_TIMEOUT_MS,
     greetingTimeout: 15000,

@@ -1,4 +1,6 @@
 import request from 'supertest';
+import { Brand } from '../../src/db/models';
+import { BRAND_SMTP_PASSWORD, MAILBOX_PASSWORD, SecretDecryptError, decryptSecret } from '../../src/crypto/secrets';
 import { useApi, unique, nowSec } from '../helpers/app';
 import { expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 import { expectTimestamps } from './support';
@@ -114,6 +116,26 @@ describe('POST /api/core/brand', () => {
       smtp_host: 'smtp.example.com', smtp_port: 587, smtp_encryption: 'tls', smtp_requires_auth: 1,
       smtp_username: 'mailer', smtp_password: 's3cr3t pass',
     });
+  });
+
+  it('stores the SMTP password encrypted, shows it as sent, and takes it sent again as no change', async () => {
+    const brand = await create({ name: unique('Sealed'), smtp_requires_auth: 1, smtp_username: 'mailer', smtp_password: 'p@ss wörd' });
+    const stored = (await Brand.findByPk(brand.id))!.smtp_password!;
+    expect(stored).toMatch(/^v1:[0-9a-f]{8}:/);
+    expect(decryptSecret(stored, BRAND_SMTP_PASSWORD)).toBe('p@ss wörd');
+    // Bound to its column: the same ciphertext is no mailbox password.
+    expect(() => decryptSecret(stored, MAILBOX_PASSWORD)).toThrow(SecretDecryptError);
+    expect(await show(brand.id)).toMatchObject({ smtp_password: 'p@ss wörd' });
+    await Brand.sequelize!.query('UPDATE brands SET updated_at = 1000 WHERE id = ?', { replacements: [brand.id] });
+    const same = expectSuccess(await api.put(`${BASE}/${brand.id}`, { smtp_password: 'p@ss wörd' }), 'Successfully updated the brand!');
+    expect(same.updated_at).toBe(1000);
+    expect((await Brand.findByPk(brand.id))!.smtp_password).toBe(stored);
+    // A password stored before the column was encrypted reads as it is, and is encrypted at its next write.
+    await Brand.update({ smtp_password: 'old plain' }, { where: { id: brand.id } });
+    expect(await show(brand.id)).toMatchObject({ smtp_password: 'old plain' });
+    expectSuccess(await api.put(`${BASE}/${brand.id}`, { smtp_password: 'new one' }), 'Successfully updated the brand!');
+    expect((await Brand.findByPk(brand.id))!.smtp_password).toMatch(/^v1:/);
+    expect(await show(brand.id)).toMatchObject({ smtp_password: 'new one' });
   });
 
   it('accepts smtp_encryption ssl', async () => {

@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
 import { mailSpec } from '../../src/wiring';
+import { Brand } from '../../src/db/models';
 import { closeTransports } from '../../src/mail/transports';
 import { createWorker } from '../../src/queue/runWorker';
 import { jobIdOf } from '../../src/queue/outbox';
@@ -28,7 +29,7 @@ async function userOfBrand(brand: Record<string, unknown>) {
   const u = await api.post('/api/user/user', { email, brand_id: b.body.data.id, send_email: 1 });
   expect(u.status).toBe(200);
   const entry = await waitFor(() => verificationEntry(u.body.data.id), 5000, 'the outbox entry');
-  return { email, entry };
+  return { email, entry, brandId: b.body.data.id as number };
 }
 
 /** The job once it has failed for good (read after its state, so its attempts are final). */
@@ -56,9 +57,11 @@ afterAll(async () => {
 
 describe('mail through a brand SMTP server that requires authentication', () => {
   it('is delivered with the brand credentials', async () => {
-    const { email } = await userOfBrand({ smtp_port: smtp.port, smtp_requires_auth: 1, smtp_username: 'desk', smtp_password: 'right-secret' });
+    const { email, brandId } = await userOfBrand({ smtp_port: smtp.port, smtp_requires_auth: 1, smtp_username: 'desk', smtp_password: 'right-secret' });
     const mail = await waitFor(() => smtp.mailsTo(email)[0], 15000, 'the mail');
     expect(mail.envelopeFrom).toBe('desk@brand.test');
+    // The password set through the API is stored encrypted: the worker decrypted it to log in.
+    expect((await Brand.findByPk(brandId))!.smtp_password).toMatch(/^v1:/);
   });
 
   it('with wrong credentials is retried, then stays in the failed set with the reason', async () => {

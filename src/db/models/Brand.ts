@@ -18,7 +18,8 @@ export class Brand extends OAuthAccount {
   @Column(DataType.STRING(8)) declare smtp_encryption: string | null;
   @Column(flag(0)) declare smtp_requires_auth: number;
   @Column(DataType.STRING(255)) declare smtp_username: string | null;
-  @Column(DataType.STRING(255)) declare smtp_password: string | null;
+  /** `v1:<key id>:<base64>` (crypto/secrets.ts, BRAND_SMTP_PASSWORD); a value written before migration 039 is the password itself until its next write. */
+  @Column(DataType.STRING(2048)) declare smtp_password: string | null;
   @Column({ type: DataType.STRING(64), allowNull: false, defaultValue: 'default' }) declare default_country: string;
   @Column({ type: DataType.STRING(64), allowNull: false, defaultValue: 'default' }) declare default_timezone: string;
   @Column({ type: DataType.STRING(64), allowNull: false, defaultValue: 'default' }) declare date_format: string;
