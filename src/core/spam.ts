@@ -55,13 +55,17 @@ export function spamText(text: string): string {
   return text.slice(0, high >= 0xd800 && high <= 0xdbff ? SPAM_TEXT_LIMIT - 1 : SPAM_TEXT_LIMIT);
 }
 
+/** No-break spaces (`&nbsp;` of an HTML mail read as text, U+2007, U+202F): a rule's space matches them. */
+const NO_BREAK_SPACES = /[\u00a0\u2007\u202f]/g;
+
 /**
- * What a rule is matched against: spamText, and after a cut, one word character standing for the
- * text that goes on. The cut is not the text's end: `$` must not match there (`(a+)+$` would
- * find any long text ending in `aaa…b` spam once cut among the a's), nor `\b` inside a word.
+ * What a rule is matched against: spamText with its no-break spaces as spaces, and after a cut,
+ * one word character standing for the text that goes on. The cut is not the text's end: `$` must
+ * not match there (`(a+)+$` would find any long text ending in `aaa…b` spam once cut among the
+ * a's), nor `\b` inside a word.
  */
 function matchedText(text: string): string {
-  const part = spamText(text);
+  const part = spamText(text).replace(NO_BREAK_SPACES, ' ');
   return part.length < text.length ? `${part}_` : part;
 }
 

@@ -5,7 +5,8 @@
  * - our own "reply above this line" marker;
  * - an attribution line (`On Tue, 3 Mar 2026, Ada <ada@x> wrote:`, also wrapped over two lines,
  *   and its common translations) followed by quoted (`>`) lines or nothing;
- * - Outlook's `-----Original Message-----` and its `From: ... Sent: ...` header block;
+ * - Outlook's `-----Original Message-----` and its `From: ... Sent: ...` header block (after a
+ *   blank line or a rule: its HTML `<hr>`, which goes with the history);
  * - a trailing block of `>` lines.
  *
  * When cutting would leave nothing (a mail that is all quote), the text is kept whole: losing what
@@ -22,12 +23,17 @@ const OUTLOOK_FROM = /^(from|von|de):\s.+$/i;
 const OUTLOOK_NEXT = /^(sent|gesendet|envoyé|enviado|date|to|an|à|para):\s/i;
 
 const isQuote = (line: string) => line.trimStart().startsWith('>');
+/** A rule between the reply and the history: Outlook's HTML `<hr>` read as text, or a typed `-----`. */
+const SEPARATOR = /^\s*[-_=]{3,}\s*$/;
 
 export function stripQuoted(text: string): string {
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
   const cut = cutIndex(lines);
-  const kept = (cut === -1 ? lines : lines.slice(0, cut)).join('\n').trim();
-  return kept || text.trim();
+  if (cut === -1) return text.trim();
+  // The rule above the history goes with it.
+  let end = cut;
+  while (end > 0 && (!lines[end - 1].trim() || SEPARATOR.test(lines[end - 1]))) end--;
+  return lines.slice(0, end).join('\n').trim() || text.trim();
 }
 
 function cutIndex(lines: string[]): number {
@@ -39,7 +45,8 @@ function cutIndex(lines: string[]): number {
     const line = lines[i].trim();
     if (line.includes(REPLY_ABOVE_MARKER)) return i;
     if (ORIGINAL.test(line)) return i;
-    if (OUTLOOK_FROM.test(line) && i + 1 < lines.length && OUTLOOK_NEXT.test(lines[i + 1].trim()) && (i === 0 || !lines[i - 1].trim())) return i;
+    if (OUTLOOK_FROM.test(line) && i + 1 < lines.length && OUTLOOK_NEXT.test(lines[i + 1].trim())
+      && (i === 0 || !lines[i - 1].trim() || SEPARATOR.test(lines[i - 1]))) return i;
     // An attribution, possibly wrapped: this line, or this line and the next joined.
     const joined = i + 1 < lines.length ? `${line} ${lines[i + 1].trim()}` : line;
     const attributionLines = ATTRIBUTION.test(line) ? 1 : ATTRIBUTION.test(joined) ? 2 : 0;

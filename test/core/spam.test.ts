@@ -134,6 +134,13 @@ describe('the bounds on what one rule costs on one text', () => {
     expect(matchesRule({ ...rule, type: 1 }, { sender: at(SPAM_TEXT_LIMIT) })).toBe(false);
   });
 
+  it('matches a space of the rule to a no-break space of the text (an HTML mail\'s &nbsp;)', () => {
+    const word = uniqueWord();
+    const rule = { text: `cheap ${word}`, type: 0 };
+    for (const space of ['\u00a0', '\u202f', '\u2007']) expect(matchesRule(rule, { content: `buy cheap${space}${word} now` })).toBe(true);
+    expect(matchesRule(rule, { content: `buy cheap-${word} now` })).toBe(false);
+  });
+
   it('does not take the cut for the end of the text or of a word: `$` and `\\b` match only where the text really ends', () => {
     const anchored = { text: '(a+)+$', type: 0 };
     for (const n of [SPAM_TEXT_LIMIT - 1, SPAM_TEXT_LIMIT, SPAM_TEXT_LIMIT + 5000]) {

@@ -11,6 +11,8 @@ describe('stripQuoted', () => {
     ['our marker', `New text\n${REPLY_ABOVE_MARKER}\nold`, 'New text'],
     ['a trailing quote', 'Short answer.\n\n> the question\n>\n> more', 'Short answer.'],
     ['CRLF line ends', 'Fine.\r\n\r\nOn Mon, Bob wrote:\r\n> x', 'Fine.'],
+    ['Outlook\'s HTML reply, its rule read as text', 'Works now.\n\n________________________________\nFrom: Help Desk <desk@x.test>\nSent: Monday\n\nold text', 'Works now.'],
+    ['the rule above an attribution', 'Merci.\n\n-----\nLe lun. 2 mars 2026 à 10:00, Help Desk <desk@x.test> a écrit :\n> Essayez ceci.', 'Merci.'],
   ])('cuts %s', (_name, input, expected) => {
     expect(stripQuoted(input)).toBe(expected);
   });
@@ -19,6 +21,7 @@ describe('stripQuoted', () => {
     ['a quote in the middle, answered below', 'About this:\n> the question\nMy answer is no.'],
     ['an attribution not followed by a quote', 'On Monday, my colleague wrote:\nthat the printer is fine. It is not.'],
     ['plain text', 'Hello,\nthe printer is on fire.'],
+    ['a rule in what the sender wrote', 'Steps:\n-----\n1. Open the tray.'],
   ])('keeps %s', (_name, input) => {
     expect(stripQuoted(input)).toBe(input);
   });
