@@ -159,6 +159,26 @@ async function assertTemplates(templates: Record<string, number> | undefined, tr
   if (missing) throw invalid(`email_templates.${missing[0]}`);
 }
 
+/** The templates the install ships for every brand, by department key (the seed maps them in the first department). */
+async function shippedTemplates(transaction: Transaction): Promise<Record<string, number>> {
+  const rows = await EmailTemplate.findAll({
+    attributes: ['id', 'name'], where: { brand_id: null, name: { [Op.in]: [...EMAIL_TEMPLATE_KEYS] } }, order: [['id', 'ASC']], transaction,
+  });
+  const out: Record<string, number> = {};
+  for (const t of rows) out[t.name] ??= t.id;
+  return out;
+}
+
+/**
+ * A new department's templates: those sent, and for the keys not sent the shipped ones, so that a
+ * department created through the API mails as the install's first does; `email_templates=`
+ * (empty) maps none (-1 each).
+ */
+async function newDepartmentTemplates(sent: Record<string, number> | undefined, transaction: Transaction): Promise<Record<string, number>> {
+  if (sent !== undefined && !Object.keys(sent).length) return {};
+  return { ...(await shippedTemplates(transaction)), ...sent };
+}
+
 export async function createDepartment(input: Record<string, any>, transaction: Transaction): Promise<Department> {
   const parentId = refOrNull(input.parent_id);
   await assertTemplates(input.email_templates, transaction);
@@ -168,7 +188,7 @@ export async function createDepartment(input: Record<string, any>, transaction: 
   await assertExist(User, 'default_assignedto', assignee, transaction, { type: 'operator' });
   const department = await Department.create({
     ...sent(input, COLUMNS), parent_id: parentId, default_assignedto: assignee, ticket_number_format: input.ticket_number_format ?? null,
-    email_templates: JSON.stringify(emailTemplates(input.email_templates ?? {})),
+    email_templates: JSON.stringify(emailTemplates(await newDepartmentTemplates(input.email_templates, transaction))),
   }, { transaction });
   // A department without a brand is no use to any ticket: the default brand unless told otherwise.
   await replaceBrands(department.id, input.brand === undefined ? [await defaultBrandId(transaction)] : input.brand ?? [], transaction, true);

@@ -24,6 +24,11 @@ const EMAIL_KEYS = [
   'auth_type', 'oauth_provider', 'oauth_client_id', 'oauth_client_secret', 'oauth_tenant', 'oauth_token_url', 'oauth_scope', 'oauth_refresh_token', 'oauth_state',
 ];
 const NO_TEMPLATES = Object.fromEntries(EMAIL_TEMPLATE_KEYS.map((k) => [k, -1]));
+/** The templates the install ships, by key: what a new department maps for the keys it is not sent. */
+const shipped = async () => {
+  const templates = await EmailTemplate.findAll({ where: { brand_id: null }, order: [['id', 'ASC']] });
+  return Object.fromEntries(EMAIL_TEMPLATE_KEYS.map((k) => [k, templates.find((t) => t.name === k)!.id]));
+};
 
 const ids = (data: any[]) => data.map((d) => d.id);
 const updated = (res: Parameters<typeof expectSuccess>[0]) => expectSuccess(res, 'Successfully updated the department!');
@@ -245,18 +250,20 @@ describe('POST /api/ticket/department', () => {
   const create = async (form: Record<string, unknown>) =>
     expectSuccess(await api.post(BASE, { name: unique('Sales'), ...form }), 'Successfully created new department!');
 
-  it('creates a department with the defaults, linked to the default brand', async () => {
+  it('creates a department with the defaults, linked to the default brand, mapping the shipped email templates', async () => {
     const name = unique('Sales');
     const data = expectSuccess(await api.post(BASE, { name }), 'Successfully created new department!');
     expect(Object.keys(data).sort()).toEqual([...DEPARTMENT_KEYS].sort());
     expect(data).toMatchObject({
       name, description: null, order: 0, parent_id: null, public: 1, registered_only: 0, ticket_number_format: null, default_assignedto: null,
-      notify_frontend_ticket: 1, notify_email_ticket: 1, notify_operators: 1, disable_user_email_replies: 0, email_templates: NO_TEMPLATES,
+      notify_frontend_ticket: 1, notify_email_ticket: 1, notify_operators: 1, disable_user_email_replies: 0, email_templates: await shipped(),
       emails: [], groups: [], operators: [], translations: [],
     });
     expect((await DepartmentBrand.findAll({ where: { department_id: data.id } })).map((l) => l.brand_id)).toEqual([1]);
     expect(ids(expectList(await api.get(BASE, { brand_id: 1, limit: 1000 })))).toContain(data.id);
     expect(expectSuccess(await api.get(`${BASE}/${data.id}`))).toEqual(data);
+    // `email_templates=` (empty): none.
+    expect(expectSuccess(await api.post(BASE, { name: unique('Quiet'), email_templates: '' }), 'Successfully created new department!').email_templates).toEqual(NO_TEMPLATES);
   });
 
   it('refuses an email template id that is no email template, and writes nothing', async () => {
@@ -280,7 +287,7 @@ describe('POST /api/ticket/department', () => {
     expect(data).toMatchObject({
       description: 'Buying things', order: 3, parent_id: parent.id, public: 0, registered_only: 1, ticket_number_format: 'SALES-%N{5}',
       default_assignedto: op1.id, notify_frontend_ticket: 0, notify_email_ticket: 0, notify_operators: 0, disable_user_email_replies: 1,
-      email_templates: { ...NO_TEMPLATES, user_ticket_opened: 12, user_ticket_reply: 7 },
+      email_templates: { ...(await shipped()), user_ticket_opened: 12, operator_ticket_note: -1, user_ticket_reply: 7 },
       translations: [{ department_id: data.id, name: 'Ventes', description: 'Acheter', locale: 'fr' }],
     });
     expect(data.groups.map((g: any) => g.id)).toEqual([group.id]);
@@ -294,7 +301,7 @@ describe('POST /api/ticket/department', () => {
   it('takes a JSON body', async () => {
     const name = unique('Json');
     const data = expectSuccess(await api.postJson(BASE, { name, public: false, email_templates: { operator_assigned: 5 }, brand: [] }), 'Successfully created new department!');
-    expect(data).toMatchObject({ name, public: 0, email_templates: { ...NO_TEMPLATES, operator_assigned: 5 } });
+    expect(data).toMatchObject({ name, public: 0, email_templates: { ...(await shipped()), operator_assigned: 5 } });
     expect(await DepartmentBrand.count({ where: { department_id: data.id } })).toBe(0);
   });
 
