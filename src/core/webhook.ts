@@ -46,8 +46,8 @@ export const webhookResource: ResourceDef<Webhook> = {
     event: { schema: eventName(), where: (v: string) => sqlCondition`(JSON_CONTAINS(events, ${JSON.stringify(v)}) OR JSON_CONTAINS(events, '"*"'))` },
   },
   dates: true,
-  createSchema: Joi.object({ url: url().required(), events: events().required(), description: field.nullable(255), enabled: field.flag().default(1) }),
-  updateSchema: Joi.object({ url: url(), events: events(), description: field.nullable(255), enabled: field.flag() }),
+  createSchema: Joi.object({ url: url().required(), events: events().required(), description: field.multiline(255), enabled: field.flag().default(1) }),
+  updateSchema: Joi.object({ url: url(), events: events(), description: field.multiline(255), enabled: field.flag() }),
   async create(input, { transaction }) {
     await refuseInternalName(input.url, 'webhook', 'url');
     const secret = newWebhookSecret();

@@ -366,7 +366,24 @@ export const customFieldValuesSchema = () => Joi.any().custom((value) => {
   if (!isPlainObject(value)) throw new Error('The customfield must be an array keyed by custom field id.');
   for (const key of Object.keys(value)) if (!/^\d{1,10}$/.test(key)) throw new Error(`The selected customfield.${key} is invalid.`);
   return value;
-});
+}).meta({ 'x-schema': CUSTOMFIELD_VALUES_SCHEMA });
+
+/**
+ * What the OpenAPI document shows for these two (src/openapi/document.ts reads `x-schema`: joi
+ * cannot describe a custom rule): a map keyed by custom field id, sent as `customfield[<id>]=…`.
+ */
+const FIELD_ID_KEYS = { propertyNames: { pattern: '^[0-9]{1,10}$' } };
+const CUSTOMFIELD_VALUES_SCHEMA = {
+  description: 'Values keyed by custom field id (`customfield[3]=x`; an option field takes option ids, `customfield[4][]=7`). JSON `[]`: none.',
+  anyOf: [
+    { type: 'object', ...FIELD_ID_KEYS, additionalProperties: { anyOf: [{ type: ['string', 'integer', 'null'] }, { type: 'array', items: { type: ['string', 'integer'] } }] } },
+    { type: 'array', maxItems: 0 }, { type: 'null' },
+  ],
+};
+const CUSTOMFIELD_FILTER_SCHEMA = {
+  description: 'Records with a value of each named field that matches (`customfield[3]=x`): text contains, option fields the option id, others equal.',
+  type: 'object', ...FIELD_ID_KEYS, additionalProperties: { type: ['string', 'integer', 'boolean', 'null'] },
+};
 
 /**
  * The lists' `customfield` parameter (`customfield[<field id>]=<value>`): records with a value of
@@ -381,9 +398,10 @@ export function customFieldFilter(kind: ValueKind): Filter {
       for (const [key, v] of Object.entries(value)) {
         if (!/^\d{1,10}$/.test(key)) throw new Error(`The selected customfield.${key} is invalid.`);
         if (v !== null && typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') throw new Error(`The customfield.${key} must be a string.`);
+        if (typeof v === 'string' && CONTROL_CHARACTERS.test(v)) throw new Error(`The customfield.${key} must not contain control characters.`);
       }
       return value;
-    }),
+    }).meta({ 'x-schema': CUSTOMFIELD_FILTER_SCHEMA }),
     async where(value: Record<string, string | number | boolean | null>): Promise<Condition> {
       const entries = Object.entries(value)
         .map(([key, v]) => [Number(key), v === null || v === undefined ? '' : String(v).trim()] as const)

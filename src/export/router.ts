@@ -10,7 +10,7 @@ import { Joi, field } from '../lib/validation';
 import { articleResource } from '../selfservice/article/resource';
 import { messageResource } from '../ticket/messages/resource';
 import { ticketResource } from '../ticket/tickets/resource';
-import { ticketSearchCondition } from '../ticket/tickets/search/compile';
+import { ticketSearchCondition, ticketSearchText } from '../ticket/tickets/search/compile';
 import { organisationResource } from '../user/organisation';
 import { userResource } from '../user/users/resource';
 import { cursorExpired, decodeCursor, readPage, startAt, type ExportSource } from './feed';
@@ -31,7 +31,7 @@ export const exportQuery = Joi.object({
     .description('`after_cursor` of the previous page: the changes after it are returned. Wins over `start_time`.'),
   start_time: field.timestamp().description('UNIX seconds: start with the records changed (or deleted) at or after this time. Neither this nor `cursor`: from the beginning.'),
   limit: Joi.number().unsafe().integer().min(1).default(EXPORT_DEFAULT_LIMIT).description(`Records and tombstones per page (at most ${MAX_LIMIT}).`),
-  search: Joi.string().trim().max(1000)
+  search: ticketSearchText()
     .description('Tickets only: the ticket search language (as the ticket list\'s `search`); only the tickets that match are exported (tombstones are not narrowed).'),
 });
 

@@ -52,6 +52,9 @@ export interface ListQuery {
   lang?: string;
 }
 
+/** `lang`, on every read: translated fields in this locale (`fr`, `pt_BR`); anything else is `The lang format is invalid.` */
+export const langParam = () => Joi.string().pattern(LOCALE, 'locale').description('Present translated fields in this locale.');
+
 /** PAGING and ordering: `order_column` is `id` or one of `sortable`, `order_direction` `asc` or `desc`. */
 export function pagingParams(sortable: readonly string[]) {
   return {
@@ -71,7 +74,7 @@ export function listSchema(spec: ListSpec): ObjectSchema {
   if (!schema) {
     const keys: Record<string, any> = {
       ...pagingParams(spec.sortable),
-      lang: Joi.string().pattern(LOCALE, 'locale').description('Present translated fields in this locale.'),
+      lang: langParam(),
     };
     if (spec.dates) {
       for (const k of DATE_COLUMNS) {

@@ -9,7 +9,7 @@ import { sendList, sendSuccess } from './envelope';
 import { grantsOf } from './auth';
 import { MethodNotAllowedError, UrlNotFoundError } from './errors';
 import { NotFoundError } from '../errors';
-import { listSchema, parseListQuery, validateQuery, type Condition, type Filter, type ListQuery, type ListSpec } from './listQuery';
+import { langParam, listSchema, parseListQuery, validateQuery, type Condition, type Filter, type ListQuery, type ListSpec } from './listQuery';
 import { recorded, type RecordedRouter, type RouteRecord } from './routes';
 import { loadPage, loadRows, readBack, recordById } from '../db/load';
 import { isBound } from '../db/sql';
@@ -246,7 +246,7 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
     const n = narrowing(parent);
     return Object.keys(n).length ? { [Op.and]: [n, where] } : where;
   };
-  const showQuery = def.showQuery ?? Joi.object({ lang: Joi.string() });
+  const showQuery = def.showQuery ?? Joi.object({ lang: langParam() });
   const record = (route: Omit<RouteRecord, 'label' | 'resource'>) => routes.push({ ...route, label: def.label, resource: def });
 
   /**
@@ -358,7 +358,7 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
   }
 
   if (actions.includes('show')) {
-    record({ method: 'GET', path: `${def.path}/:id`, action: 'show', query: def.showQuery });
+    record({ method: 'GET', path: `${def.path}/:id`, action: 'show', query: showQuery });
     router.get(`${def.path}/:id`, async (req, res) => {
       const { record: found } = await locate(req, undefined, true);
       const query = validateQuery(showQuery, req.query);

@@ -2,6 +2,7 @@ import parse from 'joi-to-json';
 import type { ObjectSchema } from 'joi';
 import { EVENT_NAMES, EVENT_TYPES } from '../events';
 import { MAX_LIMIT } from '../http/listQuery';
+import { CONTROL_CHARACTERS } from '../lib/validation';
 import type { ResourceDef } from '../http/resource';
 import { allRoutes, type RouteRecord } from '../http/routes';
 import { IN_PROGRESS, OTHER_REQUEST } from '../http/idempotency';
@@ -45,11 +46,17 @@ const IDS: Json = {
   ],
 };
 
-/** Rewrites joi-to-json's output in place into valid JSON Schema 2020-12 that says what the server does. */
+/**
+ * Rewrites joi-to-json's output in place into valid JSON Schema 2020-12 that says what the server
+ * does. A joi schema whose rule joi cannot describe (a `custom()`) names the JSON Schema to show
+ * in its `x-schema` meta; joi-to-json drops a pattern's `invert`, so the one-line rule's
+ * (lib/validation.ts, `oneLine`: no control characters) becomes `not: { pattern }` here.
+ */
 function fix(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(fix);
   if (!schema || typeof schema !== 'object') return schema;
   const s = schema as Json;
+  if (s['x-schema']) return structuredClone(s['x-schema']);
   for (const [k, v] of Object.entries(s)) {
     // Schemas nested under these keys are maps of schemas or schemas themselves.
     if (['properties', 'patternProperties', '$defs'].includes(k)) {
@@ -63,6 +70,11 @@ function fix(schema: unknown): unknown {
     } else if (['anyOf', 'oneOf', 'allOf', 'prefixItems'].includes(k)) {
       s[k] = (v as unknown[]).map(fix);
     }
+  }
+  // After the walk above: the `not` added here is final.
+  if (s.pattern === CONTROL_CHARACTERS.source) {
+    delete s.pattern;
+    s.not = { pattern: CONTROL_CHARACTERS.source };
   }
   // The server ignores fields it does not know (they are stripped), it does not refuse them.
   if (s.additionalProperties === false) delete s.additionalProperties;
@@ -103,6 +115,8 @@ function sample(name: string, s: Json | undefined): unknown {
       if (s.format === 'uri' || /url/.test(name)) return 'https://example.com/hook';
       if (s.pattern === '^[A-Z]{2}$') return 'GB';
       if (s.pattern === '^[a-z]{2}$') return 'en';
+      if (name === 'slug') return 'example-slug';
+      if (name === 'colour') return '#1e88e5';
       if (/(^|_)ip$/.test(name)) return '192.0.2.10';
       return name === 'password' ? 'a-long-passphrase' : `Example ${name.replace(/_/g, ' ')}`;
   }
@@ -200,6 +214,10 @@ function successResponse(r: RouteRecord, describe: (r: RouteRecord) => ResponseD
   return { description: message ?? 'Success', headers: RATE_HEADERS, content: { 'application/json': { schema, example } } };
 }
 
+/** A map (an object, or one among alternatives): sent bracketed in forms and query strings. */
+const isObjectLike = (s: Json): boolean => s.type === 'object' || (Array.isArray(s.type) && s.type.includes('object')) || Boolean(s.patternProperties)
+  || Boolean((s.anyOf ?? s.oneOf)?.some((x: Json) => x.type === 'object'));
+
 function firstRequired(schema: Json | undefined): string | undefined {
   return schema?.required?.[0];
 }
@@ -222,7 +240,7 @@ function operation(r: RouteRecord, components: Json, describe: (r: RouteRecord) 
     const required = new Set<string>(query.required ?? []);
     for (const [name, schema] of Object.entries((query.properties ?? {}) as Json)) {
       const { description, ...rest } = schema as Json;
-      const complex = rest.type === 'object' || rest.patternProperties;
+      const complex = isObjectLike(rest);
       parameters.push({
         name, in: 'query', required: required.has(name), ...(description ? { description } : {}), schema: rest,
         ...(complex ? { style: 'deepObject', explode: true } : {}),
@@ -247,11 +265,14 @@ function operation(r: RouteRecord, components: Json, describe: (r: RouteRecord) 
     const name = `${id[0].toUpperCase()}${id.slice(1)}Body`;
     components.schemas[name] = body;
     const example = bodyExample(body);
+    // A map in a form is bracketed, `customfield[3]=x`: deepObject, as a list's query parameter.
+    const maps = Object.entries((body.properties ?? {}) as Json).filter(([, p]) => isObjectLike(p)).map(([n]) => n);
+    const encoding = maps.length ? { encoding: Object.fromEntries(maps.map((n) => [n, { style: 'deepObject', explode: true }])) } : {};
     op.requestBody = {
       required: r.action === 'create' || Boolean(body.required?.length),
       description: 'Form-encoded with bracket arrays (`tag[]=1&tag[]=2`, `options[0][value]=x`, `customfield[3]=x`) or JSON; fields may also be sent in the query string (the body wins).',
       content: {
-        'application/x-www-form-urlencoded': { schema: ref('schemas', name), example },
+        'application/x-www-form-urlencoded': { schema: ref('schemas', name), example, ...encoding },
         'application/json': { schema: ref('schemas', name), example },
       },
     };
@@ -277,7 +298,9 @@ function operation(r: RouteRecord, components: Json, describe: (r: RouteRecord) 
     responses[409] = errorExample(409, IN_PROGRESS);
     responses[422] ??= { ...errorExample(422, OTHER_REQUEST), description: 'The Idempotency-Key was used with another request.' };
   }
+  if (body) Object.assign(responses, { 400: ref('responses', 'BadRequest'), 413: ref('responses', 'PayloadTooLarge'), 415: ref('responses', 'UnsupportedMediaType') });
   responses[429] = ref('responses', 'TooManyRequests');
+  Object.assign(responses, { 500: ref('responses', 'ServerError'), 503: ref('responses', 'ServiceUnavailable') });
   if (r.action === 'download') downloadResponses(op, responses);
   op.responses = responses;
   return op;
@@ -396,6 +419,15 @@ function build(routes: readonly RouteRecord[]): Json {
         ...errorExample(405, 'The PATCH method is not supported here. Supported methods: GET, PUT, DELETE.'),
         description: 'The path does not offer the method; `Allow` lists those it does.',
         headers: { Allow: { schema: { type: 'string' } } },
+      },
+      BadRequest: { ...errorExample(400, 'The request body is not valid JSON.'), description: 'A body that cannot be read: JSON that does not parse, a compressed body that is not what its Content-Encoding says.' },
+      PayloadTooLarge: { ...errorExample(413, 'The request body is larger than the limit of 26214400 bytes.'), description: 'The body is over the size limit, or holds more than 20,000 parameters.' },
+      UnsupportedMediaType: { ...errorExample(415, 'The request body must be application/x-www-form-urlencoded or application/json.'), description: 'Another Content-Type, Content-Encoding or charset.' },
+      ServerError: { ...errorExample(500, 'An unexpected error occurred (request 6f1c2a). It has been logged.'), description: 'A fault of the server; the request id finds it in the log.' },
+      ServiceUnavailable: {
+        ...errorExample(503, 'The service is temporarily unavailable: the database is not answering. Try again in a few seconds.'),
+        description: 'The database cannot do the work now; try again after `Retry-After` seconds.',
+        headers: { 'Retry-After': ref('headers', 'Retry-After') },
       },
       TooManyRequests: {
         ...errorExample(429, `Too many requests for this API token: the limit is 600 per 60 seconds. Try again in 12 seconds.`),

@@ -34,7 +34,7 @@ const icon = () => Joi.string().trim().empty('').max(64).custom((value: string) 
 
 const fields = {
   slug: slugField(),
-  description: field.nullable(65535),
+  description: field.multiline(65535),
   enabled: field.flag(),
   protected: field.flag(),
   internal: field.flag(),

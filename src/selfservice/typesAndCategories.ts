@@ -10,6 +10,6 @@ export const TYPE_SUMMARY_FIELDS = ['id', 'name', 'slug', 'description', 'view',
 
 export const serializeTypeSummary = (t: SelfServiceType) => pick(t, TYPE_SUMMARY_FIELDS);
 
-export const TYPE_TRANSLATIONS: TranslationSpec = { type: 'selfservice_type', key: 'type_id', fields: ['name', 'slug', 'description'], rules: { slug: slugRule }, max: { description: 65535 } };
+export const TYPE_TRANSLATIONS: TranslationSpec = { type: 'selfservice_type', key: 'type_id', fields: ['name', 'slug', 'description'], rules: { slug: slugRule }, multiline: ['description'] };
 
 export const CATEGORY_TRANSLATIONS: TranslationSpec = { type: 'selfservice_category', key: 'category_id', fields: ['name', 'slug'], rules: { slug: slugRule } };

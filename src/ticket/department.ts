@@ -33,7 +33,7 @@ export function serializeDepartment(d: Department): Record<string, any> {
   return { ...pick(d, DEPARTMENT_FIELDS), email_templates: emailTemplates(d.email_templates), created_at: d.created_at, updated_at: d.updated_at };
 }
 
-export const DEPARTMENT_TRANSLATIONS = { type: 'department', key: 'department_id', fields: ['name', 'description'] } as const;
+export const DEPARTMENT_TRANSLATIONS = { type: 'department', key: 'department_id', fields: ['name', 'description'], multiline: ['description'] } as const;
 
 /**
  * `email_templates[<key>]=<template id>` (-1: none). Only the 14 keys of a department; ids must
@@ -61,7 +61,7 @@ const INT_MAX = 2147483647;
 const optionalRef = () => Joi.number().integer().min(0).max(MAX_ID).allow(null, '');
 
 const bodyFields = {
-  description: field.nullable(65535),
+  description: field.multiline(65535),
   order: Joi.number().integer().min(INT_MIN).max(INT_MAX),
   parent_id: optionalRef(),
   ticket_number_format: field.nullable(255),

@@ -1,7 +1,7 @@
 import { Op, type Transaction } from 'sequelize';
 import { FeedbackField, FeedbackForm, TicketFeedback, TicketFeedbackValue } from '../db/models';
 import { ValidationError, invalid } from '../errors';
-import { equals, type Filter } from '../http/listQuery';
+import { equals, langParam, type Filter } from '../http/listQuery';
 import { loadById, loadMany } from '../db/load';
 import { resourceRouter, type ReadContext, type ResourceDef } from '../http/resource';
 import { pick } from '../lib/serialize';
@@ -126,7 +126,7 @@ export const feedbackResource: ResourceDef<TicketFeedback, Related> = {
     name: 'show',
     method: 'GET',
     path: '/:id',
-    schema: Joi.object({ lang: Joi.string() }),
+    schema: Joi.object({ lang: langParam() }),
     asArray: true,
     run: async ({ record }) => record,
   }],

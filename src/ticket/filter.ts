@@ -7,7 +7,7 @@ import {
 import { setLinks, setRows } from '../db/links';
 import { fieldLabel, invalid } from '../errors';
 import { assertExist } from '../db/exists';
-import type { Filter } from '../http/listQuery';
+import { langParam, type Filter } from '../http/listQuery';
 import { groupBy, loadLinked, loadMany } from '../db/load';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick, sent } from '../lib/serialize';
@@ -310,7 +310,7 @@ export const filterResource: ResourceDef<TicketFilter, Related> = {
   label: 'filter',
   sortable: ['name', 'user_id', 'created_at', 'updated_at'],
   filters: { operator: operatorFilter },
-  showQuery: Joi.object({ lang: Joi.string(), operator: field.id() }),
+  showQuery: Joi.object({ lang: langParam(), operator: field.id() }),
   async showScope(query) {
     if (query.operator === undefined) return undefined;
     return (await isOperator(query.operator)) ? visibleTo(query.operator) : sqlCondition`1 = 0`;

@@ -27,7 +27,7 @@ import { isTimeZone } from '../lib/timezones';
  */
 
 export const SLA_PLAN_FIELDS = ['id', 'name', 'description', 'enabled', 'business_hours', 'timezone', 'order'] as const;
-export const SLA_PLAN_TRANSLATIONS = { type: 'slaplan', key: 'sla_plan_id', fields: ['name', 'description'] } as const;
+export const SLA_PLAN_TRANSLATIONS = { type: 'slaplan', key: 'sla_plan_id', fields: ['name', 'description'], multiline: ['description'] } as const;
 
 /** A year of minutes: the largest target. */
 export const MAX_TARGET_MINUTES = 525_600;
@@ -98,7 +98,7 @@ const timezone = () => field.nullable(64).custom((value: string | null) => {
 });
 
 const bodyFields = {
-  description: field.nullable(65535),
+  description: field.multiline(65535),
   timezone: timezone(),
   order: Joi.number().integer().min(INT_MIN).max(INT_MAX),
   schedule: scheduleInput(),

@@ -4,7 +4,7 @@
  * and translations (`<field>:<locale>`) take the field's own length, where an empty one still
  * counts as a translation sent.
  */
-import { Department, Translation } from '../../src/db/models';
+import { Department, SlaPlan, Translation } from '../../src/db/models';
 import { Joi } from '../../src/lib/validation';
 import { useApi, unique, newEmail } from '../helpers/app';
 import { expectError, expectSuccess } from '../helpers/envelope';
@@ -146,5 +146,40 @@ describe('translations', () => {
     const updated = expectSuccess(await api.put(`/api/ticket/cannedresponse/${canned.id}`, { 'text:fr': '<base href="http://e">' }), 'Successfully updated the canned response!');
     expect(updated.translations ?? []).toEqual([]);
     expect(expectSuccess(await api.get(`/api/ticket/cannedresponse/${canned.id}`, { lang: 'fr' })).text).toBe('x');
+  });
+});
+
+describe('line breaks and control characters', () => {
+  it('descriptions keep their line breaks: departments, self-service types, SLA plans, webhooks, and their translations', async () => {
+    const text = 'First line.\nSecond line.';
+    const department = expectSuccess(await api.post('/api/ticket/department', { name: unique('Dept'), description: text, 'description:fr': text }), 'Successfully created new department!');
+    expect(department.description).toBe(text);
+    expect(department.translations[0]).toMatchObject({ locale: 'fr', description: text });
+    const type = await make.type();
+    expect(expectSuccess(await api.put(`/api/selfservice/type/${type.id}`, { description: text }), 'Successfully updated the type!').description).toBe(text);
+    const plan = await SlaPlan.create({ name: unique('Plan '), enabled: 1, business_hours: 0, timezone: 'UTC' });
+    expect(expectSuccess(await api.put(`/api/ticket/slaplan/${plan.id}`, { description: text }), 'Successfully updated the SLA plan!').description).toBe(text);
+    const hook = expectSuccess(await api.post('/api/core/webhook', { url: 'https://93.184.215.14/hook', events: ['*'], description: text }), 'Successfully created new webhook!');
+    expect(hook.description).toBe(text);
+    await api.del(`/api/core/webhook/${hook.id}`);
+    // A name is one line.
+    expectError(await api.post('/api/ticket/department', { name: 'Two\nlines' }), 422, 'The name must not contain control characters.');
+  });
+
+  it('a ticket search, and a custom field filter, refuse control characters as every one-line text does', async () => {
+    for (const search of ['printer\u0001', 'printer\u0000', 'a\nb']) {
+      expectError(await api.get('/api/ticket/ticket', { search }), 422, 'The search must not contain control characters.');
+    }
+    expectError(await api.get('/api/ticket/ticket', { customfield: { 1: 'x\u0000' } }), 422, 'The customfield.1 must not contain control characters.');
+  });
+
+  it('a search error names its position in characters (an emoji is one)', async () => {
+    expectError(await api.get('/api/ticket/ticket', { search: `${EMOJI.repeat(3)} "x` }), 422, 'The search is invalid at position 5: the quote is not closed.');
+    expectError(await api.get('/api/ticket/ticket', { search: `${EMOJI} status:` }), 422, 'The search is invalid at position 10: status: needs a value.');
+  });
+
+  it('lang is checked on a show as on a list', async () => {
+    expectError(await api.get('/api/ticket/status/1', { lang: '!!' }), 422, 'The lang format is invalid.');
+    expectSuccess(await api.get('/api/ticket/status/1', { lang: 'fr' }));
   });
 });

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import Ajv2020 from 'ajv/dist/2020';
 import { EVENT_NAMES } from '../../src/events';
 import { allRoutes } from '../../src/http/routes';
 import { useApi } from '../helpers/app';
@@ -97,6 +98,43 @@ describe('GET /api/openapi.json', () => {
     expect(Object.keys(status.patternProperties)).toEqual([expect.stringContaining('name')]);
     const hook = resolve(op('POST', '/api/core/webhook').requestBody.content['application/json'].schema);
     expect(hook.properties.events.items.enum).toEqual(['*', ...EVENT_NAMES]);
+  });
+
+  it('states the one-line rule as it is (no control character), so that every request example validates against its own schema', () => {
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    let bodies = 0;
+    const invalid: unknown[] = [];
+    for (const [path, ops] of Object.entries<any>(doc.paths)) {
+      for (const [method, o] of Object.entries<any>(ops)) {
+        const form = o.requestBody?.content?.['application/x-www-form-urlencoded'];
+        if (!form) continue;
+        const check = ajv.compile({ ...resolve(form.schema), $defs: undefined });
+        if (!check(form.example)) invalid.push({ op: `${method} ${path}`, example: form.example, errors: check.errors });
+        bodies++;
+      }
+    }
+    expect(invalid).toEqual([]);
+    expect(bodies).toBeGreaterThan(50);
+    const name = resolve(op('POST', '/api/ticket/status').requestBody.content['application/json'].schema).properties.name;
+    expect(name).toMatchObject({ type: 'string', not: { pattern: expect.any(String) } });
+    expect(name.pattern).toBeUndefined();
+    const check = ajv.compile(name);
+    expect([check('Open'), check('Open\u0001'), check('line\nbreak')]).toEqual([true, false, false]);
+  });
+
+  it('describes custom field values as maps sent bracketed, the article search\'s query, lang on shows, and the body errors', () => {
+    const ticket = op('POST', '/api/ticket/ticket').requestBody.content;
+    expect(resolve(ticket['application/json'].schema).properties.customfield.anyOf[0]).toMatchObject({ type: 'object', propertyNames: { pattern: '^[0-9]{1,10}$' } });
+    expect(ticket['application/x-www-form-urlencoded'].encoding.customfield).toEqual({ style: 'deepObject', explode: true });
+    const filter = op('GET', '/api/ticket/ticket').parameters.find((p: any) => p.name === 'customfield');
+    expect(filter).toMatchObject({ in: 'query', style: 'deepObject', explode: true, schema: { type: 'object' } });
+    const search = op('GET', '/api/selfservice/article/search').parameters;
+    expect(search).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'term', required: true }), expect.objectContaining({ name: 'limit' })]));
+    for (const path of ['/api/ticket/status/:id', '/api/ticket/ticket/:id', '/api/selfservice/type/:id']) {
+      expect(op('GET', path).parameters.find((p: any) => p.name === 'lang')).toMatchObject({ in: 'query', schema: { type: 'string' } });
+    }
+    expect(Object.keys(op('POST', '/api/ticket/tag').responses)).toEqual(expect.arrayContaining(['400', '413', '415', '500', '503']));
+    expect(Object.keys(op('GET', '/api/ticket/tag').responses)).not.toContain('415');
   });
 
   it('describes the envelope, the errors with their messages, and an example for every operation', () => {

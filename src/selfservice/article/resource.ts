@@ -3,7 +3,7 @@ import { recordDeletions } from '../../export/tombstones';
 import { Article } from '../../db/models';
 import { emit } from '../../events';
 import { ValidationError } from '../../errors';
-import { flagFilter, parseListQuery, type Condition, type Filter, type ListSpec } from '../../http/listQuery';
+import { flagFilter, langParam, listSchema, parseListQuery, type Condition, type Filter, type ListSpec } from '../../http/listQuery';
 import { LOCALE } from '../../lib/validation';
 import { resourceRouter, type CustomAction, type ResourceDef } from '../../http/resource';
 import { isBound, sqlCondition } from '../../db/sql';
@@ -117,6 +117,8 @@ const search: CustomAction<Article> = {
   method: 'GET',
   path: '/search',
   view: 'list',
+  // What the route records (the OpenAPI document) show; run reads the query again as a list does.
+  schema: listSchema(searchSpec),
   async run({ req }) {
     const q = await parseListQuery(searchSpec, req.query);
     const words = searchQuery(q.params.term);
@@ -147,7 +149,7 @@ const show: CustomAction<Article> = {
   name: 'show',
   method: 'GET',
   path: '/:id',
-  schema: Joi.object({ lang: Joi.string(), type_id: field.id(), increment_views: field.flag().default(0) }),
+  schema: Joi.object({ lang: langParam(), type_id: field.id(), increment_views: field.flag().default(0) }),
   async run({ record, input }) {
     if (input.increment_views === 1 && !input.type_id) throw new ValidationError('The type id field is required when increment views is 1.');
     if (input.type_id) {

@@ -12,7 +12,7 @@ import { inputOf, parseId } from '../../http/resource';
 import { recorded, type RecordedRouter } from '../../http/routes';
 import { Joi, field, validate } from '../../lib/validation';
 import { enqueue } from '../../queue/outbox';
-import { ticketSearchCondition } from '../tickets/search/compile';
+import { ticketSearchCondition, ticketSearchText } from '../tickets/search/compile';
 import { bulkTicketJob, type BulkTicketChanges } from './job';
 
 export const BULK_MAX = 1000;
@@ -20,7 +20,7 @@ export const BULK_MAX = 1000;
 export const bulkSchema = Joi.object({
   // Empty (`ids=`, as a form sends a field left blank): not given.
   ids: field.idArray().min(1).max(BULK_MAX).allow('', null).description(`The tickets (at most ${BULK_MAX}); or \`search\`.`),
-  search: Joi.string().trim().max(1000).description(`The tickets that match a search (the ticket search language; at most ${BULK_MAX}, trashed and merged ones left out).`),
+  search: ticketSearchText().description(`The tickets that match a search (the ticket search language; at most ${BULK_MAX}, trashed and merged ones left out).`),
   status: field.id(),
   priority: field.id(),
   department: field.id(),

@@ -3,7 +3,7 @@ import { sqlCondition } from '../../db/sql';
 import { DATE_PARAMS, flagFilter, idsFilter, type Filter } from '../../http/listQuery';
 import { Joi, field } from '../../lib/validation';
 import { inDepartmentTree, unassigned } from './conditions';
-import { numberCondition, ticketSearchCondition } from './search/compile';
+import { numberCondition, ticketSearchCondition, ticketSearchText } from './search/compile';
 
 /**
  * The ticket list's filters and parameters: the one list that the list's schema, its conditions
@@ -12,7 +12,7 @@ import { numberCondition, ticketSearchCondition } from './search/compile';
 
 export const ticketFilters: Record<string, Filter> = {
   /** The search language (./search/): words, "phrases", field:value terms, -exclusions, OR. */
-  search: { schema: Joi.string().trim().max(1000), where: ticketSearchCondition },
+  search: { schema: ticketSearchText(), where: ticketSearchCondition },
   /** A number also finds the ticket that a ticket of that number was merged into. */
   number: {
     schema: Joi.string().trim().max(64),

@@ -1,4 +1,5 @@
 import { ValidationError } from '../../../errors';
+import { Joi, oneLine } from '../../../lib/validation';
 import { allOf, anyOf, sqlCondition, trusted, type BoundCondition } from '../../../db/sql';
 import { searchQuery } from '../../../selfservice/article/search';
 import { inDepartmentTree, unassigned } from '../conditions';
@@ -14,6 +15,9 @@ import { SearchSyntaxError, isPlainWords, parseSearch, type Comparison, type Ter
 const DAY = 86400;
 
 /** Tickets whose number is this, or that a ticket of this number was merged into (one unique-key look-up). */
+/** A `search` parameter in the ticket search language: one line of at most 1,000 characters (the list, the export, bulk changes). */
+export const ticketSearchText = () => oneLine(Joi.string().trim().max(1000));
+
 export const numberCondition = (n: string) => sqlCondition`id IN (SELECT COALESCE(merged_into_id, id) FROM tickets WHERE number = ${n})`;
 
 /**

@@ -39,10 +39,12 @@ export function parseSearch(input: string): SearchQuery {
   const groups: Term[][] = [[]];
   let i = 0;
   let terms = 0;
-  /** Position (1-based) of an OR waiting for its right-hand side. */
+  /** Index of an OR waiting for its right-hand side. */
   let pendingOr: number | null = null;
+  /** The 1-based position of an index in characters, as a person counts them (an emoji is one). */
+  const position = (index: number) => Array.from(input.slice(0, index)).length + 1;
   const fail = (at: number, problem: string): never => {
-    throw new SearchSyntaxError(at + 1, problem);
+    throw new SearchSyntaxError(position(at), problem);
   };
 
   /** A quoted string starting at `at` (the quote): its content and the index after the closing quote. */
@@ -67,7 +69,7 @@ export function parseSearch(input: string): SearchQuery {
     const start = i;
     if (input.startsWith('OR', i) && (i + 2 === input.length || isSpace(input[i + 2]))) {
       if (!groups[groups.length - 1].length || pendingOr !== null) fail(start, 'OR needs a term before it');
-      pendingOr = start + 1;
+      pendingOr = start;
       groups.push([]);
       i += 2;
       continue;
@@ -81,7 +83,7 @@ export function parseSearch(input: string): SearchQuery {
     let term: Term;
     if (input[i] === '"') {
       const [text, next] = quoted(i);
-      term = { kind: 'text', text, phrase: true, negated, position: start + 1 };
+      term = { kind: 'text', text, phrase: true, negated, position: position(start) };
       i = next;
     } else {
       const name = /^[A-Za-z]+/.exec(input.slice(i))?.[0] ?? '';
@@ -98,12 +100,12 @@ export function parseSearch(input: string): SearchQuery {
         }
         if (!value) fail(at, `${field}${op} needs a value`);
         if (value.includes('"')) fail(at + value.indexOf('"'), 'a quote must start the value');
-        term = { kind: 'field', field, op, value, negated, position: start + 1 };
+        term = { kind: 'field', field, op, value, negated, position: position(start) };
       } else {
         const end = bareEnd(i);
         const text = input.slice(i, end);
         if (text.includes('"')) fail(i + text.indexOf('"'), 'a quote must start a term');
-        term = { kind: 'text', text, phrase: false, negated, position: start + 1 };
+        term = { kind: 'text', text, phrase: false, negated, position: position(start) };
         i = end;
       }
     }
@@ -111,7 +113,7 @@ export function parseSearch(input: string): SearchQuery {
     groups[groups.length - 1].push(term);
     pendingOr = null;
   }
-  if (pendingOr !== null) fail(pendingOr - 1, 'OR needs a term after it');
+  if (pendingOr !== null) fail(pendingOr, 'OR needs a term after it');
   return groups.filter((g) => g.length);
 }
 
