@@ -12,7 +12,7 @@ import { closeQueues } from './queue/producer';
 import { publishesSettled } from './queue/outbox';
 import { closeCounters } from './redis/windowCounter';
 import { startDraining } from './ops/health';
-import { startMetricsServer } from './ops/metrics';
+import { answerClusterMetrics, clusterMetrics, startMetricsServer } from './ops/metrics';
 import { wire } from './wiring';
 import { httpServer, listen } from './http/nodeServer';
 
@@ -67,7 +67,9 @@ async function main() {
     const port = (server?.address() as AddressInfo | null | undefined)?.port ?? cfg.port;
     if (cluster.isWorker) logger.debug({ port, host: cfg.host }, 'web worker listening');
     else logger.info({ port, host: cfg.host }, 'web process listening');
-    metrics = await startMetricsServer();
+    // Under node:cluster the primary serves METRICS_PORT, for all its workers.
+    if (cluster.isWorker) answerClusterMetrics();
+    else metrics = await startMetricsServer();
   })();
   await starting;
 }
@@ -109,6 +111,7 @@ function primary(workers: number) {
     });
   };
   for (let i = 0; i < workers; i++) fork();
+  startMetricsServer(clusterMetrics()).catch(exitOnStartupError);
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;

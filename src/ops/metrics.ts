@@ -10,7 +10,8 @@ import { withPortSetting } from '../lib/exitOnStartupError';
  * Prometheus metrics (prom-client) of this process: the web process counts requests by route
  * pattern (`/api/user/user/:id`, never a raw id) and status with their latency; workers count jobs
  * by queue and outcome, mails, webhook deliveries and mailbox polls. Each process has its own
- * registry, scraped from it alone (see README, Metrics).
+ * registry, scraped from it alone (docs/operations.md, Metrics); a web process's node:cluster
+ * workers are summed by its primary (clusterMetrics).
  */
 export const registry = new client.Registry();
 client.collectDefaultMetrics({ register: registry, prefix: 'helpdesk_' });
@@ -79,7 +80,24 @@ export const metricsEndpoint: RequestHandler = async (req, res, next) => {
  * Serves `/metrics` without authentication on METRICS_HOST:METRICS_PORT (a port of its own, for a
  * scraper on the host or the private network), or nothing when METRICS_PORT is 0.
  */
-export async function startMetricsServer(): Promise<Server | undefined> {
+/**
+ * WEB_CONCURRENCY > 1: the node:cluster primary serves METRICS_PORT with the sum of its web
+ * workers' registries (prom-client's AggregatorRegistry asks each over IPC at every scrape), so
+ * a scrape counts every request, not those of whichever worker the shared port handed it to.
+ * `clusterMetrics()` in the primary; `answerClusterMetrics()` in each worker.
+ */
+export function clusterMetrics(): () => Promise<string> {
+  const aggregator = new client.AggregatorRegistry();
+  return () => aggregator.clusterMetrics();
+}
+
+export function answerClusterMetrics(): void {
+  client.AggregatorRegistry.setRegistries([registry]);
+  // The constructor installs the worker's answer to the primary's requests.
+  void new client.AggregatorRegistry();
+}
+
+export async function startMetricsServer(read: () => Promise<string> = () => registry.metrics()): Promise<Server | undefined> {
   const { port, host } = config().metrics;
   if (!port) return undefined;
   const server = createServer((req, res) => {
@@ -87,7 +105,7 @@ export async function startMetricsServer(): Promise<Server | undefined> {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not found: GET /metrics\n');
       return;
     }
-    registry.metrics().then(
+    read().then(
       (text) => res.writeHead(200, { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' }).end(text),
       (err) => res.writeHead(500, { 'Content-Type': 'text/plain' }).end(`${(err as Error).message}\n`),
     );

@@ -130,6 +130,9 @@ export async function closeOpenWorkers(): Promise<void> {
 export async function startWorkerProcess(spec: WorkerSpec): Promise<void> {
   guardStrayRejections();
   const log = logger.child({ queue: spec.queue });
+  // A database it cannot reach is said at once, in one line, as the web process says it
+  // (exitOnStartupError), not found out by every job it would take and fail.
+  await sequelize().authenticate();
   const { close } = await createWorker(spec);
   const metrics = await startMetricsServer();
   log.info('worker started');

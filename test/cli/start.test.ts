@@ -174,6 +174,17 @@ describe('a database not created or not migrated (a Procfile line run before `np
       + 'run `npm run migrate` first (it creates the database and its tables).\n');
   });
 
+  it('a worker says so too, in one line, and exits 1 before it takes a job', async () => {
+    const name = `${config().database.name}_missing`;
+    for (const entry of ['workers/mail.js', 'workers/scheduler.js']) {
+      const worker = run(entry, { DATABASE_URL: databaseUrl(name), METRICS_PORT: '0' });
+      expect(await worker.done).toEqual({ code: 1, signal: null });
+      expect(worker.stderr()).toBe(`Startup failed: MariaDB at ${databaseUrl(name)} (DATABASE_URL) has no database \`${name}\`: `
+        + 'run `npm run migrate` first (it creates the database and its tables).\n');
+      expect(worker.stdout()).not.toContain('worker started');
+    }
+  });
+
   it('/readyz says to run `npm run migrate` on an empty database, in one sentence', async () => {
     const name = `${config().database.name}_empty`;
     const conn = await server();

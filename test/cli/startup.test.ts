@@ -190,6 +190,41 @@ describe('WEB_CONCURRENCY: web workers under node:cluster', () => {
     expect(stopping.map((l) => l.pid)).not.toContain(listening[0].pid); // the workers stop; the primary announced
   });
 
+  it('serves METRICS_PORT from the primary with every worker\'s counts summed: each scrape counts every request', async () => {
+    const metricsPort = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = s.address() as { port: number };
+        s.close(() => resolve(port));
+      });
+    });
+    const requests = 12;
+    const scrapes: number[] = [];
+    let failure: unknown;
+    let started = false;
+    const counted = (text: string) => text.split('\n').filter((l) => l.startsWith('helpdesk_http_requests_total{') && l.includes('route="/health"'))
+      .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
+    const { code } = await runWeb({ WEB_CONCURRENCY: '2', LOG_FORMAT: 'json', METRICS_PORT: String(metricsPort) }, undefined, (child, stdout) => {
+      const line = stdout.split('\n').find((l) => l.includes('"web process listening"'));
+      if (!line || started) return;
+      started = true;
+      const { port } = JSON.parse(line);
+      void (async () => {
+        try {
+          // Each on a connection of its own: the shared port spreads them over both workers.
+          for (let i = 0; i < requests; i++) await fetch(`http://127.0.0.1:${port}/health`, { headers: { Connection: 'close' } });
+          for (let i = 0; i < 4; i++) scrapes.push(counted(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()));
+        } catch (err) {
+          failure = err;
+        } finally {
+          child.kill('SIGTERM');
+        }
+      })();
+    });
+    expect(failure).toBeUndefined();
+    expect(code).toBe(0);
+    expect(scrapes).toEqual([requests, requests, requests, requests]);
+  });
+
   it('exits 1 with the one-line reason when the workers cannot listen', async () => {
     const holder: Server = await new Promise((resolve) => {
       const s = createServer().listen(0, '127.0.0.1', () => resolve(s));
