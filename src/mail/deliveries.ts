@@ -7,17 +7,23 @@ import { emit } from '../events';
 import { logger } from '../logger';
 import { mailsTotal } from '../ops/metrics';
 import type { JobDefinition } from '../queue/jobs';
+import { markProcessed } from '../queue/outbox';
 import { sentMails, type SentMail } from './transports';
 
 const isFinal = (job: Job, err: unknown) => err instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
 
-/** Writes (or updates) the delivery record of the job's outbox entry, and its event, in one transaction. */
-async function record(outboxId: number, values: Partial<MailDelivery>, event?: 'mail.delivered' | 'mail.failed') {
+/**
+ * Writes (or updates) the delivery record of the job's outbox entry, and its event, in one
+ * transaction; a mail that is out (`done`) also marks its entry processed there, so a crash after
+ * that commit cannot send it again (the window left is the SMTP answer to this commit).
+ */
+async function record(outboxId: number, values: Partial<MailDelivery>, event?: 'mail.delivered' | 'mail.failed', done = false) {
   await transaction(async (t) => {
     const existing = await MailDelivery.findOne({ where: { outbox_id: outboxId }, transaction: t, lock: t.LOCK.UPDATE });
     if (existing) await existing.update(values, { transaction: t });
     else await MailDelivery.create({ outbox_id: outboxId, attempts: 0, ...values }, { transaction: t });
     if (event) await emit(t, event, { outboxId });
+    if (done) await markProcessed(outboxId, t);
   });
 }
 
@@ -57,7 +63,7 @@ export function recordingDeliveries<P>(def: JobDefinition<P>): JobDefinition<P> 
       if (outboxId) {
         await record(outboxId, sent
           ? { status: 'sent', ...describe(sent), message_id: sent.messageId, smtp_response: sent.response, error: null, attempts, sent_at: now() }
-          : { status: 'skipped', error: null, attempts, smtp_response: null }, sent ? 'mail.delivered' : undefined)
+          : { status: 'skipped', error: null, attempts, smtp_response: null }, sent ? 'mail.delivered' : undefined, true)
           .catch((err) => logger.error({ outboxId, reason: (err as Error).message }, 'mail sent, but its delivery record could not be written'));
       }
       return result;

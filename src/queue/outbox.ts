@@ -204,8 +204,16 @@ export async function processOnce(outboxId: number | undefined, work: () => Prom
   if (!entry) throw new OutboxEntryNotVisibleError(outboxId);
   if (entry.processed_at) return { skipped: 'already processed' };
   const result = await work();
-  await OutboxEntry.update({ processed_at: now() }, { where: { id: outboxId, processed_at: { [Op.is]: null } } });
+  await markProcessed(outboxId);
   return result;
+}
+
+/**
+ * Marks an entry's work done (a no-op once marked). Work that commits its own record of success
+ * (a mail's delivery) marks it in that transaction, so a crash after it cannot run the work again.
+ */
+export async function markProcessed(outboxId: number, transaction?: Transaction): Promise<void> {
+  await OutboxEntry.update({ processed_at: now() }, { where: { id: outboxId, processed_at: { [Op.is]: null } }, transaction });
 }
 
 /** The entry's job ran out of attempts (it stays in the queue's failed set, with its reason). */
