@@ -1,7 +1,7 @@
 import { Joi } from './lib/validation';
 import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { projectRoot } from './lib/projectRoot';
 
 /**
@@ -154,6 +154,8 @@ export function parseSecretKey(raw: string): Buffer {
   throw new Error('must be 32 bytes written as 64 hex characters or as base64');
 }
 
+/** A switch: `1` or `0` (also `true`/`false`, `yes`/`no`, `on`/`off`), said so when it is neither. */
+const flag = () => Joi.boolean().truthy('1', 'yes', 'on').falsy('0', 'no', 'off').messages({ 'boolean.base': '{{#label}} must be 1 or 0' });
 const secretKey = () => Joi.string().custom((value: string) => parseSecretKey(value));
 
 /** A MariaDB server's URL (DATABASE_URL, each of DATABASE_READ_URLS). */
@@ -221,7 +223,11 @@ export const configSchema = Joi.object({
   ATTACHMENT_MAX_BYTES: Joi.number().integer().min(1).max(10 * 1024 * 1024).default(10 * 1024 * 1024).description("largest ticket attachment (at most 10 MiB: a file is one row, sent in one packet)"),
   ATTACHMENTS_MAX_BYTES: Joi.number().integer().min(1).max(1024 * 1024 * 1024).default(25 * 1024 * 1024).description("most bytes of attachments one request (or mail) may carry together; `BODY_LIMIT` also bounds a request"),
   ATTACHMENTS_STORAGE: Joi.string().valid('database', 'directory').default('database').description("where new attachment files are stored: `database` (the `uploads` table) or `directory` (files under `ATTACHMENTS_DIR`, shared by every node); `npm run attachments -- move` moves existing ones (see docs/attachments.md)"),
-  ATTACHMENTS_DIR: Joi.string().allow('').default('').when('ATTACHMENTS_STORAGE', { is: 'directory', then: Joi.string().required().invalid('') })
+  // Relative, each process would resolve it from its own working directory.
+  ATTACHMENTS_DIR: Joi.string().allow('').default('').custom((value: string) => {
+    if (value && !isAbsolute(value)) throw new Error('must be an absolute path');
+    return value;
+  }).when('ATTACHMENTS_STORAGE', { is: 'directory', then: Joi.string().required().invalid('') })
     .description("an absolute directory on storage shared by every node (NFS, a volume): the directory store's root; required with `ATTACHMENTS_STORAGE=directory`"),
   /** Former keys, comma-separated: still decrypt what they encrypted, never encrypt. */
   SECRET_KEY_PREVIOUS: Joi.string().allow('').custom((value: string) => value.split(',').map((k) => k.trim()).filter(Boolean).map(parseSecretKey)).description("former `SECRET_KEY`s, comma-separated: still decrypt what they encrypted, never encrypt"),
@@ -256,14 +262,14 @@ export const configSchema = Joi.object({
   MAILBOX_BATCH_SIZE: Joi.number().integer().min(1).max(1000).default(50).description("mails a poll fetches in one IMAP FETCH and imports in one transaction (one by one again when one of them fails)"),
   MAILBOX_BATCH_BYTES: Joi.number().integer().min(1024).default(32 * 1024 * 1024).description("most bytes of mail a poll holds in memory for one batch (a larger mail is a batch of its own)"),
   MAILBOX_TLS_CA_FILE: Joi.string().allow('').default('').description("a PEM file of certificates trusted for mailbox TLS besides Node's"),
-  MAIL_PRIORITISE_REPLY_TO: Joi.boolean().truthy('1').falsy('0').default(false).description("`1`: an incoming mail whose Reply-To names someone other than its From (a web form's mail: From the site, Reply-To the visitor) is that person's: the Reply-To opens or answers the ticket, as its user or a CC"),
-  MAIL_REPLY_SUBADDRESS: Joi.boolean().truthy('1').falsy('0').default(false).description("`1`: ticket mail carries the ticket's sub-address as Reply-To (needs `+` delivery on the mail server)"),
+  MAIL_PRIORITISE_REPLY_TO: flag().default(false).description("`1`: an incoming mail whose Reply-To names someone other than its From (a web form's mail: From the site, Reply-To the visitor) is that person's: the Reply-To opens or answers the ticket, as its user or a CC"),
+  MAIL_REPLY_SUBADDRESS: flag().default(false).description("`1`: ticket mail carries the ticket's sub-address as Reply-To (needs `+` delivery on the mail server)"),
   MAIL_NOTIFY_CAP: Joi.number().integer().min(0).max(1_000_000).default(10).description("automatic mails one user or CC address gets about one ticket per window (`0`: no cap)"),
   MAIL_NOTIFY_CAP_WINDOW_SECONDS: Joi.number().integer().min(1).max(30 * 86400).default(3600).description("that window"),
   MAIL_FLOOD_LIMIT: Joi.number().integer().min(0).max(1_000_000).default(10).description("mails from one address into one ticket per window that notify as usual; later ones are still filed, but notify nobody and change no status, as an automatic mail (`0`: no limit)"),
   MAIL_FLOOD_NEW_TICKETS: Joi.number().integer().min(0).max(1_000_000).default(10).description("tickets one address opens by mail per window whose sender is answered as usual; later ones are still opened (the operators hear of them) but the sender is not answered, so a robot that opens a ticket with every answer it gets stops (`0`: no limit)"),
   MAIL_FLOOD_WINDOW_SECONDS: Joi.number().integer().min(1).max(30 * 86400).default(600).description("that window"),
-  MAIL_CATCHER: Joi.boolean().truthy('1').falsy('0').description("`1`: `npm start` runs the local mail catcher and the seeded brand sends to it (see docs/operations.md); `0`: no catcher").meta({ default: "on (off when NODE_ENV=production)" }),
+  MAIL_CATCHER: flag().description("`1`: `npm start` runs the local mail catcher and the seeded brand sends to it (see docs/operations.md); `0`: no catcher").meta({ default: "on (off when NODE_ENV=production)" }),
   MAIL_CATCHER_HOST: Joi.string().default('127.0.0.1').description("the address the mail catcher's SMTP server listens on (and the seeded brand sends to)"),
   MAIL_CATCHER_PORT: Joi.number().integer().min(0).max(65535).default(1025).description("the mail catcher's SMTP port"),
   MAIL_CATCHER_KEEP: Joi.number().integer().min(1).max(100000).default(200).description("how many caught mails are kept (the oldest are dropped)"),

@@ -97,6 +97,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ PORT: '1000' }).port).toBe(1000);
   });
 
+  it('reads a switch as 1 or 0 (or true/false, yes/no, on/off), and says so of anything else', () => {
+    for (const on of ['1', 'true', 'yes', 'on']) expect(loadConfig({ MAIL_REPLY_SUBADDRESS: on }).mailbox.replySubaddress).toBe(true);
+    for (const off of ['0', 'false', 'no', 'off']) expect(loadConfig({ MAIL_REPLY_SUBADDRESS: off }).mailbox.replySubaddress).toBe(false);
+    expect(configError({ MAIL_CATCHER: 'maybe' }).message).toContain('MAIL_CATCHER must be 1 or 0');
+  });
+
   it('reads the limits of failed logins and verification attempts, and the log format', () => {
     expect(loadConfig({})).toMatchObject({
       logFormat: 'auto', loginFailures: { max: 10, windowSeconds: 600, banSeconds: 3600 }, verifyAttempts: { max: 20, windowSeconds: 600 },

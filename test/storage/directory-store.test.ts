@@ -69,6 +69,8 @@ describe('the setting', () => {
       expect(() => loadConfig(env)).toThrow(ConfigError);
     }
     expect(() => loadConfig({ ATTACHMENTS_STORAGE: 'directory' })).toThrow(/ATTACHMENTS_DIR is required/);
+    expect(() => loadConfig({ ATTACHMENTS_STORAGE: 'directory', ATTACHMENTS_DIR: 'files' })).toThrow(/ATTACHMENTS_DIR.*must be an absolute path/);
+    expect(() => loadConfig({ ATTACHMENTS_DIR: './files' })).toThrow(/ATTACHMENTS_DIR.*must be an absolute path/);
   });
 });
 
