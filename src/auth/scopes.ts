@@ -31,16 +31,27 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** The area whose records each incremental export (`/api/export/{resource}`) holds. */
 const EXPORTED: Readonly<Record<string, Area>> = { tickets: 'ticket', messages: 'ticket', users: 'user', organisations: 'user', articles: 'selfservice' };
 
+/** A path segment as a route parameter reads it (`%75sers` is `users`); a malformed one as it is. */
+function decoded(segment: string): string {
+  if (!segment.includes('%')) return segment;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 /**
  * The scope a request under /api needs (`path` relative to /api). Express matches paths whatever
- * their case and the router skips nothing a scope could hide behind, so the path is read in lower
- * case and without empty segments (`/Core//settings` is core's). A path in no area needs the
+ * their case and decodes the parameters it hands a route, and the router skips nothing a scope
+ * could hide behind, so the path is read decoded, in lower case and without empty segments
+ * (`/Core//settings` is core's, `/export/%75sers` user's). A path in no area needs the
  * administrator's scope, never none: whatever is served there later is not open to every token.
  */
 export function requiredScope(method: string, path: string): string {
   const level: Level = READS.has(method) ? 'read' : 'write';
-  const [first, ...rest] = path.toLowerCase().split('/').filter(Boolean);
-  if (first === 'export') return `${EXPORTED[rest[0]] ?? 'core'}:${level}`;
+  const [first, ...rest] = path.split('/').filter(Boolean).map((s) => decoded(s).toLowerCase());
+  if (first === 'export') return `${(Object.hasOwn(EXPORTED, rest[0] ?? '') && EXPORTED[rest[0]]) || 'core'}:${level}`;
   if (!(AREAS as readonly string[]).includes(first)) return `core:${level}`;
   const mailbox = first === 'ticket' && rest[0] === 'department' && rest[2] === 'email';
   return `${mailbox ? 'core' : first}:${level}`;

@@ -77,9 +77,16 @@ interface OptionInput {
   translations: TranslationInput[];
 }
 
-/** The validated `options` items, with their `value:<locale>` translations taken out. */
+/**
+ * The validated `options` items, with their `value:<locale>` translations taken out. Two items of
+ * one value are refused: nobody could tell them apart, and the second would take the first's
+ * stored option (and its values).
+ */
 function optionInputs(items: Array<Record<string, any>>): OptionInput[] {
+  const values = new Set<string>();
   return items.map((item, n) => {
+    if (values.has(item.value)) throw new ValidationError(`The options.${n}.value field has a duplicate value.`);
+    values.add(item.value);
     const translations: TranslationInput[] = [];
     for (const [key, raw] of Object.entries(item)) {
       if (!key.startsWith('value:')) continue;

@@ -1,5 +1,6 @@
 import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http';
 import type { Express } from 'express';
+import { toOriginForm } from './requestTarget';
 
 /**
  * The HTTP server of an Express app, whose requests and responses are built with Express's
@@ -32,7 +33,10 @@ export function httpServer(app: Express): Server {
   return createServer({
     IncomingMessage: Request as unknown as typeof IncomingMessage,
     ServerResponse: Response as unknown as typeof ServerResponse,
-  }, app);
+  }, (req, res) => {
+    toOriginForm(req);
+    app(req, res);
+  });
 }
 
 /** Listens on port and host; resolves once listening, rejects with the error (a port in use). */

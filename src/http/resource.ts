@@ -53,6 +53,8 @@ export interface ParentSpec {
   param: string;
   /** The column of the child that holds the parent id. */
   column: string;
+  /** Narrows the parent (a ticket custom field, not a user one sharing its table): column equalities. */
+  scope?: Record<string, string | number>;
 }
 
 export interface ListPageInput {
@@ -234,7 +236,7 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
   const findParent = async (req: Request, transaction?: Transaction): Promise<Entity | undefined> => {
     if (!def.parent || !parentModel) return undefined;
     const id = parseId(req.params[def.parent.param]);
-    const found = id === null ? null : await recordById(parentModel, id, { transaction, lock: transaction ? 'share' : undefined });
+    const found = id === null ? null : await recordById(parentModel, id, { transaction, lock: transaction ? 'share' : undefined, where: def.parent.scope });
     if (!found) throw new NotFoundError(def.parent.label);
     return found;
   };

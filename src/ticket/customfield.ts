@@ -1,11 +1,12 @@
 import type { Transaction } from 'sequelize';
-import { CustomFieldDepartment, Department } from '../db/models';
+import { CustomField, CustomFieldDepartment, CustomFieldOption, Department } from '../db/models';
 import { setLinks } from '../db/links';
-import { customFieldResource } from '../customfields/fields';
+import { CUSTOM_FIELD_OPTION_FIELDS, OPTION_TRANSLATIONS, customFieldResource } from '../customfields/fields';
 import { assertExist } from '../db/exists';
 import type { Filter } from '../http/listQuery';
 import { loadMany } from '../db/load';
-import { resourceRouter } from '../http/resource';
+import { resourceRouter, type ResourceDef } from '../http/resource';
+import { pick } from '../lib/serialize';
 import { sqlCondition } from '../db/sql';
 import { field } from '../lib/validation';
 
@@ -50,4 +51,22 @@ export const ticketCustomFieldResource = customFieldResource({
   present: (record, links: Map<number, CustomFieldDepartment[]>) => ({ depts: (links.get(record.id) ?? []).map((l) => l.department_id) }),
 });
 
+/**
+ * `/api/ticket/customfield/{customfield}/option`: the options of a ticket custom field, read-only
+ * (they are written with the field's `options`). The field's responses carry none, as the spec
+ * says, yet a ticket's value of an option field is an option id: without this an integrator
+ * could not learn the ids of the options it created.
+ */
+export const ticketCustomFieldOptionResource: ResourceDef<CustomFieldOption> = {
+  path: '/customfield/:customfield/option',
+  model: CustomFieldOption,
+  label: 'custom field option',
+  parent: { model: CustomField, label: 'custom field', param: 'customfield', column: 'field_id', scope: { kind: 'ticket' } },
+  actions: ['list', 'show'],
+  sortable: ['value', 'order', 'created_at', 'updated_at'],
+  translations: OPTION_TRANSLATIONS,
+  serialize: (option) => pick(option, CUSTOM_FIELD_OPTION_FIELDS),
+};
+
 export const ticketCustomFieldRouter = resourceRouter(ticketCustomFieldResource);
+export const ticketCustomFieldOptionRouter = resourceRouter(ticketCustomFieldOptionResource);

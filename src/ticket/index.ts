@@ -2,7 +2,7 @@ import { areaRouter } from '../http/dispatch';
 import { settingsRouter } from '../http/settings';
 import { cannedResponseRouter } from './cannedResponse';
 import { channelRouter } from './channel';
-import { ticketCustomFieldRouter } from './customfield';
+import { ticketCustomFieldOptionRouter, ticketCustomFieldRouter } from './customfield';
 import { departmentRouter } from './department';
 import { departmentEmailRouter } from './departmentEmail';
 import { feedbackRouter } from './feedback';
@@ -22,7 +22,7 @@ import { ticketBulkRouter } from './bulk/resource';
 const routers = [
   ticketAuditRouter, ticketBulkRouter, ticketRouter, messageRouter, forwardRouter, ticketAttachmentDownloadRouter, ticketAttachmentRouter,
   departmentRouter, departmentEmailRouter, statusRouter, priorityRouter, tagRouter, cannedResponseRouter, feedbackRouter,
-  slaPlanRouter, filterRouter, ticketCustomFieldRouter, settingsRouter('/settings', 'ticket'), channelRouter,
+  slaPlanRouter, filterRouter, ticketCustomFieldRouter, ticketCustomFieldOptionRouter, settingsRouter('/settings', 'ticket'), channelRouter,
   incomingMailRouter,
 ];
 

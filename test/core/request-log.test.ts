@@ -7,7 +7,11 @@ import pino from 'pino';
 import express from 'express';
 import request from 'supertest';
 import { logger } from '../../src/logger';
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { loggableUrl, requestLogger } from '../../src/http/requestLog';
+import { originForm } from '../../src/http/requestTarget';
+import { httpServer, listen } from '../../src/http/nodeServer';
 import { issueVerificationToken } from '../../src/user/verification';
 import { useApi, unique, newEmail } from '../helpers/app';
 import { expectSuccess } from '../helpers/envelope';
@@ -54,6 +58,52 @@ describe('the request log', () => {
     expect(requestLines().map((l) => l.req.url)).toEqual(['/api/core/brand']);
     expect(logged()).not.toContain(secret);
     expect(logged()).not.toContain(api.token);
+  });
+});
+
+describe('an absolute-form request target (what a client sends through a proxy)', () => {
+  /** Sends `GET <target>` as the request line, as curl's --request-target does. */
+  async function sendTarget(target: string): Promise<{ status: number; body: any }> {
+    const server = httpServer(api.app);
+    await listen(server, 0, '127.0.0.1');
+    try {
+      const { port } = server.address() as AddressInfo;
+      return await new Promise((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port, path: target.replace('PORT', String(port)), headers: { authorization: `Basic ${Buffer.from(`${api.token}:x`).toString('base64')}` } }, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (c) => { body += c; });
+          res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(body) }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  }
+
+  it('is answered as its path, and logged as its path: no verification token, no user:password', async () => {
+    const user = expectSuccess(await api.post('/api/user/user', { email: newEmail('abs'), firstname: 'Ab', lastname: unique('Solute') }), 'Successfully created new user!');
+    const { token } = await issueVerificationToken(user.id);
+    lines.length = 0;
+    const verify = await sendTarget(`http://127.0.0.1:PORT/account/verify/${token}`);
+    expect(verify.status).toBe(200);
+    const brand = await sendTarget('http://USERINFOSECRET:pw@127.0.0.1:PORT/api/core/brand/1?x=1');
+    expect({ status: brand.status, id: brand.body.data?.id }).toEqual({ status: 200, id: 1 });
+    expect(requestLines().map((l) => l.req.url)).toEqual(['/account/verify/[redacted]', '/api/core/brand/1']);
+    for (const secret of [token, 'USERINFOSECRET']) expect(logged()).not.toContain(secret);
+  });
+
+  it.each([
+    ['http://host/a/b?c=1', '/a/b?c=1'],
+    ['HTTPS://host:8443', '/'],
+    ['http://host?q=1', '/?q=1'],
+    ['/already/origin', '/already/origin'],
+    ['*', '*'],
+  ])('%s is %s', (target, path) => {
+    expect(originForm(target)).toBe(path);
   });
 });
 

@@ -121,7 +121,13 @@ describe('scoped tokens', () => {
     for (const [resource, scope] of [['tickets', 'ticket:read'], ['messages', 'ticket:read'], ['users', 'user:read'], ['organisations', 'user:read']]) {
       expectError(await t.get(`/api/export/${resource}`), 403, `The API token does not have the ${scope} scope this request needs.`);
       expectError(await t.get(`/api/Export/${resource.toUpperCase()}`), 403, new RegExp(scope));
+      // A percent-escaped name is the same parameter to the route, so the same scope.
+      const escaped = `%${resource.charCodeAt(0).toString(16)}${resource.slice(1)}`;
+      expectError(await t.get(`/api/export/${escaped}`), 403, `The API token does not have the ${scope} scope this request needs.`);
     }
+    // Names of Object's own properties are no resource: a 404 for a token that may read core.
+    const core = await scoped('core:read');
+    for (const name of ['constructor', '__proto__', 'toString']) expect((await core.get(`/api/export/${name}`)).status).toBe(404);
     const tickets = await scoped('ticket:read');
     expect((await tickets.get('/api/export/messages')).status).toBe(200);
     expectError(await tickets.get('/api/export/users'), 403, /user:read/);
@@ -145,6 +151,10 @@ describe('scoped tokens', () => {
     // Nowhere: the administrator's scope, never none.
     expect(requiredScope('GET', '/nowhere')).toBe('core:read');
     expect(requiredScope('POST', '/export/nothing')).toBe('core:write');
+    expect(requiredScope('GET', '/export/%75sers')).toBe('user:read');
+    expect(requiredScope('GET', '/export/constructor')).toBe('core:read');
+    expect(requiredScope('DELETE', '/ticket/department/3/%65mail/4')).toBe('core:write');
+    expect(requiredScope('GET', '/export/%E0')).toBe('core:read');
     expect(parseScopes(' Ticket:Write, user:read,user:read')).toEqual(['ticket:write', 'user:read']);
   });
 });

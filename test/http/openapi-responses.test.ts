@@ -298,6 +298,9 @@ describe('ticket', () => {
     const field = await post('/api/ticket/customfield', { name: unique('Serial'), type: 8, depts: [dept.id], purge: 1 });
     const field2 = await post('/api/ticket/customfield', { name: unique('Gone'), type: 8 });
     await crud('/api/ticket/customfield', field.id, { update: { description: 'On the back' }, remove: field2.id });
+    const sized = await post('/api/ticket/customfield', { name: unique('Size'), type: 5, options: [{ value: 'S', 'value:fr': 'P' }, { value: 'L' }] });
+    const [option] = await list('/api/ticket/customfield/:customfield/option', { customfield: sized.id });
+    await get('/api/ticket/customfield/:customfield/option/:id', { customfield: sized.id, id: option.id });
 
     await get('/api/ticket/settings');
     await get('/api/ticket/channel/:channel/settings', { channel: 'web' });

@@ -133,3 +133,42 @@ describe('DELETE /api/ticket/customfield/{id}', () => {
     expectNotFound(await api.get(`${BASE}/${field.id}`), 'custom field');
   });
 });
+
+describe('GET /api/ticket/customfield/{customfield}/option', () => {
+  it('lists and shows a ticket field\'s options, with their translations: the ids a ticket\'s value names', async () => {
+    const field = await create({ type: 5, options: [{ value: 'Small' }, { value: 'Large', 'value:fr': 'Grand' }] });
+    const options = expectList(await api.get(`${BASE}/${field.id}/option`, { order_column: 'order' }));
+    expect(options.map((o) => [o.value, o.order, o.field_id])).toEqual([['Small', 0, field.id], ['Large', 1, field.id]]);
+    expect(Object.keys(options[0]).sort()).toEqual(['created_at', 'field_id', 'id', 'order', 'translations', 'updated_at', 'value']);
+    expect(options[1].translations).toMatchObject([{ locale: 'fr', value: 'Grand' }]);
+    expect(expectSuccess(await api.get(`${BASE}/${field.id}/option/${options[1].id}`, { lang: 'fr' }))).toMatchObject({ id: options[1].id, value: 'Grand' });
+
+    // The id listed is what a ticket takes.
+    const dept = await Department.findOne({ order: [['id', 'ASC']] });
+    const ticket = await api.post('/api/ticket/ticket', {
+      department: dept!.id, status: 1, priority: 1, subject: 'Sized', text: 'x', user_email: `${unique('o')}@example.com`, customfield: { [field.id]: options[1].id },
+    });
+    expect(expectSuccess(ticket, 'Successfully created new ticket!').customfields).toMatchObject([{ field_id: field.id, value: String(options[1].id) }]);
+  });
+
+  it('404 for an unknown field, a field of another kind, or an option of another field', async () => {
+    const field = await create({ type: 5, options: [{ value: 'A' }] });
+    const other = await create({ type: 5, options: [{ value: 'B' }] });
+    const [otherOption] = expectList(await api.get(`${BASE}/${other.id}/option`));
+    const userField = await CustomField.create({ kind: 'user', name: unique('uf'), type: 5 });
+    await CustomFieldOption.create({ field_id: userField.id, value: 'U' });
+    expectNotFound(await api.get(`${BASE}/${userField.id}/option`), 'custom field');
+    expectNotFound(await api.get(`${BASE}/999999/option`), 'custom field');
+    expectNotFound(await api.get(`${BASE}/${field.id}/option/${otherOption.id}`), 'custom field option');
+  });
+});
+
+describe('options of a custom field', () => {
+  it('refuses two of one value in a request and changes nothing', async () => {
+    const field = await create({ type: 5, options: [{ value: 'Blue' }, { value: 'Green' }] });
+    const before = await CustomFieldOption.findAll({ where: { field_id: field.id }, order: [['id', 'ASC']], raw: true });
+    expectError(await api.put(`${BASE}/${field.id}`, { options: [{ value: 'Green' }, { value: 'Green' }] }), 422, 'The options.1.value field has a duplicate value.');
+    expect(await CustomFieldOption.findAll({ where: { field_id: field.id }, order: [['id', 'ASC']], raw: true })).toEqual(before);
+    expectError(await api.post(BASE, { name: unique('dup'), type: 4, options: [{ value: 'A' }, { value: 'B' }, { value: 'A' }] }), 422, 'The options.2.value field has a duplicate value.');
+  });
+});

@@ -366,6 +366,7 @@ export const RECORDS: Record<string, { name: string; build: RecordBuilder }> = {
   'ticket/slaplan': { name: 'SlaPlan', build: slaPlan },
   'ticket/filter': { name: 'TicketFilter', build: filter },
   'ticket/customfield': { name: 'TicketCustomField', build: () => customField('ticket') },
+  'ticket/customfield/:customfield/option': { name: 'TicketCustomFieldOption', build: () => picked(CustomFieldOption, CUSTOM_FIELD_OPTION_FIELDS) },
   'ticket/incomingmail': { name: 'IncomingMail', build: () => picked(IncomingMail, INCOMING_MAIL_FIELDS) },
 
   'selfservice/type': {
