@@ -1,5 +1,4 @@
 import { Router } from 'express';
-import { Op, type WhereOptions } from 'sequelize';
 import { config } from '../config';
 import { DomainEvent } from '../db/models';
 import { now } from '../db/entity';
@@ -31,26 +30,33 @@ export const eventFeedQuery = Joi.object({
   type: types.description(`Only these event types (comma-separated): ${EVENT_NAMES.join(', ')}.`),
 });
 
+type EventRow = Pick<DomainEvent, 'id' | 'name' | 'payload' | 'created_at'>;
+
 /**
- * The first id that must not be read yet: the first recent event (younger than the settle time)
- * that follows a gap in ids. A gap may be a transaction that took an id and has not committed;
- * reading past it would skip that event for good, so a reader stops before it until the gap is
- * filled or old enough to be a rolled-back insert. Two small queries over the last seconds only.
+ * A page of the feed after `cursor` (`limit` rows). It stops before the first recent event (younger
+ * than the settle time) that follows a gap in ids: a gap may be a transaction that took an id and
+ * has not committed, and reading past it would skip that event for good; once the event after the
+ * gap is older, the gap is taken for a rolled-back insert. The gap check is a subquery of the
+ * page's own statement, so both read one snapshot: checked first and paged after, a transaction
+ * committing in between put an event past a gap the check had not seen into the page.
  */
-async function horizon(cursor: number): Promise<number | undefined> {
-  const settle = config().eventFeedSettleSeconds;
-  if (!settle) return undefined;
-  const recent = await DomainEvent.findAll({
-    attributes: ['id'], where: { id: { [Op.gt]: cursor }, created_at: { [Op.gte]: now() - settle } }, order: [['id', 'ASC']], raw: true,
-  });
-  if (!recent.length) return undefined;
-  const first = recent[0].id;
-  if (first > 1) {
-    const [before] = await select<{ n: number }>('SELECT COUNT(*) AS n FROM events WHERE id = ?', [first - 1]);
-    if (Number(before.n) === 0) return first;
+async function feedPage(cursor: number, limit: number, types: string[] | undefined): Promise<EventRow[]> {
+  const values: unknown[] = [cursor];
+  let sql = 'SELECT id, name, payload, created_at FROM events WHERE id > ?';
+  if (types) {
+    sql += ` AND name IN (${types.map(() => '?').join(', ')})`;
+    values.push(...types);
   }
-  for (let i = 1; i < recent.length; i++) if (recent[i].id !== recent[i - 1].id + 1) return recent[i].id;
-  return undefined;
+  const settle = config().eventFeedSettleSeconds;
+  if (settle) {
+    // The recent events by events_created_at; each one's predecessor by the primary key.
+    sql += ` AND id < COALESCE((SELECT MIN(r.id) FROM events r WHERE r.created_at >= ? AND r.id > ? AND r.id > 1
+      AND NOT EXISTS (SELECT 1 FROM events p WHERE p.id = r.id - 1)), 4294967296)`;
+    values.push(now() - settle, cursor);
+  }
+  sql += ' ORDER BY id LIMIT ?';
+  values.push(limit);
+  return select<EventRow>(sql, values);
 }
 
 /**
@@ -63,11 +69,7 @@ function eventRouter(): RecordedRouter {
   router.get('/event', async (req, res) => {
     const q = validateQuery<{ cursor: number; limit: number; type?: string[] }>(eventFeedQuery, req.query);
     const limit = Math.min(q.limit, MAX_LIMIT);
-    const stop = await horizon(q.cursor);
-    const id: Record<symbol, number> = { [Op.gt]: q.cursor };
-    if (stop !== undefined) id[Op.lt] = stop;
-    const where: WhereOptions = q.type ? { id, name: { [Op.in]: q.type } } : { id };
-    const rows = await DomainEvent.findAll({ where, order: [['id', 'ASC']], limit: limit + 1 });
+    const rows = await feedPage(q.cursor, limit + 1, q.type);
     const page = rows.slice(0, limit);
     sendSuccess(res, {
       events: page.map(presentEvent),

@@ -11,7 +11,7 @@ import { QUEUES } from '../queue/names';
 import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, WEBHOOK_SECRET_PURPOSE, signatureHeader } from './signing';
 
 /** An event as the feed lists it and a webhook receives it: the same JSON at every attempt. */
-export function presentEvent(event: DomainEvent): { id: number; type: string; created_at: number; data: unknown } {
+export function presentEvent(event: Pick<DomainEvent, 'id' | 'name' | 'payload' | 'created_at'>): { id: number; type: string; created_at: number; data: unknown } {
   return { id: event.id, type: event.name, created_at: event.created_at, data: JSON.parse(event.payload) };
 }
 

@@ -4,6 +4,7 @@
  * skips an event whose transaction was still open when it read.
  */
 import './feedEnv';
+import { Op } from 'sequelize';
 import { DomainEvent, Group } from '../../src/db/models';
 import { transaction } from '../../src/db/transaction';
 import { emit } from '../../src/events';
@@ -145,6 +146,43 @@ describe('GET /api/core/event', () => {
       return events.length ? events : null;
     }, 5000, 'the gap to settle');
     expect(passed.map((e) => [e.id, e.data])).toEqual([[after + 2, { organisationId: 4 }]]);
+  });
+});
+
+describe('a reader following the feed while writers commit out of id order', () => {
+  it('sees every event once: the gap check and the page read one snapshot', async () => {
+    await transaction((t) => emit(t, 'organisation.created', { organisationId: 0 }));
+    const start = await latestId();
+    let writing = true;
+    // Writers whose transactions take ids in one order and commit in another.
+    const writer = async (w: number) => {
+      for (let i = 0; i < 150; i++) {
+        await transaction(async (t) => {
+          await emit(t, 'organisation.updated', { organisationId: w * 1000 + i });
+          if ((i + w) % 2 === 0) await new Promise((r) => setImmediate(r));
+        });
+      }
+    };
+    const seen: number[] = [];
+    let cursor = start;
+    const reader = async () => {
+      while (writing) {
+        const page = await feed({ cursor, limit: 1000 });
+        seen.push(...page.events.map((e) => e.id));
+        cursor = page.next_cursor;
+      }
+    };
+    const done = Promise.all([0, 1, 2, 3, 4, 5, 6, 7].map(writer)).then(() => { writing = false; });
+    await Promise.all([done, reader()]);
+    // The writers are done: whatever the reader has not read yet comes once the last gap settles.
+    const all = (await DomainEvent.findAll({ attributes: ['id'], where: { id: { [Op.gt]: start } }, order: [['id', 'ASC']] })).map((e) => e.id);
+    await waitForProgress(async () => {
+      const page = await feed({ cursor, limit: 1000 });
+      seen.push(...page.events.map((e) => e.id));
+      cursor = page.next_cursor;
+      return seen.length;
+    }, () => cursor >= all[all.length - 1], 'the reader to catch up', 5000);
+    expect(seen).toEqual(all);
   });
 });
 
