@@ -41,12 +41,21 @@ export function afterOutermostCommit(t: Transaction, hook: () => void | Promise<
 /** Whether `t` or a savepoint between it and the outermost transaction was rolled back (its work is gone). */
 export const rolledBack = (t: Transaction): boolean => chainOf(t).some((x) => x.finished === 'rollback');
 
-const isRetryable = (err: any) => RETRYABLE.has(err?.parent?.errno ?? err?.original?.errno ?? err?.errno);
+/**
+ * A foreign key naming a row that is gone (1452): the row was deleted after this transaction's
+ * checks read it (a department deleted while a ticket is created in it). Run once more, the checks
+ * see it gone and answer what a later request gets (`The selected department is invalid.`), not
+ * the foreign key's generic message; a second time is a statement that names no row at all.
+ */
+const ER_NO_REFERENCED_ROW = 1452;
+
+const errnoOf = (err: any): number | undefined => err?.parent?.errno ?? err?.original?.errno ?? err?.errno;
+const isRetryable = (err: any, attempt: number) => RETRYABLE.has(errnoOf(err) as number) || (attempt === 1 && errnoOf(err) === ER_NO_REFERENCED_ROW);
 
 /**
  * Runs `work` in a transaction, and again (up to `attempts` times, after a short random pause)
  * when InnoDB picks it as a deadlock victim: concurrent writes then all succeed instead of some
- * ending in a 500. `work` must not have effects outside the transaction (the outbox's publish runs
+ * ending in a 500 (and once when a row it names was deleted meanwhile). `work` must not have effects outside the transaction (the outbox's publish runs
  * after commit, so only the attempt that commits publishes).
  */
 export async function transaction<T>(work: (t: Transaction) => Promise<T>, attempts = 5): Promise<T> {
@@ -57,7 +66,7 @@ export async function transaction<T>(work: (t: Transaction) => Promise<T>, attem
         return work(t);
       });
     } catch (err) {
-      if (attempt >= attempts || !isRetryable(err)) throw err;
+      if (attempt >= attempts || !isRetryable(err, attempt)) throw err;
       await new Promise((r) => setTimeout(r, 10 + Math.random() * 40 * attempt));
     }
   }

@@ -84,7 +84,11 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     return;
   }
   if (err instanceof ForeignKeyConstraintError) {
-    sendError(res, 422, 'The record is still in use by other records and cannot be changed this way.');
+    // `child` (1452): a row it names is gone (after db/transaction.ts ran the request again);
+    // `parent` (1451): rows still point at the one it deletes or changes.
+    sendError(res, 422, err.reltype === 'child'
+      ? 'A record this request names does not exist (any more).'
+      : 'The record is still in use by other records and cannot be changed this way.');
     return;
   }
   logger.error({ err: err instanceof BaseError ? { name: err.name, message: err.message } : err, reqId: req.id, method: req.method, url: loggableUrl(req.originalUrl) }, 'unhandled error');
