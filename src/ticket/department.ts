@@ -240,22 +240,33 @@ interface Related {
   operators: Map<number, User[]>;
 }
 
+/** What a department may be the only department of: the table, its links to departments, the link's key. */
+const OFFERED = [
+  { kind: 'priority', table: 'ticket_priorities', links: 'priority_departments', key: 'priority_id' },
+  { kind: 'custom field', table: 'custom_fields', links: 'custom_field_departments', key: 'field_id' },
+] as const;
+
 /**
  * The first priority or ticket custom field (as `priority "Urgent"`) offered in this department
  * and no other: without it, it would be offered in every department (none means all), so a field
- * required in one department would become required everywhere.
+ * required in one department would become required everywhere. The records offered here are
+ * locked first (in id order) and their links then read with a locking read, which sees what
+ * committed meanwhile: two deletions of a priority's two departments each read the other's link
+ * otherwise, and both went through.
  */
 async function confinedTo(departmentId: number, transaction: Transaction): Promise<string | null> {
-  const [row] = await select<{ kind: string; name: string }>(
-    `SELECT 'priority' AS kind, p.name FROM priority_departments d JOIN ticket_priorities p ON p.id = d.priority_id
-      WHERE d.department_id = ? AND NOT EXISTS (SELECT 1 FROM priority_departments o WHERE o.priority_id = d.priority_id AND o.department_id <> d.department_id)
-     UNION ALL
-     SELECT 'custom field' AS kind, f.name FROM custom_field_departments d JOIN custom_fields f ON f.id = d.field_id
-      WHERE d.department_id = ? AND NOT EXISTS (SELECT 1 FROM custom_field_departments o WHERE o.field_id = d.field_id AND o.department_id <> d.department_id)
-     LIMIT 1`,
-    [departmentId, departmentId], { transaction },
-  );
-  return row ? `${row.kind} "${row.name}"` : null;
+  for (const { kind, table, links, key } of OFFERED) {
+    const offered = await select<{ id: number }>(`SELECT ${key} AS id FROM ${links} WHERE department_id = ?`, [departmentId], { transaction });
+    if (!offered.length) continue;
+    const ids = offered.map((o) => o.id);
+    const locked = await select<{ id: number; name: string }>(`SELECT id, name FROM ${table} WHERE id IN (?) ORDER BY id FOR UPDATE`, [ids], { transaction });
+    const elsewhere = new Set((await select<{ id: number }>(
+      `SELECT DISTINCT ${key} AS id FROM ${links} WHERE ${key} IN (?) AND department_id <> ? LOCK IN SHARE MODE`, [ids, departmentId], { transaction },
+    )).map((r) => r.id));
+    const only = locked.find((r) => !elsewhere.has(r.id));
+    if (only) return `${kind} "${only.name}"`;
+  }
+  return null;
 }
 
 /**
