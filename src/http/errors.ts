@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { BaseError, ForeignKeyConstraintError } from 'sequelize';
-import { ConflictError, DomainError, NotFoundError } from '../errors';
+import { ConflictError, DomainError, NotFoundError, ScopeRequiredError } from '../errors';
 import { logger } from '../logger';
 import { sendError } from './envelope';
 import { loggableUrl } from './requestLog';
@@ -53,7 +53,7 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     return;
   }
   if (err instanceof DomainError) {
-    sendError(res, err instanceof NotFoundError ? 404 : err instanceof ConflictError ? 409 : 422, err.message);
+    sendError(res, err instanceof NotFoundError ? 404 : err instanceof ConflictError ? 409 : err instanceof ScopeRequiredError ? 403 : 422, err.message);
     return;
   }
   // A path segment that is no valid percent-encoding (`/ticket/%E0`, the router's decodeParam): no

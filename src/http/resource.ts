@@ -39,6 +39,11 @@ export interface WriteContext {
    * written, translations included; an update that wrote nothing since emits no `*.updated` event.
    */
   writesBefore?: number;
+  /**
+   * Whether the request's token grants a scope beyond the one its path needed (a write that
+   * reaches into administration: a department's deletion takes its mailboxes). Absent: full access.
+   */
+  grants?: (scope: string) => boolean;
 }
 
 /**
@@ -384,7 +389,7 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
       const made = await write(async (t) => {
         const parent = await findParent(req, t);
         const values = def.parent && parent ? { ...input, [def.parent.column]: parent.id } : input;
-        const result = def.create ? await def.create(values, { transaction: t, parent }) : ((await model.create(values, { transaction: t })) as unknown as M);
+        const result = def.create ? await def.create(values, { transaction: t, parent, grants: grantsOf(res) }) : ((await model.create(values, { transaction: t })) as unknown as M);
         const record = result instanceof Written ? result.record : result;
         if (def.translations && translations.length) await saveTranslations(def.translations, record.id, translations, false, t);
         if (def.afterWrite) await def.afterWrite(record, { transaction: t });
@@ -408,7 +413,7 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
         const writesBefore = writeCount(t);
         // The spec: an update carrying at least one translation replaces the stored ones.
         if (def.translations && translationsSent) await saveTranslations(def.translations, locked.id, translations, true, t);
-        if (def.update) await def.update(locked, input, { transaction: t, parent, writesBefore });
+        if (def.update) await def.update(locked, input, { transaction: t, parent, writesBefore, grants: grantsOf(res) });
         else await locked.update(input, { transaction: t });
         // An update that changed only related rows (groups, phones, translations) is an edit too;
         // one that wrote nothing (every value as stored) changed nothing, and one that saved the
@@ -430,7 +435,7 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
     router.delete(`${def.path}/:id`, async (req, res) => {
       await write(async (t) => {
         const { record: found, parent } = await locate(req, t);
-        if (def.destroy) await def.destroy(found, { transaction: t, parent });
+        if (def.destroy) await def.destroy(found, { transaction: t, parent, grants: grantsOf(res) });
         else await found.destroy({ transaction: t });
         if (def.translations) await deleteTranslations(def.translations, found.id, t);
       });

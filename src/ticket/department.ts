@@ -5,7 +5,7 @@ import {
 } from '../db/models';
 import { setLinks } from '../db/links';
 import { select } from '../db/select';
-import { ValidationError, fieldLabel, invalid } from '../errors';
+import { ScopeRequiredError, ValidationError, fieldLabel, invalid } from '../errors';
 import { assertNotInFilters } from './filterUse';
 import { assertExist } from '../db/exists';
 import { flagFilter, type Filter } from '../http/listQuery';
@@ -285,7 +285,11 @@ export const departmentResource: ResourceDef<Department, Related> = {
   create: (input, { transaction }) => createDepartment(input, transaction),
   update: (department, input, { transaction }) => updateDepartment(department, input, transaction),
 
-  async destroy(department, { transaction }) {
+  async destroy(department, { transaction, grants }) {
+    // Its mailboxes go with it, and they are administration (a core scope, as at their own path).
+    if (grants && !grants('core:write') && await DepartmentEmail.findOne({ attributes: ['id'], where: { department_id: department.id }, transaction })) {
+      throw new ScopeRequiredError('core:write');
+    }
     if (await Department.count({ where: { parent_id: department.id }, transaction })) {
       throw new ValidationError('The department cannot be deleted while it has sub-departments: move or delete them first.');
     }

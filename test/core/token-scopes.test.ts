@@ -4,13 +4,13 @@
  * refused; `token create --scopes/--expires-in` and `token list` show them, with last use.
  */
 import request from 'supertest';
-import { ApiToken, Brand } from '../../src/db/models';
+import { ApiToken, Brand, Department, DepartmentEmail } from '../../src/db/models';
 import { createToken } from '../../src/auth/tokens';
 import { parseScopes, requiredScope } from '../../src/auth/scopes';
 import { tokenCommand } from '../../src/cli/tokenCommand';
 import { unique, useApi } from '../helpers/app';
 import { encodeForm } from '../helpers/form';
-import { expectError, expectSuccess } from '../helpers/envelope';
+import { expectDeleted, expectError, expectSuccess } from '../helpers/envelope';
 
 const api = useApi();
 
@@ -77,6 +77,24 @@ describe('scoped tokens', () => {
     }
     const shown = expectSuccess(await api.get(`/api/ticket/department/${department.id}`));
     expect(shown.emails[0]).toMatchObject({ address, username: 'box-login', password: '********' });
+  });
+
+  it('a department with mailboxes is deleted only with core:write (its mailboxes go with it); one without, with ticket:write', async () => {
+    const department = expectSuccess(await api.post('/api/ticket/department', { name: unique('Dept') }), 'Successfully created new department!');
+    const box = expectSuccess(await api.post(`/api/ticket/department/${department.id}/email`, {
+      address: `${unique('box')}@example.com`, brand_id: 1, type: 1, protocol: 0, server: 'imap.example.com', port: 993, encryption: 1, username: 'u', password: 'p',
+    }), 'Successfully created new department email!');
+    const ticketWriter = await createToken(unique('tw'), undefined, { scopes: ['ticket:write'] });
+    const del = (token: string, id: number) => request(api.app).delete(`/api/ticket/department/${id}`).auth(token, 'x');
+    expectError(await del(ticketWriter.token, department.id), 403, 'The API token does not have the core:write scope this request needs.');
+    expect(await DepartmentEmail.findByPk(box.id)).not.toBeNull();
+    expect(await Department.findByPk(department.id)).not.toBeNull();
+
+    const both = await createToken(unique('both'), undefined, { scopes: ['ticket:write', 'core:write'] });
+    expectDeleted(await del(both.token, department.id), 'department');
+    expect(await DepartmentEmail.findByPk(box.id)).toBeNull();
+    const plain = expectSuccess(await api.post('/api/ticket/department', { name: unique('Dept') }), 'Successfully created new department!');
+    expectDeleted(await del(ticketWriter.token, plain.id), 'department');
   });
 
   it('read: every area read-only; a method override counts as the method it names', async () => {
