@@ -194,7 +194,12 @@ const conditionsInput = () => Joi.any().custom((value) => {
   });
 });
 
-/** The ids the conditions name exist (one query per kind of record named). */
+/**
+ * The ids the conditions name exist (one query per kind of record named). The rows are share-locked:
+ * a deletion of one of them then either commits first (and the read sees it gone) or waits for
+ * this filter, whose conditions its own check then sees (filterUse.ts): a filter never keeps an
+ * id that is gone.
+ */
 async function assertConditionTargets(groups: ConditionGroupInput[], transaction: Transaction): Promise<void> {
   const checks = new Map<string, Array<{ id: number; at: string }>>();
   groups.forEach((group, g) => group.rules.forEach((rule, n) => {
@@ -207,7 +212,7 @@ async function assertConditionTargets(groups: ConditionGroupInput[], transaction
     const model = item === 'customfield' ? CustomField : FILTER_ITEMS[item].model!;
     const scope = item === 'customfield' ? { kind: 'ticket' } : FILTER_ITEMS[item].scope;
     const ids = [...new Set(refs.map((r) => r.id))];
-    const found = new Set((await (model as any).findAll({ attributes: ['id'], where: { ...scope, id: ids }, transaction })).map((r: { id: number }) => r.id));
+    const found = new Set((await (model as any).findAll({ attributes: ['id'], where: { ...scope, id: ids }, transaction, lock: transaction.LOCK.SHARE })).map((r: { id: number }) => r.id));
     const missing = refs.find((r) => !found.has(r.id));
     if (missing) throw invalid(missing.at);
   }
