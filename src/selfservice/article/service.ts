@@ -64,10 +64,15 @@ async function typesOf(categoryIds: number[], transaction: Transaction): Promise
   return typeIds;
 }
 
-/** The articles an article's slug must differ from: those sharing one of its types. */
+/**
+ * The articles an article's slug must differ from: those sharing one of its types. The subquery is
+ * a locking read, as the slugs' read is: without, it reads the transaction's snapshot, taken
+ * before the types' lock was granted, and misses the article its previous holder committed (two
+ * articles created at once took one slug).
+ */
 function slugScope(typeIds: number[], transaction: Transaction, exceptId: number | null = null): SlugScope<Article> {
   const scope: Condition = typeIds.length
-    ? sqlCondition`id IN (SELECT article_id FROM article_types WHERE type_id IN (${typeIds}))`
+    ? sqlCondition`id IN (SELECT article_id FROM article_types WHERE type_id IN (${typeIds}) LOCK IN SHARE MODE)`
     : ({ id: { [Op.in]: [] } } as WhereOptions);
   return { model: Article, scope, exceptId, transaction };
 }
