@@ -9,6 +9,7 @@ import type { Filter } from '../http/listQuery';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../lib/serialize';
 import { inDepartment } from './priorityScope';
+import { sqlCondition } from '../db/sql';
 import type { TranslationSpec } from '../translations';
 import { Joi, field } from '../lib/validation';
 import { colourField, nextOrder, orderField } from './fields';
@@ -21,7 +22,9 @@ export const serializePriority = (p: TicketPriority) => pick(p, PRIORITY_FIELDS)
 export const PRIORITY_TRANSLATIONS: TranslationSpec = { type: 'ticket_priority', key: 'priority_id', fields: ['name'] };
 
 const filters: Record<string, Filter> = {
-  department_id: { schema: field.id(), where: inDepartment },
+  // A department that does not exist offers nothing (as the ticket custom fields' filter), not
+  // the priorities of every department.
+  department_id: { schema: field.id(), where: (id: number) => sqlCondition`EXISTS (SELECT 1 FROM departments WHERE id = ${id}) AND (${inDepartment(id)})` },
 };
 
 /** `depts` replaces the departments of the priority. */

@@ -59,8 +59,10 @@ describe('GET /api/ticket/priority', () => {
       expect(queries.filter((q) => /priority_departments/.test(q))).toHaveLength(2);
     });
 
-    it('422 for a value that is not an id', async () => {
+    it('422 for a value that is not an id; a department that does not exist offers nothing', async () => {
       expectError(await api.get(BASE, { department_id: 'x' }), 422, 'The department id must be an integer.');
+      const res = await api.get(BASE, { department_id: 4294967295 });
+      expect({ data: expectList(res), count: res.body.count }).toEqual({ data: [], count: 0 });
     });
   });
 });
