@@ -55,8 +55,9 @@ const isRetryable = (err: any, attempt: number) => RETRYABLE.has(errnoOf(err) as
 /**
  * Runs `work` in a transaction, and again (up to `attempts` times, after a short random pause)
  * when InnoDB picks it as a deadlock victim: concurrent writes then all succeed instead of some
- * ending in a 500 (and once when a row it names was deleted meanwhile). `work` must not have effects outside the transaction (the outbox's publish runs
- * after commit, so only the attempt that commits publishes).
+ * ending in a 500 (and once when a row it names was deleted meanwhile). `work` must not have
+ * effects outside the transaction (the outbox's publish runs after commit, so only the attempt
+ * that commits publishes).
  */
 export async function transaction<T>(work: (t: Transaction) => Promise<T>, attempts = 5): Promise<T> {
   for (let attempt = 1; ; attempt++) {
