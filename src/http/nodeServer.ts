@@ -30,13 +30,13 @@ export function httpServer(app: Express): Server {
     (ServerResponse as unknown as (this: ServerResponse, req: IncomingMessage, options?: object) => void).call(this, req, options);
   }
   Response.prototype = app.response;
-  return createServer({
+  const server = createServer({
     IncomingMessage: Request as unknown as typeof IncomingMessage,
     ServerResponse: Response as unknown as typeof ServerResponse,
-  }, (req, res) => {
-    toOriginForm(req);
-    app(req, res);
-  });
+  }, app);
+  // Before the app's own listener: Express must never see an absolute-form target (requestTarget.ts).
+  server.prependListener('request', toOriginForm);
+  return server;
 }
 
 /** Listens on port and host; resolves once listening, rejects with the error (a port in use). */

@@ -52,8 +52,11 @@ describe('httpServer', () => {
     try {
       const both = async (send: (s: Server | Express) => request.Test) => {
         const [x, y] = [await send(ours), await send(plain as unknown as Server)];
-        const headers = (r: request.Response) => Object.fromEntries(Object.entries(r.headers).filter(([k]) => k !== 'date'));
-        expect({ status: x.status, headers: headers(x), text: x.text }).toEqual({ status: y.status, headers: headers(y), text: y.text });
+        // Express's development error page (a 500) shows the stack: Node's own frames are at other
+        // lines when a server has two request listeners (ours puts toOriginForm before the app).
+        const headers = (r: request.Response) => Object.fromEntries(Object.entries(r.headers).filter(([k]) => k !== 'date' && (r.status < 500 || k !== 'content-length')));
+        const text = (r: request.Response) => r.text.replace(/\(node:([a-z_]+):\d+:\d+\)/g, '(node:$1)');
+        expect({ status: x.status, headers: headers(x), text: text(x) }).toEqual({ status: y.status, headers: headers(y), text: text(y) });
         return x;
       };
       const thing = await both((s) => request(s).get('/thing/42?a[b]=1&c=2').set('X-Probe', 'yes'));
