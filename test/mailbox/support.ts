@@ -6,6 +6,7 @@ import MailComposer from 'nodemailer/lib/mail-composer';
 import { Op } from 'sequelize';
 import { IncomingMail, OutboxEntry, Ticket, TicketMessage } from '../../src/db/models';
 import { now } from '../../src/db/entity';
+import { transaction } from '../../src/db/transaction';
 import { QUEUES } from '../../src/queue/names';
 import { queue } from '../../src/queue/producer';
 import { rmSync, writeFileSync } from 'node:fs';
@@ -73,7 +74,9 @@ export async function ticketMailsOf(ticketId: number): Promise<Array<Record<stri
  */
 export async function dropQueuedMail(): Promise<void> {
   await queue(QUEUES.mail).obliterate({ force: true });
-  await OutboxEntry.update({ failed_at: now() }, { where: { queue: QUEUES.mail, processed_at: null, failed_at: null } });
+  // In a transaction that runs again when it is a deadlock's victim: the file's mail worker may
+  // still be recording a delivery (its transaction locks the entry it marks processed).
+  await transaction((t) => OutboxEntry.update({ failed_at: now() }, { where: { queue: QUEUES.mail, processed_at: null, failed_at: null }, transaction: t }));
 }
 
 /**
