@@ -7,7 +7,8 @@ import { resourceRouter, type ResourceDef } from '../http/resource';
 import { sent } from '../lib/serialize';
 import { presentTranslated } from '../translations';
 import { Joi, MAX_ID, field } from '../lib/validation';
-import { reslugMovedArticles, syncArticleTypes, touchArticles } from './article/service';
+import { reslugMovedArticles, syncArticleTypes } from './article/service';
+import { touchArticles } from './article/touch';
 import { keepOrMoveSlug, chooseSlug, slugField, uniqueSlug } from '../db/slugs';
 import { CATEGORY_TRANSLATIONS, TYPE_TRANSLATIONS, serializeTypeSummary } from './typesAndCategories';
 

@@ -1,5 +1,5 @@
 import { Op, type Transaction } from 'sequelize';
-import { SelfServiceTag } from '../db/models';
+import { ArticleTag, SelfServiceTag } from '../db/models';
 import { duplicateOf } from '../db/uniqueKeys';
 import { ValidationError } from '../errors';
 import { resourceRouter, type ResourceDef } from '../http/resource';
@@ -7,6 +7,7 @@ import { pick } from '../lib/serialize';
 import type { TranslationSpec } from '../translations';
 import { Joi, field } from '../lib/validation';
 import { assertSlugFree, keepOrMoveSlug, slugField, slugRule, slugify, writeWithFreeSlug } from '../db/slugs';
+import { touchArticles } from './article/touch';
 
 /** Self-service tags: one per name (articles name their tags), slugs unique across the help desk. */
 
@@ -88,6 +89,13 @@ export const tagResource: ResourceDef<SelfServiceTag> = {
     }
     if (input.slug) values.slug = await keepOrMoveSlug(input.slug, tag.slug, slugScope(transaction, tag.id));
     await tag.update(values, { transaction });
+  },
+
+  async destroy(tag, { transaction }) {
+    // Its articles lose it (the links go with the tag): they changed.
+    const articles = await ArticleTag.findAll({ attributes: ['article_id'], where: { tag_id: tag.id }, transaction });
+    await tag.destroy({ transaction });
+    await touchArticles(articles.map((a) => a.article_id), transaction);
   },
 
   serialize: (tag) => serializeTag(tag),

@@ -1,5 +1,5 @@
 import { Op, type Transaction } from 'sequelize';
-import { Brand, SelfServiceCategory, SelfServiceType, Translation } from '../db/models';
+import { ArticleType, Brand, SelfServiceCategory, SelfServiceType, Translation } from '../db/models';
 import { presentBrand } from '../core/brand';
 import { ValidationError, invalid } from '../errors';
 import { equals, flagFilter } from '../http/listQuery';
@@ -9,6 +9,7 @@ import { pick, sent } from '../lib/serialize';
 import { Joi, field } from '../lib/validation';
 import { CATEGORY_TRANSLATIONS, TYPE_TRANSLATIONS } from './typesAndCategories';
 import { chooseSlug, keepOrMoveSlug, slugField } from '../db/slugs';
+import { touchArticles } from './article/touch';
 
 /**
  * Self-service types: what a brand's self-service offers (a knowledge base, announcements...),
@@ -139,12 +140,14 @@ export const typeResource: ResourceDef<SelfServiceType, Related> = {
   },
 
   async destroy(type, { transaction }) {
-    // Its categories go with it (their links to articles too); the articles stay.
+    // Its categories go with it (their links to articles too); the articles stay, changed.
     const categories = await SelfServiceCategory.findAll({ attributes: ['id'], where: { type_id: type.id }, transaction });
+    const articles = await ArticleType.findAll({ attributes: ['article_id'], where: { type_id: type.id }, transaction });
     if (categories.length) {
       await Translation.destroy({ where: { record_type: CATEGORY_TRANSLATIONS.type, record_id: { [Op.in]: categories.map((c) => c.id) } }, transaction });
     }
     await type.destroy({ transaction });
+    await touchArticles(articles.map((a) => a.article_id), transaction);
   },
 
   async load(types) {

@@ -1,4 +1,5 @@
-import { ArticleType, SelfServiceCategory } from '../../src/db/models';
+import { Op } from 'sequelize';
+import { ArticleType, DomainEvent, SelfServiceCategory } from '../../src/db/models';
 import { LINK_TYPE_HOLDS_NO_CATEGORIES } from '../../src/selfservice/category';
 import { sequelize } from '../../src/db/sequelize';
 import { nowSec, useApi, unique } from '../helpers/app';
@@ -13,6 +14,11 @@ const BASE = '/api/selfservice/category';
 const backdate = (articleIds: number[]) => sequelize().query('UPDATE articles SET updated_at = 1000 WHERE id IN (:articleIds)', { replacements: { articleIds } });
 
 const show = async (id: number, query?: Record<string, unknown>) => expectSuccess(await api.get(`${BASE}/${id}`, query));
+
+/** The last event id now, and later the articles of the `article.updated` events after it (sorted). */
+const lastEventId = async () => ((await DomainEvent.max('id')) as number | null) ?? 0;
+const articlesUpdatedAfter = async (eventId: number) => (await DomainEvent.findAll({ where: { id: { [Op.gt]: eventId }, name: 'article.updated' }, order: [['id', 'ASC']] }))
+  .map((e) => JSON.parse(e.payload).articleId as number).sort((a, b) => a - b);
 
 describe('POST /api/selfservice/category', () => {
   it('creates a category with its type embedded', async () => {
@@ -140,7 +146,9 @@ describe('PUT /api/selfservice/category/{id}', () => {
     const clash = await make.category(to.id, { name: 'Below' });
     const article = await make.article({ category: [below.id] });
     await backdate([article.id]);
+    const before = await lastEventId();
     const moved = expectSuccess(await api.put(`${BASE}/${top.id}`, { type_id: to.id }), 'Successfully updated the category!');
+    expect(await articlesUpdatedAfter(before)).toEqual([article.id]);
     expect(moved).toMatchObject({ type_id: to.id, parent: null });
     expect(moved.type.id).toBe(to.id);
     expect(await show(below.id)).toMatchObject({ type_id: to.id, parent: top.id, slug: `${clash.slug}-2` });
@@ -193,7 +201,10 @@ describe('DELETE /api/selfservice/category/{id}', () => {
     const only = await make.article({ category: [a.id] });
     const other = await make.article({ category: [b.id] });
     await backdate([both.id, only.id, other.id]);
+    const before = await lastEventId();
     expectDeleted(await api.del(`${BASE}/${a.id}`), 'category');
+    // Each article it held changed: one article.updated event each.
+    expect(await articlesUpdatedAfter(before)).toEqual([both.id, only.id].sort((x, y) => x - y));
     expectNotFound(await api.get(`${BASE}/${a.id}`), 'category');
     const first = expectSuccess(await api.get(`/api/selfservice/article/${both.id}`));
     expect(ids(first.categories)).toEqual([b.id]);
@@ -203,5 +214,32 @@ describe('DELETE /api/selfservice/category/{id}', () => {
     // Their categories changed: the export sends them again; an article of another category is left alone.
     for (const changed of [first, second]) expect(changed.updated_at).toBeGreaterThanOrEqual(nowSec() - 5);
     expect(expectSuccess(await api.get(`/api/selfservice/article/${other.id}`)).updated_at).toBe(1000);
+  });
+});
+
+describe('deleting a type or a tag', () => {
+  it('touches the articles it held, each an article.updated event; other articles are left alone', async () => {
+    const [type, kept] = [await make.type(), await make.type()];
+    const [c1, c2, elsewhere] = [await make.category(type.id), await make.category(type.id), await make.category(kept.id)];
+    const tag = unique('gone-tag');
+    const inType = await make.article({ category: [c1.id] });
+    const alsoInType = await make.article({ category: [c2.id, elsewhere.id], tag: [tag] });
+    const other = await make.article({ category: [elsewhere.id] });
+    await backdate([inType.id, alsoInType.id, other.id]);
+    let before = await lastEventId();
+    expectDeleted(await api.del(`/api/selfservice/type/${type.id}`), 'type');
+    expect(await articlesUpdatedAfter(before)).toEqual([inType.id, alsoInType.id].sort((x, y) => x - y));
+    const article = async (id: number) => expectSuccess(await api.get(`/api/selfservice/article/${id}`));
+    expect(await article(inType.id)).toMatchObject({ categories: [], types: [], frontend_url: null });
+    expect((await article(alsoInType.id)).updated_at).toBeGreaterThanOrEqual(nowSec() - 5);
+    expect((await article(other.id)).updated_at).toBe(1000);
+
+    await backdate([alsoInType.id]);
+    const tagId = (await article(alsoInType.id)).tags[0].id;
+    before = await lastEventId();
+    expectDeleted(await api.del(`/api/selfservice/tag/${tagId}`), 'tag');
+    expect(await articlesUpdatedAfter(before)).toEqual([alsoInType.id]);
+    expect(await article(alsoInType.id)).toMatchObject({ tags: [] });
+    expect((await article(alsoInType.id)).updated_at).toBeGreaterThanOrEqual(nowSec() - 5);
   });
 });

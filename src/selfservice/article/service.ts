@@ -98,18 +98,6 @@ export async function syncArticleTypes(articleIds: number[], transaction: Transa
 }
 
 /**
- * Articles whose categories or types a change of a category altered (its delete, its move to
- * another type): `updated_at` moved, so the export sends them again, as a person's delete touches
- * the articles they wrote (export/tombstones.ts). No `article.updated` event, as there.
- */
-export async function touchArticles(articleIds: number[], transaction: Transaction): Promise<void> {
-  if (!articleIds.length) return;
-  await sequelize().query('UPDATE articles SET updated_at = :at WHERE id IN (:ids)', {
-    replacements: { at: now(), ids: [...new Set(articleIds)] }, transaction, type: QueryTypes.UPDATE,
-  });
-}
-
-/**
  * The articles of categories that moved into another type (a category's move, after
  * syncArticleTypes): each keeps its slug where that is free in every type it is in now, else takes
  * the first free `-<n>`, as an article an update moves does; the articles already there keep theirs.
@@ -120,8 +108,7 @@ export async function reslugMovedArticles(articleIds: number[], transaction: Tra
     const typeIds = (await ArticleType.findAll({ attributes: ['type_id'], where: { article_id: article.id }, transaction })).map((t) => t.type_id);
     const slug = await keepOrMoveSlug(undefined, article.slug, slugScope(typeIds, transaction, article.id));
     if (slug === article.slug) continue;
-    await article.update({ slug }, { transaction });
-    await emit(transaction, 'article.updated', { articleId: article.id });
+    await article.update({ slug }, { transaction }); // its event: touchArticles, which the move calls
   }
 }
 
