@@ -50,6 +50,18 @@ describe('count of the unfiltered ticket list', () => {
     expect(await listed()).toBe(await actual());
   });
 
+  it('stays exact when the user of a merge target is deleted: the tickets merged into it go too, never listed again', async () => {
+    const target = await f.ticket();
+    const merged = await f.ticket(); // another user's ticket
+    expectSuccess(await api.post(`/api/ticket/ticket/${target.id}/merge`, { ids: [merged.id] }), 'Successfully updated the ticket!');
+    expect(await listed()).toBe(await actual());
+    expect((await api.del(`/api/user/user/${target.user_id}`)).status).toBe(200);
+    expect(await Ticket.findByPk(merged.id)).toBeNull();
+    expect(await listed()).toBe(await actual());
+    const res = await api.get('/api/ticket/ticket', { limit: 10, user: merged.user_id });
+    expect({ count: res.body.count, ids: res.body.data.map((t: any) => t.id) }).toEqual({ count: 0, ids: [] });
+  });
+
   it('still counts a filtered list and the trash', async () => {
     const t = await f.ticket();
     const res = await api.get('/api/ticket/ticket', { limit: 1, user: t.user_id });

@@ -1,4 +1,4 @@
-import type { Transaction } from 'sequelize';
+import { Op, type Transaction } from 'sequelize';
 import { beforePersonDeleted } from '../../export/tombstones';
 import { emit, emitAll } from '../../events';
 import { Ticket, TicketAssignee, User, UserEmail } from '../../db/models';
@@ -216,10 +216,15 @@ export async function updateUser(user: User, input: UserInput, transaction: Tran
 
 /**
  * A person's tickets go with them, deleted here rather than by the foreign key's cascade: MariaDB
- * runs no trigger for a cascaded delete, and the ticket list's counters are kept by triggers.
+ * runs no trigger for a cascaded delete, and the ticket list's counters are kept by triggers. So
+ * do the tickets merged into them (anyone's): their messages were moved into the deleted ones, and
+ * the foreign key would only clear their `merged_into_id`, listing them again, uncounted.
  */
 export async function deleteTicketsOf(userId: number, transaction: Transaction): Promise<void> {
-  await Ticket.destroy({ where: { user_id: userId }, transaction });
+  const own = (await Ticket.findAll({ attributes: ['id'], where: { user_id: userId }, transaction })).map((t) => t.id);
+  if (!own.length) return;
+  await Ticket.destroy({ where: { merged_into_id: { [Op.in]: own } }, transaction });
+  await Ticket.destroy({ where: { id: { [Op.in]: own } }, transaction });
 }
 
 /**
