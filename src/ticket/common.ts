@@ -1,4 +1,5 @@
-import type { Transaction } from 'sequelize';
+import { Op, type Transaction } from 'sequelize';
+import { UserEmail } from '../db/models';
 import { ValidationError } from '../errors';
 import { channelByName } from './channelByName';
 import { cachedValue, configVersion } from './configCache';
@@ -25,13 +26,25 @@ export function normaliseCc(addresses: readonly string[] | null | undefined): st
 }
 
 /**
- * A ticket's CC addresses as stored (normaliseCc) without its own user's address: the ticket's
- * user gets its mail as its user, and is never on its CC list (docs/mail.md). Dropped, not
- * refused. The one rule of the API (create, update, messages) and the mailbox worker (through them).
+ * A ticket's CC addresses as stored (normaliseCc) without its own user's addresses (`own`, from
+ * ownAddresses: the main one and the additional ones): the ticket's user gets its mail as its
+ * user, once, and is never on its CC list (docs/mail.md). Dropped, not refused. The one rule of
+ * the API (create, update, messages, merge) and the mailbox worker (through them).
  */
-export function ccWithoutUser(addresses: readonly string[] | null | undefined, user: { email: string } | null | undefined): string[] {
-  const own = user?.email.trim().toLowerCase();
-  return normaliseCc(addresses).filter((a) => a !== own);
+export function ccWithoutUser(addresses: readonly string[] | null | undefined, own: readonly string[]): string[] {
+  return normaliseCc(addresses).filter((a) => !own.includes(a));
+}
+
+/**
+ * Each user's addresses, lower case: the main one, then the additional ones (one query for all,
+ * none when `needed` is false: nothing to compare them with).
+ */
+export async function ownAddresses(users: ReadonlyArray<{ id: number; email: string }>, transaction: Transaction, needed = true): Promise<Map<number, string[]>> {
+  const out = new Map(users.map((u) => [u.id, [u.email.trim().toLowerCase()]]));
+  if (!needed || !users.length) return out;
+  const extra = await UserEmail.findAll({ attributes: ['user_id', 'email'], where: { user_id: { [Op.in]: [...out.keys()] } }, order: [['id', 'ASC']], transaction });
+  for (const e of extra) out.get(e.user_id)?.push(e.email.trim().toLowerCase());
+  return out;
 }
 
 /** A stored JSON array of strings (cc columns); [] for none or an unreadable value. */

@@ -210,6 +210,23 @@ describe('replies', () => {
     await addMessage(unassigned.ticket, unassigned.user);
     await mailTo(m.smtp, unassigned.ticket, m.world.direct.email);
     await mailTo(m.smtp, unassigned.ticket, m.world.grouped.email);
+
+    // Only an inactive operator assigned is nobody assigned: the department's active operators hear of it.
+    const dormant = await openTicket(m.world, { sendUserEmail: false, sendOperatorsEmail: false, assigned: [m.world.inactive.id] });
+    await addMessage(dormant.ticket, dormant.user);
+    await mailTo(m.smtp, dormant.ticket, m.world.direct.email);
+    await mailTo(m.smtp, dormant.ticket, m.world.grouped.email);
+    await settled(dormant.ticket.id);
+    expect(mailsOf(m.smtp, dormant.ticket).flatMap((x) => x.envelopeTo).sort()).toEqual([m.world.direct.email, m.world.grouped.email].sort());
+  });
+
+  it('an operator reply tells the department when those assigned and watching are all inactive', async () => {
+    const { ticket } = await openTicket(m.world, { sendUserEmail: false, sendOperatorsEmail: false, assigned: [m.world.inactive.id] });
+    await addMessage(ticket, m.world.outsider, { sendUserEmail: false, sendOperatorsEmail: true });
+    await mailTo(m.smtp, ticket, m.world.direct.email);
+    await mailTo(m.smtp, ticket, m.world.grouped.email);
+    await settled(ticket.id);
+    expect(mailsOf(m.smtp, ticket).flatMap((x) => x.envelopeTo).sort()).toEqual([m.world.direct.email, m.world.grouped.email].sort());
   });
 
   it('a note goes to the assigned and watching operators except its author, only with send_operators_email', async () => {

@@ -138,6 +138,31 @@ describe('POST /api/ticket/message', () => {
     expect((await ticketOf(ticket.id)).cc).toEqual(['dan@example.com', 'erin@example.com']);
   });
 
+  it('the ticket\'s own user is dropped from CC by any of their addresses: the main one or an additional one', async () => {
+    const { User, UserEmail } = await import('../../src/db/models');
+    const ticket = await f.ticket();
+    const owner = (await User.findByPk(ticket.user_id))!;
+    const alt = `${unique('alt')}@example.com`;
+    await UserEmail.create({ user_id: owner.id, email: alt });
+    const op = await f.operator();
+    const reply = created(await api.post(BASE, { ticket_id: ticket.id, user_id: op.id, text: 'x', cc: [alt.toUpperCase(), 'fay@example.com'] }));
+    expect(reply.cc).toEqual(['fay@example.com']);
+    expect((await ticketOf(ticket.id)).cc).toEqual(['fay@example.com']);
+    // On the ticket's own create and update too.
+    const opened = await f.ticket({ user: owner.id, cc: [alt, 'gus@example.com'] });
+    expect(opened.cc).toEqual(['gus@example.com']);
+    expect(expectSuccess(await api.put(`/api/ticket/ticket/${opened.id}`, { cc: [alt, 'hal@example.com'] }), 'Successfully updated the ticket!').cc).toEqual(['hal@example.com']);
+  });
+
+  it('a note\'s or a draft\'s CC addresses stay on the message: the ticket\'s CC list is left as it was', async () => {
+    const ticket = await f.ticket();
+    const op = await f.operator();
+    const note = created(await api.post(BASE, { ticket_id: ticket.id, user_id: op.id, message_type: 1, text: 'internal', cc: ['note-cc@example.com'] }));
+    const draft = created(await api.post(BASE, { ticket_id: ticket.id, user_id: op.id, is_draft: 1, text: 'later', cc: ['draft-cc@example.com'] }));
+    expect([note.cc, draft.cc]).toEqual([['note-cc@example.com'], ['draft-cc@example.com']]);
+    expect((await ticketOf(ticket.id)).cc).toEqual([]);
+  });
+
   it('refuses notes by users, user replies to internal and to locked tickets (operators may still write)', async () => {
     const ticket = await f.ticket();
     expectError(await api.post(BASE, { ticket_id: ticket.id, user_id: ticket.user_id, text: 'x', message_type: 1 }), 422,

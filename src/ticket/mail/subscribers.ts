@@ -116,7 +116,8 @@ export async function onMessageCreated(p: EventPayloads['message.created'], tran
   if (message.by === BY.OPERATOR) {
     if (p.sendUserEmail && !ticket.internal) await mailUser('user_ticket_reply', scope, message.id, transaction);
     if (!p.sendOperatorsEmail || !mapped(scope, 'operator_operator_ticket_reply')) return;
-    let ids = [...(await assignedIds(ticket.id, transaction)), ...(await watcherIds(ticket.id, transaction))];
+    // Those assigned or watching who can still be told (an inactive operator is no one), else the department's.
+    let ids = await activeOperators([...(await assignedIds(ticket.id, transaction)), ...(await watcherIds(ticket.id, transaction))], null, transaction);
     if (!ids.length) ids = await departmentOperatorIds(ticket.department_id, transaction);
     await mailOperators('operator_operator_ticket_reply', scope, ids, author, message.id, transaction);
     return;
@@ -124,7 +125,8 @@ export async function onMessageCreated(p: EventPayloads['message.created'], tran
   // A user's reply: its copy to the ticket's CC addresses (the mail leaves out the author's own).
   if (p.sendUserEmail && !ticket.internal && jsonList(ticket.cc).length) await mailUser('user_user_ticket_reply', scope, message.id, transaction);
   if (!p.sendOperatorsEmail || !mapped(scope, 'operator_user_ticket_reply')) return;
-  const assigned = await assignedIds(ticket.id, transaction);
+  // The assigned operators who can still be told, else the department's (an inactive assignee is no one).
+  const assigned = await activeOperators(await assignedIds(ticket.id, transaction), null, transaction);
   const ids = [...(assigned.length ? assigned : await departmentOperatorIds(ticket.department_id, transaction)), ...(await watcherIds(ticket.id, transaction))];
   await mailOperators('operator_user_ticket_reply', scope, ids, null, message.id, transaction);
 }

@@ -9,7 +9,7 @@ import { BY, MESSAGE_TYPE, type ForwardExtra } from '../../db/models/TicketMessa
 import { emit } from '../../events';
 import { ValidationError, invalid } from '../../errors';
 import { assertAttachments, storeAttachments, type AttachmentInput } from '../attachmentFiles';
-import { assertPast, ccWithoutUser, channelIdOf, jsonList, normaliseCc, type ChannelName } from '../common';
+import { assertPast, ccWithoutUser, channelIdOf, jsonList, normaliseCc, ownAddresses, type ChannelName } from '../common';
 import { cachedTicketSettings, type TicketSettings } from '../ticketSettings';
 import { currentDueTime } from '../tickets/due';
 import { recordAudit, unsavedChanges } from '../tickets/audit';
@@ -137,7 +137,8 @@ export async function writeMessages(values: WriteMessageValues[], transaction: T
   })), transaction);
   for (const [i, v] of values.entries()) {
     if (v.attachments.length) await storeAttachments(v.ticket.id, messages[i].id, v.attachments, transaction);
-    if (v.cc.length) {
+    // A reply's copies join the ticket's CC list; a note's or a draft's change nothing on the ticket.
+    if (v.cc.length && v.type !== MESSAGE_TYPE.NOTE && !v.isDraft) {
       const merged = normaliseCc([...jsonList(v.ticket.cc), ...v.cc]);
       if (merged.length !== jsonList(v.ticket.cc).length) v.ticket.set('cc', JSON.stringify(merged));
     }
@@ -179,7 +180,10 @@ export async function addMessage(input: AddMessageInput, transaction: Transactio
 
   // The ticket's user is never copied on it (read only when addresses are copied and someone else writes).
   let cc = normaliseCc(input.cc);
-  if (cc.length) cc = ccWithoutUser(cc, author.id === ticket.user_id ? author : await User.findByPk(ticket.user_id, { attributes: ['id', 'email'], transaction }));
+  if (cc.length) {
+    const owner = author.id === ticket.user_id ? author : await User.findByPk(ticket.user_id, { attributes: ['id', 'email'], transaction });
+    cc = owner ? ccWithoutUser(cc, (await ownAddresses([owner], transaction)).get(owner.id)!) : cc;
+  }
   const message = await writeMessage({
     ticket, author, type, text: input.text, isDraft, pinned: input.pinned === true, cc, attachments,
     userIpAddress: input.userIpAddress ?? null, createdAt, channelId: await channelIdOf(input.channel ?? 'api', transaction),

@@ -14,7 +14,7 @@ import { applyCustomFieldValues } from '../../customfields/values';
 import { ValidationError, invalid } from '../../errors';
 import { assertExist } from '../../db/exists';
 import { assertAttachments, type AttachmentInput } from '../attachmentFiles';
-import { assertPast, ccWithoutUser, jsonList, type ChannelName } from '../common';
+import { assertPast, ccWithoutUser, jsonList, ownAddresses, type ChannelName } from '../common';
 import { inDepartment } from '../priorityScope';
 import { sqlCondition } from '../../db/sql';
 import { writeMessages } from '../messages/service';
@@ -229,13 +229,14 @@ export async function createTickets(inputs: CreateTicketInput[], transaction: Tr
   for (const input of inputs) checked.push(await check(input, settings, at, transaction));
   if (!checked.length) return [];
   const people = await resolvePeople(checked.map(({ input, brandId }) => ({ input, brandId })), transaction);
+  const owned = await ownAddresses(people.map((p) => p.owner), transaction, checked.some((c) => c.input.cc?.length));
 
   // The first message's reply time is written with the ticket (no update after the message).
   const rows = await Promise.all(checked.map(async (c, i) => {
     const { input, createdAt, statusId } = c;
     const due: DueTimes = input.slaPlanId ? await slaDueTimes(input.slaPlanId, c.priorityId, createdAt, settings.defaultTimezone, transaction) : NO_DUE_TIMES;
     const resolved = settings.defaultResolvedStatus !== null && statusId === settings.defaultResolvedStatus;
-    const cc = ccWithoutUser(input.cc, people[i].owner);
+    const cc = ccWithoutUser(input.cc, owned.get(people[i].owner.id)!);
     return {
       department_id: c.department.id, department_email_id: c.departmentEmailId, brand_id: c.brandId,
       channel_id: c.channelId, user_id: people[i].owner.id, status_id: statusId, priority_id: c.priorityId,
@@ -426,7 +427,8 @@ export async function updateTicket(ticket: Ticket, input: UpdateTicketInput, tra
 
   // A new CC list, or a new user who was on the old one: without the ticket's user.
   if (input.cc !== undefined || values.user_id !== undefined) {
-    const cc = ccWithoutUser(input.cc ?? jsonList(ticket.cc), owner);
+    const own = owner ? (await ownAddresses([owner], transaction)).get(owner.id)! : [];
+    const cc = ccWithoutUser(input.cc ?? jsonList(ticket.cc), own);
     if (JSON.stringify(cc) !== JSON.stringify(jsonList(ticket.cc))) { values.cc = cc.length ? JSON.stringify(cc) : null; changes.push('cc'); }
   }
   // The ids of the links, checked before anything is read for the audit or written.
@@ -553,7 +555,9 @@ export async function mergeTickets(target: Ticket, ids: number[], transaction: T
     attributes: ['id', 'type', 'email'], where: { id: { [Op.in]: [...new Set([target.user_id, ...sources.map((s) => s.user_id)])] } }, transaction,
   });
   const customers = people.filter((p) => p.type === 'user' && p.id !== target.user_id).map((p) => p.email);
-  const cc = ccWithoutUser([...jsonList(target.cc), ...sources.flatMap((s) => jsonList(s.cc)), ...customers], people.find((p) => p.id === target.user_id));
+  const targetUser = people.find((p) => p.id === target.user_id);
+  const own = targetUser ? (await ownAddresses([targetUser], transaction)).get(targetUser.id)! : [];
+  const cc = ccWithoutUser([...jsonList(target.cc), ...sources.flatMap((s) => jsonList(s.cc)), ...customers], own);
   const lastReply = Math.max(target.last_reply_time ?? 0, ...sources.map((s) => s.last_reply_time ?? 0));
   target.set({ merged: 1, cc: cc.length ? JSON.stringify(cc) : null, last_reply_time: lastReply || null, updated_at: at });
   await saveChanges(target, transaction);
