@@ -1,3 +1,4 @@
+import { convert as htmlToText } from 'html-to-text';
 import type { Transaction } from 'sequelize';
 import { Article, ArticleComment, ArticleType, SpamRule, User } from '../db/models';
 import { matchesRule } from '../core/spam';
@@ -7,7 +8,7 @@ import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick, sent } from '../lib/serialize';
 import { Joi, MAX_ID, field } from '../lib/validation';
 import { formattedName } from '../user/people/presenter';
-import { richText } from '../content/html';
+import { isMarkup, richText } from '../content/html';
 
 /**
  * Comments on articles, and their moderation. Status: 0 awaiting moderation, 1 published, 2 spam.
@@ -28,10 +29,15 @@ export const SPAM_MESSAGE = 'The comment was blocked due to spam.';
 const status = () => Joi.number().integer().valid(0, 1, 2);
 const TEXT_MAX = 65535;
 
-/** The first spam rule for comments that the text or the sender (name, or the author's email) matches. */
+/**
+ * Whether a spam rule for comments matches the text or the sender (name, or the author's email).
+ * Rich text is matched as written and as a reader sees it (`vi<b>agra</b>` reads `viagra`,
+ * `cheap&nbsp;pills` `cheap pills`), as a mail's HTML is read as text before its rules run.
+ */
 async function isSpam(text: string, senders: string[], transaction: Transaction): Promise<boolean> {
   const rules = await SpamRule.findAll({ where: { event_comment: 1 }, transaction });
-  return rules.some((rule) => matchesRule(rule, { content: text }) || senders.some((sender) => matchesRule(rule, { sender })));
+  const contents = isMarkup(text) ? [text, htmlToText(text, { wordwrap: false, selectors: [{ selector: 'img', format: 'skip' }] })] : [text];
+  return rules.some((rule) => contents.some((content) => matchesRule(rule, { content })) || senders.some((sender) => matchesRule(rule, { sender })));
 }
 
 const filters: Record<string, Filter> = {

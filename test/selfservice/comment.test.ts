@@ -85,6 +85,17 @@ describe('spam rules', () => {
     expect(await ArticleComment.count({ where: { article_id: article.id } })).toBe(0);
   });
 
+  it('read rich text as a reader sees it: markup inside a word or a no-break space does not hide it', async () => {
+    const article = await make.article();
+    const word = unique('pillz').toLowerCase();
+    await rule({ text: `cheap ${word}` });
+    for (const text of [`<p>cheap <i>${word}</i></p>`, `<p>cheap&nbsp;${word.slice(0, 3)}<b>${word.slice(3)}</b></p>`]) {
+      expectError(await api.post(BASE, { article_id: article.id, name: 'Spammer', text }), 422, 'The comment was blocked due to spam.');
+    }
+    expect(await ArticleComment.count({ where: { article_id: article.id } })).toBe(0);
+    expect((await comment({ article_id: article.id, name: 'Ann', text: `<p>cheap, but not ${word}</p>` })).status).toBe(0);
+  });
+
   it('check the sender (the name, or the author\'s email) with sender rules', async () => {
     const article = await make.article();
     const domain = `${unique('spam').toLowerCase()}.example`;
