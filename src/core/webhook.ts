@@ -1,3 +1,4 @@
+import { ValidationError } from '../errors';
 import { sealSecret } from '../crypto/storedSecret';
 import { Webhook, WebhookDelivery } from '../db/models';
 import { EVENT_NAMES } from '../events';
@@ -77,6 +78,8 @@ const redeliver: CustomAction<WebhookDelivery> = {
   path: '/:id/redeliver',
   message: 'The delivery was queued again.',
   async run({ record, transaction }) {
+    // One chain of attempts at a time (the row is locked): a second would send the event twice.
+    if (record!.status === 'pending') throw new ValidationError('The delivery is still being attempted: it can be sent again once it has succeeded or failed.');
     await record!.update({ status: 'pending', error: null }, { transaction });
     await enqueue(transaction!, webhookDelivery, { deliveryId: record!.id });
     return record;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 /**
  * Webhooks: CRUD with a secret shown once and stored encrypted; deliveries to a real HTTP receiver,
  * signed, retried with backoff (the receiver fails first), logged, redelivered; written in the
@@ -192,5 +193,11 @@ describe('deliveries', () => {
     expectNotFound(await api.get(`/api/core/webhook/${hook.id}/delivery/4294967295`), 'webhook delivery');
     expectNotFound(await api.post(`/api/core/webhook/${hook.id}/delivery/4294967295/redeliver`), 'webhook delivery');
     expectNotFound(await api.post('/api/core/webhook/4294967295/delivery/1/redeliver'), 'webhook');
+    // A delivery still being attempted is not sent again alongside (two chains of attempts).
+    const event = (await DomainEvent.findOne({ order: [['id', 'DESC']] }))!;
+    const pending = await WebhookDelivery.create({ webhook_id: hook.id, event_id: event.id, uuid: randomUUID(), event_name: event.name, status: 'pending', attempts: 1 } as any);
+    expectError(await api.post(`/api/core/webhook/${hook.id}/delivery/${pending.id}/redeliver`), 422, 'The delivery is still being attempted: it can be sent again once it has succeeded or failed.');
+    expect((await pending.reload()).attempts).toBe(1);
+    expect(await OutboxEntry.count({ where: { payload: JSON.stringify({ deliveryId: pending.id }) } })).toBe(0);
   });
 });
