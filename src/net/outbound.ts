@@ -167,11 +167,20 @@ export const urlHost = (url: string): string => new URL(url).hostname;
  * every address it resolves to when the server connects (postChecked). `label` names the field in
  * the error: `The <label> is not allowed: <reason>`.
  */
-export const outboundUrl = (use: OutboundUse, label: string) => Joi.string().trim().max(2048).uri({ scheme: ['http', 'https'] })
+export const outboundUrl = (use: OutboundUse, label: string) => Joi.string().trim().max(2048).uri()
   .custom((v: string) => {
-    const refusal = hostRefusal(urlHost(v), use);
+    const invalidUrl = () => new Error(`The ${label} must be a valid URL.`);
+    let url: URL;
+    try {
+      url = new URL(v); // what the request will parse (a port past 65535 passes joi's syntax check)
+    } catch {
+      throw invalidUrl();
+    }
+    // http(s) in any letter case (schemes are case-insensitive), on a port a server can listen on.
+    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.port === '0') throw invalidUrl();
+    const refusal = hostRefusal(url.hostname, use);
     if (refusal) throw new Error(`The ${label} is not allowed: ${refusal}`);
-    return v;
+    return v.replace(/^[a-z][a-z0-9+.-]*:/i, (scheme) => scheme.toLowerCase());
   });
 
 /**

@@ -66,7 +66,13 @@ describe('webhook CRUD', () => {
 
   it('takes http and https URLs and known event names (or *) only', async () => {
     expectError(await api.post('/api/core/webhook', { events: ['*'] }), 422, 'The url field is required.');
-    expectError(await api.post('/api/core/webhook', { url: 'ftp://example.com/x', events: ['*'] }), 422, 'The url must be a valid URL.');
+    for (const url of ['ftp://example.com/x', 'https://example.com:99999/x', 'http://example.com:0/x', 'mailto:a@example.com']) {
+      expectError(await api.post('/api/core/webhook', { url, events: ['*'] }), 422, 'The url must be a valid URL.');
+    }
+    // A scheme in capitals is http(s) too, stored in lower case.
+    const upper = expectSuccess(await api.post('/api/core/webhook', { url: 'HTTPS://Example.com/Hook', events: ['*'], enabled: 0 }), 'Successfully created new webhook!');
+    created.push(upper.id);
+    expect(upper.url).toBe('https://Example.com/Hook');
     expectError(await api.post('/api/core/webhook', { url: 'https://example.com/x' }), 422, 'The events field is required.');
     expectError(await api.post('/api/core/webhook', { url: 'https://example.com/x', events: ['ticket.exploded'] }), 422, 'The selected events.0 is invalid.');
     const json = expectSuccess(await api.postJson('/api/core/webhook', { url: 'https://127.0.0.1:9/x', events: ['*', 'user.created'], enabled: false }), 'Successfully created new webhook!');
