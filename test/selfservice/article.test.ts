@@ -88,6 +88,17 @@ describe('POST /api/selfservice/article', () => {
     expect((await show(data.id, { type_id: b.id })).frontend_url).toBe(`${main.system_url!.replace(/\/$/, '')}/${b.slug}/article/${data.id}/${data.slug}`);
   });
 
+  it('refuses a category its type kept when it became a link: a link type holds no articles', async () => {
+    const { type, category, author } = await setting();
+    const other = await make.category((await make.type()).id);
+    expectSuccess(await api.put(`/api/selfservice/type/${type.id}`, { content: 1, external_link: 'https://example.com/kb' }), 'Successfully updated the type!');
+    const title = unique('Linked away');
+    expectError(await api.post(BASE, { author_id: author.id, title, text: 'x', category: [other.id, category.id] }), 422,
+      'The selected category.1 is invalid: its type links elsewhere (content 1) and holds no articles.');
+    expect(await Article.count({ where: { title } })).toBe(0);
+    expectSuccess(await api.post(BASE, { author_id: author.id, title, text: 'x', category: [other.id] }), 'Successfully created new article!');
+  });
+
   it('two articles of one title created at once get two slugs', async () => {
     const { category, author } = await setting();
     const title = unique('Raced Title');

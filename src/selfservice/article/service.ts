@@ -5,7 +5,7 @@ import {
 import { setLinks, setRows } from '../../db/links';
 import { now } from '../../db/entity';
 import { sequelize } from '../../db/sequelize';
-import { invalid } from '../../errors';
+import { ValidationError, invalid } from '../../errors';
 import { assertExist } from '../../db/exists';
 import { writeCount } from '../../db/writes';
 import type { Condition } from '../../http/listQuery';
@@ -55,12 +55,19 @@ async function assertOperator(id: number, transaction: Transaction): Promise<voi
   if (!(await User.findOne({ attributes: ['id'], where: { id, type: 'operator' }, transaction }))) throw invalid('author_id');
 }
 
-/** The types of the given categories (which must exist), locked: article slugs of a type are chosen one writer at a time. */
+/**
+ * The types of the given categories (which must exist, in types of articles: a category a type
+ * kept when it became a link holds none), locked: article slugs of a type are chosen one writer
+ * at a time.
+ */
 async function typesOf(categoryIds: number[], transaction: Transaction): Promise<number[]> {
   await assertExist(SelfServiceCategory, 'category', categoryIds, transaction);
-  const rows = await SelfServiceCategory.findAll({ attributes: ['type_id'], where: { id: { [Op.in]: categoryIds } }, transaction });
+  const rows = await SelfServiceCategory.findAll({ attributes: ['id', 'type_id'], where: { id: { [Op.in]: categoryIds } }, transaction });
   const typeIds = [...new Set(rows.map((r) => r.type_id))].sort((a, b) => a - b);
-  await SelfServiceType.findAll({ attributes: ['id'], where: { id: { [Op.in]: typeIds } }, order: [['id', 'ASC']], transaction, lock: transaction.LOCK.UPDATE });
+  const types = await SelfServiceType.findAll({ attributes: ['id', 'content'], where: { id: { [Op.in]: typeIds } }, order: [['id', 'ASC']], transaction, lock: transaction.LOCK.UPDATE });
+  const links = new Set(types.filter((t) => t.content === 1).map((t) => t.id));
+  const inLink = categoryIds.findIndex((id) => links.has(rows.find((r) => r.id === id)!.type_id));
+  if (inLink >= 0) throw new ValidationError(`The selected category.${inLink} is invalid: its type links elsewhere (content 1) and holds no articles.`);
   return typeIds;
 }
 
