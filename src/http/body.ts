@@ -1,6 +1,7 @@
 import express, { type Request, type RequestHandler } from 'express';
 import qs from 'qs';
 import { HttpError } from './errors';
+import { ValidationError, fieldLabel } from '../errors';
 import { runAll } from './dispatch';
 
 /** `X-HTTP-Method-Override: PUT|DELETE` on a POST acts as that method. */
@@ -37,6 +38,70 @@ export function tooManyParameters(s: string): boolean {
  */
 export const parseParams = (s: string) => qs.parse(s, { arrayLimit: -1, depth: 8, parameterLimit: PARAMETER_LIMIT, allowPrototypes: false });
 
+/** A form body's percent-escape that is no UTF-8 text (`%FF`, an encoded surrogate). */
+const malformedForm = () => new HttpError(400, 'The request body is not valid form encoding: a percent-escape is not UTF-8 text.');
+
+/**
+ * A form body's parameters (parseParams), refusing what qs would keep undecoded: a value with a
+ * percent-escape that is no UTF-8 (`name=a%FF`) would be stored as the escape's own text. Latin-1
+ * bodies (their charset says so) decode as qs decodes them.
+ */
+export function parseFormBody(s: string, charset: string): Record<string, unknown> {
+  const latin1 = charset === 'iso-8859-1';
+  return qs.parse(s, {
+    arrayLimit: -1, depth: 8, parameterLimit: PARAMETER_LIMIT, allowPrototypes: false, charset: latin1 ? 'iso-8859-1' : 'utf-8',
+    decoder(text, decode, textCharset) {
+      if (latin1) return decode(text, decode, textCharset);
+      const plain = text.replace(/\+/g, ' ');
+      if (!plain.includes('%')) return plain;
+      try {
+        return decodeURIComponent(plain);
+      } catch {
+        throw malformedForm();
+      }
+    },
+  });
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
+
+interface JsonNode { value: unknown; key: string; parent: JsonNode | null }
+/** The keys from the body down to a node (`customfield.7`), built only for an error. */
+const pathOf = (node: JsonNode): string[] => {
+  const path: string[] = [];
+  for (let at: JsonNode | null = node; at?.parent; at = at.parent) path.unshift(at.key.replace(LONE_SURROGATES, '\uFFFD'));
+  return path;
+};
+
+/**
+ * A JSON body as the API reads it. An own `__proto__` key (JSON.parse keeps it as data) is
+ * dropped, as qs drops it from a form: copied onto another object it would set that object's
+ * prototype, and its fields would be read as the body's. A string or key that is no valid Unicode
+ * (a lone surrogate, which the database would store as `?`) is a 422 naming it. Iterative, with
+ * parent links rather than copied paths: a body nested 100,000 deep is Joi's to refuse.
+ */
+function checkedJson(body: unknown): void {
+  const stack: JsonNode[] = [{ value: body, key: '', parent: null }];
+  while (stack.length) {
+    const node = stack.pop()!;
+    const { value } = node;
+    if (typeof value === 'string') {
+      if (LONE_SURROGATE.test(value)) {
+        const path = pathOf(node);
+        throw new ValidationError(`The ${fieldLabel(path.length ? path : ['body'])} must be valid Unicode text.`);
+      }
+    } else if (value && typeof value === 'object') {
+      if (Object.hasOwn(value, '__proto__')) delete (value as Record<string, unknown>)['__proto__'];
+      for (const [key, child] of Object.entries(value)) {
+        const childNode = { value: child, key, parent: node };
+        if (LONE_SURROGATE.test(key)) throw new ValidationError(`The ${fieldLabel(pathOf(childNode))} must be valid Unicode text.`);
+        stack.push(childNode);
+      }
+    }
+  }
+}
+
 /** 414 for a query string of more than PARAMETER_LIMIT parameters. */
 export const refuseLongQueries: RequestHandler = (req, _res, next) => {
   const q = req.url.indexOf('?');
@@ -66,8 +131,11 @@ export function bodyParsers(limit: string): RequestHandler[] {
     if (err) return next(undecodable(req, err));
     if (typeof req.body === 'string' && req.is('application/x-www-form-urlencoded')) {
       if (tooManyParameters(req.body)) return next(new HttpError(413, `The request body has more than ${PARAMETER_LIMIT} parameters.`));
+      const charset = (/charset=([^;]+)/i.exec(String(req.headers['content-type'] ?? ''))?.[1] ?? 'utf-8').trim().toLowerCase();
+      // Bytes that are no UTF-8 came out of the decoding as U+FFFD: the text is not what was sent.
+      if (charset === 'utf-8' && req.body.includes('\uFFFD')) return next(new HttpError(400, 'The request body is not valid UTF-8 text.'));
       try {
-        req.body = parseParams(req.body);
+        req.body = parseFormBody(req.body, charset);
       } catch (parseError) {
         return next(parseError); // thrown here, in a stream callback, it would end the process
       }
@@ -80,6 +148,8 @@ export function bodyParsers(limit: string): RequestHandler[] {
     if (req.body === undefined || req.body === null) req.body = {};
     else if (typeof req.body !== 'object' || Array.isArray(req.body)) {
       throw new HttpError(422, 'The request body must be an object of fields.');
+    } else if (req.is(['application/json', '+json'])) {
+      checkedJson(req.body);
     }
     next();
   };

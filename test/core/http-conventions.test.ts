@@ -209,6 +209,44 @@ describe('JSON bodies', () => {
     expectError(await api.postJson('/api/core/ipwhitelist', { ip: uniqueIpv4(), event_api: 'yes' }), 422, 'The event api field must be true or false.');
     expectError(await api.postJson('/api/core/ipwhitelist', { ip: uniqueIpv4(), event_api: null }), 422, 'The event api field must be true or false.');
   });
+
+  it('read a __proto__ key as an unknown field, as forms do (its fields are not the body\'s)', async () => {
+    const name = unique('viaproto');
+    const raw = (body: string) => authed(request(api.server).post('/api/ticket/tag').set('Content-Type', 'application/json').send(body));
+    expectError(await raw(JSON.stringify({ ['__proto__']: { name } }).replace('"__proto__"', '"__proto__"')), 422, 'The name field is required.');
+    expectError(await raw(`{"__proto__":{"name":"${name}"}}`), 422, 'The name field is required.');
+    expectError(await authed(request(api.server).post('/api/ticket/tag').type('form').send(`__proto__[name]=${name}`)), 422, 'The name field is required.');
+    const kept = expectSuccess(await raw(`{"name":"${name}","__proto__":{"name":"other"}}`), 'Successfully created new tag!');
+    expect(kept.name).toBe(name);
+  });
+
+  it('refuse text that is no valid Unicode (a lone surrogate), naming the field, and write nothing', async () => {
+    const name = unique('lone');
+    const raw = (body: string) => authed(request(api.server).post('/api/ticket/tag').set('Content-Type', 'application/json').send(body));
+    expectError(await raw(`{"name":"${name}\\ud800x"}`), 422, 'The name must be valid Unicode text.');
+    expectError(await raw(`{"name":"${name}","translations":{"\\udfff":"x"}}`), 422, 'The translations.\ufffd must be valid Unicode text.');
+    expect(expectList(await api.get('/api/ticket/tag', { limit: 1000 })).some((t) => String(t.name).startsWith(name))).toBe(false);
+    // A pair is one character, and fine.
+    expect(expectSuccess(await raw(`{"name":"${name}\\ud83d\\ude00"}`), 'Successfully created new tag!').name).toBe(`${name}\u{1F600}`);
+  });
+});
+
+describe('form bodies', () => {
+  // Sent as the bytes given (superagent would serialise a Buffer with qs, as an object).
+  const form = (body: string | Buffer, type = 'application/x-www-form-urlencoded') =>
+    authed(request(api.server).post('/api/ticket/tag').set('Content-Type', type).serialize((b: unknown) => b as string).send(body as unknown as string));
+
+  it('refuse a percent-escape that is no UTF-8 text, or bytes that are no UTF-8, instead of storing other text', async () => {
+    const name = unique('esc');
+    for (const body of [`name=${name}%FF%FE`, `name=${name}100%25%ZZ`, `name=${name}%ED%A0%80`]) {
+      expectError(await form(body), 400, 'The request body is not valid form encoding: a percent-escape is not UTF-8 text.');
+    }
+    expectError(await form(Buffer.concat([Buffer.from(`name=${name}`), Buffer.from([0xff, 0xfe])])), 400, 'The request body is not valid UTF-8 text.');
+    expect(expectList(await api.get('/api/ticket/tag', { limit: 1000 })).some((t) => String(t.name).startsWith(name))).toBe(false);
+    // Valid escapes and a Latin-1 body (its charset says so) read as sent.
+    expect(expectSuccess(await form(`name=${name}%C3%A9+100%25`), 'Successfully created new tag!').name).toBe(`${name}é 100%`);
+    expect(expectSuccess(await form(Buffer.from(`name=${name}l%E9`, 'latin1'), 'application/x-www-form-urlencoded; charset=iso-8859-1'), 'Successfully created new tag!').name).toBe(`${name}lé`);
+  });
 });
 
 describe('booleans', () => {
@@ -345,5 +383,13 @@ describe('response headers', () => {
       expect({ name, poweredBy: res.headers['x-powered-by'], nosniff: res.headers['x-content-type-options'] }).toEqual({ name, poweredBy: undefined, nosniff: 'nosniff' });
       if (name.startsWith('API') || name.startsWith('account')) expect({ name, cache: res.headers['cache-control'] }).toEqual({ name, cache: 'no-store' });
     }
+  });
+});
+
+describe('one-line filters', () => {
+  it('refuse control characters, as one-line fields do', async () => {
+    expectError(await api.get('/api/ticket/ticket', { number: 'a\u0000' }), 422, 'The number must not contain control characters.');
+    expectError(await api.get('/api/ticket/ticket', { user_email: 'a\u0000@example.com' }), 422, 'The user email must not contain control characters.');
+    expectError(await api.get('/api/selfservice/article/search', { term: 'a\u0007' }), 422, 'The term must not contain control characters.');
   });
 });

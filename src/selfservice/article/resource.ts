@@ -103,7 +103,7 @@ const sortable = ['title', 'slug', 'published', 'published_at', 'protected', 'pi
 /** The search takes the list's filters (and PAGING, DATES), plus the words to look for. */
 const searchSpec: ListSpec = {
   sortable, filters, dates: true,
-  params: { ...listParams, term: Joi.string().trim().max(255).required() },
+  params: { ...listParams, term: field.string(255).required() },
 };
 
 /**

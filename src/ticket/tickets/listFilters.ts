@@ -15,7 +15,7 @@ export const ticketFilters: Record<string, Filter> = {
   search: { schema: ticketSearchText(), where: ticketSearchCondition },
   /** A number also finds the ticket that a ticket of that number was merged into. */
   number: {
-    schema: Joi.string().trim().max(64),
+    schema: field.string(64),
     where: numberCondition,
   },
   /** A department and every department below it (one recursive subquery). */
@@ -33,7 +33,7 @@ export const ticketFilters: Record<string, Filter> = {
   watching: { schema: Joi.ids(), where: (ids: number[]) => sqlCondition`id IN (SELECT ticket_id FROM ticket_watchers WHERE user_id IN (${ids}))` },
   /** The ticket's user by address, primary or additional. */
   user_email: {
-    schema: Joi.string().trim().max(255),
+    schema: field.string(255),
     // person_emails holds every address a person has, primary and additional (kept by triggers).
     where: (email: string) => sqlCondition`user_id IN (SELECT user_id FROM person_emails WHERE email = ${email.toLowerCase()})`,
   },
