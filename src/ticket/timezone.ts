@@ -45,17 +45,24 @@ function offsetAt(ms: number, timezone: string): number {
   return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - Math.floor(ms / 1000) * 1000;
 }
 
+const DAY_MS = 86_400_000;
+
 /**
  * The instant (UNIX milliseconds) at which the wall clock in `timezone` shows the date at
- * `minutes` past midnight (1440 is the next midnight). A wall time skipped by a DST change moves
- * forward by the gap (01:30 in London on a spring-forward night is 02:30 BST); an ambiguous one
- * (fall back) is read in one of its two offsets.
+ * `minutes` past midnight (1440 is the next midnight). The zone's offsets a day before and a day
+ * after are the candidates: the wall time is read in each that shows it. Neither does: the time
+ * was skipped by a DST change and moves forward by the gap (01:30 in London on a spring-forward
+ * night is 02:30 BST); both do: it is ambiguous (fall back) and the first of its two instants is
+ * taken, in every zone. (Guessing from the offset at the wall time read as UTC got the times just
+ * after a spring-forward an hour late in zones behind UTC: 03:00 in New York was 04:00 EDT.)
  */
 export function zonedTime(year: number, month: number, day: number, minutes: number, timezone: string): number {
   const asUtc = Date.UTC(year, month - 1, day, 0, minutes);
-  const first = asUtc - offsetAt(asUtc, timezone);
-  const second = asUtc - offsetAt(first, timezone);
-  return second === first ? first : Math.max(first, second);
+  const before = offsetAt(asUtc - DAY_MS, timezone);
+  const after = offsetAt(asUtc + DAY_MS, timezone);
+  const shows = (offset: number) => offsetAt(asUtc - offset, timezone) === offset;
+  const instants = [before, after].filter(shows).map((offset) => asUtc - offset);
+  return instants.length ? Math.min(...instants) : asUtc - before;
 }
 
 /** The calendar date `days` after the given one. */

@@ -72,6 +72,19 @@ describe('dueTime, business hours', () => {
     expect(iso(dueTime(utc(2024, 3, 4, 23), 30, tokyo))).toBe('2024-03-05T00:30:00Z');
   });
 
+  it('opens a window right after a spring-forward at its own hour, in zones behind UTC too', () => {
+    // Sunday 2026-03-08: New York goes from EST to EDT at 02:00. A 06:00-14:00 window opens at
+    // 06:00 EDT (10:00 UTC), not an hour later; so does Los Angeles' 09:00 (16:00 UTC).
+    const sundays = (start: string, end: string, timezone: string): SlaClock => ({ businessHours: true, schedule: weekdays(start, end, [0]), timezone });
+    expect(iso(dueTime(utc(2026, 3, 8, 5), 60, sundays('06:00', '14:00', 'America/New_York')))).toBe('2026-03-08T11:00:00Z');
+    expect(iso(dueTime(utc(2026, 3, 8, 8), 60, sundays('09:00', '17:00', 'America/Los_Angeles')))).toBe('2026-03-08T17:00:00Z');
+    // A window opening in the gap (02:30, which that night has not) opens at 03:30 EDT; an
+    // ambiguous opening (01:00 on the fall-back night, twice) at the first of the two, in London as in New York.
+    expect(iso(dueTime(utc(2026, 3, 8, 5), 30, sundays('02:30', '12:00', 'America/New_York')))).toBe('2026-03-08T08:00:00Z');
+    expect(iso(dueTime(utc(2026, 10, 24, 23), 30, sundays('01:00', '12:00', 'Europe/London')))).toBe('2026-10-25T00:30:00Z');
+    expect(iso(dueTime(utc(2026, 11, 1, 4), 30, sundays('01:00', '12:00', 'America/New_York')))).toBe('2026-11-01T05:30:00Z');
+  });
+
   it('is null when no working window exists (nothing ever falls due)', () => {
     expect(dueTime(utc(2024, 3, 4), 60, { ...OFFICE, schedule: [] })).toBeNull();
   });
