@@ -20,6 +20,7 @@ import { outboxSweepJob } from './queue/outboxSweepJob';
 import type { WorkerSpec } from './queue/runWorker';
 import { autoCloseJob } from './ticket/autoClose';
 import { bulkTicketJob } from './ticket/bulk/job';
+import { slaPlanRecomputeJob } from './ticket/slaRecompute';
 import { watchConfigTables } from './ticket/configCache';
 import { feedbackRequestsJob } from './ticket/feedbackRequests';
 import { ticketMail } from './ticket/mail/job';
@@ -83,7 +84,7 @@ export const schedulerSpec = (): WorkerSpec => ({
   // Each job is safe beside another run of itself (the sweeps' writes are idempotent or row-locked).
   concurrency: config().schedulerConcurrency,
   // Besides housekeeping, the project's background work that is neither mail, mailbox nor webhook: bulk ticket changes.
-  jobs: [banExpiryJob, outboxSweepJob, autoCloseJob, feedbackRequestsJob, idempotencyExpiryJob, bulkTicketJob, tombstonePruneJob],
+  jobs: [banExpiryJob, outboxSweepJob, autoCloseJob, feedbackRequestsJob, idempotencyExpiryJob, bulkTicketJob, tombstonePruneJob, slaPlanRecomputeJob],
 });
 
 /**

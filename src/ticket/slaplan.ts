@@ -12,6 +12,9 @@ import { pick, sent } from '../lib/serialize';
 import { Joi, MAX_ID, field } from '../lib/validation';
 import { formatClockTime, parseClockTime, type WorkingWindow } from './sla';
 import { isTimeZone } from '../lib/timezones';
+import { writeCount } from '../db/writes';
+import { enqueue } from '../queue/outbox';
+import { slaPlanRecomputeJob } from './slaRecompute';
 
 /**
  * SLA plans (`/api/ticket/slaplan`, beyond the spec): targets per priority, in minutes, for the
@@ -180,9 +183,15 @@ export const slaPlanResource: ResourceDef<SlaPlan, SlaPlanRelations> = {
   async update(plan, input, { transaction }) {
     const windows = input.schedule !== undefined ? input.schedule.length : await SlaPlanSchedule.count({ where: { plan_id: plan.id }, transaction });
     assertSchedule(input.business_hours ?? plan.business_hours, windows);
+    const clockBefore = [plan.business_hours, plan.timezone];
     await plan.update(sent(input, COLUMNS), { transaction });
+    const writesBefore = writeCount(transaction);
     if (input.schedule !== undefined) await replaceSchedule(plan.id, input.schedule, transaction);
     if (input.targets !== undefined) await replaceTargets(plan.id, input.targets, transaction);
+    // Its tickets' due times follow the new clock or targets (in the background: a plan may hold many).
+    if (writeCount(transaction) > writesBefore || plan.business_hours !== clockBefore[0] || plan.timezone !== clockBefore[1]) {
+      await enqueue(transaction, slaPlanRecomputeJob, { planId: plan.id, afterId: 0 });
+    }
   },
 
   // The plan's tickets lose it and the due times it gave them, as `sla_plan=0` on a ticket does.
