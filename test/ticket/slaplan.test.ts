@@ -166,6 +166,39 @@ describe('DELETE /api/ticket/slaplan/{id}', () => {
   });
 });
 
+describe('plans and tickets', () => {
+  it('a disabled plan is given to no new ticket; the tickets that have it keep it', async () => {
+    const ctx = await ticketContext();
+    const f = ticketFactories(api, () => ctx);
+    const plan = await create({ targets: { [ctx.priorityId]: { first_reply: 60, resolution: 480 } } });
+    const kept = await f.ticket({ sla_plan: plan.id });
+    updated(await api.put(`${BASE}/${plan.id}`, { enabled: 0 }));
+    const subject = unique('On a disabled plan');
+    expectError(await api.post('/api/ticket/ticket', {
+      department: ctx.departmentId, status: ctx.openStatus, priority: ctx.priorityId, subject, text: 'x', user_email: `${unique('u')}@example.com`, sla_plan: plan.id,
+    }), 422, 'The selected sla plan is invalid.');
+    const other = await f.ticket();
+    expectError(await api.put(`/api/ticket/ticket/${other.id}`, { sla_plan: plan.id }), 422, 'The selected sla plan is invalid.');
+    // Sent again as it is, the plan a ticket has is no change.
+    expectSuccess(await api.put(`/api/ticket/ticket/${kept.id}`, { sla_plan: plan.id, subject: 'Still on it' }), 'Successfully updated the ticket!');
+    expect(expectSuccess(await api.get(`/api/ticket/ticket/${kept.id}`))).toMatchObject({ sla_plan_id: plan.id, subject: 'Still on it' });
+  });
+
+  it('a merge gives the target its sources\' first operator reply: the resolution deadline applies then', async () => {
+    const ctx = await ticketContext();
+    const f = ticketFactories(api, () => ctx);
+    const plan = await create({ targets: { [ctx.priorityId]: { first_reply: 60, resolution: 480 } } });
+    const target = await f.ticket({ sla_plan: plan.id });
+    const source = await f.ticket({ sla_plan: plan.id, user: target.user_id });
+    expect(target.due_time).toBe(target.reply_due_time);
+    const op = await f.operator();
+    expectSuccess(await api.post('/api/ticket/message', { ticket_id: source.id, user_id: op.id, text: 'On it.' }), 'Successfully created new message!');
+    expectSuccess(await api.post(`/api/ticket/ticket/${target.id}/merge`, { ids: [source.id] }), 'Successfully updated the ticket!');
+    const merged = expectSuccess(await api.get(`/api/ticket/ticket/${target.id}`));
+    expect(merged.due_time).toBe(target.resolve_due_time);
+  });
+});
+
 describe('a stored plan drives the due time', () => {
   it('computes Friday afternoon + 2 hours as Monday morning in the plan zone', async () => {
     const data = await create({ business_hours: 1, timezone: 'America/New_York', schedule: OFFICE, targets: { 1: { first_reply: 120 } } });

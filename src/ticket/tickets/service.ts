@@ -206,7 +206,8 @@ async function check(input: CreateTicketInput, settings: TicketSettings, at: num
   await assertExist(TicketTag, 'tag', input.tagIds, transaction);
   await assertOperators('assignedto', input.assignedTo, transaction);
   await assertOperators('watching', input.watching, transaction);
-  if (input.slaPlanId) await assertExist(SlaPlan, 'sla_plan', input.slaPlanId, transaction);
+  // A disabled plan is given to no new ticket (the tickets that have it keep it).
+  if (input.slaPlanId) await assertExist(SlaPlan, 'sla_plan', input.slaPlanId, transaction, { enabled: 1 });
   if (facts.channelId === null) throw new Error(`The channel "${channel}" does not exist: run the seed`);
   return {
     input, brandId: facts.brandId, department, departmentEmailId: facts.departmentEmailId, statusId, priorityId: facts.priorityId,
@@ -410,7 +411,7 @@ export async function updateTicket(ticket: Ticket, input: UpdateTicketInput, tra
   let planId = ticket.sla_plan_id;
   if (input.slaPlanId !== undefined) {
     planId = input.slaPlanId || null;
-    if (planId) await assertExist(SlaPlan, 'sla_plan', planId, transaction);
+    if (planId && planId !== ticket.sla_plan_id) await assertExist(SlaPlan, 'sla_plan', planId, transaction, { enabled: 1 });
     if (planId !== ticket.sla_plan_id) { values.sla_plan_id = planId; changes.push('sla_plan'); }
   }
   if (input.slaPlanId !== undefined || (planId && priorityId !== ticket.priority_id)) {
@@ -559,7 +560,14 @@ export async function mergeTickets(target: Ticket, ids: number[], transaction: T
   const own = targetUser ? (await ownAddresses([targetUser], transaction)).get(targetUser.id)! : [];
   const cc = ccWithoutUser([...jsonList(target.cc), ...sources.flatMap((s) => jsonList(s.cc)), ...customers], own);
   const lastReply = Math.max(target.last_reply_time ?? 0, ...sources.map((s) => s.last_reply_time ?? 0));
-  target.set({ merged: 1, cc: cc.length ? JSON.stringify(cc) : null, last_reply_time: lastReply || null, updated_at: at });
+  // The sources' operator replies are the target's now: its first reply is the earliest of them
+  // all, and once it has one its SLA's resolution deadline applies rather than the reply's.
+  const firstReplies = [target, ...sources].map((t) => t.first_reply_time).filter((t): t is number => t !== null);
+  const firstReply = firstReplies.length ? Math.min(...firstReplies) : null;
+  const dueTime = target.resolved_time ? null : currentDueTime({ first_reply_time: firstReply, reply_due_time: target.reply_due_time, resolve_due_time: target.resolve_due_time });
+  target.set({
+    merged: 1, cc: cc.length ? JSON.stringify(cc) : null, last_reply_time: lastReply || null, first_reply_time: firstReply, due_time: dueTime, updated_at: at,
+  });
   await saveChanges(target, transaction);
   const merged = diff(before, await auditSnapshot(target.id, transaction));
   // The target's entry lists its sources; each source's own history says where it went. One statement.
