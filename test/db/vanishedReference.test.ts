@@ -3,23 +3,16 @@
  * (the foreign key then refuses it, 1452) runs once more and answers what a later request gets:
  * the precise 422 of its checks, not the foreign key's generic message.
  */
-import { QueryTypes, type Transaction } from 'sequelize';
 import { Department, DepartmentBrand, Ticket } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { useApi, unique, newEmail } from '../helpers/app';
 import { expectError } from '../helpers/envelope';
-import { waitFor } from '../helpers/smtp';
+import { raceAfterHeld } from '../helpers/races';
 import { ticketContext, type TicketContext } from '../ticket/ticketSupport';
 
 const api = useApi();
 let ctx: TicketContext;
 beforeAll(async () => { ctx = await ticketContext(); });
-
-/** Whether a statement holding `text` is running (waiting, here: for the deletion's locks). */
-const running = async (text: string) => (await sequelize().query<{ n: number }>(
-  "SELECT COUNT(*) AS n FROM information_schema.processlist WHERE info LIKE ? AND info NOT LIKE '%processlist%'",
-  { type: QueryTypes.SELECT, replacements: [`%${text}%`] },
-))[0].n;
 
 it('a ticket created in a department deleted meanwhile gets "The selected department is invalid."', async () => {
   const department = await Department.create({ name: unique('Doomed') });
@@ -28,20 +21,16 @@ it('a ticket created in a department deleted meanwhile gets "The selected depart
 
   // The deletion holds its locks while the create checks the department (still committed to it)
   // and then waits at its insert, which the foreign key refuses once the deletion commits.
-  const deleting = await sequelize().transaction();
-  let answer;
-  try {
-    await sequelize().query('DELETE FROM department_brands WHERE department_id = ?', { replacements: [department.id], transaction: deleting });
-    await sequelize().query('DELETE FROM departments WHERE id = ?', { replacements: [department.id], transaction: deleting });
-    const creating = api.post('/api/ticket/ticket', {
+  const answer = await raceAfterHeld(
+    async (t) => {
+      await sequelize().query('DELETE FROM department_brands WHERE department_id = ?', { replacements: [department.id], transaction: t });
+      await sequelize().query('DELETE FROM departments WHERE id = ?', { replacements: [department.id], transaction: t });
+    },
+    () => api.post('/api/ticket/ticket', {
       brand: ctx.brandId, department: department.id, status: ctx.openStatus, priority: ctx.priorityId, subject, text: 'x', user_email: newEmail('raced'),
-    }).then((res) => res);
-    await waitFor(async () => Number(await running(`INSERT INTO \`tickets\`%${subject}`)) > 0, 10000, 'the create to wait for the deletion');
-    await deleting.commit();
-    answer = await creating;
-  } finally {
-    if (!(deleting as Transaction & { finished?: string }).finished) await deleting.rollback();
-  }
+    }).then((res) => res),
+    `INSERT INTO \`tickets\`%${subject}`, 'the create to wait for the deletion',
+  );
   expectError(answer, 422, 'The selected department is invalid.');
   expect(await Ticket.count({ where: { subject } })).toBe(0);
 });

@@ -1,9 +1,7 @@
 import { Article, ArticleAttachment, ArticleCategory, ArticleComment, ArticleTag, ArticleType, Brand, SelfServiceTag, Translation, Upload } from '../../src/db/models';
-import { QueryTypes } from 'sequelize';
-import { sequelize } from '../../src/db/sequelize';
 import { createArticle, type ArticleInput } from '../../src/selfservice/article/service';
 import { useApi, unique, nowSec } from '../helpers/app';
-import { waitFor } from '../helpers/smtp';
+import { raceAfterHeld } from '../helpers/races';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 import { measureList } from '../helpers/queries';
 import { ARTICLE_KEYS, CATEGORY_KEYS, TAG_KEYS, TYPE_SUMMARY_KEYS, factories, ids, slugOf } from './support';
@@ -104,20 +102,12 @@ describe('POST /api/selfservice/article', () => {
     const title = unique('Raced Title');
     // The first create has chosen its slug and not committed when the second starts: the second
     // waits for the type's lock, then must see the first article.
-    const first = await sequelize().transaction();
-    let second;
-    try {
-      await createArticle({ author_id: author.id, title, text: 'x', category: [category.id], published: 0, protected: 0, pinned: 0 } as ArticleInput, first);
-      second = api.post(BASE, { author_id: author.id, title, text: 'x', category: [category.id] }).then((res) => res);
-      await waitFor(async () => Number((await sequelize().query<{ n: number }>(
-        "SELECT COUNT(*) AS n FROM information_schema.processlist WHERE db = DATABASE() AND info LIKE '%FOR UPDATE%' AND info NOT LIKE '%processlist%'",
-        { type: QueryTypes.SELECT },
-      ))[0].n) > 0, 10000, 'the second create to wait for the first');
-      await first.commit();
-    } finally {
-      if (!(first as unknown as { finished?: string }).finished) await first.rollback();
-    }
-    expect(expectSuccess(await second, 'Successfully created new article!').slug).toBe(`${slugOf(title)}-2`);
+    const second = await raceAfterHeld(
+      (t) => createArticle({ author_id: author.id, title, text: 'x', category: [category.id], published: 0, protected: 0, pinned: 0 } as ArticleInput, t),
+      () => api.post(BASE, { author_id: author.id, title, text: 'x', category: [category.id] }).then((res) => res),
+      'FOR UPDATE', 'the second create to wait for the first',
+    );
+    expect(expectSuccess(second, 'Successfully created new article!').slug).toBe(`${slugOf(title)}-2`);
     expect((await Article.findAll({ where: { title } })).map((a) => a.slug).sort()).toEqual([slugOf(title), `${slugOf(title)}-2`]);
   });
 

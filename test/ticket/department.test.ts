@@ -1,4 +1,4 @@
-import { Op, QueryTypes } from 'sequelize';
+import { Op } from 'sequelize';
 import {
   Brand, CustomFieldDepartment, Department, DepartmentBrand, DepartmentEmail, DepartmentGroup, EmailTemplate, Group, OperatorDepartment,
   PriorityDepartment, User,
@@ -7,7 +7,7 @@ import { sequelize } from '../../src/db/sequelize';
 import { ValidationError } from '../../src/errors';
 import { EMAIL_TEMPLATE_KEYS, departmentResource } from '../../src/ticket/department';
 import { useApi, unique } from '../helpers/app';
-import { waitFor } from '../helpers/smtp';
+import { raceAfterHeld } from '../helpers/races';
 import { countWarm } from '../helpers/queries';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 
@@ -235,20 +235,12 @@ describe('DELETE /api/ticket/department/{id}', () => {
       else expectSuccess(await api.post('/api/ticket/customfield', { name, type: 8, depts: [d1.id, d2.id] }), 'Successfully created new custom field!');
       // The first deletion has run and not committed when the second starts: the second waits for
       // it, then sees the link it removed.
-      const first = await sequelize().transaction();
-      let second;
-      try {
-        await departmentResource.destroy!((await Department.findByPk(d1.id, { transaction: first, lock: first.LOCK.UPDATE }))!, { transaction: first });
-        second = api.del(`${BASE}/${d2.id}`).then((res) => res);
-        await waitFor(async () => Number((await sequelize().query<{ n: number }>(
-          "SELECT COUNT(*) AS n FROM information_schema.processlist WHERE db = DATABASE() AND info LIKE '%FOR UPDATE%' AND info NOT LIKE '%processlist%'",
-          { type: QueryTypes.SELECT },
-        ))[0].n) > 0, 10000, 'the second deletion to wait for the first');
-        await first.commit();
-      } finally {
-        if (!(first as unknown as { finished?: string }).finished) await first.rollback();
-      }
-      expectError(await second, 422, `The department cannot be deleted because it is the only department of the ${kind} "${name}": give it another department first.`);
+      const second = await raceAfterHeld(
+        async (t) => departmentResource.destroy!((await Department.findByPk(d1.id, { transaction: t, lock: t.LOCK.UPDATE }))!, { transaction: t }),
+        () => api.del(`${BASE}/${d2.id}`).then((res) => res),
+        'FOR UPDATE', 'the second deletion to wait for the first',
+      );
+      expectError(second, 422, `The department cannot be deleted because it is the only department of the ${kind} "${name}": give it another department first.`);
       expect(await Department.findByPk(d2.id)).not.toBeNull();
     }
   });

@@ -1,9 +1,8 @@
-import { QueryTypes } from 'sequelize';
 import { CustomField, Department, Group, TicketFilter, TicketFilterCondition, TicketFilterGroup, TicketStatus, TicketTag, User, UserGroup } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { countTicketsMatching } from '../../src/ticket/filter';
 import { useApi, unique } from '../helpers/app';
-import { waitFor } from '../helpers/smtp';
+import { raceAfterHeld } from '../helpers/races';
 import { countWarm } from '../helpers/queries';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 
@@ -297,44 +296,31 @@ describe('DELETE /api/ticket/filter/{id}', () => {
 });
 
 describe('a filter and the deletion of a record it names, at once', () => {
-  /** Statements of this test's database running with `text` (waiting for a lock, here). */
-  const waiting = async (text: string) => Number((await sequelize().query<{ n: number }>(
-    "SELECT COUNT(*) AS n FROM information_schema.processlist WHERE db = DATABASE() AND info LIKE ? AND info NOT LIKE '%processlist%'",
-    { type: QueryTypes.SELECT, replacements: [`%${text}%`] },
-  ))[0].n);
   const filterOn = (statusId: number) => api.post(BASE, { name: unique('Raced'), conditions: [{ rules: [{ item: 'status', operator: 'equals', value: statusId }] }] });
 
   it('the deletion first: the filter waits for it and is refused', async () => {
     const status = expectSuccess(await api.post('/api/ticket/status', { name: unique('Doomed') }), 'Successfully created new status!');
-    const deleting = await sequelize().transaction();
-    let created;
-    try {
-      await sequelize().query('DELETE FROM ticket_statuses WHERE id = ?', { replacements: [status.id], transaction: deleting });
-      created = filterOn(status.id).then((res) => res);
-      await waitFor(async () => (await waiting('LOCK IN SHARE MODE')) > 0, 10000, 'the filter to wait for the deletion');
-      await deleting.commit();
-    } finally {
-      if (!(deleting as unknown as { finished?: string }).finished) await deleting.rollback();
-    }
-    expectError(await created, 422, 'The selected conditions.0.rules.0.value is invalid.');
+    const created = await raceAfterHeld(
+      (t) => sequelize().query('DELETE FROM ticket_statuses WHERE id = ?', { replacements: [status.id], transaction: t }),
+      () => filterOn(status.id).then((res) => res),
+      'LOCK IN SHARE MODE', 'the filter to wait for the deletion',
+    );
+    expectError(created, 422, 'The selected conditions.0.rules.0.value is invalid.');
     expect(await TicketFilterCondition.count({ where: { item: 'status', value: String(status.id) } })).toBe(0);
   });
 
   it('the filter first: the deletion waits for it and is refused', async () => {
     const status = expectSuccess(await api.post('/api/ticket/status', { name: unique('Kept') }), 'Successfully created new status!');
-    const creating = await sequelize().transaction();
-    let deleted;
-    try {
-      // What the filter's create reads of the status it names, in its transaction, before it writes the filter.
-      await TicketStatus.findAll({ where: { id: status.id }, transaction: creating, lock: creating.LOCK.SHARE });
-      const filter = await TicketFilter.create({ name: unique('First') }, { transaction: creating });
-      await TicketFilterCondition.create({ filter_id: filter.id, group_no: 0, group_type: 0, position: 0, item: 'status', operator: 'equals', value: String(status.id) }, { transaction: creating });
-      deleted = api.del(`/api/ticket/status/${status.id}`).then((res) => res);
-      await waitFor(async () => (await waiting('FOR UPDATE')) > 0, 10000, 'the deletion to wait for the filter');
-      await creating.commit();
-    } finally {
-      if (!(creating as unknown as { finished?: string }).finished) await creating.rollback();
-    }
-    expectError(await deleted, 422, 'The status cannot be deleted because ticket filters use it: change their conditions first.');
+    const deleted = await raceAfterHeld(
+      async (t) => {
+        // What the filter's create reads of the status it names, in its transaction, before it writes the filter.
+        await TicketStatus.findAll({ where: { id: status.id }, transaction: t, lock: t.LOCK.SHARE });
+        const filter = await TicketFilter.create({ name: unique('First') }, { transaction: t });
+        await TicketFilterCondition.create({ filter_id: filter.id, group_no: 0, group_type: 0, position: 0, item: 'status', operator: 'equals', value: String(status.id) }, { transaction: t });
+      },
+      () => api.del(`/api/ticket/status/${status.id}`).then((res) => res),
+      'FOR UPDATE', 'the deletion to wait for the filter',
+    );
+    expectError(deleted, 422, 'The status cannot be deleted because ticket filters use it: change their conditions first.');
   });
 });
