@@ -187,25 +187,34 @@ export async function startDovecot(users: DovecotUser[], opts: DovecotOptions = 
       '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
     writeFileSync(join(dir, 'users'), users.map(userLine).join(''));
     for (const u of users) passwords.set(u.user, u.password);
-    const [imap, imaps, pop3, pop3s] = await freePorts(4);
-    ports = { imap, imaps, pop3, pop3s };
-    writeFileSync(conf, config(dir, ports, opts));
     if (opts.oauth2) writeFileSync(join(dir, 'oauth2.conf.ext'), oauth2Args(opts.oauth2));
+    const log = () => { try { return readFileSync(join(dir, 'dovecot.log'), 'utf8'); } catch { return '(no dovecot.log)'; } };
+    // A port found free can be taken by another process before dovecot binds it (a busy machine,
+    // parallel test files): then dovecot exits saying so, and it starts again on other ports.
+    for (let attempt = 1; ; attempt++) {
+      const [imap, imaps, pop3, pop3s] = await freePorts(4);
+      ports = { imap, imaps, pop3, pop3s };
+      writeFileSync(conf, config(dir, ports, opts));
+      rmSync(join(dir, 'dovecot.log'), { force: true });
 
-    // -F: stays in the foreground (no pidfile race, no inherited pipes); its own process group,
-    // so one kill(-pid) takes its children with it.
-    const child = spawn(DOVECOT, ['-F', '-c', conf], { stdio: 'ignore', detached: true });
-    child.unref();
-    pid = child.pid;
-    let exited: string | undefined;
-    child.once('exit', (code, signal) => { exited = `exited (${signal ?? code})`; });
-    child.once('error', (err) => { exited = `failed to start: ${err.message}`; });
-    const started = Date.now();
-    while (!(await greets(imap))) {
-      const log = () => { try { return readFileSync(join(dir, 'dovecot.log'), 'utf8'); } catch { return '(no dovecot.log)'; } };
-      if (exited) throw new Error(`dovecot ${exited}:\n${log()}`);
-      if (Date.now() - started > 10000) throw new Error(`dovecot did not greet on port ${imap} within 10 s:\n${log()}`);
-      await new Promise((r) => setTimeout(r, 20));
+      // -F: stays in the foreground (no pidfile race, no inherited pipes); its own process group,
+      // so one kill(-pid) takes its children with it.
+      const child = spawn(DOVECOT, ['-F', '-c', conf], { stdio: 'ignore', detached: true });
+      child.unref();
+      pid = child.pid;
+      let exited: string | undefined;
+      child.once('exit', (code, signal) => { exited = `exited (${signal ?? code})`; });
+      child.once('error', (err) => { exited = `failed to start: ${err.message}`; });
+      const started = Date.now();
+      let greeted = false;
+      while (!(greeted = await greets(imap))) {
+        if (exited) break;
+        if (Date.now() - started > 10000) throw new Error(`dovecot did not greet on port ${imap} within 10 s:\n${log()}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      if (greeted) break;
+      kill();
+      if (attempt >= 5 || !log().includes('Address already in use')) throw new Error(`dovecot ${exited}:\n${log()}`);
     }
   } catch (err) {
     kill();
