@@ -47,6 +47,10 @@ export async function ownAddresses(users: ReadonlyArray<{ id: number; email: str
   return out;
 }
 
+/** One user's addresses (ownAddresses); none for no user. */
+export const addressesOf = async (user: { id: number; email: string } | null | undefined, transaction: Transaction): Promise<string[]> =>
+  (user ? (await ownAddresses([user], transaction)).get(user.id)! : []);
+
 /** A stored JSON array of strings (cc columns); [] for none or an unreadable value. */
 export function jsonList(stored: string | null | undefined): string[] {
   if (!stored) return [];

@@ -9,7 +9,7 @@ import { BY, MESSAGE_TYPE, type ForwardExtra } from '../../db/models/TicketMessa
 import { emit } from '../../events';
 import { ValidationError, invalid } from '../../errors';
 import { assertAttachments, storeAttachments, type AttachmentInput } from '../attachmentFiles';
-import { assertPast, ccWithoutUser, channelIdOf, jsonList, normaliseCc, ownAddresses, type ChannelName } from '../common';
+import { addressesOf, assertPast, ccWithoutUser, channelIdOf, jsonList, normaliseCc, type ChannelName } from '../common';
 import { cachedTicketSettings, type TicketSettings } from '../ticketSettings';
 import { currentDueTime } from '../tickets/due';
 import { recordAudit, unsavedChanges } from '../tickets/audit';
@@ -182,7 +182,7 @@ export async function addMessage(input: AddMessageInput, transaction: Transactio
   let cc = normaliseCc(input.cc);
   if (cc.length) {
     const owner = author.id === ticket.user_id ? author : await User.findByPk(ticket.user_id, { attributes: ['id', 'email'], transaction });
-    cc = owner ? ccWithoutUser(cc, (await ownAddresses([owner], transaction)).get(owner.id)!) : cc;
+    cc = ccWithoutUser(cc, await addressesOf(owner, transaction));
   }
   const message = await writeMessage({
     ticket, author, type, text: input.text, isDraft, pinned: input.pinned === true, cc, attachments,

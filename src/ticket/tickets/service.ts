@@ -14,7 +14,7 @@ import { applyCustomFieldValues } from '../../customfields/values';
 import { ValidationError, invalid } from '../../errors';
 import { assertExist } from '../../db/exists';
 import { assertAttachments, type AttachmentInput } from '../attachmentFiles';
-import { assertPast, ccWithoutUser, jsonList, ownAddresses, type ChannelName } from '../common';
+import { addressesOf, assertPast, ccWithoutUser, jsonList, ownAddresses, type ChannelName } from '../common';
 import { inDepartment } from '../priorityScope';
 import { sqlCondition } from '../../db/sql';
 import { writeMessages } from '../messages/service';
@@ -428,8 +428,7 @@ export async function updateTicket(ticket: Ticket, input: UpdateTicketInput, tra
 
   // A new CC list, or a new user who was on the old one: without the ticket's user.
   if (input.cc !== undefined || values.user_id !== undefined) {
-    const own = owner ? (await ownAddresses([owner], transaction)).get(owner.id)! : [];
-    const cc = ccWithoutUser(input.cc ?? jsonList(ticket.cc), own);
+    const cc = ccWithoutUser(input.cc ?? jsonList(ticket.cc), await addressesOf(owner, transaction));
     if (JSON.stringify(cc) !== JSON.stringify(jsonList(ticket.cc))) { values.cc = cc.length ? JSON.stringify(cc) : null; changes.push('cc'); }
   }
   // The ids of the links, checked before anything is read for the audit or written.
@@ -556,8 +555,7 @@ export async function mergeTickets(target: Ticket, ids: number[], transaction: T
     attributes: ['id', 'type', 'email'], where: { id: { [Op.in]: [...new Set([target.user_id, ...sources.map((s) => s.user_id)])] } }, transaction,
   });
   const customers = people.filter((p) => p.type === 'user' && p.id !== target.user_id).map((p) => p.email);
-  const targetUser = people.find((p) => p.id === target.user_id);
-  const own = targetUser ? (await ownAddresses([targetUser], transaction)).get(targetUser.id)! : [];
+  const own = await addressesOf(people.find((p) => p.id === target.user_id), transaction);
   const cc = ccWithoutUser([...jsonList(target.cc), ...sources.flatMap((s) => jsonList(s.cc)), ...customers], own);
   const lastReply = Math.max(target.last_reply_time ?? 0, ...sources.map((s) => s.last_reply_time ?? 0));
   // The sources' operator replies are the target's now: its first reply is the earliest of them
