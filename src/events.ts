@@ -56,6 +56,11 @@ export interface EventPayloads {
   /** The scheduler asked the user of a resolved ticket for feedback (`feedbackId`: the request). */
   'ticket.feedback_requested': { ticketId: number; feedbackId: number };
   /**
+   * The scheduler found a ticket waiting on its user (a status that closes inactive tickets) with no
+   * reply for `waiting_response_time`: the user is reminded (once per last reply).
+   */
+  'ticket.waiting_response': { ticketId: number };
+  /**
    * A reply, note or draft was added (drafts notify nobody); `audit` when the reply changed the
    * ticket (a user's reply reopening it, an operator's first reply moving the due time, CC joining).
    */
@@ -105,6 +110,7 @@ export const EVENT_TYPES: Record<EventName, string> = {
   'ticket.trashed': 'a ticket was moved to the trash',
   'ticket.restored': 'a ticket was taken out of the trash',
   'ticket.feedback_requested': 'the user of a resolved ticket was asked for feedback',
+  'ticket.waiting_response': 'the user of a ticket waiting for their reply was reminded',
   'message.created': 'a reply or note was added to a ticket',
   'message.forwarded': 'a ticket message was forwarded',
   'mail.delivered': 'the SMTP server accepted a mail',

@@ -23,6 +23,7 @@ import { bulkTicketJob } from './ticket/bulk/job';
 import { slaPlanRecomputeJob } from './ticket/slaRecompute';
 import { watchConfigTables } from './ticket/configCache';
 import { feedbackRequestsJob } from './ticket/feedbackRequests';
+import { waitingRemindersJob } from './ticket/waitingReminders';
 import { ticketMail } from './ticket/mail/job';
 import * as ticketNotifications from './ticket/mail/subscribers';
 import { verificationIfAsked } from './user/notifications';
@@ -56,6 +57,7 @@ export function wire(): void {
   subscribe('ticket.created', ticketNotifications.onTicketCreated);
   subscribe('ticket.updated', ticketNotifications.onTicketUpdated);
   subscribe('ticket.feedback_requested', ticketNotifications.onFeedbackRequested);
+  subscribe('ticket.waiting_response', ticketNotifications.onWaitingResponse);
   subscribe('message.created', ticketNotifications.onMessageCreated);
   subscribe('message.forwarded', ticketNotifications.onMessageForwarded);
   subscribe('mailbox.refused', ticketNotifications.onMailboxRefused);
@@ -84,7 +86,7 @@ export const schedulerSpec = (): WorkerSpec => ({
   // Each job is safe beside another run of itself (the sweeps' writes are idempotent or row-locked).
   concurrency: config().schedulerConcurrency,
   // Besides housekeeping, the project's background work that is neither mail, mailbox nor webhook: bulk ticket changes.
-  jobs: [banExpiryJob, outboxSweepJob, autoCloseJob, feedbackRequestsJob, idempotencyExpiryJob, bulkTicketJob, tombstonePruneJob, slaPlanRecomputeJob],
+  jobs: [banExpiryJob, outboxSweepJob, autoCloseJob, waitingRemindersJob, feedbackRequestsJob, idempotencyExpiryJob, bulkTicketJob, tombstonePruneJob, slaPlanRecomputeJob],
 });
 
 /**

@@ -30,6 +30,8 @@ export const TICKET_SETTINGS: Record<string, string> = {
   ticket_notes_position: '0',
   ticket_number_format: '%N{7}',
   ticket_reply_order: '0',
+  // SupportPal's: remind the user of a ticket in an auto-close status after 4 days without a reply (0: never).
+  waiting_response_time: '345600',
 };
 
 export const DEFAULT_CHANNELS: Array<{ name: string; class: string; settings: Record<string, string> }> = [

@@ -36,6 +36,12 @@ export async function shippedTemplates(): Promise<Record<string, number>> {
   return Object.fromEntries(rows.map((t) => [t.name, t.id]));
 }
 
+/** A department's `email_templates`: the shipped templates, `templates` overriding some (-1 disables). */
+async function shippedMapping(templates: Record<string, number>): Promise<string> {
+  const shipped = await shippedTemplates();
+  return JSON.stringify({ ...Object.fromEntries(EMAIL_TEMPLATE_KEYS.map((k) => [k, shipped[k] ?? -1])), ...templates });
+}
+
 export interface MailWorld {
   brand: Brand;
   department: Department;
@@ -73,9 +79,7 @@ export async function mailWorld(smtpPort: number, templates: Record<string, numb
     global_email_header: '<p>ACME-HEADER</p>', global_email_footer: '<p>ACME-FOOTER</p>', email_method: 'smtp',
     smtp_host: '127.0.0.1', smtp_port: smtpPort, smtp_encryption: null,
   });
-  const shipped = await shippedTemplates();
-  const mapping = { ...Object.fromEntries(EMAIL_TEMPLATE_KEYS.map((k) => [k, shipped[k] ?? -1])), ...templates };
-  const department = await Department.create({ name: `Dept ${tag}`, email_templates: JSON.stringify(mapping) });
+  const department = await Department.create({ name: `Dept ${tag}`, email_templates: await shippedMapping(templates) });
   await DepartmentBrand.create({ department_id: department.id, brand_id: brand.id });
   const address = await DepartmentEmail.create({ department_id: department.id, brand_id: brand.id, address: `desk@${tag}.test` });
   const [direct, grouped, inactive, outsider] = await Promise.all([operator(), operator(), operator({ active: 0 }), operator()]);
@@ -94,6 +98,15 @@ export async function mailWorld(smtpPort: number, templates: Record<string, numb
     priorityId: (await TicketPriority.findOne({ order: [['order', 'ASC']] }))!.id,
     channels: { web: channel('web'), email: channel('email'), api: channel('api') },
   };
+}
+
+/** A second department of the world's brand, mapping the shipped templates, with an active and an inactive operator. */
+export async function otherDepartment(world: MailWorld, templates: Record<string, number> = {}) {
+  const department = await Department.create({ name: unique('Moved to '), email_templates: await shippedMapping(templates) });
+  await DepartmentBrand.create({ department_id: department.id, brand_id: world.brand.id });
+  const [member, inactive] = await Promise.all([operator(), operator({ active: 0 })]);
+  await OperatorDepartment.bulkCreate([{ user_id: member.id, department_id: department.id }, { user_id: inactive.id, department_id: department.id }]);
+  return { department, member, inactive };
 }
 
 /**

@@ -19,7 +19,8 @@ import { formattedName } from '../../user/people/presenter';
 import { emailTemplates } from '../templateMapping';
 import { mailContext, recipientLocales, renderMail, templateFor, translatedTemplate } from './content';
 import { jsonList } from '../common';
-import { withoutOwnAddresses } from './recipients';
+import { stillWaiting } from '../waitingReminders';
+import { departmentOperatorIds, withoutOwnAddresses } from './recipients';
 import { oneLine, richText } from './render';
 import { overNotificationCap } from './notificationCap';
 import { replyAddress } from './replyAddress';
@@ -38,11 +39,14 @@ import { threadIndex, threadTopic } from './outlookThread';
  * name) is a user's reply copied to the CC addresses only: a department has no template key of
  * its own for it, so it goes out with the department's `user_ticket_reply` (docs/mail.md).
  */
-export const USER_MAIL_KINDS = ['user_ticket_opened', 'user_ticket_reply', 'user_user_ticket_reply', 'user_ticket_autoclose', 'user_feedback_request'] as const;
+export const USER_MAIL_KINDS = [
+  'user_ticket_opened', 'user_ticket_reply', 'user_user_ticket_reply', 'user_ticket_waitingresponse', 'user_ticket_autoclose',
+  'user_ticket_operatorclose', 'user_feedback_request',
+] as const;
 /** Mails to one operator each (`recipientId`). */
 export const OPERATOR_MAIL_KINDS = [
   'operator_ticket_opened', 'operator_internal_opened', 'operator_user_ticket_reply', 'operator_operator_ticket_reply',
-  'operator_ticket_note', 'operator_assigned',
+  'operator_ticket_note', 'operator_assigned', 'operator_department_changed',
 ] as const;
 /**
  * Notices to the sender of an incoming mail (`address`), queued by the mailbox worker: files
@@ -79,7 +83,11 @@ const HUMAN_WRITTEN: ReadonlySet<TicketMailKind> = new Set(['user_ticket_reply',
 /** Mails that carry the files attached to their message. */
 const WITH_ATTACHMENTS: ReadonlySet<TicketMailKind> = new Set(['user_ticket_reply', 'user_user_ticket_reply', 'forward']);
 /** User mails that also go to the ticket's CC addresses. */
-const TO_CC: ReadonlySet<TicketMailKind> = new Set(['user_ticket_opened', 'user_ticket_reply', 'user_ticket_autoclose']);
+const TO_CC: ReadonlySet<TicketMailKind> = new Set([
+  'user_ticket_opened', 'user_ticket_reply', 'user_ticket_waitingresponse', 'user_ticket_autoclose', 'user_ticket_operatorclose',
+]);
+/** Operator mails about the ticket itself, not one of its messages. */
+const WITHOUT_MESSAGE: ReadonlySet<OperatorMailKind> = new Set(['operator_assigned', 'operator_department_changed']);
 
 const id = () => Joi.number().integer().min(1);
 
@@ -131,6 +139,9 @@ async function userDraft(kind: UserMailKind, p: TicketMailPayload, { ticket, bra
   if ((kind === 'user_ticket_opened' || kind === 'user_ticket_reply' || kind === 'user_user_ticket_reply') && !message) return skip('the mail needs its message');
   if (kind === 'user_ticket_reply' && (message!.by !== BY.OPERATOR || message!.type !== MESSAGE_TYPE.MESSAGE)) return skip('not an operator reply');
   if (kind === 'user_user_ticket_reply' && (message!.by !== BY.USER || message!.type !== MESSAGE_TYPE.MESSAGE)) return skip('not a user reply');
+  // A ticket reopened, or answered, before its mail went out: the news is stale.
+  if (kind === 'user_ticket_operatorclose' && ticket.resolved_time === null) return skip('the ticket was reopened');
+  if (kind === 'user_ticket_waitingresponse' && !(await stillWaiting(ticket))) return skip('the ticket no longer waits for its user');
   let feedback: TicketFeedback | null = null;
   if (kind === 'user_feedback_request') {
     feedback = p.feedbackId ? await TicketFeedback.findByPk(p.feedbackId) : null;
@@ -189,7 +200,8 @@ async function noticeDraft(kind: NoticeKind, p: TicketMailPayload, { ticket, bra
 }
 
 async function operatorDraft(kind: OperatorMailKind, p: TicketMailPayload, { ticket, brand, message }: Loaded): Promise<Draft | { skipped: string }> {
-  if (kind !== 'operator_assigned' && !message) return skip('the mail needs its message');
+  if (!WITHOUT_MESSAGE.has(kind) && !message) return skip('the mail needs its message');
+  if (kind === 'operator_department_changed' && !(await departmentOperatorIds(ticket.department_id)).includes(p.recipientId!)) return skip('the ticket has left the operator\'s department');
   const operator = p.recipientId ? await User.findByPk(p.recipientId) : null;
   if (!operator || operator.type !== 'operator') return skip('the operator no longer exists');
   if (operator.active !== 1) return skip('the operator is inactive');

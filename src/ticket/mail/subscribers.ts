@@ -6,6 +6,7 @@ import { enqueue } from '../../queue/outbox';
 import { emailTemplates } from '../templateMapping';
 import { templateKeyOf, ticketMail, type NoticeKind, type OperatorMailKind, type UserMailKind } from './job';
 import { jsonList } from '../common';
+import { cachedTicketSettings } from '../ticketSettings';
 import { activeOperators, assignedIds, departmentOperatorIds, watcherIds } from './recipients';
 
 /**
@@ -29,9 +30,13 @@ import { activeOperators, assignedIds, departmentOperatorIds, watcherIds } from 
  *                      the assigned and watching operators except the author (send_operators_email);
  *                      a draft: nothing
  *   message.forwarded  the forward to its recipients (never a draft)
- *   ticket.updated     operator_assigned to each newly assigned operator; with the cause
- *                      `autoclose`, user_ticket_autoclose
+ *   ticket.updated     operator_assigned to each newly assigned operator; a request that moved
+ *                      the ticket to another department: operator_department_changed to the new
+ *                      department's operators; a request that resolved it (the status became
+ *                      `default_resolved_status`, or `locked` closed it): user_ticket_operatorclose;
+ *                      with the cause `autoclose` (the scheduler), user_ticket_autoclose instead
  *   ticket.feedback_requested   user_feedback_request (the feedback form's template)
+ *   ticket.waiting_response     user_ticket_waitingresponse
  *   mailbox.refused    the notice to the sender: user_ticket_locked, user_ticket_disablereplies,
  *                      user_email_attachmentrejected
  */
@@ -138,12 +143,32 @@ export async function onMessageForwarded(p: EventPayloads['message.forwarded'], 
 }
 
 export async function onTicketUpdated(p: EventPayloads['ticket.updated'], transaction: Transaction): Promise<void> {
-  const closedInactive = p.cause === 'autoclose' && p.changes.includes('status');
-  if (!p.newlyAssigned.length && !closedInactive) return;
+  const byRequest = p.cause === undefined;
+  const statusChanged = p.changes.includes('status');
+  const movedDepartment = byRequest && p.changes.includes('department');
+  if (!p.newlyAssigned.length && !statusChanged && !movedDepartment) return;
   const scope = await scopeOf(p.ticketId, transaction);
   if (!scope) return;
-  if (closedInactive && !scope.ticket.internal) await mailUser('user_ticket_autoclose', scope, undefined, transaction);
+  const { ticket } = scope;
+  if (statusChanged && !ticket.internal) {
+    if (p.cause === 'autoclose') await mailUser('user_ticket_autoclose', scope, undefined, transaction);
+    else if (byRequest && mapped(scope, 'user_ticket_operatorclose') && ticket.status_id === (await cachedTicketSettings(transaction)).defaultResolvedStatus) {
+      await mailUser('user_ticket_operatorclose', scope, undefined, transaction);
+    }
+  }
+  if (movedDepartment && mapped(scope, 'operator_department_changed')) {
+    // The operators of the department it moved to; those newly assigned hear of it by operator_assigned.
+    const ids = (await departmentOperatorIds(ticket.department_id, transaction)).filter((id) => !p.newlyAssigned.includes(id));
+    await mailOperators('operator_department_changed', scope, ids, null, undefined, transaction);
+  }
   if (p.newlyAssigned.length) await mailOperators('operator_assigned', scope, p.newlyAssigned, null, undefined, transaction);
+}
+
+/** The reminder goes out when its department maps user_ticket_waitingresponse (checked again when it is sent). */
+export async function onWaitingResponse(p: EventPayloads['ticket.waiting_response'], transaction: Transaction): Promise<void> {
+  const scope = await scopeOf(p.ticketId, transaction);
+  if (!scope || scope.ticket.internal) return;
+  await mailUser('user_ticket_waitingresponse', scope, undefined, transaction);
 }
 
 /** The feedback request goes out with the feedback form's own template (checked when it is sent). */
