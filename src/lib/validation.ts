@@ -176,6 +176,10 @@ export const field = {
   idArray: () => Joi.array().items(Joi.number().integer().min(1).max(MAX_ID)).single().max(1000),
 };
 
+const EMAIL = field.email();
+/** Whether a value is an address the API takes as an email (field.email). */
+export const isEmailAddress = (value: string): boolean => EMAIL.validate(value).error === undefined;
+
 function message(d: ValidationErrorItem): string {
   const l = fieldLabel(d.path.length ? d.path : String(d.context?.key ?? 'value'));
   const limit = d.context?.limit;

@@ -26,7 +26,7 @@ import { claimLines, settleLines, type LedgerLine } from './ledger';
 import { errorText, isTransientDbError } from '../db/errors';
 import { isOpening, PendingOpenings, type Opening } from './opening';
 import { importedAs, noteImported, ownAddresses, ownLoopMarkers, primeBatch, sentByUs, xLoopAddresses } from './lookups';
-import { headerBlock, parseMail, type IncomingMessage } from './parse';
+import { headerBlock, htmlAlternativeText, parseMail, type IncomingMessage } from './parse';
 import { splitSubaddress } from '../ticket/mail/replyAddress';
 
 /**
@@ -335,7 +335,7 @@ export const dryRunMail = (raw: Buffer, source: MailSource) => ingestMail(raw, s
 
 /** Rules 1-5: what the mail is before anything is imported ('new_ticket' here means: go on and import it). */
 async function decideBeforeImport(mail: IncomingMessage, t: Transaction, beforeWrite: () => Promise<void>): Promise<Decision> {
-  if (!mail.from) return decided('rejected', 'From: header missing.');
+  if (!mail.from) return decided('rejected', mail.headers.has('from') ? 'The From header names no valid email address.' : 'From: header missing.');
   const duplicate = await duplicateOf(mail, t);
   if (duplicate) return duplicate;
   const bounce = bounceReason(mail);
@@ -353,7 +353,8 @@ async function decideBeforeImport(mail: IncomingMessage, t: Transaction, beforeW
   if (ours.length) return decided('loop', `Loop detected - the mail carries our X-Loop: ${ours.join(', ')}.`);
 
   const rules = await onceInTransaction(t, 'mailbox.spamRules', () => SpamRule.findAll({ where: { event_message: 1 }, transaction: t }));
-  const content = `${mail.subject}\n${mail.text}`;
+  // The HTML alternative too (read only when a rule reads content): spam that hides in it, behind a harmless text part.
+  const content = rules.some((r) => r.type !== 1 /* sender only */) ? `${mail.subject}\n${mail.text}\n${htmlAlternativeText(mail)}` : '';
   const rule = rules.find((r) => matchesRule(r, { content, sender: mail.from!.address }));
   if (rule) return decided('spam', `The request was blocked by spam rule '${rule.text}'.`);
 
@@ -418,6 +419,9 @@ function sortFiles(mail: IncomingMessage, settings: TicketSettings): { allowed: 
 function namesOf(mail: IncomingMessage): { firstname: string | null; lastname: string | null } {
   const name = (mail.from?.name ?? '').replace(/["']/g, '').trim();
   if (!name || name.includes('@')) return { firstname: null, lastname: null };
+  // "Lastname, Firstname" (Outlook's corporate form): one comma between two names.
+  const inverted = /^([^,;]+),\s*([^,;]+)$/.exec(name);
+  if (inverted) return { firstname: inverted[2].trim().slice(0, 255), lastname: inverted[1].trim().slice(0, 255) };
   const parts = name.split(/\s+/);
   return { firstname: parts[0].slice(0, 255), lastname: parts.slice(1).join(' ').slice(0, 255) || null };
 }

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import Encoding from 'encoding-japanese';
 import { convert as htmlToText } from 'html-to-text';
-import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
+import { simpleParser, type ParsedMail } from 'mailparser';
 import { normaliseMessageId, parseReferences } from '../ticket/mail/threading';
 import { stripQuoted } from './quote';
-import { canonicalEmail } from '../lib/validation';
+import { mailboxesOf } from './addresses';
 import { isTnef, readTnef, TnefError } from './tnef';
 
 /**
@@ -42,14 +42,6 @@ export interface IncomingMessage {
   headers: Map<string, string[]>;
   contentType: string;
   parsed: ParsedMail;
-}
-
-const addresses = (value: AddressObject | AddressObject[] | undefined): string[] =>
-  [value ?? []].flat().flatMap((o) => flatten(o.value)).map((a) => a.toLowerCase());
-
-/** Group syntax (`undisclosed-recipients: a@x, b@y;`) nests addresses: flatten them. */
-function flatten(list: Array<{ address?: string; group?: Array<{ address?: string }> }>): string[] {
-  return list.flatMap((a) => (a.group ? flatten(a.group) : a.address ? [a.address] : []));
 }
 
 /** `<a@b>` or `a@b` (possibly with a comment) → the bare address, lower-cased; '' for `<>`. */
@@ -165,27 +157,41 @@ function filesOf(parsed: ParsedMail): { files: IncomingMessage['files']; tnefTex
   return { files, tnefText };
 }
 
+const toText = (html: string) => htmlToText(html, { wordwrap: false, selectors: [{ selector: 'img', format: 'skip' }] });
+
+/**
+ * The text of a mail's HTML alternative when its message text came from the text part (else ''):
+ * what a reader of the HTML sees, which may say what the text part does not (spam rules read both).
+ */
+export function htmlAlternativeText(mail: IncomingMessage): string {
+  const { html, text } = mail.parsed;
+  return html && text?.trim() ? toText(html) : '';
+}
+
 export async function parseMail(raw: Buffer): Promise<IncomingMessage> {
   const parsed = await simpleParser(raw, { skipImageLinks: true, skipTextToHtml: true });
   const headers = headerMap(parsed);
   const first = (name: string) => headers.get(name)?.[0] ?? null;
   const messageId = normaliseMessageId(parsed.messageId);
-  const fromValue = parsed.from?.value.find((a) => a.address);
-  const replyToValue = parsed.replyTo?.value.find((a) => a.address);
+  // Address headers are read from their raw values (./addresses.ts), never from mailparser's.
+  const mailboxes = (name: string) => mailboxesOf(headers.get(name) ?? []);
+  const [fromValue] = mailboxes('from');
+  const [replyToValue] = mailboxes('reply-to');
   const returnPath = first('return-path');
   // mailparser writes no text for an HTML part inside multipart/related (HTML with inline images).
   const { files, tnefText } = filesOf(parsed);
-  const toText = (html: string) => htmlToText(html, { wordwrap: false, selectors: [{ selector: 'img', format: 'skip' }] });
-  const body = decodeUndeclaredJis(parsed.text ?? '') || (parsed.html ? toText(parsed.html) : '') || tnefText || '';
+  // A text part of white space only is none (mailers send an empty text alternative to an HTML one).
+  const text = decodeUndeclaredJis(parsed.text ?? '');
+  const body = (text.trim() ? text : '') || (parsed.html ? toText(parsed.html) : '') || tnefText || '';
   return {
     raw,
     messageId,
     key: messageId ?? hashOf(raw),
-    from: fromValue?.address ? { address: canonicalEmail(fromValue.address), name: (fromValue.name ?? '').trim() } : null,
+    from: fromValue ?? null,
     returnPath: returnPath === null ? null : bareAddress(returnPath),
-    replyTo: replyToValue?.address ? { address: canonicalEmail(replyToValue.address), name: (replyToValue.name ?? '').trim() } : null,
-    to: addresses(parsed.to),
-    cc: addresses(parsed.cc),
+    replyTo: replyToValue ?? null,
+    to: mailboxes('to').map((a) => a.address),
+    cc: mailboxes('cc').map((a) => a.address),
     deliveredTo: [...(headers.get('delivered-to') ?? []), ...(headers.get('x-original-to') ?? [])].map(bareAddress).filter(Boolean),
     subject: decodeUndeclaredJis(parsed.subject ?? '').replace(/[\r\n]+/g, ' ').trim(),
     text: stripQuoted(body),
