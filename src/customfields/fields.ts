@@ -11,7 +11,7 @@ import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../lib/serialize';
 import { translate, loadTranslations, saveTranslations, type TranslationInput, type TranslationSpec } from '../translations';
 import { CONTROL_CHARACTERS, Joi, LOCALE, MAX_ID, characters, field } from '../lib/validation';
-import { OPTION_TYPES, deleteValuesOfField, pruneDeletedOptions, resealValuesOfField, valuesSurviveTypeChange, type ValueKind } from './values';
+import { OPTION_TYPES, fitValuesToType, pruneDeletedOptions, resealValuesOfField, type ValueKind } from './values';
 
 /**
  * Custom fields of users (`/api/user/customfield`), organisations (`/api/user/organisationcustomfield`)
@@ -103,11 +103,24 @@ function optionInputs(items: Array<Record<string, any>>): OptionInput[] {
   });
 }
 
-async function deleteOptions(field: CustomField, ids: number[], transaction: Transaction): Promise<void> {
-  if (!ids.length) return;
+/**
+ * A field shown only when another holds one option (`depends_on_option_id`) would, without the
+ * option, be shown (and required) whenever that field holds any value; without the field, always.
+ * So an option or a field another field depends on is not deleted: that field's dependency is
+ * changed first. The dependents are share-locked: none starts to depend on it meanwhile.
+ */
+async function refuseDependents(what: string, where: { depends_on_field_id: number; depends_on_option_id?: number }, transaction: Transaction): Promise<void> {
+  const dependent = await CustomField.findOne({ attributes: ['id', 'name'], where, order: [['id', 'ASC']], transaction, lock: transaction.LOCK.SHARE });
+  if (dependent) {
+    throw new ValidationError(`The ${what} cannot be deleted because the custom field "${dependent.name}" depends on it: change that field's dependency first.`);
+  }
+}
+
+async function deleteOptions(field: CustomField, options: CustomFieldOption[], transaction: Transaction): Promise<void> {
+  if (!options.length) return;
+  for (const o of options) await refuseDependents(`option "${o.value}"`, { depends_on_field_id: field.id, depends_on_option_id: o.id }, transaction);
+  const ids = options.map((o) => o.id);
   await Translation.destroy({ where: { record_type: OPTION_TRANSLATIONS.type, record_id: { [Op.in]: ids } }, transaction });
-  // Fields shown only for one of these options no longer have that condition.
-  await CustomField.update({ depends_on_option_id: null }, { where: { depends_on_option_id: { [Op.in]: ids } }, transaction });
   await CustomFieldOption.destroy({ where: { field_id: field.id, id: { [Op.in]: ids } }, transaction });
   await pruneDeletedOptions(field, ids, transaction);
 }
@@ -121,7 +134,7 @@ async function deleteOptions(field: CustomField, ids: number[], transaction: Tra
  * option's stored ones.
  */
 async function replaceOptions(field: CustomField, items: OptionInput[], transaction: Transaction): Promise<void> {
-  const existing = new Map((await CustomFieldOption.findAll({ where: { field_id: field.id }, transaction })).map((o) => [o.id, o]));
+  const existing = new Map((await CustomFieldOption.findAll({ where: { field_id: field.id }, transaction, lock: transaction.LOCK.UPDATE })).map((o) => [o.id, o]));
   const seen = new Set<number>();
   items.forEach((item, n) => {
     if (item.id === undefined) return;
@@ -134,7 +147,7 @@ async function replaceOptions(field: CustomField, items: OptionInput[], transact
     if (same) seen.add(same.id);
     return same?.id;
   });
-  await deleteOptions(field, [...existing.keys()].filter((id) => !seen.has(id)), transaction);
+  await deleteOptions(field, [...existing.values()].filter((o) => !seen.has(o.id)), transaction);
   for (const [n, item] of items.entries()) {
     const order = item.order ?? n;
     const id = ids[n];
@@ -167,7 +180,7 @@ async function checkDependency(kind: string, selfId: number | null, fieldId: num
       visited.add(cur.id);
     }
   }
-  if (optionId !== null && !(await CustomFieldOption.findOne({ attributes: ['id'], where: { id: optionId, field_id: fieldId }, transaction }))) {
+  if (optionId !== null && !(await CustomFieldOption.findOne({ attributes: ['id'], where: { id: optionId, field_id: fieldId }, transaction, lock: transaction.LOCK.SHARE }))) {
     throw invalid('depends_on_option_id');
   }
 }
@@ -265,23 +278,22 @@ export function customFieldResource(spec: CustomFieldKindSpec): ResourceDef<Cust
       if (brand !== undefined) await replaceBrands(record.id, brand ?? [], transaction);
       if (!OPTION_TYPES.includes(record.type)) {
         // A field that is no longer of an option type has no options.
-        const stale = await CustomFieldOption.findAll({ attributes: ['id'], where: { field_id: record.id }, transaction });
-        await deleteOptions(record, stale.map((o) => o.id), transaction);
+        const stale = await CustomFieldOption.findAll({ attributes: ['id', 'value'], where: { field_id: record.id }, transaction, lock: transaction.LOCK.UPDATE });
+        await deleteOptions(record, stale, transaction);
       } else if (items !== undefined) {
         await replaceOptions(record, items, transaction);
       }
-      // Values that do not fit the new type (text in a Date field...) are removed.
-      if (record.type !== oldType && !valuesSurviveTypeChange(oldType, record.type)) await deleteValuesOfField(record.id, transaction);
+      if (record.type !== oldType) await fitValuesToType(record, transaction);
       await spec.afterWrite?.(record, input, false, transaction);
     },
 
     async destroy(record, { transaction }) {
+      await refuseDependents('custom field', { depends_on_field_id: record.id }, transaction);
       const options = await CustomFieldOption.findAll({ attributes: ['id'], where: { field_id: record.id }, transaction });
       if (options.length) {
         await Translation.destroy({ where: { record_type: OPTION_TRANSLATIONS.type, record_id: { [Op.in]: options.map((o) => o.id) } }, transaction });
       }
-      // Fields that depended on this one no longer do (options, values and brand links go with the field).
-      await CustomField.update({ depends_on_field_id: null, depends_on_option_id: null }, { where: { depends_on_field_id: record.id }, transaction });
+      // Options, values and brand links go with the field.
       await record.destroy({ transaction });
     },
 

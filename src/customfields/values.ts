@@ -11,6 +11,7 @@ import { allOf, likeContains, sqlCondition, type BoundCondition } from '../db/sq
 import { groupBy } from '../db/load';
 import { CONTROL_CHARACTERS, Joi, characters, toFlag } from '../lib/validation';
 import { SEALED_TEXT_MAX_BYTES, openValue, sealValue } from './sealing';
+import { lockedDefinitions } from './definitionLocks';
 
 /**
  * Values of user, organisation and ticket custom fields: one row per field and owner in
@@ -31,21 +32,6 @@ export const MULTI_OPTION_TYPES: readonly number[] = [TYPE.CHECKLIST, TYPE.MULTI
 const TEXT_MAX = 255;
 /** The value column is TEXT: 65535 bytes. */
 const TEXTAREA_MAX_BYTES = 65535;
-
-/** Which stored values stay meaningful when a field changes type (same class, or one option id → a list). */
-export function valueClass(type: number): string {
-  if (type === TYPE.BOOLEAN || type === TYPE.CHECKBOX) return 'flag';
-  if (MULTI_OPTION_TYPES.includes(type)) return 'multi';
-  if (type === TYPE.OPTIONS || type === TYPE.RADIO) return 'single';
-  if (type === TYPE.DATE) return 'date';
-  return 'string';
-}
-
-export function valuesSurviveTypeChange(from: number, to: number): boolean {
-  const a = valueClass(from);
-  const b = valueClass(to);
-  return a === b || (a === 'single' && b === 'multi');
-}
 
 /** Ids of the fields of a kind: values are tied to their kind through their field. */
 async function fieldIdsOfKind(kind: ValueKind, transaction?: Transaction): Promise<number[]> {
@@ -199,9 +185,14 @@ export async function applyCustomFieldValues(kind: ValueKind, ownerId: number, i
   // transaction when Redis cannot say: a batch of imported mails creates a ticket per mail.
   const scope = (table: string, column: string): [ReturnType<typeof literal>, string] =>
     [literal(`(SELECT GROUP_CONCAT(${column}) FROM ${table} WHERE field_id = \`CustomField\`.\`id\`)`), `${column}s`];
-  const rows = await onceInTransaction(transaction, `customfields.${kind}`, () => definitions.get(`customfields.${kind}`, (t) => CustomField.findAll({
+  const cached = await onceInTransaction(transaction, `customfields.${kind}`, () => definitions.get(`customfields.${kind}`, (t) => CustomField.findAll({
     where: { kind }, attributes: { include: [scope('custom_field_brands', 'brand_id'), scope('custom_field_departments', 'department_id')] }, transaction: t,
   }), transaction));
+  // The fields the input names are validated against their definitions share-locked now
+  // (./definitionLocks.ts): one deleted meanwhile is not a field any more.
+  const named = entries.map(([key]) => Number(key)).filter((id) => cached.some((f) => f.id === id));
+  const locked = await lockedDefinitions(kind, named, transaction);
+  const rows = cached.flatMap((f) => (!named.includes(f.id) ? [f] : locked.has(f.id) ? [locked.get(f.id)!] : []));
   const idList = (f: CustomField, column: string) => String(f.get(column) ?? '').split(',').filter(Boolean).map(Number);
   const fields = new Map(rows.map((f) => [f.id, f]));
   const brandsByField = new Map(rows.map((f) => [f.id, idList(f, 'brand_ids')]));
@@ -230,15 +221,12 @@ export async function applyCustomFieldValues(kind: ValueKind, ownerId: number, i
     ? await CustomFieldValue.destroy({ where: { owner_id: ownerId, field_id: { [Op.in]: cleared } }, transaction })
     : 0;
 
-  const optionFieldIds = given.filter((g) => OPTION_TYPES.includes(g.field.type)).map((g) => g.field.id);
-  const options = optionFieldIds.length
-    ? await CustomFieldOption.findAll({ attributes: ['id', 'field_id'], where: { field_id: { [Op.in]: optionFieldIds } }, transaction })
-    : [];
-  const optionIds = new Map<number, Set<number>>();
-  for (const o of options) optionIds.set(o.field_id, (optionIds.get(o.field_id) ?? new Set()).add(o.id));
+  const optionIds = new Map(given.map(({ field }) => [field.id, new Set(idList(field, 'option_ids'))]));
 
   // No lock here: callers hold the owner's row (the resource's update locks it), which serialises
   // writes of one owner's values; a range lock on the values would only add deadlocks between owners.
+  // The snapshot is no older than the last change of the named fields (lockedDefinitions), which
+  // converts their values.
   const stored = opts.creating ? [] : await CustomFieldValue.findAll({
     where: { owner_id: ownerId, field_id: { [Op.in]: [...fields.keys()] } }, transaction,
   });
@@ -315,6 +303,7 @@ export async function pruneDeletedOptions(field: CustomField, deletedOptionIds: 
       [Op.or]: deletedOptionIds.map((id) => sequelize().where(sequelize().fn('FIND_IN_SET', String(id), sequelize().col('value')), Op.gt, 0)),
     },
     transaction,
+    lock: transaction.LOCK.UPDATE,
   });
   const emptied: number[] = [];
   const narrowed: Array<{ id: number; field_id: number; owner_id: number; value: string }> = [];
@@ -330,29 +319,66 @@ export async function pruneDeletedOptions(field: CustomField, deletedOptionIds: 
   if (emptied.length) await CustomFieldValue.destroy({ where: { id: { [Op.in]: emptied } }, transaction });
 }
 
+/** Values converted by a change of their field are read and rewritten this many at a time. */
+const CHUNK = 500;
+
 /**
- * A field's `encrypted` flag changed: its stored values are encrypted or decrypted in place, in the
- * transaction of the change, a chunk at a time (one statement per chunk).
+ * The stored values of a field, a chunk at a time, for a change of the field that rewrites them:
+ * read FOR UPDATE, so the values written before the change locked the field are among them (the
+ * change's snapshot may be older), and none is written meanwhile. `rewrite` returns the new
+ * stored form of each value to change (null: delete it).
  */
-export async function resealValuesOfField(field: CustomField, transaction: Transaction): Promise<void> {
-  const CHUNK = 500;
+async function rewriteValuesOfField(fieldId: number, transaction: Transaction, rewrite: (stored: string | null) => string | null | undefined): Promise<void> {
   for (let afterId = 0; ;) {
     const rows = await CustomFieldValue.findAll({
-      where: { field_id: field.id, id: { [Op.gt]: afterId } }, order: [['id', 'ASC']], limit: CHUNK, transaction,
+      where: { field_id: fieldId, id: { [Op.gt]: afterId } }, order: [['id', 'ASC']], limit: CHUNK, transaction, lock: transaction.LOCK.UPDATE,
     });
     if (!rows.length) return;
-    const resealed = rows.map((v) => {
-      const value = field.encrypted ? sealValue(field.id, v.value ?? '') : openValue(field.id, v.value);
-      return { id: v.id, field_id: v.field_id, owner_id: v.owner_id, value };
-    });
-    await CustomFieldValue.bulkCreate(resealed, { transaction, updateOnDuplicate: ['value', 'updated_at'] });
+    const deleted: number[] = [];
+    const changed: Array<{ id: number; field_id: number; owner_id: number; value: string }> = [];
+    for (const v of rows) {
+      const value = rewrite(v.value);
+      if (value === null) deleted.push(v.id);
+      else if (value !== undefined && value !== v.value) changed.push({ id: v.id, field_id: v.field_id, owner_id: v.owner_id, value });
+    }
+    if (changed.length) await CustomFieldValue.bulkCreate(changed, { transaction, updateOnDuplicate: ['value', 'updated_at'] });
+    if (deleted.length) await CustomFieldValue.destroy({ where: { id: { [Op.in]: deleted } }, transaction });
     afterId = rows[rows.length - 1].id;
   }
 }
 
-/** Deletes every stored value of a field (its type changed to one the values do not fit). */
-export async function deleteValuesOfField(fieldId: number, transaction: Transaction): Promise<void> {
-  await CustomFieldValue.destroy({ where: { field_id: fieldId }, transaction });
+/**
+ * A field's `encrypted` flag changed: its stored values are encrypted or decrypted in place, in the
+ * transaction of the change (one that no longer decrypts is deleted: it was shown as empty).
+ */
+export async function resealValuesOfField(field: CustomField, transaction: Transaction): Promise<void> {
+  await rewriteValuesOfField(field.id, transaction, (stored) => (field.encrypted ? sealValue(field.id, stored ?? '') : openValue(field.id, stored)));
+}
+
+/**
+ * A field's `type` changed (its options are already the new ones): a stored value that a write
+ * to the field would take now is kept, in the stored form that write would give it (`1700000000`
+ * fits a Date field, an option id a list of them); any other is deleted, as it could be neither
+ * shown nor searched as the type says. A value that does not decrypt is left as it is (nothing
+ * tells whether it fits; it is shown as empty).
+ */
+export async function fitValuesToType(field: CustomField, transaction: Transaction): Promise<void> {
+  const options = await CustomFieldOption.findAll({ attributes: ['id'], where: { field_id: field.id }, transaction, lock: transaction.LOCK.SHARE });
+  const optionIds = new Set(options.map((o) => o.id));
+  await rewriteValuesOfField(field.id, transaction, (stored) => {
+    const plain = field.encrypted ? openValue(field.id, stored) : stored;
+    if (plain === null) return undefined;
+    let fit: string | null;
+    try {
+      fit = normalise(field, plain, optionIds);
+    } catch (err) {
+      if (!(err instanceof ValidationError)) throw err;
+      return null;
+    }
+    if (fit === null) return null;
+    if (fit === plain) return undefined;
+    return field.encrypted ? sealValue(field.id, fit) : fit;
+  });
 }
 
 /**

@@ -32,8 +32,21 @@ const DRIVER_CODES = new Set([
   'ER_CLOSING_POOL', 'ER_POOL_NO_CONNECTION', 'ER_INITIAL_TIMEOUT_ERROR', 'ER_PING_TIMEOUT', 'ER_STATEMENT_TIMEOUT',
 ]);
 
+/**
+ * Thrown by work whose snapshot (REPEATABLE READ: taken at the transaction's first plain read)
+ * predates rows it has since locked: a change committed while it waited for the lock, and its
+ * plain reads would mix the state before that change with the state after. The whole transaction
+ * runs again (./transaction.ts), with a snapshot that sees the change, as a later request would.
+ */
+export class SnapshotBehindLock extends Error {
+  constructor(what: string) {
+    super(`The transaction's snapshot predates the ${what} it locked.`);
+  }
+}
+
 /** Whether `err` is the database's passing trouble (deadlock, lock wait, connection lost or refused, no pooled connection in time), not the work's. */
 export function isTransientDbError(err: unknown): boolean {
+  if (err instanceof SnapshotBehindLock) return true;
   // Sequelize's connection errors include the pool's acquire timeout (ConnectionAcquireTimeoutError).
   if (err instanceof ConnectionError || err instanceof TimeoutError) return true;
   const e = driverError(err);

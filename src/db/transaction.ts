@@ -1,5 +1,6 @@
 import type { Transaction } from 'sequelize';
 import { sequelize } from './sequelize';
+import { SnapshotBehindLock } from './errors';
 
 /** InnoDB deadlock (1213) and lock wait timeout (1205): the whole transaction can run again. */
 const RETRYABLE = new Set([1213, 1205]);
@@ -50,12 +51,14 @@ export const rolledBack = (t: Transaction): boolean => chainOf(t).some((x) => x.
 const ER_NO_REFERENCED_ROW = 1452;
 
 const errnoOf = (err: any): number | undefined => err?.parent?.errno ?? err?.original?.errno ?? err?.errno;
-const isRetryable = (err: any, attempt: number) => RETRYABLE.has(errnoOf(err) as number) || (attempt === 1 && errnoOf(err) === ER_NO_REFERENCED_ROW);
+const isRetryable = (err: any, attempt: number) =>
+  RETRYABLE.has(errnoOf(err) as number) || err instanceof SnapshotBehindLock || (attempt === 1 && errnoOf(err) === ER_NO_REFERENCED_ROW);
 
 /**
  * Runs `work` in a transaction, and again (up to `attempts` times, after a short random pause)
  * when InnoDB picks it as a deadlock victim: concurrent writes then all succeed instead of some
- * ending in a 500 (and once when a row it names was deleted meanwhile). `work` must not have
+ * ending in a 500 (and when its snapshot is behind a row it locked: SnapshotBehindLock; once
+ * when a row it names was deleted meanwhile). `work` must not have
  * effects outside the transaction (the outbox's publish runs after commit, so only the attempt
  * that commits publishes).
  */
