@@ -25,7 +25,7 @@ export async function recordDeletions(resource: ExportResource, ids: number[], t
 /**
  * What deleting a person (a user or an operator) does to exported records without a statement
  * of the application's (foreign keys do it, and they bump no `updated_at` and fire no trigger):
- * their tickets and those tickets' messages go (tombstones); messages they wrote elsewhere,
+ * their tickets, the tickets merged into theirs, and those tickets' messages go (tombstones); messages they wrote elsewhere,
  * tickets they were assigned to or watched, organisations they owned and articles they wrote
  * change (`updated_at` moved, so the export sends them again). Called before the delete.
  */
@@ -33,10 +33,13 @@ export async function beforePersonDeleted(userId: number, isUser: boolean, trans
   const t = now();
   const r = { userId, t };
   if (isUser) await run('INSERT INTO export_tombstones (resource, record_id, deleted_at) VALUES (\'users\', :userId, :t)', r, transaction);
+  // The tickets that go (deleteTicketsOf): theirs, and the tickets of others merged into theirs.
+  const gone = `SELECT id FROM tickets WHERE user_id = :userId
+    UNION SELECT m.id FROM tickets m JOIN tickets k ON k.id = m.merged_into_id WHERE k.user_id = :userId`;
   await run(`INSERT INTO export_tombstones (resource, record_id, deleted_at)
-    SELECT 'messages', m.id, :t FROM ticket_messages m JOIN tickets k ON k.id = m.ticket_id WHERE k.user_id = :userId`, r, transaction);
+    SELECT 'messages', m.id, :t FROM ticket_messages m JOIN (${gone}) g ON g.id = m.ticket_id`, r, transaction);
   await run(`INSERT INTO export_tombstones (resource, record_id, deleted_at)
-    SELECT 'tickets', id, :t FROM tickets WHERE user_id = :userId`, r, transaction);
+    SELECT 'tickets', g.id, :t FROM (${gone}) g`, r, transaction);
   const touch = (sql: string) => sequelize().query(sql, { replacements: r, transaction, type: QueryTypes.UPDATE });
   await touch('UPDATE ticket_messages SET updated_at = :t WHERE user_id = :userId');
   await touch(`UPDATE tickets SET updated_at = :t WHERE user_id <> :userId AND (

@@ -128,6 +128,41 @@ describe('GET /api/export/{resource}', () => {
     expect(await Ticket.findByPk(ticket.id)).toBeNull();
   });
 
+  it('a deleted user\'s tickets take the tickets of others merged into them, and each gets its tombstone (with its messages\')', async () => {
+    const start = nowSec();
+    const victim = await f.user();
+    const mine = await f.ticket({ user: victim.id });
+    const alices = await f.ticket();
+    expectSuccess(await api.post(`/api/ticket/ticket/${mine.id}/merge`, { ids: [alices.id] }), 'Successfully updated the ticket!');
+    const [merged] = await Ticket.findAll({ where: { id: alices.id } });
+    expect(merged.merged_into_id).toBe(mine.id);
+    // A message left on the merged ticket (a merge moves them; one written there since goes too).
+    const left = await TicketMessage.create({ ...(await TicketMessage.findOne({ where: { ticket_id: mine.id }, raw: true }))!, id: undefined, ticket_id: alices.id } as any);
+    const made = nowSec();
+    const tickets: Reader = { copy: new Map(), pages: 0 };
+    const messages: Reader = { copy: new Map(), pages: 0 };
+    const follow = async (resource: string, reader: Reader, until: number) => waitFor(async () => {
+      const page = await readPage(resource, reader, 1000);
+      return page.end_of_stream && page.end_time >= until;
+    }, 15000, `${resource} export to reach ${until}`);
+    const read = expectSuccess(await api.get('/api/export/tickets', { start_time: start }));
+    tickets.cursor = read.after_cursor;
+    for (const r of read.records) tickets.copy.set(r.id, r);
+    await follow('tickets', tickets, made);
+    const m = expectSuccess(await api.get('/api/export/messages', { start_time: start }));
+    messages.cursor = m.after_cursor;
+    for (const r of m.records) messages.copy.set(r.id, r);
+    await follow('messages', messages, made);
+    expect([tickets.copy.has(mine.id), tickets.copy.has(alices.id), messages.copy.has(left.id)]).toEqual([true, true, true]);
+
+    await api.del(`/api/user/user/${victim.id}`).expect(200);
+    const deleted = nowSec();
+    expect(await Ticket.findByPk(alices.id)).toBeNull();
+    await follow('tickets', tickets, deleted);
+    await follow('messages', messages, deleted);
+    expect([tickets.copy.has(mine.id), tickets.copy.has(alices.id), messages.copy.has(left.id)]).toEqual([false, false, false]);
+  });
+
   it('422 for a cursor this server did not write, 404 for an unknown resource, 405 for a write', async () => {
     for (const cursor of ['nope!', Buffer.from('1.2.3').toString('base64url'), Buffer.from('x.0.1').toString('base64url')]) {
       expectError(await api.get('/api/export/tickets', { cursor }), 422, 'The selected cursor is invalid.');
