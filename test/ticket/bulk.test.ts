@@ -151,6 +151,29 @@ describe('POST /api/ticket/ticket/bulk', () => {
     expect(await runBulkTicketJob(Number(jobId))).toEqual({ done: 0 });
   });
 
+  it('the job\'s updated_at moves with each item done or failed, not only at its start and end', async () => {
+    const a = await f.ticket();
+    const long = Math.floor(Date.now() / 1000) - 3600;
+    const [jobId] = await sequelize().query(
+      "INSERT INTO bulk_jobs (type, status, input, started_at, created_at, updated_at) VALUES ('ticket.bulk', 'working', :input, :at, :at, :at)",
+      { replacements: { input: JSON.stringify({ statusId: ctx.otherStatus }), at: long }, type: QueryTypes.INSERT },
+    );
+    await sequelize().query(
+      "INSERT INTO bulk_job_items (job_id, position, record_id, status) VALUES (:j, 1, :a, 'pending'), (:j, 2, 999999999, 'pending')",
+      { replacements: { j: jobId, a: a.id }, type: QueryTypes.INSERT },
+    );
+    const changes = { statusId: ctx.otherStatus };
+    await runAs({ type: 'job', id: Number(jobId), channel: 'job' }, () => applyTo(Number(jobId), 1, a.id, changes));
+    const afterDone = await job(Number(jobId));
+    expect(afterDone).toMatchObject({ status: 'working', progress: { done: 1, pending: 1 }, started_at: long });
+    expect(afterDone.updated_at).toBeGreaterThan(long);
+    await sequelize().query('UPDATE bulk_jobs SET updated_at = :at WHERE id = :j', { replacements: { j: jobId, at: long }, type: QueryTypes.UPDATE });
+    await runAs({ type: 'job', id: Number(jobId), channel: 'job' }, () => applyTo(Number(jobId), 2, 999999999, changes));
+    const afterFailed = await job(Number(jobId));
+    expect(afterFailed).toMatchObject({ status: 'working', progress: { done: 1, failed: 1, pending: 0 } });
+    expect(afterFailed.updated_at).toBeGreaterThan(long);
+  });
+
   describe('each item is applied at most once, whatever runs it twice (a stalled job handed to a second worker)', () => {
     /** A job of one pending item, ticket `ticketId`, as the request writes it. */
     const pendingJob = async (ticketId: number, changes: BulkTicketChanges): Promise<number> => {

@@ -35,6 +35,10 @@ const q = <T extends object>(sql: string, replacements: Record<string, unknown>,
 const exec = (sql: string, replacements: Record<string, unknown>, t?: Transaction) =>
   sequelize().query(sql, { replacements, transaction: t, type: QueryTypes.UPDATE });
 
+/** The job's `updated_at` moves with its progress: each item's outcome is a change of the job. */
+const touchJob = (jobId: number, t: Transaction) =>
+  exec('UPDATE bulk_jobs SET updated_at = GREATEST(updated_at, :at) WHERE id = :jobId', { jobId, at: now() }, t);
+
 /**
  * One ticket: the change and its item's outcome commit together. The item is claimed first, in
  * that transaction (pending to done, a conditional UPDATE whose affected rows decide): a second run
@@ -48,6 +52,7 @@ export async function applyTo(jobId: number, position: number, ticketId: number,
     await transaction(async (t) => {
       const [, claimed] = await exec("UPDATE bulk_job_items SET status = 'done' WHERE job_id = :jobId AND position = :position AND status = 'pending'", { jobId, position }, t);
       if (!claimed) return;
+      await touchJob(jobId, t);
       const ticket = await lockById(Ticket, ticketId, t, 'update');
       if (!ticket) throw new NotFoundError('ticket');
       const { trash, restore, ...update } = changes;
@@ -60,8 +65,11 @@ export async function applyTo(jobId: number, position: number, ticketId: number,
   } catch (err) {
     // A refusal (a domain error: unknown ticket, a rule of the service) is this item's result; anything else stops the job for a retry.
     if (!(err instanceof DomainError)) throw err;
-    await exec("UPDATE bulk_job_items SET status = 'failed', message = :message WHERE job_id = :jobId AND position = :position AND status = 'pending'",
-      { jobId, position, message: err.message.slice(0, 1000) });
+    await transaction(async (t) => {
+      const [, failed] = await exec("UPDATE bulk_job_items SET status = 'failed', message = :message WHERE job_id = :jobId AND position = :position AND status = 'pending'",
+        { jobId, position, message: err.message.slice(0, 1000) }, t);
+      if (failed) await touchJob(jobId, t);
+    });
   }
 }
 
