@@ -2,6 +2,7 @@ import type { Transaction } from 'sequelize';
 import { Ticket } from '../db/models';
 import { lockById } from '../db/load';
 import { saveChanges } from '../db/saveChanges';
+import { emit } from '../events';
 import { cachedTicketSettings } from './ticketSettings';
 import { recordAudit, unsavedChanges } from './tickets/audit';
 import { NO_DUE_TIMES, currentDueTime, slaDueTimes } from './tickets/due';
@@ -18,7 +19,8 @@ export interface TicketDueTimes {
  * reply_due_time, the resolution by resolve_due_time, and due_time is the one that applies (the
  * reply's until an operator first replies, then the resolution's; none while resolved). No plan,
  * or no target for the priority: no due times. Locks the ticket row; returns the times written,
- * or null for a missing ticket.
+ * or null for a missing ticket. A change is audited as the work's actor and is a `ticket.updated`
+ * event (`changes: ['due_time']`, with the audit), as the same change made by an update is.
  *
  * Not subscribed to `ticket.updated`: `updateTicket` recomputes the same times inside the update
  * when the priority or the plan changes (where a `reply_due_time` sent in the same request must
@@ -35,7 +37,8 @@ export async function recomputeDueTimes(ticketId: number, transaction: Transacti
     ticket.set(times);
     const changes = unsavedChanges(ticket);
     await saveChanges(ticket, transaction);
-    await recordAudit(ticket.id, 'updated', changes, transaction);
+    const audit = await recordAudit(ticket.id, 'updated', changes, transaction);
+    await emit(transaction, 'ticket.updated', { ticketId: ticket.id, changes: ['due_time'], newlyAssigned: [], audit });
   }
   return times;
 }

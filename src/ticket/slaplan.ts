@@ -1,4 +1,5 @@
 import { Op, QueryTypes, type Transaction } from 'sequelize';
+import { currentActor } from '../audit/actor';
 import { SlaPlan, SlaPlanSchedule, SlaPlanTarget, TicketPriority } from '../db/models';
 import { setRows } from '../db/links';
 import { now } from '../db/entity';
@@ -190,7 +191,7 @@ export const slaPlanResource: ResourceDef<SlaPlan, SlaPlanRelations> = {
     if (input.targets !== undefined) await replaceTargets(plan.id, input.targets, transaction);
     // Its tickets' due times follow the new clock or targets (in the background: a plan may hold many).
     if (writeCount(transaction) > writesBefore || plan.business_hours !== clockBefore[0] || plan.timezone !== clockBefore[1]) {
-      await enqueue(transaction, slaPlanRecomputeJob, { planId: plan.id, afterId: 0 });
+      await enqueue(transaction, slaPlanRecomputeJob, { planId: plan.id, afterId: 0, actor: currentActor() });
     }
   },
 

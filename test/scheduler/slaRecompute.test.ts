@@ -3,11 +3,12 @@
  * times again, in the background (the scheduler worker), a batch at a time.
  */
 import { Op } from 'sequelize';
-import { OutboxEntry, Ticket } from '../../src/db/models';
+import { ApiToken, DomainEvent, OutboxEntry, Ticket } from '../../src/db/models';
+import { hashToken } from '../../src/auth/tokens';
 import { createWorker } from '../../src/queue/runWorker';
 import { schedulerSpec } from '../../src/wiring';
 import { useApi, unique } from '../helpers/app';
-import { expectSuccess } from '../helpers/envelope';
+import { expectList, expectSuccess } from '../helpers/envelope';
 import { waitForProgress } from '../helpers/smtp';
 import { mailWorld, openTicket, type MailWorld } from '../notifications/support';
 
@@ -47,4 +48,19 @@ it('recomputes the due times of every ticket on an edited plan, past one batch, 
   expect(sample).toMatchObject({ reply_due_time: MONDAY_4PM + 240 * 60, resolve_due_time: MONDAY_4PM + 2400 * 60, due_time: MONDAY_4PM + 240 * 60 });
   // Two batches: the first queued the second.
   expect(await recomputes()).toBe(2);
+
+  // Each ticket's change is the plan editor's (the token), in its audit and as a ticket.updated event carrying it.
+  const tokenId = (await ApiToken.findOne({ where: { token_hash: hashToken(api.token) } }))!.id;
+  const changes = {
+    reply_due_time: { before: MONDAY_4PM + 3600, after: MONDAY_4PM + 240 * 60 }, resolve_due_time: { before: MONDAY_4PM + 36000, after: MONDAY_4PM + 2400 * 60 },
+    due_time: { before: MONDAY_4PM + 3600, after: MONDAY_4PM + 240 * 60 },
+  };
+  const entries = expectList(await api.get(`/api/ticket/ticket/${sample.id}/audit`, { limit: 100 })) as any[];
+  expect(entries.at(-1)).toMatchObject({ action: 'updated', actor: { type: 'token', id: tokenId }, channel: 'api', changes });
+  const events = await DomainEvent.findAll({ where: { name: 'ticket.updated', payload: { [Op.like]: '%"changes":["due_time"]%' } }, order: [['id', 'ASC']] });
+  const ofPlan = events.map((e) => JSON.parse(e.payload)).filter((p) => ids.includes(p.ticketId));
+  expect(ofPlan.map((p) => p.ticketId).sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
+  expect(ofPlan.find((p) => p.ticketId === sample.id)).toEqual({
+    ticketId: sample.id, changes: ['due_time'], newlyAssigned: [], audit: { action: 'updated', actor: { type: 'token', id: tokenId }, channel: 'api', changes },
+  });
 });
