@@ -19,7 +19,7 @@ import { assertLanguage, personFields } from './people/rules';
 import { ORGANISATION_FIELDS, USER_SUMMARY_FIELDS, serializeUserSummary, type UserSummaryRow } from './people/presenter';
 import { defaultBrandId } from './users/service';
 import { releaseOwnership } from './organisationMembership';
-import { emit } from '../events';
+import { emit, emitAll } from '../events';
 
 interface OrganisationRelations {
   users: Map<number, UserSummaryRow[]>;
@@ -55,7 +55,9 @@ async function applyAccessLevels(org: Organisation, levels: Record<string, numbe
   const missing = ids.find((id) => !found.has(id));
   if (missing !== undefined) throw invalid(`access_level.${missing}`);
   await releaseOwnership(users.filter((u) => u.organisation_id !== org.id).map((u) => u.id), org.id, transaction);
-  for (const user of users) await user.update({ organisation_id: org.id, organisation_access_level: levels[String(user.id)] }, { transaction });
+  const changed = users.filter((u) => u.organisation_id !== org.id || u.organisation_access_level !== levels[String(u.id)]);
+  for (const user of changed) await user.update({ organisation_id: org.id, organisation_access_level: levels[String(user.id)] }, { transaction });
+  await emitAll(transaction, changed.map((u) => ({ name: 'user.updated' as const, payload: { userId: u.id, sendEmail: false } })));
 }
 
 const fields = {
@@ -128,11 +130,19 @@ export const organisationResource: ResourceDef<Organisation, OrganisationRelatio
     if (writeCount(transaction) > writesBefore) await emit(transaction, 'organisation.updated', { organisationId: org.id });
   },
   async destroy(org, { transaction }) {
+    // Its users leave it (updated_at moves): a user.updated each, all in one INSERT of the feed
+    // (emitAll). Not an INSERT ... SELECT: webhooks are subscribers of every event, and a row they
+    // never see would be delivered to none. So the cost grows with the users, by one id read and
+    // one feed row each, plus one delivery per subscribed webhook.
+    const members = (await User.findAll({ attributes: ['id'], where: { organisation_id: org.id }, transaction })).map((u) => u.id);
     await User.update({ organisation_id: null, organisation_access_level: null }, { where: { organisation_id: org.id }, transaction });
     await deleteCustomFieldValues('organisation', org.id, transaction);
     await recordDeletions('organisations', [org.id], transaction);
     await org.destroy({ transaction });
-    await emit(transaction, 'organisation.deleted', { organisationId: org.id });
+    await emitAll(transaction, [
+      ...members.map((userId) => ({ name: 'user.updated' as const, payload: { userId, sendEmail: false } })),
+      { name: 'organisation.deleted' as const, payload: { organisationId: org.id } },
+    ]);
   },
   async load(orgs) {
     const ids = orgs.map((o) => o.id);

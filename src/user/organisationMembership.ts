@@ -3,6 +3,7 @@ import { Organisation, User } from '../db/models';
 import { onceInTransaction } from '../db/transaction';
 import { select } from '../db/select';
 import { ValidationError, invalid } from '../errors';
+import { emit, emitAll } from '../events';
 
 export const MANAGER = 0;
 export const MEMBER = 1;
@@ -17,15 +18,18 @@ export async function organisationForBrand(orgId: number, brandId: number | null
 /**
  * Users moving to organisation `orgId` (null: to none) stop owning the one they leave: an owner
  * is always a member, whichever way they leave (their own update, another organisation's
- * `access_level`). Called before the move; the callers hold the users' rows.
+ * `access_level`). Each organisation left without owner is an `organisation.updated`. Called
+ * before the move; the callers hold the users' rows.
  */
 export async function releaseOwnership(userIds: number[], orgId: number | null, transaction: Transaction): Promise<void> {
   if (!userIds.length) return;
   const owned = await Organisation.findAll({
     attributes: ['id'], where: { owner_id: { [Op.in]: userIds }, ...(orgId ? { id: { [Op.ne]: orgId } } : {}) }, transaction,
   });
+  if (!owned.length) return;
   // By primary key: no gap lock on owner_id for the users who own nothing.
-  if (owned.length) await Organisation.update({ owner_id: null }, { where: { id: { [Op.in]: owned.map((o) => o.id) } }, transaction });
+  await Organisation.update({ owner_id: null }, { where: { id: { [Op.in]: owned.map((o) => o.id) } }, transaction });
+  await emitAll(transaction, owned.map((o) => ({ name: 'organisation.updated' as const, payload: { organisationId: o.id } })));
 }
 
 /** A new organisation with the user as owner and Manager (unless another level is asked for). */
@@ -34,6 +38,7 @@ export async function createOwnedOrganisation(user: User, name: string, level: n
     brand_id: user.brand_id, owner_id: user.id, name, country: user.country, language_code: user.language_code, timezone: user.timezone,
   }, { transaction });
   await user.update({ organisation_id: org.id, organisation_access_level: level ?? MANAGER }, { transaction });
+  await emit(transaction, 'organisation.created', { organisationId: org.id });
 }
 
 /** The organisation of the brand that claims the domain of `email`, if any (users of that domain join it). */
@@ -83,7 +88,10 @@ export async function applyMembership(user: User, input: MembershipInput, creati
       const current = await Organisation.findByPk(user.organisation_id, { transaction });
       if (current && current.owner_id !== user.id) throw new ValidationError('The organisation can only be renamed by its owner.');
       if (current) {
-        await current.update({ name }, { transaction });
+        if (current.name !== name) {
+          await current.update({ name }, { transaction });
+          await emit(transaction, 'organisation.updated', { organisationId: current.id });
+        }
         if (level !== undefined) await user.update({ organisation_access_level: level }, { transaction });
         return;
       }

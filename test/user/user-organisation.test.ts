@@ -4,7 +4,7 @@
  * verification mail (`send_email`) written to the outbox.
  */
 import { Op } from 'sequelize';
-import { Organisation, OutboxEntry, User } from '../../src/db/models';
+import { Department, DomainEvent, Organisation, OutboxEntry, TicketPriority, TicketStatus, User } from '../../src/db/models';
 import { useApi, unique, newEmail } from '../helpers/app';
 import { expectError, expectList, expectSuccess } from '../helpers/envelope';
 
@@ -35,6 +35,17 @@ async function createBrand(): Promise<number> {
 /** [user id, access level] of an organisation's users. */
 const members = async (orgId: number) =>
   (await showOrganisation(orgId)).users.map((u: any) => [u.id, u.organisation_access_level]).sort((a: number[], b: number[]) => a[0] - b[0]);
+
+/** The events emitted since `after` (an event id) that name these organisations or users, as [name, id]. */
+async function eventsSince(after: number, ids: { organisations?: number[]; users?: number[] }): Promise<Array<[string, number]>> {
+  const rows = await DomainEvent.findAll({ where: { id: { [Op.gt]: after }, name: { [Op.like]: '%.%' } }, order: [['id', 'ASC']] });
+  return rows.map((e) => [e.name, JSON.parse(e.payload)] as const).flatMap(([name, p]): Array<[string, number]> => {
+    if (name.startsWith('organisation.') && ids.organisations?.includes(p.organisationId)) return [[name, p.organisationId]];
+    if (name.startsWith('user.') && ids.users?.includes(p.userId)) return [[name, p.userId]];
+    return [];
+  });
+}
+const lastEventId = async () => Number((await DomainEvent.max('id')) ?? 0);
 
 let otherBrandId: number;
 beforeAll(async () => {
@@ -376,5 +387,61 @@ describe('send_email', () => {
     const u = await createUser({ email: newEmail('m') });
     expectError(await api.put(`${USERS}/${u.id}`, { send_email: 1, groups: [999999] }), 422, 'The selected groups.0 is invalid.');
     expect(await verificationRows(u.id)).toHaveLength(0);
+  });
+});
+
+describe('events of organisations changed through users, and of users changed through organisations', () => {
+  it('an organisation created by a user\'s `organisation` (create and update) or a ticket\'s user_organisation is organisation.created', async () => {
+    let mark = await lastEventId();
+    const user = await createUser({ email: newEmail('e'), organisation: unique('ByCreate') });
+    expect(await eventsSince(mark, { organisations: [user.organisation_id] })).toEqual([['organisation.created', user.organisation_id]]);
+    const plain = await createUser({ email: newEmail('e') });
+    mark = await lastEventId();
+    const updated = await updateUser(plain.id, { organisation: unique('ByUpdate') });
+    expect(await eventsSince(mark, { organisations: [updated.organisation_id] })).toEqual([['organisation.created', updated.organisation_id]]);
+    mark = await lastEventId();
+    const email = newEmail('e');
+    const ticket = await api.post('/api/ticket/ticket', {
+      user_email: email, user_organisation: unique('ByTicket'), subject: 'Hello', text: 'Hi',
+      department: (await Department.findOne())!.id, status: (await TicketStatus.findOne())!.id, priority: (await TicketPriority.findOne())!.id,
+    });
+    expect(ticket.status).toBe(200);
+    const byTicket = (await User.findOne({ where: { email } }))!;
+    expect(byTicket.organisation_id).not.toBeNull();
+    expect(await eventsSince(mark, { organisations: [byTicket.organisation_id!] })).toEqual([['organisation.created', byTicket.organisation_id]]);
+  });
+
+  it('the owner renaming it through `organisation` is organisation.updated; the same name again is no event', async () => {
+    const owner = await createUser({ email: newEmail('e'), organisation: unique('Before') });
+    let mark = await lastEventId();
+    await updateUser(owner.id, { organisation: unique('After') });
+    expect(await eventsSince(mark, { organisations: [owner.organisation_id] })).toEqual([['organisation.updated', owner.organisation_id]]);
+    mark = await lastEventId();
+    await updateUser(owner.id, { organisation: (await showOrganisation(owner.organisation_id)).name });
+    expect(await eventsSince(mark, { organisations: [owner.organisation_id] })).toEqual([]);
+  });
+
+  it('another organisation\'s access_level: user.updated for the users it moves or changes, organisation.updated for the one that lost its owner', async () => {
+    const owner = await createUser({ email: newEmail('e'), organisation: unique('Owned') });
+    const stays = await createUser({ email: newEmail('e') });
+    const other = await createOrganisation({ access_level: { [stays.id]: MEMBER } });
+    const mark = await lastEventId();
+    expectSuccess(await api.put(`${ORGS}/${other.id}`, { access_level: { [owner.id]: MANAGER, [stays.id]: MEMBER } }), 'Successfully updated the organisation!');
+    expect((await showOrganisation(owner.organisation_id)).owner_id).toBeNull();
+    expect(await eventsSince(mark, { organisations: [owner.organisation_id, other.id], users: [owner.id, stays.id] })).toEqual([
+      ['organisation.updated', owner.organisation_id], ['user.updated', owner.id], ['organisation.updated', other.id],
+    ]);
+  });
+
+  it('deleting an organisation is user.updated for each of its users (their organisation cleared), then organisation.deleted', async () => {
+    const org = await createOrganisation();
+    const a = await createUser({ email: newEmail('e'), organisation_id: org.id });
+    const b = await createUser({ email: newEmail('e'), organisation_id: org.id });
+    const mark = await lastEventId();
+    await api.del(`${ORGS}/${org.id}`).expect(200);
+    expect((await showUser(a.id)).organisation_id).toBeNull();
+    expect(await eventsSince(mark, { organisations: [org.id], users: [a.id, b.id] })).toEqual([
+      ['user.updated', a.id], ['user.updated', b.id], ['organisation.deleted', org.id],
+    ]);
   });
 });
