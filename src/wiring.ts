@@ -21,6 +21,7 @@ import type { WorkerSpec } from './queue/runWorker';
 import { autoCloseJob } from './ticket/autoClose';
 import { bulkTicketJob } from './ticket/bulk/job';
 import { slaPlanRecomputeJob } from './ticket/slaRecompute';
+import { cascadeEventsJob } from './ticket/cascadeAudit';
 import { watchConfigTables } from './ticket/configCache';
 import { feedbackRequestsJob } from './ticket/feedbackRequests';
 import { waitingRemindersJob } from './ticket/waitingReminders';
@@ -86,7 +87,10 @@ export const schedulerSpec = (): WorkerSpec => ({
   // Each job is safe beside another run of itself (the sweeps' writes are idempotent or row-locked).
   concurrency: config().schedulerConcurrency,
   // Besides housekeeping, the project's background work that is neither mail, mailbox nor webhook: bulk ticket changes.
-  jobs: [banExpiryJob, outboxSweepJob, autoCloseJob, waitingRemindersJob, feedbackRequestsJob, idempotencyExpiryJob, bulkTicketJob, tombstonePruneJob, slaPlanRecomputeJob],
+  jobs: [
+    banExpiryJob, outboxSweepJob, autoCloseJob, waitingRemindersJob, feedbackRequestsJob, idempotencyExpiryJob, bulkTicketJob, tombstonePruneJob,
+    slaPlanRecomputeJob, cascadeEventsJob,
+  ],
 });
 
 /**

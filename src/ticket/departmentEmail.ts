@@ -10,6 +10,7 @@ import { TYPE_PIPED, TYPE_REMOTE } from './departmentEmailTypes';
 import { pick } from '../lib/serialize';
 import { Joi, field } from '../lib/validation';
 import { defaultBrandId } from '../user/users/service';
+import { auditCascade } from './cascadeAudit';
 import { mailServerHost } from '../net/outbound';
 import { ENCRYPTION_CODES, PROTOCOL_CODES, codeOf, codeOrName } from './mailboxCodes';
 import { assertOAuthComplete, oauthChanges, oauthFields, oauthView, refuseInternalTokenUrl } from '../oauth/settings';
@@ -169,6 +170,12 @@ export const departmentEmailResource: ResourceDef<DepartmentEmail> = {
   // Its tickets take their department's first other address of their brand, as a ticket moved
   // into the department does (none when there is no other): mail keeps going out from the department.
   async destroy(email, { transaction }) {
+    // Audited, and a ticket.updated each, as a ticket update of department_email would be (auditCascade).
+    await auditCascade('department_email_id', email.id,
+      `CONCAT('{"department_email_id":{"before":', k.department_email_id, ',"after":', IFNULL((
+         SELECT MIN(e.id) FROM department_emails e WHERE e.department_id = k.department_id AND e.brand_id = k.brand_id AND e.id <> :id
+       ), 'null'), '}}')`,
+      transaction);
     await sequelize().query(
       `UPDATE tickets SET updated_at = :now, department_email_id = (
          SELECT MIN(e.id) FROM department_emails e WHERE e.department_id = tickets.department_id AND e.brand_id = tickets.brand_id AND e.id <> :id

@@ -16,6 +16,7 @@ import { isTimeZone } from '../lib/timezones';
 import { writeCount } from '../db/writes';
 import { enqueue } from '../queue/outbox';
 import { slaPlanRecomputeJob } from './slaRecompute';
+import { auditCascade } from './cascadeAudit';
 
 /**
  * SLA plans (`/api/ticket/slaplan`, beyond the spec): targets per priority, in minutes, for the
@@ -195,9 +196,15 @@ export const slaPlanResource: ResourceDef<SlaPlan, SlaPlanRelations> = {
     }
   },
 
-  // The plan's tickets lose it and the due times it gave them, as `sla_plan=0` on a ticket does.
+  // The plan's tickets lose it and the due times it gave them, as `sla_plan=0` on a ticket does:
+  // audited, and a ticket.updated each (auditCascade: set-based audit, events in the background).
   async destroy(plan, { transaction }) {
     await assertNotInFilters('sla_plan', plan.id, 'SLA plan', transaction);
+    // Each ticket's entry lists the fields that change: the plan, and the due times it had.
+    const due = (c: string) => `IF(k.${c} IS NULL, '', CONCAT(',"${c}":{"before":', k.${c}, ',"after":null}'))`;
+    await auditCascade('sla_plan_id', plan.id,
+      `CONCAT('{"sla_plan_id":{"before":', k.sla_plan_id, ',"after":null}', ${due('reply_due_time')}, ${due('resolve_due_time')}, ${due('due_time')}, '}')`,
+      transaction);
     await sequelize().query(
       'UPDATE tickets SET sla_plan_id = NULL, reply_due_time = NULL, resolve_due_time = NULL, due_time = NULL, updated_at = :now WHERE sla_plan_id = :id',
       { replacements: { id: plan.id, now: now() }, transaction, type: QueryTypes.UPDATE },

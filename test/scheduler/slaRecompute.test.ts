@@ -3,7 +3,7 @@
  * times again, in the background (the scheduler worker), a batch at a time.
  */
 import { Op } from 'sequelize';
-import { ApiToken, DomainEvent, OutboxEntry, Ticket } from '../../src/db/models';
+import { ApiToken, DepartmentEmail, DomainEvent, OutboxEntry, Ticket } from '../../src/db/models';
 import { hashToken } from '../../src/auth/tokens';
 import { createWorker } from '../../src/queue/runWorker';
 import { schedulerSpec } from '../../src/wiring';
@@ -62,5 +62,60 @@ it('recomputes the due times of every ticket on an edited plan, past one batch, 
   expect(ofPlan.map((p) => p.ticketId).sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
   expect(ofPlan.find((p) => p.ticketId === sample.id)).toEqual({
     ticketId: sample.id, changes: ['due_time'], newlyAssigned: [], audit: { action: 'updated', actor: { type: 'token', id: tokenId }, channel: 'api', changes },
+  });
+});
+
+describe('tickets changed by deleting their SLA plan or department email', () => {
+  const tokenId = async () => (await ApiToken.findOne({ where: { token_hash: hashToken(api.token) } }))!.id;
+  const lastAudit = async (ticketId: number) => (expectList(await api.get(`/api/ticket/ticket/${ticketId}/audit`, { limit: 100 })) as any[]).at(-1);
+  /** The ticket.updated events of these tickets emitted after event `after`, by ticket id. */
+  const updates = async (after: number, ids: number[]) => new Map((await DomainEvent.findAll({ where: { id: { [Op.gt]: after }, name: 'ticket.updated' }, order: [['id', 'ASC']] }))
+    .map((e) => JSON.parse(e.payload)).filter((p) => ids.includes(p.ticketId)).map((p) => [p.ticketId, p]));
+  const withWorker = async (count: () => Promise<number>, expected: number, what: string) => {
+    const scheduler = await createWorker(schedulerSpec());
+    try {
+      await waitForProgress(count, (n) => n === expected, what);
+    } finally {
+      await scheduler.close();
+    }
+  };
+
+  it('deleting a plan: each ticket has the audit entry of sla_plan=0 in the delete\'s transaction, as the token, and a ticket.updated [sla_plan, due_time] with it, past one batch', async () => {
+    const plan = expectSuccess(await api.post('/api/ticket/slaplan', {
+      name: unique('Deleted plan'), targets: { [world.priorityId]: { first_reply: 60, resolution: 600 } },
+    }), 'Successfully created new SLA plan!');
+    const due = { sla_plan_id: plan.id, created_at: MONDAY_4PM, reply_due_time: MONDAY_4PM + 3600, resolve_due_time: MONDAY_4PM + 36000, due_time: MONDAY_4PM + 3600 };
+    const ids: number[] = [];
+    for (let i = 0; i < 201; i++) ids.push((await openTicket(world, { emitEvent: false, values: due })).ticket.id);
+    // One without due times: only its plan changes.
+    const bare = (await openTicket(world, { emitEvent: false, values: { sla_plan_id: plan.id } })).ticket.id;
+    const mark = Number((await DomainEvent.max('id')) ?? 0);
+    await api.del(`/api/ticket/slaplan/${plan.id}`).expect(200);
+    const actor = { type: 'token', id: await tokenId() };
+    const changes = {
+      sla_plan_id: { before: plan.id, after: null }, reply_due_time: { before: MONDAY_4PM + 3600, after: null },
+      resolve_due_time: { before: MONDAY_4PM + 36000, after: null }, due_time: { before: MONDAY_4PM + 3600, after: null },
+    };
+    expect(await lastAudit(ids[0])).toMatchObject({ action: 'updated', actor, channel: 'api', changes });
+    expect((await lastAudit(bare)).changes).toEqual({ sla_plan_id: { before: plan.id, after: null } });
+    const all = [...ids, bare];
+    await withWorker(async () => (await updates(mark, all)).size, all.length, 'a ticket.updated for every ticket of the deleted plan');
+    const events = await updates(mark, all);
+    expect(events.get(ids[200])).toEqual({ ticketId: ids[200], changes: ['sla_plan', 'due_time'], newlyAssigned: [], audit: { action: 'updated', actor, channel: 'api', changes } });
+    expect(events.get(bare)).toMatchObject({ changes: ['sla_plan'], audit: { changes: { sla_plan_id: { before: plan.id, after: null } } } });
+  });
+
+  it('deleting a department email: each ticket moved to the other address has its audit entry and a ticket.updated [department_email]', async () => {
+    const other = await DepartmentEmail.create({ department_id: world.department.id, brand_id: world.brand.id, address: `other-${unique('a')}@x.test` });
+    const gone = await DepartmentEmail.create({ department_id: world.department.id, brand_id: world.brand.id, address: `gone-${unique('a')}@x.test` });
+    const ticket = (await openTicket(world, { emitEvent: false, values: { department_email_id: gone.id } })).ticket.id;
+    const mark = Number((await DomainEvent.max('id')) ?? 0);
+    await api.del(`/api/ticket/department/${world.department.id}/email/${gone.id}`).expect(200);
+    const moved = Math.min(world.address.id, other.id);
+    const changes = { department_email_id: { before: gone.id, after: moved } };
+    const actor = { type: 'token', id: await tokenId() };
+    expect(await lastAudit(ticket)).toMatchObject({ action: 'updated', actor, channel: 'api', changes });
+    await withWorker(async () => (await updates(mark, [ticket])).size, 1, 'the moved ticket\'s ticket.updated');
+    expect((await updates(mark, [ticket])).get(ticket)).toEqual({ ticketId: ticket, changes: ['department_email'], newlyAssigned: [], audit: { action: 'updated', actor, channel: 'api', changes } });
   });
 });
