@@ -42,7 +42,9 @@ export async function remindWaitingUsers(options: SweepOptions = {}): Promise<nu
         status_id: { [Op.in]: statuses }, deleted_at: null, last_reply_time: { [Op.gt]: lower, [Op.lte]: upper },
         locked: 0, merged_into_id: null, internal: 0,
       },
-      literal('NOT EXISTS (SELECT 1 FROM ticket_waiting_reminders r WHERE r.ticket_id = `Ticket`.`id` AND r.last_reply_time = `Ticket`.`last_reply_time`)'),
+      // Not reminded of this last reply. A scalar subquery on the reminder's primary key (a lookup per
+      // candidate): as NOT EXISTS, MariaDB materialised the whole reminders table on every sweep.
+      literal('NOT ((SELECT r.last_reply_time FROM ticket_waiting_reminders r WHERE r.ticket_id = `Ticket`.`id`) <=> `Ticket`.`last_reply_time`)'),
     ],
   });
 

@@ -1,5 +1,7 @@
 import './fastTicketSweepEnv';
-import { Op } from 'sequelize';
+import { Op, QueryTypes } from 'sequelize';
+import { capture } from '../../bench/capture';
+import { sequelize } from '../../src/db/sequelize';
 import { DomainEvent, Ticket } from '../../src/db/models';
 import { now } from '../../src/db/entity';
 import { createWorker } from '../../src/queue/runWorker';
@@ -104,6 +106,18 @@ describe('reminding users of tickets that wait for them', () => {
     }
     expect(await remindedKinds(neverClosed.ticket)).toEqual(['user_ticket_waitingresponse']);
     expect(await remindedKinds(old.ticket)).toEqual([]);
+  });
+
+  it('reads an index range of tickets, each candidate\'s reminder by its primary key (never the whole reminders table)', async () => {
+    await waitingTicket(waitAfter + 60);
+    const { statements } = await capture(() => remindWaitingUsers({ maxBatches: 1 }));
+    const sweep = statements.find((s) => /FROM `tickets` AS `Ticket`/.test(s.sql) && /ticket_waiting_reminders/.test(s.sql))!;
+    const plan = await sequelize().query<{ table: string; type: string; key: string | null }>(`EXPLAIN ${sweep.sql}`, {
+      replacements: sweep.params as Record<string, unknown>, type: QueryTypes.SELECT,
+    });
+    // tickets_autoclose at 10,000 tickets (the benchmark's data); a small table may take another index, never a scan.
+    expect(plan.find((p) => p.table === 'Ticket')).toMatchObject({ type: expect.not.stringMatching(/^(ALL|index)$/), key: expect.any(String) });
+    expect(plan.find((p) => p.table === 'r')).toMatchObject({ type: 'eq_ref', key: 'PRIMARY' });
   });
 
   it('runs on the scheduler worker\'s schedule', async () => {
