@@ -160,6 +160,16 @@ export const field = {
   flag: () => Joi.flag(),
   /** A required-capable one-line string: trimmed, empty counts as missing. */
   string: (max = 255) => oneLine(Joi.string().trim().max(max)),
+  /**
+   * A file's name as sent with its contents: one line, and its last path segment only
+   * (`../../etc/passwd.txt` → `passwd.txt`, `C:\\Users\\a.pdf` → `a.pdf`), so that a client that
+   * saves a file under the name it lists writes nowhere else. Nothing left is a missing name.
+   */
+  filename: () => oneLine(Joi.string().trim().max(255)).custom((v: string, helpers) => {
+    const base = v.split(/[\\/]/).pop()!.trim();
+    if (!base || /^\.+$/.test(base)) throw new Error(`The ${fieldLabel(helpers.state.path ?? ['filename'])} field is required.`);
+    return base;
+  }),
   /** An optional one-line string where an empty value clears the field (null). */
   nullable: (max = 255) => oneLine(Joi.string().trim().max(max)).allow('', null),
   /** An optional multi-line string (descriptions, reasons): trimmed, line breaks kept, empty clears it. */

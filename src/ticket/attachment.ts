@@ -1,4 +1,5 @@
-import { TicketAttachment, type Upload } from '../db/models';
+import { Ticket, TicketAttachment, TicketMessage, type Upload } from '../db/models';
+import { now } from '../db/entity';
 import { equals } from '../http/listQuery';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { attachmentDownloadRoute } from '../storage/downloadRoute';
@@ -48,7 +49,7 @@ const base64Contents = () => Joi.string().allow('').custom((value: string, helpe
 
 /** `attachment[n][filename]` and `attachment[n][contents]` (base64), decoded. */
 export const attachmentsField = () => Joi.array().items(Joi.object({
-  filename: field.string().required(),
+  filename: field.filename().required(),
   contents: base64Contents().required(),
 })).single().max(MAX_ATTACHMENTS);
 
@@ -65,6 +66,14 @@ export const ticketAttachmentResource: ResourceDef<TicketAttachment, Related> = 
   filters: { ticket_id: equals('ticket_id', field.id()), message_id: equals('message_id', field.id()) },
   async load(attachments) {
     return { uploads: await loadUploads(attachments.map((a) => a.upload_hash)) };
+  },
+  // Its message and ticket changed (a message shows its attachments): their updated_at moves, so
+  // that the incremental export and `updated_at` filters pass the deletion on.
+  async destroy(attachment, { transaction }) {
+    await attachment.destroy({ transaction });
+    const at = now();
+    if (attachment.message_id) await TicketMessage.update({ updated_at: at }, { where: { id: attachment.message_id }, transaction });
+    await Ticket.update({ updated_at: at }, { where: { id: attachment.ticket_id }, transaction });
   },
   serialize: (a, related) => serializeTicketAttachment(a, related.uploads.get(a.upload_hash)),
 };

@@ -99,6 +99,21 @@ describe('attachment downloads', () => {
   });
 });
 
+describe('attachment names with a path', () => {
+  it('are stored as their last segment (tickets and articles); a name that is only a path is missing', async () => {
+    const ticket = await f.ticket({ attachment: [
+      { filename: '../../etc/passwd.txt', contents: b64('a') }, { filename: 'C:\\Users\\bob\\report.pdf', contents: b64('b') },
+    ] });
+    expect(expectList(await api.get(BASE, { ticket_id: ticket.id })).map((a) => a.original_name).sort()).toEqual(['passwd.txt', 'report.pdf']);
+    for (const filename of ['../', 'dir/..', '/']) {
+      expectError(await api.post('/api/ticket/ticket', f.body({ user: (await f.user()).id, attachment: [{ filename, contents: b64('x') }] })), 422,
+        'The attachment.0.filename field is required.');
+    }
+    const article = await s.article({ attachment: [{ filename: '../guide.txt', contents: b64('read me') }] });
+    expect(expectList(await api.get('/api/selfservice/attachment', { article_id: article.id }))[0].original_name).toBe('guide.txt');
+  });
+});
+
 describe('article uploads', () => {
   it('obey allowed_files like ticket uploads; names lose bidi controls', async () => {
     const before = await ArticleAttachment.count();

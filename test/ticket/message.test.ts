@@ -254,6 +254,29 @@ describe('PUT and DELETE /api/ticket/message/{id}', () => {
     expectNotFound(await api.put(`${BASE}/999999999`, { text: 'x' }), 'message');
   });
 
+  it('an edit, and an attachment\'s delete, move the updated_at of what shows them (the message, the ticket); an edit that changes nothing moves none', async () => {
+    const ticket = await f.ticket();
+    const message = await f.message(ticket, { attachment: [{ filename: 'a.txt', contents: b64('a') }, { filename: 'b.txt', contents: b64('b') }] });
+    const past = nowSec() - 1000;
+    // By hand: a model's update stamps updated_at itself.
+    const backdate = async () => {
+      await sequelize().query('UPDATE ticket_messages SET updated_at = ? WHERE id = ?', { replacements: [past, message.id] });
+      await sequelize().query('UPDATE tickets SET updated_at = ? WHERE id = ?', { replacements: [past, ticket.id] });
+    };
+    const stamps = async () => [(await TicketMessage.findByPk(message.id))!.updated_at, (await Ticket.findByPk(ticket.id))!.updated_at];
+
+    await backdate();
+    expectSuccess(await api.put(`${BASE}/${message.id}`, { pinned: 0 }), 'Successfully updated the message!');
+    expect(await stamps()).toEqual([past, past]);
+    expectSuccess(await api.put(`${BASE}/${message.id}`, { text: 'Edited' }), 'Successfully updated the message!');
+    for (const stamp of await stamps()) expect(stamp).toBeGreaterThanOrEqual(nowSec() - 5);
+
+    await backdate();
+    expectDeleted(await api.del(`/api/ticket/attachment/${message.attachments[0].id}`), 'attachment');
+    for (const stamp of await stamps()) expect(stamp).toBeGreaterThanOrEqual(nowSec() - 5);
+    expect(expectSuccess(await api.get(`${BASE}/${message.id}`)).attachments.map((a: any) => a.original_name)).toEqual(['b.txt']);
+  });
+
   it('deletes a message and its attachments', async () => {
     const ticket = await f.ticket();
     const message = await f.message(ticket, { attachment: [{ filename: 'a.txt', contents: b64('a') }] });

@@ -36,7 +36,7 @@ const base64Contents = () => Joi.string().custom((value: string, helpers) => {
 });
 
 const attachmentItem = Joi.object({
-  filename: field.string().required(),
+  filename: field.filename().required(),
   contents: base64Contents().required(),
   locale: Joi.string().trim().pattern(LOCALE, 'locale').allow('', null),
 });

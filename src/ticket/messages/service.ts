@@ -241,7 +241,10 @@ export async function updateMessage(message: TicketMessage, given: UpdateMessage
   const values: Record<string, unknown> = {};
   if (input.text !== undefined) values.text = input.text;
   if (input.pinned !== undefined) values.pinned = input.pinned ? 1 : 0;
+  if (!Object.entries(values).some(([k, v]) => message.get(k) !== v)) return;
   await message.update(values, { transaction });
+  // Activity on the ticket, as a new or deleted message is.
+  await Ticket.update({ updated_at: now() }, { where: { id: message.ticket_id }, transaction });
 }
 
 /** Deletes a message and its attachments (the stored files stay: others may share them). */
