@@ -10,7 +10,7 @@ import {
 import { sequelize } from '../../src/db/sequelize';
 import { countTicketsMatching } from '../../src/ticket/filter';
 import { createTicket } from '../../src/ticket/tickets/service';
-import { TicketFilter } from '../../src/db/models';
+import { Ticket, TicketFilter } from '../../src/db/models';
 import { useApi, newEmail, nowSec, unique } from '../helpers/app';
 import { expectError, expectList, expectSuccess } from '../helpers/envelope';
 import { measureList } from '../helpers/queries';
@@ -243,6 +243,23 @@ describe('saved filters (filter, filter_operator) and ticket_count', () => {
     await UserGroup.create({ user_id: admin.id, group_id: (await Group.findOne({ where: { type: 'operator', administrator: 1 } }))!.id });
     await UserGroup.create({ user_id: admin.id, group_id: group.id });
     expect(await count(admin.id)).toBe(3);
+  });
+
+  it('a department condition holds the departments below it (as `department` does); dates are strictly before or after', async () => {
+    const [a, b, c, d] = [await ticketIn(parent), await ticketIn(child), await ticketIn(grandchild), await ticketIn(other)];
+    const mine = [a.id, b.id, c.id, d.id];
+    // The newest first: the filter lists every brand's tickets (its conditions are all it applies).
+    const of = async (rules: Array<Record<string, unknown>>) => (await list({ filter: (await makeFilter({ conditions: [{ rules }] })).id, order_direction: 'desc' }))
+      .filter((id: number) => mine.includes(id)).sort((x: number, y: number) => x - y);
+    expect(await of([{ item: 'department', operator: 'equals', value: parent.id }])).toEqual([a.id, b.id, c.id]);
+    expect(await of([{ item: 'department', operator: 'equals', value: child.id }])).toEqual([b.id, c.id]);
+    expect(await of([{ item: 'department', operator: 'not_equals', value: child.id }])).toEqual([a.id, d.id]);
+    const at = (await Ticket.findByPk(b.id))!.created_at;
+    await sequelize().query('UPDATE tickets SET created_at = ? WHERE id IN (?)', { replacements: [at, mine] });
+    await sequelize().query('UPDATE tickets SET created_at = ? WHERE id = ?', { replacements: [at + 1, d.id] });
+    await sequelize().query('UPDATE tickets SET created_at = ? WHERE id = ?', { replacements: [at - 1, a.id] });
+    expect(await of([{ item: 'created_at', operator: 'after', value: at }])).toEqual([d.id]);
+    expect(await of([{ item: 'created_at', operator: 'before', value: at }])).toEqual([a.id]);
   });
 
   it('each condition item translates to SQL that runs', async () => {

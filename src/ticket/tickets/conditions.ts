@@ -76,7 +76,8 @@ export function conditionSql(c: Pick<TicketFilterCondition, 'item' | 'operator' 
     case 'status': return id('status_id');
     case 'priority': return id('priority_id');
     case 'channel': return id('channel_id');
-    case 'department': return id('department_id');
+    // A department with those below it, as the list's `department` and the search's `department:`.
+    case 'department': return not ? sqlCondition`NOT ${inDepartmentTree([n])}` : inDepartmentTree([n]);
     case 'brand': return id('brand_id');
     case 'user': return id('user_id');
     case 'sla_plan': return id('sla_plan_id', true);
@@ -115,7 +116,8 @@ export function conditionSql(c: Pick<TicketFilterCondition, 'item' | 'operator' 
     case 'due_time':
     case 'resolved_time': {
       const col = trusted(c.item);
-      return c.operator === 'before' ? sqlCondition`${col} < ${n}` : sqlCondition`${col} >= ${n}`;
+      // Strictly before or after the moment, as the search's `created<` and `created>` (NULL: neither).
+      return c.operator === 'before' ? sqlCondition`${col} < ${n}` : sqlCondition`${col} > ${n}`;
     }
     case 'hours_since_created':
     case 'hours_since_updated':
