@@ -1,12 +1,13 @@
 /**
  * `npm start` and the processes it runs, compiled into a directory of this test's own (with a
  * package.json and the Procfile, so that start.js finds them there): every process's shutdown
- * lines reach the output and the mail catcher stops after the workers; start-up lines that name
+ * lines reach the output and the mail catcher stops after the workers; SIGTERM sent to `npm start`'s
+ * own npm process stops them all; start-up lines that name
  * the variable to change (MAIL_CATCHER_PORT, METRICS_PORT) or the command to run (`npm run
  * migrate`); the configured connect timeout; the ban command exits once done.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import * as mariadb from 'mariadb';
@@ -17,7 +18,7 @@ import { useApi } from '../helpers/app';
 import { freePort, listeningPort } from '../helpers/ports';
 import { privateBuild } from '../helpers/privateBuild';
 import { silentServer } from '../helpers/silentServer';
-import { killWhenStalled, waitWhileProgressing } from '../helpers/progress';
+import { killWhenStalled, waitWhileProgressing, withDescendants } from '../helpers/progress';
 import { uniqueIpv4 } from '../core/support';
 
 useApi(); // this worker's database, created, migrated and seeded
@@ -27,8 +28,10 @@ const { dir, dist, build, remove } = privateBuild('start');
 beforeAll(() => {
   build();
   // start.js takes the nearest directory above it with a package.json as the project: its
-  // Procfile, and where the processes run (`node dist/...`).
-  writeFileSync(join(dir, 'package.json'), '{ "private": true }\n');
+  // Procfile, and where the processes run (`node dist/...`). Its `start` is the project's, so
+  // that `npm start` runs it as it does in the project.
+  const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ private: true, scripts: { start: scripts.start } })}\n`);
   copyFileSync(join(root, 'Procfile'), join(dir, 'Procfile'));
 });
 afterAll(remove);
@@ -47,8 +50,13 @@ afterAll(() => {
 
 /** A compiled entry point on this test's database and queues; killed if it stalls. */
 function run(entry: string, env: Record<string, string> = {}, args: string[] = []): Run {
+  return runCommand(process.execPath, [join(dist, entry), ...args], env);
+}
+
+/** A command run in this test's directory, on this test's database and queues; killed if it stalls. */
+function runCommand(command: string, args: string[], env: Record<string, string> = {}): Run {
   const { PROCESS_NAME: _name, ...inherited } = process.env;
-  const child = spawn(process.execPath, [join(dist, entry), ...args], {
+  const child = spawn(command, args, {
     cwd: dir,
     env: { ...inherited, NODE_PATH: join(root, 'node_modules'), HOST: '127.0.0.1', LOG_LEVEL: 'info', LOG_FORMAT: 'json', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -139,6 +147,49 @@ describe('npm start, stopped with SIGTERM', () => {
     expect(procfile.filter((name) => !(lines[stopped(name)].time <= lines[catcherStopping].time))).toEqual([]);
     expect(index((l) => l.proc === 'mailcatcher' && l.msg === 'mail catcher stopped')).toBeGreaterThan(catcherStopping);
     expect(stopped('mailcatcher')).toBe(lines.length - 1);
+  });
+});
+
+/** Whether a process is running (a zombie, exited but not yet waited for, is not). */
+const alive = (pid: number) => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+};
+
+describe('npm start, its npm process sent SIGTERM (as a service manager or `kill` does)', () => {
+  it('stops start.js and every process it runs before npm exits', async () => {
+    // npm runs the script with `sh -c`; dash, Debian's sh, does not pass the signal on to the
+    // program it waits for, unless `exec` made that program the shell itself.
+    const npm = runCommand('npm', ['start'], {
+      PORT: String(await freePort()), MAIL_CATCHER: '0', WEB_CONCURRENCY: '1', npm_config_update_notifier: 'false',
+    });
+    const procfile = ['web', 'worker-mail', 'worker-scheduler', 'worker-webhooks', 'worker-mailbox'];
+    await waitWhileProgressing(() => {
+      if (npm.child.exitCode !== null) throw new Error(`npm start exited: ${npm.stdout()}${npm.stderr()}`);
+      const lines = jsonLines(npm.stdout());
+      const said = (proc: string, msg: string) => lines.some((l) => l.proc === proc && l.msg === msg);
+      return said('web', 'web process listening') && procfile.slice(1).every((proc) => said(proc, 'worker started'));
+    }, () => [npm.child.pid], 'every process to start');
+    const started = withDescendants([npm.child.pid!]).filter((pid) => pid !== npm.child.pid);
+    expect(started.length).toBeGreaterThanOrEqual(1 + procfile.length);
+
+    try {
+      npm.child.kill('SIGTERM');
+      // A process says it is stopping as soon as the signal reaches it, while npm, which only
+      // passes it on, does no work: npm idle and no such line means the signal was lost.
+      await waitWhileProgressing(() => jsonLines(npm.stdout()).some((l) => procfile.includes(l.proc) && / stopping$/.test(l.msg)),
+        () => [npm.child.pid], 'the processes to say they are stopping');
+      await npm.done;
+      expect(started.filter(alive)).toEqual([]);
+    } finally {
+      for (const pid of started.filter(alive)) process.kill(pid, 'SIGKILL');
+    }
+    const lines = jsonLines(npm.stdout());
+    expect(procfile.filter((name) => !lines.some((l) => l.proc === 'start' && l.msg === 'process stopped' && l.stopped === name))).toEqual([]);
   });
 });
 
