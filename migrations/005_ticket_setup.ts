@@ -98,5 +98,6 @@ export async function down(q: QueryInterface): Promise<void> {
   await q.sequelize.query("UPDATE department_emails SET protocol = IF(protocol = 'pop3', '1', '0')");
   await q.sequelize.query('ALTER TABLE department_emails MODIFY protocol TINYINT UNSIGNED NOT NULL DEFAULT 0');
   await q.removeIndex('departments', ['order']);
-  await q.removeConstraint('departments', 'departments_default_assignedto_fk');
+  // The index MariaDB made for the foreign key stays when the key is dropped.
+  await q.sequelize.query('ALTER TABLE departments DROP FOREIGN KEY departments_default_assignedto_fk, DROP INDEX departments_default_assignedto_fk');
 }

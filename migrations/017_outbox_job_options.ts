@@ -14,5 +14,5 @@ export async function up(q: QueryInterface): Promise<void> {
 }
 
 export async function down(q: QueryInterface): Promise<void> {
-  await q.removeColumn('outbox', 'options');
+  await q.sequelize.query('ALTER TABLE outbox DROP COLUMN options');
 }

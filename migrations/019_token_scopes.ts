@@ -14,6 +14,5 @@ export async function up(q: QueryInterface): Promise<void> {
 }
 
 export async function down(q: QueryInterface): Promise<void> {
-  await q.removeColumn('api_tokens', 'expires_at');
-  await q.removeColumn('api_tokens', 'scopes');
+  await q.sequelize.query('ALTER TABLE api_tokens DROP COLUMN expires_at, DROP COLUMN scopes');
 }

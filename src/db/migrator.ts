@@ -20,14 +20,28 @@ export function migrator(s: Sequelize = sequelize()) {
 type Database = Config['database'];
 
 /**
- * Applies every pending migration, one process at a time. The lock is held on a connection of its
- * own (a pooled one could be handed back and keep it). On a standalone server or a replication
- * primary it is GET_LOCK, released by the server if the process dies. On a Galera cluster
- * GET_LOCK is only a lock of the node it is taken on (two processes migrating through two nodes
- * would both get it), so there the lock is a row of `migration_lock`: its INSERT commits on one
- * node only, the other's fails on the duplicate key or in certification (a deadlock error).
+ * Applies every pending migration, one process at a time (see `locked`).
  */
 export async function migrate(db: Database = config().database): Promise<void> {
+  await locked(db, (m) => m.up());
+}
+
+/** Reverts the last applied migration, under the same lock; returns its name (undefined: none was applied). */
+export async function revertLast(db: Database = config().database): Promise<string | undefined> {
+  const [reverted] = await locked(db, (m) => m.down());
+  return reverted?.name;
+}
+
+/**
+ * Runs `work` on a migrator of its own connection (no statement timeout), one process at a time.
+ * The lock is held on a connection of its own (a pooled one could be handed back and keep it). On
+ * a standalone server or a replication primary it is GET_LOCK, released by the server if the
+ * process dies. On a Galera cluster GET_LOCK is only a lock of the node it is taken on (two
+ * processes migrating through two nodes would both get it), so there the lock is a row of
+ * `migration_lock`: its INSERT commits on one node only, the other's fails on the duplicate key
+ * or in certification (a deadlock error).
+ */
+async function locked<T>(db: Database, work: (m: ReturnType<typeof migrator>) => Promise<T>): Promise<T> {
   const lock = await mariadb.createConnection({ host: db.host, port: db.port, user: db.user, password: db.password, database: db.name });
   try {
     const [{ cluster }] = await lock.query("SELECT @@wsrep_on AS cluster");
@@ -35,7 +49,7 @@ export async function migrate(db: Database = config().database): Promise<void> {
     try {
       const s = migrationSequelize(db);
       try {
-        await migrator(s).up();
+        return await work(migrator(s));
       } finally {
         await s.close();
       }
