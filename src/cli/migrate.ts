@@ -1,17 +1,8 @@
 process.env.PROCESS_NAME ??= 'cli';
-import { ensureDatabase } from '../db/ensureDatabase';
-import { migrate, migrator, revertLast } from '../db/migrator';
 import { exitOnStartupError } from '../lib/exitOnStartupError';
-import { closeConnections } from './setup';
+import { migrateCommand } from './migrateCommand';
 
-/** `npm run migrate` applies pending migrations; `npm run migrate -- down` reverts the last one. */
-async function main() {
-  await ensureDatabase();
-  if (process.argv[2] === 'down') await revertLast();
-  else await migrate();
-  const executed = await migrator().executed();
-  process.stdout.write(`Migrations applied: ${executed.length}\n`);
-  await closeConnections();
-}
-
-main().catch(exitOnStartupError);
+/** `npm run migrate [-- up|down|status]` (migrateCommand.ts). */
+migrateCommand(process.argv.slice(2), { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) })
+  .then((code) => { process.exitCode = code; })
+  .catch(exitOnStartupError);

@@ -33,6 +33,27 @@ export async function revertLast(db: Database = config().database): Promise<stri
 }
 
 /**
+ * The migrations applied (in the order they run; then any this code does not know, applied by a
+ * newer release) and those pending, changing nothing: no database or no `migrations` table yet
+ * means none is applied.
+ */
+export async function migrationStatus(db: Database = config().database): Promise<{ applied: string[]; pending: string[] }> {
+  const c = await mariadb.createConnection({ host: db.host, port: db.port, user: db.user, password: db.password, connectTimeout: db.connectTimeoutMs });
+  try {
+    const [{ n }] = await c.query("SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 'migrations'", [db.name]);
+    const rows: Array<{ name: string }> = Number(n) ? await c.query(`SELECT name FROM \`${db.name}\`.migrations ORDER BY name`) : [];
+    const done = new Set(rows.map((r) => r.name));
+    const known = new Set(migrations.map((m) => m.name));
+    return {
+      applied: [...migrations.filter((m) => done.has(m.name)).map((m) => m.name), ...[...done].filter((name) => !known.has(name))],
+      pending: migrations.filter((m) => !done.has(m.name)).map((m) => m.name),
+    };
+  } finally {
+    await c.end();
+  }
+}
+
+/**
  * Runs `work` on a migrator of its own connection (no statement timeout), one process at a time.
  * The lock is held on a connection of its own (a pooled one could be handed back and keep it). On
  * a standalone server or a replication primary it is GET_LOCK, released by the server if the

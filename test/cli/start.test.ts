@@ -4,7 +4,8 @@
  * lines reach the output and the mail catcher stops after the workers; SIGTERM sent to `npm start`'s
  * own npm process stops them all; start-up lines that name
  * the variable to change (MAIL_CATCHER_PORT, METRICS_PORT) or the command to run (`npm run
- * migrate`); the configured connect timeout; the ban command exits once done.
+ * migrate`); the configured connect timeout; the migrate command's arguments; the ban command
+ * exits once done.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
@@ -12,7 +13,9 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import * as mariadb from 'mariadb';
 import { config } from '../../src/config';
+import { QueryTypes } from 'sequelize';
 import { IpBan } from '../../src/db/models';
+import { sequelize } from '../../src/db/sequelize';
 import { projectRoot } from '../../src/lib/projectRoot';
 import { useApi } from '../helpers/app';
 import { freePort, listeningPort } from '../helpers/ports';
@@ -280,6 +283,20 @@ describe('a MariaDB that does not answer', () => {
     } finally {
       silent.close();
     }
+  });
+});
+
+describe('the compiled migrate command', () => {
+  it('refuses an argument it does not know (exit 2, its usage), and status lists without creating the database', async () => {
+    const name = `${config().database.name}9003`; // like the worker's: a failed run's teardown drops it
+    const typo = run('src/cli/migrate.js', { DATABASE_URL: databaseUrl(name) }, ['downn']);
+    expect(await typo.done).toEqual({ code: 2, signal: null });
+    expect(typo.stderr()).toMatch(/^usage:\n {2}npm run migrate /);
+    const status = run('src/cli/migrate.js', { DATABASE_URL: databaseUrl(name), LOG_LEVEL: 'warn' }, ['status']);
+    expect(await status.done).toEqual({ code: 0, signal: null });
+    expect(status.stdout()).toMatch(/^pending\t001_core\n[^]*0 applied, \d+ pending\.\n$/);
+    const schemas: unknown[] = await sequelize().query('SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?', { replacements: [name], type: QueryTypes.SELECT });
+    expect(schemas).toEqual([]);
   });
 });
 
