@@ -393,13 +393,35 @@ function dotEnvPath(): string | null {
   }
 }
 
+const ENTRY = /^\s*(?:export\s+)?[A-Za-z_][A-Za-z0-9_]*\s*=\s*(.*)$/;
+
+/**
+ * Refuses a .env with a line that is not `NAME=value` (`export` allowed), a comment or blank:
+ * parseEnv joins such a line to the next into one odd name, silently dropping that variable. A
+ * quoted value may go on over lines up to its closing quote, as parseEnv reads it.
+ */
+function checkDotEnv(text: string, path: string): void {
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    if (/^\s*(#|$)/.test(lines[i])) continue;
+    const entry = ENTRY.exec(lines[i]);
+    if (!entry) throw new ConfigError(`Invalid configuration: ${path} line ${i + 1} is not NAME=value, a comment or blank`);
+    const quote = /^["'`]/.exec(entry[1])?.[0];
+    if (!quote || entry[1].indexOf(quote, 1) > 0) continue;
+    const closing = lines.findIndex((l, j) => j > i && l.includes(quote));
+    if (closing > 0) i = closing;
+  }
+}
+
 /**
  * Loads `.env` from the project's directory into process.env when there is one (a variable the
  * environment already has wins), except under tests, whose settings are their own.
  */
 export function loadDotEnv(path = dotEnvPath(), env: NodeJS.ProcessEnv = process.env): boolean {
   if (env.NODE_ENV === 'test' || !path || !existsSync(path)) return false;
-  for (const [name, value] of Object.entries(parseEnv(readFileSync(path, 'utf8')))) {
+  const text = readFileSync(path, 'utf8');
+  checkDotEnv(text, path);
+  for (const [name, value] of Object.entries(parseEnv(text))) {
     if (env[name] === undefined) env[name] = value;
   }
   return true;

@@ -56,7 +56,9 @@ export function configurationMarkdown(): string {
 Every process reads its settings from the environment (and from a \`.env\` file in the project's
 directory when there is one: see \`.env.example\`; a variable already set in the environment wins).
 Each is validated when the process starts: a bad value stops it with one line on stderr that names
-the variable (\`Invalid configuration: PORT must be a number\`) and exit code 1.
+the variable (\`Invalid configuration: PORT must be a number\`) and exit code 1. A \`.env\` line that
+is not \`NAME=value\` (\`export NAME=value\` and quoted values over several lines too), a \`#\`
+comment or blank stops it the same way, naming the file and the line.
 
 | variable | type | default | meaning |
 | --- | --- | --- | --- |

@@ -1,7 +1,8 @@
 /** docs/configuration.md is what the configuration schema generates: regenerate it with `npm run docs:config`. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { configSchema, loadDotEnv } from '../../src/config';
+import { ConfigError, configSchema, loadDotEnv } from '../../src/config';
+import { startupErrorMessage } from '../../src/lib/exitOnStartupError';
 import { configurationMarkdown } from '../../src/configDocs';
 
 describe('docs/configuration.md', () => {
@@ -36,6 +37,28 @@ describe('.env', () => {
     const env: NodeJS.ProcessEnv = { NODE_ENV: 'development', [`${probe}_KEPT`]: 'from-environment' };
     expect(loadDotEnv(file, env)).toBe(true);
     expect(env).toEqual({ NODE_ENV: 'development', [probe]: 'from-file', [`${probe}_KEPT`]: 'from-environment' });
+  });
+
+  it('reads comments, blank lines, `export NAME=value` and quoted values over several lines', () => {
+    write(file, `# settings\n\nexport ${probe}_A=1\n${probe}_B="two\nlines # not a comment"\n  ${probe}_C = 'x' # note\n${probe}_D=\n`);
+    const env: NodeJS.ProcessEnv = { NODE_ENV: 'development' };
+    expect(loadDotEnv(file, env)).toBe(true);
+    expect(env).toEqual({ NODE_ENV: 'development', [`${probe}_A`]: '1', [`${probe}_B`]: 'two\nlines # not a comment', [`${probe}_C`]: 'x', [`${probe}_D`]: '' });
+  });
+
+  it('refuses a line that is not NAME=value, a comment or blank, naming the file and the line, and loads nothing', () => {
+    // parseEnv made `my test database\nDATABASE_URL` one name: DATABASE_URL was dropped, and the default database used.
+    write(file, `# my settings\n${probe}_A=1\nmy test database\nDATABASE_URL=mariadb://root@127.0.0.1:3306/helpdesk_qa4\n`);
+    const env: NodeJS.ProcessEnv = { NODE_ENV: 'development' };
+    let error: unknown;
+    try {
+      loadDotEnv(file, env);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(startupErrorMessage(error)).toBe(`Invalid configuration: ${file} line 3 is not NAME=value, a comment or blank`);
+    expect(env).toEqual({ NODE_ENV: 'development' });
   });
 
   it('is not loaded under tests, nor when missing', () => {
