@@ -1,3 +1,4 @@
+import { Op } from 'sequelize';
 import { ApiToken } from '../db/models';
 import { ensureDatabase } from '../db/ensureDatabase';
 import { migrate } from '../db/migrator';
@@ -29,15 +30,19 @@ export async function closeConnections(): Promise<void> {
   await sequelize().close();
 }
 
+/** The name the token of API_TOKEN is stored under. */
+export const GIVEN_TOKEN_NAME = 'API_TOKEN';
+
 /**
  * So a new user can call the API at once: API_TOKEN is stored when given, else a first token is
  * made on an install that has none. Returns a token to show, or null when nothing new was made.
  */
-export async function ensureFirstToken(): Promise<string | null> {
-  const given = config().apiToken;
+export async function ensureFirstToken(given = config().apiToken): Promise<string | null> {
   if (given) {
-    if (await ApiToken.findOne({ where: { token_hash: hashToken(given) } })) return null;
-    await createToken('API_TOKEN', given);
+    const current = await ApiToken.findOne({ where: { token_hash: hashToken(given) } }) ?? (await createToken(GIVEN_TOKEN_NAME, given)).record;
+    // Rotation: a changed API_TOKEN replaces the one stored for it before (tokens of other names stay).
+    const replaced = await ApiToken.findAll({ attributes: ['id'], where: { name: GIVEN_TOKEN_NAME, id: { [Op.ne]: current.id } } });
+    if (replaced.length) await ApiToken.destroy({ where: { id: replaced.map((t) => t.id) } });
     return null;
   }
   if ((await ApiToken.count()) > 0) return null;

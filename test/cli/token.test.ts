@@ -2,6 +2,7 @@ import request from 'supertest';
 import { ApiToken } from '../../src/db/models';
 import { hashToken } from '../../src/auth/tokens';
 import { tokenCommand } from '../../src/cli/tokenCommand';
+import { GIVEN_TOKEN_NAME, ensureFirstToken } from '../../src/cli/setup';
 import { useApi, unique } from '../helpers/app';
 
 const api = useApi();
@@ -50,5 +51,22 @@ describe('the token command', () => {
     const unknown = await run('frobnicate');
     expect(unknown.code).toBe(2);
     expect(unknown.err).toContain('usage:');
+  });
+});
+
+describe('API_TOKEN, stored by the seed and npm start', () => {
+  it('replaces the token stored for the previous API_TOKEN when it changes (rotation), and leaves other tokens alone', async () => {
+    const old = `rotation-old-${unique('t')}`.padEnd(24, 'x');
+    const rotated = `rotation-new-${unique('t')}`.padEnd(24, 'x');
+    const other = (await run('create', '--name', unique('kept'))).out.trim();
+    expect(await ensureFirstToken(old)).toBeNull();
+    expect(await ensureFirstToken(old)).toBeNull(); // again: the same one token
+    const stored = async () => (await ApiToken.findAll({ where: { name: GIVEN_TOKEN_NAME } })).map((t) => t.token_hash);
+    expect(await stored()).toEqual([hashToken(old)]);
+
+    expect(await ensureFirstToken(rotated)).toBeNull();
+    expect(await stored()).toEqual([hashToken(rotated)]);
+    const status = async (token: string) => (await request(api.app).get('/api/core/brand').auth(token, 'x')).status;
+    expect({ old: await status(old), rotated: await status(rotated), other: await status(other) }).toEqual({ old: 401, rotated: 200, other: 200 });
   });
 });
