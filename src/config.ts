@@ -1,5 +1,6 @@
 import { Joi } from './lib/validation';
-import { existsSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { parseEnv } from 'node:util';
 import { isAbsolute, join } from 'node:path';
 import { projectRoot } from './lib/projectRoot';
@@ -154,6 +155,16 @@ export function parseSecretKey(raw: string): Buffer {
   throw new Error('must be 32 bytes written as 64 hex characters or as base64');
 }
 
+/** An entry of TRUST_PROXY as Express (proxy-addr) reads it: a name, an address, or an address with a prefix length or netmask. */
+function trustedProxy(entry: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
+  const [address, range, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (!family || rest.length) return false;
+  if (range === undefined) return true;
+  return /^\d{1,3}$/.test(range) ? Number(range) <= (family === 4 ? 32 : 128) : family === 4 && isIP(range) === 4;
+}
+
 /** A switch: `1` or `0` (also `true`/`false`, `yes`/`no`, `on`/`off`), said so when it is neither. */
 const flag = () => Joi.boolean().truthy('1', 'yes', 'on').falsy('0', 'no', 'off').messages({ 'boolean.base': '{{#label}} must be 1 or 0' });
 const secretKey = () => Joi.string().custom((value: string) => parseSecretKey(value));
@@ -194,7 +205,12 @@ export const configSchema = Joi.object({
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info').description("pino level (`silent` to turn off)"),
   LOG_FORMAT: Joi.string().valid('auto', 'json', 'pretty').default('auto').description("`json` lines, or `pretty` lines for people (`12:00:01.234 INFO  web | web process listening port=3000`); `auto` is pretty on a terminal and JSON otherwise (`npm start` formats the lines of the processes it runs)"),
   SEARCH_ENGINE: Joi.string().valid('innodb', 'mroonga').default('innodb').description("The ticket search's engine: `innodb` (FULLTEXT indexes of the tickets and messages tables; slow for a common word at a million tickets) or `mroonga` (MariaDB's Mroonga plugin: an index of each ticket's text kept by triggers, fast counts and pages; install `mariadb-plugin-mroonga` and `INSTALL SONAME 'ha_mroonga'`; see docs/performance.md, Search)"),
-  TRUST_PROXY: Joi.string().allow('').default('').description("Express `trust proxy`: set it behind a load balancer so bans see the client address (`loopback`, a hop count, or addresses)"),
+  TRUST_PROXY: Joi.string().allow('').default('').custom((value: string) => {
+    if (value === 'true' || /^\d+$/.test(value)) return value;
+    const bad = value.split(',').map((e) => e.trim()).find((e) => !trustedProxy(e));
+    if (bad !== undefined) throw new Error(`has an entry that is not true, a hop count, an IP address, a CIDR, loopback, linklocal or uniquelocal: ${bad}`);
+    return value;
+  }).description("Express `trust proxy`: set it behind a load balancer so bans see the client address (`loopback`, a hop count, or addresses)"),
   BODY_LIMIT: Joi.string().pattern(/^\d+(b|kb|mb)$/i).default('25mb').description("largest request body"),
   LARGE_BODY_BYTES: Joi.number().integer().min(1024).default(1024 * 1024).description("a request body over this size counts as large"),
   LARGE_BODY_CONCURRENCY: Joi.number().integer().min(1).max(1000).default(4).description("large bodies one process parses at once; one more gets 503 with Retry-After"),
@@ -231,7 +247,7 @@ export const configSchema = Joi.object({
     .description("an absolute directory on storage shared by every node (NFS, a volume): the directory store's root; required with `ATTACHMENTS_STORAGE=directory`"),
   /** Former keys, comma-separated: still decrypt what they encrypted, never encrypt. */
   SECRET_KEY_PREVIOUS: Joi.string().allow('').custom((value: string) => value.split(',').map((k) => k.trim()).filter(Boolean).map(parseSecretKey)).description("former `SECRET_KEY`s, comma-separated: still decrypt what they encrypted, never encrypt"),
-  SHUTDOWN_DRAIN_MS: Joi.number().integer().min(0).max(600000).default(0).description("after SIGTERM, how long the web process keeps accepting requests while `/readyz` answers 503 (set it to a few seconds behind a load balancer; keep it below `SHUTDOWN_TIMEOUT_MS`)"),
+  SHUTDOWN_DRAIN_MS: Joi.number().integer().min(0).max(600000).default(0).description("after SIGTERM, how long the web process keeps accepting requests while `/readyz` answers 503 (set it to a few seconds behind a load balancer; it must be below `SHUTDOWN_TIMEOUT_MS`)"),
   METRICS_TOKEN: Joi.string().allow('').min(16).max(512).default('').description("bearer token of `GET /metrics` on the web port (at least 16 characters); empty: `/metrics` is not served there"),
   METRICS_PORT: Joi.number().integer().min(0).max(65535).default(0).description("a port of its own where the process serves `/metrics` without authentication; every process reads it (set it per process; `npm start` gives each Procfile line the base plus its index)"),
   METRICS_HOST: Joi.string().default('127.0.0.1').description("the address `METRICS_PORT` listens on"),
@@ -261,7 +277,7 @@ export const configSchema = Joi.object({
   MAILBOX_MAX_MESSAGE_BYTES: Joi.number().integer().min(1024).max(1024 * 1024 * 1024).default(40 * 1024 * 1024).description("largest mail imported; a larger one is recorded as `rejected` without being downloaded"),
   MAILBOX_BATCH_SIZE: Joi.number().integer().min(1).max(1000).default(50).description("mails a poll fetches in one IMAP FETCH and imports in one transaction (one by one again when one of them fails)"),
   MAILBOX_BATCH_BYTES: Joi.number().integer().min(1024).default(32 * 1024 * 1024).description("most bytes of mail a poll holds in memory for one batch (a larger mail is a batch of its own)"),
-  MAILBOX_TLS_CA_FILE: Joi.string().allow('').default('').description("a PEM file of certificates trusted for mailbox TLS besides Node's"),
+  MAILBOX_TLS_CA_FILE: Joi.string().allow('').default('').description("a PEM file of certificates trusted for mailbox TLS besides Node's (checked readable at start)"),
   MAIL_PRIORITISE_REPLY_TO: flag().default(false).description("`1`: an incoming mail whose Reply-To names someone other than its From (a web form's mail: From the site, Reply-To the visitor) is that person's: the Reply-To opens or answers the ticket, as its user or a CC"),
   MAIL_REPLY_SUBADDRESS: flag().default(false).description("`1`: ticket mail carries the ticket's sub-address as Reply-To (needs `+` delivery on the mail server)"),
   MAIL_NOTIFY_CAP: Joi.number().integer().min(0).max(1_000_000).default(10).description("automatic mails one user or CC address gets about one ticket per window (`0`: no cap)"),
@@ -294,6 +310,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // A cluster has database 0 only.
   if (value.REDIS_CLUSTER_NODES.length && !/^\/?0?$/.test(new URL(value.REDIS_URL).pathname)) {
     throw new ConfigError('Invalid configuration: REDIS_URL names a database, which a Redis Cluster (REDIS_CLUSTER_NODES) does not have');
+  }
+  // Forced to stop at the timeout, a web process still draining exits 1 with requests in flight.
+  if (value.SHUTDOWN_DRAIN_MS >= value.SHUTDOWN_TIMEOUT_MS) {
+    throw new ConfigError(`Invalid configuration: SHUTDOWN_DRAIN_MS (${value.SHUTDOWN_DRAIN_MS}) must be below SHUTDOWN_TIMEOUT_MS (${value.SHUTDOWN_TIMEOUT_MS})`);
+  }
+  if (value.MAILBOX_TLS_CA_FILE) {
+    try {
+      accessSync(value.MAILBOX_TLS_CA_FILE, constants.R_OK);
+    } catch (err) {
+      throw new ConfigError(`Invalid configuration: MAILBOX_TLS_CA_FILE ${value.MAILBOX_TLS_CA_FILE} cannot be read (${(err as NodeJS.ErrnoException).code})`);
+    }
   }
   const db = new URL(value.DATABASE_URL);
   const name = databaseOf(db);

@@ -76,6 +76,26 @@ describe('loadConfig', () => {
     expect(configError({ DATABASE_URL: url }).message).toContain('DATABASE_URL');
   });
 
+  it.each(['abc', 'loopback,abc', '10.0.0.0/33', '::1/129', '10.0.0.1/abc'])('refuses TRUST_PROXY=%s, naming the variable', (value) => {
+    expect(configError({ TRUST_PROXY: value }).message).toMatch(/^Invalid configuration: TRUST_PROXY .*not true, a hop count, an IP address/);
+  });
+
+  it.each(['', 'true', '2', 'loopback', 'loopback, 10.0.0.0/8, ::1, fd00::/8, 192.168.0.0/255.255.0.0'])('accepts TRUST_PROXY=%j', (value) => {
+    expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toBe(value);
+  });
+
+  it('refuses SHUTDOWN_DRAIN_MS not below SHUTDOWN_TIMEOUT_MS, naming both', () => {
+    expect(configError({ SHUTDOWN_DRAIN_MS: '5000', SHUTDOWN_TIMEOUT_MS: '1000' }).message)
+      .toBe('Invalid configuration: SHUTDOWN_DRAIN_MS (5000) must be below SHUTDOWN_TIMEOUT_MS (1000)');
+    expect(loadConfig({ SHUTDOWN_DRAIN_MS: '999', SHUTDOWN_TIMEOUT_MS: '1000' }).shutdownDrainMs).toBe(999);
+  });
+
+  it('refuses a MAILBOX_TLS_CA_FILE that cannot be read, naming the variable', () => {
+    expect(configError({ MAILBOX_TLS_CA_FILE: '/nonexistent.pem' }).message)
+      .toBe('Invalid configuration: MAILBOX_TLS_CA_FILE /nonexistent.pem cannot be read (ENOENT)');
+    expect(loadConfig({ MAILBOX_TLS_CA_FILE: __filename }).mailbox.tlsCaFile).toBe(__filename);
+  });
+
   it('names every bad variable at once', () => {
     const message = configError({ PORT: 'x', REDIS_URL: 'http://nope', BODY_LIMIT: 'lots' }).message;
     expect(message).toContain('PORT');
