@@ -1,6 +1,7 @@
 import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http';
 import type { Express } from 'express';
 import { toOriginForm } from './requestTarget';
+import { withPortSetting } from '../lib/exitOnStartupError';
 
 /**
  * The HTTP server of an Express app, whose requests and responses are built with Express's
@@ -39,12 +40,13 @@ export function httpServer(app: Express): Server {
   return server;
 }
 
-/** Listens on port and host; resolves once listening, rejects with the error (a port in use). */
+/** Listens on port and host; resolves once listening, rejects with the error (a port in use, a HOST not of this machine). */
 export function listen(server: Server, port: number, host: string): Promise<Server> {
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (err: unknown) => reject(withPortSetting(err, 'PORT'));
+    server.once('error', failed);
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve(server);
     });
   });

@@ -29,6 +29,13 @@ export function startupErrorMessage(err: unknown): string {
   const setting = e?.portSetting ?? 'PORT';
   if (listening && e.code === 'EADDRINUSE') return `Startup failed: port ${e.port} on ${e.address} is already in use (set ${setting} to a free port).`;
   if (listening && e.code === 'EACCES') return `Startup failed: not allowed to listen on port ${e.port} of ${e.address} (set ${setting}; ports below 1024 need privileges).`;
+  // The address a server listens on: HOST beside PORT (MAIL_CATCHER_HOST, METRICS_HOST beside theirs).
+  const hostSetting = setting.replace(/PORT$/, 'HOST');
+  if (listening && e.code === 'EADDRNOTAVAIL') return `Startup failed: ${e.address} is not an address of this machine (set ${hostSetting}).`;
+  // A name to listen on that does not resolve (looked up before the listen: syscall getaddrinfo).
+  if (e?.syscall === 'getaddrinfo' && e.code === 'ENOTFOUND' && e.portSetting !== undefined) {
+    return `Startup failed: ${(e as { hostname?: string }).hostname} does not resolve to an address (set ${hostSetting}).`;
+  }
   const database = mariadbProblem(err, databaseUrl());
   if (database) return `Startup failed: ${database}`;
   return `Startup failed: ${e?.message ?? err}`;

@@ -48,6 +48,19 @@ describe('MariaDB that does not answer', () => {
   });
 });
 
+describe('an address to listen on that is not this machine\'s', () => {
+  const listenError = (host: string) => new Promise<unknown>((resolve) => {
+    createServer().once('error', resolve).listen(0, host);
+  });
+  it('names HOST, or the host variable beside the server\'s own port variable', async () => {
+    // 192.0.2.0/24 is TEST-NET-1 (RFC 5737): never an address of this machine.
+    expect(startupErrorMessage(withPortSetting(await listenError('192.0.2.1'), 'PORT'))).toBe('Startup failed: 192.0.2.1 is not an address of this machine (set HOST).');
+    expect(startupErrorMessage(withPortSetting(await listenError('192.0.2.1'), 'METRICS_PORT'))).toBe('Startup failed: 192.0.2.1 is not an address of this machine (set METRICS_HOST).');
+    expect(startupErrorMessage(withPortSetting(await listenError('not-a-host.invalid'), 'MAIL_CATCHER_PORT')))
+      .toBe('Startup failed: not-a-host.invalid does not resolve to an address (set MAIL_CATCHER_HOST).');
+  });
+});
+
 describe('a port in use', () => {
   it('names PORT, or the variable the server says is its own', async () => {
     const holder: Server = await new Promise((resolve) => {
