@@ -80,12 +80,13 @@ describe('package.json', () => {
     expect(scripts.prepare).toBe('node scripts/build.js');
   });
 
+  // `exec`: the shell npm runs a script in gives way to node, which then gets the signals npm passes on (test/cli/start.test.ts).
   it.each(['migrate', 'seed', 'token'])('%s builds only if needed, then runs the compiled command', (name) => {
-    expect(scripts[name]).toBe(`node scripts/build.js && node dist/src/cli/${name}.js`);
+    expect(scripts[name]).toBe(`node scripts/build.js && exec node dist/src/cli/${name}.js`);
   });
 
   it('start builds only if needed (prestart)', () => {
     expect(scripts.prestart).toBe('node scripts/build.js');
-    expect(scripts.start).toBe('node dist/src/cli/start.js');
+    expect(scripts.start).toBe('exec node dist/src/cli/start.js');
   });
 });
