@@ -145,16 +145,21 @@ export async function onMessageForwarded(p: EventPayloads['message.forwarded'], 
 export async function onTicketUpdated(p: EventPayloads['ticket.updated'], transaction: Transaction): Promise<void> {
   const byRequest = p.cause === undefined;
   const statusChanged = p.changes.includes('status');
+  const closedInactive = statusChanged && p.cause === 'autoclose';
+  // A request that resolved it; the audit it carries tells the new status without reading the ticket
+  // (the settings come from the config cache), so a change to another status reads nothing here.
+  const newStatus = p.audit?.changes.status_id?.after;
+  const resolved = statusChanged && byRequest
+    && (newStatus === undefined || newStatus === (await cachedTicketSettings(transaction)).defaultResolvedStatus);
   const movedDepartment = byRequest && p.changes.includes('department');
-  if (!p.newlyAssigned.length && !statusChanged && !movedDepartment) return;
+  if (!p.newlyAssigned.length && !closedInactive && !resolved && !movedDepartment) return;
   const scope = await scopeOf(p.ticketId, transaction);
   if (!scope) return;
   const { ticket } = scope;
-  if (statusChanged && !ticket.internal) {
-    if (p.cause === 'autoclose') await mailUser('user_ticket_autoclose', scope, undefined, transaction);
-    else if (byRequest && mapped(scope, 'user_ticket_operatorclose') && ticket.status_id === (await cachedTicketSettings(transaction)).defaultResolvedStatus) {
-      await mailUser('user_ticket_operatorclose', scope, undefined, transaction);
-    }
+  if (closedInactive && !ticket.internal) await mailUser('user_ticket_autoclose', scope, undefined, transaction);
+  if (resolved && !ticket.internal && mapped(scope, 'user_ticket_operatorclose')
+    && ticket.status_id === (await cachedTicketSettings(transaction)).defaultResolvedStatus) {
+    await mailUser('user_ticket_operatorclose', scope, undefined, transaction);
   }
   if (movedDepartment && mapped(scope, 'operator_department_changed')) {
     // The operators of the department it moved to; those newly assigned hear of it by operator_assigned.
