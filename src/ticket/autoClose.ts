@@ -1,10 +1,9 @@
 import { Op, type WhereOptions } from 'sequelize';
 import { config } from '../config';
 import { now as nowSeconds } from '../db/entity';
-import { TicketStatus } from '../db/models';
 import { readSettings } from '../db/settings';
 import { housekeeping } from '../scheduler/task';
-import { positive, sweep, type SweepOptions } from './sweep';
+import { positive, sweep, waitingStatuses, type SweepOptions } from './sweep';
 import { updateTicket } from './tickets/service';
 
 /**
@@ -21,7 +20,7 @@ export async function closeInactiveTickets(options: SweepOptions = {}): Promise<
   const seconds = positive(settings.inactive_close_time);
   const resolved = positive(settings.default_resolved_status);
   if (!seconds || !resolved) return 0;
-  const statuses = (await TicketStatus.findAll({ attributes: ['id'], where: { auto_close: 1, id: { [Op.ne]: resolved } } })).map((s) => s.id);
+  const statuses = await waitingStatuses(resolved);
   if (!statuses.length) return 0;
   const cutoff = at - seconds;
   // tickets_autoclose (status_id, deleted_at, last_reply_time): a range per auto-close status.

@@ -1,5 +1,5 @@
 import { Op, type Transaction, type WhereOptions } from 'sequelize';
-import { Ticket } from '../db/models';
+import { Ticket, TicketStatus } from '../db/models';
 import { transaction } from '../db/transaction';
 
 /**
@@ -24,6 +24,15 @@ export const positive = (value: string | undefined): number | null => {
   const n = Number(value?.trim());
   return Number.isSafeInteger(n) && n > 0 ? n : null;
 };
+
+/**
+ * The statuses that wait on the user (`auto_close`: SupportPal's "close inactive tickets"), but
+ * the resolved one: the tickets that auto-close and the waiting reminders sweep.
+ */
+export async function waitingStatuses(resolved: number | null): Promise<number[]> {
+  const where = { auto_close: 1, ...(resolved ? { id: { [Op.ne]: resolved } } : {}) };
+  return (await TicketStatus.findAll({ attributes: ['id'], where })).map((s) => s.id);
+}
 
 /** Keyset paging: rows after (time, id). */
 const after = (column: string, time: number, id: number): WhereOptions =>

@@ -6,7 +6,7 @@ import { sequelize } from '../db/sequelize';
 import { readSettings } from '../db/settings';
 import { emit } from '../events';
 import { housekeeping } from '../scheduler/task';
-import { positive, sweep, type SweepOptions } from './sweep';
+import { positive, sweep, waitingStatuses, type SweepOptions } from './sweep';
 
 /** How far back the reminder sweep looks past a wait's due moment (a scheduler that was down catches up within it). */
 export const WAITING_LOOKBACK_SECONDS = 7 * 86400;
@@ -28,7 +28,7 @@ export async function remindWaitingUsers(options: SweepOptions = {}): Promise<nu
   const wait = positive(settings.waiting_response_time);
   if (!wait) return 0;
   const resolved = positive(settings.default_resolved_status);
-  const statuses = (await TicketStatus.findAll({ attributes: ['id'], where: { auto_close: 1, ...(resolved ? { id: { [Op.ne]: resolved } } : {}) } })).map((s) => s.id);
+  const statuses = await waitingStatuses(resolved);
   if (!statuses.length) return 0;
   const upper = at - wait;
   const closeAfter = positive(settings.inactive_close_time);

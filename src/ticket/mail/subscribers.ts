@@ -148,19 +148,16 @@ export async function onTicketUpdated(p: EventPayloads['ticket.updated'], transa
   const closedInactive = statusChanged && p.cause === 'autoclose';
   // A request that resolved it; the audit it carries tells the new status without reading the ticket
   // (the settings come from the config cache), so a change to another status reads nothing here.
+  const resolvedStatus = statusChanged && byRequest ? (await cachedTicketSettings(transaction)).defaultResolvedStatus : null;
   const newStatus = p.audit?.changes.status_id?.after;
-  const resolved = statusChanged && byRequest
-    && (newStatus === undefined || newStatus === (await cachedTicketSettings(transaction)).defaultResolvedStatus);
+  const mayBeResolved = resolvedStatus !== null && (newStatus === undefined || newStatus === resolvedStatus);
   const movedDepartment = byRequest && p.changes.includes('department');
-  if (!p.newlyAssigned.length && !closedInactive && !resolved && !movedDepartment) return;
+  if (!p.newlyAssigned.length && !closedInactive && !mayBeResolved && !movedDepartment) return;
   const scope = await scopeOf(p.ticketId, transaction);
   if (!scope) return;
   const { ticket } = scope;
   if (closedInactive && !ticket.internal) await mailUser('user_ticket_autoclose', scope, undefined, transaction);
-  if (resolved && !ticket.internal && mapped(scope, 'user_ticket_operatorclose')
-    && ticket.status_id === (await cachedTicketSettings(transaction)).defaultResolvedStatus) {
-    await mailUser('user_ticket_operatorclose', scope, undefined, transaction);
-  }
+  if (mayBeResolved && ticket.status_id === resolvedStatus && !ticket.internal) await mailUser('user_ticket_operatorclose', scope, undefined, transaction);
   if (movedDepartment && mapped(scope, 'operator_department_changed')) {
     // The operators of the department it moved to; those newly assigned hear of it by operator_assigned.
     const ids = (await departmentOperatorIds(ticket.department_id, transaction)).filter((id) => !p.newlyAssigned.includes(id));
