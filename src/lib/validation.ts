@@ -153,6 +153,21 @@ export function canonicalEmail(value: string): string {
 /** An internationalised domain in its ASCII (punycode) form, as emails store theirs. */
 export const canonicalDomain = (v: string): string => domainToASCII(v.trim().normalize('NFC').toLowerCase()) || v;
 
+/**
+ * Strict base64: the standard or the URL-safe alphabet, line breaks allowed (MIME wraps lines),
+ * padding optional but right when present, and no stray bits: the text must be exactly what the
+ * bytes encode to. Anything else is refused rather than decoded into different bytes.
+ */
+export function decodeBase64(text: string): Buffer | null {
+  const compact = text.replace(/[\r\n\t ]+/g, '').replace(/-/g, '+').replace(/_/g, '/');
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact)) return null;
+  const unpadded = compact.replace(/=+$/, '');
+  if (compact.length !== unpadded.length && compact.length % 4 !== 0) return null;
+  if (unpadded.length % 4 === 1) return null;
+  const bytes = Buffer.from(unpadded, 'base64');
+  return bytes.toString('base64').replace(/=+$/, '') === unpadded ? bytes : null;
+}
+
 /** Shared field shapes. */
 export const field = {
   id: () => Joi.number().integer().min(1).max(MAX_ID),
@@ -169,6 +184,15 @@ export const field = {
     const base = v.split(/[\\/]/).pop()!.trim();
     if (!base || /^\.+$/.test(base)) throw new Error(`The ${fieldLabel(helpers.state.path ?? ['filename'])} field is required.`);
     return base;
+  }),
+  /** A file's contents in strict base64 (decodeBase64), decoded; empty is missing, more than `maxBytes` refused. */
+  base64File: (maxBytes = Infinity) => Joi.string().allow('').custom((value: string, helpers) => {
+    const name = fieldLabel(helpers.state.path ?? ['contents']);
+    const bytes = decodeBase64(value);
+    if (!bytes) throw new Error(`The ${name} must be a valid base64 string.`);
+    if (!bytes.length) throw new Error(`The ${name} field is required.`);
+    if (bytes.length > maxBytes) throw new Error(`The ${name} may not be greater than ${Math.floor(maxBytes / 1024)} kilobytes.`);
+    return bytes;
   }),
   /** An optional one-line string where an empty value clears the field (null). */
   nullable: (max = 255) => oneLine(Joi.string().trim().max(max)).allow('', null),

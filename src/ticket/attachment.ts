@@ -24,33 +24,10 @@ export function serializeTicketAttachment(a: TicketAttachment, upload: Upload | 
   return { ...pick(a, TICKET_ATTACHMENT_FIELDS), upload: upload ? serializeUpload(upload, FOLDER, a) : null };
 }
 
-/**
- * Strict base64: the standard or the URL-safe alphabet, line breaks allowed (MIME wraps lines),
- * padding optional but right when present, and no stray bits: the text must be exactly what the
- * bytes encode to. Anything else is refused rather than decoded into different bytes.
- */
-export function decodeBase64(text: string): Buffer | null {
-  const compact = text.replace(/[\r\n\t ]+/g, '').replace(/-/g, '+').replace(/_/g, '/');
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact)) return null;
-  const unpadded = compact.replace(/=+$/, '');
-  if (compact.length !== unpadded.length && compact.length % 4 !== 0) return null;
-  if (unpadded.length % 4 === 1) return null;
-  const bytes = Buffer.from(unpadded, 'base64');
-  return bytes.toString('base64').replace(/=+$/, '') === unpadded ? bytes : null;
-}
-
-const base64Contents = () => Joi.string().allow('').custom((value: string, helpers) => {
-  const name = (helpers.state.path ?? []).join('.');
-  const bytes = decodeBase64(value);
-  if (!bytes) throw new Error(`The ${name} must be a valid base64 string.`);
-  if (!bytes.length) throw new Error(`The ${name} field is required.`);
-  return bytes;
-});
-
 /** `attachment[n][filename]` and `attachment[n][contents]` (base64), decoded. */
 export const attachmentsField = () => Joi.array().items(Joi.object({
   filename: field.filename().required(),
-  contents: base64Contents().required(),
+  contents: field.base64File().required(),
 })).single().max(MAX_ATTACHMENTS);
 
 interface Related {

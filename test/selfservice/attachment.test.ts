@@ -107,6 +107,8 @@ describe('article attachments', () => {
     const title = unique('Refused');
     const body = (attachment: unknown) => ({ author_id: author.id, title, text: 'x', category: [category.id], attachment });
     expectError(await api.post('/api/selfservice/article', body([{ filename: 'a.txt', contents: 'not base64!' }])), 422, 'The attachment.0.contents must be a valid base64 string.');
+    // Strict, as a ticket's attachment: stray bits ('aGVsbG9=' is not what any bytes encode to) are refused, not decoded to other bytes.
+    expectError(await api.post('/api/selfservice/article', body([{ filename: 'a.txt', contents: 'aGVsbG9=' }])), 422, 'The attachment.0.contents must be a valid base64 string.');
     expectError(await api.post('/api/selfservice/article', body([file('ok.txt', Buffer.from('ok')), { contents: 'aGk=' }])), 422, 'The attachment.1.filename field is required.');
     expectError(await api.post('/api/selfservice/article', body([{ filename: 'a.txt' }])), 422, 'The attachment.0.contents field is required.');
     expectError(await api.post('/api/selfservice/article', body([{ filename: 'a.txt', contents: '' }])), 422, 'The attachment.0.contents field is required.');

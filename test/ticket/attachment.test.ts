@@ -7,7 +7,7 @@ import './smallAttachmentsEnv';
 import { randomBytes } from 'node:crypto';
 import { ConfigError, loadConfig } from '../../src/config';
 import { Setting, Ticket, TicketAttachment, TicketMessage, Upload } from '../../src/db/models';
-import { decodeBase64 } from '../../src/ticket/attachment';
+import { decodeBase64 } from '../../src/lib/validation';
 import { parseAllowedFiles } from '../../src/ticket/ticketSettings';
 import { useApi } from '../helpers/app';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';

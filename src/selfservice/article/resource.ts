@@ -22,22 +22,9 @@ import {
 const MAX_ATTACHMENTS = 20;
 const TEXT_MAX = 1_000_000;
 
-/** `attachment[n][contents]`: base64 (standard or URL-safe alphabet, padding optional), decoded. */
-const base64Contents = () => Joi.string().custom((value: string, helpers) => {
-  const name = (helpers.state.path ?? []).join('.');
-  const compact = value.replace(/\s+/g, '');
-  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(compact) || compact.replace(/=+$/, '').length % 4 === 1) {
-    throw new Error(`The ${name} must be a valid base64 string.`);
-  }
-  const bytes = Buffer.from(compact, 'base64');
-  if (!bytes.length) throw new Error(`The ${name} field is required.`);
-  if (bytes.length > MAX_UPLOAD_BYTES) throw new Error(`The ${name} may not be greater than ${MAX_UPLOAD_BYTES / 1024} kilobytes.`);
-  return bytes;
-});
-
 const attachmentItem = Joi.object({
   filename: field.filename().required(),
-  contents: base64Contents().required(),
+  contents: field.base64File(MAX_UPLOAD_BYTES).required(),
   locale: Joi.string().trim().pattern(LOCALE, 'locale').allow('', null),
 });
 
