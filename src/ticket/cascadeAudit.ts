@@ -6,6 +6,7 @@ import { select } from '../db/select';
 import { transaction as inTransaction } from '../db/transaction';
 import { emitAll, type TicketChangeSet } from '../events';
 import { Joi, field } from '../lib/validation';
+import { claimOnce } from '../queue/claims';
 import { enqueue } from '../queue/outbox';
 import { defineJob } from '../queue/jobs';
 import { QUEUES } from '../queue/names';
@@ -72,6 +73,8 @@ export const cascadeEventsJob = defineJob<{ column: CascadeField; id: number; fr
   options: () => ({ attempts: 5, backoff: { type: 'exponential', delay: 2000 }, removeOnComplete: 1000, removeOnFail: 5000 }),
   async handle({ column, id, from, to, afterId, actor }) {
     return inTransaction(async (t) => {
+      // A batch run again (a worker stopped after its commit) emitted its events and queued the next batch already.
+      if (!(await claimOnce(`ticket.cascade_events:${column}:${id}:${from}:${afterId}`, t))) return { emitted: 0, again: true };
       // A range of the primary key; the conditions keep the delete's own entries only.
       const rows = await select<AuditRow>(
         `SELECT id, ticket_id, changes FROM ticket_audits

@@ -6,6 +6,7 @@ import { Op } from 'sequelize';
 import { ApiToken, DepartmentEmail, DomainEvent, OutboxEntry, Ticket } from '../../src/db/models';
 import { hashToken } from '../../src/auth/tokens';
 import { createWorker } from '../../src/queue/runWorker';
+import { cascadeEventsJob } from '../../src/ticket/cascadeAudit';
 import { schedulerSpec } from '../../src/wiring';
 import { useApi, unique } from '../helpers/app';
 import { expectList, expectSuccess } from '../helpers/envelope';
@@ -117,5 +118,12 @@ describe('tickets changed by deleting their SLA plan or department email', () =>
     expect(await lastAudit(ticket)).toMatchObject({ action: 'updated', actor, channel: 'api', changes });
     await withWorker(async () => (await updates(mark, [ticket])).size, 1, 'the moved ticket\'s ticket.updated');
     expect((await updates(mark, [ticket])).get(ticket)).toEqual({ ticketId: ticket, changes: ['department_email'], newlyAssigned: [], audit: { action: 'updated', actor, channel: 'api', changes } });
+
+    // BullMQ runs a job again when its worker stopped after the commit: the batch is claimed, so its events are not emitted twice.
+    const job = (await OutboxEntry.findOne({ where: { name: 'ticket.cascade_events', payload: { [Op.like]: `{"column":"department_email_id","id":${gone.id},%` } } }))!;
+    const emitted = () => DomainEvent.count({ where: { id: { [Op.gt]: mark }, name: 'ticket.updated', payload: { [Op.like]: `{"ticketId":${ticket},%` } } });
+    expect(await emitted()).toBe(1);
+    expect(await cascadeEventsJob.handle(JSON.parse(job.payload), undefined as never)).toEqual({ emitted: 0, again: true });
+    expect(await emitted()).toBe(1);
   });
 });
