@@ -12,8 +12,13 @@ import { organisationCustomFieldResource, userCustomFieldResource } from '../../
 import { newEmail, unique, useApi } from '../helpers/app';
 import { expectDeleted, expectError, expectSuccess } from '../helpers/envelope';
 import { raceAfterHeld } from '../helpers/races';
+import { ticketCustomFieldResource } from '../../src/ticket/customfield';
+import { ticketContext, ticketFactories, type TicketContext } from '../ticket/ticketSupport';
 
 const api = useApi();
+let ctx: TicketContext;
+beforeAll(async () => { ctx = await ticketContext(); });
+const tickets = ticketFactories(api, () => ctx);
 const USER_FIELDS = '/api/user/customfield';
 const ORG_FIELDS = '/api/user/organisationcustomfield';
 
@@ -59,6 +64,22 @@ describe('a value written while the field changes', () => {
       if (encrypted) expect(raw).toMatch(SEALED);
       else expect(raw).toBe(value);
       expect(shown(expectSuccess(await api.get(`${ownerPath}/${ownerId}`)), field.id)).toBe(value);
+    }
+  });
+
+  it('of a ticket field whose encrypted flag flips is stored as the new flag says', async () => {
+    const field = expectSuccess(await api.post('/api/ticket/customfield', { type: 8, name: unique('field'), encrypted: 0 }), 'Successfully created new custom field!');
+    const ticket = await tickets.ticket();
+    const write = (value: string) => api.put(`/api/ticket/ticket/${ticket.id}`, { customfield: { [field.id]: value } });
+    const ticketUpdated = (res: Response) => expectSuccess(res, 'Successfully updated the ticket!');
+    ticketUpdated(await write('before'));
+    for (const [encrypted, value] of [[1, 'secret1'], [0, 'secret2']] as const) {
+      const res = await raceChange(ticketCustomFieldResource, field.id, { encrypted }, () => write(value));
+      expect(shown(ticketUpdated(res), field.id)).toBe(value);
+      const raw = await stored(field.id, ticket.id);
+      if (encrypted) expect(raw).toMatch(SEALED);
+      else expect(raw).toBe(value);
+      expect(shown(expectSuccess(await api.get(`/api/ticket/ticket/${ticket.id}`)), field.id)).toBe(value);
     }
   });
 
