@@ -31,7 +31,10 @@ async function main() {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'web process stopping');
-    const force = setTimeout(() => process.exit(1), cfg.shutdownTimeoutMs);
+    const force = setTimeout(() => {
+      logger.error({ timeoutMs: cfg.shutdownTimeoutMs }, 'web process did not stop in time; exiting');
+      process.exit(1);
+    }, cfg.shutdownTimeoutMs);
     force.unref();
     // Readiness fails first, while the port still answers, so load balancers stop sending
     // requests here (SHUTDOWN_DRAIN_MS); then stop accepting, let requests in flight finish, and
@@ -65,11 +68,13 @@ async function main() {
     // The port it listens on (PORT=0: the one the system gave it). Under node:cluster the primary
     // says it once, for all its workers.
     const port = (server?.address() as AddressInfo | null | undefined)?.port ?? cfg.port;
-    if (cluster.isWorker) logger.debug({ port, host: cfg.host }, 'web worker listening');
-    else logger.info({ port, host: cfg.host }, 'web process listening');
-    // Under node:cluster the primary serves METRICS_PORT, for all its workers.
+    // Under node:cluster the primary serves METRICS_PORT, for all its workers. Before the line that
+    // says it listens: a METRICS_PORT in use stops the process, which must not have said it runs.
     if (cluster.isWorker) answerClusterMetrics();
     else metrics = await startMetricsServer();
+    if (stopping) return;
+    if (cluster.isWorker) logger.debug({ port, host: cfg.host }, 'web worker listening');
+    else logger.info({ port, host: cfg.host }, 'web process listening');
   })();
   await starting;
 }
@@ -110,13 +115,18 @@ function primary(workers: number) {
       fork();
     });
   };
-  for (let i = 0; i < workers; i++) fork();
-  startMetricsServer(clusterMetrics()).catch(exitOnStartupError);
+  // METRICS_PORT first: one in use stops the process before any worker says it listens.
+  startMetricsServer(clusterMetrics()).then(() => {
+    if (!stopping) for (let i = 0; i < workers; i++) fork();
+  }).catch(exitOnStartupError);
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal, workers: Object.keys(cluster.workers ?? {}).length }, 'web primary stopping its workers');
-    setTimeout(() => process.exit(1), cfg.shutdownTimeoutMs + 1000).unref();
+    setTimeout(() => {
+      logger.error({ timeoutMs: cfg.shutdownTimeoutMs + 1000 }, 'web workers did not stop in time; exiting');
+      process.exit(1);
+    }, cfg.shutdownTimeoutMs + 1000).unref();
     const alive = Object.values(cluster.workers ?? {});
     if (!alive.length) process.exit(0);
     for (const w of alive) w?.process.kill('SIGTERM');

@@ -80,6 +80,19 @@ export async function createWorker(spec: WorkerSpec) {
   worker.on('error', (err) => noteRedisError(err) || log.error({ reason: err.message }, 'worker error'));
 
   let schedulerQueue: Queue | undefined;
+  // Once, however often it is called (a test's own teardown and closeOpenWorkers may both). Open
+  // from here on, before the job schedulers are registered (which waits for a Redis that is away):
+  // a process stopped meanwhile closes the worker that may already take jobs.
+  let closing: Promise<void> | undefined;
+  const close = () => (closing ??= (async () => {
+    await worker.close();
+    await schedulerQueue?.close();
+    for (const c of connections) c.disconnect();
+    await spec.onClose?.();
+    open.delete(close);
+  })());
+  open.add(close);
+
   const scheduled = spec.jobs.filter((j) => j.schedule);
   if (scheduled.length) {
     const connection = redisConnection('worker');
@@ -101,16 +114,6 @@ export async function createWorker(spec: WorkerSpec) {
     });
   }
 
-  // Once, however often it is called (a test's own teardown and closeOpenWorkers may both).
-  let closing: Promise<void> | undefined;
-  const close = () => (closing ??= (async () => {
-    await worker.close();
-    await schedulerQueue?.close();
-    for (const c of connections) c.disconnect();
-    await spec.onClose?.();
-    open.delete(close);
-  })());
-  open.add(close);
   return { worker, close };
 }
 
@@ -130,12 +133,10 @@ export async function closeOpenWorkers(): Promise<void> {
 export async function startWorkerProcess(spec: WorkerSpec): Promise<void> {
   guardStrayRejections();
   const log = logger.child({ queue: spec.queue });
-  // A database it cannot reach is said at once, in one line, as the web process says it
-  // (exitOnStartupError), not found out by every job it would take and fail.
-  await sequelize().authenticate();
-  const { close } = await createWorker(spec);
-  const metrics = await startMetricsServer();
-  log.info('worker started');
+  // The signal handlers come first, as the web process's: a SIGTERM while it starts (waiting for a
+  // Redis that is away registers no job scheduler until it is back) stops it with its own lines,
+  // not Node's default exit.
+  let metrics: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -147,7 +148,8 @@ export async function startWorkerProcess(spec: WorkerSpec): Promise<void> {
     }, config().shutdownTimeoutMs);
     force.unref();
     try {
-      await close();
+      // The worker, also one still registering its job schedulers (it may take jobs already).
+      await closeOpenWorkers();
       metrics?.close();
       // The publishes its jobs' commits started (a mailbox poll's tickets) finish first.
       await publishesSettled();
@@ -161,4 +163,13 @@ export async function startWorkerProcess(spec: WorkerSpec): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  // A database it cannot reach is said at once, in one line, as the web process says it
+  // (exitOnStartupError), not found out by every job it would take and fail.
+  await sequelize().authenticate();
+  if (stopping) return;
+  await createWorker(spec);
+  if (stopping) return;
+  metrics = await startMetricsServer();
+  if (stopping) return void metrics?.close();
+  log.info('worker started');
 }

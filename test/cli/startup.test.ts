@@ -126,6 +126,21 @@ describe('the web process at start', () => {
     }
   });
 
+  it.each([['one process', '1'], ['two workers', '2']])('with METRICS_PORT in use (%s): exits 1 with the reason, never having said it listens', async (_, workers) => {
+    const holder: Server = await new Promise((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => resolve(s));
+    });
+    try {
+      const port = (holder.address() as { port: number }).port;
+      const { code, stdout, stderr } = await runWeb({ METRICS_PORT: String(port), METRICS_HOST: '127.0.0.1', WEB_CONCURRENCY: workers });
+      expect(code).toBe(1);
+      expect(stdout).not.toContain('listening');
+      expect(stderr).toContain(`Startup failed: port ${port} on 127.0.0.1 is already in use (set METRICS_PORT to a free port).`);
+    } finally {
+      holder.close();
+    }
+  });
+
   it('stops on a SIGTERM that arrives while it starts, without listening, exit 0', async () => {
     // The database is reached through a proxy that holds the connection until the process has
     // taken the signal: its startup then goes on (during the drain, and under way when the drain
@@ -164,6 +179,25 @@ describe('the web process at start', () => {
       for (const s of sockets) s.destroy();
       proxy.close();
     }
+  });
+
+  it('says so when a request in flight holds it past SHUTDOWN_TIMEOUT_MS, and exits 1', async () => {
+    let socket: Socket | undefined;
+    const { code, stdout } = await runWeb({ LOG_FORMAT: 'json', SHUTDOWN_TIMEOUT_MS: '300' }, undefined, (child, out) => {
+      const line = out.split('\n').find((l) => l.includes('"web process listening"'));
+      if (!line || socket) return;
+      // A body announced and never sent: the request stays in flight, so the server cannot close.
+      socket = connect(JSON.parse(line).port, '127.0.0.1', () => {
+        socket!.write('POST /account/verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
+        setImmediate(() => child.kill('SIGTERM'));
+      });
+      socket.on('error', () => undefined);
+    });
+    socket?.destroy();
+    expect(code).toBe(1);
+    const lines = stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['web process stopping', 'web process did not stop in time; exiting']));
+    expect(lines.find((l) => l.msg === 'web process did not stop in time; exiting')).toMatchObject({ level: 50, timeoutMs: 300 });
   });
 
   it('logs pretty lines with LOG_FORMAT=pretty, and JSON to a pipe otherwise', async () => {

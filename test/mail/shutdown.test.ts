@@ -1,5 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { config } from '../../src/config';
 import { jobIdOf } from '../../src/queue/outbox';
@@ -16,10 +17,10 @@ let smtp: TestSmtp;
 let jobs: ReturnType<typeof mailQueue>;
 
 /** The mail worker exactly as the Procfile runs it, on this test's database and queues. */
-function startWorkerProcess(): { child: ChildProcess; exited: Promise<number | null>; output: () => string } {
+function startWorkerProcess(script = 'mail', env: Record<string, string> = {}): { child: ChildProcess; exited: Promise<number | null>; output: () => string } {
   let output = '';
-  const child = spawn(process.execPath, [join(build, 'workers/mail.js')], {
-    env: { ...process.env, LOG_LEVEL: 'info', DATABASE_URL: config().database.url, REDIS_URL: config().redisUrl, QUEUE_PREFIX: config().queuePrefix },
+  const child = spawn(process.execPath, [join(build, `workers/${script}.js`)], {
+    env: { ...process.env, LOG_LEVEL: 'info', DATABASE_URL: config().database.url, REDIS_URL: config().redisUrl, QUEUE_PREFIX: config().queuePrefix, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (c) => { output += c; });
@@ -65,6 +66,29 @@ describe('the mail worker process on SIGTERM', () => {
       expect(smtp.mailsTo(email)).toHaveLength(1);
       expect(await (await jobs.job(jobIdOf(entry)))!.getState()).toBe('completed');
       expect((await entry.reload()).processed_at).not.toBeNull();
+    } finally {
+      if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
+    }
+  });
+
+  it('still waiting for Redis at start-up (the scheduler registers its jobs there): stops with its own lines, exit 0', async () => {
+    // A port nothing listens on: Redis is away.
+    const away = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as { port: number };
+        probe.close(() => resolve(port));
+      });
+    });
+    const worker = startWorkerProcess('scheduler', { REDIS_URL: `redis://127.0.0.1:${away}` });
+    try {
+      await waitFor(() => worker.output().includes('Redis is unreachable'), 20000, 'the worker to say Redis is away');
+      worker.child.kill('SIGTERM');
+      let timer: NodeJS.Timeout | undefined;
+      const code = await Promise.race([worker.exited, new Promise((r) => { timer = setTimeout(() => r('timeout'), 15000); })]);
+      clearTimeout(timer);
+      expect(code).toBe(0);
+      expect(worker.output()).toContain('worker stopping');
+      expect(worker.output()).not.toContain('worker started');
     } finally {
       if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
     }
