@@ -5,6 +5,7 @@ import { attachmentDownloadRoute } from '../storage/downloadRoute';
 import { pick } from '../lib/serialize';
 import { field } from '../lib/validation';
 import { loadUploads, serializeUpload } from '../storage/uploads';
+import { touchArticles } from './article/touch';
 
 /**
  * Article attachments: listed, shown, deleted and downloaded here; added with the article's
@@ -34,6 +35,12 @@ export const attachmentResource: ResourceDef<ArticleAttachment, Related> = {
   filters: { article_id: equals('article_id', field.id()) },
   async load(attachments) {
     return { uploads: await loadUploads(attachments.map((a) => a.upload_hash)) };
+  },
+  // Its article changed (it shows its attachments): its updated_at moves and it is an
+  // `article.updated`, so that the export and the event feed pass the deletion on.
+  async destroy(attachment, { transaction }) {
+    await attachment.destroy({ transaction });
+    await touchArticles([attachment.article_id], transaction);
   },
   serialize: (a, related) => serializeAttachment(a, related.uploads.get(a.upload_hash)),
 };

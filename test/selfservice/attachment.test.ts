@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import request from 'supertest';
-import { ArticleAttachment, Upload } from '../../src/db/models';
+import { Op } from 'sequelize';
+import { ArticleAttachment, DomainEvent, Upload } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { validate } from '../../src/lib/validation';
 import { articleCreateSchema } from '../../src/selfservice/article/resource';
@@ -137,6 +138,18 @@ describe('/api/selfservice/attachment', () => {
     expect(ids(expectList(await api.get(BASE, { article_id: article.id })))).toEqual([article.attachments[1].id]);
     expect(await ArticleAttachment.count({ where: { article_id: article.id } })).toBe(1);
     expect(await Upload.count({ where: { hash: sha256(bytes) } })).toBe(1);
+  });
+
+  it('a delete changes its article: updated_at moves (the export sends it again) and an article.updated is emitted', async () => {
+    const article = await make.article({ attachment: [file('gone.txt', Buffer.from(unique('gone')))] });
+    await sequelize().query('UPDATE articles SET updated_at = 1000000 WHERE id = ?', { replacements: [article.id] });
+    const mark = Number((await DomainEvent.max('id')) ?? 0);
+    expectDeleted(await api.del(`${BASE}/${article.attachments[0].id}`), 'attachment');
+    const shown = expectSuccess(await api.get(`/api/selfservice/article/${article.id}`));
+    expect(shown.attachments).toEqual([]);
+    expect(shown.updated_at).toBeGreaterThan(1_000_000);
+    const events = await DomainEvent.findAll({ where: { id: { [Op.gt]: mark }, name: 'article.updated' } });
+    expect(events.map((e) => JSON.parse(e.payload))).toContainEqual({ articleId: article.id });
   });
 
   it('404 with the label attachment; 405 for other methods', async () => {
