@@ -1,6 +1,6 @@
 import { convert as htmlToText } from 'html-to-text';
 import type { Transaction } from 'sequelize';
-import { Article, ArticleComment, ArticleType, SpamRule, User } from '../db/models';
+import { Article, ArticleComment, ArticleType, SelfServiceType, SpamRule, User } from '../db/models';
 import { matchesRule } from '../core/spam';
 import { ValidationError, invalid } from '../errors';
 import { equals, type Filter } from '../http/listQuery';
@@ -77,16 +77,23 @@ export const commentResource: ResourceDef<ArticleComment> = {
     if (input.author_id && !author) throw invalid('author_id');
     const parent = input.parent_id ? await ArticleComment.findOne({ where: { id: input.parent_id, article_id: article.id }, transaction }) : null;
     if (input.parent_id && !parent) throw invalid('parent_id');
-    // The type the comment was made in: one of the article's (its first when not given).
-    const types = await ArticleType.findAll({ attributes: ['type_id'], where: { article_id: article.id }, order: [['type_id', 'ASC']], transaction });
-    if (input.type_id && !types.some((t) => t.type_id === input.type_id)) throw invalid('type_id');
+    // The type the comment was made in: one of the article's (its first when not given). A user
+    // comments in their own brand's self-service (the same address in another brand is another
+    // person, as for a ticket's messages): only its types; operators have no brand.
+    const all = await ArticleType.findAll({ attributes: ['type_id'], where: { article_id: article.id }, order: [['type_id', 'ASC']], transaction });
+    if (input.type_id && !all.some((t) => t.type_id === input.type_id)) throw invalid('type_id');
+    const brandOf = author?.type === 'user'
+      ? new Map((await SelfServiceType.findAll({ attributes: ['id', 'brand_id'], where: { id: all.map((t) => t.type_id) }, transaction })).map((t) => [t.id, t.brand_id]))
+      : null;
+    const types = brandOf ? all.filter((t) => brandOf.get(t.type_id) === author!.brand_id) : all;
+    if (brandOf && (!types.length || (input.type_id && !types.some((t) => t.type_id === input.type_id)))) throw invalid('author_id');
     const name: string = input.name ?? formattedName(author!).slice(0, 255);
     if (await isSpam(input.text, [name, ...(author ? [author.email] : [])], transaction)) throw new ValidationError(SPAM_MESSAGE);
     return ArticleComment.create({
       ...sent(input, ['article_id', 'text', 'notify_reply']),
       name,
       author_id: author?.id ?? null,
-      type_id: input.type_id ?? parent?.type_id ?? types[0]?.type_id ?? null,
+      type_id: input.type_id ?? (types.some((t) => t.type_id === parent?.type_id) ? parent!.type_id : types[0]?.type_id) ?? null,
       parent_id: parent?.id ?? null,
       root_parent_id: parent ? parent.root_parent_id ?? parent.id : null,
       // Operators' comments need no moderation; others wait for it unless the request says otherwise.

@@ -35,6 +35,31 @@ describe('POST /api/selfservice/comment', () => {
     expect(await comment({ article_id: article.id, status: 1, notify_reply: 1 })).toMatchObject({ status: 1, notify_reply: 1 });
   });
 
+  it('a user comments in their own brand\'s types only (the same address in another brand is another person); an operator in any', async () => {
+    const other = await make.brand();
+    const [home, away] = [await make.type(), await make.type({ brand_id: other.id })];
+    const article = await make.article({ category: [(await make.category(home.id)).id, (await make.category(away.id)).id] });
+    const onlyHome = await make.article({ category: [(await make.category(home.id)).id] });
+    const stranger = await make.user({ brand_id: other.id });
+    // No type given: the first of the article's types in the user's brand, not the article's first.
+    expect((await comment({ article_id: article.id, author_id: stranger.id })).type_id).toBe(away.id);
+    expectError(await api.post(BASE, { article_id: article.id, author_id: stranger.id, type_id: home.id, text: 'x' }), 422, 'The selected author id is invalid.');
+    expectError(await api.post(BASE, { article_id: onlyHome.id, author_id: stranger.id, text: 'x' }), 422, 'The selected author id is invalid.');
+    expect(await ArticleComment.count({ where: { article_id: onlyHome.id } })).toBe(0);
+    expect((await comment({ article_id: onlyHome.id, author_id: (await make.operator()).id })).type_id).toBe(home.id);
+  });
+
+  it('a comment made in a type its article leaves has no type, as when the type is deleted', async () => {
+    const [first, second] = [await make.type(), await make.type()];
+    const article = await make.article({ category: [(await make.category(first.id)).id] });
+    const made = await comment({ article_id: article.id });
+    expect(made.type_id).toBe(first.id);
+    expectSuccess(await api.put(`/api/selfservice/article/${article.id}`, { category: [(await make.category(second.id)).id] }), 'Successfully updated the article!');
+    const now = expectSuccess(await api.get(`${BASE}/${made.id}`));
+    expect(now.type_id).toBeNull();
+    expect(ids(expectList(await api.get(BASE, { type_id: first.id })))).not.toContain(made.id);
+  });
+
   it('replies name their parent and the first comment of the thread', async () => {
     const article = await make.article();
     const first = await comment({ article_id: article.id });

@@ -86,7 +86,8 @@ function slugScope(typeIds: number[], transaction: Transaction, exceptId: number
 
 /**
  * Makes `article_types` follow the articles' categories: a type an article has a category in is
- * linked (views 0 when new, kept otherwise), a type it has none in any more is unlinked.
+ * linked (views 0 when new, kept otherwise), a type it has none in any more is unlinked, and its
+ * comments made in that type have none.
  */
 export async function syncArticleTypes(articleIds: number[], transaction: Transaction): Promise<void> {
   const ids = [...new Set(articleIds)];
@@ -101,6 +102,12 @@ export async function syncArticleTypes(articleIds: number[], transaction: Transa
     `INSERT INTO article_types (article_id, type_id, views) SELECT w.article_id, w.type_id, 0 FROM (${wanted}) w
      ON DUPLICATE KEY UPDATE views = article_types.views`,
     { replacements: { ids }, transaction, type: QueryTypes.INSERT },
+  );
+  // A comment made in a type the article is no longer in has no type, as when the type is deleted.
+  await sequelize().query(
+    `UPDATE article_comments SET type_id = NULL, updated_at = :at
+      WHERE article_id IN (:ids) AND type_id IS NOT NULL AND (article_id, type_id) NOT IN (${wanted})`,
+    { replacements: { ids, at: now() }, transaction, type: QueryTypes.UPDATE },
   );
 }
 
