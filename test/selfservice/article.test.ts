@@ -336,6 +336,10 @@ describe('PUT /api/selfservice/article/{id}', () => {
     expectError(await api.put(`${BASE}/${created.id}`, { author_id: user.id }), 422, 'The selected author id is invalid.');
     expectError(await api.put(`${BASE}/${created.id}`, { category: [999999] }), 422, 'The selected category.0 is invalid.');
     expectError(await api.put(`${BASE}/${created.id}`, { title: '' }), 422, 'The title field is required.');
+    // Categories sent empty (a form's `category=`, JSON null) are refused as on create, not ignored.
+    expectError(await api.put(`${BASE}/${created.id}`, { category: '', title: 'Renamed' }), 422, 'The category field is required.');
+    expectError(await api.putJson(`${BASE}/${created.id}`, { category: null }), 422, 'The category field is required.');
+    expectError(await api.putJson(`${BASE}/${created.id}`, { category: [] }), 422, 'The category must have at least 1 item.');
     expect(await show(created.id)).toEqual(created);
   });
 });

@@ -59,7 +59,8 @@ export const articleUpdateSchema = Joi.object({
   author_id: field.id(),
   title: field.string(),
   text: richText(TEXT_MAX),
-  category: categories(),
+  // Sent empty it is refused as on create (an article is in at least one category), not ignored.
+  category: field.idArray().min(1).allow('', null),
   ...fields,
 });
 

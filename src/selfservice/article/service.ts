@@ -166,6 +166,7 @@ export async function createArticle(input: ArticleInput, transaction: Transactio
 
 /** `writesBefore`: the transaction's writeCount before the update began (translations included): nothing written, no event. */
 export async function updateArticle(article: Article, input: ArticleUpdate, transaction: Transaction, writesBefore = writeCount(transaction)): Promise<void> {
+  if ((input.category as unknown) === '' || input.category === null) throw new ValidationError('The category field is required.');
   if (input.author_id !== undefined) await assertOperator(input.author_id, transaction);
   const values: Record<string, any> = sent(input, COLUMNS);
   if (input.category !== undefined || input.slug) {
