@@ -49,11 +49,13 @@ export async function ensureTicketData(log: (line: string) => void): Promise<voi
   const [{ a }] = await select<{ a: number }>("SELECT COUNT(*) AS a FROM articles WHERE slug LIKE 'bench-%'");
   if (Number(a) === 0) {
     const t = now();
-    await q(`INSERT INTO articles (title, slug, excerpt, text, published, published_at, protected, pinned, created_at, updated_at)
-      SELECT CONCAT(${elt('seq', SUBJECTS)}, ': how to ', seq), CONCAT('bench-', seq), 'What to do.',
-             CONCAT_WS(' ', ${elt('seq', WORDS)}, ${elt('seq * 7', WORDS)}, 'Step by step, with screenshots.', REPEAT('Lorem ipsum dolor sit amet. ', 20)),
-             1, ? - seq * 3600, 0, 0, ? - seq * 3600, ? - seq * 3600
-      FROM seq_1_to_200`, [t, t, t]);
+    // Plain text: its readable text (search_text) is the text itself.
+    await q(`INSERT INTO articles (title, slug, excerpt, text, search_text, published, published_at, protected, pinned, created_at, updated_at)
+      SELECT title, slug, excerpt, text, text, 1, published_at, 0, 0, published_at, published_at FROM (
+        SELECT CONCAT(${elt('seq', SUBJECTS)}, ': how to ', seq) AS title, CONCAT('bench-', seq) AS slug, 'What to do.' AS excerpt,
+               CONCAT_WS(' ', ${elt('seq', WORDS)}, ${elt('seq * 7', WORDS)}, 'Step by step, with screenshots.', REPEAT('Lorem ipsum dolor sit amet. ', 20)) AS text,
+               ? - seq * 3600 AS published_at
+        FROM seq_1_to_200) a`, [t]);
   }
 }
 

@@ -1,3 +1,4 @@
+import { convert } from 'html-to-text';
 import sanitizeHtml from 'sanitize-html';
 import { Joi } from '../lib/validation';
 
@@ -35,6 +36,16 @@ const MARKUP = /<\/?[a-zA-Z!?]/;
 
 /** Rich text that is HTML (else it is plain text): what storedHtml sanitises, and mail inserts as markup. */
 export const isMarkup = (text: string): boolean => MARKUP.test(text);
+
+/**
+ * Rich text as a reader sees it, for a search index: HTML read as text (its tags, attributes, link
+ * addresses and images gone, entities decoded), plain text unchanged. So a search for `strong` or
+ * `href` finds the articles that say it, not every article with bold text or a link.
+ */
+export function readableText(text: string): string {
+  if (!isMarkup(text)) return text;
+  return convert(text, { wordwrap: false, selectors: [{ selector: 'a', options: { ignoreHref: true } }, { selector: 'img', format: 'skip' }] });
+}
 
 /** Rich text as stored: plain text unchanged, HTML through the allow-list. */
 export function storedHtml(text: string): string;

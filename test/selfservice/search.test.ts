@@ -83,6 +83,23 @@ describe('GET /api/selfservice/article/search', () => {
     expect(ids((await search({ term: fr2, lang: 'fr' })).data)).toEqual([article.id]);
   });
 
+  it('finds the words a reader sees, not markup, attributes or link addresses', async () => {
+    const [host, path, tip, shown, frHost, frShown] = ['host', 'path', 'tip', 'shown', 'frhost', 'frshown'].map(word);
+    const article = await make.article({
+      text: `<p>See <a href="https://${host}.example.com/${path}" title="${tip}">the guide</a> and <strong>${shown}</strong>.</p>`,
+      'text:fr': `<p><a href="https://${frHost}.example.com/">Le guide</a> ${frShown}</p>`,
+    });
+    for (const hidden of [host, path, tip, 'strong', 'href']) expect(ids((await search({ term: hidden })).data)).not.toContain(article.id);
+    expect(ids((await search({ term: shown })).data)).toEqual([article.id]);
+    expect((await search({ term: frHost, lang: 'fr' })).data).toEqual([]);
+    expect(ids((await search({ term: frShown, lang: 'fr' })).data)).toEqual([article.id]);
+    // A new text is what is found from then on.
+    const next = word('next');
+    expectSuccess(await api.put(`/api/selfservice/article/${article.id}`, { text: `<p><em>${next}</em></p>` }), 'Successfully updated the article!');
+    expect((await search({ term: shown })).data).toEqual([]);
+    expect(ids((await search({ term: next })).data)).toEqual([article.id]);
+  });
+
   it('takes the list filters and PAGING', async () => {
     const w = word('delta');
     const type = await make.type();

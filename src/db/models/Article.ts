@@ -10,6 +10,8 @@ export class Article extends Entity {
   @Column({ type: DataType.STRING(255), allowNull: false }) declare slug: string;
   @Column(DataType.STRING(255)) declare excerpt: string | null;
   @Column({ type: DataType.TEXT, allowNull: false }) declare text: string;
+  /** `text` as a reader sees it (content/html.ts readableText), for the search's FULLTEXT index; never shown. */
+  @Column(DataType.TEXT) declare search_text: string | null;
   @Column(flag(0)) declare published: number;
   @Column(DataType.INTEGER.UNSIGNED) declare published_at: number | null;
   @Column(flag(0)) declare protected: number;

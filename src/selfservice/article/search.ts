@@ -2,9 +2,10 @@ import { sqlCondition, type BoundCondition } from '../../db/sql';
 
 /**
  * The article search: MariaDB FULLTEXT indexes, queried in boolean mode with the query bound (never
- * inlined). Over `articles (title, excerpt, text)` for the default content, and, with `lang`, over
- * `article_search (title, excerpt, text)`, which holds each article as a reader of that locale
- * sees it (translated fields over the defaults).
+ * inlined). Over `articles (title, excerpt, search_text)` for the default content, and, with `lang`,
+ * over `article_search (title, excerpt, text)`, which holds each article as a reader of that locale
+ * sees it (translated fields over the defaults). Both hold the text as read, not its HTML
+ * (content/html.ts readableText): markup and link addresses are not words of an article.
  */
 
 /** InnoDB's shortest indexed word (`innodb_ft_min_token_size`, 3 by default): shorter ones are never found. */
@@ -28,14 +29,14 @@ const locale = (lang: string) => lang.replace('-', '_');
 
 /** The articles that match (the outer query is on `articles`). */
 export function searchCondition(words: string, lang?: string): BoundCondition {
-  const own = sqlCondition`MATCH (title, excerpt, text) AGAINST (${words} IN BOOLEAN MODE)`;
+  const own = sqlCondition`MATCH (title, excerpt, search_text) AGAINST (${words} IN BOOLEAN MODE)`;
   if (!lang) return own;
   return sqlCondition`${own} OR id IN (SELECT article_id FROM article_search WHERE locale = ${locale(lang)} AND MATCH (title, excerpt, text) AGAINST (${words} IN BOOLEAN MODE))`;
 }
 
 /** Relevance, for the order: the better of the default content's and the locale's document's. */
 export function searchScore(words: string, lang?: string): BoundCondition {
-  const own = sqlCondition`MATCH (title, excerpt, text) AGAINST (${words} IN BOOLEAN MODE)`;
+  const own = sqlCondition`MATCH (title, excerpt, search_text) AGAINST (${words} IN BOOLEAN MODE)`;
   if (!lang) return own;
   return sqlCondition`GREATEST(${own}, IFNULL((SELECT MATCH (s.title, s.excerpt, s.text) AGAINST (${words} IN BOOLEAN MODE)
     FROM article_search s WHERE s.article_id = \`Article\`.\`id\` AND s.locale = ${locale(lang)}), 0))`;

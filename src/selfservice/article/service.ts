@@ -18,6 +18,7 @@ import { cachedTicketSettings } from '../../ticket/ticketSettings';
 import { chooseSlug, keepOrMoveSlug, type SlugScope } from '../../db/slugs';
 import { tagsNamed } from '../tag';
 import { emit } from '../../events';
+import { readableText } from '../../content/html';
 
 /** The domain rules of articles: authors, categories and the types they imply, tags by name, slugs, attachments, search documents. */
 
@@ -153,7 +154,7 @@ export async function createArticle(input: ArticleInput, transaction: Transactio
   await assertOperator(input.author_id, transaction);
   const typeIds = await typesOf(input.category, transaction);
   const slug = await chooseSlug(input.slug, input.title, 'article', slugScope(typeIds, transaction));
-  const values = sent(input, COLUMNS);
+  const values: Record<string, any> = { ...sent(input, COLUMNS), search_text: readableText(input.text) };
   // First published now, unless the request says when.
   values.published_at = input.published_at ?? (input.published ? now() : null);
   const article = await Article.create({ ...values, slug }, { transaction });
@@ -169,6 +170,7 @@ export async function updateArticle(article: Article, input: ArticleUpdate, tran
   if ((input.category as unknown) === '' || input.category === null) throw new ValidationError('The category field is required.');
   if (input.author_id !== undefined) await assertOperator(input.author_id, transaction);
   const values: Record<string, any> = sent(input, COLUMNS);
+  if (input.text !== undefined) values.search_text = readableText(input.text);
   if (input.category !== undefined || input.slug) {
     const categoryIds = input.category ?? (await ArticleCategory.findAll({ where: { article_id: article.id }, transaction })).map((c) => c.category_id);
     const typeIds = input.category !== undefined
@@ -208,6 +210,8 @@ export async function rebuildSearch(article: Article, transaction: Transaction):
     if (r.field === 'title' || r.field === 'excerpt' || r.field === 'text') doc[r.field] = r.value;
     docs.set(r.locale, doc);
   }
+  // The text as a reader of the locale sees it (the index finds words, not markup).
+  for (const doc of docs.values()) doc.text = readableText(doc.text);
   // As stored already (an update that changed no text): nothing written.
   await setRows(ArticleSearch, { article_id: article.id }, ['locale', 'title', 'excerpt', 'text'], [...docs].map(([locale, doc]) => ({ locale, ...doc })), transaction);
 }
