@@ -54,6 +54,9 @@ export async function forwardTicket(input: ForwardInput, transaction: Transactio
   const ticket = await lockTicketForMessage(input.ticketId, transaction);
   const operator = await User.findOne({ where: { id: input.userId, type: 'operator' }, transaction });
   if (!operator) throw invalid('user_id');
+  // A trashed ticket takes no forward (restored, it does): the mail is the point of the request, and
+  // one was accepted, then never sent. A draft sends nothing, and is kept as a note would be.
+  if (ticket.deleted_at && input.isDraft !== true) throw new ValidationError(`The ticket #${ticket.number} is in the trash: restore it before forwarding it.`);
   const to = normaliseCc(input.toAddress);
   const cc = normaliseCc(input.ccAddress);
   const bcc = normaliseCc(input.bccAddress);

@@ -1,4 +1,5 @@
-import { EmailTemplate, MailMessageId, Translation } from '../../src/db/models';
+import { EmailTemplate, MailMessageId, TicketMessage, Translation } from '../../src/db/models';
+import { now } from '../../src/db/entity';
 import { MESSAGE_TYPE } from '../../src/db/models/TicketMessage';
 import { transaction } from '../../src/db/transaction';
 import { emit } from '../../src/events';
@@ -324,6 +325,28 @@ describe('forwards', () => {
     const mail = await mailTo(m.smtp, ticket, to);
     expect(mail.parsed.from?.value[0]).toMatchObject({ address: m.world.address.address, name: m.world.brand.name });
     expect(mail.parsed.subject).toBe(`[#${ticket.number}] FYI`);
+  });
+
+  it('go out when the ticket is trashed after the forward was accepted (the notifications of a trashed ticket do not)', async () => {
+    const { ticket } = await openTicket(m.world, { sendUserEmail: false, sendOperatorsEmail: false, assigned: [m.world.outsider.id] });
+    const to = newEmail('to');
+    // Accepted, then trashed before the mail worker gets to it: one transaction makes sure of the order.
+    await transaction(async (t) => {
+      const forward = await TicketMessage.create({
+        ticket_id: ticket.id, channel_id: ticket.channel_id, user_id: m.world.grouped.id, by: 0, type: MESSAGE_TYPE.FORWARD, text: 'FYI',
+        extra: JSON.stringify({ to_address: [to], cc_address: null, bcc_address: null, subject: 'Trashed after', from_address: null }),
+      }, { transaction: t });
+      await emit(t, 'message.forwarded', { ticketId: ticket.id, messageId: forward.id });
+      const note = await TicketMessage.create({
+        ticket_id: ticket.id, channel_id: ticket.channel_id, user_id: m.world.grouped.id, by: 0, type: MESSAGE_TYPE.NOTE, text: 'Noted',
+      }, { transaction: t });
+      await emit(t, 'message.created', { ticketId: ticket.id, messageId: note.id, sendUserEmail: false, sendOperatorsEmail: true });
+      await ticket.update({ deleted_at: now() }, { transaction: t });
+    });
+    await settled(ticket.id);
+    expect((await mailEntries(ticket.id)).map((e) => e.payload.kind).sort()).toEqual(['forward', 'operator_ticket_note']);
+    // The forward went out; the note's notification to the assigned operator was skipped.
+    expect(mailsOf(m.smtp, ticket).map((sent) => sent.envelopeTo)).toEqual([[to]]);
   });
 });
 

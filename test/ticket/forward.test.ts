@@ -73,6 +73,23 @@ describe('POST /api/ticket/forward', () => {
     expect(expectSuccess(await api.put(`/api/ticket/message/${sent.id}`, { pinned: 1 }), 'Successfully updated the message!').pinned).toBe(1);
   });
 
+  it('refuses a trashed ticket (its mail would never go out) and writes nothing; a draft is kept; restored, it forwards', async () => {
+    const ticket = await f.ticket();
+    const op = await f.operator();
+    expect((await api.del(`/api/ticket/ticket/${ticket.id}`)).body).toEqual({ status: 'success', message: 'Successfully moved the ticket to trash!', data: null });
+    const count = await TicketMessage.count({ where: { ticket_id: ticket.id } });
+    const seen = events.length;
+    const body = { ticket_id: ticket.id, user_id: op.id, text: 'x', subject: 's', to_address: ['vendor@example.com'] };
+    expectError(await api.post(BASE, body), 422, `The ticket #${ticket.number} is in the trash: restore it before forwarding it.`);
+    expect(await TicketMessage.count({ where: { ticket_id: ticket.id } })).toBe(count);
+    expect(events.slice(seen).filter((e) => e.name === 'message.forwarded')).toEqual([]);
+    // A draft mails nothing: kept, as a note on a trashed ticket is.
+    expect(created(await api.post(BASE, { ...body, is_draft: 1 })).is_draft).toBe(1);
+    expectSuccess(await api.post(`/api/ticket/ticket/${ticket.id}/restore`), 'Successfully restored the ticket!');
+    const sent = created(await api.post(BASE, body));
+    expect(events.filter((e) => e.name === 'message.forwarded').map((e) => e.payload.messageId)).toContain(sent.id);
+  });
+
   it('needs an operator, the ticket, text, subject and at least one recipient; writes nothing otherwise', async () => {
     const ticket = await f.ticket();
     const op = await f.operator();

@@ -31,7 +31,8 @@ import { threadIndex, threadTopic } from './outlookThread';
  * The mails of tickets: one job, `ticket.mail`, whose payload names the kind of mail and ids
  * only. Which mails an event causes is decided in its transaction (./subscribers.ts); what the
  * mail says, and whether it still goes out, is decided when it is sent: a template mapped to -1
- * since, a recipient made inactive, a message deleted or a ticket trashed in between send nothing.
+ * since, a recipient made inactive, a message deleted or a ticket trashed in between send nothing
+ * (but a forward, which is sent).
  */
 
 /**
@@ -297,7 +298,9 @@ export const ticketMail = defineJob<TicketMailPayload>({
   async handle(p, job) {
     const ticket = await Ticket.findByPk(p.ticketId);
     if (!ticket) return skip('the ticket no longer exists');
-    if (ticket.deleted_at) return skip('the ticket is in the trash');
+    // Notifications of a trashed ticket are not sent; a forward is: it was accepted before the
+    // ticket went to the trash (forward.ts refuses one after), and its mail is what was asked for.
+    if (ticket.deleted_at && p.kind !== 'forward') return skip('the ticket is in the trash');
     const brand = await Brand.findByPk(ticket.brand_id);
     if (!brand) throw new Error(`The brand ${ticket.brand_id} of ticket ${ticket.id} does not exist`);
     const message = p.messageId ? await TicketMessage.findByPk(p.messageId) : null;
