@@ -143,6 +143,42 @@ describe('through the API', () => {
     expect(mailsOf(m.smtp, ticket)).toHaveLength(4);
   });
 
+  it('nobody gets a copy of their own message, an operator told of one gets no customer copy too, and our own addresses none', async () => {
+    const email = newEmail('own');
+    const cc1 = newEmail('cc1');
+    const { direct, grouped, outsider } = m.world;
+    const brandAddress = m.world.brand.default_email!;
+    // On the CC list: a customer, two operators (grouped is of the department, outsider is assigned) and the brand's own address.
+    const created = ok(await api.post('/api/ticket/ticket', {
+      brand: m.world.brand.id, department: m.world.department.id, status: m.world.openStatus, priority: m.world.priorityId,
+      subject: 'Copies', text: 'Who gets what?', user_email: email, cc: [cc1, grouped.email, outsider.email, brandAddress], assignedto: [outsider.id],
+    }));
+    const ticket = (await Ticket.findByPk(created.id))!;
+    /** Who received each mail about the message, one sorted list per mail, in a sorted list. */
+    const recipientsOf = async (messageId: number) => {
+      await settled(ticket.id);
+      return mailsOf(m.smtp, ticket).filter((mail) => mail.parsed.messageId?.startsWith(`<t${ticket.id}.m${messageId}.`))
+        .map((mail) => [...mail.envelopeTo].sort()).sort();
+    };
+    const first = ok(await api.get(`/api/ticket/message?ticket_id=${ticket.id}`))[0].id as number;
+    // Opened: the operators told of it by their notification are not copied on the user's acknowledgement.
+    expect(await recipientsOf(first)).toEqual([[cc1, email].sort(), [direct.email], [grouped.email], [outsider.email]].sort());
+
+    // An operator's reply copying its author: not back to the author (send_operators_email 0: the operators on the list get the copy).
+    const own = ok(await api.post('/api/ticket/message', { ticket_id: ticket.id, user_id: direct.id, text: 'Copying myself.', cc: [direct.email] }));
+    expect(await recipientsOf(own.id)).toEqual([[cc1, email, grouped.email, outsider.email].sort()]);
+
+    // An operator on the CC list replies, telling the operators: not to its author; outsider has the operator mail only.
+    const listed = ok(await api.post('/api/ticket/message', { ticket_id: ticket.id, user_id: grouped.id, text: 'From the list.', send_operators_email: 1 }));
+    expect(await recipientsOf(listed.id)).toEqual([[cc1, direct.email, email].sort(), [outsider.email]].sort());
+
+    // The user's reply: the assigned operator's notification, and the copy to the CC list without them.
+    const users = ok(await api.post('/api/ticket/message', { ticket_id: ticket.id, user_id: ticket.user_id, text: 'Thanks.' }));
+    expect(await recipientsOf(users.id)).toEqual([[cc1, direct.email, grouped.email].sort(), [outsider.email]].sort());
+    // The brand's own address never got a copy.
+    expect(mailsOf(m.smtp, ticket).flatMap((mail) => mail.envelopeTo)).not.toContain(brandAddress);
+  });
+
   it('a resolved ticket asks for feedback once, and not after a reopening reply', async () => {
     const email = newEmail('fb');
     const created = ok(await api.post('/api/ticket/ticket', {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Job } from 'bullmq';
+import { Op } from 'sequelize';
 import type { Attachment } from 'nodemailer/lib/mailer';
 import {
   Brand, Channel, Department, DepartmentEmail, EmailTemplate, FeedbackForm, Ticket, TicketAttachment, TicketFeedback, TicketMessage, User,
@@ -74,6 +75,11 @@ export interface TicketMailPayload {
   feedbackId?: number;
   /** The address a notice goes to (the sender of the incoming mail it is about). */
   address?: string;
+  /**
+   * A user mail about a message: the operators on the ticket's CC list who are told of the same
+   * message by their own notification, so get no customer copy as well (./subscribers.ts).
+   */
+  notifiedOperators?: number[];
 }
 
 /** The department template key of a kind: its own name, but for a user's reply to the CC addresses. */
@@ -158,12 +164,14 @@ async function userDraft(kind: UserMailKind, p: TicketMailPayload, { ticket, bra
 
   const owner = await User.findByPk(ticket.user_id);
   const author = message?.user_id ? await User.findByPk(message.user_id) : null;
+  // Copied on the ticket, nobody gets a copy of their own message (an operator's reply, one that
+  // copies its author), nor one of a message their operator notification tells them of.
+  const skipped = new Set([...(author ? await ownAddressesOf(author) : []), ...(await operatorAddresses(p.notifiedOperators ?? []))]);
   let user: string[];
   let others: string[];
   if (kind === 'user_user_ticket_reply') {
     // The CC addresses only, never back to the user who wrote it.
     user = [];
-    const skipped = new Set(author ? await ownAddressesOf(author) : []);
     // A reply by mail reached the addresses it was itself sent to (the message's `cc`) already.
     if (await isEmailChannel(message!.channel_id)) for (const a of jsonList(message!.cc)) skipped.add(a.toLowerCase());
     others = (await withoutOwnAddresses(jsonList(ticket.cc))).filter((a) => !skipped.has(a));
@@ -173,7 +181,7 @@ async function userDraft(kind: UserMailKind, p: TicketMailPayload, { ticket, bra
     const ccList = TO_CC.has(kind) ? jsonList(ticket.cc) : [];
     const [ownerAddress, copied] = await Promise.all([withoutOwnAddresses(userAddress), withoutOwnAddresses(ccList)]);
     user = ownerAddress;
-    others = copied.filter((a) => !user.includes(a));
+    others = copied.filter((a) => !user.includes(a) && !skipped.has(a));
     if (!user.length && !others.length) return skip('no recipient: the user is inactive and nobody is copied');
   }
   // An inactive user's copy still reaches the addresses copied on the ticket.
@@ -293,6 +301,7 @@ export const ticketMail = defineJob<TicketMailPayload>({
     recipientId: id(),
     feedbackId: id(),
     address: Joi.string().email({ tlds: false }).max(255),
+    notifiedOperators: Joi.array().items(id()).max(1000),
   }),
   options: mailJobOptions,
   async handle(p, job) {
@@ -364,6 +373,13 @@ export const ticketMail = defineJob<TicketMailPayload>({
 async function ownAddressesOf(user: User): Promise<string[]> {
   const extra = await UserEmail.findAll({ attributes: ['email'], where: { user_id: user.id } });
   return [user.email, ...extra.map((e) => e.email)].map((a) => a.toLowerCase());
+}
+
+/** The addresses of those operators who are still active (an inactive one's notification is not sent: they keep their copy). */
+async function operatorAddresses(ids: number[]): Promise<string[]> {
+  if (!ids.length) return [];
+  const operators = await User.findAll({ attributes: ['id', 'email'], where: { id: { [Op.in]: ids }, type: 'operator', active: 1 } });
+  return (await Promise.all(operators.map(ownAddressesOf))).flat();
 }
 
 async function isDepartmentAddress(address: string): Promise<boolean> {

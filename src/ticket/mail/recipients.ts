@@ -1,7 +1,8 @@
 import { Op, type Transaction } from 'sequelize';
-import { DepartmentEmail, TicketAssignee, TicketWatcher, User } from '../../db/models';
+import { Brand, DepartmentEmail, TicketAssignee, TicketWatcher, User } from '../../db/models';
 import { select } from '../../db/select';
 import { onceInTransaction } from '../../db/transaction';
+import { splitSubaddress } from './replyAddress';
 
 /**
  * Who a ticket's notifications go to. Operator sets are decided when the event happens (in its
@@ -56,14 +57,21 @@ export async function activeOperators(ids: number[], except: number | null, tran
 }
 
 /**
- * Addresses without the help desk's own: a mail to a department address would come back in as a
- * ticket message (a loop). Compared lower-cased, each address kept once.
+ * Addresses without the help desk's own: a department address (or a sub-address of one, which
+ * its mailbox receives too) and a brand's default address, which the mail of a ticket without a
+ * department address and the verification mails go out from. A mail to one would come back in as
+ * a ticket message, or land in our own outbox's mailbox (a loop). Compared lower-cased, each
+ * address kept once.
  */
 export async function withoutOwnAddresses(addresses: string[], transaction?: Transaction): Promise<string[]> {
   const unique = [...new Set(addresses.map((a) => a.trim().toLowerCase()).filter(Boolean))];
   if (!unique.length) return [];
-  const own = new Set((await DepartmentEmail.findAll({
-    attributes: ['address'], where: { address: { [Op.in]: unique } }, transaction,
-  })).map((e) => e.address.toLowerCase()));
-  return unique.filter((a) => !own.has(a));
+  const bases = [...new Set(unique.map((a) => splitSubaddress(a).base))];
+  const [departments, brands] = await Promise.all([
+    DepartmentEmail.findAll({ attributes: ['address'], where: { address: { [Op.in]: bases } }, transaction }),
+    Brand.findAll({ attributes: ['id', 'default_email'], where: { default_email: { [Op.in]: unique } }, transaction }),
+  ]);
+  const own = new Set(departments.map((e) => e.address.toLowerCase()));
+  const brandOwn = new Set(brands.map((b) => b.default_email!.toLowerCase()));
+  return unique.filter((a) => !own.has(splitSubaddress(a).base) && !brandOwn.has(a));
 }

@@ -1,11 +1,11 @@
-import type { Transaction } from 'sequelize';
-import { Channel, Department, Ticket, TicketMessage } from '../../db/models';
+import { Op, type Transaction } from 'sequelize';
+import { Channel, Department, Ticket, TicketMessage, User } from '../../db/models';
 import { BY, MESSAGE_TYPE } from '../../db/models/TicketMessage';
 import type { EventFacts, EventPayloads, MailRefusal } from '../../events';
 import { enqueue } from '../../queue/outbox';
 import { emailTemplates } from '../templateMapping';
 import { templateKeyOf, ticketMail, type NoticeKind, type OperatorMailKind, type UserMailKind } from './job';
-import { jsonList } from '../common';
+import { jsonList, ownAddresses } from '../common';
 import { cachedTicketSettings } from '../ticketSettings';
 import { activeOperators, assignedIds, departmentOperatorIds, watcherIds } from './recipients';
 
@@ -28,7 +28,8 @@ import { activeOperators, assignedIds, departmentOperatorIds, watcherIds } from 
  *                      (the department's user_ticket_reply template) to the ticket's CC addresses
  *                      but the author's (send_user_email); a note: operator_ticket_note to
  *                      the assigned and watching operators except the author (send_operators_email);
- *                      a draft: nothing
+ *                      a draft: nothing. The copy of a message to the CC addresses leaves out its
+ *                      author and the operators told of it by their own mail (`notifiedOperators`)
  *   message.forwarded  the forward to its recipients (never a draft)
  *   ticket.updated     operator_assigned to each newly assigned operator; a request that moved
  *                      the ticket to another department: operator_department_changed to the new
@@ -56,18 +57,37 @@ async function scopeOf(ticketId: number, transaction: Transaction): Promise<Tick
 
 const mapped = (scope: TicketScope, kind: UserMailKind | OperatorMailKind | NoticeKind) => (scope.templates[templateKeyOf(kind)] ?? -1) > 0;
 
-async function mailUser(kind: UserMailKind, scope: TicketScope, messageId: number | undefined, transaction: Transaction): Promise<void> {
+/**
+ * The user's mail (with the ticket's CC addresses). `notified`: the operators told of the same
+ * message by a mail of their own; those of them on the CC list get no customer copy as well.
+ */
+async function mailUser(kind: UserMailKind, scope: TicketScope, messageId: number | undefined, transaction: Transaction, notified: number[] = []): Promise<void> {
   if (!mapped(scope, kind)) return;
-  await enqueue(transaction, ticketMail, { kind, ticketId: scope.ticket.id, ...(messageId ? { messageId } : {}) });
+  const notifiedOperators = await copiedOperators(scope.ticket, notified, transaction);
+  await enqueue(transaction, ticketMail, {
+    kind, ticketId: scope.ticket.id, ...(messageId ? { messageId } : {}), ...(notifiedOperators.length ? { notifiedOperators } : {}),
+  });
 }
 
+/** The operators among `ids` with an address (main or additional) on the ticket's CC list (read only when it has one). */
+async function copiedOperators(ticket: Ticket, ids: number[], transaction: Transaction): Promise<number[]> {
+  const cc = jsonList(ticket.cc);
+  if (!cc.length || !ids.length) return [];
+  const operators = await User.findAll({ attributes: ['id', 'email'], where: { id: { [Op.in]: ids } }, transaction });
+  const addresses = await ownAddresses(operators, transaction);
+  return operators.filter((o) => addresses.get(o.id)!.some((a) => cc.includes(a))).map((o) => o.id).sort((a, b) => a - b);
+}
+
+/** One mail per active operator among `ids` but `except` (none when the template is unmapped); the operators mailed. */
 async function mailOperators(
   kind: OperatorMailKind, scope: TicketScope, ids: number[], except: number | null, messageId: number | undefined, transaction: Transaction,
-): Promise<void> {
-  if (!mapped(scope, kind) || !ids.length) return;
-  for (const recipientId of await activeOperators(ids, except, transaction)) {
+): Promise<number[]> {
+  if (!mapped(scope, kind) || !ids.length) return [];
+  const recipients = await activeOperators(ids, except, transaction);
+  for (const recipientId of recipients) {
     await enqueue(transaction, ticketMail, { kind, ticketId: scope.ticket.id, recipientId, ...(messageId ? { messageId } : {}) });
   }
+  return recipients;
 }
 
 /** The operator who wrote a message, or null when a user did. */
@@ -91,15 +111,17 @@ export async function onTicketCreated(p: EventPayloads['ticket.created'], transa
   const message = opened?.message ?? (await TicketMessage.findByPk(p.messageId, { transaction }));
   if (!scope || !message || message.is_draft) return;
   const { ticket } = scope;
-  if (!ticket.internal && p.sendUserEmail && (await channelNotifiesUser(scope, transaction, opened?.channelName))) {
-    await mailUser('user_ticket_opened', scope, message.id, transaction);
-  }
-  if (!p.sendOperatorsEmail) return;
+  // The operators first: those told of the new ticket get no customer copy of it too (mailUser).
+  let notified: number[] = [];
   const kind = ticket.internal ? 'operator_internal_opened' : 'operator_ticket_opened';
-  if (!mapped(scope, kind)) return;
-  const assigned = opened ? [...opened.assigned].sort((a, b) => a - b) : await assignedIds(ticket.id, transaction);
-  const operators = [...(await departmentOperatorIds(ticket.department_id, transaction)), ...assigned];
-  await mailOperators(kind, scope, operators, operatorAuthor(message), message.id, transaction);
+  if (p.sendOperatorsEmail && mapped(scope, kind)) {
+    const assigned = opened ? [...opened.assigned].sort((a, b) => a - b) : await assignedIds(ticket.id, transaction);
+    const operators = [...(await departmentOperatorIds(ticket.department_id, transaction)), ...assigned];
+    notified = await mailOperators(kind, scope, operators, operatorAuthor(message), message.id, transaction);
+  }
+  if (!ticket.internal && p.sendUserEmail && (await channelNotifiesUser(scope, transaction, opened?.channelName))) {
+    await mailUser('user_ticket_opened', scope, message.id, transaction, notified);
+  }
 }
 
 export async function onMessageCreated(p: EventPayloads['message.created'], transaction: Transaction): Promise<void> {
@@ -118,22 +140,26 @@ export async function onMessageCreated(p: EventPayloads['message.created'], tran
     return;
   }
   if (message.type !== MESSAGE_TYPE.MESSAGE) return;
+  // The operators first: those told of the message get no customer copy of it too (mailUser).
+  let notified: number[] = [];
   if (message.by === BY.OPERATOR) {
-    if (p.sendUserEmail && !ticket.internal) await mailUser('user_ticket_reply', scope, message.id, transaction);
-    if (!p.sendOperatorsEmail || !mapped(scope, 'operator_operator_ticket_reply')) return;
-    // Those assigned or watching who can still be told (an inactive operator is no one), else the department's.
-    let ids = await activeOperators([...(await assignedIds(ticket.id, transaction)), ...(await watcherIds(ticket.id, transaction))], null, transaction);
-    if (!ids.length) ids = await departmentOperatorIds(ticket.department_id, transaction);
-    await mailOperators('operator_operator_ticket_reply', scope, ids, author, message.id, transaction);
+    if (p.sendOperatorsEmail && mapped(scope, 'operator_operator_ticket_reply')) {
+      // Those assigned or watching who can still be told (an inactive operator is no one), else the department's.
+      let ids = await activeOperators([...(await assignedIds(ticket.id, transaction)), ...(await watcherIds(ticket.id, transaction))], null, transaction);
+      if (!ids.length) ids = await departmentOperatorIds(ticket.department_id, transaction);
+      notified = await mailOperators('operator_operator_ticket_reply', scope, ids, author, message.id, transaction);
+    }
+    if (p.sendUserEmail && !ticket.internal) await mailUser('user_ticket_reply', scope, message.id, transaction, notified);
     return;
   }
+  if (p.sendOperatorsEmail && mapped(scope, 'operator_user_ticket_reply')) {
+    // The assigned operators who can still be told, else the department's (an inactive assignee is no one).
+    const assigned = await activeOperators(await assignedIds(ticket.id, transaction), null, transaction);
+    const ids = [...(assigned.length ? assigned : await departmentOperatorIds(ticket.department_id, transaction)), ...(await watcherIds(ticket.id, transaction))];
+    notified = await mailOperators('operator_user_ticket_reply', scope, ids, null, message.id, transaction);
+  }
   // A user's reply: its copy to the ticket's CC addresses (the mail leaves out the author's own).
-  if (p.sendUserEmail && !ticket.internal && jsonList(ticket.cc).length) await mailUser('user_user_ticket_reply', scope, message.id, transaction);
-  if (!p.sendOperatorsEmail || !mapped(scope, 'operator_user_ticket_reply')) return;
-  // The assigned operators who can still be told, else the department's (an inactive assignee is no one).
-  const assigned = await activeOperators(await assignedIds(ticket.id, transaction), null, transaction);
-  const ids = [...(assigned.length ? assigned : await departmentOperatorIds(ticket.department_id, transaction)), ...(await watcherIds(ticket.id, transaction))];
-  await mailOperators('operator_user_ticket_reply', scope, ids, null, message.id, transaction);
+  if (p.sendUserEmail && !ticket.internal && jsonList(ticket.cc).length) await mailUser('user_user_ticket_reply', scope, message.id, transaction, notified);
 }
 
 export async function onMessageForwarded(p: EventPayloads['message.forwarded'], transaction: Transaction): Promise<void> {
