@@ -42,7 +42,11 @@ export function verificationUrl(token: string): string {
   return `${config().appUrl}/account/verify/${encodeURIComponent(token)}`;
 }
 
-/** The person a valid, unused, unexpired token belongs to (locked for the caller's transaction). */
+/**
+ * The person a valid, unused, unexpired token belongs to (locked for the caller's transaction),
+ * while they are active: an inactive person's link is invalid, as deactivating makes it (a link
+ * mailed before inactive users stopped getting one, or to someone made inactive otherwise).
+ */
 export async function findVerifiable(token: string, transaction?: Transaction): Promise<{ record: UserToken; user: User } | null> {
   if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) return null;
   const record = await UserToken.findOne({
@@ -51,7 +55,7 @@ export async function findVerifiable(token: string, transaction?: Transaction): 
   });
   if (!record) return null;
   const user = await User.findByPk(record.user_id, { transaction });
-  return user ? { record, user } : null;
+  return user && user.active === 1 ? { record, user } : null;
 }
 
 /** The brand a person's mail goes out under: the user's own, the default brand for operators. */

@@ -13,7 +13,7 @@ import { brandOf, issueVerificationToken, revokeVerificationTokens, verification
 function skipReason(user: User | null): string | null {
   if (!user) return 'the person no longer exists';
   if (user.password) return 'a password is already set';
-  if (user.type === 'operator' && user.active !== 1) return 'the operator is inactive';
+  if (user.active !== 1) return `the ${user.type === 'operator' ? 'operator' : 'user'} is inactive`;
   return null;
 }
 

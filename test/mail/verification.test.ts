@@ -108,6 +108,18 @@ describe('verification mail', () => {
     await waitFor(() => smtp.mailsTo(email2)[0], 15000, 'the mail after update');
   });
 
+  it('never goes to an inactive user, created or updated with active 0 (as to an inactive operator)', async () => {
+    const created = await api.post('/api/user/user', { email: `${unique('in')}@example.com`, brand_id: brandId, send_email: 1, active: 0 });
+    expect([created.status, created.body.data.active]).toEqual([200, 0]);
+    const active = await api.post('/api/user/user', { email: `${unique('in')}@example.com`, brand_id: brandId });
+    const updated = await api.put(`/api/user/user/${active.body.data.id}`, { active: 0, send_email: 1 });
+    expect([updated.status, updated.body.data.active]).toEqual([200, 0]);
+    for (const id of [created.body.data.id, active.body.data.id]) {
+      expect(await OutboxEntry.count({ where: { payload: JSON.stringify({ userId: id }) } })).toBe(0);
+      expect(await UserToken.count({ where: { user_id: id } })).toBe(0);
+    }
+  });
+
   it('goes to an active operator without a password, under the default brand, and never to an inactive one', async () => {
     const active = `${unique('op')}@example.com`;
     const inactive = `${unique('op')}@example.com`;

@@ -72,6 +72,12 @@ describe('verification links of users', () => {
     expect((await User.findByPk(u.id))!.password).toBeNull();
   });
 
+  it('of an inactive user are refused (one mailed before inactive users stopped getting one): nothing is set', async () => {
+    const u = await newUser({ active: 0 });
+    await expectRevoked(u.id, u.token);
+    expect(await User.findByPk(u.id)).toMatchObject({ active: 0, email_verified: 0, password: null });
+  });
+
   it('a refused update revokes nothing', async () => {
     const u = await newUser();
     expectError(await api.put(`/api/user/user/${u.id}`, { email: newEmail('x'), language_code: 'zz' }), 422, 'The selected language code is invalid.');
