@@ -71,6 +71,8 @@ export interface EventPayloads {
   'mail.delivered': { outboxId: number };
   /** A mail failed for good: every attempt was refused or could not reach the server. */
   'mail.failed': { outboxId: number };
+  /** The SMTP server took a mail (`mail.delivered`) but refused some of its recipients: the delivery record's `error` names them. */
+  'mail.recipients_refused': { outboxId: number };
   /** A delivery report came back for a mail the SMTP server had accepted (the mailbox worker read it). */
   'mail.bounced': { outboxId: number };
   /** Polling a department mailbox failed (the mailbox worker). */
@@ -115,6 +117,7 @@ export const EVENT_TYPES: Record<EventName, string> = {
   'message.forwarded': 'a ticket message was forwarded',
   'mail.delivered': 'the SMTP server accepted a mail',
   'mail.failed': 'a mail failed for good',
+  'mail.recipients_refused': 'the SMTP server took a mail but refused some of its recipients',
   'mail.bounced': 'a mail sent was reported undeliverable (a bounce)',
   'mailbox.error': 'polling a department mailbox failed',
   'mailbox.refused': 'an incoming mail (or its files) was refused, and its sender is told why',

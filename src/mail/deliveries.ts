@@ -8,7 +8,7 @@ import { logger } from '../logger';
 import { mailsTotal } from '../ops/metrics';
 import type { JobDefinition } from '../queue/jobs';
 import { markProcessed } from '../queue/outbox';
-import { sentMails, type SentMail } from './transports';
+import { describeRefused, sentMails, type SentMail } from './transports';
 
 const isFinal = (job: Job, err: unknown) => err instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
 
@@ -17,23 +17,43 @@ const isFinal = (job: Job, err: unknown) => err instanceof UnrecoverableError ||
  * transaction; a mail that is out (`done`) also marks its entry processed there, so a crash after
  * that commit cannot send it again (the window left is the SMTP answer to this commit).
  */
-async function record(outboxId: number, values: Partial<MailDelivery>, event?: 'mail.delivered' | 'mail.failed', done = false) {
+type DeliveryEvent = 'mail.delivered' | 'mail.failed' | 'mail.recipients_refused';
+
+async function record(outboxId: number, values: Partial<MailDelivery>, events: DeliveryEvent[] = [], done = false) {
   await transaction(async (t) => {
     const existing = await MailDelivery.findOne({ where: { outbox_id: outboxId }, transaction: t, lock: t.LOCK.UPDATE });
     if (existing) await existing.update(values, { transaction: t });
     else await MailDelivery.create({ outbox_id: outboxId, attempts: 0, ...values }, { transaction: t });
-    if (event) await emit(t, event, { outboxId });
+    for (const event of events) await emit(t, event, { outboxId });
     if (done) await markProcessed(outboxId, t);
   });
 }
 
-const describe = (mail: SentMail | undefined) => (mail ? { recipients: mail.recipients.slice(0, 1024), subject: mail.subject?.slice(0, 998) ?? null } : {});
+/** The length of the record's `recipients` column. */
+const RECIPIENTS_MAX = 1024;
+
+/** The recipients as the record keeps them: comma-separated, cut between two addresses (`… and 12 more`) when they do not fit. */
+function recipientList(addresses: string[]): string {
+  const all = addresses.join(', ');
+  if (all.length <= RECIPIENTS_MAX) return all;
+  const room = RECIPIENTS_MAX - ` and ${addresses.length} more`.length;
+  let kept = 0;
+  while (kept < addresses.length && addresses.slice(0, kept + 1).join(', ').length <= room) kept++;
+  return `${addresses.slice(0, kept).join(', ')} and ${addresses.length - kept} more`;
+}
+
+const describe = (mail: SentMail | undefined) => (mail ? { recipients: recipientList(mail.recipients), subject: mail.subject?.slice(0, 998) ?? null } : {});
+
+/** What the record's `error` says of a mail the server took but not for every recipient. */
+const refusal = (mail: SentMail) => `The SMTP server refused ${mail.refused.length} of ${mail.recipients.length} recipients: ${describeRefused(mail.refused)}`;
 
 /**
  * A mail job that leaves a delivery record (`GET /api/core/mail`): queued with the last error while
  * it is retried, then sent (with the SMTP server's answer), failed (out of attempts), or skipped
  * (the handler found nothing to send). Sent and failed are also events (`mail.delivered`,
- * `mail.failed`). Only outbox jobs have a record: the others have no entry to hang it on.
+ * `mail.failed`). A mail sent that the server refused for some of its recipients says which and
+ * why in its `error`, with the event `mail.recipients_refused` and a log line. Only outbox jobs
+ * have a record: the others have no entry to hang it on.
  */
 export function recordingDeliveries<P>(def: JobDefinition<P>): JobDefinition<P> {
   return {
@@ -52,18 +72,21 @@ export function recordingDeliveries<P>(def: JobDefinition<P>): JobDefinition<P> 
           await record(outboxId, {
             status: final ? 'failed' : 'queued', ...describe(tried), smtp_response: tried?.response ?? null,
             error: (err as Error).message, attempts, ...(final ? { failed_at: now() } : {}),
-          }, final ? 'mail.failed' : undefined);
+          }, final ? ['mail.failed'] : []);
         }
         mailsTotal.inc({ outcome: final ? 'failed' : 'retry' });
         throw err;
       }
       const sent = mails.find((m) => !m.error);
       mailsTotal.inc({ outcome: sent ? 'sent' : 'skipped' });
+      // Taken for some recipients, refused for others: the record and an event say which and why.
+      const partly = !!sent?.refused.length;
+      if (partly) logger.warn({ job: job.name, outboxId, refused: sent!.refused.length, recipients: sent!.recipients.length }, 'the SMTP server refused some recipients of a mail');
       // The mail is out: failing to record it must not make the job run (and send) again.
       if (outboxId) {
         await record(outboxId, sent
-          ? { status: 'sent', ...describe(sent), message_id: sent.messageId, smtp_response: sent.response, error: null, attempts, sent_at: now() }
-          : { status: 'skipped', error: null, attempts, smtp_response: null }, sent ? 'mail.delivered' : undefined, true)
+          ? { status: 'sent', ...describe(sent), message_id: sent.messageId, smtp_response: sent.response, error: partly ? refusal(sent) : null, attempts, sent_at: now() }
+          : { status: 'skipped', error: null, attempts, smtp_response: null }, sent ? ['mail.delivered', ...(partly ? ['mail.recipients_refused' as const] : [])] : [], true)
           .catch((err) => logger.error({ outboxId, reason: (err as Error).message }, 'mail sent, but its delivery record could not be written'));
       }
       return result;

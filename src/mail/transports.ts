@@ -8,39 +8,71 @@ import { accessToken } from '../oauth/tokens';
 import { BRAND_SMTP_PASSWORD } from '../crypto/secrets';
 import { revealSecret } from '../crypto/storedSecret';
 
+/** A recipient the SMTP server refused (at RCPT TO), with its answer. */
+export interface RefusedRecipient {
+  address: string;
+  response: string | null;
+}
+
 /** A message a transport sent (or tried to): what the mail delivery record shows. */
 export interface SentMail {
-  recipients: string;
+  /** Every recipient of the envelope: To, Cc and Bcc. */
+  recipients: string[];
   subject: string | null;
   messageId: string | null;
   /** The SMTP server's last answer (`250 2.0.0 OK ...`, or the refusal). */
   response: string | null;
+  /** The recipients the server refused: of a mail it took, those it does not deliver to. */
+  refused: RefusedRecipient[];
   error?: Error;
 }
 
 /** The mails sent within one job (mail/deliveries.ts reads them to record the delivery). */
 export const sentMails = new AsyncLocalStorage<SentMail[]>();
 
-const addresses = (v: SendMailOptions['to']): string => ((Array.isArray(v) ? v.flat() : v ? [v] : []) as Array<string | { address?: string }>)
-  .map((a) => (typeof a === 'string' ? a : a.address ?? '')).join(', ');
+const addresses = (v: SendMailOptions['to']): string[] => ((Array.isArray(v) ? v.flat() : v ? [v] : []) as Array<string | { address?: string }>)
+  .map((a) => (typeof a === 'string' ? a : a.address ?? '')).filter(Boolean);
+
+type Rejections = { rejected?: unknown[]; rejectedErrors?: Array<Error & { recipient?: string; response?: string }> };
+
+/** The recipients nodemailer says were refused (`rejected`), each with the server's answer (`rejectedErrors`). */
+function refusedOf({ rejected, rejectedErrors }: Rejections): RefusedRecipient[] {
+  const out = (rejectedErrors ?? []).filter((e) => e.recipient)
+    .map((e) => ({ address: e.recipient!, response: e.response ? foreignText(e.response, 200) : null }));
+  for (const address of rejected ?? []) {
+    if (typeof address === 'string' && !out.some((r) => r.address === address)) out.push({ address, response: null });
+  }
+  return out;
+}
+
+/** `a@x.test (550 5.1.1 No such user); b@x.test (…)`: the refused recipients and why. */
+export const describeRefused = (refused: RefusedRecipient[]): string => refused.map((r) => (r.response ? `${r.address} (${r.response})` : r.address)).join('; ');
 
 /**
- * Records every message of the transport in the current job's `sentMails`, sent or refused. What
- * the server said is kept to its first line, shortened (foreignText): enough to identify a failure.
+ * Records every message of the transport in the current job's `sentMails`, sent or refused, with
+ * its envelope's recipients and those the server refused. What the server said is kept to its
+ * first line, shortened (foreignText): enough to identify a failure.
  */
 function recording(transport: Transporter): Transporter {
   const send = transport.sendMail.bind(transport) as (mail: SendMailOptions) => Promise<any>;
   transport.sendMail = (async (mail: SendMailOptions) => {
-    const base = { recipients: addresses(mail.to), subject: typeof mail.subject === 'string' ? mail.subject : null };
+    const base = {
+      recipients: [...addresses(mail.to), ...addresses(mail.cc), ...addresses(mail.bcc)], subject: typeof mail.subject === 'string' ? mail.subject : null,
+    };
     try {
       const info = await send(mail);
-      sentMails.getStore()?.push({ ...base, messageId: info.messageId ?? null, response: info.response ? foreignText(info.response, 200) : null });
+      sentMails.getStore()?.push({
+        ...base, messageId: info.messageId ?? null, response: info.response ? foreignText(info.response, 200) : null, refused: refusedOf(info),
+      });
       return info;
     } catch (err) {
-      const e = err as Error & { response?: string; code?: string };
+      const e = err as Error & Rejections & { response?: string; code?: string };
       const response = e.response ? foreignText(e.response, 200) : null;
-      const error = Object.assign(new Error(e instanceof OutboundRefusedError ? e.message : foreignText(e.message, 200)), { code: e.code, response, responseCode: (e as any).responseCode });
-      sentMails.getStore()?.push({ ...base, messageId: null, response, error });
+      const refused = refusedOf(e);
+      // Every recipient refused: the answer to each one, not only the last.
+      const message = (e instanceof OutboundRefusedError ? e.message : foreignText(e.message, 200)) + (refused.length ? `: ${describeRefused(refused)}` : '');
+      const error = Object.assign(new Error(message), { code: e.code, response, responseCode: (e as any).responseCode });
+      sentMails.getStore()?.push({ ...base, messageId: null, response, refused, error });
       throw error;
     }
   }) as Transporter['sendMail'];

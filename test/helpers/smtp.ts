@@ -10,6 +10,18 @@ export interface ReceivedMail {
   raw: Buffer;
 }
 
+/** A reply the server gives instead of taking a recipient or a message: its code (550, 451...) and text. */
+export interface SmtpRefusal {
+  code: number;
+  message: string;
+}
+
+/** What a test server refuses: a recipient at RCPT TO, a whole message at the end of DATA (null: taken). */
+export interface SmtpRefusals {
+  rcpt?(address: string): SmtpRefusal | null;
+  data?(recipients: string[]): SmtpRefusal | null;
+}
+
 export interface TestSmtp {
   port: number;
   received: ReceivedMail[];
@@ -23,11 +35,15 @@ export interface TestSmtp {
  * those credentials; `xoauth2` makes it take only XOAUTH2 logins, accepted when `validate` says
  * the access token is the user's (a refused token gets the 334 error challenge, then 535);
  * `delayMs` holds each message before accepting it; `starttls` makes it offer STARTTLS with
- * smtp-server's built-in self-signed certificate (otherwise it offers no TLS).
+ * smtp-server's built-in self-signed certificate (otherwise it offers no TLS). `refuse` answers a
+ * recipient at RCPT TO (`rcpt`), or a whole message at the end of DATA (`data`, given its envelope's
+ * recipients), with the refusal it returns (null: taken); a refused message is not recorded.
  */
 export async function startSmtp(opts: {
   auth?: { user: string; pass: string }; xoauth2?: { validate(user: string, token: string): Promise<boolean> }; delayMs?: number; starttls?: boolean;
+  refuse?: SmtpRefusals;
 } = {}): Promise<TestSmtp> {
+  const refusal = (r: SmtpRefusal) => Object.assign(new Error(r.message), { responseCode: r.code });
   const received: ReceivedMail[] = [];
   const authRequired = Boolean(opts.auth || opts.xoauth2);
   const options: SMTPServerOptions = {
@@ -48,10 +64,16 @@ export async function startSmtp(opts: {
       if (opts.auth && auth.username === opts.auth.user && auth.password === opts.auth.pass) return callback(null, { user: auth.username });
       return callback(new Error('Invalid username or password'));
     },
+    onRcptTo(address, _session, callback) {
+      const refused = opts.refuse?.rcpt?.(address.address);
+      callback(refused ? refusal(refused) : undefined);
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       simpleParser(stream).then((parsed) => {
+        const refused = opts.refuse?.data?.(session.envelope.rcptTo.map((r) => r.address));
+        if (refused) return callback(refusal(refused));
         const done = () => {
           received.push({
             envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',

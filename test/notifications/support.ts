@@ -17,7 +17,7 @@ import { emit } from '../../src/events';
 import { put } from '../../src/storage/uploads';
 import { EMAIL_TEMPLATE_KEYS } from '../../src/ticket/templateMapping';
 import { newEmail, unique } from '../helpers/app';
-import { startSmtp, waitFor, type ReceivedMail, type TestSmtp } from '../helpers/smtp';
+import { startSmtp, waitFor, type ReceivedMail, type SmtpRefusals, type TestSmtp } from '../helpers/smtp';
 import { mailSpec } from '../../src/wiring';
 import { closeTransports } from '../../src/mail/transports';
 import { createWorker } from '../../src/queue/runWorker';
@@ -110,14 +110,15 @@ export async function otherDepartment(world: MailWorld, templates: Record<string
 }
 
 /**
- * For a file's tests (call it after useApi): a real SMTP server, a mail world sending through it,
- * and the mail worker, started before the tests and stopped after them.
+ * For a file's tests (call it after useApi): a real SMTP server (refusing what `refuse` says:
+ * startSmtp), a mail world sending through it, and the mail worker, started before the tests and
+ * stopped after them.
  */
-export function useMailWorld(): { smtp: TestSmtp; world: MailWorld } {
+export function useMailWorld(refuse?: SmtpRefusals): { smtp: TestSmtp; world: MailWorld } {
   const m = {} as { smtp: TestSmtp; world: MailWorld };
   let worker: Awaited<ReturnType<typeof createWorker>>;
   beforeAll(async () => {
-    m.smtp = await startSmtp();
+    m.smtp = await startSmtp({ refuse });
     m.world = await mailWorld(m.smtp.port);
     worker = await createWorker(mailSpec());
   });
