@@ -8,9 +8,9 @@ import { logger } from '../logger';
 import { mailsTotal } from '../ops/metrics';
 import type { JobDefinition } from '../queue/jobs';
 import { markProcessed } from '../queue/outbox';
-import { describeRefused, sentMails, type SentMail } from './transports';
+import { describeRefused, isPermanentRefusal, sentMails, type SentMail } from './transports';
 
-const isFinal = (job: Job, err: unknown) => err instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+const isFinal = (job: Job, err: unknown) => err instanceof UnrecoverableError || isPermanentRefusal(err) || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
 
 /**
  * Writes (or updates) the delivery record of the job's outbox entry, and its event, in one
@@ -49,7 +49,8 @@ const refusal = (mail: SentMail) => `The SMTP server refused ${mail.refused.leng
 
 /**
  * A mail job that leaves a delivery record (`GET /api/core/mail`): queued with the last error while
- * it is retried, then sent (with the SMTP server's answer), failed (out of attempts), or skipped
+ * it is retried, then sent (with the SMTP server's answer), failed (out of attempts, or at once
+ * when the server refused the mail for good: a 5xx, isPermanentRefusal), or skipped
  * (the handler found nothing to send). Sent and failed are also events (`mail.delivered`,
  * `mail.failed`). A mail sent that the server refused for some of its recipients says which and
  * why in its `error`, with the event `mail.recipients_refused` and a log line. Only outbox jobs
@@ -75,7 +76,8 @@ export function recordingDeliveries<P>(def: JobDefinition<P>): JobDefinition<P> 
           }, final ? ['mail.failed'] : []);
         }
         mailsTotal.inc({ outcome: final ? 'failed' : 'retry' });
-        throw err;
+        // A permanent refusal (5xx) fails the job now: BullMQ does not retry an UnrecoverableError.
+        throw isPermanentRefusal(err) ? new UnrecoverableError((err as Error).message) : err;
       }
       const sent = mails.find((m) => !m.error);
       mailsTotal.inc({ outcome: sent ? 'sent' : 'skipped' });

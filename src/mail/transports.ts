@@ -49,6 +49,17 @@ function refusedOf({ rejected, rejectedErrors }: Rejections): RefusedRecipient[]
 export const describeRefused = (refused: RefusedRecipient[]): string => refused.map((r) => (r.response ? `${r.address} (${r.response})` : r.address)).join('; ');
 
 /**
+ * Whether an SMTP error refuses the mail itself for good: a 5xx reply (RFC 5321: permanent; but 503,
+ * bad sequence of commands, as nodemailer reads it) to MAIL FROM, to every RCPT TO, to DATA or at
+ * its end. Trying it again would get the same answer for a day. Not a refused login (a setting to
+ * mend, after which the mail goes), a 4xx or a connection that failed: those are tried again.
+ */
+export function isPermanentRefusal(err: unknown): boolean {
+  const { code, responseCode } = (err ?? {}) as { code?: string; responseCode?: number };
+  return (code === 'EENVELOPE' || code === 'EMESSAGE') && typeof responseCode === 'number' && responseCode >= 500 && responseCode < 600 && responseCode !== 503;
+}
+
+/**
  * Records every message of the transport in the current job's `sentMails`, sent or refused, with
  * its envelope's recipients and those the server refused. What the server said is kept to its
  * first line, shortened (foreignText): enough to identify a failure.
