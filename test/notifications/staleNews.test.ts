@@ -30,8 +30,12 @@ const ok = (res: { status: number; body: any }) => {
   return res.body.data;
 };
 
-it('a ticket reopened, moved on again or answered before its mail was sent sends nothing stale', async () => {
+it('a ticket reopened, locked, moved on again or answered before its mail was sent sends nothing stale', async () => {
   const reopened = await openTicket(world, { emitEvent: false });
+  // Resolved, then locked: the resolve mail's "reply to reopen" no longer holds (a locked ticket refuses replies).
+  const locked = await openTicket(world, { emitEvent: false });
+  ok(await api.put(`/api/ticket/ticket/${locked.ticket.id}`, { status: world.resolvedStatus }));
+  ok(await api.put(`/api/ticket/ticket/${locked.ticket.id}`, { locked: 1 }));
   const movedOn = await openTicket(world, { emitEvent: false });
   const first = await otherDepartment(world);
   ok(await api.put(`/api/ticket/ticket/${reopened.ticket.id}`, { status: world.resolvedStatus }));
@@ -47,12 +51,14 @@ it('a ticket reopened, moved on again or answered before its mail was sent sends
 
   const worker = await createWorker(mailSpec());
   try {
-    for (const { ticket } of [reopened, movedOn, answered]) await settled(ticket.id);
+    for (const { ticket } of [reopened, locked, movedOn, answered]) await settled(ticket.id);
   } finally {
     await worker.close();
   }
-  expect((await mailEntries(reopened.ticket.id)).map((e) => e.payload.kind)).toEqual(['user_ticket_operatorclose']);
-  expect(mailsOf(smtp, reopened.ticket)).toEqual([]);
+  for (const { ticket } of [reopened, locked]) {
+    expect((await mailEntries(ticket.id)).map((e) => e.payload.kind)).toEqual(['user_ticket_operatorclose']);
+    expect(mailsOf(smtp, ticket)).toEqual([]);
+  }
   expect(mailsOf(smtp, answered.ticket)).toEqual([]);
   // Moved back: the first department's operator is not told; the world's operators are (it moved to theirs).
   const told = mailsOf(smtp, movedOn.ticket).flatMap((sent) => sent.envelopeTo);

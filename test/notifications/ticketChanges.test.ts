@@ -1,6 +1,6 @@
 /**
  * The mails a ticket's change through the API causes, beyond assignment: the user told that an
- * operator resolved (or locked) the ticket (user_ticket_operatorclose), and the operators of the
+ * operator resolved the ticket (user_ticket_operatorclose; not when it is locked), and the operators of the
  * department a ticket moved to (operator_department_changed). Counted at the SMTP server.
  */
 import { OperatorDepartment, Ticket } from '../../src/db/models';
@@ -37,10 +37,12 @@ describe('a ticket resolved through the API', () => {
     expect(mailsOf(m.smtp, ticket)).toHaveLength(1);
   });
 
-  it('locking closes the ticket and tells the user; an internal ticket and an unmapped template tell nobody', async () => {
+  it('locking closes the ticket and tells nobody (the resolve mail asks for a reply a locked ticket refuses); nor do an internal ticket and an unmapped template', async () => {
     const locked = await quietTicket();
-    ok(await api.put(`/api/ticket/ticket/${locked.ticket.id}`, { locked: 1 }));
-    expect((await mailTo(m.smtp, locked.ticket, locked.user.email)).parsed.subject).toBe(`[#${locked.ticket.number}]: Your ticket has been resolved`);
+    expect(ok(await api.put(`/api/ticket/ticket/${locked.ticket.id}`, { locked: 1 }))).toMatchObject({ locked: 1, status_id: m.world.resolvedStatus });
+    // The status as well in the same request: the same.
+    const lockedResolved = await quietTicket();
+    ok(await api.put(`/api/ticket/ticket/${lockedResolved.ticket.id}`, { locked: 1, status: m.world.resolvedStatus }));
 
     const internal = await quietTicket({ internal: true, author: m.world.direct });
     ok(await api.put(`/api/ticket/ticket/${internal.ticket.id}`, { status: m.world.resolvedStatus }));
@@ -53,9 +55,7 @@ describe('a ticket resolved through the API', () => {
     } finally {
       await m.world.department.update({ email_templates: templates });
     }
-    await settled(locked.ticket.id);
-    expect(mailsOf(m.smtp, locked.ticket)).toHaveLength(1);
-    for (const quiet of [internal, unmapped]) {
+    for (const quiet of [locked, lockedResolved, internal, unmapped]) {
       expect((await Ticket.findByPk(quiet.ticket.id))!.status_id).toBe(m.world.resolvedStatus);
       expect(await mailEntries(quiet.ticket.id)).toEqual([]);
     }

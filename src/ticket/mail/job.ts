@@ -148,6 +148,8 @@ async function userDraft(kind: UserMailKind, p: TicketMailPayload, { ticket, bra
   if (kind === 'user_user_ticket_reply' && (message!.by !== BY.USER || message!.type !== MESSAGE_TYPE.MESSAGE)) return skip('not a user reply');
   // A ticket reopened, or answered, before its mail went out: the news is stale.
   if (kind === 'user_ticket_operatorclose' && ticket.resolved_time === null) return skip('the ticket was reopened');
+  // It asks for a reply to reopen the ticket, which a ticket locked since refuses.
+  if (kind === 'user_ticket_operatorclose' && ticket.locked) return skip('the ticket was locked');
   if (kind === 'user_ticket_waitingresponse' && !(await stillWaiting(ticket))) return skip('the ticket no longer waits for its user');
   let feedback: TicketFeedback | null = null;
   if (kind === 'user_feedback_request') {

@@ -34,8 +34,9 @@ import { activeOperators, assignedIds, departmentOperatorIds, watcherIds } from 
  *   ticket.updated     operator_assigned to each newly assigned operator; a request that moved
  *                      the ticket to another department: operator_department_changed to the new
  *                      department's operators; a request that resolved it (the status became
- *                      `default_resolved_status`, or `locked` closed it): user_ticket_operatorclose;
- *                      with the cause `autoclose` (the scheduler), user_ticket_autoclose instead
+ *                      `default_resolved_status`) and left it unlocked: user_ticket_operatorclose
+ *                      (locking closes a ticket silently); with the cause `autoclose` (the
+ *                      scheduler), user_ticket_autoclose instead
  *   ticket.feedback_requested   user_feedback_request (the feedback form's template)
  *   ticket.waiting_response     user_ticket_waitingresponse
  *   mailbox.refused    the notice to the sender: user_ticket_locked, user_ticket_disablereplies,
@@ -183,7 +184,9 @@ export async function onTicketUpdated(p: EventPayloads['ticket.updated'], transa
   if (!scope) return;
   const { ticket } = scope;
   if (closedInactive && !ticket.internal) await mailUser('user_ticket_autoclose', scope, undefined, transaction);
-  if (mayBeResolved && ticket.status_id === resolvedStatus && !ticket.internal) await mailUser('user_ticket_operatorclose', scope, undefined, transaction);
+  // Not for a ticket locked (by this request or before): the mail invites a reply to reopen it,
+  // which a locked ticket refuses; SupportPal's lock sends no mail of its own either.
+  if (mayBeResolved && ticket.status_id === resolvedStatus && !ticket.internal && !ticket.locked) await mailUser('user_ticket_operatorclose', scope, undefined, transaction);
   if (movedDepartment && mapped(scope, 'operator_department_changed')) {
     // The operators of the department it moved to; those newly assigned hear of it by operator_assigned.
     const ids = (await departmentOperatorIds(ticket.department_id, transaction)).filter((id) => !p.newlyAssigned.includes(id));
