@@ -8,6 +8,9 @@
  * everything under /api/core (brands with their SMTP settings, webhooks, settings, bans...), the
  * department mailboxes under /api/ticket/department/{id}/email (server, user name, password), and
  * the queue dashboard. Tokens themselves are managed by the CLI only, which is beyond any scope.
+ * A write that reaches past its path's area needs that area's scope too, checked where the change
+ * is made (ScopeRequiredError): deleting a department with mailboxes `core:write`, deleting a user
+ * with tickets `ticket:write`.
  */
 export const AREAS = ['core', 'user', 'ticket', 'selfservice'] as const;
 export type Area = (typeof AREAS)[number];

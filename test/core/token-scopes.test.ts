@@ -4,7 +4,7 @@
  * refused; `token create --scopes/--expires-in` and `token list` show them, with last use.
  */
 import request from 'supertest';
-import { ApiToken, Brand, Department, DepartmentEmail } from '../../src/db/models';
+import { ApiToken, Brand, Department, DepartmentEmail, Setting, Ticket, TicketMessage, TicketPriority, User } from '../../src/db/models';
 import { createToken } from '../../src/auth/tokens';
 import { parseScopes, requiredScope } from '../../src/auth/scopes';
 import { tokenCommand } from '../../src/cli/tokenCommand';
@@ -95,6 +95,33 @@ describe('scoped tokens', () => {
     expect(await DepartmentEmail.findByPk(box.id)).toBeNull();
     const plain = expectSuccess(await api.post('/api/ticket/department', { name: unique('Dept') }), 'Successfully created new department!');
     expectDeleted(await del(ticketWriter.token, plain.id), 'department');
+  });
+
+  it('a user with tickets is deleted only with ticket:write (their tickets and those merged into them go with them); one without, with user:write', async () => {
+    const newUser = async () => expectSuccess(await api.post('/api/user/user', { email: `${unique('del')}@example.com`, firstname: 'Del' }), 'Successfully created new user!');
+    const [owner, other] = [await newUser(), await newUser()];
+    const department = (await Department.findOne({ where: { name: 'General Enquiries' } }))!;
+    const status = Number((await Setting.findOne({ where: { scope: 'ticket', name: 'default_open_status' } }))!.value);
+    const priority = (await TicketPriority.findOne({ where: { name: 'Low' } }))!;
+    const openTicket = async (userId: number) => expectSuccess(await api.post('/api/ticket/ticket', {
+      user: userId, department: department.id, status, priority: priority.id, subject: unique('Subject'), text: 'Hello', send_user_email: 0, send_operators_email: 0,
+    }), 'Successfully created new ticket!');
+    const [kept, merged] = [await openTicket(owner.id), await openTicket(other.id)];
+    expectSuccess(await api.post(`/api/ticket/ticket/${kept.id}/merge`, { ids: [merged.id] }), 'Successfully updated the ticket!');
+
+    const del = (token: string, id: number) => request(api.app).delete(`/api/user/user/${id}`).auth(token, 'x');
+    const userWriter = await createToken(unique('uw'), undefined, { scopes: ['user:write'] });
+    expectError(await del(userWriter.token, owner.id), 403, 'The API token does not have the ticket:write scope this request needs.');
+    expect(await User.findByPk(owner.id)).not.toBeNull();
+    expect((await Ticket.findAll({ where: { id: [kept.id, merged.id] } })).map((t) => t.id).sort()).toEqual([kept.id, merged.id].sort());
+    expect(await TicketMessage.count({ where: { ticket_id: kept.id } })).toBe(2);
+
+    // A ticket merged into another is still the user's ticket.
+    expectError(await del(userWriter.token, other.id), 403, /ticket:write/);
+    expectDeleted(await del(userWriter.token, (await newUser()).id), 'user');
+    const both = await createToken(unique('both'), undefined, { scopes: ['user:write', 'ticket:write'] });
+    expectDeleted(await del(both.token, owner.id), 'user');
+    expect(await Ticket.count({ where: { id: [kept.id, merged.id] } })).toBe(0);
   });
 
   it('read: every area read-only; a method override counts as the method it names', async () => {

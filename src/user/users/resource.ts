@@ -88,7 +88,7 @@ export const userResource: ResourceDef<User, PersonRelations, KnownPerson> = {
     return new Written(user, { unlinked });
   },
   update: (user, input, { transaction, writesBefore }) => updateUser(user, input, transaction, writesBefore),
-  destroy: (user, { transaction }) => deleteUser(user, transaction),
+  destroy: (user, { transaction, grants }) => deleteUser(user, transaction, grants),
 };
 
 export const userRouter = resourceRouter(userResource);

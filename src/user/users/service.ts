@@ -5,7 +5,7 @@ import { Ticket, TicketAssignee, User, UserEmail } from '../../db/models';
 import { emailScope } from '../../db/models/PersonEmail';
 import { writeCount } from '../../db/writes';
 import { setLinks } from '../../db/links';
-import { ValidationError, invalid } from '../../errors';
+import { ScopeRequiredError, ValidationError, invalid } from '../../errors';
 import { definitions } from '../../db/definitions';
 import { onceInTransaction } from '../../db/transaction';
 import { insertRows } from '../../db/insertRows';
@@ -237,7 +237,15 @@ export async function deleteAssignmentsOf(userId: number, transaction: Transacti
   await TicketAssignee.destroy({ where: { user_id: userId }, transaction });
 }
 
-export async function deleteUser(user: User, transaction: Transaction): Promise<void> {
+/**
+ * `grants`: the request token's scopes beyond its path's (absent: full access). The user's tickets
+ * go for good, which the ticket API never does (it trashes): a user who has tickets (in the trash or
+ * merged too) is deleted only by a token that may also write tickets.
+ */
+export async function deleteUser(user: User, transaction: Transaction, grants?: (scope: string) => boolean): Promise<void> {
+  if (grants && !grants('ticket:write') && await Ticket.findOne({ attributes: ['id'], where: { user_id: user.id }, transaction, lock: transaction.LOCK.SHARE })) {
+    throw new ScopeRequiredError('ticket:write');
+  }
   await beforePersonDeleted(user.id, true, transaction);
   await deleteCustomFieldValues('user', user.id, transaction);
   await deleteAssignmentsOf(user.id, transaction);
