@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors';
-import { sealSecret } from '../crypto/storedSecret';
+import { SECRET_MASK, sealSecret } from '../crypto/storedSecret';
 import { Webhook, WebhookDelivery } from '../db/models';
 import { EVENT_NAMES } from '../events';
 import { equals, flagFilter } from '../http/listQuery';
@@ -17,9 +17,30 @@ const eventName = () => Joi.string().trim().valid('*', ...EVENT_NAMES);
 /** Event names (`events[]=ticket.created&events[]=user.created`), or `*` for every event. */
 const events = () => Joi.array().items(eventName()).single().min(1).max(100)
   .description(`Event types to deliver, or \`*\` for all: ${EVENT_NAMES.join(', ')}.`);
-/** Public targets only: internal ones need OUTBOUND_ALLOW_HOSTS (src/net/outbound.ts). */
+/**
+ * Public targets only: internal ones need OUTBOUND_ALLOW_HOSTS (src/net/outbound.ts). No user info
+ * (`https://alice:hunter2@host/`): it would be stored and shown in clear, and sent as Basic auth;
+ * a receiver checks the signature instead.
+ */
 const url = () => outboundUrl('webhook', 'url')
-  .description('Where deliveries are POSTed (http or https); internal addresses only when OUTBOUND_ALLOW_HOSTS lists them.');
+  .custom((v: string) => {
+    const { username, password } = new URL(v);
+    if (username || password) throw new Error('The url must not contain a user name or password: verify deliveries with the signing secret.');
+    return v;
+  })
+  .description('Where deliveries are POSTed (http or https, without a user name or password); internal addresses only when OUTBOUND_ALLOW_HOSTS lists them.');
+
+/**
+ * A stored URL as responses show it: the password of its user info (a webhook saved before user
+ * info was refused; its deliveries still send it) as SECRET_MASK. The user info ends at the
+ * authority's last `@`, as a URL parser reads it; the rest is shown as stored.
+ */
+function shownUrl(stored: string): string {
+  const userInfo = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#\\]*)@/i.exec(stored);
+  const colon = userInfo ? userInfo[2].indexOf(':') : -1;
+  if (!userInfo || colon < 0 || colon === userInfo[2].length - 1) return stored;
+  return `${userInfo[1]}${userInfo[2].slice(0, colon + 1)}${SECRET_MASK}${stored.slice(userInfo[0].length - 1)}`;
+}
 
 /** `*` alone stands for every event; names are kept once, in the order given. */
 const storedEvents = (names: string[]) => JSON.stringify(names.includes('*') ? ['*'] : [...new Set(names)]);
@@ -65,6 +86,7 @@ export const webhookResource: ResourceDef<Webhook> = {
   },
   serialize: (w, _rel, ctx) => ({
     ...pick(w, WEBHOOK_FIELDS),
+    url: shownUrl(w.url),
     events: subscribedEvents(w),
     ...(ctx.view === 'create' ? { secret: shownOnce.get(w) ?? null } : {}),
   }),

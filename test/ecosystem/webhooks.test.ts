@@ -80,6 +80,31 @@ describe('webhook CRUD', () => {
     expect(json.events).toEqual(['*']);
   });
 
+  it('refuses a URL with a user name or password; shows the password of one stored before as ********', async () => {
+    const refusal = 'The url must not contain a user name or password: verify deliveries with the signing secret.';
+    for (const url of ['http://alice:hunter2@example.com/path', 'https://alice@example.com/x', 'https://:hunter2@example.com/x', 'HTTPS://a%40b:p%3Aw@example.com/x']) {
+      expectError(await api.post('/api/core/webhook', { url, events: ['*'] }), 422, refusal);
+    }
+    const hook = await webhook(['user.created'], { enabled: 0 });
+    expectError(await api.put(`/api/core/webhook/${hook.id}`, { url: 'https://alice:hunter2@example.com/path', events: ['*'] }), 422, refusal);
+    expect((await Webhook.findByPk(hook.id))!.url).toBe(hook.url);
+    expect(expectSuccess(await api.get(`/api/core/webhook/${hook.id}`)).events).toEqual(['user.created']);
+
+    // One stored before the refusal keeps working, but never shows its password.
+    await Webhook.update({ url: 'https://alice:hunter2@example.com/path?x=a:b@c' }, { where: { id: hook.id } });
+    const masked = 'https://alice:********@example.com/path?x=a:b@c';
+    expect(expectSuccess(await api.get(`/api/core/webhook/${hook.id}`)).url).toBe(masked);
+    const listed = expectList(await api.get('/api/core/webhook', { enabled: 0, limit: 1000 })).find((w) => w.id === hook.id);
+    expect(listed.url).toBe(masked);
+    expect(expectSuccess(await api.put(`/api/core/webhook/${hook.id}`, { description: 'kept' }), 'Successfully updated the webhook!').url).toBe(masked);
+    expect((await Webhook.findByPk(hook.id))!.url).toBe('https://alice:hunter2@example.com/path?x=a:b@c');
+    // A user name alone is no secret; a password of p@ss (the last @ ends it) is masked whole.
+    await Webhook.update({ url: 'https://alice@example.com/path' }, { where: { id: hook.id } });
+    expect(expectSuccess(await api.get(`/api/core/webhook/${hook.id}`)).url).toBe('https://alice@example.com/path');
+    await Webhook.update({ url: 'https://alice:p@ss@example.com/' }, { where: { id: hook.id } });
+    expect(expectSuccess(await api.get(`/api/core/webhook/${hook.id}`)).url).toBe('https://alice:********@example.com/');
+  });
+
   it('updates, filters by event and enabled, deletes', async () => {
     const hook = await webhook(['article.created']);
     const updated = expectSuccess(await api.put(`/api/core/webhook/${hook.id}`, { events: ['article.updated', 'article.deleted'], enabled: 0 }), 'Successfully updated the webhook!');
