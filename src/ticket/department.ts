@@ -135,8 +135,29 @@ function checkNumberFormat(format: string | null | undefined): void {
   }
 }
 
+/**
+ * An update keeps every brand that one of the department's emails uses: mail to that address opens
+ * tickets of its brand in the department, which would refuse each (`The selected department is
+ * invalid.`). Tickets of a brand removed otherwise keep working; new ones of it are refused in the
+ * department, as for any brand it does not serve. The department row is locked by the update and an
+ * email's write share-locks it, so no email takes the brand meanwhile.
+ */
+async function assertEmailBrandsKept(departmentId: number, ids: number[], transaction: Transaction): Promise<void> {
+  const [used] = await select<{ address: string; name: string }>(
+    `SELECT e.address, b.name FROM department_emails e
+       JOIN department_brands l ON l.department_id = e.department_id AND l.brand_id = e.brand_id
+       JOIN brands b ON b.id = e.brand_id
+     WHERE e.department_id = ?${ids.length ? ' AND e.brand_id NOT IN (?)' : ''} ORDER BY e.id LIMIT 1`,
+    ids.length ? [departmentId, ids] : [departmentId], { transaction },
+  );
+  if (used) {
+    throw new ValidationError(`The brand "${used.name}" cannot be removed from the department because its email ${used.address} uses it: give the email another brand first.`);
+  }
+}
+
 async function replaceBrands(departmentId: number, ids: number[], transaction: Transaction, fresh = false) {
   await assertExist(Brand, 'brand', ids, transaction);
+  if (!fresh) await assertEmailBrandsKept(departmentId, ids, transaction);
   await setLinks(DepartmentBrand, { department_id: departmentId }, 'brand_id', ids, transaction, { fresh });
 }
 

@@ -8,6 +8,7 @@ import { ValidationError } from '../../src/errors';
 import { EMAIL_TEMPLATE_KEYS, departmentResource } from '../../src/ticket/department';
 import { useApi, unique } from '../helpers/app';
 import { raceAfterHeld } from '../helpers/races';
+import { ticketContext } from './ticketSupport';
 import { countWarm } from '../helpers/queries';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 
@@ -388,6 +389,46 @@ describe('PUT /api/ticket/department/{id}', () => {
     const cleared = updated(await api.put(`${BASE}/${dept.id}`, { groups: '', operators: '', brand: '' }));
     expect(cleared).toMatchObject({ groups: [], operators: [] });
     expect(await DepartmentBrand.count({ where: { department_id: dept.id } })).toBe(0);
+  });
+
+  it('keeps a brand that one of its emails uses (422, nothing changed); a brand only its tickets have can go, and those tickets keep working', async () => {
+    const brand = await Brand.create({ name: unique('Brand') });
+    const dept = await makeDepartment({ description: 'before' });
+    await DepartmentBrand.bulkCreate([{ department_id: dept.id, brand_id: 1 }, { department_id: dept.id, brand_id: brand.id }]);
+    const address = `${unique('box')}@example.com`;
+    const box = await DepartmentEmail.create({ department_id: dept.id, brand_id: brand.id, address });
+    const brandsOf = async (id: number) => (await DepartmentBrand.findAll({ where: { department_id: id }, order: [['brand_id', 'ASC']] })).map((l) => l.brand_id);
+    const refusal = `The brand "${brand.name}" cannot be removed from the department because its email ${address} uses it: give the email another brand first.`;
+    for (const sent of [[1], '']) {
+      expectError(await api.put(`${BASE}/${dept.id}`, { brand: sent, description: 'after' }), 422, refusal);
+      expect(await brandsOf(dept.id)).toEqual([1, brand.id]);
+      expect((await Department.findByPk(dept.id))!.description).toBe('before');
+    }
+    // Sending the brand again, or adding one, is no removal.
+    const other = await Brand.create({ name: unique('Brand') });
+    updated(await api.put(`${BASE}/${dept.id}`, { brand: [brand.id, other.id] }));
+    expect(await brandsOf(dept.id)).toEqual([brand.id, other.id]);
+    // Once the email has another brand of the department, the brand can go.
+    expectSuccess(await api.put(`${BASE}/${dept.id}/email/${box.id}`, { brand_id: other.id }), 'Successfully updated the department email!');
+    updated(await api.put(`${BASE}/${dept.id}`, { brand: [other.id] }));
+    expect(await brandsOf(dept.id)).toEqual([other.id]);
+
+    // A ticket of a brand the department no longer has: new ones of that brand are refused there,
+    // the existing one is still shown, answered and updated.
+    const ctx = await ticketContext();
+    const customer = await User.create({ type: 'user', brand_id: brand.id, email: `${unique('c')}@example.com` });
+    const open = (department: number) => api.post('/api/ticket/ticket', {
+      brand: brand.id, user: customer.id, department, status: ctx.openStatus, priority: ctx.priorityId, subject: unique('s'), text: 'Hello', send_user_email: 0, send_operators_email: 0,
+    });
+    const served = await makeDepartment();
+    await DepartmentBrand.bulkCreate([{ department_id: served.id, brand_id: 1 }, { department_id: served.id, brand_id: brand.id }]);
+    const ticket = expectSuccess(await open(served.id), 'Successfully created new ticket!');
+    updated(await api.put(`${BASE}/${served.id}`, { brand: [1] }));
+    expectError(await open(served.id), 422, 'The selected department is invalid.');
+    expect(expectSuccess(await api.get(`/api/ticket/ticket/${ticket.id}`))).toMatchObject({ brand_id: brand.id, department_id: served.id });
+    expectSuccess(await api.post('/api/ticket/message', { ticket_id: ticket.id, user_id: customer.id, text: 'Still there?' }), 'Successfully created new message!');
+    expect(expectSuccess(await api.put(`/api/ticket/ticket/${ticket.id}`, { status: ctx.otherStatus, subject: 'Renamed' }), 'Successfully updated the ticket!'))
+      .toMatchObject({ status_id: ctx.otherStatus, subject: 'Renamed', brand_id: brand.id, department_id: served.id });
   });
 
   it('moves a department under another and back to the top (0 or empty)', async () => {
