@@ -142,11 +142,14 @@ export function bodyParsers(limit: string): RequestHandler[] {
     }
     return next();
   });
-  const jsonParser = express.json({ limit, strict: true });
+  // Not strict: every valid JSON parses, so one that is no object (`null`, `"str"`, `5`) gets the
+  // 422 below, as an array does; strict mode answered those 400 as if they were not JSON.
+  const jsonParser = express.json({ limit, strict: false });
   const json: RequestHandler = (req, res, next) => jsonParser(req, res, (err?: unknown) => next(err ? undecodable(req, err) : undefined));
   const onlyObjects: RequestHandler = (req, _res, next) => {
-    if (req.body === undefined || req.body === null) req.body = {};
-    else if (typeof req.body !== 'object' || Array.isArray(req.body)) {
+    // undefined: no body was read (an empty JSON body parses as {}); null is a JSON `null` sent.
+    if (req.body === undefined) req.body = {};
+    else if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
       throw new HttpError(422, 'The request body must be an object of fields.');
     } else if (req.is(['application/json', '+json'])) {
       checkedJson(req.body);

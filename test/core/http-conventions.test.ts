@@ -107,9 +107,18 @@ describe('errors outside the resources', () => {
     expectError(res, 400, 'The request body is not valid JSON.');
   });
 
-  it('answers a JSON body that is not an object with 422', async () => {
-    const res = await authed(request(api.app).post('/api/core/spamrule').set('Content-Type', 'application/json').send('[{"text":"x","type":0}]'));
-    expectError(res, 422, 'The request body must be an object of fields.');
+  it('answers a JSON body that is not an object with 422, and changes nothing', async () => {
+    const rule = await newSpamRule();
+    for (const body of ['[{"text":"x","type":0}]', 'null', ' null ', '"str"', '5', 'true', '[]']) {
+      for (const req of [request(api.app).post('/api/core/spamrule'), request(api.app).put(`/api/core/spamrule/${rule.id}`)]) {
+        expectError(await authed(req.set('Content-Type', 'application/json').send(body)), 422, 'The request body must be an object of fields.');
+      }
+    }
+    expect(expectSuccess(await api.get(`/api/core/spamrule/${rule.id}`))).toEqual(rule);
+    // No body, or an empty one, is no fields: the update changes nothing and succeeds.
+    expectSuccess(await authed(request(api.app).put(`/api/core/spamrule/${rule.id}`)), 'Successfully updated the spam rule!');
+    expectSuccess(await authed(request(api.app).put(`/api/core/spamrule/${rule.id}`).set('Content-Type', 'application/json').send('')), 'Successfully updated the spam rule!');
+    expectError(await authed(request(api.app).post('/api/core/spamrule').set('Content-Type', 'application/json').send('nul')), 400, 'The request body is not valid JSON.');
   });
 
   it('answers a body over the size limit (25mb) with 413', async () => {
