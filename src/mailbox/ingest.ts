@@ -9,7 +9,7 @@ import { onceInTransaction, transaction } from '../db/transaction';
 import { emit, withoutEvents, type MailRefusal } from '../events';
 import { ValidationError } from '../errors';
 import { logger } from '../logger';
-import { matchesRule } from '../core/spam';
+import { spamMatch } from '../core/spam';
 import { plainTextAsRichText } from '../content/html';
 import { operatorAudience, ticketOfReferences, recordMessageId } from '../ticket/mail/threading';
 import { threadTarget } from './threadTarget';
@@ -355,7 +355,7 @@ async function decideBeforeImport(mail: IncomingMessage, t: Transaction, beforeW
   const rules = await onceInTransaction(t, 'mailbox.spamRules', () => SpamRule.findAll({ where: { event_message: 1 }, transaction: t }));
   // The HTML alternative too (read only when a rule reads content): spam that hides in it, behind a harmless text part.
   const content = rules.some((r) => r.type !== 1 /* sender only */) ? `${mail.subject}\n${mail.text}\n${htmlAlternativeText(mail)}` : '';
-  const rule = rules.find((r) => matchesRule(r, { content, sender: mail.from!.address }));
+  const rule = spamMatch(rules, [{ content, sender: mail.from!.address }]);
   if (rule) return decided('spam', `The request was blocked by spam rule '${rule.text}'.`);
 
   return decided('new_ticket', null);

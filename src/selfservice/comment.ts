@@ -1,7 +1,7 @@
 import { convert as htmlToText } from 'html-to-text';
 import type { Transaction } from 'sequelize';
 import { Article, ArticleComment, ArticleType, SelfServiceType, SpamRule, User } from '../db/models';
-import { matchesRule } from '../core/spam';
+import { spamMatch } from '../core/spam';
 import { ValidationError, invalid } from '../errors';
 import { equals, type Filter } from '../http/listQuery';
 import { resourceRouter, type ResourceDef } from '../http/resource';
@@ -37,7 +37,7 @@ const TEXT_MAX = 65535;
 async function isSpam(text: string, senders: string[], transaction: Transaction): Promise<boolean> {
   const rules = await SpamRule.findAll({ where: { event_comment: 1 }, transaction });
   const contents = isMarkup(text) ? [text, htmlToText(text, { wordwrap: false, selectors: [{ selector: 'img', format: 'skip' }] })] : [text];
-  return rules.some((rule) => contents.some((content) => matchesRule(rule, { content })) || senders.some((sender) => matchesRule(rule, { sender })));
+  return spamMatch(rules, [...contents.map((content) => ({ content })), ...senders.map((sender) => ({ sender }))]) !== undefined;
 }
 
 const filters: Record<string, Filter> = {

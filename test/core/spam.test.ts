@@ -1,6 +1,10 @@
 import {
-  SPAM_RULE_MAX_LENGTH, SPAM_RULE_MAX_PROGRAM, SPAM_TEXT_LIMIT, compileRule, matchesRule, ruleRefusal, spamRuleCompilations, spamText,
+  SPAM_CHECK_BUDGET, SPAM_RULE_MAX_LENGTH, SPAM_RULE_MAX_PROGRAM, SPAM_TEXT_LIMIT, compileRule, ruleRefusal, spamCheckWork, spamMatch,
+  spamReadLimit, spamRuleCompilations, spamText, type SpamCandidate,
 } from '../../src/core/spam';
+
+/** A check of one rule on one candidate. */
+const matchesRule = (rule: { text: string; type: number }, candidate: SpamCandidate) => spamMatch([rule], [candidate]) !== undefined;
 
 /**
  * A rule of the audit's kind: 242 characters, counted repetitions of alternations. On the old code
@@ -188,3 +192,78 @@ describe('the bounds on what one rule costs on one text', () => {
     expect(spamRuleCompilations() - before).toBe(2);
   });
 });
+
+describe('the bound on one check (every rule on every text)', () => {
+  /** The audit's 256 rules: each defeats the DFA, ~150 instructions alive on every character of a/b text. */
+  const AUDIT_RULES = Array.from({ length: 256 }, (_, i) => ({ id: i + 1, type: 0, text: `(?:a|b)*a(?:a|b){${60 + Math.floor((i * 150) / 255)}}[^ab]` }));
+  const randomAb = (n: number) => {
+    let x = 987654321;
+    return Array.from({ length: n }, () => (((x = (x * 1103515245 + 12345) & 0x7fffffff) >> 16) & 1 ? 'a' : 'b')).join('');
+  };
+  const sizeOf = (text: string) => compileRule(text).size;
+  /**
+   * `text` with `word` at `offset`, after 220 b's: no 'a' then 60-210 a's or b's then another
+   * character leads to the word, so none of the audit's rules matches there.
+   */
+  const withWordAt = (text: string, word: string, offset: number) => `${text.slice(0, offset - 220)}${'b'.repeat(220)}${word}${text.slice(offset + word.length)}`;
+  /** What the check's reads cost when each reads `limit` characters: the formula spamReadLimit keeps within the budget. */
+  const cost = (reads: Array<{ size: number; length: number }>, limit: number) =>
+    reads.reduce((sum, r) => sum + r.size * (r.length <= limit ? r.length : 2 * limit + 1), 0);
+
+  it('reads whole texts while the rules fit the budget, and less of the long ones when they do not', () => {
+    const largest = { size: SPAM_RULE_MAX_PROGRAM, length: SPAM_TEXT_LIMIT };
+    const fitting = Math.floor(SPAM_CHECK_BUDGET / (SPAM_RULE_MAX_PROGRAM * SPAM_TEXT_LIMIT));
+    expect(fitting).toBe(8);
+    expect(spamReadLimit([])).toBe(SPAM_TEXT_LIMIT);
+    expect(spamReadLimit(Array(fitting).fill(largest))).toBe(SPAM_TEXT_LIMIT);
+    const over = Array(fitting + 1).fill(largest);
+    const limit = spamReadLimit(over);
+    expect(limit).toBeLessThan(SPAM_TEXT_LIMIT);
+    expect(cost(over, limit)).toBeLessThanOrEqual(SPAM_CHECK_BUDGET);
+    expect(cost(over, limit + 1)).toBeGreaterThan(SPAM_CHECK_BUDGET);
+    // A text past the cut is read twice (matches): a longer one costs more than a whole 16 KB text.
+    expect(spamReadLimit(Array(fitting).fill({ ...largest, length: SPAM_TEXT_LIMIT + 1 }))).toBeLessThan(SPAM_TEXT_LIMIT);
+    // A short text (a sender) is read whole and takes its share only: the long ones read the rest.
+    const withSender = [...over, { size: SPAM_RULE_MAX_PROGRAM, length: 40 }];
+    const shared = spamReadLimit(withSender);
+    expect(shared).toBeGreaterThan(40);
+    expect(cost(withSender, shared)).toBeLessThanOrEqual(SPAM_CHECK_BUDGET);
+    expect(cost(withSender, shared + 1)).toBeGreaterThan(SPAM_CHECK_BUDGET);
+  });
+
+  it('the audit\'s 256 rules on a 16 KB comment: the check\'s work stays within the budget, and each rule reads the same first characters', () => {
+    const text = randomAb(SPAM_TEXT_LIMIT);
+    const reads = AUDIT_RULES.map((r) => ({ size: sizeOf(r.text), length: text.length }));
+    // Unbounded, the check was some 9 times the budget (7 s of CPU on a busy 2-core machine).
+    expect(cost(reads, SPAM_TEXT_LIMIT)).toBeGreaterThan(8 * SPAM_CHECK_BUDGET);
+    const limit = spamReadLimit(reads);
+    expect(cost(reads, limit)).toBeLessThanOrEqual(SPAM_CHECK_BUDGET);
+    // Every rule run (no time budget): within the work budget. Counted as the engine reads: a cut
+    // text whose part alone does not match is not run again.
+    const before = spamCheckWork();
+    expect(spamMatch(AUDIT_RULES, [{ content: text }, { sender: 'Mallory' }, { sender: 'mallory@example.com' }], Infinity)).toBeUndefined();
+    expect(spamCheckWork() - before).toBeLessThanOrEqual(SPAM_CHECK_BUDGET);
+    expect(spamCheckWork() - before).toBeGreaterThan(SPAM_CHECK_BUDGET / 4);
+
+    // A word rule among them reads as far as they all do: a word that ends there is found, one
+    // character later it is not (the rest of the text is not checked). Alone, it reads 16 KB.
+    const word = uniqueWord();
+    const rules = [{ id: 999, type: 0, text: word }, ...AUDIT_RULES];
+    const shared = spamReadLimit(rules.map((r) => ({ size: sizeOf(r.text), length: text.length })));
+    expect(shared).toBeLessThanOrEqual(limit);
+    const at = (offset: number) => withWordAt(text, word, offset);
+    expect(spamMatch(rules, [{ content: at(shared - word.length) }])?.id).toBe(999);
+    expect(spamMatch(rules, [{ content: at(shared - word.length + 1) }], Infinity)).toBeUndefined();
+    expect(spamMatch([rules[0]], [{ content: at(shared - word.length + 1) }])?.id).toBe(999);
+  });
+
+  it('runs no rule past the time budget: the rules left are not run, and the text is no spam', () => {
+    const [first, second] = [uniqueWord(), uniqueWord()];
+    const rules = [{ id: 1, type: 0, text: first }, { id: 2, type: 2, text: second }];
+    expect(spamMatch(rules, [{ content: `x ${second} y` }])?.id).toBe(2);
+    // A budget of 0 ms has passed once the first rule has run, however fast it was; the first always runs.
+    expect(spamMatch(rules, [{ content: `x ${second} y` }], 0)).toBeUndefined();
+    expect(spamMatch(rules, [{ content: `x ${first} y` }], 0)?.id).toBe(1);
+  });
+});
+

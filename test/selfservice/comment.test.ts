@@ -1,5 +1,6 @@
 import { Op } from 'sequelize';
 import { ArticleComment, SpamRule } from '../../src/db/models';
+import { SPAM_TEXT_LIMIT, compileRule, spamReadLimit } from '../../src/core/spam';
 import { useApi, unique } from '../helpers/app';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 import { factories, ids } from './support';
@@ -139,6 +140,29 @@ describe('spam rules', () => {
     const word = unique('messageonly');
     await rule({ text: word, event_comment: 0 });
     expect((await comment({ article_id: article.id, text: `about ${word}` })).text).toBe(`about ${word}`);
+  });
+
+  it('bound one check: with the audit\'s 256 costly rules every rule reads the same first characters of a comment, and the rest is not checked', async () => {
+    const article = await make.article();
+    const word = unique('spamword').toLowerCase();
+    await rule({ text: word });
+    // Each defeats RE2's DFA on a/b text: unbounded, they ran one 16 KB comment for 7 s.
+    const audit = await SpamRule.bulkCreate(Array.from({ length: 256 }, (_, i) => ({
+      type: 0, event_message: 0, event_comment: 1, text: `(?:a|b)*a(?:a|b){${60 + Math.floor((i * 150) / 255)}}[^ab]`,
+    })) as any);
+    rules.push(...audit.map((r) => r.id));
+    let x = 987654321;
+    const text = Array.from({ length: SPAM_TEXT_LIMIT }, () => (((x = (x * 1103515245 + 12345) & 0x7fffffff) >> 16) & 1 ? 'a' : 'b')).join('');
+    // What each rule reads (spamMatch): type 0 the text, 1 the name, 2 both.
+    const name = 'Guest';
+    const applied = (await SpamRule.findAll({ where: { event_comment: 1 } })).map((r) => ({ r, c: compileRule(r.text) })).filter(({ c }) => !c.refusal);
+    const limit = spamReadLimit(applied.flatMap(({ r, c }) => (r.type === 0 ? [text] : r.type === 1 ? [name] : [text, name]).map((t) => ({ size: c.size, length: t.length }))));
+    expect(limit).toBeLessThan(2000);
+    // The word after 220 b's: none of the costly rules matches there (an a, then 60-210 a's or b's, then another character).
+    const at = (offset: number) => `${text.slice(0, offset - 220)}${'b'.repeat(220)}${word}${text.slice(offset + word.length)}`;
+    const res = await api.post(BASE, { article_id: article.id, name, text: at(limit - word.length) });
+    expectError(res, 422, 'The comment was blocked due to spam.');
+    expect((await comment({ article_id: article.id, name, text: at(limit - word.length + 1) })).status).toBe(0);
   });
 });
 
