@@ -10,7 +10,7 @@ export const TOKEN_USAGE = `usage:
       scopes: read, write, or core|user|ticket|selfservice:read|write (write implies read);
               no --scopes: full access. expires-in: a number of h (hours), d (days) or w (weeks).
   npm run --silent token -- list                 lists tokens (never their values)
-  npm run --silent token -- revoke ID|NAME       deletes a token
+  npm run --silent token -- revoke ID|NAME       deletes a token (a number is an id; a name, every token of that name)
 `;
 
 const UNIT_SECONDS: Record<string, number> = { h: 3600, d: 86400, w: 7 * 86400 };
@@ -31,6 +31,11 @@ export async function tokenCommand(argv: string[], io: Io): Promise<number> {
     const name = option(rest, '--name');
     if (!name || name.length > 100) {
       io.err('token create needs --name NAME (at most 100 characters)\n');
+      return 2;
+    }
+    // `revoke 12` reads 12 as an id: a token named 12 could never be revoked by its name.
+    if (/^\d+$/.test(name)) {
+      io.err('token create: --name must not be only digits (revoke reads a number as a token id)\n');
       return 2;
     }
     const scopesArg = option(rest, '--scopes');

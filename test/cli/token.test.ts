@@ -48,6 +48,9 @@ describe('the token command', () => {
 
   it('refuses a create without a name, and an unknown command, with exit code 2', async () => {
     expect((await run('create')).code).toBe(2);
+    // A name of digits alone would be read as an id by revoke.
+    expect(await run('create', '--name', '12')).toEqual({ code: 2, out: '', err: 'token create: --name must not be only digits (revoke reads a number as a token id)\n' });
+    expect(await ApiToken.count({ where: { name: '12' } })).toBe(0);
     const unknown = await run('frobnicate');
     expect(unknown.code).toBe(2);
     expect(unknown.err).toContain('usage:');
