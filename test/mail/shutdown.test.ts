@@ -29,6 +29,15 @@ function startWorkerProcess(script = 'mail', env: Record<string, string> = {}): 
   return { child, exited, output: () => output };
 }
 
+/** SIGTERM, then the exit code, or 'timeout' when it has not exited within 15 s. */
+async function stopped(worker: ReturnType<typeof startWorkerProcess>): Promise<number | null | 'timeout'> {
+  worker.child.kill('SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  const code = await Promise.race([worker.exited, new Promise<'timeout'>((r) => { timer = setTimeout(() => r('timeout'), 15000); })]);
+  clearTimeout(timer);
+  return code;
+}
+
 beforeAll(() => {
   // The worker process runs the compiled code.
   execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', build], { stdio: 'inherit' });
@@ -56,11 +65,7 @@ describe('the mail worker process on SIGTERM', () => {
     const worker = startWorkerProcess();
     try {
       await waitFor(async () => (await (await jobs.job(jobIdOf(entry)))?.getState()) === 'active', 20000, 'the job to be active');
-      worker.child.kill('SIGTERM');
-      let timer: NodeJS.Timeout | undefined;
-      const code = await Promise.race([worker.exited, new Promise((r) => { timer = setTimeout(() => r('timeout'), 15000); })]);
-      clearTimeout(timer);
-      expect(code).toBe(0);
+      expect(await stopped(worker)).toBe(0);
       expect(worker.output()).toContain('worker stopping');
       // The mail in flight was delivered, and its job completed rather than left to stall.
       expect(smtp.mailsTo(email)).toHaveLength(1);
@@ -82,11 +87,7 @@ describe('the mail worker process on SIGTERM', () => {
     const worker = startWorkerProcess('scheduler', { REDIS_URL: `redis://127.0.0.1:${away}` });
     try {
       await waitFor(() => worker.output().includes('Redis is unreachable'), 20000, 'the worker to say Redis is away');
-      worker.child.kill('SIGTERM');
-      let timer: NodeJS.Timeout | undefined;
-      const code = await Promise.race([worker.exited, new Promise((r) => { timer = setTimeout(() => r('timeout'), 15000); })]);
-      clearTimeout(timer);
-      expect(code).toBe(0);
+      expect(await stopped(worker)).toBe(0);
       expect(worker.output()).toContain('worker stopping');
       expect(worker.output()).not.toContain('worker started');
     } finally {
