@@ -124,10 +124,14 @@ describe('through the API', () => {
     await settled(ticket.id);
     expect(await MailMessageId.count({ where: { ticket_id: ticket.id, ticket_message_id: reply.id, direction: 'out' } })).toBe(1);
 
-    // A person on the CC list replies: the other CC address gets it, not the author.
+    // A person on the CC list replies: the other CC address gets it, not the author; threaded on
+    // the copy before, which the CC addresses had.
     const copied = await customer(m.world.brand.id, { email: cc1 });
     const theirs = ok(await api.post('/api/ticket/message', { ticket_id: ticket.id, user_id: copied.id, text: 'Same here.', send_operators_email: 0 }));
-    expect((await mailAbout(m.smtp, ticket, theirs.id)).envelopeTo).toEqual([cc2]);
+    const second = await mailAbout(m.smtp, ticket, theirs.id);
+    expect(second.envelopeTo).toEqual([cc2]);
+    expect(bare(second.parsed.inReplyTo)).toBe(bare(copy.parsed.messageId));
+    await settled(ticket.id);
 
     // send_user_email=0: nobody.
     const quiet = ok(await api.post('/api/ticket/message', { ticket_id: ticket.id, user_id: ticket.user_id, text: 'Quiet.', send_user_email: 0, send_operators_email: 0 }));
@@ -141,6 +145,14 @@ describe('through the API', () => {
     expect((await mailAbout(m.smtp, ticket, byMail.message.id)).envelopeTo).toEqual([cc1]);
     await settled(ticket.id);
     expect(mailsOf(m.smtp, ticket)).toHaveLength(4);
+
+    // An operator's reply to the user and CC names none of the copies, which the user never had: In-Reply-To the
+    // acknowledgement, the latest mail they all had.
+    const answer = ok(await api.post('/api/ticket/message', { ticket_id: ticket.id, user_id: m.world.direct.id, text: 'A new roller is on its way.', send_operators_email: 0 }));
+    const answerMail = await mailAbout(m.smtp, ticket, answer.id);
+    expect(answerMail.envelopeTo.sort()).toEqual([email, cc1, cc2].sort());
+    expect(bare(answerMail.parsed.inReplyTo)).toBe(bare(opened.parsed.messageId));
+    expect([answerMail.parsed.references].flat().map(bare)).toEqual([bare(opened.parsed.messageId)]);
   });
 
   it('nobody gets a copy of their own message, an operator told of one gets no customer copy too, and our own addresses none', async () => {

@@ -95,15 +95,18 @@ export const operatorAudience = (operatorId: number): MailAudience => `operator:
 /**
  * The thread a new mail of the ticket joins: the first and latest stored ids (either direction) of
  * its audience, and of none (ids stored before audiences were), except `own`; a forward joins none.
- * One statement, each part a range of the thread index (ticket, audience) read in id order.
+ * The CC addresses (`cc`) had the user's mails too, so theirs also name those; the user's never
+ * name a copy only the CC addresses had. One statement, each part a range of the thread index
+ * (ticket, audience) read in id order.
  */
 export async function threadOf(ticketId: number, audience: MailAudience, own?: string, transaction?: Transaction): Promise<Thread> {
   if (audience === 'forward') return { references: [] };
   // The index named: on a small table the optimizer would walk the primary key for `ORDER BY id LIMIT 1`.
-  const part = (who: 'audience = :audience' | 'audience IS NULL', order: 'ASC' | 'DESC') => `(SELECT id, message_id FROM mail_message_ids
+  const part = (who: string, order: 'ASC' | 'DESC') => `(SELECT id, message_id FROM mail_message_ids
     FORCE INDEX (mail_message_ids_thread) WHERE ticket_id = :ticketId AND ${who} AND message_id <> :own ORDER BY id ${order} LIMIT 1)`;
+  const whose = ['audience = :audience', 'audience IS NULL', ...(audience === 'cc' ? ["audience = 'user'"] : [])];
   const rows = await select<{ id: number; message_id: string }>(
-    [part('audience = :audience', 'ASC'), part('audience IS NULL', 'ASC'), part('audience = :audience', 'DESC'), part('audience IS NULL', 'DESC')].join(' UNION ALL '),
+    whose.flatMap((who) => [part(who, 'ASC'), part(who, 'DESC')]).join(' UNION ALL '),
     { ticketId, audience, own: own ?? '' }, { transaction },
   );
   if (!rows.length) return { references: [] };
