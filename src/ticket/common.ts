@@ -39,7 +39,7 @@ export function ccWithoutUser(addresses: readonly string[] | null | undefined, o
  * Each user's addresses, lower case: the main one, then the additional ones (one query for all,
  * none when `needed` is false: nothing to compare them with).
  */
-export async function ownAddresses(users: ReadonlyArray<{ id: number; email: string }>, transaction: Transaction, needed = true): Promise<Map<number, string[]>> {
+export async function ownAddresses(users: ReadonlyArray<{ id: number; email: string }>, transaction?: Transaction, needed = true): Promise<Map<number, string[]>> {
   const out = new Map(users.map((u) => [u.id, [u.email.trim().toLowerCase()]]));
   if (!needed || !users.length) return out;
   const extra = await UserEmail.findAll({ attributes: ['user_id', 'email'], where: { user_id: { [Op.in]: [...out.keys()] } }, order: [['id', 'ASC']], transaction });

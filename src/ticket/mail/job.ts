@@ -4,7 +4,6 @@ import { Op } from 'sequelize';
 import type { Attachment } from 'nodemailer/lib/mailer';
 import {
   Brand, Channel, Department, DepartmentEmail, EmailTemplate, FeedbackForm, Ticket, TicketAttachment, TicketFeedback, TicketMessage, User,
-  UserEmail,
 } from '../../db/models';
 import { BY, MESSAGE_TYPE, type ForwardExtra } from '../../db/models/TicketMessage';
 import type { MailAudience } from '../../db/models/MailMessageId';
@@ -19,7 +18,7 @@ import { loadUploads, mimeOf, readUpload } from '../../storage/uploads';
 import { formattedName } from '../../user/people/presenter';
 import { emailTemplates } from '../templateMapping';
 import { mailContext, recipientLocales, renderMail, templateFor, translatedTemplate } from './content';
-import { jsonList } from '../common';
+import { jsonList, ownAddresses } from '../common';
 import { stillWaiting } from '../waitingReminders';
 import { departmentOperatorIds, withoutOwnAddresses } from './recipients';
 import { oneLine, richText } from './render';
@@ -168,7 +167,7 @@ async function userDraft(kind: UserMailKind, p: TicketMailPayload, { ticket, bra
   const author = message?.user_id ? await User.findByPk(message.user_id) : null;
   // Copied on the ticket, nobody gets a copy of their own message (an operator's reply, one that
   // copies its author), nor one of a message their operator notification tells them of.
-  const skipped = new Set([...(author ? await ownAddressesOf(author) : []), ...(await operatorAddresses(p.notifiedOperators ?? []))]);
+  const skipped = new Set(await addressesOfAll([...(author ? [author] : []), ...(await stillActive(p.notifiedOperators ?? []))]));
   let user: string[];
   let others: string[];
   if (kind === 'user_user_ticket_reply') {
@@ -373,17 +372,12 @@ export const ticketMail = defineJob<TicketMailPayload>({
   },
 });
 
-/** A user's addresses, lower case: the primary and the additional ones. */
-async function ownAddressesOf(user: User): Promise<string[]> {
-  const extra = await UserEmail.findAll({ attributes: ['email'], where: { user_id: user.id } });
-  return [user.email, ...extra.map((e) => e.email)].map((a) => a.toLowerCase());
-}
+/** Every address (primary and additional, lower case) of these people: one statement. */
+const addressesOfAll = async (people: User[]): Promise<string[]> => [...(await ownAddresses(people)).values()].flat();
 
-/** The addresses of those operators who are still active (an inactive one's notification is not sent: they keep their copy). */
-async function operatorAddresses(ids: number[]): Promise<string[]> {
-  if (!ids.length) return [];
-  const operators = await User.findAll({ attributes: ['id', 'email'], where: { id: { [Op.in]: ids }, type: 'operator', active: 1 } });
-  return (await Promise.all(operators.map(ownAddressesOf))).flat();
+/** Those of these operators who are still active (an inactive one's notification is not sent: they keep their copy). */
+async function stillActive(ids: number[]): Promise<User[]> {
+  return ids.length ? User.findAll({ attributes: ['id', 'email'], where: { id: { [Op.in]: ids }, type: 'operator', active: 1 } }) : [];
 }
 
 async function isDepartmentAddress(address: string): Promise<boolean> {
