@@ -40,6 +40,18 @@ describe('stored HTML', () => {
     expect(edited.text).toBe('Edited');
   });
 
+  it('plain text that only looks like markup (addresses and URLs in angle brackets, `<T>`, `a<b and c>d`) is kept whole, escaped', async () => {
+    const ticket = await t.ticket({ text: 'Contact John <john@x.test> please' });
+    expect(expectList(await api.get('/api/ticket/message', { ticket_id: ticket.id }))[0].text).toBe('<p>Contact John &lt;john@x.test&gt; please</p>');
+    const reply = await t.message(ticket, { text: 'Visit <https://x.test/path> now,\nuse <T> generics.\n\nif a<b and c>d then' });
+    expect(reply.text).toBe('<p>Visit &lt;https://x.test/path&gt; now,<br />\nuse &lt;T&gt; generics.</p>\n<p>if a&lt;b and c&gt;d then</p>');
+    const alone = await t.message(ticket, { text: '<john@x.test>' });
+    expect(alone.text).toBe('<p>&lt;john@x.test&gt;</p>');
+    // In HTML, a `<` that opens no tag of HTML is text too; the tags are sanitised as ever.
+    const edited = expectSuccess(await api.put(`/api/ticket/message/${reply.id}`, { text: '<p onclick="x()">Mail <b>me</b> at <me@x.test></p><script>alert(1)</script>' }), 'Successfully updated the message!');
+    expect(edited.text).toBe('<p>Mail <b>me</b> at &lt;me@x.test&gt;</p>');
+  });
+
   it('article text and its translations, canned responses and comments are sanitised', async () => {
     const article = await s.article({ text: HOSTILE, 'text:fr': HOSTILE });
     expect(article.text).toBe(CLEAN);
