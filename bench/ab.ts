@@ -20,6 +20,8 @@ import { removeBenchBans, removeBenchReplies, ticketTargets } from './tickets';
  * A and B differ by their build (AB_DIST_B: another checkout's dist directory; A is this one's)
  * and/or their environment (AB_ENV_A, AB_ENV_B: `NAME=value,NAME=value`). AB_ONLY: `|`-separated
  * substrings of the scenario titles; AB_ROUNDS (default 6). BENCH_SECONDS per load (default 5).
+ * AB_FLAGS_A, AB_FLAGS_B: node flags of each side after the Procfile's (space-separated; flags
+ * such as --single-threaded-gc that NODE_OPTIONS does not allow).
  */
 const distA = join(__dirname, '..');
 const distB = process.env.AB_DIST_B ?? distA;
@@ -54,9 +56,9 @@ async function main() {
   const chosen = only ? scenarios.filter((s) => only.some((o) => s.title.includes(o))) : scenarios;
   const base = { LOG_LEVEL: 'silent', NODE_ENV: 'production', WEB_CONCURRENCY: '1' };
   const servers = [
-    { name: 'A', port: 3370, dist: distA, env: envOf(process.env.AB_ENV_A) },
-    { name: 'B', port: 3371, dist: distB, env: envOf(process.env.AB_ENV_B) },
-  ].map((s) => ({ ...s, child: pinned('0', [...nodeOptionsOf('web'), join(s.dist, 'src', 'server.js')], { ...base, ...s.env, PORT: String(s.port) }) }));
+    { name: 'A', port: 3370, dist: distA, env: envOf(process.env.AB_ENV_A), flags: process.env.AB_FLAGS_A },
+    { name: 'B', port: 3371, dist: distB, env: envOf(process.env.AB_ENV_B), flags: process.env.AB_FLAGS_B },
+  ].map((s) => ({ ...s, child: pinned('0', [...nodeOptionsOf('web'), ...(s.flags ?? '').split(' ').filter(Boolean), join(s.dist, 'src', 'server.js')], { ...base, ...s.env, PORT: String(s.port) }) }));
   try {
     await removeBenchBans();
     await Promise.all(servers.map((s) => waitFor(`http://127.0.0.1:${s.port}/health`, s.child)));
