@@ -15,7 +15,10 @@ export interface StatementObserver {
   finished(): void;
 }
 
-interface Connection { query(sql: string | { sql: string; namedPlaceholders: boolean }, values: SelectValues): Promise<any[]> }
+interface Connection {
+  query(sql: string | { sql: string; namedPlaceholders: boolean }, values: SelectValues): Promise<any[]>;
+  execute(sql: string, values: SelectValues): Promise<any[]>;
+}
 interface Internals {
   connectionManager: { getConnection(o: { type: string }): Promise<Connection>; releaseConnection(c: Connection): void };
   dialect: { Query: new (c: Connection, s: unknown, o: object) => { formatError(err: unknown, stack?: string): Error } };
@@ -25,6 +28,16 @@ const ER_DEADLOCK = 1213;
 
 let observer: StatementObserver | null = null;
 export const observeSelects = (o: StatementObserver | null): void => { observer = o; };
+
+export interface SelectOptions {
+  transaction?: Transaction | null;
+  /**
+   * Sent as a prepared statement (the binary protocol, `?` placeholders only): a Buffer value
+   * crosses as its bytes. In the text protocol the driver escapes it into the statement, where a
+   * zero byte takes two: a file of 8.5 MB of zeros made a statement over max_allowed_packet (16 MB).
+   */
+  binary?: boolean;
+}
 
 /**
  * The rows of a statement written in the code that returns rows (a SELECT, an INSERT ... RETURNING),
@@ -42,7 +55,7 @@ export const observeSelects = (o: StatementObserver | null): void => { observer 
  * path, which refuses the statement as it refuses any other; a deadlock marks the transaction
  * rolled back, as Sequelize's path does.
  */
-export async function select<T extends object = Record<string, unknown>>(sql: string, values: SelectValues = [], options: { transaction?: Transaction | null } = {}): Promise<T[]> {
+export async function select<T extends object = Record<string, unknown>>(sql: string, values: SelectValues = [], options: SelectOptions = {}): Promise<T[]> {
   const s = sequelize();
   const t = options.transaction as (Transaction & { connection?: Connection; finished?: string; id: string }) | null | undefined;
   if (t && (t.finished || !t.connection)) {
@@ -56,6 +69,7 @@ export async function select<T extends object = Record<string, unknown>>(sql: st
   if (typeof logging === 'function') logging(`Executing (${t ? t.id : 'default'}): ${sql}`);
   observer?.started(sql, values, t ? t.id : null);
   try {
+    if (options.binary && !named) return await connection.execute(sql, values);
     return await connection.query(named ? { sql, namedPlaceholders: true } : sql, values);
   } catch (err) {
     // As Sequelize does: a deadlock has rolled the whole transaction back in the server; the
@@ -78,8 +92,8 @@ export async function select<T extends object = Record<string, unknown>>(sql: st
  * `select`'s path, in a transaction; counted as one of its writes (db/writes.ts), as the
  * statements Sequelize runs are. Returns how many rows it changed.
  */
-export async function execute(sql: string, values: SelectValues, transaction: Transaction): Promise<number> {
-  const result = (await select(sql, values, { transaction })) as unknown as { affectedRows?: number };
+export async function execute(sql: string, values: SelectValues, transaction: Transaction | undefined, options: Pick<SelectOptions, 'binary'> = {}): Promise<number> {
+  const result = (await select(sql, values, { transaction, ...options })) as unknown as { affectedRows?: number };
   countWrite({ transaction }, { sql });
   return Number(result.affectedRows ?? 0);
 }

@@ -2,7 +2,7 @@ import { buffer as readAll } from 'node:stream/consumers';
 import { Readable } from 'node:stream';
 import { QueryTypes, type Transaction } from 'sequelize';
 import { sequelize } from '../db/sequelize';
-import { select } from '../db/select';
+import { execute, select } from '../db/select';
 import { hashOf } from './hash';
 import { HashMismatchError, type BlobStore, type ByteRange } from './blobStore';
 
@@ -19,7 +19,8 @@ export class DatabaseStore implements BlobStore {
     const buffer = Buffer.isBuffer(bytes) ? bytes : await readAll(bytes);
     const actual = hashOf(buffer);
     if (actual !== hash) throw new HashMismatchError(hash, actual);
-    const [, affected] = await sequelize().query('UPDATE uploads SET contents = $1 WHERE hash = $2', { bind: [buffer, hash], transaction, type: QueryTypes.UPDATE });
+    // A prepared statement, as uploads.ts inserts the bytes (db/select.ts: binary).
+    const affected = await execute('UPDATE uploads SET contents = ? WHERE hash = ?', [buffer, hash], transaction, { binary: true });
     if (!affected) throw new Error(`No upload row for ${hash}: the database store keeps bytes in their row.`);
   }
 
