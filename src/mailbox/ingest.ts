@@ -54,12 +54,13 @@ import { splitSubaddress } from '../ticket/mail/replyAddress';
  *    new tickets of a transaction's mails are opened together (./opening.ts: one INSERT per kind
  *    of row, no savepoint), before any later mail could see them or writes anything itself.
  *
- * Automatic mails (out-of-office replies, list mail) are imported but notify nobody and change no
- * status, so two auto-responders can never answer each other. So is a reply past the flood limit
+ * Automatic mails (out-of-office replies, list mail) are imported but notify nobody, change no
+ * status and copy no one, so two auto-responders can never answer each other. So is a reply past the flood limit
  * of its sender and ticket (./flood.ts: MAIL_FLOOD_LIMIT per MAIL_FLOOD_WINDOW_SECONDS), for
  * auto-responders that do not say what they are. Files that `allowed_files` or the
  * size limits refuse are left out, and the sender is told when the department maps
- * `user_email_attachmentrejected`.
+ * `user_email_attachmentrejected`. A mail whose To and Cc name no department address (the help
+ * desk had it in Bcc) copies no one either.
  *
  * The import, its ledger line and `advance` (the mailbox's cursor) commit in one transaction: a
  * worker killed at any point either imported the mail and moved past it, or did neither. The
@@ -429,11 +430,15 @@ function namesOf(mail: IncomingMessage): { firstname: string | null; lastname: s
 /**
  * Addresses copied on the mail, without our own and the sender: they join the ticket's CC list
  * (without the ticket's user: the ticket services drop it, ccWithoutUser in src/ticket/common.ts).
+ * None when no department address (nor a sub-address of one) is among the To and Cc: the help desk
+ * had the mail in Bcc (or by an alias or a forward, only Delivered-To names it), and those the
+ * sender wrote to never wrote to the help desk, so they get none of its mail.
  */
 async function copiedAddresses(mail: IncomingMessage, t: Transaction): Promise<string[]> {
-  const candidates = [...new Set([...mail.to, ...mail.cc])].filter((a) => a !== mail.from!.address);
-  const own = new Set((await ownAddresses(candidates, t)).map((e) => e.address.toLowerCase()));
-  return candidates.filter((a) => !own.has(splitSubaddress(a).base));
+  const recipients = [...new Set([...mail.to, ...mail.cc])];
+  const own = new Set((await ownAddresses(recipients, t)).map((e) => e.address.toLowerCase()));
+  if (!own.size) return [];
+  return recipients.filter((a) => a !== mail.from!.address && !own.has(splitSubaddress(a).base));
 }
 
 /** Tells the sender of a mail what was refused (the notifications decide the notice mail). */
@@ -523,7 +528,8 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
     input: {
       brandId: mailbox.brand_id, departmentId: mailbox.department_id, departmentEmailId: mailbox.id,
       subject: (mail.subject || '(no subject)').slice(0, 255), text: plainTextAsRichText(mail.text || '(no text)'), userEmail: from,
-      userFirstname: names.firstname, userLastname: names.lastname, cc: await copiedAddresses(mail, t),
+      // A list's copy or an out-of-office copies no one: the list address would get the ticket's mail.
+      userFirstname: names.firstname, userLastname: names.lastname, cc: automatic ? [] : await copiedAddresses(mail, t),
       attachments: allowed, channel: 'email', createdAt, sendUserEmail: !quiet, sendOperatorsEmail: true,
     },
   };

@@ -135,6 +135,41 @@ describe('a new mail', () => {
     expect((await User.findByPk(ticket.user_id))!.email).toBe(from);
   });
 
+  it('posted to a mailing list, or sent by an auto-responder, copies no one: not the list (its members would get the ticket\'s mail), nor those it names', async () => {
+    const list = `users-${unique('l').toLowerCase()}@lists.example.test`;
+    const colleague = newEmail('colleague');
+    const post = await ingest(await rawMail({
+      from: `Alice Member <${newEmail('member')}>`, to: list, cc: [mailbox.address, colleague], subject: 'How do I reset the router?',
+      headers: { 'List-Id': `<${list.replace('@', '.')}>`, 'List-Unsubscribe': `<mailto:${list.replace('@', '-leave@')}>`, Precedence: 'list', Sender: list.replace('@', '-bounces@') },
+    }));
+    const outOfOffice = await ingest(await rawMail({ from: newEmail('robot'), to: mailbox.address, cc: [colleague], headers: { 'Auto-Submitted': 'auto-replied' } }));
+    for (const result of [post, outOfOffice]) {
+      expect(result.decision).toBe('new_ticket');
+      expect(JSON.parse((await Ticket.findByPk(result.ticketId!))!.cc ?? '[]')).toEqual([]);
+      expect((await ticketMailsOf(result.ticketId!)).filter((p) => !p.recipientId)).toEqual([]);
+    }
+  });
+
+  it('to the department in Bcc only (only Delivered-To names it) copies no one: those it was written to never wrote to the help desk', async () => {
+    const vic = newEmail('vic', 'bcc.test');
+    const [partner, other] = [newEmail('partner', 'partner.test'), newEmail('other', 'partner.test')];
+    const opening = await ingest(await rawMail({ from: vic, to: partner, cc: [other], subject: 'Our contract', headers: { 'Delivered-To': mailbox.address } }));
+    expect(opening.decision).toBe('new_ticket');
+    const ticket = (await Ticket.findByPk(opening.ticketId!))!;
+    expect(JSON.parse(ticket.cc ?? '[]')).toEqual([]);
+    // The acknowledgement (sent to the ticket's user and CC list) is the sender's alone.
+    expect((await ticketMailsOf(ticket.id)).map((p) => p.kind)).toContain('user_ticket_opened');
+    // Nor does the sender's reply with the desk in Bcc; one to the ticket's sub-address (ours too) copies as any reply does.
+    const ours = `t${ticket.id}.r${unique('b')}@support.test`;
+    await MailMessageId.create({ message_id: ours, ticket_id: ticket.id, direction: 'out', audience: 'user', created_at: nowSec() });
+    const bcc = await ingest(await rawMail({ from: vic, to: partner, subject: 'Re: Our contract', inReplyTo: `<${ours}>`, headers: { 'Delivered-To': mailbox.address } }));
+    expect(bcc).toMatchObject({ decision: 'reply', ticketId: ticket.id });
+    expect(JSON.parse((await ticket.reload()).cc ?? '[]')).toEqual([]);
+    const copied = await ingest(await rawMail({ from: vic, to: replyAddress(mailbox.address, ticket), cc: [other], subject: 'Re: Our contract' }));
+    expect(copied).toMatchObject({ decision: 'reply', ticketId: ticket.id });
+    expect(JSON.parse((await ticket.reload()).cc ?? '[]')).toEqual([other]);
+  });
+
   it('with no department address among its recipients is refused, unless the mailbox consumes all mail', async () => {
     const raw = await rawMail({ from: newEmail('stray'), to: 'someone-else@elsewhere.test' });
     const refused = await ingest(raw);
@@ -142,7 +177,8 @@ describe('a new mail', () => {
     const consuming = await DepartmentEmail.create({ department_id: world.department.id, brand_id: world.brand.id, address: newEmail('all', 'desk.test'), consume_all: 1 });
     const taken = await ingest(await rawMail({ from: newEmail('stray'), to: 'someone-else@elsewhere.test' }), consuming);
     expect(taken.decision).toBe('new_ticket');
-    expect((await Ticket.findByPk(taken.ticketId!))!.department_email_id).toBe(consuming.id);
+    // Its To names someone else (the mail reached us by an alias or a Bcc): they are not copied.
+    expect((await Ticket.findByPk(taken.ticketId!))!).toMatchObject({ department_email_id: consuming.id, cc: null });
   });
 
   it('without From, or too large, is refused; unreadable bytes are still recorded', async () => {
