@@ -4,7 +4,7 @@ import type { IncomingMessage } from './parse';
 /**
  * What kind of mail it is, from its headers: a bounce (a delivery report about a mail we sent),
  * or an automatic mail (an out-of-office reply, a list or bulk mail, another system's
- * notification). Both are kept, and neither is ever answered: answering one is how two
+ * notification; also an out-of-office reply told only by its subject). Both are kept, and neither is ever answered: answering one is how two
  * auto-responders end up mailing each other forever (RFC 3834).
  */
 
@@ -14,6 +14,28 @@ const BULK_PRECEDENCE = /^(bulk|junk|list|auto_reply)$/i;
 const DAEMON = /^(mailer-daemon|postmaster|mail-daemon|mailer_daemon)@/i;
 
 const header = (m: IncomingMessage, name: string) => m.headers.get(name) ?? [];
+
+/**
+ * The subject prefixes of out-of-office replies as mail programs write them, for auto-responders
+ * that send no RFC 3834 header (Outlook's "Automatic reply:" and its translations, Exchange's older
+ * "Out of Office AutoReply:", Lotus Notes' "AUTO:"). Lower case; a prefix is followed by a colon
+ * (ASCII or full-width, French puts a space before it).
+ */
+const AUTO_REPLY_PREFIXES = [
+  'automatic reply', 'auto reply', 'auto-reply', 'autoreply', 'out of office autoreply', 'out of office', 'out of the office',
+  'automatische antwort', 'abwesend', 'abwesenheitsnotiz', 'réponse automatique', 'respuesta automática', 'risposta automatica',
+  'resposta automática', 'automatisch antwoord', 'automatiskt svar', 'autosvar', 'automaattinen vastaus', 'odpowiedź automatyczna',
+  'automatická odpověď', 'автоматический ответ', '自动回复', '自動回覆', '自動応答',
+];
+const AUTO_REPLY_SUBJECT = new RegExp(`^\\s*(${AUTO_REPLY_PREFIXES.sort((a, b) => b.length - a.length).join('|')})\\s*[:：]`, 'iu');
+/** `Auto:` is also a word ("car" in German, Dutch, …): an auto-reply's only when the mail answers another one. */
+const AUTO_SUBJECT = /^\s*auto\s*[:：]/i;
+
+/** The auto-reply prefix the subject starts with (AUTO_REPLY_PREFIXES, or `Auto:` on an answer), or null. */
+function autoReplySubject(m: IncomingMessage): string | null {
+  const prefix = AUTO_REPLY_SUBJECT.exec(m.subject)?.[0] ?? (m.inReplyTo.length || m.references.length ? AUTO_SUBJECT.exec(m.subject)?.[0] : undefined);
+  return prefix ? prefix.trim() : null;
+}
 
 /** The reason an automatic mail is one, or null for a mail a person wrote. */
 export function automaticReason(m: IncomingMessage): string | null {
@@ -25,6 +47,8 @@ export function automaticReason(m: IncomingMessage): string | null {
   const suppress = header(m, 'x-auto-response-suppress')[0];
   if (suppress && /\b(all|oof|autoreply)\b/i.test(suppress)) return `X-Auto-Response-Suppress: ${suppress}`;
   if (m.headers.has('list-id') || m.headers.has('list-unsubscribe')) return 'a mailing list mail';
+  const subject = autoReplySubject(m);
+  if (subject) return `an out-of-office subject (${subject})`;
   return null;
 }
 

@@ -54,8 +54,9 @@ import { splitSubaddress } from '../ticket/mail/replyAddress';
  *    new tickets of a transaction's mails are opened together (./opening.ts: one INSERT per kind
  *    of row, no savepoint), before any later mail could see them or writes anything itself.
  *
- * Automatic mails (out-of-office replies, list mail) are imported but notify nobody, change no
- * status and copy no one, so two auto-responders can never answer each other. So is a reply past the flood limit
+ * Automatic mails (out-of-office replies, also told by their subject, list mail) are imported but
+ * notify nobody, change no status and copy no one, so two auto-responders can never answer each
+ * other. So is a reply past the flood limit
  * of its sender and ticket (./flood.ts: MAIL_FLOOD_LIMIT per MAIL_FLOOD_WINDOW_SECONDS), for
  * auto-responders that do not say what they are. Files that `allowed_files` or the
  * size limits refuse are left out, and the sender is told when the department maps

@@ -396,6 +396,34 @@ describe('mail that must never be answered', () => {
     expect(await ticketMailsOf(ticket.id)).toHaveLength(before);
   });
 
+  it.each([
+    'Automatic reply:', 'Auto:', 'AUTO:', 'Out of Office:', 'Out of office:', 'Autoreply:', 'Abwesend:', 'Automatische Antwort:',
+    'Réponse automatique :', 'Respuesta automática:', 'Risposta automatica:', 'Automatiskt svar:',
+  ])('a reply whose subject starts "%s", with no automatic header, is an auto-reply: it reopens nothing and notifies nobody', async (prefix) => {
+    const { ticket, from, sentId } = await ticketWithSentMail();
+    await ticket.update({ status_id: world.resolvedStatus, resolved_time: nowSec() });
+    const before = (await ticketMailsOf(ticket.id)).length;
+    const result = await ingest(await rawMail({
+      from, to: mailbox.address, subject: `${prefix} [#${ticket.number}] ${ticket.subject}`, inReplyTo: `<${sentId}>`, text: 'I am away until Monday.',
+    }));
+    expect(result).toMatchObject({ decision: 'reply', ticketId: ticket.id });
+    expect(result.reason).toContain(`automatic mail (an out-of-office subject (${prefix})): nobody notified`);
+    await ticket.reload();
+    expect(ticket.status_id).toBe(world.resolvedStatus);
+    expect(await ticketMailsOf(ticket.id)).toHaveLength(before);
+  });
+
+  it('a new mail with an out-of-office subject is not answered (an auto-responder answering ours would answer back); "Auto:" opening a conversation is a person\'s', async () => {
+    const robot = await ingest(await rawMail({ from: newEmail('robot'), to: mailbox.address, subject: 'Out of Office: Your order 4711' }));
+    expect(robot.reason).toContain('automatic mail (an out-of-office subject (Out of Office:)): the sender is not answered');
+    expect((await ticketMailsOf(robot.ticketId!)).map((p) => p.kind)).not.toContain('user_ticket_opened');
+    // German, Dutch, …: "Auto" is a car. Answering no mail, it is a person's question.
+    const car = await ingest(await rawMail({ from: newEmail('driver'), to: mailbox.address, subject: 'Auto: Frage zur Inspektion' }));
+    expect(car).toMatchObject({ decision: 'new_ticket' });
+    expect(car.reason ?? '').not.toContain('automatic');
+    expect((await ticketMailsOf(car.ticketId!)).map((p) => p.kind)).toContain('user_ticket_opened');
+  });
+
   it('an out-of-office or list mail in a ticket\'s thread joins no one to its CC list and is not what the next reply answers', async () => {
     const { ticket, sentId, from } = await ticketWithSentMail();
     const copied = newEmail('copied');
