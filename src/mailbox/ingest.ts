@@ -48,7 +48,9 @@ import { splitSubaddress } from '../ticket/mail/replyAddress';
  *    `[#number]` in the subject, accepted only from the ticket's user, an address copied on it, or
  *    an operator. A merged ticket leads to its target; a trashed one is left alone (the mail opens
  *    a new ticket). A reply to a locked ticket, or to a department that takes no replies by mail,
- *    is refused with a notice to the sender.
+ *    is refused with a notice to the sender. An operator's mail is their reply only when it
+ *    answers, by its headers, a mail of their own conversation (a From is easy to fake); else, and
+ *    when it is automatic, it is their note.
  * 7. Otherwise a new ticket in the department of the address the mail was sent to (the polled
  *    mailbox's own department with `consume_all`), its sender found or created as a user. The
  *    new tickets of a transaction's mails are opened together (./opening.ts: one INSERT per kind
@@ -468,8 +470,17 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
   const target = await threadTarget(mail, t);
   if (target) {
     const { ticket, how, joinsAsCc, operator, forwardReply } = target;
-    // An operator's answer to a mail about a note is a note (threadTarget's answersNote).
-    const operatorNote = !!operator && target.answersNote;
+    // An operator's mail is their public reply only when a person wrote it (not automatic) in
+    // answer, by its headers, to a mail of their own conversation (a notification, their earlier
+    // reply by mail): only they hold its Message-ID. Found by the sub-address or the subject's
+    // number, anyone could have written it under their address; an out-of-office must not reach the
+    // customer. Either is a note, as an operator's answer to a mail about a note (answersNote) is.
+    const ownThread = !!operator && target.answeredAudience === operatorAudience(operator.id);
+    const operatorNote = !!operator && (!!automatic || !ownThread || target.answersNote);
+    const operatorWhy = !operatorNote ? null
+      : automatic ? 'an operator\'s automatic mail: filed as a note'
+        : !ownThread ? 'an operator\'s mail that answers none of the mails they were sent: filed as a note'
+          : 'an operator\'s answer to a note: filed as a note';
     const department = await Department.findByPk(ticket.department_id, { attributes: ['id', 'disable_user_email_replies'], transaction: t });
     // The answer to a forward is a note: the rules of a user's reply do not apply to it.
     const byUser = !operator && !forwardReply;
@@ -503,13 +514,15 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
         }, savepoint, { settings, joinCc, forwardReply });
         return added.message;
       });
-      // An automatic mail is no anchor of the thread: the next reply answers the person's last mail, not their out-of-office.
-      if (mail.messageId && !automatic) {
+      // An automatic mail is no anchor of the thread: the next reply answers the person's last mail,
+      // not their out-of-office. Nor is an operator's mail outside their thread: answering it would
+      // make a mail under their address their public reply.
+      if (mail.messageId && !automatic && (!operator || ownThread)) {
         const audience = operator ? operatorAudience(operator.id) : forwardReply ? target.answeredAudience ?? 'forward' : 'user';
         await recordMessageId({ messageId: mail.messageId, ticketId: message.ticket_id, ticketMessageId: message.id, direction: 'in', audience }, t);
       }
       if (refused.length && !quiet) await tellRefused('attachments', ticket, from, t, message.id);
-      return decided('reply', [`Found by ${how}`, forwardReply ? `the answer to ${target.answeredAudience === 'forward' ? 'a forward' : 'an operator\'s mail'}: filed as a note` : null, operatorNote ? 'an operator\'s answer to a note: filed as a note' : null, joinCc && !forwardReply ? `${from} joined the ticket as a CC` : null, notesOf(false), flood].filter(Boolean).join('; '), { ticketId: message.ticket_id, messageId: message.id, imported: true });
+      return decided('reply', [`Found by ${how}`, forwardReply ? `the answer to ${target.answeredAudience === 'forward' ? 'a forward' : 'an operator\'s mail'}: filed as a note` : null, operatorWhy, joinCc && !forwardReply ? `${from} joined the ticket as a CC` : null, notesOf(false), flood].filter(Boolean).join('; '), { ticketId: message.ticket_id, messageId: message.id, imported: true });
     } catch (err) {
       if (!(err instanceof ValidationError)) throw err;
       return decided('rejected', `Not added to ticket #${ticket.number}: ${err.message}`, { ticketId: ticket.id });

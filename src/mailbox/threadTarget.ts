@@ -24,7 +24,8 @@ import { isForwardSubject, ticketNumberInSubject } from './subject';
  * - A ticket mail forwarded as an attachment (message/rfc822): the ids of the mail inside, from the
  *   ticket's user, an address copied on it, or an operator.
  * - The `[#number]` in the subject (reply/forward prefixes stripped), accepted only from the
- *   ticket's user, an address copied on it, or an operator: a number is easy to guess.
+ *   ticket's user, an address copied on it, or an operator: a number is easy to guess (and a From
+ *   easy to fake: an operator's mail found by anything but the headers of their own mail is a note).
  *
  * A merged ticket leads to its target; a trashed one is left alone (the mail opens a new ticket).
  */
@@ -48,7 +49,10 @@ export interface ThreadTarget {
    * notification goes to the department address alone; internal talk must not reach the customer.
    */
   answersNote: boolean;
-  /** The sender as an operator (then the reply is theirs), or null. */
+  /**
+   * The sender as an operator (then the message is theirs: a reply only when `answeredAudience` is
+   * their own conversation, else a note, ./ingest.ts), or null.
+   */
   operator: User | null;
   /** The ticket's user (id and address), or null. */
   owner: User | null;

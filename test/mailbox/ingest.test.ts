@@ -316,10 +316,12 @@ describe('a reply', () => {
     const subject = `Re: [#${ticket.number}] Question`;
     expect(await ingest(await rawMail({ from, to: mailbox.address, subject }))).toMatchObject({ decision: 'reply', ticketId: ticket.id });
     expect(await ingest(await rawMail({ from: cc, to: mailbox.address, subject }))).toMatchObject({ decision: 'reply', ticketId: ticket.id });
+    // An operator's mail found by the number only is filed, as a note (anyone can write From: an operator):
+    // below, 'a mail from an operator's address'.
     const op = await operator();
     const byOperator = await ingest(await rawMail({ from: op.email, to: mailbox.address, subject }));
     expect(byOperator).toMatchObject({ decision: 'reply', ticketId: ticket.id });
-    expect((await messagesOf(ticket.id)).at(-1)!.by).toBe(0);
+    expect((await messagesOf(ticket.id)).at(-1)!).toMatchObject({ by: 0, type: 1, user_id: op.id });
     // A stranger who knows the number opens a ticket of their own.
     const stranger = await ingest(await rawMail({ from: newEmail('stranger'), to: mailbox.address, subject }));
     expect(stranger.decision).toBe('new_ticket');
@@ -378,6 +380,78 @@ describe('a reply', () => {
     } finally {
       await department!.update({ disable_user_email_replies: 0 });
     }
+  });
+});
+
+describe('a mail from an operator\'s address', () => {
+  /** A customer's ticket, and the notification of it its operator was sent (as the mail job records it). */
+  async function notified() {
+    const { ticket, from } = await opened(newEmail('carol'));
+    const op = await operator();
+    const notification = `t${ticket.id}.r${unique('n')}@support.test`;
+    await MailMessageId.create({ message_id: notification, ticket_id: ticket.id, direction: 'out', audience: `operator:${op.id}`, created_at: nowSec() });
+    const acknowledgement = `t${ticket.id}.r${unique('a')}@support.test`;
+    await MailMessageId.create({ message_id: acknowledgement, ticket_id: ticket.id, direction: 'out', audience: 'user', created_at: nowSec() });
+    return { ticket, from, op, notification, acknowledgement };
+  }
+  /** What was queued about a message: nothing for the customer or a CC (user_*), and which operator mails. */
+  const mailsAbout = async (ticketId: number, messageId: number | null) => (await ticketMailsOf(ticketId)).filter((p) => p.messageId === messageId).map((p) => p.kind as string);
+
+  it('answering their notification is their public reply, which the customer gets', async () => {
+    const { ticket, op, notification } = await notified();
+    const result = await ingest(await rawMail({
+      from: `Olivia Op <${op.email}>`, to: mailbox.address, subject: `Re: [#${ticket.number}]: New ticket`, inReplyTo: `<${notification}>`, text: 'We are on it.',
+    }));
+    expect(result).toMatchObject({ decision: 'reply', ticketId: ticket.id });
+    expect(result.reason).not.toContain('note');
+    expect((await messagesOf(ticket.id)).at(-1)!).toMatchObject({ id: result.messageId, type: 0, by: 0, user_id: op.id });
+    expect(await mailsAbout(ticket.id, result.messageId)).toContain('user_ticket_reply');
+  });
+
+  it.each([
+    ['Automatic reply: (Auto-Submitted)', 'Automatic reply', { 'Auto-Submitted': 'auto-replied' }, 'Auto-Submitted: auto-replied'],
+    ['Out of Office: without any header', 'Out of Office', {}, 'an out-of-office subject (Out of Office:)'],
+  ])('an out-of-office in answer to their notification, %s, is a note that notifies no one', async (_name, prefix, headers, why) => {
+    const { ticket, op, notification } = await notified();
+    const status = ticket.status_id;
+    const result = await ingest(await rawMail({
+      from: `Olivia Op <${op.email}>`, to: mailbox.address, subject: `${prefix}: [#${ticket.number}]: New reply from Carol Client`,
+      inReplyTo: `<${notification}>`, references: [`<${notification}>`], headers, text: 'I am away until Monday. Urgent: call my mobile +44 7700 900123.',
+    }));
+    expect(result).toMatchObject({ decision: 'reply', ticketId: ticket.id });
+    expect(result.reason).toContain(`automatic mail (${why}): nobody notified`);
+    expect(result.reason).toContain('an operator\'s automatic mail: filed as a note');
+    expect((await messagesOf(ticket.id)).at(-1)!).toMatchObject({ id: result.messageId, type: 1, by: 0, user_id: op.id });
+    expect(await mailsAbout(ticket.id, result.messageId)).toEqual([]);
+    await ticket.reload();
+    expect([ticket.status_id, ticket.last_reply_by, ticket.first_reply_time]).toEqual([status, 1, null]);
+  });
+
+  it('found by the number in its subject or by the sub-address only is a note (anyone can write its From): the customer gets nothing', async () => {
+    const { ticket, op, notification, acknowledgement } = await notified();
+    const watcher = await operator();
+    expectSuccess(await api.put(`/api/ticket/ticket/${ticket.id}`, { assignedto: [op.id, watcher.id] }), 'Successfully updated the ticket!');
+    const forged = `<${unique('forged')}@agents.test>`;
+    const bySubject = await ingest(await rawMail({
+      from: `Olivia Op <${op.email}>`, to: mailbox.address, subject: `Re: [#${ticket.number}]: New reply from Carol Client`,
+      text: 'Your account is locked: confirm your card at https://evil.test/', messageId: forged,
+    }));
+    const bySubaddress = await ingest(await rawMail({ from: op.email, to: replyAddress(mailbox.address, ticket), subject: 'no number', text: 'Pay here.' }));
+    // Answering the customer's thread (which the customer and their CC hold), or that first mail, is no better.
+    const byCustomerThread = await ingest(await rawMail({ from: op.email, to: mailbox.address, subject: 'Re: it', inReplyTo: `<${acknowledgement}>`, text: 'Or here.' }));
+    // Nor is answering the mail forged first: its Message-ID was not kept as the operator's.
+    const byForged = await ingest(await rawMail({ from: op.email, to: mailbox.address, subject: `Re: [#${ticket.number}]`, inReplyTo: forged, references: [forged], text: 'And here.' }));
+    for (const result of [bySubject, bySubaddress, byCustomerThread, byForged]) {
+      expect(result).toMatchObject({ decision: 'reply', ticketId: ticket.id });
+      expect(result.reason).toContain('an operator\'s mail that answers none of the mails they were sent: filed as a note');
+      expect((await messagesOf(ticket.id)).find((m) => m.id === result.messageId)).toMatchObject({ type: 1, by: 0, user_id: op.id });
+      // The operators hear of it as of a note (the author excepted); no customer or CC does.
+      expect(await mailsAbout(ticket.id, result.messageId)).toEqual(['operator_ticket_note']);
+    }
+    expect(await MailMessageId.count({ where: { message_id: forged.slice(1, -1) } })).toBe(0);
+    // The operator's answer to their notification is still their reply.
+    const real = await ingest(await rawMail({ from: op.email, to: mailbox.address, subject: 'Re: it', inReplyTo: `<${notification}>`, text: 'Done.' }));
+    expect((await messagesOf(ticket.id)).find((m) => m.id === real.messageId)).toMatchObject({ type: 0, by: 0 });
   });
 });
 

@@ -14,7 +14,7 @@ import type { Dovecot } from '../helpers/dovecot';
 import { newEmail, unique, useApi } from '../helpers/app';
 import { expectSuccess } from '../helpers/envelope';
 import { waitFor, type TestSmtp } from '../helpers/smtp';
-import type { MailWorld } from '../notifications/support';
+import { settled, type MailWorld } from '../notifications/support';
 import { dropQueuedMail, messagesOf, rawMail, ticketMailsOf, useDeskMailbox } from './support';
 
 afterAll(() => dropQueuedMail());
@@ -218,6 +218,26 @@ describe('an operator answering a notification by mail', () => {
     const mailed = await waitFor(() => smtp.mailsTo(from).find((m) => m.parsed.text?.includes('We will look at it today.')), 60000, 'the reply to the customer');
     expect(mailed.parsed.text).not.toContain('no refund');
     expect(smtp.mailsTo(from).some((m) => m.parsed.text?.includes('no refund'))).toBe(false);
+  });
+
+  it('their out-of-office answering it (with Auto-Submitted, or told by its subject only) is a note no one hears of: the customer gets nothing', async () => {
+    const { ticket, from } = await opened();
+    const agent = world.direct;
+    const told = await waitFor(() => smtp.mailsTo(agent.email).find((m) => m.parsed.subject?.includes(`[#${ticket.number}]`)), 60000, 'the operator_ticket_opened mail');
+    await waitFor(() => MailMessageId.findOne({ where: { message_id: told.parsed.messageId!.replace(/^<|>$/g, '') } }), 60000, 'the stored Message-ID');
+    const outOfOffice: Array<[string, Record<string, string>]> = [['Automatic reply', { 'Auto-Submitted': 'auto-replied' }], ['Out of Office', {}]];
+    for (const [prefix, headers] of outOfOffice) {
+      const line = await deliver(await rawMail({
+        from: `Olivia Op <${agent.email}>`, to: user('desk'), subject: `${prefix}: ${told.parsed.subject}`, inReplyTo: told.parsed.messageId!,
+        references: [told.parsed.messageId!], headers, text: 'I am out until Monday. Urgent: my mobile is +44 7700 900123.',
+      }));
+      expect(line).toMatchObject({ decision: 'reply', ticket_id: ticket.id });
+      expect(line.reason).toContain('an operator\'s automatic mail: filed as a note');
+      expect((await messagesOf(ticket.id)).find((m) => m.id === line.ticket_message_id)).toMatchObject({ type: 1, by: 0, user_id: agent.id });
+      expect((await ticketMailsOf(ticket.id)).filter((p) => p.messageId === line.ticket_message_id)).toEqual([]);
+    }
+    await settled(ticket.id);
+    expect(smtp.mailsTo(from).some((m) => m.parsed.text?.includes('900123'))).toBe(false);
   });
 
   it('passed on to someone without an account (a team address), is answered in a note: they join nothing, no customer hears of it', async () => {
