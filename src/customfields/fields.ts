@@ -185,6 +185,17 @@ async function checkDependency(kind: string, selfId: number | null, fieldId: num
   }
 }
 
+/**
+ * A field with options becomes a type without options only when the same request removes them
+ * (`options` empty or null): the change would delete the options and every value that names one.
+ */
+async function refuseDroppingOptions(field: CustomField, transaction: Transaction): Promise<void> {
+  if (!OPTION_TYPES.includes(field.type)) return;
+  if (await CustomFieldOption.findOne({ attributes: ['id'], where: { field_id: field.id }, transaction, lock: transaction.LOCK.SHARE })) {
+    throw new ValidationError('The type of a custom field with options can only change to another type with options; remove its options first.');
+  }
+}
+
 const refOrNull = (v: number | null | undefined): number | null => (v ? v : null);
 
 /** `brand_id`: the brand's fields and the fields with no brand list (they apply to every brand). */
@@ -269,6 +280,7 @@ export function customFieldResource(spec: CustomFieldKindSpec): ResourceDef<Cust
         await checkDependency(kind, record.id, depField, depOption, transaction);
       }
       if (brand?.length) await assertExist(Brand, 'brand', brand, transaction);
+      if (values.type !== undefined && !OPTION_TYPES.includes(values.type) && items?.length !== 0) await refuseDroppingOptions(record, transaction);
 
       const oldType = record.type;
       const wasEncrypted = !!record.encrypted;

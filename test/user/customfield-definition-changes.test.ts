@@ -5,7 +5,7 @@
  */
 import type { Transaction } from 'sequelize';
 import type { Response } from 'supertest';
-import { CustomField, CustomFieldValue, Organisation, User } from '../../src/db/models';
+import { CustomField, CustomFieldOption, CustomFieldValue, Organisation, User } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { SEALED } from '../../src/customfields/sealing';
 import { organisationCustomFieldResource, userCustomFieldResource } from '../../src/customfields/fields';
@@ -162,6 +162,33 @@ describe('a type change', () => {
     expect(await stored(multi.id, user.id)).toBe(String(m1));
     expect(await stored(multi.id, other.id)).toBeNull();
   });
+
+  it.each([
+    ['user', USER_FIELDS, async () => (await makeUser()).id],
+    ['organisation', ORG_FIELDS, async () => (await Organisation.create({ brand_id: 1, name: unique('org') })).id],
+    ['ticket', '/api/ticket/customfield', async () => (await tickets.ticket()).id],
+  ] as const)('of a %s field with options to a type without is refused unless the request removes the options', async (_kind, path, owner) => {
+    const field = await makeField({ type: 5, options: [{ value: 'a' }, { value: 'b' }] }, path);
+    const options = await CustomFieldOption.findAll({ where: { field_id: field.id }, order: [['id', 'ASC']] });
+    const ownerId = await owner();
+    await CustomFieldValue.create({ field_id: field.id, owner_id: ownerId, value: String(options[0].id) });
+    const message = 'The type of a custom field with options can only change to another type with options; remove its options first.';
+    for (const change of [{ type: 9 }, { type: 1 }, { type: 8, options: [{ value: 'a' }] }]) {
+      expectError(await api.put(`${path}/${field.id}`, change), 422, message);
+    }
+    expect(await CustomField.findByPk(field.id)).toMatchObject({ type: 5 });
+    expect(await CustomFieldOption.count({ where: { field_id: field.id } })).toBe(2);
+    expect(await stored(field.id, ownerId)).toBe(String(options[0].id));
+    // Another option type keeps them; removing the options in the same request is a deliberate deletion.
+    expectSuccess(await api.put(`${path}/${field.id}`, { type: 7 }), 'Successfully updated the custom field!');
+    expect(await stored(field.id, ownerId)).toBe(String(options[0].id));
+    expectSuccess(await api.put(`${path}/${field.id}`, { type: 9, options: null }), 'Successfully updated the custom field!');
+    expect(await CustomFieldOption.count({ where: { field_id: field.id } })).toBe(0);
+    expect(await stored(field.id, ownerId)).toBeNull();
+    // An option type without options changes freely.
+    const empty = await makeField({ type: 5 }, path);
+    expectSuccess(await api.put(`${path}/${empty.id}`, { type: 8 }), 'Successfully updated the custom field!');
+  });
 });
 
 describe('a dependency', () => {
@@ -175,7 +202,7 @@ describe('a dependency', () => {
     const { parent, child } = await parentAndChild();
     expectError(await api.put(`${USER_FIELDS}/${parent.id}`, { options: [{ value: 'b' }] }), 422,
       `The option "a" cannot be deleted because the custom field "${child.name}" depends on it: change that field's dependency first.`);
-    expectError(await api.put(`${USER_FIELDS}/${parent.id}`, { type: 8 }), 422,
+    expectError(await api.put(`${USER_FIELDS}/${parent.id}`, { type: 8, options: null }), 422,
       `The option "a" cannot be deleted because the custom field "${child.name}" depends on it: change that field's dependency first.`);
     expect(expectSuccess(await api.get(`${USER_FIELDS}/${parent.id}`)).options.map((o: any) => o.value)).toEqual(['a', 'b']);
     expect(await CustomField.findByPk(child.id)).toMatchObject({ depends_on_field_id: parent.id, depends_on_option_id: parent.options[0].id });

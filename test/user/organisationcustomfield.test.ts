@@ -219,9 +219,11 @@ describe('PUT /api/user/organisationcustomfield/{id}', () => {
     expect(expectSuccess(await api.get(`${BASE}/${created.id}`)).options).toEqual(created.options);
   });
 
-  it('removes the options when the type is no longer an option type', async () => {
+  it('removes the options when the type is no longer an option type and the request removes them', async () => {
     const created = await create({ type: 5, options: [{ value: 'a' }] });
-    const data = expectSuccess(await api.put(`${BASE}/${created.id}`, { type: 8 }), 'Successfully updated the custom field!');
+    expectError(await api.put(`${BASE}/${created.id}`, { type: 8 }), 422,
+      'The type of a custom field with options can only change to another type with options; remove its options first.');
+    const data = expectSuccess(await api.put(`${BASE}/${created.id}`, { type: 8, options: '' }), 'Successfully updated the custom field!');
     expect(data.options).toEqual([]);
     expect(await CustomFieldOption.count({ where: { field_id: created.id } })).toBe(0);
   });
