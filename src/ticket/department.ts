@@ -37,7 +37,7 @@ export const DEPARTMENT_TRANSLATIONS = { type: 'department', key: 'department_id
 
 /**
  * `email_templates[<key>]=<template id>` (-1: none). Only the 14 keys of a department; ids must
- * name email templates (`assertTemplates`).
+ * name email templates of that key (`assertTemplates`).
  */
 const emailTemplatesInput = () => Joi.any().custom((value) => {
   if (value === '' || value === null) return {};
@@ -171,13 +171,18 @@ async function replaceOperators(departmentId: number, ids: number[], transaction
   await setLinks(OperatorDepartment, { department_id: departmentId }, 'user_id', ids, transaction, { fresh });
 }
 
-/** Every template id a request maps is an email template: `The selected email templates.<key> is invalid.` */
+/**
+ * Every template id a request maps is an email template of that key (a template's `name` is its
+ * key; a brand's own version has the same name): `The selected email templates.<key> is invalid.`
+ * for an unknown id and for a template of another key (a user's mail sent to operators...).
+ */
 async function assertTemplates(templates: Record<string, number> | undefined, transaction: Transaction): Promise<void> {
   const entries = Object.entries(templates ?? {}).filter(([, id]) => id !== -1);
   if (!entries.length) return;
-  const found = new Set((await EmailTemplate.findAll({ attributes: ['id'], where: { id: { [Op.in]: entries.map(([, id]) => id) } }, transaction })).map((t) => t.id));
-  const missing = entries.find(([, id]) => !found.has(id));
-  if (missing) throw invalid(`email_templates.${missing[0]}`);
+  const rows = await EmailTemplate.findAll({ attributes: ['id', 'name'], where: { id: { [Op.in]: entries.map(([, id]) => id) } }, transaction });
+  const names = new Map(rows.map((t) => [t.id, t.name]));
+  const wrong = entries.find(([key, id]) => names.get(id) !== key);
+  if (wrong) throw invalid(`email_templates.${wrong[0]}`);
 }
 
 /** The templates the install ships for every brand, by department key (the seed maps them in the first department). */

@@ -5,7 +5,7 @@ import {
 } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { ValidationError } from '../../src/errors';
-import { EMAIL_TEMPLATE_KEYS, departmentResource } from '../../src/ticket/department';
+import { EMAIL_TEMPLATE_KEYS, departmentResource, emailTemplates } from '../../src/ticket/department';
 import { useApi, unique } from '../helpers/app';
 import { raceAfterHeld } from '../helpers/races';
 import { ticketContext } from './ticketSupport';
@@ -292,22 +292,39 @@ describe('POST /api/ticket/department', () => {
     expect(await Department.count({ where: { name } })).toBe(0);
   });
 
+  it('refuses a template of another key (an operator\'s mail, the feedback request), and takes a brand\'s own version of the key', async () => {
+    const name = unique('dept');
+    const t = await shipped();
+    const feedback = (await EmailTemplate.findOne({ where: { brand_id: null, name: 'user_feedback_request' } }))!;
+    for (const id of [t.operator_ticket_opened, feedback.id]) {
+      expectError(await api.post(BASE, { name, email_templates: { user_ticket_opened: id } }), 422, 'The selected email templates.user ticket opened is invalid.');
+    }
+    expect(await Department.count({ where: { name } })).toBe(0);
+    const dept = await makeDepartment({ email_templates: JSON.stringify(t) });
+    expectError(await api.put(`${BASE}/${dept.id}`, { email_templates: { operator_ticket_note: t.user_ticket_reply } }), 422, 'The selected email templates.operator ticket note is invalid.');
+    expect(emailTemplates((await Department.findByPk(dept.id))!.email_templates)).toEqual(t);
+    const brand = await Brand.create({ name: unique('brand') });
+    const own = await EmailTemplate.create({ brand_id: brand.id, name: 'user_ticket_opened', subject: 'Hello', contents: '<p>Hello</p>' });
+    expect(updated(await api.put(`${BASE}/${dept.id}`, { email_templates: { user_ticket_opened: own.id } })).email_templates).toEqual({ ...t, user_ticket_opened: own.id });
+  });
+
   it('stores every field, links, templates and translations', async () => {
     const brand = await Brand.create({ name: unique('brand') });
     const group = await Group.create({ type: 'operator', name: unique('group') });
     const [op1, op2] = [await makeOperator(), await makeOperator()];
     const parent = await makeDepartment();
+    const templates: Record<string, number> = { ...(await shipped()), user_ticket_opened: (await EmailTemplate.create({ brand_id: brand.id, name: 'user_ticket_opened', subject: 'Hi', contents: '<p>Hi</p>' })).id };
     const data = await create({
       description: 'Buying things', order: 3, parent_id: parent.id, public: 0, registered_only: 1, ticket_number_format: 'SALES-%N{5}',
       default_assignedto: op1.id, notify_frontend_ticket: 0, notify_email_ticket: 'false', notify_operators: 0, disable_user_email_replies: 1,
       brand: [brand.id, 1], groups: [group.id], operators: [op2.id, op1.id],
-      email_templates: { user_ticket_opened: 12, operator_ticket_note: '-1', user_ticket_reply: '7' },
+      email_templates: { user_ticket_opened: templates.user_ticket_opened, operator_ticket_note: '-1', user_ticket_reply: String(templates.user_ticket_reply) },
       'name:fr': 'Ventes', 'description:fr': 'Acheter',
     });
     expect(data).toMatchObject({
       description: 'Buying things', order: 3, parent_id: parent.id, public: 0, registered_only: 1, ticket_number_format: 'SALES-%N{5}',
       default_assignedto: op1.id, notify_frontend_ticket: 0, notify_email_ticket: 0, notify_operators: 0, disable_user_email_replies: 1,
-      email_templates: { ...(await shipped()), user_ticket_opened: 12, operator_ticket_note: -1, user_ticket_reply: 7 },
+      email_templates: { ...templates, operator_ticket_note: -1 },
       translations: [{ department_id: data.id, name: 'Ventes', description: 'Acheter', locale: 'fr' }],
     });
     expect(data.groups.map((g: any) => g.id)).toEqual([group.id]);
@@ -320,8 +337,8 @@ describe('POST /api/ticket/department', () => {
 
   it('takes a JSON body', async () => {
     const name = unique('Json');
-    const data = expectSuccess(await api.postJson(BASE, { name, public: false, email_templates: { operator_assigned: 5 }, brand: [] }), 'Successfully created new department!');
-    expect(data).toMatchObject({ name, public: 0, email_templates: { ...(await shipped()), operator_assigned: 5 } });
+    const data = expectSuccess(await api.postJson(BASE, { name, public: false, email_templates: { operator_assigned: -1 }, brand: [] }), 'Successfully created new department!');
+    expect(data).toMatchObject({ name, public: 0, email_templates: { ...(await shipped()), operator_assigned: -1 } });
     expect(await DepartmentBrand.count({ where: { department_id: data.id } })).toBe(0);
   });
 
@@ -361,10 +378,11 @@ describe('PUT /api/ticket/department/{id}', () => {
   it('updates only what is sent', async () => {
     const dept = await makeDepartment({ description: 'keep', order: 4, email_templates: JSON.stringify({ user_ticket_opened: 3, operator_assigned: 4 }) });
     const name = unique('Renamed');
-    const data = updated(await api.put(`${BASE}/${dept.id}`, { name, notify_operators: 0, email_templates: { operator_assigned: -1, operator_ticket_note: 9 } }));
+    const note = (await shipped()).operator_ticket_note;
+    const data = updated(await api.put(`${BASE}/${dept.id}`, { name, notify_operators: 0, email_templates: { operator_assigned: -1, operator_ticket_note: note } }));
     expect(data).toMatchObject({
       id: dept.id, name, description: 'keep', order: 4, notify_operators: 0, public: 1,
-      email_templates: { ...NO_TEMPLATES, user_ticket_opened: 3, operator_ticket_note: 9 },
+      email_templates: { ...NO_TEMPLATES, user_ticket_opened: 3, operator_ticket_note: note },
     });
     expect(data.updated_at).toBeGreaterThanOrEqual(dept.updated_at);
     // An empty value resets every template to none; empty values clear the optional fields.
