@@ -3,7 +3,7 @@ import { Translation } from './db/models';
 import { ValidationError } from './errors';
 import { loadMany } from './db/load';
 import { setRows } from './db/links';
-import { CONTROL_CHARACTERS, LOCALE, characters } from './lib/validation';
+import { CONTROL_CHARACTERS, characters, isLocale } from './lib/validation';
 import { storedHtml } from './content/html';
 
 /** Which fields of a resource take `<field>:<locale>` translations, and how items are keyed. */
@@ -60,7 +60,7 @@ export function extractTranslations(spec: TranslationSpec | undefined, body: Rec
     const field = key.slice(0, sep);
     const locale = key.slice(sep + 1);
     if (!spec.fields.includes(field)) throw new ValidationError(`The ${key} field is not translatable.`);
-    if (!LOCALE.test(locale)) throw new ValidationError(`The locale of ${key} is not a valid ISO-639 code.`);
+    if (!isLocale(locale)) throw new ValidationError(`The locale of ${key} is not a valid ISO-639 code.`);
     if (typeof value !== 'string') throw new ValidationError(`The ${key} must be a string.`);
     const trimmed = value.trim();
     const max = translationMax(spec, field);

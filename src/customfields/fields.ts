@@ -10,7 +10,7 @@ import { sqlCondition } from '../db/sql';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../lib/serialize';
 import { translate, loadTranslations, saveTranslations, type TranslationInput, type TranslationSpec } from '../translations';
-import { CONTROL_CHARACTERS, Joi, LOCALE, MAX_ID, characters, field } from '../lib/validation';
+import { CONTROL_CHARACTERS, Joi, MAX_ID, characters, field, isLocale } from '../lib/validation';
 import { OPTION_TYPES, fitValuesToType, pruneDeletedOptions, resealValuesOfField, type ValueKind } from './values';
 
 /**
@@ -92,7 +92,7 @@ function optionInputs(items: Array<Record<string, any>>): OptionInput[] {
       if (!key.startsWith('value:')) continue;
       const locale = key.slice('value:'.length);
       const name = `options.${n}.${key}`;
-      if (!LOCALE.test(locale)) throw new ValidationError(`The locale of ${name} is not a valid ISO-639 code.`);
+      if (!isLocale(locale)) throw new ValidationError(`The locale of ${name} is not a valid ISO-639 code.`);
       if (typeof raw !== 'string') throw new ValidationError(`The ${name} must be a string.`);
       const value = raw.trim();
       if (characters(value) > OPTION_VALUE_MAX) throw new ValidationError(`The ${name} may not be greater than ${OPTION_VALUE_MAX} characters.`);

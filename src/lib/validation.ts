@@ -2,6 +2,7 @@ import BaseJoi from 'joi';
 import type { ObjectSchema, StringSchema, ValidationErrorItem } from 'joi';
 import { ValidationError, fieldLabel } from '../errors';
 import { domainToASCII } from 'node:url';
+import { LANGUAGES } from './languages';
 
 /** `{0: a, 1: b}` (what `x[]=a&x[]=b` and `x[0]=a` parse to) as `[a, b]`, ordered by index. */
 function indexedToArray(value: unknown): unknown {
@@ -305,3 +306,13 @@ export function validate<T = Record<string, any>>(schema: ObjectSchema, input: u
 
 /** A locale code: ISO-639 language, optionally with a region (`en`, `pt_BR`, `zh-Hant`). */
 export const LOCALE = /^[a-z]{2,3}(?:[_-][A-Za-z]{2,4})?$/;
+
+/**
+ * A locale a translation (or an attachment) is stored in: LOCALE's form with an ISO 639-1 language
+ * (`xx` and `zz` have the form but name no language). `lang` is read by LOCALE's form alone: a
+ * locale without translations shows the defaults.
+ */
+export function isLocale(value: string): boolean {
+  const language = /^([a-z]{2})(?:[_-][A-Za-z]{2,4})?$/.exec(value)?.[1];
+  return language !== undefined && LANGUAGES.has(language);
+}

@@ -31,7 +31,8 @@ const VERSION: string = (() => {
   }
 })();
 
-const LOCALE_SUFFIX = ':[a-z]{2,3}([_-][A-Za-z]{2,4})?';
+/** A translation's locale (lib/validation.ts isLocale: an ISO 639-1 language, optionally a region). */
+const LOCALE_SUFFIX = ':[a-z]{2}([_-][A-Za-z]{2,4})?';
 
 // ---------------------------------------------------------------------------------------------
 // joi → JSON Schema, and what joi-to-json cannot know: the project's own joi types.

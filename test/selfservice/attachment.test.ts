@@ -114,6 +114,7 @@ describe('article attachments', () => {
     expectError(await api.post('/api/selfservice/article', body([{ filename: 'a.txt' }])), 422, 'The attachment.0.contents field is required.');
     expectError(await api.post('/api/selfservice/article', body([{ filename: 'a.txt', contents: '' }])), 422, 'The attachment.0.contents field is required.');
     expectError(await api.post('/api/selfservice/article', body([{ filename: 'a.txt', contents: 'aGk=', locale: 'not a locale' }])), 422, 'The attachment.0.locale format is invalid.');
+    expectError(await api.post('/api/selfservice/article', body([{ filename: 'a.txt', contents: 'aGk=', locale: 'xx' }])), 422, 'The attachment.0.locale is not a valid ISO-639 code.');
     expect(await Upload.count({ where: { hash: sha256(Buffer.from('ok')) } })).toBe(0);
   });
 

@@ -135,6 +135,16 @@ describe('translations', () => {
     expect(replaced.translations).toEqual([{ status_id: data.id, name: 'Abierto', locale: 'es' }]);
     expect(await Translation.count({ where: { record_type: 'ticket_status', record_id: data.id } })).toBe(1);
   });
+
+  it('are refused in a locale whose language is no ISO 639-1 code, and taken with a region or script', async () => {
+    const count = await TicketStatus.count();
+    for (const locale of ['xx', 'zz', 'fil', 'iw', 'xx_GB']) {
+      expectError(await api.post(BASE, { name: unique('S'), [`name:${locale}`]: 'y' }), 422, `The locale of name:${locale} is not a valid ISO-639 code.`);
+    }
+    expect(await TicketStatus.count()).toBe(count);
+    const data = await createStatus({ 'name:pt_BR': 'Aberto', 'name:zh-Hant': '開', 'name:yo': 'Ṣí' });
+    expect(data.translations.map((t: any) => t.locale).sort()).toEqual(['pt_BR', 'yo', 'zh_Hant']);
+  });
 });
 
 describe('DELETE /api/ticket/status/{id}', () => {

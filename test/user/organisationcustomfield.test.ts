@@ -143,6 +143,7 @@ describe('POST /api/user/organisationcustomfield', () => {
 
     it('refuses an invalid option translation', async () => {
       expectError(await api.post(BASE, { name: 'x', type: 5, options: [{ value: 'a', 'value:f!': 'b' }] }), 422, 'The locale of options.0.value:f! is not a valid ISO-639 code.');
+      expectError(await api.post(BASE, { name: 'x', type: 5, options: [{ value: 'a', 'value:zz': 'b' }] }), 422, 'The locale of options.0.value:zz is not a valid ISO-639 code.');
     });
 
     it('creates nothing when it refuses', async () => {

@@ -2,9 +2,9 @@ import { Op, type Order, type WhereOptions } from 'sequelize';
 import { recordDeletions } from '../../export/tombstones';
 import { Article } from '../../db/models';
 import { emit } from '../../events';
-import { ValidationError } from '../../errors';
+import { ValidationError, fieldLabel } from '../../errors';
 import { flagFilter, langParam, listSchema, parseListQuery, type Condition, type Filter, type ListSpec } from '../../http/listQuery';
-import { LOCALE } from '../../lib/validation';
+import { LOCALE, isLocale } from '../../lib/validation';
 import { resourceRouter, type CustomAction, type ResourceDef } from '../../http/resource';
 import { isBound, sqlCondition } from '../../db/sql';
 import { Joi, field } from '../../lib/validation';
@@ -25,7 +25,10 @@ const TEXT_MAX = 1_000_000;
 const attachmentItem = Joi.object({
   filename: field.filename().required(),
   contents: field.base64File(MAX_UPLOAD_BYTES).required(),
-  locale: Joi.string().trim().pattern(LOCALE, 'locale').allow('', null),
+  locale: Joi.string().trim().pattern(LOCALE, 'locale').custom((v: string, helpers) => {
+    if (!isLocale(v)) throw new Error(`The ${fieldLabel(helpers.state.path ?? ['locale'])} is not a valid ISO-639 code.`);
+    return v;
+  }).allow('', null),
 });
 
 const fields = {
