@@ -6,6 +6,7 @@ import { ValidationError, invalid } from '../errors';
 import { assertExist } from '../db/exists';
 import { type Filter } from '../http/listQuery';
 import { loadMany } from '../db/load';
+import { nextOrder } from '../db/order';
 import { sqlCondition } from '../db/sql';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../lib/serialize';
@@ -27,14 +28,12 @@ export const OPTION_TRANSLATIONS: TranslationSpec = { type: 'customfieldoption',
 export const CUSTOM_FIELD_FIELDS = ['id', 'name', 'description', 'type', 'order', 'required', 'public', 'encrypted', 'locked', 'created_at', 'updated_at'] as const;
 export const CUSTOM_FIELD_OPTION_FIELDS = ['id', 'field_id', 'value', 'order', 'created_at', 'updated_at'] as const;
 
-const INT_MIN = -2147483648;
-const INT_MAX = 2147483647;
 const OPTION_VALUE_MAX = 255;
 
 const optionItem = Joi.object({
   id: field.id(),
   value: field.string(OPTION_VALUE_MAX).required(),
-  order: Joi.number().integer().min(INT_MIN).max(INT_MAX),
+  order: field.order(),
 }).pattern(/^value:/, Joi.any());
 
 /** A reference that may be cleared with an empty value or 0. */
@@ -45,7 +44,7 @@ const bodyFields = {
   depends_on_field_id: optionalRef(),
   depends_on_option_id: optionalRef(),
   brand: Joi.array().items(field.id()).single().max(1000).allow('', null),
-  order: Joi.number().integer().min(INT_MIN).max(INT_MAX),
+  order: field.order(),
   options: Joi.array().items(optionItem).max(1000).allow('', null),
 };
 const type = () => Joi.number().integer().valid(0, 1, 2, 3, 4, 5, 6, 7, 8, 9);
@@ -262,7 +261,7 @@ export function customFieldResource(spec: CustomFieldKindSpec): ResourceDef<Cust
       await checkDependency(kind, null, refOrNull(depField), refOrNull(depOption), transaction);
       if (brand?.length) await assertExist(Brand, 'brand', brand, transaction);
       const created = await CustomField.create({
-        ...values, kind, depends_on_field_id: refOrNull(depField), depends_on_option_id: refOrNull(depOption),
+        ...values, order: values.order ?? (await nextOrder(CustomField, transaction, { kind })), kind, depends_on_field_id: refOrNull(depField), depends_on_option_id: refOrNull(depOption),
       }, { transaction });
       if (brand?.length) await replaceBrands(created.id, brand, transaction);
       if (items.length) await replaceOptions(created, items, transaction);

@@ -209,6 +209,8 @@ export const field = {
     .email({ tlds: false })
     .custom((v: string) => canonicalEmail(v)),
   idArray: () => Joi.array().items(Joi.number().integer().min(1).max(MAX_ID)).single().max(1000),
+  /** A display position, 0 or more; a record created without one goes after the last (db/order.ts nextOrder). */
+  order: () => Joi.number().integer().min(0).max(2147483647),
 };
 
 const EMAIL = field.email();

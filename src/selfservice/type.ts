@@ -4,6 +4,7 @@ import { presentBrand } from '../core/brand';
 import { ValidationError, invalid } from '../errors';
 import { equals, flagFilter } from '../http/listQuery';
 import { loadById } from '../db/load';
+import { nextOrder } from '../db/order';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick, sent } from '../lib/serialize';
 import { Joi, field } from '../lib/validation';
@@ -39,7 +40,7 @@ const fields = {
   enabled: field.flag(),
   protected: field.flag(),
   internal: field.flag(),
-  order: Joi.number().integer().min(-2147483648).max(2147483647),
+  order: field.order(),
   icon: icon(),
   view: field.flag(),
   article_ordering: Joi.number().integer().valid(0, 1, 2, 3),
@@ -63,7 +64,6 @@ export const typeCreateSchema = Joi.object({
   enabled: field.flag().default(1),
   protected: field.flag().default(0),
   internal: field.flag().default(0),
-  order: fields.order.default(0),
   icon: icon().default('fa-book'),
   article_ordering: fields.article_ordering.default(0),
   show_on_dashboard: field.flag().default(1),
@@ -126,7 +126,8 @@ export const typeResource: ResourceDef<SelfServiceType, Related> = {
     checkType({ description: null, external_link: null, ...values } as CrossFields);
     await assertBrand(values.brand_id, transaction);
     const slug = await chooseSlug(input.slug, values.name, 'type', slugScope(values.brand_id, transaction));
-    return SelfServiceType.create({ ...values, slug }, { transaction });
+    const order = values.order ?? (await nextOrder(SelfServiceType, transaction, { brand_id: values.brand_id }));
+    return SelfServiceType.create({ ...values, order, slug }, { transaction });
   },
 
   async update(type, input, { transaction }) {

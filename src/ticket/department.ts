@@ -10,6 +10,7 @@ import { assertNotInFilters } from './filterUse';
 import { assertExist } from '../db/exists';
 import { flagFilter, type Filter } from '../http/listQuery';
 import { loadLinked, loadMany } from '../db/load';
+import { nextOrder } from '../db/order';
 import { sqlCondition } from '../db/sql';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick, sent } from '../lib/serialize';
@@ -55,14 +56,12 @@ const emailTemplatesInput = () => Joi.any().custom((value) => {
   return out;
 });
 
-const INT_MIN = -2147483648;
-const INT_MAX = 2147483647;
 /** A reference that may be cleared with an empty value or 0. */
 const optionalRef = () => Joi.number().integer().min(0).max(MAX_ID).allow(null, '');
 
 const bodyFields = {
   description: field.multiline(65535),
-  order: Joi.number().integer().min(INT_MIN).max(INT_MAX),
+  order: field.order(),
   parent_id: optionalRef(),
   ticket_number_format: field.nullable(255),
   default_assignedto: optionalRef(),
@@ -213,7 +212,7 @@ export async function createDepartment(input: Record<string, any>, transaction: 
   checkNumberFormat(input.ticket_number_format);
   await assertExist(User, 'default_assignedto', assignee, transaction, { type: 'operator' });
   const department = await Department.create({
-    ...sent(input, COLUMNS), parent_id: parentId, default_assignedto: assignee, ticket_number_format: input.ticket_number_format ?? null,
+    ...sent(input, COLUMNS), order: input.order ?? (await nextOrder(Department, transaction)), parent_id: parentId, default_assignedto: assignee, ticket_number_format: input.ticket_number_format ?? null,
     email_templates: JSON.stringify(emailTemplates(await newDepartmentTemplates(input.email_templates, transaction))),
   }, { transaction });
   // A department without a brand is no use to any ticket: the default brand unless told otherwise.

@@ -12,7 +12,8 @@ import { inDepartment } from './priorityScope';
 import { sqlCondition } from '../db/sql';
 import type { TranslationSpec } from '../translations';
 import { Joi, field } from '../lib/validation';
-import { colourField, nextOrder, orderField } from './fields';
+import { colourField } from './fields';
+import { nextOrder } from '../db/order';
 
 export const PRIORITY_FIELDS = ['id', 'name', 'colour', 'order', 'created_at', 'updated_at'] as const;
 
@@ -42,8 +43,8 @@ export const priorityResource: ResourceDef<TicketPriority> = {
   sortable: ['name', 'order', 'created_at', 'updated_at'],
   filters,
   translations: PRIORITY_TRANSLATIONS,
-  createSchema: Joi.object({ name: field.string().required(), colour: colourField().default('#ffffff'), order: orderField(), depts: depts() }),
-  updateSchema: Joi.object({ name: field.string(), colour: colourField(), order: orderField(), depts: depts() }),
+  createSchema: Joi.object({ name: field.string().required(), colour: colourField().default('#ffffff'), order: field.order(), depts: depts() }),
+  updateSchema: Joi.object({ name: field.string(), colour: colourField(), order: field.order(), depts: depts() }),
 
   async create(input, { transaction }) {
     const { depts: deptIds, ...values } = input;

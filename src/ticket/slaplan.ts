@@ -8,6 +8,7 @@ import { ValidationError, fieldLabel, invalid } from '../errors';
 import { assertNotInFilters } from './filterUse';
 import { flagFilter } from '../http/listQuery';
 import { loadMany } from '../db/load';
+import { nextOrder } from '../db/order';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick, sent } from '../lib/serialize';
 import { Joi, MAX_ID, field } from '../lib/validation';
@@ -36,8 +37,6 @@ export const SLA_PLAN_TRANSLATIONS = { type: 'slaplan', key: 'sla_plan_id', fiel
 
 /** A year of minutes: the largest target. */
 export const MAX_TARGET_MINUTES = 525_600;
-const INT_MIN = -2147483648;
-const INT_MAX = 2147483647;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isBlank = (v: unknown) => v === undefined || v === null || v === '';
@@ -105,7 +104,7 @@ const timezone = () => field.nullable(64).custom((value: string | null) => {
 const bodyFields = {
   description: field.multiline(65535),
   timezone: timezone(),
-  order: Joi.number().integer().min(INT_MIN).max(INT_MAX),
+  order: field.order(),
   schedule: scheduleInput(),
   targets: targetsInput(),
 };
@@ -176,7 +175,7 @@ export const slaPlanResource: ResourceDef<SlaPlan, SlaPlanRelations> = {
   async create(input, { transaction }) {
     const schedule: WorkingWindow[] = input.schedule ?? [];
     assertSchedule(input.business_hours, schedule.length);
-    const plan = await SlaPlan.create(sent(input, COLUMNS), { transaction });
+    const plan = await SlaPlan.create({ ...sent(input, COLUMNS), order: input.order ?? (await nextOrder(SlaPlan, transaction)) }, { transaction });
     await replaceSchedule(plan.id, schedule, transaction, true);
     await replaceTargets(plan.id, input.targets ?? [], transaction, true);
     return plan;

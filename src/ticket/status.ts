@@ -7,7 +7,8 @@ import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../lib/serialize';
 import type { TranslationSpec } from '../translations';
 import { Joi, field } from '../lib/validation';
-import { colourField, nextOrder, orderField } from './fields';
+import { colourField } from './fields';
+import { nextOrder } from '../db/order';
 
 export const STATUS_FIELDS = ['id', 'name', 'colour', 'auto_close', 'order', 'created_at', 'updated_at'] as const;
 
@@ -47,9 +48,9 @@ export const statusResource: ResourceDef<TicketStatus> = {
   translations: STATUS_TRANSLATIONS,
   // The spec: `name` is required on update too.
   createSchema: Joi.object({
-    name: field.string().required(), colour: colourField().default('#ffffff'), auto_close: field.flag().default(0), order: orderField(),
+    name: field.string().required(), colour: colourField().default('#ffffff'), auto_close: field.flag().default(0), order: field.order(),
   }),
-  updateSchema: Joi.object({ name: field.string().required(), colour: colourField(), auto_close: field.flag(), order: orderField() }),
+  updateSchema: Joi.object({ name: field.string().required(), colour: colourField(), auto_close: field.flag(), order: field.order() }),
 
   async create(input, { transaction }) {
     await assertNameFree(TicketStatus, input.name, null, transaction);

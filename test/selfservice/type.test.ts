@@ -1,4 +1,4 @@
-import { ArticleCategory, ArticleType, SelfServiceCategory, Translation } from '../../src/db/models';
+import { ArticleCategory, ArticleType, SelfServiceCategory, SelfServiceType, Translation } from '../../src/db/models';
 import { useApi, unique, nowSec } from '../helpers/app';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 import { TYPE_KEYS, factories, ids, slugOf } from './support';
@@ -15,13 +15,14 @@ describe('POST /api/selfservice/type', () => {
     expect(expectSuccess(await api.put(`${BASE}/${data.id}`, { icon: '' }), 'Successfully updated the type!').icon).toBe('fa-star');
   });
 
-  it('creates a type with the defaults, a slug and the full brand', async () => {
+  it('creates a type with the defaults (order: after the brand\'s last type), a slug and the full brand', async () => {
     const before = nowSec();
+    const last = Number((await SelfServiceType.max('order', { where: { brand_id: 1 } })) ?? 0);
     const name = unique('Knowledge Base');
     const data = expectSuccess(await api.post(BASE, { brand_id: 1, name, content: 0, view: 1, description: 'Answers' }), 'Successfully created new type!');
     expect(Object.keys(data).sort()).toEqual([...TYPE_KEYS, 'translations'].sort());
     expect(data).toMatchObject({
-      brand_id: 1, name, slug: slugOf(name), description: 'Answers', order: 0, enabled: 1, protected: 0, internal: 0, content: 0, view: 1,
+      brand_id: 1, name, slug: slugOf(name), description: 'Answers', order: last + 1, enabled: 1, protected: 0, internal: 0, content: 0, view: 1,
       icon: 'fa-book', article_ordering: 0, show_on_dashboard: 1, external_link: null, translations: [],
     });
     expect(data.created_at).toBeGreaterThanOrEqual(before);
@@ -77,6 +78,7 @@ describe('POST /api/selfservice/type', () => {
     [{ brand_id: 1, name: 'x', content: 0, view: 0, description: 'd', slug: 'Not A Slug' }, 'The slug format is invalid.'],
     [{ brand_id: 1, name: 'x', content: 0, view: 0, description: 'd', 'slug:fr': 'pas_un_slug' }, 'The slug:fr format is invalid.'],
     [{ brand_id: 1, name: 'x', content: 0, view: 0, description: 'd', article_ordering: 4 }, 'The selected article ordering is invalid.'],
+    [{ brand_id: 1, name: 'x', content: 0, view: 0, description: 'd', order: -1 }, 'The order must be at least 0.'],
     [{ brand_id: 1, name: 'x', content: 1, description: 'd', external_link: 'not a url' }, 'The external link must be a valid URL.'],
     [{ brand_id: 1, name: 'x', content: 0, view: 0, description: 'd', 'title:fr': 'x' }, 'The title:fr field is not translatable.'],
   ] as Array<[Record<string, unknown>, string]>)('422 %j', async (body, message) => {

@@ -18,9 +18,10 @@ const ids = (data: any[]) => data.map((d) => d.id);
 describe('POST /api/ticket/customfield', () => {
   it('creates a ticket field with the defaults, without options', async () => {
     const name = unique('Order number');
+    const last = Number((await CustomField.max('order', { where: { kind: 'ticket' } })) ?? 0);
     const data = created(await api.post(BASE, { name, type: 8, description: 'From the shop' }));
     expect(Object.keys(data).sort()).toEqual([...FIELD_KEYS].sort());
-    expect(data).toMatchObject({ name, type: 8, description: 'From the shop', order: 0, required: 0, public: 1, encrypted: 0, locked: 0, purge: 0, depts: [], translations: [] });
+    expect(data).toMatchObject({ name, type: 8, description: 'From the shop', order: last + 1, required: 0, public: 1, encrypted: 0, locked: 0, purge: 0, depts: [], translations: [] });
     expect((await CustomField.findByPk(data.id))?.kind).toBe('ticket');
     expect(expectSuccess(await api.get(`${BASE}/${data.id}`))).toEqual(data);
   });

@@ -270,12 +270,13 @@ describe('POST /api/ticket/department', () => {
   const create = async (form: Record<string, unknown>) =>
     expectSuccess(await api.post(BASE, { name: unique('Sales'), ...form }), 'Successfully created new department!');
 
-  it('creates a department with the defaults, linked to the default brand, mapping the shipped email templates', async () => {
+  it('creates a department with the defaults (order: after the last), linked to the default brand, mapping the shipped email templates', async () => {
     const name = unique('Sales');
+    const last = Number((await Department.max('order')) ?? 0);
     const data = expectSuccess(await api.post(BASE, { name }), 'Successfully created new department!');
     expect(Object.keys(data).sort()).toEqual([...DEPARTMENT_KEYS].sort());
     expect(data).toMatchObject({
-      name, description: null, order: 0, parent_id: null, public: 1, registered_only: 0, ticket_number_format: null, default_assignedto: null,
+      name, description: null, order: last + 1, parent_id: null, public: 1, registered_only: 0, ticket_number_format: null, default_assignedto: null,
       notify_frontend_ticket: 1, notify_email_ticket: 1, notify_operators: 1, disable_user_email_replies: 0, email_templates: await shipped(),
       emails: [], groups: [], operators: [], translations: [],
     });
@@ -346,6 +347,7 @@ describe('POST /api/ticket/department', () => {
     [{}, 'The name field is required.'],
     [{ name: '  ' }, 'The name field is required.'],
     [{ name: 'x', parent_id: 999999 }, 'The selected parent id is invalid.'],
+    [{ name: 'x', order: -5 }, 'The order must be at least 0.'],
     [{ name: 'x', parent_id: 'abc' }, 'The parent id must be an integer.'],
     [{ name: 'x', public: 'maybe' }, 'The public field must be true or false.'],
     [{ name: 'x', brand: [999999] }, 'The selected brand.0 is invalid.'],

@@ -25,11 +25,12 @@ describe('POST /api/ticket/slaplan', () => {
     expect(await SlaPlan.count({ where: { name } })).toBe(0);
   });
 
-  it('creates a 24/7 plan with the defaults', async () => {
+  it('creates a 24/7 plan with the defaults (order: after the last plan)', async () => {
     const name = unique('Standard');
+    const last = Number((await SlaPlan.max('order')) ?? 0);
     const data = created(await api.post(BASE, { name }));
     expect(Object.keys(data).sort()).toEqual([...PLAN_KEYS].sort());
-    expect(data).toMatchObject({ name, description: null, enabled: 1, business_hours: 0, timezone: null, order: 0, schedule: [], targets: [], translations: [] });
+    expect(data).toMatchObject({ name, description: null, enabled: 1, business_hours: 0, timezone: null, order: last + 1, schedule: [], targets: [], translations: [] });
     expect(expectSuccess(await api.get(`${BASE}/${data.id}`))).toEqual(data);
   });
 
@@ -67,6 +68,7 @@ describe('POST /api/ticket/slaplan', () => {
     [{}, 'The name field is required.'],
     [{ name: 'x', business_hours: 1 }, 'The schedule field is required when business hours is 1.'],
     [{ name: 'x', business_hours: 'sometimes' }, 'The business hours field must be true or false.'],
+    [{ name: 'x', order: -1 }, 'The order must be at least 0.'],
     [{ name: 'x', timezone: 'Mars/Olympus' }, 'The timezone must be a valid IANA time zone (e.g. Europe/London).'],
     [{ name: 'x', schedule: { 7: { start: '09:00', end: '17:00' } } }, 'The selected schedule.7 is invalid: weekdays are 0 (Sunday) to 6 (Saturday).'],
     [{ name: 'x', schedule: { 1: { start: '9am', end: '17:00' } } }, 'The schedule.1.start must be a time from 00:00 to 24:00 (HH:MM).'],
@@ -89,7 +91,7 @@ describe('POST /api/ticket/slaplan', () => {
 describe('GET /api/ticket/slaplan', () => {
   it('lists with count, the enabled filter and sorting', async () => {
     const on = await create({ order: 9, business_hours: 1, schedule: OFFICE, targets: { 1: { first_reply: 5 } } });
-    const off = await create({ enabled: 0, order: -9 });
+    const off = await create({ enabled: 0, order: 0 });
     const all = expectList(await api.get(BASE, { limit: 1000 }));
     expect(all.map((p) => p.id)).toEqual(expect.arrayContaining([on.id, off.id]));
     expect(all.find((p) => p.id === on.id)).toEqual(on);

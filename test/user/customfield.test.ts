@@ -29,15 +29,18 @@ describe('POST /api/user/customfield', () => {
     expect((await CustomField.findByPk(data.id))?.kind).toBe('user');
   });
 
-  it('applies the defaults', async () => {
+  it('applies the defaults (order: after the last user field)', async () => {
+    const last = Number((await CustomField.max('order', { where: { kind: 'user' } })) ?? 0);
     const data = await create({});
-    expect(data).toMatchObject({ description: null, order: 0, required: 0, public: 1, encrypted: 0, locked: 0, options: [], translations: [] });
+    expect(data).toMatchObject({ description: null, order: last + 1, required: 0, public: 1, encrypted: 0, locked: 0, options: [], translations: [] });
   });
 
   it.each([
     [{ type: 8 }, 'The name field is required.'],
     [{ name: 'x' }, 'The type field is required.'],
     [{ name: 'x', type: 12 }, 'The selected type is invalid.'],
+    [{ name: 'x', type: 8, order: -3 }, 'The order must be at least 0.'],
+    [{ name: 'x', type: 5, options: [{ value: 'a', order: -1 }] }, 'The options.0.order must be at least 0.'],
     [{ name: 'x', type: 8, encrypted: 'no way' }, 'The encrypted field must be true or false.'],
     [{ name: 'x', type: 8, brand: [999999] }, 'The selected brand.0 is invalid.'],
   ] as Array<[Record<string, unknown>, string]>)('422 %j → %s', async (form, message) => {
@@ -72,8 +75,8 @@ describe('GET /api/user/customfield/{id}', () => {
 describe('PUT /api/user/customfield/{id}', () => {
   it('updates the given fields', async () => {
     const created = await create({ description: 'before', brand: [(await ownBrand()).id] });
-    const data = expectSuccess(await api.put(`${BASE}/${created.id}`, { name: 'After', required: 1, encrypted: 1, order: -4 }), 'Successfully updated the custom field!');
-    expect(data).toMatchObject({ id: created.id, name: 'After', description: 'before', required: 1, encrypted: 1, order: -4 });
+    const data = expectSuccess(await api.put(`${BASE}/${created.id}`, { name: 'After', required: 1, encrypted: 1, order: 4 }), 'Successfully updated the custom field!');
+    expect(data).toMatchObject({ id: created.id, name: 'After', description: 'before', required: 1, encrypted: 1, order: 4 });
   });
 
   it('replaces the options', async () => {

@@ -17,10 +17,11 @@ describe('POST /api/user/organisationcustomfield', () => {
   it('creates a field with the defaults and returns it', async () => {
     const before = nowSec();
     const name = unique('Company size');
+    const last = Number((await CustomField.max('order', { where: { kind: 'organisation' } })) ?? 0);
     const data = expectSuccess(await api.post(BASE, { name, type: 8 }), 'Successfully created new custom field!');
     expect(Object.keys(data).sort()).toEqual([...FIELD_KEYS].sort());
     expect(data).toMatchObject({
-      name, description: null, type: 8, order: 0, required: 0, public: 1, encrypted: 0, locked: 0, options: [], translations: [],
+      name, description: null, type: 8, order: last + 1, required: 0, public: 1, encrypted: 0, locked: 0, options: [], translations: [],
     });
     expect(data.created_at).toBeGreaterThanOrEqual(before);
     expect(data.updated_at).toBeGreaterThanOrEqual(before);
