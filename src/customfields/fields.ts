@@ -18,6 +18,7 @@ import { OPTION_TYPES, fitValuesToType, pruneDeletedOptions, resealValuesOfField
  * Custom fields of users (`/api/user/customfield`), organisations (`/api/user/organisationcustomfield`)
  * and tickets (`/api/ticket/customfield`): one factory, one table (`kind` tells them apart).
  * Options belong to the option types only (Checklist, Multiple Options, Options, Radio Buttons).
+ * Responses add `depends_on_field_id`, `depends_on_option_id` and `brand` (brand ids) to the spec's list.
  */
 
 /** `name:<locale>` and `description:<locale>` of a field (ids are unique across kinds). */
@@ -208,6 +209,8 @@ const brandFilter: Filter = {
 
 interface Related {
   options: Map<number, CustomFieldOption[]>;
+  /** The brand links (`brand`). */
+  brands: Map<number, CustomFieldBrand[]>;
   translations: Map<number, Translation[]>;
   /** What the kind's `load` loaded for its `present`. */
   extra: unknown;
@@ -309,15 +312,25 @@ export function customFieldResource(spec: CustomFieldKindSpec): ResourceDef<Cust
     },
 
     async load(fields) {
+      const ids = fields.map((f) => f.id);
       const extra = spec.load ? await spec.load(fields) : undefined;
-      if (spec.withOptions === false) return { options: new Map(), translations: new Map(), extra };
-      const options = await loadMany(CustomFieldOption, 'field_id', fields.map((f) => f.id), { order: [['order', 'ASC'], ['id', 'ASC']] });
+      const brands = await loadMany(CustomFieldBrand, 'field_id', ids, { order: [['field_id', 'ASC'], ['brand_id', 'ASC']] });
+      if (spec.withOptions === false) return { options: new Map(), translations: new Map(), brands, extra };
+      const options = await loadMany(CustomFieldOption, 'field_id', ids, { order: [['order', 'ASC'], ['id', 'ASC']] });
       const optionIds = [...options.values()].flat().map((o) => o.id);
-      return { options, translations: await loadTranslations(OPTION_TRANSLATIONS, optionIds), extra };
+      return { options, translations: await loadTranslations(OPTION_TRANSLATIONS, optionIds), brands, extra };
     },
 
     serialize(record, related, ctx) {
-      const out: Record<string, any> = { ...pick(record, CUSTOM_FIELD_FIELDS), ...pick(record, extraColumns), ...spec.present?.(record, related.extra) };
+      const out: Record<string, any> = {
+        ...pick(record, CUSTOM_FIELD_FIELDS),
+        // Beyond the spec's list, so that what was written can be read back (as ticket fields' `depts`).
+        depends_on_field_id: record.depends_on_field_id ?? null,
+        depends_on_option_id: record.depends_on_option_id ?? null,
+        brand: (related.brands.get(record.id) ?? []).map((l) => l.brand_id),
+        ...pick(record, extraColumns),
+        ...spec.present?.(record, related.extra),
+      };
       if (spec.withOptions === false) return out;
       out.options = (related.options.get(record.id) ?? []).map((o) =>
         translate(OPTION_TRANSLATIONS, pick(o, CUSTOM_FIELD_OPTION_FIELDS), related.translations.get(o.id) ?? [], ctx.lang));

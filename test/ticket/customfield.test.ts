@@ -7,6 +7,7 @@ const api = useApi();
 const BASE = '/api/ticket/customfield';
 const FIELD_KEYS = [
   'id', 'name', 'description', 'type', 'order', 'required', 'public', 'encrypted', 'locked', 'purge', 'depts', 'created_at', 'updated_at', 'translations',
+  'depends_on_field_id', 'depends_on_option_id', 'brand',
 ];
 
 const created = (res: any) => expectSuccess(res, 'Successfully created new custom field!');
@@ -21,15 +22,18 @@ describe('POST /api/ticket/customfield', () => {
     const last = Number((await CustomField.max('order', { where: { kind: 'ticket' } })) ?? 0);
     const data = created(await api.post(BASE, { name, type: 8, description: 'From the shop' }));
     expect(Object.keys(data).sort()).toEqual([...FIELD_KEYS].sort());
-    expect(data).toMatchObject({ name, type: 8, description: 'From the shop', order: last + 1, required: 0, public: 1, encrypted: 0, locked: 0, purge: 0, depts: [], translations: [] });
+    expect(data).toMatchObject({
+      name, type: 8, description: 'From the shop', order: last + 1, required: 0, public: 1, encrypted: 0, locked: 0, purge: 0, depts: [], translations: [],
+      depends_on_field_id: null, depends_on_option_id: null, brand: [],
+    });
     expect((await CustomField.findByPk(data.id))?.kind).toBe('ticket');
     expect(expectSuccess(await api.get(`${BASE}/${data.id}`))).toEqual(data);
   });
 
   it('stores purge, departments and options (options are kept for values, never shown)', async () => {
     const [d1, d2] = [await makeDepartment(), await makeDepartment()];
-    const data = await create({ type: 5, purge: 1, depts: [d2.id, d1.id, d2.id], options: [{ value: 'Small' }, { value: 'Large', 'value:fr': 'Grand' }], 'name:fr': 'Taille' });
-    expect(data).toMatchObject({ purge: 1, depts: [d1.id, d2.id], translations: [{ field_id: data.id, name: 'Taille', description: null, locale: 'fr' }] });
+    const data = await create({ type: 5, purge: 1, depts: [d2.id, d1.id, d2.id], brand: [1], options: [{ value: 'Small' }, { value: 'Large', 'value:fr': 'Grand' }], 'name:fr': 'Taille' });
+    expect(data).toMatchObject({ purge: 1, depts: [d1.id, d2.id], brand: [1], translations: [{ field_id: data.id, name: 'Taille', description: null, locale: 'fr' }] });
     expect(data).not.toHaveProperty('options');
     expect((await CustomFieldOption.findAll({ where: { field_id: data.id }, order: [['order', 'ASC']] })).map((o) => o.value)).toEqual(['Small', 'Large']);
     const listed = expectList(await api.get(BASE, { limit: 1000 })).find((f) => f.id === data.id);
@@ -98,7 +102,7 @@ describe('GET /api/ticket/customfield', () => {
     const fifty = await measure(50);
     expect(fifty.length).toBe(one.length);
     expect(fifty.some((q) => /custom_field_options/.test(q))).toBe(false);
-    expect(fifty.length).toBeLessThanOrEqual(4); // count, page, departments, translations
+    expect(fifty.length).toBeLessThanOrEqual(5); // count, page, departments, brands, translations
   });
 });
 

@@ -5,7 +5,10 @@ import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess }
 
 const api = useApi();
 const BASE = '/api/user/customfield';
-const FIELD_KEYS = ['id', 'name', 'description', 'type', 'order', 'required', 'public', 'encrypted', 'locked', 'created_at', 'updated_at', 'options', 'translations'];
+const FIELD_KEYS = [
+  'id', 'name', 'description', 'type', 'order', 'required', 'public', 'encrypted', 'locked', 'created_at', 'updated_at',
+  'depends_on_field_id', 'depends_on_option_id', 'brand', 'options', 'translations',
+];
 
 /** A brand for required fields, so they never apply to the users other test files create. */
 const ownBrand = async () => Brand.create({ name: unique('brand') });
@@ -32,7 +35,22 @@ describe('POST /api/user/customfield', () => {
   it('applies the defaults (order: after the last user field)', async () => {
     const last = Number((await CustomField.max('order', { where: { kind: 'user' } })) ?? 0);
     const data = await create({});
-    expect(data).toMatchObject({ description: null, order: last + 1, required: 0, public: 1, encrypted: 0, locked: 0, options: [], translations: [] });
+    expect(data).toMatchObject({
+      description: null, order: last + 1, required: 0, public: 1, encrypted: 0, locked: 0, options: [], translations: [],
+      depends_on_field_id: null, depends_on_option_id: null, brand: [],
+    });
+  });
+
+  it('shows its dependency and brands, as written, in the create, show, list and update responses', async () => {
+    const parent = await create({ type: 5, options: [{ value: 'a' }, { value: 'b' }] });
+    const [b1, b2] = [(await ownBrand()).id, (await ownBrand()).id];
+    const data = await create({ depends_on_field_id: parent.id, depends_on_option_id: parent.options[1].id, brand: [b2, b1] });
+    const written = { depends_on_field_id: parent.id, depends_on_option_id: parent.options[1].id, brand: [b1, b2].sort((x, y) => x - y) };
+    expect(data).toMatchObject(written);
+    expect(expectSuccess(await api.get(`${BASE}/${data.id}`))).toMatchObject(written);
+    expect(expectList(await api.get(BASE, { limit: 1000 })).find((f) => f.id === data.id)).toMatchObject(written);
+    const cleared = expectSuccess(await api.put(`${BASE}/${data.id}`, { depends_on_option_id: '', brand: '' }), 'Successfully updated the custom field!');
+    expect(cleared).toMatchObject({ depends_on_field_id: parent.id, depends_on_option_id: null, brand: [] });
   });
 
   it.each([

@@ -5,7 +5,10 @@ import { expectError, expectList, expectNotFound, expectSuccess } from '../helpe
 
 const api = useApi();
 const BASE = '/api/user/organisationcustomfield';
-const FIELD_KEYS = ['id', 'name', 'description', 'type', 'order', 'required', 'public', 'encrypted', 'locked', 'created_at', 'updated_at', 'options', 'translations'];
+const FIELD_KEYS = [
+  'id', 'name', 'description', 'type', 'order', 'required', 'public', 'encrypted', 'locked', 'created_at', 'updated_at',
+  'depends_on_field_id', 'depends_on_option_id', 'brand', 'options', 'translations',
+];
 const OPTION_KEYS = ['id', 'field_id', 'value', 'order', 'created_at', 'updated_at', 'translations'];
 
 

@@ -120,7 +120,10 @@ function person(view: View, operator: boolean): Json {
 
 /** customfields/fields.ts: the shared custom field, the kind's columns and `present`, its options. */
 function customField(kind: 'user' | 'organisation' | 'ticket'): Json {
-  const base = picked(CustomField, CUSTOM_FIELD_FIELDS);
+  const base = extend(picked(CustomField, CUSTOM_FIELD_FIELDS), {
+    ...columns(CustomField, ['depends_on_field_id', 'depends_on_option_id']),
+    brand: { ...array(INT), description: 'Brand ids (none: every brand).' },
+  });
   if (kind === 'ticket') return extend(base, { purge: column(CustomField, 'purge'), depts: { ...array(INT), description: 'Department ids (none: every department).' } });
   return extend(base, { options: array(translated(picked(CustomFieldOption, CUSTOM_FIELD_OPTION_FIELDS), OPTION_TRANSLATIONS)) });
 }
