@@ -138,6 +138,21 @@ describe('POST /api/user/user', () => {
     expect(JSON.stringify(data)).not.toContain('$argon2');
   });
 
+  it('takes every well-formed E.164 number, in service or not, and refuses malformed ones', async () => {
+    // A reserved UK range (drama numbers), a code libphonenumber does not know, a short number.
+    const taken = [`+4477009${String(Math.floor(Math.random() * 100_000)).padStart(5, '0')}`, '+99912345678', '+4412'];
+    const u = await createUser({ email: newEmail(), phone: taken });
+    expect(u.phonenumbers.map((p: any) => p.number)).toEqual(taken);
+    expect(ids((await listUsers({ phone: taken[0] })).data)).toEqual([u.id]);
+    // A trunk prefix written after the country code is dropped, as before.
+    const spaced = expectSuccess(await api.put(`${BASE}/${u.id}`, { phone: [`+44 (0)${taken[0].slice(3, 7)} ${taken[0].slice(7)}`] }), 'Successfully updated the user!');
+    expect(spaced.phonenumbers.map((p: any) => p.number)).toEqual([taken[0]]);
+    for (const phone of ['+1234567890123456', '+0123456', '++447700900123', '+44 7700 900123 ext. 5', '447700900123', '+']) {
+      expectError(await api.put(`${BASE}/${u.id}`, { phone: [phone] }), 422, 'The phone.0 must be a valid phone number in E.164 format (for example +441234567890).');
+    }
+    expect((await UserPhone.findAll({ where: { user_id: u.id } })).map((r) => r.number)).toEqual([taken[0]]);
+  });
+
   it('normalises phone numbers to E.164', async () => {
     const a = newPhone();
     const b = newPhone();
@@ -623,12 +638,14 @@ describe('GET /api/user/user', () => {
     expect(await listUsers({ organisation_id: 4294967295 })).toEqual({ data: [], count: 0 });
   });
 
-  it('filters by phone in E.164, and refuses another format', async () => {
+  it('filters by phone in E.164, read as a write reads it, and refuses another format', async () => {
     expect(ids((await listUsers({ phone: annPhone.e164 })).data)).toEqual([ann.id]);
+    expect(ids((await listUsers({ phone: annPhone.spaced })).data)).toEqual([ann.id]);
     expect(ids((await listUsers({ phone: bobPhone.e164, lastname: tag })).data)).toEqual([bob.id]);
     expect(await listUsers({ phone: '+999999999999' })).toEqual({ data: [], count: 0 });
-    for (const phone of [annPhone.spaced, annPhone.e164.slice(1), '020 7946 0958']) {
-      expectError(await api.get(BASE, { phone }), 422, 'The phone format is invalid.');
+    expect(await listUsers({ phone: '+447700900123' })).toEqual({ data: [], count: 0 });
+    for (const phone of [annPhone.e164.slice(1), '020 7946 0958', '+1234567890123456', '+44 20 7946 0958 x12']) {
+      expectError(await api.get(BASE, { phone }), 422, 'The phone must be a valid phone number in E.164 format (for example +441234567890).');
     }
   });
 

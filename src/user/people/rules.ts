@@ -34,14 +34,42 @@ export const personFields = {
   active: field.flag(),
 };
 
-/** Phone numbers must be E.164 (`+` and country code); they are stored normalised. null (an empty value): none. */
+/** E.164: `+`, a country code (no leading 0) and at most 15 digits in all. */
+const E164 = /^\+[1-9]\d{1,14}$/;
+/** A number as written: `+`, then digits and the marks around them (`+44 20 7946-0958`, `+1 (212) 555.0100`). */
+const WRITTEN = /^\+[\d\s().\-/]+$/;
+
+/**
+ * A phone number in E.164, normalised, or null when it is none: every well-formed number is
+ * taken, whether or not its range is in service (libphonenumber's isValid() refused the reserved
+ * +447700900123 and every new range its metadata did not know yet). Its digits are stored as
+ * libphonenumber writes them where it knows the country code: a trunk prefix written after it
+ * (`+44 (0)20...`) is dropped.
+ */
+export function e164(raw: string): string | null {
+  if (!WRITTEN.test(raw)) return null;
+  const digits = `+${raw.replace(/\D/g, '')}`;
+  const number = parsePhoneNumberFromString(digits)?.number ?? digits;
+  return E164.test(number) ? number : null;
+}
+
+const notE164 = (name: string) => `The ${name} must be a valid phone number in E.164 format (for example +441234567890).`;
+
+/** The user list's `phone` filter: one number, read as a write reads it (e164). */
+export const phoneFilterSchema = () => Joi.string().trim().custom((v: string) => {
+  const number = e164(v);
+  if (number === null) throw new Error(notE164('phone'));
+  return number;
+});
+
+/** Phone numbers must be E.164 (e164); they are stored normalised. null (an empty value): none. */
 export function normalisePhones(phones: string[] | null | undefined): string[] | undefined {
   if (phones === undefined) return undefined;
   if (phones === null) return [];
   return phones.map((raw, i) => {
-    const parsed = raw.startsWith('+') ? parsePhoneNumberFromString(raw) : undefined;
-    if (!parsed || !parsed.isValid()) throw new ValidationError(`The phone.${i} must be a valid phone number in E.164 format (for example +441234567890).`);
-    return parsed.number;
+    const number = e164(raw);
+    if (number === null) throw new ValidationError(notE164(`phone.${i}`));
+    return number;
   });
 }
 

@@ -6,7 +6,7 @@ import { likeContains } from '../../db/sql';
 import { Written, resourceRouter, type ResourceDef } from '../../http/resource';
 import { Joi, field } from '../../lib/validation';
 import { customFieldFilter, customFieldValuesSchema } from '../../customfields/values';
-import { personFields } from '../people/rules';
+import { personFields, phoneFilterSchema } from '../people/rules';
 import { loadPeople, serializePerson, type KnownPerson, type PersonRelations } from '../people/presenter';
 import { createUser, deleteUser, updateUser, type CreateUserInput } from './service';
 
@@ -41,7 +41,7 @@ export const userFilters: Record<string, Filter> = {
     where: (v: string) => sqlCondition`organisation_id IN (SELECT id FROM organisations WHERE name LIKE ${likeContains(v)})`,
   },
   phone: {
-    schema: Joi.string().trim().pattern(/^\+[1-9]\d{1,14}$/, 'E.164'),
+    schema: phoneFilterSchema(),
     where: (v: string) => sqlCondition`id IN (SELECT user_id FROM user_phones WHERE number = ${v})`,
   },
   country: equals('country', Joi.string().trim().uppercase().pattern(/^[A-Z]{2}$/, 'country')),
