@@ -5,6 +5,7 @@ import { simpleParser, type ParsedMail } from 'mailparser';
 import { normaliseMessageId, parseReferences } from '../ticket/mail/threading';
 import { stripQuoted } from './quote';
 import { mailboxesOf } from './addresses';
+import { isForwardedMail } from './subject';
 import { isTnef, readTnef, TnefError } from './tnef';
 
 /**
@@ -183,6 +184,7 @@ export async function parseMail(raw: Buffer): Promise<IncomingMessage> {
   // A text part of white space only is none (mailers send an empty text alternative to an HTML one).
   const text = decodeUndeclaredJis(parsed.text ?? '');
   const body = (text.trim() ? text : '') || (parsed.html ? toText(parsed.html) : '') || tnefText || '';
+  const subject = decodeUndeclaredJis(parsed.subject ?? '').replace(/[\r\n]+/g, ' ').trim();
   return {
     raw,
     messageId,
@@ -193,8 +195,9 @@ export async function parseMail(raw: Buffer): Promise<IncomingMessage> {
     to: mailboxes('to').map((a) => a.address),
     cc: mailboxes('cc').map((a) => a.address),
     deliveredTo: [...(headers.get('delivered-to') ?? []), ...(headers.get('x-original-to') ?? [])].map(bareAddress).filter(Boolean),
-    subject: decodeUndeclaredJis(parsed.subject ?? '').replace(/[\r\n]+/g, ' ').trim(),
-    text: stripQuoted(body),
+    subject,
+    // A forward's text is the mail forwarded, not history to cut.
+    text: stripQuoted(body, { forward: isForwardedMail(subject) }),
     date: parsed.date && !Number.isNaN(parsed.date.getTime()) ? parsed.date : null,
     inReplyTo: parseReferences(typeof parsed.inReplyTo === 'string' ? parsed.inReplyTo : ''),
     references: parseReferences([parsed.references ?? []].flat().map((r) => (r.startsWith('<') ? r : `<${r}>`)).join(' ')),

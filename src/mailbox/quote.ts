@@ -5,13 +5,19 @@
  * - our own "reply above this line" marker;
  * - an attribution line (`On Tue, 3 Mar 2026, Ada <ada@x> wrote:`, also wrapped over two lines,
  *   and its common translations) followed by quoted (`>`) lines or nothing;
- * - Outlook's `-----Original Message-----` and its `From: ... Sent: ...` header block (after a
- *   blank line or a rule: its HTML `<hr>`, which goes with the history);
+ * - Outlook's `-----Original Message-----` and its header block (after a blank line or a rule: its
+ *   HTML `<hr>`, which goes with the history), in the shape Outlook writes it: `From:`, then
+ *   `Sent:` (or `Date:`), then a run of header lines with `To:` or `Subject:`. Headers a person
+ *   pasted into their mail (`From: MAILER-DAEMON` / `To: …` / `Subject: …`, or raw ones with
+ *   `Received:`, `Message-ID:` or an RFC 5322 date) are what they wrote, not history;
  * - a trailing block of `>` lines.
+ *
+ * A forward (`forward`: its subject's outermost prefix is `FW:`, `Fwd:`, `WG:` …) is not cut
+ * (but at our marker): what follows its header block is the mail forwarded, the reason it was sent.
  *
  * When cutting would leave nothing (a mail that is all quote), the text is kept whole: losing what
  * a customer sent is worse than showing a quote twice. Lines are examined one by one with simple
- * patterns, so the work is linear in the length of the text.
+ * patterns (a header block: at most HEADER_RUN lines), so the work is linear in the length of the text.
  */
 
 export const REPLY_ABOVE_MARKER = '##- Please type your reply above this line -##';
@@ -19,21 +25,42 @@ export const REPLY_ABOVE_MARKER = '##- Please type your reply above this line -#
 // `On <date>, <name> wrote:`, and the forms where the verb comes before the name (`Am <date> schrieb <name>:`).
 const ATTRIBUTION = /^(on|am|le|el|il|op|em)\s.{1,200}\s(wrote|schrieb|a écrit|escribió|ha scritto|schreef|escreveu)(\s.{0,200})?:$/i;
 const ORIGINAL = /^-{2,}\s*(original message|ursprüngliche nachricht|message d'origine|mensaje original)\s*-{2,}$/i;
-const OUTLOOK_FROM = /^(from|von|de):\s.+$/i;
-const OUTLOOK_NEXT = /^(sent|gesendet|envoyé|enviado|date|to|an|à|para):\s/i;
+const OUTLOOK_FROM = /^(from|von|de|van|da):\s.+$/i;
+/** The line Outlook writes after From: when it was sent (Outlook for Mac and the web: `Date:`). */
+const OUTLOOK_SENT = /^(sent|gesendet|envoyé|enviado|verzonden|inviato|date|datum|data|fecha):\s/i;
+/** The lines Outlook writes after it, one of which its block always has. */
+const OUTLOOK_TO_OR_SUBJECT = /^(to|an|à|para|aan|a|subject|betreff|objet|asunto|assunto|onderwerp|oggetto):\s/i;
+/** What only a raw header block has (pasted by a person), never Outlook's: transport headers, an RFC 5322 date with its zone. */
+const RAW_HEADER = /^(received|return-path|message-id|mime-version|content-type|delivered-to|dkim-signature|x-[\w-]+):|^date:\s.*\d:\d\d(:\d\d)?\s+[+-]\d{4}\b/i;
+const HEADER_LINE = /^[\p{L}\w-]{1,40}:\s/u;
+/** How many lines an Outlook header block may have (From, Sent, To, Cc, Subject, and a few more). */
+const HEADER_RUN = 8;
 
 const isQuote = (line: string) => line.trimStart().startsWith('>');
 /** A rule between the reply and the history: Outlook's HTML `<hr>` read as text, or a typed `-----`. */
 const SEPARATOR = /^\s*[-_=]{3,}\s*$/;
 
-export function stripQuoted(text: string): string {
+export function stripQuoted(text: string, { forward = false }: { forward?: boolean } = {}): string {
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
-  const cut = cutIndex(lines);
+  const cut = forward ? lines.findIndex((l) => l.includes(REPLY_ABOVE_MARKER)) : cutIndex(lines);
   if (cut === -1) return text.trim();
   // The rule above the history goes with it.
   let end = cut;
   while (end > 0 && (!lines[end - 1].trim() || SEPARATOR.test(lines[end - 1]))) end--;
   return lines.slice(0, end).join('\n').trim() || text.trim();
+}
+
+/** Whether lines[i] starts a header block as Outlook writes it: From, Sent (or Date), then To or Subject within the run; nothing only raw headers have. */
+function isOutlookHeaderBlock(lines: string[], i: number): boolean {
+  if (!OUTLOOK_FROM.test(lines[i].trim()) || i + 1 >= lines.length || !OUTLOOK_SENT.test(lines[i + 1].trim())) return false;
+  let toOrSubject = false;
+  for (let j = i; j < Math.min(lines.length, i + HEADER_RUN); j++) {
+    const line = lines[j].trim();
+    if (!HEADER_LINE.test(line)) break;
+    if (RAW_HEADER.test(line)) return false;
+    toOrSubject ||= OUTLOOK_TO_OR_SUBJECT.test(line);
+  }
+  return toOrSubject;
 }
 
 function cutIndex(lines: string[]): number {
@@ -45,8 +72,7 @@ function cutIndex(lines: string[]): number {
     const line = lines[i].trim();
     if (line.includes(REPLY_ABOVE_MARKER)) return i;
     if (ORIGINAL.test(line)) return i;
-    if (OUTLOOK_FROM.test(line) && i + 1 < lines.length && OUTLOOK_NEXT.test(lines[i + 1].trim())
-      && (i === 0 || !lines[i - 1].trim() || SEPARATOR.test(lines[i - 1]))) return i;
+    if ((i === 0 || !lines[i - 1].trim() || SEPARATOR.test(lines[i - 1])) && isOutlookHeaderBlock(lines, i)) return i;
     // An attribution, possibly wrapped: this line, or this line and the next joined.
     const joined = i + 1 < lines.length ? `${line} ${lines[i + 1].trim()}` : line;
     const attributionLines = ATTRIBUTION.test(line) ? 1 : ATTRIBUTION.test(joined) ? 2 : 0;

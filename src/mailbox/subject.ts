@@ -31,6 +31,15 @@ export function stripSubjectPrefixes(subject: string): { subject: string; forwar
 /** Whether the subject says the mail is a forward (`Fwd:`, `WG:`, `TR:`, `Fw:` … anywhere in its prefixes). */
 export const isForwardSubject = (subject: string) => stripSubjectPrefixes(subject).forwarded;
 
+/**
+ * Whether the mail is itself a forward: its outermost prefix is a forward's (`FW: RE: x`). `RE: FW: x`
+ * answers a forward: a reply, whose quoted history goes as any reply's (./quote.ts).
+ */
+export function isForwardedMail(subject: string): boolean {
+  const outermost = PREFIX.exec(subject);
+  return !!outermost && FORWARDS.has(outermost[1].toLowerCase());
+}
+
 /** The one definition of a ticket's tag in a subject: `[#number]` (as our mails write it) or `(#number)`. */
 const TICKET_TAG = /[[(]#([A-Za-z0-9-]{1,64})[\])]/;
 const TICKET_TAGS = new RegExp(`\\s*${TICKET_TAG.source}:?\\s*`, 'g');

@@ -6,22 +6,17 @@
  */
 import './mailboxEnv';
 import { DepartmentEmail, SpamRule, Ticket, User } from '../../src/db/models';
-import { ingestMail } from '../../src/mailbox/ingest';
 import { newEmail, unique, useApi } from '../helpers/app';
-import { mailWorld, operator, type MailWorld } from '../notifications/support';
-import { dropQueuedMail, messagesOf, rawMail } from './support';
+import { operator, type MailWorld } from '../notifications/support';
+import { dropQueuedMail, messagesOf, rawMail, useWorldMailbox } from './support';
 
 afterAll(() => dropQueuedMail());
 useApi();
+const box = useWorldMailbox();
 let world: MailWorld;
 let mailbox: DepartmentEmail;
-
-beforeAll(async () => {
-  world = await mailWorld(9);
-  mailbox = world.address;
-});
-
-const ingest = (raw: Buffer) => ingestMail(raw, { departmentEmail: mailbox, remoteUid: unique('uid') });
+beforeAll(() => ({ world, mailbox } = box));
+const ingest = box.ingest;
 
 /** A mail written by hand: its headers exactly as given (MailComposer would encode them properly). */
 const handWritten = (headers: string[], body = 'Hello.') =>

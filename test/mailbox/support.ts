@@ -20,6 +20,7 @@ import { unique, type TestApi } from '../helpers/app';
 import { expectSuccess } from '../helpers/envelope';
 import { startSmtp, type TestSmtp } from '../helpers/smtp';
 import { mailWorld, type MailWorld } from '../notifications/support';
+import { ingestMail, type IngestResult } from '../../src/mailbox/ingest';
 
 export interface RawMailOptions {
   from: string;
@@ -77,6 +78,21 @@ export async function dropQueuedMail(): Promise<void> {
   // In a transaction that runs again when it is a deadlock's victim: the file's mail worker may
   // still be recording a delivery (its transaction locks the entry it marks processed).
   await transaction((t) => OutboxEntry.update({ failed_at: now() }, { where: { queue: QUEUES.mail, processed_at: null, failed_at: null }, transaction: t }));
+}
+
+/**
+ * For a file's tests that hand raw mails to the ingestion itself, without a mail server (call it
+ * after useApi): a mail world whose department address is the mailbox, and `ingest`, which imports
+ * a raw mail fetched from it.
+ */
+export function useWorldMailbox() {
+  const m = {} as { world: MailWorld; mailbox: DepartmentEmail; ingest(raw: Buffer): Promise<IngestResult> };
+  beforeAll(async () => {
+    m.world = await mailWorld(9);
+    m.mailbox = m.world.address;
+  });
+  m.ingest = (raw) => ingestMail(raw, { departmentEmail: m.mailbox, remoteUid: unique('uid') });
+  return m;
 }
 
 /**

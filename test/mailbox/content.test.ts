@@ -1,0 +1,52 @@
+/**
+ * What a mail's ticket message says and which files it keeps, read from real MIME mails by the
+ * real parser (src/mailbox/parse.ts, quote.ts): nothing a customer sent is lost to the quote
+ * trimmer (a forward, headers pasted into a reply), to a text part that only stands in for the HTML,
+ * or to a file name the mail did not give.
+ */
+import './mailboxEnv';
+import { MailMessageId, Ticket } from '../../src/db/models';
+import { newEmail, useApi } from '../helpers/app';
+import { dropQueuedMail, messagesOf, rawMail, useWorldMailbox } from './support';
+
+afterAll(() => dropQueuedMail());
+useApi();
+const box = useWorldMailbox();
+const { ingest } = box;
+
+/** The text of the first message of the ticket a mail opened (it must open one). */
+async function openedText(raw: Buffer): Promise<string> {
+  const result = await ingest(raw);
+  expect(result.decision).toBe('new_ticket');
+  return (await messagesOf(result.ticketId!))[0].text;
+}
+
+describe('the quote trimmer', () => {
+  const forwarded = [
+    '________________________________', 'From: Billing <billing@vendor.test>', 'Sent: Monday, 2 March 2026 10:00', 'To: Ann <ann@cust.test>',
+    'Subject: Invoice 4711 overdue', '', 'Dear customer, invoice 4711 over 120.00 EUR is 30 days overdue.',
+  ].join('\n');
+
+  it('keeps what an Outlook forward forwards; an Outlook reply is still cut at the same header block', async () => {
+    for (const subject of ['FW: Invoice 4711 overdue', 'WG: Invoice 4711 overdue', 'Fwd: RE: Invoice 4711 overdue']) {
+      const text = await openedText(await rawMail({ from: newEmail('fw'), to: box.mailbox.address, subject, text: `Please see the reminder below, is this right?\n\n${forwarded}` }));
+      expect(text).toContain('Please see the reminder below');
+      expect(text).toContain('From: Billing &lt;billing@vendor.test&gt;');
+      expect(text).toContain('invoice 4711 over 120.00 EUR is 30 days overdue.');
+    }
+    // A reply to a forward (its outermost prefix is a reply's) is a reply: its history goes.
+    const reply = await openedText(await rawMail({ from: newEmail('re'), to: box.mailbox.address, subject: 'RE: FW: Invoice 4711 overdue', text: `Paid today.\n\n${forwarded}` }));
+    expect(reply).toBe('Paid today.');
+  });
+
+  it('keeps headers a customer pasted into a reply, and the question after them', async () => {
+    const from = newEmail('mx');
+    const opened = await ingest(await rawMail({ from, to: box.mailbox.address, subject: 'Mail to you bounces' }));
+    const ticket = (await Ticket.findByPk(opened.ticketId!))!;
+    const [stored] = await MailMessageId.findAll({ where: { ticket_id: ticket.id } });
+    const text = 'This is what came back:\n\nFrom: MAILER-DAEMON@mx.cust.test\nTo: ann@cust.test\nSubject: Undelivered Mail Returned to Sender\n\nCan you fix your MX?';
+    const reply = await ingest(await rawMail({ from, to: box.mailbox.address, subject: `Re: ${ticket.subject}`, inReplyTo: `<${stored.message_id}>`, text }));
+    expect(reply.decision).toBe('reply');
+    expect((await messagesOf(ticket.id))[1].text).toBe(text);
+  });
+});
