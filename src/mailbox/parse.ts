@@ -33,6 +33,8 @@ export interface IncomingMessage {
   subject: string;
   /** The message as plain text, quoted history removed where it can be told apart. */
   text: string;
+  /** The text came from the text part (not the HTML alternative beside it, nor a winmail.dat). */
+  fromTextPart: boolean;
   date: Date | null;
   inReplyTo: string[];
   references: string[];
@@ -158,19 +160,68 @@ function filesOf(parsed: ParsedMail): { files: IncomingMessage['files']; tnefTex
   return { files, tnefText };
 }
 
-const toText = (html: string) => htmlToText(html, { wordwrap: false, selectors: [{ selector: 'img', format: 'skip' }] });
+/**
+ * HTML read as a reader sees it: no images (a tracking pixel's address is no text), nothing the
+ * HTML hides (`display:none`, `hidden`: preheaders, tracking text), and a table's cells apart, each
+ * row a line (`Name: Jane`; they ran together as `Name:Jane`).
+ */
+const toText = (html: string) => htmlToText(html, {
+  wordwrap: false,
+  selectors: [
+    { selector: 'img', format: 'skip' },
+    ...['[hidden]', '[style*="display:none" i]', '[style*="display: none" i]'].map((selector) => ({ selector, format: 'skip' })),
+    { selector: 'tr', format: 'block', options: { leadingLineBreaks: 1, trailingLineBreaks: 1 } },
+    ...['td', 'th'].map((selector) => ({ selector, format: 'inlineSurround', options: { suffix: ' ' } })),
+  ],
+}).replace(/[ \t]+$/gm, '');
 
 /**
  * The text of a mail's HTML alternative when its message text came from the text part (else ''):
  * what a reader of the HTML sees, which may say what the text part does not (spam rules read both).
  */
 export function htmlAlternativeText(mail: IncomingMessage): string {
-  const { html, text } = mail.parsed;
-  return html && text?.trim() ? toText(html) : '';
+  return mail.parsed.html && mail.fromTextPart ? toText(mail.parsed.html) : '';
+}
+
+/** A text part that may stand in for its HTML alternative has at most so many words. */
+const STUB_WORDS = 30;
+const wordsOf = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+
+/**
+ * Whether a text part only stands in for the HTML beside it ("This message requires an HTML capable
+ * mail client.", a web form's "New submission"), so the HTML's text is the message: the text part
+ * is short (STUB_WORDS words at most, its quoted history aside) and the HTML's text says clearly
+ * more (twice its words and 10 more), or more in other words (most of the text part's words are not
+ * in it). A text part that is the HTML as text (the same words, a signature aside) is kept.
+ */
+function isStubOf(text: string, htmlText: () => string, forward: boolean): boolean {
+  const plain = wordsOf(stripQuoted(text, { forward }));
+  if (plain.length > STUB_WORDS) return false;
+  const html = wordsOf(stripQuoted(htmlText(), { forward }));
+  if (html.length >= 2 * plain.length && html.length >= plain.length + 10) return true;
+  const inHtml = new Set(html);
+  const distinct = [...new Set(plain)];
+  return html.length > plain.length && distinct.filter((w) => inHtml.has(w)).length * 2 < distinct.length;
+}
+
+/**
+ * The message's text, before its quoted history is cut: the text part, else the HTML's text (also
+ * when the text part only stands in for it: isStubOf), else a winmail.dat's. A text part of white
+ * space only is none (mailers send an empty text alternative to an HTML one). The HTML is read
+ * only when it may be needed.
+ */
+function bodyOf(parsed: ParsedMail, tnefText: string | null, forward: boolean): { body: string; fromTextPart: boolean } {
+  const text = decodeUndeclaredJis(parsed.text ?? '');
+  let read: string | undefined;
+  const htmlText = () => (read ??= parsed.html ? toText(parsed.html) : '');
+  if (text.trim() && !(parsed.html && isStubOf(text, htmlText, forward))) return { body: text, fromTextPart: true };
+  return { body: htmlText() || (text.trim() ? text : '') || tnefText || '', fromTextPart: false };
 }
 
 export async function parseMail(raw: Buffer): Promise<IncomingMessage> {
-  const parsed = await simpleParser(raw, { skipImageLinks: true, skipTextToHtml: true });
+  // The HTML is read as text by toText only: mailparser's reading of an HTML-only mail kept image
+  // addresses (`x [https://tracker.test/pixel.gif]`) and hidden text, and ran table cells together.
+  const parsed = await simpleParser(raw, { skipImageLinks: true, skipTextToHtml: true, skipHtmlToText: true });
   const headers = headerMap(parsed);
   const first = (name: string) => headers.get(name)?.[0] ?? null;
   const messageId = normaliseMessageId(parsed.messageId);
@@ -181,10 +232,9 @@ export async function parseMail(raw: Buffer): Promise<IncomingMessage> {
   const returnPath = first('return-path');
   // mailparser writes no text for an HTML part inside multipart/related (HTML with inline images).
   const { files, tnefText } = filesOf(parsed);
-  // A text part of white space only is none (mailers send an empty text alternative to an HTML one).
-  const text = decodeUndeclaredJis(parsed.text ?? '');
-  const body = (text.trim() ? text : '') || (parsed.html ? toText(parsed.html) : '') || tnefText || '';
   const subject = decodeUndeclaredJis(parsed.subject ?? '').replace(/[\r\n]+/g, ' ').trim();
+  const forward = isForwardedMail(subject);
+  const { body, fromTextPart } = bodyOf(parsed, tnefText, forward);
   return {
     raw,
     messageId,
@@ -197,7 +247,8 @@ export async function parseMail(raw: Buffer): Promise<IncomingMessage> {
     deliveredTo: [...(headers.get('delivered-to') ?? []), ...(headers.get('x-original-to') ?? [])].map(bareAddress).filter(Boolean),
     subject,
     // A forward's text is the mail forwarded, not history to cut.
-    text: stripQuoted(body, { forward: isForwardedMail(subject) }),
+    text: stripQuoted(body, { forward }),
+    fromTextPart,
     date: parsed.date && !Number.isNaN(parsed.date.getTime()) ? parsed.date : null,
     inReplyTo: parseReferences(typeof parsed.inReplyTo === 'string' ? parsed.inReplyTo : ''),
     references: parseReferences([parsed.references ?? []].flat().map((r) => (r.startsWith('<') ? r : `<${r}>`)).join(' ')),

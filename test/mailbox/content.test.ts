@@ -6,7 +6,7 @@
  */
 import './mailboxEnv';
 import { MailMessageId, Ticket } from '../../src/db/models';
-import { newEmail, useApi } from '../helpers/app';
+import { newEmail, unique, useApi } from '../helpers/app';
 import { dropQueuedMail, messagesOf, rawMail, useWorldMailbox } from './support';
 
 afterAll(() => dropQueuedMail());
@@ -48,5 +48,40 @@ describe('the quote trimmer', () => {
     const reply = await ingest(await rawMail({ from, to: box.mailbox.address, subject: `Re: ${ticket.subject}`, inReplyTo: `<${stored.message_id}>`, text }));
     expect(reply.decision).toBe('reply');
     expect((await messagesOf(ticket.id))[1].text).toBe(text);
+  });
+});
+
+/** A multipart/alternative mail written by hand: the text part and the HTML part as given. */
+const alternative = (subject: string, text: string, html: string) => Buffer.from([
+  `From: Web Form <${newEmail('form')}>`, `To: ${box.mailbox.address}`, `Subject: ${subject}`, `Message-ID: <${unique('alt')}@form.test>`,
+  'MIME-Version: 1.0', 'Content-Type: multipart/alternative; boundary="ALT"', '',
+  '--ALT', 'Content-Type: text/plain; charset=utf-8', '', text, '',
+  '--ALT', 'Content-Type: text/html; charset=utf-8', '', html, '--ALT--', '',
+].join('\r\n'));
+
+const formHtml = '<html><body><h3>Contact form</h3><table><tr><th>Name:</th><td>Jane Roe</td></tr><tr><th>Order:</th><td>4711</td></tr>'
+  + '<tr><th>Message:</th><td>The parcel never arrived.</td></tr></table></body></html>';
+
+describe('the text part beside an HTML part', () => {
+  it('that only stands in for the HTML gives way to the HTML\'s text: a web form\'s fields are the message', async () => {
+    for (const stub of ['This message requires an HTML capable mail client.', 'To view this message, please use an HTML compatible email viewer!']) {
+      const text = await openedText(alternative('Contact form', stub, formHtml));
+      expect(text).toBe('CONTACT FORM\n\nName: Jane Roe\nOrder: 4711\nMessage: The parcel never arrived.');
+    }
+  });
+
+  it('that is the HTML as text is the message, also short, also when the HTML adds a name', async () => {
+    const text = await openedText(alternative('Printer', 'Thanks, it works now.', '<p>Thanks, it <b>works</b> now.</p><p>Jane Roe</p>'));
+    expect(text).toBe('Thanks, it works now.');
+  });
+});
+
+describe('an HTML-only mail', () => {
+  it('reads as its reader sees it: no tracking pixel, nothing hidden, a table\'s cells apart', async () => {
+    const html = '<div style="display:none;max-height:0">Preheader nobody sees</div><p hidden>Hidden too</p>'
+      + '<p>Our order:</p><table><tr><td>Item</td><td>Qty</td></tr><tr><td>Toner</td><td>2</td></tr></table>'
+      + '<img src="https://tracker.test/pixel.gif" width="1" height="1" alt="x"><div style="DISPLAY: none">tracking id 42</div>';
+    const text = await openedText(await rawMail({ from: newEmail('html'), to: box.mailbox.address, text: undefined as unknown as string, html }));
+    expect(text).toBe('Our order:\n\nItem Qty\nToner 2');
   });
 });
