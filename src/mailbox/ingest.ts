@@ -34,7 +34,7 @@ import { splitSubaddress } from '../ticket/mail/replyAddress';
  * the ingestion ledger (`incoming_mails`). The rules, in order:
  *
  * 1. Too large, unreadable, or without a From: rejected.
- * 2. Seen before (its Message-ID, else a hash of the raw mail, held by the ledger line of a mail
+ * 2. Seen before (its sender and Message-ID, else a hash of the raw mail, held by the ledger line of a mail
  *    imported or decided for good: every decision but `error`, keepsImportKey): a duplicate,
  *    the mail too large included. Nothing is done again: a refusal is not answered twice.
  * 3. A delivery report (multipart/report, null sender, MAILER-DAEMON): a bounce. The mail it

@@ -17,7 +17,7 @@ export interface IncomingMessage {
   raw: Buffer;
   /** The Message-ID, or null when it has none (or an unusable one). */
   messageId: string | null;
-  /** What identifies the mail across mailboxes and fetches: its Message-ID, else `sha256:<hash of the raw mail>`. */
+  /** What identifies the mail across mailboxes and fetches: its sender and Message-ID (messageKey), else `sha256:<hash of the raw mail>`. */
   key: string;
   /** Who the mail is from: the From header, or the Reply-To when MAIL_PRIORITISE_REPLY_TO makes it the sender (./replyTo.ts). */
   from: { address: string; name: string } | null;
@@ -109,6 +109,15 @@ function decodeUndeclaredJis(text: string): string {
 }
 
 const hashOf = (raw: Buffer) => `sha256:${createHash('sha256').update(raw).digest('hex')}`;
+
+/**
+ * The import key of a mail with a Message-ID: its sender's address (the From header, lower case)
+ * and its Message-ID, hashed (`id:<sha256 hex of "<address> <id>">`). A Message-ID alone was no
+ * mail's: another sender reusing one (a broken mailer, a template) was taken for a duplicate and
+ * dropped. Migration 044 rewrites the keys of the lines written before it, in SQL: keep the two
+ * in step.
+ */
+export const messageKey = (address: string, messageId: string): string => `id:${createHash('sha256').update(`${address} ${messageId}`).digest('hex')}`;
 
 /** A path a sender's client put in a file name: absolute (`/home/…`, `C:\…`, `\\server\…`) or climbing (`../`). */
 const PATH_NAME = /^(?:[a-z]:)?[\\/]|(?:^|[\\/])\.\.(?:[\\/]|$)/i;
@@ -238,7 +247,7 @@ export async function parseMail(raw: Buffer): Promise<IncomingMessage> {
   return {
     raw,
     messageId,
-    key: messageId ?? hashOf(raw),
+    key: messageId && fromValue ? messageKey(fromValue.address, messageId) : hashOf(raw),
     from: fromValue ?? null,
     returnPath: returnPath === null ? null : bareAddress(returnPath),
     replyTo: replyToValue ?? null,

@@ -7,7 +7,9 @@
 import './mailboxEnv';
 import { Op } from 'sequelize';
 import { Department, DepartmentEmail, DomainEvent, IncomingMail, MailDelivery, MailMessageId, OutboxEntry, SpamRule, Ticket, TicketAttachment, User } from '../../src/db/models';
+import { sequelize } from '../../src/db/sequelize';
 import { transaction } from '../../src/db/transaction';
+import * as m044 from '../../migrations/044_incoming_mail_import_key';
 import { emit } from '../../src/events';
 import { ingestMail } from '../../src/mailbox/ingest';
 import { replyAddress } from '../../src/ticket/mail/replyAddress';
@@ -206,6 +208,34 @@ describe('the same mail again', () => {
     expect(first.mailMessageId).toBeNull();
     expect((await IncomingMail.findByPk(first.ledgerId!))!.import_key).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect((await ingest(bare)).decision).toBe('duplicate');
+  });
+
+  it('is the same sender\'s: another sender\'s mail reusing its Message-ID opens its own ticket, which does not take the thread', async () => {
+    const messageId = `<m1-alice-${unique('r')}@gmail.test>`;
+    const alice = await opened(newEmail('alice'), { messageId, subject: 'Printer is broken' });
+    const zed = newEmail('zed', 'dup.test');
+    const other = await ingest(await rawMail({ from: zed, to: mailbox.address, messageId, subject: 'Refund for order 99', text: 'Please refund order 99.' }));
+    expect(other).toMatchObject({ decision: 'new_ticket', from: zed });
+    expect(other.ticketId).not.toBe(alice.ticket.id);
+    expect((await messagesOf(other.ticketId!))[0].text).toBe('Please refund order 99.');
+    expect(await messagesOf(alice.ticket.id)).toHaveLength(1);
+    // The Message-ID threads Alice's ticket still; each mail delivered again is its own duplicate.
+    expect((await MailMessageId.findOne({ where: { message_id: messageId.slice(1, -1) } }))!.ticket_id).toBe(alice.ticket.id);
+    expect(await ingest(alice.raw)).toMatchObject({ decision: 'duplicate', ticketId: alice.ticket.id });
+  });
+
+  it('imported before migration 044 (its line keyed by the bare Message-ID) is still a duplicate after it', async () => {
+    const from = newEmail('old');
+    const messageId = `${unique('old')}@sender.test`;
+    const raw = await rawMail({ from, to: mailbox.address, messageId: `<${messageId}>` });
+    const { ticket } = await opened();
+    const line = await IncomingMail.create({
+      department_email_id: mailbox.id, message_id: messageId, import_key: messageId, from_address: from, decision: 'new_ticket', ticket_id: ticket.id, size: raw.length,
+    });
+    await m044.up(sequelize().getQueryInterface());
+    expect((await line.reload()).import_key).toMatch(/^id:[0-9a-f]{64}$/);
+    expect(await ingest(raw)).toMatchObject({ decision: 'duplicate', reason: `Already imported (incoming mail ${line.id}).`, ticketId: ticket.id });
+    expect((await ingest(await rawMail({ from: newEmail('new'), to: mailbox.address, messageId: `<${messageId}>` }))).decision).toBe('new_ticket');
   });
 
   it('refused for good (a locked ticket, too large) and delivered again is a duplicate: its sender is told once', async () => {
