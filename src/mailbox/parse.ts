@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import Encoding from 'encoding-japanese';
+import libmime from 'libmime';
 import { convert as htmlToText } from 'html-to-text';
-import { simpleParser, type ParsedMail } from 'mailparser';
+import { simpleParser, type Attachment, type ParsedMail } from 'mailparser';
 import { normaliseMessageId, parseReferences } from '../ticket/mail/threading';
 import { stripQuoted } from './quote';
 import { mailboxesOf } from './addresses';
@@ -128,7 +129,9 @@ const FILENAME_MAX = 255;
  * A file name that is safe to store and show, never empty: no control characters; a path's last
  * part only (`C:\Users\bob\report.pdf` → `report.pdf`), any other slash made `_` (`a/b.txt`
  * stays recognisable); shortened to FILENAME_MAX characters keeping its extension, which decides
- * whether the file is allowed.
+ * whether the file is allowed. A part without a name is `attachment-<n>.<the extension of its
+ * MIME type>` (`attachment-1.pdf`; `.bin` for a type without one), which `allowed_files` judges as
+ * it judges a named file: they were all `.bin`, refused, their senders told.
  */
 function safeFilename(name: string | undefined, contentType: string, index: number): string {
   // eslint-disable-next-line no-control-regex
@@ -141,19 +144,30 @@ function safeFilename(name: string | undefined, contentType: string, index: numb
     return `${chars.slice(0, FILENAME_MAX - Array.from(ext).length).join('').trimEnd()}${ext}`;
   }
   if (cleaned) return cleaned;
-  const ext = /^image\/(png|jpe?g|gif|webp)$/i.exec(contentType)?.[1]?.replace('jpeg', 'jpg') ?? (contentType === 'message/rfc822' ? 'eml' : 'bin');
-  return `attachment-${index + 1}.${ext}`;
+  return `attachment-${index + 1}.${libmime.detectExtension(contentType.split(';')[0].trim().toLowerCase())}`;
 }
 
 /**
+ * A meeting invitation's calendar form of its text (`text/calendar; method=REQUEST` beside the text
+ * and HTML, as Outlook and Gmail send it in multipart/alternative): no file name, not marked
+ * `Content-Disposition: attachment`, in a mail with a text. It is not a file: kept, it was refused
+ * (`.ics` is not in the shipped `allowed_files`) and every invitation's organiser was told so. A
+ * named one (Gmail adds `invite.ics` as a file too) is a file.
+ */
+const isCalendarForm = (a: Attachment, parsed: ParsedMail) =>
+  a.contentType.toLowerCase() === 'text/calendar' && !a.filename && a.contentDisposition !== 'attachment' && !!(parsed.text?.trim() || parsed.html);
+
+/**
  * The files of a mail: every attachment, inline images of multipart/related included (with or
- * without a Content-Disposition; the HTML refers to them by `cid:`); a `winmail.dat` (TNEF) is
- * replaced by the files and the text inside it (kept as it is when it cannot be read).
+ * without a Content-Disposition; the HTML refers to them by `cid:`), but an invitation's calendar
+ * form of its text (isCalendarForm); a `winmail.dat` (TNEF) is replaced by the files and the text
+ * inside it (kept as it is when it cannot be read).
  */
 function filesOf(parsed: ParsedMail): { files: IncomingMessage['files']; tnefText: string | null } {
   const files: IncomingMessage['files'] = [];
   let tnefText: string | null = null;
   for (const a of parsed.attachments) {
+    if (isCalendarForm(a, parsed)) continue;
     if (isTnef(a.contentType, a.filename)) {
       try {
         const tnef = readTnef(a.content);

@@ -5,9 +5,9 @@
  * or to a file name the mail did not give.
  */
 import './mailboxEnv';
-import { MailMessageId, Ticket } from '../../src/db/models';
+import { MailMessageId, Ticket, TicketAttachment } from '../../src/db/models';
 import { newEmail, unique, useApi } from '../helpers/app';
-import { dropQueuedMail, messagesOf, rawMail, useWorldMailbox } from './support';
+import { dropQueuedMail, messagesOf, rawMail, ticketMailsOf, useWorldMailbox } from './support';
 
 afterAll(() => dropQueuedMail());
 useApi();
@@ -83,5 +83,40 @@ describe('an HTML-only mail', () => {
       + '<img src="https://tracker.test/pixel.gif" width="1" height="1" alt="x"><div style="DISPLAY: none">tracking id 42</div>';
     const text = await openedText(await rawMail({ from: newEmail('html'), to: box.mailbox.address, text: undefined as unknown as string, html }));
     expect(text).toBe('Our order:\n\nItem Qty\nToner 2');
+  });
+});
+
+describe('a part without a file name', () => {
+  const mime = (subject: string, parts: string[][], type = 'multipart/mixed') => Buffer.from([
+    `From: Lee <${newEmail('lee')}>`, `To: ${box.mailbox.address}`, `Subject: ${subject}`, `Message-ID: <${unique('part')}@sender.test>`,
+    'MIME-Version: 1.0', `Content-Type: ${type}; boundary="P"`, '', ...parts.flatMap((p) => ['--P', ...p, '']), '--P--', '',
+  ].join('\r\n'));
+  const text = ['Content-Type: text/plain; charset=utf-8', '', 'Please find it attached.'];
+  const calendar = 'BEGIN:VCALENDAR\r\nMETHOD:REQUEST\r\nBEGIN:VEVENT\r\nSUMMARY:Onboarding\r\nEND:VEVENT\r\nEND:VCALENDAR';
+  const namesOf = async (ticketId: number) => (await TicketAttachment.findAll({ where: { ticket_id: ticketId }, order: [['id', 'ASC']] })).map((f) => f.original_name);
+
+  it('is named with the extension of its type, and allowed_files judges that: a PDF is kept', async () => {
+    const pdf = Buffer.from('%PDF-1.4\n%nameless\n');
+    const result = await box.ingest(mime('Scan', [text, ['Content-Type: application/pdf', 'Content-Transfer-Encoding: base64', 'Content-Disposition: attachment', '', pdf.toString('base64')]]));
+    expect(result.decision).toBe('new_ticket');
+    expect(result.reason ?? '').not.toContain('files refused');
+    expect(await namesOf(result.ticketId!)).toEqual(['attachment-1.pdf']);
+    expect((await ticketMailsOf(result.ticketId!)).map((p) => p.kind)).not.toContain('user_email_attachmentrejected');
+    // A calendar file attached without a name is a file (.ics, which the shipped allowed_files refuses).
+    const ics = await box.ingest(mime('Calendar', [text, ['Content-Type: text/calendar; charset=utf-8', 'Content-Disposition: attachment', '', calendar]]));
+    expect(ics.reason).toContain('files refused: attachment-1.ics');
+  });
+
+  it('of a meeting invitation, its calendar form beside the text and HTML, is no file: the organiser is not told of a refusal', async () => {
+    const result = await box.ingest(mime('Invitation: Onboarding', [
+      ['Content-Type: text/plain; charset=utf-8', '', 'Onboarding, Monday 10:00, room 4.'],
+      ['Content-Type: text/html; charset=utf-8', '', '<p>Onboarding, Monday 10:00, room 4.</p>'],
+      ['Content-Type: text/calendar; charset="utf-8"; method=REQUEST', 'Content-Transfer-Encoding: 7bit', '', calendar],
+    ], 'multipart/alternative'));
+    expect(result.decision).toBe('new_ticket');
+    expect(result.reason ?? '').not.toContain('files refused');
+    expect((await messagesOf(result.ticketId!))[0].text).toBe('Onboarding, Monday 10:00, room 4.');
+    expect(await namesOf(result.ticketId!)).toEqual([]);
+    expect((await ticketMailsOf(result.ticketId!)).map((p) => p.kind)).not.toContain('user_email_attachmentrejected');
   });
 });
