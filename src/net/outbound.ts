@@ -36,6 +36,8 @@ const INTERNAL: Array<[string, BlockList]> = [
   ['a private address', ranges([['10.0.0.0', 8, 'ipv4'], ['172.16.0.0', 12, 'ipv4'], ['192.168.0.0', 16, 'ipv4'], ['100.64.0.0', 10, 'ipv4'], ['192.0.0.0', 24, 'ipv4'], ['198.18.0.0', 15, 'ipv4']])],
   ['a link-local address', ranges([['fe80::', 10, 'ipv6']])],
   ['a unique-local address', ranges([['fc00::', 7, 'ipv6']])],
+  // Deprecated (RFC 3879) but still routed inside networks that use it: never the public internet.
+  ['a site-local address', ranges([['fec0::', 10, 'ipv6']])],
   ['a multicast address', ranges([['224.0.0.0', 4, 'ipv4'], ['ff00::', 8, 'ipv6']])],
   // With the documentation ranges (TEST-NET-1, -2, -3, 2001:db8::/32): never a real host.
   ['a reserved address', ranges([

@@ -55,6 +55,8 @@ const REFUSED: Array<[string, RegExp]> = [
   ['http://192.168.1.1/x', /a private address/],
   ['http://[fe80::1]/x', /a link-local address/],
   ['http://[fc00::1]/x', /a unique-local address/],
+  ['http://[fec0::1]/x', /fec0::1 is a site-local address/],
+  ['http://[feff:ffff::1]/x', /a site-local address/],
   ['http://224.0.0.1/x', /a multicast address/],
   ['http://[ff02::1]/x', /a multicast address/],
   ['http://[::ffff:127.0.0.1]/x', /loopback/],
