@@ -102,6 +102,10 @@ const redeliver: CustomAction<WebhookDelivery> = {
   async run({ record, transaction }) {
     // One chain of attempts at a time (the row is locked): a second would send the event twice.
     if (record!.status === 'pending') throw new ValidationError('The delivery is still being attempted: it can be sent again once it has succeeded or failed.');
+    // The worker would skip it, overwriting what became of the delivery (a success kept its delivered_at).
+    // Shared lock: a webhook enabled meanwhile waits for this answer rather than being read as it was.
+    const webhook = await Webhook.findByPk(record!.webhook_id, { attributes: ['id', 'enabled'], transaction, lock: transaction!.LOCK.SHARE });
+    if (webhook?.enabled !== 1) throw new ValidationError('The webhook is disabled: enable it before sending a delivery again.');
     await record!.update({ status: 'pending', error: null }, { transaction });
     await enqueue(transaction!, webhookDelivery, { deliveryId: record!.id });
     return record;

@@ -231,4 +231,17 @@ describe('deliveries', () => {
     expect((await pending.reload()).attempts).toBe(1);
     expect(await OutboxEntry.count({ where: { payload: JSON.stringify({ deliveryId: pending.id }) } })).toBe(0);
   });
+
+  it('refuses to redeliver to a disabled webhook and leaves the delivery as it was', async () => {
+    const hook = await webhook(['organisation.created']);
+    const event = (await DomainEvent.findOne({ order: [['id', 'DESC']] }))!;
+    const done = await WebhookDelivery.create({
+      webhook_id: hook.id, event_id: event.id, uuid: randomUUID(), event_name: event.name, status: 'succeeded', attempts: 1, response_code: 200, delivered_at: 1764030000,
+    } as any);
+    expectSuccess(await api.put(`/api/core/webhook/${hook.id}`, { enabled: 0 }), 'Successfully updated the webhook!');
+    const before = expectSuccess(await api.get(`/api/core/webhook/${hook.id}/delivery/${done.id}`));
+    expectError(await api.post(`/api/core/webhook/${hook.id}/delivery/${done.id}/redeliver`), 422, 'The webhook is disabled: enable it before sending a delivery again.');
+    expect(expectSuccess(await api.get(`/api/core/webhook/${hook.id}/delivery/${done.id}`))).toEqual(before);
+    expect(await OutboxEntry.count({ where: { payload: JSON.stringify({ deliveryId: done.id }) } })).toBe(0);
+  });
 });
