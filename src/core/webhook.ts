@@ -124,7 +124,8 @@ export const webhookDeliveryResource: ResourceDef<WebhookDelivery> = {
   parent: { model: Webhook, label: 'webhook', param: 'webhook', column: 'webhook_id' },
   actions: ['list', 'show'],
   sortable: ['status', 'attempts', 'event_id', 'created_at', 'updated_at'],
-  filters: { status: equals('status', Joi.string().valid(...STATUSES)), event: equals('event_name', eventName()) },
+  // A delivery is of one event type: `*` (a subscription to every type) is no type and is refused.
+  filters: { status: equals('status', Joi.string().valid(...STATUSES)), event: equals('event_name', Joi.string().trim().valid(...EVENT_NAMES)) },
   dates: true,
   serialize: (d) => ({
     ...pick(d, ['id', 'webhook_id', 'event_id']),

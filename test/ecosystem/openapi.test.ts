@@ -79,6 +79,8 @@ describe('GET /api/openapi.json', () => {
     expect(item.id).toMatchObject({ in: 'path', required: true, schema: { type: 'integer', minimum: 1 } });
     const nested = params('/api/core/webhook/:webhook/delivery/:id');
     expect(nested.webhook).toMatchObject({ in: 'path', required: true, schema: { type: 'integer' } });
+    // A delivery is of one event type: its log's filter offers the types, not `*`.
+    expect(params('/api/core/webhook/:webhook/delivery').event.schema.enum).toEqual(EVENT_NAMES);
     const feed = params('/api/core/event');
     expect(Object.keys(feed)).toEqual(['cursor', 'limit', 'type']);
   });

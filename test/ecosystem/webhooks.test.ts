@@ -244,4 +244,16 @@ describe('deliveries', () => {
     expect(expectSuccess(await api.get(`/api/core/webhook/${hook.id}/delivery/${done.id}`))).toEqual(before);
     expect(await OutboxEntry.count({ where: { payload: JSON.stringify({ deliveryId: done.id }) } })).toBe(0);
   });
+
+  it('filters the log by the delivery\'s event type; * is no event type and is refused', async () => {
+    const everything = await webhook(['*']);
+    try {
+      expectSuccess(await api.post('/api/user/organisation', { name: unique('Org ') }), 'Successfully created new organisation!');
+      await waitFor(() => deliveriesTo(everything.url).length >= 1, 10000, 'the delivery of *');
+      expect(expectList(await api.get(`/api/core/webhook/${everything.id}/delivery`, { event: 'organisation.created' })).length).toBeGreaterThanOrEqual(1);
+      expectError(await api.get(`/api/core/webhook/${everything.id}/delivery`, { event: '*' }), 422, 'The selected event is invalid.');
+    } finally {
+      await api.put(`/api/core/webhook/${everything.id}`, { enabled: 0 });
+    }
+  });
 });
