@@ -2,11 +2,12 @@ import { Router } from 'express';
 import { config } from '../config';
 import { DomainEvent } from '../db/models';
 import { now } from '../db/entity';
+import { readsFromPrimary } from '../db/readRouting';
 import { select } from '../db/select';
 import { EVENT_NAMES } from '../events';
 import { sendSuccess } from '../http/envelope';
 import { MethodNotAllowedError } from '../http/errors';
-import { NotFoundError } from '../errors';
+import { NotFoundError, invalid } from '../errors';
 import { DEFAULT_LIMIT, MAX_LIMIT, validateQuery } from '../http/listQuery';
 import { parseId } from '../http/resource';
 import { recorded, type RecordedRouter } from '../http/routes';
@@ -24,7 +25,7 @@ const types = Joi.string().trim().max(2000).custom((value: string, helpers) => {
 
 export const eventFeedQuery = Joi.object({
   cursor: Joi.number().integer().min(0).max(4294967295).default(0)
-    .description('The id of the last event already read (`next_cursor` of the previous page); events after it are returned. 0: from the beginning.'),
+    .description('The id of the last event already read (`next_cursor` of the previous page); events after it are returned. 0: from the beginning; past the newest event: 422.'),
   // Above the maximum is clamped, as list limits are.
   limit: Joi.number().unsafe().integer().min(1).default(DEFAULT_LIMIT).description(`Events per page (at most ${MAX_LIMIT}).`),
   type: types.description(`Only these event types (comma-separated): ${EVENT_NAMES.join(', ')}.`),
@@ -33,30 +34,49 @@ export const eventFeedQuery = Joi.object({
 type EventRow = Pick<DomainEvent, 'id' | 'name' | 'payload' | 'created_at'>;
 
 /**
- * A page of the feed after `cursor` (`limit` rows). It stops before the first recent event (younger
- * than the settle time) that follows a gap in ids: a gap may be a transaction that took an id and
- * has not committed, and reading past it would skip that event for good; once the event after the
- * gap is older, the gap is taken for a rolled-back insert. The gap check is a subquery of the
- * page's own statement, so both read one snapshot: checked first and paged after, a transaction
- * committing in between put an event past a gap the check had not seen into the page.
+ * A page of the feed after `cursor` (`limit` rows), and the newest event's id (null: none yet).
+ * It stops before the first recent event (younger than the settle time) that follows a gap in ids:
+ * a gap may be a transaction that took an id and has not committed, and reading past it would skip
+ * that event for good; once the event after the gap is older, the gap is taken for a rolled-back
+ * insert. The gap check is a subquery of the page's own statement, so both read one snapshot:
+ * checked first and paged after, a transaction committing in between put an event past a gap the
+ * check had not seen into the page. The newest id is read by the same statement (the page joined
+ * to it, so an empty page still answers one row): a cursor past it was never handed out.
  */
-async function feedPage(cursor: number, limit: number, types: string[] | undefined): Promise<EventRow[]> {
+async function feedPage(cursor: number, limit: number, types: string[] | undefined): Promise<{ rows: EventRow[]; newest: number }> {
   const values: unknown[] = [cursor];
-  let sql = 'SELECT id, name, payload, created_at FROM events WHERE id > ?';
+  let page = 'SELECT id, name, payload, created_at FROM events WHERE id > ?';
   if (types) {
-    sql += ` AND name IN (${types.map(() => '?').join(', ')})`;
+    page += ` AND name IN (${types.map(() => '?').join(', ')})`;
     values.push(...types);
   }
   const settle = config().eventFeedSettleSeconds;
   if (settle) {
     // The recent events by events_created_at; each one's predecessor by the primary key.
-    sql += ` AND id < COALESCE((SELECT MIN(r.id) FROM events r WHERE r.created_at >= ? AND r.id > ? AND r.id > 1
+    page += ` AND id < COALESCE((SELECT MIN(r.id) FROM events r WHERE r.created_at >= ? AND r.id > ? AND r.id > 1
       AND NOT EXISTS (SELECT 1 FROM events p WHERE p.id = r.id - 1)), 4294967296)`;
     values.push(now() - settle, cursor);
   }
-  sql += ' ORDER BY id LIMIT ?';
+  page += ' ORDER BY id LIMIT ?';
   values.push(limit);
-  return select<EventRow>(sql, values);
+  const rows = await select<EventRow & { newest: number | null }>(
+    `SELECT e.id, e.name, e.payload, e.created_at, n.newest FROM (SELECT MAX(id) AS newest FROM events) n
+      LEFT JOIN (${page}) e ON TRUE ORDER BY e.id`,
+    values,
+  );
+  return { rows: rows.filter((r) => r.id !== null).map(({ newest: _, ...r }) => r), newest: Number(rows[0].newest ?? 0) };
+}
+
+/**
+ * The page, or a 422 for a cursor past the newest event (never handed out: a forged or corrupt one
+ * would answer empty pages until the ids reached it, skipping every event before). A replica that
+ * lags may not have the newest event yet: that answer is checked again on the primary.
+ */
+async function checkedFeedPage(cursor: number, limit: number, types: string[] | undefined): Promise<EventRow[]> {
+  let page = await feedPage(cursor, limit, types);
+  if (cursor > page.newest) page = await readsFromPrimary(() => feedPage(cursor, limit, types));
+  if (cursor > page.newest) throw invalid('cursor');
+  return page.rows;
 }
 
 /**
@@ -69,7 +89,7 @@ function eventRouter(): RecordedRouter {
   router.get('/event', async (req, res) => {
     const q = validateQuery<{ cursor: number; limit: number; type?: string[] }>(eventFeedQuery, req.query);
     const limit = Math.min(q.limit, MAX_LIMIT);
-    const rows = await feedPage(q.cursor, limit + 1, q.type);
+    const rows = await checkedFeedPage(q.cursor, limit + 1, q.type);
     const page = rows.slice(0, limit);
     sendSuccess(res, {
       events: page.map(presentEvent),

@@ -93,6 +93,13 @@ describe('GET /api/core/event', () => {
     expect((await feed({ cursor, type: 'user.created' })).events).toHaveLength(0);
     expectError(await api.get('/api/core/event', { type: 'organisation.exploded' }), 422, 'The selected type is invalid.');
     expectError(await api.get('/api/core/event', { cursor: -1 }), 422, 'The cursor must be at least 0.');
+    // A cursor past the newest event was never handed out: it would skip every event until the ids reach it.
+    const newest = await latestId();
+    expect(await feed({ cursor: newest, type: 'user.created' })).toEqual({ events: [], next_cursor: newest, has_more: false });
+    for (const cursor of [newest + 1, 99999999]) {
+      expectError(await api.get('/api/core/event', { cursor }), 422, 'The selected cursor is invalid.');
+      expectError(await api.get('/api/core/event', { cursor, type: 'user.created' }), 422, 'The selected cursor is invalid.');
+    }
     // An empty parameter is one not given, as in the lists.
     expect((await feed({ cursor: '', type: '', limit: '' })).events.length).toBeGreaterThan(0);
     // limit is clamped like a list's.
