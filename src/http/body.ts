@@ -4,6 +4,15 @@ import { HttpError } from './errors';
 import { ValidationError, fieldLabel } from '../errors';
 import { runAll } from './dispatch';
 
+/** Requests sent as POST that an override made PUT or DELETE. */
+const overridden = new WeakSet<Request>();
+
+/**
+ * The method the client sent: POST for one an override made PUT or DELETE. What applies to POSTs
+ * as sent (Idempotency-Key) asks this; routing, scopes and the rest see the method it acts as.
+ */
+export const sentMethod = (req: Request): string => (overridden.has(req) ? 'POST' : req.method);
+
 /** `X-HTTP-Method-Override: PUT|DELETE` on a POST acts as that method. */
 export const methodOverride: RequestHandler = (req, _res, next) => {
   const header = req.headers['x-http-method-override'];
@@ -13,6 +22,7 @@ export const methodOverride: RequestHandler = (req, _res, next) => {
       throw new HttpError(400, 'The X-HTTP-Method-Override header must be PUT or DELETE.');
     }
     req.method = method;
+    overridden.add(req);
   }
   next();
 };

@@ -10,6 +10,7 @@ import { afterOutermostCommit, onTransactionStart } from '../db/transaction';
 import { logger } from '../logger';
 import { idempotentReplays } from '../ops/metrics';
 import { tokenIdOf } from './auth';
+import { sentMethod } from './body';
 import { HttpError } from './errors';
 import { counterClient } from '../redis/windowCounter';
 
@@ -149,7 +150,7 @@ async function store(claim: Claim, status: number, response: StoredResponse): Pr
 }
 
 /**
- * `Idempotency-Key` on a POST under /api: the same key (per API token) with the same request within
+ * `Idempotency-Key` on a POST under /api (one that X-HTTP-Method-Override makes PUT or DELETE too): the same key (per API token) with the same request within
  * IDEMPOTENCY_TTL_SECONDS answers the first response (status, body and Location, with `Idempotent-Replayed:
  * true`) without doing the work again; with another method, path or body it is a 422. While the
  * first is still running, a second waits up to IDEMPOTENCY_WAIT_MS for its answer, then gets 409.
@@ -157,7 +158,8 @@ async function store(claim: Claim, status: number, response: StoredResponse): Pr
  */
 export const idempotency: RequestHandler = async (req, res, next) => {
   const raw = req.headers['idempotency-key'];
-  if (req.method !== 'POST' || raw === undefined) return next();
+  // A POST that an override made PUT or DELETE is a POST as sent (the fingerprint keeps the method it acts as).
+  if (sentMethod(req) !== 'POST' || raw === undefined) return next();
   const key = Array.isArray(raw) ? raw.join(', ') : raw;
   if (!/^[\x21-\x7e]{1,255}$/.test(key)) throw new HttpError(400, 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.');
   const tokenId = tokenIdOf(res);

@@ -457,7 +457,7 @@ function build(routes: readonly RouteRecord[]): Json {
         'Every response is the envelope `{status, message, data}` (lists add `count`); errors too, with `data: null`.',
         'Authenticate with HTTP Basic, the API token as the user name. `X-HTTP-Method-Override: PUT|DELETE` on a POST acts as that method.',
         `Lists take PAGING (\`start\`, \`limit\` up to ${MAX_LIMIT}), \`order_column\`/\`order_direction\`, DATES where offered, and their filters.`,
-        'Requests are rate limited per token and per address (`X-RateLimit-*`, 429 with `Retry-After`). A POST may carry an `Idempotency-Key`.',
+        'Requests are rate limited per token and per address (`X-RateLimit-*`, 429 with `Retry-After`). A POST may carry an `Idempotency-Key`, one made PUT or DELETE by `X-HTTP-Method-Override` too.',
         'Changes are events: read them from `GET /api/core/event` or have them POSTed to your URL (`/api/core/webhook`, see Webhooks).',
       ].join('\n\n'),
     },

@@ -102,6 +102,34 @@ describe('Idempotency-Key', () => {
     expect(await IpBan.count({ where: { ip } })).toBe(2);
   });
 
+  it('applies to a POST that X-HTTP-Method-Override makes PUT or DELETE', async () => {
+    const ip = uniqueIpv4();
+    const ban = expectSuccess(await api.post('/api/core/ipban', { ip, type: 1 }), 'Successfully created new ban!');
+    const override = (method: string, body: Record<string, unknown>, key: string) => post(`/api/core/ipban/${ban.id}`, body, key).set('X-HTTP-Method-Override', method);
+
+    const putKey = randomUUID();
+    const updated = await override('PUT', { reason: 'first' }, putKey);
+    expectSuccess(updated, 'Successfully updated the ban!');
+    expect(await IdempotencyKey.count({ where: { path: `/api/core/ipban/${ban.id}` } })).toBe(1);
+    expectSuccess(await api.put(`/api/core/ipban/${ban.id}`, { reason: 'changed since' }), 'Successfully updated the ban!');
+    const replayed = await override('PUT', { reason: 'first' }, putKey);
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    expect(replayed.body).toEqual(updated.body);
+    expect((await IpBan.findByPk(ban.id))!.reason).toBe('changed since');
+    // The same key with another request: another body, the same path as a DELETE, or a plain POST.
+    expectError(await override('PUT', { reason: 'second' }, putKey), 422, OTHER_REQUEST);
+    expectError(await override('DELETE', {}, putKey), 422, OTHER_REQUEST);
+    expectError(await post('/api/core/ipban', { ip: uniqueIpv4(), type: 1 }, putKey), 422, OTHER_REQUEST);
+
+    const deleteKey = randomUUID();
+    const deleted = await override('DELETE', {}, deleteKey);
+    expect(deleted.body).toEqual({ status: 'success', message: 'Successfully deleted the ban!', data: null });
+    const again = await override('DELETE', {}, deleteKey);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect({ status: again.status, body: again.body }).toEqual({ status: 200, body: deleted.body });
+    expect(await IpBan.count({ where: { ip } })).toBe(0);
+  });
+
   it('checks the key and leaves other methods alone', async () => {
     expectError(await post('/api/core/ipban', { ip: uniqueIpv4(), type: 1 }, 'has spaces in it'), 400, 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.');
     expectError(await post('/api/core/ipban', { ip: uniqueIpv4(), type: 1 }, 'x'.repeat(256)), 400, 'The Idempotency-Key header must be 1 to 255 visible ASCII characters.');
