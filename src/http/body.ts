@@ -1,6 +1,6 @@
 import express, { type Request, type RequestHandler } from 'express';
 import qs from 'qs';
-import { HttpError } from './errors';
+import { HttpError, unsupportedCharset } from './errors';
 import { ValidationError, fieldLabel } from '../errors';
 import { runAll } from './dispatch';
 
@@ -131,6 +131,28 @@ function undecodable(req: Request, err: unknown): unknown {
   return new HttpError(400, 'The request body could not be decoded: it is not valid for its Content-Encoding.');
 }
 
+/** The JSON media types: `application/json` and every `application/*+json` (`vnd.api+json`, `merge-patch+json`). */
+const JSON_TYPES = ['application/json', 'application/*+json'];
+
+/** The charset a request's Content-Type names (lower case, unquoted), or null. */
+function charsetOf(req: Request): string | null {
+  const charset = /;\s*charset\s*=\s*("?)([^";]*)\1/i.exec(String(req.headers['content-type'] ?? ''))?.[2];
+  return charset === undefined ? null : charset.trim().toLowerCase();
+}
+
+/**
+ * JSON is UTF-8 (RFC 8259); US-ASCII is the same bytes. Any other charset is a 415: body-parser
+ * would decode UTF-16 or UTF-32 as named, which a client that names it by mistake sends as UTF-8,
+ * and answer 400 `not valid JSON` about a body it misread. A US-ASCII body is read as UTF-8
+ * (body-parser takes only `utf-*` names).
+ */
+function jsonCharset(req: Request): void {
+  const charset = charsetOf(req);
+  if (charset === null || charset === 'utf-8') return;
+  if (charset !== 'us-ascii') throw unsupportedCharset(charset);
+  req.headers['content-type'] = String(req.headers['content-type']).replace(/(;\s*charset\s*=\s*)("?)us-ascii\2/i, '$1utf-8');
+}
+
 /**
  * Form-encoded bodies with bracket arrays (`tag[]=1`, `options[0][value]=x`) and JSON bodies.
  * Anything else with a body is refused rather than silently read as empty.
@@ -141,7 +163,7 @@ export function bodyParsers(limit: string): RequestHandler[] {
     if (err) return next(undecodable(req, err));
     if (typeof req.body === 'string' && req.is('application/x-www-form-urlencoded')) {
       if (tooManyParameters(req.body)) return next(new HttpError(413, `The request body has more than ${PARAMETER_LIMIT} parameters.`));
-      const charset = (/charset=([^;]+)/i.exec(String(req.headers['content-type'] ?? ''))?.[1] ?? 'utf-8').trim().toLowerCase();
+      const charset = charsetOf(req) ?? 'utf-8';
       // Bytes that are no UTF-8 came out of the decoding as U+FFFD: the text is not what was sent.
       if (charset === 'utf-8' && req.body.includes('\uFFFD')) return next(new HttpError(400, 'The request body is not valid UTF-8 text.'));
       try {
@@ -154,21 +176,24 @@ export function bodyParsers(limit: string): RequestHandler[] {
   });
   // Not strict: every valid JSON parses, so one that is no object (`null`, `"str"`, `5`) gets the
   // 422 below, as an array does; strict mode answered those 400 as if they were not JSON.
-  const jsonParser = express.json({ limit, strict: false });
-  const json: RequestHandler = (req, res, next) => jsonParser(req, res, (err?: unknown) => next(err ? undecodable(req, err) : undefined));
+  const jsonParser = express.json({ limit, strict: false, type: JSON_TYPES });
+  const json: RequestHandler = (req, res, next) => {
+    if (req.is(JSON_TYPES)) jsonCharset(req);
+    jsonParser(req, res, (err?: unknown) => next(err ? undecodable(req, err) : undefined));
+  };
   const onlyObjects: RequestHandler = (req, _res, next) => {
     // undefined: no body was read (an empty JSON body parses as {}); null is a JSON `null` sent.
     if (req.body === undefined) req.body = {};
     else if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
       throw new HttpError(422, 'The request body must be an object of fields.');
-    } else if (req.is(['application/json', '+json'])) {
+    } else if (req.is(JSON_TYPES)) {
       checkedJson(req.body);
     }
     next();
   };
   const supported: RequestHandler = (req, _res, next) => {
     const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
-    if (hasBody && !req.is(['application/x-www-form-urlencoded', 'application/json', '+json'])) {
+    if (hasBody && !req.is(['application/x-www-form-urlencoded', ...JSON_TYPES])) {
       throw new HttpError(415, 'The request body must be application/x-www-form-urlencoded or application/json.');
     }
     next();

@@ -32,11 +32,14 @@ export const notFoundRoute: RequestHandler = (req) => {
   throw new UrlNotFoundError(req.method, req.originalUrl);
 };
 
+/** 415 for a body in a charset the API does not read. */
+export const unsupportedCharset = (charset: string): HttpError => new HttpError(415, `The charset "${charset}" is not supported.`);
+
 const bodyErrors: Record<string, [number, (e: any) => string]> = {
   'entity.parse.failed': [400, () => 'The request body is not valid JSON.'],
   'entity.too.large': [413, (e) => `The request body is larger than the limit of ${e.limit} bytes.`],
   'encoding.unsupported': [415, (e) => `The content encoding "${e.encoding ?? ''}" is not supported.`],
-  'charset.unsupported': [415, (e) => `The charset "${e.charset ?? ''}" is not supported.`],
+  'charset.unsupported': [415, (e) => unsupportedCharset(e.charset ?? '').message],
   'parameters.too.many': [413, () => 'The request body has too many parameters.'],
   'request.aborted': [400, () => 'The request was aborted.'],
 };

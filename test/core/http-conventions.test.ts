@@ -121,6 +121,27 @@ describe('errors outside the resources', () => {
     expectError(await authed(request(api.app).post('/api/core/spamrule').set('Content-Type', 'application/json').send('nul')), 400, 'The request body is not valid JSON.');
   });
 
+  it('reads every application/*+json body as JSON', async () => {
+    for (const type of ['application/vnd.api+json', 'application/merge-patch+json; charset=utf-8', 'Application/JSON; charset="UTF-8"', 'application/json; charset=us-ascii']) {
+      const text = unique('typed');
+      const rule = expectSuccess(await authed(request(api.app).post('/api/core/spamrule').set('Content-Type', type).send(JSON.stringify({ text, type: 0 }))), 'Successfully created new spam rule!');
+      expect(rule).toMatchObject({ text, type: 0 });
+    }
+    expectError(await authed(request(api.app).post('/api/core/spamrule').set('Content-Type', 'application/vnd.api+json').send('{"text": ')), 400, 'The request body is not valid JSON.');
+    // A +json type outside application/ is no JSON the API reads: refused rather than read as no fields.
+    expectError(await authed(request(api.app).post('/api/core/spamrule').set('Content-Type', 'text/x+json').send('{"text":"x","type":0}')), 415, 'The request body must be application/x-www-form-urlencoded or application/json.');
+  });
+
+  it.each(['utf-16', 'utf-16le', 'utf-32', 'iso-8859-1', 'x-unknown'])('answers a JSON body in charset %s with 415, and changes nothing', async (charset) => {
+    const text = unique('charset');
+    const body = Buffer.from(JSON.stringify({ text, type: 0 }), charset === 'utf-16le' ? 'utf16le' : 'utf8');
+    const res = await authed(request(api.server).post('/api/core/spamrule').set('Content-Type', `application/json; charset=${charset}`)
+      .serialize((b: unknown) => b as string).send(body as unknown as string));
+    expectError(res, 415, `The charset "${charset}" is not supported.`);
+    const all = expectList(await api.get('/api/core/spamrule', { limit: 1000 }));
+    expect(all.filter((r) => r.text === text)).toEqual([]);
+  });
+
   it('answers a body over the size limit (25mb) with 413', async () => {
     const text = 'a'.repeat(26 * 1024 * 1024);
     const res = await authed(request(api.app).post('/api/core/spamrule').set('Content-Type', 'application/json').send(JSON.stringify({ text, type: 0 })));
