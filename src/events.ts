@@ -52,6 +52,11 @@ export interface EventPayloads {
   'ticket.updated': { ticketId: number; changes: string[]; newlyAssigned: number[]; cause?: TicketUpdateCause; audit?: TicketChangeSet };
   'ticket.merged': { ticketId: number; mergedIds: number[]; audit?: TicketChangeSet };
   'ticket.trashed': { ticketId: number; audit?: TicketChangeSet };
+  /**
+   * A ticket was deleted for good, with its messages: the tickets of a
+   * user who is deleted, and the tickets merged into them (the ticket API itself only trashes).
+   */
+  'ticket.deleted': { ticketId: number };
   'ticket.restored': { ticketId: number; audit?: TicketChangeSet };
   /** The scheduler asked the user of a resolved ticket for feedback (`feedbackId`: the request). */
   'ticket.feedback_requested': { ticketId: number; feedbackId: number };
@@ -110,6 +115,7 @@ export const EVENT_TYPES: Record<EventName, string> = {
   'ticket.updated': 'fields of a ticket changed',
   'ticket.merged': 'tickets were merged into a ticket',
   'ticket.trashed': 'a ticket was moved to the trash',
+  'ticket.deleted': 'a ticket was deleted for good, with its messages (its user was deleted)',
   'ticket.restored': 'a ticket was taken out of the trash',
   'ticket.feedback_requested': 'the user of a resolved ticket was asked for feedback',
   'ticket.waiting_response': 'the user of a ticket waiting for their reply was reminded',

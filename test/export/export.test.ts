@@ -4,8 +4,8 @@
  * reader following the cursor from zero ending with an exact copy of the database while writes go on.
  */
 import './exportEnv';
-import { QueryTypes } from 'sequelize';
-import { Article, Organisation, Ticket, TicketMessage, User } from '../../src/db/models';
+import { Op, QueryTypes } from 'sequelize';
+import { Article, DomainEvent, Organisation, Ticket, TicketMessage, User } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { transaction } from '../../src/db/transaction';
 import { config } from '../../src/config';
@@ -155,9 +155,18 @@ describe('GET /api/export/{resource}', () => {
     await follow('messages', messages, made);
     expect([tickets.copy.has(mine.id), tickets.copy.has(alices.id), messages.copy.has(left.id)]).toEqual([true, true, true]);
 
+    const lastEvent = (await DomainEvent.max<number, DomainEvent>('id')) ?? 0;
     await api.del(`/api/user/user/${victim.id}`).expect(200);
     const deleted = nowSec();
     expect(await Ticket.findByPk(alices.id)).toBeNull();
+    // A ticket.deleted for each ticket that went, with user.deleted, in one INSERT of the delete's transaction.
+    const events = await DomainEvent.findAll({ where: { id: { [Op.gt]: lastEvent } }, order: [['id', 'ASC']] });
+    expect(events.map((e) => [e.name, JSON.parse(e.payload)])).toEqual([
+      ['ticket.deleted', { ticketId: Math.min(mine.id, alices.id) }],
+      ['ticket.deleted', { ticketId: Math.max(mine.id, alices.id) }],
+      ['user.deleted', { userId: victim.id }],
+    ]);
+    expect(events.map((e) => e.id - events[0].id)).toEqual([0, 1, 2]);
     await follow('tickets', tickets, deleted);
     await follow('messages', messages, deleted);
     expect([tickets.copy.has(mine.id), tickets.copy.has(alices.id), messages.copy.has(left.id)]).toEqual([false, false, false]);

@@ -219,12 +219,16 @@ export async function updateUser(user: User, input: UserInput, transaction: Tran
  * runs no trigger for a cascaded delete, and the ticket list's counters are kept by triggers. So
  * do the tickets merged into them (anyone's): their messages were moved into the deleted ones, and
  * the foreign key would only clear their `merged_into_id`, listing them again, uncounted.
+ * Returns the ids of the tickets deleted, for their events.
  */
-export async function deleteTicketsOf(userId: number, transaction: Transaction): Promise<void> {
-  const own = (await Ticket.findAll({ attributes: ['id'], where: { user_id: userId }, transaction })).map((t) => t.id);
-  if (!own.length) return;
-  await Ticket.destroy({ where: { merged_into_id: { [Op.in]: own } }, transaction });
+export async function deleteTicketsOf(userId: number, transaction: Transaction): Promise<number[]> {
+  // Locking reads: a ticket merged into one of them meanwhile waits, rather than escape its event.
+  const own = (await Ticket.findAll({ attributes: ['id'], where: { user_id: userId }, transaction, lock: transaction.LOCK.UPDATE })).map((t) => t.id);
+  if (!own.length) return [];
+  const merged = (await Ticket.findAll({ attributes: ['id'], where: { merged_into_id: { [Op.in]: own } }, transaction, lock: transaction.LOCK.UPDATE })).map((t) => t.id);
+  if (merged.length) await Ticket.destroy({ where: { id: { [Op.in]: merged } }, transaction });
   await Ticket.destroy({ where: { id: { [Op.in]: own } }, transaction });
+  return [...merged, ...own].sort((a, b) => a - b);
 }
 
 /**
@@ -249,7 +253,12 @@ export async function deleteUser(user: User, transaction: Transaction, grants?: 
   await beforePersonDeleted(user.id, true, transaction);
   await deleteCustomFieldValues('user', user.id, transaction);
   await deleteAssignmentsOf(user.id, transaction);
-  await deleteTicketsOf(user.id, transaction);
+  const tickets = await deleteTicketsOf(user.id, transaction);
   await user.destroy({ transaction });
-  await emit(transaction, 'user.deleted', { userId: user.id });
+  // The tickets that went with the user: a ticket.deleted each, all in one INSERT of the feed with
+  // user.deleted (emitAll), as an organisation's delete emits its users' events.
+  await emitAll(transaction, [
+    ...tickets.map((ticketId) => ({ name: 'ticket.deleted' as const, payload: { ticketId } })),
+    { name: 'user.deleted' as const, payload: { userId: user.id } },
+  ]);
 }
