@@ -53,7 +53,7 @@ export interface EventPayloads {
   'ticket.merged': { ticketId: number; mergedIds: number[]; audit?: TicketChangeSet };
   'ticket.trashed': { ticketId: number; audit?: TicketChangeSet };
   /**
-   * A ticket was deleted for good, with its messages: the tickets of a
+   * A ticket was deleted for good, with its messages (no `message.deleted` each): the tickets of a
    * user who is deleted, and the tickets merged into them (the ticket API itself only trashes).
    */
   'ticket.deleted': { ticketId: number };
@@ -72,6 +72,8 @@ export interface EventPayloads {
   'message.created': { ticketId: number; messageId: number; sendUserEmail: boolean; sendOperatorsEmail: boolean; audit?: TicketChangeSet };
   /** A forward (message type 2) was created: it goes to its recipients unless it is a draft. */
   'message.forwarded': { ticketId: number; messageId: number };
+  /** A message (a reply, note, forward or draft) was deleted from a ticket. */
+  'message.deleted': { ticketId: number; messageId: number };
   /** The SMTP server accepted a mail (`outboxId`: `GET /api/core/mail/{id}`). */
   'mail.delivered': { outboxId: number };
   /** A mail failed for good: every attempt was refused or could not reach the server. */
@@ -121,6 +123,7 @@ export const EVENT_TYPES: Record<EventName, string> = {
   'ticket.waiting_response': 'the user of a ticket waiting for their reply was reminded',
   'message.created': 'a reply or note was added to a ticket',
   'message.forwarded': 'a ticket message was forwarded',
+  'message.deleted': 'a message was deleted from a ticket',
   'mail.delivered': 'the SMTP server accepted a mail',
   'mail.failed': 'a mail failed for good',
   'mail.recipients_refused': 'the SMTP server took a mail but refused some of its recipients',

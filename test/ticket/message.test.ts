@@ -283,5 +283,9 @@ describe('PUT and DELETE /api/ticket/message/{id}', () => {
     expectDeleted(await api.del(`${BASE}/${message.id}`), 'message');
     expectNotFound(await api.get(`${BASE}/${message.id}`), 'message');
     expectNotFound(await api.get(`/api/ticket/attachment/${message.attachments[0].id}`), 'attachment');
+    // Its event, written in the delete's transaction.
+    expect(events.filter((e) => e.name === 'message.deleted' && e.payload.messageId === message.id)).toEqual([
+      { name: 'message.deleted', payload: { ticketId: ticket.id, messageId: message.id }, inTransaction: true },
+    ]);
   });
 });

@@ -247,9 +247,10 @@ export async function updateMessage(message: TicketMessage, given: UpdateMessage
   await Ticket.update({ updated_at: now() }, { where: { id: message.ticket_id }, transaction });
 }
 
-/** Deletes a message and its attachments (the stored files stay: others may share them). */
+/** Deletes a message and its attachments (the stored files stay: others may share them): `message.deleted`. */
 export async function deleteMessage(message: TicketMessage, transaction: Transaction): Promise<void> {
   await recordDeletions('messages', [message.id], transaction);
   await message.destroy({ transaction });
   await Ticket.update({ updated_at: now() }, { where: { id: message.ticket_id }, transaction });
+  await emit(transaction, 'message.deleted', { ticketId: message.ticket_id, messageId: message.id });
 }
