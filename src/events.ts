@@ -72,6 +72,8 @@ export interface EventPayloads {
   'message.created': { ticketId: number; messageId: number; sendUserEmail: boolean; sendOperatorsEmail: boolean; audit?: TicketChangeSet };
   /** A forward (message type 2) was created: it goes to its recipients unless it is a draft. */
   'message.forwarded': { ticketId: number; messageId: number };
+  /** A message's text or pin changed (PUT), or one of its attachments was deleted; nobody is mailed. */
+  'message.updated': { ticketId: number; messageId: number };
   /** A message (a reply, note, forward or draft) was deleted from a ticket. */
   'message.deleted': { ticketId: number; messageId: number };
   /** The SMTP server accepted a mail (`outboxId`: `GET /api/core/mail/{id}`). */
@@ -123,6 +125,7 @@ export const EVENT_TYPES: Record<EventName, string> = {
   'ticket.waiting_response': 'the user of a ticket waiting for their reply was reminded',
   'message.created': 'a reply or note was added to a ticket',
   'message.forwarded': 'a ticket message was forwarded',
+  'message.updated': 'a message was edited or pinned, or one of its attachments deleted',
   'message.deleted': 'a message was deleted from a ticket',
   'mail.delivered': 'the SMTP server accepted a mail',
   'mail.failed': 'a mail failed for good',

@@ -1,5 +1,6 @@
 import { Ticket, TicketAttachment, TicketMessage, type Upload } from '../db/models';
 import { now } from '../db/entity';
+import { emit } from '../events';
 import { equals } from '../http/listQuery';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { attachmentDownloadRoute } from '../storage/downloadRoute';
@@ -45,12 +46,14 @@ export const ticketAttachmentResource: ResourceDef<TicketAttachment, Related> = 
     return { uploads: await loadUploads(attachments.map((a) => a.upload_hash)) };
   },
   // Its message and ticket changed (a message shows its attachments): their updated_at moves, so
-  // that the incremental export and `updated_at` filters pass the deletion on.
+  // that the incremental export and `updated_at` filters pass the deletion on, and the feed has
+  // the message's `message.updated`.
   async destroy(attachment, { transaction }) {
     await attachment.destroy({ transaction });
     const at = now();
     if (attachment.message_id) await TicketMessage.update({ updated_at: at }, { where: { id: attachment.message_id }, transaction });
     await Ticket.update({ updated_at: at }, { where: { id: attachment.ticket_id }, transaction });
+    if (attachment.message_id) await emit(transaction, 'message.updated', { ticketId: attachment.ticket_id, messageId: attachment.message_id });
   },
   serialize: (a, related) => serializeTicketAttachment(a, related.uploads.get(a.upload_hash)),
 };

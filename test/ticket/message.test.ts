@@ -265,16 +265,23 @@ describe('PUT and DELETE /api/ticket/message/{id}', () => {
     };
     const stamps = async () => [(await TicketMessage.findByPk(message.id))!.updated_at, (await Ticket.findByPk(ticket.id))!.updated_at];
 
+    // Each change is a message.updated in its transaction (the feed and webhooks pass it on); none for no change.
+    const updates = () => events.filter((e) => e.name === 'message.updated' && e.payload.messageId === message.id);
+    const updated = { name: 'message.updated', payload: { ticketId: ticket.id, messageId: message.id }, inTransaction: true };
+
     await backdate();
     expectSuccess(await api.put(`${BASE}/${message.id}`, { pinned: 0 }), 'Successfully updated the message!');
     expect(await stamps()).toEqual([past, past]);
+    expect(updates()).toEqual([]);
     expectSuccess(await api.put(`${BASE}/${message.id}`, { text: 'Edited' }), 'Successfully updated the message!');
     for (const stamp of await stamps()) expect(stamp).toBeGreaterThanOrEqual(nowSec() - 5);
+    expect(updates()).toEqual([updated]);
 
     await backdate();
     expectDeleted(await api.del(`/api/ticket/attachment/${message.attachments[0].id}`), 'attachment');
     for (const stamp of await stamps()) expect(stamp).toBeGreaterThanOrEqual(nowSec() - 5);
     expect(expectSuccess(await api.get(`${BASE}/${message.id}`)).attachments.map((a: any) => a.original_name)).toEqual(['b.txt']);
+    expect(updates()).toEqual([updated, updated]);
   });
 
   it('deletes a message and its attachments', async () => {

@@ -94,7 +94,7 @@ export function ticketFactories(api: TestApi, ctx: () => TicketContext) {
  */
 export function captureEvents(): Array<{ name: EventName; payload: any; inTransaction: boolean }> {
   const seen: Array<{ name: EventName; payload: any; inTransaction: boolean }> = [];
-  const names: EventName[] = ['ticket.created', 'ticket.updated', 'ticket.merged', 'ticket.trashed', 'ticket.restored', 'message.created', 'message.forwarded', 'message.deleted', 'ticket.deleted'];
+  const names: EventName[] = ['ticket.created', 'ticket.updated', 'ticket.merged', 'ticket.trashed', 'ticket.restored', 'message.created', 'message.forwarded', 'message.updated', 'message.deleted', 'ticket.deleted'];
   const unsubscribe: Array<() => void> = [];
   beforeAll(() => {
     for (const name of names) {

@@ -245,6 +245,7 @@ export async function updateMessage(message: TicketMessage, given: UpdateMessage
   await message.update(values, { transaction });
   // Activity on the ticket, as a new or deleted message is.
   await Ticket.update({ updated_at: now() }, { where: { id: message.ticket_id }, transaction });
+  await emit(transaction, 'message.updated', { ticketId: message.ticket_id, messageId: message.id });
 }
 
 /** Deletes a message and its attachments (the stored files stay: others may share them): `message.deleted`. */
