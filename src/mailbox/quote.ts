@@ -23,16 +23,19 @@
 export const REPLY_ABOVE_MARKER = '##- Please type your reply above this line -##';
 
 // `On <date>, <name> wrote:`, and the forms where the verb comes before the name (`Am <date> schrieb <name>:`).
-const ATTRIBUTION = /^(on|am|le|el|il|op|em)\s.{1,200}\s(wrote|schrieb|a écrit|escribió|ha scritto|schreef|escreveu)(\s.{0,200})?:$/i;
-const ORIGINAL = /^-{2,}\s*(original message|ursprüngliche nachricht|message d'origine|mensaje original)\s*-{2,}$/i;
-const OUTLOOK_FROM = /^(from|von|de|van|da):\s.+$/i;
+// Scandinavian Gmail: `Den sön 29 nov. 2026 kl 21:48 skrev <name>:`.
+const ATTRIBUTION = /^(on|am|le|el|il|op|em|den)\s.{1,200}\s(wrote|schrieb|a écrit|escribió|ha scritto|schreef|escreveu|skrev)(\s.{0,200})?\s?:$/i;
+const ORIGINAL = /^-{2,}\s*(original message|ursprüngliche nachricht|message d'origine|mensaje original|messaggio originale|oorspronkelijk bericht|mensagem original|originalmeddelande|oprindelig meddelelse|opprinnelig melding)\s*-{2,}$/i;
+// Outlook's labels in its common languages; French writes a space before the colon (`De :`).
+const label = (names: string) => new RegExp(`^(${names})[ \u00a0]?:\\s`, 'iu');
+const OUTLOOK_FROM = label('from|von|de|van|da|från|fra');
 /** The line Outlook writes after From: when it was sent (Outlook for Mac and the web: `Date:`). */
-const OUTLOOK_SENT = /^(sent|gesendet|envoyé|enviado|verzonden|inviato|date|datum|data|fecha):\s/i;
+const OUTLOOK_SENT = label('sent|gesendet|envoyé|enviado|enviada em|verzonden|inviato|skickat|sendt|date|datum|data|fecha');
 /** The lines Outlook writes after it, one of which its block always has. */
-const OUTLOOK_TO_OR_SUBJECT = /^(to|an|à|para|aan|a|subject|betreff|objet|asunto|assunto|onderwerp|oggetto):\s/i;
+const OUTLOOK_TO_OR_SUBJECT = label('to|an|à|para|aan|a|till|til|subject|betreff|objet|asunto|assunto|onderwerp|oggetto|ämne|emne');
 /** What only a raw header block has (pasted by a person), never Outlook's: transport headers, an RFC 5322 date with its zone. */
 const RAW_HEADER = /^(received|return-path|message-id|mime-version|content-type|delivered-to|dkim-signature|x-[\w-]+):|^date:\s.*\d:\d\d(:\d\d)?\s+[+-]\d{4}\b/i;
-const HEADER_LINE = /^[\p{L}\w-]{1,40}:\s/u;
+const HEADER_LINE = /^[\p{L}\w-]{1,40}( [\p{L}\w-]{1,20})?[ \u00a0]?:\s/u;
 /** How many lines an Outlook header block may have (From, Sent, To, Cc, Subject, and a few more). */
 const HEADER_RUN = 8;
 

@@ -14,6 +14,10 @@ describe('stripQuoted', () => {
     ['Outlook\'s HTML reply, its rule read as text', 'Works now.\n\n________________________________\nFrom: Help Desk <desk@x.test>\nSent: Monday\nTo: Ann <ann@x.test>\nSubject: RE: Printer\n\nold text', 'Works now.'],
     ['Outlook\'s header block with a Cc, in German', 'Erledigt.\n\nVon: Help Desk <desk@x.test>\nGesendet: Montag, 2. März 2026 10:00\nAn: Ann <ann@x.test>\nCc: Bob <bob@x.test>\nBetreff: AW: Drucker\n\nalter Text', 'Erledigt.'],
     ['Outlook for Mac\'s header block (Date:)', 'Done.\n\nFrom: Help Desk <desk@x.test>\nDate: Monday, 2 March 2026 at 10:00\nTo: Ann <ann@x.test>\nSubject: Re: Printer\n\nold text', 'Done.'],
+    ['Outlook\'s header block in Swedish', 'Klart.\n\nFrån: Help Desk <desk@x.test>\nSkickat: den 2 mars 2026 10:00\nTill: Ann <ann@x.test>\nÄmne: SV: Skrivare\n\ngammal text', 'Klart.'],
+    ['Outlook\'s header block in French (a space before the colon)', 'C\'est fait.\n\nDe : Help Desk <desk@x.test>\nEnvoyé : lundi 2 mars 2026 10:00\nÀ : Ann <ann@x.test>\nObjet : RE: Imprimante\n\nancien texte', 'C\'est fait.'],
+    ['Outlook\'s header block in Portuguese (Enviada em:)', 'Feito.\n\nDe: Help Desk <desk@x.test>\nEnviada em: segunda-feira, 2 de março de 2026 10:00\nPara: Ann <ann@x.test>\nAssunto: RE: Impressora\n\ntexto antigo', 'Feito.'],
+    ['a Swedish Gmail attribution', 'Tack.\n\nDen sön 29 nov. 2026 kl 21:48 skrev Help Desk <desk@x.test>:\n> Prova detta.', 'Tack.'],
     ['the rule above an attribution', 'Merci.\n\n-----\nLe lun. 2 mars 2026 à 10:00, Help Desk <desk@x.test> a écrit :\n> Essayez ceci.', 'Merci.'],
   ])('cuts %s', (_name, input, expected) => {
     expect(stripQuoted(input)).toBe(expected);
