@@ -98,6 +98,27 @@ export function headerBlock(raw: Buffer): Buffer {
   return cut.length ? head.subarray(0, Math.min(...cut)) : head;
 }
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+const windows1252 = new TextDecoder('windows-1252');
+
+/**
+ * The raw mail as mailparser reads it: a header block of ASCII or UTF-8 (RFC 6532) as it is; one
+ * with 8-bit bytes that are no UTF-8 (a mailer that wrote its charset unencoded, nearly always
+ * Latin-1 or Windows-1252: `Subject: Grüße`, `From: Jörg Bräuer`) re-encoded from Windows-1252,
+ * Latin-1's superset, to UTF-8. Read as UTF-8, each such byte became U+FFFD in the ticket's
+ * subject and the new user's name, for good.
+ */
+function withHeadersInUtf8(raw: Buffer): Buffer {
+  const head = headerBlock(raw);
+  if (!head.some((byte) => byte > 0x7f)) return raw;
+  try {
+    strictUtf8.decode(head);
+    return raw;
+  } catch {
+    return Buffer.concat([Buffer.from(windows1252.decode(head), 'utf8'), raw.subarray(head.length)]);
+  }
+}
+
 const JIS_ESCAPE = /\x1b(?:\$[@B]|\([BJ])/;
 
 /**
@@ -244,7 +265,7 @@ function bodyOf(parsed: ParsedMail, tnefText: string | null, forward: boolean): 
 export async function parseMail(raw: Buffer): Promise<IncomingMessage> {
   // The HTML is read as text by toText only: mailparser's reading of an HTML-only mail kept image
   // addresses (`x [https://tracker.test/pixel.gif]`) and hidden text, and ran table cells together.
-  const parsed = await simpleParser(raw, { skipImageLinks: true, skipTextToHtml: true, skipHtmlToText: true });
+  const parsed = await simpleParser(withHeadersInUtf8(raw), { skipImageLinks: true, skipTextToHtml: true, skipHtmlToText: true });
   const headers = headerMap(parsed);
   const first = (name: string) => headers.get(name)?.[0] ?? null;
   const messageId = normaliseMessageId(parsed.messageId);

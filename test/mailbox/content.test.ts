@@ -5,7 +5,7 @@
  * or to a file name the mail did not give.
  */
 import './mailboxEnv';
-import { MailMessageId, Ticket, TicketAttachment } from '../../src/db/models';
+import { MailMessageId, Ticket, TicketAttachment, User } from '../../src/db/models';
 import { newEmail, unique, useApi } from '../helpers/app';
 import { dropQueuedMail, messagesOf, rawMail, ticketMailsOf, useWorldMailbox } from './support';
 
@@ -20,6 +20,25 @@ async function openedText(raw: Buffer): Promise<string> {
   expect(result.decision).toBe('new_ticket');
   return (await messagesOf(result.ticketId!))[0].text;
 }
+
+describe('headers', () => {
+  it('written in Latin-1 without encoding are read as such, not as UTF-8 (the subject and the new user\'s name keep their letters)', async () => {
+    const from = newEmail('latin');
+    const raw = Buffer.concat([
+      Buffer.from(`From: J\xf6rg Br\xe4uer <${from}>\r\nTo: ${box.mailbox.address}\r\nSubject: Gr\xfc\xdfe aus K\xf6ln\r\nMessage-ID: <${unique('latin')}@x.test>\r\n`, 'latin1'),
+      Buffer.from('Content-Type: text/plain; charset=iso-8859-1\r\nContent-Transfer-Encoding: 8bit\r\n\r\nDer Drucker ist kaputt.\r\n', 'latin1'),
+    ]);
+    const result = await ingest(raw);
+    expect(result.decision).toBe('new_ticket');
+    const ticket = (await Ticket.findByPk(result.ticketId!))!;
+    expect(ticket.subject).toBe('Grüße aus Köln');
+    const user = (await User.findByPk(ticket.user_id))!;
+    expect([user.firstname, user.lastname]).toEqual(['Jörg', 'Bräuer']);
+    // UTF-8 headers (RFC 6532) are read as ever.
+    const utf8 = await ingest(Buffer.from(`From: Zoë <${newEmail('utf')}>\r\nTo: ${box.mailbox.address}\r\nSubject: Ça marche pas\r\nMessage-ID: <${unique('utf')}@x.test>\r\n\r\nBonjour.\r\n`, 'utf8'));
+    expect((await Ticket.findByPk(utf8.ticketId!))!.subject).toBe('Ça marche pas');
+  });
+});
 
 describe('the quote trimmer', () => {
   const forwarded = [
