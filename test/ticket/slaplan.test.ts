@@ -1,4 +1,4 @@
-import { SlaPlan, SlaPlanSchedule, SlaPlanTarget } from '../../src/db/models';
+import { SlaPlan, SlaPlanSchedule, SlaPlanTarget, TicketPriority } from '../../src/db/models';
 import { dueTime } from '../../src/ticket/sla';
 import { loadSlaPlanRelations } from '../../src/ticket/slaplan';
 import { slaClockOf } from '../../src/ticket/slaClock';
@@ -169,6 +169,24 @@ describe('DELETE /api/ticket/slaplan/{id}', () => {
 });
 
 describe('plans and tickets', () => {
+  it('due times a request sets on one ticket stay on it: another ticket with no plan, or of a priority its plan sets no target for, has none', async () => {
+    const ctx = await ticketContext();
+    const f = ticketFactories(api, () => ctx);
+    const high = (await TicketPriority.findOne({ where: { name: 'High' } }))!.id;
+    const plan = await create({ targets: { [high]: { first_reply: 60 } } });
+    const [a, b, c] = [await f.ticket({ sla_plan: plan.id }), await f.ticket({ sla_plan: plan.id, priority: high }), await f.ticket({ sla_plan: plan.id })];
+    expect(b.reply_due_time).toEqual(expect.any(Number));
+    // `sla_plan=0` with an explicit time: the time is this ticket's alone.
+    expectSuccess(await api.put(`/api/ticket/ticket/${a.id}`, { sla_plan: 0, reply_due_time: 1822222222 }), 'Successfully updated the ticket!');
+    expect(expectSuccess(await api.get(`/api/ticket/ticket/${a.id}`))).toMatchObject({ sla_plan_id: null, reply_due_time: 1822222222 });
+    // Moved to a priority without a target: no due time (it got the other ticket's 1822222222).
+    expect(expectSuccess(await api.put(`/api/ticket/ticket/${b.id}`, { priority: ctx.priorityId }), 'Successfully updated the ticket!'))
+      .toMatchObject({ reply_due_time: null, resolve_due_time: null, due_time: null });
+    expect(expectSuccess(await api.put(`/api/ticket/ticket/${c.id}`, { sla_plan: 0 }), 'Successfully updated the ticket!'))
+      .toMatchObject({ sla_plan_id: null, reply_due_time: null, due_time: null });
+  });
+
+
   it('a disabled plan is given to no new ticket; the tickets that have it keep it', async () => {
     const ctx = await ticketContext();
     const f = ticketFactories(api, () => ctx);

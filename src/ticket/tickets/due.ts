@@ -9,7 +9,8 @@ export interface DueTimes {
   resolve_due_time: number | null;
 }
 
-export const NO_DUE_TIMES: DueTimes = { reply_due_time: null, resolve_due_time: null };
+/** No due times, shared: frozen, so that a caller that sets a time on it throws instead of setting it for every ticket after. */
+export const NO_DUE_TIMES: Readonly<DueTimes> = Object.freeze({ reply_due_time: null, resolve_due_time: null });
 
 /**
  * The due times of a ticket of `priorityId` under the plan, counted from `start` (the ticket's
@@ -22,7 +23,7 @@ export async function slaDueTimes(planId: number, priorityId: number, start: num
     SlaPlanSchedule.findAll({ where: { plan_id: planId }, transaction }),
     SlaPlanTarget.findOne({ where: { plan_id: planId, priority_id: priorityId }, transaction }),
   ]);
-  if (!plan || !target) return NO_DUE_TIMES;
+  if (!plan || !target) return { ...NO_DUE_TIMES };
   const clock = slaClockOf(plan, schedules, defaultTimezone);
   return {
     reply_due_time: target.first_reply ? dueTime(start, target.first_reply, clock) : null,

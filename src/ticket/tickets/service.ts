@@ -415,7 +415,8 @@ export async function updateTicket(ticket: Ticket, input: UpdateTicketInput, tra
     if (planId !== ticket.sla_plan_id) { values.sla_plan_id = planId; changes.push('sla_plan'); }
   }
   if (input.slaPlanId !== undefined || (planId && priorityId !== ticket.priority_id)) {
-    due = planId ? await slaDueTimes(planId, priorityId, ticket.created_at, settings.defaultTimezone, transaction) : NO_DUE_TIMES;
+    // A copy: explicit times are set on it below.
+    due = planId ? await slaDueTimes(planId, priorityId, ticket.created_at, settings.defaultTimezone, transaction) : { ...NO_DUE_TIMES };
   }
   if (input.replyDueTime !== undefined) due.reply_due_time = input.replyDueTime || null;
   if (input.resolveDueTime !== undefined) due.resolve_due_time = input.resolveDueTime || null;
