@@ -34,10 +34,25 @@ export function parseClockTime(text: string): number | null {
 export const formatClockTime = (minutes: number): string =>
   `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
 
+/** How far business hours may carry a target: ten years (a plan's targets are checked against it, reachable). */
+export const MAX_SLA_WEEKS = 522;
+
+/** The minutes of work in a week of the schedule. */
+export const weeklyMinutes = (schedule: readonly WorkingWindow[]): number =>
+  schedule.reduce((sum, w) => sum + Math.max(0, w.end - w.start), 0);
+
+/**
+ * Whether business hours of `schedule` meet a target of `minutes` within MAX_SLA_WEEKS: a few
+ * minutes a week and a target of a year of minutes would fall due centuries on, past what a due
+ * time column holds, after a walk of one day at a time through them.
+ */
+export const reachable = (minutes: number, schedule: readonly WorkingWindow[]): boolean =>
+  minutes <= weeklyMinutes(schedule) * (MAX_SLA_WEEKS - 2);
+
 /**
  * The instant (UNIX seconds) a target of `minutes` falls due when the clock starts at `start`
- * (UNIX seconds). Null when the plan counts business hours but has no working window: nothing
- * ever falls due.
+ * (UNIX seconds). Null when the plan counts business hours but has no working window, or none
+ * within MAX_SLA_WEEKS (a plan stored before targets were checked: `reachable`): nothing falls due.
  */
 export function dueTime(start: number, minutes: number, clock: SlaClock): number | null {
   let remaining = Math.round(minutes * 60) * 1000;
@@ -49,7 +64,7 @@ export function dueTime(start: number, minutes: number, clock: SlaClock): number
   let t = start * 1000;
   let { year, month, day } = wallClock(t, clock.timezone);
   // Each pass is one local day: the time left is spent in its window, the rest carries over.
-  for (;;) {
+  for (let days = 0; days <= MAX_SLA_WEEKS * 7; days++) {
     const w = windows.get(new Date(Date.UTC(year, month - 1, day)).getUTCDay());
     if (w) {
       const open = zonedTime(year, month, day, w.start, clock.timezone);
@@ -63,4 +78,5 @@ export function dueTime(start: number, minutes: number, clock: SlaClock): number
     }
     ({ year, month, day } = addDays(year, month, day, 1));
   }
+  return null;
 }

@@ -12,7 +12,7 @@ import { nextOrder } from '../db/order';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick, sent } from '../lib/serialize';
 import { Joi, MAX_ID, field } from '../lib/validation';
-import { formatClockTime, parseClockTime, type WorkingWindow } from './sla';
+import { formatClockTime, parseClockTime, reachable, weeklyMinutes, type WorkingWindow } from './sla';
 import { isTimeZone } from '../lib/timezones';
 import { writeCount } from '../db/writes';
 import { enqueue } from '../queue/outbox';
@@ -126,9 +126,21 @@ async function replaceTargets(planId: number, targets: TargetInput[], transactio
   await setRows(SlaPlanTarget, { plan_id: planId }, TARGET_COLUMNS, targets as unknown as Array<Record<string, number | null>>, transaction, { fresh });
 }
 
-/** Business hours count only inside a schedule: a plan without one would never fall due. */
-function assertSchedule(businessHours: number, windows: number): void {
-  if (businessHours === 1 && windows === 0) throw new ValidationError('The schedule field is required when business hours is 1.');
+/**
+ * Business hours count only inside a schedule: a plan without one would never fall due, and each
+ * target must fall due within MAX_SLA_WEEKS of it (a 1-minute week and a year-long target: centuries).
+ */
+function assertSchedule(businessHours: number, schedule: readonly WorkingWindow[], targets: readonly TargetInput[]): void {
+  if (businessHours !== 1) return;
+  if (!schedule.length) throw new ValidationError('The schedule field is required when business hours is 1.');
+  for (const t of targets) {
+    for (const kind of ['first_reply', 'resolution'] as const) {
+      const minutes = t[kind];
+      if (minutes !== null && !reachable(minutes, schedule)) {
+        throw new ValidationError(`The targets.${t.priority_id}.${kind} must fall due within ten years of the plan's business hours (${weeklyMinutes(schedule)} minutes a week).`);
+      }
+    }
+  }
 }
 
 export interface SlaPlanRelations {
@@ -174,7 +186,7 @@ export const slaPlanResource: ResourceDef<SlaPlan, SlaPlanRelations> = {
 
   async create(input, { transaction }) {
     const schedule: WorkingWindow[] = input.schedule ?? [];
-    assertSchedule(input.business_hours, schedule.length);
+    assertSchedule(input.business_hours, schedule, input.targets ?? []);
     const plan = await SlaPlan.create({ ...sent(input, COLUMNS), order: input.order ?? (await nextOrder(SlaPlan, transaction)) }, { transaction });
     await replaceSchedule(plan.id, schedule, transaction, true);
     await replaceTargets(plan.id, input.targets ?? [], transaction, true);
@@ -182,8 +194,16 @@ export const slaPlanResource: ResourceDef<SlaPlan, SlaPlanRelations> = {
   },
 
   async update(plan, input, { transaction }) {
-    const windows = input.schedule !== undefined ? input.schedule.length : await SlaPlanSchedule.count({ where: { plan_id: plan.id }, transaction });
-    assertSchedule(input.business_hours ?? plan.business_hours, windows);
+    const businessHours = input.business_hours ?? plan.business_hours;
+    if (businessHours === 1) {
+      const [schedule, targets] = await Promise.all([
+        input.schedule ?? SlaPlanSchedule.findAll({ where: { plan_id: plan.id }, transaction })
+          .then((rows) => rows.map((r) => ({ day: r.day, start: r.start_minute, end: r.end_minute }))),
+        input.targets ?? SlaPlanTarget.findAll({ where: { plan_id: plan.id }, transaction })
+          .then((rows) => rows.map((r) => ({ priority_id: r.priority_id, first_reply: r.first_reply, resolution: r.resolution }))),
+      ]);
+      assertSchedule(businessHours, schedule, targets);
+    }
     const clockBefore = [plan.business_hours, plan.timezone];
     await plan.update(sent(input, COLUMNS), { transaction });
     const writesBefore = writeCount(transaction);

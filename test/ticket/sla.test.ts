@@ -89,6 +89,12 @@ describe('dueTime, business hours', () => {
     expect(dueTime(utc(2024, 3, 4), 60, { ...OFFICE, schedule: [] })).toBeNull();
   });
 
+  it('is null past ten years of business hours (a plan stored before its targets were checked against them)', () => {
+    const minuteAWeek: SlaClock = { ...OFFICE, schedule: weekdays('09:00', '09:01', [1]) };
+    expect(dueTime(utc(2024, 3, 4), 525600, minuteAWeek)).toBeNull();
+    expect(iso(dueTime(utc(2024, 3, 4), 500, minuteAWeek))).toBe('2033-09-26T09:01:00Z');
+  });
+
   it('reaches far targets', () => {
     // 100 working days of 8 hours from Monday 09:00 = 20 weeks later, Friday 17:00.
     expect(iso(dueTime(utc(2024, 3, 4, 9), 100 * 480, OFFICE))).toBe('2024-07-19T17:00:00Z');

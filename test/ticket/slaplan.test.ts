@@ -34,6 +34,21 @@ describe('POST /api/ticket/slaplan', () => {
     expect(expectSuccess(await api.get(`${BASE}/${data.id}`))).toEqual(data);
   });
 
+  it('refuses business hours that would take more than ten years to meet a target, on create and update, and writes nothing', async () => {
+    const plans = await SlaPlan.count();
+    const halfHour = { 1: { start: '09:00', end: '09:30' } };
+    expectError(await api.post(BASE, { name: unique('Slow'), business_hours: 1, schedule: halfHour, targets: { 1: { first_reply: 60, resolution: 525600 } } }), 422,
+      'The targets.1.resolution must fall due within ten years of the plan\'s business hours (30 minutes a week).');
+    expect(await SlaPlan.count()).toBe(plans);
+    const plan = await create({ business_hours: 1, schedule: OFFICE, targets: { 1: { resolution: 525600 } } });
+    // A schedule cut to half an hour a week, or business hours switched on with it, would leave the target out of reach.
+    expectError(await api.put(`${BASE}/${plan.id}`, { schedule: halfHour }), 422, /targets\.1\.resolution must fall due within ten years/);
+    const calendar = await create({ targets: { 1: { resolution: 525600 } } });
+    expectError(await api.put(`${BASE}/${calendar.id}`, { business_hours: 1, schedule: halfHour }), 422, /targets\.1\.resolution/);
+    expect(expectSuccess(await api.get(`${BASE}/${plan.id}`)).schedule).toHaveLength(5);
+    expect(expectSuccess(await api.get(`${BASE}/${calendar.id}`))).toMatchObject({ business_hours: 0, schedule: [] });
+  });
+
   it('stores a business-hours plan with its schedule, targets and translations', async () => {
     const data = await create({
       description: 'Office hours', business_hours: 1, timezone: 'Europe/Paris', order: 2, enabled: 0, schedule: OFFICE,
