@@ -111,6 +111,9 @@ async function main() {
   }
   process.on('SIGINT', () => stopAll());
   process.on('SIGTERM', () => stopAll());
+  // The terminal closed: its hang-up reaches this process alone (each process runs detached, in a
+  // group of its own), whose default is to die and leave them all running, ports held.
+  process.on('SIGHUP', () => stopAll());
 }
 
 wire();

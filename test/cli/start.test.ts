@@ -153,6 +153,27 @@ describe('npm start, stopped with SIGTERM', () => {
   });
 });
 
+describe('npm start, its terminal closed (SIGHUP)', () => {
+  it('stops every process it runs', async () => {
+    const start = run('src/cli/start.js', { PORT: String(await freePort()), MAIL_CATCHER: '0', WEB_CONCURRENCY: '1' });
+    const procfile = ['web', 'worker-mail', 'worker-scheduler', 'worker-webhooks', 'worker-mailbox'];
+    await waitWhileProgressing(() => {
+      if (start.child.exitCode !== null) throw new Error(`npm start exited: ${start.stdout()}${start.stderr()}`);
+      const lines = jsonLines(start.stdout());
+      return lines.some((l) => l.proc === 'web' && l.msg === 'web process listening')
+        && procfile.slice(1).every((proc) => lines.some((l) => l.proc === proc && l.msg === 'worker started'));
+    }, () => [start.child.pid], 'every process to start');
+    const started = withDescendants([start.child.pid!]).filter((pid) => pid !== start.child.pid);
+    try {
+      start.child.kill('SIGHUP');
+      expect((await start.done).code).toBe(0);
+      expect(started.filter(alive)).toEqual([]);
+    } finally {
+      for (const pid of started.filter(alive)) process.kill(pid, 'SIGKILL');
+    }
+  });
+});
+
 /** Whether a process is running (a zombie, exited but not yet waited for, is not). */
 const alive = (pid: number) => {
   try {
