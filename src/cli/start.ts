@@ -11,6 +11,7 @@ import { relayLines } from './childOutput';
 import { readProcfile, shellCommand } from './procfile';
 import { projectRoot } from '../lib/projectRoot';
 import { ensureFirstToken, prepareDatabase } from './setup';
+import { stalePortWarnings } from '../seed/seed';
 
 /**
  * `npm start`: prepares the database (create, migrate, seed, first token), then runs every
@@ -21,6 +22,7 @@ async function main() {
   config();
   await prepareDatabase();
   const token = await ensureFirstToken();
+  for (const warning of await stalePortWarnings(config())) logger.warn(warning);
   await sequelize().close();
   const format = resolveLogFormat(config().logFormat, process.stdout.isTTY === true);
   // The token is a secret: said to the person at the terminal (stderr), never logged.

@@ -102,6 +102,36 @@ async function seedLanguages(transaction: Transaction) {
   if (rows.length) await Language.bulkCreate(rows, { transaction });
 }
 
+const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
+const LOCAL_URL = /^https?:\/\/(127\.0\.0\.1|localhost)(:\d+)?\/?$/i;
+
+/**
+ * What `npm start` says of brands that point at ports of this machine it no longer uses: the seed
+ * gave the first brand the mail catcher's port and APP_URL of the first start, and a later start
+ * with another MAIL_CATCHER_PORT or PORT (as a port in use tells one to do) left it sending to the
+ * old port (its mail waits in retries, never caught) and linking to the old address.
+ */
+export async function stalePortWarnings(cfg: Config): Promise<string[]> {
+  const brands = await Brand.findAll({ attributes: ['id', 'name', 'email_method', 'smtp_host', 'smtp_port', 'system_url'], order: [['id', 'ASC']] });
+  const catcher = cfg.mailCatcher;
+  const catcherHost = connectHost(catcher.host);
+  const warnings: string[] = [];
+  for (const b of brands) {
+    const local = b.smtp_host !== null && (LOCAL_HOSTS.has(b.smtp_host) || b.smtp_host === catcherHost);
+    // Port 25 is what the seed gives a brand without the catcher: a local MTA's, not a catcher's.
+    if (catcher.enabled && b.email_method === 'smtp' && local && b.smtp_port !== catcher.port && b.smtp_port !== 25) {
+      warnings.push(`Brand ${b.id} (${b.name}) sends its mail to ${b.smtp_host}:${b.smtp_port}, but the mail catcher listens on port ${catcher.port} now: `
+        + `if that was the catcher's port, set the brand's (PUT /api/core/brand/${b.id} smtp_port=${catcher.port}) or start with MAIL_CATCHER_PORT=${b.smtp_port}.`);
+    }
+    const url = (b.system_url ?? '').replace(/\/+$/, '');
+    if (LOCAL_URL.test(url) && url !== cfg.appUrl.replace(/\/+$/, '')) {
+      warnings.push(`Brand ${b.id} (${b.name}) links to ${url} (its system_url), but this server is at ${cfg.appUrl} now: `
+        + `set it (PUT /api/core/brand/${b.id} system_url=${cfg.appUrl}) if it was this server's address.`);
+    }
+  }
+  return warnings;
+}
+
 /**
  * The first brand's values. Its URL is APP_URL (by default http://127.0.0.1:PORT). It sends mail
  * by SMTP to the local mail catcher when that runs (MAIL_CATCHER, on outside production), else to

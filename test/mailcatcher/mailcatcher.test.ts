@@ -7,7 +7,7 @@ import nodemailer from 'nodemailer';
 import request from 'supertest';
 import { config, loadConfig } from '../../src/config';
 import { Brand, CaughtMail, Ticket } from '../../src/db/models';
-import { defaultBrand } from '../../src/seed/seed';
+import { defaultBrand, stalePortWarnings } from '../../src/seed/seed';
 import { mailSpec } from '../../src/wiring';
 import { closeTransports } from '../../src/mail/transports';
 import { startMailCatcher, type MailCatcher } from '../../src/mailcatcher/server';
@@ -125,5 +125,20 @@ describe('the seeded brand', () => {
     // No catcher (production, or MAIL_CATCHER=0): port 25 of this machine, as before.
     expect(defaultBrand(loadConfig({ NODE_ENV: 'production' }))).toMatchObject({ smtp_port: 25 });
     expect(defaultBrand(loadConfig({ MAIL_CATCHER: '0' }))).toMatchObject({ smtp_port: 25 });
+  });
+
+  it('is named by npm start when it points at ports of this machine no longer in use (the catcher or the server moved)', async () => {
+    const seeded = (await Brand.findByPk(1))!;
+    const ofSeeded = async (cfg: ReturnType<typeof config>) => (await stalePortWarnings(cfg)).filter((w) => w.startsWith('Brand 1 '));
+    expect(await ofSeeded(config())).toEqual([]);
+    expect(await ofSeeded(loadConfig({ MAIL_CATCHER_PORT: '2626', PORT: '4321' }))).toEqual([
+      `Brand 1 (${seeded.name}) sends its mail to 127.0.0.1:${seeded.smtp_port}, but the mail catcher listens on port 2626 now: if that was the catcher's port, `
+        + `set the brand's (PUT /api/core/brand/1 smtp_port=2626) or start with MAIL_CATCHER_PORT=${seeded.smtp_port}.`,
+      `Brand 1 (${seeded.name}) links to ${seeded.system_url} (its system_url), but this server is at http://127.0.0.1:4321 now: `
+        + 'set it (PUT /api/core/brand/1 system_url=http://127.0.0.1:4321) if it was this server\'s address.',
+    ]);
+    // No catcher: a brand's SMTP server is the administrator's. The same ports: nothing to say.
+    expect(await ofSeeded(loadConfig({ MAIL_CATCHER: '0', APP_URL: seeded.system_url! }))).toEqual([]);
+    expect(await ofSeeded(loadConfig({ MAIL_CATCHER_PORT: String(seeded.smtp_port), APP_URL: seeded.system_url! }))).toEqual([]);
   });
 });
