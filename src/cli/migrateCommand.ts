@@ -31,7 +31,10 @@ export async function migrateCommand(argv: string[], io: Io, db = config().datab
     io.out(`Reverted ${reverted}.\n`);
   } else {
     await ensureDatabase(db);
+    const { pending } = await migrationStatus(db);
     await migrate(db);
+    // What this run did, then where the database stands (a total alone read the same every time).
+    io.out(pending.length ? `Applied ${pending.length} ${pending.length === 1 ? 'migration' : 'migrations'}: ${pending.join(', ')}.\n` : 'Nothing to apply: the database is up to date.\n');
   }
   io.out(`Migrations applied: ${(await migrationStatus(db)).applied.length}\n`);
   return 0;

@@ -45,13 +45,13 @@ describe('the migrate command', () => {
   });
 
   it('up (or no argument) applies them; status then lists them applied; down reverts the last one only', async () => {
-    expect(await run('up')).toEqual({ code: 0, out: `Migrations applied: ${names.length}\n`, err: '' });
-    expect(await run()).toEqual({ code: 0, out: `Migrations applied: ${names.length}\n`, err: '' });
+    expect(await run('up')).toEqual({ code: 0, out: `Applied ${names.length} migrations: ${names.join(', ')}.\nMigrations applied: ${names.length}\n`, err: '' });
+    expect(await run()).toEqual({ code: 0, out: `Nothing to apply: the database is up to date.\nMigrations applied: ${names.length}\n`, err: '' });
     expect(await run('status')).toEqual({ code: 0, out: statusOf(names, []), err: '' });
 
     const last = names[names.length - 1];
     expect(await run('down')).toEqual({ code: 0, out: `Reverted ${last}.\nMigrations applied: ${names.length - 1}\n`, err: '' });
     expect(await run('status')).toEqual({ code: 0, out: statusOf(names.slice(0, -1), [last]), err: '' });
-    expect(await run()).toEqual({ code: 0, out: `Migrations applied: ${names.length}\n`, err: '' });
+    expect(await run()).toEqual({ code: 0, out: `Applied 1 migration: ${last}.\nMigrations applied: ${names.length}\n`, err: '' });
   });
 });
