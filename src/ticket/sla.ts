@@ -34,6 +34,10 @@ export function parseClockTime(text: string): number | null {
 export const formatClockTime = (minutes: number): string =>
   `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
 
+/** Minutes after local midnight between which no time zone changes its clocks (see dueTime). */
+const STEADY_FROM = 4 * 60;
+const STEADY_UNTIL = 23 * 60;
+
 /** How far business hours may carry a target: ten years (a plan's targets are checked against it, reachable). */
 export const MAX_SLA_WEEKS = 522;
 
@@ -54,17 +58,31 @@ export const reachable = (minutes: number, schedule: readonly WorkingWindow[]): 
  * (UNIX seconds). Null when the plan counts business hours but has no working window, or none
  * within MAX_SLA_WEEKS (a plan stored before targets were checked: `reachable`): nothing falls due.
  */
-export function dueTime(start: number, minutes: number, clock: SlaClock): number | null {
+export function dueTime(start: number, minutes: number, clock: SlaClock, { skipWeeks = true } = {}): number | null {
   let remaining = Math.round(minutes * 60) * 1000;
   if (!clock.businessHours) return start + remaining / 1000;
   const windows = new Map<number, WorkingWindow>();
   for (const w of clock.schedule) if (w.end > w.start) windows.set(w.day, w);
   if (!windows.size) return null;
+  // Windows between 04:00 and 23:00 hold no DST change (zones change between midnight and 03:00):
+  // each week of them is the same length, so whole weeks can be counted at once rather than walked.
+  const week = [...windows.values()].every((w) => w.start >= STEADY_FROM && w.end <= STEADY_UNTIL)
+    ? [...windows.values()].reduce((sum, w) => sum + (w.end - w.start) * 60_000, 0) : 0;
 
   let t = start * 1000;
   let { year, month, day } = wallClock(t, clock.timezone);
   // Each pass is one local day: the time left is spent in its window, the rest carries over.
   for (let days = 0; days <= MAX_SLA_WEEKS * 7; days++) {
+    // Past the first day the clock stands before this day's window: the next whole weeks but the
+    // last hold `week` of work each (the last is walked, to land in the right window).
+    if (skipWeeks && week && days > 0 && remaining > 2 * week) {
+      const weeks = Math.min(Math.floor(remaining / week) - 1, Math.floor((MAX_SLA_WEEKS * 7 - days) / 7));
+      if (weeks > 0) {
+        remaining -= weeks * week;
+        days += weeks * 7;
+        ({ year, month, day } = addDays(year, month, day, weeks * 7));
+      }
+    }
     const w = windows.get(new Date(Date.UTC(year, month - 1, day)).getUTCDay());
     if (w) {
       const open = zonedTime(year, month, day, w.start, clock.timezone);

@@ -95,6 +95,27 @@ describe('dueTime, business hours', () => {
     expect(iso(dueTime(utc(2024, 3, 4), 500, minuteAWeek))).toBe('2033-09-26T09:01:00Z');
   });
 
+  it('counts whole weeks at once where no window holds a DST change, to the same instant as walking every day', () => {
+    // A seeded generator: the same cases on every run.
+    let seed = 42;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)];
+    for (let i = 0; i < 60; i++) {
+      const from = 240 + Math.floor(random() * 600);
+      const schedule = [0, 1, 2, 3, 4, 5, 6].filter(() => random() < 0.6).map((day) => ({ day, start: from, end: from + 15 + Math.floor(random() * (1380 - from - 15)) }));
+      if (!schedule.length) continue;
+      const clock: SlaClock = { businessHours: true, schedule, timezone: pick(['UTC', 'Europe/London', 'America/New_York', 'Australia/Sydney', 'Asia/Kolkata', 'America/Santiago']) };
+      const start = utc(2020, 1, 1) + Math.floor(random() * 10 * 365 * 86400);
+      const minutes = 1 + Math.floor(random() * 200000);
+      const c = { start, minutes, clock };
+      expect({ ...c, due: dueTime(start, minutes, clock) }).toEqual({ ...c, due: dueTime(start, minutes, clock, { skipWeeks: false }) });
+    }
+    // A year's target in a 40-hour week (219 weeks), and one of a 24-hour window (walked: it may hold a DST change).
+    expect(iso(dueTime(utc(2024, 3, 4, 9), 525600, OFFICE))).toBe(iso(dueTime(utc(2024, 3, 4, 9), 525600, OFFICE, { skipWeeks: false })));
+    const allDay: SlaClock = { businessHours: true, schedule: weekdays('00:00', '24:00'), timezone: 'Europe/London' };
+    expect(iso(dueTime(utc(2024, 3, 4, 9), 525600, allDay))).toBe(iso(dueTime(utc(2024, 3, 4, 9), 525600, allDay, { skipWeeks: false })));
+  });
+
   it('reaches far targets', () => {
     // 100 working days of 8 hours from Monday 09:00 = 20 weeks later, Friday 17:00.
     expect(iso(dueTime(utc(2024, 3, 4, 9), 100 * 480, OFFICE))).toBe('2024-07-19T17:00:00Z');
