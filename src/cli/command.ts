@@ -4,14 +4,19 @@ import { closeConnections, prepareDatabase } from './setup';
 import type { Io } from './args';
 
 /**
- * The entry point of a command-line tool (`npm run token -- …`, `npm run attachments -- …`): an
- * unknown subcommand prints the usage and exits 2; otherwise the database is prepared, the command
- * runs with stdout and stderr, and its result is the exit code.
+ * The entry point of a command-line tool (`npm run token -- …`, `npm run attachments -- …`):
+ * `--help` (`-h`, `help`) prints the usage and exits 0; an unknown subcommand is named, with the
+ * usage, and exits 2; otherwise the database is prepared, the command runs with stdout and stderr,
+ * and its result is the exit code.
  */
 export function runCommand(subcommands: string[], usage: string, command: (argv: string[], io: Io) => Promise<number>): void {
   const main = async (argv: string[]) => {
+    if (['--help', '-h', 'help'].includes(argv[0])) {
+      process.stdout.write(usage);
+      return;
+    }
     if (!subcommands.includes(argv[0])) {
-      process.stderr.write(usage);
+      process.stderr.write(`${argv[0] === undefined ? 'A command is needed.' : `Unknown command: ${argv[0]}.`}\n${usage}`);
       process.exitCode = 2;
       return;
     }

@@ -103,6 +103,18 @@ describe('the commands', () => {
     expect(listed.stdout).toContain(`\t${name}\t`);
     expect(await runCommand('token.js', ['revoke', name])).toMatchObject({ code: 0, signal: null, stdout: 'Revoked 1 token.\n' });
   });
+
+  it('--help prints the usage and exits 0; an unknown command is named, with the usage, and exits 2', async () => {
+    // One entry point (cli/command.ts runCommand) for every tool: two of them stand for all.
+    for (const script of ['token.js', 'ban.js']) {
+      const help = await runCommand(script, ['--help']);
+      expect({ script, code: help.code, stderr: help.stderr }).toEqual({ script, code: 0, stderr: '' });
+      expect(help.stdout).toMatch(/^usage:/);
+      const unknown = await runCommand(script, ['frob']);
+      expect({ script, code: unknown.code, stdout: unknown.stdout }).toEqual({ script, code: 2, stdout: '' });
+      expect(unknown.stderr).toBe(`Unknown command: frob.\n${help.stdout}`);
+    }
+  });
 });
 
 describe('the web process at start', () => {
