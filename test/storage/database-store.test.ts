@@ -12,6 +12,7 @@ import { transaction } from '../../src/db/transaction';
 import { useApi } from '../helpers/app';
 import { expectList, expectSuccess } from '../helpers/envelope';
 import { b64, ticketContext, ticketFactories, type TicketContext } from '../ticket/ticketSupport';
+import { asBytes } from '../helpers/bytes';
 
 const api = useApi();
 let ctx: TicketContext;
@@ -36,11 +37,7 @@ describe('the database store', () => {
     const ticket = await f.ticket();
     expectSuccess(await api.post('/api/ticket/message', { ticket_id: ticket.id, user_id: ticket.user_id, text: 'A disk image.', attachment: [{ filename: 'disk.pdf', contents: b64(zeros) }] }), 'Successfully created new message!');
     const [attachment] = expectList(await api.get('/api/ticket/attachment', { ticket_id: ticket.id }));
-    const res = await api.get(`/api/ticket/attachment/${attachment.id}/download`).buffer(true).parse((r, cb) => {
-      const chunks: Buffer[] = [];
-      r.on('data', (c: Buffer) => chunks.push(c));
-      r.on('end', () => cb(null, Buffer.concat(chunks)));
-    });
+    const res = await asBytes(api.get(`/api/ticket/attachment/${attachment.id}/download`));
     expect(res.status).toBe(200);
     expect((res.body as Buffer).equals(zeros)).toBe(true);
   });

@@ -17,6 +17,7 @@ import { expectSuccess } from '../helpers/envelope';
 import { mailAbout } from '../notifications/support';
 import { dropQueuedMail, rawMail, useDeskMailbox } from '../mailbox/support';
 import { b64 } from '../ticket/ticketSupport';
+import { asBytes } from '../helpers/bytes';
 
 afterAll(() => dropQueuedMail());
 afterAll(async () => {
@@ -42,11 +43,7 @@ describe('mail attachments in directory mode', () => {
     expect([upload.storage, upload.contents]).toEqual(['directory', null]);
     const h = upload.hash;
     expect(readFileSync(join(attachmentsDir, h.slice(0, 2), h.slice(2, 4), h)).equals(pdf)).toBe(true);
-    const downloaded = await api.get(`/api/ticket/attachment/${file.id}/download`).buffer(true).parse((res, cb) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => cb(null, Buffer.concat(chunks)));
-    });
+    const downloaded = await asBytes(api.get(`/api/ticket/attachment/${file.id}/download`));
     expect((downloaded.body as Buffer).equals(pdf)).toBe(true);
 
     const ticket = (await Ticket.findByPk(line.ticket_id!))!;

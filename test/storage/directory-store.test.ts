@@ -22,6 +22,7 @@ import { findUpload, put, readUpload } from '../../src/storage/uploads';
 import { useApi } from '../helpers/app';
 import { expectError } from '../helpers/envelope';
 import { b64, ticketContext, ticketFactories, type TicketContext } from '../ticket/ticketSupport';
+import { asBytes } from '../helpers/bytes';
 
 // Before useApi's, which closes the database (jest runs a file's afterAll hooks in order).
 afterAll(async () => {
@@ -43,11 +44,7 @@ const read = async (stream: Readable | null) => {
 const download = (id: number, headers: Record<string, string> = {}) => {
   let req = api.get(`/api/ticket/attachment/${id}/download`);
   for (const [k, v] of Object.entries(headers)) req = req.set(k, v);
-  return req.buffer(true).parse((res, cb) => {
-    const chunks: Buffer[] = [];
-    res.on('data', (c: Buffer) => chunks.push(c));
-    res.on('end', () => cb(null, Buffer.concat(chunks)));
-  });
+  return asBytes(req);
 };
 /** An error answer of the download (parsed as the JSON envelope). */
 const downloadError = (id: number, headers: Record<string, string> = {}) => {

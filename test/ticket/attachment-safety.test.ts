@@ -9,6 +9,7 @@ import { unique, useApi } from '../helpers/app';
 import { expectError, expectList, expectSuccess } from '../helpers/envelope';
 import { factories } from '../selfservice/support';
 import { b64, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
+import { asBytes } from '../helpers/bytes';
 
 const api = useApi();
 let ctx: TicketContext;
@@ -17,11 +18,7 @@ const f = ticketFactories(api, () => ctx);
 const s = factories(api);
 const BASE = '/api/ticket/attachment';
 
-const download = (id: number) => api.get(`${BASE}/${id}/download`).buffer(true).parse((res, cb) => {
-  const chunks: Buffer[] = [];
-  res.on('data', (c: Buffer) => chunks.push(c));
-  res.on('end', () => cb(null, Buffer.concat(chunks)));
-});
+const download = (id: number) => asBytes(api.get(`${BASE}/${id}/download`));
 
 async function withAllowedFiles<T>(value: string, run: () => Promise<T>): Promise<T> {
   const setting = (await Setting.findOne({ where: { scope: 'ticket', name: 'allowed_files' } }))!;

@@ -12,6 +12,7 @@ import { parseAllowedFiles } from '../../src/ticket/ticketSettings';
 import { useApi } from '../helpers/app';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 import { b64, ids, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
+import { asBytes } from '../helpers/bytes';
 
 const api = useApi();
 const BASE = '/api/ticket/attachment';
@@ -23,11 +24,7 @@ const ATTACHMENT_KEYS = ['id', 'upload_hash', 'ticket_id', 'message_id', 'origin
 const UPLOAD_KEYS = ['id', 'hash', 'filename', 'folder', 'mime', 'size', 'created_at', 'updated_at'];
 
 /** Downloads as raw bytes. */
-const download = (id: number) => api.get(`${BASE}/${id}/download`).buffer(true).parse((res, cb) => {
-  const chunks: Buffer[] = [];
-  res.on('data', (c: Buffer) => chunks.push(c));
-  res.on('end', () => cb(null, Buffer.concat(chunks)));
-});
+const download = (id: number) => asBytes(api.get(`${BASE}/${id}/download`));
 
 async function counts() {
   return { tickets: await Ticket.count(), messages: await TicketMessage.count(), attachments: await TicketAttachment.count(), uploads: await Upload.count() };
