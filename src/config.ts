@@ -300,7 +300,8 @@ export const configSchema = Joi.object({
 export class ConfigError extends Error {}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const { value, error } = configSchema.validate(env, { abortEarly: false, convert: true });
+  // A custom check's own message follows the name ('SECRET_KEY must be 32 bytes ...'), not Joi's 'failed custom validation because'.
+  const { value, error } = configSchema.validate(env, { abortEarly: false, convert: true, messages: { 'any.custom': '{{#label}} {{#error.message}}' } });
   if (error) {
     throw new ConfigError(`Invalid configuration: ${error.details.map((d) => d.message.replace(/"/g, '')).join('; ')}`);
   }

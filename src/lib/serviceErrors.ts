@@ -66,11 +66,11 @@ export function mariadbProblem(err: unknown, url: string): string | null {
   const text = e.sqlMessage ?? e.message ?? '';
   if (e.errno === 1049 || e.code === 'ER_BAD_DB_ERROR') {
     const name = /Unknown database '([^']+)'/.exec(text)?.[1];
-    return `${where} has no database${name ? ` \`${name}\`` : ''}: run \`npm run migrate\` first (it creates the database and its tables).`;
+    return `${where} has no database${name ? ` \`${name}\`` : ''}: run \`npm run seed\` first (it creates the database, migrates it and adds the records a new install needs).`;
   }
   if (e.errno === 1146 || e.code === 'ER_NO_SUCH_TABLE') {
     const table = /Table '(?:[^'.]*\.)?([^']+)' doesn't exist/.exec(text)?.[1];
-    return `${where} has no table${table ? ` \`${table}\`` : ''}: the database is not migrated; run \`npm run migrate\`.`;
+    return `${where} has no table${table ? ` \`${table}\`` : ''}: the database is not migrated; run \`npm run seed\` (it migrates, and adds the records a new install needs).`;
   }
   if (!isConnectionError(err)) return null;
   return `${where} is unreachable (${reasonOf(err)}): check that MariaDB is running and listening there, or set DATABASE_URL.`;

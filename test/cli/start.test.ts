@@ -235,18 +235,18 @@ describe('a port in use, at start', () => {
   });
 });
 
-describe('a database not created or not migrated (a Procfile line run before `npm run migrate`)', () => {
+describe('a database not created or not migrated (a Procfile line run before the release step, `npm run seed`)', () => {
   const server = () => {
     const url = new URL(config().database.url);
     return mariadb.createConnection({ host: url.hostname, port: Number(url.port || 3306), user: decodeURIComponent(url.username || 'root'), password: decodeURIComponent(url.password) });
   };
 
-  it('the web process says to run `npm run migrate` when the database does not exist', async () => {
+  it('the web process says to run `npm run seed` when the database does not exist', async () => {
     const name = `${config().database.name}_missing`;
     const web = run('src/server.js', { PORT: String(await freePort()), DATABASE_URL: databaseUrl(name) });
     expect(await web.done).toEqual({ code: 1, signal: null });
     expect(web.stderr()).toBe(`Startup failed: MariaDB at ${databaseUrl(name)} (DATABASE_URL) has no database \`${name}\`: `
-      + 'run `npm run migrate` first (it creates the database and its tables).\n');
+      + 'run `npm run seed` first (it creates the database, migrates it and adds the records a new install needs).\n');
   });
 
   it('a worker says so too, in one line, and exits 1 before it takes a job', async () => {
@@ -255,12 +255,12 @@ describe('a database not created or not migrated (a Procfile line run before `np
       const worker = run(entry, { DATABASE_URL: databaseUrl(name), METRICS_PORT: '0' });
       expect(await worker.done).toEqual({ code: 1, signal: null });
       expect(worker.stderr()).toBe(`Startup failed: MariaDB at ${databaseUrl(name)} (DATABASE_URL) has no database \`${name}\`: `
-        + 'run `npm run migrate` first (it creates the database and its tables).\n');
+        + 'run `npm run seed` first (it creates the database, migrates it and adds the records a new install needs).\n');
       expect(worker.stdout()).not.toContain('worker started');
     }
   });
 
-  it('/readyz says to run `npm run migrate` on an empty database, in one sentence', async () => {
+  it('/readyz says to run `npm run seed` on an empty database, in one sentence', async () => {
     const name = `${config().database.name}_empty`;
     const conn = await server();
     try {
@@ -276,7 +276,7 @@ describe('a database not created or not migrated (a Procfile line run before `np
         body: {
           status: 'error', data: null,
           message: `Not ready: migrations: not known: MariaDB at ${databaseUrl(name)} (DATABASE_URL) has no table \`migrations\`: `
-            + 'the database is not migrated; run `npm run migrate`.',
+            + 'the database is not migrated; run `npm run seed` (it migrates, and adds the records a new install needs).',
         },
       });
       web.child.kill('SIGTERM');

@@ -77,7 +77,18 @@ describe('loadConfig', () => {
   });
 
   it.each(['abc', 'loopback,abc', '10.0.0.0/33', '::1/129', '10.0.0.1/abc'])('refuses TRUST_PROXY=%s, naming the variable', (value) => {
-    expect(configError({ TRUST_PROXY: value }).message).toMatch(/^Invalid configuration: TRUST_PROXY .*not true, a hop count, an IP address/);
+    expect(configError({ TRUST_PROXY: value }).message).toMatch(/^Invalid configuration: TRUST_PROXY has an entry that is not true, a hop count, an IP address/);
+  });
+
+  // A custom check's message follows the variable's name, as Joi's own do (not 'failed custom validation because').
+  it.each([
+    ['SECRET_KEY', 'abc', 'SECRET_KEY must be 32 bytes written as 64 hex characters or as base64'],
+    ['SECRET_KEY_PREVIOUS', 'abc', 'SECRET_KEY_PREVIOUS must be 32 bytes written as 64 hex characters or as base64'],
+    ['ATTACHMENTS_DIR', 'relative/dir', 'ATTACHMENTS_DIR must be an absolute path'],
+    ['OUTBOUND_ALLOW_HOSTS', 'a b', 'OUTBOUND_ALLOW_HOSTS has an entry that is not a host name, IP or CIDR: a b'],
+    ['REDIS_SENTINELS', 'host', 'REDIS_SENTINELS has an entry that is not host:port: host'],
+  ])('refuses %s=%s with its own message', (name, value, message) => {
+    expect(configError({ [name]: value }).message).toBe(`Invalid configuration: ${message}`);
   });
 
   it.each(['', 'true', '2', 'loopback', 'loopback, 10.0.0.0/8, ::1, fd00::/8, 192.168.0.0/255.255.0.0'])('accepts TRUST_PROXY=%j', (value) => {

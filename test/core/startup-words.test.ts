@@ -20,17 +20,17 @@ const connectError = (opts: mariadb.ConnectionConfig) => {
 };
 
 describe('MariaDB without the database or its tables', () => {
-  it('a missing database: run `npm run migrate`', async () => {
+  it('a missing database: run `npm run seed`', async () => {
     const name = `${config().database.name}_none`;
     const err = await connectError({ database: name });
     expect(mariadbProblem(err, `mariadb://root:pw@db:3306/${name}`)).toBe(
-      `MariaDB at mariadb://root:****@db:3306/${name} (DATABASE_URL) has no database \`${name}\`: run \`npm run migrate\` first (it creates the database and its tables).`);
+      `MariaDB at mariadb://root:****@db:3306/${name} (DATABASE_URL) has no database \`${name}\`: run \`npm run seed\` first (it creates the database, migrates it and adds the records a new install needs).`);
   });
 
   it('a missing table, as sequelize reports it: the database is not migrated', async () => {
     const err = await select('SELECT name FROM no_such_table_here').then(() => null, (e: unknown) => e);
     expect(mariadbProblem(err, 'mariadb://root@db/helpdesk')).toBe(
-      'MariaDB at mariadb://root@db/helpdesk (DATABASE_URL) has no table `no_such_table_here`: the database is not migrated; run `npm run migrate`.');
+      'MariaDB at mariadb://root@db/helpdesk (DATABASE_URL) has no table `no_such_table_here`: the database is not migrated; run `npm run seed` (it migrates, and adds the records a new install needs).');
   });
 });
 
