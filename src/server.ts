@@ -15,6 +15,7 @@ import { startDraining } from './ops/health';
 import { answerClusterMetrics, clusterMetrics, startMetricsServer } from './ops/metrics';
 import { wire } from './wiring';
 import { httpServer, listen } from './http/nodeServer';
+import { stopWhenSupervisorGone } from './lib/supervisor';
 
 async function main() {
   guardStrayRejections();
@@ -59,6 +60,8 @@ async function main() {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  // A node:cluster worker stops with its primary, which watches.
+  if (cluster.isPrimary) stopWhenSupervisorGone();
   starting = (async () => {
     await sequelize().authenticate();
     if (stopping) return;
@@ -133,6 +136,7 @@ function primary(workers: number) {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  stopWhenSupervisorGone();
 }
 
 function run() {

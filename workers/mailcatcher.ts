@@ -5,6 +5,7 @@ import { logger } from '../src/logger';
 import { exitOnStartupError, withPortSetting } from '../src/lib/exitOnStartupError';
 import { guardStrayRejections } from '../src/lib/strayRejections';
 import { startMailCatcher } from '../src/mailcatcher/server';
+import { stopWhenSupervisorGone } from '../src/lib/supervisor';
 
 /** The mail catcher's process (`npm start` runs it unless MAIL_CATCHER=0; compose runs it as a service). */
 async function main() {
@@ -26,6 +27,7 @@ async function main() {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  stopWhenSupervisorGone();
 }
 
 main().catch(exitOnStartupError);

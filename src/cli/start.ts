@@ -12,6 +12,7 @@ import { readProcfile, shellCommand } from './procfile';
 import { projectRoot } from '../lib/projectRoot';
 import { ensureFirstToken, prepareDatabase } from './setup';
 import { stalePortWarnings } from '../seed/seed';
+import { SUPERVISOR_PID_VARIABLE } from '../lib/supervisor';
 
 /**
  * `npm start`: prepares the database (create, migrate, seed, first token), then runs every
@@ -84,6 +85,8 @@ async function main() {
       WEB_CONCURRENCY: String(availableParallelism()),
       // JSON from every child: this process writes each line once, as JSON or pretty (childOutput.ts).
       ...process.env, ...metricsPort, PROCESS_NAME: name, LOG_FORMAT: 'json',
+      // Each stops by itself once this process is gone (lib/supervisor.ts): a SIGKILL here reaches none of them.
+      [SUPERVISOR_PID_VARIABLE]: String(process.pid),
     };
     const child = spawn(shellCommand(command), { cwd: projectRoot(), shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
     children.set(name, child);

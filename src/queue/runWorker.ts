@@ -10,6 +10,7 @@ import { closeQueues } from './producer';
 import { jobDuration, jobsTotal, startMetricsServer } from '../ops/metrics';
 import { noteRedisError } from '../redis/outage';
 import { guardStrayRejections } from '../lib/strayRejections';
+import { stopWhenSupervisorGone } from '../lib/supervisor';
 import type { QueueName } from './names';
 
 export interface WorkerSpec {
@@ -163,6 +164,7 @@ export async function startWorkerProcess(spec: WorkerSpec): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  stopWhenSupervisorGone();
   // A database it cannot reach is said at once, in one line, as the web process says it
   // (exitOnStartupError), not found out by every job it would take and fail.
   await sequelize().authenticate();

@@ -2,7 +2,7 @@
  * `npm start` and the processes it runs, compiled into a directory of this test's own (with a
  * package.json and the Procfile, so that start.js finds them there): every process's shutdown
  * lines reach the output and the mail catcher stops after the workers; SIGTERM sent to `npm start`'s
- * own npm process stops them all; start-up lines that name
+ * own npm process stops them all, and so does its SIGKILL (each notices it is gone); start-up lines that name
  * the variable to change (MAIL_CATCHER_PORT, METRICS_PORT) or the command to run (`npm run
  * migrate`); the configured connect timeout; the migrate command's arguments; the ban command
  * exits once done.
@@ -168,6 +168,32 @@ describe('npm start, its terminal closed (SIGHUP)', () => {
       start.child.kill('SIGHUP');
       expect((await start.done).code).toBe(0);
       expect(started.filter(alive)).toEqual([]);
+    } finally {
+      for (const pid of started.filter(alive)) process.kill(pid, 'SIGKILL');
+    }
+  });
+});
+
+describe('npm start, killed (SIGKILL: it can stop no one)', () => {
+  it('every process it ran stops by itself, the web process\'s cluster workers and the mail catcher too', async () => {
+    const start = run('src/cli/start.js', {
+      PORT: String(await freePort()), MAIL_CATCHER: '1', MAIL_CATCHER_PORT: String(await freePort()), WEB_CONCURRENCY: '2',
+    });
+    const procfile = ['web', 'worker-mail', 'worker-scheduler', 'worker-webhooks', 'worker-mailbox'];
+    await waitWhileProgressing(() => {
+      if (start.child.exitCode !== null) throw new Error(`npm start exited: ${start.stdout()}${start.stderr()}`);
+      const lines = jsonLines(start.stdout());
+      return lines.some((l) => l.proc === 'web' && l.msg === 'web process listening')
+        && lines.some((l) => l.proc === 'mailcatcher' && l.msg === 'mail catcher listening (SMTP)')
+        && procfile.slice(1).every((proc) => lines.some((l) => l.proc === proc && l.msg === 'worker started'));
+    }, () => [start.child.pid], 'every process to start');
+    const started = withDescendants([start.child.pid!]).filter((pid) => pid !== start.child.pid);
+    // The Procfile's five, the mail catcher and two cluster workers.
+    expect(started.length).toBeGreaterThanOrEqual(procfile.length + 3);
+    try {
+      start.child.kill('SIGKILL');
+      await start.done;
+      await waitWhileProgressing(() => started.filter(alive).length === 0, () => started.filter(alive), 'the processes to stop');
     } finally {
       for (const pid of started.filter(alive)) process.kill(pid, 'SIGKILL');
     }
