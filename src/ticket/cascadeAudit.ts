@@ -12,9 +12,10 @@ import { defineJob } from '../queue/jobs';
 import { QUEUES } from '../queue/names';
 
 /**
- * Tickets changed by deleting their configuration (an SLA plan, a department email), which one
- * UPDATE changes however many tickets hold it (a plan may hold 100,000). Each gets the audit entry
- * and the `ticket.updated` event of the equivalent ticket update, as the actor of the delete:
+ * Tickets changed by deleting their configuration (an SLA plan, a department email) or a person
+ * they are assigned to or watched by, which one statement changes however many tickets hold it (a
+ * plan may hold 100,000, an operator be assigned to 20,000). Each gets the audit entry and the
+ * `ticket.updated` event of the equivalent ticket update, as the actor of the delete:
  *
  * - the audit entries are written in the delete's transaction, before its UPDATE, by one
  *   INSERT ... SELECT (each ticket's `changes` built in SQL from its values before);
@@ -27,21 +28,52 @@ import { QUEUES } from '../queue/names';
  *   So the events follow the commit of the change by the time the worker takes to reach them.
  */
 
-/** The ticket column a deleted configuration row is referenced by. */
-export type CascadeField = 'sla_plan_id' | 'department_email_id';
+/**
+ * What was deleted: the ticket column a deleted configuration row is referenced by, or `person`:
+ * an operator (or user), by the assignee and watcher rows that name them.
+ */
+export type CascadeField = 'sla_plan_id' | 'department_email_id' | 'person';
 
 /** The names `ticket.updated` lists (as updateTicket does) for the audited fields. */
 const EVENT_NAMES: Record<string, string> = {
   sla_plan_id: 'sla_plan', reply_due_time: 'due_time', resolve_due_time: 'due_time', due_time: 'due_time', department_email_id: 'department_email',
+  assigned: 'assignedto', watching: 'watching',
 };
+
+/** The tickets `id` is deleted from (row `k`), for the INSERT ... SELECT of their audit entries. */
+const TICKETS_OF: Record<CascadeField, string> = {
+  sla_plan_id: 'k.sla_plan_id = :id',
+  department_email_id: 'k.department_email_id = :id',
+  person: 'k.id IN (SELECT ticket_id FROM ticket_assignees WHERE user_id = :id UNION SELECT ticket_id FROM ticket_watchers WHERE user_id = :id)',
+};
+
+/** The delete's own audit entries, told apart from the actor's others in the id range by what they changed. */
+const ENTRIES_OF: Record<CascadeField, string> = {
+  sla_plan_id: "JSON_VALUE(changes, '$.sla_plan_id.before') = :id",
+  department_email_id: "JSON_VALUE(changes, '$.department_email_id.before') = :id",
+  person: "(JSON_CONTAINS(JSON_EXTRACT(changes, '$.assigned.before'), :idJson) OR JSON_CONTAINS(JSON_EXTRACT(changes, '$.watching.before'), :idJson))",
+};
+
+/**
+ * The `changes` of each ticket (row `k`) a person leaves: `assigned` and `watching` (id lists, as
+ * the audit writes them), each only where they are in it.
+ */
+const PERSON_CHANGES = (() => {
+  const list = (table: string, without: boolean) => `IFNULL((SELECT JSON_ARRAYAGG(l.user_id ORDER BY l.user_id) FROM ${table} l
+    WHERE l.ticket_id = k.id${without ? ' AND l.user_id <> :id' : ''}), '[]')`;
+  const field = (name: string, table: string) => `IF(EXISTS (SELECT 1 FROM ${table} l WHERE l.ticket_id = k.id AND l.user_id = :id),
+    CONCAT('"${name}":{"before":', ${list(table, false)}, ',"after":', ${list(table, true)}, '}'), NULL)`;
+  return `CONCAT('{', CONCAT_WS(',', ${field('assigned', 'ticket_assignees')}, ${field('watching', 'ticket_watchers')}), '}')`;
+})();
 
 /** Events per transaction; the next batch is the next run's. */
 const BATCH = 200;
 
 /**
- * Writes the audit entry of every ticket whose `column` is `id` (one statement; `changes` is the
- * SQL of each ticket's JSON changes, over the row `k`), then queues the job that emits their
- * events. Call before the UPDATE that changes them, in its transaction.
+ * Writes the audit entry of every ticket whose `column` is `id` (for `person`: that person `id` is
+ * assigned to or watches; one statement; `changes` is the SQL of each ticket's JSON changes, over
+ * the row `k`), then queues the job that emits their events. Call before the statement that
+ * changes them, in its transaction.
  */
 export async function auditCascade(
   column: CascadeField, id: number, changes: string, transaction: Transaction,
@@ -49,7 +81,7 @@ export async function auditCascade(
   const actor = currentActor();
   const [firstId, count] = await sequelize().query(
     `INSERT INTO ticket_audits (ticket_id, action, actor_type, actor_id, channel, changes, created_at)
-     SELECT k.id, 'updated', :type, :actorId, :channel, ${changes}, :at FROM tickets k WHERE k.${column} = :id ORDER BY k.id`,
+     SELECT k.id, 'updated', :type, :actorId, :channel, ${changes}, :at FROM tickets k WHERE ${TICKETS_OF[column]} ORDER BY k.id`,
     { replacements: { type: actor.type, actorId: actor.id, channel: actor.channel, at: now(), id }, transaction, type: QueryTypes.INSERT },
   ) as unknown as [number, number];
   if (!count) return;
@@ -61,12 +93,20 @@ export async function auditCascade(
 
 interface AuditRow { id: number; ticket_id: number; changes: string }
 
+/**
+ * The tickets a person (operator or user) is assigned to or watches lose them: an audit entry and a
+ * `ticket.updated` each (assignedto, watching), as an update removing them would. Call before the
+ * statements that delete their assignee and watcher rows, in the person's delete's transaction.
+ */
+export const auditPersonLeaving = (userId: number, transaction: Transaction): Promise<void> =>
+  auditCascade('person', userId, PERSON_CHANGES, transaction);
+
 export const cascadeEventsJob = defineJob<{ column: CascadeField; id: number; from: number; to: number; afterId: number; actor: Actor }>({
   name: 'ticket.cascade_events',
   // The scheduler's worker runs the project's background work besides mail, mailboxes and webhooks.
   queue: QUEUES.scheduler,
   schema: Joi.object({
-    column: Joi.string().valid('sla_plan_id', 'department_email_id').required(), id: field.id().required(),
+    column: Joi.string().valid(...Object.keys(TICKETS_OF)).required(), id: field.id().required(),
     from: Joi.number().integer().min(1).required(), to: Joi.number().integer().min(1).required(), afterId: Joi.number().integer().min(0).default(0),
     actor: Joi.object({ type: Joi.string().required(), id: Joi.number().integer().allow(null).required(), channel: Joi.string().required() }).required(),
   }),
@@ -79,9 +119,9 @@ export const cascadeEventsJob = defineJob<{ column: CascadeField; id: number; fr
       const rows = await select<AuditRow>(
         `SELECT id, ticket_id, changes FROM ticket_audits
           WHERE id >= :from AND id <= :to AND id > :afterId AND action = 'updated' AND actor_type = :type AND actor_id <=> :actorId
-            AND channel = :channel AND JSON_VALUE(changes, '$.${column}.before') = :id
+            AND channel = :channel AND ${ENTRIES_OF[column]}
           ORDER BY id LIMIT :n`,
-        { from, to, afterId, type: actor.type, actorId: actor.id, channel: actor.channel, id, n: BATCH }, { transaction: t },
+        { from, to, afterId, type: actor.type, actorId: actor.id, channel: actor.channel, id, idJson: String(id), n: BATCH }, { transaction: t },
       );
       await emitAll(t, rows.map((r) => {
         const changes = JSON.parse(r.changes) as TicketChangeSet['changes'];

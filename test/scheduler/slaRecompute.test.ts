@@ -3,7 +3,7 @@
  * times again, in the background (the scheduler worker), a batch at a time.
  */
 import { Op } from 'sequelize';
-import { ApiToken, DepartmentEmail, DomainEvent, OutboxEntry, Ticket } from '../../src/db/models';
+import { ApiToken, Article, DepartmentEmail, DomainEvent, Organisation, OutboxEntry, Ticket } from '../../src/db/models';
 import { hashToken } from '../../src/auth/tokens';
 import { createWorker } from '../../src/queue/runWorker';
 import { cascadeEventsJob } from '../../src/ticket/cascadeAudit';
@@ -11,7 +11,7 @@ import { schedulerSpec } from '../../src/wiring';
 import { useApi, unique } from '../helpers/app';
 import { expectList, expectSuccess } from '../helpers/envelope';
 import { waitForProgress } from '../helpers/smtp';
-import { mailWorld, openTicket, type MailWorld } from '../notifications/support';
+import { customer, mailWorld, mailEntries, openTicket, operator, type MailWorld } from '../notifications/support';
 
 const api = useApi();
 let world: MailWorld;
@@ -66,7 +66,7 @@ it('recomputes the due times of every ticket on an edited plan, past one batch, 
   });
 });
 
-describe('tickets changed by deleting their SLA plan or department email', () => {
+describe('tickets changed by deleting their SLA plan, department email, or a person assigned to or watching them', () => {
   const tokenId = async () => (await ApiToken.findOne({ where: { token_hash: hashToken(api.token) } }))!.id;
   const lastAudit = async (ticketId: number) => (expectList(await api.get(`/api/ticket/ticket/${ticketId}/audit`, { limit: 100 })) as any[]).at(-1);
   /** The ticket.updated events of these tickets emitted after event `after`, by ticket id. */
@@ -125,5 +125,57 @@ describe('tickets changed by deleting their SLA plan or department email', () =>
     expect(await emitted()).toBe(1);
     expect(await cascadeEventsJob.handle(JSON.parse(job.payload), undefined as never)).toEqual({ emitted: 0, again: true });
     expect(await emitted()).toBe(1);
+  });
+
+  it('deleting an operator: each ticket they were assigned to or watched has its audit entry and a ticket.updated [assignedto, watching], mailing no one; their articles an article.updated', async () => {
+    const [gone, stays] = [await operator(), await operator()];
+    const both = (await openTicket(world, { emitEvent: false, assigned: [stays.id, gone.id], watching: [gone.id] })).ticket.id;
+    const assigned = (await openTicket(world, { emitEvent: false, assigned: [gone.id] })).ticket.id;
+    const watched = (await openTicket(world, { emitEvent: false, watching: [gone.id, stays.id] })).ticket.id;
+    const untouched = (await openTicket(world, { emitEvent: false, assigned: [stays.id], watching: [stays.id] })).ticket.id;
+    const article = await Article.create({ author_id: gone.id, title: unique('By the operator'), slug: unique('by-the-operator'), text: '<p>How to</p>', published: 1, created_at: 1, updated_at: 1 });
+    const untouchedAudits = (expectList(await api.get(`/api/ticket/ticket/${untouched}/audit`, { limit: 100 })) as any[]).length;
+    const mark = Number((await DomainEvent.max('id')) ?? 0);
+    await api.del(`/api/user/operator/${gone.id}`).expect(200);
+
+    const actor = { type: 'token', id: await tokenId() };
+    // Id lists in ascending order, as the audit writes them (gone was created first).
+    const changes = {
+      [both]: { assigned: { before: [gone.id, stays.id], after: [stays.id] }, watching: { before: [gone.id], after: [] } },
+      [assigned]: { assigned: { before: [gone.id], after: [] } },
+      [watched]: { watching: { before: [gone.id, stays.id], after: [stays.id] } },
+    };
+    for (const id of [both, assigned, watched]) expect(await lastAudit(id)).toMatchObject({ action: 'updated', actor, channel: 'api', changes: changes[id] });
+    expect((expectList(await api.get(`/api/ticket/ticket/${untouched}/audit`, { limit: 100 })) as any[]).length).toBe(untouchedAudits);
+    expect(expectSuccess(await api.get(`/api/ticket/ticket/${assigned}`))).toMatchObject({ assigned: [], watching: [] });
+
+    const ids = [both, assigned, watched, untouched];
+    await withWorker(async () => (await updates(mark, ids)).size, 3, 'a ticket.updated for each ticket the operator left');
+    const events = await updates(mark, ids);
+    expect(events.get(both)).toEqual({ ticketId: both, changes: ['assignedto', 'watching'], newlyAssigned: [], audit: { action: 'updated', actor, channel: 'api', changes: changes[both] } });
+    expect(events.get(assigned)).toMatchObject({ changes: ['assignedto'], newlyAssigned: [] });
+    expect(events.get(watched)).toMatchObject({ changes: ['watching'], newlyAssigned: [] });
+    expect(events.has(untouched)).toBe(false);
+    // An unassignment is no news to anyone: no mail queued for these tickets.
+    for (const id of ids) expect(await mailEntries(id)).toEqual([]);
+    const articleEvents = await DomainEvent.findAll({ where: { id: { [Op.gt]: mark }, name: 'article.updated' } });
+    expect(articleEvents.map((e) => JSON.parse(e.payload))).toEqual([{ articleId: article.id }]);
+  });
+
+  it('deleting a user: the organisation they were in, and one they owned, get an organisation.updated in the delete\'s transaction', async () => {
+    const [theirs, owned] = [
+      await Organisation.create({ name: unique('Member of'), brand_id: world.brand.id, created_at: 1, updated_at: 1 }),
+      await Organisation.create({ name: unique('Owned'), brand_id: world.brand.id, created_at: 1, updated_at: 1 }),
+    ];
+    const user = await customer(world.brand.id, { organisation_id: theirs.id });
+    await owned.update({ owner_id: user.id });
+    const mark = Number((await DomainEvent.max('id')) ?? 0);
+    await api.del(`/api/user/user/${user.id}`).expect(200);
+    const emitted = (await DomainEvent.findAll({ where: { id: { [Op.gt]: mark } }, order: [['id', 'ASC']] })).map((e) => ({ name: e.name, payload: JSON.parse(e.payload) }));
+    expect(emitted.filter((e) => e.name !== 'ticket.updated')).toEqual([
+      { name: 'organisation.updated', payload: { organisationId: Math.min(theirs.id, owned.id) } },
+      { name: 'organisation.updated', payload: { organisationId: Math.max(theirs.id, owned.id) } },
+      { name: 'user.deleted', payload: { userId: user.id } },
+    ]);
   });
 });

@@ -1,7 +1,7 @@
 import type { Transaction } from 'sequelize';
 import { beforePersonDeleted } from '../../export/tombstones';
-import { emit } from '../../events';
-import { deleteAssignmentsOf } from '../users/service';
+import { emit, emitAll } from '../../events';
+import { personLeaving } from '../users/service';
 import { deletePrivateResponsesOf } from '../../ticket/privateResponses';
 import { Department, OperatorDepartment, Ticket, User } from '../../db/models';
 import { setLinks } from '../../db/links';
@@ -102,8 +102,8 @@ export async function deleteOperator(operator: User, transaction: Transaction): 
     throw new ValidationError('The operator cannot be deleted because they opened internal tickets: give them to another operator first.');
   }
   await beforePersonDeleted(operator.id, false, transaction);
-  await deleteAssignmentsOf(operator.id, transaction);
+  const linked = await personLeaving(operator.id, transaction);
   await deletePrivateResponsesOf(operator.id, transaction);
   await operator.destroy({ transaction });
-  await emit(transaction, 'operator.deleted', { userId: operator.id });
+  await emitAll(transaction, [...linked, { name: 'operator.deleted', payload: { userId: operator.id } }]);
 }

@@ -1,6 +1,7 @@
 import { Op, type Transaction } from 'sequelize';
 import { beforePersonDeleted } from '../../export/tombstones';
-import { emit, emitAll } from '../../events';
+import { emit, emitAll, type Emitted } from '../../events';
+import { auditPersonLeaving } from '../../ticket/cascadeAudit';
 import { Ticket, TicketAssignee, User, UserEmail } from '../../db/models';
 import { emailScope } from '../../db/models/PersonEmail';
 import { writeCount } from '../../db/writes';
@@ -232,13 +233,29 @@ export async function deleteTicketsOf(userId: number, transaction: Transaction):
 }
 
 /**
- * The person's assignments go before them, by a statement rather than by the foreign key's
- * cascade: the triggers on `ticket_assignees` then clear `tickets.assigned` (and move the list's
- * counters) of the tickets left without an assignee (migration 025). After beforePersonDeleted,
- * which finds those tickets through these rows.
+ * What a person's delete changes beyond their own records, done before it (after
+ * beforePersonDeleted, which finds the tickets through the same rows):
+ * - the tickets they are assigned to or watch lose them: an audit entry each and, in the
+ *   background, a `ticket.updated` each (auditPersonLeaving);
+ * - their assignments go by a statement rather than by the foreign key's cascade: the triggers on
+ *   `ticket_assignees` then clear `tickets.assigned` (and move the list's counters) of the tickets
+ *   left without an assignee (migration 025);
+ * - the organisations they own or are in, and the articles they wrote, show them no more (the
+ *   foreign keys clear or drop them): those records' events, returned for the delete's emitAll.
  */
-export async function deleteAssignmentsOf(userId: number, transaction: Transaction): Promise<void> {
+export async function personLeaving(userId: number, transaction: Transaction): Promise<Emitted[]> {
+  const linked = await select<{ k: 'organisation' | 'article'; id: number }>(
+    `SELECT 'organisation' AS k, id FROM organisations WHERE owner_id = :userId
+     UNION SELECT 'organisation', organisation_id FROM users WHERE id = :userId AND organisation_id IS NOT NULL
+     UNION SELECT 'article', id FROM articles WHERE author_id = :userId
+     ORDER BY k, id`,
+    { userId }, { transaction },
+  );
+  await auditPersonLeaving(userId, transaction);
   await TicketAssignee.destroy({ where: { user_id: userId }, transaction });
+  return linked.map(({ k, id }) => (k === 'organisation'
+    ? { name: 'organisation.updated' as const, payload: { organisationId: Number(id) } }
+    : { name: 'article.updated' as const, payload: { articleId: Number(id) } }));
 }
 
 /**
@@ -252,13 +269,14 @@ export async function deleteUser(user: User, transaction: Transaction, grants?: 
   }
   await beforePersonDeleted(user.id, true, transaction);
   await deleteCustomFieldValues('user', user.id, transaction);
-  await deleteAssignmentsOf(user.id, transaction);
+  const linked = await personLeaving(user.id, transaction);
   const tickets = await deleteTicketsOf(user.id, transaction);
   await user.destroy({ transaction });
   // The tickets that went with the user: a ticket.deleted each, all in one INSERT of the feed with
   // user.deleted (emitAll), as an organisation's delete emits its users' events.
   await emitAll(transaction, [
     ...tickets.map((ticketId) => ({ name: 'ticket.deleted' as const, payload: { ticketId } })),
+    ...linked,
     { name: 'user.deleted' as const, payload: { userId: user.id } },
   ]);
 }
