@@ -29,49 +29,59 @@ import { QUEUES } from '../queue/names';
  */
 
 /**
- * What was deleted: the ticket column a deleted configuration row is referenced by, or `person`:
- * an operator (or user), by the assignee and watcher rows that name them.
+ * What was deleted: the ticket column a deleted configuration row is referenced by; or what
+ * tickets link to, by rows that then go: `person`, an operator (or user) they are assigned to or
+ * watched by; `tag`, a ticket tag.
  */
-export type CascadeField = 'sla_plan_id' | 'department_email_id' | 'person';
+export type CascadeField = 'sla_plan_id' | 'department_email_id' | LinkKind;
+type LinkKind = 'person' | 'tag';
 
 /** The names `ticket.updated` lists (as updateTicket does) for the audited fields. */
 const EVENT_NAMES: Record<string, string> = {
   sla_plan_id: 'sla_plan', reply_due_time: 'due_time', resolve_due_time: 'due_time', due_time: 'due_time', department_email_id: 'department_email',
-  assigned: 'assignedto', watching: 'watching',
+  assigned: 'assignedto', watching: 'watching', tags: 'tag',
+};
+
+/** Per link kind, the audited id lists that lose the id: [audit field, link table, its id column]. */
+const LINKS: Record<LinkKind, Array<[field: string, table: string, column: string]>> = {
+  person: [['assigned', 'ticket_assignees', 'user_id'], ['watching', 'ticket_watchers', 'user_id']],
+  tag: [['tags', 'ticket_tag_links', 'tag_id']],
 };
 
 /** The tickets `id` is deleted from (row `k`), for the INSERT ... SELECT of their audit entries. */
 const TICKETS_OF: Record<CascadeField, string> = {
   sla_plan_id: 'k.sla_plan_id = :id',
   department_email_id: 'k.department_email_id = :id',
-  person: 'k.id IN (SELECT ticket_id FROM ticket_assignees WHERE user_id = :id UNION SELECT ticket_id FROM ticket_watchers WHERE user_id = :id)',
+  ...Object.fromEntries(Object.entries(LINKS).map(([kind, links]) => [kind,
+    `k.id IN (${links.map(([, table, column]) => `SELECT ticket_id FROM ${table} WHERE ${column} = :id`).join(' UNION ')})`])) as Record<LinkKind, string>,
 };
 
 /** The delete's own audit entries, told apart from the actor's others in the id range by what they changed. */
 const ENTRIES_OF: Record<CascadeField, string> = {
   sla_plan_id: "JSON_VALUE(changes, '$.sla_plan_id.before') = :id",
   department_email_id: "JSON_VALUE(changes, '$.department_email_id.before') = :id",
-  person: "(JSON_CONTAINS(JSON_EXTRACT(changes, '$.assigned.before'), :idJson) OR JSON_CONTAINS(JSON_EXTRACT(changes, '$.watching.before'), :idJson))",
+  ...Object.fromEntries(Object.entries(LINKS).map(([kind, links]) => [kind,
+    `(${links.map(([field]) => `JSON_CONTAINS(JSON_EXTRACT(changes, '$.${field}.before'), :idJson)`).join(' OR ')})`])) as Record<LinkKind, string>,
 };
 
 /**
- * The `changes` of each ticket (row `k`) a person leaves: `assigned` and `watching` (id lists, as
- * the audit writes them), each only where they are in it.
+ * The `changes` of each ticket (row `k`) that loses `:id` from the link tables of `kind`: each id
+ * list (as the audit writes them: ascending) only where the id is in it.
  */
-const PERSON_CHANGES = (() => {
-  const list = (table: string, without: boolean) => `IFNULL((SELECT JSON_ARRAYAGG(l.user_id ORDER BY l.user_id) FROM ${table} l
-    WHERE l.ticket_id = k.id${without ? ' AND l.user_id <> :id' : ''}), '[]')`;
-  const field = (name: string, table: string) => `IF(EXISTS (SELECT 1 FROM ${table} l WHERE l.ticket_id = k.id AND l.user_id = :id),
-    CONCAT('"${name}":{"before":', ${list(table, false)}, ',"after":', ${list(table, true)}, '}'), NULL)`;
-  return `CONCAT('{', CONCAT_WS(',', ${field('assigned', 'ticket_assignees')}, ${field('watching', 'ticket_watchers')}), '}')`;
-})();
+function linkChanges(kind: LinkKind): string {
+  const list = (table: string, column: string, without: boolean) => `IFNULL((SELECT JSON_ARRAYAGG(l.${column} ORDER BY l.${column}) FROM ${table} l
+    WHERE l.ticket_id = k.id${without ? ` AND l.${column} <> :id` : ''}), '[]')`;
+  const field = ([name, table, column]: [string, string, string]) => `IF(EXISTS (SELECT 1 FROM ${table} l WHERE l.ticket_id = k.id AND l.${column} = :id),
+    CONCAT('"${name}":{"before":', ${list(table, column, false)}, ',"after":', ${list(table, column, true)}, '}'), NULL)`;
+  return `CONCAT('{', CONCAT_WS(',', ${LINKS[kind].map(field).join(', ')}), '}')`;
+}
 
 /** Events per transaction; the next batch is the next run's. */
 const BATCH = 200;
 
 /**
- * Writes the audit entry of every ticket whose `column` is `id` (for `person`: that person `id` is
- * assigned to or watches; one statement; `changes` is the SQL of each ticket's JSON changes, over
+ * Writes the audit entry of every ticket whose `column` is `id` (for a link kind: linked to `id`;
+ * one statement; `changes` is the SQL of each ticket's JSON changes, over
  * the row `k`), then queues the job that emits their events. Call before the statement that
  * changes them, in its transaction.
  */
@@ -94,12 +104,12 @@ export async function auditCascade(
 interface AuditRow { id: number; ticket_id: number; changes: string }
 
 /**
- * The tickets a person (operator or user) is assigned to or watches lose them: an audit entry and a
- * `ticket.updated` each (assignedto, watching), as an update removing them would. Call before the
- * statements that delete their assignee and watcher rows, in the person's delete's transaction.
+ * The tickets linked to `id` lose it (a person: their assignments and watching; a tag): an audit
+ * entry and a `ticket.updated` each (assignedto, watching; tag), as an update removing it would.
+ * Call before the statements that delete the link rows, in the delete's transaction.
  */
-export const auditPersonLeaving = (userId: number, transaction: Transaction): Promise<void> =>
-  auditCascade('person', userId, PERSON_CHANGES, transaction);
+export const auditLinksRemoved = (kind: LinkKind, id: number, transaction: Transaction): Promise<void> =>
+  auditCascade(kind, id, linkChanges(kind), transaction);
 
 export const cascadeEventsJob = defineJob<{ column: CascadeField; id: number; from: number; to: number; afterId: number; actor: Actor }>({
   name: 'ticket.cascade_events',

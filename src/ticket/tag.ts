@@ -2,6 +2,9 @@ import { Op, type Transaction } from 'sequelize';
 import { TicketTag } from '../db/models';
 import { assertNameFree } from '../db/uniqueName';
 import { assertNotInFilters } from './filterUse';
+import { auditLinksRemoved } from './cascadeAudit';
+import { execute } from '../db/select';
+import { now } from '../db/entity';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../lib/serialize';
 import type { TranslationSpec } from '../translations';
@@ -67,9 +70,13 @@ export const tagResource: ResourceDef<TicketTag> = {
     await tag.update(input, { transaction });
   },
 
-  // Tickets lose the tag (the links' foreign keys); a saved filter's condition keeps it.
+  // Tickets lose the tag (the links' foreign keys), as an update removing it would: audited, their
+  // updated_at moved (the export) and a ticket.updated [tag] each (auditLinksRemoved). A tag a
+  // saved filter's condition uses is not deleted.
   async destroy(tag, { transaction }) {
     await assertNotInFilters('tag', tag.id, 'tag', transaction);
+    await auditLinksRemoved('tag', tag.id, transaction);
+    await execute('UPDATE tickets SET updated_at = :now WHERE id IN (SELECT ticket_id FROM ticket_tag_links WHERE tag_id = :id)', { now: now(), id: tag.id }, transaction);
     await tag.destroy({ transaction });
   },
 

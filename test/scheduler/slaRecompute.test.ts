@@ -3,7 +3,7 @@
  * times again, in the background (the scheduler worker), a batch at a time.
  */
 import { Op } from 'sequelize';
-import { ApiToken, Article, DepartmentEmail, DomainEvent, Organisation, OutboxEntry, Ticket } from '../../src/db/models';
+import { ApiToken, Article, DepartmentEmail, DomainEvent, Organisation, OutboxEntry, Ticket, TicketTagLink } from '../../src/db/models';
 import { hashToken } from '../../src/auth/tokens';
 import { createWorker } from '../../src/queue/runWorker';
 import { cascadeEventsJob } from '../../src/ticket/cascadeAudit';
@@ -66,7 +66,7 @@ it('recomputes the due times of every ticket on an edited plan, past one batch, 
   });
 });
 
-describe('tickets changed by deleting their SLA plan, department email, or a person assigned to or watching them', () => {
+describe('tickets changed by deleting their SLA plan, department email, tag, or a person assigned to or watching them', () => {
   const tokenId = async () => (await ApiToken.findOne({ where: { token_hash: hashToken(api.token) } }))!.id;
   const lastAudit = async (ticketId: number) => (expectList(await api.get(`/api/ticket/ticket/${ticketId}/audit`, { limit: 100 })) as any[]).at(-1);
   /** The ticket.updated events of these tickets emitted after event `after`, by ticket id. */
@@ -160,6 +160,37 @@ describe('tickets changed by deleting their SLA plan, department email, or a per
     for (const id of ids) expect(await mailEntries(id)).toEqual([]);
     const articleEvents = await DomainEvent.findAll({ where: { id: { [Op.gt]: mark }, name: 'article.updated' } });
     expect(articleEvents.map((e) => JSON.parse(e.payload))).toEqual([{ articleId: article.id }]);
+  });
+
+  it('deleting a ticket tag: each ticket that had it has its audit entry, a new updated_at and a ticket.updated [tag]', async () => {
+    const [gone, stays] = [
+      expectSuccess(await api.post('/api/ticket/tag', { name: unique('Gone tag') }), 'Successfully created new tag!'),
+      expectSuccess(await api.post('/api/ticket/tag', { name: unique('Kept tag') }), 'Successfully created new tag!'),
+    ];
+    const opened = async (tags: number[]) => {
+      const { ticket } = await openTicket(world, { emitEvent: false, values: { created_at: 1000, updated_at: 1000 } });
+      await TicketTagLink.bulkCreate(tags.map((tag_id) => ({ ticket_id: ticket.id, tag_id })));
+      return ticket.id;
+    };
+    const [both, only, other] = [await opened([gone.id, stays.id]), await opened([gone.id]), await opened([stays.id])];
+    const mark = Number((await DomainEvent.max('id')) ?? 0);
+    await api.del(`/api/ticket/tag/${gone.id}`).expect(200);
+
+    const actor = { type: 'token', id: await tokenId() };
+    const changes = { [both]: { tags: { before: [gone.id, stays.id], after: [stays.id] } }, [only]: { tags: { before: [gone.id], after: [] } } };
+    for (const id of [both, only]) expect(await lastAudit(id)).toMatchObject({ action: 'updated', actor, channel: 'api', changes: changes[id] });
+    const updatedAt = async (id: number) => (await Ticket.findByPk(id))!.updated_at;
+    expect(await updatedAt(both)).toBeGreaterThan(1000);
+    expect(await updatedAt(only)).toBeGreaterThan(1000);
+    expect(await updatedAt(other)).toBe(1000);
+    expect(expectSuccess(await api.get(`/api/ticket/ticket/${both}`)).tags.map((t: { id: number }) => t.id)).toEqual([stays.id]);
+
+    const ids = [both, only, other];
+    await withWorker(async () => (await updates(mark, ids)).size, 2, 'a ticket.updated for each ticket that had the tag');
+    const events = await updates(mark, ids);
+    expect(events.get(both)).toEqual({ ticketId: both, changes: ['tag'], newlyAssigned: [], audit: { action: 'updated', actor, channel: 'api', changes: changes[both] } });
+    expect(events.get(only)).toMatchObject({ changes: ['tag'] });
+    expect(events.has(other)).toBe(false);
   });
 
   it('deleting a user: the organisation they were in, and one they owned, get an organisation.updated in the delete\'s transaction', async () => {

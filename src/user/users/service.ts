@@ -1,7 +1,7 @@
 import { Op, type Transaction } from 'sequelize';
 import { beforePersonDeleted } from '../../export/tombstones';
 import { emit, emitAll, type Emitted } from '../../events';
-import { auditPersonLeaving } from '../../ticket/cascadeAudit';
+import { auditLinksRemoved } from '../../ticket/cascadeAudit';
 import { Ticket, TicketAssignee, User, UserEmail } from '../../db/models';
 import { emailScope } from '../../db/models/PersonEmail';
 import { writeCount } from '../../db/writes';
@@ -236,7 +236,7 @@ export async function deleteTicketsOf(userId: number, transaction: Transaction):
  * What a person's delete changes beyond their own records, done before it (after
  * beforePersonDeleted, which finds the tickets through the same rows):
  * - the tickets they are assigned to or watch lose them: an audit entry each and, in the
- *   background, a `ticket.updated` each (auditPersonLeaving);
+ *   background, a `ticket.updated` each (auditLinksRemoved);
  * - their assignments go by a statement rather than by the foreign key's cascade: the triggers on
  *   `ticket_assignees` then clear `tickets.assigned` (and move the list's counters) of the tickets
  *   left without an assignee (migration 025);
@@ -251,7 +251,7 @@ export async function personLeaving(userId: number, transaction: Transaction): P
      ORDER BY k, id`,
     { userId }, { transaction },
   );
-  await auditPersonLeaving(userId, transaction);
+  await auditLinksRemoved('person', userId, transaction);
   await TicketAssignee.destroy({ where: { user_id: userId }, transaction });
   return linked.map(({ k, id }) => (k === 'organisation'
     ? { name: 'organisation.updated' as const, payload: { organisationId: Number(id) } }
