@@ -357,9 +357,11 @@ async function decideBeforeImport(mail: IncomingMessage, t: Transaction, beforeW
   if (ours.length) return decided('loop', `Loop detected - the mail carries our X-Loop: ${ours.join(', ')}.`);
 
   const rules = await onceInTransaction(t, 'mailbox.spamRules', () => SpamRule.findAll({ where: { event_message: 1 }, transaction: t }));
-  // The HTML alternative too (read only when a rule reads content): spam that hides in it, behind a harmless text part.
-  const content = rules.some((r) => r.type !== 1 /* sender only */) ? `${mail.subject}\n${mail.text}\n${htmlAlternativeText(mail)}` : '';
-  const rule = spamMatch(rules, [{ content, sender: mail.from!.address }]);
+  // The subject, the text and the HTML alternative (read only when a rule reads content: spam that
+  // hides in it, behind a harmless text part), each a text of its own, as a comment's fields are:
+  // a rule's `^` and `$` are the start and end of one of them.
+  const contents = rules.some((r) => r.type !== 1 /* sender only */) ? [mail.subject, mail.text, htmlAlternativeText(mail)] : [];
+  const rule = spamMatch(rules, [...contents.map((content) => ({ content })), { sender: mail.from!.address }]);
   if (rule) return decided('spam', `The request was blocked by spam rule '${rule.text}'.`);
 
   return decided('new_ticket', null);

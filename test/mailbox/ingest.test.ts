@@ -634,6 +634,18 @@ describe('mail that must never be answered', () => {
     expect(evil.decision).toBe('new_ticket');
     await SpamRule.destroy({ where: { text: '(a+)+$' } });
   });
+
+  it('a spam rule\'s ^ and $ are the start and end of the subject, or of the text, as of a comment\'s text', async () => {
+    const marker = unique('pills').toLowerCase();
+    const rule = await SpamRule.create({ text: `^cheap.*${marker}$`, type: 0, event_message: 1, event_comment: 0 });
+    try {
+      expect((await ingest(await rawMail({ from: newEmail('s'), to: mailbox.address, subject: `cheap ${marker}`, text: 'Hello' }))).decision).toBe('spam');
+      expect((await ingest(await rawMail({ from: newEmail('s'), to: mailbox.address, subject: 'Hello', text: `cheap xyz ${marker}` }))).decision).toBe('spam');
+      expect((await ingest(await rawMail({ from: newEmail('s'), to: mailbox.address, subject: 'Hello', text: `Not cheap ${marker}` }))).decision).toBe('new_ticket');
+    } finally {
+      await rule.destroy();
+    }
+  });
 });
 
 describe('over the API', () => {
