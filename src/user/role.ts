@@ -9,6 +9,7 @@ import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../lib/serialize';
 import { Joi, field, toFlag } from '../lib/validation';
 import { serializePermission } from './permission';
+import { OPERATOR_GROUP_FIELDS } from './groupFields';
 
 /**
  * Roles: a name (translatable), a generated unique slug, the permissions the role grants and the
@@ -59,6 +60,7 @@ const replaceGroups = (roleId: number, ids: number[], transaction: Transaction) 
 
 interface Related {
   permissions: Map<number, Permission[]>;
+  groups: Map<number, Group[]>;
 }
 
 /** A role's own fields in every response (the OpenAPI document describes the same list). */
@@ -98,13 +100,21 @@ export const roleResource: ResourceDef<Role, Related> = {
   },
 
   async load(roles) {
-    return { permissions: await loadLinked(RolePermission, 'role_id', 'permission_id', roles.map((r) => r.id), Permission) };
+    const ids = roles.map((r) => r.id);
+    const [permissions, groups] = await Promise.all([
+      loadLinked(RolePermission, 'role_id', 'permission_id', ids, Permission),
+      loadLinked(RoleGroup, 'role_id', 'group_id', ids, Group),
+    ]);
+    return { permissions, groups };
   },
 
+  // Beyond the spec: `groups`, the operator groups that have the role (what `group` sets), so a
+  // client reads back what it wrote, as an operator's `groups` are shown.
   serialize(role, related) {
     const permissions = (related.permissions.get(role.id) ?? [])
       .map((p) => ({ ...serializePermission(p), pivot: { role_id: role.id, permission_id: p.id } }));
-    return { ...pick(role, ROLE_FIELDS), permissions };
+    const groups = (related.groups.get(role.id) ?? []).map((g) => ({ ...pick(g, OPERATOR_GROUP_FIELDS), pivot: { role_id: role.id, group_id: g.id } }));
+    return { ...pick(role, ROLE_FIELDS), permissions, groups };
   },
 };
 

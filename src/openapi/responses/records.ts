@@ -353,7 +353,10 @@ export const RECORDS: Record<string, { name: string; build: RecordBuilder }> = {
   },
   'user/organisationcustomfield': { name: 'OrganisationCustomField', build: () => customField('organisation') },
   'user/customfield': { name: 'UserCustomField', build: () => customField('user') },
-  'user/role': { name: 'Role', build: () => extend(picked(Role, ROLE_FIELDS), { permissions: array(withPivot(permission(), ['role_id', 'permission_id'])) }) },
+  'user/role': { name: 'Role', build: () => extend(picked(Role, ROLE_FIELDS), {
+    permissions: array(withPivot(permission(), ['role_id', 'permission_id'])),
+    groups: array(withPivot(groupOf(OPERATOR_GROUP_FIELDS), ['role_id', 'group_id'])),
+  }) },
   'user/permission': { name: 'Permission', build: permission },
   'user/usergroup': { name: 'UserGroup', build: () => groupOf(GROUP_FIELDS) },
   'user/operatorgroup': { name: 'OperatorGroup', build: () => groupOf(OPERATOR_GROUP_FIELDS) },
