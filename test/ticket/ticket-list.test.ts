@@ -262,6 +262,28 @@ describe('saved filters (filter, filter_operator) and ticket_count', () => {
     expect(await of([{ item: 'created_at', operator: 'before', value: at }])).toEqual([a.id]);
   });
 
+  it('a user_email condition ignores case for every operator (addresses are stored lower-cased)', async () => {
+    const [local, domain] = user.email.split('@');
+    const capital = `${local[0].toUpperCase()}${local.slice(1)}`;
+    // With the user's own condition beside it: the user's tickets, or none.
+    const emailFilter = (operator: string, value: string) => makeFilter({
+      conditions: [{ rules: [{ item: 'user_email', operator, value }, { item: 'user', operator: 'equals', value: user.id }] }],
+    });
+    const theirs = await list({ filter: (await emailFilter('equals', user.email)).id });
+    expect(theirs).toEqual(expect.arrayContaining(tickets.map((t) => t.id)));
+    for (const [operator, value] of [
+      ['equals', `${capital}@${domain.toUpperCase()}`], ['contains', local.toUpperCase()], ['begins_with', `${capital}@`], ['ends_with', `@${domain.toUpperCase()}`],
+    ]) {
+      const filter = await emailFilter(operator, value);
+      expect([operator, await list({ filter: filter.id })]).toEqual([operator, theirs]);
+      // ticket_count: tickets 0 and 1 (ticket 2 is in a department op does not see, ticket 3 resolved).
+      expect([operator, expectSuccess(await api.get(`/api/ticket/filter/${filter.id}`, { operator: op.id })).ticket_count]).toEqual([operator, 2]);
+    }
+    for (const operator of ['not_equals', 'not_contains']) {
+      expect([operator, await list({ filter: (await emailFilter(operator, user.email.toUpperCase())).id })]).toEqual([operator, []]);
+    }
+  });
+
   it('each condition item translates to SQL that runs', async () => {
     const field = await CustomField.create({ kind: 'ticket', name: unique('Field'), type: 8 });
     const plan = await (await import('../../src/db/models')).SlaPlan.create({ name: unique('Plan') });

@@ -1,5 +1,6 @@
 import type { TicketFilter, TicketFilterCondition } from '../../db/models';
 import { allOf, anyOf, sqlCondition, trusted, type BoundCondition } from '../../db/sql';
+import { canonicalEmail } from '../../lib/validation';
 
 /**
  * Ticket conditions as SQL over `tickets` with bound values: the conditions of saved ticket
@@ -102,7 +103,11 @@ export function conditionSql(c: Pick<TicketFilterCondition, 'item' | 'operator' 
     case 'message':
       return throughRows(c.operator, v, 'text', (m) => sqlCondition`id IN (SELECT ticket_id FROM ticket_messages WHERE is_draft = 0 AND ${m})`);
     case 'user_email':
-      return throughRows(c.operator, v, 'email', (m) => sqlCondition`(user_id IN (SELECT id FROM users WHERE ${m}) OR user_id IN (SELECT user_id FROM user_emails WHERE ${m}))`);
+      // Addresses are stored lower-cased (NFC, punycode domain) and compared exactly (binary
+      // collation): the value, stored as written, is put in that form for every operator (the
+      // list's `user_email` lower-cases its value too), not the column, whose index a function
+      // would keep unused.
+      return throughRows(c.operator, canonicalEmail(v), 'email', (m) => sqlCondition`(user_id IN (SELECT id FROM users WHERE ${m}) OR user_id IN (SELECT user_id FROM user_emails WHERE ${m}))`);
     case 'user_name':
       return throughRows(c.operator, v, "CONCAT_WS(' ', firstname, lastname)", (m) => sqlCondition`user_id IN (SELECT id FROM users WHERE ${m})`);
     case 'locked': return sqlCondition`locked = ${n}`;
