@@ -228,6 +228,8 @@ export interface CustomFieldKindSpec {
   filters?: Record<string, Filter>;
   /** Writes what the extra fields mean (links to departments...), in the request's transaction. */
   afterWrite?(field: CustomField, input: Record<string, any>, creating: boolean, transaction: Transaction): Promise<void>;
+  /** Refuses a deletion the kind does not allow (a ticket field that saved filters use), in its transaction. */
+  beforeDestroy?(field: CustomField, transaction: Transaction): Promise<void>;
   /** Responses carry `options` (the spec leaves them out of ticket fields; they are still stored for values). */
   withOptions?: boolean;
   /** Loads what `present` shows, for a whole page of fields at once (a fixed number of queries). */
@@ -303,6 +305,7 @@ export function customFieldResource(spec: CustomFieldKindSpec): ResourceDef<Cust
 
     async destroy(record, { transaction }) {
       await refuseDependents('custom field', { depends_on_field_id: record.id }, transaction);
+      await spec.beforeDestroy?.(record, transaction);
       const options = await CustomFieldOption.findAll({ attributes: ['id'], where: { field_id: record.id }, transaction });
       if (options.length) {
         await Translation.destroy({ where: { record_type: OPTION_TRANSLATIONS.type, record_id: { [Op.in]: options.map((o) => o.id) } }, transaction });

@@ -9,13 +9,15 @@ import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../lib/serialize';
 import { sqlCondition } from '../db/sql';
 import { field } from '../lib/validation';
+import { assertNotInFilters } from './filterUse';
 
 /**
  * Ticket custom fields (`/api/ticket/customfield`): the shared custom field resource, plus `purge`
  * (0/1) and `depts`, the departments whose tickets have the field (none: every department, as
  * a field without brands applies to every brand). Responses carry no `options`, as the spec
  * says; options of the option types are still stored (ticket values name them). They add `depts`
- * (department ids), so that what was written can be read back.
+ * (department ids), so that what was written can be read back. A field that a saved ticket filter's
+ * condition uses is not deleted (filterUse.ts): dropping the condition would widen the filter.
  */
 
 async function replaceDepartments(fieldId: number, ids: number[], transaction: Transaction): Promise<void> {
@@ -46,6 +48,8 @@ export const ticketCustomFieldResource = customFieldResource({
   async afterWrite(record, input, _creating, transaction) {
     if (input.depts !== undefined) await replaceDepartments(record.id, input.depts ?? [], transaction);
   },
+
+  beforeDestroy: (record, transaction) => assertNotInFilters('customfield', record.id, 'custom field', transaction),
 
   load: (fields) => loadMany(CustomFieldDepartment, 'field_id', fields.map((f) => f.id), { order: [['field_id', 'ASC'], ['department_id', 'ASC']] }),
   present: (record, links: Map<number, CustomFieldDepartment[]>) => ({ depts: (links.get(record.id) ?? []).map((l) => l.department_id) }),

@@ -4,12 +4,14 @@ import { ValidationError } from '../errors';
 
 /**
  * Refuses to delete a record that a saved ticket filter's condition names (`item` equals or not its
- * id): the filter would keep an id its own update refuses (every id a condition names must exist),
- * so a client could not send it back as it is. The conditions are few (a help desk's filters), so
- * the lookup reads them all; the share lock keeps a condition naming the record from being written
- * until the delete commits.
+ * id; a `customfield` condition names its ticket field by `field_id`): the filter would keep an id
+ * its own update refuses (every id a condition names must exist), so a client could not send it
+ * back as it is, and dropping the condition instead would widen the filter. The conditions are few
+ * (a help desk's filters), so the lookup reads them all; the share lock keeps a condition naming
+ * the record from being written until the delete commits.
  */
-export async function assertNotInFilters(item: 'status' | 'priority' | 'tag' | 'department' | 'sla_plan', id: number, label: string, transaction: Transaction): Promise<void> {
-  const named = await TicketFilterCondition.findOne({ attributes: ['id'], where: { item, value: String(id) }, transaction, lock: transaction.LOCK.SHARE });
+export async function assertNotInFilters(item: 'status' | 'priority' | 'tag' | 'department' | 'sla_plan' | 'customfield', id: number, label: string, transaction: Transaction): Promise<void> {
+  const where = item === 'customfield' ? { item, field_id: id } : { item, value: String(id) };
+  const named = await TicketFilterCondition.findOne({ attributes: ['id'], where, transaction, lock: transaction.LOCK.SHARE });
   if (named) throw new ValidationError(`The ${label} cannot be deleted because ticket filters use it: change their conditions first.`);
 }

@@ -250,31 +250,30 @@ describe('PUT /api/ticket/filter/{id}', () => {
     expectNotFound(await api.put(`${BASE}/999999`, { name: '' }), 'filter');
   });
 
-  it('deleting the owner deletes the private filter; deleting a custom field drops its conditions', async () => {
+  it('deleting the owner deletes the private filter', async () => {
     const op = await makeOperator();
-    const field = await CustomField.create({ kind: 'ticket', name: unique('tf'), type: 8 });
     const own = created(await api.post(BASE, { name: unique('F'), user_id: op.id }));
-    const shared = created(await api.post(BASE, { name: unique('F'), conditions: [{ rules: [rule('customfield', 'equals', 'x', { field_id: field.id }), rule('status', 'equals', 1)] }] }));
     await op.destroy();
     expectNotFound(await api.get(`${BASE}/${own.id}`), 'filter');
-    await field.destroy();
-    expect(expectSuccess(await api.get(`${BASE}/${shared.id}`)).conditions).toEqual([{ type: 0, rules: [{ item: 'status', operator: 'equals', value: 1 }] }]);
   });
 
-  it('a status, priority, tag or department a condition names is not deleted: the filter would hold an id it refuses back', async () => {
+  it('a status, priority, tag, department or ticket custom field a condition names is not deleted: the filter would hold an id it refuses back, or widen', async () => {
     const kinds = [
       { item: 'status', path: '/api/ticket/status', label: 'status', body: () => ({ name: unique('Waiting') }) },
       { item: 'priority', path: '/api/ticket/priority', label: 'priority', body: () => ({ name: unique('Urgent') }) },
       { item: 'tag', path: '/api/ticket/tag', label: 'tag', body: () => ({ name: unique('vip') }) },
       { item: 'department', path: '/api/ticket/department', label: 'department', body: () => ({ name: unique('Billing') }) },
+      { item: 'customfield', path: '/api/ticket/customfield', label: 'custom field', body: () => ({ name: unique('Order'), type: 8 }) },
     ];
     for (const { item, path, label, body } of kinds) {
       const record = expectSuccess(await api.post(path, body()), `Successfully created new ${label}!`);
-      const filter = created(await api.post(BASE, { name: unique('F'), conditions: [{ rules: [rule(item, 'not_equals', record.id)] }] }));
+      const named = item === 'customfield' ? rule(item, 'equals', 'x', { field_id: record.id }) : rule(item, 'not_equals', record.id);
+      const filter = created(await api.post(BASE, { name: unique('F'), conditions: [{ rules: [named] }] }));
       expectError(await api.del(`${path}/${record.id}`), 422, `The ${label} cannot be deleted because ticket filters use it: change their conditions first.`);
       expectSuccess(await api.get(`${path}/${record.id}`));
       // The filter as it is can be sent back.
       const shown = expectSuccess(await api.get(`${BASE}/${filter.id}`));
+      expect(shown.conditions).toEqual(filter.conditions);
       updated(await api.put(`${BASE}/${filter.id}`, { name: shown.name, conditions: shown.conditions }));
       // Once no condition names it, it goes.
       updated(await api.put(`${BASE}/${filter.id}`, { conditions: '' }));
@@ -322,5 +321,22 @@ describe('a filter and the deletion of a record it names, at once', () => {
       'FOR UPDATE', 'the deletion to wait for the filter',
     );
     expectError(deleted, 422, 'The status cannot be deleted because ticket filters use it: change their conditions first.');
+  });
+
+  it('a filter on a ticket custom field first: the deletion of the field waits for it and is refused', async () => {
+    const field = expectSuccess(await api.post('/api/ticket/customfield', { name: unique('Kept'), type: 8 }), 'Successfully created new custom field!');
+    let filterId = 0;
+    const deleted = await raceAfterHeld(
+      async (t) => {
+        await CustomField.findAll({ where: { id: field.id }, transaction: t, lock: t.LOCK.SHARE });
+        const filter = await TicketFilter.create({ name: unique('First') }, { transaction: t });
+        filterId = filter.id;
+        await TicketFilterCondition.create({ filter_id: filter.id, group_no: 0, group_type: 0, position: 0, item: 'customfield', operator: 'equals', value: 'x', field_id: field.id }, { transaction: t });
+      },
+      () => api.del(`/api/ticket/customfield/${field.id}`).then((res) => res),
+      'FOR UPDATE', 'the deletion to wait for the filter',
+    );
+    expectError(deleted, 422, 'The custom field cannot be deleted because ticket filters use it: change their conditions first.');
+    expect(await TicketFilterCondition.count({ where: { filter_id: filterId } })).toBe(1);
   });
 });
