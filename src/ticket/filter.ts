@@ -235,15 +235,18 @@ async function replaceGroups(filterId: number, ids: number[], transaction: Trans
 export const visibleTo = (operatorId: number): BoundCondition => sqlCondition`user_id = ${operatorId} OR (user_id IS NULL AND (all_groups = 1 OR id IN (
   SELECT tfg.filter_id FROM ticket_filter_groups tfg JOIN user_groups ug ON ug.group_id = tfg.group_id WHERE ug.user_id = ${operatorId})))`;
 
-const isOperator = async (id: number) => !!(await User.findOne({ attributes: ['id'], where: { id, type: 'operator' } }));
+/**
+ * The filters the `operator` of the list or show sees; an id that is no operator is refused (`The
+ * selected operator is invalid.`, as the ticket list's `filter_operator`), not taken for an
+ * operator who sees nothing.
+ */
+async function seenByOperator(operatorId: number): Promise<BoundCondition> {
+  await assertExist(User, 'operator', operatorId, undefined, { type: 'operator' });
+  return visibleTo(operatorId);
+}
 
-/** `operator`: only the filters that operator sees (none for an id that is no operator). */
-const operatorFilter: Filter = {
-  schema: field.id(),
-  async where(operatorId: number) {
-    return (await isOperator(operatorId)) ? visibleTo(operatorId) : null;
-  },
-};
+/** `operator`: only the filters that operator sees. */
+const operatorFilter: Filter = { schema: field.id(), where: seenByOperator };
 
 /**
  * How many tickets each filter matches for an operator, as SupportPal's sidebar counts them: the
@@ -316,10 +319,7 @@ export const filterResource: ResourceDef<TicketFilter, Related> = {
   sortable: ['name', 'user_id', 'created_at', 'updated_at'],
   filters: { operator: operatorFilter },
   showQuery: Joi.object({ lang: langParam(), operator: field.id() }),
-  async showScope(query) {
-    if (query.operator === undefined) return undefined;
-    return (await isOperator(query.operator)) ? visibleTo(query.operator) : sqlCondition`1 = 0`;
-  },
+  showScope: (query) => (query.operator === undefined ? undefined : seenByOperator(query.operator)),
   createSchema: Joi.object({
     ...bodyFields,
     name: field.string().required(),

@@ -167,21 +167,21 @@ describe('visibility by operator', () => {
     await TicketFilterGroup.destroy({ where: { filter_id: f.aliceOwn.id } });
   });
 
-  it('an unknown id, or a user, sees nothing', async () => {
+  it('an operator that is an unknown id, or a user, is refused on the list and on show (not an operator who sees nothing)', async () => {
     const customer = await User.create({ type: 'user', brand_id: 1, email: `${unique('c')}@example.com` });
     for (const operator of [999999, customer.id]) {
-      const res = await api.get(BASE, { operator });
-      expect(expectList(res)).toEqual([]);
-      expect(res.body.count).toBe(0);
+      expectError(await api.get(BASE, { operator }), 422, 'The selected operator is invalid.');
+      expectError(await api.get(`${BASE}/${f.shared.id}`, { operator }), 422, 'The selected operator is invalid.');
     }
     expectError(await api.get(BASE, { operator: 'alice' }), 422, 'The operator must be an integer.');
+    // A filter that does not exist is still a 404 first.
+    expectNotFound(await api.get(`${BASE}/999999`, { operator: customer.id }), 'filter');
   });
 
   it('show with an operator: 404 for a filter that operator cannot see', async () => {
     expect(expectSuccess(await api.get(`${BASE}/${f.groupA.id}`, { operator: alice.id })).id).toBe(f.groupA.id);
     expectNotFound(await api.get(`${BASE}/${f.groupA.id}`, { operator: bob.id }), 'filter');
     expectNotFound(await api.get(`${BASE}/${f.aliceOwn.id}`, { operator: carol.id }), 'filter');
-    expectNotFound(await api.get(`${BASE}/${f.shared.id}`, { operator: 999999 }), 'filter');
     expect(expectSuccess(await api.get(`${BASE}/${f.nobody.id}`)).id).toBe(f.nobody.id);
   });
 
