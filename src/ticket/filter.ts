@@ -24,7 +24,8 @@ import { ticketSettings } from './ticketSettings';
  *
  * Who sees a filter: a filter with an owner (`user_id`) is private to that operator; a shared
  * one (`user_id` null) is seen by every operator when `all_groups` is 1, else by the members of
- * its operator `groups`.
+ * its operator `groups`. No groups means every operator, as for canned responses (SupportPal:
+ * "leave blank to make visible to all operators"): a write leaving none stores `all_groups` 1.
  *
  * Conditions come in groups: `condition_group_type` 0 means every group must match, 1 any group;
  * inside a group, `type` 0 means every condition must match, 1 any. A condition is an item of the
@@ -226,6 +227,12 @@ async function replaceConditions(filterId: number, groups: ConditionGroupInput[]
   await setRows(TicketFilterCondition, { filter_id: filterId }, CONDITION_COLUMNS, rows, transaction, { fresh });
 }
 
+/**
+ * The `all_groups` a write stores: as sent (0 by default) while the filter has `groups`, 1 when it
+ * has none (every operator, not none: a filter no operator could see).
+ */
+const allGroupsOf = (sent: number | undefined, groups: number) => (groups ? sent ?? 0 : 1);
+
 async function replaceGroups(filterId: number, ids: number[], transaction: Transaction, fresh = false) {
   await assertExist(Group, 'groups', ids, transaction, { type: 'operator' });
   await setLinks(TicketFilterGroup, { filter_id: filterId }, 'group_id', ids, transaction, { fresh });
@@ -338,9 +345,7 @@ export const filterResource: ResourceDef<TicketFilter, Related> = {
     await assertExist(User, 'user_id', owner, transaction, { type: 'operator' });
     const groups: number[] = input.groups ?? [];
     const filter = await TicketFilter.create({
-      ...sent(input, ['name', 'condition_group_type']), user_id: owner,
-      // Shared with every operator unless groups are named.
-      all_groups: input.all_groups ?? (groups.length ? 0 : 1),
+      ...sent(input, ['name', 'condition_group_type']), user_id: owner, all_groups: allGroupsOf(input.all_groups, groups.length),
     }, { transaction });
     await replaceGroups(filter.id, groups, transaction, true);
     await replaceConditions(filter.id, input.conditions ?? [], transaction, true);
@@ -353,7 +358,8 @@ export const filterResource: ResourceDef<TicketFilter, Related> = {
       values.user_id = input.user_id ? input.user_id : null;
       await assertExist(User, 'user_id', values.user_id, transaction, { type: 'operator' });
     }
-    if (input.groups !== undefined && input.all_groups === undefined) values.all_groups = input.groups?.length ? 0 : 1;
+    if (input.groups !== undefined) values.all_groups = allGroupsOf(input.all_groups, input.groups?.length ?? 0);
+    else if (input.all_groups === 0) values.all_groups = allGroupsOf(0, await TicketFilterGroup.count({ where: { filter_id: filter.id }, transaction }));
     await filter.update(values, { transaction });
     if (input.groups !== undefined) await replaceGroups(filter.id, input.groups ?? [], transaction);
     if (input.conditions !== undefined) await replaceConditions(filter.id, input.conditions, transaction);

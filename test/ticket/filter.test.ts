@@ -79,7 +79,8 @@ describe('POST /api/ticket/filter', () => {
   });
 
   it('takes a JSON body', async () => {
-    const data = created(await api.postJson(BASE, { name: unique('Json'), all_groups: false, conditions: [{ type: 0, rules: [{ item: 'priority', operator: 'EQUALS', value: 3 }] }] }));
+    const group = await makeGroup();
+    const data = created(await api.postJson(BASE, { name: unique('Json'), all_groups: false, groups: [group.id], conditions: [{ type: 0, rules: [{ item: 'priority', operator: 'EQUALS', value: 3 }] }] }));
     expect(data).toMatchObject({ all_groups: 0, conditions: [{ type: 0, rules: [{ item: 'priority', operator: 'equals', value: 3 }] }] });
   });
 
@@ -223,6 +224,27 @@ describe('PUT /api/ticket/filter/{id}', () => {
     const both = updated(await api.put(`${BASE}/${filter.id}`, { groups: [group.id], all_groups: 1, condition_group_type: 1 }));
     expect(both).toMatchObject({ all_groups: 1, condition_group_type: 1 });
     expect(both.groups).toHaveLength(1);
+  });
+
+  it('a shared filter without groups is seen by every operator, whatever all_groups says (as canned responses), on create and update', async () => {
+    const loner = await makeOperator();
+    const group = await makeGroup();
+    const sees = async (id: number) => ids(expectList(await api.get(BASE, { operator: loner.id, limit: 1000 }))).includes(id);
+    // Create: all_groups 0 with no groups, or empty ones.
+    for (const form of [{ all_groups: 0 }, { all_groups: 'false', groups: '' }]) {
+      const filter = created(await api.post(BASE, { name: unique('F'), ...form }));
+      expect(filter).toMatchObject({ all_groups: 1, groups: [] });
+      expect(await sees(filter.id)).toBe(true);
+    }
+    // Update: all_groups 0 alone on a filter without groups, and with the groups emptied.
+    const open = created(await api.post(BASE, { name: unique('F') }));
+    expect(updated(await api.put(`${BASE}/${open.id}`, { all_groups: 0 }))).toMatchObject({ all_groups: 1, groups: [] });
+    const limited = created(await api.post(BASE, { name: unique('F'), groups: [group.id], all_groups: 1 }));
+    expect(updated(await api.put(`${BASE}/${limited.id}`, { all_groups: 0 })).all_groups).toBe(0);
+    expect(await sees(limited.id)).toBe(false);
+    expect(updated(await api.put(`${BASE}/${limited.id}`, { all_groups: 0, groups: '' }))).toMatchObject({ all_groups: 1, groups: [] });
+    expect(await sees(limited.id)).toBe(true);
+    expect(await sees(open.id)).toBe(true);
   });
 
   it('replaces the conditions when sent, clears them with an empty value', async () => {
