@@ -1,6 +1,7 @@
 import { CustomField, Department, Group, TicketFilter, TicketFilterCondition, TicketFilterGroup, TicketStatus, TicketTag, User, UserGroup } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { countTicketsMatching } from '../../src/ticket/filter';
+import * as m045 from '../../migrations/045_filter_groups_all';
 import { useApi, unique } from '../helpers/app';
 import { raceAfterHeld } from '../helpers/races';
 import { countWarm } from '../helpers/queries';
@@ -245,6 +246,27 @@ describe('PUT /api/ticket/filter/{id}', () => {
     expect(updated(await api.put(`${BASE}/${limited.id}`, { all_groups: 0, groups: '' }))).toMatchObject({ all_groups: 1, groups: [] });
     expect(await sees(limited.id)).toBe(true);
     expect(await sees(open.id)).toBe(true);
+  });
+
+  it('migration 045: a shared filter saved without groups and all_groups 0 (seen by no operator) is seen by every operator', async () => {
+    const loner = await makeOperator();
+    const group = await makeGroup();
+    const sees = async (id: number) => ids(expectList(await api.get(BASE, { operator: loner.id, limit: 1000 }))).includes(id);
+    const [hidden, limited, mine] = [
+      created(await api.post(BASE, { name: unique('F') })),
+      created(await api.post(BASE, { name: unique('F'), groups: [group.id] })),
+      created(await api.post(BASE, { name: unique('F'), user_id: loner.id })),
+    ];
+    // As written before the rule: all_groups 0, no groups.
+    await TicketFilter.update({ all_groups: 0 }, { where: { id: [hidden.id, mine.id] } });
+    expect(await sees(hidden.id)).toBe(false);
+    await m045.up(sequelize().getQueryInterface());
+    expect(await sees(hidden.id)).toBe(true);
+    expect((await TicketFilter.findByPk(hidden.id))!.all_groups).toBe(1);
+    // A filter with groups, or an operator's own, is left as it was.
+    expect((await TicketFilter.findByPk(limited.id))!.all_groups).toBe(0);
+    expect(await sees(limited.id)).toBe(false);
+    expect((await TicketFilter.findByPk(mine.id))!.all_groups).toBe(0);
   });
 
   it('replaces the conditions when sent, clears them with an empty value', async () => {
