@@ -17,7 +17,7 @@ const newPhone = phoneNumbers('7');
 
 const COMMON_FIELDS = [
   'id', 'brand_id', 'firstname', 'lastname', 'email', 'email_verified', 'active', 'organisation_id', 'organisation_access_level',
-  'country', 'language_code', 'timezone', 'avatar', 'twofa_enabled', 'twofa_secret', 'twofa_token', 'twitter_id', 'twitter_handle',
+  'organisation_notifications', 'country', 'language_code', 'timezone', 'avatar', 'twofa_enabled', 'twofa_secret', 'twofa_token', 'twitter_id', 'twitter_handle',
   'facebook_id', 'created_at', 'updated_at', 'formatted_name', 'phonenumbers', 'customfields', 'groups',
 ];
 const CREATE_OMITS = ['avatar', 'twofa_enabled', 'twofa_secret', 'twofa_token', 'twitter_id', 'twitter_handle', 'facebook_id'];
@@ -60,7 +60,7 @@ beforeAll(async () => {
 /** The shape every user response shares: integers, 0/1 flags, arrays. */
 function expectUserTypes(u: any) {
   for (const k of ['id', 'brand_id', 'created_at', 'updated_at']) expect(Number.isInteger(u[k])).toBe(true);
-  for (const k of ['email_verified', 'active']) expect([0, 1]).toContain(u[k]);
+  for (const k of ['email_verified', 'active', 'organisation_notifications']) expect([0, 1]).toContain(u[k]);
   if ('twofa_enabled' in u) expect([0, 1]).toContain(u.twofa_enabled);
   expect(u.organisation_id === null || Number.isInteger(u.organisation_id)).toBe(true);
   expect(u.organisation_access_level === null || [0, 1].includes(u.organisation_access_level)).toBe(true);
@@ -80,7 +80,7 @@ describe('POST /api/user/user', () => {
     expectUserTypes(u);
     expect(u).toMatchObject({
       brand_id: 1, firstname: null, lastname: null, email, email_verified: 0, active: 1,
-      organisation_id: null, organisation_access_level: null, country: null,
+      organisation_id: null, organisation_access_level: null, organisation_notifications: 1, country: null,
       language_code: settings.default_frontend_language, timezone: settings.default_timezone,
       formatted_name: email, phonenumbers: [], customfields: [], groups: [], organisation: null, additional_emails: [],
     });
@@ -321,6 +321,19 @@ describe('PUT /api/user/user/{id}', () => {
       email, firstname: 'B', lastname: 'C', country: 'de', language_code: 'es', timezone: 'Europe/Berlin', active: 0,
     }), 'Successfully updated the user!');
     expect(u).toMatchObject({ email, firstname: 'B', lastname: 'C', country: 'DE', language_code: 'es', timezone: 'Europe/Berlin', active: 0 });
+  });
+
+  it('stores organisation_notifications and returns it (create, update, show, list)', async () => {
+    const created = await createUser({ email: newEmail(), organisation_notifications: 0 });
+    expect(created.organisation_notifications).toBe(0);
+    const u = expectSuccess(await api.put(`${BASE}/${created.id}`, { organisation_notifications: 1 }), 'Successfully updated the user!');
+    expect(u.organisation_notifications).toBe(1);
+    expect((await showUser(created.id)).organisation_notifications).toBe(1);
+    expect((await User.findByPk(created.id))!.organisation_notifications).toBe(1);
+    const listed = (await listUsers({ email: created.email })).data;
+    expect(listed.map((l: any) => [l.id, l.organisation_notifications])).toEqual([[created.id, 1]]);
+    expectError(await api.put(`${BASE}/${created.id}`, { organisation_notifications: 'x' }), 422, 'The organisation notifications field must be true or false.');
+    expect((await showUser(created.id)).organisation_notifications).toBe(1);
   });
 
   it('clears an optional text field sent empty', async () => {

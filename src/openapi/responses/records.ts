@@ -39,7 +39,7 @@ import { STATUS_FIELDS, STATUS_TRANSLATIONS } from '../../ticket/status';
 import { TAG_FIELDS as TICKET_TAG_FIELDS, TAG_TRANSLATIONS as TICKET_TAG_TRANSLATIONS } from '../../ticket/tag';
 import { OPERATOR_FIELDS } from '../../ticket/tickets/presenter';
 import { OPERATOR_GROUP_FIELDS, GROUP_FIELDS } from '../../user/groupFields';
-import { CREATE_OMITS, ORGANISATION_FIELDS, PERSON_FIELDS, USER_SUMMARY_FIELDS } from '../../user/people/presenter';
+import { CREATE_OMITS, ORGANISATION_FIELDS, PERSON_FIELDS, USER_ONLY, USER_SUMMARY_FIELDS } from '../../user/people/presenter';
 import { ROLE_FIELDS } from '../../user/role';
 import {
   ANY, FLAG, INT, STR, array, column, columns, extend, nullable, object, picked, translated, withPivot, type Json,
@@ -102,7 +102,7 @@ const EMAIL_LIST: Json = { ...array(STR), description: 'Email addresses.' };
 
 /** user/people/presenter.ts serializePerson. */
 function person(view: View, operator: boolean): Json {
-  const fields = PERSON_FIELDS.filter((k) => !(operator && k === 'brand_id') && !(view === 'create' && CREATE_OMITS.has(k)));
+  const fields = PERSON_FIELDS.filter((k) => !(operator && USER_ONLY.has(k)) && !(view === 'create' && CREATE_OMITS.has(k)));
   const phone = object({ ...columns(UserPhone, ['id', 'user_id', 'number', 'created_at', 'updated_at']) });
   const props: Json = {
     ...columns(User, fields),

@@ -20,7 +20,7 @@ import { emailTemplates } from '../templateMapping';
 import { mailContext, recipientLocales, renderMail, templateFor, translatedTemplate } from './content';
 import { jsonList, ownAddresses } from '../common';
 import { stillWaiting } from '../waitingReminders';
-import { departmentOperatorIds, withoutOwnAddresses } from './recipients';
+import { copiedAddresses, departmentOperatorIds, withoutOwnAddresses } from './recipients';
 import { oneLine, richText } from './render';
 import { overNotificationCap } from './notificationCap';
 import { replyAddress } from './replyAddress';
@@ -88,7 +88,10 @@ export const templateKeyOf = (kind: TicketMailKind): string => (kind === 'user_u
 const HUMAN_WRITTEN: ReadonlySet<TicketMailKind> = new Set(['user_ticket_reply', 'user_user_ticket_reply', 'forward']);
 /** Mails that carry the files attached to their message. */
 const WITH_ATTACHMENTS: ReadonlySet<TicketMailKind> = new Set(['user_ticket_reply', 'user_user_ticket_reply', 'forward']);
-/** User mails that also go to the ticket's CC addresses. */
+/**
+ * User mails that also go to the ticket's CC addresses, and to the managers of its user's
+ * organisation who asked for them (recipients.ts copiedAddresses), as the copy of a user's reply does.
+ */
 const TO_CC: ReadonlySet<TicketMailKind> = new Set([
   'user_ticket_opened', 'user_ticket_reply', 'user_ticket_waitingresponse', 'user_ticket_autoclose', 'user_ticket_operatorclose',
 ]);
@@ -165,21 +168,22 @@ async function userDraft(kind: UserMailKind, p: TicketMailPayload, { ticket, bra
 
   const owner = await User.findByPk(ticket.user_id);
   const author = message?.user_id ? await User.findByPk(message.user_id) : null;
-  // Copied on the ticket, nobody gets a copy of their own message (an operator's reply, one that
-  // copies its author), nor one of a message their operator notification tells them of.
+  // Copied on the ticket (or as a manager of its user's organisation), nobody gets a copy of their
+  // own message (an operator's reply, one that copies its author; a manager's reply to a
+  // colleague's ticket), nor one of a message their operator notification tells them of.
   const skipped = new Set(await addressesOfAll([...(author ? [author] : []), ...(await stillActive(p.notifiedOperators ?? []))]));
   let user: string[];
   let others: string[];
   if (kind === 'user_user_ticket_reply') {
-    // The CC addresses only, never back to the user who wrote it.
+    // The CC addresses (and the organisation's managers) only, never back to the user who wrote it.
     user = [];
     // A reply by mail reached the addresses it was itself sent to (the message's `cc`) already.
     if (await isEmailChannel(message!.channel_id)) for (const a of jsonList(message!.cc)) skipped.add(a.toLowerCase());
-    others = (await withoutOwnAddresses(jsonList(ticket.cc))).filter((a) => !skipped.has(a));
+    others = (await withoutOwnAddresses(await copiedAddresses(ticket))).filter((a) => !skipped.has(a));
     if (!others.length) return skip('no recipient: nobody else is copied on the ticket');
   } else {
     const userAddress = owner && owner.type === 'user' && owner.active === 1 ? [owner.email] : [];
-    const ccList = TO_CC.has(kind) ? jsonList(ticket.cc) : [];
+    const ccList = TO_CC.has(kind) ? await copiedAddresses(ticket) : [];
     const [ownerAddress, copied] = await Promise.all([withoutOwnAddresses(userAddress), withoutOwnAddresses(ccList)]);
     user = ownerAddress;
     others = copied.filter((a) => !user.includes(a) && !skipped.has(a));

@@ -1,7 +1,9 @@
 import { Op, type Transaction } from 'sequelize';
-import { Brand, DepartmentEmail, TicketAssignee, TicketWatcher, User } from '../../db/models';
+import { Brand, DepartmentEmail, TicketAssignee, TicketWatcher, User, type Ticket } from '../../db/models';
 import { select } from '../../db/select';
 import { onceInTransaction } from '../../db/transaction';
+import { MANAGER } from '../../user/organisationMembership';
+import { jsonList, ownAddresses } from '../common';
 import { splitSubaddress } from './replyAddress';
 
 /**
@@ -54,6 +56,40 @@ export async function activeOperators(ids: number[], except: number | null, tran
   })).map((u) => u.id));
   const found = transaction ? await onceInTransaction(transaction, `operators.active:${[...wanted].sort((a, b) => a - b).join(',')}`, read) : await read();
   return wanted.filter((id) => found.has(id));
+}
+
+/**
+ * The people a ticket's user-facing mails copy besides its CC list: the managers and the owner of
+ * its user's organisation who asked for it (`organisation_notifications`), active users of the
+ * ticket's brand, never the ticket's user (their own tickets' mails reach them as the user). Read
+ * when the mail is decided and again when it is sent. One statement.
+ */
+export async function organisationCopies(ticket: Pick<Ticket, 'user_id' | 'brand_id'>, transaction?: Transaction): Promise<Array<{ id: number; email: string }>> {
+  const rows = await select<{ id: number; email: string }>(
+    `SELECT m.id, m.email FROM users u
+      JOIN organisations o ON o.id = u.organisation_id
+      JOIN users m ON m.organisation_id = o.id
+      WHERE u.id = :userId AND u.type = 'user'
+        AND m.id <> u.id AND m.type = 'user' AND m.active = 1 AND m.organisation_notifications = 1 AND m.brand_id = :brandId
+        AND (m.organisation_access_level = :manager OR m.id = o.owner_id)
+      ORDER BY m.id`,
+    { userId: ticket.user_id, brandId: ticket.brand_id, manager: MANAGER }, { transaction },
+  );
+  return rows.map((r) => ({ id: Number(r.id), email: r.email }));
+}
+
+/**
+ * Whom the mails that copy a ticket's CC list copy: its CC addresses, then the organisation's
+ * managers of organisationCopies, each once (one already on the list by one of their addresses
+ * is not added again).
+ */
+export async function copiedAddresses(ticket: Pick<Ticket, 'user_id' | 'brand_id' | 'cc'>, transaction?: Transaction): Promise<string[]> {
+  const cc = jsonList(ticket.cc);
+  const managers = await organisationCopies(ticket, transaction);
+  if (!managers.length) return cc;
+  const listed = new Set(cc.map((a) => a.trim().toLowerCase()));
+  const addresses = await ownAddresses(managers, transaction);
+  return [...cc, ...managers.filter((m) => !addresses.get(m.id)!.some((a) => listed.has(a))).map((m) => m.email)];
 }
 
 /**

@@ -7,12 +7,13 @@ import { emailTemplates } from '../templateMapping';
 import { templateKeyOf, ticketMail, type NoticeKind, type OperatorMailKind, type UserMailKind } from './job';
 import { jsonList, ownAddresses } from '../common';
 import { cachedTicketSettings } from '../ticketSettings';
-import { activeOperators, assignedIds, departmentOperatorIds, watcherIds } from './recipients';
+import { activeOperators, assignedIds, departmentOperatorIds, organisationCopies, watcherIds } from './recipients';
 
 /**
  * Which mails the ticket events cause, written to the outbox in the event's transaction (so a
  * mail exists exactly when the change it reports was committed). One job per operator; one job
- * for the user and the ticket's CC addresses. A kind whose department template is -1 writes
+ * for the user and the ticket's CC addresses (and the managers of the user's organisation who ask
+ * for its mails: recipients.ts copiedAddresses). A kind whose department template is -1 writes
  * nothing (the mail job checks the template again when it sends).
  *
  *   ticket.created     user_ticket_opened (send_user_email; the department's notify_email_ticket /
@@ -26,7 +27,8 @@ import { activeOperators, assignedIds, departmentOperatorIds, watcherIds } from 
  *                      operator_user_ticket_reply to the assigned operators (else the department's)
  *                      and the watching ones (send_operators_email), and user_user_ticket_reply
  *                      (the department's user_ticket_reply template) to the ticket's CC addresses
- *                      but the author's (send_user_email); a note: operator_ticket_note to
+ *                      and its organisation's managers who asked for it, but the author's
+ *                      (send_user_email); a note: operator_ticket_note to
  *                      the assigned and watching operators except the author (send_operators_email);
  *                      a draft: nothing. The copy of a message to the CC addresses leaves out its
  *                      author and the operators told of it by their own mail (`notifiedOperators`)
@@ -159,8 +161,11 @@ export async function onMessageCreated(p: EventPayloads['message.created'], tran
     const ids = [...(assigned.length ? assigned : await departmentOperatorIds(ticket.department_id, transaction)), ...(await watcherIds(ticket.id, transaction))];
     notified = await mailOperators('operator_user_ticket_reply', scope, ids, null, message.id, transaction);
   }
-  // A user's reply: its copy to the ticket's CC addresses (the mail leaves out the author's own).
-  if (p.sendUserEmail && !ticket.internal && jsonList(ticket.cc).length) await mailUser('user_user_ticket_reply', scope, message.id, transaction, notified);
+  // A user's reply: its copy to the ticket's CC addresses and the organisation's managers who asked
+  // for it (the mail leaves out the author's own).
+  if (p.sendUserEmail && !ticket.internal && (jsonList(ticket.cc).length || (await organisationCopies(ticket, transaction)).some((m) => m.id !== message.user_id))) {
+    await mailUser('user_user_ticket_reply', scope, message.id, transaction, notified);
+  }
 }
 
 export async function onMessageForwarded(p: EventPayloads['message.forwarded'], transaction: Transaction): Promise<void> {

@@ -6,12 +6,18 @@ import { OPERATOR_GROUP_FIELDS } from '../groupFields';
 import type { View } from '../../http/resource';
 import { loadCustomFieldValues, serializeCustomFieldValue } from '../../customfields/values';
 
-/** Fields of a user or operator in every response, before the relations. */
+/**
+ * Fields of a user or operator in every response, before the relations. `organisation_notifications`
+ * (beyond the spec's list: what a write sets, docs/api-decisions.md) is a user's only.
+ */
 export const PERSON_FIELDS = [
   'id', 'brand_id', 'firstname', 'lastname', 'email', 'email_verified', 'active', 'organisation_id', 'organisation_access_level',
-  'country', 'language_code', 'timezone', 'avatar', 'twofa_enabled', 'twofa_secret', 'twofa_token', 'twitter_id', 'twitter_handle',
+  'organisation_notifications', 'country', 'language_code', 'timezone', 'avatar', 'twofa_enabled', 'twofa_secret', 'twofa_token', 'twitter_id', 'twitter_handle',
   'facebook_id', 'created_at', 'updated_at',
 ] as const;
+
+/** What an operator's responses leave out: they have no brand and get no organisation's mail. */
+export const USER_ONLY = new Set(['brand_id', 'organisation_notifications']);
 
 /** What a create response leaves out (the spec). */
 export const CREATE_OMITS = new Set(['avatar', 'twofa_enabled', 'twofa_secret', 'twofa_token', 'twitter_id', 'twitter_handle', 'facebook_id']);
@@ -75,15 +81,15 @@ export async function loadPeople(people: User[], opts: { customfields: boolean; 
 export const serializeGroup = (g: Group) => pick(g, OPERATOR_GROUP_FIELDS);
 
 /**
- * A user or an operator as the spec shows it for `view`. Operators have no brand and no custom
- * fields; show, create and update of a user add `organisation` and `additional_emails`; create
- * leaves out avatar, twofa_*, twitter_* and facebook_id.
+ * A user or an operator as the spec shows it for `view`. Operators have no brand, no custom
+ * fields and no organisation_notifications; show, create and update of a user add `organisation`
+ * and `additional_emails`; create leaves out avatar, twofa_*, twitter_* and facebook_id.
  */
 export function serializePerson(p: User, rel: PersonRelations, view: View) {
   const operator = p.type === 'operator';
   const out: Record<string, any> = {};
   for (const k of PERSON_FIELDS) {
-    if (operator && k === 'brand_id') continue;
+    if (operator && USER_ONLY.has(k)) continue;
     if (view === 'create' && CREATE_OMITS.has(k)) continue;
     out[k] = (p as unknown as Record<string, unknown>)[k] ?? null;
   }
