@@ -116,6 +116,44 @@ describe('PUT /api/core/emailtemplate/{id}', () => {
     expectError(await api.put(`${BASE}/${brandOwn.id}`, { 'name:fr': 'x' }), 422, 'The name:fr field is not translatable.');
   });
 
+  it('refuses what the renderer would mail as written (Twig tags and comments, a {{ without its }}), changing nothing', async () => {
+    const template = await EmailTemplate.create({ name: 'user_ticket_opened', brand_id: brand.id, subject: 'Kept', contents: '<p>Kept</p>' });
+    await Translation.create({ record_type: 'email_template', record_id: template.id, locale: 'fr', field: 'subject', value: 'Gardé' });
+    const refusals: Array<[Record<string, string>, string]> = [
+      [{ contents: '<p>{% if user.firstname %}Hi {{ user.firstname }}{% endif %}</p>' },
+        'The contents field uses a template tag ({% if %}) that is not supported: only {{ variables }} are.'],
+      [{ contents: '{%- for m in messages -%}{{ m.text }}{% endfor %}' }, 'The contents field uses a template tag ({% for %}) that is not supported: only {{ variables }} are.'],
+      [{ contents: 'Hi {% %}' }, 'The contents field uses a template tag ({% %}) that is not supported: only {{ variables }} are.'],
+      [{ contents: '<p>{# internal note #}Hi</p>' }, 'The contents field uses a template comment ({# #}) that is not supported: only {{ variables }} are.'],
+      [{ subject: '{{ ticket.subject' }, "The subject field has a '{{' without its closing '}}'."],
+      // FIELD takes the first }}: the first {{ would swallow the text up to the second field's end.
+      [{ subject: 'Re: {{ ticket.number and {{ ticket.subject }}' }, "The subject field has a '{{' without its closing '}}'."],
+      [{ subject: 'Fine {{ ticket.number }}', contents: '<p>{{ user.firstname }</p>' }, "The contents field has a '{{' without its closing '}}'."],
+      [{ 'subject:de': '{% if x %}Antwort{% endif %}' }, 'The subject:de field uses a template tag ({% if %}) that is not supported: only {{ variables }} are.'],
+      [{ 'contents:fr': '<p>Bonjour {{ user.firstname</p>' }, "The contents:fr field has a '{{' without its closing '}}'."],
+    ];
+    for (const [body, message] of refusals) expectError(await api.put(`${BASE}/${template.id}`, body), 422, message);
+    await template.reload();
+    expect([template.subject, template.contents, template.updated_at]).toEqual(['Kept', '<p>Kept</p>', template.created_at]);
+    expect((await Translation.findAll({ where: { record_type: 'email_template', record_id: template.id } })).map((t) => [t.field, t.value])).toEqual([['subject', 'Gardé']]);
+
+    // Merge fields as the renderer fills them pass: filters (ignored), whitespace control, spacing,
+    // a lone }} (minified CSS), a # or % outside a tag.
+    const contents = '<style>@media(max-width:600px){#main{width:100%}}</style><p>{{- user.firstname|title -}}, 100% {{message.text|raw}} #1</p>';
+    expect(expectSuccess(await api.put(`${BASE}/${template.id}`, { subject: '[#{{ ticket.number }}] {{ticket.subject}}', contents, 'contents:fr': contents }), 'Successfully updated the email template!'))
+      .toMatchObject({ subject: '[#{{ ticket.number }}] {{ticket.subject}}', contents });
+  });
+
+  it('every shipped template passes the check: each saved back as it is', async () => {
+    const shipped = await EmailTemplate.findAll({ where: { brand_id: null } });
+    expect(shipped.map((t) => t.name).sort()).toEqual([...NAMES].sort());
+    for (const t of shipped) {
+      expect([t.name, expectSuccess(await api.put(`${BASE}/${t.id}`, { subject: t.subject, contents: t.contents, 'subject:fr': t.subject, 'contents:fr': t.contents }), 'Successfully updated the email template!')])
+        .toEqual([t.name, expect.objectContaining({ subject: t.subject, contents: t.contents })]);
+      await Translation.destroy({ where: { record_type: 'email_template', record_id: t.id } });
+    }
+  });
+
   it('templates are not created or deleted through the API', async () => {
     expect((await request(api.app).post(BASE).auth(api.token, 'x')).status).toBe(405);
     const res = await request(api.app).delete(`${BASE}/${brandOwn.id}`).auth(api.token, 'x');

@@ -1,4 +1,4 @@
-import { escapeHtml, htmlToText, lookup, oneLine, renderTemplate } from '../../src/ticket/mail/render';
+import { escapeHtml, htmlToText, lookup, oneLine, renderTemplate, templateProblem } from '../../src/ticket/mail/render';
 import { localesOf } from '../../src/ticket/mail/content';
 import {
   mailDomain, newMessageId, normaliseMessageId, parseMessageId, parseReferences, subjectWithNumber,
@@ -50,6 +50,17 @@ describe('the template renderer', () => {
   it('ignores filters, raw included: values stay escaped', () => {
     expect(renderTemplate('{{ ticket.subject|raw }}', context, 'html')).toBe('Printer &lt;on fire&gt; &amp; &quot;smoking&quot;');
     expect(renderTemplate('{{ user.firstname | upper }}', context, 'html')).toBe('Ann');
+  });
+
+  it('templateProblem names what it would send as written, and passes every shipped template', () => {
+    expect(templateProblem('{% if x %}a{% endif %}', 'contents')).toBe('The contents field uses a template tag ({% if %}) that is not supported: only {{ variables }} are.');
+    expect(templateProblem('{{ ticket.subject', 'subject')).toBe("The subject field has a '{{' without its closing '}}'.");
+    expect(templateProblem('{{ a {{ b }}', 'subject')).toBe("The subject field has a '{{' without its closing '}}'.");
+    expect(templateProblem('{# note #}', 'contents')).toBe('The contents field uses a template comment ({# #}) that is not supported: only {{ variables }} are.');
+    expect(templateProblem('{{- a|raw -}} }} {#main{x:1}', 'contents')).toBeNull();
+    for (const [name, t] of Object.entries(DEFAULT_EMAIL_TEMPLATES)) {
+      expect([name, templateProblem(t.subject, 'subject'), templateProblem(t.contents, 'contents')]).toEqual([name, null, null]);
+    }
   });
 
   it('leaves text that is not a merge field alone', () => {

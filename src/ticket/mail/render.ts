@@ -81,6 +81,28 @@ export function lookup(context: TemplateContext, path: string): string | RichTex
 /** The path of a field's expression: `ticket.number` of ` ticket.number|upper `. */
 const pathOf = (expression: string) => expression.split('|')[0].trim();
 
+/**
+ * What in a template this renderer would not fill but send as written (a template is refused with
+ * it on save: src/core/emailTemplate.ts), as the 422 message for `label` (`contents`,
+ * `subject:fr`); null when every `{{` is a merge field. Twig's tags (`{% if %}`, `{% for %}`) and
+ * comments (`{# #}`) are not rendered, so a template copied from SupportPal would mail them to
+ * customers; a `{{` without its `}}` is sent as written, or swallows the text up to the next
+ * field's `}}` (FIELD takes the first `}}`). What is inside a field is not checked: an expression
+ * that is no path renders empty, and a filter is ignored.
+ */
+export function templateProblem(source: string, label: string): string | null {
+  const tag = /\{%-?\s*([A-Za-z_][A-Za-z0-9_]*)?/.exec(source);
+  if (tag) return `The ${label} field uses a template tag ({% ${tag[1] ? `${tag[1]} ` : ''}%}) that is not supported: only {{ variables }} are.`;
+  if (/\{#[\s\S]*?#\}/.test(source)) return `The ${label} field uses a template comment ({# #}) that is not supported: only {{ variables }} are.`;
+  let unclosed = false;
+  const rest = source.replace(FIELD, (_whole, expression: string) => {
+    if (expression.includes('{{')) unclosed = true;
+    return '';
+  });
+  if (unclosed || rest.includes('{{')) return `The ${label} field has a '{{' without its closing '}}'.`;
+  return null;
+}
+
 /** Fills the merge fields of `source`. */
 export function renderTemplate(source: string, context: TemplateContext, mode: RenderMode): string {
   return source.replace(FIELD, (_whole, expression: string) => {
