@@ -270,6 +270,21 @@ describe('PUT /api/ticket/ticket/{id}', () => {
     expect(eventsOf('ticket.updated', data.id)).toHaveLength(1);
   });
 
+  it('a new user gets the ticket a new token (the one mailed to the former user no longer fits); other changes keep it', async () => {
+    const data = created(await api.post(BASE, f.body({ user: (await f.user()).id })));
+    const kept = updated(await api.put(`${BASE}/${data.id}`, { subject: 'Still theirs', status: ctx.otherStatus, cc: ['x@example.org'] }));
+    expect(kept.token).toBe(data.token);
+    // The same user again is no change.
+    expect(updated(await api.put(`${BASE}/${data.id}`, { user: data.user_id })).token).toBe(data.token);
+    const next = await f.user();
+    const moved = updated(await api.put(`${BASE}/${data.id}`, { user: next.id }));
+    expect(moved.token).toMatch(/^[0-9a-f]{40}$/);
+    expect(moved.token).not.toBe(data.token);
+    expect(moved.frontend_url).toBe(`http://127.0.0.1:3000/tickets/view/${data.number}?token=${moved.token}`);
+    expect((await Ticket.findByPk(data.id))!.token).toBe(moved.token);
+    expect((await show(data.id)).token).toBe(moved.token);
+  });
+
   it('tag, assignedto, watching and cc replace; newly assigned operators are in the event', async () => {
     const [a, b, c] = [await f.operator(), await f.operator(), await f.operator()];
     const tags = await TicketTag.bulkCreate([{ name: unique('tag') }, { name: unique('tag') }]);

@@ -32,6 +32,12 @@ import { auditSnapshot, createdSnapshot, diff, recordAudit, recordAudits } from 
  * inputs inside a transaction; each emits its event (src/events.ts) in that transaction.
  */
 
+/**
+ * A ticket's `token`: the secret of its frontend view link (`?token=`) and of its reply
+ * sub-address (../mail/replyAddress.ts). Drawn when it is opened, and again when its user changes.
+ */
+export const newTicketToken = (): string => randomBytes(20).toString('hex');
+
 /** A ticket to open. Ids are checked; a 422 names the field the way the API's parameters do. */
 export interface CreateTicketInput {
   /** Default: the default brand. */
@@ -245,7 +251,7 @@ export async function createTickets(inputs: CreateTicketInput[], transaction: Tr
       due_time: resolved ? null : currentDueTime({ first_reply_time: null, ...due }),
       resolved_time: resolved ? createdAt : null, cc: cc.length ? JSON.stringify(cc) : null, locked: 0, merged: 0, internal: input.internal ? 1 : 0,
       last_reply_time: createdAt, last_reply_by: people[i].author.type === 'operator' ? BY.OPERATOR : BY.USER,
-      token: randomBytes(20).toString('hex'), created_at: createdAt, updated_at: at,
+      token: newTicketToken(), created_at: createdAt, updated_at: at,
     };
   }));
   const tickets = await insertNumbered(
@@ -357,6 +363,9 @@ export async function updateTicket(ticket: Ticket, input: UpdateTicketInput, tra
     newOwner = await User.findOne({ attributes: ownerAttributes, where: { id: input.userId, ...wanted }, transaction });
     if (!newOwner) throw invalid('user');
     values.user_id = input.userId;
+    // The token is the former user's key to the ticket (the link of every mail they had): the new
+    // user's conversation gets a new one, which their mail from now on carries.
+    values.token = newTicketToken();
     changes.push('user');
   }
   // The user the ticket has after the update, read when something depends on it: a brand change

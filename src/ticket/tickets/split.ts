@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { Op, QueryTypes, type Transaction } from 'sequelize';
 import { now } from '../../db/entity';
 import { Department, Ticket, TicketMessage, User } from '../../db/models';
@@ -10,7 +9,7 @@ import { addMessage } from '../messages/service';
 import { cachedTicketSettings } from '../ticketSettings';
 import { createdSnapshot, diff, recordAudit } from './audit';
 import { effectiveFormat, insertNumbered } from './number';
-import { updateFailed } from './service';
+import { newTicketToken, updateFailed } from './service';
 
 export interface SplitTicketInput {
   /** The message that opens the new ticket. */
@@ -60,7 +59,7 @@ export async function splitTicket(ticket: Ticket, input: SplitTicketInput, trans
       number, department_id: ticket.department_id, department_email_id: ticket.department_email_id, brand_id: ticket.brand_id,
       channel_id: ticket.channel_id, user_id: ticket.user_id, status_id: ticket.status_id, priority_id: ticket.priority_id, sla_plan_id: null,
       subject: input.subject ?? ticket.subject, reply_due_time: null, resolve_due_time: null, due_time: null, resolved_time: ticket.resolved_time,
-      last_reply_time: lastReply, cc: ticket.cc, locked: 0, merged: 0, internal: ticket.internal, token: randomBytes(20).toString('hex'),
+      last_reply_time: lastReply, cc: ticket.cc, locked: 0, merged: 0, internal: ticket.internal, token: newTicketToken(),
       created_at: first.created_at, updated_at: at,
     }, { transaction })],
     transaction,
