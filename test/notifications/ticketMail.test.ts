@@ -397,4 +397,35 @@ describe('templates', () => {
       await Translation.destroy({ where: { record_type: 'email_template', record_id: shipped.id, locale: 'fr' } });
     }
   });
+
+  it('reach a recipient who reads the language of the stored text as stored, not in the brand\'s default language', async () => {
+    const world = await mailWorld(m.smtp.port);
+    await world.brand.update({ default_language: 'fr' });
+    const shipped = await Promise.all(['user_ticket_opened', 'operator_ticket_opened'].map(async (name) => (await EmailTemplate.findOne({ where: { name, brand_id: null } }))!));
+    await Translation.bulkCreate(shipped.flatMap((t) => [
+      { record_type: 'email_template', record_id: t.id, locale: 'fr', field: 'subject', value: `FR ${t.name} {{ ticket.subject }}` },
+      { record_type: 'email_template', record_id: t.id, locale: 'fr', field: 'contents', value: `<p>Bonjour (${t.name})</p>` },
+    ]), { ignoreDuplicates: true });
+    try {
+      // The stored text is in the system's default language (core default_frontend_language and default_operator_language: en).
+      await world.direct.update({ language_code: 'en' });
+      const english = await customer(world.brand.id, { language_code: 'en' });
+      const unset = await customer(world.brand.id);
+      const a = await openTicket(world, { user: english });
+      const b = await openTicket(world, { user: unset, sendOperatorsEmail: false });
+      const [toEnglish, toUnset, toEnglishOperator, toUnsetOperator] = await Promise.all([
+        mailTo(m.smtp, a.ticket, english.email), mailTo(m.smtp, b.ticket, unset.email),
+        mailTo(m.smtp, a.ticket, world.direct.email), mailTo(m.smtp, a.ticket, world.grouped.email),
+      ]);
+      expect(toEnglish.parsed.subject).toBe(`[#${a.ticket.number}]: ${a.ticket.subject}`);
+      expect(toEnglish.parsed.text).toContain('Dear Uma User,');
+      expect(toEnglishOperator.parsed.subject).toBe(`[#${a.ticket.number}]: New ticket: ${a.ticket.subject}`);
+      // Without a language of their own: the brand's default.
+      expect(toUnset.parsed.subject).toBe(`[#${b.ticket.number}] FR user_ticket_opened ${b.ticket.subject}`);
+      expect(toUnset.parsed.html).toContain('<p>Bonjour (user_ticket_opened)</p>');
+      expect(toUnsetOperator.parsed.subject).toBe(`[#${a.ticket.number}] FR operator_ticket_opened ${a.ticket.subject}`);
+    } finally {
+      await Translation.destroy({ where: { record_type: 'email_template', record_id: shipped.map((t) => t.id), locale: 'fr' } });
+    }
+  });
 });

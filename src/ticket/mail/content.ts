@@ -24,9 +24,32 @@ export function localesOf(languageCode: string | null | undefined): string[] {
   return base && base !== code ? [code, base] : [code];
 }
 
-/** The recipient's language: their own, else the brand's default (unless `default`). */
-export const recipientLocales = (person: Pick<User, 'language_code'> | null, brand: Pick<Brand, 'default_language'>): string[] =>
-  [...new Set([...localesOf(person?.language_code), ...localesOf(brand.default_language)])];
+/**
+ * The language the stored (untranslated) text of templates and names is written in: the system's
+ * default language of the audience, the core settings `default_frontend_language` (users) and
+ * `default_operator_language` (operators) that new people get, `en` (the shipped text's) unset.
+ */
+export async function storedLanguage(audience: 'user' | 'operator'): Promise<string> {
+  const core = await readSettings('core');
+  return (audience === 'operator' ? core.default_operator_language : core.default_frontend_language) || 'en';
+}
+
+/**
+ * The locales to read a recipient's mail in: their own language, else the brand's default (unless
+ * `default`: the system's), each most specific first. A language the stored text is written in
+ * ends the list (its own translation, when there is one, else the stored text): a recipient who
+ * reads that language never gets the brand default's translation.
+ */
+export async function recipientLocales(person: Pick<User, 'language_code'> | null, brand: Pick<Brand, 'default_language'>, audience: 'user' | 'operator'): Promise<string[]> {
+  const stored = new Set(localesOf(await storedLanguage(audience)));
+  const locales: string[] = [];
+  for (const code of [person?.language_code, brand.default_language]) {
+    const own = localesOf(code);
+    locales.push(...own);
+    if (own.some((l) => stored.has(l))) break;
+  }
+  return [...new Set(locales)];
+}
 
 /**
  * The template a mapping names, for a brand: a template of every brand (brand_id null) is

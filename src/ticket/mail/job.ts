@@ -192,7 +192,7 @@ async function userDraft(kind: UserMailKind, p: TicketMailPayload, { ticket, bra
   // An inactive user's copy still reaches the addresses copied on the ticket.
   const [to, cc] = user.length ? [user, others] : [others.slice(0, 1), others.slice(1)];
 
-  const locales = recipientLocales(owner, brand);
+  const locales = await recipientLocales(owner, brand, 'user');
   const context = await mailContext({
     audience: 'user', ticket, brand, owner, operator: author?.type === 'operator' ? author : null, message, author,
     feedbackToken: feedback?.token, locales,
@@ -208,7 +208,7 @@ async function noticeDraft(kind: NoticeKind, p: TicketMailPayload, { ticket, bra
   const template = await templateFor(await templateIdOf(kind, ticket, null), ticket.brand_id);
   if (!template) return skip('the email template is disabled');
   const owner = await User.findByPk(ticket.user_id);
-  const locales = recipientLocales(owner, brand);
+  const locales = await recipientLocales(owner, brand, 'user');
   const context = await mailContext({ audience: 'user', ticket, brand, owner, message, author: null, locales });
   return { ...renderMail(await translatedTemplate(template, locales), context), to: [to], cc: [], bcc: [], from: await ticketFrom(ticket, brand) };
 }
@@ -225,7 +225,7 @@ async function operatorDraft(kind: OperatorMailKind, p: TicketMailPayload, { tic
     User.findByPk(ticket.user_id),
     message?.user_id ? User.findByPk(message.user_id) : Promise.resolve(null),
   ]);
-  const locales = recipientLocales(operator, brand);
+  const locales = await recipientLocales(operator, brand, 'operator');
   const context = await mailContext({ audience: 'operator', ticket, brand, owner, operator, message, author, locales });
   return { ...renderMail(await translatedTemplate(template, locales), context), to: [operator.email], cc: [], bcc: [], from: await ticketFrom(ticket, brand) };
 }
