@@ -1,5 +1,7 @@
-import type { Brand } from '../db/models';
+import type { Transaction } from 'sequelize';
+import { Setting, type Brand } from '../db/models';
 import { storedHtml } from '../content/html';
+import { isEmailAddress } from '../lib/validation';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]!));
 
@@ -60,5 +62,20 @@ export function ownMailHeaders(loopAddress: string, automatic: 'auto-replied' | 
   };
 }
 
-/** `"Brand name" <address>` */
-export const fromAddress = (brand: Brand) => ({ name: brand.name, address: brand.default_email ?? 'no-reply@localhost' });
+/**
+ * The help desk's own address: the core setting `default_email` (lower case), null when it is
+ * unset or not an address.
+ */
+export async function systemEmail(transaction?: Transaction): Promise<string | null> {
+  const row = await Setting.findOne({ attributes: ['id', 'value'], where: { scope: 'core', name: 'default_email' }, transaction });
+  const address = (row?.value ?? '').trim().toLowerCase();
+  return address && isEmailAddress(address) ? address : null;
+}
+
+/**
+ * `"Brand name" <address>` of a mail not sent from a department address: the brand's
+ * `default_email`, else the core `default_email`, else (nothing configured) `no-reply@localhost`.
+ */
+export async function fromAddress(brand: Brand): Promise<{ name: string; address: string }> {
+  return { name: brand.name, address: brand.default_email || (await systemEmail()) || 'no-reply@localhost' };
+}

@@ -4,6 +4,7 @@ import { now } from '../db/entity';
 import { Brand, DepartmentEmail, IncomingMail, MailMessageId } from '../db/models';
 import type { IncomingDecision } from '../db/models/IncomingMail';
 import { onceInTransaction } from '../db/transaction';
+import { systemEmail } from '../mail/compose';
 import { splitSubaddress } from '../ticket/mail/replyAddress';
 import { primeUsersByEmail } from '../ticket/tickets/people';
 import type { IncomingMessage } from './parse';
@@ -47,21 +48,25 @@ export const xLoopAddresses = (m: IncomingMessage): string[] => (m.headers.get('
 
 /**
  * Our loop markers among `addresses` (an incoming mail's X-Loop): a department address, or the
- * default address of a brand (what the mails of a ticket without a department address, and the
- * verification mails, go out from and are marked with).
+ * default address of a brand or the core `default_email` (what the mails of a ticket without a
+ * department address, and the verification mails, go out from and are marked with: fromAddress).
  */
 export async function ownLoopMarkers(addresses: string[], t: Transaction): Promise<string[]> {
   const departments = (await ownAddresses(addresses, t)).map((e) => e.address.toLowerCase());
   return [...departments, ...(await brandAddresses(addresses, t)).filter((a) => !departments.includes(a))];
 }
 
-/** The default addresses of brands among `addresses` (sub-addresses read as their base address), lower case. */
+/** The default addresses of brands, and the core one, among `addresses` (sub-addresses read as their base address), lower case. */
 async function brandAddresses(addresses: string[], t: Transaction): Promise<string[]> {
   const bases = [...new Set(addresses.map((a) => splitSubaddress(a).base))];
   if (!bases.length) return [];
-  const known = await lookUp(t, 'brandAddress', bases, async (missing) => (await Brand.findAll({
-    attributes: ['id', 'default_email'], where: { default_email: { [Op.in]: missing } }, transaction: t,
-  })).map((b): [string, true] => [b.default_email!.toLowerCase(), true]));
+  const known = await lookUp(t, 'brandAddress', bases, async (missing) => {
+    const [brands, system] = await Promise.all([
+      Brand.findAll({ attributes: ['id', 'default_email'], where: { default_email: { [Op.in]: missing } }, transaction: t }),
+      systemEmail(t),
+    ]);
+    return [...brands.map((b) => b.default_email!.toLowerCase()), ...(system && missing.includes(system) ? [system] : [])].map((a): [string, true] => [a, true]);
+  });
   return bases.filter((b) => known.get(b));
 }
 

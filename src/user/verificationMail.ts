@@ -49,7 +49,7 @@ export const verificationMail = defineJob<{ userId: number }>({
       ],
       link: { label: 'Verify your email address', url: verificationUrl(token) },
     });
-    const from = fromAddress(brand);
+    const from = await fromAddress(brand);
     const info = await transport.sendMail({
       from,
       to: user.email,

@@ -6,7 +6,9 @@
  */
 import './mailboxEnv';
 import { Op } from 'sequelize';
-import { Department, DepartmentEmail, DomainEvent, IncomingMail, MailDelivery, MailMessageId, OutboxEntry, SpamRule, Ticket, TicketAttachment, User } from '../../src/db/models';
+import {
+  Department, DepartmentEmail, DomainEvent, IncomingMail, MailDelivery, MailMessageId, OutboxEntry, Setting, SpamRule, Ticket, TicketAttachment, User,
+} from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { transaction } from '../../src/db/transaction';
 import * as m044 from '../../migrations/044_incoming_mail_import_key';
@@ -579,6 +581,19 @@ describe('mail that must never be answered', () => {
     const result = await ingest(await rawMail({ from: world.brand.default_email!, to: mailbox.address }));
     expect(result.decision).toBe('new_ticket');
     expect((await ingest(await rawMail({ from: world.brand.default_email!, to: mailbox.address, headers: { 'X-Loop': world.brand.default_email! } }))).decision).toBe('loop');
+  });
+
+  it('our X-Loop with the core default_email (the From of a brand without an address of its own) is a loop', async () => {
+    const core = (await Setting.findOne({ where: { scope: 'core', name: 'default_email' } }))!;
+    const saved = core.value;
+    const system = newEmail('system');
+    try {
+      await core.update({ value: system.toUpperCase() });
+      const back = await ingest(await rawMail({ from: newEmail('alias'), to: mailbox.address, headers: { 'X-Loop': `Acme <${system}>` } }));
+      expect(back).toMatchObject({ decision: 'loop', reason: `Loop detected - the mail carries our X-Loop: ${system}.` });
+    } finally {
+      await core.update({ value: saved });
+    }
   });
 
   it('a bounce of a mail we sent marks its delivery bounced, with the remote server\'s words, and imports nothing', async () => {

@@ -1,4 +1,4 @@
-import { EmailTemplate, MailMessageId, TicketMessage, Translation } from '../../src/db/models';
+import { EmailTemplate, MailMessageId, Setting, TicketMessage, Translation } from '../../src/db/models';
 import { now } from '../../src/db/entity';
 import { MESSAGE_TYPE } from '../../src/db/models/TicketMessage';
 import { transaction } from '../../src/db/transaction';
@@ -106,6 +106,40 @@ describe('a new ticket', () => {
     await settled(ticket.id);
     expect(mailsOf(m.smtp, ticket).flatMap((m) => m.envelopeTo)).not.toContain(user.email);
     expect((await mailEntries(ticket.id)).map((e) => e.payload.kind)).not.toContain('user_ticket_opened');
+  });
+
+  it('without a department address of its brand goes out from the brand\'s default_email, else the core default_email, else no-reply@localhost', async () => {
+    const world = await mailWorld(m.smtp.port);
+    const core = (await Setting.findOne({ where: { scope: 'core', name: 'default_email' } }))!;
+    const saved = core.value;
+    const system = newEmail('system');
+    const noAddress = { sendOperatorsEmail: false, values: { department_email_id: null } };
+    try {
+      await core.update({ value: system });
+      // The brand's own address first.
+      const branded = await openTicket(world, noAddress);
+      const fromBrand = await mailTo(m.smtp, branded.ticket, branded.user.email);
+      expect(fromBrand.parsed.from?.value[0]).toMatchObject({ address: world.brand.default_email, name: world.brand.name });
+
+      // A brand without one: the core setting's, marked with it; and it is one of our own addresses, copied no mail.
+      await world.brand.update({ default_email: null });
+      const copied = newEmail('cc');
+      const { ticket, user } = await openTicket(world, { ...noAddress, cc: [system, copied] });
+      const mail = await mailTo(m.smtp, ticket, user.email);
+      expect(mail.envelopeFrom).toBe(system);
+      expect(mail.parsed.from?.value[0]).toMatchObject({ address: system, name: world.brand.name });
+      expect(header(mail, 'x-loop')).toBe(system);
+      expect(mail.envelopeTo.sort()).toEqual([user.email, copied].sort());
+
+      // Nothing configured at all (or not an address): the made-up address, as documented.
+      await core.update({ value: 'not an address' });
+      const unset = await openTicket(world, noAddress);
+      const fallback = await mailTo(m.smtp, unset.ticket, unset.user.email);
+      expect(fallback.parsed.from?.value[0]).toMatchObject({ address: 'no-reply@localhost', name: world.brand.name });
+      expect(header(fallback, 'x-loop')).toBe('no-reply@localhost');
+    } finally {
+      await core.update({ value: saved });
+    }
   });
 
   it('of an internal ticket: operator_internal_opened to the department, no user mail', async () => {

@@ -9,7 +9,7 @@ import { BY, MESSAGE_TYPE, type ForwardExtra } from '../../db/models/TicketMessa
 import type { MailAudience } from '../../db/models/MailMessageId';
 import { config } from '../../config';
 import { Joi } from '../../lib/validation';
-import { frameRendered, ownMailHeaders } from '../../mail/compose';
+import { frameRendered, fromAddress, ownMailHeaders } from '../../mail/compose';
 import { mailJobOptions } from '../../mail/retries';
 import { transportFor } from '../../mail/transports';
 import { defineJob } from '../../queue/jobs';
@@ -114,11 +114,11 @@ interface Draft {
   loop?: string;
 }
 
-/** The address the ticket's mail goes out from: its department email's (`department` set), else the brand's default. */
+/** The address the ticket's mail goes out from: its department email's (`department` set), else the brand's (fromAddress). */
 async function ticketFrom(ticket: Ticket, brand: Brand): Promise<{ name: string; address: string; department?: boolean }> {
   const email = ticket.department_email_id ? await DepartmentEmail.findByPk(ticket.department_email_id, { attributes: ['address'] }) : null;
   if (email) return { name: brand.name, address: email.address, department: true };
-  return { name: brand.name, address: brand.default_email ?? 'no-reply@localhost' };
+  return fromAddress(brand);
 }
 
 /** The template of a kind: the department's mapping (-1: none), or the feedback form's. */

@@ -4,6 +4,7 @@ import { select } from '../../db/select';
 import { onceInTransaction } from '../../db/transaction';
 import { MANAGER } from '../../user/organisationMembership';
 import { jsonList, ownAddresses } from '../common';
+import { systemEmail } from '../../mail/compose';
 import { splitSubaddress } from './replyAddress';
 
 /**
@@ -94,20 +95,21 @@ export async function copiedAddresses(ticket: Pick<Ticket, 'user_id' | 'brand_id
 
 /**
  * Addresses without the help desk's own: a department address (or a sub-address of one, which
- * its mailbox receives too) and a brand's default address, which the mail of a ticket without a
- * department address and the verification mails go out from. A mail to one would come back in as
- * a ticket message, or land in our own outbox's mailbox (a loop). Compared lower-cased, each
- * address kept once.
+ * its mailbox receives too), a brand's default address and the core `default_email`, which the
+ * mail of a ticket without a department address and the verification mails go out from
+ * (fromAddress). A mail to one would come back in as a ticket message, or land in our own
+ * outbox's mailbox (a loop). Compared lower-cased, each address kept once.
  */
 export async function withoutOwnAddresses(addresses: string[], transaction?: Transaction): Promise<string[]> {
   const unique = [...new Set(addresses.map((a) => a.trim().toLowerCase()).filter(Boolean))];
   if (!unique.length) return [];
   const bases = [...new Set(unique.map((a) => splitSubaddress(a).base))];
-  const [departments, brands] = await Promise.all([
+  const [departments, brands, system] = await Promise.all([
     DepartmentEmail.findAll({ attributes: ['address'], where: { address: { [Op.in]: bases } }, transaction }),
     Brand.findAll({ attributes: ['id', 'default_email'], where: { default_email: { [Op.in]: unique } }, transaction }),
+    systemEmail(transaction),
   ]);
   const own = new Set(departments.map((e) => e.address.toLowerCase()));
-  const brandOwn = new Set(brands.map((b) => b.default_email!.toLowerCase()));
+  const brandOwn = new Set([...brands.map((b) => b.default_email!.toLowerCase()), ...(system ? [system] : [])]);
   return unique.filter((a) => !own.has(splitSubaddress(a).base) && !brandOwn.has(a));
 }
