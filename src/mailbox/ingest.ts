@@ -513,7 +513,7 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
           // Those the answer to a forward is copied to are the forward's, not the ticket's; a note copies nobody.
           cc: forwardReply || operatorNote || automatic ? [] : await copiedAddresses(mail, savepoint), attachments: allowed,
           createdAt, channel: 'email', automatic: quiet, ...(forwardReply || operatorNote ? { sendOperatorsEmail: true } : {}),
-        }, savepoint, { settings, joinCc, forwardReply });
+        }, savepoint, { settings, joinCc, forwardReply, intoTrash: true });
         return added.message;
       });
       // An automatic mail is no anchor of the thread: the next reply answers the person's last mail,

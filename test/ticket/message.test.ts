@@ -3,7 +3,7 @@
  * operator replies, notes, drafts, pins, CC, the status rules of replies, locked and internal
  * tickets), update, delete; and addMessage as the mailbox worker calls it.
  */
-import { Organisation, Ticket, TicketMessage } from '../../src/db/models';
+import { Organisation, Ticket, TicketAttachment, TicketMessage } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { addMessage } from '../../src/ticket/messages/service';
 import { useApi, nowSec, unique } from '../helpers/app';
@@ -19,6 +19,7 @@ const events = captureEvents();
 
 const created = (res: any) => expectSuccess(res, 'Successfully created new message!');
 const ticketOf = async (id: number) => expectSuccess(await api.get(`/api/ticket/ticket/${id}`));
+const trash = async (id: number) => expect((await api.del(`/api/ticket/ticket/${id}`)).body.message).toBe('Successfully moved the ticket to trash!');
 
 describe('POST /api/ticket/message', () => {
   it('adds a user reply with every field of the spec, and emits message.created', async () => {
@@ -179,6 +180,32 @@ describe('POST /api/ticket/message', () => {
     expect(await TicketMessage.count({ where: { ticket_id: ticket.id } })).toBe(2);
   });
 
+  it('refuses a reply to a trashed ticket (its mail would never go out) and writes nothing; drafts and notes are kept; restored, it takes one', async () => {
+    const ticket = await f.ticket();
+    const op = await f.operator();
+    await trash(ticket.id);
+    const before = (await Ticket.findByPk(ticket.id))!.toJSON();
+    const count = await TicketMessage.count({ where: { ticket_id: ticket.id } });
+    const seen = events.length;
+    const refused = `The ticket #${ticket.number} is in the trash: restore it before replying to it.`;
+    const reply = { ticket_id: ticket.id, user_id: op.id, text: 'We fixed it.', cc: ['boss@example.com'], attachment: [{ filename: 'fix.txt', contents: b64('done') }] };
+    expectError(await api.post(BASE, reply), 422, refused);
+    expectError(await api.post(BASE, { ...reply, send_user_email: 0, send_operators_email: 0 }), 422, refused);
+    expectError(await api.post(BASE, { ticket_id: ticket.id, user_id: ticket.user_id, text: 'Any news?' }), 422, refused);
+    expect(await TicketMessage.count({ where: { ticket_id: ticket.id } })).toBe(count);
+    expect(await TicketAttachment.count({ where: { ticket_id: ticket.id } })).toBe(0);
+    expect((await Ticket.findByPk(ticket.id))!.toJSON()).toEqual(before);
+    expect(events.slice(seen)).toEqual([]);
+    // A draft mails nothing, a note is the operators' own record: kept.
+    expect(created(await api.post(BASE, { ...reply, is_draft: 1 })).is_draft).toBe(1);
+    expect(created(await api.post(BASE, { ticket_id: ticket.id, user_id: op.id, text: 'Trashed: spam.', message_type: 1 })).type).toBe(1);
+    expectSuccess(await api.post(`/api/ticket/ticket/${ticket.id}/restore`), 'Successfully restored the ticket!');
+    const sent = created(await api.post(BASE, reply));
+    expect(events.filter((e) => e.name === 'message.created' && e.payload.messageId === sent.id)).toEqual([
+      expect.objectContaining({ payload: expect.objectContaining({ sendUserEmail: true }) }),
+    ]);
+  });
+
   it('validates the body', async () => {
     const ticket = await f.ticket();
     for (const key of ['ticket_id', 'user_id', 'text']) {
@@ -211,6 +238,13 @@ describe('addMessage (the mailbox worker\'s way in)', () => {
     const { message } = await sequelize().transaction((t) => addMessage({ ticketId: source.id, userId: target.user_id, text: 'By mail', channel: 'email' }, t));
     const email = (await (await import('../../src/db/models')).Channel.findOne({ where: { name: 'Email' } }))!;
     expect(message).toMatchObject({ ticket_id: target.id, channel_id: email.id, by: 1, type: 0 });
+  });
+
+  it('a reply by mail matched to a ticket trashed since is filed all the same (the mailbox\'s own rules, intoTrash)', async () => {
+    const ticket = await f.ticket();
+    await trash(ticket.id);
+    const { message } = await sequelize().transaction((t) => addMessage({ ticketId: ticket.id, userId: ticket.user_id, text: 'By mail', channel: 'email' }, t, { intoTrash: true }));
+    expect(message).toMatchObject({ ticket_id: ticket.id, by: 1, type: 0, is_draft: 0 });
   });
 });
 

@@ -74,6 +74,12 @@ export interface AddMessageOptions {
    * joins nothing.
    */
   forwardReply?: boolean;
+  /**
+   * The mailbox worker: a reply it matched to a ticket that went to the trash since is filed all
+   * the same (its own rules: threadTarget.ts leaves a trashed ticket alone). Anyone else's reply
+   * on a trashed ticket is refused unless it is a draft.
+   */
+  intoTrash?: boolean;
 }
 
 /** The ticket a message goes to, locked: a ticket merged into another leads to that one. */
@@ -169,6 +175,12 @@ export async function addMessage(input: AddMessageInput, transaction: Transactio
     if (type === MESSAGE_TYPE.NOTE) throw new ValidationError('The selected message type is invalid: only operators can add notes.');
     if (ticket.internal) throw new ValidationError('Not an operator. Only operators can reply to internal tickets.');
     if (ticket.locked) throw new ValidationError(`The ticket #${ticket.number} is locked: the user cannot reply to it (a new ticket can be opened).`);
+  }
+  // A trashed ticket mails no one (its notifications are not sent): a reply accepted on it would
+  // never reach those it is for. Restored, it takes one. A draft sends nothing, and a note is the
+  // operators' record on the ticket: both are kept (as forward.ts keeps a draft forward).
+  if (ticket.deleted_at && type === MESSAGE_TYPE.MESSAGE && input.isDraft !== true && options.intoTrash !== true) {
+    throw new ValidationError(`The ticket #${ticket.number} is in the trash: restore it before replying to it.`);
   }
   const at = now();
   assertPast(input.createdAt, at);
