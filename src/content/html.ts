@@ -85,6 +85,32 @@ function withStrayBracketsEscaped(text: string): string | null {
   return tags ? out : null;
 }
 
+const ENTITIES: Record<string, string> = { nbsp: ' ', amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", apos: "'" };
+
+/**
+ * Mail's HTML read as plain text, for the text part: an email template (src/ticket/mail/render.ts)
+ * and a brand's header and footer (src/mail/compose.ts) alike. Paragraphs and line breaks
+ * kept, a link shown as its text followed by its address when the two differ, other tags dropped,
+ * the common entities decoded. Merge fields pass through unchanged (they hold no tags).
+ */
+export function htmlToText(html: string): string {
+  return html
+    .replace(/\r\n?/g, '\n')
+    .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, '')
+    .replace(/<a\b[^>]*?\bhref\s*=\s*(["'])([\s\S]*?)\1[^>]*>([\s\S]*?)<\/a\s*>/gi, (_m, _q, href: string, inner: string) => {
+      const label = inner.replace(/<[^>]+>/g, '').trim();
+      return !label || label === href.trim() ? href.trim() : `${label} (${href.trim()})`;
+    })
+    .replace(/<br\s*\/?>/gi, '\n')
+    .replace(/<\/(p|div|h\d|li|tr|table|blockquote)\s*>/gi, '\n')
+    .replace(/<li\b[^>]*>/gi, '- ')
+    .replace(/<[^>]+>/g, '')
+    .replace(/&(nbsp|amp|lt|gt|quot|#39|apos);/g, (_m, name: string) => ENTITIES[name])
+    .replace(/[ \t]+\n/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
 /**
  * Rich text as a reader sees it, for a search index: HTML read as text (its tags, attributes, link
  * addresses and images gone, entities decoded), plain text unchanged. So a search for `strong` or

@@ -1,13 +1,9 @@
 import type { Transaction } from 'sequelize';
 import { Setting, type Brand } from '../db/models';
-import { storedHtml } from '../content/html';
+import { htmlToText, storedHtml } from '../content/html';
 import { isEmailAddress } from '../lib/validation';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]!));
-
-/** Plain-text reading of a brand's HTML header or footer. */
-const toText = (html: string) => html.replace(/<br\s*\/?>/gi, '\n').replace(/<\/(p|div|h\d|li|tr)>/gi, '\n').replace(/<[^>]+>/g, '')
-  .replace(/&nbsp;/g, ' ').replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/\n{3,}/g, '\n\n').trim();
 
 export interface MailBody {
   /** Paragraphs of plain text. */
@@ -24,25 +20,22 @@ const brandFrame = (brand: Brand) => ({ header: storedHtml(brand.global_email_he
 
 /** A message body framed by the brand's global email header and footer, as HTML and as text. */
 export function frame(brand: Brand, body: MailBody): { html: string; text: string } {
-  const { header, footer } = brandFrame(brand);
   const htmlBody = body.paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n')
     + (body.link ? `\n<p><a href="${escapeHtml(body.link.url)}">${escapeHtml(body.link.label)}</a></p>` : '');
   const textBody = body.paragraphs.join('\n\n') + (body.link ? `\n\n${body.link.label}: ${body.link.url}` : '');
-  return {
-    html: [header, htmlBody, footer].filter(Boolean).join('\n'),
-    text: [toText(header), textBody, toText(footer)].filter(Boolean).join('\n\n'),
-  };
+  return frameRendered(brand, { html: htmlBody, text: textBody });
 }
 
 /**
  * A body already rendered as HTML and as text (a ticket mail's template) framed by the brand's
- * global email header and footer.
+ * global email header and footer; their text part is them read as a template is (htmlToText:
+ * links keep their address).
  */
 export function frameRendered(brand: Brand, body: { html: string; text: string }): { html: string; text: string } {
   const { header, footer } = brandFrame(brand);
   return {
     html: [header, body.html, footer].filter(Boolean).join('\n'),
-    text: [toText(header), body.text, toText(footer)].filter(Boolean).join('\n\n'),
+    text: [htmlToText(header), body.text, htmlToText(footer)].filter(Boolean).join('\n\n'),
   };
 }
 

@@ -1,4 +1,5 @@
-import { escapeHtml, htmlToText, lookup, oneLine, renderTemplate, templateProblem } from '../../src/ticket/mail/render';
+import { htmlToText } from '../../src/content/html';
+import { escapeHtml, lookup, oneLine, renderTemplate, templateProblem } from '../../src/ticket/mail/render';
 import { localesOf } from '../../src/ticket/mail/content';
 import {
   mailDomain, newMessageId, normaliseMessageId, parseMessageId, parseReferences, subjectWithNumber,

@@ -399,6 +399,22 @@ describe('assignment', () => {
   });
 });
 
+describe('the brand\'s header and footer', () => {
+  it('are read as text as the template is: their links keep their address in the text part', async () => {
+    const world = await mailWorld(m.smtp.port);
+    await world.brand.update({
+      global_email_header: '<p>Read <a href="https://beta.example.net/help">our help</a> &amp; <a href="https://beta.example.net/">https://beta.example.net/</a></p>',
+      global_email_footer: '<p><a href="https://beta.example.net/unsub">Unsubscribe</a><br>Acme &quot;Beta&quot;</p>',
+    });
+    const { ticket, user } = await openTicket(world, { sendOperatorsEmail: false });
+    const mail = await mailTo(m.smtp, ticket, user.email);
+    const text = mail.parsed.text ?? '';
+    expect(text.startsWith('Read our help (https://beta.example.net/help) & https://beta.example.net/\n\n')).toBe(true);
+    expect(text.endsWith('\n\nUnsubscribe (https://beta.example.net/unsub)\nAcme "Beta"')).toBe(true);
+    expect(mail.parsed.html).toContain('<a href="https://beta.example.net/unsub">Unsubscribe</a>');
+  });
+});
+
 describe('templates', () => {
   it('are read in the recipient\'s language and in the brand\'s own version when there is one', async () => {
     const shipped = (await EmailTemplate.findOne({ where: { name: 'user_ticket_opened', brand_id: null } }))!;

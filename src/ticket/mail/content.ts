@@ -6,7 +6,8 @@ import {
 import { BY } from '../../db/models/TicketMessage';
 import { readSettings } from '../../db/settings';
 import { formattedName } from '../../user/people/presenter';
-import { htmlToText, oneLine, renderTemplate, richText, type TemplateContext } from './render';
+import { htmlToText } from '../../content/html';
+import { oneLine, renderTemplate, richText, type TemplateContext } from './render';
 
 /**
  * What a ticket mail says: the email template (the brand's own version when it has one, in the

@@ -1,4 +1,4 @@
-import { isMarkup, storedHtml } from '../../content/html';
+import { htmlToText, isMarkup, storedHtml } from '../../content/html';
 
 /**
  * The merge fields of email templates (`{{ ticket.number }}`, `{{ user.formatted_name }}`), filled
@@ -117,29 +117,4 @@ export function renderTemplate(source: string, context: TemplateContext, mode: R
 export function oneLine(s: string): string {
   // eslint-disable-next-line no-control-regex
   return s.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/ {2,}/g, ' ').trim();
-}
-
-const ENTITIES: Record<string, string> = { nbsp: ' ', amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", apos: "'" };
-
-/**
- * An HTML template (or a brand's header or footer) read as plain text: paragraphs and line breaks
- * kept, a link shown as its text followed by its address when the two differ, other tags dropped,
- * the common entities decoded. Merge fields pass through unchanged (they hold no tags).
- */
-export function htmlToText(html: string): string {
-  return html
-    .replace(/\r\n?/g, '\n')
-    .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, '')
-    .replace(/<a\b[^>]*?\bhref\s*=\s*(["'])([\s\S]*?)\1[^>]*>([\s\S]*?)<\/a\s*>/gi, (_m, _q, href: string, inner: string) => {
-      const label = inner.replace(/<[^>]+>/g, '').trim();
-      return !label || label === href.trim() ? href.trim() : `${label} (${href.trim()})`;
-    })
-    .replace(/<br\s*\/?>/gi, '\n')
-    .replace(/<\/(p|div|h\d|li|tr|table|blockquote)\s*>/gi, '\n')
-    .replace(/<li\b[^>]*>/gi, '- ')
-    .replace(/<[^>]+>/g, '')
-    .replace(/&(nbsp|amp|lt|gt|quot|#39|apos);/g, (_m, name: string) => ENTITIES[name])
-    .replace(/[ \t]+\n/g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
 }
