@@ -218,4 +218,42 @@ describe('through the API', () => {
     // Resolving it by the API told the user (user_ticket_operatorclose), then the request went out once.
     expect((await mailEntries(ticket.id)).map((e) => e.payload.kind)).toEqual(['user_ticket_operatorclose', 'user_feedback_request']);
   });
+
+  it('the feedback request, which only the user had, is named by no mail the CC addresses get: their copy of a reply, a reply to all', async () => {
+    const [email, cc1, cc2] = [newEmail('fb'), newEmail('cc'), newEmail('cc')];
+    const created = ok(await api.post('/api/ticket/ticket', {
+      brand: m.world.brand.id, department: m.world.department.id, status: m.world.openStatus, priority: m.world.priorityId,
+      subject: 'Feedback and copies', text: 'Hi', user_email: email, cc: [cc1, cc2], send_user_email: 0, send_operators_email: 0,
+    }));
+    ok(await api.put(`/api/ticket/ticket/${created.id}`, { status: m.world.resolvedStatus }));
+    const ticket = (await Ticket.findByPk(created.id))!;
+    // The closing mail went to the user and both CC addresses.
+    const closing = await mailTo(m.smtp, ticket, email, 'user_ticket_operatorclose');
+    expect(closing.envelopeTo.sort()).toEqual([email, cc1, cc2].sort());
+    await ticket.update({ resolved_time: now() - 86400 - 30 });
+    await sendFeedbackRequests();
+    const [request] = await TicketFeedback.findAll({ where: { ticket_id: ticket.id } });
+    const feedback = await waitFor(() => mailsOf(m.smtp, ticket).find((sent) => sent.parsed.text?.includes(request.token)), 60000, 'the feedback request');
+    expect(feedback.envelopeTo).toEqual([email]);
+    expect(bare(feedback.parsed.inReplyTo)).toBe(bare(closing.parsed.messageId));
+    await settled(ticket.id);
+
+    // A person on the CC list replies: the copy to the other one names the closing mail, which they had, not the feedback request.
+    const copied = await customer(m.world.brand.id, { email: cc1 });
+    const theirs = ok(await api.post('/api/ticket/message', { ticket_id: ticket.id, user_id: copied.id, text: 'One more thing.', send_operators_email: 0 }));
+    const copy = await mailAbout(m.smtp, ticket, theirs.id);
+    expect(copy.envelopeTo).toEqual([cc2]);
+    expect(bare(copy.parsed.inReplyTo)).toBe(bare(closing.parsed.messageId));
+    expect([copy.parsed.references].flat().map(bare)).not.toContain(bare(feedback.parsed.messageId));
+    await settled(ticket.id);
+
+    // An operator's reply to the user and the CC addresses names neither: the closing mail, the latest they all had.
+    const answer = ok(await api.post('/api/ticket/message', { ticket_id: ticket.id, user_id: m.world.direct.id, text: 'Tell us.', send_operators_email: 0 }));
+    const answerMail = await mailAbout(m.smtp, ticket, answer.id);
+    expect(answerMail.envelopeTo.sort()).toEqual([email, cc1, cc2].sort());
+    expect(bare(answerMail.parsed.inReplyTo)).toBe(bare(closing.parsed.messageId));
+    const named = [answerMail.parsed.references].flat().map(bare);
+    expect(named).not.toContain(bare(feedback.parsed.messageId));
+    expect(named).not.toContain(bare(copy.parsed.messageId));
+  });
 });

@@ -4,10 +4,11 @@ export type MailDirection = 'out' | 'in';
 
 /**
  * Whose conversation a mail is (migration 036): the ticket's user and CC addresses, the CC
- * addresses alone (`cc`: the copy of a user's reply, which its user wrote and is not sent), one
- * operator, or a forward's recipients. Null for mails sent before it was stored.
+ * addresses alone (`cc`: the copy of a user's reply, which its user wrote and is not sent), the
+ * ticket's user alone (`owner`: a feedback request), one operator, or a forward's recipients. Null
+ * for mails sent before it was stored.
  */
-export type MailAudience = 'user' | 'cc' | 'forward' | `operator:${number}`;
+export type MailAudience = 'user' | 'cc' | 'owner' | 'forward' | `operator:${number}`;
 
 /**
  * The Message-ID of a mail of a ticket (without angle brackets): every mail the help desk sends

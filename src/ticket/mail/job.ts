@@ -279,7 +279,8 @@ async function attachmentsOf(messageId: number): Promise<Attachment[]> {
 
 /**
  * Whose conversation a mail is (threading.ts): a forward's recipients', one operator's, the CC
- * addresses' alone (the copy of a user's reply), else the ticket's user's. A notice answers the
+ * addresses' alone (the copy of a user's reply), the ticket's user's alone (a feedback request,
+ * which goes to no CC address), else the ticket's user's and CC addresses'. A notice answers the
  * mail of its message: the answer to a forward (a user's note) or an operator's reply by mail is
  * answered in that conversation, so that a vendor's answer to the notice is still a forward's
  * answer, not the customer's thread.
@@ -287,6 +288,7 @@ async function attachmentsOf(messageId: number): Promise<Attachment[]> {
 function audienceOf(kind: TicketMailKind, p: TicketMailPayload, message: TicketMessage | null): MailAudience {
   if (kind === 'forward') return 'forward';
   if (kind === 'user_user_ticket_reply') return 'cc';
+  if (kind === 'user_feedback_request') return 'owner';
   if ((OPERATOR_MAIL_KINDS as readonly string[]).includes(kind)) return operatorAudience(p.recipientId!);
   if ((NOTICE_KINDS as readonly string[]).includes(kind) && message) {
     if (message.by === BY.USER && message.type === MESSAGE_TYPE.NOTE) return 'forward';

@@ -16,8 +16,9 @@ import type { MailAudience, MailDirection } from '../../db/models/MailMessageId'
  * - every Message-ID sent is stored (`mail_message_ids`, direction `out`; the mailbox worker
  *   stores what it imports as `in`), so a reply naming one in In-Reply-To or References is filed
  *   into its ticket without trusting anything the sender wrote;
- * - every stored id has its audience (`user`: the ticket's user and CC addresses; `operator:<id>`:
- *   one operator; `forward`: a forward's recipients), and a later mail carries
+ * - every stored id has its audience (`user`: the ticket's user and CC addresses; `cc`: the CC
+ *   addresses alone; `owner`: the ticket's user alone; `operator:<id>`: one operator; `forward`: a
+ *   forward's recipients), and a later mail carries
  *   `In-Reply-To: <the latest id of its audience>` and `References: <the first> <the latest>`, so
  *   that nobody's mail names mails they never had; a forward names none (a conversation of its own
  *   with a third party, as a mail client's Forward is), and an answer to it is told by the audience
@@ -93,10 +94,17 @@ export interface Thread {
 export const operatorAudience = (operatorId: number): MailAudience => `operator:${operatorId}`;
 
 /**
+ * The audience whose mails another also had: the mails to the ticket's user and CC addresses
+ * (`user`) reached both the user alone (`owner`: a feedback request) and the CC addresses alone
+ * (`cc`: the copy of a user's reply). A `user` mail names neither of those: its CC addresses never
+ * had the user's own, its user never had the CC addresses' copies.
+ */
+const ALSO_HAD: Partial<Record<MailAudience, MailAudience>> = { owner: 'user', cc: 'user' };
+
+/**
  * The thread a new mail of the ticket joins: the first and latest stored ids (either direction) of
- * its audience, and of none (ids stored before audiences were), except `own`; a forward joins none.
- * The CC addresses (`cc`) had the user's mails too, so theirs also name those; the user's never
- * name a copy only the CC addresses had. One statement, each part a range of the thread index
+ * its audience, of the one it also had (ALSO_HAD), and of none (ids stored before audiences were),
+ * except `own`; a forward joins none. One statement, each part a range of the thread index
  * (ticket, audience) read in id order.
  */
 export async function threadOf(ticketId: number, audience: MailAudience, own?: string, transaction?: Transaction): Promise<Thread> {
@@ -104,10 +112,11 @@ export async function threadOf(ticketId: number, audience: MailAudience, own?: s
   // The index named: on a small table the optimizer would walk the primary key for `ORDER BY id LIMIT 1`.
   const part = (who: string, order: 'ASC' | 'DESC') => `(SELECT id, message_id FROM mail_message_ids
     FORCE INDEX (mail_message_ids_thread) WHERE ticket_id = :ticketId AND ${who} AND message_id <> :own ORDER BY id ${order} LIMIT 1)`;
-  const whose = ['audience = :audience', 'audience IS NULL', ...(audience === 'cc' ? ["audience = 'user'"] : [])];
+  const also = ALSO_HAD[audience];
+  const whose = ['audience = :audience', 'audience IS NULL', ...(also ? ['audience = :also'] : [])];
   const rows = await select<{ id: number; message_id: string }>(
     whose.flatMap((who) => [part(who, 'ASC'), part(who, 'DESC')]).join(' UNION ALL '),
-    { ticketId, audience, own: own ?? '' }, { transaction },
+    { ticketId, audience, also: also ?? null, own: own ?? '' }, { transaction },
   );
   if (!rows.length) return { references: [] };
   const byId = [...rows].sort((a, b) => Number(a.id) - Number(b.id));
