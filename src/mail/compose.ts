@@ -27,6 +27,19 @@ export function frame(brand: Brand, body: MailBody): { html: string; text: strin
 }
 
 /**
+ * The line at the top of every ticket mail above which a reply by mail is written: the incoming
+ * mail's text is cut there (src/mailbox/quote.ts), whatever the client's quoting looks like.
+ * SupportPal's words.
+ */
+export const REPLY_ABOVE_MARKER = '##- Please type your reply above this line -##';
+
+/** A ticket mail with the marker on top (small and grey in HTML), so a reply above it is told from the quoted mail. */
+export const withReplyMarker = (body: { html: string; text: string }): { html: string; text: string } => ({
+  html: `<div style="color:#999999;font-size:12px">${REPLY_ABOVE_MARKER}</div>\n${body.html}`,
+  text: `${REPLY_ABOVE_MARKER}\n\n${body.text}`,
+});
+
+/**
  * A body already rendered as HTML and as text (a ticket mail's template) framed by the brand's
  * global email header and footer; their text part is them read as a template is (htmlToText:
  * links keep their address).

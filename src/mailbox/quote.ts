@@ -1,3 +1,5 @@
+import { REPLY_ABOVE_MARKER } from '../mail/compose';
+
 /**
  * The new part of a reply: what the sender wrote above the quoted history their mail client
  * added. Only history that can be told apart is cut, from the first line that starts it:
@@ -20,7 +22,6 @@
  * patterns (a header block: at most HEADER_RUN lines), so the work is linear in the length of the text.
  */
 
-export const REPLY_ABOVE_MARKER = '##- Please type your reply above this line -##';
 
 // `On <date>, <name> wrote:`, and the forms where the verb comes before the name (`Am <date> schrieb <name>:`).
 // Scandinavian Gmail: `Den sön 29 nov. 2026 kl 21:48 skrev <name>:`.

@@ -1,5 +1,6 @@
 /** The new part of a reply (src/mailbox/quote.ts): history cut where it can be told apart, nothing a customer wrote lost. */
-import { REPLY_ABOVE_MARKER, stripQuoted } from '../../src/mailbox/quote';
+import { REPLY_ABOVE_MARKER } from '../../src/mail/compose';
+import { stripQuoted } from '../../src/mailbox/quote';
 
 describe('stripQuoted', () => {
   it.each([

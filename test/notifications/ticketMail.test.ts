@@ -4,6 +4,8 @@ import { MESSAGE_TYPE } from '../../src/db/models/TicketMessage';
 import { transaction } from '../../src/db/transaction';
 import { emit } from '../../src/events';
 import { ticketMail, type TicketMailPayload } from '../../src/ticket/mail/job';
+import { REPLY_ABOVE_MARKER } from '../../src/mail/compose';
+import { stripQuoted } from '../../src/mailbox/quote';
 import { useApi, newEmail } from '../helpers/app';
 import type { ReceivedMail } from '../helpers/smtp';
 import {
@@ -409,9 +411,24 @@ describe('the brand\'s header and footer', () => {
     const { ticket, user } = await openTicket(world, { sendOperatorsEmail: false });
     const mail = await mailTo(m.smtp, ticket, user.email);
     const text = mail.parsed.text ?? '';
-    expect(text.startsWith('Read our help (https://beta.example.net/help) & https://beta.example.net/\n\n')).toBe(true);
+    // Below the reply marker, which tops every ticket mail.
+    expect(text.startsWith(`${REPLY_ABOVE_MARKER}\n\nRead our help (https://beta.example.net/help) & https://beta.example.net/\n\n`)).toBe(true);
     expect(text.endsWith('\n\nUnsubscribe (https://beta.example.net/unsub)\nAcme "Beta"')).toBe(true);
     expect(mail.parsed.html).toContain('<a href="https://beta.example.net/unsub">Unsubscribe</a>');
+  });
+});
+
+describe('the reply marker', () => {
+  it('tops every ticket mail, in its text and its HTML, and a reply by mail that quotes the mail without > is cut there', async () => {
+    const world = await mailWorld(m.smtp.port);
+    const { ticket, user } = await openTicket(world);
+    const mails = [await mailTo(m.smtp, ticket, user.email), await mailTo(m.smtp, ticket, world.direct.email)];
+    for (const mail of mails) {
+      expect((mail.parsed.text ?? '').startsWith(`${REPLY_ABOVE_MARKER}\n\n`)).toBe(true);
+      expect(mail.parsed.html).toMatch(new RegExp(`^<div style="[^"]*">${REPLY_ABOVE_MARKER}</div>\n`));
+    }
+    // A client that quotes the whole mail as plain lines (no >, no attribution) under the reply.
+    expect(stripQuoted(`Thanks, that fixed it.\n\n${mails[0].parsed.text}`)).toBe('Thanks, that fixed it.');
   });
 });
 

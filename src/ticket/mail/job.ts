@@ -9,7 +9,7 @@ import { BY, MESSAGE_TYPE, type ForwardExtra } from '../../db/models/TicketMessa
 import type { MailAudience } from '../../db/models/MailMessageId';
 import { config } from '../../config';
 import { Joi } from '../../lib/validation';
-import { frameRendered, fromAddress, ownMailHeaders } from '../../mail/compose';
+import { frameRendered, fromAddress, ownMailHeaders, withReplyMarker } from '../../mail/compose';
 import { mailJobOptions } from '../../mail/retries';
 import { transportFor } from '../../mail/transports';
 import { defineJob } from '../../queue/jobs';
@@ -347,7 +347,8 @@ export const ticketMail = defineJob<TicketMailPayload>({
     const messageId = newMessageId({ ticketId: ticket.id, messageId: message?.id ?? null }, mailDomain(brand), uniquePart(job));
     const audience = audienceOf(kind, p, message);
     const thread = await threadOf(ticket.id, audience, messageId);
-    const framed = frameRendered(brand, { html: draft.html, text: draft.text });
+    // Every ticket mail may be answered by mail (a customer's, an operator's, a forward's recipient's reply): the marker on top.
+    const framed = withReplyMarker(frameRendered(brand, { html: draft.html, text: draft.text }));
     // A new ticket's acknowledgement of an incoming mail is an automatic reply to it.
     const autoReply = kind === 'user_ticket_opened' && (await isEmailChannel(ticket.channel_id));
     const info = await transport.sendMail({
