@@ -3,6 +3,7 @@ import { UnrecoverableError } from 'bullmq';
 import { MailDelivery } from '../db/models';
 import { now } from '../db/entity';
 import { transaction } from '../db/transaction';
+import { execute } from '../db/select';
 import { emit } from '../events';
 import { logger } from '../logger';
 import { mailsTotal } from '../ops/metrics';
@@ -19,11 +20,24 @@ const isFinal = (job: Job, err: unknown) => err instanceof UnrecoverableError ||
  */
 type DeliveryEvent = 'mail.delivered' | 'mail.failed' | 'mail.recipients_refused';
 
-async function record(outboxId: number, values: Partial<MailDelivery>, events: DeliveryEvent[] = [], done = false) {
+/** The record's columns a job writes (bounces are the mailbox worker's). */
+const RECORDED = ['status', 'recipients', 'subject', 'message_id', 'smtp_response', 'error', 'attempts', 'sent_at', 'failed_at'] as const;
+type Recorded = Partial<Pick<MailDelivery, (typeof RECORDED)[number]>>;
+
+async function record(outboxId: number, values: Recorded, events: DeliveryEvent[] = [], done = false) {
   await transaction(async (t) => {
-    const existing = await MailDelivery.findOne({ where: { outbox_id: outboxId }, transaction: t, lock: t.LOCK.UPDATE });
-    if (existing) await existing.update(values, { transaction: t });
-    else await MailDelivery.create({ outbox_id: outboxId, attempts: 0, ...values }, { transaction: t });
+    // One upsert (outbox_id is unique), not a locking read then an insert: a read FOR UPDATE of a
+    // record not written yet locks the index's gap, which every worker recording a first attempt
+    // at once shares, so their inserts waited on each other's gap, deadlocked past every retry
+    // and lost the record and its event of a mail that was sent.
+    const row: Recorded = { attempts: 0, ...values };
+    const columns = RECORDED.filter((c) => row[c] !== undefined);
+    const at = now();
+    await execute(
+      `INSERT INTO mail_deliveries (outbox_id, ${columns.join(', ')}, created_at, updated_at) VALUES (?, ${columns.map(() => '?').join(', ')}, ?, ?)
+       ON DUPLICATE KEY UPDATE ${columns.filter((c) => c in values).map((c) => `${c} = VALUES(${c})`).concat('updated_at = VALUES(updated_at)').join(', ')}`,
+      [outboxId, ...columns.map((c) => row[c]), at, at], t,
+    );
     for (const event of events) await emit(t, event, { outboxId });
     if (done) await markProcessed(outboxId, t);
   });
@@ -67,17 +81,23 @@ export function recordingDeliveries<P>(def: JobDefinition<P>): JobDefinition<P> 
       try {
         result = await sentMails.run(mails, () => def.handle(payload, job));
       } catch (err) {
-        const final = isFinal(job, err);
-        const tried = mails[mails.length - 1];
-        if (outboxId) {
-          await record(outboxId, {
-            status: final ? 'failed' : 'queued', ...describe(tried), smtp_response: tried?.response ?? null,
-            error: (err as Error).message, attempts, ...(final ? { failed_at: now() } : {}),
-          }, final ? ['mail.failed'] : []);
+        // The mail is out and what the job does after the send failed (recording its Message-ID met
+        // a deadlock or a timeout): it is recorded as sent below, not retried, which would send it again.
+        if (mails.some((m) => !m.error)) {
+          logger.error({ job: job.name, outboxId, reason: (err as Error).message }, 'mail sent, but the work after it failed; not sent again');
+        } else {
+          const final = isFinal(job, err);
+          const tried = mails[mails.length - 1];
+          if (outboxId) {
+            await record(outboxId, {
+              status: final ? 'failed' : 'queued', ...describe(tried), smtp_response: tried?.response ?? null,
+              error: (err as Error).message, attempts, ...(final ? { failed_at: now() } : {}),
+            }, final ? ['mail.failed'] : []);
+          }
+          mailsTotal.inc({ outcome: final ? 'failed' : 'retry' });
+          // A permanent refusal (5xx) fails the job now: BullMQ does not retry an UnrecoverableError.
+          throw isPermanentRefusal(err) ? new UnrecoverableError((err as Error).message) : err;
         }
-        mailsTotal.inc({ outcome: final ? 'failed' : 'retry' });
-        // A permanent refusal (5xx) fails the job now: BullMQ does not retry an UnrecoverableError.
-        throw isPermanentRefusal(err) ? new UnrecoverableError((err as Error).message) : err;
       }
       const sent = mails.find((m) => !m.error);
       mailsTotal.inc({ outcome: sent ? 'sent' : 'skipped' });

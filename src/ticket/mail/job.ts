@@ -10,6 +10,7 @@ import type { MailAudience } from '../../db/models/MailMessageId';
 import { config } from '../../config';
 import { Joi } from '../../lib/validation';
 import { frameRendered, fromAddress, ownMailHeaders, withReplyMarker } from '../../mail/compose';
+import { transaction as inTransaction } from '../../db/transaction';
 import { mailJobOptions } from '../../mail/retries';
 import { transportFor } from '../../mail/transports';
 import { defineJob } from '../../queue/jobs';
@@ -374,7 +375,9 @@ export const ticketMail = defineJob<TicketMailPayload>({
       },
       attachments: message && WITH_ATTACHMENTS.has(kind) ? await attachmentsOf(message.id) : undefined,
     });
-    await recordMessageId({ messageId, ticketId: ticket.id, ticketMessageId: message?.id ?? null, direction: 'out', audience });
+    // In a transaction of its own, run again after a deadlock (with a merge moving the ticket's
+    // rows): a failure here, the mail being out, is recorded as sent and not retried (deliveries.ts).
+    await inTransaction((t) => recordMessageId({ messageId, ticketId: ticket.id, ticketMessageId: message?.id ?? null, direction: 'out', audience }, t));
     return { messageId, accepted: info.accepted };
   },
 });
