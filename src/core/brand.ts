@@ -9,7 +9,7 @@ import { Joi, field } from '../lib/validation';
 import { assertEnabledLanguage } from './enabledLanguage';
 import { mailServerHost } from '../net/outbound';
 import { assertOAuthComplete, oauthChanges, oauthFields, oauthView, refuseInternalTokenUrl } from '../oauth/settings';
-import { SECRET_MASK, revealSecret, storedSecret } from '../crypto/storedSecret';
+import { SECRET_MASK, assertSecretResent, resends, revealSecret, storedSecret } from '../crypto/storedSecret';
 import { BRAND_SMTP_PASSWORD } from '../crypto/secrets';
 import { logger } from '../logger';
 import { storedHtml } from '../content/html';
@@ -130,6 +130,13 @@ export const brandResource: ResourceDef<Brand> = {
     await refuseInternalTokenUrl(input);
     const values = { ...columnsOf(input, brand), ...oauthChanges('brands', input, brand) };
     assertOAuthUser({ ...brand.get({ plain: true }), ...values });
+    // With OAuth2 the SMTP login is an access token of the refresh token: another server, port or
+    // encryption takes the refresh token again (departmentEmail.ts, the same rule). The SMTP
+    // password is not asked again: the brand's own responses show it to whoever may write them.
+    if (((values as Partial<Brand>).auth_type ?? brand.auth_type) === 'oauth2') {
+      const where = ['smtp_host', 'smtp_port', 'smtp_encryption'].filter((k) => k in values && (values as any)[k] !== (brand as any)[k]);
+      assertSecretResent('oauth_refresh_token', where, !!brand.oauth_refresh_token, resends(input.oauth_refresh_token));
+    }
     await brand.update(values, { transaction });
   },
 };

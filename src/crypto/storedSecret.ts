@@ -35,3 +35,20 @@ export function revealSecret(stored: string | null, purpose: string): string | n
   if (stored === null || stored === '') return null;
   return stored.startsWith(`${SECRET_FORMAT_VERSION}:`) ? decryptSecret(stored, purpose) : stored;
 }
+
+/**
+ * A stored secret goes only where it was given for. A request that changes where it is sent (its
+ * server, port, encryption or protocol; a token endpoint) must send it again, or it is refused
+ * (422 naming the first change), changing nothing: otherwise a token that may write the settings
+ * but never read the secret (it is write-only) could point them at a server of its own and be sent
+ * the secret at the next login. `changed`: the destination fields the request changes; `stored`:
+ * whether a secret is stored; `resent`: whether the request sends one (not the mask).
+ */
+export function assertSecretResent(secret: string, changed: readonly string[], stored: boolean, resent: boolean): void {
+  if (!changed.length || !stored || resent) return;
+  const name = (s: string) => s.replace(/_/g, ' ');
+  throw new ValidationError(`The ${name(secret)} field is required when the ${name(changed[0])} changes: the stored ${name(secret)} is not sent to another server.`);
+}
+
+/** Whether a request sends a secret anew: a value, not the mask (which keeps the stored one) or nothing. */
+export const resends = (sent: unknown): boolean => typeof sent === 'string' && sent !== '' && sent !== SECRET_MASK;

@@ -1,4 +1,4 @@
-import { SECRET_MASK, storedSecret } from '../crypto/storedSecret';
+import { SECRET_MASK, assertSecretResent, resends, storedSecret } from '../crypto/storedSecret';
 import { AUTH_TYPES, OAUTH_PROVIDERS } from '../db/models/oauthTypes';
 import type { OAuthAccount } from '../db/models/oauthAccount';
 import { ValidationError } from '../errors';
@@ -62,17 +62,29 @@ const encrypted = (table: OAuthTable, column: typeof SECRETS[number], sent: stri
 export function oauthChanges(table: OAuthTable, input: Record<string, any>, current: Partial<OAuthColumns> | null): Partial<OAuthColumns> {
   const values: Record<string, unknown> = {};
   for (const k of PLAIN) if (input[k] !== undefined) values[k] = input[k] === '' ? null : input[k];
+  // The stored account's values (a model's are behind getters, which a spread does not copy).
+  const plain = (current as { get?: (o: { plain: true }) => Partial<OAuthColumns> } | null)?.get?.({ plain: true }) ?? current;
   // Responses show a preset's endpoint as oauth_token_url: a client that sends back what it read changes nothing.
-  const merged = { ...current, ...values } as OAuthSettings;
+  const merged = { ...plain, ...values } as OAuthSettings;
   if (merged.oauth_provider !== 'custom' && values.oauth_token_url && values.oauth_token_url === tokenUrl(merged)) {
     if (current) delete values.oauth_token_url;
     else values.oauth_token_url = null;
+  }
+  // A URL the provider's preset would ignore (it has its own endpoint) is refused, not stored unused.
+  if (values.oauth_token_url && merged.oauth_provider !== 'custom') {
+    throw new ValidationError('The oauth token url field is taken only when the oauth provider is custom.');
   }
   for (const k of SECRETS) {
     const v = encrypted(table, k, input[k]);
     if (v !== undefined) values[k] = v;
   }
   const stored = (current ?? {}) as Record<string, unknown>;
+  // The client secret and the refresh token are sent to the token endpoint: another endpoint
+  // (provider, tenant or URL) must come with them again.
+  if (current && (current.auth_type === 'oauth2' || values.auth_type === 'oauth2')) {
+    const endpointChanged = tokenUrl(merged) !== tokenUrl(current as OAuthSettings) ? ['oauth_token_url'] : [];
+    for (const k of SECRETS) assertSecretResent(k, endpointChanged, !!stored[k], resends(input[k]));
+  }
   const changed = Object.keys(values).some((k) => values[k] !== (stored[k] ?? null));
   if (changed && current) Object.assign(values, { oauth_access_token: null, oauth_expires_at: null, oauth_last_error: null, oauth_last_error_at: null });
   return values as Partial<OAuthColumns>;

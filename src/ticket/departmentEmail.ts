@@ -3,7 +3,7 @@ import { Brand, Department, DepartmentBrand, DepartmentEmail } from '../db/model
 import { now } from '../db/entity';
 import { sequelize } from '../db/sequelize';
 import { MAILBOX_PASSWORD } from '../crypto/secrets';
-import { SECRET_MASK, storedSecret } from '../crypto/storedSecret';
+import { SECRET_MASK, assertSecretResent, resends, storedSecret } from '../crypto/storedSecret';
 import { ValidationError, invalid } from '../errors';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { TYPE_PIPED, TYPE_REMOTE } from './departmentEmailTypes';
@@ -157,6 +157,11 @@ export const departmentEmailResource: ResourceDef<DepartmentEmail> = {
     }
     Object.assign(values, oauth);
     assertOAuthComplete({ ...email.get({ plain: true }), ...oauth });
+    // The login goes where the mailbox is: another server, port, protocol or encryption takes the
+    // password (or, with OAuth2, the refresh token, whose access tokens it would be sent) again.
+    const where = ['server', 'port', 'protocol', 'encryption'].filter(changed);
+    if ((values.auth_type ?? email.auth_type) === 'oauth2') assertSecretResent('oauth_refresh_token', where, !!email.oauth_refresh_token, resends(input.oauth_refresh_token));
+    else assertSecretResent('password', where, !!email.password, resends(input.password));
     // Another mailbox altogether: its UIDs mean nothing to the old cursor.
     if (['protocol', 'server', 'username'].some(changed)) Object.assign(values, { imap_uidvalidity: null, imap_last_uid: 0 });
     assertFetchable({

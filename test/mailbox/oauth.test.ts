@@ -139,10 +139,27 @@ describe('the OAuth2 settings over the API', () => {
       expect(row[column]).not.toContain(plain);
       expect(decryptSecret(row[column]!, secretPurpose('department_emails', column))).toBe(plain);
     }
-    // The mask sent back keeps the secrets; the provider changes to Google.
-    const google = expectSuccess(await api.put(`${emailPath()}/${ms.id}`, { oauth_provider: 'google', oauth_client_secret: '********', oauth_refresh_token: '********' }), 'Successfully updated the department email!');
-    expect(google).toMatchObject({ oauth_provider: 'google', oauth_token_url: 'https://oauth2.googleapis.com/token', oauth_refresh_token: '********' });
+    // The mask sent back keeps the secrets.
+    expectSuccess(await api.put(`${emailPath()}/${ms.id}`, { oauth_client_id: 'app-id', oauth_client_secret: '********', oauth_refresh_token: '********' }), 'Successfully updated the department email!');
     expect(decryptSecret((await stored(ms.id)).oauth_refresh_token!, secretPurpose('department_emails', 'oauth_refresh_token'))).toBe('the-refresh-token');
+    // Another token endpoint (provider, tenant, URL) is not sent the stored secrets: it takes them again.
+    const endpointChange = 'the oauth token url changes: the stored';
+    for (const change of [{ oauth_provider: 'google' }, { oauth_tenant: 'fabrikam.onmicrosoft.com' }, { oauth_provider: 'google', oauth_client_secret: '********', oauth_refresh_token: '********' }]) {
+      expectError(await api.put(`${emailPath()}/${ms.id}`, change), 422, `The oauth client secret field is required when ${endpointChange} oauth client secret is not sent to another server.`);
+    }
+    expectError(await api.put(`${emailPath()}/${ms.id}`, { oauth_provider: 'google', oauth_client_secret: 'new-secret' }), 422,
+      `The oauth refresh token field is required when ${endpointChange} oauth refresh token is not sent to another server.`);
+    // A URL the preset would ignore is refused, not stored unused.
+    expectError(await api.put(`${emailPath()}/${ms.id}`, { oauth_token_url: 'https://example.com/token' }), 422, 'The oauth token url field is taken only when the oauth provider is custom.');
+    expect((await stored(ms.id)).oauth_provider).toBe('microsoft');
+    const google = expectSuccess(await api.put(`${emailPath()}/${ms.id}`, { oauth_provider: 'google', oauth_client_secret: 'new-secret', oauth_refresh_token: 'new-refresh-token' }), 'Successfully updated the department email!');
+    expect(google).toMatchObject({ oauth_provider: 'google', oauth_token_url: 'https://oauth2.googleapis.com/token', oauth_refresh_token: '********' });
+    expect(decryptSecret((await stored(ms.id)).oauth_refresh_token!, secretPurpose('department_emails', 'oauth_refresh_token'))).toBe('new-refresh-token');
+    // Its mail server too: another one takes the refresh token again, whose access tokens it would be sent.
+    const remote = expectSuccess(await api.put(`${emailPath()}/${ms.id}`, { type: 1, protocol: 'imap', server: 'imap.contoso.test', oauth_refresh_token: 'rt-2' }), 'Successfully updated the department email!');
+    expectError(await api.put(`${emailPath()}/${remote.id}`, { server: 'imap.attacker.test' }), 422,
+      'The oauth refresh token field is required when the server changes: the stored oauth refresh token is not sent to another server.');
+    expect((await stored(ms.id)).server).toBe('imap.contoso.test');
     // A password mailbox shows no OAuth2 state.
     const plainBox = expectSuccess(await api.post(emailPath(), { address: user(`pw-${unique()}`), type: 0 }), 'Successfully created new department email!');
     expect(plainBox).toMatchObject({ auth_type: 'password', oauth_state: null, oauth_refresh_token: null });
@@ -283,6 +300,12 @@ describe('a brand sending by SMTP with XOAUTH2', () => {
     expect(updated).toMatchObject({ auth_type: 'oauth2', oauth_refresh_token: '********', oauth_client_secret: '********', oauth_state: { expires_at: null } });
     const brandRow = () => Brand.findByPk(world.brand.id).then((b) => b!);
     expect((await brandRow()).oauth_refresh_token).toMatch(/^v1:/);
+    // Another SMTP server would be sent the access tokens: it takes the refresh token again.
+    for (const change of [{ smtp_host: 'smtp.attacker.test' }, { smtp_port: 2525 }, { smtp_encryption: 'ssl' }]) {
+      expectError(await api.put(`/api/core/brand/${world.brand.id}`, change), 422,
+        `The oauth refresh token field is required when the ${Object.keys(change)[0].replace(/_/g, ' ')} changes: the stored oauth refresh token is not sent to another server.`);
+    }
+    expect((await brandRow()).smtp_host).toBe(world.brand.smtp_host);
 
     const send = async (to: string) => transportFor(await brandRow()).sendMail({ from: user('sender'), to, subject: `Hello ${to}`, text: 'Hello' });
     const first = newEmail('rcpt');

@@ -143,13 +143,29 @@ describe('PUT /api/ticket/department/{id}/email/{email_id}', () => {
   it('keeps the password when none is sent, or when the mask is sent back', async () => {
     const { data, url } = await remote();
     const before = await storedPassword(data.id);
-    const updated = expectSuccess(await api.put(url, { server: 'imap2.example.com', port: '' }), 'Successfully updated the department email!');
-    expect(updated).toMatchObject({ server: 'imap2.example.com', port: null, password: SECRET_MASK, username: 'help' });
+    const updated = expectSuccess(await api.put(url, { username: 'help2', delete_downloaded: 1 }), 'Successfully updated the department email!');
+    expect(updated).toMatchObject({ server: 'imap.example.com', port: 993, password: SECRET_MASK, username: 'help2' });
     expect(await storedPassword(data.id)).toBe(before);
     // A client that PUTs back what it read changes nothing.
     const { id, created_at, updated_at, department_id, last_polled_at, last_error, last_error_at, ...readBack } = updated;
     expectSuccess(await api.put(url, readBack), 'Successfully updated the department email!');
     expect(await storedPassword(data.id)).toBe(before);
+  });
+
+  it.each([
+    [{ server: 'attacker.example.net' }, 'server'],
+    [{ port: 1143 }, 'port'],
+    [{ port: '' }, 'port'],
+    [{ encryption: 'none' }, 'encryption'],
+    [{ protocol: 'pop3', password: SECRET_MASK }, 'protocol'],
+  ] as Array<[Record<string, unknown>, string]>)('sends the stored password to no other place: %j needs the password again, and changes nothing without it', async (form, changed) => {
+    const { data, url } = await remote();
+    const before = await DepartmentEmail.findByPk(data.id);
+    expectError(await api.put(url, form), 422, `The password field is required when the ${changed} changes: the stored password is not sent to another server.`);
+    expect((await DepartmentEmail.findByPk(data.id))!.get({ plain: true })).toEqual(before!.get({ plain: true }));
+    const { password: _sent, ...where } = form;
+    expect(expectSuccess(await api.put(url, { ...where, password: 'n3w' }), 'Successfully updated the department email!')).toMatchObject({ password: SECRET_MASK });
+    expect(decryptSecret((await storedPassword(data.id))!, MAILBOX_PASSWORD)).toBe('n3w');
   });
 
   it('replaces the password (a new encryption), and removes it with an empty value', async () => {
@@ -174,7 +190,7 @@ describe('PUT /api/ticket/department/{id}/email/{email_id}', () => {
     expectError(await api.put(url, { address: taken.address }), 422, 'The address has already been taken.');
     expect(expectSuccess(await api.put(url, { address: data.address }), 'Successfully updated the department email!').address).toBe(data.address);
     const next = address();
-    expect(expectSuccess(await api.put(url, { address: next, protocol: 'POP3', encryption: 'tls' }), 'Successfully updated the department email!'))
+    expect(expectSuccess(await api.put(url, { address: next, protocol: 'POP3', encryption: 'tls', password: 'p' }), 'Successfully updated the department email!'))
       .toMatchObject({ address: next, protocol: 1, encryption: 2 });
   });
 
@@ -185,7 +201,7 @@ describe('PUT /api/ticket/department/{id}/email/{email_id}', () => {
     [{ protocol: '1', encryption: 'NONE' }, 'pop3', 'none', 1, 0],
   ] as Array<[Record<string, unknown>, string, string, number, number]>)('takes protocol and encryption as codes or names: %j', async (form, protocol, encryption, protocolCode, encryptionCode) => {
     const { data, url } = await remote();
-    const shown = expectSuccess(await api.put(url, form), 'Successfully updated the department email!');
+    const shown = expectSuccess(await api.put(url, { ...form, password: 'p' }), 'Successfully updated the department email!');
     expect(shown).toMatchObject({ protocol: protocolCode, encryption: encryptionCode });
     expect(expectSuccess(await api.get(url))).toMatchObject({ protocol: protocolCode, encryption: encryptionCode });
     expect(await DepartmentEmail.findByPk(data.id)).toMatchObject({ protocol, encryption });
