@@ -39,10 +39,14 @@ const dryRun: CustomAction<IncomingMail> = {
     const raw = input.raw !== undefined ? Buffer.from(input.raw, 'utf8') : Buffer.from(input.raw_base64, 'base64');
     if (!raw.length) throw new ValidationError('The raw field is required.');
     const result = await dryRunMail(raw, { departmentEmail });
+    // What the rolled-back import created has no id: a new ticket's, a new message's (a reply's
+    // ticket, a duplicate's ticket and message exist and are named).
+    const created = result.decision === 'new_ticket' || result.decision === 'reply';
     return IncomingMail.build({
       id: null, department_email_id: departmentEmail?.id ?? null, remote_uid: null, message_id: result.mailMessageId,
       from_address: result.from, subject: result.subject, decision: result.decision, reason: result.reason,
-      ticket_id: result.ticketId, ticket_message_id: result.messageId, size: raw.length, created_at: null, updated_at: null,
+      ticket_id: result.decision === 'new_ticket' ? null : result.ticketId, ticket_message_id: created ? null : result.messageId,
+      size: raw.length, created_at: null, updated_at: null,
     });
   },
 };

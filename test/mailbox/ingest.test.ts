@@ -673,11 +673,19 @@ describe('over the API', () => {
     await transaction((t) => emit(t, 'organisation.updated', { organisationId: 1 }));
     expect(await DomainEvent.max('id')).toBe(lastEvent + 1);
     expect(data).toMatchObject({ id: null, decision: 'new_ticket', from_address: from, subject: 'Dry run', reason: expect.stringContaining(mailbox.address) });
+    // The ticket and message it would create have no id (the rolled-back ones never existed).
+    expect(data).toMatchObject({ ticket_id: null, ticket_message_id: null });
     expect([await Ticket.count(), await IncomingMail.count(), await User.count({ where: { email: from } })]).toEqual([tickets, lines, 0]);
     const loop = expectSuccess(await api.postJson('/api/ticket/incomingmail/dryrun', { raw_base64: Buffer.from(raw.replace(`From: ${from}`, `From: ${mailbox.address}`)).toString('base64') }), 'The mail was not imported: this is the decision it would get.');
     expect(loop.decision).toBe('loop');
     expectError(await api.post('/api/ticket/incomingmail/dryrun', {}), 422, 'The raw field is required.');
     expectError(await api.post('/api/ticket/incomingmail/dryrun', { raw, department_email_id: 4294967295 }), 422, 'The selected department email id is invalid.');
+    // A reply names the ticket it would go to, not a message that never existed.
+    const { ticket } = await opened();
+    const reply = expectSuccess(await api.post('/api/ticket/incomingmail/dryrun', {
+      raw: (await rawMail({ from: ticket.user_id ? (await User.findByPk(ticket.user_id))!.email : from, to: mailbox.address, subject: `Re: [#${ticket.number}] x` })).toString('utf8'),
+    }), 'The mail was not imported: this is the decision it would get.');
+    expect(reply).toMatchObject({ decision: 'reply', ticket_id: ticket.id, ticket_message_id: null });
   });
 
   it('the ledger lists every mail with its decision, filtered, and shows one', async () => {
