@@ -14,7 +14,7 @@ import { pruneTombstones, tombstonePruneJob } from '../../src/export/prune';
 import { schedulerIdOf } from '../../src/queue/jobs';
 import { schedulerSpec } from '../../src/wiring';
 import { nowSec, useApi } from '../helpers/app';
-import { expectError, expectSuccess } from '../helpers/envelope';
+import { expectError, expectSuccess, expectList } from '../helpers/envelope';
 import { waitFor, waitForProgress } from '../helpers/smtp';
 import { factories } from '../selfservice/support';
 import { ticketContext, ticketFactories, type TicketContext } from '../ticket/ticketSupport';
@@ -128,16 +128,19 @@ describe('GET /api/export/{resource}', () => {
     expect(await Ticket.findByPk(ticket.id)).toBeNull();
   });
 
-  it('a deleted user\'s tickets take the tickets of others merged into them, and each gets its tombstone (with its messages\')', async () => {
+  it('a deleted user\'s tickets go; another customer\'s ticket merged into one is given back (its messages with it), not deleted, and the export follows both', async () => {
     const start = nowSec();
     const victim = await f.user();
     const mine = await f.ticket({ user: victim.id });
     const alices = await f.ticket();
+    const alicesMessages = (await TicketMessage.findAll({ where: { ticket_id: alices.id } })).map((m) => m.id);
+    expect(alicesMessages.length).toBeGreaterThan(0);
     expectSuccess(await api.post(`/api/ticket/ticket/${mine.id}/merge`, { ids: [alices.id] }), 'Successfully updated the ticket!');
     const [merged] = await Ticket.findAll({ where: { id: alices.id } });
     expect(merged.merged_into_id).toBe(mine.id);
-    // A message left on the merged ticket (a merge moves them; one written there since goes too).
-    const left = await TicketMessage.create({ ...(await TicketMessage.findOne({ where: { ticket_id: mine.id }, raw: true }))!, id: undefined, ticket_id: alices.id } as any);
+    expect(await TicketMessage.count({ where: { id: alicesMessages, ticket_id: mine.id } })).toBe(alicesMessages.length);
+    // A message left on the merged ticket (written there since the merge).
+    const left = await TicketMessage.create({ ...(await TicketMessage.findOne({ where: { ticket_id: mine.id }, raw: true }))!, id: undefined, ticket_id: alices.id, original_ticket_id: null } as any);
     const made = nowSec();
     const tickets: Reader = { copy: new Map(), pages: 0 };
     const messages: Reader = { copy: new Map(), pages: 0 };
@@ -158,18 +161,25 @@ describe('GET /api/export/{resource}', () => {
     const lastEvent = (await DomainEvent.max<number, DomainEvent>('id')) ?? 0;
     await api.del(`/api/user/user/${victim.id}`).expect(200);
     const deleted = nowSec();
-    expect(await Ticket.findByPk(alices.id)).toBeNull();
-    // A ticket.deleted for each ticket that went, with user.deleted, in one INSERT of the delete's transaction.
+    expect(await Ticket.findByPk(mine.id)).toBeNull();
+    // Alice's ticket is hers again, listed, with her messages.
+    expect(await Ticket.findByPk(alices.id)).toMatchObject({ merged_into_id: null, merged: 0 });
+    expect((await TicketMessage.findAll({ where: { ticket_id: alices.id }, order: [['id', 'ASC']] })).map((x) => x.id)).toEqual([...alicesMessages, left.id]);
+    expect(expectSuccess(await api.get(`/api/ticket/ticket/${alices.id}`))).toMatchObject({ merged_into_id: null });
+    expect((expectList(await api.get(`/api/ticket/ticket/${alices.id}/audit`, { limit: 100 })) as any[]).at(-1))
+      .toMatchObject({ action: 'updated', changes: { merged_into_id: { before: mine.id, after: null } } });
+    // Its ticket.updated, the deleted ticket's ticket.deleted and user.deleted, in one INSERT of the delete's transaction.
     const events = await DomainEvent.findAll({ where: { id: { [Op.gt]: lastEvent } }, order: [['id', 'ASC']] });
     expect(events.map((e) => [e.name, JSON.parse(e.payload)])).toEqual([
-      ['ticket.deleted', { ticketId: Math.min(mine.id, alices.id) }],
-      ['ticket.deleted', { ticketId: Math.max(mine.id, alices.id) }],
+      ['ticket.updated', expect.objectContaining({ ticketId: alices.id, changes: ['merged'] })],
+      ['ticket.deleted', { ticketId: mine.id }],
       ['user.deleted', { userId: victim.id }],
     ]);
     expect(events.map((e) => e.id - events[0].id)).toEqual([0, 1, 2]);
     await follow('tickets', tickets, deleted);
     await follow('messages', messages, deleted);
-    expect([tickets.copy.has(mine.id), tickets.copy.has(alices.id), messages.copy.has(left.id)]).toEqual([false, false, false]);
+    expect([tickets.copy.has(mine.id), tickets.copy.has(alices.id), messages.copy.has(left.id)]).toEqual([false, true, true]);
+    for (const id of alicesMessages) expect(messages.copy.get(id)).toMatchObject({ ticket_id: alices.id });
   });
 
   it('422 for a cursor this server did not write, 404 for an unknown resource, 405 for a write', async () => {

@@ -10,7 +10,9 @@ import { ScopeRequiredError, ValidationError, invalid } from '../../errors';
 import { definitions } from '../../db/definitions';
 import { onceInTransaction } from '../../db/transaction';
 import { insertRows } from '../../db/insertRows';
-import { select } from '../../db/select';
+import { execute, select } from '../../db/select';
+import { now } from '../../db/entity';
+import { recordAudits } from '../../ticket/tickets/audit';
 import { sent } from '../../lib/serialize';
 import { BRAND_EMAIL_TAKEN } from '../../db/uniqueKeys';
 import { applyCustomFieldValues, deleteCustomFieldValues } from '../../customfields/values';
@@ -216,10 +218,39 @@ export async function updateUser(user: User, input: UserInput, transaction: Tran
 }
 
 /**
+ * Other customers' tickets merged into the person's are given back before the person's tickets
+ * go (a merge is reversible: each message keeps the ticket it was written on, `original_ticket_id`):
+ * each leaves the merge (`merged_into_id` cleared, `merged` 0, listed and counted again by the
+ * triggers), its messages and their attachments return to it, its audit says so, and a
+ * `ticket.updated` [merged] each is returned for the delete's emitAll. Deleting one customer
+ * deleted the conversations of the others merged into theirs. Before beforePersonDeleted, which
+ * then finds the person's own tickets and messages only.
+ */
+export async function unmergeOthersFrom(userId: number, transaction: Transaction): Promise<Emitted[]> {
+  const others = await select<{ id: number; merged_into_id: number; merged: number }>(
+    `SELECT s.id, s.merged_into_id, s.merged FROM tickets s JOIN tickets k ON k.id = s.merged_into_id
+      WHERE k.user_id = :userId AND s.user_id <> :userId ORDER BY s.id FOR UPDATE`,
+    { userId }, { transaction },
+  );
+  if (!others.length) return [];
+  const values = { userId, ids: others.map((o) => Number(o.id)), at: now() };
+  await execute(`UPDATE ticket_messages SET ticket_id = original_ticket_id, original_ticket_id = NULL, updated_at = :at
+    WHERE original_ticket_id IN (:ids) AND ticket_id IN (SELECT id FROM tickets WHERE user_id = :userId)`, values, transaction);
+  await execute(`UPDATE ticket_attachments a JOIN ticket_messages m ON m.id = a.message_id SET a.ticket_id = m.ticket_id
+    WHERE m.ticket_id IN (:ids) AND a.ticket_id <> m.ticket_id`, values, transaction);
+  await execute('UPDATE tickets SET merged_into_id = NULL, merged = 0, updated_at = :at WHERE id IN (:ids)', values, transaction);
+  const audits = await recordAudits(others.map((o) => ({
+    ticketId: Number(o.id), action: 'updated' as const,
+    changes: { merged_into_id: { before: Number(o.merged_into_id), after: null }, ...(o.merged ? { merged: { before: 1, after: 0 } } : {}) },
+  })), transaction);
+  return others.map((o, i) => ({ name: 'ticket.updated' as const, payload: { ticketId: Number(o.id), changes: ['merged'], newlyAssigned: [], audit: audits[i] } }));
+}
+
+/**
  * A person's tickets go with them, deleted here rather than by the foreign key's cascade: MariaDB
  * runs no trigger for a cascaded delete, and the ticket list's counters are kept by triggers. So
- * do the tickets merged into them (anyone's): their messages were moved into the deleted ones, and
- * the foreign key would only clear their `merged_into_id`, listing them again, uncounted.
+ * do their own tickets merged into them (others' were given back: unmergeOthersFrom): the foreign
+ * key would only clear their `merged_into_id`, listing them again, uncounted.
  * Returns the ids of the tickets deleted, for their events.
  */
 export async function deleteTicketsOf(userId: number, transaction: Transaction): Promise<number[]> {
@@ -267,6 +298,7 @@ export async function deleteUser(user: User, transaction: Transaction, grants?: 
   if (grants && !grants('ticket:write') && await Ticket.findOne({ attributes: ['id'], where: { user_id: user.id }, transaction, lock: transaction.LOCK.SHARE })) {
     throw new ScopeRequiredError('ticket:write');
   }
+  const unmerged = await unmergeOthersFrom(user.id, transaction);
   await beforePersonDeleted(user.id, true, transaction);
   await deleteCustomFieldValues('user', user.id, transaction);
   const linked = await personLeaving(user.id, transaction);
@@ -275,6 +307,7 @@ export async function deleteUser(user: User, transaction: Transaction, grants?: 
   // The tickets that went with the user: a ticket.deleted each, all in one INSERT of the feed with
   // user.deleted (emitAll), as an organisation's delete emits its users' events.
   await emitAll(transaction, [
+    ...unmerged,
     ...tickets.map((ticketId) => ({ name: 'ticket.deleted' as const, payload: { ticketId } })),
     ...linked,
     { name: 'user.deleted' as const, payload: { userId: user.id } },
