@@ -92,11 +92,12 @@ export function listSchema(spec: ListSpec): ObjectSchema {
 
 /**
  * The query without its empty parameters: `search=` or `limit=` is a parameter not given, not a
- * required one missing (form builders and the n8n node send every field of their form).
+ * required one missing (form builders and the n8n node send every field of their form). A value
+ * of spaces alone (`search=%20%20`) is empty too: no parameter means anything by spaces alone.
  */
 function givenParameters(query: unknown): unknown {
   if (!query || typeof query !== 'object' || Array.isArray(query)) return query;
-  return Object.fromEntries(Object.entries(query).filter(([, v]) => v !== ''));
+  return Object.fromEntries(Object.entries(query).filter(([, v]) => typeof v !== 'string' || v.trim() !== ''));
 }
 
 /** A query string checked against its schema, its empty parameters not given (as every list reads them). */

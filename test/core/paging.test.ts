@@ -44,6 +44,14 @@ describe('PAGING', () => {
     expectError(await api.get('/api/ticket/message', { ticket_id: '' }), 422, 'The ticket id field is required.');
   });
 
+  it('takes a parameter of spaces alone as one not given, like an empty one', async () => {
+    const all = await api.get('/api/ticket/ticket', { limit: 1 });
+    const spaced = await api.get('/api/ticket/ticket', { search: '  ', number: ' ', user_email: ' ', limit: ' ', start: '\t' });
+    expect(expectList(spaced).map((t) => t.id)).toEqual(expectList(all).map((t) => t.id));
+    expect(spaced.body.count).toBe(all.body.count);
+    expectError(await api.get('/api/ticket/message', { ticket_id: '  ' }), 422, 'The ticket id field is required.');
+  });
+
   it('treats start as 1-based', async () => {
     expect(await page(ip, { start: 1, limit: 2 })).toEqual({ ids: ids.slice(0, 2), count: 5 });
     expect(await page(ip, { start: 2, limit: 2 })).toEqual({ ids: ids.slice(1, 3), count: 5 });
