@@ -27,6 +27,7 @@ import { watchConfigTables } from './ticket/configCache';
 import { feedbackRequestsJob } from './ticket/feedbackRequests';
 import { waitingRemindersJob } from './ticket/waitingReminders';
 import { ticketMail } from './ticket/mail/job';
+import { mroongaSession } from './ticket/tickets/search/mroonga';
 import * as ticketNotifications from './ticket/mail/subscribers';
 import { verificationIfAsked } from './user/notifications';
 import { verificationMail } from './user/verificationMail';
@@ -45,7 +46,9 @@ let wired = false;
 export function wire(): void {
   if (wired) return;
   wired = true;
-  whenModelsReady(() => {
+  whenModelsReady((s) => {
+    // Every connection's session as the search engine wants it (Mroonga: no match escalation).
+    s.addHook('afterConnect', (connection) => mroongaSession(connection as Parameters<typeof mroongaSession>[0]));
     // Cached tokens, and cached ban answers, go stale in every process when these change (auth/accessCache).
     watchAccessTables({ tokens: [ApiToken], bans: [IpBan, IpWhitelist] } as any);
     // Likewise the configuration that ticket reads embed (ticket/configCache).

@@ -61,6 +61,27 @@ describe('the Mroonga index', () => {
     expect(await search({ search: `"model ${w}"` })).toEqual([t.id]);
   });
 
+  it('looks a word of letters and digits up whole on every path: exclusions, OR, phrases and the trash never widen it', async () => {
+    // No ticket has `<w>1` itself; these have words that start with it (Groonga's match
+    // escalation retried a lookup that found nothing as a prefix one, on the SQL path only).
+    const w = word();
+    const listed = [await f.ticket({ subject: `Note ${w}111` }), await f.ticket({ subject: `Note ${w}116` })];
+    const trashed = await f.ticket({ subject: `Note ${w}117` });
+    expect((await api.del(`${BASE}/${trashed.id}`)).status).toBe(200);
+    expect(await search({ search: `${w}1` })).toEqual([]);
+    expect(await search({ search: `${w}1 -tag:nosuchtag` })).toEqual([]);
+    expect(await search({ search: `${w}1 -nosuchwordxyz` })).toEqual([]);
+    expect(await search({ search: `${w}1 OR nosuchwordxyz` })).toEqual([]);
+    expect(await search({ search: `"${w}1"` })).toEqual([]);
+    expect(await search({ search: `${w}1`, trashed: 1 })).toEqual([]);
+    expect(await search({ search: `${w}1`, order_column: 'updated_at' })).toEqual([]);
+    // The whole words are found on each path.
+    expect(await search({ search: `${w}111` })).toEqual([listed[0].id]);
+    expect(await search({ search: `${w}116 -tag:nosuchtag` })).toEqual([listed[1].id]);
+    expect(await search({ search: `${w}111 OR ${w}116` })).toEqual(ids(listed));
+    expect(await search({ search: `${w}117`, trashed: 1 })).toEqual([trashed.id]);
+  });
+
   it('is kept when a process starts with SEARCH_ENGINE=innodb: a Mroonga server still searches it, and it stays current', async () => {
     const [before, after] = [word(), word()];
     const t = await f.ticket({ subject: `Kept ${before}` });

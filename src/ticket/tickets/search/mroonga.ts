@@ -442,6 +442,24 @@ function pageOf(rows: PageRow[], indexable: IdFilter[]): ListedPage | null {
     start: Number(first._start) > 0 ? indexable[Number(first._start) - 1].column : 'words',
   };
 }
+/**
+ * Each database connection's session, with SEARCH_ENGINE=mroonga (a Sequelize `afterConnect`
+ * hook, src/wiring.ts): no match escalation on the SQL path either (`MATCH ... AGAINST`: a
+ * phrase, an exclusion, OR, the trash, another order), as `listedPage`'s selects
+ * (`--match_escalation_threshold -1`). Groonga's default retries a lookup that found nothing
+ * as a prefix one, so `hp420` found `hp4200` once `-tag:x` or `OR y` sent it this way, and
+ * nothing alone. A server without the plugin has no such variable: left to `prepare`, which
+ * says what to install.
+ */
+export async function mroongaSession(connection: { query(sql: string): Promise<unknown> }): Promise<void> {
+  if (config().searchEngine !== 'mroonga') return;
+  try {
+    await connection.query('SET SESSION mroonga_match_escalation_threshold = -1');
+  } catch (err) {
+    if ((err as { errno?: number }).errno !== 1193) throw err;
+  }
+}
+
 export const mroongaSearch: SearchEngine = {
   name: 'mroonga',
   textCondition: (term, booleanQuery) => sqlCondition`id IN (SELECT id FROM (
