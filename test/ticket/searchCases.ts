@@ -67,6 +67,24 @@ export function searchCases(): void {
       expect(await list(t.c.number)).toEqual([t.c.id]);
     });
 
+    it('a word with underscores is one word, as the engine reads it (ERR_CONNECTION_REFUSED), on every path', async () => {
+      const [code, key] = [`ERR_${word()}_REFUSED`, `max_${word()}_size`];
+      // Outside this file's brand (its tickets are counted by the other cases): its words are its own.
+      const list = async (search: string) => ids(expectList(await api.get(BASE, { limit: 200, search })));
+      const u = await f.ticket({ subject: `Browser shows ${code}`, text: `Raise the config key ${key} please` });
+      expect(await list(code)).toEqual([u.id]);
+      expect(await list(code.toLowerCase())).toEqual([u.id]);
+      expect(await list(key)).toEqual([u.id]);
+      expect(await list(`"${code}"`)).toEqual([u.id]);
+      expect(await list(`"config key ${key}"`)).toEqual([u.id]);
+      expect(await list(`${code} -nosuchwordxyz`)).toEqual([u.id]);
+      expect(await list(`${key} OR nosuchwordxyz`)).toEqual([u.id]);
+      expect(await list(key.slice(0, -2))).toEqual([u.id]);
+      expect(await list(`${code} -${key}`)).toEqual([]);
+      // A longer word that starts with it is no match.
+      expect(await list(`${key}x`)).toEqual([]);
+    });
+
     it('status, priority, department (with the ones below it) by name or id', async () => {
       expect(await list(`${w} status:"${inProgress.name}"`)).toEqual([t.b.id]);
       expect(await list(`${w} status:${inProgress.id}`)).toEqual([t.b.id]);

@@ -13,14 +13,19 @@ const MIN_WORD = 3;
 /** InnoDB's default stopwords of that length or more: never indexed, so never required. */
 const STOPWORDS = new Set(['about', 'are', 'com', 'for', 'from', 'how', 'that', 'the', 'this', 'was', 'what', 'when', 'where', 'who', 'will', 'with', 'und', 'www']);
 const MAX_WORDS = 32;
+/**
+ * A word as InnoDB's FULLTEXT parser reads it: letters, digits and `_` (`err_connection_refused`
+ * is one indexed word, so `+err* +connection* +refused*` never found it).
+ */
+export const WORD = /[\p{L}\p{N}_]+/gu;
 
 /**
  * The boolean-mode query of a user's term: every word required, as a word or the start of one
- * (`+pass* +reset*`). Operators in the term are not operators here: only letters and digits make
- * words. Null when no word is left to look for (`a`, `to be`).
+ * (`+pass* +reset*`). Operators in the term are not operators here: only letters, digits and `_`
+ * make words (WORD). Null when no word is left to look for (`a`, `to be`).
  */
 export function searchQuery(term: string): string | null {
-  const words = [...new Set((term.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
+  const words = [...new Set((term.toLowerCase().match(WORD) ?? [])
     .filter((w) => w.length >= MIN_WORD && !STOPWORDS.has(w)))].slice(0, MAX_WORDS);
   return words.length ? words.map((w) => `+${w}*`).join(' ') : null;
 }

@@ -1,7 +1,7 @@
 import { ValidationError } from '../../../errors';
 import { Joi, oneLine } from '../../../lib/validation';
 import { allOf, anyOf, sqlCondition, trusted, type BoundCondition } from '../../../db/sql';
-import { searchQuery } from '../../../selfservice/article/search';
+import { WORD, searchQuery } from '../../../selfservice/article/search';
 import { inDepartmentTree, unassigned } from '../conditions';
 import { searchEngine } from './engine';
 import { SearchSyntaxError, isPlainWords, parseSearch, type Comparison, type Term } from './parse';
@@ -32,9 +32,9 @@ export function wordsCondition(term: string): BoundCondition {
   return words ? fullText(term, words) : numberCondition(term);
 }
 
-/** A phrase in boolean mode: its words in order (only letters and digits; the quotes are ours). */
+/** A phrase in boolean mode: its words in order (only letters, digits and `_`: WORD; the quotes are ours). */
 function phraseQuery(term: Term): string {
-  const words = (term.kind === 'text' ? term.text : '').match(/[\p{L}\p{N}]+/gu) ?? [];
+  const words = (term.kind === 'text' ? term.text : '').match(WORD) ?? [];
   if (!words.length) throw new SearchSyntaxError(term.position, 'the phrase holds no word');
   return `+"${words.join(' ').toLowerCase()}"`;
 }

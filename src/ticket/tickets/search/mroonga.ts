@@ -119,7 +119,11 @@ const TRIGGER_SQL: Record<string, string> = {
 function groongaQuery(booleanQuery: string): string {
   // TokenBigram splits a word where letters meet digits (`hp4200`: `hp`, `4200`), and then finds
   // nothing for its prefix form (`+hp4200*`): such a word is looked up whole.
-  const terms = (booleanQuery.match(/[+-]?"[^"]*"|\S+/g) ?? []).map((t) => (/\p{L}\p{N}|\p{N}\p{L}/u.test(t) ? t.replace(/\*$/, '') : t));
+  // It also splits at `_` (a word of its own), which InnoDB keeps inside a word (`err_connection_refused`
+  // is one word of the query): each part is a word here (`+err* +connection* +refused*`).
+  const terms = (booleanQuery.match(/[+-]?"[^"]*"|\S+/g) ?? [])
+    .flatMap((t) => (t.includes('"') || !t.includes('_') ? [t] : t.replace(/^\+|\*$/g, '').split('_').filter(Boolean).map((p) => `+${p}*`)))
+    .map((t) => (/\p{L}\p{N}|\p{N}\p{L}/u.test(t) ? t.replace(/\*$/, '') : t));
   return [...terms.filter((t) => t.includes('"')), ...terms.filter((t) => !t.includes('"'))].join(' ');
 }
 
