@@ -50,16 +50,18 @@ describe('count of the unfiltered ticket list', () => {
     expect(await listed()).toBe(await actual());
   });
 
-  it('stays exact when the user of a merge target is deleted: the tickets merged into it go too, never listed again', async () => {
+  it('stays exact when the user of a merge target is deleted: their own ticket merged into it goes, another customer\'s is given back and listed (and counted) again', async () => {
     const target = await f.ticket();
-    const merged = await f.ticket(); // another user's ticket
-    expectSuccess(await api.post(`/api/ticket/ticket/${target.id}/merge`, { ids: [merged.id] }), 'Successfully updated the ticket!');
+    const own = await f.ticket({ user: target.user_id });
+    const others = await f.ticket(); // another user's ticket
+    expectSuccess(await api.post(`/api/ticket/ticket/${target.id}/merge`, { ids: [own.id, others.id] }), 'Successfully updated the ticket!');
     expect(await listed()).toBe(await actual());
     expect((await api.del(`/api/user/user/${target.user_id}`)).status).toBe(200);
-    expect(await Ticket.findByPk(merged.id)).toBeNull();
+    expect(await Ticket.findByPk(own.id)).toBeNull();
+    expect(await Ticket.findByPk(others.id)).toMatchObject({ merged_into_id: null });
     expect(await listed()).toBe(await actual());
-    const res = await api.get('/api/ticket/ticket', { limit: 10, user: merged.user_id });
-    expect({ count: res.body.count, ids: res.body.data.map((t: any) => t.id) }).toEqual({ count: 0, ids: [] });
+    const res = await api.get('/api/ticket/ticket', { limit: 10, user: others.user_id });
+    expect({ count: res.body.count, ids: res.body.data.map((t: any) => t.id) }).toEqual({ count: 1, ids: [others.id] });
   });
 
   it('still counts a filtered list and the trash', async () => {
