@@ -2,12 +2,14 @@ import { ImapFlow } from 'imapflow';
 import { Op, type Transaction } from 'sequelize';
 import { config } from '../config';
 import { DepartmentEmail } from '../db/models';
+import { transaction } from '../db/transaction';
 import { logger } from '../logger';
 import { checkedLookup } from '../net/outbound';
 import { defaultPort } from '../ticket/departmentEmailTypes';
 import { ingestBatch, type BatchMail, type IngestResult } from './ingest';
 import { decisionsOf, settled } from './ledger';
 import type { MailLogin } from './login';
+import { assertStillPolled } from './pollGuard';
 import { tally, tlsOptions, type PollSummary } from './pollSummary';
 
 /**
@@ -25,6 +27,12 @@ import { tally, tlsOptions, type PollSummary } from './pollSummary';
  * With `delete_downloaded`, mails at or below the cursor that are still there (a worker that died
  * between the commit and the delete) are deleted at the start of the next poll, those the ledger
  * has settled: a mail recorded as an error (or not recorded at all) stays.
+ *
+ * The settings may change through the API while a poll runs (another account: the API resets the
+ * cursor; the mailbox disabled or deleted): the poll checks before each batch, and each import
+ * transaction first, locking the mailbox's row until it commits, that the mailbox still has the
+ * settings the poll began with (./pollGuard.ts). If not, it stops (MailboxChanged) without
+ * importing more or writing its cursor; a change waits for the batch under way.
  */
 export async function pollImap(mailbox: DepartmentEmail, login: MailLogin): Promise<PollSummary> {
   const { timeoutMs, maxMessageBytes, batchSize, batchBytes } = config().mailbox;
@@ -49,7 +57,10 @@ export async function pollImap(mailbox: DepartmentEmail, login: MailLogin): Prom
       if (mailbox.imap_uidvalidity !== uidValidity) {
         if (mailbox.imap_uidvalidity !== null) logger.warn({ mailbox: mailbox.id, was: mailbox.imap_uidvalidity, now: uidValidity }, 'UIDVALIDITY changed: the mailbox is read again from the start');
         lastUid = 0;
-        await DepartmentEmail.update({ imap_uidvalidity: uidValidity, imap_last_uid: 0 }, { where: { id: mailbox.id } });
+        await transaction(async (t) => {
+          await assertStillPolled(mailbox, t);
+          await DepartmentEmail.update({ imap_uidvalidity: uidValidity, imap_last_uid: 0 }, { where: { id: mailbox.id }, transaction: t });
+        });
       }
       if (mailbox.delete_downloaded && lastUid > 0) {
         const left = await client.search({ uid: `1:${lastUid}` }, { uid: true });
@@ -64,10 +75,12 @@ export async function pollImap(mailbox: DepartmentEmail, login: MailLogin): Prom
       pending.sort((a, b) => a.uid - b.uid);
 
       for (const batch of batches(pending, batchSize, batchBytes, maxMessageBytes)) {
+        await assertStillPolled(mailbox);
         const raws = await fetchBatch(client, batch, maxMessageBytes);
         const mails: BatchMail[] = batch.map(({ uid, size }) => ({
           raw: raws.get(uid) ?? Buffer.alloc(0), remoteUid: `${uidValidity}:${uid}`, declaredSize: size,
           advance: async (t: Transaction) => {
+            await assertStillPolled(mailbox, t);
             await DepartmentEmail.update({ imap_uidvalidity: uidValidity, imap_last_uid: uid }, {
               where: { id: mailbox.id, imap_last_uid: { [Op.lt]: uid } }, transaction: t,
             });
@@ -75,7 +88,7 @@ export async function pollImap(mailbox: DepartmentEmail, login: MailLogin): Prom
         }));
         let results: IngestResult[];
         try {
-          results = await ingestBatch(mails, mailbox);
+          results = await ingestBatch(mails, mailbox, () => assertStillPolled(mailbox));
         } catch (err) {
           // The database failed the poll, maybe after some of the batch's mails were imported one by
           // one: those are put away now, if the ledger can be read (with `delete_downloaded` the

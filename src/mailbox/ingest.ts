@@ -25,6 +25,7 @@ import { decided, keepsImportKey, RejectedImport, type Decision } from './decisi
 import { claimLines, settleLines, type LedgerLine } from './ledger';
 import { errorText, isTransientDbError } from '../db/errors';
 import { isOpening, PendingOpenings, type Opening } from './opening';
+import { MailboxChanged } from './pollGuard';
 import { importedAs, noteImported, ownAddresses, ownLoopMarkers, primeBatch, sentByUs, xLoopAddresses } from './lookups';
 import { headerBlock, htmlAlternativeText, parseMail, type IncomingMessage } from './parse';
 import { splitSubaddress } from '../ticket/mail/replyAddress';
@@ -82,8 +83,17 @@ export interface MailSource {
 
 export interface IngestOptions {
   dryRun?: boolean;
-  /** Work that must commit with the mail's ledger line (the IMAP cursor). */
+  /**
+   * Work that must commit with the mail's ledger line (the IMAP cursor), run first in its
+   * transaction; a MailboxChanged it throws rolls the mail back and ends the call.
+   */
   advance?: (t: Transaction) => Promise<void>;
+  /**
+   * The poll's check that its mailbox still has the settings it began with (./pollGuard.ts), run
+   * before a failed import is recorded: a mailbox deleted or changed meanwhile (a foreign key naming
+   * it fails the import) throws MailboxChanged, and nothing is recorded.
+   */
+  stillPolled?: () => Promise<void>;
   /** The size the server announced, for a mail too large to be downloaded at all (`raw` is then empty). */
   declaredSize?: number;
 }
@@ -196,13 +206,15 @@ async function prepare(raw: Buffer, source: MailSource, options: IngestOptions):
  * another mailbox's poll at the same moment, waits there before it has done any work; a key is
  * claimed by the first mail that has it, a later copy taking it only when the first was not
  * imported), the mails decided in order, the tickets they open opened together (./opening.ts: no
- * savepoint, one statement per kind of row), the decisions written into the lines (one
- * statement), and `advance` run last. A dry run claims and writes no line (its transaction is
- * rolled back by conclude).
+ * savepoint, one statement per kind of row), and the decisions written into the lines (one
+ * statement); `advance` runs first (the poll's lock on its mailbox, ./pollGuard.ts: a settings
+ * change waits for the transaction instead of meeting it in a deadlock). A dry run claims and
+ * writes no line (its transaction is rolled back by conclude).
  */
 async function importAll(
   prepared: Prepared[], source: MailSource, t: Transaction, options: IngestOptions,
 ): Promise<Array<{ d: Decision; ledgerId: number | null }>> {
+  if (!options.dryRun) await options.advance?.(t);
   // What the mails will ask for, read in one statement per kind.
   await primeBatch(prepared.flatMap((p) => (p.mail ? [p.mail] : [])), source.departmentEmail?.brand_id ?? null, t);
   let ids: Array<number | null> = prepared.map(() => null);
@@ -228,7 +240,6 @@ async function importAll(
   await openings.flush();
   if (!options.dryRun) {
     await settleLines(prepared.map((p, i) => ({ id: ids[i]!, line: p.line(decisions[i], keepsImportKey(decisions[i]) ? keys[i] : null) })), t);
-    await options.advance?.(t);
   }
   return decisions.map((d, i) => ({ d, ledgerId: ids[i] }));
 }
@@ -246,18 +257,20 @@ async function ingest(raw: Buffer, source: MailSource, options: IngestOptions): 
     if (err instanceof DryRunRollback) return result(err.result, null);
     if (err instanceof RejectedImport && options.dryRun) return result(err.decision, null);
     if (options.dryRun) throw err;
-    if (err instanceof RejectedImport) return record(err.decision);
     // A deadlock, a lock wait, a lost connection (after db/transaction.ts retried what it could):
     // nothing is recorded and the cursor stays before the mail, so the poll fails and the next one
-    // takes the mail again. Recorded as an error, the mail would never be imported.
-    if (isTransientDbError(err)) throw err;
+    // takes the mail again. Recorded as an error, the mail would never be imported. Nor is anything
+    // recorded for a mailbox changed or deleted during the poll: the poll stops.
+    if (err instanceof MailboxChanged || isTransientDbError(err)) throw err;
+    await options.stillPolled?.();
+    if (err instanceof RejectedImport) return record(err.decision);
     if (!(err instanceof UniqueConstraintError) || !mail) return recordError(err as Error);
     // Another poll imported this mail a moment ago (the same mail in two mailboxes): the claim
     // waited on its key until that transaction ended, then failed.
     const { d, ledgerId } = await transaction(async (t) => {
+      await options.advance?.(t);
       const d = await duplicateOf(mail, t) ?? decided('duplicate', 'The mail was imported by another poll at the same time.');
       const [ledgerId] = await claimLines([p.line(d, null)], t);
-      await options.advance?.(t);
       return { d, ledgerId };
     });
     return result(d, ledgerId);
@@ -266,8 +279,8 @@ async function ingest(raw: Buffer, source: MailSource, options: IngestOptions): 
   /** A decision taken in a transaction that was rolled back, recorded (and the mailbox moved past the mail) in one of its own. */
   async function record(d: Decision): Promise<IngestResult> {
     const ledgerId = await transaction(async (t) => {
-      const [id] = await claimLines([p.line(d, null)], t);
       await options.advance?.(t);
+      const [id] = await claimLines([p.line(d, null)], t);
       return id;
     });
     return result(d, ledgerId);
@@ -284,8 +297,8 @@ async function ingest(raw: Buffer, source: MailSource, options: IngestOptions): 
     logger.error({ mailbox: source.departmentEmail?.id, remoteUid: source.remoteUid, reason }, 'a mail could not be imported');
     try {
       return await record(decided('error', `The import failed: ${reason}`));
-    } catch {
-      throw err;
+    } catch (failed) {
+      throw failed instanceof MailboxChanged ? failed : err;
     }
   }
 }
@@ -308,12 +321,14 @@ export interface BatchMail {
  * holds rolls the batch back, and the batch is then imported one mail per transaction
  * (ingestMail): the poison mail is recorded as an error (or its refusal) and the others still
  * import. A transient database error of one of those fails the whole call (the mails before it
- * are imported, their cursor advanced; the mail and those after it are not).
+ * are imported, their cursor advanced; the mail and those after it are not), as does a mailbox
+ * changed or deleted during the poll (MailboxChanged: from an advance, or from `stillPolled`,
+ * asked before a failure is taken for a mail's: ./pollGuard.ts).
  */
-export async function ingestBatch(mails: BatchMail[], departmentEmail: DepartmentEmail): Promise<IngestResult[]> {
+export async function ingestBatch(mails: BatchMail[], departmentEmail: DepartmentEmail, stillPolled?: () => Promise<void>): Promise<IngestResult[]> {
   if (!mails.length) return [];
   const actor = { type: 'mailbox' as const, id: departmentEmail.id, channel: 'email' as const };
-  const one = (m: BatchMail) => ingestMail(m.raw, { departmentEmail, remoteUid: m.remoteUid }, { advance: m.advance, declaredSize: m.declaredSize });
+  const one = (m: BatchMail) => ingestMail(m.raw, { departmentEmail, remoteUid: m.remoteUid }, { advance: m.advance, declaredSize: m.declaredSize, stillPolled });
   if (mails.length === 1) return [await one(mails[0])];
   return runAs(actor, async () => {
     const prepared = await Promise.all(mails.map((m) => prepare(m.raw, { departmentEmail, remoteUid: m.remoteUid }, { declaredSize: m.declaredSize })));
@@ -321,6 +336,9 @@ export async function ingestBatch(mails: BatchMail[], departmentEmail: Departmen
       const done = await transaction((t) => importAll(prepared, { departmentEmail }, t, { advance: mails[mails.length - 1].advance }));
       return prepared.map((p, i) => p.result(done[i].d, done[i].ledgerId));
     } catch (err) {
+      // A mailbox changed or deleted during the poll: the poll stops (`stillPolled`, as ingestMail).
+      if (err instanceof MailboxChanged) throw err;
+      await stillPolled?.();
       logger.warn({ mailbox: departmentEmail.id, mails: mails.length, reason: errorText(err) }, 'a batch of mails failed: importing them one by one');
     }
     const results: IngestResult[] = [];

@@ -11,6 +11,7 @@ import { foreignText, resolveChecked } from '../net/outbound';
 import { errorText } from '../db/errors';
 import { pollImap } from './imap';
 import { withLogin } from './login';
+import { assertStillPolled, MailboxChanged } from './pollGuard';
 import { pollPop3 } from './pop3Poll';
 import type { PollSummary } from './pollSummary';
 
@@ -20,6 +21,10 @@ import type { PollSummary } from './pollSummary';
  * failure (login refused, server unreachable, TLS) is not retried at once: the mailbox waits an
  * interval that doubles with each failure in a row (up to MAILBOX_MAX_BACKOFF_SECONDS), while the
  * other mailboxes are polled as usual. Each failure is a `mailbox.error` event.
+ *
+ * A mailbox changed through the API during its poll (another account, disabled) or deleted is no
+ * failure: the poll stops (./pollGuard.ts), says so in one info line, and writes nothing of its own
+ * over the new settings; the next round polls those.
  */
 export async function pollMailbox(id: number): Promise<PollSummary | { skipped: string } | { error: string }> {
   const mailbox = await DepartmentEmail.findByPk(id);
@@ -29,7 +34,9 @@ export async function pollMailbox(id: number): Promise<PollSummary | { skipped: 
     if (!mailbox.server || !mailbox.username || (!mailbox.password && mailbox.auth_type !== 'oauth2')) throw new Error('The mailbox has no server, username or password.');
     await resolveChecked(mailbox.server, 'mail-server');
     const summary = await withLogin(mailbox, (login) => (mailbox.protocol === 'pop3' ? pollPop3(mailbox, login) : pollImap(mailbox, login)));
-    await DepartmentEmail.update({ last_polled_at: now(), last_error: null, last_error_at: null, poll_failures: 0, next_poll_at: null }, { where: { id } });
+    await DepartmentEmail.update({ last_polled_at: now(), last_error: null, last_error_at: null, poll_failures: 0, next_poll_at: null }, {
+      where: { id, settings_version: mailbox.settings_version },
+    });
     mailboxPolls.inc({ outcome: 'ok' });
     for (const [decision, n] of Object.entries(summary.decisions)) mailsIngested.inc({ decision }, n);
     if (summary.fetched) log.info({ ...summary }, 'mailbox polled');
@@ -39,10 +46,21 @@ export async function pollMailbox(id: number): Promise<PollSummary | { skipped: 
     const failures = mailbox.poll_failures + 1;
     const wait = Math.min(config().mailbox.maxBackoffSeconds, Math.ceil(config().mailbox.pollEveryMs / 1000) * 2 ** Math.min(failures - 1, 20));
     const at = now();
-    await transaction(async (t) => {
-      await DepartmentEmail.update({ last_polled_at: at, last_error: reason, last_error_at: at, poll_failures: failures, next_poll_at: at + wait }, { where: { id }, transaction: t });
-      await emit(t, 'mailbox.error', { departmentEmailId: id });
-    });
+    try {
+      if (err instanceof MailboxChanged) throw err;
+      // The failure of the settings the poll began with (a mailbox deleted meanwhile fails an
+      // import on its foreign key): recorded only while the mailbox still has them.
+      await transaction(async (t) => {
+        await assertStillPolled(mailbox, t);
+        await DepartmentEmail.update({ last_polled_at: at, last_error: reason, last_error_at: at, poll_failures: failures, next_poll_at: at + wait }, { where: { id }, transaction: t });
+        await emit(t, 'mailbox.error', { departmentEmailId: id });
+      });
+    } catch (stop) {
+      if (!(stop instanceof MailboxChanged)) throw stop;
+      mailboxPolls.inc({ outcome: 'stopped' });
+      log.info({ reason: stop.message }, 'mailbox poll stopped');
+      return { skipped: stop.message };
+    }
     mailboxPolls.inc({ outcome: 'error' });
     log.warn({ reason, failures, retryInSeconds: wait }, 'mailbox poll failed');
     return { error: reason };

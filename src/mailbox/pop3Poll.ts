@@ -5,6 +5,7 @@ import { defaultPort } from '../ticket/departmentEmailTypes';
 import { ingestMail } from './ingest';
 import { decisionsOf, settled } from './ledger';
 import type { MailLogin } from './login';
+import { assertStillPolled, MailboxChanged } from './pollGuard';
 import { Pop3Client } from './pop3';
 import { tally, tlsOptions, type PollSummary } from './pollSummary';
 
@@ -16,7 +17,9 @@ import { tally, tlsOptions, type PollSummary } from './pollSummary';
  * (now or by an earlier poll that died before QUIT) is deleted, which POP3 applies at QUIT; a
  * mail recorded as an `error` is not (./ledger.ts, settled). A poll failed by the database (a
  * transient error, ./ingest.ts) ends without QUIT: nothing is deleted, and the next poll retrieves
- * the mail it failed on again.
+ * the mail it failed on again. Each import checks, in its transaction, that the mailbox still has
+ * the settings the poll began with (./pollGuard.ts): changed, disabled or deleted meanwhile, the
+ * poll stops there (QUIT: what it imported before is deleted with `delete_downloaded`).
  */
 export async function pollPop3(mailbox: DepartmentEmail, login: MailLogin): Promise<PollSummary> {
   const client = await Pop3Client.connect({
@@ -37,7 +40,9 @@ export async function pollPop3(mailbox: DepartmentEmail, login: MailLogin): Prom
         // is enough to refuse it and tell its sender, as IMAP does.
         const size = sizes.get(number) ?? 0;
         const raw = size > maxMessageBytes ? await client.headers(number).catch(() => Buffer.alloc(0)) : await client.retrieve(number);
-        decision = (await ingestMail(raw, { departmentEmail: mailbox, remoteUid: uid }, { declaredSize: size })).decision;
+        decision = (await ingestMail(raw, { departmentEmail: mailbox, remoteUid: uid }, {
+          declaredSize: size, advance: (t) => assertStillPolled(mailbox, t), stillPolled: () => assertStillPolled(mailbox),
+        })).decision;
         tally(summary, decision);
       }
       // A mail whose import failed stays in the mailbox for a person to look at.
@@ -45,7 +50,8 @@ export async function pollPop3(mailbox: DepartmentEmail, login: MailLogin): Prom
     }
     await client.quit();
   } catch (err) {
-    client.close();
+    if (err instanceof MailboxChanged) await client.quit().catch(() => client.close());
+    else client.close();
     throw err;
   }
   return summary;

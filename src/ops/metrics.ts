@@ -43,7 +43,7 @@ export const webhookDeliveries = new client.Counter({
   name: 'helpdesk_webhook_deliveries_total', help: 'Webhook delivery attempts by outcome: succeeded, retry, failed (for good), skipped', labelNames: ['outcome'], registers: [registry],
 });
 export const mailboxPolls = new client.Counter({
-  name: 'helpdesk_mailbox_polls_total', help: 'Polls of department mailboxes by outcome (ok, error)', labelNames: ['outcome'], registers: [registry],
+  name: 'helpdesk_mailbox_polls_total', help: 'Polls of department mailboxes by outcome (ok, error, stopped: the mailbox changed or deleted during the poll)', labelNames: ['outcome'], registers: [registry],
 });
 export const mailsIngested = new client.Counter({
   name: 'helpdesk_mailbox_mails_total', help: 'Mails fetched from department mailboxes by decision (new_ticket, reply, duplicate, loop, bounce, spam, rejected, error)',

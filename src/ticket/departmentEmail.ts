@@ -169,6 +169,9 @@ export const departmentEmailResource: ResourceDef<DepartmentEmail> = {
       username: 'username' in values ? values.username : email.username, password: 'password' in values ? values.password : email.password,
       auth_type: values.auth_type ?? email.auth_type,
     });
+    // A poll begun with the old settings stops at its next batch and writes nothing over the new
+    // ones, the cursor reset above included (src/mailbox/pollGuard.ts).
+    if (Object.keys(values).some(changed)) values.settings_version = email.settings_version + 1;
     await email.update(values, { transaction });
   },
 

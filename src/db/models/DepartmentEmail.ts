@@ -38,4 +38,6 @@ export class DepartmentEmail extends OAuthAccount {
   @Column({ type: DataType.INTEGER.UNSIGNED, allowNull: false, defaultValue: 0 }) declare poll_failures: number;
   /** Not polled before this time (UNIX seconds; null: at the next round). */
   @Column(DataType.INTEGER.UNSIGNED) declare next_poll_at: number | null;
+  /** Moved by every change of the settings through the API: a poll begun with another stops (src/mailbox/pollGuard.ts). Not shown. */
+  @Column({ type: DataType.INTEGER.UNSIGNED, allowNull: false, defaultValue: 0 }) declare settings_version: number;
 }
