@@ -22,8 +22,17 @@ import { tally, tlsOptions, type PollSummary } from './pollSummary';
  * ./ledger.ts, settled). A transient database error (a deadlock, a lost connection: ./ingest.ts)
  * fails the poll with the cursor before the mail it failed on, which the next poll takes again.
  *
+ * The first poll (no cursor yet: a new mailbox, or one the API moved to another server or
+ * account) imports only the mails not flagged \Seen, the worker's own mark of a mail done with:
+ * those already read were dealt with before the help desk took the mailbox over, and importing
+ * them opened a ticket and sent an acknowledgement for each, to customers of years ago. The cursor
+ * moves past them, and the last UID that poll lists is kept (`imap_first_poll_uid`): a later poll
+ * leaves a \Seen mail up to it alone too (the rest of a first poll that failed half-way), while a
+ * mail that arrives after it is imported, read or not.
+ *
  * A new UIDVALIDITY (the server renumbered the mailbox) starts the cursor again from 0: every
- * mail is then fetched again, and the ledger's import keys recognise those already imported.
+ * mail is then fetched again, read or not (it is no first poll), and the ledger's import keys
+ * recognise those already imported.
  * With `delete_downloaded`, mails at or below the cursor that are still there (a worker that died
  * between the commit and the delete) are deleted at the start of the next poll, those the ledger
  * has settled: a mail recorded as an error (or not recorded at all) stays.
@@ -53,36 +62,43 @@ export async function pollImap(mailbox: DepartmentEmail, login: MailLogin): Prom
       const box = client.mailbox;
       if (!box) throw new Error('The INBOX could not be opened.');
       const uidValidity = String(box.uidValidity);
-      let lastUid = mailbox.imap_last_uid;
-      if (mailbox.imap_uidvalidity !== uidValidity) {
-        if (mailbox.imap_uidvalidity !== null) logger.warn({ mailbox: mailbox.id, was: mailbox.imap_uidvalidity, now: uidValidity }, 'UIDVALIDITY changed: the mailbox is read again from the start');
-        lastUid = 0;
-        await transaction(async (t) => {
-          await assertStillPolled(mailbox, t);
-          await DepartmentEmail.update({ imap_uidvalidity: uidValidity, imap_last_uid: 0 }, { where: { id: mailbox.id }, transaction: t });
-        });
-      }
+      // No cursor yet: the mailbox's first poll (a new mailbox, or one moved to another server or account).
+      const firstPoll = mailbox.imap_uidvalidity === null;
+      const renumbered = !firstPoll && mailbox.imap_uidvalidity !== uidValidity;
+      if (renumbered) logger.warn({ mailbox: mailbox.id, was: mailbox.imap_uidvalidity, now: uidValidity }, 'UIDVALIDITY changed: the mailbox is read again from the start');
+      const lastUid = firstPoll || renumbered ? 0 : mailbox.imap_last_uid;
       if (mailbox.delete_downloaded && lastUid > 0) {
         const left = await client.search({ uid: `1:${lastUid}` }, { uid: true });
         if (left && left.length) await putAway(client, mailbox, uidValidity, left);
       }
 
       // Listed first, fetched one by one after: imapflow cannot run a command inside a running FETCH.
-      const pending: Array<{ uid: number; size: number }> = [];
-      for await (const m of client.fetch(`${lastUid + 1}:*`, { uid: true, size: true }, { uid: true })) {
-        if (m.uid > lastUid) pending.push({ uid: m.uid, size: m.size ?? 0 });
+      // The flags only while mails read before the first poll may be among them.
+      let readBefore = firstPoll || renumbered ? 0 : mailbox.imap_first_poll_uid;
+      const listed: Listed[] = [];
+      for await (const m of client.fetch(`${lastUid + 1}:*`, { uid: true, size: true, flags: firstPoll || readBefore > lastUid }, { uid: true })) {
+        if (m.uid > lastUid) listed.push({ uid: m.uid, size: m.size ?? 0, seen: !!m.flags?.has('\\Seen') });
       }
-      pending.sort((a, b) => a.uid - b.uid);
+      listed.sort((a, b) => a.uid - b.uid);
+      if (firstPoll) readBefore = listed.at(-1)?.uid ?? 0;
+      const { pending, skippedTo, skipped } = pendingOf(listed, readBefore);
+      if (firstPoll || renumbered || skippedTo > lastUid) {
+        await transaction(async (t) => {
+          await assertStillPolled(mailbox, t);
+          await DepartmentEmail.update({ imap_uidvalidity: uidValidity, imap_last_uid: Math.max(lastUid, skippedTo), imap_first_poll_uid: readBefore }, { where: { id: mailbox.id }, transaction: t });
+        });
+      }
+      if (skipped) logger.info({ mailbox: mailbox.id, skipped, readBefore }, 'mails read before the first poll left alone');
 
       for (const batch of batches(pending, batchSize, batchBytes, maxMessageBytes)) {
         await assertStillPolled(mailbox);
         const raws = await fetchBatch(client, batch, maxMessageBytes);
-        const mails: BatchMail[] = batch.map(({ uid, size }) => ({
+        const mails: BatchMail[] = batch.map(({ uid, size, through }) => ({
           raw: raws.get(uid) ?? Buffer.alloc(0), remoteUid: `${uidValidity}:${uid}`, declaredSize: size,
           advance: async (t: Transaction) => {
             await assertStillPolled(mailbox, t);
-            await DepartmentEmail.update({ imap_uidvalidity: uidValidity, imap_last_uid: uid }, {
-              where: { id: mailbox.id, imap_last_uid: { [Op.lt]: uid } }, transaction: t,
+            await DepartmentEmail.update({ imap_uidvalidity: uidValidity, imap_last_uid: through }, {
+              where: { id: mailbox.id, imap_last_uid: { [Op.lt]: through } }, transaction: t,
             });
           },
         }));
@@ -141,7 +157,29 @@ function uidSet(uids: number[]): string {
   return parts.join(',');
 }
 
-type Pending = { uid: number; size: number };
+type Listed = { uid: number; size: number; seen: boolean };
+/** A mail to import, and the UID the cursor moves to once it is: past it and the mails left alone after it. */
+type Pending = { uid: number; size: number; through: number };
+
+/**
+ * The listed mails to import: all but those up to `readBefore` flagged \Seen (read before the
+ * mailbox's first poll), which the cursor moves past (`skippedTo`: those before the first mail to
+ * import; the others with the mail before them, `through`).
+ */
+function pendingOf(listed: Listed[], readBefore: number): { pending: Pending[]; skippedTo: number; skipped: number } {
+  const pending: Pending[] = [];
+  let skippedTo = 0;
+  let skipped = 0;
+  for (const { uid, size, seen } of listed) {
+    if (!(seen && uid <= readBefore)) pending.push({ uid, size, through: uid });
+    else {
+      skipped++;
+      if (pending.length) pending[pending.length - 1].through = uid;
+      else skippedTo = uid;
+    }
+  }
+  return { pending, skippedTo, skipped };
+}
 
 /** The pending mails in batches of at most `size` mails and `bytes` bytes (a mail over the import limit counts nothing: only its headers are fetched). */
 function* batches(pending: Pending[], size: number, bytes: number, maxMessageBytes: number): Generator<Pending[]> {

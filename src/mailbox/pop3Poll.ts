@@ -12,6 +12,8 @@ import { tally, tlsOptions, type PollSummary } from './pollSummary';
 /**
  * One poll of a POP3 mailbox. POP3 has no cursor: what was taken is known by UIDL, from the
  * ledger (each mail's line carries its UIDL and is written in the transaction of its import).
+ * Nor has it flags: the first poll imports every mail the server holds, old ones included (IMAP's
+ * leaves the mails already read alone: ./imap.ts; docs/mail.md, The first poll of a mailbox).
  * New UIDLs are retrieved and imported one at a time (one over MAILBOX_MAX_MESSAGE_BYTES by its
  * header only, and refused); with `delete_downloaded` every mail taken
  * (now or by an earlier poll that died before QUIT) is deleted, which POP3 applies at QUIT; a

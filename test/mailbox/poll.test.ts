@@ -33,7 +33,7 @@ const tag = unique('mb').toLowerCase();
 const PASSWORD = 'secret-1';
 /** A mailbox user of the test dovecot, which is also a department address. */
 const user = (name: string) => `${name}@${tag}.test`;
-const USERS = ['imap-none', 'imap-tls', 'imap-ssl', 'imap-del', 'imap-reset', 'pop-none', 'pop-tls', 'pop-ssl', 'pop-del', 'good', 'bad', 'later', 'talk'];
+const USERS = ['imap-none', 'imap-tls', 'imap-ssl', 'imap-del', 'imap-reset', 'imap-first', 'imap-moved', 'pop-none', 'pop-tls', 'pop-ssl', 'pop-del', 'good', 'bad', 'later', 'talk'];
 
 let dovecot: Dovecot;
 let smtp: TestSmtp;
@@ -126,6 +126,43 @@ describe('an IMAP mailbox', () => {
     expect(await pollMailbox(mailbox.id)).toEqual({ fetched: 2, decisions: { duplicate: 2 } });
     expect(await ticketsOf(mailbox.id)).toEqual(tickets);
     expect((await mailbox.reload()).imap_uidvalidity).toBe('12345');
+  });
+});
+
+describe('the first poll of an IMAP mailbox', () => {
+  /** Appends mails with these subjects to the user's INBOX, those marked `read` flagged \Seen (read in a mail client). */
+  const deliver = async (name: string, mails: Array<[string, 'read' | 'unread']>) => {
+    for (const [subject, state] of mails) await dovecot.append(user(name), await mailTo(name, newEmail('first'), { subject }), { flags: state === 'read' ? ['\\Seen'] : [] });
+  };
+  const subjects = async (mailboxId: number) => (await IncomingMail.findAll({ where: { department_email_id: mailboxId }, order: [['id', 'ASC']] })).map((l) => l.subject);
+
+  it('imports only the mails not read yet; a later mail is imported read or not', async () => {
+    // Mail read long before the help desk took the mailbox over, among two unread ones.
+    await deliver('imap-first', [['Old 1', 'read'], ['Unread 2', 'unread'], ['Old 3', 'read'], ['Old 4', 'read'], ['Unread 5', 'unread'], ['Old 6', 'read']]);
+    const mailbox = await remoteMailbox('imap-first', 'imap', 'none');
+    expect(await pollMailbox(mailbox.id)).toEqual({ fetched: 2, decisions: { new_ticket: 2 } });
+    expect(await subjects(mailbox.id)).toEqual(['Unread 2', 'Unread 5']);
+    expect(await mailbox.reload()).toMatchObject({ imap_last_uid: 6, imap_first_poll_uid: 6 });
+    expect((await dovecot.messages(user('imap-first'))).every((m) => m.flags.includes('\\Seen'))).toBe(true);
+
+    // A first poll that died after its first mail goes on without the read ones either.
+    await DepartmentEmail.update({ imap_last_uid: 2 }, { where: { id: mailbox.id } });
+    expect(await pollMailbox(mailbox.id)).toEqual({ fetched: 0, decisions: {} });
+    expect((await mailbox.reload()).imap_last_uid).toBe(6);
+
+    // Later mail is new to the help desk, even read already in a mail client.
+    await deliver('imap-first', [['Later 7', 'read'], ['Later 8', 'unread']]);
+    expect(await pollMailbox(mailbox.id)).toEqual({ fetched: 2, decisions: { new_ticket: 2 } });
+    expect(await subjects(mailbox.id)).toEqual(['Unread 2', 'Unread 5', 'Later 7', 'Later 8']);
+  });
+
+  it('moved to another account, the first poll of the new one leaves its read mails alone too', async () => {
+    const mailbox = await remoteMailbox('imap-moved', 'imap', 'none');
+    expect(await pollMailbox(mailbox.id)).toEqual({ fetched: 0, decisions: {} });
+    await deliver('imap-first', [['Other old', 'read'], ['Other unread', 'unread']]);
+    expectSuccess(await api.put(`/api/ticket/department/${world.department.id}/email/${mailbox.id}`, { username: user('imap-first') }), 'Successfully updated the department email!');
+    expect(await pollMailbox(mailbox.id)).toEqual({ fetched: 1, decisions: { new_ticket: 1 } });
+    expect(await subjects(mailbox.id)).toEqual(['Other unread']);
   });
 });
 

@@ -34,6 +34,8 @@ export class DepartmentEmail extends OAuthAccount {
   @Column(DataType.STRING(32)) declare imap_uidvalidity: string | null;
   /** IMAP: every UID up to this one has been taken (advanced in the transaction of each import). */
   @Column({ type: DataType.INTEGER.UNSIGNED, allowNull: false, defaultValue: 0 }) declare imap_last_uid: number;
+  /** IMAP: the last UID when the first poll listed the mailbox; a mail up to it flagged \Seen (read before) is not imported (src/mailbox/imap.ts). */
+  @Column({ type: DataType.INTEGER.UNSIGNED, allowNull: false, defaultValue: 0 }) declare imap_first_poll_uid: number;
   /** Polls failed in a row (0 after a good one): the backoff before the next. */
   @Column({ type: DataType.INTEGER.UNSIGNED, allowNull: false, defaultValue: 0 }) declare poll_failures: number;
   /** Not polled before this time (UNIX seconds; null: at the next round). */
