@@ -145,7 +145,7 @@ it('a mailbox disabled during its poll: the rest of it is neither imported nor f
 
 it('a POP3 mailbox disabled during its poll imports nothing more', async () => {
   const mailbox = await m.connect('popoff', m.world.department.id);
-  expectSuccess(await api.put(emailPath(mailbox), { protocol: 'pop3', port: m.dovecot.ports.pop3 }), 'Successfully updated the department email!');
+  expectSuccess(await api.put(emailPath(mailbox), { protocol: 'pop3', port: m.dovecot.ports.pop3, password: 'secret-desk' }), 'Successfully updated the department email!');
   await fill('popoff', m.address('popoff'), 'Pop off', 6);
   // POP3 imports one mail per transaction: held after the third.
   expect(await pollChangedMidway(mailbox, `Pop off 2 ${tag}`, 'after', async () => api.put(emailPath(mailbox), { type: 0 })))
