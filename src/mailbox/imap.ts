@@ -2,12 +2,13 @@ import { ImapFlow } from 'imapflow';
 import { Op, type Transaction } from 'sequelize';
 import { config } from '../config';
 import { DepartmentEmail } from '../db/models';
+import type { IncomingDecision } from '../db/models/IncomingMail';
 import { transaction } from '../db/transaction';
 import { logger } from '../logger';
 import { checkedLookup } from '../net/outbound';
 import { defaultPort } from '../ticket/departmentEmailTypes';
 import { ingestBatch, type BatchMail, type IngestResult } from './ingest';
-import { decisionsOf, settled } from './ledger';
+import { decisionsOf, deletable, settled } from './ledger';
 import type { MailLogin } from './login';
 import { assertStillPolled } from './pollGuard';
 import { tally, tlsOptions, type PollSummary } from './pollSummary';
@@ -17,9 +18,10 @@ import { tally, tlsOptions, type PollSummary } from './pollSummary';
  * (stored on the department email); only UIDs above it are fetched, in batches
  * (`MAILBOX_BATCH_SIZE` mails, at most `MAILBOX_BATCH_BYTES`, one FETCH each), each batch imported
  * in a transaction that also advances the cursor (./ingest.ts, ingestBatch). Then the batch's mails
- * are deleted (`delete_downloaded`) or flagged \Seen, in one command. A mail whose import failed
+ * are deleted (`delete_downloaded`) or flagged \Seen, one command each. A mail whose import failed
  * in an unexpected way is recorded as an error and left where it is, unflagged (never deleted:
- * ./ledger.ts, settled). A transient database error (a deadlock, a lost connection: ./ingest.ts)
+ * ./ledger.ts, settled); one a rule refused (spam, rejected) is flagged \Seen and never deleted
+ * (./ledger.ts, deletable). A transient database error (a deadlock, a lost connection: ./ingest.ts)
  * fails the poll with the cursor before the mail it failed on, which the next poll takes again.
  *
  * The first poll (no cursor yet: a new mailbox, or one the API moved to another server or
@@ -34,8 +36,9 @@ import { tally, tlsOptions, type PollSummary } from './pollSummary';
  * mail is then fetched again, read or not (it is no first poll), and the ledger's import keys
  * recognise those already imported.
  * With `delete_downloaded`, mails at or below the cursor that are still there (a worker that died
- * between the commit and the delete) are deleted at the start of the next poll, those the ledger
- * has settled: a mail recorded as an error (or not recorded at all) stays.
+ * between the commit and the delete, or imported before `delete_downloaded` was set) are deleted
+ * at the start of the next poll, those the ledger has settled and not refused: a mail recorded as
+ * an error or refused by a rule (or not recorded at all) stays.
  *
  * The settings may change through the API while a poll runs (another account: the API resets the
  * cursor; the mailbox disabled or deleted): the poll checks before each batch, and each import
@@ -112,13 +115,9 @@ export async function pollImap(mailbox: DepartmentEmail, login: MailLogin): Prom
           await putAway(client, mailbox, uidValidity, batch.map((p) => p.uid)).catch(() => undefined);
           throw err;
         }
-        const done: number[] = [];
-        results.forEach((result, i) => {
-          tally(summary, result.decision);
-          if (settled(result.decision)) done.push(batch[i].uid);
-        });
-        // One command for the batch's mails (those whose import failed stay unflagged).
-        await finish(client, mailbox, done);
+        results.forEach((result) => tally(summary, result.decision));
+        // Those whose import failed stay unflagged.
+        await finish(client, mailbox, batch.map((p, i) => ({ uid: p.uid, decision: results[i].decision })));
       }
     } finally {
       lock.release();
@@ -129,19 +128,24 @@ export async function pollImap(mailbox: DepartmentEmail, login: MailLogin): Prom
   return summary;
 }
 
-/** Deletes (`delete_downloaded`) or flags \Seen the mails, in one command. */
-async function finish(client: ImapFlow, mailbox: DepartmentEmail, uids: number[]): Promise<void> {
-  if (!uids.length) return;
-  if (mailbox.delete_downloaded) await client.messageDelete(uidSet(uids), { uid: true });
-  else await client.messageFlagsAdd(uidSet(uids), ['\\Seen'], { uid: true });
+/**
+ * Deletes (`delete_downloaded`) or flags \Seen the settled mails, one command each: with
+ * `delete_downloaded`, those a rule refused are flagged instead (./ledger.ts, deletable).
+ */
+async function finish(client: ImapFlow, mailbox: DepartmentEmail, mails: Array<{ uid: number; decision: IncomingDecision }>): Promise<void> {
+  const done = mails.filter((m) => settled(m.decision));
+  const removed = mailbox.delete_downloaded ? done.filter((m) => deletable(m.decision)).map((m) => m.uid) : [];
+  const flagged = done.map((m) => m.uid).filter((uid) => !removed.includes(uid));
+  if (removed.length) await client.messageDelete(uidSet(removed), { uid: true });
+  if (flagged.length) await client.messageFlagsAdd(uidSet(flagged), ['\\Seen'], { uid: true });
 }
 
-/** Finishes those of the mails whose ledger line is settled (./ledger.ts): one recorded as an error, or not recorded, stays as it is. */
+/** Finishes the mails by their ledger lines (./ledger.ts): one recorded as an error, or not recorded, stays as it is. */
 async function putAway(client: ImapFlow, mailbox: DepartmentEmail, uidValidity: string, uids: number[]): Promise<void> {
   const decisions = await decisionsOf(mailbox.id, uids.map((uid) => `${uidValidity}:${uid}`));
-  await finish(client, mailbox, uids.filter((uid) => {
+  await finish(client, mailbox, uids.flatMap((uid) => {
     const decision = decisions.get(`${uidValidity}:${uid}`);
-    return decision !== undefined && settled(decision);
+    return decision === undefined ? [] : [{ uid, decision }];
   }));
 }
 

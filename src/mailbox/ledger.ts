@@ -63,6 +63,15 @@ export async function settleLines(lines: Array<{ id: number; line: LedgerLine }>
  */
 export const settled = (decision: IncomingDecision): boolean => decision !== 'error';
 
+/**
+ * Whether `delete_downloaded` may delete a settled mail so decided: not a person's mail refused by
+ * a rule (`spam`, `rejected`: a spam rule, a locked ticket, over the size limit...), of which the
+ * help desk keeps only the ledger's line. Such a mail stays in the mailbox, flagged \Seen, the one
+ * copy a person can still find if the rule was wrong. Imported mails, duplicates, loops and
+ * bounces (machine mail, which marks its delivery) are deleted.
+ */
+export const deletable = (decision: IncomingDecision): boolean => settled(decision) && decision !== 'spam' && decision !== 'rejected';
+
 /** The decisions the ledger holds for these remote uids (IMAP `<uidvalidity>:<uid>`, POP3 UIDL) of a mailbox: the latest line of each. */
 export async function decisionsOf(departmentEmailId: number, remoteUids: string[]): Promise<Map<string, IncomingDecision>> {
   const decisions = new Map<string, IncomingDecision>();

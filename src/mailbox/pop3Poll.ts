@@ -3,7 +3,7 @@ import { checkedLookup } from '../net/outbound';
 import type { DepartmentEmail } from '../db/models';
 import { defaultPort } from '../ticket/departmentEmailTypes';
 import { ingestMail } from './ingest';
-import { decisionsOf, settled } from './ledger';
+import { decisionsOf, deletable } from './ledger';
 import type { MailLogin } from './login';
 import { assertStillPolled, MailboxChanged } from './pollGuard';
 import { Pop3Client } from './pop3';
@@ -17,7 +17,7 @@ import { tally, tlsOptions, type PollSummary } from './pollSummary';
  * New UIDLs are retrieved and imported one at a time (one over MAILBOX_MAX_MESSAGE_BYTES by its
  * header only, and refused); with `delete_downloaded` every mail taken
  * (now or by an earlier poll that died before QUIT) is deleted, which POP3 applies at QUIT; a
- * mail recorded as an `error` is not (./ledger.ts, settled). A poll failed by the database (a
+ * mail recorded as an `error`, or refused by a rule (`spam`, `rejected`), is not (./ledger.ts, deletable). A poll failed by the database (a
  * transient error, ./ingest.ts) ends without QUIT: nothing is deleted, and the next poll retrieves
  * the mail it failed on again. Each import checks, in its transaction, that the mailbox still has
  * the settings the poll began with (./pollGuard.ts): changed, disabled or deleted meanwhile, the
@@ -47,8 +47,8 @@ export async function pollPop3(mailbox: DepartmentEmail, login: MailLogin): Prom
         })).decision;
         tally(summary, decision);
       }
-      // A mail whose import failed stays in the mailbox for a person to look at.
-      if (mailbox.delete_downloaded && settled(decision)) await client.delete(number);
+      // A mail whose import failed, or that a rule refused, stays in the mailbox for a person to look at.
+      if (mailbox.delete_downloaded && deletable(decision)) await client.delete(number);
     }
     await client.quit();
   } catch (err) {

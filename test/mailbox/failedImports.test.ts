@@ -4,11 +4,12 @@
  * in the mailbox for a person to look at: `delete_downloaded` never deletes it, at the poll that
  * recorded it or at any later one, IMAP and POP3 alike. A transient database error (a lock wait
  * timeout: a row another connection holds locked) records nothing: the poll fails with the mail
- * not taken, and the next poll imports it and the mails after it.
+ * not taken, and the next poll imports it and the mails after it. A mail a rule refused (spam,
+ * rejected) is kept nowhere but in the mailbox: `delete_downloaded` leaves it there too.
  */
 import './mailboxEnv';
 import { QueryTypes, type Transaction } from 'sequelize';
-import { DepartmentEmail, Ticket } from '../../src/db/models';
+import { DepartmentEmail, SpamRule, Ticket } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { subscribe } from '../../src/events';
 import { pollMailbox } from '../../src/mailbox/poll';
@@ -17,7 +18,7 @@ import { dropQueuedMail, ledgerOf, rawMail, useDeskMailbox } from './support';
 
 afterAll(() => dropQueuedMail());
 const api = useApi();
-const m = useDeskMailbox(api, 'failimp', ['keep-imap', 'keep-pop3', 'lock-imap-del', 'lock-imap-seen', 'lock-pop3-del']);
+const m = useDeskMailbox(api, 'failimp', ['keep-imap', 'keep-pop3', 'spam-imap', 'spam-pop3', 'lock-imap-del', 'lock-imap-seen', 'lock-pop3-del']);
 const tag = unique('fi').toLowerCase();
 const POISON = `POISON ${tag}`;
 const LOCKED = `LOCKED ${tag}`;
@@ -85,6 +86,30 @@ describe('a mail whose import failed', () => {
     expect(await pollMailbox(box.id)).toEqual({ fetched: 0, decisions: {} });
     expect((await inbox(name)).map((msg) => msg.id)).toEqual([bad]);
     expect((await ledgerOf(box.id)).map((l) => l.decision)).toEqual(['error', 'new_ticket', 'new_ticket']);
+  });
+});
+
+describe('a mail a rule refused', () => {
+  const SPAM = `CHEAP PILLS ${tag}`;
+  let rule: SpamRule;
+  beforeAll(async () => { rule = await SpamRule.create({ text: SPAM, type: 0, event_message: 1, event_comment: 0 }); });
+  afterAll(() => rule.destroy());
+
+  it.each([['imap'], ['pop3']] as Array<['imap' | 'pop3']>)('over %s with delete_downloaded: stays in the mailbox (read), the mails imported are deleted', async (protocol) => {
+    const name = `spam-${protocol}`;
+    const box = await mailbox(name, protocol, 1);
+    const { id: spam } = await deliver(name, SPAM);
+    await deliver(name, 'A real question');
+    expect(await pollMailbox(box.id)).toEqual({ fetched: 2, decisions: { spam: 1, new_ticket: 1 } });
+    // IMAP flags it \Seen (POP3 has no flags, and dovecot marks what RETR read).
+    expect(await inbox(name)).toEqual([{ id: spam, seen: true }]);
+
+    // Later polls neither import it again nor delete it.
+    await deliver(name, 'Another real question');
+    expect(await pollMailbox(box.id)).toEqual({ fetched: 1, decisions: { new_ticket: 1 } });
+    expect(await pollMailbox(box.id)).toEqual({ fetched: 0, decisions: {} });
+    expect((await inbox(name)).map((msg) => msg.id)).toEqual([spam]);
+    expect((await ledgerOf(box.id)).map((l) => l.decision)).toEqual(['spam', 'new_ticket', 'new_ticket']);
   });
 });
 
