@@ -19,11 +19,12 @@ const driverError = (err: unknown): DriverError => {
 
 /**
  * Server errors that a later attempt can get past: a deadlock (also Galera's certification
- * failure) or a lock wait timeout (both after db/transaction.ts has retried them), too many
+ * failure) or a lock wait timeout (also on an AUTO-INC lock, 1467; each after db/transaction.ts
+ * has retried them), too many
  * connections, a server shutting down or read-only (a failover), a connection or statement
  * killed, a statement stopped by max_statement_time (DATABASE_QUERY_TIMEOUT_MS).
  */
-const SERVER_ERRNOS = new Set([1213, 1205, 1040, 1053, 1290, 1927, 1317, 1969]);
+const SERVER_ERRNOS = new Set([1213, 1205, 1467, 1040, 1053, 1290, 1927, 1317, 1969]);
 
 /** The mariadb driver's own errors for a connection lost, refused, timed out, or a pool without one to give. */
 const DRIVER_CODES = new Set([

@@ -1,6 +1,7 @@
 import { QueryTypes, type Transaction } from 'sequelize';
 import { now } from '../db/entity';
 import { sequelize } from '../db/sequelize';
+import { BY_MERGE_TARGET } from '../db/ticketIndexes';
 
 /** The resources of the incremental export (`GET /api/export/{resource}`). */
 export const EXPORT_RESOURCES = ['tickets', 'messages', 'users', 'organisations', 'articles'] as const;
@@ -35,15 +36,18 @@ export async function beforePersonDeleted(userId: number, isUser: boolean, trans
   if (isUser) await run('INSERT INTO export_tombstones (resource, record_id, deleted_at) VALUES (\'users\', :userId, :t)', r, transaction);
   // The tickets that go (deleteTicketsOf): theirs, and the tickets of others merged into theirs.
   const gone = `SELECT id FROM tickets WHERE user_id = :userId
-    UNION SELECT m.id FROM tickets m JOIN tickets k ON k.id = m.merged_into_id WHERE k.user_id = :userId`;
+    UNION SELECT m.id FROM tickets k STRAIGHT_JOIN tickets m ${BY_MERGE_TARGET} ON m.merged_into_id = k.id WHERE k.user_id = :userId`;
   await run(`INSERT INTO export_tombstones (resource, record_id, deleted_at)
     SELECT 'messages', m.id, :t FROM ticket_messages m JOIN (${gone}) g ON g.id = m.ticket_id`, r, transaction);
   await run(`INSERT INTO export_tombstones (resource, record_id, deleted_at)
     SELECT 'tickets', g.id, :t FROM (${gone}) g`, r, transaction);
   const touch = (sql: string) => sequelize().query(sql, { replacements: r, transaction, type: QueryTypes.UPDATE });
   await touch('UPDATE ticket_messages SET updated_at = :t WHERE user_id = :userId');
-  await touch(`UPDATE tickets SET updated_at = :t WHERE user_id <> :userId AND (
-    id IN (SELECT ticket_id FROM ticket_assignees WHERE user_id = :userId) OR id IN (SELECT ticket_id FROM ticket_watchers WHERE user_id = :userId))`);
+  // A join from the person's rows: `id IN (SELECT ...) OR id IN (SELECT ...)` scanned, and locked,
+  // every ticket (MariaDB 10.11 runs no semi-join for an UPDATE), so each delete of a person held
+  // up every ticket write until its commit.
+  await touch(`UPDATE (SELECT ticket_id FROM ticket_assignees WHERE user_id = :userId UNION SELECT ticket_id FROM ticket_watchers WHERE user_id = :userId) l
+    STRAIGHT_JOIN tickets k ON k.id = l.ticket_id SET k.updated_at = :t WHERE k.user_id <> :userId`);
   await touch('UPDATE organisations SET updated_at = :t WHERE owner_id = :userId OR id = (SELECT organisation_id FROM users WHERE id = :userId)');
   await touch('UPDATE articles SET updated_at = :t WHERE author_id = :userId');
 }

@@ -48,12 +48,16 @@ const LINKS: Record<LinkKind, Array<[field: string, table: string, column: strin
   tag: [['tags', 'ticket_tag_links', 'tag_id']],
 };
 
-/** The tickets `id` is deleted from (row `k`), for the INSERT ... SELECT of their audit entries. */
+/**
+ * The tickets `id` is deleted from (row `k`), for the INSERT ... SELECT of their audit entries: a
+ * column's index, or a join from the link rows (`k.id IN (SELECT ... UNION SELECT ...)` was a
+ * dependent subquery per ticket: every ticket read, and share-locked by the INSERT ... SELECT).
+ */
 const TICKETS_OF: Record<CascadeField, string> = {
-  sla_plan_id: 'k.sla_plan_id = :id',
-  department_email_id: 'k.department_email_id = :id',
+  sla_plan_id: 'tickets k WHERE k.sla_plan_id = :id',
+  department_email_id: 'tickets k WHERE k.department_email_id = :id',
   ...Object.fromEntries(Object.entries(LINKS).map(([kind, links]) => [kind,
-    `k.id IN (${links.map(([, table, column]) => `SELECT ticket_id FROM ${table} WHERE ${column} = :id`).join(' UNION ')})`])) as Record<LinkKind, string>,
+    `(${links.map(([, table, column]) => `SELECT ticket_id FROM ${table} WHERE ${column} = :id`).join(' UNION ')}) l STRAIGHT_JOIN tickets k ON k.id = l.ticket_id`])) as Record<LinkKind, string>,
 };
 
 /** The delete's own audit entries, told apart from the actor's others in the id range by what they changed. */
@@ -91,7 +95,7 @@ export async function auditCascade(
   const actor = currentActor();
   const [firstId, count] = await sequelize().query(
     `INSERT INTO ticket_audits (ticket_id, action, actor_type, actor_id, channel, changes, created_at)
-     SELECT k.id, 'updated', :type, :actorId, :channel, ${changes}, :at FROM tickets k WHERE ${TICKETS_OF[column]} ORDER BY k.id`,
+     SELECT k.id, 'updated', :type, :actorId, :channel, ${changes}, :at FROM ${TICKETS_OF[column]} ORDER BY k.id`,
     { replacements: { type: actor.type, actorId: actor.id, channel: actor.channel, at: now(), id }, transaction, type: QueryTypes.INSERT },
   ) as unknown as [number, number];
   if (!count) return;

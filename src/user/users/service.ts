@@ -11,6 +11,7 @@ import { definitions } from '../../db/definitions';
 import { onceInTransaction } from '../../db/transaction';
 import { insertRows } from '../../db/insertRows';
 import { execute, select } from '../../db/select';
+import { BY_MERGE_TARGET } from '../../db/ticketIndexes';
 import { now } from '../../db/entity';
 import { recordAudits } from '../../ticket/tickets/audit';
 import { sent } from '../../lib/serialize';
@@ -228,7 +229,7 @@ export async function updateUser(user: User, input: UserInput, transaction: Tran
  */
 export async function unmergeOthersFrom(userId: number, transaction: Transaction): Promise<Emitted[]> {
   const others = await select<{ id: number; merged_into_id: number; merged: number }>(
-    `SELECT s.id, s.merged_into_id, s.merged FROM tickets s JOIN tickets k ON k.id = s.merged_into_id
+    `SELECT s.id, s.merged_into_id, s.merged FROM tickets k STRAIGHT_JOIN tickets s ${BY_MERGE_TARGET} ON s.merged_into_id = k.id
       WHERE k.user_id = :userId AND s.user_id <> :userId ORDER BY s.id FOR UPDATE`,
     { userId }, { transaction },
   );
