@@ -19,7 +19,9 @@ const CONNECTION_CLOSED = 'Connection is closed.';
  * again on its own, and the promise the caller holds never settles. BullMQ awaits it when it
  * reconnects a worker's blocking connection after a blocking command timed out: the worker stopped
  * fetching jobs, and its close waited for ever (test/redis/cluster-failover.test.ts, about one
- * failover in six). Here it also resolves when the client becomes ready, and rejects when it ends.
+ * failover in six). Here it also resolves when the client becomes ready, and rejects when it ends;
+ * and when no startup node answers the first attempt, which ioredis rejects at once though it
+ * tries again, it waits for the client's retries (a loaded machine failed `connect()` so).
  *
  * ioredis moves a cluster client to `close` when its pool of node connections empties: a
  * disconnect empties the pool at once and waits for the first node connection to end. Two cases
@@ -57,7 +59,14 @@ export class FailoverSafeCluster extends Cluster {
       this.on('ready', ready);
       this.on('end', ended);
     });
-    return Promise.race([super.connect(), this.readyOrEnded]);
+    const readyOrEnded = this.readyOrEnded;
+    // ioredis rejects when its first attempt finds no node ('None of startup nodes is available'),
+    // though its retry strategy then tries again: the client's ready or end settles it instead.
+    const attempt = super.connect().catch((err: unknown) => {
+      if (this.status === 'reconnecting') return readyOrEnded;
+      throw err;
+    });
+    return Promise.race([attempt, readyOrEnded]);
   }
 
   disconnect(reconnect = false): void {

@@ -124,6 +124,23 @@ it('ends when it is disconnected while no node can be reached', async () => {
   await until(async () => c.status === 'end', 'the client to end', 5000);
 });
 
+it('waits in connect() for its retries when no startup node answers the first attempt', async () => {
+  // The startup node is a proxy that does not listen yet: the first attempt is refused.
+  const proxy = new EndHoldingProxy(await freePort(), cluster.nodes[0].port);
+  try {
+    const c = client([{ host: '127.0.0.1', port: proxy.port }], { lazyConnect: true, clusterRetryStrategy: () => 100, redisOptions: { disconnectTimeout: 100 } });
+    const retrying = new Promise((resolve) => c.once('reconnecting', resolve));
+    const connecting = c.connect().then(() => 'connected', (err: Error) => `failed: ${err.message}`);
+    await retrying;
+    await proxy.start();
+    // ioredis's own rejected here: 'None of startup nodes is available'.
+    expect(await connecting).toBe('connected');
+    expect(await c.set('cluster-client-retry', 'ok')).toBe('OK');
+  } finally {
+    await proxy.stop();
+  }
+});
+
 it('settles connect() when the cluster is ok again after a failed ready check, or when it is disconnected', async () => {
   // A master stops and no replica takes over: the other nodes say cluster_state:fail, and a
   // client's ready check fails; the client tries again on its own.
