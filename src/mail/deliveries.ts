@@ -113,5 +113,16 @@ export function recordingDeliveries<P>(def: JobDefinition<P>): JobDefinition<P> 
       }
       return result;
     },
+    // Failed without the handler's last attempt recording it (its worker stopped while sending it,
+    // more often than allowed): the record fails, with `mail.failed`, rather than stay queued.
+    async failed(payload, reason, job) {
+      await def.failed?.(payload, reason, job);
+      const outboxId = Number(job.data?.outboxId) || undefined;
+      if (!outboxId) return;
+      const stored = await MailDelivery.findOne({ attributes: ['status'], where: { outbox_id: outboxId } });
+      if (stored && stored.status !== 'queued') return;
+      await record(outboxId, { status: 'failed', error: `Not sent: ${reason}.`, failed_at: now() }, ['mail.failed']);
+      mailsTotal.inc({ outcome: 'failed' });
+    },
   };
 }

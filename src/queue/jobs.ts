@@ -23,6 +23,14 @@ export interface JobDefinition<P = any> {
    */
   readsFromReplica?: boolean;
   handle(payload: P, job: Job): Promise<unknown>;
+  /**
+   * Records that the job failed for good where its handler records its outcome (a delivery's
+   * status, a bulk job's), so none stays pending for ever: the worker calls it once the job is out
+   * of attempts, whatever failed it: the handler, or its worker stopping while it ran more often
+   * than BullMQ allows (the job is then failed without its handler running again). Idempotent:
+   * the handler may have recorded the failure itself.
+   */
+  failed?(payload: P, reason: string, job: Job): Promise<void>;
 }
 
 export const defineJob = <P>(def: JobDefinition<P>): JobDefinition<P> => def;

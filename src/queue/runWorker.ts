@@ -26,6 +26,20 @@ export interface WorkerSpec {
 /** How long a worker waits to try again after Redis refused or dropped a fetch or a completion. */
 const RUN_RETRY_DELAY_MS = 1000;
 
+/**
+ * How often a job may stall (its worker stopped while running it: a deploy's kill, a crash) and
+ * still run again: BullMQ's default, 1, failed a webhook delivery or a mail whose worker was
+ * restarted twice during it (a rolling deploy), with attempts left. A job that stops its worker
+ * every time still ends, failed and recorded (JobDefinition.failed).
+ */
+const MAX_STALLED_COUNT = 5;
+
+/** A job's payload, without the id of its outbox entry (an outbox job's). */
+function payloadOf(job: Job): Record<string, unknown> {
+  const { outboxId: _entry, ...payload } = job.data ?? {};
+  return payload;
+}
+
 /** Builds the BullMQ worker of a spec; `start` wires signals for a worker process. */
 export async function createWorker(spec: WorkerSpec) {
   sequelize(); // registers the models before any job touches them
@@ -39,11 +53,10 @@ export async function createWorker(spec: WorkerSpec) {
       const def = byName.get(job.name);
       if (!def) throw new Error(`No handler for job ${job.name} on queue ${spec.queue}`);
       // Outbox jobs carry the id of their entry: the work runs at most once per entry.
-      const { outboxId, ...data } = job.data ?? {};
-      const { value, error } = def.schema.validate(data);
+      const { value, error } = def.schema.validate(payloadOf(job));
       if (error) throw new UnrecoverableError(`Invalid payload for ${job.name}: ${error.message}`);
       const run = () => def.handle(value, job);
-      return processOnce(outboxId, def.readsFromReplica ? () => readsFromReplica(run) : run);
+      return processOnce(job.data?.outboxId, def.readsFromReplica ? () => readsFromReplica(run) : run);
     },
     {
       connection: connections[0],
@@ -54,6 +67,7 @@ export async function createWorker(spec: WorkerSpec) {
       // that long after Redis is back (the failover test saw the outbox sweep stall over 20 s).
       // Its errors are reported once per outage (noteRedisError), however often it retries.
       runRetryDelay: RUN_RETRY_DELAY_MS,
+      maxStalledCount: MAX_STALLED_COUNT,
       // The waits of the custom backoff types (mail: exponential, capped), from the job's own options.
       settings: { backoffStrategy },
       ...spec.options,
@@ -74,9 +88,15 @@ export async function createWorker(spec: WorkerSpec) {
       observe(job);
     }
     log.warn({ job: job?.name, id: job?.id, attempts: job?.attemptsMade, reason: err.message }, 'job failed');
-    // Out of attempts: the outbox entry stops being a candidate for the sweep's re-add.
+    // Out of attempts: the outbox entry stops being a candidate for the sweep's re-add, and the
+    // job's record says it failed.
     const final = job && (err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1));
-    if (final && job.data?.outboxId) markFailed(job.data.outboxId).catch((e) => log.error({ reason: e.message }, 'could not mark the outbox entry failed'));
+    if (!final) return;
+    if (job.data?.outboxId) markFailed(job.data.outboxId).catch((e) => log.error({ reason: e.message }, 'could not mark the outbox entry failed'));
+    const def = byName.get(job.name);
+    if (!def?.failed) return;
+    const { value, error } = def.schema.validate(payloadOf(job));
+    if (!error) def.failed(value, err.message, job).catch((e: Error) => log.error({ job: job.name, id: job.id, reason: e.message }, 'could not record the job\'s failure'));
   });
   worker.on('error', (err) => noteRedisError(err) || log.error({ reason: err.message }, 'worker error'));
 

@@ -75,4 +75,13 @@ export const webhookDelivery = defineJob<{ deliveryId: number }>({
     webhookDeliveries.inc({ outcome: final ? 'failed' : 'retry' });
     throw new Error(error);
   },
+  // Failed without the handler's last attempt (its worker stopped while sending it, more often than
+  // allowed): the delivery fails rather than stay pending, and can be sent again (redeliver).
+  async failed({ deliveryId }, reason) {
+    const [changed] = await WebhookDelivery.update(
+      { status: 'failed', error: `Not delivered: ${reason}.` },
+      { where: { id: deliveryId, status: 'pending' } },
+    );
+    if (changed) webhookDeliveries.inc({ outcome: 'failed' });
+  },
 });

@@ -5,6 +5,8 @@ import { randomUUID } from 'node:crypto';
  * transaction of the change (a rollback delivers nothing).
  */
 import { Webhook, WebhookDelivery, OutboxEntry, DomainEvent } from '../../src/db/models';
+import { QUEUES } from '../../src/queue/names';
+import { jobIdOf } from '../../src/queue/outbox';
 import { transaction } from '../../src/db/transaction';
 import { emit } from '../../src/events';
 import { createWorker } from '../../src/queue/runWorker';
@@ -12,6 +14,7 @@ import { webhooksSpec } from '../../src/wiring';
 import { verifySignature } from '../../src/webhooks/signing';
 import { unique, useApi } from '../helpers/app';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
+import { readQueue } from '../helpers/jobs';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { waitFor } from '../helpers/smtp';
 
@@ -254,6 +257,36 @@ describe('deliveries', () => {
       expectError(await api.get(`/api/core/webhook/${everything.id}/delivery`, { event: '*' }), 422, 'The selected event is invalid.');
     } finally {
       await api.put(`/api/core/webhook/${everything.id}`, { enabled: 0 });
+    }
+  });
+});
+
+describe('a delivery whose workers stopped while sending it, more often than allowed', () => {
+  cleanUp();
+  it('fails rather than stay pending for ever, and can be sent again', async () => {
+    // No worker: the delivery's job waits, and is marked as stalled too often before one takes it.
+    await worker.close();
+    const jobs = readQueue(QUEUES.webhooks);
+    try {
+      const hook = await webhook(['organisation.created']);
+      expectSuccess(await api.post('/api/user/organisation', { name: unique('Org ') }), 'Successfully created new organisation!');
+      const delivery = (await WebhookDelivery.findOne({ where: { webhook_id: hook.id } }))!;
+      const entry = (await OutboxEntry.findOne({ where: { name: 'webhook.deliver', payload: JSON.stringify({ deliveryId: delivery.id }) } }))!;
+      await jobs.stallBeyondLimit(jobIdOf(entry));
+      worker = await createWorker(webhooksSpec());
+
+      const failed = await waitFor(async () => {
+        const d = expectSuccess(await api.get(`/api/core/webhook/${hook.id}/delivery/${delivery.id}`));
+        return d.status === 'failed' ? d : null;
+      }, 15000, 'the delivery to fail');
+      // It stayed 'pending', and redeliver refused it ('still being attempted').
+      expect(failed).toMatchObject({ status: 'failed', attempts: 0, error: 'Not delivered: job stalled more than allowable limit.' });
+      expect(deliveriesTo(hook.url)).toHaveLength(0);
+      expectSuccess(await api.post(`/api/core/webhook/${hook.id}/delivery/${delivery.id}/redeliver`), 'The delivery was queued again.');
+      await waitFor(async () => (expectSuccess(await api.get(`/api/core/webhook/${hook.id}/delivery/${delivery.id}`)).status === 'succeeded'), 15000, 'the redelivery');
+      expect(deliveriesTo(hook.url)).toHaveLength(1);
+    } finally {
+      await jobs.close();
     }
   });
 });

@@ -28,6 +28,15 @@ export function readQueue(name: QueueName) {
       const done = (await queue.getCompleted(0, 99)).filter((j) => j.name === jobName && (j.finishedOn ?? 0) > since);
       return done.length >= count ? done : undefined;
     }, 15000, what),
+    /**
+     * Marks a job not taken yet as BullMQ marks one that stalled more often than allowed (its
+     * workers stopped while running it): the next worker fails it without running it.
+     */
+    async stallBeyondLimit(id: string): Promise<void> {
+      const job = await waitFor(() => queue.getJob(id), 15000, `job ${id} to be queued`);
+      expect(await job.getState()).toMatch(/^(waiting|prioritized|delayed)$/);
+      await (await queue.client).hset(queue.toKey(id), { defa: 'job stalled more than allowable limit' });
+    },
     async close() {
       await queue.close();
       connection.disconnect();

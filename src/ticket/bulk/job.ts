@@ -1,4 +1,3 @@
-import type { Job } from 'bullmq';
 import { QueryTypes, type Transaction } from 'sequelize';
 import { runAs } from '../../audit/actor';
 import { Ticket } from '../../db/models';
@@ -90,7 +89,7 @@ export async function runBulkTicketJob(jobId: number): Promise<{ done: number }>
 
 /** Out of attempts: the job is failed, with the reason; items not reached stay pending. */
 async function markJobFailed(jobId: number, reason: string): Promise<void> {
-  await exec("UPDATE bulk_jobs SET status = 'failed', error = :reason, finished_at = :at, updated_at = :at WHERE id = :jobId", { jobId, reason: reason.slice(0, 1000), at: now() });
+  await exec("UPDATE bulk_jobs SET status = 'failed', error = :reason, finished_at = :at, updated_at = :at WHERE id = :jobId AND status <> 'completed'", { jobId, reason: reason.slice(0, 1000), at: now() });
 }
 
 export const bulkTicketJob = defineJob<{ jobId: number }>({
@@ -99,13 +98,14 @@ export const bulkTicketJob = defineJob<{ jobId: number }>({
   queue: QUEUES.scheduler,
   schema: Joi.object({ jobId: Joi.number().integer().min(1).required() }),
   options: () => ({ attempts: 5, backoff: { type: 'exponential', delay: 2000 }, removeOnComplete: 1000, removeOnFail: 5000 }),
-  async handle(p, job: Job) {
+  async handle(p) {
     try {
       return await runBulkTicketJob(p.jobId);
     } catch (err) {
-      if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) await markJobFailed(p.jobId, (err as Error).message);
       logger.warn({ jobId: p.jobId, reason: (err as Error).message }, 'bulk ticket job interrupted; it resumes with the pending items');
       throw err;
     }
   },
+  // Out of attempts (also when its worker stopped during it too often): failed, with the reason; items not reached stay pending.
+  failed: (p, reason) => markJobFailed(p.jobId, reason),
 });
