@@ -2,6 +2,7 @@
  * Splitting a ticket (`POST /api/ticket/ticket/{id}/split`), the counterpart of merge: a message,
  * or it and those after it, into a new ticket, with a note on both, events and audit entries.
  */
+import { Op } from 'sequelize';
 import { DomainEvent, TicketAttachment, TicketMessage } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { auditSnapshot, diff } from '../../src/ticket/tickets/audit';
@@ -25,6 +26,7 @@ describe('POST /api/ticket/ticket/{id}/split', () => {
     const [opening] = await messagesOf(ticket.id);
     const second = await f.message(ticket, { attachment: [{ filename: 'a.txt', contents: b64('x') }] });
     const third = await f.message(ticket);
+    const before = (await DomainEvent.max<number, DomainEvent>('id')) ?? 0;
     const res = await api.post(`${BASE}/${ticket.id}/split`, { message_id: second.id, following: 1, user_id: op.id, subject: 'Second question' });
     const created = expectSuccess(res, 'Successfully split the ticket!');
     expect(created.id).not.toBe(ticket.id);
@@ -50,6 +52,17 @@ describe('POST /api/ticket/ticket/{id}/split', () => {
         name: 'ticket.updated', p: expect.objectContaining({ ticketId: ticket.id, changes: ['split'], audit: expect.objectContaining({ action: 'split' }) }),
       }),
     ]));
+    // In the feed's order: the new ticket is announced (its first message: the first moved one, not
+    // the note) before any message of it, then the notes, then the old ticket's change.
+    const feed = (await DomainEvent.findAll({ where: { id: { [Op.gt]: before } }, order: [['id', 'ASC']] }))
+      .map((e) => ({ name: e.name, p: JSON.parse(e.payload) })).filter((e) => e.p.ticketId === created.id || e.p.ticketId === ticket.id);
+    const noteOf = (ticketId: number) => (ticketId === created.id ? moved[2] : kept[1]).id;
+    expect(feed.map((e) => [e.name, e.p.ticketId, e.p.messageId])).toEqual([
+      ['ticket.created', created.id, second.id],
+      ['message.created', ticket.id, noteOf(ticket.id)],
+      ['message.created', created.id, noteOf(created.id)],
+      ['ticket.updated', ticket.id, undefined],
+    ]);
     const auditOf = async (id: number) => (await api.get(`${BASE}/${id}/audit`)).body.data;
     expect((await auditOf(ticket.id)).at(-1)).toMatchObject({ action: 'split', changes: { split_into: { after: created.id }, messages: { before: [second.id, third.id] } } });
     const [fromEntry] = await auditOf(created.id);

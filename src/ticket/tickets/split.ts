@@ -70,18 +70,21 @@ export async function splitTicket(ticket: Ticket, input: SplitTicketInput, trans
   await run(`UPDATE tickets SET updated_at = :at, last_reply_time = (
       SELECT MAX(created_at) FROM ticket_messages WHERE ticket_id = :from AND is_draft = 0 AND type <> :note) WHERE id = :from`);
 
-  const note = async (ticketId: number, text: string) => (await addMessage({
-    ticketId, userId: operator.id, text, type: MESSAGE_TYPE.NOTE, channel: 'api', sendUserEmail: false, sendOperatorsEmail: false,
-  }, transaction, { settings })).message;
-  await note(ticket.id, `Split: ${movingIds.length} message(s) moved to ticket #${split.number}.`);
-  const opening = await note(split.id, `Split from ticket #${ticket.number}.`);
-
-  const splitAudit = await recordAudit(ticket.id, 'split', { split_into: { before: null, after: split.id }, messages: { before: movingIds, after: [] } }, transaction);
+  // The new ticket is announced first, with its first message (the first moved one): a consumer
+  // must not see a message of a ticket it has not been told of. The notes change none of its audited fields.
   const fromAudit = await recordAudit(split.id, 'split_from', {
-    // The new ticket as written (no tags, operators, watchers or custom field values are copied; a note changes none of its audited fields).
+    // The new ticket as written (no tags, operators, watchers or custom field values are copied).
     ...diff(null, createdSnapshot(split, { tags: [], assigned: [], watching: [] })), split_from: { before: null, after: ticket.id }, messages: { before: [], after: movingIds },
   }, transaction);
-  await emit(transaction, 'ticket.created', { ticketId: split.id, messageId: opening.id, sendUserEmail: false, sendOperatorsEmail: false, audit: fromAudit });
+  await emit(transaction, 'ticket.created', { ticketId: split.id, messageId: first.id, sendUserEmail: false, sendOperatorsEmail: false, audit: fromAudit });
+
+  const note = async (ticketId: number, text: string) => addMessage({
+    ticketId, userId: operator.id, text, type: MESSAGE_TYPE.NOTE, channel: 'api', sendUserEmail: false, sendOperatorsEmail: false,
+  }, transaction, { settings });
+  await note(ticket.id, `Split: ${movingIds.length} message(s) moved to ticket #${split.number}.`);
+  await note(split.id, `Split from ticket #${ticket.number}.`);
+
+  const splitAudit = await recordAudit(ticket.id, 'split', { split_into: { before: null, after: split.id }, messages: { before: movingIds, after: [] } }, transaction);
   await emit(transaction, 'ticket.updated', { ticketId: ticket.id, changes: ['split'], newlyAssigned: [], audit: splitAudit });
   return split;
 }
