@@ -18,13 +18,18 @@ const driverError = (err: unknown): DriverError => {
 };
 
 /**
- * Server errors that a later attempt can get past: a deadlock (also Galera's certification
- * failure) or a lock wait timeout (also on an AUTO-INC lock, 1467; each after db/transaction.ts
- * has retried them), too many
- * connections, a server shutting down or read-only (a failover), a connection or statement
- * killed, a statement stopped by max_statement_time (DATABASE_QUERY_TIMEOUT_MS).
+ * Lock conflicts with other transactions' writes: a deadlock (also Galera's certification
+ * failure), a lock wait timeout, and 1467, a deadlock met on an AUTO-INC lock (./transaction.ts
+ * runs the transaction again on each). The database answered: it is busy, not down.
  */
-const SERVER_ERRNOS = new Set([1213, 1205, 1467, 1040, 1053, 1290, 1927, 1317, 1969]);
+export const LOCK_CONFLICT_ERRNOS: ReadonlySet<number> = new Set([1213, 1205, 1467]);
+
+/**
+ * Server errors that a later attempt can get past: a lock conflict (after db/transaction.ts has
+ * retried it), too many connections, a server shutting down or read-only (a failover), a
+ * connection or statement killed, a statement stopped by max_statement_time (DATABASE_QUERY_TIMEOUT_MS).
+ */
+const SERVER_ERRNOS = new Set([...LOCK_CONFLICT_ERRNOS, 1040, 1053, 1290, 1927, 1317, 1969]);
 
 /** The mariadb driver's own errors for a connection lost, refused, timed out, or a pool without one to give. */
 const DRIVER_CODES = new Set([
@@ -56,6 +61,16 @@ export function isTransientDbError(err: unknown): boolean {
   // SQLSTATE class 08: a connection exception; 40001: a serialization failure (deadlock).
   if (/^08|^40001$/.test(String(e.sqlState ?? ''))) return true;
   return isConnectionError(err);
+}
+
+/**
+ * Whether `err` is a transient error that is a lock conflict with other writes (a deadlock, a lock
+ * wait timeout, a snapshot behind a lock), not an outage: the API says the database is busy.
+ */
+export function isLockConflict(err: unknown): boolean {
+  if (err instanceof SnapshotBehindLock) return true;
+  const e = driverError(err);
+  return (e.errno !== undefined && LOCK_CONFLICT_ERRNOS.has(e.errno)) || String(e.sqlState ?? '') === '40001';
 }
 
 /**

@@ -1,15 +1,15 @@
 import type { Transaction } from 'sequelize';
 import { sequelize } from './sequelize';
-import { SnapshotBehindLock } from './errors';
+import { LOCK_CONFLICT_ERRNOS, SnapshotBehindLock } from './errors';
 
 /**
  * InnoDB deadlock (1213) and lock wait timeout (1205): the whole transaction can run again. So can
  * 1467 (Failed to read auto-increment value from storage engine), which is how InnoDB reports a
  * deadlock met while taking a table's AUTO-INC lock (an INSERT ... SELECT holds it for the whole
  * statement), the transaction rolled back as for 1213 (MDEV-33593): seen as a 500 on a user's
- * delete under concurrent writes.
+ * delete under concurrent writes. (The lock conflicts of ./errors.ts, whose API answer says so.)
  */
-const RETRYABLE = new Set([1213, 1205, 1467]);
+const RETRYABLE = LOCK_CONFLICT_ERRNOS;
 
 /** Work that runs first in every transaction attempt (the claim of an Idempotency-Key, http/idempotency.ts). */
 export type TransactionStartHook = (t: Transaction) => Promise<void>;

@@ -5,7 +5,7 @@ import { logger } from '../logger';
 import { sendError } from './envelope';
 import { loggableUrl } from './requestLog';
 import { UNIQUE_KEYS, duplicateOf, takenMessage } from '../db/uniqueKeys';
-import { isTransientDbError } from '../db/errors';
+import { isLockConflict, isTransientDbError } from '../db/errors';
 
 /** An error of the HTTP edge itself (a route's own answer): its status and message go out in the envelope. */
 export class HttpError extends Error {
@@ -45,6 +45,11 @@ const bodyErrors: Record<string, [number, (e: any) => string]> = {
 };
 
 
+/** The 503 of a database outage (connection lost or refused, too many connections, read-only in a failover...). */
+export const DATABASE_UNAVAILABLE = 'The service is temporarily unavailable: the database is not answering. Try again in a few seconds.';
+/** The 503 of a lock conflict that outlasted the retries (a deadlock, a lock wait timeout): the database answered. */
+export const DATABASE_BUSY = 'The service is temporarily unavailable: the database is busy with conflicting changes. Try again in a few seconds.';
+
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (res.headersSent) {
     req.socket.destroy();
@@ -79,11 +84,13 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   }
   // The database did not answer in time, cannot be reached, or could not do the work now (a lock it
   // could not get after the retries, a failover: db/errors.ts): the client may try again, it is
-  // not the request's fault.
+  // not the request's fault. A lock conflict is said as such: the database answered, busy with
+  // other writes (an outage's words would send an operator after the wrong trouble).
   if (isTransientDbError(err)) {
-    logger.warn({ err: { name: err.name, message: err.message }, reqId: req.id, method: req.method, url: loggableUrl(req.originalUrl) }, 'database unavailable');
+    const busy = isLockConflict(err);
+    logger.warn({ err: { name: err.name, message: err.message }, reqId: req.id, method: req.method, url: loggableUrl(req.originalUrl) }, busy ? 'database busy (lock conflict)' : 'database unavailable');
     res.setHeader('Retry-After', '5');
-    sendError(res, 503, 'The service is temporarily unavailable: the database is not answering. Try again in a few seconds.');
+    sendError(res, 503, busy ? DATABASE_BUSY : DATABASE_UNAVAILABLE);
     return;
   }
   if (err instanceof ForeignKeyConstraintError) {

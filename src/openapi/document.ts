@@ -5,6 +5,7 @@ import { MAX_LIMIT } from '../http/listQuery';
 import { CONTROL_CHARACTERS } from '../lib/validation';
 import type { ResourceDef } from '../http/resource';
 import { allRoutes, type RouteRecord } from '../http/routes';
+import { DATABASE_BUSY, DATABASE_UNAVAILABLE } from '../http/errors';
 import { IN_PROGRESS, OTHER_REQUEST } from '../http/idempotency';
 import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER } from '../webhooks/signing';
 import { responseDataBuilder, type ResponseData } from './responses/responseData';
@@ -426,8 +427,8 @@ function build(routes: readonly RouteRecord[]): Json {
       UnsupportedMediaType: { ...errorExample(415, 'The request body must be application/x-www-form-urlencoded or application/json.'), description: 'Another Content-Type, Content-Encoding or charset.' },
       ServerError: { ...errorExample(500, 'An unexpected error occurred (request 6f1c2a). It has been logged.'), description: 'A fault of the server; the request id finds it in the log.' },
       ServiceUnavailable: {
-        ...errorExample(503, 'The service is temporarily unavailable: the database is not answering. Try again in a few seconds.'),
-        description: 'The database cannot do the work now; try again after `Retry-After` seconds.',
+        ...errorExample(503, DATABASE_UNAVAILABLE),
+        description: `The database cannot do the work now; try again after \`Retry-After\` seconds. A request that still met other transactions' locks after the retries (a deadlock, a lock wait timeout) says so instead: \`${DATABASE_BUSY}\``,
         headers: { 'Retry-After': ref('headers', 'Retry-After') },
       },
       TooManyRequests: {

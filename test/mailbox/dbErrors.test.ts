@@ -8,7 +8,7 @@
 import { QueryTypes, Sequelize, type Transaction } from 'sequelize';
 import { config } from '../../src/config';
 import { sequelize } from '../../src/db/sequelize';
-import { errorText, isTransientDbError } from '../../src/db/errors';
+import { errorText, isLockConflict, isTransientDbError } from '../../src/db/errors';
 import { freePort } from '../helpers/ports';
 import { unique, useApi } from '../helpers/app';
 
@@ -55,6 +55,7 @@ describe('transient', () => {
       const [victim] = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as Error] : []));
       expect(victim).toBeDefined();
       expect(isTransientDbError(victim)).toBe(true);
+      expect(isLockConflict(victim)).toBe(true);
       expect(errorText(victim)).toBe('Deadlock found when trying to get lock; try restarting transaction (ER_LOCK_DEADLOCK)');
     } finally {
       await a.rollback().catch(() => undefined);
@@ -68,6 +69,7 @@ describe('transient', () => {
       await lock(1, a);
       const err = await failure(() => lock(1, b, true));
       expect(isTransientDbError(err)).toBe(true);
+      expect(isLockConflict(err)).toBe(true);
       expect(errorText(err)).toBe('Lock wait timeout exceeded; try restarting transaction (ER_LOCK_WAIT_TIMEOUT)');
     } finally {
       await a.rollback();
@@ -82,6 +84,8 @@ describe('transient', () => {
       await sequelize().query(`KILL ${Number(id)}`);
       const err = await failure(() => lock(1, t));
       expect(isTransientDbError(err)).toBe(true);
+      // An outage, not a lock conflict (the API's 503 says the database is not answering).
+      expect(isLockConflict(err)).toBe(false);
       expect(errorText(err)).not.toMatch(/SELECT|sql:/);
     } finally {
       await t.rollback().catch(() => undefined);
