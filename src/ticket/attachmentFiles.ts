@@ -3,6 +3,7 @@ import type { Transaction } from 'sequelize';
 import { config } from '../config';
 import { TicketAttachment } from '../db/models';
 import { ValidationError } from '../errors';
+import { characters } from '../lib/validation';
 import { cleanFileName, put } from '../storage/uploads';
 import type { TicketSettings } from './ticketSettings';
 
@@ -25,7 +26,8 @@ export function assertAttachments(items: AttachmentInput[], settings: Pick<Ticke
   items.forEach((item, i) => {
     const name = item.filename === undefined || item.filename === null ? undefined : cleanFileName(item.filename);
     if (!name) throw new ValidationError(`The attachment.${i}.filename field is required.`);
-    if (name.length > 255) throw new ValidationError(`The attachment.${i}.filename may not be greater than 255 characters.`);
+    // Characters as the varchar(255) utf8mb4 column counts them: an emoji is one, not two UTF-16 units.
+    if (characters(name) > 255) throw new ValidationError(`The attachment.${i}.filename may not be greater than 255 characters.`);
     if (!item.contents?.length) throw new ValidationError(`The attachment.${i}.contents field is required.`);
     const allowed = settings.allowedExtensions;
     if (allowed && !allowed.includes(extname(name).slice(1).toLowerCase())) {

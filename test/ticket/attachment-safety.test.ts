@@ -4,7 +4,7 @@
  * names; article uploads obey allowed_files like ticket uploads.
  */
 import { randomBytes } from 'node:crypto';
-import { ArticleAttachment, Brand, Setting, Upload } from '../../src/db/models';
+import { ArticleAttachment, Brand, Setting, TicketAttachment, Upload } from '../../src/db/models';
 import { unique, useApi } from '../helpers/app';
 import { expectError, expectList, expectSuccess } from '../helpers/envelope';
 import { factories } from '../selfservice/support';
@@ -123,5 +123,24 @@ describe('article uploads', () => {
     const article = await s.article({ attachment: [{ filename: 'guide\u202E.txt', contents: b64('read me') }] });
     const [a] = expectList(await api.get('/api/selfservice/attachment', { article_id: article.id }));
     expect(a.original_name).toBe('guide.txt');
+  });
+});
+
+describe('attachment names of characters outside the BMP', () => {
+  const emoji = (n: number) => '😀'.repeat(n);
+
+  it('count each emoji as one character, as the varchar(255) column does (tickets, messages and articles)', async () => {
+    const ticket = await f.ticket();
+    for (const filename of [`${emoji(130)}.txt`, `${emoji(251)}.txt`]) {
+      const message = await f.message(ticket, { attachment: [{ filename, contents: b64(`hi ${randomBytes(4).toString('hex')}`) }] });
+      const stored = (await TicketAttachment.findByPk(message.attachments[0].id))!;
+      expect(stored.original_name).toBe(filename);
+      expect((await Upload.findOne({ where: { hash: stored.upload_hash } }))!.filename).toBe(filename);
+    }
+    expectError(await api.post('/api/ticket/message', { ticket_id: ticket.id, user_id: ticket.user_id, text: 'x', attachment: [{ filename: `${emoji(252)}.txt`, contents: b64('hi') }] }),
+      422, 'The attachment.0.filename may not be greater than 255 characters.');
+    const article = await s.article();
+    expectSuccess(await api.put(`/api/selfservice/article/${article.id}`, { attachment: [{ filename: `${emoji(130)}.txt`, contents: b64('hi') }] }), 'Successfully updated the article!');
+    expect(expectList(await api.get('/api/selfservice/attachment', { article_id: article.id })).map((a) => a.original_name)).toEqual([`${emoji(130)}.txt`]);
   });
 });
