@@ -169,6 +169,13 @@ export function decodeBase64(text: string): Buffer | null {
   return bytes.toString('base64').replace(/=+$/, '') === unpadded ? bytes : null;
 }
 
+/**
+ * A size limit as a refusal states it: in kilobytes when it is a whole number of them (`10240
+ * kilobytes`, as Laravel words its `max` of a file), else in bytes (`1000 bytes`): never rounded
+ * to a limit that is not the one applied.
+ */
+export const sizeLimit = (bytes: number): string => (bytes % 1024 === 0 ? `${bytes / 1024} kilobytes` : `${bytes} bytes`);
+
 /** Shared field shapes. */
 export const field = {
   id: () => Joi.number().integer().min(1).max(MAX_ID),
@@ -192,7 +199,7 @@ export const field = {
     const bytes = decodeBase64(value);
     if (!bytes) throw new Error(`The ${name} must be a valid base64 string.`);
     if (!bytes.length) throw new Error(`The ${name} field is required.`);
-    if (bytes.length > maxBytes) throw new Error(`The ${name} may not be greater than ${Math.floor(maxBytes / 1024)} kilobytes.`);
+    if (bytes.length > maxBytes) throw new Error(`The ${name} may not be greater than ${sizeLimit(maxBytes)}.`);
     return bytes;
   }),
   /** An optional one-line string where an empty value clears the field (null). */

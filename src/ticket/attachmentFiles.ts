@@ -3,11 +3,9 @@ import type { Transaction } from 'sequelize';
 import { config } from '../config';
 import { TicketAttachment } from '../db/models';
 import { ValidationError } from '../errors';
-import { characters } from '../lib/validation';
+import { characters, sizeLimit } from '../lib/validation';
 import { cleanFileName, put } from '../storage/uploads';
 import type { TicketSettings } from './ticketSettings';
-
-const kilobytes = (bytes: number) => Math.floor(bytes / 1024);
 
 /** A file to attach: its name and its bytes (decoded). */
 export interface AttachmentInput {
@@ -33,10 +31,10 @@ export function assertAttachments(items: AttachmentInput[], settings: Pick<Ticke
     if (allowed && !allowed.includes(extname(name).slice(1).toLowerCase())) {
       throw new ValidationError(`The attachment.${i}.filename must be a file of type: ${allowed.join(', ')}.`);
     }
-    if (item.contents.length > maxFileBytes) throw new ValidationError(`The attachment.${i} may not be greater than ${kilobytes(maxFileBytes)} kilobytes.`);
+    if (item.contents.length > maxFileBytes) throw new ValidationError(`The attachment.${i} may not be greater than ${sizeLimit(maxFileBytes)}.`);
     total += item.contents.length;
   });
-  if (total > maxRequestBytes) throw new ValidationError(`The attachments may not be greater than ${kilobytes(maxRequestBytes)} kilobytes in total.`);
+  if (total > maxRequestBytes) throw new ValidationError(`The attachments may not be greater than ${sizeLimit(maxRequestBytes)} in total.`);
 }
 
 /** Stores each file (once per content) and attaches it to the message under its name. */

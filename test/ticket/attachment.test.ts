@@ -5,9 +5,9 @@
  */
 import './smallAttachmentsEnv';
 import { randomBytes } from 'node:crypto';
-import { ConfigError, loadConfig } from '../../src/config';
+import { ConfigError, config, loadConfig } from '../../src/config';
 import { Setting, Ticket, TicketAttachment, TicketMessage, Upload } from '../../src/db/models';
-import { decodeBase64 } from '../../src/lib/validation';
+import { Joi, decodeBase64, field, validate } from '../../src/lib/validation';
 import { parseAllowedFiles } from '../../src/ticket/ticketSettings';
 import { useApi } from '../helpers/app';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
@@ -136,6 +136,24 @@ describe('attachments of tickets and messages', () => {
     expectError(await api.post('/api/ticket/message', { ticket_id: ticket.id, user_id: ticket.user_id, text: 'x', attachment: two }), 422,
       'The attachments may not be greater than 3 kilobytes in total.');
     expect(await counts()).toEqual({ ...before, tickets: before.tickets + 1, messages: before.messages + 1 });
+  });
+
+  it('a limit that is not a whole number of kilobytes is stated in bytes, never rounded to a false one', async () => {
+    const limits = config().attachments;
+    const user = await f.user();
+    const refused = async (attachment: unknown[]) => api.post('/api/ticket/ticket', f.body({ user: user.id, attachment }));
+    try {
+      config().attachments = { maxFileBytes: 1000, maxRequestBytes: 1500 };
+      expectError(await refused([{ filename: 'a.txt', contents: b64(randomBytes(1001)) }]), 422, 'The attachment.0 may not be greater than 1000 bytes.');
+      expectError(await refused([1, 2].map((i) => ({ filename: `h${i}.txt`, contents: b64(randomBytes(800)) }))), 422,
+        'The attachments may not be greater than 1500 bytes in total.');
+      config().attachments = { maxFileBytes: 1024, maxRequestBytes: 10240 };
+      expectError(await refused([{ filename: 'a.txt', contents: b64(randomBytes(1025)) }]), 422, 'The attachment.0 may not be greater than 1 kilobytes.');
+    } finally {
+      config().attachments = limits;
+    }
+    expect(() => validate(Joi.object({ contents: field.base64File(1000) }), { contents: b64(randomBytes(1001)) })).toThrow('The contents may not be greater than 1000 bytes.');
+    expect(() => validate(Joi.object({ contents: field.base64File(2048) }), { contents: b64(randomBytes(2049)) })).toThrow('The contents may not be greater than 2 kilobytes.');
   });
 
   it('the limits are validated configuration', () => {
