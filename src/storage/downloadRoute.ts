@@ -6,7 +6,7 @@ import { parseId } from '../http/resource';
 import { recorded } from '../http/routes';
 import { logger } from '../logger';
 import type { ByteRange } from './blobStore';
-import { cleanFileName, findUpload, mimeOf, openUpload } from './uploads';
+import { cleanFileName, findUpload, mimeOf, openUpload, uploadStored } from './uploads';
 
 /** A record that attaches a stored file under a name (a ticket's or an article's attachment). */
 interface Attached {
@@ -24,7 +24,8 @@ interface Attached {
  * ranges are answered with the whole file (200), as HTTP allows; `If-Range` with another ETag or
  * date also gets the whole file. The ETag is the content's SHA-256 (the bytes of a hash never change),
  * so `If-None-Match` answers 304.
- * 404 in the envelope for an unknown attachment or a missing file, 405 for other methods.
+ * 404 in the envelope for an unknown attachment or a missing file (HEAD too: it looks for the file
+ * without reading it), 405 for other methods.
  */
 export function attachmentDownloadRoute(path: string, model: { findByPk(id: number): Promise<Attached | null> }) {
   const route = `${path}/:id/download`;
@@ -46,8 +47,10 @@ export function attachmentDownloadRoute(path: string, model: { findByPk(id: numb
     }
     const range = requestedRange(req, size, etag, lastModified);
     if (range === 'unsatisfiable') throw new HttpError(416, 'The requested range is not satisfiable.', { 'Content-Range': `bytes */${size}` });
-    const body = req.method === 'HEAD' ? null : await openUpload(upload, range ?? undefined);
-    if (req.method !== 'HEAD' && !body) {
+    // HEAD answers as GET would (RFC 9110 9.3.2): the bytes must be there, though they are not read.
+    const head = req.method === 'HEAD';
+    const body = head ? null : await openUpload(upload, range ?? undefined);
+    if (head ? !(await uploadStored(upload)) : !body) {
       logger.error({ hash: upload.hash, storage: upload.storage }, 'the bytes of an upload are missing from its store');
       throw new NotFoundError('attachment');
     }

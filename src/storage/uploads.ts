@@ -108,6 +108,11 @@ export async function openUpload(upload: Pick<Upload, 'hash' | 'storage'>, range
   return storeNamed(upload.storage).open(upload.hash, range);
 }
 
+/** Whether an upload's store has its bytes (a stat of the file, a look at the row): what HEAD asks, without reading them. */
+export async function uploadStored(upload: Pick<Upload, 'hash' | 'storage'>): Promise<boolean> {
+  return storeNamed(upload.storage).has(upload.hash);
+}
+
 /** The uploads with these hashes, without their bytes (what a page of attachments embeds), in one query. */
 export async function loadUploads(hashes: string[]): Promise<Map<string, Upload>> {
   return new Map((await loadRows(Upload, 'hash', hashes, { attributes: UPLOAD_FIELDS })).map((u) => [u.hash, u]));

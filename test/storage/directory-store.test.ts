@@ -11,6 +11,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
+import request from 'supertest';
 import { Upload } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { attachmentsCommand } from '../../src/cli/attachmentsCommand';
@@ -206,8 +207,15 @@ describe('downloads', () => {
     const path = fileOf(sha256(lost));
     rmSync(path);
     expectError(await downloadError(a.id), 404, /attachment/);
+    // HEAD answers as GET would (a look for the file, not a read of it): no 200 and Content-Length
+    // for bytes that are not there.
+    const head = await request(api.server).head(`/api/ticket/attachment/${a.id}/download`).auth(api.token, 'x');
+    expect(head.status).toBe(404);
+    expect(head.headers['content-length']).not.toBe('50');
     // Put back, so the moves below find every file.
     writeFileSync(path, lost);
+    const found = await request(api.server).head(`/api/ticket/attachment/${a.id}/download`).auth(api.token, 'x');
+    expect([found.status, found.headers['content-length']]).toEqual([200, '50']);
   });
 });
 
