@@ -86,15 +86,29 @@ export function attachmentDownloadRoute(path: string, model: { findByPk(id: numb
 
 /**
  * The one byte range a request asks for; null for the whole file (no `Range`, one that is not
- * `bytes` or is malformed, several ranges, or an `If-Range` that no longer matches).
+ * `bytes` or is malformed or invalid, several ranges, or an `If-Range` that no longer matches).
  */
 function requestedRange(req: Request, size: number, etag: string, lastModified: string): ByteRange | 'unsatisfiable' | null {
   const header = req.headers.range;
   if (!header || !/^\s*bytes=/i.test(header)) return null;
   const ifRange = req.headers['if-range'];
   if (ifRange !== undefined && ifRange !== etag && ifRange !== lastModified) return null;
+  if (hasInvalidRangeSpec(header)) return null;
   const ranges = req.range(size, { combine: true });
   if (ranges === -1) return 'unsatisfiable';
   if (ranges === -2 || ranges === undefined || ranges.type !== 'bytes' || ranges.length !== 1) return null;
   return { start: ranges[0].start, end: ranges[0].end };
+}
+
+/**
+ * Whether a `bytes=` header holds a range whose last position is before its first (`5-2`): an
+ * invalid range-spec (RFC 9110 14.1.1), which makes the header one to ignore, as a malformed one.
+ * range-parser skips such a spec and, left with none, answers -1 (unsatisfiable, a 416), which is
+ * for a range that starts past the end of the file.
+ */
+function hasInvalidRangeSpec(header: string): boolean {
+  return header.slice(header.indexOf('=') + 1).split(',').some((spec) => {
+    const m = /^\s*(\d+)\s*-\s*(\d+)\s*$/.exec(spec);
+    return m !== null && BigInt(m[2]) < BigInt(m[1]);
+  });
 }

@@ -197,6 +197,15 @@ describe('downloads', () => {
       expect([headers, whole.status]).toEqual([headers, 200]);
       expect((whole.body as Buffer).equals(bytes)).toBe(true);
     }
+    // A last position before the first is an invalid range (RFC 9110 14.1.1), ignored as malformed:
+    // not unsatisfiable.
+    for (const range of ['bytes=5-2', 'bytes= 9999 - 0', 'bytes=0-9,20-10']) {
+      const whole = await download(id, { Range: range });
+      expect([range, whole.status, whole.headers['content-range']]).toEqual([range, 200, undefined]);
+      expect((whole.body as Buffer).equals(bytes)).toBe(true);
+    }
+    // A first position past the end is still unsatisfiable, whatever the last.
+    expect((await downloadError(id, { Range: 'bytes=20000-30000' })).status).toBe(416);
     const current = await download(id, { Range: 'bytes=0-9', 'If-Range': `"${sha256(bytes)}"` });
     expect(current.status).toBe(206);
   });
