@@ -170,6 +170,16 @@ export function decodeBase64(text: string): Buffer | null {
 }
 
 /**
+ * A file name's last path segment, trimmed (`../../etc/passwd.txt` → `passwd.txt`, `C:\\a.pdf` →
+ * `a.pdf`); null when nothing is left or only dots (`..`, `dir/`): no name. Checked again on the
+ * name as stored (bidi controls stripped), which may be only dots when the name sent was not.
+ */
+export function fileBaseName(name: string): string | null {
+  const base = name.split(/[\\/]/).pop()!.trim();
+  return !base || /^\.+$/.test(base) ? null : base;
+}
+
+/**
  * A size limit as a refusal states it: in kilobytes when it is a whole number of them (`10240
  * kilobytes`, as Laravel words its `max` of a file), else in bytes (`1000 bytes`): never rounded
  * to a limit that is not the one applied.
@@ -189,8 +199,8 @@ export const field = {
    * saves a file under the name it lists writes nowhere else. Nothing left is a missing name.
    */
   filename: () => oneLine(Joi.string().trim().max(255)).custom((v: string, helpers) => {
-    const base = v.split(/[\\/]/).pop()!.trim();
-    if (!base || /^\.+$/.test(base)) throw new Error(`The ${fieldLabel(helpers.state.path ?? ['filename'])} field is required.`);
+    const base = fileBaseName(v);
+    if (!base) throw new Error(`The ${fieldLabel(helpers.state.path ?? ['filename'])} field is required.`);
     return base;
   }),
   /** A file's contents in strict base64 (decodeBase64), decoded; empty is missing, more than `maxBytes` refused. */

@@ -3,7 +3,7 @@ import type { Transaction } from 'sequelize';
 import { config } from '../config';
 import { TicketAttachment } from '../db/models';
 import { ValidationError } from '../errors';
-import { characters, sizeLimit } from '../lib/validation';
+import { characters, fileBaseName, sizeLimit } from '../lib/validation';
 import { cleanFileName, put } from '../storage/uploads';
 import type { TicketSettings } from './ticketSettings';
 
@@ -22,7 +22,8 @@ export function assertAttachments(items: AttachmentInput[], settings: Pick<Ticke
   const { maxFileBytes, maxRequestBytes } = config().attachments;
   let total = 0;
   items.forEach((item, i) => {
-    const name = item.filename === undefined || item.filename === null ? undefined : cleanFileName(item.filename);
+    // The name as stored, bidi controls stripped: `..\u202E` is `..`, no name.
+    const name = item.filename === undefined || item.filename === null ? null : fileBaseName(cleanFileName(item.filename));
     if (!name) throw new ValidationError(`The attachment.${i}.filename field is required.`);
     // Characters as the varchar(255) utf8mb4 column counts them: an emoji is one, not two UTF-16 units.
     if (characters(name) > 255) throw new ValidationError(`The attachment.${i}.filename may not be greater than 255 characters.`);

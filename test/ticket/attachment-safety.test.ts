@@ -144,3 +144,15 @@ describe('attachment names of characters outside the BMP', () => {
     expect(expectList(await api.get('/api/selfservice/attachment', { article_id: article.id })).map((a) => a.original_name)).toEqual([`${emoji(130)}.txt`]);
   });
 });
+
+describe('attachment names that are nothing once cleaned', () => {
+  it('only dots and bidi controls are a missing name, whatever allowed_files allows', async () => {
+    await withAllowedFiles('*', async () => {
+      const user = (await f.user()).id;
+      for (const filename of ['..\u202E', '.\u202E', '\u2067..\u2069', 'dir/..\u202E', '\u202E']) {
+        expectError(await api.post('/api/ticket/ticket', f.body({ user, attachment: [{ filename, contents: b64('x') }] })), 422,
+          'The attachment.0.filename field is required.');
+      }
+    });
+  });
+});
