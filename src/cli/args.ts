@@ -4,8 +4,24 @@ export interface Io {
   err(text: string): void;
 }
 
-/** The value after `--flag`: undefined when the flag is absent, '' when it has no value. */
-export function option(args: string[], flag: string): string | undefined {
-  const i = args.indexOf(flag);
-  return i < 0 ? undefined : (args[i + 1] ?? '').trim();
+/** A command line its command cannot read as it was meant: the message names what. */
+export class OptionError extends Error {}
+
+/**
+ * A command's options, each `--flag value` or `--flag=value` (absent: not in the result; without a
+ * value: ''). Anything else is refused rather than passed over: an option the command does not
+ * know, one given twice, an argument that is no option. Read loosely, `--scopes=ticket:read` or
+ * `--scope ticket:read` made a token of full access without a word.
+ */
+export function parseOptions(args: string[], known: readonly string[]): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    const flag = eq > 0 ? arg.slice(0, eq) : arg;
+    if (!known.includes(flag)) throw new OptionError(flag.startsWith('-') ? `unknown option ${flag}` : `unexpected argument ${arg}`);
+    if (flag in values) throw new OptionError(`${flag} is given twice`);
+    values[flag] = (eq > 0 ? arg.slice(eq + 1) : (args[++i] ?? '')).trim();
+  }
+  return values;
 }

@@ -1,7 +1,7 @@
 import { config } from '../config';
 import { humanSize } from '../storage/uploads';
 import { moveAttachments, sweepDirectory, type MoveReport } from '../storage/moveAttachments';
-import { option, type Io } from './args';
+import { OptionError, parseOptions, type Io } from './args';
 
 export const ATTACHMENTS_USAGE = `usage:
   npm run --silent attachments -- move --to directory|database [--batch 100]
@@ -23,14 +23,22 @@ const line = (r: MoveReport) => `${r.moved}/${r.total} moved (${humanSize(r.byte
 /** `attachments move|sweep`; returns the exit code (1 when some file could not be moved). The database must be prepared. */
 export async function attachmentsCommand(argv: string[], io: Io): Promise<number> {
   const [command, ...rest] = argv;
+  let options: Record<string, string> = {};
+  try {
+    if (command === 'move' || command === 'sweep') options = parseOptions(rest, command === 'move' ? ['--to', '--batch'] : ['--older-than']);
+  } catch (err) {
+    if (!(err instanceof OptionError)) throw err;
+    io.err(`attachments ${command}: ${err.message}\n${ATTACHMENTS_USAGE}`);
+    return 2;
+  }
   if ((command === 'move' || command === 'sweep') && !config().attachmentStorage.dir) {
     io.err('ATTACHMENTS_DIR must be set (the directory store is one end of every move, and what the sweep cleans).\n');
     return 2;
   }
   if (command === 'move') {
-    const to = option(rest, '--to');
+    const to = options['--to'];
     const store = to === 'dir' || to === 'directory' ? 'directory' : to === 'database' || to === 'db' ? 'database' : null;
-    const batch = positive(option(rest, '--batch'), 100, 10_000);
+    const batch = positive(options['--batch'], 100, 10_000);
     if (!store || batch === null) {
       io.err(ATTACHMENTS_USAGE);
       return 2;
@@ -44,7 +52,7 @@ export async function attachmentsCommand(argv: string[], io: Io): Promise<number
     return report.failed ? 1 : 0;
   }
   if (command === 'sweep') {
-    const grace = positive(option(rest, '--older-than'), 3600, 365 * 86400);
+    const grace = positive(options['--older-than'], 3600, 365 * 86400);
     if (grace === null) {
       io.err(ATTACHMENTS_USAGE);
       return 2;

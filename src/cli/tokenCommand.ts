@@ -1,4 +1,4 @@
-import { option, type Io } from './args';
+import { OptionError, parseOptions, type Io } from './args';
 import { ApiToken } from '../db/models';
 import { createToken, revokeToken } from '../auth/tokens';
 import { ScopeError, parseScopes } from '../auth/scopes';
@@ -28,7 +28,15 @@ const fmt = (t: number | null) => (t ? new Date(t * 1000).toISOString() : '-');
 export async function tokenCommand(argv: string[], io: Io): Promise<number> {
   const [command, ...rest] = argv;
   if (command === 'create') {
-    const name = option(rest, '--name');
+    let options: Record<string, string>;
+    try {
+      options = parseOptions(rest, ['--name', '--scopes', '--expires-in']);
+    } catch (err) {
+      if (!(err instanceof OptionError)) throw err;
+      io.err(`token create: ${err.message}\n${TOKEN_USAGE}`);
+      return 2;
+    }
+    const name = options['--name'];
     if (!name || name.length > 100) {
       io.err('token create needs --name NAME (at most 100 characters)\n');
       return 2;
@@ -38,7 +46,7 @@ export async function tokenCommand(argv: string[], io: Io): Promise<number> {
       io.err('token create: --name must not be only digits (revoke reads a number as a token id)\n');
       return 2;
     }
-    const scopesArg = option(rest, '--scopes');
+    const scopesArg = options['--scopes'];
     let scopes: string[] | null = null;
     try {
       if (scopesArg !== undefined) scopes = parseScopes(scopesArg);
@@ -47,7 +55,7 @@ export async function tokenCommand(argv: string[], io: Io): Promise<number> {
       io.err(`token create: ${err.message}\n`);
       return 2;
     }
-    const expiresArg = option(rest, '--expires-in');
+    const expiresArg = options['--expires-in'];
     const lifetime = expiresArg === undefined ? null : parseDuration(expiresArg);
     if (expiresArg !== undefined && lifetime === null) {
       io.err('token create: --expires-in needs a number of hours, days or weeks, such as 12h, 90d or 8w (at most 10 years)\n');

@@ -214,6 +214,27 @@ describe('token create options and list', () => {
     }
   });
 
+  it('reads --flag=value as --flag value, and refuses an option it does not know or one given twice (no token made)', async () => {
+    const name = unique('eq');
+    expect((await run('create', `--name=${name}`, '--scopes=ticket:read', '--expires-in=1h')).code).toBe(0);
+    const row = (await ApiToken.findOne({ where: { name } }))!;
+    expect(JSON.parse(row.scopes!)).toEqual(['ticket:read']);
+    expect(row.expires_at).not.toBeNull();
+    for (const [args, message] of [
+      [['--scope', 'ticket:read'], 'unknown option --scope'],
+      [['--Scopes', 'ticket:read'], 'unknown option --Scopes'],
+      [['--scopes', 'ticket:read', '--scopes', 'user:read'], '--scopes is given twice'],
+      [['ticket:read'], 'unexpected argument ticket:read'],
+    ] as Array<[string[], string]>) {
+      const bad = unique('bad');
+      const res = await run('create', '--name', bad, ...args);
+      expect({ code: res.code, err: res.err.split('\n')[0] }).toEqual({ code: 2, err: `token create: ${message}` });
+      expect(await ApiToken.findOne({ where: { name: bad } })).toBeNull();
+    }
+    // `--scopes=` is a --scopes without scopes: refused, as `--scopes ''` (never full access).
+    expect((await run('create', '--name', unique('empty'), '--scopes=')).code).toBe(2);
+  });
+
   it('--expires-in sets the expiry; an expired token is refused; list shows scopes, expiry and last use', async () => {
     const name = unique('exp');
     const token = (await run('create', '--name', name, '--expires-in', '90d', '--scopes', 'ticket:read')).out.trim();
