@@ -77,6 +77,13 @@ describe('POST /api/ticket/priority', () => {
     expect(await deptsOf(data.id)).toEqual([]);
   });
 
+  it('gives parallel creates without order each its own place after the last', async () => {
+    const before = (await TicketPriority.max('order')) as number;
+    const made = await Promise.all(Array.from({ length: 6 }, () => api.post(BASE, { name: unique('Parallel') })));
+    const orders = made.map((res) => expectSuccess(res, 'Successfully created new priority!').order as number);
+    expect(orders.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6].map((i) => before + i));
+  });
+
   it('links the departments of depts (form or JSON)', async () => {
     const form = await createPriority({ colour: '#2b3c4d', depts: [d2.id, d1.id] });
     expect(form.colour).toBe('#2b3c4d');
