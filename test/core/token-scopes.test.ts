@@ -4,7 +4,7 @@
  * refused; `token create --scopes/--expires-in` and `token list` show them, with last use.
  */
 import request from 'supertest';
-import { ApiToken, Brand, Department, DepartmentEmail, Setting, Ticket, TicketMessage, TicketPriority, User } from '../../src/db/models';
+import { ApiToken, Brand, Department, DepartmentEmail, Group, Setting, Ticket, TicketAssignee, TicketMessage, TicketPriority, User } from '../../src/db/models';
 import { createToken } from '../../src/auth/tokens';
 import { parseScopes, requiredScope } from '../../src/auth/scopes';
 import { tokenCommand } from '../../src/cli/tokenCommand';
@@ -123,6 +123,34 @@ describe('scoped tokens', () => {
     expectDeleted(await del(both.token, owner.id), 'user');
     expect(await Ticket.findByPk(kept.id)).toBeNull();
     expect(await Ticket.findByPk(merged.id)).toMatchObject({ merged_into_id: null, user_id: other.id });
+  });
+
+  it('an operator whose delete changes the ticket area is deleted only with ticket:write too; one who changes nothing there, with user:write', async () => {
+    const group = (await Group.findOne({ where: { type: 'operator' }, order: [['id', 'ASC']] }))!;
+    const newOperator = async () => expectSuccess(await api.post('/api/user/operator', {
+      email: `${unique('op')}@example.com`, firstname: 'Op', lastname: 'Erator', groups: [group.id],
+    }), 'Successfully created new operator!');
+    const department = (await Department.findOne({ where: { name: 'General Enquiries' } }))!;
+    const status = Number((await Setting.findOne({ where: { scope: 'ticket', name: 'default_open_status' } }))!.value);
+    const priority = (await TicketPriority.findOne({ where: { name: 'Low' } }))!;
+    const customer = expectSuccess(await api.post('/api/user/user', { email: `${unique('cu')}@example.com`, firstname: 'Cu' }), 'Successfully created new user!');
+    const [assigned, owner, idle] = [await newOperator(), await newOperator(), await newOperator()];
+    const ticket = expectSuccess(await api.post('/api/ticket/ticket', {
+      user: customer.id, department: department.id, status, priority: priority.id, subject: unique('Subject'), text: 'Hello',
+      assignedto: [assigned.id], send_user_email: 0, send_operators_email: 0,
+    }), 'Successfully created new ticket!');
+    expectSuccess(await api.post('/api/ticket/cannedresponse', { name: unique('Mine'), text: 'Hi', public: 0, user_id: owner.id }), 'Successfully created new canned response!');
+
+    const del = (token: string, id: number) => request(api.app).delete(`/api/user/operator/${id}`).auth(token, 'x');
+    const userWriter = await createToken(unique('uw'), undefined, { scopes: ['user:write'] });
+    for (const op of [assigned, owner]) {
+      expectError(await del(userWriter.token, op.id), 403, 'The API token does not have the ticket:write scope this request needs.');
+      expect(await User.findByPk(op.id)).not.toBeNull();
+    }
+    expect(await TicketAssignee.count({ where: { ticket_id: ticket.id, user_id: assigned.id } })).toBe(1);
+    expectDeleted(await del(userWriter.token, idle.id), 'operator');
+    const both = await createToken(unique('both'), undefined, { scopes: ['user:write', 'ticket:write'] });
+    for (const op of [assigned, owner]) expectDeleted(await del(both.token, op.id), 'operator');
   });
 
   it('read: every area read-only; a method override counts as the method it names', async () => {

@@ -35,7 +35,7 @@ export const operatorResource: ResourceDef<User, PersonRelations> = {
   serialize: (operator, rel, ctx) => serializePerson(operator, rel, ctx.view),
   create: (input, { transaction }) => createOperator(input as CreateOperatorInput, transaction),
   update: (operator, input, { transaction, writesBefore }) => updateOperator(operator, input, transaction, writesBefore),
-  destroy: (operator, { transaction }) => deleteOperator(operator, transaction),
+  destroy: (operator, { transaction, grants }) => deleteOperator(operator, transaction, grants),
 };
 
 export const operatorRouter = resourceRouter(operatorResource);

@@ -5,7 +5,8 @@ import { personLeaving } from '../users/service';
 import { deletePrivateResponsesOf } from '../../ticket/privateResponses';
 import { Department, OperatorDepartment, Ticket, User } from '../../db/models';
 import { setLinks } from '../../db/links';
-import { ValidationError } from '../../errors';
+import { ScopeRequiredError, ValidationError } from '../../errors';
+import { select } from '../../db/select';
 import { assertExist } from '../../db/exists';
 import { writeCount } from '../../db/writes';
 import { sent } from '../../lib/serialize';
@@ -92,15 +93,33 @@ export async function updateOperator(operator: User, input: OperatorInput, trans
 }
 
 /**
+ * Whether deleting the operator changes the ticket area: tickets they are assigned to or watch
+ * (audited as the token), their private canned responses and filters (deleted with them), a
+ * department's default assignee (cleared).
+ */
+async function inTicketArea(operatorId: number, transaction: Transaction): Promise<boolean> {
+  const [{ found }] = await select<{ found: number }>(
+    `SELECT EXISTS (SELECT 1 FROM ticket_assignees WHERE user_id = :id) OR EXISTS (SELECT 1 FROM ticket_watchers WHERE user_id = :id)
+      OR EXISTS (SELECT 1 FROM canned_responses WHERE user_id = :id) OR EXISTS (SELECT 1 FROM ticket_filters WHERE user_id = :id)
+      OR EXISTS (SELECT 1 FROM departments WHERE default_assignedto = :id) AS found`,
+    { id: operatorId }, { transaction },
+  );
+  return Number(found) === 1;
+}
+
+/**
  * An operator who opened internal tickets is not deleted: the tickets (with every operator's notes
  * in them) would go with them, and the spec removes tickets permanently only in the operator
  * interface. Trashed ones count too, as they can be restored. Their replies and notes elsewhere
- * stay, without author (the foreign key sets it null).
+ * stay, without author (the foreign key sets it null). `grants`: the request token's scopes beyond
+ * its path's (absent: full access); a delete that changes the ticket area (inTicketArea) needs
+ * `ticket:write` too, as a user's with tickets does.
  */
-export async function deleteOperator(operator: User, transaction: Transaction): Promise<void> {
+export async function deleteOperator(operator: User, transaction: Transaction, grants?: (scope: string) => boolean): Promise<void> {
   if (await Ticket.findOne({ attributes: ['id'], where: { user_id: operator.id }, transaction, lock: transaction.LOCK.SHARE })) {
     throw new ValidationError('The operator cannot be deleted because they opened internal tickets: give them to another operator first.');
   }
+  if (grants && !grants('ticket:write') && await inTicketArea(operator.id, transaction)) throw new ScopeRequiredError('ticket:write');
   await beforePersonDeleted(operator.id, false, transaction);
   const linked = await personLeaving(operator.id, transaction);
   await deletePrivateResponsesOf(operator.id, transaction);
