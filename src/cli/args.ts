@@ -4,6 +4,9 @@ export interface Io {
   err(text: string): void;
 }
 
+/** Whether an argument asks for the usage (`--help`, `-h`, `help`): printed, exit 0, nothing done. */
+export const asksForHelp = (arg: string | undefined): boolean => arg !== undefined && ['--help', '-h', 'help'].includes(arg);
+
 /** A command line its command cannot read as it was meant: the message names what. */
 export class OptionError extends Error {}
 

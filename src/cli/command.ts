@@ -1,7 +1,7 @@
 import { exitOnStartupError } from '../lib/exitOnStartupError';
 import { wire } from '../wiring';
 import { closeConnections, prepareDatabase } from './setup';
-import type { Io } from './args';
+import { asksForHelp, type Io } from './args';
 
 /**
  * The entry point of a command-line tool (`npm run token -- …`, `npm run attachments -- …`):
@@ -11,7 +11,7 @@ import type { Io } from './args';
  */
 export function runCommand(subcommands: string[], usage: string, command: (argv: string[], io: Io) => Promise<number>): void {
   const main = async (argv: string[]) => {
-    if (['--help', '-h', 'help'].includes(argv[0])) {
+    if (asksForHelp(argv[0])) {
       process.stdout.write(usage);
       return;
     }

@@ -1,4 +1,4 @@
-import type { Io } from './args';
+import { asksForHelp, type Io } from './args';
 import { config } from '../config';
 import { ensureDatabase } from '../db/ensureDatabase';
 import { migrate, migrationStatus, revertLast } from '../db/migrator';
@@ -9,11 +9,18 @@ export const MIGRATE_USAGE = `usage:
   npm run migrate -- status   lists the applied and the pending migrations, changing nothing
 `;
 
-/** `migrate [up|down|status]`; returns the exit code (2, with the usage, for any other arguments). */
+/**
+ * `migrate [up|down|status]`; returns the exit code: 0 with the usage for `--help`, 2 with it for
+ * any other arguments (named), touching nothing.
+ */
 export async function migrateCommand(argv: string[], io: Io, db = config().database): Promise<number> {
   const [command = 'up', ...rest] = argv;
+  if (asksForHelp(command) && !rest.length) {
+    io.out(MIGRATE_USAGE);
+    return 0;
+  }
   if (rest.length || !['up', 'down', 'status'].includes(command)) {
-    io.err(MIGRATE_USAGE);
+    io.err(`${rest.length ? `Unexpected argument: ${rest[0]}.` : `Unknown command: ${command}.`}\n${MIGRATE_USAGE}`);
     return 2;
   }
   if (command === 'status') {

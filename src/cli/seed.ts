@@ -1,17 +1,16 @@
 process.env.PROCESS_NAME ??= 'cli';
 import { exitOnStartupError } from '../lib/exitOnStartupError';
 import { wire } from '../wiring';
-import { closeConnections, prepareDatabase } from './setup';
-import { config } from '../config';
-import { ensureFirstToken } from './setup';
+import { closeConnections } from './setup';
+import { seedCommand } from './seedCommand';
 
-/** `npm run seed`: migrates if needed, then adds the default records that are missing (and API_TOKEN, when set). */
+/** `npm run seed` (seedCommand.ts). */
 async function main() {
-  await prepareDatabase();
-  // API_TOKEN given (a container's first token): stored, as `npm start` does.
-  if (config().apiToken) await ensureFirstToken();
-  process.stdout.write('Seed applied.\n');
-  await closeConnections();
+  try {
+    process.exitCode = await seedCommand(process.argv.slice(2), { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) });
+  } finally {
+    await closeConnections();
+  }
 }
 
 wire();

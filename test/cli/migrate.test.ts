@@ -34,8 +34,15 @@ afterAll(async () => {
 });
 
 describe('the migrate command', () => {
-  it.each(['downn', '--help', 'status extra', 'up down'])('`%s`: the usage on stderr, exit 2, nothing created', async (args) => {
-    expect(await run(...args.split(' '))).toEqual({ code: 2, out: '', err: MIGRATE_USAGE });
+  it.each([
+    ['downn', 'Unknown command: downn.'], ['--helpp', 'Unknown command: --helpp.'], ['status extra', 'Unexpected argument: extra.'], ['up down', 'Unexpected argument: down.'],
+  ])('`%s`: named, with the usage, on stderr, exit 2, nothing created', async (args, message) => {
+    expect(await run(...args.split(' '))).toEqual({ code: 2, out: '', err: `${message}\n${MIGRATE_USAGE}` });
+    expect(await databaseExists()).toBe(false);
+  });
+
+  it.each(['--help', '-h', 'help'])('`%s`: the usage on stdout, exit 0, nothing created', async (arg) => {
+    expect(await run(arg)).toEqual({ code: 0, out: MIGRATE_USAGE, err: '' });
     expect(await databaseExists()).toBe(false);
   });
 

@@ -338,7 +338,7 @@ describe('the compiled migrate command', () => {
     const name = `${config().database.name}9003`; // like the worker's: a failed run's teardown drops it
     const typo = run('src/cli/migrate.js', { DATABASE_URL: databaseUrl(name) }, ['downn']);
     expect(await typo.done).toEqual({ code: 2, signal: null });
-    expect(typo.stderr()).toMatch(/^usage:\n {2}npm run migrate /);
+    expect(typo.stderr()).toMatch(/^Unknown command: downn\.\nusage:\n {2}npm run migrate /);
     const status = run('src/cli/migrate.js', { DATABASE_URL: databaseUrl(name), LOG_LEVEL: 'warn' }, ['status']);
     expect(await status.done).toEqual({ code: 0, signal: null });
     expect(status.stdout()).toMatch(/^pending\t001_core\n[^]*0 applied, \d+ pending\.\n$/);
