@@ -289,7 +289,7 @@ export const configSchema = Joi.object({
   MAIL_CATCHER_HOST: Joi.string().default('127.0.0.1').description("the address the mail catcher's SMTP server listens on (and the seeded brand sends to)"),
   MAIL_CATCHER_PORT: Joi.number().integer().min(0).max(65535).default(1025).description("the mail catcher's SMTP port"),
   MAIL_CATCHER_KEEP: Joi.number().integer().min(1).max(100000).default(200).description("how many caught mails are kept (the oldest are dropped)"),
-  EVENT_FEED_SETTLE_SECONDS: Joi.number().integer().min(0).max(3600).default(5).description("the event feed stops before a recent event that follows a gap in ids for this long (see Event feed)"),
+  EVENT_FEED_SETTLE_SECONDS: Joi.number().integer().min(0).max(3600).default(5).description("the event feed stops before a recent event that follows a gap in ids for this long: an id is taken an instant before its row is written (an older gap is checked for open transactions on the primary; see Event feed)"),
   // At least 1: timestamps are whole seconds, and the current second may still be written.
   SPAM_RULES_MAX: Joi.number().integer().min(1).max(10000).default(256).description("how many spam rules there may be: every incoming mail and self-service comment runs each, and each stays compiled in every process (up to ~130 KB each); a create past it is refused (422)"),
   EXPORT_SETTLE_SECONDS: Joi.number().integer().min(1).max(3600).default(10).description("the export holds back changes younger than this, so a reader never skips a row a slow transaction commits late"),

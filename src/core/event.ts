@@ -1,9 +1,11 @@
 import { Router } from 'express';
+import { Transaction } from 'sequelize';
 import { config } from '../config';
 import { DomainEvent } from '../db/models';
 import { now } from '../db/entity';
 import { readsFromPrimary } from '../db/readRouting';
 import { select } from '../db/select';
+import { sequelize } from '../db/sequelize';
 import { EVENT_NAMES } from '../events';
 import { sendSuccess } from '../http/envelope';
 import { MethodNotAllowedError } from '../http/errors';
@@ -36,20 +38,16 @@ type EventRow = Pick<DomainEvent, 'id' | 'name' | 'payload' | 'created_at'>;
 /**
  * A page of the feed after `cursor` (`limit` rows), and the newest event's id (null: none yet).
  * It stops before the first recent event (younger than the settle time) that follows a gap in ids:
- * a gap may be a transaction that took an id and has not committed, and reading past it would skip
- * that event for good; once the event after the gap is older, the gap is taken for a rolled-back
- * insert. The gap check is a subquery of the page's own statement, so both read one snapshot:
- * checked first and paged after, a transaction committing in between put an event past a gap the
- * check had not seen into the page. The newest id is read by the same statement (the page joined
- * to it, so an empty page still answers one row): a cursor past it was never handed out.
+ * a gap may be a transaction that took an id and has not inserted its row yet (an id is taken an
+ * instant before its row is written). The gap check is a subquery of the page's own statement, so
+ * both read one snapshot: checked first and paged after, a transaction committing in between put
+ * an event past a gap the check had not seen into the page. The newest id is read by the same
+ * statement (the page joined to it, so an empty page still answers one row): a cursor past it was
+ * never handed out. An older gap is checked on the primary by heldBack.
  */
 async function feedPage(cursor: number, limit: number, types: string[] | undefined): Promise<{ rows: EventRow[]; newest: number }> {
   const values: unknown[] = [cursor];
-  let page = 'SELECT id, name, payload, created_at FROM events WHERE id > ?';
-  if (types) {
-    page += ` AND name IN (${types.map(() => '?').join(', ')})`;
-    values.push(...types);
-  }
+  let page = `SELECT id, name, payload, created_at FROM events WHERE id > ?${typeFilter(types, values)}`;
   const settle = config().eventFeedSettleSeconds;
   if (settle) {
     // The recent events by events_created_at; each one's predecessor by the primary key.
@@ -67,6 +65,31 @@ async function feedPage(cursor: number, limit: number, types: string[] | undefin
   return { rows: rows.filter((r) => r.id !== null).map(({ newest: _, ...r }) => r), newest: Number(rows[0].newest ?? 0) };
 }
 
+/** ` AND name IN (...)` for `types` (its values appended to `values`), or nothing. */
+function typeFilter(types: string[] | undefined, values: unknown[]): string {
+  if (!types) return '';
+  values.push(...types);
+  return ` AND name IN (${types.map(() => '?').join(', ')})`;
+}
+
+/**
+ * The first id of the page's span that the page does not show but the primary holds now, committed
+ * or not (a dirty read: READ UNCOMMITTED, ids only, by the primary key or events_name_id), or
+ * undefined. Such an event belongs before the page's later rows: a transaction that inserted it
+ * longer ago than the settle time and has not committed (a user's delete with thousands of
+ * tickets, say), one that committed since the page's snapshot, or one a replica has not applied
+ * yet. The page stops before it; the reader gets it on a later page, once committed (a rolled-back
+ * insert leaves no row, and the reader passes its id). One transaction on the primary, whatever
+ * the page.
+ */
+async function heldBack(cursor: number, rows: EventRow[], types: string[] | undefined): Promise<number | undefined> {
+  const values: unknown[] = [cursor, rows[rows.length - 1].id];
+  const sql = `SELECT id FROM events WHERE id > ? AND id <= ?${typeFilter(types, values)} ORDER BY id`;
+  const held = await sequelize().transaction({ isolationLevel: Transaction.ISOLATION_LEVELS.READ_UNCOMMITTED }, (t) => select<{ id: number }>(sql, values, { transaction: t }));
+  const shown = new Set(rows.map((r) => r.id));
+  return held.find((r) => !shown.has(r.id))?.id;
+}
+
 /**
  * The page, or a 422 for a cursor past the newest event (never handed out: a forged or corrupt one
  * would answer empty pages until the ids reached it, skipping every event before). A replica that
@@ -76,7 +99,9 @@ async function checkedFeedPage(cursor: number, limit: number, types: string[] | 
   let page = await feedPage(cursor, limit, types);
   if (cursor > page.newest) page = await readsFromPrimary(() => feedPage(cursor, limit, types));
   if (cursor > page.newest) throw invalid('cursor');
-  return page.rows;
+  if (!page.rows.length) return page.rows;
+  const before = await heldBack(cursor, page.rows, types);
+  return before === undefined ? page.rows : page.rows.filter((r) => r.id < before);
 }
 
 /**

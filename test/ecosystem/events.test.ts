@@ -15,6 +15,7 @@ import { newEmail, unique, useApi } from '../helpers/app';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 import { startSmtp, waitFor, waitForProgress, type TestSmtp } from '../helpers/smtp';
 import { factories } from '../selfservice/support';
+import { leftOpen } from '../helpers/races';
 
 const api = useApi();
 const f = factories(api);
@@ -123,21 +124,11 @@ describe('GET /api/core/event', () => {
     // An event of its own first: the ids after it are contiguous even if an earlier test left a gap after the last one.
     await transaction((t) => emit(t, 'organisation.created', { organisationId: 0 }));
     const cursor = await latestId();
-    let release!: () => void;
-    const held = new Promise<void>((r) => { release = r; });
-    let emitted!: () => void;
-    const inFlight = new Promise<void>((r) => { emitted = r; });
-    const open = transaction(async (t) => {
-      await emit(t, 'organisation.created', { organisationId: 1 });
-      emitted();
-      await held;
-    });
-    await inFlight;
+    const open = await leftOpen((t) => emit(t, 'organisation.created', { organisationId: 1 }));
     await transaction((t) => emit(t, 'organisation.updated', { organisationId: 2 }));
     // The committed event follows the open transaction's id: it waits.
     expect(await feed({ cursor })).toEqual({ events: [], next_cursor: cursor, has_more: false });
-    release();
-    await open;
+    await open.commit();
     expect((await feed({ cursor })).events.map((e) => [e.id, e.type])).toEqual([[cursor + 1, 'organisation.created'], [cursor + 2, 'organisation.updated']]);
 
     // A rolled-back insert leaves a gap for good: the reader waits the settle time, then passes it.
@@ -153,6 +144,30 @@ describe('GET /api/core/event', () => {
       return events.length ? events : null;
     }, 5000, 'the gap to settle');
     expect(passed.map((e) => [e.id, e.data])).toEqual([[after + 2, { organisationId: 4 }]]);
+  });
+
+  it('never passes an event of a transaction open longer than the settle time, whatever the age of the events after it', async () => {
+    await transaction((t) => emit(t, 'organisation.created', { organisationId: 0 }));
+    const cursor = await latestId();
+    // A long transaction (a user's delete with thousands of tickets): its event is written, its commit is far off.
+    const open = await leftOpen((t) => emit(t, 'organisation.created', { organisationId: 1 }));
+    await transaction(async (t) => {
+      await emit(t, 'organisation.created', { organisationId: 2 });
+      await emit(t, 'organisation.updated', { organisationId: 2 });
+    });
+    // The events after the open one are made an hour old: by their age alone the gap is a rolled-back insert.
+    await DomainEvent.update({ created_at: Math.floor(Date.now() / 1000) - 3600 }, { where: { id: [cursor + 2, cursor + 3] } });
+    try {
+      expect(await feed({ cursor })).toEqual({ events: [], next_cursor: cursor, has_more: false });
+      expect(await feed({ cursor, type: 'organisation.created' })).toEqual({ events: [], next_cursor: cursor, has_more: false });
+      // A reader of other types is not held back by it.
+      expect((await feed({ cursor, type: 'organisation.updated' })).events.map((e) => e.id)).toEqual([cursor + 3]);
+    } finally {
+      await open.commit();
+    }
+    expect((await feed({ cursor })).events.map((e) => [e.id, e.type])).toEqual([
+      [cursor + 1, 'organisation.created'], [cursor + 2, 'organisation.created'], [cursor + 3, 'organisation.updated'],
+    ]);
   });
 });
 

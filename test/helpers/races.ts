@@ -30,3 +30,18 @@ export async function raceAfterHeld<T>(first: (t: Transaction) => Promise<unknow
   }
   return pending;
 }
+
+/**
+ * `work` done in a transaction left open, as a long one is (a user's delete with thousands of
+ * tickets): what it wrote is invisible to others, and its locks held, until `commit`.
+ */
+export async function leftOpen(work: (t: Transaction) => Promise<unknown>): Promise<{ commit(): Promise<void> }> {
+  const t = await sequelize().transaction();
+  try {
+    await work(t);
+  } catch (err) {
+    await t.rollback();
+    throw err;
+  }
+  return { commit: () => t.commit() };
+}
