@@ -23,11 +23,20 @@ const f = factories(api);
 const latestId = async () => (await DomainEvent.max<number, DomainEvent>('id')) ?? 0;
 
 /**
- * Waits out the settle time (1 s here): a recent event that follows a gap in ids is held back
- * for that long, and a gap may be left by any rolled-back or retried transaction of an earlier
- * test. Once it has passed, the feed shows everything committed.
+ * Waits until the feed after `cursor` reaches every event written so far: a recent event that
+ * follows a gap in ids is held back for the settle time (1 s here), and any rolled-back or retried
+ * transaction of an earlier test may have left a gap.
  */
-const settle = () => new Promise((r) => setTimeout(r, 1100));
+async function fedAfter(cursor: number): Promise<void> {
+  const newest = await latestId();
+  await waitFor(async () => {
+    let at = cursor;
+    for (let page = await feed({ cursor: at, limit: 1000 }); ; page = await feed({ cursor: at, limit: 1000 })) {
+      at = page.next_cursor;
+      if (!page.has_more) return at >= newest;
+    }
+  }, 5000, 'the feed to reach the newest event');
+}
 
 /** The feed after `cursor`, of these types. */
 async function feed(query: Record<string, unknown>) {
@@ -49,7 +58,7 @@ describe('events of changes', () => {
     expectSuccess(await api.put(`/api/selfservice/article/${article.id}`, { title: unique('Renamed') }), 'Successfully updated the article!');
     expectDeleted(await api.del(`/api/selfservice/article/${article.id}`), 'article');
 
-    await settle();
+    await fedAfter(cursor);
     const { events } = await feed({ cursor, limit: 1000 });
     const mine = events.filter((e) => !e.type.startsWith('mail.'));
     expect(mine.map((e) => [e.type, e.data])).toEqual([
@@ -79,7 +88,7 @@ describe('GET /api/core/event', () => {
     const cursor = await latestId();
     const orgs = [];
     for (let i = 0; i < 3; i++) orgs.push(expectSuccess(await api.post('/api/user/organisation', { name: unique('Org ') }), 'Successfully created new organisation!'));
-    await settle();
+    await fedAfter(cursor);
     const first = await feed({ cursor, limit: 2, type: 'organisation.created' });
     expect(first.events.map((e) => e.data.organisationId)).toEqual([orgs[0].id, orgs[1].id]);
     expect(first.has_more).toBe(true);
@@ -110,7 +119,7 @@ describe('GET /api/core/event', () => {
   it('shows one event, 404 for an unknown one, 405 for other methods', async () => {
     const cursor = await latestId();
     const org = expectSuccess(await api.post('/api/user/organisation', { name: unique('Org ') }), 'Successfully created new organisation!');
-    await settle();
+    await fedAfter(cursor);
     const [event] = (await feed({ cursor })).events;
     expect(expectSuccess(await api.get(`/api/core/event/${event.id}`))).toEqual({ id: event.id, type: 'organisation.created', created_at: event.created_at, data: { organisationId: org.id } });
     expectNotFound(await api.get('/api/core/event/4294967295'), 'event');
