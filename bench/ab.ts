@@ -44,6 +44,7 @@ async function main() {
     { title: 'show ticket', method: 'GET', path: `/api/ticket/ticket/${tk.id}` },
     { title: 'messages of a ticket', method: 'GET', path: `/api/ticket/message?ticket_id=${tk.id}&limit=50` },
     { title: 'list tickets', method: 'GET', path: '/api/ticket/ticket?limit=50' },
+    { title: 'export tickets', method: 'GET', path: '/api/export/tickets?limit=1000' },
     { title: 'create ticket', method: 'POST', path: '/api/ticket/ticket',
       body: `department=${tk.department_id}&status=${tk.status_id}&priority=${tk.priority_id}&user=${tt.writerId}&subject=Load+test+__SEQ__&text=The+printer+is+on+fire+__SEQ__.&send_user_email=0&send_operators_email=0` },
     { title: 'reply to a ticket', method: 'POST', path: '/api/ticket/message',

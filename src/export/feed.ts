@@ -2,6 +2,7 @@ import { Op, type WhereOptions } from 'sequelize';
 import type { ModelCtor } from 'sequelize-typescript';
 import { config } from '../config';
 import { now, type Entity } from '../db/entity';
+import { loadWhere } from '../db/load';
 import { select } from '../db/select';
 import { present, type ResourceDef } from '../http/resource';
 import { isBound, type BoundCondition } from '../db/sql';
@@ -104,9 +105,9 @@ export async function readPage(
   if (source.def.scope) conditions.push(source.def.scope);
   if (filter) conditions.push(filter.literal as unknown as WhereOptions);
   const [rows, tombstones] = await Promise.all([
-    from.t > horizon ? [] : model.findAll({
-      where: { [Op.and]: conditions }, order: [['updated_at', 'ASC'], ['id', 'ASC']], limit: limit + 1, raw: true,
-      replacements: filter && isBound(filter) ? filter.replacements : undefined,
+    from.t > horizon ? [] : loadWhere(model, {
+      where: { [Op.and]: conditions }, order: [['updated_at', 'ASC'], ['id', 'ASC']], limit: limit + 1,
+      replacements: filter && isBound(filter) ? filter.replacements : {},
     }) as unknown as Promise<Record<string, any>[]>,
     from.t > horizon ? [] : select<Tombstone>(
       `SELECT id, record_id, deleted_at FROM export_tombstones
