@@ -81,8 +81,12 @@ export async function tokenCommand(argv: string[], io: Io): Promise<number> {
       return 2;
     }
     const n = await revokeToken(rest[0]);
+    if (!n) {
+      io.err(`token revoke: no token has the ${/^\d+$/.test(rest[0]) ? 'id' : 'name'} ${rest[0]}\n`);
+      return 1;
+    }
     io.out(`Revoked ${n} token${n === 1 ? '' : 's'}.\n`);
-    return n ? 0 : 1;
+    return 0;
   }
   io.err(TOKEN_USAGE);
   return 2;

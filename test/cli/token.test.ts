@@ -43,7 +43,8 @@ describe('the token command', () => {
     const token = (await run('create', '--name', name)).out.trim();
     expect(await run('revoke', name)).toMatchObject({ code: 0, out: 'Revoked 1 token.\n' });
     expect((await request(api.app).get('/api/core/brand').auth(token, 'x')).status).toBe(401);
-    expect(await run('revoke', name)).toMatchObject({ code: 1, out: 'Revoked 0 tokens.\n' });
+    expect(await run('revoke', name)).toEqual({ code: 1, out: '', err: `token revoke: no token has the name ${name}\n` });
+    expect(await run('revoke', '4294967295')).toEqual({ code: 1, out: '', err: 'token revoke: no token has the id 4294967295\n' });
   });
 
   it('refuses a create without a name, and an unknown command, with exit code 2', async () => {
