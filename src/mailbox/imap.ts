@@ -38,7 +38,7 @@ import { tally, tlsOptions, type PollSummary } from './pollSummary';
  * With `delete_downloaded`, mails at or below the cursor that are still there (a worker that died
  * between the commit and the delete, or imported before `delete_downloaded` was set) are deleted
  * at the start of the next poll, those the ledger has settled and not refused: a mail recorded as
- * an error or refused by a rule (or not recorded at all) stays.
+ * an error or refused by a rule (or not recorded at all) stays, and is not looked at again (sweep).
  *
  * The settings may change through the API while a poll runs (another account: the API resets the
  * cursor; the mailbox disabled or deleted): the poll checks before each batch, and each import
@@ -70,10 +70,7 @@ export async function pollImap(mailbox: DepartmentEmail, login: MailLogin): Prom
       const renumbered = !firstPoll && mailbox.imap_uidvalidity !== uidValidity;
       if (renumbered) logger.warn({ mailbox: mailbox.id, was: mailbox.imap_uidvalidity, now: uidValidity }, 'UIDVALIDITY changed: the mailbox is read again from the start');
       const lastUid = firstPoll || renumbered ? 0 : mailbox.imap_last_uid;
-      if (mailbox.delete_downloaded && lastUid > 0) {
-        const left = await client.search({ uid: `1:${lastUid}` }, { uid: true });
-        if (left && left.length) await putAway(client, mailbox, uidValidity, left);
-      }
+      if (mailbox.delete_downloaded && lastUid > mailbox.imap_swept_uid) await sweep(client, mailbox, uidValidity, lastUid);
 
       // Listed first, fetched one by one after: imapflow cannot run a command inside a running FETCH.
       // The flags only while mails read before the first poll may be among them.
@@ -88,7 +85,11 @@ export async function pollImap(mailbox: DepartmentEmail, login: MailLogin): Prom
       if (firstPoll || renumbered || skippedTo > lastUid) {
         await transaction(async (t) => {
           await assertStillPolled(mailbox, t);
-          await DepartmentEmail.update({ imap_uidvalidity: uidValidity, imap_last_uid: Math.max(lastUid, skippedTo), imap_first_poll_uid: readBefore }, { where: { id: mailbox.id }, transaction: t });
+          await DepartmentEmail.update({
+            imap_uidvalidity: uidValidity, imap_last_uid: Math.max(lastUid, skippedTo), imap_first_poll_uid: readBefore,
+            // Another numbering (or another mailbox): nothing of it has been swept.
+            ...(firstPoll || renumbered ? { imap_swept_uid: 0 } : {}),
+          }, { where: { id: mailbox.id }, transaction: t });
         });
       }
       if (skipped) logger.info({ mailbox: mailbox.id, skipped, readBefore }, 'mails read before the first poll left alone');
@@ -138,6 +139,23 @@ async function finish(client: ImapFlow, mailbox: DepartmentEmail, mails: Array<{
   const flagged = done.map((m) => m.uid).filter((uid) => !removed.includes(uid));
   if (removed.length) await client.messageDelete(uidSet(removed), { uid: true });
   if (flagged.length) await client.messageFlagsAdd(uidSet(flagged), ['\\Seen'], { uid: true });
+}
+
+/**
+ * With `delete_downloaded`: puts away the mails still there at or below the cursor and above the
+ * last sweep (`imap_swept_uid`), those a worker that died between a commit and its delete left
+ * behind, or imported while `delete_downloaded` was off (their UIDs are above the last sweep,
+ * which only polls with it on make), then records the sweep. What stays at or below it stays on
+ * purpose (refused by a rule, a failed import, unknown to the ledger): a poll no longer reads their
+ * ledger lines and flags them again, work that grew with every spam a mailbox keeps.
+ */
+async function sweep(client: ImapFlow, mailbox: DepartmentEmail, uidValidity: string, lastUid: number): Promise<void> {
+  const left = await client.search({ uid: `${mailbox.imap_swept_uid + 1}:${lastUid}` }, { uid: true });
+  if (left && left.length) await putAway(client, mailbox, uidValidity, left);
+  await transaction(async (t) => {
+    await assertStillPolled(mailbox, t);
+    await DepartmentEmail.update({ imap_swept_uid: lastUid }, { where: { id: mailbox.id }, transaction: t });
+  });
 }
 
 /** Finishes the mails by their ledger lines (./ledger.ts): one recorded as an error, or not recorded, stays as it is. */

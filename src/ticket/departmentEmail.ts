@@ -164,7 +164,7 @@ export const departmentEmailResource: ResourceDef<DepartmentEmail> = {
     else assertSecretResent('password', where, !!email.password, resends(input.password));
     // Another mailbox altogether: its UIDs mean nothing to the old cursor. Its next poll is a first
     // poll, which leaves the mails already read alone (src/mailbox/imap.ts).
-    if (['protocol', 'server', 'username'].some(changed)) Object.assign(values, { imap_uidvalidity: null, imap_last_uid: 0, imap_first_poll_uid: 0 });
+    if (['protocol', 'server', 'username'].some(changed)) Object.assign(values, { imap_uidvalidity: null, imap_last_uid: 0, imap_first_poll_uid: 0, imap_swept_uid: 0 });
     assertFetchable({
       type: values.type ?? email.type, server: 'server' in values ? values.server : email.server,
       username: 'username' in values ? values.username : email.username, password: 'password' in values ? values.password : email.password,

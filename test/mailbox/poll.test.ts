@@ -108,6 +108,7 @@ describe('an IMAP mailbox', () => {
     await DepartmentEmail.update({ delete_downloaded: 1 }, { where: { id: mailbox.id } });
     expect(await pollMailbox(mailbox.id)).toEqual({ fetched: 0, decisions: {} });
     expect(await dovecot.messages(user('imap-del'))).toEqual([]);
+    expect((await mailbox.reload()).imap_swept_uid).toBe(3);
     // One at or below the cursor that the ledger knows nothing of (the cursor moved by hand) is
     // not known to be imported: it stays.
     const unknown = await dovecot.append(user('imap-del'), await mailTo('imap-del'));

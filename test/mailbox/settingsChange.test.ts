@@ -132,6 +132,14 @@ describe('a mailbox changed to another account during its poll', () => {
   );
 });
 
+it('another account set through the API starts the cursor and the sweep of delete_downloaded again', async () => {
+  const mailbox = await m.connect('sweptold', m.world.department.id);
+  // The old account read up to its ninth mail and swept up to its seventh.
+  await DepartmentEmail.update({ imap_uidvalidity: '424242', imap_last_uid: 9, imap_swept_uid: 7, delete_downloaded: 1 }, { where: { id: mailbox.id } });
+  expectSuccess(await api.put(emailPath(mailbox), { username: m.address('sweptnew'), password: 'secret-desk' }), 'Successfully updated the department email!');
+  expect(await mailbox.reload()).toMatchObject({ imap_uidvalidity: null, imap_last_uid: 0, imap_swept_uid: 0 });
+});
+
 it('a mailbox disabled during its poll: the rest of it is neither imported nor flagged \\Seen', async () => {
   const mailbox = await m.connect('off', m.world.department.id);
   await fill('off', m.address('off'), 'Off', MAILS);

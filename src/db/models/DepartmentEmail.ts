@@ -36,6 +36,8 @@ export class DepartmentEmail extends OAuthAccount {
   @Column({ type: DataType.INTEGER.UNSIGNED, allowNull: false, defaultValue: 0 }) declare imap_last_uid: number;
   /** IMAP: the last UID when the first poll listed the mailbox; a mail up to it flagged \Seen (read before) is not imported (src/mailbox/imap.ts). */
   @Column({ type: DataType.INTEGER.UNSIGNED, allowNull: false, defaultValue: 0 }) declare imap_first_poll_uid: number;
+  /** IMAP with delete_downloaded: the mails up to this UID have been put away; those left there stay on purpose (src/mailbox/imap.ts). */
+  @Column({ type: DataType.INTEGER.UNSIGNED, allowNull: false, defaultValue: 0 }) declare imap_swept_uid: number;
   /** Polls failed in a row (0 after a good one): the backoff before the next. */
   @Column({ type: DataType.INTEGER.UNSIGNED, allowNull: false, defaultValue: 0 }) declare poll_failures: number;
   /** Not polled before this time (UNIX seconds; null: at the next round). */
