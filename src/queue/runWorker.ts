@@ -92,11 +92,16 @@ export async function createWorker(spec: WorkerSpec) {
     // job's record says it failed.
     const final = job && (err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1));
     if (!final) return;
-    if (job.data?.outboxId) markFailed(job.data.outboxId).catch((e) => log.error({ reason: e.message }, 'could not mark the outbox entry failed'));
     const def = byName.get(job.name);
-    if (!def?.failed) return;
-    const { value, error } = def.schema.validate(payloadOf(job));
-    if (!error) def.failed(value, err.message, job).catch((e: Error) => log.error({ job: job.name, id: job.id, reason: e.message }, 'could not record the job\'s failure'));
+    void (async () => {
+      // The job's own record of its failure first, then the entry: the mail API shows a mail failed
+      // once either is written, and with the record first it never shows one failed without why.
+      if (def?.failed) {
+        const { value, error } = def.schema.validate(payloadOf(job));
+        if (!error) await def.failed(value, err.message, job).catch((e: Error) => log.error({ job: job.name, id: job.id, reason: e.message }, 'could not record the job\'s failure'));
+      }
+      if (job.data?.outboxId) await markFailed(job.data.outboxId).catch((e) => log.error({ reason: e.message }, 'could not mark the outbox entry failed'));
+    })();
   });
   worker.on('error', (err) => noteRedisError(err) || log.error({ reason: err.message }, 'worker error'));
 
