@@ -8,7 +8,7 @@ export interface Io {
 export const asksForHelp = (arg: string | undefined): boolean => arg !== undefined && ['--help', '-h', 'help'].includes(arg);
 
 /** A command line its command cannot read as it was meant: the message names what. */
-export class OptionError extends Error {}
+class OptionError extends Error {}
 
 /**
  * A command's options, each `--flag value` or `--flag=value` (absent: not in the result; without a
@@ -27,4 +27,18 @@ export function parseOptions(args: string[], known: readonly string[]): Record<s
     values[flag] = (eq > 0 ? arg.slice(eq + 1) : (args[++i] ?? '')).trim();
   }
   return values;
+}
+
+/**
+ * A command's options (parseOptions), or null once the refusal is written (`<command>: <what>`,
+ * then the usage), for the command to exit 2.
+ */
+export function readOptions(args: string[], known: readonly string[], io: Io, command: string, usage: string): Record<string, string> | null {
+  try {
+    return parseOptions(args, known);
+  } catch (err) {
+    if (!(err instanceof OptionError)) throw err;
+    io.err(`${command}: ${err.message}\n${usage}`);
+    return null;
+  }
 }

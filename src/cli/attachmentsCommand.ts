@@ -1,7 +1,7 @@
 import { config } from '../config';
 import { humanSize } from '../storage/uploads';
 import { moveAttachments, sweepDirectory, type MoveReport } from '../storage/moveAttachments';
-import { OptionError, parseOptions, type Io } from './args';
+import { readOptions, type Io } from './args';
 
 export const ATTACHMENTS_USAGE = `usage:
   npm run --silent attachments -- move --to directory|database [--batch 100]
@@ -23,14 +23,10 @@ const line = (r: MoveReport) => `${r.moved}/${r.total} moved (${humanSize(r.byte
 /** `attachments move|sweep`; returns the exit code (1 when some file could not be moved). The database must be prepared. */
 export async function attachmentsCommand(argv: string[], io: Io): Promise<number> {
   const [command, ...rest] = argv;
-  let options: Record<string, string> = {};
-  try {
-    if (command === 'move' || command === 'sweep') options = parseOptions(rest, command === 'move' ? ['--to', '--batch'] : ['--older-than']);
-  } catch (err) {
-    if (!(err instanceof OptionError)) throw err;
-    io.err(`attachments ${command}: ${err.message}\n${ATTACHMENTS_USAGE}`);
-    return 2;
-  }
+  const options = command === 'move' || command === 'sweep'
+    ? readOptions(rest, command === 'move' ? ['--to', '--batch'] : ['--older-than'], io, `attachments ${command}`, ATTACHMENTS_USAGE)
+    : {};
+  if (!options) return 2;
   if ((command === 'move' || command === 'sweep') && !config().attachmentStorage.dir) {
     io.err('ATTACHMENTS_DIR must be set (the directory store is one end of every move, and what the sweep cleans).\n');
     return 2;

@@ -1,4 +1,4 @@
-import { OptionError, parseOptions, type Io } from './args';
+import { readOptions, type Io } from './args';
 import { ApiToken } from '../db/models';
 import { createToken, revokeToken } from '../auth/tokens';
 import { ScopeError, parseScopes } from '../auth/scopes';
@@ -28,14 +28,8 @@ const fmt = (t: number | null) => (t ? new Date(t * 1000).toISOString() : '-');
 export async function tokenCommand(argv: string[], io: Io): Promise<number> {
   const [command, ...rest] = argv;
   if (command === 'create') {
-    let options: Record<string, string>;
-    try {
-      options = parseOptions(rest, ['--name', '--scopes', '--expires-in']);
-    } catch (err) {
-      if (!(err instanceof OptionError)) throw err;
-      io.err(`token create: ${err.message}\n${TOKEN_USAGE}`);
-      return 2;
-    }
+    const options = readOptions(rest, ['--name', '--scopes', '--expires-in'], io, 'token create', TOKEN_USAGE);
+    if (!options) return 2;
     const name = options['--name'];
     if (!name || name.length > 100) {
       io.err('token create needs --name NAME (at most 100 characters)\n');

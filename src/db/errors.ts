@@ -18,11 +18,14 @@ const driverError = (err: unknown): DriverError => {
 };
 
 /**
- * Lock conflicts with other transactions' writes: a deadlock (also Galera's certification
- * failure), a lock wait timeout, and 1467, a deadlock met on an AUTO-INC lock (./transaction.ts
- * runs the transaction again on each). The database answered: it is busy, not down.
+ * Lock conflicts with other transactions' writes: a deadlock (1213, also Galera's certification
+ * failure), a lock wait timeout (1205), and 1467 (Failed to read auto-increment value from storage
+ * engine), which is how InnoDB reports a deadlock met while taking a table's AUTO-INC lock (an
+ * INSERT ... SELECT holds it for the whole statement), the transaction rolled back as for 1213
+ * (MDEV-33593: seen as a 500 on a user's delete under concurrent writes). ./transaction.ts runs
+ * the transaction again on each; the database answered: it is busy, not down.
  */
-export const LOCK_CONFLICT_ERRNOS: ReadonlySet<number> = new Set([1213, 1205, 1467]);
+const LOCK_CONFLICT_ERRNOS: ReadonlySet<number> = new Set([1213, 1205, 1467]);
 
 /**
  * Server errors that a later attempt can get past: a lock conflict (after db/transaction.ts has

@@ -1,15 +1,6 @@
 import type { Transaction } from 'sequelize';
 import { sequelize } from './sequelize';
-import { LOCK_CONFLICT_ERRNOS, SnapshotBehindLock } from './errors';
-
-/**
- * InnoDB deadlock (1213) and lock wait timeout (1205): the whole transaction can run again. So can
- * 1467 (Failed to read auto-increment value from storage engine), which is how InnoDB reports a
- * deadlock met while taking a table's AUTO-INC lock (an INSERT ... SELECT holds it for the whole
- * statement), the transaction rolled back as for 1213 (MDEV-33593): seen as a 500 on a user's
- * delete under concurrent writes. (The lock conflicts of ./errors.ts, whose API answer says so.)
- */
-const RETRYABLE = LOCK_CONFLICT_ERRNOS;
+import { isLockConflict } from './errors';
 
 /** Work that runs first in every transaction attempt (the claim of an Idempotency-Key, http/idempotency.ts). */
 export type TransactionStartHook = (t: Transaction) => Promise<void>;
@@ -57,8 +48,8 @@ export const rolledBack = (t: Transaction): boolean => chainOf(t).some((x) => x.
 const ER_NO_REFERENCED_ROW = 1452;
 
 const errnoOf = (err: any): number | undefined => err?.parent?.errno ?? err?.original?.errno ?? err?.errno;
-const isRetryable = (err: any, attempt: number) =>
-  RETRYABLE.has(errnoOf(err) as number) || err instanceof SnapshotBehindLock || (attempt === 1 && errnoOf(err) === ER_NO_REFERENCED_ROW);
+/** A lock conflict (./errors.ts: a deadlock, a lock wait timeout, a snapshot behind a lock) runs the whole transaction again. */
+const isRetryable = (err: any, attempt: number) => isLockConflict(err) || (attempt === 1 && errnoOf(err) === ER_NO_REFERENCED_ROW);
 
 /**
  * Runs `work` in a transaction, and again (up to `attempts` times, after a short random pause)

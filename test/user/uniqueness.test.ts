@@ -10,6 +10,7 @@ import { Group, Organisation, OrganisationDomain, PersonEmail, Role, User, UserE
 import { sequelize } from '../../src/db/sequelize';
 import { useApi, unique, newEmail } from '../helpers/app';
 import { expectError, expectSuccess } from '../helpers/envelope';
+import { leftOpen } from '../helpers/races';
 
 const api = useApi();
 const USERS = '/api/user/user';
@@ -132,13 +133,7 @@ async function writeWaiting(): Promise<boolean> {
  * row, then commits the winner: the request's write then fails on the unique key.
  */
 async function loseToUncommitted(setup: (t: Transaction) => Promise<unknown>, send: () => Promise<Response>): Promise<Response> {
-  const t = await sequelize().transaction();
-  try {
-    await setup(t);
-  } catch (err) {
-    await t.rollback();
-    throw err;
-  }
+  const winner = await leftOpen(setup);
   // (supertest sends a request when it is awaited: adopting it as a promise does that now)
   const pending = Promise.resolve().then(send);
   let blocked = false;
@@ -146,7 +141,7 @@ async function loseToUncommitted(setup: (t: Transaction) => Promise<unknown>, se
     await new Promise((r) => setTimeout(r, 20));
     blocked = await writeWaiting();
   }
-  await t.commit();
+  await winner.commit();
   const res = await pending;
   // Before the unique keys the request was never blocked (nothing stopped its write).
   expect(blocked).toBe(true);
