@@ -1,16 +1,27 @@
 import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:net';
 
-/** A TCP port free on 127.0.0.1 right now (the system picks it; nothing listens on it after). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
+/**
+ * Ports are picked below the system's ephemeral range (32768-60999 here), not by `listen(0)`,
+ * which hands out a port of that range: any process's outgoing connection may take such a port
+ * between the pick and a test's server binding it (a private redis-server of a cluster test then
+ * exited at start, the port taken meanwhile). Below it, only another test's pick can, and a
+ * random pick in 10,000 ports makes that rare; a port in use now is passed over.
+ */
+const LOWEST = 20000;
+const RANGE = 12000;
+
+/** A TCP port free on 127.0.0.1 right now (nothing listens on it after). */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = LOWEST + Math.floor(Math.random() * RANGE);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
     });
-  });
+    if (free) return port;
+  }
 }
 
 /**
@@ -18,12 +29,22 @@ export function freePort(): Promise<number> {
  * an environment module that names servers before any module reads the configuration.
  */
 export function freePortsSync(count: number): number[] {
-  const script = `const net = require('node:net'); const servers = [];
-    for (let i = 0; i < ${count}; i++) servers.push(net.createServer().listen(0, '127.0.0.1'));
-    Promise.all(servers.map((s) => new Promise((r) => s.once('listening', r)))).then(() => {
+  const script = `const net = require('node:net');
+    const tryPort = () => new Promise((resolve) => {
+      const port = ${LOWEST} + Math.floor(Math.random() * ${RANGE});
+      const server = net.createServer();
+      server.once('error', () => resolve(null));
+      server.listen(port, '127.0.0.1', () => resolve(server));
+    });
+    (async () => {
+      const servers = [];
+      while (servers.length < ${count}) {
+        const server = await tryPort();
+        if (server) servers.push(server);
+      }
       process.stdout.write(servers.map((s) => s.address().port).join(' '));
       servers.forEach((s) => s.close());
-    });`;
+    })();`;
   return execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }).trim().split(' ').map(Number);
 }
 
