@@ -1,4 +1,4 @@
-import { Cluster, type ClusterNode, type ClusterOptions } from 'ioredis';
+import { Cluster, type ClusterNode, type ClusterOptions, type Redis } from 'ioredis';
 
 /** What of ioredis's Cluster this class uses beyond its public API (private methods). */
 interface ClusterInternals {
@@ -35,6 +35,13 @@ const CONNECTION_CLOSED = 'Connection is closed.';
  * - a disconnect when the pool is already empty (reconnecting after every node was lost, or left in
  *   `close` by the case above) has no node connection to wait for, and stays `disconnecting`.
  *
+ * And a connect() right after a disconnect waits for the node connections the disconnect left
+ * ending: ioredis's pool knows a connection by its node's address, and an old connection's end
+ * takes the new connection to the same node out of the pool. When that empties the pool, the
+ * client ends, if it was disconnected by hand, instead of connecting (a CI run of
+ * test/redis/cluster-client.test.ts: connect() failed, 'Connection is closed.'). Each waits at most
+ * `redisOptions.disconnectTimeout` (2 s by default) before ioredis destroys its socket.
+ *
  * Every duplicate (BullMQ's blocking connections) is one too.
  */
 export class FailoverSafeCluster extends Cluster {
@@ -45,7 +52,21 @@ export class FailoverSafeCluster extends Cluster {
   /** The next `ready` or `end` of the client, while a connect() waits for one. */
   private readyOrEnded?: Promise<void>;
 
+  // (No initialisers: ioredis's constructor calls connect() before a subclass's fields are set.)
+  /** The node connections of the last connection, which may still be ending. */
+  private leaving?: Redis[];
+
+  /** How many times the client was disconnected: a connect() that waited gives up if it was again. */
+  private disconnects?: number;
+
   connect(): Promise<void> {
+    const leaving = (this.leaving ?? []).filter((node) => node.status !== 'end');
+    this.leaving = [];
+    if (leaving.length > 0) {
+      const at = this.disconnects;
+      return Promise.all(leaving.map((node) => new Promise((resolve) => node.once('end', resolve))))
+        .then(() => (this.disconnects === at ? this.connect() : Promise.reject(new Error(CONNECTION_CLOSED))));
+    }
     // One pair of listeners however many attempts wait (the client's own retries call this too).
     this.readyOrEnded ??= new Promise<void>((resolve, reject) => {
       const settle = (done: () => void) => {
@@ -70,7 +91,9 @@ export class FailoverSafeCluster extends Cluster {
   }
 
   disconnect(reconnect = false): void {
+    this.disconnects = (this.disconnects ?? 0) + 1;
     if (this.status === 'end' && !reconnect) return;
+    this.leaving = [...(this.leaving ?? []), ...this.nodes('all')];
     // ioredis ends a client that never connected ('wait') itself.
     const empty = this.nodes().length === 0 && this.status !== 'wait';
     super.disconnect(reconnect);

@@ -26,8 +26,17 @@ class EndHoldingProxy {
     return this.held.length;
   }
 
+  /** How many clients are connected (their socket not closed). */
+  get connected(): number {
+    return this.clients.size;
+  }
+
+  private readonly clients = new Set<Socket>();
+
   start(): Promise<void> {
     this.server = createServer({ allowHalfOpen: true }, (client) => {
+      this.clients.add(client);
+      client.on('close', () => this.clients.delete(client));
       const upstream = connect(this.target, '127.0.0.1');
       for (const s of [client, upstream]) {
         this.sockets.add(s);
@@ -70,26 +79,33 @@ function client(...args: ConstructorParameters<typeof FailoverSafeCluster>): Fai
   return c;
 }
 
+/**
+ * A ready client, started from the node on `startup`, whose connection to `node` goes through
+ * `proxy` (the address the cluster gives for it is mapped to the proxy's); and that connection.
+ */
+async function clientThroughProxy(proxy: EndHoldingProxy, node: { port: number }, startup: number) {
+  const c = client([{ host: '127.0.0.1', port: startup }], {
+    natMap: { [`127.0.0.1:${node.port}`]: { host: '127.0.0.1', port: proxy.port } },
+    clusterRetryStrategy: () => 100,
+    // A loaded machine may answer CLUSTER SLOTS after ioredis's 1 s: a connect() would then
+    // reject ("None of startup nodes is available") though the client retries on its own.
+    slotsRefreshTimeout: 10000,
+  });
+  // (Not events.once: an error the client recovers from on its own would reject it.)
+  await new Promise((resolve) => c.once('ready', resolve));
+  // Every node connection open, the proxied one among them.
+  await Promise.all(c.nodes('all').map((n) => n.ping()));
+  const proxied = c.nodes('all').find((n) => n.options.port === proxy.port)!;
+  expect(proxied.status).toBe('ready');
+  return { c, proxied };
+}
+
 it('stays ended when a node connection ends after the client did', async () => {
   const [first, second] = cluster.nodes;
   const proxy = new EndHoldingProxy(await freePort(), first.port);
   await proxy.start();
   try {
-    // The first node's connection goes through the proxy (the address the cluster gives for it is
-    // mapped to the proxy's).
-    const c = client([{ host: '127.0.0.1', port: second.port }], {
-      natMap: { [`127.0.0.1:${first.port}`]: { host: '127.0.0.1', port: proxy.port } },
-      clusterRetryStrategy: () => 100,
-      // A loaded machine may answer CLUSTER SLOTS after ioredis's 1 s: the connect() below would
-      // then reject ("None of startup nodes is available") though the client retries on its own.
-      slotsRefreshTimeout: 10000,
-    });
-    // (Not events.once: an error the client recovers from on its own would reject it.)
-    await new Promise((resolve) => c.once('ready', resolve));
-    // Every node connection open, the proxied one among them.
-    await Promise.all(c.nodes('all').map((n) => n.ping()));
-    const late = c.nodes('all').find((n) => n.options.port === proxy.port)!;
-    expect(late.status).toBe('ready');
+    const { c, proxied: late } = await clientThroughProxy(proxy, first, second.port);
 
     const ended = once(c, 'end');
     c.disconnect();
@@ -106,6 +122,47 @@ it('stays ended when a node connection ends after the client did', async () => {
     // And it connects again when asked.
     await c.connect();
     expect(await c.set('cluster-client-test', 'back')).toBe('OK');
+  } finally {
+    await proxy.stop();
+  }
+});
+
+it('connects again while a node connection of its last connection still ends', async () => {
+  // The startup node is reached through the proxy (as the cluster names it too): its connection's
+  // end is held while the client ends and connects again.
+  const [first] = cluster.nodes;
+  const proxy = new EndHoldingProxy(await freePort(), first.port);
+  await proxy.start();
+  try {
+    const { c, proxied: old } = await clientThroughProxy(proxy, first, proxy.port);
+
+    const ended = once(c, 'end');
+    c.disconnect();
+    await ended;
+    // (The client's subscriber may have a connection through the proxy too.)
+    await until(async () => proxy.ending === proxy.connected, 'the proxied connections to end their side');
+    const connecting = c.connect().then(() => 'connected', (err: Error) => `failed: ${err.message}`);
+    // The old connection to the startup node ends while the new one to the same address starts:
+    // ioredis's pool knows connections by address, and the old one's end took the new one out of
+    // the pool, which emptied it, and the client, disconnected by hand before, ended.
+    const oldEnd = once(old, 'end');
+    proxy.release();
+    await oldEnd;
+    expect(await connecting).toBe('connected');
+    expect(await c.set('cluster-client-reconnect', 'ok')).toBe('OK');
+    expect(c.nodes('all').map((n) => n.status)).not.toContain('end');
+
+    // Disconnected again while such a connect() waits: it fails, and the client stays ended.
+    await Promise.all(c.nodes('all').map((n) => n.ping()));
+    const endedAgain = once(c, 'end');
+    c.disconnect();
+    await endedAgain;
+    await until(async () => proxy.ending === proxy.connected, 'the proxied connections to end their side');
+    const abandoned = c.connect().then(() => 'connected', (err: Error) => `failed: ${err.message}`);
+    c.disconnect();
+    proxy.release();
+    expect(await abandoned).toBe('failed: Connection is closed.');
+    expect(c.status).toBe('end');
   } finally {
     await proxy.stop();
   }
