@@ -1,6 +1,7 @@
 import { DatabaseError, type Transaction } from 'sequelize';
 import { IpBan } from '../../src/db/models';
-import { select } from '../../src/db/select';
+import { observeSelects, select } from '../../src/db/select';
+import { transaction } from '../../src/db/transaction';
 import { countQueries, sequelize } from '../../src/db/sequelize';
 import { config } from '../../src/config';
 import { useApi } from '../helpers/app';
@@ -107,5 +108,68 @@ describe('select (SELECTs on the driver)', () => {
     } finally {
       for (const t of [t1, t2]) if (!(t as unknown as { finished?: string }).finished) await t.rollback();
     }
+  });
+});
+
+describe("a transaction's own statements (START TRANSACTION, COMMIT, ROLLBACK) on the driver", () => {
+  /** The statements `work` sends on the driver's path (select's observer), of its transactions only. */
+  async function onDriver(work: () => Promise<unknown>): Promise<string[]> {
+    const seen: string[] = [];
+    observeSelects({ started: (sql, _values, t) => { if (t) seen.push(sql); }, finished: () => undefined });
+    try {
+      await work();
+    } finally {
+      observeSelects(null);
+    }
+    return seen;
+  }
+  const reasonsOf = async (reason: string) => (await IpBan.findAll({ where: { reason } })).map((b) => b.reason);
+
+  it('commits, as countQueries counts it', async () => {
+    const reason = `committed ${uniqueIpv4()}`;
+    let queries: string[] = [];
+    const seen = await onDriver(async () => {
+      ({ queries } = await countQueries(() => transaction((t) => IpBan.create({ ip: uniqueIpv4(), type: 1, event_api: 0, reason }, { transaction: t }))));
+    });
+    expect(seen).toEqual(['START TRANSACTION;', 'COMMIT;']);
+    expect(queries[0]).toMatch(/^Executing \(.+\): START TRANSACTION;$/);
+    expect(queries[queries.length - 1]).toMatch(/^Executing \(.+\): COMMIT;$/);
+    expect(await reasonsOf(reason)).toEqual([reason]);
+  });
+
+  it('rolls back work that failed, and a savepoint (Sequelize\'s path) inside it as before', async () => {
+    const reason = `rolled back ${uniqueIpv4()}`;
+    const kept = `kept ${uniqueIpv4()}`;
+    const seen = await onDriver(async () => {
+      await expect(transaction(async (t) => {
+        await IpBan.create({ ip: uniqueIpv4(), type: 1, event_api: 0, reason }, { transaction: t });
+        throw new Error('the work failed');
+      })).rejects.toThrow('the work failed');
+      // A savepoint rolled back, its transaction committed: only the outer row stays.
+      await transaction(async (t) => {
+        await IpBan.create({ ip: uniqueIpv4(), type: 1, event_api: 0, reason: kept }, { transaction: t });
+        await sequelize().transaction({ transaction: t }, async (sp) => {
+          await IpBan.create({ ip: uniqueIpv4(), type: 1, event_api: 0, reason: kept }, { transaction: sp });
+          throw new Error('the savepoint failed');
+        }).catch(() => undefined);
+      });
+    });
+    expect(seen).toEqual(['START TRANSACTION;', 'ROLLBACK;', 'START TRANSACTION;', 'COMMIT;']);
+    expect(await reasonsOf(reason)).toEqual([]);
+    expect(await reasonsOf(kept)).toEqual([kept]);
+  });
+
+  it('fails a COMMIT whose connection was lost, destroys that connection, and the pool goes on', async () => {
+    const reason = `lost ${uniqueIpv4()}`;
+    const err = await transaction(async (t) => {
+      await IpBan.create({ ip: uniqueIpv4(), type: 1, event_api: 0, reason }, { transaction: t });
+      const [{ id }] = await select<{ id: number }>('SELECT CONNECTION_ID() AS id', [], { transaction: t });
+      await select('KILL CONNECTION ?', [id]);
+    }, 1).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect(await reasonsOf(reason)).toEqual([]);
+    // Every connection of the pool answers (the lost one was not handed back).
+    const reads = Array.from({ length: config().database.poolMax + 2 }, () => select<{ n: number }>('SELECT 1 AS n'));
+    expect(await Promise.all(reads)).toEqual(reads.map(() => [{ n: 1 }]));
   });
 });
