@@ -1,7 +1,6 @@
 import { TicketAttachment, User, type TicketMessage, type Upload } from '../../db/models';
 import { MESSAGE_TYPE } from '../../db/models/TicketMessage';
 import { loadById, loadMany } from '../../db/load';
-import { pick } from '../../lib/serialize';
 import { USER_SUMMARY_FIELDS, serializeUserSummary } from '../../user/people/presenter';
 import { loadUploads } from '../../storage/uploads';
 import { serializeTicketAttachment } from '../attachment';
@@ -56,15 +55,32 @@ function forwardExtra(stored: string | null): Record<string, any> {
   };
 }
 
-/** A message as the message and forward resources show it; `user` is its author (null once deleted). */
+/**
+ * A message as the message and forward resources show it; `user` is its author (null once
+ * deleted). One object literal of fixed shape, not spreads of picked fields (as serializeTicket:
+ * a page presents fifty of these). `extra` is a forward's only: undefined otherwise, which the
+ * JSON answer leaves out.
+ */
 export function serializeMessage(m: TicketMessage, rel: MessageRelations): Record<string, any> {
   const user = m.user_id ? rel.users.get(m.user_id) : undefined;
   return {
-    ...pick(m, MESSAGE_FIELDS),
+    // MESSAGE_FIELDS, in that order.
+    id: m.id,
+    ticket_id: m.ticket_id,
+    channel_id: m.channel_id ?? null,
+    user_id: m.user_id ?? null,
+    user_ip_address: m.user_ip_address ?? null,
+    by: m.by ?? null,
+    type: m.type,
+    text: m.text ?? null,
+    is_draft: m.is_draft ?? null,
+    social_id: m.social_id ?? null,
+    created_at: m.created_at,
+    updated_at: m.updated_at,
     pinned: m.pinned,
     original_ticket_id: m.original_ticket_id,
     cc: jsonList(m.cc),
-    ...(m.type === MESSAGE_TYPE.FORWARD ? { extra: forwardExtra(m.extra) } : {}),
+    extra: m.type === MESSAGE_TYPE.FORWARD ? forwardExtra(m.extra) : undefined,
     user: user ? serializeUserSummary(user) : null,
     attachments: (rel.attachments.get(m.id) ?? []).map((a) => serializeTicketAttachment(a, rel.uploads.get(a.upload_hash))),
   };
