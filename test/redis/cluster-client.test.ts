@@ -100,6 +100,17 @@ async function clientThroughProxy(proxy: EndHoldingProxy, node: { port: number }
   return { c, proxied };
 }
 
+/**
+ * Disconnects `c` and waits for its end, then for every connection through `proxy` to end its
+ * side, which the proxy holds (the client's subscriber may have one there too).
+ */
+async function disconnectHeld(c: Cluster, proxy: EndHoldingProxy): Promise<void> {
+  const ended = once(c, 'end');
+  c.disconnect();
+  await ended;
+  await until(async () => proxy.ending === proxy.connected, 'the proxied connections to end their side');
+}
+
 it('stays ended when a node connection ends after the client did', async () => {
   const [first, second] = cluster.nodes;
   const proxy = new EndHoldingProxy(await freePort(), first.port);
@@ -107,11 +118,8 @@ it('stays ended when a node connection ends after the client did', async () => {
   try {
     const { c, proxied: late } = await clientThroughProxy(proxy, first, second.port);
 
-    const ended = once(c, 'end');
-    c.disconnect();
-    await ended;
+    await disconnectHeld(c, proxy);
     // The proxied connection has not ended yet: it ends now, after the client.
-    await until(async () => proxy.ending === 1, 'the proxied connection to end its side');
     expect(late.status).not.toBe('end');
     const lateEnd = once(late, 'end');
     proxy.release();
@@ -136,11 +144,7 @@ it('connects again while a node connection of its last connection still ends', a
   try {
     const { c, proxied: old } = await clientThroughProxy(proxy, first, proxy.port);
 
-    const ended = once(c, 'end');
-    c.disconnect();
-    await ended;
-    // (The client's subscriber may have a connection through the proxy too.)
-    await until(async () => proxy.ending === proxy.connected, 'the proxied connections to end their side');
+    await disconnectHeld(c, proxy);
     const connecting = c.connect().then(() => 'connected', (err: Error) => `failed: ${err.message}`);
     // The old connection to the startup node ends while the new one to the same address starts:
     // ioredis's pool knows connections by address, and the old one's end took the new one out of
@@ -154,10 +158,7 @@ it('connects again while a node connection of its last connection still ends', a
 
     // Disconnected again while such a connect() waits: it fails, and the client stays ended.
     await Promise.all(c.nodes('all').map((n) => n.ping()));
-    const endedAgain = once(c, 'end');
-    c.disconnect();
-    await endedAgain;
-    await until(async () => proxy.ending === proxy.connected, 'the proxied connections to end their side');
+    await disconnectHeld(c, proxy);
     const abandoned = c.connect().then(() => 'connected', (err: Error) => `failed: ${err.message}`);
     c.disconnect();
     proxy.release();
