@@ -17,6 +17,9 @@ const driverError = (err: unknown): DriverError => {
   return e.parent ?? e.original ?? e;
 };
 
+/** The server's error number of a database error (under Sequelize's or the driver's own), if any. */
+export const errnoOf = (err: unknown): number | undefined => driverError(err).errno;
+
 /**
  * Lock conflicts with other transactions' writes: a deadlock (1213, also Galera's certification
  * failure), a lock wait timeout (1205), and 1467 (Failed to read auto-increment value from storage

@@ -1,6 +1,6 @@
 import type { Transaction } from 'sequelize';
 import { sequelize } from './sequelize';
-import { isLockConflict } from './errors';
+import { errnoOf, isLockConflict } from './errors';
 
 /** Work that runs first in every transaction attempt (the claim of an Idempotency-Key, http/idempotency.ts). */
 export type TransactionStartHook = (t: Transaction) => Promise<void>;
@@ -47,7 +47,6 @@ export const rolledBack = (t: Transaction): boolean => chainOf(t).some((x) => x.
  */
 const ER_NO_REFERENCED_ROW = 1452;
 
-const errnoOf = (err: any): number | undefined => err?.parent?.errno ?? err?.original?.errno ?? err?.errno;
 /** A lock conflict (./errors.ts: a deadlock, a lock wait timeout, a snapshot behind a lock) runs the whole transaction again. */
 const isRetryable = (err: any, attempt: number) => isLockConflict(err) || (attempt === 1 && errnoOf(err) === ER_NO_REFERENCED_ROW);
 

@@ -6,15 +6,19 @@ import { loadWhere } from '../db/load';
 import { select } from '../db/select';
 import { present, type ResourceDef } from '../http/resource';
 import { isBound, type BoundCondition } from '../db/sql';
+import { exportHorizon } from './horizon';
 import type { ExportResource } from './tombstones';
 
 /**
  * A page of the incremental export: live records in `(updated_at, id)` order and tombstones in
  * `(deleted_at, id)` order, merged into one stream ordered by (time, kind, id), kind 0 a record and
- * 1 a tombstone. The cursor is the position of the last item read. Only rows changed up to
- * `exportSettleSeconds` ago are read (the horizon): a transaction that stamped a row with second T
- * and commits late has committed before a reader reaches T, so no reader passes a row it has not
- * seen yet. Each side is one keyset range over an index; no offset, no count.
+ * 1 a tombstone. The cursor is the position of the last item read. Only rows changed up to the
+ * horizon are read (./horizon.ts: `exportSettleSeconds` before now and before the start of the
+ * oldest transaction still open): a transaction that stamped a row with second T and commits late,
+ * however late, has committed before a reader reaches T, so no reader passes a row it has not seen
+ * yet. Each side is one keyset range over an index; no offset, no count. All of it is read on the
+ * primary (the caller's readsFromPrimary): open transactions are the primary's, and a replica
+ * may not have applied yet what the primary has committed before the horizon.
  *
  * Tombstones are kept for `exportTombstoneRetentionSeconds` (./prune.ts). A reader needs the
  * tombstones of the records it copied that were deleted since: those from the time its copy began
@@ -93,7 +97,7 @@ const before = (a: Position, b: Position) => a.t - b.t || a.k - b.k || a.id - b.
 export async function readPage(
   source: ExportSource, from: Position, limit: number, grants: (scope: string) => boolean, filter?: BoundCondition,
 ): Promise<ExportPage> {
-  const horizon = now() - config().exportSettleSeconds;
+  const horizon = await exportHorizon();
   const model = source.def.model as unknown as ModelCtor<Entity> & typeof Entity;
   // Records after the position: a later second, or the same second, still among records, a later id.
   // (Written as `t > x OR (t = x AND id > y)`, one range of the `(updated_at, id)` index; `id > y`

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { config } from '../config';
+import { readsFromPrimary } from '../db/readRouting';
 import { sendSuccess } from '../http/envelope';
 import { grantsOf } from '../http/auth';
 import { MethodNotAllowedError, UrlNotFoundError } from '../http/errors';
@@ -55,7 +56,7 @@ function exportRouter(): RecordedRouter {
     }
     if (q.search && source.resource !== 'tickets') throw new ValidationError('The search is only accepted by the tickets export.');
     const filter = q.search ? ticketSearchCondition(q.search) : undefined;
-    sendSuccess(res, await readPage(source, from, Math.min(q.limit, MAX_LIMIT), grantsOf(res), filter));
+    sendSuccess(res, await readsFromPrimary(() => readPage(source, from, Math.min(q.limit, MAX_LIMIT), grantsOf(res), filter)));
   });
   router.all(path, (req) => {
     throw new MethodNotAllowedError(req.method, 'GET');

@@ -93,6 +93,17 @@ test('the reads of a GET request are made on the replica, none on the primary', 
   expect((await primary.status('Com_select')) - primaryBefore).toBe(0);
 });
 
+test('the export is read on the primary, whose open transactions set its horizon: a lagging replica cannot make a reader pass a change', async () => {
+  // The same client's list is read on the replica (it is in rotation); the export is not.
+  expect(await replicaSelects(async () => expect((await get(reader, '/api/user/user')).status).toBe(200))).toBeGreaterThan(0);
+  const primaryBefore = await primary.status('Com_select');
+  const selects = await replicaSelects(async () => {
+    for (const resource of ['users', 'tickets']) expect(expectSuccess(await get(reader, `/api/export/${resource}`)).records).toBeInstanceOf(Array);
+  });
+  expect(selects).toBe(0);
+  expect((await primary.status('Com_select')) - primaryBefore).toBeGreaterThanOrEqual(2);
+});
+
 test('a client reads its own write at once from the primary, while another client still reads the lagging replica', async () => {
   await setDelay(2); // behind, but within DATABASE_READ_MAX_LAG_SECONDS: still in rotation
   try {

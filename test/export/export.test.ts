@@ -94,6 +94,33 @@ describe('GET /api/export/{resource}', () => {
     expect(later.records.every((r: any) => r.updated_at >= ticket.updated_at)).toBe(true);
   });
 
+  it('a write transaction open longer than the hold-back holds the export back until it ends: its change is never skipped', async () => {
+    const [late, other] = [await f.ticket(), await f.ticket()];
+    const reader: Reader = { copy: new Map(), pages: 0 };
+    await waitFor(async () => nowSec() - 2 > other.updated_at, 10000, 'the hold-back to pass');
+    await catchUp('tickets', reader, other.updated_at, 1000);
+    const t = await sequelize().transaction();
+    let stamped: number;
+    try {
+      // Stamped now, committed seconds later; meanwhile a change one second younger commits at once.
+      stamped = nowSec();
+      await Ticket.update({ subject: 'Committed late', updated_at: stamped }, { where: { id: late.id }, transaction: t, hooks: false });
+      await Ticket.update({ subject: 'Committed at once', updated_at: stamped + 1 }, { where: { id: other.id }, hooks: false });
+      await waitFor(async () => nowSec() - 2 > stamped + 1, 10000, 'the hold-back to pass both changes');
+      // The reader stays before the open transaction began: neither change is read yet.
+      const page = await readPage('tickets', reader, 1000);
+      expect(page.end_time).toBeLessThan(stamped);
+      expect([reader.copy.get(late.id).subject, reader.copy.get(other.id).subject]).toEqual([late.subject, other.subject]);
+      await t.commit();
+    } catch (err) {
+      await t.rollback();
+      throw err;
+    }
+    await catchUp('tickets', reader, stamped + 1, 1000);
+    expect([reader.copy.get(late.id).subject, reader.copy.get(late.id).updated_at]).toEqual(['Committed late', stamped]);
+    expect([reader.copy.get(other.id).subject, reader.copy.get(other.id).updated_at]).toEqual(['Committed at once', stamped + 1]);
+  });
+
   it('hands deleted records over as tombstones: a message, an organisation, an article, a user with their tickets and messages', async () => {
     const start = nowSec();
     const user = await f.user();
