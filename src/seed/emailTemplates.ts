@@ -6,10 +6,12 @@ import type { EMAIL_TEMPLATE_KEYS } from '../ticket/templateMapping';
  * until the notifications render them: {{ ticket.number }}, {{ ticket.subject }},
  * {{ ticket.frontend_url }}, {{ ticket.operator_url }}, {{ ticket.department.name }},
  * {{ user.formatted_name }} (the ticket's user), {{ operator.formatted_name }}, {{ message.text }},
- * {{ message.user.formatted_name }} (the message's author), {{ feedback.url }}, {{ brand.name }}.
+ * {{ message.user.formatted_name }} (the message's author), {{ feedback.url }}, {{ brand.name }};
+ * the verification mail, which is about a person and no ticket: {{ user.formatted_name }},
+ * {{ brand.name }}, {{ verification.url }} and {{ verification.hours }}.
  * Ticket subjects carry `[#{{ ticket.number }}]`, which threads replies into their ticket.
  */
-export type EmailTemplateName = (typeof EMAIL_TEMPLATE_KEYS)[number] | 'user_feedback_request' | 'user_ticket_locked';
+export type EmailTemplateName = (typeof EMAIL_TEMPLATE_KEYS)[number] | 'user_feedback_request' | 'user_ticket_locked' | 'user_email_verification';
 
 export interface DefaultEmailTemplate {
   description: string;
@@ -170,6 +172,16 @@ export const DEFAULT_EMAIL_TEMPLATES: Record<EmailTemplateName, DefaultEmailTemp
       'Dear {{ user.formatted_name }},',
       'Ticket #{{ ticket.number }} ({{ ticket.subject }}) is locked, so your reply was not added to it. If you need more help, please open a new ticket.',
       signature,
+    ),
+  },
+  user_email_verification: {
+    description: 'Sent to a person (a user or an operator) created or updated without a password when the request asks for it (`send_email`): a single-use link to verify their address and choose a password.',
+    subject: 'Verify your email address at {{ brand.name }}',
+    contents: p(
+      'Hello {{ user.formatted_name }},',
+      'An account was created for you at {{ brand.name }}. Please verify your email address and choose a password with the link below.',
+      'The link can be used once and expires in {{ verification.hours }} hours. If you did not expect this email, you can ignore it.',
+      '<a href="{{ verification.url }}">Verify your email address</a>',
     ),
   },
   user_feedback_request: {

@@ -1,12 +1,12 @@
 import { config } from '../config';
 import { User } from '../db/models';
 import { Joi } from '../lib/validation';
-import { frame, fromAddress, ownMailHeaders } from '../mail/compose';
+import { frameRendered, fromAddress, ownMailHeaders } from '../mail/compose';
 import { mailJobOptions } from '../mail/retries';
 import { transportFor } from '../mail/transports';
 import { defineJob } from '../queue/jobs';
 import { QUEUES } from '../queue/names';
-import { formattedName } from './people/presenter';
+import { brandUrls, person, recipientLocales, renderMail, shippedTemplateId, templateFor, translatedTemplate } from '../ticket/mail/content';
 import { brandOf, issueVerificationToken, revokeVerificationTokens, verificationUrl } from './verification';
 
 /** Why a person gets no verification mail, if they get none. */
@@ -17,7 +17,15 @@ function skipReason(user: User | null): string | null {
   return null;
 }
 
-/** The verification mail: a single-use link that lets the person set a password. */
+/** The email template of the verification mail (src/seed/emailTemplates.ts). */
+export const VERIFICATION_TEMPLATE = 'user_email_verification';
+
+/**
+ * The verification mail: a single-use link that lets the person set a password. Its words are the
+ * `user_email_verification` email template (the brand's own version when it has one), in the
+ * person's language when the template is translated to it, else the brand's default, as a ticket
+ * mail is; framed by the brand's email header and footer.
+ */
 export const verificationMail = defineJob<{ userId: number }>({
   name: 'user.verification',
   queue: QUEUES.mail,
@@ -39,23 +47,24 @@ export const verificationMail = defineJob<{ userId: number }>({
     }
     const brand = await brandOf(user);
     if (!brand) throw new Error('No brand to send the mail from');
+    const template = await templateFor(await shippedTemplateId(VERIFICATION_TEMPLATE), brand.id);
+    if (!template) throw new Error(`No ${VERIFICATION_TEMPLATE} email template (the seed adds it: npm run seed)`);
     const transport = transportFor(brand);
-    const hours = Math.round(config().verifyTokenTtl / 3600);
-    const { html, text } = frame(brand, {
-      paragraphs: [
-        `Hello ${formattedName(user)},`,
-        `An account was created for you at ${brand.name}. Please verify your email address and choose a password with the link below.`,
-        `The link can be used once and expires in ${hours} hours. If you did not expect this email, you can ignore it.`,
-      ],
-      link: { label: 'Verify your email address', url: verificationUrl(token) },
+    const audience = user.type === 'operator' ? 'operator' : 'user';
+    const [locales, urls] = await Promise.all([recipientLocales(user, brand, audience), brandUrls(brand)]);
+    const { subject, html, text } = renderMail(await translatedTemplate(template, locales), {
+      user: person(user, true),
+      brand: { name: brand.name, frontend_url: urls.frontend },
+      verification: { url: verificationUrl(token), hours: Math.round(config().verifyTokenTtl / 3600) },
     });
+    const framed = frameRendered(brand, { html, text });
     const from = await fromAddress(brand);
     const info = await transport.sendMail({
       from,
       to: user.email,
-      subject: `Verify your email address at ${brand.name}`,
-      html,
-      text,
+      subject,
+      html: framed.html,
+      text: framed.text,
       headers: ownMailHeaders(from.address, 'auto-generated'),
     });
     return { messageId: info.messageId, accepted: info.accepted };

@@ -7,7 +7,7 @@ import { expectError, expectList, expectNotFound, expectSuccess } from '../helpe
 const api = useApi();
 const BASE = '/api/core/emailtemplate';
 const TEMPLATE_KEYS = ['id', 'brand_id', 'name', 'description', 'subject', 'contents', 'created_at', 'updated_at', 'translations'];
-const NAMES = [...EMAIL_TEMPLATE_KEYS, 'user_feedback_request', 'user_ticket_locked'];
+const NAMES = [...EMAIL_TEMPLATE_KEYS, 'user_feedback_request', 'user_ticket_locked', 'user_email_verification'];
 
 const keysOf = (o: object) => Object.keys(o).sort();
 
@@ -23,14 +23,20 @@ beforeAll(async () => {
 });
 
 describe('the seeded templates', () => {
-  it('one per department key, the feedback request and the locked notice, for every brand, with merge fields', async () => {
+  it('one per department key, the feedback request, the locked notice and the verification mail, for every brand, with merge fields', async () => {
     const data = expectList(await api.get(BASE, { limit: 1000 })).filter((t) => t.brand_id === null);
     expect(data.map((t) => t.name).sort()).toEqual([...NAMES].sort());
     for (const t of data) {
       expect(keysOf(t)).toEqual([...TEMPLATE_KEYS].sort());
+      expect(t.description).toEqual(expect.any(String));
+      // The verification mail is about a person, not a ticket.
+      if (t.name === 'user_email_verification') continue;
       expect(t.subject).toContain('{{ ticket.number }}');
       expect(t.contents).toMatch(/\{\{ (ticket|message)\.[a-z_]+ \}\}/);
-      expect(t.description).toEqual(expect.any(String));
+    }
+    const verification = data.find((t) => t.name === 'user_email_verification');
+    for (const field of ['{{ user.formatted_name }}', '{{ verification.url }}', '{{ verification.hours }}', '{{ brand.name }}']) {
+      expect(verification.subject + verification.contents).toContain(field);
     }
     const opened = data.find((t) => t.name === 'user_ticket_opened');
     for (const field of ['{{ ticket.subject }}', '{{ message.text }}', '{{ ticket.frontend_url }}', '{{ brand.name }}']) {

@@ -1,11 +1,12 @@
 import request from 'supertest';
 import { config } from '../../src/config';
-import { OutboxEntry, User, UserToken } from '../../src/db/models';
+import { EmailTemplate, OutboxEntry, User, UserToken } from '../../src/db/models';
 import { mailSpec } from '../../src/wiring';
 import { createWorker } from '../../src/queue/runWorker';
 import { verifyPassword } from '../../src/user/passwords';
 import { closeTransports } from '../../src/mail/transports';
 import { useApi, unique } from '../helpers/app';
+import { expectSuccess } from '../helpers/envelope';
 import { mailQueue } from '../helpers/jobs';
 import { startSmtp, waitFor, type TestSmtp } from '../helpers/smtp';
 
@@ -78,6 +79,42 @@ describe('verification mail', () => {
     expect(again.status).toBe(404);
     expect(again.body.status).toBe('error');
     expect((await request(api.app).get(`/account/verify/${token}`)).status).toBe(404);
+  });
+
+  it('is the email template, in the person\'s language: the brand\'s own version, translated, is what reaches the SMTP server', async () => {
+    const brand = await brandOn(smtp.port, { name: unique('Markt ') });
+    // A brand's own version (the API edits templates, the install ships them); its German translation through the API.
+    const own = await EmailTemplate.create({
+      brand_id: brand, name: 'user_email_verification', subject: 'Welcome to {{ brand.name }}',
+      contents: '<p>Hi {{ user.firstname }}: <a href="{{ verification.url }}">choose a password</a> within {{ verification.hours }} hours.</p>',
+    });
+    expectSuccess(await api.put(`/api/core/emailtemplate/${own.id}`, {
+      'subject:de': 'Willkommen bei {{ brand.name }}',
+      'contents:de': '<p>Hallo {{ user.firstname }} &amp; willkommen: <a href="{{ verification.url }}">Passwort wählen</a>, {{ verification.hours }} Stunden lang.</p>',
+    }), 'Successfully updated the email template!');
+    const hours = Math.round(config().verifyTokenTtl / 3600);
+
+    const german = `${unique('de')}@example.com`;
+    expectSuccess(await api.post('/api/user/user', { email: german, firstname: 'Grete<b>', brand_id: brand, language_code: 'de', send_email: 1 }), 'Successfully created new user!');
+    const english = `${unique('en')}@example.com`;
+    expectSuccess(await api.post('/api/user/user', { email: english, firstname: 'Ann', brand_id: brand, language_code: 'fr', send_email: 1 }), 'Successfully created new user!');
+    const [de, en] = [
+      await waitFor(() => smtp.mailsTo(german)[0], 15000, 'the German verification mail'),
+      await waitFor(() => smtp.mailsTo(english)[0], 15000, 'the other verification mail'),
+    ];
+    const name = (await api.get(`/api/core/brand/${brand}`)).body.data.name;
+    expect(de.parsed.subject).toBe(`Willkommen bei ${name}`);
+    expect(de.parsed.text).toContain(`Hallo Grete<b> & willkommen: Passwort wählen (${config().appUrl}/account/verify/${linkIn(de.parsed.text ?? '')})`);
+    expect(de.parsed.text).toContain(`${hours} Stunden lang.`);
+    // In HTML the name is text, never markup; the link is the verification link; the brand frames it.
+    expect(de.parsed.html).toContain('Hallo Grete&lt;b&gt; &amp; willkommen');
+    expect(de.parsed.html).toContain(`<a href="${config().appUrl}/account/verify/${linkIn(de.parsed.text ?? '')}">Passwort wählen</a>`);
+    expect(de.parsed.html).toContain('BRAND-HEADER');
+    // No French translation: the brand's version as stored.
+    expect(en.parsed.subject).toBe(`Welcome to ${name}`);
+    expect(en.parsed.text).toContain(`Hi Ann: choose a password (${config().appUrl}/account/verify/`);
+    // Each link works.
+    for (const mail of [de, en]) expect((await request(api.app).get(`/account/verify/${linkIn(mail.parsed.text ?? '')}`)).status).toBe(200);
   });
 
   it('refuses a short password and an expired link', async () => {

@@ -63,6 +63,12 @@ export async function templateFor(templateId: number | null | undefined, brandId
   return (await EmailTemplate.findOne({ where: { name: template.name, brand_id: brandId } })) ?? template;
 }
 
+/** The id of the shipped template of a name (every brand's: brand_id null), for a mail no mapping names. */
+export async function shippedTemplateId(name: string): Promise<number | null> {
+  const shipped = await EmailTemplate.findOne({ attributes: ['id'], where: { name, brand_id: null } });
+  return shipped?.id ?? null;
+}
+
 /** Subject and contents of a template in the first of `locales` it is translated to (field by field), else as stored. */
 export async function translatedTemplate(template: EmailTemplate, locales: string[]): Promise<{ subject: string; contents: string }> {
   const out = { subject: template.subject, contents: template.contents };
@@ -119,7 +125,7 @@ export const ticketFrontendUrl = (base: string, ticket: Pick<Ticket, 'number' | 
 export const feedbackUrl = (base: string, token: string) => `${base}/tickets/feedback/${encodeURIComponent(token)}`;
 
 /** A person's fields a template may name; an operator's address only in mails to operators. */
-function person(u: User | null | undefined, withEmail: boolean): TemplateContext {
+export function person(u: User | null | undefined, withEmail: boolean): TemplateContext {
   if (!u) return {};
   return {
     firstname: u.firstname ?? '', lastname: u.lastname ?? '', formatted_name: formattedName(u), ...(withEmail ? { email: u.email } : {}),

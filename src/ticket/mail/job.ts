@@ -3,7 +3,7 @@ import type { Job } from 'bullmq';
 import { Op } from 'sequelize';
 import type { Attachment } from 'nodemailer/lib/mailer';
 import {
-  Brand, Channel, Department, DepartmentEmail, EmailTemplate, FeedbackForm, Ticket, TicketAttachment, TicketFeedback, TicketMessage, User,
+  Brand, Channel, Department, DepartmentEmail, FeedbackForm, Ticket, TicketAttachment, TicketFeedback, TicketMessage, User,
 } from '../../db/models';
 import { BY, MESSAGE_TYPE, type ForwardExtra } from '../../db/models/TicketMessage';
 import type { MailAudience } from '../../db/models/MailMessageId';
@@ -18,7 +18,7 @@ import { QUEUES } from '../../queue/names';
 import { loadUploads, mimeOf, readUpload } from '../../storage/uploads';
 import { formattedName } from '../../user/people/presenter';
 import { emailTemplates } from '../templateMapping';
-import { mailContext, recipientLocales, renderMail, templateFor, translatedTemplate } from './content';
+import { mailContext, recipientLocales, renderMail, shippedTemplateId, templateFor, translatedTemplate } from './content';
 import { jsonList, ownAddresses } from '../common';
 import { stillWaiting } from '../waitingReminders';
 import { copiedAddresses, departmentOperatorIds, withoutOwnAddresses } from './recipients';
@@ -129,10 +129,7 @@ async function templateIdOf(kind: TicketMailKind, ticket: Ticket, feedback: Tick
     return form?.email_template_id ?? null;
   }
   if (kind === 'forward') return null;
-  if (kind === 'user_ticket_locked') {
-    const shipped = await EmailTemplate.findOne({ attributes: ['id'], where: { name: kind, brand_id: null } });
-    return shipped?.id ?? null;
-  }
+  if (kind === 'user_ticket_locked') return shippedTemplateId(kind);
   const department = await Department.findByPk(ticket.department_id, { attributes: ['id', 'email_templates'] });
   const mapped = department ? emailTemplates(department.email_templates)[templateKeyOf(kind)] : -1;
   return mapped && mapped > 0 ? mapped : null;
