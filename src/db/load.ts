@@ -146,6 +146,16 @@ export interface ConditionOptions {
   replacements: Record<string, unknown>;
   order: ReadonlyArray<readonly [string, string]>;
   limit: number;
+  /** Read in this transaction (loadWhere): on its connection, at its isolation level. */
+  transaction?: Transaction;
+  /** Only these attributes (loadWhere; default every one). */
+  attributes?: readonly string[];
+  /**
+   * Each row's `_fingerprint` too (loadWhere): an MD5 of every column as the database holds it,
+   * whatever `attributes` reads, so that two reads of a row tell whether it changed in between
+   * without carrying it twice.
+   */
+  fingerprint?: boolean;
 }
 
 /** A page of a list: the rows by a condition, from `offset`. */
@@ -158,13 +168,15 @@ export interface PageOptions extends ConditionOptions {
  * the model's name, Sequelize's rendering of the where), to run on the driver (./select.ts).
  */
 function statementOf(model: ModelCtor<Model>, options: ConditionOptions): { columns: string; from: string; order: string } {
-  const attributes = model.getAttributes() as Record<string, { field?: string }>;
+  const all = Object.keys(model.getAttributes());
   const field = columnOf(model);
   const alias = ident(model.name);
   const qg = sequelize().getQueryInterface().queryGenerator as unknown as { whereItemsQuery(w: WhereOptions, o: object): string };
   const where = qg.whereItemsQuery(options.where, { model, prefix: alias });
+  const read = (options.attributes ?? all).map((n) => `${alias}.${field(n)}${field(n) === ident(n) ? '' : ` AS ${ident(n)}`}`);
+  if (options.fingerprint) read.push(`MD5(JSON_ARRAY(${all.map((n) => `${alias}.${field(n)}`).join(', ')})) AS \`_fingerprint\``);
   return {
-    columns: Object.keys(attributes).map((n) => `${alias}.${field(n)}${field(n) === ident(n) ? '' : ` AS ${ident(n)}`}`).join(', '),
+    columns: read.join(', '),
     from: `FROM ${ident(model.getTableName() as string)} AS ${alias}${where ? ` WHERE ${where}` : ''}`,
     order: options.order.map(([c, d]) => `${alias}.${field(c)} ${d === 'DESC' ? 'DESC' : 'ASC'}`).join(', '),
   };
@@ -177,7 +189,7 @@ function statementOf(model: ModelCtor<Model>, options: ConditionOptions): { colu
  */
 export async function loadWhere<M extends Model>(model: ModelCtor<M>, options: ConditionOptions): Promise<M[]> {
   const { columns, from, order } = statementOf(model as ModelCtor<Model>, options);
-  return select<M>(`SELECT ${columns} ${from} ORDER BY ${order} LIMIT :pageLimit`, { ...options.replacements, pageLimit: options.limit });
+  return select<M>(`SELECT ${columns} ${from} ORDER BY ${order} LIMIT :pageLimit`, { ...options.replacements, pageLimit: options.limit }, { transaction: options.transaction });
 }
 
 /**

@@ -1,24 +1,24 @@
-import { Op, type WhereOptions } from 'sequelize';
+import { Op, Transaction, type WhereOptions } from 'sequelize';
 import type { ModelCtor } from 'sequelize-typescript';
 import { config } from '../config';
 import { now, type Entity } from '../db/entity';
 import { loadWhere } from '../db/load';
 import { select } from '../db/select';
+import { sequelize } from '../db/sequelize';
 import { present, type ResourceDef } from '../http/resource';
 import { isBound, type BoundCondition } from '../db/sql';
-import { exportHorizon } from './horizon';
 import type { ExportResource } from './tombstones';
 
 /**
  * A page of the incremental export: live records in `(updated_at, id)` order and tombstones in
  * `(deleted_at, id)` order, merged into one stream ordered by (time, kind, id), kind 0 a record and
- * 1 a tombstone. The cursor is the position of the last item read. Only rows changed up to the
- * horizon are read (./horizon.ts: `exportSettleSeconds` before now and before the start of the
- * oldest transaction still open): a transaction that stamped a row with second T and commits late,
- * however late, has committed before a reader reaches T, so no reader passes a row it has not seen
- * yet. Each side is one keyset range over an index; no offset, no count. All of it is read on the
- * primary (the caller's readsFromPrimary): open transactions are the primary's, and a replica
- * may not have applied yet what the primary has committed before the horizon.
+ * 1 a tombstone. The cursor is the position of the last item read. Only rows changed up to
+ * `exportSettleSeconds` ago are read (the horizon), and a page stops before any item of its span
+ * that a transaction still open has written (heldBack): a transaction that stamped a row with
+ * second T and commits late, however late, has committed before a reader passes T, so no reader
+ * passes a row it has not seen yet. Each side is one keyset range over an index; no offset, no
+ * count. All of it is read on the primary (the caller's readsFromPrimary): open transactions are
+ * the primary's, and a replica may not have applied yet what the primary has committed.
  *
  * Tombstones are kept for `exportTombstoneRetentionSeconds` (./prune.ts). A reader needs the
  * tombstones of the records it copied that were deleted since: those from the time its copy began
@@ -90,47 +90,103 @@ export interface ExportPage {
 
 interface Tombstone { id: number; record_id: number; deleted_at: number }
 
-type Item = { pos: Position; row?: Record<string, any>; tombstone?: Tombstone };
+/** A record (its columns, and their fingerprint: db/load.ts) or a tombstone, at its place in the stream. */
+type Item = { pos: Position; row?: Record<string, any>; fingerprint?: string; tombstone?: Tombstone };
+
+/**
+ * A record read with its fingerprint, as an item; the fingerprint moves out of the row (set
+ * undefined, not deleted: a deleted property would turn each row into a slow dictionary for the
+ * presenter, and JSON leaves undefined out).
+ */
+function recordItem(row: Record<string, any>, s: number): Item {
+  const fingerprint = row._fingerprint as string;
+  row._fingerprint = undefined;
+  return { pos: { t: Number(row.updated_at), k: 0, id: Number(row.id), s }, row, fingerprint };
+}
 
 const before = (a: Position, b: Position) => a.t - b.t || a.k - b.k || a.id - b.id;
 
-export async function readPage(
-  source: ExportSource, from: Position, limit: number, grants: (scope: string) => boolean, filter?: BoundCondition,
-): Promise<ExportPage> {
-  const horizon = await exportHorizon();
+/**
+ * The records (with their fingerprints: db/load.ts) and tombstones after `from` up to second
+ * `upTo`, in stream order: at most `limit` of each (so the first `limit` of the merged stream are
+ * exact). In `transaction` when given.
+ */
+async function changesAfter(
+  source: ExportSource, from: Position, upTo: number, limit: number, filter: BoundCondition | undefined, transaction?: Transaction,
+): Promise<Item[]> {
   const model = source.def.model as unknown as ModelCtor<Entity> & typeof Entity;
   // Records after the position: a later second, or the same second, still among records, a later id.
   // (Written as `t > x OR (t = x AND id > y)`, one range of the `(updated_at, id)` index; `id > y`
   // alone beside it makes MariaDB merge a range of the primary key, every later id.)
   const after: WhereOptions = from.k === 0
-    ? { updated_at: { [Op.gte]: from.t, [Op.lte]: horizon }, [Op.or]: [{ updated_at: { [Op.gt]: from.t } }, { updated_at: from.t, id: { [Op.gt]: from.id } }] }
-    : { updated_at: { [Op.gt]: from.t, [Op.lte]: horizon } };
+    ? { updated_at: { [Op.gte]: from.t, [Op.lte]: upTo }, [Op.or]: [{ updated_at: { [Op.gt]: from.t } }, { updated_at: from.t, id: { [Op.gt]: from.id } }] }
+    : { updated_at: { [Op.gt]: from.t, [Op.lte]: upTo } };
   const conditions: WhereOptions[] = [after];
   if (source.def.scope) conditions.push(source.def.scope);
   if (filter) conditions.push(filter.literal as unknown as WhereOptions);
-  const [rows, tombstones] = await Promise.all([
-    from.t > horizon ? [] : loadWhere(model, {
-      where: { [Op.and]: conditions }, order: [['updated_at', 'ASC'], ['id', 'ASC']], limit: limit + 1,
-      replacements: filter && isBound(filter) ? filter.replacements : {},
-    }) as unknown as Promise<Record<string, any>[]>,
-    from.t > horizon ? [] : select<Tombstone>(
-      `SELECT id, record_id, deleted_at FROM export_tombstones
-        WHERE resource = :resource AND deleted_at >= :t AND deleted_at <= :horizon AND (deleted_at > :t OR :k = 0 OR id > :id)
-        ORDER BY deleted_at, id LIMIT :n`,
-      { resource: source.resource, t: from.t, k: from.k, id: from.id, horizon, n: limit + 1 },
-    ),
-  ]);
-  const items: Item[] = [
-    ...rows.map((row) => ({ pos: { t: Number(row.updated_at), k: 0 as const, id: Number(row.id), s: from.s }, row })),
+  const records = () => loadWhere(model, {
+    where: { [Op.and]: conditions }, order: [['updated_at', 'ASC'], ['id', 'ASC']], limit,
+    replacements: filter && isBound(filter) ? filter.replacements : {}, transaction,
+    // The dirty read (heldBack's, in its transaction) needs the records' places and fingerprints only.
+    fingerprint: true, attributes: transaction ? ['id', 'updated_at'] : undefined,
+  }) as unknown as Promise<Record<string, any>[]>;
+  const deletions = () => select<Tombstone>(
+    `SELECT id, record_id, deleted_at FROM export_tombstones
+      WHERE resource = :resource AND deleted_at >= :t AND deleted_at <= :upTo AND (deleted_at > :t OR :k = 0 OR id > :id)
+      ORDER BY deleted_at, id LIMIT :n`,
+    { resource: source.resource, t: from.t, k: from.k, id: from.id, upTo, n: limit }, { transaction },
+  );
+  // Side by side on the pool; one after the other on a transaction's connection.
+  const [rows, tombstones] = transaction ? [await records(), await deletions()] : await Promise.all([records(), deletions()]);
+  return [
+    ...rows.map((row) => recordItem(row, from.s)),
     ...tombstones.map((tombstone) => ({ pos: { t: Number(tombstone.deleted_at), k: 1 as const, id: Number(tombstone.id), s: from.s }, tombstone })),
   ].sort((a, b) => before(a.pos, b.pos));
-  const page = items.slice(0, limit);
+}
+
+export async function readPage(
+  source: ExportSource, from: Position, limit: number, grants: (scope: string) => boolean, filter?: BoundCondition,
+): Promise<ExportPage> {
+  const horizon = now() - config().exportSettleSeconds;
+  const items = from.t > horizon ? [] : await changesAfter(source, from, horizon, limit + 1, filter);
+  const full = items.length > limit;
+  const read = items.slice(0, limit);
+  // The page's span: up to its last item when more follow, else up to the horizon (an empty page
+  // too: its end_time says up to when the copy is complete).
+  const held = from.t > horizon ? undefined : await heldBack(source, from, full ? read[read.length - 1].pos : null, horizon, read, filter);
+  const page = held ? read.filter((i) => before(i.pos, held) < 0) : read;
   const live = page.filter((i) => i.row).map((i) => i.row!);
   return {
     records: await present(source.def, live as unknown as Entity[], { view: 'show', query: {}, grants }),
     tombstones: page.filter((i) => i.tombstone).map((i) => ({ id: Number(i.tombstone!.record_id), deleted_at: Number(i.tombstone!.deleted_at) })),
     after_cursor: encodeCursor(page.length ? page[page.length - 1].pos : from, source.resource),
-    end_of_stream: items.length <= limit,
-    end_time: horizon,
+    // Held back: nothing more can be read for now, and the copy is complete up to the second before.
+    end_of_stream: held ? true : !full,
+    end_time: held ? Math.min(horizon, held.t - 1) : horizon,
   };
+}
+
+/** An item's identity in the stream: where it is, and what it holds (a record's fingerprint). */
+const sameItem = (a: Item, b: Item | undefined) =>
+  !!b && before(a.pos, b.pos) === 0 && (a.tombstone ? !!b.tombstone : a.fingerprint === b.fingerprint);
+
+/**
+ * The first position of the page's span (after `from`, up to `last`, or up to the horizon when
+ * the page ends the stream) where the primary now holds an item the page does not show as it is,
+ * committed or not: a dirty read (READ UNCOMMITTED) of the same span, as the event feed checks its
+ * own (src/core/event.ts, heldBack). Such an item belongs in the page: a row a transaction still
+ * open has written (a customer's delete with 20,000 tickets writes its tombstones, then works on
+ * for seconds), or changed again within the same second, or one committed since the page was read.
+ * The page stops before it, so no reader passes a change that commits later, however much later;
+ * a rolled-back change leaves nothing, and the readers go on. (A row stamped an instant before it
+ * is written is the settle seconds' part.) Undefined when the span holds nothing else.
+ */
+async function heldBack(
+  source: ExportSource, from: Position, last: Position | null, horizon: number, shown: Item[], filter: BoundCondition | undefined,
+): Promise<Position | undefined> {
+  const upTo = last ? last.t : horizon;
+  const current = await sequelize().transaction({ isolationLevel: Transaction.ISOLATION_LEVELS.READ_UNCOMMITTED }, (t) =>
+    changesAfter(source, from, upTo, shown.length + 1, filter, t));
+  const inPage = new Map(shown.map((i) => [`${i.pos.k}.${i.pos.id}.${i.pos.t}`, i]));
+  return current.find((i) => (!last || before(i.pos, last) <= 0) && !sameItem(i, inPage.get(`${i.pos.k}.${i.pos.id}.${i.pos.t}`)))?.pos;
 }

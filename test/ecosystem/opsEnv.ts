@@ -1,6 +1,7 @@
-import { execFileSync } from 'node:child_process';
+import { freePortsSync } from '../helpers/ports';
 // Imported first by ops.test.ts, before any module reads the configuration.
 process.env.METRICS_TOKEN = 'metrics-token-for-the-tests';
-// A port free now (the system picks it), found synchronously: the configuration is read at import.
-process.env.METRICS_PORT = execFileSync(process.execPath, ['-e',
-  "const s = require('net').createServer().listen(0, '127.0.0.1', () => { process.stdout.write(String(s.address().port)); s.close(); })"]).toString();
+// A port free now, below the ephemeral range (../helpers/ports.ts: `listen(0)` hands out one that
+// any outgoing connection may take before the test binds it), found synchronously: the
+// configuration is read at import.
+[process.env.METRICS_PORT] = freePortsSync(1).map(String);

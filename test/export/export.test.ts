@@ -121,6 +121,29 @@ describe('GET /api/export/{resource}', () => {
     expect([reader.copy.get(other.id).subject, reader.copy.get(other.id).updated_at]).toEqual(['Committed at once', stamped + 1]);
   });
 
+  it('a row an open transaction changes again within the same second is held back at its place until it commits, then sent as committed', async () => {
+    const ticket = await f.ticket();
+    const t = await sequelize().transaction();
+    let page: any;
+    const reader: Reader = { copy: new Map(), pages: 0 };
+    try {
+      // Same row, same second: only what it holds tells the two versions apart.
+      await Ticket.update({ subject: 'Changed again' }, { where: { id: ticket.id }, transaction: t, hooks: false, silent: true });
+      expect((await Ticket.findByPk(ticket.id, { transaction: t }))!.updated_at).toBe(ticket.updated_at);
+      await waitFor(async () => nowSec() - 2 > ticket.updated_at, 10000, 'the hold-back to pass');
+      page = expectSuccess(await api.get('/api/export/tickets', { start_time: ticket.updated_at, limit: 1000 }));
+      expect(page.records.map((r: any) => r.id)).not.toContain(ticket.id);
+      expect(page.end_time).toBeLessThan(ticket.updated_at);
+      reader.cursor = page.after_cursor;
+      await t.commit();
+    } catch (err) {
+      await t.rollback();
+      throw err;
+    }
+    await catchUp('tickets', reader, ticket.updated_at, 1000);
+    expect(reader.copy.get(ticket.id)).toMatchObject({ subject: 'Changed again', updated_at: ticket.updated_at });
+  });
+
   it('hands deleted records over as tombstones: a message, an organisation, an article, a user with their tickets and messages', async () => {
     const start = nowSec();
     const user = await f.user();

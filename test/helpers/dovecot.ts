@@ -4,6 +4,7 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ImapFlow } from 'imapflow';
+import { freePort } from './ports';
 
 /**
  * A private, throwaway dovecot (IMAP + POP3) for one test file, as /work/shared/IMAP-TESTING.md
@@ -71,16 +72,14 @@ export function ensureDovecotInstalled(): void {
   if (!existsSync(DOVECOT)) throw new Error(`apt-get did not install ${DOVECOT}: run \`${INSTALL}\``);
 }
 
-/** Four distinct free ports: all are held open until each is chosen, so none repeats. */
+/**
+ * `n` distinct free ports, below the ephemeral range (./ports.ts: a port `listen(0)` hands out may
+ * be taken by any outgoing connection before dovecot binds it).
+ */
 async function freePorts(n: number): Promise<number[]> {
-  const servers = await Promise.all(Array.from({ length: n }, () => new Promise<net.Server>((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => resolve(s));
-  })));
-  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
+  const ports = new Set<number>();
+  while (ports.size < n) ports.add(await freePort());
+  return [...ports];
 }
 
 function userLine(u: DovecotUser): string {
