@@ -16,6 +16,7 @@ import { schedulerSpec } from '../../src/wiring';
 import { nowSec, useApi } from '../helpers/app';
 import { expectError, expectSuccess, expectList } from '../helpers/envelope';
 import { waitFor, waitForProgress } from '../helpers/smtp';
+import { runningStatements } from '../helpers/races';
 import { factories } from '../selfservice/support';
 import { ticketContext, ticketFactories, type TicketContext } from '../ticket/ticketSupport';
 
@@ -142,6 +143,45 @@ describe('GET /api/export/{resource}', () => {
     }
     await catchUp('tickets', reader, ticket.updated_at, 1000);
     expect(reader.copy.get(ticket.id)).toMatchObject({ subject: 'Changed again', updated_at: ticket.updated_at });
+  });
+
+  it('a customer\'s delete held up between its statements past the hold-back: the tickets\' tombstones still reach a reader who went on meanwhile', async () => {
+    const customer = await f.user();
+    const ticket = await f.ticket({ user: customer.id });
+    const another = await f.ticket();
+    const reader: Reader = { copy: new Map(), pages: 0 };
+    await waitFor(async () => nowSec() - 2 > another.updated_at, 10000, 'the hold-back to pass');
+    await catchUp('tickets', reader, another.updated_at, 1000);
+    // The delete writes the customer's tombstone, then waits on its messages' tombstones (a lock
+    // on one of the messages, held here) while a change to another ticket commits and the
+    // hold-back passes it. (A change, not a new ticket: the delete's locking read of the customer's
+    // tickets holds the index gap a new customer's ticket goes into.)
+    const lock = await sequelize().transaction();
+    let deleted: Promise<{ status: number }> | undefined;
+    let other: any;
+    try {
+      await TicketMessage.findAll({ where: { ticket_id: ticket.id }, transaction: lock, lock: lock.LOCK.UPDATE });
+      const began = nowSec();
+      deleted = api.del(`/api/user/user/${customer.id}`).then((res) => res);
+      deleted.catch(() => undefined); // awaited below
+      await waitFor(async () => (await runningStatements("SELECT 'messages'")) > 0, 10000, 'the delete to wait on the lock');
+      // A second later than anything the delete has stamped so far.
+      const waiting = nowSec();
+      await waitFor(async () => nowSec() > waiting, 5000, 'the next second');
+      other = expectSuccess(await api.put(`/api/ticket/ticket/${another.id}`, { subject: 'Changed while the delete waits' }), 'Successfully updated the ticket!');
+      await waitFor(async () => nowSec() - 2 > Math.max(began, other.updated_at), 10000, 'the hold-back to pass the other ticket');
+      await catchUp('tickets', reader, other.updated_at, 1000);
+      expect(reader.copy.get(other.id).subject).toBe('Changed while the delete waits');
+    } finally {
+      await lock.rollback();
+    }
+    expect((await deleted!).status).toBe(200);
+    const page = await waitFor(async () => {
+      const p = await readPage('tickets', reader, 1000);
+      return p.tombstones.some((t: any) => t.id === ticket.id) ? p : null;
+    }, 10000, 'the ticket\'s tombstone after the reader\'s cursor');
+    expect(page.tombstones.find((t: any) => t.id === ticket.id).deleted_at).toBeGreaterThanOrEqual(other.updated_at);
+    expect(reader.copy.has(ticket.id)).toBe(false);
   });
 
   it('hands deleted records over as tombstones: a message, an organisation, an article, a user with their tickets and messages', async () => {

@@ -234,12 +234,14 @@ export async function unmergeOthersFrom(userId: number, transaction: Transaction
     { userId }, { transaction },
   );
   if (!others.length) return [];
-  const values = { userId, ids: others.map((o) => Number(o.id)), at: now() };
+  // Each statement stamps its rows with the time it starts (as beforePersonDeleted does: the
+  // export holds readers back at a change it sees uncommitted, not at one stamped earlier).
+  const values = () => ({ userId, ids: others.map((o) => Number(o.id)), at: now() });
   await execute(`UPDATE ticket_messages SET ticket_id = original_ticket_id, original_ticket_id = NULL, updated_at = :at
-    WHERE original_ticket_id IN (:ids) AND ticket_id IN (SELECT id FROM tickets WHERE user_id = :userId)`, values, transaction);
+    WHERE original_ticket_id IN (:ids) AND ticket_id IN (SELECT id FROM tickets WHERE user_id = :userId)`, values(), transaction);
   await execute(`UPDATE ticket_attachments a JOIN ticket_messages m ON m.id = a.message_id SET a.ticket_id = m.ticket_id
-    WHERE m.ticket_id IN (:ids) AND a.ticket_id <> m.ticket_id`, values, transaction);
-  await execute('UPDATE tickets SET merged_into_id = NULL, merged = 0, updated_at = :at WHERE id IN (:ids)', values, transaction);
+    WHERE m.ticket_id IN (:ids) AND a.ticket_id <> m.ticket_id`, values(), transaction);
+  await execute('UPDATE tickets SET merged_into_id = NULL, merged = 0, updated_at = :at WHERE id IN (:ids)', values(), transaction);
   const audits = await recordAudits(others.map((o) => ({
     ticketId: Number(o.id), action: 'updated' as const,
     changes: { merged_into_id: { before: Number(o.merged_into_id), after: null }, ...(o.merged ? { merged: { before: 1, after: 0 } } : {}) },
