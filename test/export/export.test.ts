@@ -4,7 +4,7 @@
  * reader following the cursor from zero ending with an exact copy of the database while writes go on.
  */
 import './exportEnv';
-import { Op, QueryTypes } from 'sequelize';
+import { Op, QueryTypes, type WhereOptions } from 'sequelize';
 import { Article, DomainEvent, Organisation, Ticket, TicketMessage, User } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { transaction } from '../../src/db/transaction';
@@ -145,29 +145,26 @@ describe('GET /api/export/{resource}', () => {
     expect(reader.copy.get(ticket.id)).toMatchObject({ subject: 'Changed again', updated_at: ticket.updated_at });
   });
 
-  it('a customer\'s delete held up between its statements past the hold-back: the tickets\' tombstones still reach a reader who went on meanwhile', async () => {
-    const customer = await f.user();
-    const ticket = await f.ticket({ user: customer.id });
-    const another = await f.ticket();
-    const reader: Reader = { copy: new Map(), pages: 0 };
-    await waitFor(async () => nowSec() - 2 > another.updated_at, 10000, 'the hold-back to pass');
-    await catchUp('tickets', reader, another.updated_at, 1000);
-    // The delete writes the customer's tombstone, then waits on its messages' tombstones (a lock
-    // on one of the messages, held here) while a change to another ticket commits and the
-    // hold-back passes it. (A change, not a new ticket: the delete's locking read of the customer's
-    // tickets holds the index gap a new customer's ticket goes into.)
+  /**
+   * Deletes a customer while a lock on some messages, held here, stops the delete at its statement
+   * holding `waitsAt`, past the hold-back, while another ticket changes and the reader goes on past
+   * that change; then lets the delete finish. Returns the other ticket as changed.
+   */
+  async function deleteHeldUp(customerId: number, lockedMessages: WhereOptions, waitsAt: string, reader: Reader, another: any): Promise<any> {
     const lock = await sequelize().transaction();
     let deleted: Promise<{ status: number }> | undefined;
     let other: any;
     try {
-      await TicketMessage.findAll({ where: { ticket_id: ticket.id }, transaction: lock, lock: lock.LOCK.UPDATE });
+      expect((await TicketMessage.findAll({ where: lockedMessages, transaction: lock, lock: lock.LOCK.UPDATE })).length).toBeGreaterThan(0);
       const began = nowSec();
-      deleted = api.del(`/api/user/user/${customer.id}`).then((res) => res);
+      deleted = api.del(`/api/user/user/${customerId}`).then((res) => res);
       deleted.catch(() => undefined); // awaited below
-      await waitFor(async () => (await runningStatements("SELECT 'messages'")) > 0, 10000, 'the delete to wait on the lock');
+      await waitFor(async () => (await runningStatements(waitsAt)) > 0, 10000, 'the delete to wait on the lock');
       // A second later than anything the delete has stamped so far.
       const waiting = nowSec();
       await waitFor(async () => nowSec() > waiting, 5000, 'the next second');
+      // A change, not a new ticket: the delete's locking read of the customer's tickets holds the
+      // index gap a new customer's ticket goes into.
       other = expectSuccess(await api.put(`/api/ticket/ticket/${another.id}`, { subject: 'Changed while the delete waits' }), 'Successfully updated the ticket!');
       await waitFor(async () => nowSec() - 2 > Math.max(began, other.updated_at), 10000, 'the hold-back to pass the other ticket');
       await catchUp('tickets', reader, other.updated_at, 1000);
@@ -176,12 +173,43 @@ describe('GET /api/export/{resource}', () => {
       await lock.rollback();
     }
     expect((await deleted!).status).toBe(200);
+    return other;
+  }
+
+  it('a customer\'s delete held up between its statements past the hold-back: the tickets\' tombstones still reach a reader who went on meanwhile', async () => {
+    const customer = await f.user();
+    const ticket = await f.ticket({ user: customer.id });
+    const another = await f.ticket();
+    const reader: Reader = { copy: new Map(), pages: 0 };
+    await waitFor(async () => nowSec() - 2 > another.updated_at, 10000, 'the hold-back to pass');
+    await catchUp('tickets', reader, another.updated_at, 1000);
+    // Held at the messages' tombstones, written before the tickets'.
+    const other = await deleteHeldUp(customer.id, { ticket_id: ticket.id }, "SELECT 'messages'", reader, another);
     const page = await waitFor(async () => {
       const p = await readPage('tickets', reader, 1000);
       return p.tombstones.some((t: any) => t.id === ticket.id) ? p : null;
     }, 10000, 'the ticket\'s tombstone after the reader\'s cursor');
     expect(page.tombstones.find((t: any) => t.id === ticket.id).deleted_at).toBeGreaterThanOrEqual(other.updated_at);
     expect(reader.copy.has(ticket.id)).toBe(false);
+  });
+
+  it('a customer\'s delete held up while it gives back a ticket merged into theirs: the ticket, unmerged, still reaches a reader who went on meanwhile', async () => {
+    const customer = await f.user();
+    const mine = await f.ticket({ user: customer.id });
+    const alices = await f.ticket();
+    expectSuccess(await api.post(`/api/ticket/ticket/${mine.id}/merge`, { ids: [alices.id] }), 'Successfully updated the ticket!');
+    const another = await f.ticket();
+    const reader: Reader = { copy: new Map(), pages: 0 };
+    await waitFor(async () => nowSec() - 2 > another.updated_at, 10000, 'the hold-back to pass');
+    await catchUp('tickets', reader, another.updated_at, 1000);
+    expect(reader.copy.get(alices.id).merged_into_id).toBe(mine.id);
+    // Held at giving Alice's messages back, before her ticket leaves the merge.
+    const other = await deleteHeldUp(customer.id, { original_ticket_id: alices.id }, 'SET ticket_id = original_ticket_id', reader, another);
+    await waitFor(async () => {
+      await readPage('tickets', reader, 1000);
+      return reader.copy.get(alices.id).merged_into_id === null;
+    }, 10000, 'Alice\'s ticket, unmerged, after the reader\'s cursor');
+    expect(reader.copy.get(alices.id).updated_at).toBeGreaterThanOrEqual(other.updated_at);
   });
 
   it('hands deleted records over as tombstones: a message, an organisation, an article, a user with their tickets and messages', async () => {
