@@ -1,11 +1,10 @@
 import { Router } from 'express';
-import { Transaction } from 'sequelize';
 import { config } from '../config';
 import { DomainEvent } from '../db/models';
 import { now } from '../db/entity';
 import { readsFromPrimary } from '../db/readRouting';
 import { select } from '../db/select';
-import { sequelize } from '../db/sequelize';
+import { readUncommitted } from '../db/transaction';
 import { EVENT_NAMES } from '../events';
 import { sendSuccess } from '../http/envelope';
 import { MethodNotAllowedError } from '../http/errors';
@@ -85,7 +84,7 @@ function typeFilter(types: string[] | undefined, values: unknown[]): string {
 async function heldBack(cursor: number, rows: EventRow[], types: string[] | undefined): Promise<number | undefined> {
   const values: unknown[] = [cursor, rows[rows.length - 1].id];
   const sql = `SELECT id FROM events WHERE id > ? AND id <= ?${typeFilter(types, values)} ORDER BY id`;
-  const held = await sequelize().transaction({ isolationLevel: Transaction.ISOLATION_LEVELS.READ_UNCOMMITTED }, (t) => select<{ id: number }>(sql, values, { transaction: t }));
+  const held = await readUncommitted((t) => select<{ id: number }>(sql, values, { transaction: t }));
   const shown = new Set(rows.map((r) => r.id));
   return held.find((r) => !shown.has(r.id))?.id;
 }

@@ -1,4 +1,4 @@
-import type { Transaction } from 'sequelize';
+import { Transaction } from 'sequelize';
 import { sequelize } from './sequelize';
 import { errnoOf, isLockConflict } from './errors';
 
@@ -90,4 +90,13 @@ export function onceInTransaction<T>(t: Transaction, key: string, read: () => Pr
   memo.set(key, reading);
   reading.catch(() => memo!.delete(key));
   return reading;
+}
+
+/**
+ * Reads done together on the primary with what other transactions have written and not committed
+ * yet (a dirty read, READ UNCOMMITTED): how the event feed and the export tell that a transaction
+ * still open holds something in a page's span (core/event.ts, export/feed.ts). Reads only.
+ */
+export function readUncommitted<T>(work: (t: Transaction) => Promise<T>): Promise<T> {
+  return sequelize().transaction({ isolationLevel: Transaction.ISOLATION_LEVELS.READ_UNCOMMITTED }, work);
 }

@@ -1,10 +1,10 @@
-import { Op, Transaction, type WhereOptions } from 'sequelize';
+import { Op, type Transaction, type WhereOptions } from 'sequelize';
 import type { ModelCtor } from 'sequelize-typescript';
 import { config } from '../config';
 import { now, type Entity } from '../db/entity';
 import { loadWhere } from '../db/load';
 import { select } from '../db/select';
-import { sequelize } from '../db/sequelize';
+import { readUncommitted } from '../db/transaction';
 import { present, type ResourceDef } from '../http/resource';
 import { isBound, type BoundCondition } from '../db/sql';
 import type { ExportResource } from './tombstones';
@@ -185,8 +185,7 @@ async function heldBack(
   source: ExportSource, from: Position, last: Position | null, horizon: number, shown: Item[], filter: BoundCondition | undefined,
 ): Promise<Position | undefined> {
   const upTo = last ? last.t : horizon;
-  const current = await sequelize().transaction({ isolationLevel: Transaction.ISOLATION_LEVELS.READ_UNCOMMITTED }, (t) =>
-    changesAfter(source, from, upTo, shown.length + 1, filter, t));
+  const current = await readUncommitted((t) => changesAfter(source, from, upTo, shown.length + 1, filter, t));
   const inPage = new Map(shown.map((i) => [`${i.pos.k}.${i.pos.id}.${i.pos.t}`, i]));
   return current.find((i) => (!last || before(i.pos, last) <= 0) && !sameItem(i, inPage.get(`${i.pos.k}.${i.pos.id}.${i.pos.t}`)))?.pos;
 }
