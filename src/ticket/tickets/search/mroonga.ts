@@ -5,6 +5,8 @@ import { sequelize } from '../../../db/sequelize';
 import { allOf, sqlCondition, sqlFragment, sqlText, trusted, type BoundCondition } from '../../../db/sql';
 import { logger } from '../../../logger';
 import { FILTER_COLUMNS } from './columns';
+import { DOCUMENT, IS_LISTED } from './document';
+import { groongaQuery } from './groongaQuery';
 import type { ColumnFilter, ListedPage, ListedSearch, SearchEngine } from './engine';
 
 /**
@@ -57,12 +59,6 @@ const colsOf = (alias: string) => [...DOCUMENT_COLUMNS.map((c) => `${alias}.${c}
 
 const q = (sql: string, replacements?: Record<string, unknown> | unknown[]) => sequelize().query(sql, { replacements, type: QueryTypes.RAW });
 
-/** A ticket's document, for the row `t` of tickets. */
-const DOCUMENT = `CONCAT_WS(' ', t.subject,
-    (SELECT GROUP_CONCAT(s.subject SEPARATOR ' ') FROM tickets s WHERE s.merged_into_id = t.id),
-    (SELECT GROUP_CONCAT(m.text ORDER BY m.id SEPARATOR ' ') FROM ticket_messages m WHERE m.ticket_id = t.id AND m.is_draft = 0))`;
-const IS_LISTED = 't.deleted_at IS NULL AND t.merged_into_id IS NULL';
-
 /** Trigger statements that write ticket `id`'s document again, in the table its state puts it in. */
 const rebuild = (id: string) => `
   DELETE FROM ${LISTED} WHERE ticket_id = ${id};
@@ -110,22 +106,6 @@ const TRIGGER_SQL: Record<string, string> = {
   ticket_search_message_delete: `AFTER DELETE ON ticket_messages FOR EACH ROW
     IF OLD.is_draft = 0 THEN BEGIN ${rebuild('OLD.ticket_id')} END; END IF`,
 };
-
-/**
- * The boolean query with its phrases first: Groonga's parser drops a phrase that follows a prefix
- * term (`+word* +"a phrase"` finds nothing, `+"a phrase" +word*` finds it). Every term is required
- * (`+`), so the order means nothing else.
- */
-function groongaQuery(booleanQuery: string): string {
-  // TokenBigram splits a word where letters meet digits (`hp4200`: `hp`, `4200`), and then finds
-  // nothing for its prefix form (`+hp4200*`): such a word is looked up whole.
-  // It also splits at `_` (a word of its own), which InnoDB keeps inside a word (`err_connection_refused`
-  // is one word of the query): each part is a word here (`+err* +connection* +refused*`).
-  const terms = (booleanQuery.match(/[+-]?"[^"]*"|\S+/g) ?? [])
-    .flatMap((t) => (t.includes('"') || !t.includes('_') ? [t] : t.replace(/^\+|\*$/g, '').split('_').filter(Boolean).map((p) => `+${p}*`)))
-    .map((t) => (/\p{L}\p{N}|\p{N}\p{L}/u.test(t) ? t.replace(/\*$/, '') : t));
-  return [...terms.filter((t) => t.includes('"')), ...terms.filter((t) => !t.includes('"'))].join(' ');
-}
 
 const columnDefinition = (c: string) => (c === 'filter_words' ? `${c} VARCHAR(255) NOT NULL DEFAULT ''` : `${c} INT UNSIGNED NOT NULL DEFAULT 0`);
 const wordsIndex = (name: string) => `FULLTEXT INDEX ${name}_filter_words (filter_words) COMMENT 'tokenizer "TokenDelimit"'`;
