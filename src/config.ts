@@ -45,7 +45,9 @@ export interface Config {
   logFormat: 'auto' | 'json' | 'pretty';
   trustProxy: string;
   /** The ticket search's engine (src/ticket/tickets/search/engine.ts). */
-  searchEngine: 'innodb' | 'mroonga';
+  searchEngine: 'innodb' | 'mroonga' | 'groonga';
+  /** SEARCH_ENGINE=groonga: the Groonga server's HTTP address (src/ticket/tickets/search/groonga.ts). */
+  searchGroongaUrl: string;
   bodyLimit: string;
   /** Bodies over `largeBytes` (or of unknown length) parsed at once per process; more get 503. */
   largeBodies: { largeBytes: number; concurrency: number };
@@ -204,7 +206,8 @@ export const configSchema = Joi.object({
   QUEUE_PREFIX: Joi.string().pattern(/^[A-Za-z0-9_-]+$/).default('helpdesk').description("the prefix of every Redis key (queues, counters, cache versions): installs sharing a Redis need different ones"),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info').description("pino level (`silent` to turn off)"),
   LOG_FORMAT: Joi.string().valid('auto', 'json', 'pretty').default('auto').description("`json` lines, or `pretty` lines for people (`12:00:01.234 INFO  web | web process listening port=3000`); `auto` is pretty on a terminal and JSON otherwise (`npm start` formats the lines of the processes it runs)"),
-  SEARCH_ENGINE: Joi.string().valid('innodb', 'mroonga').default('innodb').description("The ticket search's engine: `innodb` (FULLTEXT indexes of the tickets and messages tables; slow for a common word at a million tickets) or `mroonga` (MariaDB's Mroonga plugin: an index of each ticket's text kept by triggers, fast counts and pages; install `mariadb-plugin-mroonga` and `INSTALL SONAME 'ha_mroonga'`; see docs/performance.md, Search)"),
+  SEARCH_ENGINE: Joi.string().valid('innodb', 'mroonga', 'groonga').default('innodb').description("The ticket search's engine: `innodb` (FULLTEXT indexes of the tickets and messages tables; slow for a common word at a million tickets), `mroonga` (MariaDB's Mroonga plugin: an index of each ticket's text kept by triggers, fast counts and pages; install `mariadb-plugin-mroonga` and `INSTALL SONAME 'ha_mroonga'`) or `groonga` (a Groonga search server at `SEARCH_GROONGA_URL`, on a machine of its own if need be, fed from the tickets' change stream by the scheduler worker a second or two behind the database; install `groonga-bin`); see docs/performance.md, Search"),
+  SEARCH_GROONGA_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://127.0.0.1:10041').description("with `SEARCH_ENGINE=groonga`: the Groonga server's HTTP address (`groonga -s --protocol http --port 10041 <database path>`); several help desks may share one server (each keeps its tables under its database's name)"),
   TRUST_PROXY: Joi.string().allow('').default('').custom((value: string) => {
     if (value === 'true' || /^\d+$/.test(value)) return value;
     const bad = value.split(',').map((e) => e.trim()).find((e) => !trustedProxy(e));
@@ -365,6 +368,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logFormat: value.LOG_FORMAT,
     trustProxy: value.TRUST_PROXY,
     searchEngine: value.SEARCH_ENGINE,
+    searchGroongaUrl: value.SEARCH_GROONGA_URL,
     bodyLimit: value.BODY_LIMIT,
     largeBodies: { largeBytes: value.LARGE_BODY_BYTES, concurrency: value.LARGE_BODY_CONCURRENCY },
     apiToken: value.API_TOKEN,

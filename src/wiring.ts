@@ -10,6 +10,7 @@ import { whenModelsReady } from './db/sequelize';
 import { subscribe, subscribeToAll, subscribersRegistered } from './events';
 import { idempotencyExpiryJob } from './idempotency/expiry';
 import { tombstonePruneJob } from './export/prune';
+import { searchIndexJob } from './ticket/tickets/search/groongaIndex';
 import { claimPruneJob } from './queue/claims';
 import { recordingDeliveries } from './mail/deliveries';
 import { closeTransports } from './mail/transports';
@@ -93,7 +94,7 @@ export const schedulerSpec = (): WorkerSpec => ({
   // Besides housekeeping, the project's background work that is neither mail, mailbox nor webhook: bulk ticket changes.
   jobs: [
     banExpiryJob, outboxSweepJob, autoCloseJob, waitingRemindersJob, feedbackRequestsJob, idempotencyExpiryJob, bulkTicketJob, tombstonePruneJob, claimPruneJob,
-    slaPlanRecomputeJob, cascadeEventsJob,
+    slaPlanRecomputeJob, cascadeEventsJob, searchIndexJob,
   ],
 });
 

@@ -1,4 +1,5 @@
 import { ensureDovecotInstalled } from './dovecot';
+import { ensureGroongaInstalled } from './groongaServer';
 import { dropTestResources } from './testResources';
 
 /**
@@ -8,6 +9,7 @@ import { dropTestResources } from './testResources';
 export default async function globalSetup(): Promise<void> {
   process.env.HELPDESK_TEST_RUN = String(process.pid);
   ensureDovecotInstalled(); // the mailbox tests start their own dovecot (test/helpers/dovecot.ts)
+  ensureGroongaInstalled(); // the search tests on a Groonga server start their own (test/helpers/groongaServer.ts)
   await dropTestResources('dead');
   await dropTestResources({ run: String(process.pid) });
 }

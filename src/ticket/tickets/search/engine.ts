@@ -1,6 +1,7 @@
 import { config } from '../../../config';
 import type { BoundCondition } from '../../../db/sql';
 import type { FilterColumn } from './columns';
+import { groongaSearch } from './groonga';
 import { innodbSearch } from './innodb';
 import { mroongaSearch } from './mroonga';
 
@@ -8,11 +9,12 @@ import { mroongaSearch } from './mroonga';
  * Where the words of a ticket search are looked up (SEARCH_ENGINE; docs/performance.md, Search).
  * The search language (./parse.ts, ./compile.ts) is the same on every engine: an engine only
  * answers "which tickets hold these words", as a condition on `tickets`, and may offer a faster
- * page and count for a list narrowed by words and by the ticket's own columns (./listed.ts). A search server (OpenSearch, Meilisearch)
- * would be a third implementation of this interface.
+ * page and count for a list narrowed by words and by the ticket's own columns (./listed.ts):
+ * InnoDB's FULLTEXT (./innodb.ts), MariaDB's Mroonga plugin (./mroonga.ts), or a Groonga search
+ * server of its own (./groonga.ts).
  */
 export interface SearchEngine {
-  readonly name: 'innodb' | 'mroonga';
+  readonly name: 'innodb' | 'mroonga' | 'groonga';
   /**
    * The tickets (a condition on `tickets.id`) whose text holds `booleanQuery` (MariaDB boolean
    * mode: `+word*`, `+"a phrase"`), or whose number is `term`. Trashed and merged tickets
@@ -58,4 +60,6 @@ export interface ListedSearch {
   limit: number;
 }
 
-export const searchEngine = (): SearchEngine => (config().searchEngine === 'mroonga' ? mroongaSearch : innodbSearch);
+const ENGINES = { innodb: innodbSearch, mroonga: mroongaSearch, groonga: groongaSearch };
+
+export const searchEngine = (): SearchEngine => ENGINES[config().searchEngine];

@@ -1,0 +1,211 @@
+/**
+ * The ticket search on a Groonga server (SEARCH_ENGINE=groonga): a server of the test's own,
+ * its documents written from the tickets' change stream by the scheduler's `search.index` job
+ * (every write of tickets and messages through the API, and a customer's delete), the list's
+ * searches of words with field terms and filters answered by it (count and page), every other
+ * search and every search while it is down answered by the SQL path, and what was written while
+ * it was down, or before it was new, written when it is back.
+ */
+import { groongaPort } from './groongaEnv';
+import { GroongaServer } from '../helpers/groongaServer';
+import { sequelize } from '../../src/db/sequelize';
+import { QueryTypes } from 'sequelize';
+import { searchEngine } from '../../src/ticket/tickets/search/engine';
+import { groongaCommand, groongaTables } from '../../src/ticket/tickets/search/groongaServer';
+import { searchIndexJob, syncGroongaIndex } from '../../src/ticket/tickets/search/groongaIndex';
+import { schedulerSpec } from '../../src/wiring';
+import { nowSec, unique, useApi } from '../helpers/app';
+import { expectList } from '../helpers/envelope';
+import { until } from '../helpers/privateRedis';
+import { ids, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
+
+const server = new GroongaServer(groongaPort);
+// Before the app's preparation (useApi's), which makes the server's tables.
+beforeAll(() => server.start({ fresh: true }));
+afterAll(() => server.remove());
+
+describe('the ticket search on a Groonga server', () => {
+  const api = useApi();
+  let ctx: TicketContext;
+  const f = ticketFactories(api, () => ctx);
+  const BASE = '/api/ticket/ticket';
+  const word = () => Array.from({ length: 12 }, () => 'abcdefghijklmnopqrstuvwxyz'[Math.floor(Math.random() * 26)]).join('');
+  const found = async (q: Record<string, unknown>) => {
+    const res = await api.get(BASE, { limit: 200, ...q });
+    expect(res.status).toBe(200);
+    return { ids: ids(res.body.data), count: res.body.count };
+  };
+  const search = async (q: Record<string, unknown>) => ids(expectList(await api.get(BASE, { limit: 200, ...q })));
+  /** The documents on the server whose text holds `w` (the server's own answer, not the API's). */
+  const documents = async (w: string): Promise<number[]> => {
+    const [result] = await groongaCommand<unknown[][][]>('select', {
+      table: groongaTables().documents, match_columns: 'body', query: w, output_columns: '_key', sort_keys: '_key', limit: 100, cache: 'no',
+    });
+    return result.slice(2).map((r) => Number(r[0]));
+  };
+  /**
+   * Runs the index until it holds every change made up to now (each run reads the stream to its
+   * end; the stream holds back the last EXPORT_SETTLE_SECONDS): progress, not a guessed wait.
+   */
+  const indexed = async () => {
+    const t = nowSec();
+    await until(async () => (await syncGroongaIndex()).completeUpTo >= t, 'the search index to catch up');
+  };
+
+  beforeAll(async () => {
+    ctx = await ticketContext();
+  });
+
+  it('is the engine, its tables made on the server once, its job on the scheduler', async () => {
+    expect(searchEngine().name).toBe('groonga');
+    await searchEngine().prepare();
+    const tables = ((await groongaCommand<unknown[][]>('table_list', {})).slice(1)).map((r) => String(r[1]));
+    const t = groongaTables();
+    expect(tables.filter((name) => [t.documents, t.terms, t.state].includes(name)).sort()).toEqual([t.documents, t.state, t.terms].sort());
+    expect(schedulerSpec().jobs).toContain(searchIndexJob);
+    expect(searchIndexJob.schedule!.every()).toBe(1000);
+  });
+
+  it('finds subjects and messages (drafts left out), counts them exactly, pages them both ways', async () => {
+    const [w1, w2, w3] = [word(), word(), word()];
+    const x = await f.ticket({ subject: `Scanner ${w1} offline` });
+    const v = await f.ticket({ subject: `Split ${w3}`, text: `Body ${w2}x` });
+    const y = await f.ticket({ subject: 'Another one', text: `The ${w1} does not start, ${w2}.` });
+    const z = await f.ticket({ subject: 'A third' });
+    await f.message(z, { text: `Also the ${w1} again` });
+    await f.message(x, { text: `draft ${w2}`, is_draft: 1 });
+    await indexed();
+    // The server's own documents, then the API's answers from them.
+    expect(await documents(w1)).toEqual([x.id, y.id, z.id]);
+    expect(await documents(w2)).toEqual([y.id]);
+    expect(await found({ search: w1 })).toEqual({ ids: [x.id, y.id, z.id], count: 3 });
+    expect(await found({ search: w1, order_direction: 'desc' })).toEqual({ ids: [z.id, y.id, x.id], count: 3 });
+    expect(await found({ search: w1, start: 2, limit: 1 })).toEqual({ ids: [y.id], count: 3 });
+    expect(await found({ search: `${w1} ${w2}` })).toEqual({ ids: [y.id], count: 1 });
+    // Every word somewhere in the ticket: the server's answer (the SQL path wants them in the subject or in one message).
+    expect(await found({ search: `${w3} ${w2}x` })).toEqual({ ids: [v.id], count: 1 });
+    // The start of a word finds it; the number finds its ticket (the SQL path); a word as a column (`body:x`) is a word.
+    expect(await found({ search: w1.slice(0, -2) })).toEqual({ ids: [x.id, y.id, z.id], count: 3 });
+    expect(await found({ search: y.number })).toEqual({ ids: [y.id], count: 1 });
+    expect(await found({ search: `body:${w1}` })).toEqual({ ids: [], count: 0 });
+  });
+
+  it('narrows by field terms and the list\'s filters, on the server', async () => {
+    const w = word();
+    const sub = await f.department({ name: unique('Sub'), parent_id: ctx.departmentId });
+    const a = await f.ticket({ subject: `Alpha ${w}` });
+    const b = await f.ticket({ subject: `Beta ${w}`, status: ctx.otherStatus });
+    const c = await f.ticket({ subject: `Gamma ${w}`, status: ctx.otherStatus, department: sub.id });
+    await indexed();
+    expect(await found({ search: `${w} status:${ctx.otherStatus}` })).toEqual({ ids: [b.id, c.id], count: 2 });
+    expect(await found({ search: w, status: ctx.openStatus })).toEqual({ ids: [a.id], count: 1 });
+    expect(await found({ search: `${w} status:"In Progress"` })).toEqual({ ids: [b.id, c.id], count: 2 });
+    // A department is its tree.
+    expect(await found({ search: `${w} department:${sub.id}` })).toEqual({ ids: [c.id], count: 1 });
+    expect(await found({ search: w, department: ctx.departmentId })).toEqual({ ids: [a.id, b.id, c.id], count: 3 });
+    expect(await found({ search: `${w} user:${a.user_id}` })).toEqual({ ids: [a.id], count: 1 });
+    expect(await found({ search: `${w} status:"No such status"` })).toEqual({ ids: [], count: 0 });
+    // Not the server's: a phrase beside an exclusion (the SQL path), with the same answer.
+    expect(await found({ search: `${w} -Alpha` })).toEqual({ ids: [b.id, c.id], count: 2 });
+  });
+
+  it('follows every write of tickets and messages through the API, and a customer\'s delete', async () => {
+    const [subject, first, reply, edited, renamed, sourceWord] = Array.from({ length: 6 }, word);
+    const t = await f.ticket({ subject: `Subject ${subject}`, text: `First ${first}` });
+    const m = await f.message(t, { text: `Reply ${reply}` });
+    await indexed();
+    expect(await search({ search: reply })).toEqual([t.id]);
+
+    // An edit, a delete of a message, a new subject.
+    expect((await api.put(`/api/ticket/message/${m.id}`, { text: `Edited ${edited}` })).status).toBe(200);
+    expect((await api.put(`${BASE}/${t.id}`, { subject: `Renamed ${renamed}` })).status).toBe(200);
+    await indexed();
+    expect(await documents(reply)).toEqual([]);
+    expect(await search({ search: edited })).toEqual([t.id]);
+    expect(await search({ search: renamed })).toEqual([t.id]);
+    expect((await api.del(`/api/ticket/message/${m.id}`)).status).toBe(200);
+    await indexed();
+    expect(await documents(edited)).toEqual([]);
+
+    // Trashed: off the server (found in the trash by the SQL path); restored: back.
+    expect((await api.del(`${BASE}/${t.id}`)).status).toBe(200);
+    await indexed();
+    expect(await documents(renamed)).toEqual([]);
+    expect(await search({ search: renamed })).toEqual([]);
+    expect(await search({ search: renamed, trashed: 1 })).toEqual([t.id]);
+    expect((await api.post(`${BASE}/${t.id}/restore`, {})).status).toBe(200);
+    await indexed();
+    expect(await search({ search: renamed })).toEqual([t.id]);
+
+    // Merged: the source leaves the server; its subject and messages are the target's.
+    const source = await f.ticket({ subject: `Source ${sourceWord}`, text: `Source text ${sourceWord}q`, user: t.user_id });
+    await indexed();
+    expect(await documents(sourceWord)).toEqual([source.id]);
+    expect((await api.post(`${BASE}/${t.id}/merge`, { ids: [source.id] })).status).toBe(200);
+    await indexed();
+    expect(await documents(sourceWord)).toEqual([t.id]);
+    expect(await found({ search: `${sourceWord}q` })).toEqual({ ids: [t.id], count: 1 });
+
+    // The customer deleted: their tickets go (tombstones), and their documents with them.
+    expect((await api.del(`/api/user/user/${t.user_id}`)).status).toBe(200);
+    await indexed();
+    expect(await documents(first)).toEqual([]);
+    expect(await found({ search: first })).toEqual({ ids: [], count: 0 });
+  });
+
+  it('a page row changed since the index was written is shown as it is now, and left out once it no longer matches', async () => {
+    const w = word();
+    const [a, b] = [await f.ticket({ subject: `One ${w}` }), await f.ticket({ subject: `Two ${w}` })];
+    await indexed();
+    // Not indexed yet: the trash and the status are the database's.
+    expect((await api.del(`${BASE}/${a.id}`)).status).toBe(200);
+    expect((await api.put(`${BASE}/${b.id}`, { status: ctx.otherStatus })).status).toBe(200);
+    const lagging = await api.get(BASE, { search: w, status: ctx.openStatus });
+    expect(ids(lagging.body.data)).toEqual([]);
+    // The count is the index's until it catches up.
+    expect(lagging.body.count).toBe(2);
+    await indexed();
+    expect(await found({ search: w, status: ctx.openStatus })).toEqual({ ids: [], count: 0 });
+    expect(await found({ search: w, status: ctx.otherStatus })).toEqual({ ids: [b.id], count: 1 });
+  });
+
+  it('while the server is down, searches take the SQL path, and what was written meanwhile is indexed when it is back', async () => {
+    const w = word();
+    const a = await f.ticket({ subject: `Before ${w}` });
+    await indexed();
+    await server.stop();
+    try {
+      // Answered by InnoDB's FULLTEXT (a word in the subject: the same answer).
+      expect(await found({ search: w })).toEqual({ ids: [a.id], count: 1 });
+      const b = await f.ticket({ subject: `Meanwhile ${w}` });
+      await expect(syncGroongaIndex()).rejects.toThrow();
+      expect(await found({ search: w })).toEqual({ ids: [a.id, b.id], count: 2 });
+      await server.start();
+      await indexed();
+      expect(await documents(w)).toEqual([a.id, b.id]);
+      expect(await found({ search: w })).toEqual({ ids: [a.id, b.id], count: 2 });
+    } finally {
+      if (!server.running) await server.start();
+    }
+  });
+
+  it('a new server is filled from the beginning: every listed ticket, by the scheduler\'s job', async () => {
+    const w = word();
+    const a = await f.ticket({ subject: `Kept ${w}` });
+    await indexed();
+    await server.stop();
+    await server.start({ fresh: true });
+    await searchEngine().prepare();
+    expect(await documents(w)).toEqual([]);
+    // The job's own run (as the scheduler runs it), then until it holds everything up to now.
+    const run = await searchIndexJob.handle({}, {} as never);
+    expect(Number((run as { changes: number }).changes)).toBeGreaterThan(0);
+    await indexed();
+    expect(await documents(w)).toEqual([a.id]);
+    const [{ n }] = await sequelize().query<{ n: number }>(
+      'SELECT COUNT(*) AS n FROM tickets WHERE deleted_at IS NULL AND merged_into_id IS NULL', { type: QueryTypes.SELECT },
+    );
+    const [all] = await groongaCommand<unknown[][][]>('select', { table: groongaTables().documents, limit: 0, cache: 'no' });
+    expect(Number((all[0] as unknown as number[])[0])).toBe(Number(n));
+  });
+});
