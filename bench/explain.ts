@@ -132,7 +132,8 @@ export async function explainTicketLists(get: (path: string) => Promise<{ count?
     counts.set(path, Number(result.count ?? 0));
     const params = new URL(`http://x${path}`).searchParams;
     const reach = Number(params.get('start') ?? 1) - 1 + Number(params.get('limit') ?? 50);
-    // With SEARCH_ENGINE=mroonga a search's count, page ids and page rows are one statement of Groonga selects.
+    // With SEARCH_ENGINE=mroonga a search's count, page ids and page rows are one statement of Groonga selects;
+    // with SEARCH_ENGINE=groonga the server answers the count and ids, and the page's rows are read by id.
     const main = statements.filter((s) => /^SELECT/i.test(s.sql) && /FROM (`tickets`|ticket_list_counts|ticket_day_counts|tickets t WHERE t\.id IN)|mroonga_command\(/.test(s.sql));
     let bad = false;
     for (const [n, st] of main.entries()) {

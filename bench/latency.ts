@@ -8,6 +8,7 @@ import { sequelize } from '../src/db/sequelize';
 import { closeQueues } from '../src/queue/producer';
 import { wire } from '../src/wiring';
 import { capture } from './capture';
+import { fillSearchServer, startSearchServer } from './searchServer';
 import { skipped, ticketListPaths } from './explain';
 import { ticketTargets } from './tickets';
 
@@ -22,6 +23,9 @@ const REPEAT = Number(process.env.BENCH_REPEAT ?? 10);
 
 async function main() {
   wire();
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const stopSearchServer = await startSearchServer(log);
+  await fillSearchServer(log);
   const tt = await ticketTargets();
   const app = buildApp();
   const server = await new Promise<import('node:http').Server>((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); });
@@ -62,7 +66,7 @@ async function main() {
     await new Promise((r) => server.close(r));
   }
   if (process.env.BENCH_RESULTS) writeFileSync(process.env.BENCH_RESULTS, JSON.stringify({ tickets: TICKETS, rows }));
-  await Promise.allSettled([closeQueues(), sequelize().close()]);
+  await Promise.allSettled([closeQueues(), sequelize().close(), stopSearchServer()]);
 }
 
 main().then(() => process.exit(0), (err) => { process.stderr.write(`${(err as Error).stack}\n`); process.exit(1); });

@@ -23,6 +23,7 @@ import { fill, type LoadResult } from './loadgen';
 import { num, table } from './table';
 import { ensureTicketData, MESSAGES_PER_TICKET, REPLY_TEXT, removeBenchBans, removeBenchReplies, ticketTargets } from './tickets';
 import { mailboxThroughput } from './mailbox';
+import { fillSearchServer, startSearchServer } from './searchServer';
 import { loadgen, pinned, stop, takeSeq, TWO_CORES, waitFor } from './processes';
 import { treeCpuTicks, withDescendants } from '../test/helpers/progress';
 
@@ -95,13 +96,15 @@ async function main() {
   wire();
   const cfg = config();
   log(`Database ${cfg.database.name}; ${TICKETS.toLocaleString('en-GB')} tickets; ${SECONDS} s per measurement, ${CONCURRENCY} connections; ${TWO_CORES ? 'servers on core 0, load generator on core 1' : 'one core: nothing pinned'}.`);
+  const stopSearchServer = await startSearchServer(log);
   await prepareDatabase();
   await ensureBenchData(log);
   await ensureTicketData(log);
+  await fillSearchServer(log);
   conditions = await describeConditions();
   // BENCH_SEED_ONLY=1: the data set, then stop (seed a scale ahead of its run).
   if (process.env.BENCH_SEED_ONLY === '1') {
-    await Promise.allSettled([closeQueues(), sequelize().close()]);
+    await Promise.allSettled([closeQueues(), sequelize().close(), stopSearchServer()]);
     return false;
   }
   const t = await findTargets();
@@ -278,7 +281,7 @@ async function main() {
     await revokeToken(String(tokenRecord.id)).catch(() => undefined);
     await Promise.all([removeBenchBans(), removeReplies()]).catch(() => undefined);
     rmSync(captureFile, { force: true });
-    await Promise.allSettled([closeQueues(), sequelize().close()]);
+    await Promise.allSettled([closeQueues(), sequelize().close(), stopSearchServer()]);
   }
   return failed;
 }

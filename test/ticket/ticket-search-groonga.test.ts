@@ -84,6 +84,16 @@ describe('the ticket search on a Groonga server', () => {
     expect(await found({ search: `${w1} ${w2}` })).toEqual({ ids: [y.id], count: 1 });
     // Every word somewhere in the ticket: the server's answer (the SQL path wants them in the subject or in one message).
     expect(await found({ search: `${w3} ${w2}x` })).toEqual({ ids: [v.id], count: 1 });
+    // A page among the newest ids is found in the window (two selects on the server: the window's,
+    // then the count's); one reaching further than 1,000 is the sorted select's (one): the same
+    // pages and count either way.
+    const selects = async () => Number((await groongaCommand<{ n_queries: number }>('status', {})).n_queries);
+    const before = await selects();
+    expect(await found({ search: w1, order_direction: 'desc', limit: 2 })).toEqual({ ids: [z.id, y.id], count: 3 });
+    expect(await selects() - before).toBe(2);
+    const sorted = await selects();
+    expect(await found({ search: w1, order_direction: 'desc', start: 2, limit: 1000 })).toEqual({ ids: [y.id, x.id], count: 3 });
+    expect(await selects() - sorted).toBe(1);
     // The start of a word finds it; the number finds its ticket (the SQL path); a word as a column (`body:x`) is a word.
     expect(await found({ search: w1.slice(0, -2) })).toEqual({ ids: [x.id, y.id, z.id], count: 3 });
     expect(await found({ search: y.number })).toEqual({ ids: [y.id], count: 1 });
@@ -96,7 +106,13 @@ describe('the ticket search on a Groonga server', () => {
     const a = await f.ticket({ subject: `Alpha ${w}` });
     const b = await f.ticket({ subject: `Beta ${w}`, status: ctx.otherStatus });
     const c = await f.ticket({ subject: `Gamma ${w}`, status: ctx.otherStatus, department: sub.id });
+    // Words in the subject and in a message: only the server finds them together (the SQL path wants one or the other).
+    const [v1, v2] = [word(), word()];
+    const d = await f.ticket({ subject: `Delta ${v1}`, text: `More ${v2}`, status: ctx.otherStatus, department: sub.id });
     await indexed();
+    expect(await found({ search: `${v1} ${v2}`, status: ctx.otherStatus })).toEqual({ ids: [d.id], count: 1 });
+    expect(await found({ search: `${v1} ${v2} department:${sub.id}` })).toEqual({ ids: [d.id], count: 1 });
+    expect(await found({ search: `${v1} ${v2}`, status: ctx.openStatus })).toEqual({ ids: [], count: 0 });
     expect(await found({ search: `${w} status:${ctx.otherStatus}` })).toEqual({ ids: [b.id, c.id], count: 2 });
     expect(await found({ search: w, status: ctx.openStatus })).toEqual({ ids: [a.id], count: 1 });
     expect(await found({ search: `${w} status:"In Progress"` })).toEqual({ ids: [b.id, c.id], count: 2 });

@@ -1,3 +1,5 @@
+import http from 'node:http';
+import https from 'node:https';
 import { config } from '../../../config';
 import { FILTER_COLUMNS } from './columns';
 
@@ -13,6 +15,31 @@ const TIMEOUT_MS = 30_000;
 /** Groonga's answer: a header (return code, start, elapsed, message on error), then the body. */
 type Answer<T> = [[number, number, number, string?], T];
 
+// Connections are kept for a server that keeps them (groonga-httpd); Groonga's own HTTP server
+// closes each after its answer. node:http rather than fetch: a third of the CPU per command
+// (measured: 0.56 ms against 1.68 for a search, 16 at a time).
+const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
+
+/** One HTTP exchange with the server: its status and body. */
+function exchange(url: URL, body: string | undefined): Promise<{ status: number; text: string }> {
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = client.request(url, {
+      method: body === undefined ? 'GET' : 'POST',
+      agent: agents[url.protocol as keyof typeof agents],
+      headers: body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.setTimeout(TIMEOUT_MS, () => req.destroy(new Error(`no answer within ${TIMEOUT_MS / 1000} s`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 /**
  * Runs a Groonga command: GET `/d/<name>?<params>`, or a POST of `body` as JSON (`load`). Returns
  * the answer's body; throws when the server cannot be reached or answers an error.
@@ -21,16 +48,18 @@ export async function groongaCommand<T = unknown>(name: string, params: Record<s
   const base = config().searchGroongaUrl;
   const url = new URL(`d/${name}`, base.endsWith('/') ? base : `${base}/`);
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, String(v));
-  const signal = AbortSignal.timeout(TIMEOUT_MS);
-  const res = await fetch(url, body === undefined
-    ? { signal }
-    : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
-  const text = await res.text();
+  let res: { status: number; text: string };
+  try {
+    res = await exchange(url, body === undefined ? undefined : JSON.stringify(body));
+  } catch (err) {
+    const e = err as Error & { code?: string };
+    throw new Error(`The Groonga server at ${url.origin} (SEARCH_GROONGA_URL) did not answer ${name}: ${e.code ?? e.message}`);
+  }
   let answer: Answer<T>;
   try {
-    answer = JSON.parse(text) as Answer<T>;
+    answer = JSON.parse(res.text) as Answer<T>;
   } catch {
-    throw new Error(`Groonga ${name}: HTTP ${res.status}, not a Groonga answer: ${text.slice(0, 200)}`);
+    throw new Error(`Groonga ${name}: HTTP ${res.status}, not a Groonga answer: ${res.text.slice(0, 200)}`);
   }
   const [rc, , , message] = answer[0];
   if (rc !== 0) throw new Error(`Groonga ${name}: ${message ?? `return code ${rc}`}`);
@@ -67,7 +96,8 @@ async function create(
   t: ReturnType<typeof groongaTables>, existing: Set<string>, run: (name: string, params: Record<string, string>) => Promise<unknown>,
 ): Promise<void> {
   if (!existing.has(t.documents)) {
-    await run('table_create', { name: t.documents, flags: 'TABLE_HASH_KEY', key_type: 'UInt32' });
+    // Key-ordered (a patricia trie): a range of ids is read in order (the search's window).
+    await run('table_create', { name: t.documents, flags: 'TABLE_PAT_KEY', key_type: 'UInt32' });
     await run('column_create', { table: t.documents, name: 'body', flags: 'COLUMN_SCALAR', type: 'LongText' });
     for (const c of FILTER_COLUMNS) await run('column_create', { table: t.documents, name: c, flags: 'COLUMN_SCALAR', type: 'UInt32' });
   }

@@ -1,0 +1,55 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { config } from '../src/config';
+import { sequelize } from '../src/db/sequelize';
+import { searchEngine } from '../src/ticket/tickets/search/engine';
+import { syncGroongaIndex } from '../src/ticket/tickets/search/groongaIndex';
+
+/**
+ * With SEARCH_ENGINE=groonga, the benchmark's search server: the one at SEARCH_GROONGA_URL when
+ * it answers, else a `groonga` it starts there (Debian's groonga-bin), its database kept in the
+ * temporary directory per data set (`helpdesk-bench-groonga/<database>`), so that the next run
+ * only catches up (fillSearchServer). Before the database's preparation, which makes the server's
+ * tables. Returns what stops the server it started (nothing for one it found, or for another engine).
+ */
+export async function startSearchServer(log: (line: string) => void): Promise<() => Promise<void>> {
+  const cfg = config();
+  if (cfg.searchEngine !== 'groonga') return async () => {};
+  const url = new URL(cfg.searchGroongaUrl);
+  const answers = () => fetch(new URL('d/status', `${cfg.searchGroongaUrl.replace(/\/$/, '')}/`)).then((r) => r.ok, () => false);
+  if (await answers()) return async () => {};
+  const dir = join(tmpdir(), 'helpdesk-bench-groonga', cfg.database.name);
+  mkdirSync(dir, { recursive: true });
+  const db = join(dir, 'db');
+  log(`  starting groonga on ${url.host} (database ${dir})...`);
+  const child = spawn('groonga', ['-s', '--protocol', 'http', '--bind-address', url.hostname, '--port', url.port || '10041', ...(existsSync(db) ? [] : ['-n']), db], { stdio: 'ignore' });
+  // Not left behind by a run that fails.
+  process.once('exit', () => child.kill('SIGTERM'));
+  const started = Date.now();
+  while (!(await answers())) {
+    if (child.exitCode !== null) throw new Error(`groonga exited at start (code ${child.exitCode}): is groonga-bin installed, and ${url.host} free?`);
+    if (Date.now() - started > 30_000) throw new Error(`groonga did not answer on ${url.host}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return async () => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+  };
+}
+
+/**
+ * Brings the search server's documents up to date with the data set (the first run fills them
+ * from the tickets' change stream, as a new server is filled: docs/performance.md, Search).
+ */
+export async function fillSearchServer(log: (line: string) => void): Promise<void> {
+  if (config().searchEngine !== 'groonga') return;
+  sequelize(); // the models, which the index's reads use
+  await searchEngine().prepare();
+  const started = Date.now();
+  const { changes } = await syncGroongaIndex();
+  log(`  search server: ${changes.toLocaleString('en-GB')} ticket changes written in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
