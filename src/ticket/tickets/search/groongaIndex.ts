@@ -5,7 +5,7 @@ import { cursorExpired, decodeCursor, encodeCursor, readChanges, startAt, type C
 import { housekeeping } from '../../../scheduler/task';
 import { FILTER_COLUMNS } from './columns';
 import { DOCUMENT, IS_LISTED } from './document';
-import { groongaCommand, groongaTables } from './groongaServer';
+import { createGroongaTables, groongaCommand, groongaTables } from './groongaServer';
 
 /**
  * The Groonga server's documents (SEARCH_ENGINE=groonga, ./groonga.ts), written from the tickets'
@@ -58,6 +58,8 @@ export interface IndexRun { changes: number; completeUpTo: number }
 
 /** Writes what changed since the saved position, to the end of the stream. */
 async function catchUp(): Promise<IndexRun> {
+  // A server started afresh while the processes run (its tables gone) is made and filled again.
+  await createGroongaTables();
   let from = await savedPosition();
   if (!from || cursorExpired(from)) {
     // From the beginning: every document again (a deleted ticket's tombstone may be gone).
