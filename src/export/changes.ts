@@ -11,14 +11,15 @@ import type { ExportResource } from './tombstones';
 /**
  * The change stream of a resource, read by the incremental export (./feed.ts) and by the search
  * server's index (src/ticket/tickets/search/groongaIndex.ts): live records in `(updated_at, id)`
- * order and tombstones in `(deleted_at, id)` order, merged into one stream ordered by (time, kind, id), kind 0 a record and
- * 1 a tombstone. The cursor is the position of the last item read. Only rows changed up to
- * `exportSettleSeconds` ago are read (the horizon), and a page stops before any item of its span
- * that a transaction still open has written (heldBack): a transaction that stamped a row with
- * second T and commits late, however late, has committed before a reader passes T, so no reader
- * passes a row it has not seen yet. Each side is one keyset range over an index; no offset, no
- * count. All of it is read on the primary (the caller's readsFromPrimary): open transactions are
- * the primary's, and a replica may not have applied yet what the primary has committed.
+ * order and tombstones in `(deleted_at, id)` order, merged into one stream ordered by (time, kind,
+ * id), kind 0 a record and 1 a tombstone. The cursor is the position of the last item read. Only
+ * rows changed up to `exportSettleSeconds` ago are read (the horizon), and a page stops before any
+ * item of its span that a transaction still open has written (heldBack): a transaction that
+ * stamped a row with second T and commits late, however late, has committed before a reader
+ * passes T, so no reader passes a row it has not seen yet. Each side is one keyset range over an
+ * index; no offset, no count. All of it is read on the primary (the export's readsFromPrimary; a
+ * housekeeping job, as the index's, reads there): open transactions are the primary's, and a
+ * replica may not have applied yet what the primary has committed.
  *
  * Tombstones are kept for `exportTombstoneRetentionSeconds` (./prune.ts). A reader needs the
  * tombstones of the records it copied that were deleted since: those from the time its copy began

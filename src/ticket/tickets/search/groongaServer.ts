@@ -73,7 +73,8 @@ export function groongaTables(): { documents: string; terms: string; state: stri
 }
 
 /**
- * The tables, created when missing (idempotent; run at start-up by every process): one document
+ * The tables, created when missing (idempotent; at start-up by every process, and by each run of
+ * the index: ./groongaIndex.ts): one document
  * per listed ticket (key: its id; its text, and the ticket's columns a search may be narrowed by),
  * the text's index (TokenBigram, NormalizerAuto: as Mroonga's, so that both engines find the same
  * words), and the state (the index's position in the tickets' change stream).
