@@ -50,8 +50,11 @@ type Selected = Array<Array<unknown>>;
 const countOf = (a: Selected) => Number((a[0] as number[])[0]);
 const idsOf = (a: Selected) => a.slice(2).map((r) => Number((r as number[])[0]));
 
-/** Every select: no `column:value` nor pragma in the words; a lookup that finds nothing is not retried as a prefix one; no result cache (the whole server's). */
+/** Every select: a lookup that finds nothing is not retried as a prefix one; no result cache (the whole server's). */
 const SELECT = { match_escalation_threshold: -1, cache: 'no', output_columns: '_key' };
+
+/** The documents that hold the words (as words: no `column:value` nor pragma) and pass the filters. */
+const matching = (query: string, filter: string) => ({ match_columns: 'body', query, query_flags: 'NONE', ...(filter ? { filter } : {}) });
 
 async function groongaSelect(params: Record<string, string | number>): Promise<Selected> {
   const [answer] = await groongaCommand<Selected[]>('select', { table: groongaTables().documents, ...SELECT, ...params });
@@ -61,8 +64,7 @@ async function groongaSelect(params: Record<string, string | number>): Promise<S
 /** The words and filters, every match sorted by id for the page: the count is the result's size. */
 async function sortedPage(s: ListedSearch, query: string, filter: string): Promise<{ count: number; pageIds: number[] }> {
   const answer = await groongaSelect({
-    match_columns: 'body', query, query_flags: 'NONE', ...(filter ? { filter } : {}),
-    sort_keys: s.desc ? '-_key' : '_key', offset: integer(s.offset), limit: integer(s.limit),
+    ...matching(query, filter), sort_keys: s.desc ? '-_key' : '_key', offset: integer(s.offset), limit: integer(s.limit),
   });
   return { count: countOf(answer), pageIds: idsOf(answer) };
 }
@@ -94,7 +96,7 @@ async function windowPage(
     sort_keys: s.desc ? '-_key' : '_key', offset: integer(s.offset), limit: integer(s.limit),
   });
   if (countOf(window) < s.offset + s.limit) return undefined;
-  const all = await groongaSelect({ match_columns: 'body', query, query_flags: 'NONE', ...(filter ? { filter } : {}), limit: 0 });
+  const all = await groongaSelect({ ...matching(query, filter), limit: 0 });
   return { count: countOf(all), pageIds: idsOf(window) };
 }
 
