@@ -95,7 +95,7 @@ export function onceInTransaction<T>(t: Transaction, key: string, read: () => Pr
 /**
  * Reads done together on the primary with what other transactions have written and not committed
  * yet (a dirty read, READ UNCOMMITTED): how the event feed and the export tell that a transaction
- * still open holds something in a page's span (core/event.ts, export/feed.ts). Reads only.
+ * still open holds something in a page's span (core/event.ts, export/changes.ts). Reads only.
  */
 export function readUncommitted<T>(work: (t: Transaction) => Promise<T>): Promise<T> {
   return sequelize().transaction({ isolationLevel: Transaction.ISOLATION_LEVELS.READ_UNCOMMITTED }, work);

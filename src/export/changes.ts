@@ -91,7 +91,8 @@ function recordItem(row: Record<string, any>, s: number): Item {
   return { pos: { t: Number(row.updated_at), k: 0, id: Number(row.id), s }, row, fingerprint };
 }
 
-const before = (a: Position, b: Position) => a.t - b.t || a.k - b.k || a.id - b.id;
+/** Stream order: negative when position `a` comes before `b`, 0 at the same place. */
+export const comparePositions = (a: Position, b: Position): number => a.t - b.t || a.k - b.k || a.id - b.id;
 
 /**
  * The records (with their fingerprints: db/load.ts) and tombstones after `from` up to second
@@ -128,7 +129,7 @@ async function changesAfter(
   return [
     ...rows.map((row) => recordItem(row, from.s)),
     ...tombstones.map((tombstone) => ({ pos: { t: Number(tombstone.deleted_at), k: 1 as const, id: Number(tombstone.id), s: from.s }, tombstone })),
-  ].sort((a, b) => before(a.pos, b.pos));
+  ].sort((a, b) => comparePositions(a.pos, b.pos));
 }
 
 
@@ -164,7 +165,7 @@ export async function readChanges(source: ChangeSource, from: Position, limit: n
   // The page's span: up to its last item when more follow, else up to the horizon (an empty page
   // too: its end time says up to when the copy is complete).
   const held = from.t > horizon ? undefined : await heldBack(source, from, full ? read[read.length - 1].pos : null, horizon, read, filter);
-  const page = held ? read.filter((i) => before(i.pos, held) < 0) : read;
+  const page = held ? read.filter((i) => comparePositions(i.pos, held) < 0) : read;
   return {
     items: page,
     next: page.length ? page[page.length - 1].pos : from,
@@ -176,7 +177,7 @@ export async function readChanges(source: ChangeSource, from: Position, limit: n
 
 /** An item's identity in the stream: where it is, and what it holds (a record's fingerprint). */
 const sameItem = (a: Item, b: Item | undefined) =>
-  !!b && before(a.pos, b.pos) === 0 && (a.tombstone ? !!b.tombstone : a.fingerprint === b.fingerprint);
+  !!b && comparePositions(a.pos, b.pos) === 0 && (a.tombstone ? !!b.tombstone : a.fingerprint === b.fingerprint);
 
 /**
  * The first position of the page's span (after `from`, up to `last`, or up to the horizon when
@@ -195,5 +196,5 @@ async function heldBack(
   const upTo = last ? last.t : horizon;
   const current = await readUncommitted((t) => changesAfter(source, from, upTo, shown.length + 1, filter, t));
   const inPage = new Map(shown.map((i) => [`${i.pos.k}.${i.pos.id}.${i.pos.t}`, i]));
-  return current.find((i) => (!last || before(i.pos, last) <= 0) && !sameItem(i, inPage.get(`${i.pos.k}.${i.pos.id}.${i.pos.t}`)))?.pos;
+  return current.find((i) => (!last || comparePositions(i.pos, last) <= 0) && !sameItem(i, inPage.get(`${i.pos.k}.${i.pos.id}.${i.pos.t}`)))?.pos;
 }

@@ -236,7 +236,8 @@ export async function unmergeOthersFrom(userId: number, transaction: Transaction
   if (!others.length) return [];
   // Each statement stamps its rows with the time it starts (as beforePersonDeleted does: the
   // export holds readers back at a change it sees uncommitted, not at one stamped earlier).
-  const values = () => ({ userId, ids: others.map((o) => Number(o.id)), at: now() });
+  const ids = others.map((o) => Number(o.id));
+  const values = () => ({ userId, ids, at: now() });
   await execute(`UPDATE ticket_messages SET ticket_id = original_ticket_id, original_ticket_id = NULL, updated_at = :at
     WHERE original_ticket_id IN (:ids) AND ticket_id IN (SELECT id FROM tickets WHERE user_id = :userId)`, values(), transaction);
   await execute(`UPDATE ticket_attachments a JOIN ticket_messages m ON m.id = a.message_id SET a.ticket_id = m.ticket_id

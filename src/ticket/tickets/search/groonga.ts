@@ -2,7 +2,7 @@ import { select } from '../../../db/select';
 import { sqlFragment, sqlText, trusted, type BoundCondition } from '../../../db/sql';
 import { logger } from '../../../logger';
 import type { ColumnFilter, ListedPage, ListedSearch, SearchEngine } from './engine';
-import { groongaQuery } from './groongaQuery';
+import { groongaInteger as integer, groongaQuery, groongaString } from './groongaQuery';
 import { createGroongaTables, groongaCommand, groongaTables } from './groongaServer';
 import { innodbSearch } from './innodb';
 
@@ -26,11 +26,6 @@ import { innodbSearch } from './innodb';
  * now (a ticket gone from the list, or that no longer passes a filter, is left out of the page),
  * and the count is the index's.
  */
-
-const integer = (n: number) => {
-  if (!Number.isSafeInteger(n)) throw new Error(`not an integer: ${n}`);
-  return String(n);
-};
 
 /** A filter in Groonga's script syntax; `ids`: the filter's ids (those its statement selected for `rows`). */
 function scriptOf(f: ColumnFilter, ids: number[] | undefined): string {
@@ -89,8 +84,7 @@ async function windowPage(
   if (head.lo === null || head.hi === null) return undefined;
   const width = (s.offset + s.limit) * WINDOW_PER_TICKET;
   const edge = s.desc ? `_key >= ${integer(Math.max(0, Number(head.hi) - width))}` : `_key <= ${integer(Number(head.lo) + width)}`;
-  // The words in the filter: query()'s string, in the script's quotes.
-  const words = `query("body", "${query.replace(/["\\]/g, (c) => `\\${c}`)}", {"flags": "NONE"})`;
+  const words = `query("body", ${groongaString(query)}, {"flags": "NONE"})`;
   const window = await groongaSelect({
     filter: [edge, words, ...(filter ? [filter] : [])].join(' && '),
     sort_keys: s.desc ? '-_key' : '_key', offset: integer(s.offset), limit: integer(s.limit),

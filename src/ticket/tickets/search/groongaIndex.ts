@@ -1,7 +1,7 @@
 import { config } from '../../../config';
 import { select } from '../../../db/select';
 import { Ticket } from '../../../db/models';
-import { cursorExpired, decodeCursor, encodeCursor, readChanges, startAt, type ChangeSource, type Position } from '../../../export/changes';
+import { comparePositions, cursorExpired, decodeCursor, encodeCursor, readChanges, startAt, type ChangeSource, type Position } from '../../../export/changes';
 import { housekeeping } from '../../../scheduler/task';
 import { FILTER_COLUMNS } from './columns';
 import { DOCUMENT, IS_LISTED } from './document';
@@ -76,15 +76,12 @@ async function catchUp(): Promise<IndexRun> {
     // a help desk that changes nothing for longer than the tombstones are kept does not make
     // its position expire (and every document be written again).
     const done: Position = { t: page.endTime, k: 1, id: 0, s: from.s };
-    const next = page.endOfStream && later(done, page.next) ? done : page.next;
-    if (later(next, from)) await savePosition(next);
+    const next = page.endOfStream && comparePositions(done, page.next) > 0 ? done : page.next;
+    if (comparePositions(next, from) > 0) await savePosition(next);
     from = next;
     if (page.endOfStream) return { changes, completeUpTo: page.endTime };
   }
 }
-
-/** Whether position `a` comes after `b` in the stream. */
-const later = (a: Position, b: Position) => (a.t - b.t || a.k - b.k || a.id - b.id) > 0;
 
 let running: Promise<IndexRun> | undefined;
 

@@ -1,8 +1,8 @@
 /**
  * The words of a search as Groonga looks them up (Mroonga's `MATCH ... AGAINST`, the Groonga
- * server's `--query`): the boolean query with its phrases first: Groonga's parser drops a phrase that follows a prefix
- * term (`+word* +"a phrase"` finds nothing, `+"a phrase" +word*` finds it). Every term is required
- * (`+`), so the order means nothing else.
+ * server's `--query`): the boolean query with its phrases first: Groonga's parser drops a phrase
+ * that follows a prefix term (`+word* +"a phrase"` finds nothing, `+"a phrase" +word*` finds it).
+ * Every term is required (`+`), so the order means nothing else.
  */
 export function groongaQuery(booleanQuery: string): string {
   // TokenBigram splits a word where letters meet digits (`hp4200`: `hp`, `4200`), and then finds
@@ -14,3 +14,12 @@ export function groongaQuery(booleanQuery: string): string {
     .map((t) => (/\p{L}\p{N}|\p{N}\p{L}/u.test(t) ? t.replace(/\*$/, '') : t));
   return [...terms.filter((t) => t.includes('"')), ...terms.filter((t) => !t.includes('"'))].join(' ');
 }
+
+/** A number written into a Groonga command or script: a safe integer, or an error (never text of a request's). */
+export function groongaInteger(n: number): string {
+  if (!Number.isSafeInteger(n)) throw new Error(`not an integer: ${n}`);
+  return String(n);
+}
+
+/** A string in a Groonga command or script: in double quotes, with `"` and `\\` escaped. */
+export const groongaString = (v: string): string => `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`;

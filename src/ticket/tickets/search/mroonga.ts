@@ -6,7 +6,7 @@ import { allOf, sqlCondition, sqlFragment, sqlText, trusted, type BoundCondition
 import { logger } from '../../../logger';
 import { FILTER_COLUMNS } from './columns';
 import { DOCUMENT, IS_LISTED } from './document';
-import { groongaQuery } from './groongaQuery';
+import { groongaInteger as integer, groongaQuery, groongaString as commandValue } from './groongaQuery';
 import type { ColumnFilter, ListedPage, ListedSearch, SearchEngine } from './engine';
 
 /**
@@ -229,14 +229,6 @@ async function prepareMroonga(): Promise<void> {
   });
 }
 
-/** A value in a Groonga command: in double quotes, with `"` and `\\` escaped. */
-const commandValue = (v: string) => `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`;
-
-const integer = (n: number) => {
-  if (!Number.isSafeInteger(n)) throw new Error(`not an integer: ${n}`);
-  return String(n);
-};
-
 /** A filter on ids (a list, or those a statement selects). */
 type IdFilter = ColumnFilter & ({ ids: number[] } | { rows: BoundCondition });
 
@@ -333,7 +325,7 @@ async function listedPage(s: ListedSearch): Promise<ListedPage | null> {
   const page = ` --sort_keys ${s.desc ? '-_key' : '_key'} --offset ${integer(s.offset)} --limit ${integer(s.limit)} --output_columns _key`;
   const countOnly = ' --limit 0 --output_columns _key';
   // In a filter, the words are query()'s second argument: a script string inside the command's value.
-  const words = commandValue(`query("body", "${query.replace(/["\\]/g, (c) => `\\${c}`)}")`).slice(1, -1);
+  const words = commandValue(`query("body", ${commandValue(query)})`).slice(1, -1);
   const reach = s.offset + s.limit;
   const width = reach * WINDOW_PER_TICKET;
   const windowed = reach <= WINDOW_MAX_REACH;
