@@ -52,10 +52,13 @@ export const isBound = (c: unknown): c is BoundCondition =>
 const sqlOf = (c: BoundCondition) => (c.literal as unknown as { val: string }).val;
 
 /** Several bound conditions that must all hold. */
-export function allOf(conditions: BoundCondition[]): BoundCondition {
+export const allOf = (conditions: BoundCondition[]): BoundCondition => joined(conditions, ' AND ');
+
+/** Bound fragments joined by `separator` (a select list, CASE branches): their SQL as written, their values bound. */
+export function joined(items: BoundCondition[], separator = ', '): BoundCondition {
   return {
-    literal: literal(conditions.map(sqlOf).join(' AND ')),
-    replacements: Object.assign({}, ...conditions.map((c) => c.replacements)),
+    literal: literal(items.map(sqlOf).join(separator)),
+    replacements: Object.assign({}, ...items.map((c) => c.replacements)),
   };
 }
 

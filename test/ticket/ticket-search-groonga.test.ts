@@ -4,19 +4,23 @@
  * (every write of tickets and messages through the API, and a customer's delete), the list's
  * searches of words with field terms and filters answered by it (count and page), every other
  * search and every search while it is down answered by the SQL path, and what was written while
- * it was down, or before it was new, written when it is back.
+ * it was down, or before it was new, written when it is back; where the selects start (a small
+ * filter's tickets, else the words), and a schema left by an earlier version completed.
  */
 import { groongaPort } from './groongaEnv';
 import { GroongaServer } from '../helpers/groongaServer';
 import { sequelize } from '../../src/db/sequelize';
 import { QueryTypes } from 'sequelize';
 import { searchEngine } from '../../src/ticket/tickets/search/engine';
+import { groongaSearch } from '../../src/ticket/tickets/search/groonga';
+import { Brand } from '../../src/db/models';
 import { groongaCommand, groongaTables } from '../../src/ticket/tickets/search/groongaServer';
 import { searchIndexJob, syncGroongaIndex } from '../../src/ticket/tickets/search/groongaIndex';
 import { schedulerSpec } from '../../src/wiring';
 import { nowSec, unique, useApi } from '../helpers/app';
 import { expectList } from '../helpers/envelope';
 import { until } from '../helpers/privateRedis';
+import { enginePage, expectFilterStarts } from './filterStartCase';
 import { ids, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
 
 const server = new GroongaServer(groongaPort);
@@ -61,7 +65,7 @@ describe('the ticket search on a Groonga server', () => {
     await searchEngine().prepare();
     const tables = ((await groongaCommand<unknown[][]>('table_list', {})).slice(1)).map((r) => String(r[1]));
     const t = groongaTables();
-    expect(tables.filter((name) => [t.documents, t.terms, t.state].includes(name)).sort()).toEqual([t.documents, t.state, t.terms].sort());
+    expect(tables.filter((name) => [t.documents, t.terms, t.filterWords, t.state].includes(name)).sort()).toEqual([t.documents, t.filterWords, t.state, t.terms].sort());
     expect(schedulerSpec().jobs).toContain(searchIndexJob);
     expect(searchIndexJob.schedule!.every()).toBe(1000);
   });
@@ -123,6 +127,42 @@ describe('the ticket search on a Groonga server', () => {
     expect(await found({ search: `${w} status:"No such status"` })).toEqual({ ids: [], count: 0 });
     // Not the server's: a phrase beside an exclusion (the SQL path), with the same answer.
     expect(await found({ search: `${w} -Alpha` })).toEqual({ ids: [b.id, c.id], count: 2 });
+  });
+
+  const engine = (search: string, filters?: Record<string, unknown>) => enginePage(groongaSearch, search, filters);
+  /** How many documents a filter finds on the server. */
+  const counted = async (filter: string) => {
+    const [all] = await groongaCommand<unknown[][][]>('select', {
+      table: groongaTables().documents, filter, limit: 0, cache: 'no', match_escalation_threshold: -1,
+    });
+    return Number((all[0] as unknown as number[])[0]);
+  };
+
+  it('starts from a filter of few tickets (the index of filter_words), else from the words: the same page and exact count', async () => {
+    await expectFilterStarts({ engine: groongaSearch, api, f, word, written: indexed });
+    // A value is looked up as a whole word of filter_words: user_id:1 is not user_id:12 (nor 10, 100...).
+    const [{ maxUser }] = await sequelize().query<{ maxUser: number }>('SELECT MAX(user_id) AS maxUser FROM tickets', { type: QueryTypes.SELECT });
+    for (const [column, value] of [['user_id', 1], ['user_id', Math.floor(maxUser / 10)], ['status_id', ctx.openStatus], ['brand_id', ctx.brandId], ['internal', 0]] as const) {
+      const checked = await counted(`${column} == ${value}`);
+      expect({ column, value, indexed: await counted(`filter_words @ "${column}:${value}"`) }).toEqual({ column, value, indexed: checked });
+    }
+  });
+
+  it('completes a schema made by an earlier version (no filter words) and writes every document again', async () => {
+    const w = word();
+    const brand = await Brand.create({ name: unique('SchemaBrand') });
+    const department = await f.department({ name: unique('SchemaDept') }, brand.id);
+    const customer = await f.user({ brand_id: brand.id });
+    const a = await f.ticket({ brand: brand.id, department: department.id, user: customer.id, subject: `Schema ${w}` });
+    await indexed();
+    const t = groongaTables();
+    // As an earlier version left the server: no filter_words column, no index of it.
+    await groongaCommand('table_remove', { name: t.filterWords });
+    await groongaCommand('column_remove', { table: t.documents, name: 'filter_words' });
+    await searchIndexJob.handle({}, {} as never);
+    await indexed();
+    expect(await counted(`filter_words @ "brand_id:${brand.id}"`)).toBe(1);
+    expect(await engine(w, { brand: brand.id })).toEqual({ ids: [a.id], count: 1, start: 'brand_id' });
   });
 
   it('follows every write of tickets and messages through the API, and a customer\'s delete', async () => {

@@ -9,7 +9,6 @@ import { QueryTypes } from 'sequelize';
 import { sequelize } from '../../src/db/sequelize';
 import { searchEngine } from '../../src/ticket/tickets/search/engine';
 import { innodbSearch } from '../../src/ticket/tickets/search/innodb';
-import { listedSearch } from '../../src/ticket/tickets/search/listed';
 import { mroongaSearch } from '../../src/ticket/tickets/search/mroonga';
 import { capture } from '../../bench/capture';
 import { Brand, Department, DepartmentBrand, DepartmentEmail, TicketStatus } from '../../src/db/models';
@@ -17,6 +16,7 @@ import { newEmail, unique, useApi } from '../helpers/app';
 import { listQueries } from '../helpers/queries';
 import { expectList } from '../helpers/envelope';
 import { searchCases } from './searchCases';
+import { enginePage, expectFilterStarts } from './filterStartCase';
 import { ids, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
 
 searchCases();
@@ -236,48 +236,10 @@ describe('the Mroonga index', () => {
     expect(await page({ order_direction: 'desc', start: 1001, limit: 1 })).toEqual({ ids: [], count: 5 });
   });
 
-  /** The engine's own page for a search (as the list asks it: listed tickets by id), with where its select started. */
-  const engine = async (search: string, filters: Record<string, unknown> = {}, limit = 50) => {
-    const found = (await mroongaSearch.listedPage!(listedSearch(
-      { search, ...filters }, { brand: 'brand_id', status: 'status_id', department: 'department_id', internal: 'internal' }, [], { desc: false, offset: 0, limit },
-    )!))!;
-    return { ids: found.rows.map((r) => r.id), count: found.count, start: found.start };
-  };
+  const engine = (search: string, filters?: Record<string, unknown>) => enginePage(mroongaSearch, search, filters);
 
   it('starts from a filter of few tickets (the index of filter_words), else from the words: the same page and exact count', async () => {
-    const [w, rare] = [word(), word()];
-    const brand = await Brand.create({ name: unique('StartBrand') });
-    const department = await f.department({ name: unique('StartDept') }, brand.id);
-    const customer = await f.user({ brand_id: brand.id });
-    const mine = (subject: string) => f.ticket({ brand: brand.id, department: department.id, user: customer.id, subject });
-    const ours = [];
-    for (let i = 0; i < 3; i++) ours.push((await mine(`Start ${w} ${i}`)).id);
-    const others = [];
-    for (let i = 0; i < 2; i++) others.push((await f.ticket({ subject: `Start ${w} elsewhere` })).id);
-    const rareOne = await mine(`Start ${rare}`);
-
-    // The brand holds three tickets: the select starts from them, the words looked up among them.
-    expect(await engine(w, { brand: brand.id })).toEqual({ ids: ours, count: 3, start: 'brand_id' });
-    expect(await engine(rare, { brand: brand.id })).toEqual({ ids: [rareOne.id], count: 1, start: 'brand_id' });
-    expect(await engine(w, { brand: brand.id }, 2)).toEqual({ ids: ours.slice(0, 2), count: 3, start: 'brand_id' });
-    // A date range is not in filter_words: the words' five matches first, the range checked on them.
-    const all = [...ours, ...others].sort((a, b) => a - b);
-    expect(await engine(`${w} created>=2024-01-01`)).toEqual({ ids: all, count: 5, start: 'words' });
-    expect(await engine(`${w} created<2024-01-01`)).toEqual({ ids: [], count: 0, start: 'words' });
-    // A filter every listed ticket passes (internal 0 or 1: the counters hold it) is not checked; the answer is the same.
-    expect(await engine(`${w} created>=2024-01-01`, { internal: [0, 1] })).toEqual({ ids: all, count: 5, start: expect.any(String) });
-    // Several filters: the smallest first (the brand's three tickets), the others checked on the result.
-    expect(await engine(`${w} created>=2024-01-01`, { brand: brand.id, internal: 0 })).toEqual({ ids: ours, count: 3, start: 'brand_id' });
-    expect(await engine(`${w} created>=2024-01-01`, { brand: brand.id, internal: 1 })).toEqual({ ids: [], count: 0, start: expect.any(String) });
-    // A person's few tickets (counted in tickets): first.
-    const person = await f.user({ email: newEmail('startuser') });
-    const theirs = await f.ticket({ user: person.id, subject: `Start ${w} theirs` });
-    expect(await engine(`${w} user:${person.email}`)).toEqual({ ids: [theirs.id], count: 1, start: 'user_id' });
-    // A value with no ticket at all: nothing, at once.
-    expect(await engine(w, { brand: 999999999 })).toEqual({ ids: [], count: 0, start: 'brand_id' });
-    // The API answers the same.
-    const res = await api.get(BASE, { search: w, brand: brand.id, limit: 2 });
-    expect({ ids: ids(expectList(res)), count: res.body.count }).toEqual({ ids: ours.slice(0, 2), count: 3 });
+    await expectFilterStarts({ engine: mroongaSearch, api, f, word, written: async () => {} });
   });
 
   it('looks a value up as a whole word of filter_words: user_id:1 is not user_id:12', async () => {

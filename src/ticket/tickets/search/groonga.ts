@@ -1,7 +1,8 @@
 import { select } from '../../../db/select';
-import { sqlFragment, sqlText, trusted, type BoundCondition } from '../../../db/sql';
+import { joined as list, sqlFragment, sqlText, trusted, type BoundCondition } from '../../../db/sql';
 import { logger } from '../../../logger';
 import type { ColumnFilter, ListedPage, ListedSearch, SearchEngine } from './engine';
+import { counterSums, filterSize, indexableFilters, startsFromFilter, type IdFilter } from './filterStart';
 import { groongaInteger as integer, groongaQuery, groongaString } from './groongaQuery';
 import { createGroongaTables, groongaCommand, groongaTables } from './groongaServer';
 import { innodbSearch } from './innodb';
@@ -15,9 +16,10 @@ import { innodbSearch } from './innodb';
  * is missed: the stream holds back at a change not yet committed, and deletions come as tombstones.
  *
  * The list's searches of words with field terms and column filters (./listed.ts), in id order, are
- * answered by the server: the page's ids and the exact count of the documents that match (one
- * sorted select, or two with the window: windowPage); the page's tickets are then read from the
- * database by primary key. Every other search (a phrase, an exclusion, OR, a tag or an assignee
+ * answered by the server: the page's ids and the exact count of the documents that match (a
+ * window of the ids at the list's end, then a count or a sorted select, each started from the
+ * words or from a small filter's tickets: ./filterStart.ts); the page's tickets are then read from
+ * the database by primary key. Every other search (a phrase, an exclusion, OR, a tag or an assignee
  * beside the words, another order, the trash) is the SQL path's, on InnoDB's FULLTEXT indexes
  * (always kept): so is every search while the server cannot answer (logged), slower for common
  * words but never wrong.
@@ -48,20 +50,9 @@ const idsOf = (a: Selected) => a.slice(2).map((r) => Number((r as number[])[0]))
 /** Every select: a lookup that finds nothing is not retried as a prefix one; no result cache (the whole server's). */
 const SELECT = { match_escalation_threshold: -1, cache: 'no', output_columns: '_key' };
 
-/** The documents that hold the words (as words: no `column:value` nor pragma) and pass the filters. */
-const matching = (query: string, filter: string) => ({ match_columns: 'body', query, query_flags: 'NONE', ...(filter ? { filter } : {}) });
-
 async function groongaSelect(params: Record<string, string | number>): Promise<Selected> {
   const [answer] = await groongaCommand<Selected[]>('select', { table: groongaTables().documents, ...SELECT, ...params });
   return answer;
-}
-
-/** The words and filters, every match sorted by id for the page: the count is the result's size. */
-async function sortedPage(s: ListedSearch, query: string, filter: string): Promise<{ count: number; pageIds: number[] }> {
-  const answer = await groongaSelect({
-    ...matching(query, filter), sort_keys: s.desc ? '-_key' : '_key', offset: integer(s.offset), limit: integer(s.limit),
-  });
-  return { count: countOf(answer), pageIds: idsOf(answer) };
 }
 
 /** Pages reaching further than this (`start + limit`) skip the window. */
@@ -69,59 +60,83 @@ const WINDOW_MAX_REACH = 1_000;
 /** The window: this many ticket ids per ticket the page reaches. */
 const WINDOW_PER_TICKET = 20;
 
-/**
- * Sorting every match for a page is most of a common word's select (700,000 at 1M tickets: 50
- * ms of 90), so the page is first looked for among the ids at the list's end (the oldest, or the
- * newest descending): a window of WINDOW_PER_TICKET ids per ticket the page reaches, a range of
- * the key-ordered table, where the words and filters are checked on a few documents. When the
- * window holds `start + limit` matches they are the page (every other id comes after them), and
- * the count is a select without a sort; otherwise (a selective word, filters that thin the
- * matches) undefined, and the page is the sorted select's. As Mroonga's statement does (./mroonga.ts).
- */
-async function windowPage(
-  s: ListedSearch, query: string, filter: string, head: Record<string, unknown>,
-): Promise<{ count: number; pageIds: number[] } | undefined> {
-  if (head.lo === null || head.hi === null) return undefined;
-  const width = (s.offset + s.limit) * WINDOW_PER_TICKET;
-  const edge = s.desc ? `_key >= ${integer(Math.max(0, Number(head.hi) - width))}` : `_key <= ${integer(Number(head.lo) + width)}`;
-  const words = `query("body", ${groongaString(query)}, {"flags": "NONE"})`;
-  const window = await groongaSelect({
-    filter: [edge, words, ...(filter ? [filter] : [])].join(' && '),
-    sort_keys: s.desc ? '-_key' : '_key', offset: integer(s.offset), limit: integer(s.limit),
-  });
-  if (countOf(window) < s.offset + s.limit) return undefined;
-  const all = await groongaSelect({ ...matching(query, filter), limit: 0 });
-  return { count: countOf(all), pageIds: idsOf(window) };
-}
-
 /** Whether the server's last answer failed (a failure is logged once, until it answers again). */
 let failing = false;
 
 async function listedPage(s: ListedSearch): Promise<ListedPage | null> {
   // One statement: whether the words are a ticket's number (then the list's general path, which
-  // adds that ticket), and the ids of each filter given by a statement (a status's name, a
-  // department's tree).
+  // adds that ticket), the ids' range (for the window), the ids of each filter given by a
+  // statement (a status's name, a department's tree), and the sizes of the filters the selects
+  // may start from (./filterStart.ts), with the listed tickets' total.
   const byRows = s.filters.flatMap((f, i) => ('rows' in f ? [{ f, i }] : []));
+  const indexable = indexableFilters(s.filters);
+  const sizes = indexable.map(filterSize);
   const parts: BoundCondition[] = [
     sqlFragment`(SELECT COUNT(*) FROM tickets WHERE number = ${s.term}) AS numbered`,
-    // The ids' range, for the window (windowPage).
     sqlFragment`(SELECT MIN(id) FROM tickets) AS lo, (SELECT MAX(id) FROM tickets) AS hi`,
     ...byRows.map(({ f, i }) => sqlFragment`(SELECT GROUP_CONCAT(r.id) FROM ${(f as { rows: BoundCondition }).rows} r) AS ${trusted(`f${i}`)}`),
+    ...sizes.flatMap((z, j) => (z.count ? [sqlFragment`${z.count} AS ${trusted(`n${j}`)}`] : [])),
   ];
-  const [head] = await select<Record<string, string | number | null>>(
-    `SELECT ${parts.map(sqlText).join(', ')}`, Object.assign({}, ...parts.map((p) => p.replacements)),
-  );
+  const statement = indexable.length
+    ? sqlFragment`SELECT ${list(parts)}, k.* FROM (SELECT ${list(counterSums(sizes))} FROM ticket_list_counts WHERE state = 0) k`
+    : sqlFragment`SELECT ${list(parts)}`;
+  const [head] = await select<Record<string, string | number | null>>(sqlText(statement), statement.replacements);
   if (Number(head.numbered) > 0) return null;
   const ids = s.filters.map((f, i) => ('ids' in f ? f.ids : 'rows' in f ? String(head[`f${i}`] ?? '').split(',').filter(Boolean).map(Number) : undefined));
   // A filter that names nothing (a status no ticket can have) leaves nothing to find.
   if (ids.some((x) => x !== undefined && x.length === 0)) return { rows: [], count: 0, start: 'words' };
 
-  const filter = s.filters.map((f, i) => scriptOf(f, ids[i])).join(' && ');
+  const total = Number(head.total);
+  /** The listed tickets filter j holds (null: a person's, more than the cap counts). */
+  const size = (j: number): number | null => (head[`n${j}`] === null ? null : Number(head[`n${j}`]));
+  const indexOf = (f: ColumnFilter) => indexable.indexOf(f as IdFilter);
+  // Checked one by one on a result: every filter but one that every listed ticket passes (by the counters).
+  const checked = s.filters.flatMap((f, i) => {
+    const j = indexOf(f);
+    return j >= 0 && sizes[j].counter && size(j) === total ? [] : [{ i, script: scriptOf(f, ids[i]) }];
+  });
+  const checks = (except?: number) => checked.filter((c) => c.i !== except).map((c) => c.script);
   const query = groongaQuery(s.booleanQuery);
+  const words = `query("body", ${groongaString(query)}, {"flags": "NONE"})`;
+  /** The select's words and filters: from the words' matches, or from indexed filter j's tickets. */
+  const matching = (j: number): Record<string, string> => {
+    if (j < 0) {
+      const filter = checks().join(' && ');
+      return { match_columns: 'body', query, query_flags: 'NONE', ...(filter ? { filter } : {}) };
+    }
+    const f = indexable[j];
+    const values = ids[s.filters.indexOf(f)]!.map((id) => `filter_words @ ${groongaString(`${f.column}:${integer(id)}`)}`);
+    return { filter: [`(${values.join(' || ')})`, words, ...checks(s.filters.indexOf(f))].join(' && ') };
+  };
+  const sorted = { sort_keys: s.desc ? '-_key' : '_key', offset: integer(s.offset), limit: integer(s.limit) };
   const reach = s.offset + s.limit;
-  let found: { count: number; pageIds: number[] };
+  const width = reach * WINDOW_PER_TICKET;
+  const windowed = reach <= WINDOW_MAX_REACH && head.lo !== null && head.hi !== null;
+
+  let found: { count: number; pageIds: number[]; start: number };
   try {
-    found = (reach <= WINDOW_MAX_REACH && (await windowPage(s, query, filter, head))) || await sortedPage(s, query, filter);
+    // Sorting every match for a page is most of a common word's select (700,000 at 1M tickets: 50
+    // ms of 90), so the page is first looked for among the ids at the list's end (the oldest, or
+    // the newest descending): a window of WINDOW_PER_TICKET ids per ticket the page reaches, a
+    // range of the key-ordered table, where the words and filters are checked on a few documents.
+    // When the window holds `start + limit` matches they are the page (every other id comes after
+    // them), and the count is a select without a sort; otherwise (a selective word, filters that
+    // thin the matches) one select sorts and counts every match. As Mroonga's statement does.
+    const edge = s.desc ? `_key >= ${integer(Math.max(0, Number(head.hi) - width))}` : `_key <= ${integer(Number(head.lo) + width)}`;
+    const window = windowed ? await groongaSelect({ filter: [edge, words, ...checks()].join(' && '), ...sorted }) : undefined;
+    // Where the count (or the sorted select) starts: the smallest filter that holds fewer tickets than the words.
+    const share = window ? countOf(window) / width : 0;
+    let start = -1;
+    indexable.forEach((_, j) => {
+      const n = size(j);
+      if (n !== null && startsFromFilter(n, Number(head.joint), total, share) && (start < 0 || n < size(start)!)) start = j;
+    });
+    if (window && countOf(window) >= reach) {
+      found = { count: countOf(await groongaSelect({ ...matching(start), limit: 0 })), pageIds: idsOf(window), start };
+    } else {
+      const answer = await groongaSelect({ ...matching(start), ...sorted });
+      found = { count: countOf(answer), pageIds: idsOf(answer), start };
+    }
     failing = false;
   } catch (err) {
     if (!failing) logger.warn({ err: { message: (err as Error).message } }, 'the Groonga search server did not answer: searches take the SQL path (InnoDB) until it does');
@@ -135,7 +150,7 @@ async function listedPage(s: ListedSearch): Promise<ListedPage | null> {
     rows: pageIds.map((id) => byId.get(id)).filter((r): r is Record<string, unknown> => (
       !!r && r.deleted_at === null && r.merged_into_id === null && s.filters.every((f, i) => passes(r, f, ids[i])))),
     count,
-    start: 'words',
+    start: found.start >= 0 ? indexable[found.start].column : 'words',
   };
 }
 

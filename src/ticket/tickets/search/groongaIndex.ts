@@ -5,6 +5,7 @@ import { comparePositions, cursorExpired, decodeCursor, encodeCursor, readChange
 import { housekeeping } from '../../../scheduler/task';
 import { FILTER_COLUMNS } from './columns';
 import { DOCUMENT, IS_LISTED } from './document';
+import { filterWords } from './filterStart';
 import { createGroongaTables, groongaCommand, groongaTables } from './groongaServer';
 
 /**
@@ -40,7 +41,7 @@ const savePosition = (p: Position) => groongaCommand('load', { table: groongaTab
 async function writeDocuments(ids: number[]): Promise<void> {
   const t = groongaTables();
   const docs = await select<Record<string, unknown>>(
-    `SELECT t.id AS _key, ${DOCUMENT} AS body, ${FILTER_COLUMNS.map((c) => `t.${c}`).join(', ')}
+    `SELECT t.id AS _key, ${DOCUMENT} AS body, ${FILTER_COLUMNS.map((c) => `t.${c}`).join(', ')}, ${filterWords('t')} AS filter_words
       FROM (SELECT id FROM tickets WHERE id IN (:ids) UNION SELECT merged_into_id FROM tickets WHERE id IN (:ids) AND merged_into_id IS NOT NULL) c
       STRAIGHT_JOIN tickets t ON t.id = c.id WHERE ${IS_LISTED}`,
     { ids },

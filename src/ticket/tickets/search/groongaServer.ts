@@ -67,47 +67,62 @@ export async function groongaCommand<T = unknown>(name: string, params: Record<s
 }
 
 /** This help desk's tables on the server: named after its database (Groonga names: letters, digits, `_`). */
-export function groongaTables(): { documents: string; terms: string; state: string } {
+export function groongaTables(): { documents: string; terms: string; filterWords: string; state: string } {
   const prefix = `helpdesk_${config().database.name.replace(/[^0-9A-Za-z_]/g, '_')}`;
-  return { documents: `${prefix}_tickets`, terms: `${prefix}_terms`, state: `${prefix}_state` };
+  return { documents: `${prefix}_tickets`, terms: `${prefix}_terms`, filterWords: `${prefix}_filter_words`, state: `${prefix}_state` };
+}
+
+/** A table or a column of the schema, and the command that makes it. */
+interface Part { table: string; column?: string; command: 'table_create' | 'column_create'; params: Record<string, string> }
+
+/**
+ * One document per listed ticket (key: its id; its text, the ticket's columns a search may be
+ * narrowed by, and the same values as words: ./filterStart.ts), the text's index (TokenBigram,
+ * NormalizerAuto: as Mroonga's, so that both engines find the same words), the index of the
+ * filter words (TokenDelimit: one word per value), and the state (the index's position in the
+ * tickets' change stream). In order: a column after its table, an index after its source.
+ */
+function schema(t: ReturnType<typeof groongaTables>): Part[] {
+  const table = (name: string, params: Record<string, string>): Part => ({ table: name, command: 'table_create', params: { name, ...params } });
+  const column = (name: string, col: string, params: Record<string, string>): Part => ({ table: name, column: col, command: 'column_create', params: { table: name, name: col, ...params } });
+  return [
+    // Key-ordered (a patricia trie): a range of ids is read in order (the search's window).
+    table(t.documents, { flags: 'TABLE_PAT_KEY', key_type: 'UInt32' }),
+    column(t.documents, 'body', { flags: 'COLUMN_SCALAR', type: 'LongText' }),
+    ...FILTER_COLUMNS.map((c) => column(t.documents, c, { flags: 'COLUMN_SCALAR', type: 'UInt32' })),
+    column(t.documents, 'filter_words', { flags: 'COLUMN_SCALAR', type: 'ShortText' }),
+    table(t.terms, { flags: 'TABLE_PAT_KEY', key_type: 'ShortText', default_tokenizer: 'TokenBigram', normalizer: 'NormalizerAuto' }),
+    column(t.terms, 'body', { flags: 'COLUMN_INDEX|WITH_POSITION', type: t.documents, source: 'body' }),
+    table(t.filterWords, { flags: 'TABLE_PAT_KEY', key_type: 'ShortText', default_tokenizer: 'TokenDelimit' }),
+    column(t.filterWords, 'filter_words', { flags: 'COLUMN_INDEX', type: t.documents, source: 'filter_words' }),
+    table(t.state, { flags: 'TABLE_HASH_KEY', key_type: 'ShortText' }),
+    column(t.state, 'value', { flags: 'COLUMN_SCALAR', type: 'ShortText' }),
+  ];
+}
+
+/** The parts of the schema the server does not have (one `schema` command). */
+async function missingParts(t: ReturnType<typeof groongaTables>): Promise<Part[]> {
+  const { tables } = await groongaCommand<{ tables: Record<string, { columns: Record<string, unknown> }> }>('schema', {});
+  return schema(t).filter((p) => !(p.table in tables) || (p.column !== undefined && !(p.column in tables[p.table].columns)));
 }
 
 /**
- * The tables, created when missing (idempotent; at start-up by every process, and by each run of
- * the index: ./groongaIndex.ts): one document
- * per listed ticket (key: its id; its text, and the ticket's columns a search may be narrowed by),
- * the text's index (TokenBigram, NormalizerAuto: as Mroonga's, so that both engines find the same
- * words), and the state (the index's position in the tickets' change stream).
+ * The tables and their columns, each created when missing (idempotent; at start-up by every
+ * process, and by each run of the index: ./groongaIndex.ts), so that a server whose schema was
+ * made by an earlier version, or cut off halfway, is completed. Documents that were written
+ * without a column made now (the filter words) are written again: the index's position is
+ * dropped, and its next run writes every document afresh.
  */
 export async function createGroongaTables(): Promise<void> {
   const t = groongaTables();
-  const tables = async () => new Set(((await groongaCommand<unknown[][]>('table_list', {})).slice(1)).map((row) => String(row[1])));
-  const existing = await tables();
-  const run = (name: string, params: Record<string, string>) => groongaCommand(name, params);
+  const missing = await missingParts(t);
+  if (!missing.length) return;
+  const refill = !missing.some((p) => p.table === t.documents && !p.column) && missing.some((p) => p.table === t.documents);
   try {
-    await create(t, existing, run);
+    for (const p of missing) await groongaCommand(p.command, p.params);
   } catch (err) {
     // Another process starting at the same time made them first.
-    const now = await tables();
-    if (![t.documents, t.terms, t.state].every((name) => now.has(name))) throw err;
+    if ((await missingParts(t)).length) throw err;
   }
-}
-
-async function create(
-  t: ReturnType<typeof groongaTables>, existing: Set<string>, run: (name: string, params: Record<string, string>) => Promise<unknown>,
-): Promise<void> {
-  if (!existing.has(t.documents)) {
-    // Key-ordered (a patricia trie): a range of ids is read in order (the search's window).
-    await run('table_create', { name: t.documents, flags: 'TABLE_PAT_KEY', key_type: 'UInt32' });
-    await run('column_create', { table: t.documents, name: 'body', flags: 'COLUMN_SCALAR', type: 'LongText' });
-    for (const c of FILTER_COLUMNS) await run('column_create', { table: t.documents, name: c, flags: 'COLUMN_SCALAR', type: 'UInt32' });
-  }
-  if (!existing.has(t.terms)) {
-    await run('table_create', { name: t.terms, flags: 'TABLE_PAT_KEY', key_type: 'ShortText', default_tokenizer: 'TokenBigram', normalizer: 'NormalizerAuto' });
-    await run('column_create', { table: t.terms, name: 'body', flags: 'COLUMN_INDEX|WITH_POSITION', type: t.documents, source: 'body' });
-  }
-  if (!existing.has(t.state)) {
-    await run('table_create', { name: t.state, flags: 'TABLE_HASH_KEY', key_type: 'ShortText' });
-    await run('column_create', { table: t.state, name: 'value', flags: 'COLUMN_SCALAR', type: 'ShortText' });
-  }
+  if (refill) await groongaCommand('delete', { table: t.state, key: 'tickets' });
 }

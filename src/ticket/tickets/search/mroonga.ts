@@ -2,10 +2,11 @@ import { QueryTypes } from 'sequelize';
 import { config } from '../../../config';
 import { select } from '../../../db/select';
 import { sequelize } from '../../../db/sequelize';
-import { allOf, sqlCondition, sqlFragment, sqlText, trusted, type BoundCondition } from '../../../db/sql';
+import { joined as list, sqlCondition, sqlFragment, sqlText, trusted, type BoundCondition } from '../../../db/sql';
 import { logger } from '../../../logger';
 import { FILTER_COLUMNS } from './columns';
 import { DOCUMENT, IS_LISTED } from './document';
+import { counterSums, filterSize, filterWords, indexableFilters, SMALL_FILTER, type IdFilter } from './filterStart';
 import { groongaInteger as integer, groongaQuery, groongaString as commandValue } from './groongaQuery';
 import type { ColumnFilter, ListedPage, ListedSearch, SearchEngine } from './engine';
 
@@ -40,20 +41,10 @@ const TRIGGERS = [
 const FILL_CHUNK = 20_000;
 /**
  * The ticket's columns kept beside its text (./columns.ts), so that a search's field terms and the
- * list's filters are checked inside Groonga. No index of their own: Groonga then checks them on a
- * result one by one (an indexed column is always looked up in its index, however many tickets its
- * value holds).
+ * list's filters are checked inside Groonga, and the same values as words of `filter_words`, whose
+ * index a select may start from (./filterStart.ts).
  */
 const DOCUMENT_COLUMNS = FILTER_COLUMNS;
-/**
- * The same values again as words of `filter_words` (`status_id:3 user_id:17 ...`), whose index
- * (TokenDelimit: one word per value) finds a value's tickets without reading any other: the page
- * and count start from it when a filter holds fewer tickets than the words (listedPage).
- */
-const WORD_COLUMNS = ['status_id', 'priority_id', 'department_id', 'brand_id', 'channel_id', 'user_id', 'internal', 'locked'] as const;
-type WordColumn = (typeof WORD_COLUMNS)[number];
-const isWordColumn = (c: string): c is WordColumn => (WORD_COLUMNS as readonly string[]).includes(c);
-const filterWords = (alias: string) => `CONCAT_WS(' ', ${WORD_COLUMNS.map((c) => `CONCAT('${c}:', ${alias}.${c})`).join(', ')})`;
 const COLS = [...DOCUMENT_COLUMNS, 'filter_words'].join(', ');
 const colsOf = (alias: string) => [...DOCUMENT_COLUMNS.map((c) => `${alias}.${c}`), filterWords(alias)].join(', ');
 
@@ -229,9 +220,6 @@ async function prepareMroonga(): Promise<void> {
   });
 }
 
-/** A filter on ids (a list, or those a statement selects). */
-type IdFilter = ColumnFilter & ({ ids: number[] } | { rows: BoundCondition });
-
 /** The ids a filter names, as one comma-separated list (SQL yielding the text; `0` for none). */
 const idListText = (f: IdFilter): BoundCondition => ('ids' in f
   ? sqlCondition`${(f.ids.length ? f.ids : [0]).map(integer).join(',')}`
@@ -256,37 +244,12 @@ function groongaFilter(f: ColumnFilter): BoundCondition {
 const indexedFilter = (f: IdFilter): BoundCondition => sqlCondition`CONCAT(
   ${`(filter_words @ \\"${f.column}:`}, REPLACE(${idListText(f)}, ',', ${`\\" || filter_words @ \\"${f.column}:`}), ${'\\")'})`;
 
-/**
- * How many listed tickets a filter holds, for the choice of where the select starts: exact from
- * the list's counters (migration 018) for their columns; a person's tickets counted in `tickets`
- * up to PERSON_COUNT_CAP (more: as many as the whole list, never the start).
- */
-const PERSON_COUNT_CAP = 20_000;
-function filterSize(f: IdFilter): { counter?: BoundCondition; count?: BoundCondition } {
-  const values = 'ids' in f ? sqlFragment`${f.ids.length ? f.ids : [0]}` : f.rows;
-  if (f.column === 'user_id') {
-    return { count: sqlCondition`(SELECT IF(COUNT(*) >= ${PERSON_COUNT_CAP}, NULL, COUNT(*)) FROM (SELECT 1 FROM tickets WHERE user_id IN (${values}) LIMIT ${PERSON_COUNT_CAP}) u)` };
-  }
-  return { counter: sqlCondition`${trusted(f.column)} IN (${values})` };
-}
-
 /** Pages reaching further than this (`start + limit`) skip the window below. */
 const WINDOW_MAX_REACH = 1_000;
 /** The window: this many ticket ids per ticket the page reaches. */
 const WINDOW_PER_TICKET = 20;
-/**
- * A filter that holds at most this many listed tickets is where the select starts whatever the
- * words: reading it costs under a millisecond.
- */
-const SMALL_FILTER = 10_000;
 /** No filter to start from (an impossible size). */
 const NONE = '1e18';
-
-/** Bound conditions as one comma-separated list (or joined by `separator`). */
-const list = (items: BoundCondition[], separator = ', '): BoundCondition => ({
-  literal: trusted(items.map(sqlText).join(separator)).literal,
-  replacements: Object.assign({}, ...items.map((c) => c.replacements)),
-});
 
 /**
  * A page of listed tickets (their rows) and their exact count, in one statement of Groonga
@@ -303,12 +266,8 @@ const list = (items: BoundCondition[], separator = ', '): BoundCondition => ({
  *
  * Where the count (and the sorting select) starts: from the words (their matches, then each filter
  * checked on them one by one), or from the smallest filter found in the index of `filter_words`,
- * then the words looked up among its tickets, then the other filters checked one by one. Groonga
- * adds a record to a result set for about 60 ns (at 1M) and walks an index into an existing one
- * for about 15 ns a posting, so the filter is the start when it holds fewer tickets than the
- * words: when it is small (at most SMALL_FILTER), or when its size times the filters' joint size
- * is below d x total² (d: the window's share of matches; the words' matches are then about
- * d x total² / joint, taking the filters as independent of the words). Filter sizes come from the
+ * then the words looked up among its tickets, then the other filters checked one by one: the
+ * rule of ./filterStart.ts (startsFromFilter), written here in SQL. Filter sizes come from the
  * list's counters; a filter that every listed ticket passes (it holds `total`) is not checked.
  *
  * One derived table (LIMIT 1: materialised, each expression run once) holds the filters' texts
@@ -329,7 +288,7 @@ async function listedPage(s: ListedSearch): Promise<ListedPage | null> {
   const reach = s.offset + s.limit;
   const width = reach * WINDOW_PER_TICKET;
   const windowed = reach <= WINDOW_MAX_REACH;
-  const indexable = s.filters.filter((f): f is IdFilter => !('op' in f) && isWordColumn(f.column));
+  const indexable = indexableFilters(s.filters);
   const sizes = indexable.map(filterSize);
   const text = (v: string) => sqlCondition`${v}`;
   /** The checked filters (but `except`) as one --filter value, joined with && (CONCAT_WS leaves out a NULL: a filter every listed ticket passes). */
@@ -349,13 +308,7 @@ async function listedPage(s: ListedSearch): Promise<ListedPage | null> {
   column('numbered', sqlCondition`(SELECT COUNT(*) FROM tickets WHERE number = ${s.term})`);
   let counters = sqlFragment``;
   if (indexable.length) {
-    const counted = sizes.flatMap((z, j) => (z.counter ? [{ j, c: z.counter }] : []));
-    const sums = [
-      sqlFragment`SUM(n) AS total`,
-      counted.length ? sqlFragment`SUM(IF(${allOf(counted.map(({ c }) => c))}, n, 0)) AS joint` : sqlFragment`SUM(n) AS joint`,
-      ...counted.map(({ j, c }) => sqlFragment`SUM(IF(${c}, n, 0)) AS ${trusted(`n${j}`)}`),
-    ];
-    counters = sqlFragment` FROM (SELECT ${list(sums)} FROM ticket_list_counts WHERE state = 0) k`;
+    counters = sqlFragment` FROM (SELECT ${list(counterSums(sizes))} FROM ticket_list_counts WHERE state = 0) k`;
     parts.push(trusted('k.*'));
     sizes.forEach((z, j) => { if (z.count) column(`n${j}`, z.count); });
   }
