@@ -6,6 +6,7 @@ import { config } from '../src/config';
 import { sequelize } from '../src/db/sequelize';
 import { searchEngine } from '../src/ticket/tickets/search/engine';
 import { syncGroongaIndex } from '../src/ticket/tickets/search/groongaIndex';
+import { groongaCommand } from '../src/ticket/tickets/search/groongaServer';
 
 /**
  * With SEARCH_ENGINE=groonga, the benchmark's search server: the one at SEARCH_GROONGA_URL when
@@ -18,13 +19,16 @@ export async function startSearchServer(log: (line: string) => void): Promise<()
   const cfg = config();
   if (cfg.searchEngine !== 'groonga') return async () => {};
   const url = new URL(cfg.searchGroongaUrl);
-  const answers = () => fetch(new URL('d/status', `${cfg.searchGroongaUrl.replace(/\/$/, '')}/`)).then((r) => r.ok, () => false);
+  const answers = () => groongaCommand('status', {}).then(() => true, () => false);
   if (await answers()) return async () => {};
   const dir = join(tmpdir(), 'helpdesk-bench-groonga', cfg.database.name);
   mkdirSync(dir, { recursive: true });
   const db = join(dir, 'db');
   log(`  starting groonga on ${url.host} (database ${dir})...`);
-  const child = spawn('groonga', ['-s', '--protocol', 'http', '--bind-address', url.hostname, '--port', url.port || '10041', ...(existsSync(db) ? [] : ['-n']), db], { stdio: 'ignore' });
+  const gqtp = url.protocol === 'gqtp:';
+  const child = spawn('groonga', [
+    '-s', '--protocol', gqtp ? 'gqtp' : 'http', '--bind-address', url.hostname, '--port', url.port || (gqtp ? '10043' : '10041'), ...(existsSync(db) ? [] : ['-n']), db,
+  ], { stdio: 'ignore' });
   // Not left behind by a run that fails.
   process.once('exit', () => child.kill('SIGTERM'));
   const started = Date.now();

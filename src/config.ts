@@ -46,7 +46,7 @@ export interface Config {
   trustProxy: string;
   /** The ticket search's engine (src/ticket/tickets/search/engine.ts). */
   searchEngine: 'innodb' | 'mroonga' | 'groonga';
-  /** SEARCH_ENGINE=groonga: the Groonga server's HTTP address (src/ticket/tickets/search/groonga.ts). */
+  /** SEARCH_ENGINE=groonga: the Groonga server's address, gqtp:// or http(s):// (src/ticket/tickets/search/groongaServer.ts). */
   searchGroongaUrl: string;
   bodyLimit: string;
   /** Bodies over `largeBytes` (or of unknown length) parsed at once per process; more get 503. */
@@ -207,7 +207,7 @@ export const configSchema = Joi.object({
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info').description("pino level (`silent` to turn off)"),
   LOG_FORMAT: Joi.string().valid('auto', 'json', 'pretty').default('auto').description("`json` lines, or `pretty` lines for people (`12:00:01.234 INFO  web | web process listening port=3000`); `auto` is pretty on a terminal and JSON otherwise (`npm start` formats the lines of the processes it runs)"),
   SEARCH_ENGINE: Joi.string().valid('innodb', 'mroonga', 'groonga').default('innodb').description("The ticket search's engine: `innodb` (FULLTEXT indexes of the tickets and messages tables; slow for a common word at a million tickets), `mroonga` (MariaDB's Mroonga plugin: an index of each ticket's text kept by triggers, fast counts and pages; install `mariadb-plugin-mroonga` and `INSTALL SONAME 'ha_mroonga'`) or `groonga` (a Groonga search server at `SEARCH_GROONGA_URL`, on a machine of its own if need be, fed from the tickets' change stream by the scheduler worker a second or two behind the database; install `groonga-bin`); see docs/performance.md, Search"),
-  SEARCH_GROONGA_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://127.0.0.1:10041').description("with `SEARCH_ENGINE=groonga`: the Groonga server's HTTP address (`groonga -s --protocol http --port 10041 <database path>`); several help desks may share one server (each keeps its tables under its database's name)"),
+  SEARCH_GROONGA_URL: Joi.string().uri({ scheme: ['gqtp', 'http', 'https'] }).default('gqtp://127.0.0.1:10043').description("with `SEARCH_ENGINE=groonga`: the Groonga server's address: `gqtp://host:port` for Groonga's own protocol (`groonga -s --protocol gqtp --port 10043 <database path>`: connections kept open, the least CPU a command), or `http://` / `https://` for its HTTP interface (`--protocol http`, or a proxy in front of it); several help desks may share one server (each keeps its tables under its database's name)"),
   TRUST_PROXY: Joi.string().allow('').default('').custom((value: string) => {
     if (value === 'true' || /^\d+$/.test(value)) return value;
     const bad = value.split(',').map((e) => e.trim()).find((e) => !trustedProxy(e));

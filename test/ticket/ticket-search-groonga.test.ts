@@ -8,6 +8,7 @@
  * filter's tickets, else the words), and a schema left by an earlier version completed.
  */
 import { groongaPort } from './groongaEnv';
+import { readFileSync } from 'node:fs';
 import { GroongaServer } from '../helpers/groongaServer';
 import { sequelize } from '../../src/db/sequelize';
 import { QueryTypes } from 'sequelize';
@@ -17,10 +18,10 @@ import { Brand } from '../../src/db/models';
 import { groongaCommand, groongaTables } from '../../src/ticket/tickets/search/groongaServer';
 import { searchIndexJob, syncGroongaIndex } from '../../src/ticket/tickets/search/groongaIndex';
 import { schedulerSpec } from '../../src/wiring';
-import { nowSec, unique, useApi } from '../helpers/app';
+import { unique, useApi } from '../helpers/app';
 import { expectList } from '../helpers/envelope';
-import { until } from '../helpers/privateRedis';
 import { enginePage, expectFilterStarts } from './filterStartCase';
+import { indexed, word } from './groongaSupport';
 import { ids, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
 
 const server = new GroongaServer(groongaPort);
@@ -33,7 +34,6 @@ describe('the ticket search on a Groonga server', () => {
   let ctx: TicketContext;
   const f = ticketFactories(api, () => ctx);
   const BASE = '/api/ticket/ticket';
-  const word = () => Array.from({ length: 12 }, () => 'abcdefghijklmnopqrstuvwxyz'[Math.floor(Math.random() * 26)]).join('');
   const found = async (q: Record<string, unknown>) => {
     const res = await api.get(BASE, { limit: 200, ...q });
     expect(res.status).toBe(200);
@@ -47,15 +47,6 @@ describe('the ticket search on a Groonga server', () => {
     });
     return result.slice(2).map((r) => Number(r[0]));
   };
-  /**
-   * Runs the index until it holds every change made up to now (each run reads the stream to its
-   * end; the stream holds back the last EXPORT_SETTLE_SECONDS): progress, not a guessed wait.
-   */
-  const indexed = async () => {
-    const t = nowSec();
-    await until(async () => (await syncGroongaIndex()).completeUpTo >= t, 'the search index to catch up');
-  };
-
   beforeAll(async () => {
     ctx = await ticketContext();
   });
@@ -163,6 +154,35 @@ describe('the ticket search on a Groonga server', () => {
     await indexed();
     expect(await counted(`filter_words @ "brand_id:${brand.id}"`)).toBe(1);
     expect(await engine(w, { brand: brand.id })).toEqual({ ids: [a.id], count: 1, start: 'brand_id' });
+  });
+
+  /** The server's TCP connections now (its side of them, from /proc/net/tcp): ESTABLISHED, and closed waiting (TIME_WAIT). */
+  const connections = () => {
+    const port = groongaPort.toString(16).toUpperCase().padStart(4, '0');
+    const rows = readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1).map((l) => l.trim().split(/\s+/)).filter((r) => r[1]?.endsWith(`:${port}`));
+    return { open: rows.filter((r) => r[3] === '01').length, closed: rows.filter((r) => r[3] === '06').length };
+  };
+
+  it('speaks GQTP on connections kept open (at most eight), made again after the server restarts', async () => {
+    expect(process.env.SEARCH_GROONGA_URL).toBe(`gqtp://127.0.0.1:${groongaPort}`);
+    const w = word();
+    const a = await f.ticket({ subject: `Connected ${w}` });
+    await indexed();
+    const before = connections();
+    // Forty searches, twenty at a time: each two or three commands, on at most eight connections, none closed.
+    for (let round = 0; round < 2; round++) {
+      const pages = await Promise.all(Array.from({ length: 20 }, () => engine(w)));
+      expect(pages).toEqual(Array.from({ length: 20 }, () => ({ ids: [a.id], count: 1, start: 'words' })));
+    }
+    const after = connections();
+    expect(after.open).toBeGreaterThan(0);
+    expect(after.open).toBeLessThanOrEqual(8);
+    expect(after.closed).toBeLessThanOrEqual(before.closed);
+    // The server restarted: its connections are gone; the next commands make new ones.
+    await server.stop();
+    await server.start();
+    expect(await engine(w)).toEqual({ ids: [a.id], count: 1, start: 'words' });
+    expect(connections().open).toBeGreaterThan(0);
   });
 
   it('follows every write of tickets and messages through the API, and a customer\'s delete', async () => {

@@ -2,22 +2,25 @@ import http from 'node:http';
 import https from 'node:https';
 import { config } from '../../../config';
 import { FILTER_COLUMNS } from './columns';
+import { gqtpExchange } from './gqtp';
 
 /**
- * The Groonga server of SEARCH_ENGINE=groonga (`groonga -s --protocol http`): its commands over
- * HTTP, and the tables this help desk keeps there. Several help desks (or test runs) may share a
- * server: each keeps its tables under its database's name.
+ * The Groonga server of SEARCH_ENGINE=groonga: its commands, over GQTP (`gqtp://`, `groonga -s
+ * --protocol gqtp`: connections kept open, ./gqtp.ts) or HTTP (`http://`, `https://`: `groonga
+ * -s --protocol http`, or a proxy in front of it), and the tables this help desk keeps there.
+ * Several help desks (or test runs) may share a server: each keeps its tables under its
+ * database's name.
  */
 
 /** A command's answer may take this long (a search of a common word at a million tickets: about 0.1 s). */
 const TIMEOUT_MS = 30_000;
 
-/** Groonga's answer: a header (return code, start, elapsed, message on error), then the body. */
+/** Groonga's answer over HTTP: a header (return code, start, elapsed, message on error), then the body. */
 type Answer<T> = [[number, number, number, string?], T];
 
-// Connections are kept for a server that keeps them (groonga-httpd); Groonga's own HTTP server
-// closes each after its answer. node:http rather than fetch: a third of the CPU per command
-// (measured: 0.56 ms against 1.68 for a search, 16 at a time).
+// Connections are kept for a server that keeps them (groonga-httpd, a proxy); Groonga's own HTTP
+// server closes each after its answer. node:http rather than fetch: a third of the CPU per
+// command (measured: 0.56 ms against 1.68 for a search, 16 at a time).
 const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
 
 /** One HTTP exchange with the server: its status and body. */
@@ -40,30 +43,47 @@ function exchange(url: URL, body: string | undefined): Promise<{ status: number;
   });
 }
 
-/**
- * Runs a Groonga command: GET `/d/<name>?<params>`, or a POST of `body` as JSON (`load`). Returns
- * the answer's body; throws when the server cannot be reached or answers an error.
- */
-export async function groongaCommand<T = unknown>(name: string, params: Record<string, string | number>, body?: unknown): Promise<T> {
-  const base = config().searchGroongaUrl;
-  const url = new URL(`d/${name}`, base.endsWith('/') ? base : `${base}/`);
-  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, String(v));
-  let res: { status: number; text: string };
-  try {
-    res = await exchange(url, body === undefined ? undefined : JSON.stringify(body));
-  } catch (err) {
-    const e = err as Error & { code?: string };
-    throw new Error(`The Groonga server at ${url.origin} (SEARCH_GROONGA_URL) did not answer ${name}: ${e.code ?? e.message}`);
-  }
+/** The server's answer to a command was an error (not a failure to reach it). */
+class GroongaAnswerError extends Error {}
+
+/** A command over HTTP: GET `/d/<name>?<params>`, or a POST of the values (`load`). */
+async function overHttp<T>(url: URL, name: string, values: string | undefined): Promise<T> {
+  const res = await exchange(url, values);
   let answer: Answer<T>;
   try {
     answer = JSON.parse(res.text) as Answer<T>;
   } catch {
-    throw new Error(`Groonga ${name}: HTTP ${res.status}, not a Groonga answer: ${res.text.slice(0, 200)}`);
+    throw new GroongaAnswerError(`Groonga ${name}: HTTP ${res.status}, not a Groonga answer: ${res.text.slice(0, 200)}`);
   }
   const [rc, , , message] = answer[0];
-  if (rc !== 0) throw new Error(`Groonga ${name}: ${message ?? `return code ${rc}`}`);
+  if (rc !== 0) throw new GroongaAnswerError(`Groonga ${name}: ${message ?? `return code ${rc}`}`);
   return answer[1];
+}
+
+/** A command over GQTP, in its URI form (the values of a `load` as its `values` parameter): the answer is the body alone, or the error's message. */
+async function overGqtp<T>(url: URL, name: string, values: string | undefined): Promise<T> {
+  if (values !== undefined) url.searchParams.set('values', values);
+  const { status, text } = await gqtpExchange(url.hostname, Number(url.port || 10043), `/d/${name}${url.search}`, TIMEOUT_MS);
+  if (status !== 0) throw new GroongaAnswerError(`Groonga ${name}: ${text || `return code ${status}`}`);
+  return JSON.parse(text) as T;
+}
+
+/**
+ * Runs a Groonga command with these parameters (and `values`, JSON, for a `load`). Returns the
+ * answer's body; throws when the server cannot be reached or answers an error.
+ */
+export async function groongaCommand<T = unknown>(name: string, params: Record<string, string | number>, values?: unknown): Promise<T> {
+  const base = config().searchGroongaUrl;
+  const url = new URL(`d/${name}`, base.endsWith('/') ? base : `${base}/`);
+  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, String(v));
+  const json = values === undefined ? undefined : JSON.stringify(values);
+  try {
+    return await (url.protocol === 'gqtp:' ? overGqtp<T>(url, name, json) : overHttp<T>(url, name, json));
+  } catch (err) {
+    const e = err as Error & { code?: string };
+    if (e instanceof GroongaAnswerError) throw e;
+    throw new Error(`The Groonga server at ${url.protocol}//${url.host} (SEARCH_GROONGA_URL) did not answer ${name}: ${e.code ?? e.message}`);
+  }
 }
 
 /** This help desk's tables on the server: named after its database (Groonga names: letters, digits, `_`). */
