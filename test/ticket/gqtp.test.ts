@@ -48,14 +48,18 @@ async function scripted(answer: (conn: number, n: number, command: string) => Bu
 }
 
 describe('the GQTP client', () => {
-  it('sends the command in a frame and joins an answer of several frames; an error is its status and message', async () => {
+  it('sends the command in a frame and joins an answer of several frames, or of a long one; an error is its status and message', async () => {
+    const big = `"${'x'.repeat(1_000_000)}"`;
     const server = await scripted((_c, _n, command) => (command === '/d/bad'
       ? [frame('[bad] invalid name', { status: 65514 })]
-      : [frame('[[', { more: true }), frame(JSON.stringify(command), { more: true }), frame(']]')]));
+      : command === '/d/big' ? [frame(big)]
+        : [frame('[[', { more: true }), frame(JSON.stringify(command), { more: true }), frame(']]')]));
     try {
       expect(await gqtpExchange('127.0.0.1', server.port, '/d/select?table=x&query=a+b', 2000)).toEqual({ status: 0, text: '[["/d/select?table=x&query=a+b"]]' });
       expect(await gqtpExchange('127.0.0.1', server.port, '/d/bad', 2000)).toEqual({ status: 65514, text: '[bad] invalid name' });
-      // Both on the one connection, kept open.
+      // A frame of a megabyte, in many pieces of TCP.
+      expect(await gqtpExchange('127.0.0.1', server.port, '/d/big', 2000)).toEqual({ status: 0, text: big });
+      // All on the one connection, kept open.
       expect(server.connections()).toBe(1);
     } finally {
       await server.close();

@@ -66,10 +66,11 @@ class Connection {
     this.chunks.push(data);
     this.buffered += data.length;
     while (this.buffered >= HEADER) {
+      if (this.chunks[0].length < HEADER) this.chunks = [Buffer.concat(this.chunks)];
+      const size = this.chunks[0].readUInt32BE(8);
+      // A frame is joined once it has all come (not at every piece of a long one).
+      if (this.buffered < HEADER + size) return;
       const all = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks);
-      this.chunks = [all];
-      const size = all.readUInt32BE(8);
-      if (all.length < HEADER + size) return;
       const flags = all[5];
       const status = all.readUInt16BE(6);
       this.parts.push(all.subarray(HEADER, HEADER + size));
