@@ -65,7 +65,11 @@ async function overGqtp<T>(url: URL, name: string, values: string | undefined): 
   if (values !== undefined) url.searchParams.set('values', values);
   const { status, text } = await gqtpExchange(url.hostname, Number(url.port || 10043), `/d/${name}${url.search}`, TIMEOUT_MS);
   if (status !== 0) throw new GroongaAnswerError(`Groonga ${name}: ${text || `return code ${status}`}`);
-  return JSON.parse(text) as T;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new GroongaAnswerError(`Groonga ${name}: not a Groonga answer: ${text.slice(0, 200)}`);
+  }
 }
 
 /**
