@@ -126,9 +126,18 @@ export async function createWorker(spec: WorkerSpec) {
     const queue = new Queue(spec.queue, { connection, prefix: config().bullmqPrefix });
     queue.on('error', (err) => noteRedisError(err) || log.warn({ reason: err.message }, 'scheduler queue error'));
     schedulerQueue = queue;
+    const ours = new Set(scheduled.map(schedulerIdOf));
     const register = async () => {
       for (const def of scheduled) {
         await queue.upsertJobScheduler(schedulerIdOf(def), { every: def.schedule!.every() }, { name: def.name, data: {}, opts: def.options() });
+      }
+      // One spec per queue: a job scheduler on it that this release does not define was left by
+      // another release (a rollback: a newer one's job, which this worker has no handler for and
+      // would fail at every tick), and goes. The release started last decides.
+      for (const other of await queue.getJobSchedulers()) {
+        if (ours.has(other.key)) continue;
+        await queue.removeJobScheduler(other.key);
+        log.warn({ scheduler: other.key, job: other.name }, 'removed a job scheduler this release does not define');
       }
     };
     await register();

@@ -5,7 +5,9 @@ import { createWorker } from '../../src/queue/runWorker';
 import { schedulerSpec } from '../../src/wiring';
 import { jobIdOf } from '../../src/queue/outbox';
 import { useApi, unique } from '../helpers/app';
-import { mailQueue } from '../helpers/jobs';
+import { mailQueue, readQueue } from '../helpers/jobs';
+import { QUEUES } from '../../src/queue/names';
+import { schedulerIdOf } from '../../src/queue/jobs';
 import { waitFor } from '../helpers/smtp';
 
 useApi();
@@ -32,6 +34,24 @@ describe('the scheduler worker', () => {
     } finally {
       await scheduler.close();
       await jobs.close();
+    }
+  });
+
+  it('removes the job schedulers of its queue that this release does not define (a newer release\'s, after a rollback)', async () => {
+    const queue = readQueue(QUEUES.scheduler);
+    // As a newer release would have left it: a job this one has no handler for, every second.
+    await queue.queue.upsertJobScheduler('retired-job', { every: 1000 }, { name: 'retired.job', data: {} });
+    expect((await queue.queue.getJobSchedulers()).map((j) => j.key)).toContain('retired-job');
+    const scheduler = await createWorker(schedulerSpec());
+    try {
+      const keys = (await queue.queue.getJobSchedulers()).map((j) => j.key).sort();
+      expect(keys).toEqual(schedulerSpec().jobs.filter((j) => j.schedule).map(schedulerIdOf).sort());
+      // Nor is its next run left waiting.
+      const delayed = await queue.queue.getDelayed();
+      expect(delayed.filter((j) => j.name === 'retired.job')).toEqual([]);
+    } finally {
+      await scheduler.close();
+      await queue.close();
     }
   });
 });
