@@ -60,6 +60,15 @@ export function counterSums(sizes: Array<{ counter?: BoundCondition }>): BoundCo
 }
 
 /**
+ * The window (both engines): a page is first looked for among this many ticket ids per ticket it
+ * reaches, at the list's end; the share of them that match is the words' share of all tickets
+ * (startsFromFilter's `share`). Pages reaching further than WINDOW_MAX_REACH (`start + limit`)
+ * skip it.
+ */
+export const WINDOW_PER_TICKET = 20;
+export const WINDOW_MAX_REACH = 1_000;
+
+/**
  * A filter that holds at most this many listed tickets is where the select starts whatever the
  * words: reading it costs under a millisecond.
  */

@@ -2,7 +2,7 @@ import { select } from '../../../db/select';
 import { joined as list, sqlFragment, sqlText, trusted, type BoundCondition } from '../../../db/sql';
 import { logger } from '../../../logger';
 import type { ColumnFilter, ListedPage, ListedSearch, SearchEngine } from './engine';
-import { counterSums, filterSize, indexableFilters, startsFromFilter, type IdFilter } from './filterStart';
+import { counterSums, filterSize, indexableFilters, startsFromFilter, WINDOW_MAX_REACH, WINDOW_PER_TICKET, type IdFilter } from './filterStart';
 import { groongaInteger as integer, groongaQuery, groongaString } from './groongaQuery';
 import { createGroongaTables, groongaCommand, groongaTables } from './groongaServer';
 import { innodbSearch } from './innodb';
@@ -55,10 +55,6 @@ async function groongaSelect(params: Record<string, string | number>): Promise<S
   return answer;
 }
 
-/** Pages reaching further than this (`start + limit`) skip the window. */
-const WINDOW_MAX_REACH = 1_000;
-/** The window: this many ticket ids per ticket the page reaches. */
-const WINDOW_PER_TICKET = 20;
 
 /** Whether the server's last answer failed (a failure is logged once, until it answers again). */
 let failing = false;

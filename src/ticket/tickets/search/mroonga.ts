@@ -6,7 +6,7 @@ import { joined as list, sqlCondition, sqlFragment, sqlText, trusted, type Bound
 import { logger } from '../../../logger';
 import { FILTER_COLUMNS } from './columns';
 import { DOCUMENT, IS_LISTED } from './document';
-import { counterSums, filterSize, filterWords, indexableFilters, SMALL_FILTER, type IdFilter } from './filterStart';
+import { counterSums, filterSize, filterWords, indexableFilters, SMALL_FILTER, WINDOW_MAX_REACH, WINDOW_PER_TICKET, type IdFilter } from './filterStart';
 import { groongaInteger as integer, groongaQuery, groongaString as commandValue } from './groongaQuery';
 import type { ColumnFilter, ListedPage, ListedSearch, SearchEngine } from './engine';
 
@@ -244,10 +244,6 @@ function groongaFilter(f: ColumnFilter): BoundCondition {
 const indexedFilter = (f: IdFilter): BoundCondition => sqlCondition`CONCAT(
   ${`(filter_words @ \\"${f.column}:`}, REPLACE(${idListText(f)}, ',', ${`\\" || filter_words @ \\"${f.column}:`}), ${'\\")'})`;
 
-/** Pages reaching further than this (`start + limit`) skip the window below. */
-const WINDOW_MAX_REACH = 1_000;
-/** The window: this many ticket ids per ticket the page reaches. */
-const WINDOW_PER_TICKET = 20;
 /** No filter to start from (an impossible size). */
 const NONE = '1e18';
 
