@@ -15,7 +15,8 @@ export const name = '026_ticket_day_counts';
  * day whatever the session's time zone. Spread over slots by ticket id (today's rows take every
  * create and every update of the day). `lo_id`/`hi_id`: the smallest and largest ticket id ever
  * counted in the row; a ticket that leaves the row does not change them, so they bound the ids of
- * the tickets the row counts (never exactly): the page walks the id order from there.
+ * the tickets the row counts (never exactly): the page walks the id order from there. (Since
+ * migration 051 a past day's rows are folded into one: a day's rows are read together.)
  *
  * Write cost: a create adds to two rows (its day of created_at and of updated_at); an update
  * writes two rows per column whose day (or state, or merge) changed: one less on the old day, one
@@ -38,8 +39,11 @@ function dayCountSql(byStatus: boolean) {
   const add = (row: 'NEW' | 'OLD', col: number) => `INSERT INTO ticket_day_counts (col, state, ${key}, n, lo_id, hi_id)
   VALUES (${col}, ${STATE(row)}, ${row}.${DAY_COLUMNS[col]} DIV ${DAY}, ${status(row)}${row}.id MOD ${DAY_SLOTS}, 1, ${row}.id, ${row}.id)
   ON DUPLICATE KEY UPDATE n = n + 1, lo_id = LEAST(lo_id, VALUES(lo_id)), hi_id = GREATEST(hi_id, VALUES(hi_id))`;
-  const remove = (row: 'NEW' | 'OLD', col: number) => `UPDATE ticket_day_counts SET n = n - 1
-  WHERE col = ${col} AND state = ${STATE(row)} AND day = ${row}.${DAY_COLUMNS[col]} DIV ${DAY}${byStatus ? ` AND status_id = ${row}.status_id` : ''} AND slot = ${row}.id MOD ${DAY_SLOTS}`;
+  // An upsert, not an UPDATE: once a past day's rows are folded into one (migration 051), the
+  // ticket's slot may have no row, and its departure is then a row of -1.
+  const remove = (row: 'NEW' | 'OLD', col: number) => `INSERT INTO ticket_day_counts (col, state, ${key}, n, lo_id, hi_id)
+  VALUES (${col}, ${STATE(row)}, ${row}.${DAY_COLUMNS[col]} DIV ${DAY}, ${status(row)}${row}.id MOD ${DAY_SLOTS}, -1, ${row}.id, ${row}.id)
+  ON DUPLICATE KEY UPDATE n = n - 1`;
   const moved = (col: number) => {
     const c = DAY_COLUMNS[col];
     return `${STATE('OLD')} <> ${STATE('NEW')} OR NOT (OLD.merged_into_id <=> NEW.merged_into_id) OR OLD.${c} DIV ${DAY} <> NEW.${c} DIV ${DAY}${byStatus ? ' OR OLD.status_id <> NEW.status_id' : ''}`;

@@ -41,9 +41,10 @@ const add = (row: Row, col: number, d: number) => forCounted(row, d, `INSERT INT
   VALUES (${col}, ${STATE(row)}, ${d}, ${row}.${DAY_FILTER_COLUMNS[d]}, ${row}.${DAY_COLUMNS[col]} DIV ${DAY}, ${row}.id MOD ${DAY_SLOTS}, 1)
   ON DUPLICATE KEY UPDATE n = n + 1`);
 
-const remove = (row: Row, col: number, d: number) => forCounted(row, d, `UPDATE ticket_day_filter_counts SET n = n - 1
-  WHERE col = ${col} AND state = ${STATE(row)} AND dim = ${d} AND val = ${row}.${DAY_FILTER_COLUMNS[d]}
-    AND day = ${row}.${DAY_COLUMNS[col]} DIV ${DAY} AND slot = ${row}.id MOD ${DAY_SLOTS}`);
+// An upsert, not an UPDATE: a past day's folded rows (migration 051) may have none for the slot.
+const remove = (row: Row, col: number, d: number) => forCounted(row, d, `INSERT INTO ticket_day_filter_counts (col, state, dim, val, day, slot, n)
+  VALUES (${col}, ${STATE(row)}, ${d}, ${row}.${DAY_FILTER_COLUMNS[d]}, ${row}.${DAY_COLUMNS[col]} DIV ${DAY}, ${row}.id MOD ${DAY_SLOTS}, -1)
+  ON DUPLICATE KEY UPDATE n = n - 1`);
 
 const all = (f: (col: number, d: number) => string, cols = [0, 1]) => cols.flatMap((c) => dims.map((d) => `${f(c, d)};`)).join('\n    ');
 

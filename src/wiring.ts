@@ -11,6 +11,7 @@ import { subscribe, subscribeToAll, subscribersRegistered } from './events';
 import { idempotencyExpiryJob } from './idempotency/expiry';
 import { tombstonePruneJob } from './export/prune';
 import { searchIndexJob } from './ticket/tickets/search/groongaIndex';
+import { dayCounterFoldJob } from './ticket/tickets/dayCounterFold';
 import { claimPruneJob } from './queue/claims';
 import { recordingDeliveries } from './mail/deliveries';
 import { closeTransports } from './mail/transports';
@@ -94,7 +95,7 @@ export const schedulerSpec = (): WorkerSpec => ({
   // Besides housekeeping, the project's background work that is neither mail, mailbox nor webhook: bulk ticket changes.
   jobs: [
     banExpiryJob, outboxSweepJob, autoCloseJob, waitingRemindersJob, feedbackRequestsJob, idempotencyExpiryJob, bulkTicketJob, tombstonePruneJob, claimPruneJob,
-    slaPlanRecomputeJob, cascadeEventsJob, searchIndexJob,
+    slaPlanRecomputeJob, cascadeEventsJob, searchIndexJob, dayCounterFoldJob,
   ],
 });
 

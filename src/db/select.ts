@@ -18,6 +18,7 @@ export interface StatementObserver {
 interface Connection {
   query(sql: string | { sql: string; namedPlaceholders: boolean }, values: SelectValues): Promise<any[]>;
   execute(sql: string, values: SelectValues): Promise<any[]>;
+  batch(sql: string, values: SelectValues): Promise<any>;
 }
 interface Internals {
   connectionManager: { getConnection(o: { type: string }): Promise<Connection>; releaseConnection(c: Connection): void };
@@ -37,6 +38,13 @@ export interface SelectOptions {
    * zero byte takes two: a file of 8.5 MB of zeros made a statement over max_allowed_packet (16 MB).
    */
   binary?: boolean;
+  /**
+   * `values` is a list of rows (arrays, `?` placeholders): the statement is prepared once and run
+   * for each row in one round trip (the driver's batch). Each run is the statement's own plan: a
+   * DELETE by a whole primary key reads that row alone, where one DELETE of many keys (`IN` of
+   * rows, `OR`s) may scan the table, and lock and wait on rows it does not delete.
+   */
+  batch?: boolean;
 }
 
 /**
@@ -69,6 +77,7 @@ export async function select<T extends object = Record<string, unknown>>(sql: st
   if (typeof logging === 'function') logging(`Executing (${t ? t.id : 'default'}): ${sql}`);
   observer?.started(sql, values, t ? t.id : null);
   try {
+    if (options.batch && !named) return await connection.batch(sql, values);
     if (options.binary && !named) return await connection.execute(sql, values);
     return await connection.query(named ? { sql, namedPlaceholders: true } : sql, values);
   } catch (err) {
@@ -92,7 +101,7 @@ export async function select<T extends object = Record<string, unknown>>(sql: st
  * `select`'s path, in a transaction; counted as one of its writes (db/writes.ts), as the
  * statements Sequelize runs are. Returns how many rows it changed.
  */
-export async function execute(sql: string, values: SelectValues, transaction: Transaction | undefined, options: Pick<SelectOptions, 'binary'> = {}): Promise<number> {
+export async function execute(sql: string, values: SelectValues, transaction: Transaction | undefined, options: Pick<SelectOptions, 'binary' | 'batch'> = {}): Promise<number> {
   const result = (await select(sql, values, { transaction, ...options })) as unknown as { affectedRows?: number };
   countWrite({ transaction }, { sql });
   return Number(result.affectedRows ?? 0);

@@ -5,16 +5,16 @@
  * path; the page in id order walks the primary key between the range's id bounds or sorts the
  * range, by cost; the migrations go down and up.
  */
-import { QueryTypes } from 'sequelize';
 import { capture, type Statement } from '../../bench/capture';
 import * as m026 from '../../migrations/026_ticket_day_counts';
 import * as m027 from '../../migrations/027_ticket_day_status_counts';
 import * as m028 from '../../migrations/028_ticket_day_filter_counts';
 import { Channel, Ticket, TicketPriority, TicketStatus } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
-import { deepPaging } from '../../src/ticket/tickets/listPage';
+import { foldDayCounters } from '../../src/ticket/tickets/dayCounterFold';
 import { useApi } from '../helpers/app';
 import { expectList, expectSuccess } from '../helpers/envelope';
+import { deepPages, expectDayCounts, expectDayFilterCounts, query } from './dayCounterSupport';
 import { ids, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
 
 const api = useApi();
@@ -30,8 +30,6 @@ beforeAll(async () => {
   ctx = await ticketContext();
   statuses = (await TicketStatus.findAll({ order: [['id', 'ASC']] })).map((s) => s.id);
 });
-
-const query = <T extends object>(sql: string, replacements?: unknown[] | Record<string, unknown>): Promise<T[]> => sequelize().query<T>(sql, { replacements, type: QueryTypes.SELECT });
 
 /** Every ticket of the database in the range, counted the plain way. */
 async function actual(column: string, min: number | undefined, max: number | undefined, trashed = false, status?: number): Promise<number> {
@@ -277,20 +275,7 @@ describe('count of a date range with one other counted filter (migration 028)', 
 
 describe('migrations 026, 027 and 028', () => {
   const triggers = () => query<{ t: string }>("SELECT TRIGGER_NAME AS t FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE 'tickets\\_day\\_counts\\_%'");
-  /** The counters against the tickets: per date column, state, day (and status, `byStatus`). */
-  async function expectFilled(byStatus: boolean) {
-    const status = byStatus ? ', status_id' : '';
-    const counted = await query<Record<string, number>>(
-      `SELECT col, state, day${status}, SUM(n) AS n FROM ticket_day_counts GROUP BY col, state, day${status} HAVING SUM(n) <> 0 ORDER BY col, state, day${status}`,
-    );
-    const fromTickets = await query<Record<string, number>>(
-      `SELECT 0 AS col, IF(deleted_at IS NULL, 0, 1) AS state, created_at DIV ${DAY} AS day${status}, COUNT(*) AS n FROM tickets WHERE merged_into_id IS NULL GROUP BY 2, 3${status}
-       UNION ALL SELECT 1, IF(deleted_at IS NULL, 0, 1), updated_at DIV ${DAY}${status}, COUNT(*) FROM tickets WHERE merged_into_id IS NULL GROUP BY 2, 3${status}
-       ORDER BY col, state, day${status}`,
-    );
-    const rows = (list: Array<Record<string, number>>) => list.map((r) => Object.values(r).map(Number));
-    expect(rows(counted)).toEqual(rows(fromTickets));
-  }
+  const expectFilled = expectDayCounts;
 
   it('go down (027: the counters by day alone; 026: table and triggers gone) and up again (counts filled from the tickets)', async () => {
     const qi = sequelize().getQueryInterface();
@@ -323,18 +308,7 @@ describe('migrations 026, 027 and 028', () => {
   it('028 goes down (its table and triggers gone) and up again (counts filled from the tickets, then kept)', async () => {
     const qi = sequelize().getQueryInterface();
     const own = () => query<{ t: string }>("SELECT TRIGGER_NAME AS t FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE 'tickets\\_day\\_filter\\_counts\\_%'");
-    /** The counters against the tickets: per date column, state, filter column, value and day. */
-    async function expectFilterCounts() {
-      const counted = await query<Record<string, number>>(
-        'SELECT col, state, dim, val, day, SUM(n) AS n FROM ticket_day_filter_counts GROUP BY col, state, dim, val, day HAVING SUM(n) <> 0 ORDER BY col, state, dim, val, day',
-      );
-      const selects = m026.DAY_COLUMNS.flatMap((date, col) => m028.DAY_FILTER_COLUMNS.map((c, dim) => `SELECT ${col} AS col, IF(deleted_at IS NULL, 0, 1) AS state, ${dim} AS dim, ${c} AS val, ${date} DIV ${DAY} AS day, COUNT(*) AS n
-        FROM tickets WHERE merged_into_id IS NULL${m028.DAY_FLAG_COLUMNS.includes(c) ? ` AND ${c} = 1` : ''} GROUP BY 2, 4, 5`));
-      const fromTickets = await query<Record<string, number>>(`${selects.join(' UNION ALL ')} ORDER BY col, state, dim, val, day`);
-      const rows = (list: Array<Record<string, number>>) => list.map((r) => Object.values(r).map(Number));
-      expect(rows(counted)).toEqual(rows(fromTickets));
-      return fromTickets.length;
-    }
+    const expectFilterCounts = expectDayFilterCounts;
     await expectFilterCounts();
     await m028.down(qi);
     expect(await own()).toEqual([]);
@@ -356,20 +330,7 @@ describe('migrations 026, 027 and 028', () => {
 });
 
 describe('a deep page of the list, unfiltered or by one counted filter, positioned by the day counters', () => {
-  /** The page statement's values of a list request (pageEdge: the day's edge the page starts at). */
-  async function listed(q: Record<string, unknown>) {
-    const { statements, result } = await capture(() => api.get(BASE, { limit: 3, ...q }));
-    const page = statements.find((s) => s.sql.startsWith('SELECT STRAIGHT_JOIN t.* FROM (SELECT'))!;
-    // The list's own statements (the counters' and the page's; presenting the page reads the same either way).
-    const own = statements.filter((s) => /FROM ticket_list_counts|FROM ticket_day_(filter_)?counts|FROM `tickets`/.test(s.sql)).length;
-    return { ids: ids(expectList(result)), count: result.body.count as number, edge: (page.params as Record<string, unknown>).pageEdge, statements: own };
-  }
-  /** The same request read by skipping every entry before the page (no positioning). */
-  async function skipped(q: Record<string, unknown>) {
-    const kept = deepPaging.start;
-    deepPaging.start = Number.MAX_SAFE_INTEGER;
-    try { return await listed(q); } finally { deepPaging.start = kept; }
-  }
+  const { listed, skipped, positioning } = deepPages(api, BASE);
 
   it('gives the same pages as skipping, in id, created_at and updated_at order both ways, unfiltered or by one counted filter, and falls back where ids are out of day order', async () => {
     const priorities = (await TicketPriority.findAll({ order: [['id', 'ASC']] })).map((x) => x.id).slice(0, 2);
@@ -395,9 +356,8 @@ describe('a deep page of the list, unfiltered or by one counted filter, position
     }
     const made = all.slice(0, -1);
     const odd = all[all.length - 1];
-    const kept = deepPaging.start;
-    deepPaging.start = 1;
-    try {
+    /** Every page of each filter and order against skipping, and where the id order starts. */
+    const comparePages = () => positioning(async () => {
       // Positioned: unfiltered, by a status, a priority, a department's tree, a flag set. Not: a
       // flag's complement (read by skipping, the same pages).
       const filters = [{}, { status: statuses[1] }, { priority: priorities[1] }, { department: parent.id }, { locked: 1 }, { locked: 0 }];
@@ -432,8 +392,13 @@ describe('a deep page of the list, unfiltered or by one counted filter, position
       const byPriority = await skipped({ priority: priorities[1] });
       const fromBound = await listed({ priority: priorities[1], order_column: 'id', start: byPriority.count - 3 });
       expect({ edge: fromBound.edge, ids: fromBound.ids }).toEqual({ edge: made[0].id, ids: [made[1], made[3], made[5]].map((t) => t.id) });
+    });
+    try {
+      await comparePages();
+      // The same once the past days' rows are folded (migration 051; every day of this test is past at F + 10 days).
+      expect(await foldDayCounters(F + 10 * DAY)).toBeGreaterThan(0);
+      await comparePages();
     } finally {
-      deepPaging.start = kept;
       // Gone again: tickets dated decades ahead would stay past every later test's horizon (the
       // export of a later file in this worker's database never reaches them).
       await sequelize().query('DELETE FROM tickets WHERE id IN (?)', { replacements: [all.map((t) => t.id)] });

@@ -1,0 +1,70 @@
+/**
+ * The day counters (migrations 026-028, 051) against the tickets, and a deep page of the ticket list
+ * read with and without their positioning (src/ticket/tickets/listPage.ts): shared by the date
+ * tests and the fold's (not a test file itself).
+ */
+import { QueryTypes } from 'sequelize';
+import { capture } from '../../bench/capture';
+import { DAY, DAY_COLUMNS } from '../../migrations/026_ticket_day_counts';
+import { DAY_FILTER_COLUMNS, DAY_FLAG_COLUMNS } from '../../migrations/028_ticket_day_filter_counts';
+import { sequelize } from '../../src/db/sequelize';
+import { deepPaging } from '../../src/ticket/tickets/listPage';
+import type { TestApi } from '../helpers/app';
+import { expectList } from '../helpers/envelope';
+import { ids } from './ticketSupport';
+
+export const query = <T extends object>(sql: string, replacements?: unknown[] | Record<string, unknown>): Promise<T[]> =>
+  sequelize().query<T>(sql, { replacements, type: QueryTypes.SELECT });
+
+const rows = (list: Array<Record<string, number>>) => list.map((r) => Object.values(r).map(Number));
+
+/** `ticket_day_counts` against the tickets: per date column, state, day (and status, `byStatus`). */
+export async function expectDayCounts(byStatus: boolean): Promise<void> {
+  const status = byStatus ? ', status_id' : '';
+  const counted = await query<Record<string, number>>(
+    `SELECT col, state, day${status}, SUM(n) AS n FROM ticket_day_counts GROUP BY col, state, day${status} HAVING SUM(n) <> 0 ORDER BY col, state, day${status}`,
+  );
+  const fromTickets = await query<Record<string, number>>(
+    `SELECT 0 AS col, IF(deleted_at IS NULL, 0, 1) AS state, created_at DIV ${DAY} AS day${status}, COUNT(*) AS n FROM tickets WHERE merged_into_id IS NULL GROUP BY 2, 3${status}
+     UNION ALL SELECT 1, IF(deleted_at IS NULL, 0, 1), updated_at DIV ${DAY}${status}, COUNT(*) FROM tickets WHERE merged_into_id IS NULL GROUP BY 2, 3${status}
+     ORDER BY col, state, day${status}`,
+  );
+  expect(rows(counted)).toEqual(rows(fromTickets));
+}
+
+/** `ticket_day_filter_counts` against the tickets: per date column, state, filter column, value and day. Returns the rows compared. */
+export async function expectDayFilterCounts(): Promise<number> {
+  const counted = await query<Record<string, number>>(
+    'SELECT col, state, dim, val, day, SUM(n) AS n FROM ticket_day_filter_counts GROUP BY col, state, dim, val, day HAVING SUM(n) <> 0 ORDER BY col, state, dim, val, day',
+  );
+  const selects = DAY_COLUMNS.flatMap((date, col) => DAY_FILTER_COLUMNS.map((c, dim) => `SELECT ${col} AS col, IF(deleted_at IS NULL, 0, 1) AS state, ${dim} AS dim, ${c} AS val, ${date} DIV ${DAY} AS day, COUNT(*) AS n
+    FROM tickets WHERE merged_into_id IS NULL${DAY_FLAG_COLUMNS.includes(c) ? ` AND ${c} = 1` : ''} GROUP BY 2, 4, 5`));
+  const fromTickets = await query<Record<string, number>>(`${selects.join(' UNION ALL ')} ORDER BY col, state, dim, val, day`);
+  expect(rows(counted)).toEqual(rows(fromTickets));
+  return fromTickets.length;
+}
+
+/** A deep page of the ticket list: with the day counters' positioning and without it. */
+export function deepPages(api: TestApi, base: string) {
+  /** The page (pageEdge: the day's edge or id the page starts at) and the list's own statements. */
+  async function listed(q: Record<string, unknown>) {
+    const { statements, result } = await capture(() => api.get(base, { limit: 3, ...q }));
+    const page = statements.find((s) => s.sql.startsWith('SELECT STRAIGHT_JOIN t.* FROM (SELECT'))!;
+    // The list's own statements (the counters' and the page's; presenting the page reads the same either way).
+    const own = statements.filter((s) => /FROM ticket_list_counts|FROM ticket_day_(filter_)?counts|FROM `tickets`/.test(s.sql)).length;
+    return { ids: ids(expectList(result)), count: result.body.count as number, edge: (page.params as Record<string, unknown>).pageEdge, statements: own };
+  }
+  /** The same request read by skipping every entry before the page (no positioning). */
+  async function skipped(q: Record<string, unknown>) {
+    const kept = deepPaging.start;
+    deepPaging.start = Number.MAX_SAFE_INTEGER;
+    try { return await listed(q); } finally { deepPaging.start = kept; }
+  }
+  /** `work` with every page from the first positioned (none is below deepPaging.start). */
+  async function positioning<T>(work: () => Promise<T>): Promise<T> {
+    const kept = deepPaging.start;
+    deepPaging.start = 1;
+    try { return await work(); } finally { deepPaging.start = kept; }
+  }
+  return { listed, skipped, positioning };
+}
