@@ -93,7 +93,7 @@ describe('through the API', () => {
     await settled(ticket.id);
   });
 
-  it('a user\'s reply reaches the ticket\'s CC addresses (not its author), threaded, with its files; send_user_email=0 none', async () => {
+  it('a user\'s reply reaches the ticket\'s CC addresses and, written by someone else, its user (never its author), threaded, with its files; send_user_email=0 none', async () => {
     const email = newEmail('owner');
     const [cc1, cc2] = [newEmail('cc1'), newEmail('cc2')];
     const created = ok(await api.post('/api/ticket/ticket', {
@@ -124,29 +124,41 @@ describe('through the API', () => {
     await settled(ticket.id);
     expect(await MailMessageId.count({ where: { ticket_id: ticket.id, ticket_message_id: reply.id, direction: 'out' } })).toBe(1);
 
-    // A person on the CC list replies: the other CC address gets it, not the author; threaded on
-    // the copy before, which the CC addresses had.
+    // A person on the CC list replies: the ticket's user (To) and the other CC address get it, not
+    // the author; threaded on the acknowledgement, the latest mail all of them had (the user never
+    // had the CC addresses' copy before).
     const copied = await customer(m.world.brand.id, { email: cc1 });
     const theirs = ok(await api.post('/api/ticket/message', { ticket_id: ticket.id, user_id: copied.id, text: 'Same here.', send_operators_email: 0 }));
     const second = await mailAbout(m.smtp, ticket, theirs.id);
-    expect(second.envelopeTo).toEqual([cc2]);
-    expect(bare(second.parsed.inReplyTo)).toBe(bare(copy.parsed.messageId));
+    expect(second.envelopeTo.sort()).toEqual([cc2, email].sort());
+    expect(second.parsed.to && 'value' in second.parsed.to ? second.parsed.to.value.map((a) => a.address) : []).toEqual([email]);
+    expect(bare(second.parsed.inReplyTo)).toBe(bare(opened.parsed.messageId));
     await settled(ticket.id);
 
     // send_user_email=0: nobody.
     const quiet = ok(await api.post('/api/ticket/message', { ticket_id: ticket.id, user_id: ticket.user_id, text: 'Quiet.', send_user_email: 0, send_operators_email: 0 }));
     await settled(ticket.id);
     expect((await mailEntries(ticket.id)).filter((e) => e.payload.messageId === quiet.id)).toEqual([]);
-    expect(mailsOf(m.smtp, ticket).map((mail) => mail.envelopeTo.sort())).toEqual([[cc1, cc2, email].sort(), [cc1, cc2].sort(), [cc2]]);
-    expect(mailsOf(m.smtp, ticket).flatMap((mail) => mail.envelopeTo).filter((a) => a === email)).toHaveLength(1);
+    expect(mailsOf(m.smtp, ticket).map((mail) => mail.envelopeTo.sort())).toEqual([[cc1, cc2, email].sort(), [cc1, cc2].sort(), [cc2, email].sort()]);
+    expect(mailsOf(m.smtp, ticket).flatMap((mail) => mail.envelopeTo).filter((a) => a === email)).toHaveLength(2);
 
-    // A reply by mail (as the mailbox worker files it) copied to cc2 reached cc2 itself: only cc1 gets the copy.
+    // A reply by mail (as the mailbox worker files it) copied to cc2 reached cc2 itself: only cc1 gets the copy,
+    // threaded on the CC addresses' own copy before (not on the copy of cc1's reply, which cc1 never had).
     const byMail = await transaction((t) => addMessage({ ticketId: ticket.id, userId: ticket.user_id, text: 'By mail.', channel: 'email', cc: [cc2], sendOperatorsEmail: false }, t));
-    expect((await mailAbout(m.smtp, ticket, byMail.message.id)).envelopeTo).toEqual([cc1]);
+    const byMailCopy = await mailAbout(m.smtp, ticket, byMail.message.id);
+    expect(byMailCopy.envelopeTo).toEqual([cc1]);
+    expect(bare(byMailCopy.parsed.inReplyTo)).toBe(bare(copy.parsed.messageId));
     await settled(ticket.id);
     expect(mailsOf(m.smtp, ticket)).toHaveLength(4);
 
-    // An operator's reply to the user and CC names none of the copies, which the user never had: In-Reply-To the
+    // A person on the CC list replies by mail (copying the ticket's user, whose address the message's
+    // `cc` does not keep): a reply by mail reaches the ticket's user only as its author sent it; cc2 gets the copy.
+    const ccByMail = await transaction((t) => addMessage({ ticketId: ticket.id, userId: copied.id, text: 'Me too, by mail.', channel: 'email', cc: [email], sendOperatorsEmail: false }, t));
+    expect((await mailAbout(m.smtp, ticket, ccByMail.message.id)).envelopeTo).toEqual([cc2]);
+    await settled(ticket.id);
+    expect(mailsOf(m.smtp, ticket)).toHaveLength(5);
+
+    // An operator's reply to the user and CC names none of the copies, which not all of them had: In-Reply-To the
     // acknowledgement, the latest mail they all had.
     const answer = ok(await api.post('/api/ticket/message', { ticket_id: ticket.id, user_id: m.world.direct.id, text: 'A new roller is on its way.', send_operators_email: 0 }));
     const answerMail = await mailAbout(m.smtp, ticket, answer.id);
@@ -238,11 +250,12 @@ describe('through the API', () => {
     expect(bare(feedback.parsed.inReplyTo)).toBe(bare(closing.parsed.messageId));
     await settled(ticket.id);
 
-    // A person on the CC list replies: the copy to the other one names the closing mail, which they had, not the feedback request.
+    // A person on the CC list replies: the copy to the user and the other one names the closing mail, which they had, not the
+    // feedback request, which the other one never had.
     const copied = await customer(m.world.brand.id, { email: cc1 });
     const theirs = ok(await api.post('/api/ticket/message', { ticket_id: ticket.id, user_id: copied.id, text: 'One more thing.', send_operators_email: 0 }));
     const copy = await mailAbout(m.smtp, ticket, theirs.id);
-    expect(copy.envelopeTo).toEqual([cc2]);
+    expect(copy.envelopeTo.sort()).toEqual([cc2, email].sort());
     expect(bare(copy.parsed.inReplyTo)).toBe(bare(closing.parsed.messageId));
     expect([copy.parsed.references].flat().map(bare)).not.toContain(bare(feedback.parsed.messageId));
     await settled(ticket.id);

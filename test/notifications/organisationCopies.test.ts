@@ -68,7 +68,7 @@ describe('a manager with organisation_notifications', () => {
     expect(reached(ticket, manager.email)).toEqual([]);
   });
 
-  it('gets a colleague\'s reply (no CC list needed), never a copy of their own reply, and the ticket\'s user none of it', async () => {
+  it('gets a colleague\'s reply (no CC list needed), never a copy of their own reply, which the ticket\'s user gets', async () => {
     const { manager, colleague } = await organisation();
     const second = await customer(m.world.brand.id, { organisation_id: colleague.organisation_id, organisation_access_level: MANAGER });
     const { ticket } = await openTicket(m.world, { user: colleague, sendUserEmail: false });
@@ -77,12 +77,13 @@ describe('a manager with organisation_notifications', () => {
     await settled(ticket.id);
     expect(customerMails(ticket, theirs.id).map((mail) => mail.envelopeTo.sort())).toEqual([[manager.email, second.email].sort()]);
 
-    // The manager answers their colleague's ticket: the other manager is copied, the author not.
+    // The manager answers their colleague's ticket: the colleague (To) and the other manager are copied, the author not.
     const own = await addMessage(ticket, manager);
     await settled(ticket.id);
-    expect(customerMails(ticket, own.id).map((mail) => mail.envelopeTo)).toEqual([[second.email]]);
+    expect(customerMails(ticket, own.id).map((mail) => mail.envelopeTo.sort())).toEqual([[colleague.email, second.email].sort()]);
+    expect(customerMails(ticket, own.id).map((mail) => addresses(mail.parsed.to))).toEqual([[colleague.email]]);
     expect(reached(ticket, manager.email)).toHaveLength(1);
-    expect(reached(ticket, colleague.email)).toEqual([]);
+    expect(reached(ticket, colleague.email)).toHaveLength(1);
   });
 
   it('of their own ticket, or also on the CC list, gets each mail once; send_user_email 0 copies nobody', async () => {

@@ -8,7 +8,7 @@ export type MailDirection = 'out' | 'in';
  * ticket's user alone (`owner`: a feedback request), one operator, or a forward's recipients. Null
  * for mails sent before it was stored.
  */
-export type MailAudience = 'user' | 'cc' | 'owner' | 'forward' | `operator:${number}`;
+export type MailAudience = 'user' | 'cc' | 'others' | 'owner' | 'forward' | `operator:${number}`;
 
 /**
  * The Message-ID of a mail of a ticket (without angle brackets): every mail the help desk sends

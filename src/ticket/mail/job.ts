@@ -38,7 +38,8 @@ import { threadIndex, threadTopic } from './outlookThread';
 
 /**
  * Mails to the ticket's user (and its CC addresses). `user_user_ticket_reply` (SupportPal 5's
- * name) is a user's reply copied to the CC addresses only: a department has no template key of
+ * name) is a user's reply copied to the other people of the ticket (its CC addresses, and its user
+ * when someone else wrote it), never to its author: a department has no template key of
  * its own for it, so it goes out with the department's `user_ticket_reply` (docs/mail.md).
  */
 export const USER_MAIL_KINDS = [
@@ -173,12 +174,17 @@ async function userDraft(kind: UserMailKind, p: TicketMailPayload, { ticket, bra
   let user: string[];
   let others: string[];
   if (kind === 'user_user_ticket_reply') {
-    // The CC addresses (and the organisation's managers) only, never back to the user who wrote it.
-    user = [];
-    // A reply by mail reached the addresses it was itself sent to (the message's `cc`) already.
-    if (await isEmailChannel(message!.channel_id)) for (const a of jsonList(message!.cc)) skipped.add(a.toLowerCase());
-    others = (await withoutOwnAddresses(await copiedAddresses(ticket))).filter((a) => !skipped.has(a));
-    if (!others.length) return skip('no recipient: nobody else is copied on the ticket');
+    // The CC addresses (and the organisation's managers), and the ticket's user when someone else
+    // wrote it through the API (a person on the CC list, a manager of its organisation); never
+    // back to its author. A reply by mail reached the addresses it was itself sent to (the
+    // message's `cc`) already, and the ticket's user when it was on the mail: the message keeps no
+    // trace of that (its `cc` never holds the user), so the user gets no copy of a reply by mail.
+    const byMail = await isEmailChannel(message!.channel_id);
+    if (byMail) for (const a of jsonList(message!.cc)) skipped.add(a.toLowerCase());
+    const ownerCopied = !byMail && owner && owner.id !== message!.user_id && owner.type === 'user' && owner.active === 1 ? [owner.email] : [];
+    user = (await withoutOwnAddresses(ownerCopied)).filter((a) => !skipped.has(a.toLowerCase()));
+    others = (await withoutOwnAddresses(await copiedAddresses(ticket))).filter((a) => !skipped.has(a) && !user.includes(a));
+    if (!user.length && !others.length) return skip('no recipient: nobody else is copied on the ticket');
   } else {
     const userAddress = owner && owner.type === 'user' && owner.active === 1 ? [owner.email] : [];
     const ccList = TO_CC.has(kind) ? await copiedAddresses(ticket) : [];
@@ -277,15 +283,16 @@ async function attachmentsOf(messageId: number): Promise<Attachment[]> {
 
 /**
  * Whose conversation a mail is (threading.ts): a forward's recipients', one operator's, the CC
- * addresses' alone (the copy of a user's reply), the ticket's user's alone (a feedback request,
+ * addresses' alone (the copy of the user's reply), everyone's but its author's (the copy of a
+ * reply by someone else than the ticket's user), the ticket's user's alone (a feedback request,
  * which goes to no CC address), else the ticket's user's and CC addresses'. A notice answers the
  * mail of its message: the answer to a forward (a user's note) or an operator's reply by mail is
  * answered in that conversation, so that a vendor's answer to the notice is still a forward's
  * answer, not the customer's thread.
  */
-function audienceOf(kind: TicketMailKind, p: TicketMailPayload, message: TicketMessage | null): MailAudience {
+function audienceOf(kind: TicketMailKind, p: TicketMailPayload, ticket: Ticket, message: TicketMessage | null): MailAudience {
   if (kind === 'forward') return 'forward';
-  if (kind === 'user_user_ticket_reply') return 'cc';
+  if (kind === 'user_user_ticket_reply') return message && message.user_id === ticket.user_id ? 'cc' : 'others';
   if (kind === 'user_feedback_request') return 'owner';
   if ((OPERATOR_MAIL_KINDS as readonly string[]).includes(kind)) return operatorAudience(p.recipientId!);
   if ((NOTICE_KINDS as readonly string[]).includes(kind) && message) {
@@ -343,7 +350,7 @@ export const ticketMail = defineJob<TicketMailPayload>({
 
     const transport = transportFor(brand);
     const messageId = newMessageId({ ticketId: ticket.id, messageId: message?.id ?? null }, mailDomain(brand), uniquePart(job));
-    const audience = audienceOf(kind, p, message);
+    const audience = audienceOf(kind, p, ticket, message);
     const thread = await threadOf(ticket.id, audience, messageId);
     // Every ticket mail may be answered by mail (a customer's, an operator's, a forward's recipient's reply): the marker on top.
     const framed = withReplyMarker(frameRendered(brand, { html: draft.html, text: draft.text }));

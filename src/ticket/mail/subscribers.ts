@@ -27,8 +27,8 @@ import { activeOperators, assignedIds, departmentOperatorIds, organisationCopies
  *                      operator_user_ticket_reply to the assigned operators (else the department's)
  *                      and the watching ones (send_operators_email), and user_user_ticket_reply
  *                      (the department's user_ticket_reply template) to the ticket's CC addresses
- *                      and its organisation's managers who asked for it, but the author's
- *                      (send_user_email); a note: operator_ticket_note to
+ *                      and its organisation's managers who asked for it, and to its user when
+ *                      someone else wrote it, but the author's (send_user_email); a note: operator_ticket_note to
  *                      the assigned and watching operators except the author (send_operators_email);
  *                      a draft: nothing. The copy of a message to the CC addresses leaves out its
  *                      author and the operators told of it by their own mail (`notifiedOperators`)
@@ -162,8 +162,9 @@ export async function onMessageCreated(p: EventPayloads['message.created'], tran
     notified = await mailOperators('operator_user_ticket_reply', scope, ids, null, message.id, transaction);
   }
   // A user's reply: its copy to the ticket's CC addresses and the organisation's managers who asked
-  // for it (the mail leaves out the author's own).
-  if (p.sendUserEmail && !ticket.internal && (jsonList(ticket.cc).length || (await organisationCopies(ticket, transaction)).some((m) => m.id !== message.user_id))) {
+  // for it, and to the ticket's user when someone else wrote it (the mail leaves out the author's own).
+  if (p.sendUserEmail && !ticket.internal && (message.user_id !== ticket.user_id || jsonList(ticket.cc).length
+    || (await organisationCopies(ticket, transaction)).some((m) => m.id !== message.user_id))) {
     await mailUser('user_user_ticket_reply', scope, message.id, transaction, notified);
   }
 }

@@ -94,16 +94,19 @@ export interface Thread {
 export const operatorAudience = (operatorId: number): MailAudience => `operator:${operatorId}`;
 
 /**
- * The audience whose mails another also had: the mails to the ticket's user and CC addresses
- * (`user`) reached both the user alone (`owner`: a feedback request) and the CC addresses alone
- * (`cc`: the copy of a user's reply). A `user` mail names neither of those: its CC addresses never
- * had the user's own, its user never had the CC addresses' copies.
+ * The audiences whose mails an audience's recipients all had, where that is not its own alone:
+ * the mails to the ticket's user and CC addresses (`user`) reached both the user alone (`owner`:
+ * a feedback request) and the CC addresses alone (`cc`: the copy of the user's reply). A `user`
+ * mail names neither of those: its CC addresses never had the user's own, its user never had the
+ * CC addresses' copies. The copy of a reply by someone else than the ticket's user (`others`: to
+ * the user and the CC addresses but its author) names the `user` mails only, and none names it:
+ * its author never had it, and another person's copy left out someone else.
  */
-const ALSO_HAD: Partial<Record<MailAudience, MailAudience>> = { owner: 'user', cc: 'user' };
+const NAMED: Partial<Record<MailAudience, MailAudience[]>> = { owner: ['owner', 'user'], cc: ['cc', 'user'], others: ['user'] };
 
 /**
  * The thread a new mail of the ticket joins: the first and latest stored ids (either direction) of
- * its audience, of the one it also had (ALSO_HAD), and of none (ids stored before audiences were),
+ * its audience (or the audiences it names, NAMED), and of none (ids stored before audiences were),
  * except `own`; a forward joins none. One statement, each part a range of the thread index
  * (ticket, audience) read in id order.
  */
@@ -112,11 +115,11 @@ export async function threadOf(ticketId: number, audience: MailAudience, own?: s
   // The index named: on a small table the optimizer would walk the primary key for `ORDER BY id LIMIT 1`.
   const part = (who: string, order: 'ASC' | 'DESC') => `(SELECT id, message_id FROM mail_message_ids
     FORCE INDEX (mail_message_ids_thread) WHERE ticket_id = :ticketId AND ${who} AND message_id <> :own ORDER BY id ${order} LIMIT 1)`;
-  const also = ALSO_HAD[audience];
-  const whose = ['audience = :audience', 'audience IS NULL', ...(also ? ['audience = :also'] : [])];
+  const named = NAMED[audience] ?? [audience];
+  const whose = [...named.map((_, i) => `audience = :named${i}`), 'audience IS NULL'];
   const rows = await select<{ id: number; message_id: string }>(
     whose.flatMap((who) => [part(who, 'ASC'), part(who, 'DESC')]).join(' UNION ALL '),
-    { ticketId, audience, also: also ?? null, own: own ?? '' }, { transaction },
+    { ticketId, own: own ?? '', ...Object.fromEntries(named.map((a, i) => [`named${i}`, a])) }, { transaction },
   );
   if (!rows.length) return { references: [] };
   const byId = [...rows].sort((a, b) => Number(a.id) - Number(b.id));
