@@ -4,8 +4,9 @@ export type MailDirection = 'out' | 'in';
 
 /**
  * Whose conversation a mail is (migration 036): the ticket's user and CC addresses, the CC
- * addresses alone (`cc`: the copy of a user's reply, which its user wrote and is not sent), the
- * ticket's user alone (`owner`: a feedback request), one operator, or a forward's recipients. Null
+ * addresses alone (`cc`: the copy of a user's reply, which its user wrote and is not sent),
+ * everyone but its author (`others`: the copy of a reply by someone else than the ticket's user),
+ * the ticket's user alone (`owner`: a feedback request), one operator, or a forward's recipients. Null
  * for mails sent before it was stored.
  */
 export type MailAudience = 'user' | 'cc' | 'others' | 'owner' | 'forward' | `operator:${number}`;
