@@ -67,9 +67,11 @@ export interface EventPayloads {
   'ticket.waiting_response': { ticketId: number };
   /**
    * A reply, note or draft was added (drafts notify nobody); `audit` when the reply changed the
-   * ticket (a user's reply reopening it, an operator's first reply moving the due time, CC joining).
+   * ticket (a user's reply reopening it, an operator's first reply moving the due time, CC joining);
+   * `userOnMail` for a user's reply by mail from someone else than the ticket's user: whether that
+   * user was among its To and Cc.
    */
-  'message.created': { ticketId: number; messageId: number; sendUserEmail: boolean; sendOperatorsEmail: boolean; audit?: TicketChangeSet };
+  'message.created': { ticketId: number; messageId: number; sendUserEmail: boolean; sendOperatorsEmail: boolean; userOnMail?: boolean; audit?: TicketChangeSet };
   /** A forward (message type 2) was created: it goes to its recipients unless it is a draft. */
   'message.forwarded': { ticketId: number; messageId: number };
   /** A message's text or pin changed (PUT), or one of its attachments was deleted; nobody is mailed. */

@@ -14,6 +14,7 @@ import { plainTextAsRichText } from '../content/html';
 import { operatorAudience, ticketOfReferences, recordMessageId } from '../ticket/mail/threading';
 import { threadTarget } from './threadTarget';
 import { addMessage } from '../ticket/messages/service';
+import { hasAddressAmong } from '../ticket/common';
 import { cachedTicketSettings, type TicketSettings } from '../ticket/ticketSettings';
 import { userForAddress } from '../ticket/tickets/people';
 import { MESSAGE_TYPE } from '../db/models/TicketMessage';
@@ -526,11 +527,15 @@ async function importMail(mail: IncomingMessage, source: MailSource, t: Transact
       // In a savepoint: a user created for a reply that is then refused does not stay behind.
       const message = await sequelize().transaction({ transaction: t }, async (savepoint) => {
         const author = operator ?? (await userForAddress(from, ticket.brand_id, namesOf(mail), savepoint));
+        // Someone else than the ticket's user writing: whether the ticket's user had the mail too,
+        // so that the copy of it reaches them only if not (ticket/mail/job.ts).
+        const userOnMail = byUser && author.id !== ticket.user_id ? await hasAddressAmong(ticket.user_id, [...mail.to, ...mail.cc], savepoint) : undefined;
         const added = await addMessage({
           ticketId: ticket.id, userId: author.id, text: plainTextAsRichText(mail.text || '(no text)'), type: operatorNote ? MESSAGE_TYPE.NOTE : MESSAGE_TYPE.MESSAGE,
           // Those the answer to a forward is copied to are the forward's, not the ticket's; a note copies nobody.
           cc: forwardReply || operatorNote || automatic ? [] : await copiedAddresses(mail, savepoint), attachments: allowed,
           createdAt, channel: 'email', automatic: quiet, ...(forwardReply || operatorNote ? { sendOperatorsEmail: true } : {}),
+          ...(userOnMail !== undefined ? { userOnMail } : {}),
         }, savepoint, { settings, joinCc, forwardReply, intoTrash: true });
         return added.message;
       });

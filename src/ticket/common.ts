@@ -1,5 +1,6 @@
 import { Op, type Transaction } from 'sequelize';
 import { UserEmail } from '../db/models';
+import { select } from '../db/select';
 import { ValidationError } from '../errors';
 import { channelByName } from './channelByName';
 import { cachedValue, configVersion } from './configCache';
@@ -33,6 +34,21 @@ export function normaliseCc(addresses: readonly string[] | null | undefined): st
  */
 export function ccWithoutUser(addresses: readonly string[] | null | undefined, own: readonly string[]): string[] {
   return normaliseCc(addresses).filter((a) => !own.includes(a));
+}
+
+/**
+ * Whether any of `addresses` is one of the user's (the main one or an additional one, compared
+ * as the columns' collation compares: whatever the case), in one statement.
+ */
+export async function hasAddressAmong(userId: number, addresses: readonly string[], transaction?: Transaction): Promise<boolean> {
+  const wanted = normaliseCc(addresses);
+  if (!wanted.length) return false;
+  const rows = await select(
+    `SELECT 1 AS hit FROM users WHERE id = :userId AND email IN (:wanted)
+     UNION ALL SELECT 1 FROM user_emails WHERE user_id = :userId AND email IN (:wanted) LIMIT 1`,
+    { userId, wanted }, { transaction },
+  );
+  return rows.length > 0;
 }
 
 /**

@@ -71,6 +71,24 @@ describe('replies found by their headers', () => {
     expect(JSON.parse((await ticket.reload()).cc!)).toEqual([colleague]);
   });
 
+  it('a person copied on the ticket who answers the desk alone is copied to the ticket\'s user; answered to all (the user on it), not again', async () => {
+    const colleague = newEmail('colleague');
+    const { ticket, from, originalId } = await opened({ cc: [colleague] });
+    const about = (words: string) => smtp.mailsTo(from).filter((m) => `${m.parsed.text ?? ''} ${m.parsed.html || ''}`.includes(words));
+    const answer = (to: string[], text: string) => rawMail({ from: colleague, to, subject: `Re: ${ticket.subject}`, inReplyTo: originalId, references: [originalId], text });
+    // To the desk alone: the ticket's user never had it, so the help desk's copy goes to them (To), not back to its author.
+    expect(await deliver(await answer([user('desk')], 'Only to the desk.'))).toMatchObject({ decision: 'reply', ticket_id: ticket.id });
+    const copy = await waitFor(() => about('Only to the desk.')[0], 60000, 'the copy to the ticket\'s user');
+    expect(copy.envelopeTo).toEqual([from]);
+    expect(copy.parsed.subject).toContain(`[#${ticket.number}]`);
+    // Reply All, the ticket's user in Cc: they have it already; nobody else is on the ticket, so no copy at all.
+    const all = await deliver(await rawMail({ from: colleague, to: [user('desk')], cc: [from.toUpperCase()], subject: `Re: ${ticket.subject}`, inReplyTo: originalId, references: [originalId], text: 'To everyone.' }));
+    expect(all).toMatchObject({ decision: 'reply', ticket_id: ticket.id });
+    await settled(ticket.id);
+    expect(about('To everyone.')).toEqual([]);
+    expect(about('Only to the desk.')).toHaveLength(1);
+  });
+
   it('someone not on the ticket who answers the thread (References only) joins it as a CC and then gets its mail', async () => {
     const { ticket, ack, from } = await opened();
     const stranger = newEmail('boss');

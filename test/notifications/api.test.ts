@@ -152,7 +152,8 @@ describe('through the API', () => {
     expect(mailsOf(m.smtp, ticket)).toHaveLength(4);
 
     // A person on the CC list replies by mail (copying the ticket's user, whose address the message's
-    // `cc` does not keep): a reply by mail reaches the ticket's user only as its author sent it; cc2 gets the copy.
+    // `cc` does not keep) without the mailbox worker's word on it (userOnMail): the ticket's user gets
+    // no copy (they may have it already); cc2 gets the copy. The worker's cases: mailbox/realThreading.test.ts.
     const ccByMail = await transaction((t) => addMessage({ ticketId: ticket.id, userId: copied.id, text: 'Me too, by mail.', channel: 'email', cc: [email], sendOperatorsEmail: false }, t));
     expect((await mailAbout(m.smtp, ticket, ccByMail.message.id)).envelopeTo).toEqual([cc2]);
     await settled(ticket.id);

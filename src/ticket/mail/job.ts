@@ -81,6 +81,11 @@ export interface TicketMailPayload {
    * message by their own notification, so get no customer copy as well (./subscribers.ts).
    */
   notifiedOperators?: number[];
+  /**
+   * user_user_ticket_reply of a reply by mail from someone else than the ticket's user: whether
+   * that user was among the mail's To and Cc (then they had it, and get no copy).
+   */
+  userOnMail?: boolean;
 }
 
 /** The department template key of a kind: its own name, but for a user's reply to the CC addresses. */
@@ -175,13 +180,15 @@ async function userDraft(kind: UserMailKind, p: TicketMailPayload, { ticket, bra
   let others: string[];
   if (kind === 'user_user_ticket_reply') {
     // The CC addresses (and the organisation's managers), and the ticket's user when someone else
-    // wrote it through the API (a person on the CC list, a manager of its organisation); never
-    // back to its author. A reply by mail reached the addresses it was itself sent to (the
-    // message's `cc`) already, and the ticket's user when it was on the mail: the message keeps no
-    // trace of that (its `cc` never holds the user), so the user gets no copy of a reply by mail.
+    // wrote it (a person on the CC list, a manager of its organisation); never back to its author.
+    // A reply by mail reached the addresses it was itself sent to (the message's `cc`) already,
+    // and the ticket's user when they were on it: the mailbox worker tells (`userOnMail`; the
+    // message's `cc` never holds the user). A reply by mail without that word (a job queued before
+    // it was kept) copies the user nothing, as before.
     const byMail = await isEmailChannel(message!.channel_id);
     if (byMail) for (const a of jsonList(message!.cc)) skipped.add(a.toLowerCase());
-    const ownerCopied = !byMail && owner && owner.id !== message!.user_id && owner.type === 'user' && owner.active === 1 ? [owner.email] : [];
+    const toOwner = byMail ? p.userOnMail === false : true;
+    const ownerCopied = toOwner && owner && owner.id !== message!.user_id && owner.type === 'user' && owner.active === 1 ? [owner.email] : [];
     user = (await withoutOwnAddresses(ownerCopied)).filter((a) => !skipped.has(a.toLowerCase()));
     others = (await withoutOwnAddresses(await copiedAddresses(ticket))).filter((a) => !skipped.has(a) && !user.includes(a));
     if (!user.length && !others.length) return skip('no recipient: nobody else is copied on the ticket');
@@ -316,6 +323,7 @@ export const ticketMail = defineJob<TicketMailPayload>({
     feedbackId: id(),
     address: Joi.string().email({ tlds: false }).max(255),
     notifiedOperators: Joi.array().items(id()).max(1000),
+    userOnMail: Joi.boolean(),
   }),
   options: mailJobOptions,
   async handle(p, job) {

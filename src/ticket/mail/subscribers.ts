@@ -64,11 +64,14 @@ const mapped = (scope: TicketScope, kind: UserMailKind | OperatorMailKind | Noti
  * The user's mail (with the ticket's CC addresses). `notified`: the operators told of the same
  * message by a mail of their own; those of them on the CC list get no customer copy as well.
  */
-async function mailUser(kind: UserMailKind, scope: TicketScope, messageId: number | undefined, transaction: Transaction, notified: number[] = []): Promise<void> {
+async function mailUser(
+  kind: UserMailKind, scope: TicketScope, messageId: number | undefined, transaction: Transaction, notified: number[] = [], userOnMail?: boolean,
+): Promise<void> {
   if (!mapped(scope, kind)) return;
   const notifiedOperators = await copiedOperators(scope.ticket, notified, transaction);
   await enqueue(transaction, ticketMail, {
     kind, ticketId: scope.ticket.id, ...(messageId ? { messageId } : {}), ...(notifiedOperators.length ? { notifiedOperators } : {}),
+    ...(userOnMail !== undefined ? { userOnMail } : {}),
   });
 }
 
@@ -165,7 +168,7 @@ export async function onMessageCreated(p: EventPayloads['message.created'], tran
   // for it, and to the ticket's user when someone else wrote it (the mail leaves out the author's own).
   if (p.sendUserEmail && !ticket.internal && (message.user_id !== ticket.user_id || jsonList(ticket.cc).length
     || (await organisationCopies(ticket, transaction)).some((m) => m.id !== message.user_id))) {
-    await mailUser('user_user_ticket_reply', scope, message.id, transaction, notified);
+    await mailUser('user_user_ticket_reply', scope, message.id, transaction, notified, p.userOnMail);
   }
 }
 

@@ -56,6 +56,13 @@ export interface AddMessageInput {
    * the ticket, but it neither reopens it nor changes its status, and it notifies nobody.
    */
   automatic?: boolean;
+  /**
+   * A user's reply by mail from someone else than the ticket's user (a person on its CC list):
+   * whether the ticket's user was among the mail's To and Cc, and so has it already. Its copy
+   * (user_user_ticket_reply) reaches the ticket's user only when they were not; left out (a reply
+   * through the API, or not known), the rule of its channel applies.
+   */
+  userOnMail?: boolean;
 }
 
 export interface AddMessageOptions {
@@ -224,6 +231,7 @@ export async function addMessage(input: AddMessageInput, transaction: Transactio
     ticketId: ticket.id, messageId: message.id,
     sendUserEmail: !isDraft && !input.automatic && (input.sendUserEmail ?? true),
     sendOperatorsEmail: !isDraft && !input.automatic && (input.sendOperatorsEmail ?? byUser),
+    ...(input.userOnMail !== undefined ? { userOnMail: input.userOnMail } : {}),
     ...(audit ? { audit } : {}),
   });
   return { message, author };
