@@ -7,7 +7,7 @@
  * MAIL_FLOOD_NEW_TICKETS (3 here) tickets only. Real SMTP server, mails fed in as the mailbox worker does.
  */
 import './floodEnv';
-import { IncomingMail, Ticket } from '../../src/db/models';
+import { IncomingMail, Ticket, User } from '../../src/db/models';
 import { ingestBatch, ingestMail } from '../../src/mailbox/ingest';
 import { newEmail, unique, useApi } from '../helpers/app';
 import type { ReceivedMail } from '../helpers/smtp';
@@ -97,13 +97,16 @@ describe('two auto-responders copied on one ticket', () => {
     const fromBeta = await ingest(await rawMail({ from: beta, to: m.world.address.address, subject: `Re: [#${ticket.number}] Router down`, text: 'Got it.' }));
     expect(fromBeta.reason).not.toContain('flood protection');
 
-    // beta got a copy of alpha's first three mails only, the operators a notice of them; alpha got beta's.
+    // beta (and the ticket's user, whom no bot's mail was sent to) got a copy of alpha's first three
+    // mails only, the operators a notice of them; alpha and the ticket's user got beta's.
     await mailTo(m.smtp, ticket, alpha, 'the copy of beta\'s mail');
     await settled(ticket.id);
+    const owner = (await User.findByPk(ticket.user_id))!.email;
     const about = (messageId: number | null) => mailsOf(m.smtp, ticket).filter((mail) => mail.parsed.messageId?.startsWith(`<t${ticket.id}.m${messageId}.`));
     expect(results.map((r) => about(r.messageId).filter((mail) => mail.envelopeTo.includes(beta)).length)).toEqual([1, 1, 1, 0, 0]);
+    expect(results.map((r) => about(r.messageId).filter((mail) => mail.envelopeTo.includes(owner)).length)).toEqual([1, 1, 1, 0, 0]);
     expect(results.map((r) => about(r.messageId).length)).toEqual([3, 3, 3, 0, 0]);
-    expect(about(fromBeta.messageId).map((mail) => mail.envelopeTo).flat().sort()).toEqual([alpha, m.world.direct.email, m.world.grouped.email].sort());
+    expect(about(fromBeta.messageId).map((mail) => mail.envelopeTo).flat().sort()).toEqual([alpha, owner, m.world.direct.email, m.world.grouped.email].sort());
   });
 
   it('in one batch, the mail that opened the ticket counts toward its sender\'s limit: the fourth mail is quiet', async () => {
