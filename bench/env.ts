@@ -3,7 +3,8 @@
  * process.env once, on first use, and src/logger.ts builds its logger when it is loaded, so the
  * variables have to be in place before any module of src/ is required.
  *
- * The benchmark gets a database (one per scale: the default name carries BENCH_TICKETS) and a
+ * The benchmark gets a database (one per scale: the default name carries BENCH_TICKETS, and
+ * BENCH_YEARS when not 2) and a
  * queue prefix of its own: it writes millions of rows, which must never land in a development or
  * test database.
  */
@@ -12,7 +13,11 @@
 export const TICKETS = Number(process.env.BENCH_TICKETS ?? 1_000_000);
 if (!Number.isInteger(TICKETS) || TICKETS < 100) throw new Error(`BENCH_TICKETS must be an integer of at least 100, not ${JSON.stringify(process.env.BENCH_TICKETS)}`);
 
-process.env.DATABASE_URL = process.env.BENCH_DATABASE_URL ?? `mariadb://root@127.0.0.1:3306/helpdesk_bench_t${TICKETS}`;
+/** Years the tickets were created over, up to now (the help desk's age: what the day counters hold grows with it). */
+export const YEARS = Number(process.env.BENCH_YEARS ?? 2);
+if (!Number.isInteger(YEARS) || YEARS < 1) throw new Error(`BENCH_YEARS must be a whole number of years, at least 1, not ${JSON.stringify(process.env.BENCH_YEARS)}`);
+
+process.env.DATABASE_URL = process.env.BENCH_DATABASE_URL ?? `mariadb://root@127.0.0.1:3306/helpdesk_bench_t${TICKETS}${YEARS === 2 ? '' : `_y${YEARS}`}`;
 process.env.QUEUE_PREFIX = process.env.BENCH_QUEUE_PREFIX ?? 'helpdesk_bench';
 process.env.LOG_LEVEL = 'silent';
 // The app trusts no proxy here: the client address is the socket's (127.0.0.1), which no seeded

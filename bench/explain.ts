@@ -134,14 +134,16 @@ export async function explainTicketLists(get: (path: string) => Promise<{ count?
     const reach = Number(params.get('start') ?? 1) - 1 + Number(params.get('limit') ?? 50);
     // With SEARCH_ENGINE=mroonga a search's count, page ids and page rows are one statement of Groonga selects;
     // with SEARCH_ENGINE=groonga the server answers the count and ids, and the page's rows are read by id.
-    const main = statements.filter((s) => /^SELECT/i.test(s.sql) && /FROM (`tickets`|ticket_list_counts|ticket_day_counts|tickets t WHERE t\.id IN)|mroonga_command\(/.test(s.sql));
+    // (A deep page's position is read with the counters, in a statement that starts with its WITH.)
+    const main = statements.filter((s) => /^(SELECT|WITH)/i.test(s.sql) && /FROM (`tickets`|ticket_list_counts|ticket_day_counts|tickets t WHERE t\.id IN)|mroonga_command\(/.test(s.sql));
     let bad = false;
     for (const [n, st] of main.entries()) {
       const plan = await sequelize().query<Record<string, any>>(`EXPLAIN ${st.sql}`, { replacements: st.params, type: QueryTypes.SELECT });
       const access = plan.map((p) => `${p.table}:${p.type}${p.key ? `(${p.key})` : ''}`).join(' ');
       const v = verdict(plan, reach);
       bad ||= v.startsWith('!!');
-      const kind = /mroonga_command\(/.test(st.sql) ? 'count + page (Groonga)' : /ticket_list_counts/.test(st.sql) ? 'count (counters)'
+      const kind = /mroonga_command\(/.test(st.sql) ? 'count + page (Groonga)'
+        : /ticket_list_counts/.test(st.sql) ? (/ticket_day_/.test(st.sql) ? 'count + position (counters)' : 'count (counters)')
         : /ticket_day_counts/.test(st.sql) ? 'count (day counters)'
         : /count\(/i.test(st.sql) ? 'count' : 'page';
       rows.push([n === 0 ? title : '', n === 0 ? String(result.count ?? '-') : '', kind, access, v]);

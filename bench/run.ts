@@ -36,8 +36,8 @@ import { treeCpuTicks, withDescendants } from '../test/helpers/progress';
  * core 1. Each scenario loads ours, then the baseline, in the same run. The web process's peak
  * RSS is sampled from /proc during its load.
  *
- * Environment: BENCH_TICKETS (default 1,000,000; 5 messages each), BENCH_SECONDS (5),
- * BENCH_CONNECTIONS (16), BENCH_DATABASE_URL (default helpdesk_bench_t<tickets>), BENCH_ONLY (a
+ * Environment: BENCH_TICKETS (default 1,000,000; 5 messages each), BENCH_YEARS (2: the tickets' age), BENCH_SECONDS (5),
+ * BENCH_CONNECTIONS (16), BENCH_DATABASE_URL (default helpdesk_bench_t<tickets>[_y<years>]), BENCH_ONLY (a
  * substring of scenario titles), BENCH_SEED_ONLY=1 (seed the data set and stop), BENCH_SQL_LOG (a file: each scenario's statements as JSON), BENCH_QUICK=1
  * (no scaling or mailbox runs), BENCH_RESULTS (a file: the rows as JSON, for bench/growth.ts). Progress on stderr, the table on stdout. Exit 1 when a request
  * failed.

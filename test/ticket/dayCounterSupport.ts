@@ -1,5 +1,5 @@
 /**
- * The day counters (migrations 026-028, 051) against the tickets, and a deep page of the ticket list
+ * The day counters (migrations 026-028, 051, 052) against the tickets, and a deep page of the ticket list
  * read with and without their positioning (src/ticket/tickets/listPage.ts): shared by the date
  * tests and the fold's (not a test file itself).
  */
@@ -7,6 +7,7 @@ import { QueryTypes } from 'sequelize';
 import { capture } from '../../bench/capture';
 import { DAY, DAY_COLUMNS } from '../../migrations/026_ticket_day_counts';
 import { DAY_FILTER_COLUMNS, DAY_FLAG_COLUMNS } from '../../migrations/028_ticket_day_filter_counts';
+import { DAY_SPAN, FOLDED_SLOT } from '../../migrations/052_ticket_span_counts';
 import { sequelize } from '../../src/db/sequelize';
 import { deepPaging } from '../../src/ticket/tickets/listPage';
 import type { TestApi } from '../helpers/app';
@@ -30,6 +31,20 @@ export async function expectDayCounts(byStatus: boolean): Promise<void> {
      ORDER BY col, state, day${status}`,
   );
   expect(rows(counted)).toEqual(rows(fromTickets));
+  if (byStatus) await expectSpanCounts();
+}
+
+/**
+ * `ticket_span_counts` (migration 052) against the folded day rows: per date column, state, span
+ * and status, the sum of its days' rows at FOLDED_SLOT, no row for a span that has none.
+ */
+export async function expectSpanCounts(): Promise<void> {
+  const spans = await query<Record<string, number>>('SELECT col, state, span, status_id, n FROM ticket_span_counts ORDER BY col, state, span, status_id');
+  const folded = await query<Record<string, number>>(
+    `SELECT col, state, day DIV ${DAY_SPAN} AS span, status_id, SUM(n) AS n FROM ticket_day_counts WHERE slot = ${FOLDED_SLOT}
+     GROUP BY col, state, span, status_id HAVING SUM(n) <> 0 ORDER BY col, state, span, status_id`,
+  );
+  expect(rows(spans)).toEqual(rows(folded));
 }
 
 /** `ticket_day_filter_counts` against the tickets: per date column, state, filter column, value and day. Returns the rows compared. */

@@ -9,6 +9,7 @@ import { capture, type Statement } from '../../bench/capture';
 import * as m026 from '../../migrations/026_ticket_day_counts';
 import * as m027 from '../../migrations/027_ticket_day_status_counts';
 import * as m028 from '../../migrations/028_ticket_day_filter_counts';
+import * as m052 from '../../migrations/052_ticket_span_counts';
 import { Channel, Ticket, TicketPriority, TicketStatus } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { foldDayCounters } from '../../src/ticket/tickets/dayCounterFold';
@@ -279,6 +280,8 @@ describe('migrations 026, 027 and 028', () => {
 
   it('go down (027: the counters by day alone; 026: table and triggers gone) and up again (counts filled from the tickets)', async () => {
     const qi = sequelize().getQueryInterface();
+    // Migration 052 (on 027's table) first, as a way down takes it, and last on the way up.
+    await m052.down(qi);
     await m027.down(qi);
     expect(await query("SELECT 1 FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ticket_day_counts' AND COLUMN_NAME = 'status_id'")).toEqual([]);
     expect((await triggers()).length).toBe(3);
@@ -291,6 +294,7 @@ describe('migrations 026, 027 and 028', () => {
     await expectFilled(false);
     await m027.up(qi);
     expect((await triggers()).length).toBe(3);
+    await m052.up(qi);
     await expectFilled(true);
     // Kept again after the way back: a new ticket is counted, and its change of status.
     const t = await f.ticket({ created_at: B + 30 * DAY, status: statuses[0] });
@@ -343,6 +347,8 @@ describe('a deep page of the list, unfiltered or by one counted filter, position
     // Made first on a past day of their own, not today: the counters' id bounds of a day keep every
     // id they ever counted while the day has tickets, and today has other tests' tickets.)
     const P = (5000 + Math.floor(Math.random() * 3000)) * DAY;
+    // Days 13 apart: the tickets lie in several spans of 32 days (migration 052), some spans with two days.
+    const GAP = 13;
     const days = [0, 0, 1, 3, 3, 3, 4, 7, 2];
     const all = [];
     for (const [i, d] of days.entries()) {
@@ -350,7 +356,7 @@ describe('a deep page of the list, unfiltered or by one counted filter, position
       // updated_at on days of their own, not in id order; two statuses, two priorities, a
       // department and the one below it, some locked.
       await sequelize().query('UPDATE tickets SET created_at = ?, updated_at = ?, status_id = ?, priority_id = ?, department_id = ?, locked = ? WHERE id = ?', {
-        replacements: [F + d * DAY + 100 + i, F + ((i * 5) % 9) * DAY + i, statuses[i % 3 === 1 ? 1 : 0], priorities[i % 2], [parent.id, child.id, ctx.departmentId][i % 3], i % 4 === 0 ? 1 : 0, t.id],
+        replacements: [F + d * GAP * DAY + 100 + i, F + ((i * 5) % 9) * GAP * DAY + i, statuses[i % 3 === 1 ? 1 : 0], priorities[i % 2], [parent.id, child.id, ctx.departmentId][i % 3], i % 4 === 0 ? 1 : 0, t.id],
       });
       all.push(t);
     }
@@ -395,8 +401,18 @@ describe('a deep page of the list, unfiltered or by one counted filter, position
     });
     try {
       await comparePages();
-      // The same once the past days' rows are folded (migration 051; every day of this test is past at F + 10 days).
-      expect(await foldDayCounters(F + 10 * DAY)).toBeGreaterThan(0);
+      // The same once the past days' rows are folded (migrations 051 and 052; every day of this test is past at F + 10 × GAP days).
+      expect(await foldDayCounters(F + 10 * GAP * DAY)).toBeGreaterThan(0);
+      await expectDayCounts(true);
+      await comparePages();
+      // Tickets moving between statuses after the fold: their days' rows at the triggers' slots
+      // beside the folded ones (a span counts its row and those), then folded again.
+      await sequelize().query('UPDATE tickets SET status_id = IF(status_id = ?, ?, ?) WHERE id IN (?)', {
+        replacements: [statuses[0], statuses[1], statuses[0], [made[2].id, made[5].id, made[6].id]],
+      });
+      await comparePages();
+      await foldDayCounters(F + 10 * GAP * DAY);
+      await expectDayCounts(true);
       await comparePages();
     } finally {
       // Gone again: tickets dated decades ahead would stay past every later test's horizon (the

@@ -1,21 +1,23 @@
 import { Transaction } from 'sequelize';
 import { DAY } from '../../../migrations/026_ticket_day_counts';
+import { DAY_SPAN, FOLDED_SLOT } from '../../../migrations/052_ticket_span_counts';
+import { MAX_ID } from '../../lib/validation';
 import { now } from '../../db/entity';
 import { errnoOf } from '../../db/errors';
 import { execute, select } from '../../db/select';
 import { sequelize } from '../../db/sequelize';
 import { housekeeping } from '../../scheduler/task';
 
-/** A day counters' table: the key's columns before `day`, those between `day` and `slot`, and whether its rows keep id bounds. */
-interface DayCounterTable { table: string; prefix: readonly string[]; rest: readonly string[]; bounds: boolean }
+/**
+ * A day counters' table: the key's columns before `day`, those between `day` and `slot`, whether
+ * its rows keep id bounds, and the table of its spans' sums (migration 052), if it has one.
+ */
+interface DayCounterTable { table: string; prefix: readonly string[]; rest: readonly string[]; bounds: boolean; spans?: string }
 
 const TABLES: readonly DayCounterTable[] = [
-  { table: 'ticket_day_counts', prefix: ['col', 'state'], rest: ['status_id'], bounds: true },
+  { table: 'ticket_day_counts', prefix: ['col', 'state'], rest: ['status_id'], bounds: true, spans: 'ticket_span_counts' },
   { table: 'ticket_day_filter_counts', prefix: ['col', 'state', 'dim', 'val'], rest: [], bounds: false },
 ];
-
-/** Days folded in one transaction: a range of the key, at most 32 days' rows locked at once. */
-const SPAN = 32;
 
 /** MariaDB's answer to a `NOWAIT` read that meets a row another transaction holds. */
 const ER_LOCK_WAIT_TIMEOUT = 1205;
@@ -24,25 +26,26 @@ type Row = Record<string, number>;
 
 /**
  * Folds the day counters of the days before today (UTC) into one row per day and status (or
- * filter value): migration 051. Returns how many rows it removed.
+ * filter value): migrations 051 and 052. Returns how many rows it removed.
  *
- * A day's rows are summed into its row of the lowest slot (the id bounds widened to all of them);
- * a day whose rows sum to 0 counts no ticket and loses them all. Each span of days is one
+ * A day's rows at the triggers' slots are summed into its row at `FOLDED_SLOT` (the id bounds
+ * widened to all of them); a day whose rows sum to 0 counts no ticket and loses them all. What a
+ * span folds of `ticket_day_counts` is added to its span's row in `ticket_span_counts` in the same
+ * transaction, so that row stays the sum of its days' folded rows. Each span of days is one
  * transaction at READ COMMITTED that locks its rows with `NOWAIT` (its key's range, never a scan
- * of the table) and then writes only those, each by its primary key: the
- * fold never waits on a ticket's write (nor can a ticket's transaction wait on it and then be
- * chosen as a deadlock's victim); a span whose rows a write holds is left to the next run.
+ * of the table) and then writes only those, each by its primary key: the fold never waits on a
+ * ticket's write (nor can a ticket's transaction wait on it and then be chosen as a deadlock's
+ * victim); a span whose rows a write holds is left to the next run. Only folds write the folded
+ * rows and the spans' rows.
  */
 export async function foldDayCounters(at = now()): Promise<number> {
   const today = Math.floor(at / DAY);
   let removed = 0;
   for (const counters of TABLES) {
-    const { table, prefix, rest } = counters;
-    const group = [...prefix, 'day', ...rest].join(', ');
-    // The spans that hold a day with rows to fold (the table's own rows: no ticket is read).
+    const { table, prefix } = counters;
+    // The spans that hold a past day with rows at the triggers' slots (the table's own rows: no ticket is read).
     const spans = await select<Row>(
-      `SELECT DISTINCT ${prefix.join(', ')}, day DIV ${SPAN} AS span FROM (
-         SELECT ${group} FROM ${table} WHERE day < :today GROUP BY ${group} HAVING COUNT(*) > 1 OR SUM(n) = 0) g`,
+      `SELECT DISTINCT ${prefix.join(', ')}, day DIV ${DAY_SPAN} AS span FROM ${table} WHERE slot < ${FOLDED_SLOT} AND day < :today`,
       { today },
     );
     for (const span of spans) removed += await foldSpan(counters, span, today);
@@ -51,10 +54,10 @@ export async function foldDayCounters(at = now()): Promise<number> {
 }
 
 /** One span's fold (foldDayCounters): the rows it removed, 0 when a write holds one of them. */
-async function foldSpan({ table, prefix, rest, bounds }: DayCounterTable, span: Row, today: number): Promise<number> {
+async function foldSpan({ table, prefix, rest, bounds, spans }: DayCounterTable, span: Row, today: number): Promise<number> {
   const key = [...prefix, 'day', ...rest, 'slot'];
   const values: Record<string, unknown> = {
-    from: span.span * SPAN, to: Math.min((span.span + 1) * SPAN, today) - 1, ...Object.fromEntries(prefix.map((c) => [c, span[c]])),
+    from: span.span * DAY_SPAN, to: Math.min((span.span + 1) * DAY_SPAN, today) - 1, ...Object.fromEntries(prefix.map((c) => [c, span[c]])),
   };
   const inSpan = `${prefix.map((c) => `${c} = :${c}`).join(' AND ')} AND day BETWEEN :from AND :to`;
   try {
@@ -63,36 +66,66 @@ async function foldSpan({ table, prefix, rest, bounds }: DayCounterTable, span: 
         `SELECT ${key.join(', ')}, n${bounds ? ', lo_id, hi_id' : ''} FROM ${table} FORCE INDEX (PRIMARY) WHERE ${inSpan} ORDER BY ${key.join(', ')} FOR UPDATE NOWAIT`,
         values, { transaction: t },
       );
-      // Rows of a day and status (or value) are adjacent in key order.
       const keep: Row[] = [];
       const drop: Row[] = [];
+      let created = 0;
+      /** Per status (`rest`), what the span's folded rows gained: their sum's change and the bounds of the rows kept. */
+      const gained = new Map<string, Row>();
+      // Rows of a day and status (or value) are adjacent in key order, the folded one last.
       for (let i = 0; i < rows.length;) {
         let j = i + 1;
         while (j < rows.length && rest.every((c) => rows[j][c] === rows[i][c]) && rows[j].day === rows[i].day) j++;
         const day = rows.slice(i, j);
-        const n = day.reduce((s, r) => s + Number(r.n), 0);
-        if (n === 0) drop.push(...day);
-        else if (day.length > 1) {
-          keep.push({
-            ...day[0], n, ...(bounds ? { lo_id: Math.min(...day.map((r) => r.lo_id)), hi_id: Math.max(...day.map((r) => r.hi_id)) } : {}),
-          });
-          drop.push(...day.slice(1));
-        }
         i = j;
+        const unfolded = day.filter((r) => r.slot !== FOLDED_SLOT);
+        if (!unfolded.length) continue;
+        const n = day.reduce((s, r) => s + Number(r.n), 0);
+        const folded: Row = { ...day[0], slot: FOLDED_SLOT, n, ...(bounds ? { lo_id: Math.min(...day.map((r) => r.lo_id)), hi_id: Math.max(...day.map((r) => r.hi_id)) } : {}) };
+        if (n === 0) drop.push(...day);
+        else {
+          keep.push(folded);
+          drop.push(...unfolded);
+          if (unfolded.length === day.length) created++;
+        }
+        if (!spans) continue;
+        // The folded row's sum changes by the unfolded rows' (to 0, when the day's rows go).
+        const g = rest.map((c) => folded[c]).join();
+        // (Bounds no kept row gave: LEAST and GREATEST keep the span's own; a new row with none sums to 0, deleted below.)
+        const was = gained.get(g) ?? { ...Object.fromEntries(rest.map((c) => [c, folded[c]])), n: 0, lo_id: MAX_ID, hi_id: 0 };
+        was.n += unfolded.reduce((s, r) => s + Number(r.n), 0);
+        if (n !== 0) Object.assign(was, { lo_id: Math.min(was.lo_id, folded.lo_id), hi_id: Math.max(was.hi_id, folded.hi_id) });
+        gained.set(g, was);
       }
-      // Each row by its whole primary key (rows this transaction holds), one statement per row
-      // in one round trip: a statement naming many keys may scan the table and wait on rows
-      // another transaction holds (db/select.ts, `batch`).
-      const byKey = key.map((c) => `${c} = ?`).join(' AND ');
-      const keyOf = (r: Row) => key.map((c) => r[c]);
+      // The folded rows, by their whole keys: a row not there yet is an insert, which an index gap
+      // another transaction has locked would make wait, so it does not wait (a lock wait timeout
+      // of 0: the span is left for the next run, as for NOWAIT).
+      const columns = [...key, 'n', ...(bounds ? ['lo_id', 'hi_id'] : [])];
       if (keep.length) {
         await execute(
-          `UPDATE ${table} SET n = ?${bounds ? ', lo_id = ?, hi_id = ?' : ''} WHERE ${byKey}`,
-          keep.map((r) => [r.n, ...(bounds ? [r.lo_id, r.hi_id] : []), ...keyOf(r)]), t, { batch: true },
+          `SET STATEMENT innodb_lock_wait_timeout = 0 FOR INSERT INTO ${table} (${columns.join(', ')}) VALUES ${keep.map(() => `(${columns.map(() => '?').join(', ')})`).join(', ')}
+           ON DUPLICATE KEY UPDATE n = VALUES(n)${bounds ? ', lo_id = VALUES(lo_id), hi_id = VALUES(hi_id)' : ''}`,
+          keep.flatMap((r) => columns.map((c) => r[c])), t,
         );
       }
+      // The rows folded, each by its whole primary key (rows this transaction holds), one statement
+      // per row in one round trip: a statement naming many keys may scan the table and wait on
+      // rows another transaction holds (db/select.ts, `batch`).
+      const byKey = key.map((c) => `${c} = ?`).join(' AND ');
+      const keyOf = (r: Row) => key.map((c) => r[c]);
       if (drop.length) await execute(`DELETE FROM ${table} WHERE ${byKey}`, drop.map(keyOf), t, { batch: true });
-      return drop.length;
+      if (spans && gained.size) {
+        // Only folds write the spans' rows: they may wait on each other here, never on a ticket's write.
+        const spanKey = [...prefix, 'span', ...rest];
+        const keyOfSpan = (g: Row) => [...prefix.map((c) => span[c]), span.span, ...rest.map((c) => g[c])];
+        await execute(
+          `INSERT INTO ${spans} (${spanKey.join(', ')}, n, lo_id, hi_id) VALUES (${spanKey.map(() => '?').join(', ')}, ?, ?, ?)
+           ON DUPLICATE KEY UPDATE n = n + VALUES(n), lo_id = LEAST(lo_id, VALUES(lo_id)), hi_id = GREATEST(hi_id, VALUES(hi_id))`,
+          [...gained.values()].map((g) => [...keyOfSpan(g), g.n, g.lo_id, g.hi_id]), t, { batch: true },
+        );
+        // A span's row that sums to 0 counts no ticket (none of its days has a folded row left).
+        await execute(`DELETE FROM ${spans} WHERE ${spanKey.map((c) => `${c} = ?`).join(' AND ')} AND n = 0`, [...gained.values()].map(keyOfSpan), t, { batch: true });
+      }
+      return drop.length - created;
     });
   } catch (err) {
     if (errnoOf(err) === ER_LOCK_WAIT_TIMEOUT) return 0;

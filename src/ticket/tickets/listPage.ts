@@ -8,6 +8,8 @@ import { allOf, sqlCondition, sqlText, trusted, type BoundCondition } from '../.
 import { departmentTree, inDepartmentTree, unassigned } from './conditions';
 import { DAY, DAY_COLUMNS } from '../../../migrations/026_ticket_day_counts';
 import { DAY_FILTER_COLUMNS, DAY_FLAG_COLUMNS } from '../../../migrations/028_ticket_day_filter_counts';
+import { DAY_SPAN, FOLDED_SLOT } from '../../../migrations/052_ticket_span_counts';
+import { MAX_ID } from '../../lib/validation';
 import { NARROWING_PARAMS } from './listFilters';
 import { searchEngine } from './search/engine';
 import { listedSearch } from './search/listed';
@@ -241,7 +243,7 @@ export const sortIndex = (column: string) => `tickets_list_${column === 'deleted
 
 /**
  * Where a deep page of the list starts, unfiltered or narrowed by one counted filter (status,
- * priority, department, brand, channel, or a flag set), from the day counters (migrations 026-028):
+ * priority, department, brand, channel, or a flag set), from the day counters (migrations 026-028, 052):
  * a page `start` tickets into a million otherwise skips that many
  * index entries (110-140 ms half-way). Summing the list's tickets per UTC day in the list's order
  * finds the day the page starts in and how many tickets come before it; the page then reads from
@@ -251,9 +253,10 @@ export const sortIndex = (column: string) => `tickets_list_${column === 'deleted
  * on the wrong side of it (tickets made in order: ids follow created_at), and else the page is read
  * as any other. (The bounds are those of the status's tickets, or with another filter of all the
  * day's tickets: a filter's counters keep none, and what holds for all holds for the matches.)
- * Reading the days costs one counter row per past day and status (or value) once folded
- * (./dayCounterFold.ts: about 2,900 for two years and four statuses, 2-3 ms; 8 per day unfolded),
- * whatever the number of tickets; below `deepPaging.start`
+ * Unfiltered or by status, finding the day reads a row per span of 32 days and status, then one
+ * span's days (migration 052, dayPositionSql: 1.2-1.7 ms at two years or ten, where a row per
+ * past day and status took 2.8 ms at two years and 11 at ten); by another counted filter, a row
+ * per past day of its value. Whatever the number of tickets; below `deepPaging.start`
  * entries, skipping costs no more (0.2 µs an entry unfiltered, 0.7 µs a match of a status).
  */
 export const deepPaging = { start: 10_000 };
@@ -280,31 +283,69 @@ function daySource(p: Record<string, any>, filtered: boolean): DaySource | null 
 const POSITIONED: Record<string, (typeof DAY_COLUMNS)[number]> = { id: 'created_at', created_at: 'created_at', updated_at: 'updated_at' };
 
 /**
- * The derived table `d` of the counters' statement: the day a page at :posOffset starts in
- * (`day`), the listed tickets of the days before it in the list's order (`ahead`) and, for the id
- * order (`ids`), the id the page starts at when the days' id bounds allow it (`bound`, else NULL).
- * At most one row (none when no ticket is listed). One running SUM over the days; the id bounds
- * are read in one pass over the rows once the day is known (MariaDB's MIN and MAX over a window
- * frame cost four times the SUM: 5 ms each at two years of days).
+ * The deep page's position, read in the counters' statement: its common table expressions and the
+ * derived table `d`, which gives the day a page at :posOffset starts in (`day`), the listed
+ * tickets of the days before it in the list's order (`ahead`) and, for the id order (`ids`), the
+ * id the page starts at when the days' id bounds allow it (`bound`, else NULL). At most one row
+ * (none when no ticket is listed).
+ *
+ * Unfiltered or by status, the day is found in two steps: the span of 32 days the page starts in
+ * (a running SUM over the spans: migration 052's row per span and status, which sums its folded
+ * days, plus the rows of its days that are not folded yet: today's, and removals since the last
+ * fold), then the day within that span (a running SUM over its days' rows, found by the span's
+ * index). So it reads a row per span and status and one span's days, however old the help desk
+ * (MariaDB derives a common table expression again for each reference: each is referenced once or
+ * twice). By one other counted filter: a running SUM over that filter's day rows (a row per past
+ * day of one value). The id bounds: of the days of the page's span (MIN and MAX over window frames,
+ * a span's days only) and of the spans before and after it.
  */
-function dayPositionSql(desc: boolean, ids: boolean, days: DaySource): string {
-  const ofStatuses = days.statuses ? ' AND status_id IN (:posStatuses)' : '';
-  // The days' tickets: of the statuses, or of one other counted filter (migration 028's rows).
-  const counted = days.filter
-    ? `ticket_day_filter_counts WHERE col = :posCol AND state = 0 AND ${sqlText(days.filter)}`
-    : `ticket_day_counts WHERE col = :posCol AND state = 0${ofStatuses}`;
-  const at = (v: string) => `${desc ? 'MAX' : 'MIN'}(IF(day = p.day, ${v}, NULL))`;
+function dayPositionSql(desc: boolean, ids: boolean, days: DaySource): { ctes: string; select: string } {
+  const ofStatuses = (alias: string) => (days.statuses ? ` AND ${alias}status_id IN (:posStatuses)` : '');
+  const [dir, rev] = desc ? ['DESC', 'ASC'] : ['ASC', 'DESC'];
+  /** The last row (in the list's order) whose tickets ahead are at most the offset. */
+  const last = (unit: string, rows: string) => `SELECT * FROM (${rows}) x WHERE ahead <= :posOffset ORDER BY ${unit} ${rev} LIMIT 1`;
+  /** Per span: its listed tickets (of the statuses) and the bounds of their ids. */
+  const spans = `spans AS (SELECT span, SUM(n) AS n, MIN(lo_id) AS lo_id, MAX(hi_id) AS hi_id FROM (
+      SELECT span, n, lo_id, hi_id FROM ticket_span_counts WHERE col = :posCol AND state = 0${ofStatuses('')}
+      UNION ALL
+      SELECT span, n, lo_id, hi_id FROM ticket_day_counts WHERE col = :posCol AND state = 0 AND slot < ${FOLDED_SLOT}${ofStatuses('')}) u
+    GROUP BY span)`;
+  /**
+   * Per day of the span of `from` (one row: `span` gives it, `ahead` the tickets before it), its
+   * tickets, the tickets ahead of it in the list, the bounds of its ids, and the largest id of the
+   * earlier days and the smallest of the later ones in the span (days that count tickets).
+   */
+  const spanDays = (from: string, span: string, ahead: string) => `days AS (SELECT day, base + SUM(n) OVER (ORDER BY day ${dir}) - n AS ahead, n, lo_id, hi_id,
+      MAX(IF(n > 0, hi_id, NULL)) OVER (ORDER BY day ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS hi_below,
+      MIN(IF(n > 0, lo_id, NULL)) OVER (ORDER BY day ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS lo_above
+    FROM (SELECT c.day, MIN(${ahead}) AS base, SUM(c.n) AS n, MIN(c.lo_id) AS lo_id, MAX(c.hi_id) AS hi_id
+      FROM ${from} JOIN ticket_day_counts c ON c.col = :posCol AND c.state = 0 AND c.span = ${span}${ofStatuses('c.')} GROUP BY c.day) g)`;
+  const ctes = days.filter
+    ? [
+      `${ids ? 'f' : 'p'} AS (${last('day', `SELECT day, SUM(SUM(n)) OVER (ORDER BY day ${dir}) - SUM(n) AS ahead
+        FROM ticket_day_filter_counts WHERE col = :posCol AND state = 0 AND ${sqlText(days.filter)} GROUP BY day`)})`,
+      // The bounds are all tickets' (a filter's counters keep no ids): the day's row among them.
+      ...(ids ? [spans, spanDays('f', `f.day DIV ${DAY_SPAN}`, '0'), 'p AS (SELECT days.*, f.ahead AS filtered FROM f JOIN days ON days.day = f.day)'] : []),
+    ]
+    : [
+      spans,
+      `at_span AS (${last('span', `SELECT span, SUM(n) OVER (ORDER BY span ${dir}) - n AS ahead FROM spans`)})`,
+      spanDays('at_span', 'at_span.span', 'at_span.ahead'),
+      `p AS (${last('day', 'SELECT * FROM days')})`,
+    ];
+  if (!ids) return { ctes: ctes.join(',\n'), select: 'SELECT p.day, p.ahead, NULL AS bound FROM p' };
   // Ascending: every ticket of an earlier day has a smaller id than the day's smallest, which is
   // the smallest of the day and every later day. Descending: the mirror, from the day's largest id.
-  const bound = !ids ? 'NULL' : `(SELECT IF(${desc
-    ? `COALESCE(MIN(IF(day > p.day, lo_id, NULL)), ${at('hi_id')} + 1) > ${at('hi_id')} AND MAX(IF(day <= p.day, hi_id, NULL)) = ${at('hi_id')}`
-    : `COALESCE(MAX(IF(day < p.day, hi_id, NULL)), ${at('lo_id')} - 1) < ${at('lo_id')} AND MIN(IF(day >= p.day, lo_id, NULL)) = ${at('lo_id')}`}, ${at(desc ? 'hi_id' : 'lo_id')}, NULL)
-      FROM (${countedDays(`col = :posCol AND state = 0${ofStatuses}`)} HAVING n > 0) b)`;
-  return `SELECT p.day, p.ahead, ${bound} AS bound FROM (
-      SELECT day, ahead FROM (
-        SELECT day, SUM(SUM(n)) OVER (ORDER BY day ${desc ? 'DESC' : 'ASC'}) - SUM(n) AS ahead
-        FROM ${counted} GROUP BY day) days
-      WHERE ahead <= :posOffset ORDER BY day ${desc ? 'ASC' : 'DESC'} LIMIT 1) p`;
+  const below = `GREATEST(COALESCE(p.hi_below, 0), COALESCE(MAX(IF(s.span < p.day DIV ${DAY_SPAN} AND s.n > 0, s.hi_id, NULL)), 0))`;
+  const above = `LEAST(COALESCE(p.lo_above, ${MAX_ID}), COALESCE(MIN(IF(s.span > p.day DIV ${DAY_SPAN} AND s.n > 0, s.lo_id, NULL)), ${MAX_ID}))`;
+  const bound = desc
+    ? `IF(p.n > 0 AND ${above} > p.hi_id AND ${below} <= p.hi_id, p.hi_id, NULL)`
+    : `IF(p.n > 0 AND ${below} < p.lo_id AND ${above} >= p.lo_id, p.lo_id, NULL)`;
+  return {
+    ctes: ctes.join(',\n'),
+    select: `SELECT p.day, ${days.filter ? 'p.filtered' : 'p.ahead'} AS ahead, ${bound} AS bound
+      FROM p LEFT JOIN spans s ON 1 = 1 GROUP BY p.day, p.ahead, p.n, p.lo_id, p.hi_id, p.hi_below, p.lo_above${days.filter ? ', p.filtered' : ''}`,
+  };
 }
 
 /**
@@ -458,10 +499,10 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
   // A deep page of the list, unfiltered or narrowed by one counted filter: where it starts, in the
   // same statement (deepPaging).
   const days = !trashed && !keyset && column in POSITIONED && q.offset >= deepPaging.start ? daySource(p, filtered) : null;
-  const positioned = days !== null;
+  const position = days && dayPositionSql(desc, column === 'id', days);
   const counts = `SELECT SUM(IF(${sqlText(cond)}, n, 0)) AS matches, SUM(n) AS total FROM ticket_list_counts WHERE state = :state`;
   const [r] = await select<{ matches: string | null; total: string | null; day?: number | null; ahead?: string | number | null; bound?: number | null }>(
-    positioned ? `SELECT c.matches, c.total, d.day, d.ahead, d.bound FROM (${counts}) c LEFT JOIN (${dayPositionSql(desc, column === 'id', days)}) d ON 1 = 1` : counts,
+    position ? `WITH ${position.ctes} SELECT c.matches, c.total, d.day, d.ahead, d.bound FROM (${counts}) c LEFT JOIN (${position.select}) d ON 1 = 1` : counts,
     {
       ...cond.replacements, ...days?.filter?.replacements, state: trashed ? 1 : 0,
       ...(days ? { posCol: DAY_COLUMNS.indexOf(POSITIONED[column]), posOffset: q.offset, posStatuses: days.statuses } : {}),
@@ -470,7 +511,7 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
   const count = Number(r?.matches ?? 0);
   const total = Number(r?.total ?? 0);
   const reach = reachOf(count);
-  if (positioned && r.day != null && reach >= deepPaging.start && (column !== 'id' || r.bound != null)) {
+  if (position && r.day != null && reach >= deepPaging.start && (column !== 'id' || r.bound != null)) {
     // `column` is id, created_at or updated_at (POSITIONED), never a value from the request.
     const c = `\`Ticket\`.\`${column}\``;
     const edge = column === 'id' ? Number(r.bound) : desc ? (Number(r.day) + 1) * DAY - 1 : Number(r.day) * DAY;
