@@ -1,5 +1,5 @@
 /**
- * The day counters (migrations 026-028, 051, 052) against the tickets, and a deep page of the ticket list
+ * The day counters (migrations 026-028, 051-053) against the tickets, and a deep page of the ticket list
  * read with and without their positioning (src/ticket/tickets/listPage.ts): shared by the date
  * tests and the fold's (not a test file itself).
  */
@@ -47,7 +47,7 @@ export async function expectSpanCounts(): Promise<void> {
   expect(rows(spans)).toEqual(rows(folded));
 }
 
-/** `ticket_day_filter_counts` against the tickets: per date column, state, filter column, value and day. Returns the rows compared. */
+/** `ticket_day_filter_counts` against the tickets (per date column, state, filter column, value and day), and its spans. Returns the rows compared. */
 export async function expectDayFilterCounts(): Promise<number> {
   const counted = await query<Record<string, number>>(
     'SELECT col, state, dim, val, day, SUM(n) AS n FROM ticket_day_filter_counts GROUP BY col, state, dim, val, day HAVING SUM(n) <> 0 ORDER BY col, state, dim, val, day',
@@ -56,6 +56,13 @@ export async function expectDayFilterCounts(): Promise<number> {
     FROM tickets WHERE merged_into_id IS NULL${DAY_FLAG_COLUMNS.includes(c) ? ` AND ${c} = 1` : ''} GROUP BY 2, 4, 5`));
   const fromTickets = await query<Record<string, number>>(`${selects.join(' UNION ALL ')} ORDER BY col, state, dim, val, day`);
   expect(rows(counted)).toEqual(rows(fromTickets));
+  // Migration 053's spans against the folded rows, as expectSpanCounts.
+  const spans = await query<Record<string, number>>('SELECT col, state, dim, val, span, n FROM ticket_span_filter_counts ORDER BY col, state, dim, val, span');
+  const folded = await query<Record<string, number>>(
+    `SELECT col, state, dim, val, day DIV ${DAY_SPAN} AS span, SUM(n) AS n FROM ticket_day_filter_counts WHERE slot = ${FOLDED_SLOT}
+     GROUP BY col, state, dim, val, span HAVING SUM(n) <> 0 ORDER BY col, state, dim, val, span`,
+  );
+  expect(rows(spans)).toEqual(rows(folded));
   return fromTickets.length;
 }
 

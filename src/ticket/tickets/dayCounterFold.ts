@@ -16,7 +16,7 @@ interface DayCounterTable { table: string; prefix: readonly string[]; rest: read
 
 const TABLES: readonly DayCounterTable[] = [
   { table: 'ticket_day_counts', prefix: ['col', 'state'], rest: ['status_id'], bounds: true, spans: 'ticket_span_counts' },
-  { table: 'ticket_day_filter_counts', prefix: ['col', 'state', 'dim', 'val'], rest: [], bounds: false },
+  { table: 'ticket_day_filter_counts', prefix: ['col', 'state', 'dim', 'val'], rest: [], bounds: false, spans: 'ticket_span_filter_counts' },
 ];
 
 /** MariaDB's answer to a `NOWAIT` read that meets a row another transaction holds. */
@@ -26,12 +26,12 @@ type Row = Record<string, number>;
 
 /**
  * Folds the day counters of the days before today (UTC) into one row per day and status (or
- * filter value): migrations 051 and 052. Returns how many rows it removed.
+ * filter value): migrations 051-053. Returns how many rows it removed.
  *
  * A day's rows at the triggers' slots are summed into its row at `FOLDED_SLOT` (the id bounds
  * widened to all of them); a day whose rows sum to 0 counts no ticket and loses them all. What a
- * span folds of `ticket_day_counts` is added to its span's row in `ticket_span_counts` in the same
- * transaction, so that row stays the sum of its days' folded rows. Each span of days is one
+ * span folds is added to its span's row (`ticket_span_counts`, `ticket_span_filter_counts`) in the
+ * same transaction, so that row stays the sum of its days' folded rows. Each span of days is one
  * transaction at READ COMMITTED that locks its rows with `NOWAIT` (its key's range, never a scan
  * of the table) and then writes only those, each by its primary key: the fold never waits on a
  * ticket's write (nor can a ticket's transaction wait on it and then be chosen as a deadlock's
@@ -91,9 +91,9 @@ async function foldSpan({ table, prefix, rest, bounds, spans }: DayCounterTable,
         // The folded row's sum changes by the unfolded rows' (to 0, when the day's rows go).
         const g = rest.map((c) => folded[c]).join();
         // (Bounds no kept row gave: LEAST and GREATEST keep the span's own; a new row with none sums to 0, deleted below.)
-        const was = gained.get(g) ?? { ...Object.fromEntries(rest.map((c) => [c, folded[c]])), n: 0, lo_id: MAX_ID, hi_id: 0 };
+        const was = gained.get(g) ?? { ...Object.fromEntries(rest.map((c) => [c, folded[c]])), n: 0, ...(bounds ? { lo_id: MAX_ID, hi_id: 0 } : {}) };
         was.n += unfolded.reduce((s, r) => s + Number(r.n), 0);
-        if (n !== 0) Object.assign(was, { lo_id: Math.min(was.lo_id, folded.lo_id), hi_id: Math.max(was.hi_id, folded.hi_id) });
+        if (n !== 0 && bounds) Object.assign(was, { lo_id: Math.min(was.lo_id, folded.lo_id), hi_id: Math.max(was.hi_id, folded.hi_id) });
         gained.set(g, was);
       }
       // The folded rows, by their whole keys: a row not there yet is an insert, which an index gap
@@ -117,10 +117,11 @@ async function foldSpan({ table, prefix, rest, bounds, spans }: DayCounterTable,
         // Only folds write the spans' rows: they may wait on each other here, never on a ticket's write.
         const spanKey = [...prefix, 'span', ...rest];
         const keyOfSpan = (g: Row) => [...prefix.map((c) => span[c]), span.span, ...rest.map((c) => g[c])];
+        const sums = ['n', ...(bounds ? ['lo_id', 'hi_id'] : [])];
         await execute(
-          `INSERT INTO ${spans} (${spanKey.join(', ')}, n, lo_id, hi_id) VALUES (${spanKey.map(() => '?').join(', ')}, ?, ?, ?)
-           ON DUPLICATE KEY UPDATE n = n + VALUES(n), lo_id = LEAST(lo_id, VALUES(lo_id)), hi_id = GREATEST(hi_id, VALUES(hi_id))`,
-          [...gained.values()].map((g) => [...keyOfSpan(g), g.n, g.lo_id, g.hi_id]), t, { batch: true },
+          `INSERT INTO ${spans} (${[...spanKey, ...sums].join(', ')}) VALUES (${[...spanKey, ...sums].map(() => '?').join(', ')})
+           ON DUPLICATE KEY UPDATE n = n + VALUES(n)${bounds ? ', lo_id = LEAST(lo_id, VALUES(lo_id)), hi_id = GREATEST(hi_id, VALUES(hi_id))' : ''}`,
+          [...gained.values()].map((g) => [...keyOfSpan(g), ...sums.map((c) => g[c])]), t, { batch: true },
         );
         // A span's row that sums to 0 counts no ticket (none of its days has a folded row left).
         await execute(`DELETE FROM ${spans} WHERE ${spanKey.map((c) => `${c} = ?`).join(' AND ')} AND n = 0`, [...gained.values()].map(keyOfSpan), t, { batch: true });

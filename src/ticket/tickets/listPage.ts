@@ -243,7 +243,7 @@ export const sortIndex = (column: string) => `tickets_list_${column === 'deleted
 
 /**
  * Where a deep page of the list starts, unfiltered or narrowed by one counted filter (status,
- * priority, department, brand, channel, or a flag set), from the day counters (migrations 026-028, 052):
+ * priority, department, brand, channel, or a flag set), from the day counters (migrations 026-028, 051-053):
  * a page `start` tickets into a million otherwise skips that many
  * index entries (110-140 ms half-way). Summing the list's tickets per UTC day in the list's order
  * finds the day the page starts in and how many tickets come before it; the page then reads from
@@ -253,10 +253,10 @@ export const sortIndex = (column: string) => `tickets_list_${column === 'deleted
  * on the wrong side of it (tickets made in order: ids follow created_at), and else the page is read
  * as any other. (The bounds are those of the status's tickets, or with another filter of all the
  * day's tickets: a filter's counters keep none, and what holds for all holds for the matches.)
- * Unfiltered or by status, finding the day reads a row per span of 32 days and status, then one
- * span's days (migration 052, dayPositionSql: 1.2-1.7 ms at two years or ten, where a row per
- * past day and status took 2.8 ms at two years and 11 at ten); by another counted filter, a row
- * per past day of its value. Whatever the number of tickets; below `deepPaging.start`
+ * Finding the day reads a row per span of 32 days and status (or value of the filter), then one
+ * span's days (migrations 052 and 053, dayPositionSql: unfiltered, 1.2-1.7 ms at two years of
+ * days or ten, where a row per past day and status took 2.8 ms at two years and 11 at ten),
+ * whatever the number of tickets and the help desk's age; below `deepPaging.start`
  * entries, skipping costs no more (0.2 µs an entry unfiltered, 0.7 µs a match of a status).
  */
 export const deepPaging = { start: 10_000 };
@@ -282,6 +282,54 @@ function daySource(p: Record<string, any>, filtered: boolean): DaySource | null 
 /** The columns whose order the day counters can position in: each with the day column it counts by. */
 const POSITIONED: Record<string, (typeof DAY_COLUMNS)[number]> = { id: 'created_at', created_at: 'created_at', updated_at: 'updated_at' };
 
+/** Day counters whose past days are summed per span of 32 days (migrations 052 and 053). */
+interface SpannedCounters {
+  days: string;
+  spans: string;
+  /** The rows counted: a condition on the columns both tables share (`alias` qualifies them). */
+  where: (alias: string) => string;
+  /** Whether the rows keep the bounds of their tickets' ids. */
+  bounds: boolean;
+}
+
+/**
+ * A deep page's day, found in two steps over spanned counters: common table expressions named
+ * `<name>_spans` (per span: its tickets, its row plus its days' rows not folded yet, and their id
+ * bounds), `<name>_at` (the span the page starts in: a running SUM over the spans), `<name>_days`
+ * (per day of that span, a range of its index on the computed `span`: its tickets, the tickets
+ * ahead of it in the list, and with bounds the largest id of the span's earlier days and the
+ * smallest of its later ones, MIN and MAX over window frames of a span's days) and `<name>` (the
+ * day: at most one row). A range of `day` taken from a joined row is not one MariaDB's range
+ * optimiser uses: the span's days are found by equality on the computed column.
+ */
+function spannedDay(name: string, c: SpannedCounters, dir: string, rev: string): string[] {
+  const sums = c.bounds ? ', MIN(lo_id) AS lo_id, MAX(hi_id) AS hi_id' : '';
+  const own = c.bounds ? ', lo_id, hi_id' : '';
+  return [
+    `${name}_spans AS (SELECT span, SUM(n) AS n${sums} FROM (
+      SELECT span, n${own} FROM ${c.spans} WHERE ${c.where('')}
+      UNION ALL
+      SELECT span, n${own} FROM ${c.days} WHERE ${c.where('')} AND slot < ${FOLDED_SLOT}) u
+    GROUP BY span)`,
+    `${name}_at AS (${lastAhead('span', `SELECT span, SUM(n) OVER (ORDER BY span ${dir}) - n AS ahead FROM ${name}_spans`, rev)})`,
+    spanDays(`${name}_days`, c, `${name}_at`, `${name}_at.span`, `${name}_at.ahead`, dir),
+    `${name} AS (${lastAhead('day', `SELECT * FROM ${name}_days`, rev)})`,
+  ];
+}
+
+/** The days of one span (`span`, from the one row of `from`; `ahead`: the tickets before it), as spannedDay's `<name>_days`. */
+function spanDays(name: string, c: SpannedCounters, from: string, span: string, ahead: string, dir: string): string {
+  const windows = c.bounds ? `,
+      MAX(IF(n > 0, hi_id, NULL)) OVER (ORDER BY day ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS hi_below,
+      MIN(IF(n > 0, lo_id, NULL)) OVER (ORDER BY day ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS lo_above` : '';
+  return `${name} AS (SELECT day, base + SUM(n) OVER (ORDER BY day ${dir}) - n AS ahead, n${c.bounds ? ', lo_id, hi_id' : ''}${windows}
+    FROM (SELECT c.day, MIN(${ahead}) AS base, SUM(c.n) AS n${c.bounds ? ', MIN(c.lo_id) AS lo_id, MAX(c.hi_id) AS hi_id' : ''}
+      FROM ${from} JOIN ${c.days} c ON ${c.where('c.')} AND c.span = ${span} GROUP BY c.day) g)`;
+}
+
+/** The last of `rows` in the list's order (`rev` reverses it) whose tickets ahead are at most the offset. */
+const lastAhead = (unit: string, rows: string, rev: string) => `SELECT * FROM (${rows}) x WHERE ahead <= :posOffset ORDER BY ${unit} ${rev} LIMIT 1`;
+
 /**
  * The deep page's position, read in the counters' statement: its common table expressions and the
  * derived table `d`, which gives the day a page at :posOffset starts in (`day`), the listed
@@ -289,51 +337,35 @@ const POSITIONED: Record<string, (typeof DAY_COLUMNS)[number]> = { id: 'created_
  * id the page starts at when the days' id bounds allow it (`bound`, else NULL). At most one row
  * (none when no ticket is listed).
  *
- * Unfiltered or by status, the day is found in two steps: the span of 32 days the page starts in
- * (a running SUM over the spans: migration 052's row per span and status, which sums its folded
- * days, plus the rows of its days that are not folded yet: today's, and removals since the last
- * fold), then the day within that span (a running SUM over its days' rows, found by the span's
- * index). So it reads a row per span and status and one span's days, however old the help desk
- * (MariaDB derives a common table expression again for each reference: each is referenced once or
- * twice). By one other counted filter: a running SUM over that filter's day rows (a row per past
- * day of one value). The id bounds: of the days of the page's span (MIN and MAX over window frames,
- * a span's days only) and of the spans before and after it.
+ * The day is found from the spans of 32 days (spannedDay): of the statuses' (or all) tickets, or of
+ * one other counted filter's value. So it reads a row per span and status (or value) and one
+ * span's days, however old the help desk (MariaDB derives a common table expression again for
+ * each reference: each is referenced once or twice). The id bounds are all tickets' (of the
+ * statuses): with another filter, its counters keep none, and what holds for all holds for its
+ * matches; they come from the days of the page's span and the spans before and after it.
  */
 function dayPositionSql(desc: boolean, ids: boolean, days: DaySource): { ctes: string; select: string } {
-  const ofStatuses = (alias: string) => (days.statuses ? ` AND ${alias}status_id IN (:posStatuses)` : '');
   const [dir, rev] = desc ? ['DESC', 'ASC'] : ['ASC', 'DESC'];
-  /** The last row (in the list's order) whose tickets ahead are at most the offset. */
-  const last = (unit: string, rows: string) => `SELECT * FROM (${rows}) x WHERE ahead <= :posOffset ORDER BY ${unit} ${rev} LIMIT 1`;
-  /** Per span: its listed tickets (of the statuses) and the bounds of their ids. */
-  const spans = `spans AS (SELECT span, SUM(n) AS n, MIN(lo_id) AS lo_id, MAX(hi_id) AS hi_id FROM (
-      SELECT span, n, lo_id, hi_id FROM ticket_span_counts WHERE col = :posCol AND state = 0${ofStatuses('')}
-      UNION ALL
-      SELECT span, n, lo_id, hi_id FROM ticket_day_counts WHERE col = :posCol AND state = 0 AND slot < ${FOLDED_SLOT}${ofStatuses('')}) u
-    GROUP BY span)`;
-  /**
-   * Per day of the span of `from` (one row: `span` gives it, `ahead` the tickets before it), its
-   * tickets, the tickets ahead of it in the list, the bounds of its ids, and the largest id of the
-   * earlier days and the smallest of the later ones in the span (days that count tickets).
-   */
-  const spanDays = (from: string, span: string, ahead: string) => `days AS (SELECT day, base + SUM(n) OVER (ORDER BY day ${dir}) - n AS ahead, n, lo_id, hi_id,
-      MAX(IF(n > 0, hi_id, NULL)) OVER (ORDER BY day ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS hi_below,
-      MIN(IF(n > 0, lo_id, NULL)) OVER (ORDER BY day ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS lo_above
-    FROM (SELECT c.day, MIN(${ahead}) AS base, SUM(c.n) AS n, MIN(c.lo_id) AS lo_id, MAX(c.hi_id) AS hi_id
-      FROM ${from} JOIN ticket_day_counts c ON c.col = :posCol AND c.state = 0 AND c.span = ${span}${ofStatuses('c.')} GROUP BY c.day) g)`;
-  const ctes = days.filter
+  const ofStatuses = (alias: string) => (days.statuses ? ` AND ${alias}status_id IN (:posStatuses)` : '');
+  const tickets: SpannedCounters = {
+    days: 'ticket_day_counts', spans: 'ticket_span_counts', bounds: true,
+    where: (alias) => `${alias}col = :posCol AND ${alias}state = 0${ofStatuses(alias)}`,
+  };
+  const filter = days.filter;
+  const ctes = filter
     ? [
-      `${ids ? 'f' : 'p'} AS (${last('day', `SELECT day, SUM(SUM(n)) OVER (ORDER BY day ${dir}) - SUM(n) AS ahead
-        FROM ticket_day_filter_counts WHERE col = :posCol AND state = 0 AND ${sqlText(days.filter)} GROUP BY day`)})`,
-      // The bounds are all tickets' (a filter's counters keep no ids): the day's row among them.
-      ...(ids ? [spans, spanDays('f', `f.day DIV ${DAY_SPAN}`, '0'), 'p AS (SELECT days.*, f.ahead AS filtered FROM f JOIN days ON days.day = f.day)'] : []),
+      ...spannedDay('f', {
+        days: 'ticket_day_filter_counts', spans: 'ticket_span_filter_counts', bounds: false,
+        // The filter's condition names dim and val alone (no other table of these statements has them).
+        where: (alias) => `${alias}col = :posCol AND ${alias}state = 0 AND ${sqlText(filter)}`,
+      }, dir, rev),
+      // The bounds: the day's row among all tickets' days.
+      ...(ids ? [spannedDay('p', tickets, dir, rev)[0], spanDays('p_days', tickets, 'f', `f.day DIV ${DAY_SPAN}`, '0', dir),
+        'p AS (SELECT p_days.*, f.ahead AS filtered FROM f JOIN p_days ON p_days.day = f.day)'] : []),
     ]
-    : [
-      spans,
-      `at_span AS (${last('span', `SELECT span, SUM(n) OVER (ORDER BY span ${dir}) - n AS ahead FROM spans`)})`,
-      spanDays('at_span', 'at_span.span', 'at_span.ahead'),
-      `p AS (${last('day', 'SELECT * FROM days')})`,
-    ];
-  if (!ids) return { ctes: ctes.join(',\n'), select: 'SELECT p.day, p.ahead, NULL AS bound FROM p' };
+    : spannedDay('p', tickets, dir, rev);
+  const day = filter ? 'f' : 'p';
+  if (!ids) return { ctes: ctes.join(',\n'), select: `SELECT ${day}.day, ${day}.ahead, NULL AS bound FROM ${day}` };
   // Ascending: every ticket of an earlier day has a smaller id than the day's smallest, which is
   // the smallest of the day and every later day. Descending: the mirror, from the day's largest id.
   const below = `GREATEST(COALESCE(p.hi_below, 0), COALESCE(MAX(IF(s.span < p.day DIV ${DAY_SPAN} AND s.n > 0, s.hi_id, NULL)), 0))`;
@@ -343,8 +375,8 @@ function dayPositionSql(desc: boolean, ids: boolean, days: DaySource): { ctes: s
     : `IF(p.n > 0 AND ${below} < p.lo_id AND ${above} >= p.lo_id, p.lo_id, NULL)`;
   return {
     ctes: ctes.join(',\n'),
-    select: `SELECT p.day, ${days.filter ? 'p.filtered' : 'p.ahead'} AS ahead, ${bound} AS bound
-      FROM p LEFT JOIN spans s ON 1 = 1 GROUP BY p.day, p.ahead, p.n, p.lo_id, p.hi_id, p.hi_below, p.lo_above${days.filter ? ', p.filtered' : ''}`,
+    select: `SELECT p.day, ${filter ? 'p.filtered' : 'p.ahead'} AS ahead, ${bound} AS bound
+      FROM p LEFT JOIN p_spans s ON 1 = 1 GROUP BY p.day, p.ahead, p.n, p.lo_id, p.hi_id, p.hi_below, p.lo_above${filter ? ', p.filtered' : ''}`,
   };
 }
 
