@@ -366,8 +366,31 @@ describe('a deep page of the list, unfiltered or by one counted filter, position
     }
     const made = all.slice(0, -1);
     const odd = all[all.length - 1];
+    /**
+     * Date ranges' counts against the tickets: within a span of 32 days, over whole spans, open at
+     * either end, for both date columns, alone and with a status or a priority (whole spans are
+     * read from their rows: migrations 052 and 053).
+     */
+    const compareCounts = async () => {
+      const ranges: Array<[number | undefined, number | undefined]> = [
+        [F, F + 40 * DAY - 1], [F + 5 * DAY + 3600, F + 70 * DAY - 1], [F - 100 * DAY, F + 200 * DAY], [undefined, F + 60 * DAY], [F + 14 * DAY, undefined], [F + 2 * DAY, F + 3 * DAY],
+      ];
+      for (const column of ['created_at', 'updated_at']) {
+        for (const [min, max] of ranges) {
+          for (const filter of [{}, { status: statuses[1] }, { priority: priorities[1] }]) {
+            const q = { ...filter, ...(min === undefined ? {} : { [`${column}_min`]: min }), ...(max === undefined ? {} : { [`${column}_max`]: max }) };
+            const [{ n }] = await query<{ n: number }>(
+              `SELECT COUNT(*) AS n FROM tickets WHERE deleted_at IS NULL AND merged_into_id IS NULL AND ${column} BETWEEN ? AND ?${'status' in filter ? ' AND status_id = ?' : ''}${'priority' in filter ? ' AND priority_id = ?' : ''}`,
+              [min ?? 0, max ?? 4294967295, ...Object.values(filter)],
+            );
+            expect({ q, count: (await api.get(BASE, { ...q, limit: 1 })).body.count }).toEqual({ q, count: Number(n) });
+          }
+        }
+      }
+    };
     /** Every page of each filter and order against skipping, and where the id order starts. */
     const comparePages = () => positioning(async () => {
+      await compareCounts();
       // Positioned: unfiltered, by a status, a priority, a department's tree, a flag set. Not: a
       // flag's complement (read by skipping, the same pages).
       const filters = [{}, { status: statuses[1] }, { priority: priorities[1] }, { department: parent.id }, { locked: 1 }, { locked: 0 }];

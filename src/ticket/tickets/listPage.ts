@@ -114,7 +114,8 @@ function dateRange(p: Record<string, any>): DateRange | null {
  * The count of a date range from the day counters (migrations 026, 027 and 028), the bounds of the
  * range's ticket ids and the total of the listed (or trashed) tickets, in one statement: the whole
  * UTC days inside [min, max] are a sum of counters (of the statuses, or of the one other counted
- * filter's values, asked for); the partial first and last days (or the range, when it holds no
+ * filter's values, asked for; a row per span of 32 days among them, migrations 052 and 053, so an
+ * open end or a long range reads about as many rows as a month); the partial first and last days (or the range, when it holds no
  * whole day: less than two days) a COUNT over the list index's range. With two counted filters
  * beside the dates, the count is a COUNT of the matches (the counters hold one filter at a time).
  */
@@ -142,25 +143,45 @@ async function datedCount(range: DateRange, p: Record<string, any>, where: Where
   parts.forEach(([a, b], i) => { values[`partFrom${i}`] = a; values[`partTo${i}`] = b; });
   const whole = filter ? (filter.complement ? `d.whole - ${sqlText(filter.sum)}` : sqlText(filter.sum)) : 'd.whole';
   const matches = countedByDays(p) ? [whole, ...partial].join(' + ') : `(SELECT COUNT(*) FROM \`tickets\` AS \`Ticket\` WHERE ${whereSql(where)})`;
+  const [firstDay, lastDay] = [Math.floor(min / DAY), Math.floor(max / DAY)];
+  const counters = `col = :dayCol AND state = :dayState${ofStatuses}`;
+  // The days' units: each day of the range outside its whole spans (a day of the whole days, or
+  // not: `w`), and each whole span (its row, and its days' rows not folded yet).
   const [r] = await select<{ matches: string | number; lo: number | null; hi: number | null; total: string | number | null }>(
     `SELECT ${matches} AS matches, d.lo, d.hi, (SELECT SUM(n) FROM ticket_list_counts WHERE state = :dayState) AS total
-     FROM (SELECT COALESCE(SUM(IF(day BETWEEN :firstWhole AND :lastWhole, n, 0)), 0) AS whole, MIN(IF(n > 0, lo_id, NULL)) AS lo, MAX(IF(n > 0, hi_id, NULL)) AS hi
-           FROM (${countedDays(`col = :dayCol AND state = :dayState AND day BETWEEN :firstDay AND :lastDay${ofStatuses}`)}) days) d`,
+     FROM (SELECT COALESCE(SUM(IF(w, n, 0)), 0) AS whole, MIN(IF(n > 0, lo_id, NULL)) AS lo, MAX(IF(n > 0, hi_id, NULL)) AS hi FROM (
+       SELECT day BETWEEN :firstWhole AND :lastWhole AS w, SUM(n) AS n, MIN(lo_id) AS lo_id, MAX(hi_id) AS hi_id FROM ticket_day_counts
+         WHERE ${counters} AND ${outsideSpans(':firstDay', ':lastDay')} GROUP BY day
+       UNION ALL
+       SELECT 1, SUM(n), MIN(lo_id), MAX(hi_id) FROM (
+         SELECT span, n, lo_id, hi_id FROM ticket_span_counts WHERE ${counters} AND span BETWEEN :spanFirst AND :spanLast
+         UNION ALL
+         SELECT span, n, lo_id, hi_id FROM ticket_day_counts WHERE ${counters} AND slot < ${FOLDED_SLOT} AND span BETWEEN :spanFirst AND :spanLast) s
+       GROUP BY span) units) d`,
     {
       ...replacements, ...values, dayCol: DAY_COLUMNS.indexOf(column), dayState: trashed ? 1 : 0, dayStatuses: statuses,
-      firstWhole, lastWhole, firstDay: Math.floor(min / DAY), lastDay: Math.floor(max / DAY),
+      firstWhole, lastWhole, firstDay, lastDay, ...wholeSpans(firstDay, lastDay, firstWhole, lastWhole),
     },
   );
   return { count: Number(r.matches), lo: r.lo === null ? null : Number(r.lo), hi: r.hi === null ? null : Number(r.hi), total: Number(r.total ?? 0) };
 }
 
 /**
- * The day counters' rows of `where`, a day per row: its tickets (`n`) and the bounds of their ids.
- * A day's rows are read together: once folded (migration 051), one row's `n` no longer counts the
- * tickets within its own bounds (a ticket counted at one slot leaves from another's row).
+ * A date range's days [first, last] as the spans of 32 days wholly among its whole days
+ * [firstWhole, lastWhole] (`spanFirst` to `spanLast`: read from migrations 052 and 053's rows,
+ * one per span, however long the range) and the days before and after them (to `headLast`, from
+ * `tailFirst`: at most 31 and a partial day at each end, read a row per day). No whole span: the
+ * days are all outside (`spanFirst` > `spanLast`).
  */
-const countedDays = (where: string): string =>
-  `SELECT day, SUM(n) AS n, MIN(lo_id) AS lo_id, MAX(hi_id) AS hi_id FROM ticket_day_counts WHERE ${where} GROUP BY day`;
+function wholeSpans(first: number, last: number, firstWhole: number, lastWhole: number) {
+  const spanFirst = Math.ceil(firstWhole / DAY_SPAN);
+  const spanLast = Math.floor((lastWhole + 1) / DAY_SPAN) - 1;
+  if (spanFirst > spanLast) return { spanFirst: 1, spanLast: 0, headLast: last, tailFirst: last + 1 };
+  return { spanFirst, spanLast, headLast: spanFirst * DAY_SPAN - 1, tailFirst: (spanLast + 1) * DAY_SPAN };
+}
+
+/** The days of [from, to] outside the whole spans (wholeSpans): two ranges of the key at most. */
+const outsideSpans = (from: string, to: string): string => `day BETWEEN ${from} AND ${to} AND (day <= :headLast OR day >= :tailFirst)`;
 
 /** The counted filters a list gives (`assigned=-1` as `assigned`). */
 const countedGiven = (p: Record<string, any>): string[] => [
@@ -180,8 +201,12 @@ const datesAlone = (p: Record<string, any>): boolean => countedGiven(p).length =
  */
 function dayFilterSum(name: string, p: Record<string, any>): { sum: BoundCondition; complement: boolean } {
   const { rows, complement } = dayFilterRows(name, p);
-  const sum = sqlCondition`(SELECT COALESCE(SUM(n), 0) FROM ticket_day_filter_counts
-    WHERE col = :dayCol AND state = :dayState AND ${rows} AND day BETWEEN :firstWhole AND :lastWhole)`;
+  // The whole days outside the whole spans, then the spans' rows and their days' rows not folded yet (wholeSpans).
+  const of = sqlCondition`col = :dayCol AND state = :dayState AND ${rows}`;
+  const sum = sqlCondition`(SELECT COALESCE(SUM(n), 0) FROM (
+      SELECT n FROM ticket_day_filter_counts WHERE ${of} AND ${trusted(outsideSpans(':firstWhole', ':lastWhole'))}
+      UNION ALL SELECT n FROM ticket_span_filter_counts WHERE ${of} AND span BETWEEN :spanFirst AND :spanLast
+      UNION ALL SELECT n FROM ticket_day_filter_counts WHERE ${of} AND slot < ${trusted(String(FOLDED_SLOT))} AND span BETWEEN :spanFirst AND :spanLast) u)`;
   return { sum, complement };
 }
 
