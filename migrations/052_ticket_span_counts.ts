@@ -10,8 +10,9 @@ export const FOLDED_SLOT = 8;
 
 /**
  * Sums of migration 027's day counters per span of 32 days, so that positioning a deep page of the
- * ticket list reads a row per span and status and then one span's days, not a row per past day
- * and status (which grows with the help desk's age: 2,900 rows for two years of four statuses).
+ * ticket list reads a row per span and status and then one span's days, and a date range's count a
+ * row per whole span inside it, not a row per past day and status (which grows with the help
+ * desk's age: 2,900 rows for two years of four statuses).
  *
  * Kept by the scheduler's fold alone (src/ticket/tickets/dayCounterFold.ts), in the transaction
  * that folds the days: a past day's rows are summed into its row at `FOLDED_SLOT`, which the
@@ -19,8 +20,8 @@ export const FOLDED_SLOT = 8;
  * exactly the sum of its days' folded rows, and a span's tickets are its row plus its days' rows
  * at the other slots (today's, and the removals written since the last fold): the index
  * `ticket_day_counts_unfolded` finds those, and `ticket_day_counts_span` a span's days. A ticket
- * write costs nothing more (but the two indexes' entries of a counter row it creates). Refilling the day
- * counters from the tickets (`fillDayCounts`) empties this table with them.
+ * write costs nothing more (but the two indexes' entries of a counter row it creates). Refilling
+ * the day counters from the tickets (`fillDayCounts`) empties this table with them.
  */
 export async function up(q: QueryInterface): Promise<void> {
   await q.sequelize.query(`CREATE TABLE ticket_span_counts (
