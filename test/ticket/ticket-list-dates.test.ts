@@ -354,6 +354,13 @@ describe('a deep page of the list, unfiltered or by one counted filter, position
     // Days 13 apart: the tickets lie in several spans of 32 days (migration 052), some spans with two days.
     const GAP = 13;
     const days = [0, 0, 1, 3, 3, 3, 4, 7, 2];
+    // One ticket of the priority before them all (a smaller id, a day of its own before theirs): the
+    // priority's page below starts past the first ticket, a deep page in any database (alone, this
+    // test's tickets are the only ones).
+    const early = await f.ticket({ created_at: P - DAY });
+    await sequelize().query('UPDATE tickets SET created_at = ?, updated_at = ?, priority_id = ? WHERE id = ?', {
+      replacements: [F - 40 * DAY, F - 40 * DAY, priorities[1], early.id],
+    });
     const all = [];
     for (const [i, d] of days.entries()) {
       const t = await f.ticket({ created_at: P + i });
@@ -446,7 +453,7 @@ describe('a deep page of the list, unfiltered or by one counted filter, position
     } finally {
       // Gone again: tickets dated decades ahead would stay past every later test's horizon (the
       // export of a later file in this worker's database never reaches them).
-      await sequelize().query('DELETE FROM tickets WHERE id IN (?)', { replacements: [all.map((t) => t.id)] });
+      await sequelize().query('DELETE FROM tickets WHERE id IN (?)', { replacements: [[early, ...all].map((t) => t.id)] });
     }
   });
 });
