@@ -145,6 +145,7 @@ async function datedCount(range: DateRange, p: Record<string, any>, where: Where
   const matches = countedByDays(p) ? [whole, ...partial].join(' + ') : `(SELECT COUNT(*) FROM \`tickets\` AS \`Ticket\` WHERE ${whereSql(where)})`;
   const [firstDay, lastDay] = [Math.floor(min / DAY), Math.floor(max / DAY)];
   const counters = `col = :dayCol AND state = :dayState${ofStatuses}`;
+  const spanned: SpannedCounters = { days: 'ticket_day_counts', spans: 'ticket_span_counts', bounds: true, where: () => counters };
   // The days' units: each day of the range outside its whole spans (a day of the whole days, or
   // not: `w`), and each whole span (its row, and its days' rows not folded yet).
   const [r] = await select<{ matches: string | number; lo: number | null; hi: number | null; total: string | number | null }>(
@@ -153,10 +154,7 @@ async function datedCount(range: DateRange, p: Record<string, any>, where: Where
        SELECT day BETWEEN :firstWhole AND :lastWhole AS w, SUM(n) AS n, MIN(lo_id) AS lo_id, MAX(hi_id) AS hi_id FROM ticket_day_counts
          WHERE ${counters} AND ${outsideSpans(':firstDay', ':lastDay')} GROUP BY day
        UNION ALL
-       SELECT 1, SUM(n), MIN(lo_id), MAX(hi_id) FROM (
-         SELECT span, n, lo_id, hi_id FROM ticket_span_counts WHERE ${counters} AND span BETWEEN :spanFirst AND :spanLast
-         UNION ALL
-         SELECT span, n, lo_id, hi_id FROM ticket_day_counts WHERE ${counters} AND slot < ${FOLDED_SLOT} AND span BETWEEN :spanFirst AND :spanLast) s
+       SELECT 1, SUM(n), MIN(lo_id), MAX(hi_id) FROM (${spanRows(spanned, 'span, n, lo_id, hi_id', ' AND span BETWEEN :spanFirst AND :spanLast')}) s
        GROUP BY span) units) d`,
     {
       ...replacements, ...values, dayCol: DAY_COLUMNS.indexOf(column), dayState: trashed ? 1 : 0, dayStatuses: statuses,
@@ -203,10 +201,10 @@ function dayFilterSum(name: string, p: Record<string, any>): { sum: BoundConditi
   const { rows, complement } = dayFilterRows(name, p);
   // The whole days outside the whole spans, then the spans' rows and their days' rows not folded yet (wholeSpans).
   const of = sqlCondition`col = :dayCol AND state = :dayState AND ${rows}`;
+  const spanned: SpannedCounters = { ...FILTER_COUNTERS, where: () => sqlText(of) };
   const sum = sqlCondition`(SELECT COALESCE(SUM(n), 0) FROM (
       SELECT n FROM ticket_day_filter_counts WHERE ${of} AND ${trusted(outsideSpans(':firstWhole', ':lastWhole'))}
-      UNION ALL SELECT n FROM ticket_span_filter_counts WHERE ${of} AND span BETWEEN :spanFirst AND :spanLast
-      UNION ALL SELECT n FROM ticket_day_filter_counts WHERE ${of} AND slot < ${trusted(String(FOLDED_SLOT))} AND span BETWEEN :spanFirst AND :spanLast) u)`;
+      UNION ALL ${trusted(spanRows(spanned, 'n', ' AND span BETWEEN :spanFirst AND :spanLast'))}) u)`;
   return { sum, complement };
 }
 
@@ -331,16 +329,26 @@ function spannedDay(name: string, c: SpannedCounters, dir: string, rev: string):
   const sums = c.bounds ? ', MIN(lo_id) AS lo_id, MAX(hi_id) AS hi_id' : '';
   const own = c.bounds ? ', lo_id, hi_id' : '';
   return [
-    `${name}_spans AS (SELECT span, SUM(n) AS n${sums} FROM (
-      SELECT span, n${own} FROM ${c.spans} WHERE ${c.where('')}
-      UNION ALL
-      SELECT span, n${own} FROM ${c.days} WHERE ${c.where('')} AND slot < ${FOLDED_SLOT}) u
-    GROUP BY span)`,
+    `${name}_spans AS (SELECT span, SUM(n) AS n${sums} FROM (${spanRows(c, `span, n${own}`)}) u GROUP BY span)`,
     `${name}_at AS (${lastAhead('span', `SELECT span, SUM(n) OVER (ORDER BY span ${dir}) - n AS ahead FROM ${name}_spans`, rev)})`,
     spanDays(`${name}_days`, c, `${name}_at`, `${name}_at.span`, `${name}_at.ahead`, dir),
     `${name} AS (${lastAhead('day', `SELECT * FROM ${name}_days`, rev)})`,
   ];
 }
+
+/**
+ * The rows that count spans of spanned counters (`narrow`: more conditions, on `span`): each span's
+ * row, which sums its folded days, and its days' rows not folded yet (today's, and the removals
+ * written since the last fold). A span's tickets are the sum of its rows here.
+ */
+function spanRows(c: SpannedCounters, columns: string, narrow = ''): string {
+  return `SELECT ${columns} FROM ${c.spans} WHERE ${c.where('')}${narrow}
+      UNION ALL
+      SELECT ${columns} FROM ${c.days} WHERE ${c.where('')} AND slot < ${FOLDED_SLOT}${narrow}`;
+}
+
+/** Migration 028's counters and 053's spans of them (`where` names the filter's rows). */
+const FILTER_COUNTERS = { days: 'ticket_day_filter_counts', spans: 'ticket_span_filter_counts', bounds: false } as const;
 
 /** The days of one span (`span`, from the one row of `from`; `ahead`: the tickets before it), as spannedDay's `<name>_days`. */
 function spanDays(name: string, c: SpannedCounters, from: string, span: string, ahead: string, dir: string): string {
@@ -380,7 +388,7 @@ function dayPositionSql(desc: boolean, ids: boolean, days: DaySource): { ctes: s
   const ctes = filter
     ? [
       ...spannedDay('f', {
-        days: 'ticket_day_filter_counts', spans: 'ticket_span_filter_counts', bounds: false,
+        ...FILTER_COUNTERS,
         // The filter's condition names dim and val alone (no other table of these statements has them).
         where: (alias) => `${alias}col = :posCol AND ${alias}state = 0 AND ${sqlText(filter)}`,
       }, dir, rev),
