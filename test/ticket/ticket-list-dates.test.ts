@@ -14,6 +14,7 @@ import * as m053 from '../../migrations/053_ticket_span_filter_counts';
 import { Channel, Ticket, TicketPriority, TicketStatus } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { foldDayCounters } from '../../src/ticket/tickets/dayCounterFold';
+import { deepPaging } from '../../src/ticket/tickets/listPage';
 import { useApi } from '../helpers/app';
 import { expectList, expectSuccess } from '../helpers/envelope';
 import { deepPages, expectDayCounts, expectDayFilterCounts, query } from './dayCounterSupport';
@@ -454,6 +455,37 @@ describe('a deep page of the list, unfiltered or by one counted filter, position
       // Gone again: tickets dated decades ahead would stay past every later test's horizon (the
       // export of a later file in this worker's database never reaches them).
       await sequelize().query('DELETE FROM tickets WHERE id IN (?)', { replacements: [[early, ...all].map((t) => t.id)] });
+    }
+  });
+
+  it('positions a page of a filter of few tickets short of deepPaging.start matches in, once this process has counted the filter', async () => {
+    const department = await f.department();
+    const made = [];
+    for (let i = 0; i < 6; i++) made.push(await f.ticket({ department: department.id }));
+    const kept = deepPaging.start;
+    try {
+      const { count: total } = await skipped({});
+      // The 4th to 6th of the department's 6 tickets, read from the end: 3 matches, about total / 2
+      // entries of the created_at order (the department's share is 6 / total).
+      deepPaging.start = Math.floor(total / 2);
+      expect(deepPaging.start).toBeGreaterThan(3);
+      const q = { department: department.id, order_column: 'created_at', start: 4 };
+      const want = await skipped(q);
+      expect({ ids: want.ids, count: want.count }).toEqual({ ids: made.slice(3).map((t) => t.id), count: 6 });
+      // skipped() counted the department: its share says the page is deep, and the statement finds where it starts.
+      const positioned = await listed(q);
+      expect({ edge: typeof positioned.edge, ids: positioned.ids, count: positioned.count, statements: positioned.statements }).toEqual({ edge: 'number', ids: want.ids, count: 6, statements: 2 });
+      // The whole list, 3 tickets in: no filter, no position.
+      expect((await listed({ order_column: 'created_at', start: 4 })).edge).toBeUndefined();
+      // A filter this process has not counted yet (another department of as few tickets): from
+      // deepPaging.start matches, as before its first count; positioned from its second.
+      const other = await f.department();
+      for (let i = 0; i < 6; i++) await f.ticket({ department: other.id });
+      const first = await listed({ ...q, department: other.id });
+      const second = await listed({ ...q, department: other.id });
+      expect({ first: first.edge, second: typeof second.edge, same: second.ids }).toEqual({ first: undefined, second: 'number', same: first.ids });
+    } finally {
+      deepPaging.start = kept;
     }
   });
 });

@@ -279,10 +279,35 @@ export const sortIndex = (column: string) => `tickets_list_${column === 'deleted
  * Finding the day reads a row per span of 32 days and status (or value of the filter), then one
  * span's days (migrations 052 and 053, dayPositionSql: unfiltered, 1.2-1.7 ms at two years of
  * days or ten, where a row per past day and status took 2.8 ms at two years and 11 at ten),
- * whatever the number of tickets and the help desk's age; below `deepPaging.start`
- * entries, skipping costs no more (0.2 µs an entry unfiltered, 0.7 µs a match of a status).
+ * whatever the number of tickets and the help desk's age. A page is positioned when reading to
+ * it would skip `deepPaging.start` index entries or more (below that, skipping costs no more:
+ * 0.2-0.4 µs an entry): its reach, or narrowed by a filter its reach times total / matches (the
+ * sort index holds every listed ticket: 10,000 tickets into a priority of a quarter of them is
+ * 40,000 entries, 15-23 ms). Whether a narrowed page may be that deep is told before the
+ * statement from the filter's share when this process last counted it (lastShares): asked for
+ * every time, an unused position costs the statement 1-3 ms.
  */
 export const deepPaging = { start: 10_000 };
+
+/**
+ * The share of the listed tickets each combination of counted filters matched when this process
+ * last read its count (before its first count, 1: a page may be deep from `deepPaging.start`
+ * matches). A hint only: a stale share asks for a position that is then not used, or reads a page
+ * by skipping; either way the same page.
+ */
+const lastShares = new Map<string, number>();
+const SHARES_KEPT = 1_000;
+
+function recordShare(key: string, count: number, total: number) {
+  if (!total) return;
+  if (lastShares.size >= SHARES_KEPT && !lastShares.has(key)) lastShares.clear();
+  // No match: no page to position (1: deep from `deepPaging.start`, as before a first count).
+  lastShares.set(key, count ? count / total : 1);
+}
+
+/** The index entries the walk of the list's sort index skips to reach `reach` of its `count` matches (of `total` listed tickets). */
+const walkedEntries = (reach: number, count: number, total: number, filtered: boolean) =>
+  (filtered && count > 0 ? (reach * total) / count : reach);
 
 /** The day rows a deep page is positioned by: all tickets', the statuses', or one other counted filter's. */
 interface DaySource { statuses: number[] | null; filter: BoundCondition | null }
@@ -563,7 +588,10 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
   const cond = counterCondition(p);
   // A deep page of the list, unfiltered or narrowed by one counted filter: where it starts, in the
   // same statement (deepPaging).
-  const days = !trashed && !keyset && column in POSITIONED && q.offset >= deepPaging.start ? daySource(p, filtered) : null;
+  // The counted filters given, as asked (the condition's bound names differ per request).
+  const shareKey = JSON.stringify([unassignedOnly(p), ...Object.keys(COUNTED_FILTERS).filter((k) => given(p, k)).map((k) => [k, p[k]])]);
+  const mayBeDeep = q.offset / (filtered ? lastShares.get(shareKey) ?? 1 : 1) >= deepPaging.start;
+  const days = !trashed && !keyset && column in POSITIONED && mayBeDeep ? daySource(p, filtered) : null;
   const position = days && dayPositionSql(desc, column === 'id', days);
   const counts = `SELECT SUM(IF(${sqlText(cond)}, n, 0)) AS matches, SUM(n) AS total FROM ticket_list_counts WHERE state = :state`;
   const [r] = await select<{ matches: string | null; total: string | null; day?: number | null; ahead?: string | number | null; bound?: number | null }>(
@@ -576,7 +604,9 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
   const count = Number(r?.matches ?? 0);
   const total = Number(r?.total ?? 0);
   const reach = reachOf(count);
-  if (position && r.day != null && reach >= deepPaging.start && (column !== 'id' || r.bound != null)) {
+  if (!trashed && filtered) recordShare(shareKey, count, total);
+  const deep = walkedEntries(reach, count, total, filtered) >= deepPaging.start;
+  if (position && r.day != null && deep && (column !== 'id' || r.bound != null)) {
     // `column` is id, created_at or updated_at (POSITIONED), never a value from the request.
     const c = `\`Ticket\`.\`${column}\``;
     const edge = column === 'id' ? Number(r.bound) : desc ? (Number(r.day) + 1) * DAY - 1 : Number(r.day) * DAY;
