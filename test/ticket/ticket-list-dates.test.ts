@@ -459,14 +459,15 @@ describe('a deep page of the list, unfiltered or by one counted filter, position
   });
 
   it('positions a page of a filter of few tickets short of deepPaging.start matches in, once this process has counted the filter', async () => {
-    const department = await f.department();
+    const [department, other] = [await f.department(), await f.department()];
     const made = [];
     for (let i = 0; i < 6; i++) made.push(await f.ticket({ department: department.id }));
+    for (let i = 0; i < 6; i++) await f.ticket({ department: other.id });
     const kept = deepPaging.start;
     try {
       const { count: total } = await skipped({});
       // The 4th to 6th of the department's 6 tickets, read from the end: 3 matches, about total / 2
-      // entries of the created_at order (the department's share is 6 / total).
+      // entries of the created_at order (the department's share is 6 / total; total is 12 or more).
       deepPaging.start = Math.floor(total / 2);
       expect(deepPaging.start).toBeGreaterThan(3);
       const q = { department: department.id, order_column: 'created_at', start: 4 };
@@ -479,8 +480,6 @@ describe('a deep page of the list, unfiltered or by one counted filter, position
       expect((await listed({ order_column: 'created_at', start: 4 })).edge).toBeUndefined();
       // A filter this process has not counted yet (another department of as few tickets): from
       // deepPaging.start matches, as before its first count; positioned from its second.
-      const other = await f.department();
-      for (let i = 0; i < 6; i++) await f.ticket({ department: other.id });
       const first = await listed({ ...q, department: other.id });
       const second = await listed({ ...q, department: other.id });
       expect({ first: first.edge, second: typeof second.edge, same: second.ids }).toEqual({ first: undefined, second: 'number', same: first.ids });
