@@ -305,9 +305,11 @@ function recordShare(key: string, count: number, total: number) {
   lastShares.set(key, count ? count / total : 1);
 }
 
-/** The index entries the walk of the list's sort index skips to reach `reach` of its `count` matches (of `total` listed tickets). */
-const walkedEntries = (reach: number, count: number, total: number, filtered: boolean) =>
-  (filtered && count > 0 ? (reach * total) / count : reach);
+/**
+ * The index entries the walk of the list's sort index skips to reach `reach` of its `count` matches
+ * (of `total` listed tickets: unfiltered, the count is the total, and the entries the reach).
+ */
+const walkedEntries = (reach: number, count: number, total: number) => (count > 0 ? (reach * total) / count : reach);
 
 /** The day rows a deep page is positioned by: all tickets', the statuses', or one other counted filter's. */
 interface DaySource { statuses: number[] | null; filter: BoundCondition | null }
@@ -590,7 +592,7 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
   // same statement (deepPaging).
   // The counted filters given, as asked (the condition's bound names differ per request).
   const shareKey = JSON.stringify([unassignedOnly(p), ...Object.keys(COUNTED_FILTERS).filter((k) => given(p, k)).map((k) => [k, p[k]])]);
-  const mayBeDeep = q.offset / (filtered ? lastShares.get(shareKey) ?? 1 : 1) >= deepPaging.start;
+  const mayBeDeep = q.offset / (lastShares.get(shareKey) ?? 1) >= deepPaging.start;
   const days = !trashed && !keyset && column in POSITIONED && mayBeDeep ? daySource(p, filtered) : null;
   const position = days && dayPositionSql(desc, column === 'id', days);
   const counts = `SELECT SUM(IF(${sqlText(cond)}, n, 0)) AS matches, SUM(n) AS total FROM ticket_list_counts WHERE state = :state`;
@@ -604,8 +606,8 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
   const count = Number(r?.matches ?? 0);
   const total = Number(r?.total ?? 0);
   const reach = reachOf(count);
-  if (!trashed && filtered) recordShare(shareKey, count, total);
-  const deep = walkedEntries(reach, count, total, filtered) >= deepPaging.start;
+  if (!trashed) recordShare(shareKey, count, total);
+  const deep = walkedEntries(reach, count, total) >= deepPaging.start;
   if (position && r.day != null && deep && (column !== 'id' || r.bound != null)) {
     // `column` is id, created_at or updated_at (POSITIONED), never a value from the request.
     const c = `\`Ticket\`.\`${column}\``;
