@@ -8,6 +8,7 @@ import { closeQueues } from '../src/queue/producer';
 import { wire } from '../src/wiring';
 import { treeCpuTicks } from '../test/helpers/progress';
 import { loadgen, pinned, stop, waitFor } from './processes';
+import { findTargets } from './data';
 import { removeBenchBans, removeBenchReplies, ticketTargets } from './tickets';
 
 /**
@@ -34,6 +35,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function main() {
   wire();
   const tt = await ticketTargets();
+  const { showUserId } = await findTargets();
   const { token, record } = await createToken('benchmark a/b');
   const auth = { authorization: `Basic ${Buffer.from(`${token}:x`).toString('base64')}` };
   const form = { ...auth, 'content-type': 'application/x-www-form-urlencoded' };
@@ -41,6 +43,9 @@ async function main() {
   const scenarios: { title: string; method: 'GET' | 'POST'; path: string; body?: string }[] = [
     { title: 'health', method: 'GET', path: '/health' },
     { title: 'show IP ban', method: 'GET', path: `/api/core/ipban/${tt.banId}` },
+    { title: 'show user', method: 'GET', path: `/api/user/user/${showUserId}` },
+    { title: 'show article', method: 'GET', path: `/api/selfservice/article/${tt.articleId}` },
+    { title: 'list articles', method: 'GET', path: '/api/selfservice/article?limit=50' },
     { title: 'show ticket', method: 'GET', path: `/api/ticket/ticket/${tk.id}` },
     { title: 'messages of a ticket', method: 'GET', path: `/api/ticket/message?ticket_id=${tk.id}&limit=50` },
     { title: 'list tickets', method: 'GET', path: '/api/ticket/ticket?limit=50' },
