@@ -23,6 +23,10 @@ import { removeBenchBans, removeBenchReplies, ticketTargets } from './tickets';
  * substrings of the scenario titles; AB_ROUNDS (default 6). BENCH_SECONDS per load (default 5).
  * AB_FLAGS_A, AB_FLAGS_B: node flags of each side after the Procfile's (space-separated; flags
  * such as --single-threaded-gc that NODE_OPTIONS does not allow).
+ *
+ * The tickets and users its writes create stay in the data set (the IP bans and replies are
+ * removed): the counts of later runs include them, so a growth table is taken on data sets
+ * seeded again, not on one an A/B run has written to.
  */
 const distA = join(__dirname, '..');
 const distB = process.env.AB_DIST_B ?? distA;
