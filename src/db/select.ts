@@ -1,5 +1,6 @@
 import { QueryTypes, type Transaction } from 'sequelize';
 import { sequelize, whenModelsReady } from './sequelize';
+import { rowObjects } from './rowObjects';
 import { countWrite } from './writes';
 
 /**
@@ -16,8 +17,8 @@ export interface StatementObserver {
 }
 
 interface Connection {
-  query(sql: string | { sql: string; namedPlaceholders: boolean }, values: SelectValues): Promise<any[]>;
-  execute(sql: string, values: SelectValues): Promise<any[]>;
+  query(sql: string | { sql: string; namedPlaceholders: boolean; rowsAsArray?: boolean }, values: SelectValues): Promise<any[]>;
+  execute(sql: string | { sql: string; rowsAsArray?: boolean }, values: SelectValues): Promise<any[]>;
   batch(sql: string, values: SelectValues): Promise<any>;
 }
 interface Internals {
@@ -78,8 +79,9 @@ export async function select<T extends object = Record<string, unknown>>(sql: st
   observer?.started(sql, values, t ? t.id : null);
   try {
     if (options.batch && !named) return await connection.batch(sql, values);
-    if (options.binary && !named) return await connection.execute(sql, values);
-    return await connection.query(named ? { sql, namedPlaceholders: true } : sql, values);
+    // Rows as arrays, made objects of one shape per column list (./rowObjects.ts).
+    if (options.binary && !named) return rowObjects<T>(await connection.execute({ sql, rowsAsArray: true }, values));
+    return rowObjects<T>(await connection.query({ sql, namedPlaceholders: named, rowsAsArray: true }, values));
   } catch (err) {
     // As Sequelize does: a deadlock has rolled the whole transaction back in the server; the
     // transaction is marked so, and no later statement of it can run outside it (autocommit).

@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8';
 import { DatabaseError, type Transaction } from 'sequelize';
 import { IpBan } from '../../src/db/models';
 import { observeSelects, select } from '../../src/db/select';
@@ -108,6 +109,46 @@ describe('select (SELECTs on the driver)', () => {
     } finally {
       for (const t of [t1, t2]) if (!(t as unknown as { finished?: string }).finished) await t.rollback();
     }
+  });
+});
+
+describe('the rows select returns (src/db/rowObjects.ts)', () => {
+  // V8's own answer whether an object keeps a compact shape or has become a hash table.
+  setFlagsFromString('--allow-natives-syntax');
+  const hasFastProperties = new Function('o', 'return %HasFastProperties(o)') as (o: object) => boolean;
+  /** 30 columns: more than V8 keeps in a compact shape when the driver adds them one by one. */
+  const wide = Array.from({ length: 27 }, (_, i) => `${i % 3 ? i : `'v${i}'`} AS c${i}`).join(', ');
+
+  it('are plain objects of a compact shape, with the values the driver read, however wide the row', async () => {
+    for (const binary of [false, true]) {
+      const rows = await select<Record<string, unknown>>(`SELECT id, reason, ip, ${wide} FROM ip_bans WHERE id IN (?, ?) ORDER BY id`, [ids[0], ids[1]], { binary });
+      expect(rows).toHaveLength(2);
+      rows.forEach((row, n) => {
+        expect(Object.keys(row)).toEqual(['id', 'reason', 'ip', ...Array.from({ length: 27 }, (_, i) => `c${i}`)]);
+        expect(row).toMatchObject({ id: ids[n], reason: `it's: ${n}`, ip, c0: 'v0', c1: 1, c2: 2, c3: 'v3', c26: 26 });
+        expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+        expect(hasFastProperties(row)).toBe(true);
+      });
+    }
+  });
+
+  it('refuse a result with two columns of one name, as the driver does', async () => {
+    const err = await select(`SELECT id, reason AS id FROM ip_bans WHERE id = ?`, [ids[0]]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DatabaseError);
+    expect(String((err as Error).message)).toMatch(/duplicate field name `id`/);
+  });
+
+  it("take a column named __proto__ as a value, never as the row's prototype", async () => {
+    const [row] = await select<Record<string, unknown>>("SELECT id, 'x' AS `__proto__` FROM ip_bans WHERE id = ?", [ids[0]]);
+    expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+    expect(row.id).toBe(ids[0]);
+    expect(Object.getOwnPropertyDescriptor(row, '__proto__')?.value).toBe('x');
+  });
+
+  it('an UPDATE answers its count as before, not rows', async () => {
+    const result = (await select('UPDATE ip_bans SET reason = reason WHERE id IN (?)', [ids])) as unknown as { affectedRows: number };
+    expect(Array.isArray(result)).toBe(false);
+    expect(Number(result.affectedRows)).toBe(0);
   });
 });
 
