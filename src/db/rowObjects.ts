@@ -1,3 +1,5 @@
+import { objectLiteralFunction } from '../lib/objectLiteral';
+
 /**
  * A result's rows, read from the driver as arrays (`rowsAsArray`), as objects of one hidden class
  * per column list.
@@ -5,9 +7,9 @@
  * The driver builds an object row by adding its columns one at a time under computed names, and
  * V8 turns an object built that way into a hash table once it has more than about 16 properties:
  * every ticket row (29 columns) and user row (24) was a dictionary, slow to build and slow to read
- * from, whichever code read it. A constructor per column list, generated once from the names
- * (`this["name"] = v[i]`, the names as JSON string literals), gives every row the same compact
- * shape: 50 ticket rows read and their columns used, 150 → 75 µs of CPU (docs/performance.md).
+ * from, whichever code read it. A function per column list returning one object literal
+ * (`{"name": v[0], ...}`: lib/objectLiteral.ts) gives every row the same compact shape: 50 ticket
+ * rows read and their columns used, 150 → 75 µs of CPU (docs/performance.md).
  */
 
 /** What the driver tells of a column (its `meta`). */
@@ -15,12 +17,9 @@ interface Column { name(): string }
 
 type Make = (values: unknown[]) => Record<string, unknown>;
 
-/** One constructor per column list; bounded, as statements built from a request can vary. */
+/** One function per column list; bounded, as statements built from a request can vary. */
 const makers = new Map<string, Make>();
 const MAX_SHAPES = 2_000;
-
-/** Names a generated assignment cannot take as an own property (`__proto__` sets the prototype). */
-const UNSAFE = new Set(['__proto__']);
 
 function makerOf(names: string[]): Make {
   const key = names.join('\0');
@@ -32,20 +31,12 @@ function makerOf(names: string[]): Make {
     if (seen.has(name)) throw new Error(`Error in results, duplicate field name \`${name}\``);
     seen.add(name);
   }
-  if (names.some((n) => UNSAFE.has(n))) {
-    // An own property, as other names are (no statement of ours names a column so).
-    make = (values) => {
-      const row: Record<string, unknown> = {};
-      names.forEach((n, i) => Object.defineProperty(row, n, { value: values[i], enumerable: true, writable: true, configurable: true }));
-      return row;
-    };
-  } else {
-    // The source is the names as JSON string literals and the indexes: nothing a column's name can escape.
-    const Row = new Function('v', names.map((n, i) => `this[${JSON.stringify(n)}] = v[${i}];`).join('\n')) as unknown as new (v: unknown[]) => Record<string, unknown>;
-    // Plain objects, as the driver's: Object.prototype theirs, `constructor` Object (lodash's isPlainObject, isEqual).
-    Row.prototype = Object.prototype;
-    make = (values) => new Row(values);
-  }
+  // A literal per column list (lib/objectLiteral.ts); a column named __proto__ an own property.
+  make = objectLiteralFunction<unknown[]>('v', names, (_name, i) => `v[${i}]`) ?? ((values) => {
+    const row: Record<string, unknown> = {};
+    names.forEach((n, i) => Object.defineProperty(row, n, { value: values[i], enumerable: true, writable: true, configurable: true }));
+    return row;
+  });
   if (makers.size >= MAX_SHAPES) makers.clear();
   makers.set(key, make);
   return make;

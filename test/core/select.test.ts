@@ -1,4 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
 import { DatabaseError, type Transaction } from 'sequelize';
 import { IpBan } from '../../src/db/models';
 import { observeSelects, select } from '../../src/db/select';
@@ -7,6 +6,7 @@ import { countQueries, sequelize } from '../../src/db/sequelize';
 import { config } from '../../src/config';
 import { useApi } from '../helpers/app';
 import { uniqueIpv4 } from './support';
+import { hasFastProperties } from '../helpers/v8Shape';
 
 // The database the suite prepares (migrations) comes with the app.
 useApi();
@@ -113,9 +113,6 @@ describe('select (SELECTs on the driver)', () => {
 });
 
 describe('the rows select returns (src/db/rowObjects.ts)', () => {
-  // V8's own answer whether an object keeps a compact shape or has become a hash table.
-  setFlagsFromString('--allow-natives-syntax');
-  const hasFastProperties = new Function('o', 'return %HasFastProperties(o)') as (o: object) => boolean;
   /** 30 columns: more than V8 keeps in a compact shape when the driver adds them one by one. */
   const wide = Array.from({ length: 27 }, (_, i) => `${i % 3 ? i : `'v${i}'`} AS c${i}`).join(', ');
 
