@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { createToken } from '../../src/auth/tokens';
-import { IdempotencyKey, IpBan } from '../../src/db/models';
+import { IdempotencyKey, IpBan, Webhook } from '../../src/db/models';
 import { OTHER_REQUEST } from '../../src/http/idempotency';
 import { useApi } from '../helpers/app';
 import { encodeForm } from '../helpers/form';
@@ -41,15 +41,21 @@ describe('Idempotency-Key', () => {
     const form = { url: 'https://hooks.example.com/helpdesk', events: ['ticket.created'] };
     const first = await post('/api/core/webhook', form, key);
     const created = expectSuccess(first, 'Successfully created new webhook!');
-    expect(typeof created.secret).toBe('string');
-    expect(created.secret.length).toBeGreaterThan(16);
-    const rows = await IdempotencyKey.findAll({ where: { token_id: (await IdempotencyKey.findOne({ order: [['id', 'DESC']] }))!.token_id } });
-    const row = rows.find((r) => r.response?.startsWith('v1:') && r.completed_at !== null && r.path === '/api/core/webhook')!;
-    expect(row).toBeDefined();
-    for (const r of rows) expect(r.response ?? '').not.toContain(created.secret);
-    const again = await post('/api/core/webhook', form, key);
-    expect(again.headers['idempotent-replayed']).toBe('true');
-    expect(again.body).toEqual(first.body);
+    try {
+      expect(typeof created.secret).toBe('string');
+      expect(created.secret.length).toBeGreaterThan(16);
+      const rows = await IdempotencyKey.findAll({ where: { token_id: (await IdempotencyKey.findOne({ order: [['id', 'DESC']] }))!.token_id } });
+      const row = rows.find((r) => r.response?.startsWith('v1:') && r.completed_at !== null && r.path === '/api/core/webhook')!;
+      expect(row).toBeDefined();
+      for (const r of rows) expect(r.response ?? '').not.toContain(created.secret);
+      const again = await post('/api/core/webhook', form, key);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.body).toEqual(first.body);
+    } finally {
+      // Later files of the jest worker share the database: an enabled webhook would take every
+      // ticket.created of theirs (test/ticket/create-statements.test.ts counted its deliveries).
+      await Webhook.destroy({ where: { id: created.id } });
+    }
   });
 
   it('refuses the key with another body or path (422)', async () => {

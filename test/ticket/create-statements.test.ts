@@ -46,8 +46,10 @@ describe('opening a ticket', () => {
     const counts = runs.map((r) => r.queries.length);
     // 8 (START, the configuration in one SELECT, the user, the ticket, the message, the audit row,
     // the event, COMMIT: the answer is presented from what was written). The custom fields and the
-    // webhooks come from the process's definitions.
-    expect(Math.min(...counts)).toBeLessThanOrEqual(8);
+    // webhooks come from the process's definitions. A failure shows the statements (11 once, in a
+    // full run: what another file of the jest worker left behind, not found yet).
+    const least = runs.map((r) => r.queries).sort((a, b) => a.length - b.length)[0];
+    expect(least).toHaveLength(8);
     expect(Math.max(...counts)).toBeLessThanOrEqual(Math.min(...counts) + 1);
     for (const { queries } of runs) expect(queries.filter((q) => /FROM `?(custom_fields|webhooks)`?/.test(q))).toEqual([]);
   });
