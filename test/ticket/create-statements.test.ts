@@ -47,7 +47,7 @@ describe('opening a ticket', () => {
     // 8 (START, the configuration in one SELECT, the user, the ticket, the message, the audit row,
     // the event, COMMIT: the answer is presented from what was written). The custom fields and the
     // webhooks come from the process's definitions. A failure shows the statements (11 once, in a
-    // full run: what another file of the jest worker left behind, not found yet).
+    // full run: the deliveries of an enabled webhook that another file of the jest worker had left).
     const least = runs.map((r) => r.queries).sort((a, b) => a.length - b.length)[0];
     expect(least).toHaveLength(8);
     expect(Math.max(...counts)).toBeLessThanOrEqual(Math.min(...counts) + 1);
