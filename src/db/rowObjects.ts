@@ -1,4 +1,4 @@
-import { objectLiteralFunction } from '../lib/objectLiteral';
+import { objectOfValuesFunction } from '../lib/objectLiteral';
 
 /**
  * A result's rows, read from the driver as arrays (`rowsAsArray`), as objects of one hidden class
@@ -32,7 +32,7 @@ function makerOf(names: string[]): Make {
     seen.add(name);
   }
   // A literal per column list (lib/objectLiteral.ts); a column named __proto__ an own property.
-  make = objectLiteralFunction<unknown[]>('v', names, (_name, i) => `v[${i}]`) ?? ((values) => {
+  make = objectOfValuesFunction(names) ?? ((values) => {
     const row: Record<string, unknown> = {};
     names.forEach((n, i) => Object.defineProperty(row, n, { value: values[i], enumerable: true, writable: true, configurable: true }));
     return row;
