@@ -16,7 +16,8 @@ import { removeBenchBans, removeBenchReplies, ticketTargets } from './tickets';
  * `npm run bench`), both pinned to core 0, loaded in turn from core 1, round after round: the CPU
  * milliseconds each spends per request, as the median of the rounds (and of req/s and p99). For
  * a change to the fixed cost of a request, which this machine's noise hides in two separate runs
- * of `npm run bench`.
+ * of `npm run bench`. AB_GET: space-separated paths of other GET requests (`/api/...?...`), each a
+ * scenario titled by its path.
  *
  * A and B differ by their build (AB_DIST_B: another checkout's dist directory; A is this one's)
  * and/or their environment (AB_ENV_A, AB_ENV_B: `NAME=value,NAME=value`). AB_ONLY: `|`-separated
@@ -62,6 +63,8 @@ async function main() {
     { title: 'create user', method: 'POST', path: '/api/user/user', body: 'firstname=Load&lastname=Test__SEQ__&email=bench-__SEQ__%40load.example' },
     { title: 'create IP ban', method: 'POST', path: '/api/core/ipban', body: 'ip=__IP__&type=1&reason=Benchmark+ban.' },
   ];
+  // AB_GET: space-separated paths of GET requests to measure besides (each titled by its path).
+  for (const path of (process.env.AB_GET ?? '').split(' ').filter(Boolean)) scenarios.push({ title: path, method: 'GET', path });
   const only = process.env.AB_ONLY?.split('|');
   const chosen = only ? scenarios.filter((s) => only.some((o) => s.title.includes(o))) : scenarios;
   const base = { LOG_LEVEL: 'silent', NODE_ENV: 'production', WEB_CONCURRENCY: '1' };

@@ -221,6 +221,8 @@ export function inputOf(req: Request): Record<string, unknown> {
 
 /** Presents records the way the resource's list and show do (also for records embedded elsewhere). */
 export async function present<M extends Entity, R, K>(def: ResourceDef<M, R, K>, records: M[], ctx: ReadContext, known?: ReadonlyMap<number, K>) {
+  // An empty page embeds nothing: no relations, translations or configuration to gather for it.
+  if (!records.length) return [];
   const related = def.load ? await def.load(records, ctx, known) : (undefined as R);
   const translations = def.translations ? await loadTranslations(def.translations, records.map((r) => r.id)) : null;
   return records.map((record) => {
