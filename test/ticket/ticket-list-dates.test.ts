@@ -458,7 +458,7 @@ describe('a deep page of the list, unfiltered or by one counted filter, position
     }
   });
 
-  it('positions a page of a filter of few tickets short of deepPaging.start matches in, once this process has counted the filter', async () => {
+  it('positions a page of a filter of few tickets short of deepPaging.start matches in, whether or not this process has counted the filter', async () => {
     const [department, other] = [await f.department(), await f.department()];
     const made = [];
     for (let i = 0; i < 6; i++) made.push(await f.ticket({ department: department.id }));
@@ -478,11 +478,21 @@ describe('a deep page of the list, unfiltered or by one counted filter, position
       expect({ edge: typeof positioned.edge, ids: positioned.ids, count: positioned.count, statements: positioned.statements }).toEqual({ edge: 'number', ids: want.ids, count: 6, statements: 2 });
       // The whole list, 3 tickets in: no filter, no position.
       expect((await listed({ order_column: 'created_at', start: 4 })).edge).toBeUndefined();
-      // A filter this process has not counted yet (another department of as few tickets): from
-      // deepPaging.start matches, as before its first count; positioned from its second.
+      // A filter this process has not counted yet (another department of as few tickets): its
+      // share unknown, its first page past the first is positioned too, as are the next.
       const first = await listed({ ...q, department: other.id });
       const second = await listed({ ...q, department: other.id });
-      expect({ first: first.edge, second: typeof second.edge, same: second.ids }).toEqual({ first: undefined, second: 'number', same: first.ids });
+      const want2 = await skipped({ ...q, department: other.id });
+      expect({ first: typeof first.edge, second: typeof second.edge, ids: [first.ids, second.ids], statements: first.statements })
+        .toEqual({ first: 'number', second: 'number', ids: [want2.ids, want2.ids], statements: 2 });
+      // Of a filter not counted yet, the first page is never positioned (no position asked for),
+      // any other page is.
+      const asks = async (start: number) => {
+        const fresh = (await f.department()).id;
+        const { statements } = await capture(() => api.get(BASE, { limit: 3, ...q, department: fresh, start }));
+        return statements.find((s) => /FROM ticket_list_counts/.test(s.sql))!.sql.startsWith('WITH');
+      };
+      expect({ first: await asks(1), fourth: await asks(4) }).toEqual({ first: false, fourth: true });
     } finally {
       deepPaging.start = kept;
     }

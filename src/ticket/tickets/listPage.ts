@@ -291,9 +291,9 @@ export const deepPaging = { start: 10_000 };
 
 /**
  * The share of the listed tickets each combination of counted filters matched when this process
- * last read its count (before its first count, 1: a page may be deep from `deepPaging.start`
- * matches). A hint only: a stale share asks for a position that is then not used, or reads a page
- * by skipping; either way the same page.
+ * last read its count (before its first count, unknown: any page but the first may be deep, for
+ * a filter may match a handful of a million tickets). A hint only: a stale share asks for a
+ * position that is then not used, or reads a page by skipping; either way the same page.
  */
 const lastShares = new Map<string, number>();
 const SHARES_KEPT = 1_000;
@@ -591,8 +591,12 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
   // A deep page of the list, unfiltered or narrowed by one counted filter: where it starts, in the
   // same statement (deepPaging).
   // The counted filters given, as asked (the condition's bound names differ per request).
-  const shareKey = JSON.stringify([unassignedOnly(p), ...Object.keys(COUNTED_FILTERS).filter((k) => given(p, k)).map((k) => [k, p[k]])]);
-  const mayBeDeep = q.offset / (lastShares.get(shareKey) ?? 1) >= deepPaging.start;
+  const counted = Object.keys(COUNTED_FILTERS).filter((k) => given(p, k));
+  const shareKey = JSON.stringify([unassignedOnly(p), ...counted.map((k) => [k, p[k]])]);
+  // A narrowed list this process has not counted yet may match few tickets: any page but the
+  // first asks where it starts (an unused position costs the statement 1-3 ms, once per filter).
+  const share = lastShares.get(shareKey) ?? (unassignedOnly(p) || counted.length ? 0 : 1);
+  const mayBeDeep = q.offset > 0 && q.offset / share >= deepPaging.start;
   const days = !trashed && !keyset && column in POSITIONED && mayBeDeep ? daySource(p, filtered) : null;
   const position = days && dayPositionSql(desc, column === 'id', days);
   const counts = `SELECT SUM(IF(${sqlText(cond)}, n, 0)) AS matches, SUM(n) AS total FROM ticket_list_counts WHERE state = :state`;
