@@ -9,6 +9,7 @@ interface Target {
   organisationId: number;
   operatorId: number;
   busyCustomerId: number;
+  smallDepartmentId: number;
   searchTerm: string;
   selectiveSearchTerm: string;
   commonSearchTerm: string;
@@ -33,6 +34,10 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
   const deep = Math.floor(TICKETS / 2);
   return [
     ['list: department (with sub-departments)', q(`department=${tk.department_id}`)],
+    // A thousandth of the tickets (bench/tickets.ts): its own index, not a walk of the order's.
+    ['list: department, a small one', q(`department=${t.smallDepartmentId}`)],
+    ['list: department, a small one + status', q(`department=${t.smallDepartmentId}&status=${tk.status_id}`)],
+    ['list: department, a small one, updated_at desc', q(`department=${t.smallDepartmentId}&order_column=updated_at&order_direction=desc`)],
     ['list: brand', q('brand=1')],
     ['list: channel (two)', q('channel=1,2')],
     ['list: status', q(`status=${tk.status_id}`)],

@@ -62,6 +62,24 @@ describe('filters', () => {
     expectError(await api.get(BASE, { department: 'x' }), 422, 'The selected department is invalid.');
   });
 
+  it('department: the departments below it as they are now (the tree a process keeps follows every change of it)', async () => {
+    const top = await dept();
+    const moved = await dept();
+    const [t1, t2] = [await ticketIn(top), await ticketIn(moved)];
+    expect(await list({ department: top.id })).toEqual([t1.id]);
+    await moved.update({ parent_id: top.id });
+    expect(await list({ department: top.id })).toEqual([t1.id, t2.id]);
+    const added = await dept(moved.id);
+    const t3 = await ticketIn(added);
+    expect(await list({ department: top.id })).toEqual([t1.id, t2.id, t3.id]);
+    await moved.update({ parent_id: null });
+    expect(await list({ department: top.id })).toEqual([t1.id]);
+    expect(await list({ department: moved.id })).toEqual([t2.id, t3.id]);
+    // A department that does not exist holds no ticket: an empty page, a count of 0.
+    const none = await api.get(BASE, { brand: brand.id, department: 2_000_000_000 });
+    expect({ page: expectList(none), count: none.body.count }).toEqual({ page: [], count: 0 });
+  });
+
   it('status, priority, user, channel', async () => {
     const user = await userOfBrand();
     const high = (await (await import('../../src/db/models')).TicketPriority.findOne({ where: { name: 'High' } }))!;

@@ -2,7 +2,8 @@ import { customFieldFilter } from '../../customfields/values';
 import { sqlCondition } from '../../db/sql';
 import { DATE_PARAMS, flagFilter, idsFilter, type Filter } from '../../http/listQuery';
 import { Joi, field } from '../../lib/validation';
-import { inDepartmentTree, unassigned } from './conditions';
+import { unassigned } from './conditions';
+import { departmentsBelow } from './departmentsBelow';
 import { numberCondition, ticketSearchCondition, ticketSearchText } from './search/compile';
 
 /**
@@ -18,10 +19,10 @@ export const ticketFilters: Record<string, Filter> = {
     schema: field.string(64),
     where: numberCondition,
   },
-  /** A department and every department below it (one recursive subquery). */
+  /** A department and every department below it (their ids, from the tree kept per process: ./departmentsBelow.ts). */
   department: {
     schema: Joi.ids(),
-    where: inDepartmentTree,
+    where: async (ids: number[]) => sqlCondition`department_id IN (${await departmentsBelow(ids)})`,
   },
   brand: idsFilter('brand_id'),
   channel: idsFilter('channel_id'),

@@ -69,8 +69,8 @@ export function listedSearch(
   if (!booleanQuery) return null;
   for (const [name, column] of Object.entries(columns)) {
     if (!given(name)) continue;
-    if (name === 'department') filters.push({ column: 'department_id', rows: departmentTree(ids(p[name])) });
-    else filters.push({ column: column as FilterColumn, ids: ids(p[name]) });
+    // `department` holds the departments below those asked for too (listPage.ts, departmentsBelow).
+    filters.push({ column: column as FilterColumn, ids: ids(p[name]) });
   }
   return { term, booleanQuery, filters, ...page };
 }
