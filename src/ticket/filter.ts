@@ -16,6 +16,7 @@ import { Joi, MAX_ID, characters, field, toFlag } from '../lib/validation';
 import { serializeGroup } from '../user/people/presenter';
 import { select } from '../db/select';
 import { TICKET_ALIAS, filterConditionSql, visibleToOperator } from './tickets/conditions';
+import { departmentTrees } from './tickets/departmentsBelow';
 import { ticketSettings } from './ticketSettings';
 
 /**
@@ -274,7 +275,8 @@ export async function countTicketsMatchingMany(filters: TicketFilter[], operator
   const base = sqlCondition`deleted_at IS NULL AND merged_into_id IS NULL AND ${resolved === null ? sqlCondition`1 = 1` : sqlCondition`status_id <> ${resolved}`}
     AND ${visibleToOperator(operatorId)}`;
   const byFilter = groupBy(rows, (r) => r.filter_id);
-  const parts = filters.map((f) => sqlCondition`SELECT COUNT(*) FROM tickets AS ${trusted(TICKET_ALIAS)} WHERE ${base} AND ${filterConditionSql(f, byFilter.get(f.id) ?? [], at)}`);
+  const trees = await departmentTrees(rows);
+  const parts = filters.map((f) => sqlCondition`SELECT COUNT(*) FROM tickets AS ${trusted(TICKET_ALIAS)} WHERE ${base} AND ${filterConditionSql(f, byFilter.get(f.id) ?? [], at, trees)}`);
   const columns = parts.map((p, i) => `${sqlText(p)} AS c${i}`).join(', ');
   const [result] = await select(`SELECT ${columns}`, Object.assign({}, ...parts.map((p) => p.replacements)));
   filters.forEach((f, i) => counts.set(f.id, Number(result[`c${i}`])));

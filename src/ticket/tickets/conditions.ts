@@ -62,8 +62,15 @@ export const departmentTree = (roots: number[] | BoundCondition): BoundCondition
     UNION SELECT d.id FROM departments d JOIN tree ON d.parent_id = tree.id
   ) SELECT id FROM tree`;
 
-/** The SQL of one stored condition. */
-export function conditionSql(c: Pick<TicketFilterCondition, 'item' | 'operator' | 'value' | 'field_id'>, at: number): BoundCondition {
+/** A department's id and the ids of those below it, by department (departmentsBelow.ts, departmentTrees). */
+export type DepartmentTrees = ReadonlyMap<number, readonly number[]>;
+
+/**
+ * The SQL of one stored condition. A department's condition holds the ids `trees` gives for it
+ * (the optimiser sizes a list of ids by the department's index; a recursive subquery it cannot
+ * size), else the recursive subquery.
+ */
+export function conditionSql(c: Pick<TicketFilterCondition, 'item' | 'operator' | 'value' | 'field_id'>, at: number, trees?: DepartmentTrees): BoundCondition {
   const v = c.value ?? '';
   const n = Number(v);
   const not = c.operator === 'not_equals';
@@ -78,7 +85,11 @@ export function conditionSql(c: Pick<TicketFilterCondition, 'item' | 'operator' 
     case 'priority': return id('priority_id');
     case 'channel': return id('channel_id');
     // A department with those below it, as the list's `department` and the search's `department:`.
-    case 'department': return not ? sqlCondition`NOT ${inDepartmentTree([n])}` : inDepartmentTree([n]);
+    case 'department': {
+      const tree = trees?.get(n);
+      const within = tree ? sqlCondition`department_id IN (${[...tree]})` : inDepartmentTree([n]);
+      return not ? sqlCondition`NOT ${within}` : within;
+    }
     case 'brand': return id('brand_id');
     case 'user': return id('user_id');
     case 'sla_plan': return id('sla_plan_id', true);
@@ -154,14 +165,14 @@ export function conditionSql(c: Pick<TicketFilterCondition, 'item' | 'operator' 
  * A filter's conditions: rules of a group joined by the group's type (0 all, 1 any), groups by
  * the filter's `condition_group_type` (0 all, 1 any). No condition: every ticket.
  */
-export function filterConditionSql(filter: Pick<TicketFilter, 'condition_group_type'>, rows: TicketFilterCondition[], at: number): BoundCondition {
+export function filterConditionSql(filter: Pick<TicketFilter, 'condition_group_type'>, rows: TicketFilterCondition[], at: number, trees?: DepartmentTrees): BoundCondition {
   const groups = new Map<number, TicketFilterCondition[]>();
   for (const r of [...rows].sort((a, b) => a.group_no - b.group_no || a.position - b.position)) {
     groups.set(r.group_no, [...(groups.get(r.group_no) ?? []), r]);
   }
   if (!groups.size) return TRUE();
   const parts = [...groups.values()].map((rules) => {
-    const sql = rules.map((r) => conditionSql(r, at));
+    const sql = rules.map((r) => conditionSql(r, at, trees));
     return rules[0].group_type === 1 ? anyOf(sql) : sqlCondition`${allOf(sql)}`;
   });
   return filter.condition_group_type === 1 ? anyOf(parts) : sqlCondition`${allOf(parts)}`;

@@ -1,5 +1,6 @@
 import { select } from '../../db/select';
 import { cachedValue, configVersion } from '../configCache';
+import type { DepartmentTrees } from './conditions';
 
 /**
  * The ticket list's `department` filter: a department and every department below it, as ids.
@@ -51,4 +52,10 @@ export async function departmentsBelow(roots: readonly number[]): Promise<number
     queue.push(...(below.get(id) ?? []));
   }
   return found.size ? [...found].sort((a, b) => a - b) : [NO_DEPARTMENT];
+}
+
+/** The departments below each department that saved filters' conditions name (conditions.ts, conditionSql). */
+export async function departmentTrees(conditions: ReadonlyArray<{ item: string; value: string | null }>): Promise<DepartmentTrees> {
+  const roots = [...new Set(conditions.filter((c) => c.item === 'department').map((c) => Number(c.value)))];
+  return new Map(await Promise.all(roots.map(async (id) => [id, await departmentsBelow([id])] as const)));
 }

@@ -10,6 +10,7 @@ import { richText } from '../../content/html';
 import { customFieldValuesSchema } from '../../customfields/values';
 import { attachmentsField } from '../attachment';
 import { filterConditionSql, visibleToOperator } from './conditions';
+import { departmentTrees } from './departmentsBelow';
 import { ticketFilters, ticketListParams } from './listFilters';
 import { listTicketPage } from './listPage';
 import { loadTicketRelations, serializeTicket, type KnownTicket, type TicketRelations } from './presenter';
@@ -140,7 +141,7 @@ async function savedFilter(p: Record<string, any>): Promise<Condition | undefine
     if (!(await operatorSeesFilter(filter, operator.id))) throw invalid('filter');
   }
   const rows = await TicketFilterCondition.findAll({ where: { filter_id: filter.id } });
-  const matches = filterConditionSql(filter, rows, Math.floor(Date.now() / 1000));
+  const matches = filterConditionSql(filter, rows, Math.floor(Date.now() / 1000), await departmentTrees(rows));
   return p.filter_operator === undefined ? matches : sqlCondition`${matches} AND ${visibleToOperator(p.filter_operator)}`;
 }
 
