@@ -3,7 +3,8 @@ import { cachedValue, configVersion } from '../configCache';
 import type { DepartmentTrees } from './conditions';
 
 /**
- * The ticket list's `department` filter: a department and every department below it, as ids.
+ * A department and every department below it, as ids: the ticket list's `department` filter and a
+ * saved filter's `department` condition (conditions.ts).
  *
  * The departments' tree is configuration, kept per process under the config version (which a
  * change of a department bumps): a list reads it from there, not in its statements. As a recursive
