@@ -424,8 +424,8 @@ describe('page plans (EXPLAIN)', () => {
       // at a million tickets it walked the primary key instead (240-360 ms for five tickets).
       expect({ filter, recursive: /WITH RECURSIVE/.test(sql) }).toEqual({ filter, recursive: false });
       expect({ filter, key: inner.key }).toEqual({ filter, key: expect.stringMatching(/^tickets_(list|filter)_department_id$/) });
-      expect({ filter, rows: Number(inner.rows) }).toEqual({ filter, rows: expect.any(Number) });
-      expect(Number(inner.rows)).toBeLessThanOrEqual(made.length + 2);
+      // The department's entries alone (an estimate: the optimiser's figure for the index range).
+      expect({ filter, rows: inner.rows, few: Number(inner.rows) <= made.length + 2 }).toEqual({ filter, rows: inner.rows, few: true });
     }
     expect(ids(expectList(await api.get(BASE, { department: small.id })))).toEqual(made);
 
