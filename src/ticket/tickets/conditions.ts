@@ -67,10 +67,10 @@ export type DepartmentTrees = ReadonlyMap<number, readonly number[]>;
 
 /**
  * The SQL of one stored condition. A department's condition holds the ids `trees` gives for it
- * (the optimiser sizes a list of ids by the department's index; a recursive subquery it cannot
- * size), else the recursive subquery.
+ * (departmentTrees of the same conditions: the optimiser sizes a list of ids by the department's
+ * index, a recursive subquery it cannot size).
  */
-export function conditionSql(c: Pick<TicketFilterCondition, 'item' | 'operator' | 'value' | 'field_id'>, at: number, trees?: DepartmentTrees): BoundCondition {
+export function conditionSql(c: Pick<TicketFilterCondition, 'item' | 'operator' | 'value' | 'field_id'>, at: number, trees: DepartmentTrees): BoundCondition {
   const v = c.value ?? '';
   const n = Number(v);
   const not = c.operator === 'not_equals';
@@ -86,8 +86,7 @@ export function conditionSql(c: Pick<TicketFilterCondition, 'item' | 'operator' 
     case 'channel': return id('channel_id');
     // A department with those below it, as the list's `department` and the search's `department:`.
     case 'department': {
-      const tree = trees?.get(n);
-      const within = tree ? sqlCondition`department_id IN (${[...tree]})` : inDepartmentTree([n]);
+      const within = sqlCondition`department_id IN (${[...trees.get(n)!]})`;
       return not ? sqlCondition`NOT ${within}` : within;
     }
     case 'brand': return id('brand_id');
@@ -165,7 +164,7 @@ export function conditionSql(c: Pick<TicketFilterCondition, 'item' | 'operator' 
  * A filter's conditions: rules of a group joined by the group's type (0 all, 1 any), groups by
  * the filter's `condition_group_type` (0 all, 1 any). No condition: every ticket.
  */
-export function filterConditionSql(filter: Pick<TicketFilter, 'condition_group_type'>, rows: TicketFilterCondition[], at: number, trees?: DepartmentTrees): BoundCondition {
+export function filterConditionSql(filter: Pick<TicketFilter, 'condition_group_type'>, rows: TicketFilterCondition[], at: number, trees: DepartmentTrees): BoundCondition {
   const groups = new Map<number, TicketFilterCondition[]>();
   for (const r of [...rows].sort((a, b) => a.group_no - b.group_no || a.position - b.position)) {
     groups.set(r.group_no, [...(groups.get(r.group_no) ?? []), r]);

@@ -605,10 +605,10 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
   // A deep page of the list, unfiltered or narrowed by one counted filter: where it starts, in the
   // same statement (deepPaging).
   // The counted filters given, as asked (the condition's bound names differ per request).
-  const shareKey = JSON.stringify([unassignedOnly(p), ...Object.keys(COUNTED_FILTERS).filter((k) => given(p, k)).map((k) => [k, p[k]])]);
+  const shareKey = JSON.stringify(counted.map(([name]) => [name, p[name]]));
   // A narrowed list this process has not counted yet may match few tickets: any page but the
   // first asks where it starts (an unused position costs the statement 1-3 ms, once per filter).
-  const share = lastShares.get(shareKey) ?? (countedGiven(p).length ? 0 : 1);
+  const share = lastShares.get(shareKey) ?? (counted.length ? 0 : 1);
   const mayBeDeep = q.offset > 0 && q.offset / share >= deepPaging.start;
   const days = !trashed && !keyset && column in POSITIONED && mayBeDeep ? daySource(p, filtered) : null;
   const position = days && dayPositionSql(desc, column === 'id', days);
