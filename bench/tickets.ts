@@ -48,6 +48,7 @@ export async function ensureTicketData(log: (line: string) => void): Promise<voi
   }
   await ensureBusyCustomer(log);
   await ensureSmallDepartment(log);
+  await ensureSavedFilter();
   // The past days' counter rows as the scheduler's fold leaves them within the hour (a data set
   // seeded by an earlier version included): nothing to do when they are.
   await foldDayCounters();
@@ -105,15 +106,43 @@ async function ensureSmallDepartment(log: (line: string) => void): Promise<void>
   await q(`UPDATE tickets SET department_id = ? WHERE number LIKE 'B%' AND CAST(SUBSTRING(number, 2) AS UNSIGNED) MOD ${SMALL_EVERY} = ${SMALL_EVERY - 1}`, [small]);
 }
 
-async function smallDepartmentId(): Promise<number | undefined> {
-  return (await select<{ id: number }>('SELECT id FROM departments WHERE name = ?', [SMALL_DEPARTMENT]))[0]?.id;
+const SAVED_FILTER = 'Bench: a status';
+/** An operator of the seed (not one of the 50 assigned ones) who works in the small department only. */
+const DEPARTMENT_OPERATOR_EMAIL = 'operator.199@helpdesk.example';
+
+/**
+ * A saved filter shared with every operator group (its one condition: the shown ticket's status),
+ * and the small department's operator to run it as (`filter_operator`): the operator sees that
+ * department's tickets only, a thousandth of them.
+ */
+async function ensureSavedFilter(): Promise<void> {
+  const [status] = await select<{ status_id: number }>('SELECT status_id FROM tickets WHERE number = ?', [`B${Math.ceil(TICKETS / 2)}`]);
+  if (!(await savedFilterId())) {
+    const t = now();
+    await q('INSERT INTO ticket_filters (name, user_id, all_groups, condition_group_type, created_at, updated_at) VALUES (?, NULL, 1, 0, ?, ?)', [SAVED_FILTER, t, t]);
+    await q("INSERT INTO ticket_filter_conditions (filter_id, group_no, group_type, position, item, operator, value) VALUES (?, 0, 0, 0, 'status', 'equals', ?)",
+      [await savedFilterId(), String(status.status_id)]);
+  }
+  await q('INSERT IGNORE INTO operator_departments (user_id, department_id) VALUES (?, ?)', [await departmentOperatorId(), await smallDepartmentId()]);
 }
 
-async function busyCustomerId(): Promise<number> {
-  const [user] = await select<{ id: number }>("SELECT id FROM users WHERE type = 'user' AND email = ?", [BUSY_CUSTOMER_EMAIL]);
-  if (!user) throw new Error('bench: the busy customer is missing from the seed');
-  return user.id;
+/** The id of the record of `table` named `name` (a table name written here). */
+async function idByName(table: 'departments' | 'ticket_filters', name: string): Promise<number | undefined> {
+  return (await select<{ id: number }>(`SELECT id FROM ${table} WHERE name = ?`, [name]))[0]?.id;
 }
+
+const savedFilterId = () => idByName('ticket_filters', SAVED_FILTER);
+const smallDepartmentId = () => idByName('departments', SMALL_DEPARTMENT);
+
+/** A person of the seed by address: `what` names them in the error if the seed lacks them. */
+async function personId(type: 'user' | 'operator', email: string, what: string): Promise<number> {
+  const [person] = await select<{ id: number }>('SELECT id FROM users WHERE type = ? AND email = ?', [type, email]);
+  if (!person) throw new Error(`bench: ${what} is missing from the seed`);
+  return person.id;
+}
+
+const departmentOperatorId = () => personId('operator', DEPARTMENT_OPERATOR_EMAIL, "the small department's operator");
+const busyCustomerId = () => personId('user', BUSY_CUSTOMER_EMAIL, 'the busy customer');
 
 async function loadTickets(log: (line: string) => void) {
   const t = now();
@@ -262,7 +291,8 @@ export async function ticketTargets() {
   // no other ticket or message has. (With a common word beside it, InnoDB's FULLTEXT still reads
   // that word's whole list: 0.4 s for `printer` in the messages; README, Benchmark.)
   return {
-    ticket, replied, writerId: replied.user_id, busyCustomerId: await busyCustomerId(), smallDepartmentId: (await smallDepartmentId())!, articleId: article.id, organisationId: org.id, banId: ban.id, operatorId: operator.user_id,
+    ticket, replied, writerId: replied.user_id, busyCustomerId: await busyCustomerId(), smallDepartmentId: (await smallDepartmentId())!,
+    savedFilterId: (await savedFilterId())!, departmentOperatorId: await departmentOperatorId(), articleId: article.id, organisationId: org.id, banId: ban.id, operatorId: operator.user_id,
     searchTerm: 'shipping delay report', selectiveSearchTerm: ticket.subject.split(' ').pop()!,
     // In a sixteenth of the subjects and, three words of sixteen each, in about a sixth of the messages.
     commonSearchTerm: 'printer',

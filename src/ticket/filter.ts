@@ -15,7 +15,8 @@ import { sqlCondition, sqlText, trusted, type BoundCondition } from '../db/sql';
 import { Joi, MAX_ID, characters, field, toFlag } from '../lib/validation';
 import { serializeGroup } from '../user/people/presenter';
 import { select } from '../db/select';
-import { TICKET_ALIAS, filterConditionSql, visibleToOperator } from './tickets/conditions';
+import { TICKET_ALIAS, filterConditionSql } from './tickets/conditions';
+import { visibleToOperator } from './tickets/operatorVisibility';
 import { departmentTrees } from './tickets/departmentsBelow';
 import { ticketSettings } from './ticketSettings';
 
@@ -259,21 +260,22 @@ const operatorFilter: Filter = { schema: field.id(), where: seenByOperator };
 /**
  * How many tickets each filter matches for an operator, as SupportPal's sidebar counts them: the
  * filter's conditions, over the tickets the operator sees that are not in the trash, not merged
- * into another and not resolved (status other than the `default_resolved_status` setting). Three
- * statements for any number of filters: the setting, the filters' conditions, and one SELECT with
- * a COUNT subquery per filter.
+ * into another and not resolved (status other than the `default_resolved_status` setting). Four
+ * statements for any number of filters: the setting, the filters' conditions, what the operator
+ * sees (operatorVisibility.ts), and one SELECT with a COUNT subquery per filter.
  */
 export async function countTicketsMatchingMany(filters: TicketFilter[], operatorId: number): Promise<Map<number, number>> {
   const counts = new Map<number, number>();
   if (!filters.length) return counts;
-  const [settings, rows] = await Promise.all([
+  const [settings, rows, visible] = await Promise.all([
     ticketSettings(),
     TicketFilterCondition.findAll({ where: { filter_id: filters.map((f) => f.id) } }),
+    visibleToOperator(operatorId),
   ]);
   const at = Math.floor(Date.now() / 1000);
   const resolved = settings.defaultResolvedStatus;
   const base = sqlCondition`deleted_at IS NULL AND merged_into_id IS NULL AND ${resolved === null ? sqlCondition`1 = 1` : sqlCondition`status_id <> ${resolved}`}
-    AND ${visibleToOperator(operatorId)}`;
+    AND ${visible}`;
   const byFilter = groupBy(rows, (r) => r.filter_id);
   const trees = await departmentTrees(rows);
   const parts = filters.map((f) => sqlCondition`SELECT COUNT(*) FROM tickets AS ${trusted(TICKET_ALIAS)} WHERE ${base} AND ${filterConditionSql(f, byFilter.get(f.id) ?? [], at, trees)}`);

@@ -4,16 +4,18 @@
  * message, attachment and filter lists whatever the page size.
  */
 import {
-  Brand, CustomField, CustomFieldOption, Department, DepartmentBrand, DepartmentEmail, Group, OperatorDepartment, Organisation, TicketTag,
+  Brand, CustomField, CustomFieldOption, Department, DepartmentBrand, DepartmentEmail, DepartmentGroup, Group, OperatorDepartment, Organisation, TicketTag,
   User, UserEmail, UserGroup,
 } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { countTicketsMatching } from '../../src/ticket/filter';
 import { createTicket } from '../../src/ticket/tickets/service';
+import { visibleSet } from '../../src/ticket/tickets/operatorVisibility';
 import { Ticket, TicketFilter } from '../../src/db/models';
 import { useApi, newEmail, nowSec, unique } from '../helpers/app';
 import { expectError, expectList, expectSuccess } from '../helpers/envelope';
 import { measureList } from '../helpers/queries';
+import { capture } from '../../bench/capture';
 import { b64, ids, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
 
 const api = useApi();
@@ -261,6 +263,50 @@ describe('saved filters (filter, filter_operator) and ticket_count', () => {
     await UserGroup.create({ user_id: admin.id, group_id: (await Group.findOne({ where: { type: 'operator', administrator: 1 } }))!.id });
     await UserGroup.create({ user_id: admin.id, group_id: group.id });
     expect(await count(admin.id)).toBe(3);
+  });
+
+  it.each([
+    ['as the set of their ids', 1, true],
+    ['as a test of each ticket', Number.MAX_SAFE_INTEGER, false],
+  ])('an operator sees their departments\' tickets (directly or through a group), those assigned to them and their own; an administrator every one (%s)', async (_form, share, asSet) => {
+    // The share picks the condition's form (operatorVisibility.ts); both must list the same tickets.
+    const kept = visibleSet.share;
+    visibleSet.share = share;
+    try {
+      const s = word();
+      const filter = await makeFilter({ conditions: [{ rules: [{ item: 'subject', operator: 'begins_with', value: s }] }] });
+      const viaGroup = await Group.create({ type: 'operator', name: unique('Agents') });
+      await DepartmentGroup.create({ department_id: grandchild.id, group_id: viaGroup.id });
+      const seer = await f.operator();
+      await UserGroup.create({ user_id: seer.id, group_id: viaGroup.id });
+      await OperatorDepartment.create({ user_id: seer.id, department_id: parent.id });
+      const made = {
+        parent: await ticketIn(parent, { subject: `${s} parent` }),
+        // A department below the operator's own is not the operator's.
+        child: await ticketIn(child, { subject: `${s} child` }),
+        group: await ticketIn(grandchild, { subject: `${s} through a group` }),
+        assigned: await ticketIn(other, { subject: `${s} assigned`, assignedto: [seer.id] }),
+        own: await ticketIn(other, { subject: `${s} own` }),
+        neither: await ticketIn(other, { subject: `${s} neither` }),
+      };
+      await sequelize().query('UPDATE tickets SET user_id = ? WHERE id = ?', { replacements: [seer.id, made.own.id] });
+      const seen = [made.parent.id, made.group.id, made.assigned.id, made.own.id];
+      const { result, statements } = await capture(() => api.get(BASE, { filter: filter.id, filter_operator: seer.id }));
+      expect(ids(expectList(result))).toEqual(seen);
+      const count = statements.find((st) => st.sql.startsWith('SELECT COUNT(*) AS n FROM `tickets`'))!;
+      expect(count.sql.includes(') AS seen)')).toBe(asSet);
+      expect(expectSuccess(await api.get(`/api/ticket/filter/${filter.id}`, { operator: seer.id })).ticket_count).toBe(seen.length);
+      // An operator with nothing of their own sees nothing; an administrator sees every ticket.
+      const newcomer = await f.operator();
+      expect(await list({ filter: filter.id, filter_operator: newcomer.id })).toEqual([]);
+      const admin = await f.operator();
+      await UserGroup.create({ user_id: admin.id, group_id: (await Group.findOne({ where: { type: 'operator', administrator: 1 } }))!.id });
+      const all = Object.values(made).map((t) => t.id);
+      expect(await list({ filter: filter.id, filter_operator: admin.id })).toEqual(all);
+      expect(expectSuccess(await api.get(`/api/ticket/filter/${filter.id}`, { operator: admin.id })).ticket_count).toBe(all.length);
+    } finally {
+      visibleSet.share = kept;
+    }
   });
 
   it('a department condition holds the departments below it (as `department` does); dates are strictly before or after', async () => {

@@ -176,15 +176,3 @@ export function filterConditionSql(filter: Pick<TicketFilter, 'condition_group_t
   });
   return filter.condition_group_type === 1 ? anyOf(parts) : sqlCondition`${allOf(parts)}`;
 }
-
-/**
- * The tickets an operator sees: those of the operator's departments (directly, or through an
- * operator group of the department), those assigned to the operator, the operator's own internal
- * tickets; every ticket for a member of an administrator group.
- */
-export const visibleToOperator = (operatorId: number): BoundCondition => sqlCondition`department_id IN (
-    SELECT department_id FROM operator_departments WHERE user_id = ${operatorId}
-    UNION SELECT dg.department_id FROM department_groups dg JOIN user_groups ug ON ug.group_id = dg.group_id WHERE ug.user_id = ${operatorId})
-  OR id IN (SELECT ticket_id FROM ticket_assignees WHERE user_id = ${operatorId})
-  OR user_id = ${operatorId}
-  OR EXISTS (SELECT 1 FROM user_groups ug JOIN \`groups\` g ON g.id = ug.group_id WHERE ug.user_id = ${operatorId} AND g.administrator = 1)`;

@@ -9,8 +9,9 @@ import { Joi, MAX_ID, field } from '../../lib/validation';
 import { richText } from '../../content/html';
 import { customFieldValuesSchema } from '../../customfields/values';
 import { attachmentsField } from '../attachment';
-import { filterConditionSql, visibleToOperator } from './conditions';
+import { filterConditionSql } from './conditions';
 import { departmentTrees } from './departmentsBelow';
+import { visibleToOperator } from './operatorVisibility';
 import { ticketFilters, ticketListParams } from './listFilters';
 import { listTicketPage } from './listPage';
 import { loadTicketRelations, serializeTicket, type KnownTicket, type TicketRelations } from './presenter';
@@ -142,7 +143,7 @@ async function savedFilter(p: Record<string, any>): Promise<Condition | undefine
   }
   const rows = await TicketFilterCondition.findAll({ where: { filter_id: filter.id } });
   const matches = filterConditionSql(filter, rows, Math.floor(Date.now() / 1000), await departmentTrees(rows));
-  return p.filter_operator === undefined ? matches : sqlCondition`${matches} AND ${visibleToOperator(p.filter_operator)}`;
+  return p.filter_operator === undefined ? matches : sqlCondition`${matches} AND ${await visibleToOperator(p.filter_operator)}`;
 }
 
 const merge: CustomAction<Ticket> = {
