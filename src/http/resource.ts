@@ -70,6 +70,13 @@ export interface ListPageInput {
   filtered: boolean;
 }
 
+/** listOverride's answer that the list is that of other query parameters (ResourceDef.listOverride). */
+export interface ListInstead {
+  instead: Record<string, unknown>;
+}
+
+const isInstead = (o: unknown): o is ListInstead => typeof o === 'object' && o !== null && 'instead' in o;
+
 /** A page of records and the total that matches: a custom action's answer in the list envelope (with `count`). */
 export interface ListResult<M> {
   rows: M[];
@@ -172,9 +179,10 @@ export interface ResourceDef<M extends Entity, R = void, K = never> {
    * A list parameter that stands for all the filters when given (a saved ticket filter: "when
    * set, all other filters are ignored"): the condition returned replaces those of the filters
    * and DATES; PAGING, order and `listScope` still apply. Undefined: the filters apply as usual;
-   * null: nothing matches. May be a subquery with bound values.
+   * null: nothing matches. May be a subquery with bound values. `{ instead }`: the list of those
+   * query parameters (validated again), as if they had been given.
    */
-  listOverride?(params: Record<string, any>): Promise<Condition | null | undefined>;
+  listOverride?(params: Record<string, any>): Promise<Condition | null | undefined | ListInstead>;
   /**
    * Reads a page and its `count` itself (the ticket list's plans: counters, index hints, a
    * deferred join) instead of `findAndCountAll`; `where` holds the filters (or the override) and
@@ -320,9 +328,13 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
     record({ method: 'GET', path: def.path, action: 'list', query: listSchema(listSpec) });
     router.get(def.path, async (req, res) => {
       const parent = await findParent(req);
-      const q = await parseListQuery(listSpec, req.query);
+      let q = await parseListQuery(listSpec, req.query);
+      let override = def.listOverride ? await def.listOverride(q.params) : undefined;
+      if (isInstead(override)) {
+        q = await parseListQuery(listSpec, override.instead);
+        override = undefined;
+      }
       const base = def.listScope?.(q.params);
-      const override = def.listOverride ? await def.listOverride(q.params) : undefined;
       if (override !== undefined) {
         if (override === null) return sendList(res, [], 0);
         q.possible = true;

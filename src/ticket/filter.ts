@@ -15,7 +15,8 @@ import { sqlCondition, sqlText, trusted, type BoundCondition } from '../db/sql';
 import { Joi, MAX_ID, characters, field, toFlag } from '../lib/validation';
 import { serializeGroup } from '../user/people/presenter';
 import { select } from '../db/select';
-import { TICKET_ALIAS, filterConditionSql } from './tickets/conditions';
+import { TICKET_ALIAS, filterConditionSql, listFiltersOf } from './tickets/conditions';
+import { countersCondition } from './tickets/listPage';
 import { visibleToOperator } from './tickets/operatorVisibility';
 import { departmentTrees } from './tickets/departmentsBelow';
 import { ticketSettings } from './ticketSettings';
@@ -274,11 +275,20 @@ export async function countTicketsMatchingMany(filters: TicketFilter[], operator
   ]);
   const at = Math.floor(Date.now() / 1000);
   const resolved = settings.defaultResolvedStatus;
-  const base = sqlCondition`deleted_at IS NULL AND merged_into_id IS NULL AND ${resolved === null ? sqlCondition`1 = 1` : sqlCondition`status_id <> ${resolved}`}
-    AND ${visible}`;
+  const notResolved = resolved === null ? sqlCondition`1 = 1` : sqlCondition`status_id <> ${resolved}`;
+  const base = sqlCondition`deleted_at IS NULL AND merged_into_id IS NULL AND ${notResolved} AND ${visible ?? sqlCondition`1 = 1`}`;
   const byFilter = groupBy(rows, (r) => r.filter_id);
   const trees = await departmentTrees(rows);
-  const parts = filters.map((f) => sqlCondition`SELECT COUNT(*) FROM tickets AS ${trusted(TICKET_ALIAS)} WHERE ${base} AND ${filterConditionSql(f, byFilter.get(f.id) ?? [], at, trees)}`);
+  const parts = await Promise.all(filters.map(async (f) => {
+    // Conditions that are the list's counted filters, for every ticket: a sum of the list's
+    // counters (a filter of a status at 1M counted every open ticket of it, 90 ms).
+    const listFilters = visible === null ? listFiltersOf(f, byFilter.get(f.id) ?? []) : null;
+    const counted = listFilters && (await countersCondition(listFilters));
+    if (counted) {
+      return sqlCondition`SELECT COALESCE(SUM(n), 0) FROM ticket_list_counts WHERE state = 0 AND ${notResolved} AND ${counted}`;
+    }
+    return sqlCondition`SELECT COUNT(*) FROM tickets AS ${trusted(TICKET_ALIAS)} WHERE ${base} AND ${filterConditionSql(f, byFilter.get(f.id) ?? [], at, trees)}`;
+  }));
   const columns = parts.map((p, i) => `${sqlText(p)} AS c${i}`).join(', ');
   const [result] = await select(`SELECT ${columns}`, Object.assign({}, ...parts.map((p) => p.replacements)));
   filters.forEach((f, i) => counts.set(f.id, Number(result[`c${i}`])));

@@ -7,6 +7,7 @@ import {
   Brand, CustomField, CustomFieldOption, Department, DepartmentBrand, DepartmentEmail, DepartmentGroup, Group, OperatorDepartment, Organisation, TicketTag,
   User, UserEmail, UserGroup,
 } from '../../src/db/models';
+import { QueryTypes } from 'sequelize';
 import { sequelize } from '../../src/db/sequelize';
 import { countTicketsMatching } from '../../src/ticket/filter';
 import { createTicket } from '../../src/ticket/tickets/service';
@@ -225,6 +226,78 @@ describe('saved filters (filter, filter_operator) and ticket_count', () => {
     expect(await list({ filter: filter.id, filter_operator: op.id })).toEqual([tickets[0].id, tickets[3].id]);
     expectError(await api.get(BASE, { filter: 999999 }), 422, 'The selected filter is invalid.');
     expectError(await api.get(BASE, { filter: filter.id, filter_operator: user.id }), 422, 'The selected filter operator is invalid.');
+  });
+
+  /** The statements a ticket list runs on the tickets and their counters (bound names left out), not the saved filter's own. */
+  const listStatements = (statements: Array<{ sql: string }>) => statements.map((st) => st.sql.replace(/:b\d+/g, ':b'))
+    .filter((sql) => /tickets|_counts/.test(sql) && !/ticket_filter/.test(sql));
+
+  it('a filter of conditions the list filters by is that list: its count from the counters, whatever its other parameters', async () => {
+    const assignee = await f.operator();
+    // A customer of this test's own (the other tests count the tickets of \`user\`).
+    const customer = await userOfBrand();
+    const [open, openAssigned, otherStatus] = [
+      await ticketIn(parent, { user: customer.id, subject: 'Counted open' }),
+      await ticketIn(parent, { user: customer.id, subject: 'Counted assigned', assignedto: [assignee.id] }),
+      await ticketIn(parent, { user: customer.id, subject: 'Counted other', status: ctx.otherStatus }),
+    ];
+    const rule = (item: string, value: unknown) => ({ item, operator: 'equals', value });
+    const cases: Array<[Array<Record<string, unknown>>, Record<string, unknown>, number]> = [
+      [[rule('status', ctx.openStatus), rule('department', parent.id), rule('brand', brand.id)], { status: ctx.openStatus, department: parent.id, brand: brand.id }, 2],
+      [[rule('user', customer.id), rule('department', parent.id), rule('assigned', -1)], { user: customer.id, department: parent.id, assigned: -1 }, 2],
+      [[rule('assigned', assignee.id), rule('internal', 0), rule('locked', 0)], { assigned: assignee.id, internal: 0, locked: 0 }, 1],
+    ];
+    for (const [rules, params, mine] of cases) {
+      const filter = await makeFilter({ conditions: [{ rules }] });
+      for (const extra of [{}, { order_column: 'subject', order_direction: 'desc' }, { start: 2, limit: 1 }]) {
+        // The list's own filters beside `filter` are ignored; paging and order apply.
+        const saved = await capture(() => api.get(BASE, { filter: filter.id, status: 999999, search: 'nothing', ...extra }));
+        const asList = await capture(() => api.get(BASE, { ...params, ...extra }));
+        expect({ rules, extra, ids: ids(expectList(saved.result)), count: saved.result.body.count })
+          .toEqual({ rules, extra, ids: ids(expectList(asList.result)), count: asList.result.body.count });
+        // The list's own statements (its counters, index hints and page), after the filter's.
+        expect(listStatements(asList.statements).length).toBeGreaterThan(1);
+        expect({ rules, extra, statements: listStatements(saved.statements) }).toEqual({ rules, extra, statements: listStatements(asList.statements) });
+      }
+      if (rules.length === 3 && rules[0].item === 'status') {
+        // A status, a department and a brand: the counters answer the count, no COUNT over the tickets.
+        const { statements } = await capture(() => api.get(BASE, { filter: filter.id }));
+        expect(statements.some((st) => /^SELECT COUNT\(\*\) AS n FROM `tickets`/.test(st.sql))).toBe(false);
+        expect(statements.some((st) => /FROM ticket_list_counts/.test(st.sql))).toBe(true);
+      }
+      expect(ids(expectList(await api.get(BASE, { filter: filter.id, limit: 1000 }))).filter((id: number) => [open.id, openAssigned.id, otherStatus.id].includes(id))).toHaveLength(mine);
+    }
+    // Two statuses any of which holds: not a list filter of one value, still the filter's tickets.
+    const either = await makeFilter({ conditions: [{ type: 1, rules: [rule('status', ctx.openStatus), rule('status', ctx.otherStatus)] }, { rules: [rule('user', customer.id)] }] });
+    expect(ids(expectList(await api.get(BASE, { filter: either.id, limit: 1000 }))).filter((id: number) => [open.id, openAssigned.id, otherStatus.id].includes(id)))
+      .toEqual([open.id, openAssigned.id, otherStatus.id]);
+  });
+
+  it("ticket_count of a filter of counted conditions is a sum of the list's counters for an operator who sees every ticket", async () => {
+    const filter = await makeFilter({ conditions: [{ rules: [{ item: 'department', operator: 'equals', value: parent.id }, { item: 'brand', operator: 'equals', value: brand.id }] }] });
+    await ticketIn(grandchild);
+    await ticketIn(parent, { status: ctx.resolvedStatus });
+    const [{ n }] = await sequelize().query<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM tickets WHERE department_id IN (?) AND brand_id = ? AND deleted_at IS NULL AND merged_into_id IS NULL AND status_id <> ?`,
+      { replacements: [[parent.id, child.id, grandchild.id], brand.id, ctx.resolvedStatus], type: QueryTypes.SELECT },
+    );
+    expect(Number(n)).toBeGreaterThan(0);
+    const admin = await f.operator();
+    await UserGroup.create({ user_id: admin.id, group_id: (await Group.findOne({ where: { type: 'operator', administrator: 1 } }))!.id });
+    // An operator of every department sees every ticket too.
+    const everywhere = await f.operator();
+    for (const d of await Department.findAll()) await OperatorDepartment.create({ user_id: everywhere.id, department_id: d.id });
+    for (const operator of [admin, everywhere]) {
+      const { result, statements } = await capture(() => api.get(`/api/ticket/filter/${filter.id}`, { operator: operator.id }));
+      expect(expectSuccess(result).ticket_count).toBe(Number(n));
+      expect(statements.some((st) => /FROM ticket_list_counts WHERE state = 0/.test(st.sql))).toBe(true);
+      expect(statements.some((st) => /SELECT COUNT\(\*\) FROM tickets/.test(st.sql))).toBe(false);
+    }
+    // An operator of one department: the tickets counted (the department's below it are not theirs).
+    expect(expectSuccess(await api.get(`/api/ticket/filter/${filter.id}`, { operator: op.id })).ticket_count).toBe(Number((await sequelize().query<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM tickets WHERE department_id = ? AND brand_id = ? AND deleted_at IS NULL AND merged_into_id IS NULL AND status_id <> ?`,
+      { replacements: [child.id, brand.id, ctx.resolvedStatus], type: QueryTypes.SELECT },
+    ))[0].n));
   });
 
   it('any-group conditions, and a private filter needs its operator', async () => {

@@ -160,19 +160,50 @@ export function conditionSql(c: Pick<TicketFilterCondition, 'item' | 'operator' 
   }
 }
 
+/** A filter's conditions by group, each group's in their order. */
+function groupsOf(rows: TicketFilterCondition[]): Map<number, TicketFilterCondition[]> {
+  const groups = new Map<number, TicketFilterCondition[]>();
+  for (const r of [...rows].sort((a, b) => a.group_no - b.group_no || a.position - b.position)) {
+    groups.set(r.group_no, [...(groups.get(r.group_no) ?? []), r]);
+  }
+  return groups;
+}
+
 /**
  * A filter's conditions: rules of a group joined by the group's type (0 all, 1 any), groups by
  * the filter's `condition_group_type` (0 all, 1 any). No condition: every ticket.
  */
 export function filterConditionSql(filter: Pick<TicketFilter, 'condition_group_type'>, rows: TicketFilterCondition[], at: number, trees: DepartmentTrees): BoundCondition {
-  const groups = new Map<number, TicketFilterCondition[]>();
-  for (const r of [...rows].sort((a, b) => a.group_no - b.group_no || a.position - b.position)) {
-    groups.set(r.group_no, [...(groups.get(r.group_no) ?? []), r]);
-  }
+  const groups = groupsOf(rows);
   if (!groups.size) return TRUE();
   const parts = [...groups.values()].map((rules) => {
     const sql = rules.map((r) => conditionSql(r, at, trees));
     return rules[0].group_type === 1 ? anyOf(sql) : sqlCondition`${allOf(sql)}`;
   });
   return filter.condition_group_type === 1 ? anyOf(parts) : sqlCondition`${allOf(parts)}`;
+}
+
+/** The items whose `equals` condition is a filter of the ticket list by the same name and value. */
+const LIST_FILTER_ITEMS = new Set(['status', 'priority', 'department', 'brand', 'channel', 'user', 'assigned', 'internal', 'locked']);
+
+/**
+ * The ticket list's filters that match what a saved filter's conditions match, or null: every
+ * condition must hold (the groups joined by "all", or one group; each group's rules by "all", or
+ * one rule), each is `equals` of an item the list filters by (an id; `assigned` -1 for the
+ * unassigned; `internal` and `locked` 0 or 1), no item twice. No condition: no filter (the
+ * filter matches every ticket, as filterConditionSql's).
+ */
+export function listFiltersOf(filter: Pick<TicketFilter, 'condition_group_type'>, rows: TicketFilterCondition[]): Record<string, number> | null {
+  const groups = groupsOf(rows);
+  if (groups.size > 1 && filter.condition_group_type === 1) return null;
+  if ([...groups.values()].some((rules) => rules.length > 1 && rules[0].group_type === 1)) return null;
+  const filters: Record<string, number> = {};
+  for (const c of rows) {
+    const n = Number(c.value);
+    if (c.operator !== 'equals' || !LIST_FILTER_ITEMS.has(c.item) || c.item in filters || !Number.isInteger(n)) return null;
+    const valid = c.item === 'internal' || c.item === 'locked' ? n === 0 || n === 1 : n > 0 || (c.item === 'assigned' && n === -1);
+    if (!valid) return null;
+    filters[c.item] = n;
+  }
+  return filters;
 }

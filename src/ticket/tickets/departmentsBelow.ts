@@ -55,6 +55,13 @@ export async function departmentsBelow(roots: readonly number[]): Promise<number
   return found.size ? [...found].sort((a, b) => a - b) : [NO_DEPARTMENT];
 }
 
+/** Whether `ids` hold every department there is (a ticket's department is one of them: a foreign key). */
+export async function everyDepartment(ids: readonly number[]): Promise<boolean> {
+  const { exists } = await tree();
+  const given = new Set(ids);
+  return [...exists].every((id) => given.has(id));
+}
+
 /** The departments below each department that saved filters' conditions name (conditions.ts, conditionSql). */
 export async function departmentTrees(conditions: ReadonlyArray<{ item: string; value: string | null }>): Promise<DepartmentTrees> {
   const roots = [...new Set(conditions.filter((c) => c.item === 'department').map((c) => Number(c.value)))];

@@ -253,6 +253,15 @@ function counterConditions(p: Record<string, any>): Array<[string, BoundConditio
 /** The counters' condition for all the counted filters given. */
 const allCounted = (counted: Array<[string, BoundCondition]>): BoundCondition => allOf([trusted('1 = 1'), ...counted.map(([, c]) => c)]);
 
+/**
+ * The condition on `ticket_list_counts` that list parameters `p` are (their `department` as given,
+ * the departments below it added here), or null when the counters do not answer them alone.
+ */
+export async function countersCondition(p: Record<string, any>): Promise<BoundCondition | null> {
+  if (!countedByCounters(p)) return null;
+  return allCounted(counterConditions(given(p, 'department') ? { ...p, department: await departmentsBelow([p.department].flat()) } : p));
+}
+
 /** The list's WHERE (Sequelize's rendering of the filters, subquery literals included), without the keyword. */
 function whereSql(where: WhereOptions): string {
   const qg = sequelize().getQueryInterface().queryGenerator as unknown as { whereItemsQuery(w: WhereOptions, o: object): string };
