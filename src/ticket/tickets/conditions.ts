@@ -200,7 +200,7 @@ export function listFiltersOf(filter: Pick<TicketFilter, 'condition_group_type'>
   const filters: Record<string, number> = {};
   for (const c of rows) {
     const n = Number(c.value);
-    if (c.operator !== 'equals' || !LIST_FILTER_ITEMS.has(c.item) || c.item in filters || !Number.isInteger(n)) return null;
+    if (c.operator !== 'equals' || !LIST_FILTER_ITEMS.has(c.item) || Object.hasOwn(filters, c.item) || !Number.isInteger(n)) return null;
     const valid = c.item === 'internal' || c.item === 'locked' ? n === 0 || n === 1 : n > 0 || (c.item === 'assigned' && n === -1);
     if (!valid) return null;
     filters[c.item] = n;

@@ -28,7 +28,7 @@ import { everyDepartment } from './departmentsBelow';
 /** A set of at most `1 / share` of the listed tickets: the set's form (each form's costs above; tests change it). */
 export const visibleSet = { share: 20 };
 
-interface Reach {
+interface OperatorView {
   administrator: number | null;
   departments: string | null;
   seen: string | number;
@@ -42,7 +42,7 @@ interface Reach {
 export async function visibleToOperator(operatorId: number): Promise<BoundCondition | null> {
   const departments = `SELECT department_id FROM operator_departments WHERE user_id = :op
     UNION SELECT dg.department_id FROM department_groups dg JOIN user_groups ug ON ug.group_id = dg.group_id WHERE ug.user_id = :op`;
-  const [r] = await select<Reach>(
+  const [r] = await select<OperatorView>(
     `SELECT
        (SELECT MAX(g.administrator) FROM user_groups ug JOIN \`groups\` g ON g.id = ug.group_id WHERE ug.user_id = :op) AS administrator,
        (SELECT GROUP_CONCAT(department_id) FROM (${departments}) d) AS departments,
