@@ -3,6 +3,7 @@ import { sequelize } from '../src/db/sequelize';
 import { capture } from './capture';
 import { table } from './table';
 import { TICKETS } from './env';
+import { SMALL_DEPARTMENT } from './tickets';
 
 interface Target {
   ticket: { id: number; user_id: number; department_id: number; status_id: number; priority_id: number };
@@ -89,6 +90,8 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     [`list: priority, start=${Math.floor(deep / 5).toLocaleString('en-GB')}, updated_at asc`, q(`priority=${tk.priority_id}&start=${Math.floor(deep / 5)}&order_column=updated_at`)],
     [`list: department, start=${Math.floor(deep / 5).toLocaleString('en-GB')}`, q(`department=${tk.department_id}&start=${Math.floor(deep / 5)}`)],
     ['list: after_id (keyset), updated_at desc', q(`after_id=${tk.id}&order_column=updated_at&order_direction=desc`)],
+    // Field terms only, a name among them: the list of those filters (src/ticket/tickets/search/asListFilters.ts).
+    ['search: status: and a department by name (field terms only)', q(`search=${encodeURIComponent(`status:${tk.status_id} department:"${SMALL_DEPARTMENT}"`)}`)],
     ['search: one match', q(`search=${encodeURIComponent(t.selectiveSearchTerm)}`)],
     ['search: three common words', q(`search=${encodeURIComponent(t.searchTerm)}`)],
     ['search: one common word', q(`search=${encodeURIComponent(t.commonSearchTerm)}`)],

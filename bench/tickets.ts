@@ -86,7 +86,7 @@ async function ensureBusyCustomer(log: (line: string) => void): Promise<void> {
 
 /** Every how many bench tickets one is the small department's. */
 const SMALL_EVERY = 1_000;
-const SMALL_DEPARTMENT = 'Bench: a small department';
+export const SMALL_DEPARTMENT = 'Bench: a small department';
 
 /**
  * A department of a thousandth of the tickets (1,000 at 1M: billing beside general enquiries),

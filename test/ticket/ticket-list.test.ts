@@ -45,6 +45,10 @@ const userOfBrand = (values: Partial<User> = {}) => f.user({ brand_id: brand.id,
 const ticketIn = async (department: Department, extra: Record<string, unknown> = {}) =>
   f.ticket({ brand: brand.id, department: department.id, user: extra.user ?? (await userOfBrand()).id, ...extra });
 
+/** The statements a ticket list runs on the tickets and their counters (bound names left out), not a saved filter's own. */
+const listStatements = (statements: Array<{ sql: string }>) => statements.map((st) => st.sql.replace(/:b\d+/g, ':b'))
+  .filter((sql) => /tickets|_counts/.test(sql) && !/ticket_filter/.test(sql));
+
 beforeAll(async () => {
   ctx = await ticketContext();
   brand = await Brand.create({ name: unique('ListBrand') });
@@ -172,6 +176,67 @@ describe('filters', () => {
     expect(await list({ search: 'ab' })).toEqual([]);
   });
 
+  it("search: field terms only are the list's filters (the same tickets, count and statements), however they name their values", async () => {
+    const assignee = await f.operator({ email: newEmail('Searched.Op') });
+    const customer = await userOfBrand({ email: newEmail('Searched.Customer') });
+    const tag = await TicketTag.create({ name: unique('Searched tag') });
+    const day = Date.UTC(2023, 4, 10) / 1000;
+    const [a, b, c] = [
+      await ticketIn(child, { user: customer.id, tag: [tag.id], created_at: day + 100 }),
+      await ticketIn(grandchild, { user: customer.id, assignedto: [assignee.id], created_at: day + 86400 + 5 }),
+      await ticketIn(parent, { user: customer.id, status: ctx.otherStatus, tag: [tag.id], created_at: day - 1 }),
+    ];
+    const statusName = (await sequelize().query<{ name: string }>('SELECT name FROM ticket_statuses WHERE id = ?', { replacements: [ctx.otherStatus], type: QueryTypes.SELECT }))[0].name;
+    const cases: Array<[string, Record<string, unknown>, number[]]> = [
+      [`department:${child.id} status:${ctx.openStatus}`, { department: child.id, status: ctx.openStatus }, [a.id, b.id]],
+      [`department:"${child.name}" assigned:none`, { department: child.id, assigned: -1 }, [a.id]],
+      [`user:${customer.email.toUpperCase()} status:"${statusName}"`, { user: customer.id, status: ctx.otherStatus }, [c.id]],
+      [`assigned:${assignee.email} tag:"${tag.name}"`, { assigned: assignee.id, tag: tag.id }, []],
+      [`tag:${tag.id} user:${customer.id}`, { tag: tag.id, user: customer.id }, [a.id, c.id]],
+      [`user:${customer.id} created:2023-05-10`, { user: customer.id, created_at_min: day, created_at_max: day + 86399 }, [a.id]],
+      [`created>=2023-05-10 created<=2023-05-11 user:${customer.id}`, { user: customer.id, created_at_min: day, created_at_max: day + 2 * 86400 - 1 }, [a.id, b.id]],
+      [`user:${customer.id} created<${day}`, { user: customer.id, created_at_max: day - 1 }, [c.id]],
+    ];
+    for (const [search, params, expected] of cases) {
+      for (const extra of [{}, { order_column: 'updated_at', order_direction: 'desc' }, { start: 1, limit: 1 }]) {
+        const searched = await capture(() => api.get(BASE, { brand: brand.id, search, ...extra }));
+        const asList = await capture(() => api.get(BASE, { brand: brand.id, ...params, ...extra }));
+        expect({ search, extra, ids: ids(expectList(searched.result)), count: searched.result.body.count })
+          .toEqual({ search, extra, ids: ids(expectList(asList.result)), count: asList.result.body.count });
+        expect(listStatements(asList.statements).length).toBeGreaterThan(1);
+        expect({ search, extra, statements: listStatements(searched.statements) }).toEqual({ search, extra, statements: listStatements(asList.statements) });
+      }
+      // This test's tickets (the other tests have theirs in the same departments).
+      const found = (await list({ search })).filter((id: number) => [a.id, b.id, c.id].includes(id));
+      expect({ search, found }).toEqual({ search, found: expected });
+    }
+    // A status and a department: counted by the counters, not a COUNT over the tickets.
+    const { statements } = await capture(() => api.get(BASE, { search: `status:${ctx.openStatus} department:${child.id}` }));
+    expect(statements.some((st) => /COUNT\(\*\)/.test(st.sql))).toBe(false);
+    expect(statements.some((st) => /ticket_list_counts/.test(st.sql))).toBe(true);
+
+    // Every term holds, beside the list's own filters too; a name or address of nothing, or no such second, finds nothing.
+    const none = async (query: Record<string, unknown>) => {
+      const res = await api.get(BASE, { brand: brand.id, ...query });
+      return { query, ids: ids(expectList(res)), count: res.body.count };
+    };
+    for (const query of [
+      { search: `status:${ctx.otherStatus}`, user: customer.id, status: ctx.openStatus },
+      { search: `status:${ctx.otherStatus} status:${ctx.openStatus}`, user: customer.id },
+      { search: `created<2023-05-10 created>2023-05-10`, user: customer.id },
+      { search: 'status:"no such status"' },
+      { search: `assigned:${newEmail('nobody')}` },
+      { search: 'department:0' },
+      { search: 'tag:4294967296' },
+    ]) {
+      expect(await none(query)).toEqual({ query, ids: [], count: 0 });
+    }
+    // Not filters alone: an exclusion, OR, words; the search's condition still answers.
+    expect(await list({ search: `user:${customer.id} -status:${ctx.otherStatus}` })).toEqual([a.id, b.id]);
+    expect(await list({ search: `tag:${tag.id} OR assigned:${assignee.id}` })).toEqual([a.id, b.id, c.id]);
+    expect(await list({ search: `user:${customer.id} created>=2023-05-10`, created_at_max: day + 86399 })).toEqual([a.id]);
+  });
+
   it('number', async () => {
     const a = await ticketIn(other);
     expect(await list({ number: a.number })).toEqual([a.id]);
@@ -227,10 +292,6 @@ describe('saved filters (filter, filter_operator) and ticket_count', () => {
     expectError(await api.get(BASE, { filter: 999999 }), 422, 'The selected filter is invalid.');
     expectError(await api.get(BASE, { filter: filter.id, filter_operator: user.id }), 422, 'The selected filter operator is invalid.');
   });
-
-  /** The statements a ticket list runs on the tickets and their counters (bound names left out), not the saved filter's own. */
-  const listStatements = (statements: Array<{ sql: string }>) => statements.map((st) => st.sql.replace(/:b\d+/g, ':b'))
-    .filter((sql) => /tickets|_counts/.test(sql) && !/ticket_filter/.test(sql));
 
   it('a filter of conditions the list filters by is that list: its count from the counters, whatever its other parameters', async () => {
     const assignee = await f.operator();

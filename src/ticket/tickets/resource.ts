@@ -13,6 +13,7 @@ import { filterConditionSql, listFiltersOf } from './conditions';
 import { departmentTrees } from './departmentsBelow';
 import { visibleToOperator } from './operatorVisibility';
 import { NARROWING_PARAMS, ticketFilters, ticketListParams } from './listFilters';
+import { searchAsListFilters } from './search/asListFilters';
 import { listTicketPage } from './listPage';
 import { loadTicketRelations, serializeTicket, type KnownTicket, type TicketRelations } from './presenter';
 import { splitTicket } from './split';
@@ -157,6 +158,17 @@ async function savedFilter(p: Record<string, any>): Promise<Condition | ListInst
 /** The list parameters a saved filter stands for (and itself): every other one applies to its list as given. */
 const SAVED_FILTER_REPLACES = new Set([...NARROWING_PARAMS, 'filter_operator']);
 
+/** A search of field terms only is the list of those filters (./search/asListFilters.ts). */
+async function searchOfFilters(p: Record<string, any>): Promise<ListInstead | null | undefined> {
+  const filters = await searchAsListFilters(p);
+  if (!filters) return filters;
+  const { search: _search, ...others } = p;
+  return { instead: { ...others, ...filters } };
+}
+
+/** A saved filter stands for every other filter, the search included; else the search may be filters. */
+const listOverride = (p: Record<string, any>) => (p.filter !== undefined ? savedFilter(p) : searchOfFilters(p));
+
 const merge: CustomAction<Ticket> = {
   name: 'merge',
   method: 'POST',
@@ -205,7 +217,7 @@ export const ticketResource: ResourceDef<Ticket, TicketRelations, KnownTicket> =
   dates: true,
   listParams: ticketListParams,
   listScope,
-  listOverride: savedFilter,
+  listOverride,
   // Counters kept by triggers (migration 018) and index-only pages: ./listPage.ts.
   listPage: listTicketPage,
   createSchema: ticketCreateSchema,
