@@ -17,7 +17,7 @@ import { serializeGroup } from '../user/people/presenter';
 import { select } from '../db/select';
 import { TICKET_ALIAS, filterConditionSql, listFiltersOf } from './tickets/conditions';
 import { countersCondition } from './tickets/listPage';
-import { visibleToOperator } from './tickets/operatorVisibility';
+import { operatorView, seenOutsideDepartments, visibleSet } from './tickets/operatorVisibility';
 import { departmentTrees } from './tickets/departmentsBelow';
 import { ticketSettings } from './ticketSettings';
 
@@ -263,31 +263,39 @@ const operatorFilter: Filter = { schema: field.id(), where: seenByOperator };
  * filter's conditions, over the tickets the operator sees that are not in the trash, not merged
  * into another and not resolved (status other than the `default_resolved_status` setting). Four
  * statements for any number of filters: the setting, the filters' conditions, what the operator
- * sees (operatorVisibility.ts), and one SELECT with a COUNT subquery per filter.
+ * sees (operatorVisibility.ts), and one SELECT with a subquery per filter (a COUNT, or a sum of
+ * the list's counters).
  */
 export async function countTicketsMatchingMany(filters: TicketFilter[], operatorId: number): Promise<Map<number, number>> {
   const counts = new Map<number, number>();
   if (!filters.length) return counts;
-  const [settings, rows, visible] = await Promise.all([
+  const [settings, rows, view] = await Promise.all([
     ticketSettings(),
     TicketFilterCondition.findAll({ where: { filter_id: filters.map((f) => f.id) } }),
-    visibleToOperator(operatorId),
+    operatorView(operatorId),
   ]);
   const at = Math.floor(Date.now() / 1000);
   const resolved = settings.defaultResolvedStatus;
   const notResolved = resolved === null ? sqlCondition`1 = 1` : sqlCondition`status_id <> ${resolved}`;
-  const base = sqlCondition`deleted_at IS NULL AND merged_into_id IS NULL AND ${notResolved} AND ${visible ?? sqlCondition`1 = 1`}`;
+  const listed = sqlCondition`deleted_at IS NULL AND merged_into_id IS NULL AND ${notResolved}`;
   const byFilter = groupBy(rows, (r) => r.filter_id);
   const trees = await departmentTrees(rows);
+  const countTickets = (f: TicketFilter, seen: BoundCondition | null) => sqlCondition`SELECT COUNT(*) FROM tickets AS ${trusted(TICKET_ALIAS)}
+    WHERE ${listed} AND ${seen ?? sqlCondition`1 = 1`} AND ${filterConditionSql(f, byFilter.get(f.id) ?? [], at, trees)}`;
   const parts = await Promise.all(filters.map(async (f) => {
-    // Conditions that are the list's counted filters, for every ticket: a sum of the list's
-    // counters (a filter of a status at 1M counted every open ticket of it, 90 ms).
-    const listFilters = visible === null ? listFiltersOf(f, byFilter.get(f.id) ?? []) : null;
+    // Conditions that are the list's counted filters: a sum of the list's counters (a filter of
+    // a status at 1M counted every open ticket of it, 90 ms); for an operator who sees part of
+    // the tickets, the counters of their departments and a count of their own and assigned
+    // tickets elsewhere, while those are few (the set's share of the operator's view).
+    const listFilters = listFiltersOf(f, byFilter.get(f.id) ?? []);
     const counted = listFilters && (await countersCondition(listFilters));
-    if (counted) {
-      return sqlCondition`SELECT COALESCE(SUM(n), 0) FROM ticket_list_counts WHERE state = 0 AND ${notResolved} AND ${counted}`;
+    const sum = (where: BoundCondition) => sqlCondition`SELECT COALESCE(SUM(n), 0) FROM ticket_list_counts WHERE state = 0 AND ${notResolved} AND ${where}`;
+    if (counted && view === null) return sum(counted);
+    if (counted && view && view.theirs * visibleSet.share <= view.total) {
+      const inDepartments = view.departments.length ? sum(sqlCondition`${counted} AND department_id IN (${view.departments})`) : sqlCondition`SELECT 0`;
+      return sqlCondition`SELECT (${inDepartments}) + (${countTickets(f, seenOutsideDepartments(view))})`;
     }
-    return sqlCondition`SELECT COUNT(*) FROM tickets AS ${trusted(TICKET_ALIAS)} WHERE ${base} AND ${filterConditionSql(f, byFilter.get(f.id) ?? [], at, trees)}`;
+    return countTickets(f, view?.condition ?? null);
   }));
   const columns = parts.map((p, i) => `${sqlText(p)} AS c${i}`).join(', ');
   const [result] = await select(`SELECT ${columns}`, Object.assign({}, ...parts.map((p) => p.replacements)));

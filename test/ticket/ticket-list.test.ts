@@ -4,8 +4,8 @@
  * message, attachment and filter lists whatever the page size.
  */
 import {
-  Brand, CustomField, CustomFieldOption, Department, DepartmentBrand, DepartmentEmail, DepartmentGroup, Group, OperatorDepartment, Organisation, TicketTag,
-  User, UserEmail, UserGroup,
+  Brand, CustomField, CustomFieldOption, Department, DepartmentBrand, DepartmentEmail, DepartmentGroup, Group, OperatorDepartment, Organisation, TicketPriority,
+  TicketTag, User, UserEmail, UserGroup,
 } from '../../src/db/models';
 import { QueryTypes } from 'sequelize';
 import { sequelize } from '../../src/db/sequelize';
@@ -48,6 +48,27 @@ const ticketIn = async (department: Department, extra: Record<string, unknown> =
 /** The statements a ticket list runs on the tickets and their counters (bound names left out), not a saved filter's own. */
 const listStatements = (statements: Array<{ sql: string }>) => statements.map((st) => st.sql.replace(/:b\d+/g, ':b'))
   .filter((sql) => /tickets|_counts/.test(sql) && !/ticket_filter/.test(sql));
+
+/** Runs `work` with the operator's view's set form taken up to `1 / share` of the tickets (operatorVisibility.ts). */
+async function withVisibleShare(share: number, work: () => Promise<void>): Promise<void> {
+  const kept = visibleSet.share;
+  visibleSet.share = share;
+  try {
+    await work();
+  } finally {
+    visibleSet.share = kept;
+  }
+}
+
+/** An operator of `parent` directly and of `grandchild` through an operator group (not of `child`, between them). */
+async function operatorOfParentAndGrandchild(): Promise<User> {
+  const viaGroup = await Group.create({ type: 'operator', name: unique('Agents') });
+  await DepartmentGroup.create({ department_id: grandchild.id, group_id: viaGroup.id });
+  const seer = await f.operator();
+  await UserGroup.create({ user_id: seer.id, group_id: viaGroup.id });
+  await OperatorDepartment.create({ user_id: seer.id, department_id: parent.id });
+  return seer;
+}
 
 beforeAll(async () => {
   ctx = await ticketContext();
@@ -404,16 +425,10 @@ describe('saved filters (filter, filter_operator) and ticket_count', () => {
     ['as a test of each ticket', Number.MAX_SAFE_INTEGER, false],
   ])('an operator sees their departments\' tickets (directly or through a group), those assigned to them and their own; an administrator every one (%s)', async (_form, share, asSet) => {
     // The share picks the condition's form (operatorVisibility.ts); both must list the same tickets.
-    const kept = visibleSet.share;
-    visibleSet.share = share;
-    try {
+    await withVisibleShare(share, async () => {
       const s = word();
       const filter = await makeFilter({ conditions: [{ rules: [{ item: 'subject', operator: 'begins_with', value: s }] }] });
-      const viaGroup = await Group.create({ type: 'operator', name: unique('Agents') });
-      await DepartmentGroup.create({ department_id: grandchild.id, group_id: viaGroup.id });
-      const seer = await f.operator();
-      await UserGroup.create({ user_id: seer.id, group_id: viaGroup.id });
-      await OperatorDepartment.create({ user_id: seer.id, department_id: parent.id });
+      const seer = await operatorOfParentAndGrandchild();
       const made = {
         parent: await ticketIn(parent, { subject: `${s} parent` }),
         // A department below the operator's own is not the operator's.
@@ -438,9 +453,45 @@ describe('saved filters (filter, filter_operator) and ticket_count', () => {
       const all = Object.values(made).map((t) => t.id);
       expect(await list({ filter: filter.id, filter_operator: admin.id })).toEqual(all);
       expect(expectSuccess(await api.get(`/api/ticket/filter/${filter.id}`, { operator: admin.id })).ticket_count).toBe(all.length);
-    } finally {
-      visibleSet.share = kept;
-    }
+    });
+  });
+
+  it.each([
+    ['the counters of their departments and a count of their own and assigned tickets elsewhere', 1, true],
+    ['a count of what they see', Number.MAX_SAFE_INTEGER, false],
+  ])('ticket_count of counted conditions for an operator who sees part of the tickets: %s, each ticket once', async (_form, share, fromCounters) => {
+    await withVisibleShare(share, async () => {
+      // A priority of this test's own: the filter's tickets are these.
+      const priority = await TicketPriority.create({ name: unique('Counted priority'), order: 1000 });
+      const filter = await makeFilter({ conditions: [{ rules: [
+        { item: 'priority', operator: 'equals', value: priority.id }, { item: 'status', operator: 'equals', value: ctx.openStatus },
+      ] }] });
+      const seer = await operatorOfParentAndGrandchild();
+      const make = (department: Department, extra: Record<string, unknown> = {}) => ticketIn(department, { priority: priority.id, ...extra });
+      const seen = [
+        await make(parent), await make(grandchild), await make(other, { assignedto: [seer.id] }),
+        // In their department and assigned to them; their own and assigned to them: once each.
+        await make(parent, { assignedto: [seer.id] }), await make(other, { assignedto: [seer.id] }),
+        await make(other),
+      ];
+      await sequelize().query('UPDATE tickets SET user_id = ? WHERE id IN (?)', { replacements: [seer.id, [seen[4].id, seen[5].id]] });
+      const unseen = [
+        await make(child), await make(other),
+        await make(other, { assignedto: [seer.id], status: ctx.otherStatus }), await make(parent, { status: ctx.resolvedStatus }),
+        await make(other, { assignedto: [seer.id] }),
+      ];
+      await api.del(`${BASE}/${unseen[4].id}`);
+      const { result, statements } = await capture(() => api.get(`/api/ticket/filter/${filter.id}`, { operator: seer.id }));
+      expect(expectSuccess(result).ticket_count).toBe(seen.length);
+      expect(ids(expectList(await api.get(BASE, { filter: filter.id, filter_operator: seer.id, limit: 100 })))).toEqual(seen.map((t) => t.id).sort((a, b) => a - b));
+      const counters = statements.some((st) => /FROM ticket_list_counts WHERE state = 0 AND .* AND department_id IN \(/.test(st.sql) && /department_id NOT IN \(/.test(st.sql));
+      expect(counters).toBe(fromCounters);
+      // Moved out of their departments: still counted while assigned to them, not when it is neither.
+      await api.put(`${BASE}/${seen[3].id}`, { department: other.id });
+      expect(expectSuccess(await api.get(`/api/ticket/filter/${filter.id}`, { operator: seer.id })).ticket_count).toBe(seen.length);
+      await api.put(`${BASE}/${seen[0].id}`, { department: child.id });
+      expect(expectSuccess(await api.get(`/api/ticket/filter/${filter.id}`, { operator: seer.id })).ticket_count).toBe(seen.length - 1);
+    });
   });
 
   it('a department condition holds the departments below it (as `department` does); dates are strictly before or after', async () => {

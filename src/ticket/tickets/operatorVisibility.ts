@@ -28,43 +28,74 @@ import { everyDepartment } from './departmentsBelow';
 /** A set of at most `1 / share` of the listed tickets: the set's form (each form's costs above; tests change it). */
 export const visibleSet = { share: 20 };
 
-interface OperatorView {
+interface ViewRow {
   administrator: number | null;
   departments: string | null;
-  seen: string | number;
+  inDepartments: string | number;
+  theirs: string | number;
   total: string | number;
+}
+
+/** The tickets of which the operator is the user, and those assigned to them: statements selecting their ids. */
+const ownOrAssigned = (operatorId: number) => [
+  sqlFragment`SELECT id FROM tickets WHERE user_id = ${operatorId}`,
+  sqlFragment`SELECT ticket_id FROM ticket_assignees WHERE user_id = ${operatorId}`,
+];
+
+/** Tickets whose id is in the union of `sources`; the derived table keeps the UNION out of the IN: an IN over a UNION is never a semi-join. */
+const inSet = (sources: BoundCondition[]) => sqlCondition`id IN (SELECT id FROM (${joined(sources, ' UNION ')}) AS seen)`;
+
+/**
+ * The tickets the operator sees outside their departments: their own and those assigned to them
+ * there (the set of their ids, read through the user's and the assignees' indexes). With the
+ * counters of their departments, a count of what they see (filter.ts, countTicketsMatchingMany).
+ */
+export function seenOutsideDepartments(view: OperatorView): BoundCondition {
+  const set = inSet(ownOrAssigned(view.operatorId));
+  return view.departments.length ? sqlCondition`${set} AND department_id NOT IN (${view.departments})` : set;
+}
+
+/** What an operator sees, read by operatorView. */
+export interface OperatorView {
+  operatorId: number;
+  /** The operator's departments (directly or through a group). */
+  departments: number[];
+  /** Listed tickets of which the operator is the user or an assignee, at most (their counters). */
+  theirs: number;
+  /** Listed tickets in all. */
+  total: number;
+  /** The tickets the operator sees, as a condition on `tickets` (the forms above). */
+  condition: BoundCondition;
 }
 
 /**
  * What `operatorId` sees, as a condition on `tickets` (one statement); null: every ticket (an
  * administrator, or an operator of every department).
  */
-export async function visibleToOperator(operatorId: number): Promise<BoundCondition | null> {
+export const visibleToOperator = async (operatorId: number): Promise<BoundCondition | null> => (await operatorView(operatorId))?.condition ?? null;
+
+/** What `operatorId` sees (one statement); null: every ticket. */
+export async function operatorView(operatorId: number): Promise<OperatorView | null> {
   const departments = `SELECT department_id FROM operator_departments WHERE user_id = :op
     UNION SELECT dg.department_id FROM department_groups dg JOIN user_groups ug ON ug.group_id = dg.group_id WHERE ug.user_id = :op`;
-  const [r] = await select<OperatorView>(
+  const [r] = await select<ViewRow>(
     `SELECT
        (SELECT MAX(g.administrator) FROM user_groups ug JOIN \`groups\` g ON g.id = ug.group_id WHERE ug.user_id = :op) AS administrator,
        (SELECT GROUP_CONCAT(department_id) FROM (${departments}) d) AS departments,
-       (SELECT COALESCE(SUM(n), 0) FROM ticket_list_counts WHERE state = 0 AND department_id IN (${departments}))
-         + (SELECT COALESCE(SUM(n), 0) FROM ticket_assignee_counts WHERE user_id = :op AND state = 0)
-         + (SELECT COALESCE(SUM(n), 0) FROM ticket_user_counts WHERE user_id = :op AND state = 0) AS seen,
+       (SELECT COALESCE(SUM(n), 0) FROM ticket_list_counts WHERE state = 0 AND department_id IN (${departments})) AS inDepartments,
+       (SELECT COALESCE(SUM(n), 0) FROM ticket_assignee_counts WHERE user_id = :op AND state = 0)
+         + (SELECT COALESCE(SUM(n), 0) FROM ticket_user_counts WHERE user_id = :op AND state = 0) AS theirs,
        (SELECT COALESCE(SUM(n), 0) FROM ticket_list_counts WHERE state = 0) AS total`,
     { op: operatorId },
   );
   const ids = r.departments ? r.departments.split(',').map(Number) : [];
   if (Number(r.administrator) === 1 || (await everyDepartment(ids))) return null;
-  const seen = Number(r.seen);
+  const theirs = Number(r.theirs);
   const total = Number(r.total);
-  if (seen * visibleSet.share <= total) {
-    const sources = [
-      ...(ids.length ? [sqlFragment`SELECT id FROM tickets WHERE department_id IN (${ids})`] : []),
-      sqlFragment`SELECT id FROM tickets WHERE user_id = ${operatorId}`,
-      sqlFragment`SELECT ticket_id FROM ticket_assignees WHERE user_id = ${operatorId}`,
-    ];
-    // The derived table keeps the UNION out of the IN: an IN over a UNION is never a semi-join.
-    return sqlCondition`id IN (SELECT id FROM (${joined(sources, ' UNION ')}) AS seen)`;
+  const view = (condition: BoundCondition): OperatorView => ({ operatorId, departments: ids, theirs, total, condition });
+  if ((Number(r.inDepartments) + theirs) * visibleSet.share <= total) {
+    return view(inSet([...(ids.length ? [sqlFragment`SELECT id FROM tickets WHERE department_id IN (${ids})`] : []), ...ownOrAssigned(operatorId)]));
   }
-  const theirs = sqlCondition`user_id = ${operatorId} OR id IN (SELECT ticket_id FROM ticket_assignees WHERE user_id = ${operatorId})`;
-  return ids.length ? sqlCondition`department_id IN (${ids}) OR ${theirs}` : theirs;
+  const own = sqlCondition`user_id = ${operatorId} OR id IN (SELECT ticket_id FROM ticket_assignees WHERE user_id = ${operatorId})`;
+  return view(ids.length ? sqlCondition`department_id IN (${ids}) OR ${own}` : own);
 }
