@@ -12,7 +12,7 @@ import { NotFoundError } from '../errors';
 import { langParam, listSchema, parseListQuery, validateQuery, type Condition, type Filter, type ListQuery, type ListSpec } from './listQuery';
 import { recorded, type RecordedRouter, type RouteRecord } from './routes';
 import { loadPage, loadRows, readBack, recordById } from '../db/load';
-import { isBound } from '../db/sql';
+import { isBound, type BoundCondition } from '../db/sql';
 import {
   deleteTranslations, extractTranslations, loadTranslations, saveTranslations, translate, type TranslationSpec,
 } from '../translations';
@@ -68,11 +68,23 @@ export interface ListPageInput {
   replacements: Record<string, unknown>;
   /** Whether filters or an override narrow the list (besides `listScope`). */
   filtered: boolean;
+  /** ListInstead's `within`: its condition is in `where`; listPage counts by it (a count from the parameters alone would miss it). */
+  within?: ListWithin;
 }
 
-/** listOverride's answer that the list is that of other query parameters (ResourceDef.listOverride). */
+/**
+ * listOverride's answer that the list is that of other query parameters (ResourceDef.listOverride),
+ * `within` the records of a condition besides, when there is one.
+ */
 export interface ListInstead {
   instead: Record<string, unknown>;
+  within?: ListWithin;
+}
+
+/** Records a list is narrowed to besides its parameters: the condition, and what the resource's listPage counts them by (its own). */
+export interface ListWithin {
+  condition: BoundCondition;
+  [k: string]: unknown;
 }
 
 const isInstead = (o: unknown): o is ListInstead => typeof o === 'object' && o !== null && 'instead' in o;
@@ -330,9 +342,15 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
       const parent = await findParent(req);
       let q = await parseListQuery(listSpec, req.query);
       let override = def.listOverride ? await def.listOverride(q.params) : undefined;
+      let within: ListWithin | undefined;
       if (isInstead(override)) {
         q = await parseListQuery(listSpec, override.instead);
+        within = override.within;
         override = undefined;
+        if (within) {
+          q.where = { [Op.and]: [q.where, within.condition.literal as WhereOptions] };
+          q.replacements = { ...q.replacements, ...within.condition.replacements };
+        }
       }
       const base = def.listScope?.(q.params);
       if (override !== undefined) {
@@ -345,7 +363,7 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
       const replacements = isBound(base) ? { ...q.replacements, ...base.replacements } : q.replacements;
       const where = base ? { [Op.and]: [isBound(base) ? (base.literal as WhereOptions) : base, q.where] } : q.where;
       if (def.listPage && !parent) {
-        const page = await def.listPage({ query: q, where, replacements, filtered: override !== undefined || !isEmptyWhere(q.where) });
+        const page = await def.listPage({ query: q, where, replacements, filtered: override !== undefined || !isEmptyWhere(q.where), within });
         return sendList(res, await present(def, page.rows, { view: 'list', lang: q.lang, query: q.params, grants: grantsOf(res) }), page.count);
       }
       // Plain rows, not model instances: a page is only presented, and building instances was

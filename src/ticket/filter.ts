@@ -17,7 +17,7 @@ import { serializeGroup } from '../user/people/presenter';
 import { select } from '../db/select';
 import { TICKET_ALIAS, filterConditionSql, listFiltersOf } from './tickets/conditions';
 import { countersCondition } from './tickets/listPage';
-import { operatorView, seenOutsideDepartments, visibleSet } from './tickets/operatorVisibility';
+import { countedApart, operatorView, seenOutsideDepartments } from './tickets/operatorVisibility';
 import { departmentTrees } from './tickets/departmentsBelow';
 import { ticketSettings } from './ticketSettings';
 
@@ -291,7 +291,7 @@ export async function countTicketsMatchingMany(filters: TicketFilter[], operator
     const counted = listFilters && (await countersCondition(listFilters));
     const sum = (where: BoundCondition) => sqlCondition`SELECT COALESCE(SUM(n), 0) FROM ticket_list_counts WHERE state = 0 AND ${notResolved} AND ${where}`;
     if (counted && view === null) return sum(counted);
-    if (counted && view && view.theirs * visibleSet.share <= view.total) {
+    if (counted && view && countedApart(view)) {
       const inDepartments = view.departments.length ? sum(sqlCondition`${counted} AND department_id IN (${view.departments})`) : sqlCondition`SELECT 0`;
       return sqlCondition`SELECT (${inDepartments}) + (${countTickets(f, seenOutsideDepartments(view))})`;
     }

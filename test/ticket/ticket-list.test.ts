@@ -459,7 +459,7 @@ describe('saved filters (filter, filter_operator) and ticket_count', () => {
   it.each([
     ['the counters of their departments and a count of their own and assigned tickets elsewhere', 1, true],
     ['a count of what they see', Number.MAX_SAFE_INTEGER, false],
-  ])('ticket_count of counted conditions for an operator who sees part of the tickets: %s, each ticket once', async (_form, share, fromCounters) => {
+  ])('a filter of counted conditions for an operator who sees part of the tickets (its ticket_count and its list): %s, each ticket once', async (_form, share, fromCounters) => {
     await withVisibleShare(share, async () => {
       // A priority of this test's own: the filter's tickets are these.
       const priority = await TicketPriority.create({ name: unique('Counted priority'), order: 1000 });
@@ -481,16 +481,24 @@ describe('saved filters (filter, filter_operator) and ticket_count', () => {
         await make(other, { assignedto: [seer.id] }),
       ];
       await api.del(`${BASE}/${unseen[4].id}`);
-      const { result, statements } = await capture(() => api.get(`/api/ticket/filter/${filter.id}`, { operator: seer.id }));
-      expect(expectSuccess(result).ticket_count).toBe(seen.length);
-      expect(ids(expectList(await api.get(BASE, { filter: filter.id, filter_operator: seer.id, limit: 100 })))).toEqual(seen.map((t) => t.id).sort((a, b) => a - b));
-      const counters = statements.some((st) => /FROM ticket_list_counts WHERE state = 0 AND .* AND department_id IN \(/.test(st.sql) && /department_id NOT IN \(/.test(st.sql));
-      expect(counters).toBe(fromCounters);
+      const counters = (statements: Array<{ sql: string }>) => statements
+        .some((st) => /FROM ticket_list_counts WHERE state = .* AND department_id IN \(/.test(st.sql) && /department_id NOT IN \(/.test(st.sql));
+      /** The filter's ticket_count and its list as the operator (ids in order, count), each counted apart or not as the form says. */
+      const seenBy = async (query: Record<string, unknown> = {}) => {
+        const shown = await capture(() => api.get(`/api/ticket/filter/${filter.id}`, { operator: seer.id }));
+        const listed = await capture(() => api.get(BASE, { filter: filter.id, filter_operator: seer.id, limit: 100, ...query }));
+        expect({ query, counters: [counters(shown.statements), counters(listed.statements)] }).toEqual({ query, counters: [fromCounters, fromCounters] });
+        return { ticketCount: expectSuccess(shown.result).ticket_count, ids: ids(expectList(listed.result)), count: listed.result.body.count };
+      };
+      const sorted = (tickets: Array<{ id: number }>) => tickets.map((t) => t.id).sort((a, b) => a - b);
+      expect(await seenBy()).toEqual({ ticketCount: seen.length, ids: sorted(seen), count: seen.length });
+      // PAGING: `start` counts from 1.
+      expect(await seenBy({ start: 2, limit: 2, order_direction: 'desc' })).toEqual({ ticketCount: seen.length, ids: sorted(seen).reverse().slice(1, 3), count: seen.length });
       // Moved out of their departments: still counted while assigned to them, not when it is neither.
       await api.put(`${BASE}/${seen[3].id}`, { department: other.id });
-      expect(expectSuccess(await api.get(`/api/ticket/filter/${filter.id}`, { operator: seer.id })).ticket_count).toBe(seen.length);
+      expect(await seenBy()).toEqual({ ticketCount: seen.length, ids: sorted(seen), count: seen.length });
       await api.put(`${BASE}/${seen[0].id}`, { department: child.id });
-      expect(expectSuccess(await api.get(`/api/ticket/filter/${filter.id}`, { operator: seer.id })).ticket_count).toBe(seen.length - 1);
+      expect(await seenBy()).toEqual({ ticketCount: seen.length - 1, ids: sorted(seen.slice(1)), count: seen.length - 1 });
     });
   });
 

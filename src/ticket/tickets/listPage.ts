@@ -7,6 +7,7 @@ import type { ListPageInput, ListResult } from '../../http/resource';
 import { allOf, sqlCondition, sqlText, trusted, type BoundCondition } from '../../db/sql';
 import { unassigned } from './conditions';
 import { departmentsBelow } from './departmentsBelow';
+import { seenOutsideDepartments, type OperatorView } from './operatorVisibility';
 import { DAY, DAY_COLUMNS } from '../../../migrations/026_ticket_day_counts';
 import { DAY_FILTER_COLUMNS, DAY_FLAG_COLUMNS } from '../../../migrations/028_ticket_day_filter_counts';
 import { DAY_SPAN, FOLDED_SLOT } from '../../../migrations/052_ticket_span_counts';
@@ -488,7 +489,32 @@ function customerHint(p: Record<string, any>): string {
   return users.length === 1 && p.trashed !== 1 ? ' FORCE INDEX (tickets_filter_user_id)' : '';
 }
 
-export async function listTicketPage({ query: q, where, replacements, filtered }: ListPageInput): Promise<ListResult<Ticket>> {
+/**
+ * A list of counted filters narrowed to what an operator sees (a saved filter of the list's own
+ * filters run as an operator who sees part of the tickets: ./resource.ts, countedApart): its count
+ * is the counters of the filters in the operator's departments plus a count of their own and
+ * assigned tickets outside them, in one statement (as the filters' ticket_count: ../filter.ts); the
+ * page is the optimiser's, as for the saved filter's conditions.
+ */
+async function withinView(
+  view: OperatorView, p: Record<string, any>, where: WhereOptions, replacements: Record<string, unknown>, trashed: boolean,
+  pageOf: (hint: string, count: number) => Promise<Ticket[]>,
+): Promise<ListResult<Ticket>> {
+  if (!countedByCounters(p)) throw new Error('a list within an operator\'s view is of counted filters');
+  const inDepartments = view.departments.length
+    ? sqlCondition`SELECT COALESCE(SUM(n), 0) FROM ticket_list_counts WHERE state = ${trashed ? 1 : 0} AND ${allCounted(counterConditions(p))} AND department_id IN (${view.departments})`
+    : sqlCondition`SELECT 0`;
+  // `where` holds what the operator sees: outside their departments, their own and assigned tickets.
+  const outside = seenOutsideDepartments(view);
+  const [{ n }] = await select<{ n: number | bigint | string }>(
+    `SELECT (${sqlText(inDepartments)}) + (SELECT COUNT(*) FROM \`tickets\` AS \`Ticket\` WHERE (${whereSql(where)}) AND ${sqlText(outside)}) AS n`,
+    { ...replacements, ...inDepartments.replacements, ...outside.replacements },
+  );
+  const count = Number(n);
+  return { rows: await pageOf('', count), count };
+}
+
+export async function listTicketPage({ query: q, where, replacements, filtered, within }: ListPageInput): Promise<ListResult<Ticket>> {
   // `department`: the ids of the departments and every one below them, as the filter's condition
   // has them (./departmentsBelow.ts), for the counters and the search engine alike.
   const p = given(q.params, 'department') ? { ...q.params, department: await departmentsBelow([q.params.department].flat()) } : q.params;
@@ -531,6 +557,8 @@ export async function listTicketPage({ query: q, where, replacements, filtered }
   const pageOf = (hint: string, count: number) => nearerEnd(count, (offset, limit, innerDir) => page(hint, offset, limit, innerDir));
   /** The index entries a page reaches: from the nearer end. */
   const reachOf = (count: number) => (fromEnd(count) ? Math.max(0, count - q.offset) : q.offset + q.limit);
+
+  if (within) return withinView(within.view as OperatorView, p, where, replacements, trashed, pageOf);
 
   const range = dateRange(p);
   if (range) {

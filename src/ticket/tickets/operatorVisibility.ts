@@ -23,6 +23,10 @@ import { everyDepartment } from './departmentsBelow';
  *   reach × total / seen tickets, and the count reads every match of the filter's conditions. As
  *   a set, an operator of a department of 999,000 took 8 s for the page and the count (the
  *   optimiser tested each of the status's tickets against the set).
+ *
+ * Conditions the list's counters hold are counted apart instead (countedApart): the counters in
+ * the operator's departments plus their own and assigned tickets outside them
+ * (seenOutsideDepartments), the filters' ticket_count and the saved filter's list alike.
  */
 
 /** A set of at most `1 / share` of the listed tickets: the set's form (each form's costs above; tests change it). */
@@ -55,6 +59,13 @@ export function seenOutsideDepartments(view: OperatorView): BoundCondition {
   return view.departments.length ? sqlCondition`${set} AND department_id NOT IN (${view.departments})` : set;
 }
 
+/**
+ * Whether a count of what the operator sees under counted filters may be the counters of their
+ * departments plus a count of their own and assigned tickets outside them: while those are a
+ * twentieth of the tickets or fewer (that count reads each of them).
+ */
+export const countedApart = (view: OperatorView): boolean => view.theirs * visibleSet.share <= view.total;
+
 /** What an operator sees, read by operatorView. */
 export interface OperatorView {
   operatorId: number;
@@ -69,12 +80,9 @@ export interface OperatorView {
 }
 
 /**
- * What `operatorId` sees, as a condition on `tickets` (one statement); null: every ticket (an
+ * What `operatorId` sees (one statement): its `condition` on `tickets`; null: every ticket (an
  * administrator, or an operator of every department).
  */
-export const visibleToOperator = async (operatorId: number): Promise<BoundCondition | null> => (await operatorView(operatorId))?.condition ?? null;
-
-/** What `operatorId` sees (one statement); null: every ticket. */
 export async function operatorView(operatorId: number): Promise<OperatorView | null> {
   const departments = `SELECT department_id FROM operator_departments WHERE user_id = :op
     UNION SELECT dg.department_id FROM department_groups dg JOIN user_groups ug ON ug.group_id = dg.group_id WHERE ug.user_id = :op`;
