@@ -13,6 +13,7 @@ interface Target {
   smallDepartmentId: number;
   savedFilterId: number;
   departmentOperatorId: number;
+  largeDepartmentOperatorId: number;
   searchTerm: string;
   selectiveSearchTerm: string;
   commonSearchTerm: string;
@@ -66,6 +67,7 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     // A saved filter (a status) alone, and run as an operator who sees the small department only.
     ['list: saved filter (a status)', q(`filter=${t.savedFilterId}`)],
     ['list: saved filter, as the small department\'s operator', q(`filter=${t.savedFilterId}&filter_operator=${t.departmentOperatorId}`)],
+    ['list: saved filter, as the large department\'s operator', q(`filter=${t.savedFilterId}&filter_operator=${t.largeDepartmentOperatorId}`)],
     ['list: number', q(`number=B${Math.ceil(TICKETS / 2)}`)],
     ['list: created_at_min (a day)', q(`created_at_min=${Math.floor(Date.now() / 1000) - 86400}`)],
     // A whole UTC day and a year, in the id order and the column's own (issue 18: the page and the day counters).

@@ -109,11 +109,13 @@ async function ensureSmallDepartment(log: (line: string) => void): Promise<void>
 const SAVED_FILTER = 'Bench: a status';
 /** An operator of the seed (not one of the 50 assigned ones) who works in the small department only. */
 const DEPARTMENT_OPERATOR_EMAIL = 'operator.199@helpdesk.example';
+/** Another, who works in the shown ticket's department only: the one of every ticket but the small department's. */
+const LARGE_DEPARTMENT_OPERATOR_EMAIL = 'operator.198@helpdesk.example';
 
 /**
  * A saved filter shared with every operator group (its one condition: the shown ticket's status),
- * and the small department's operator to run it as (`filter_operator`): the operator sees that
- * department's tickets only, a thousandth of them.
+ * and two operators to run it as (`filter_operator`): the small department's, who sees a
+ * thousandth of the tickets, and the large one's, who sees the rest but not every ticket.
  */
 async function ensureSavedFilter(): Promise<void> {
   const [status] = await select<{ status_id: number }>('SELECT status_id FROM tickets WHERE number = ?', [`B${Math.ceil(TICKETS / 2)}`]);
@@ -124,6 +126,8 @@ async function ensureSavedFilter(): Promise<void> {
       [await savedFilterId(), String(status.status_id)]);
   }
   await q('INSERT IGNORE INTO operator_departments (user_id, department_id) VALUES (?, ?)', [await departmentOperatorId(), await smallDepartmentId()]);
+  const [shown] = await select<{ department_id: number }>('SELECT department_id FROM tickets WHERE number = ?', [`B${Math.ceil(TICKETS / 2)}`]);
+  await q('INSERT IGNORE INTO operator_departments (user_id, department_id) VALUES (?, ?)', [await largeDepartmentOperatorId(), shown.department_id]);
 }
 
 /** The id of the record of `table` named `name` (a table name written here). */
@@ -142,6 +146,7 @@ async function personId(type: 'user' | 'operator', email: string, what: string):
 }
 
 const departmentOperatorId = () => personId('operator', DEPARTMENT_OPERATOR_EMAIL, "the small department's operator");
+const largeDepartmentOperatorId = () => personId('operator', LARGE_DEPARTMENT_OPERATOR_EMAIL, "the large department's operator");
 const busyCustomerId = () => personId('user', BUSY_CUSTOMER_EMAIL, 'the busy customer');
 
 async function loadTickets(log: (line: string) => void) {
@@ -292,7 +297,8 @@ export async function ticketTargets() {
   // that word's whole list: 0.4 s for `printer` in the messages; README, Benchmark.)
   return {
     ticket, replied, writerId: replied.user_id, busyCustomerId: await busyCustomerId(), smallDepartmentId: (await smallDepartmentId())!,
-    savedFilterId: (await savedFilterId())!, departmentOperatorId: await departmentOperatorId(), articleId: article.id, organisationId: org.id, banId: ban.id, operatorId: operator.user_id,
+    savedFilterId: (await savedFilterId())!, departmentOperatorId: await departmentOperatorId(), largeDepartmentOperatorId: await largeDepartmentOperatorId(),
+    articleId: article.id, organisationId: org.id, banId: ban.id, operatorId: operator.user_id,
     searchTerm: 'shipping delay report', selectiveSearchTerm: ticket.subject.split(' ').pop()!,
     // In a sixteenth of the subjects and, three words of sixteen each, in about a sixth of the messages.
     commonSearchTerm: 'printer',
