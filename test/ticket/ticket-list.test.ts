@@ -483,10 +483,10 @@ describe('saved filters (filter, filter_operator) and ticket_count', () => {
       await api.del(`${BASE}/${unseen[4].id}`);
       const counters = (statements: Array<{ sql: string }>) => statements
         .some((st) => /FROM ticket_list_counts WHERE state = .* AND department_id IN \(/.test(st.sql) && /department_id NOT IN \(/.test(st.sql));
-      /** The filter's ticket_count and its list as the operator (ids in order, count), each counted apart or not as the form says. */
-      const seenBy = async (query: Record<string, unknown> = {}) => {
-        const shown = await capture(() => api.get(`/api/ticket/filter/${filter.id}`, { operator: seer.id }));
-        const listed = await capture(() => api.get(BASE, { filter: filter.id, filter_operator: seer.id, limit: 100, ...query }));
+      /** A filter's ticket_count and its list as the operator (ids in order, count), each counted apart or not as the form says. */
+      const seenBy = async (query: Record<string, unknown> = {}, of = filter) => {
+        const shown = await capture(() => api.get(`/api/ticket/filter/${of.id}`, { operator: seer.id }));
+        const listed = await capture(() => api.get(BASE, { filter: of.id, filter_operator: seer.id, limit: 100, ...query }));
         expect({ query, counters: [counters(shown.statements), counters(listed.statements)] }).toEqual({ query, counters: [fromCounters, fromCounters] });
         return { ticketCount: expectSuccess(shown.result).ticket_count, ids: ids(expectList(listed.result)), count: listed.result.body.count };
       };
@@ -494,6 +494,12 @@ describe('saved filters (filter, filter_operator) and ticket_count', () => {
       expect(await seenBy()).toEqual({ ticketCount: seen.length, ids: sorted(seen), count: seen.length });
       // PAGING: `start` counts from 1.
       expect(await seenBy({ start: 2, limit: 2, order_direction: 'desc' })).toEqual({ ticketCount: seen.length, ids: sorted(seen).reverse().slice(1, 3), count: seen.length });
+      // Unassigned (`assigned` -1, a counted filter too), of any status: the list holds the resolved one, ticket_count not.
+      const unassigned = await makeFilter({ conditions: [{ rules: [
+        { item: 'priority', operator: 'equals', value: priority.id }, { item: 'assigned', operator: 'equals', value: -1 },
+      ] }] });
+      const free = [seen[0], seen[1], seen[5], unseen[3]];
+      expect(await seenBy({}, unassigned)).toEqual({ ticketCount: free.length - 1, ids: sorted(free), count: free.length });
       // Moved out of their departments: still counted while assigned to them, not when it is neither.
       await api.put(`${BASE}/${seen[3].id}`, { department: other.id });
       expect(await seenBy()).toEqual({ ticketCount: seen.length, ids: sorted(seen), count: seen.length });

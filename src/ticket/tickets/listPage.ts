@@ -65,7 +65,11 @@ const given = (p: Record<string, any>, k: string) => p[k] !== undefined && p[k] 
  * `assigned=-1` alone (no operator beside it): the unassigned tickets, `assigned = 0` in the
  * counters as on tickets (migration 025). Operators' ids are counted by their matches.
  */
-const unassignedOnly = (p: Record<string, any>): boolean => Array.isArray(p.assigned) && p.assigned.length === 1 && p.assigned[0] === -1;
+const unassignedOnly = (p: Record<string, any>): boolean => {
+  // A list's parameter is a list of ids; a saved filter's condition (conditions.ts, listFiltersOf) one id.
+  const ids = given(p, 'assigned') ? [p.assigned].flat() : [];
+  return ids.length === 1 && ids[0] === -1;
+};
 
 /**
  * The one person a list is narrowed to, alone or with `status`, whose count a table of counters
