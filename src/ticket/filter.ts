@@ -16,8 +16,8 @@ import { Joi, MAX_ID, characters, field, toFlag } from '../lib/validation';
 import { serializeGroup } from '../user/people/presenter';
 import { select } from '../db/select';
 import { TICKET_ALIAS, filterConditionSql, listFiltersOf } from './tickets/conditions';
-import { countersCondition } from './tickets/listPage';
-import { countedApart, operatorView, seenOutsideDepartments } from './tickets/operatorVisibility';
+import { countersCondition, personCounters } from './tickets/listPage';
+import { countedApart, onlyTheirs, operatorView, seenOutsideDepartments } from './tickets/operatorVisibility';
 import { departmentTrees } from './tickets/departmentsBelow';
 import { ticketSettings } from './ticketSettings';
 
@@ -288,14 +288,18 @@ export async function countTicketsMatchingMany(filters: TicketFilter[], operator
     // the tickets, the counters of their departments and a count of their own and assigned
     // tickets elsewhere, while those are few (the set's share of the operator's view).
     const listFilters = listFiltersOf(f, byFilter.get(f.id) ?? []);
+    const seesAll = view === null || (listFilters !== null && onlyTheirs(view, listFilters));
     const counted = listFilters && (await countersCondition(listFilters));
     const sum = (where: BoundCondition) => sqlCondition`SELECT COALESCE(SUM(n), 0) FROM ticket_list_counts WHERE state = 0 AND ${notResolved} AND ${where}`;
-    if (counted && view === null) return sum(counted);
+    if (counted && seesAll) return sum(counted);
+    // One operator's or customer's tickets (and a status): their own counters ("my tickets").
+    const person = listFilters && seesAll ? personCounters(listFilters) : null;
+    if (person) return sqlCondition`SELECT COALESCE(SUM(n), 0) FROM ${trusted(person.table)} WHERE state = 0 AND ${notResolved} AND ${person.where}`;
     if (counted && view && countedApart(view)) {
       const inDepartments = view.departments.length ? sum(sqlCondition`${counted} AND department_id IN (${view.departments})`) : sqlCondition`SELECT 0`;
       return sqlCondition`SELECT (${inDepartments}) + (${countTickets(f, seenOutsideDepartments(view))})`;
     }
-    return countTickets(f, view?.condition ?? null);
+    return countTickets(f, view && !seesAll ? view.condition : null);
   }));
   const columns = parts.map((p, i) => `${sqlText(p)} AS c${i}`).join(', ');
   const [result] = await select(`SELECT ${columns}`, Object.assign({}, ...parts.map((p) => p.replacements)));

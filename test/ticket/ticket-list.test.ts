@@ -500,6 +500,22 @@ describe('saved filters (filter, filter_operator) and ticket_count', () => {
       ] }] });
       const free = [seen[0], seen[1], seen[5], unseen[3]];
       expect(await seenBy({}, unassigned)).toEqual({ ticketCount: free.length - 1, ids: sorted(free), count: free.length });
+      // Their own tickets ("assigned to me"): all of them seen, so the list of the filters for every
+      // ticket (the same statements), counted from the assignee's counters.
+      const mine = await makeFilter({ conditions: [{ rules: [{ item: 'assigned', operator: 'equals', value: seer.id }] }] });
+      const assigned = [seen[2], seen[3], seen[4], unseen[2]];
+      const asMine = await capture(() => api.get(BASE, { filter: mine.id, filter_operator: seer.id, limit: 100 }));
+      const asList = await capture(() => api.get(BASE, { assigned: seer.id, limit: 100 }));
+      expect({ ids: ids(expectList(asMine.result)), count: asMine.result.body.count }).toEqual({ ids: sorted(assigned), count: assigned.length });
+      // (After the statement that reads what the operator sees.)
+      expect(listStatements(asMine.statements.filter((st) => !/ AS administrator,/.test(st.sql)))).toEqual(listStatements(asList.statements));
+      const shownMine = await capture(() => api.get(`/api/ticket/filter/${mine.id}`, { operator: seer.id }));
+      expect(expectSuccess(shownMine.result).ticket_count).toBe(assigned.length);
+      // Its count is not narrowed by what the operator sees (their departments, the set of what they see).
+      const countOfMine = shownMine.statements.filter((st) => / AS c0/.test(st.sql));
+      expect(countOfMine).toHaveLength(1);
+      expect(countOfMine.filter((st) => /department_id (NOT )?IN|AS seen\)/.test(st.sql))).toEqual([]);
+      expect(countOfMine[0].sql).toMatch(/FROM ticket_assignee_counts WHERE state = 0 AND/);
       // Moved out of their departments: still counted while assigned to them, not when it is neither.
       await api.put(`${BASE}/${seen[3].id}`, { department: other.id });
       expect(await seenBy()).toEqual({ ticketCount: seen.length, ids: sorted(seen), count: seen.length });

@@ -83,6 +83,19 @@ function onePerson(p: Record<string, any>, name: 'assigned' | 'user'): number | 
   return NARROWING_PARAMS.every((k) => !given(p, k) || k === name || k === 'status') ? Number(ids[0]) : null;
 }
 
+/**
+ * One person's tickets (onePerson: `assigned` or `user`, and a status) as a condition on their
+ * counters' rows and the table that holds them, or null (a saved filter's ticket_count: ../filter.ts).
+ */
+export function personCounters(p: Record<string, any>): { table: 'ticket_assignee_counts' | 'ticket_user_counts'; where: BoundCondition } | null {
+  const statuses = given(p, 'status') ? [p.status].flat() : null;
+  for (const [name, table] of [['assigned', 'ticket_assignee_counts'], ['user', 'ticket_user_counts']] as const) {
+    const person = onePerson(p, name);
+    if (person !== null) return { table, where: statuses ? sqlCondition`user_id = ${person} AND status_id IN (${statuses})` : sqlCondition`user_id = ${person}` };
+  }
+  return null;
+}
+
 /** The person's tickets (of the statuses asked for, listed or trashed) from their counters: `table` is ticket_assignee_counts or ticket_user_counts. */
 async function personCount(table: 'ticket_assignee_counts' | 'ticket_user_counts', person: number, trashed: boolean, statuses: unknown[] | null): Promise<number> {
   const [r] = await select<{ matches: string | number | null }>(

@@ -66,6 +66,14 @@ export function seenOutsideDepartments(view: OperatorView): BoundCondition {
  */
 export const countedApart = (view: OperatorView): boolean => view.theirs * visibleSet.share <= view.total;
 
+/**
+ * Whether the list filters of a saved filter (conditions.ts, listFiltersOf) match only tickets the
+ * operator sees: those assigned to the operator, or of which the operator is the user. Then what
+ * the operator sees narrows nothing ("my tickets" counts from the assignee's counters).
+ */
+export const onlyTheirs = (view: OperatorView, filters: Record<string, number>): boolean =>
+  filters.assigned === view.operatorId || filters.user === view.operatorId;
+
 /** What an operator sees, read by operatorView. */
 export interface OperatorView {
   operatorId: number;

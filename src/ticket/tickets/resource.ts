@@ -11,7 +11,7 @@ import { customFieldValuesSchema } from '../../customfields/values';
 import { attachmentsField } from '../attachment';
 import { filterConditionSql, listFiltersOf } from './conditions';
 import { departmentTrees } from './departmentsBelow';
-import { countedApart, operatorView } from './operatorVisibility';
+import { countedApart, onlyTheirs, operatorView } from './operatorVisibility';
 import { NARROWING_PARAMS, ticketFilters, ticketListParams } from './listFilters';
 import { searchAsListFilters } from './search/asListFilters';
 import { countedByCounters, listTicketPage } from './listPage';
@@ -153,7 +153,7 @@ async function savedFilter(p: Record<string, any>): Promise<Condition | ListInst
   // elsewhere (listPage.ts, withinView; at 1M, an operator of a department of 999,000: 228 → 29 ms).
   const filters = listFiltersOf(filter, rows);
   const instead = filters && { ...Object.fromEntries(Object.entries(p).filter(([k]) => !SAVED_FILTER_REPLACES.has(k))), ...filters };
-  if (instead && view === null) return { instead };
+  if (instead && (view === null || onlyTheirs(view, filters))) return { instead };
   if (instead && view && countedByCounters(filters) && countedApart(view)) return { instead, within: { condition: view.condition, view } };
   const matches = filterConditionSql(filter, rows, Math.floor(Date.now() / 1000), await departmentTrees(rows));
   return view === null ? matches : sqlCondition`${matches} AND ${view.condition}`;
