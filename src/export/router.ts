@@ -55,7 +55,7 @@ function exportRouter(): RecordedRouter {
         : `The start time is more than ${days} days ago, longer than deletions are kept: start without one.`);
     }
     if (q.search && source.resource !== 'tickets') throw new ValidationError('The search is only accepted by the tickets export.');
-    const filter = q.search ? ticketSearchCondition(q.search) : undefined;
+    const filter = q.search ? await ticketSearchCondition(q.search) : undefined;
     sendSuccess(res, await readsFromPrimary(() => readPage(source, from, Math.min(q.limit, MAX_LIMIT), grantsOf(res), filter)));
   });
   router.all(path, (req) => {

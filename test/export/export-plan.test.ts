@@ -5,7 +5,7 @@
 import './exportEnv';
 import { QueryTypes } from 'sequelize';
 import { capture } from '../../bench/capture';
-import { Ticket } from '../../src/db/models';
+import { Department, Ticket } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { nowSec, useApi } from '../helpers/app';
 import { expectSuccess } from '../helpers/envelope';
@@ -40,5 +40,16 @@ it('reads the tickets in (updated_at, id) order from tickets_export_keyset, from
     expect(rows).toHaveLength(1);
     expect({ key: rows[0].key, type: rows[0].type }).toEqual({ key: 'tickets_export_keyset', type: 'range' });
     expect(rows[0].Extra).not.toMatch(/filesort/);
+  }
+});
+
+it("narrowed by a search's department id, reads the department's ids and those below it, not a recursive subquery the optimiser cannot size", async () => {
+  const top = await Department.create({ name: `Export plan ${nowSec()} ${Math.random()}`, parent_id: null });
+  const below = await Department.create({ name: `Export plan below ${nowSec()} ${Math.random()}`, parent_id: top.id });
+  for (const search of [`department:${top.id}`, `-department:${top.id}`, `department:${top.id} OR department:${below.id}`]) {
+    const { statements } = await capture(() => api.get('/api/export/tickets', { limit: 2, search }));
+    const tickets = statements.find((s) => /FROM `tickets` AS `Ticket`/.test(s.sql) && /ORDER BY `Ticket`.`updated_at` ASC/.test(s.sql))!;
+    expect({ search, recursive: /WITH RECURSIVE/.test(tickets.sql) }).toEqual({ search, recursive: false });
+    expect({ search, ids: JSON.stringify(tickets.params).includes(JSON.stringify([top.id, below.id])) }).toEqual({ search, ids: true });
   }
 });

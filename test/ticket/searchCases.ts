@@ -227,6 +227,11 @@ export function searchCases(): void {
       expect(await exported(`${w} tag:${tag.id}`)).toEqual([t.a.id, t.d.id]);
       // An excluded day: every ticket not created on it.
       expect(await exported(`${w} -created:2024-01-20`)).toEqual([t.a.id, t.c.id, t.d.id]);
+      // A department with the one below it, by name or id; excluded; a name of none.
+      expect(await exported(`department:"${dept.name}"`)).toEqual([t.a.id, t.b.id, t.c.id, t.d.id, t.e.id]);
+      expect(await exported(`${w} department:${sub.id}`)).toEqual([t.c.id]);
+      expect(await exported(`${w} -department:${sub.id}`)).toEqual([t.a.id, t.b.id, t.d.id]);
+      expect(await exported(`${w} department:nosuchdepartment OR ${w} department:${sub.id}`)).toEqual([t.c.id]);
       expectError(await api.get('/api/export/tickets', { search: 'status:' }), 422, 'The search is invalid at position 8: status: needs a value.');
       expectError(await api.get('/api/export/users', { search: 'x' }), 422, 'The search is only accepted by the tickets export.');
     });

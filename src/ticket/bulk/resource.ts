@@ -32,7 +32,7 @@ export const bulkSchema = Joi.object({
 
 /** The tickets of a search, in id order; more than BULK_MAX is refused. */
 async function idsOfSearch(search: string): Promise<number[]> {
-  const condition = ticketSearchCondition(search);
+  const condition = await ticketSearchCondition(search);
   const rows = await Ticket.findAll({
     attributes: ['id'], where: { [Op.and]: [{ deleted_at: null, merged_into_id: null }, condition.literal as unknown as WhereOptions] },
     replacements: condition.replacements, order: [['id', 'ASC']], limit: BULK_MAX + 1, raw: true,

@@ -51,12 +51,10 @@ export const unassigned = (): BoundCondition => sqlCondition`assigned = 0`;
 export const assignedToAnyone = (): BoundCondition => sqlCondition`assigned = 1`;
 
 /**
- * Rows (tickets, or the list counters) whose `department_id` is one of `roots` or any department
- * below them: one recursive subquery. `roots`: ids, or a subquery that selects them.
+ * A statement selecting the departments `roots` and every one below them (their ids, as `id`):
+ * a search's `department:` name (search/compile.ts), and the search engine's `department:` filter
+ * inside its own statement (search/listed.ts). `roots`: ids, or a subquery that selects them.
  */
-export const inDepartmentTree = (roots: number[] | BoundCondition): BoundCondition => sqlCondition`department_id IN (${departmentTree(roots)})`;
-
-/** A statement selecting the departments `roots` and every one below them (their ids, as `id`). */
 export const departmentTree = (roots: number[] | BoundCondition): BoundCondition => sqlCondition`WITH RECURSIVE tree AS (
     SELECT id FROM departments WHERE id IN (${roots})
     UNION SELECT d.id FROM departments d JOIN tree ON d.parent_id = tree.id
