@@ -11,13 +11,13 @@ import { langParam, type Filter } from '../http/listQuery';
 import { groupBy, loadLinked, loadMany } from '../db/load';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick, sent } from '../lib/serialize';
-import { sqlCondition, sqlText, trusted, type BoundCondition } from '../db/sql';
+import { sqlCondition, sqlFragment, sqlText, trusted, type BoundCondition } from '../db/sql';
 import { Joi, MAX_ID, characters, field, toFlag } from '../lib/validation';
 import { serializeGroup } from '../user/people/presenter';
 import { select } from '../db/select';
 import { TICKET_ALIAS, filterConditionSql, listFiltersOf } from './tickets/conditions';
 import { countersCondition, personCounters } from './tickets/listPage';
-import { countedApart, onlyTheirs, operatorView, seenOutsideDepartments } from './tickets/operatorVisibility';
+import { countWithinView, countedApart, onlyTheirs, operatorView } from './tickets/operatorVisibility';
 import { departmentTrees } from './tickets/departmentsBelow';
 import { ticketSettings } from './ticketSettings';
 
@@ -296,8 +296,7 @@ export async function countTicketsMatchingMany(filters: TicketFilter[], operator
     const person = listFilters && seesAll ? personCounters(listFilters) : null;
     if (person) return sqlCondition`SELECT COALESCE(SUM(n), 0) FROM ${trusted(person.table)} WHERE state = 0 AND ${notResolved} AND ${person.where}`;
     if (counted && view && countedApart(view)) {
-      const inDepartments = view.departments.length ? sum(sqlCondition`${counted} AND department_id IN (${view.departments})`) : sqlCondition`SELECT 0`;
-      return sqlCondition`SELECT (${inDepartments}) + (${countTickets(f, seenOutsideDepartments(view))})`;
+      return countWithinView(view, sqlFragment`state = 0 AND ${notResolved} AND ${counted}`, (outside) => countTickets(f, outside));
     }
     return countTickets(f, view && !seesAll ? view.condition : null);
   }));

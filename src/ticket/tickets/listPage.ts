@@ -4,10 +4,10 @@ import { sequelize } from '../../db/sequelize';
 import { select } from '../../db/select';
 import { invalid } from '../../errors';
 import type { ListPageInput, ListResult } from '../../http/resource';
-import { allOf, sqlCondition, sqlText, trusted, type BoundCondition } from '../../db/sql';
+import { allOf, sqlCondition, sqlFragment, sqlText, trusted, type BoundCondition } from '../../db/sql';
 import { unassigned } from './conditions';
 import { departmentsBelow } from './departmentsBelow';
-import { seenOutsideDepartments, type OperatorView } from './operatorVisibility';
+import { countWithinView, type OperatorView } from './operatorVisibility';
 import { DAY, DAY_COLUMNS } from '../../../migrations/026_ticket_day_counts';
 import { DAY_FILTER_COLUMNS, DAY_FLAG_COLUMNS } from '../../../migrations/028_ticket_day_filter_counts';
 import { DAY_SPAN, FOLDED_SLOT } from '../../../migrations/052_ticket_span_counts';
@@ -518,17 +518,11 @@ async function withinView(
   pageOf: (hint: string, count: number) => Promise<Ticket[]>,
 ): Promise<ListResult<Ticket>> {
   if (!countedByCounters(p)) throw new Error('a list within an operator\'s view is of counted filters');
-  const inDepartments = view.departments.length
-    ? sqlCondition`SELECT COALESCE(SUM(n), 0) FROM ticket_list_counts WHERE state = ${trashed ? 1 : 0} AND ${allCounted(counterConditions(p))} AND department_id IN (${view.departments})`
-    : sqlCondition`SELECT 0`;
   // `where` holds what the operator sees: outside their departments, their own and assigned tickets.
-  const outside = seenOutsideDepartments(view);
-  const [{ n }] = await select<{ n: number | bigint | string }>(
-    `SELECT (${sqlText(inDepartments)}) + (SELECT COUNT(*) FROM \`tickets\` AS \`Ticket\` WHERE (${whereSql(where)}) AND ${sqlText(outside)}) AS n`,
-    { ...replacements, ...inDepartments.replacements, ...outside.replacements },
-  );
-  const count = Number(n);
-  return { rows: await pageOf('', count), count };
+  const count = countWithinView(view, sqlFragment`state = ${trashed ? 1 : 0} AND ${allCounted(counterConditions(p))}`,
+    (outside) => sqlFragment`SELECT COUNT(*) FROM \`tickets\` AS \`Ticket\` WHERE (${trusted(whereSql(where))}) AND ${outside}`);
+  const [{ n }] = await select<{ n: number | bigint | string }>(`SELECT ${sqlText(count)} AS n`, { ...replacements, ...count.replacements });
+  return { rows: await pageOf('', Number(n)), count: Number(n) };
 }
 
 export async function listTicketPage({ query: q, where, replacements, filtered, within }: ListPageInput): Promise<ListResult<Ticket>> {

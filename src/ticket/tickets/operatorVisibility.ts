@@ -60,6 +60,18 @@ export function seenOutsideDepartments(view: OperatorView): BoundCondition {
 }
 
 /**
+ * The count of what the operator sees among tickets of counted filters (countedApart): the list
+ * counters' rows `counters` selects (conditions joined by AND) within the operator's departments,
+ * plus `outsideCount` of the tickets they see outside them (seenOutsideDepartments), one expression.
+ */
+export function countWithinView(view: OperatorView, counters: BoundCondition, outsideCount: (outside: BoundCondition) => BoundCondition): BoundCondition {
+  const inDepartments = view.departments.length
+    ? sqlCondition`SELECT COALESCE(SUM(n), 0) FROM ticket_list_counts WHERE ${counters} AND department_id IN (${view.departments})`
+    : sqlCondition`SELECT 0`;
+  return sqlCondition`SELECT (${inDepartments}) + (${outsideCount(seenOutsideDepartments(view))})`;
+}
+
+/**
  * Whether a count of what the operator sees under counted filters may be the counters of their
  * departments plus a count of their own and assigned tickets outside them: while those are a
  * twentieth of the tickets or fewer (that count reads each of them).

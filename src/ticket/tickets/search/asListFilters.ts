@@ -1,6 +1,7 @@
 import { select } from '../../../db/select';
+import { joined, sqlFragment, sqlText, trusted } from '../../../db/sql';
 import { MAX_ID } from '../../../lib/validation';
-import { createdRanges, isId } from './compile';
+import { createdRanges, isId, namedIds, type NamedKind } from './compile';
 import { parseSearch, type SearchField, type Term } from './parse';
 
 /**
@@ -17,22 +18,13 @@ import { parseSearch, type SearchField, type Term } from './parse';
  * subqueries match them; a name that matches nothing matches no ticket.
  */
 
-/** The list filter each field term is, the value an id (or ids). */
-const FILTER: Partial<Record<SearchField, string>> = {
-  status: 'status', priority: 'priority', department: 'department', tag: 'tag', user: 'user', assigned: 'assigned',
+/**
+ * The fields whose term is the list's filter of the same name (an id, or what a name or address
+ * stands for: compile.ts, namedIds).
+ */
+const NAMED: Partial<Record<SearchField, NamedKind>> = {
+  status: 'status', priority: 'priority', department: 'department', tag: 'tag', user: 'person', assigned: 'person',
 };
-
-/** The ids a name or address stands for, by field (the search's subqueries: ./compile.ts). */
-const BY_NAME: Partial<Record<SearchField, string>> = {
-  status: 'SELECT id FROM ticket_statuses WHERE name = ?',
-  priority: 'SELECT id FROM ticket_priorities WHERE name = ?',
-  department: 'SELECT id FROM departments WHERE name = ?',
-  tag: 'SELECT id FROM ticket_tags WHERE name = ?',
-  user: 'SELECT user_id AS id FROM person_emails WHERE email = ?',
-  assigned: 'SELECT user_id AS id FROM person_emails WHERE email = ?',
-};
-
-const addressField = (field: SearchField) => field === 'user' || field === 'assigned';
 
 /** `created` terms as `created_at_min`/`_max` (inclusive, as the list's dates are); null when no second is in the range. */
 function createdFilters(terms: Array<Term & { kind: 'field' }>): Record<string, number> | null {
@@ -61,14 +53,14 @@ export async function searchAsListFilters(p: Record<string, any>): Promise<Recor
   const fields: Array<Term & { kind: 'field' }> = [];
   for (const t of terms) {
     if (t.kind !== 'field' || t.negated) return undefined;
-    if (t.field !== 'created' && (t.op !== ':' || !FILTER[t.field] || fields.some((f) => f.field === t.field))) return undefined;
+    if (t.field !== 'created' && (t.op !== ':' || !NAMED[t.field] || fields.some((f) => f.field === t.field))) return undefined;
     fields.push(t);
   }
   const created = fields.filter((t) => t.field === 'created');
   const given = (k: string) => p[k] !== undefined && p[k] !== null;
   if (created.length > 2 || (created.length && (given('created_at_min') || given('created_at_max')))) return undefined;
   const others = fields.filter((t) => t.field !== 'created');
-  if (others.some((t) => given(FILTER[t.field]!))) return undefined;
+  if (others.some((t) => given(t.field))) return undefined;
 
   const filters: Record<string, unknown> = {};
   if (created.length) {
@@ -81,17 +73,15 @@ export async function searchAsListFilters(p: Record<string, any>): Promise<Recor
     if (t.field === 'assigned' && t.value.toLowerCase() === 'none') filters.assigned = [-1];
     else if (!isId(t.value)) named.push(t);
     else if (Number(t.value) < 1 || Number(t.value) > MAX_ID) return null;
-    else filters[FILTER[t.field]!] = [Number(t.value)];
+    else filters[t.field] = [Number(t.value)];
   }
   if (named.length) {
-    const rows = await select<{ term: number; id: number }>(
-      named.map((t, i) => `SELECT ${i} AS term, id FROM (${BY_NAME[t.field]}) AS t${i}`).join(' UNION ALL '),
-      named.map((t) => (addressField(t.field) ? t.value.toLowerCase() : t.value)),
-    );
+    const lookups = joined(named.map((t, i) => sqlFragment`SELECT ${trusted(String(i))} AS term, id FROM ${namedIds(NAMED[t.field]!, t.value)} AS ${trusted(`t${i}`)}`), ' UNION ALL ');
+    const rows = await select<{ term: number; id: number }>(sqlText(lookups), lookups.replacements);
     for (const [i, t] of named.entries()) {
       const ids = rows.filter((r) => Number(r.term) === i).map((r) => r.id);
       if (!ids.length) return null;
-      filters[FILTER[t.field]!] = ids;
+      filters[t.field] = ids;
     }
   }
   return filters;

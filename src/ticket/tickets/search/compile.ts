@@ -47,8 +47,27 @@ function phraseQuery(term: Term): string {
 
 export const isId = (v: string) => /^\d{1,10}$/.test(v);
 
+/** What a name in a search can be: a status's, priority's, department's or tag's, or a person's address. */
+export type NamedKind = 'status' | 'priority' | 'department' | 'tag' | 'person';
+
+/**
+ * The ids (as `id`) a name or a person's address stands for, as a statement: the one way the
+ * search reads a name (here, ./listed.ts, ./asListFilters.ts), matched as the database compares
+ * names; addresses are stored lower-cased.
+ */
+export function namedIds(kind: NamedKind, value: string): BoundCondition {
+  switch (kind) {
+    case 'status': return sqlCondition`SELECT id FROM ticket_statuses WHERE name = ${value}`;
+    case 'priority': return sqlCondition`SELECT id FROM ticket_priorities WHERE name = ${value}`;
+    case 'department': return sqlCondition`SELECT id FROM departments WHERE name = ${value}`;
+    case 'tag': return sqlCondition`SELECT id FROM ticket_tags WHERE name = ${value}`;
+    case 'person': return sqlCondition`SELECT user_id AS id FROM person_emails WHERE email = ${value.toLowerCase()}`;
+    default: throw new Error(`unknown kind of name ${String(kind)}`);
+  }
+}
+
 /** The departments a `department:` value names: by id or by name (a statement selecting their ids). */
-export const departmentRoots = (v: string): BoundCondition => (isId(v) ? sqlCondition`SELECT ${Number(v)}` : sqlCondition`SELECT id FROM departments WHERE name = ${v}`);
+export const departmentRoots = (v: string): BoundCondition => (isId(v) ? sqlCondition`SELECT ${Number(v)}` : namedIds('department', v));
 
 function byIdOrName(value: string, column: 'status_id' | 'priority_id', byName: (name: string) => BoundCondition): BoundCondition {
   return isId(value) ? sqlCondition`${trusted(column)} = ${Number(value)}` : byName(value);
@@ -57,7 +76,7 @@ function byIdOrName(value: string, column: 'status_id' | 'priority_id', byName: 
 /** A person by id or by any of their addresses. */
 const personIds = (value: string) => (isId(value)
   ? sqlCondition`SELECT ${Number(value)}`
-  : sqlCondition`SELECT user_id FROM person_emails WHERE email = ${value.toLowerCase()}`);
+  : namedIds('person', value));
 
 /** UNIX seconds, or the start of a UTC day `YYYY-MM-DD` (with the day's length). */
 export function moment(term: Term & { kind: 'field' }): { at: number; span: number } {
@@ -94,9 +113,9 @@ function fieldCondition(term: Term & { kind: 'field' }, departments: DepartmentT
   const v = term.value;
   switch (term.field) {
     case 'status':
-      return byIdOrName(v, 'status_id', (name) => sqlCondition`status_id IN (SELECT id FROM ticket_statuses WHERE name = ${name})`);
+      return byIdOrName(v, 'status_id', (name) => sqlCondition`status_id IN (${namedIds('status', name)})`);
     case 'priority':
-      return byIdOrName(v, 'priority_id', (name) => sqlCondition`priority_id IN (SELECT id FROM ticket_priorities WHERE name = ${name})`);
+      return byIdOrName(v, 'priority_id', (name) => sqlCondition`priority_id IN (${namedIds('priority', name)})`);
     case 'department': {
       // The department and every department below it, as the list's `department` filter. A name
       // stays a subquery (read first, it would be a statement more for every search that names one).
@@ -104,7 +123,7 @@ function fieldCondition(term: Term & { kind: 'field' }, departments: DepartmentT
       return ids ? sqlCondition`department_id IN (${ids})` : sqlCondition`department_id IN (${departmentTree(departmentRoots(v))})`;
     }
     case 'tag': {
-      const tags = isId(v) ? sqlCondition`SELECT ${Number(v)}` : sqlCondition`SELECT id FROM ticket_tags WHERE name = ${v}`;
+      const tags = isId(v) ? sqlCondition`SELECT ${Number(v)}` : namedIds('tag', v);
       return sqlCondition`id IN (SELECT ticket_id FROM ticket_tag_links WHERE tag_id IN (${tags}))`;
     }
     case 'user':

@@ -1,7 +1,7 @@
-import { sqlCondition, type BoundCondition } from '../../../db/sql';
+import type { BoundCondition } from '../../../db/sql';
 import { searchQuery } from '../../../selfservice/article/search';
 import { departmentTree } from '../conditions';
-import { createdRanges, departmentRoots, isId } from './compile';
+import { createdRanges, departmentRoots, isId, namedIds } from './compile';
 import type { FilterColumn } from './columns';
 import type { ColumnFilter, ListedSearch } from './engine';
 import { parseSearch, type Term } from './parse';
@@ -25,13 +25,13 @@ function fieldFilters(term: Term & { kind: 'field' }): ColumnFilter[] | null {
   const v = term.value;
   switch (term.field) {
     case 'status':
-      return [byIdOrName('status_id', v, (name) => sqlCondition`SELECT id FROM ticket_statuses WHERE name = ${name}`)];
+      return [byIdOrName('status_id', v, (name) => namedIds('status', name))];
     case 'priority':
-      return [byIdOrName('priority_id', v, (name) => sqlCondition`SELECT id FROM ticket_priorities WHERE name = ${name}`)];
+      return [byIdOrName('priority_id', v, (name) => namedIds('priority', name))];
     case 'department':
       return [{ column: 'department_id', rows: departmentTree(departmentRoots(v)) }];
     case 'user':
-      return [byIdOrName('user_id', v, (email) => sqlCondition`SELECT user_id AS id FROM person_emails WHERE email = ${email.toLowerCase()}`)];
+      return [byIdOrName('user_id', v, (email) => namedIds('person', email))];
     case 'created':
       return createdRanges(term).map(([op, value]) => ({ column: 'created_at', op, value }));
     default:
