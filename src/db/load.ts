@@ -187,9 +187,12 @@ function statementOf(model: ModelCtor<Model>, options: ConditionOptions): { colu
  * runs, on the driver (Sequelize's path clones its options and copies every row key by key: the
  * export's page of 1,000 tickets cost 85 ms of CPU through it, 70 ms this way; docs/benchmark.md).
  */
-export async function loadWhere<M extends Model>(model: ModelCtor<M>, options: ConditionOptions): Promise<M[]> {
+export async function loadWhere<M extends Model>(model: ModelCtor<M>, options: ConditionOptions & { offset?: number }): Promise<M[]> {
   const { columns, from, order } = statementOf(model as ModelCtor<Model>, options);
-  return select<M>(`SELECT ${columns} ${from} ORDER BY ${order} LIMIT :pageLimit`, { ...options.replacements, pageLimit: options.limit }, { transaction: options.transaction });
+  return select<M>(
+    `SELECT ${columns} ${from} ORDER BY ${order} LIMIT :pageOffset, :pageLimit`,
+    { ...options.replacements, pageOffset: options.offset ?? 0, pageLimit: options.limit }, { transaction: options.transaction },
+  );
 }
 
 /**

@@ -17,9 +17,10 @@ import type { ExportResource } from './tombstones';
  * item of its span that a transaction still open has written (heldBack): a transaction that
  * stamped a row with second T and commits late, however late, has committed before a reader
  * passes T, so no reader passes a row it has not seen yet. Each side is one keyset range over an
- * index; no offset, no count. All of it is read on the primary (the export's readsFromPrimary; a
- * housekeeping job, as the index's, reads there): open transactions are the primary's, and a
- * replica may not have applied yet what the primary has committed.
+ * index; no count. A stream narrowed by a condition reads a bounded span a page (spanEnd). All of
+ * it is read on the primary (the export's readsFromPrimary; a housekeeping job, as the index's,
+ * reads there): open transactions are the primary's, and a replica may not have applied yet what
+ * the primary has committed.
  *
  * Tombstones are kept for `exportTombstoneRetentionSeconds` (./prune.ts). A reader needs the
  * tombstones of the records it copied that were deleted since: those from the time its copy began
@@ -94,35 +95,50 @@ function recordItem(row: Record<string, any>, s: number): Item {
 /** Stream order: negative when position `a` comes before `b`, 0 at the same place. */
 export const comparePositions = (a: Position, b: Position): number => a.t - b.t || a.k - b.k || a.id - b.id;
 
+/** The change order of records: the `(updated_at, id)` index. */
+const KEYSET = [['updated_at', 'ASC'], ['id', 'ASC']] as const;
+
 /**
- * The records (with their fingerprints: db/load.ts) and tombstones after `from` up to second
- * `upTo`, in stream order: at most `limit` of each (so the first `limit` of the merged stream are
- * exact). In `transaction` when given.
+ * The records in the stream after `from` up to `upTo` (a record's place, or with `k` 1 a
+ * tombstone's or the end of a second), as Sequelize conditions: one range of the `(updated_at, id)`
+ * index. (Each end written as `t > x OR (t = x AND id > y)`; `id > y` alone beside it makes MariaDB
+ * merge a range of the primary key, every later id.)
+ */
+function recordsBetween(from: Position, upTo: Position): WhereOptions[] {
+  return [
+    { updated_at: { [Op.gte]: from.t, [Op.lte]: upTo.t } },
+    from.k === 0 ? { [Op.or]: [{ updated_at: { [Op.gt]: from.t } }, { updated_at: from.t, id: { [Op.gt]: from.id } }] } : { updated_at: { [Op.gt]: from.t } },
+    ...(upTo.k === 0 ? [{ [Op.or]: [{ updated_at: { [Op.lt]: upTo.t } }, { updated_at: upTo.t, id: { [Op.lte]: upTo.id } }] }] : []),
+  ];
+}
+
+/** The end of second `t` in the stream: after every record and tombstone of it. */
+const endOfSecond = (t: number, s: number): Position => ({ t, k: 1, id: Number.MAX_SAFE_INTEGER, s });
+
+/**
+ * The records (with their fingerprints: db/load.ts) and tombstones after `from` up to `upTo`
+ * (both ends positions in the stream), in stream order: at most `limit` of each (so the first
+ * `limit` of the merged stream are exact). In `transaction` when given.
  */
 async function changesAfter(
-  source: ChangeSource, from: Position, upTo: number, limit: number, filter: BoundCondition | undefined, transaction?: Transaction,
+  source: ChangeSource, from: Position, upTo: Position, limit: number, filter: BoundCondition | undefined, transaction?: Transaction,
 ): Promise<Item[]> {
   const model = source.model as unknown as ModelCtor<Entity> & typeof Entity;
-  // Records after the position: a later second, or the same second, still among records, a later id.
-  // (Written as `t > x OR (t = x AND id > y)`, one range of the `(updated_at, id)` index; `id > y`
-  // alone beside it makes MariaDB merge a range of the primary key, every later id.)
-  const after: WhereOptions = from.k === 0
-    ? { updated_at: { [Op.gte]: from.t, [Op.lte]: upTo }, [Op.or]: [{ updated_at: { [Op.gt]: from.t } }, { updated_at: from.t, id: { [Op.gt]: from.id } }] }
-    : { updated_at: { [Op.gt]: from.t, [Op.lte]: upTo } };
-  const conditions: WhereOptions[] = [after];
+  const conditions = recordsBetween(from, upTo);
   if (source.scope) conditions.push(source.scope);
   if (filter) conditions.push(filter.literal as unknown as WhereOptions);
   const records = () => loadWhere(model, {
-    where: { [Op.and]: conditions }, order: [['updated_at', 'ASC'], ['id', 'ASC']], limit,
+    where: { [Op.and]: conditions }, order: KEYSET, limit,
     replacements: filter && isBound(filter) ? filter.replacements : {}, transaction,
     // The dirty read (heldBack's, in its transaction) needs the records' places and fingerprints only.
     fingerprint: true, attributes: transaction ? ['id', 'updated_at'] : source.attributes,
   }) as unknown as Promise<Record<string, any>[]>;
   const deletions = () => select<Tombstone>(
     `SELECT id, record_id, deleted_at FROM export_tombstones
-      WHERE resource = :resource AND deleted_at >= :t AND deleted_at <= :upTo AND (deleted_at > :t OR :k = 0 OR id > :id)
+      WHERE resource = :resource AND deleted_at >= :t AND deleted_at <= :ut AND (deleted_at > :t OR :k = 0 OR id > :id)
+        AND (deleted_at < :ut OR (:uk = 1 AND id <= :uid))
       ORDER BY deleted_at, id LIMIT :n`,
-    { resource: source.resource, t: from.t, k: from.k, id: from.id, upTo, n: limit }, { transaction },
+    { resource: source.resource, t: from.t, k: from.k, id: from.id, ut: upTo.t, uk: upTo.k, uid: upTo.id, n: limit }, { transaction },
   );
   // Side by side on the pool; one after the other on a transaction's connection.
   const [rows, tombstones] = transaction ? [await records(), await deletions()] : await Promise.all([records(), deletions()]);
@@ -132,6 +148,21 @@ async function changesAfter(
   ].sort((a, b) => comparePositions(a.pos, b.pos));
 }
 
+/**
+ * Where a narrowed page's span ends: the place of the `exportSearchSpan`th record changed after
+ * `from` up to `upTo`, whatever it holds (read from the `(updated_at, id)` index alone), or null
+ * when fewer follow. The records of a narrowed stream are tested one by one in the change order,
+ * so a condition few records meet would read every change up to the horizon for one page (seconds
+ * at a million tickets); within this span a page reads that many at most, and when it is not full
+ * its cursor moves to the span's end, every match before it sent.
+ */
+async function spanEnd(source: ChangeSource, from: Position, upTo: Position): Promise<Position | null> {
+  const [row] = await loadWhere(source.model as unknown as ModelCtor<Entity>, {
+    where: { [Op.and]: recordsBetween(from, upTo) }, order: KEYSET, offset: config().exportSearchSpan - 1, limit: 1,
+    replacements: {}, attributes: ['id', 'updated_at'],
+  }) as unknown as Array<{ id: number; updated_at: number }>;
+  return row ? { t: Number(row.updated_at), k: 0, id: Number(row.id), s: from.s } : null;
+}
 
 /** What a stream reads: a resource's model, narrowed by its scope. */
 export interface ChangeSource {
@@ -155,24 +186,28 @@ export interface Changes {
 /**
  * The changes after `from`, at most `limit`: records changed up to `exportSettleSeconds` ago (the
  * horizon) and tombstones, in stream order; the page stops before a change it finds uncommitted
- * (heldBack).
+ * (heldBack). Narrowed by `filter`, the page reads a bounded span of the stream (spanEnd) and may
+ * hold fewer than `limit` changes, none at all, with more to follow.
  */
 export async function readChanges(source: ChangeSource, from: Position, limit: number, filter?: BoundCondition): Promise<Changes> {
   const horizon = now() - config().exportSettleSeconds;
-  const items = from.t > horizon ? [] : await changesAfter(source, from, horizon, limit + 1, filter);
+  if (from.t > horizon) return { items: [], next: from, endOfStream: true, endTime: horizon };
+  const bound = filter ? await spanEnd(source, from, endOfSecond(horizon, from.s)) : null;
+  const end = bound ?? endOfSecond(horizon, from.s);
+  const items = await changesAfter(source, from, end, limit + 1, filter);
   const full = items.length > limit;
   const read = items.slice(0, limit);
-  // The page's span: up to its last item when more follow, else up to the horizon (an empty page
+  // The page's span: up to its last item when more follow, else up to its end (an empty page
   // too: its end time says up to when the copy is complete).
-  const held = from.t > horizon ? undefined : await heldBack(source, from, full ? read[read.length - 1].pos : null, horizon, read, filter);
-  const page = held ? read.filter((i) => comparePositions(i.pos, held) < 0) : read;
-  return {
-    items: page,
-    next: page.length ? page[page.length - 1].pos : from,
-    // Held back: nothing more can be read for now, and the copy is complete up to the second before.
-    endOfStream: held ? true : !full,
-    endTime: held ? Math.min(horizon, held.t - 1) : horizon,
-  };
+  const held = await heldBack(source, from, full ? read[read.length - 1].pos : end, read, filter);
+  if (held) {
+    // Nothing more can be read for now, and the copy is complete up to the second before.
+    const page = read.filter((i) => comparePositions(i.pos, held) < 0);
+    return { items: page, next: page.length ? page[page.length - 1].pos : from, endOfStream: true, endTime: Math.min(horizon, held.t - 1) };
+  }
+  // Not full within a bounded span: every change up to its end is sent; the next page starts there.
+  const next = full || !bound ? (read.length ? read[read.length - 1].pos : from) : bound;
+  return { items: read, next, endOfStream: !full && !bound, endTime: horizon };
 }
 
 /** An item's identity in the stream: where it is, and what it holds (a record's fingerprint). */
@@ -180,8 +215,8 @@ const sameItem = (a: Item, b: Item | undefined) =>
   !!b && comparePositions(a.pos, b.pos) === 0 && (a.tombstone ? !!b.tombstone : a.fingerprint === b.fingerprint);
 
 /**
- * The first position of the page's span (after `from`, up to `last`, or up to the horizon when
- * the page ends the stream) where the primary now holds an item the page does not show as it is,
+ * The first position of the page's span (after `from`, up to `upTo`: its last item, or its end
+ * when the page is not full) where the primary now holds an item the page does not show as it is,
  * committed or not: a dirty read (READ UNCOMMITTED) of the same span, as the event feed checks its
  * own (src/core/event.ts, heldBack). Such an item belongs in the page: a row a transaction still
  * open has written (a customer's delete with 20,000 tickets writes its tombstones, then works on
@@ -191,10 +226,9 @@ const sameItem = (a: Item, b: Item | undefined) =>
  * is written is the settle seconds' part.) Undefined when the span holds nothing else.
  */
 async function heldBack(
-  source: ChangeSource, from: Position, last: Position | null, horizon: number, shown: Item[], filter: BoundCondition | undefined,
+  source: ChangeSource, from: Position, upTo: Position, shown: Item[], filter: BoundCondition | undefined,
 ): Promise<Position | undefined> {
-  const upTo = last ? last.t : horizon;
   const current = await readUncommitted((t) => changesAfter(source, from, upTo, shown.length + 1, filter, t));
   const inPage = new Map(shown.map((i) => [`${i.pos.k}.${i.pos.id}.${i.pos.t}`, i]));
-  return current.find((i) => (!last || comparePositions(i.pos, last) <= 0) && !sameItem(i, inPage.get(`${i.pos.k}.${i.pos.id}.${i.pos.t}`)))?.pos;
+  return current.find((i) => !sameItem(i, inPage.get(`${i.pos.k}.${i.pos.id}.${i.pos.t}`)))?.pos;
 }

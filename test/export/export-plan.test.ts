@@ -48,8 +48,24 @@ it("narrowed by a search's department id, reads the department's ids and those b
   const below = await Department.create({ name: `Export plan below ${nowSec()} ${Math.random()}`, parent_id: top.id });
   for (const search of [`department:${top.id}`, `-department:${top.id}`, `department:${top.id} OR department:${below.id}`]) {
     const { statements } = await capture(() => api.get('/api/export/tickets', { limit: 2, search }));
-    const tickets = statements.find((s) => /FROM `tickets` AS `Ticket`/.test(s.sql) && /ORDER BY `Ticket`.`updated_at` ASC/.test(s.sql))!;
+    const tickets = statements.find((s) => /FROM `tickets` AS `Ticket`/.test(s.sql) && /_fingerprint/.test(s.sql))!;
     expect({ search, recursive: /WITH RECURSIVE/.test(tickets.sql) }).toEqual({ search, recursive: false });
     expect({ search, ids: JSON.stringify(tickets.params).includes(JSON.stringify([top.id, below.id])) }).toEqual({ search, ids: true });
   }
+});
+
+it('narrowed by a search, finds the end of its span (EXPORT_SEARCH_SPAN tickets on) from the keyset index alone, then reads the tickets of the span', async () => {
+  const { statements } = await capture(() => api.get('/api/export/tickets', { limit: 2, search: 'status:1' }));
+  const tickets = statements.filter((s) => /FROM `tickets` AS `Ticket`/.test(s.sql));
+  const end = tickets.find((s) => !/_fingerprint/.test(s.sql));
+  expect(end).toBeDefined();
+  const [row, ...others] = await sequelize().query<Record<string, any>>(`EXPLAIN ${end!.sql}`, { replacements: end!.params, type: QueryTypes.SELECT });
+  expect(others).toEqual([]);
+  expect({ key: row.key, type: row.type }).toEqual({ key: 'tickets_export_keyset', type: 'range' });
+  expect(row.Extra).toMatch(/Using index/);
+  expect(row.Extra).not.toMatch(/filesort/);
+  expect(end!.params).toMatchObject({ pageOffset: 9999, pageLimit: 1 });
+  // Without a search, the whole stream: no span to find.
+  const plain = await capture(() => api.get('/api/export/tickets', { limit: 2 }));
+  expect(plain.statements.filter((s) => /FROM `tickets` AS `Ticket`/.test(s.sql) && !/_fingerprint/.test(s.sql))).toEqual([]);
 });

@@ -5,11 +5,11 @@
  */
 import './exportEnv';
 import { Op, QueryTypes, type WhereOptions } from 'sequelize';
-import { Article, DomainEvent, Organisation, Ticket, TicketMessage, User } from '../../src/db/models';
+import { Article, DomainEvent, Organisation, Ticket, TicketMessage, TicketTag, User } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { transaction } from '../../src/db/transaction';
 import { config } from '../../src/config';
-import { encodeCursor } from '../../src/export/feed';
+import { decodeCursor, encodeCursor } from '../../src/export/feed';
 import { pruneTombstones, tombstonePruneJob } from '../../src/export/prune';
 import { schedulerIdOf } from '../../src/queue/jobs';
 import { schedulerSpec } from '../../src/wiring';
@@ -429,6 +429,91 @@ describe('GET /api/export/{resource}', () => {
     expect(await User.count({ where: { type: 'user' } })).toBe(readers.users.copy.size);
     expect(await Organisation.count()).toBe(readers.organisations.copy.size);
     expect(await Article.count()).toBe(readers.articles.copy.size);
+  });
+});
+
+describe('narrowed by a search', () => {
+  const span = config().exportSearchSpan;
+  afterEach(() => {
+    config().exportSearchSpan = span;
+  });
+
+  /** A second some days ago, at random: the tickets a test moves there are alone in their seconds. */
+  const daysAgo = () => nowSec() - 86400 * (3 + Math.floor(Math.random() * 50)) - Math.floor(Math.random() * 86400);
+
+  /** How many tickets are in the change order after cursor `a` (or from `start`) up to cursor `b`: the span a page read. */
+  async function ticketsBetween(a: string | number, b: string): Promise<number> {
+    const from = typeof a === 'number' ? { t: a, k: 0, id: 0 } : decodeCursor(a, 'tickets')!;
+    const to = decodeCursor(b, 'tickets')!;
+    const [{ n }] = await sequelize().query<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM tickets
+        WHERE (updated_at > :ft OR (updated_at = :ft AND :fk = 0 AND id > :fid))
+          AND (updated_at < :tt OR (updated_at = :tt AND (:tk = 1 OR id <= :tid)))`,
+      { replacements: { ft: from.t, fk: from.k, fid: from.id, tt: to.t, tk: to.k, tid: to.id }, type: QueryTypes.SELECT },
+    );
+    return Number(n);
+  }
+
+  it('a search few tickets match reads a bounded span of the change order a page: each page tests at most EXPORT_SEARCH_SPAN tickets, every match and tombstone is sent once, a change an open transaction holds stops it', async () => {
+    config().exportSearchSpan = 10;
+    const tag = await TicketTag.create({ name: `Export span ${nowSec()} ${Math.random()}` });
+    const doomed = await f.user();
+    const made: any[] = [];
+    for (let i = 0; i < 40; i++) {
+      made.push(await f.ticket({ ...([2, 25, 38].includes(i) ? { tag: [tag.id] } : {}), ...(i === 20 ? { user: doomed.id } : {}) }));
+    }
+    // Days ago, four a second (the span's ends fall inside seconds too), apart from other tests' tickets.
+    const base = daysAgo();
+    for (const [i, t] of made.entries()) await Ticket.update({ updated_at: base + Math.floor(i / 4) }, { where: { id: t.id }, hooks: false });
+    // One of them goes with its customer: its tombstone placed among them.
+    expect((await api.del(`/api/user/user/${doomed.id}`)).status).toBe(200);
+    await sequelize().query("UPDATE export_tombstones SET deleted_at = :t WHERE resource = 'tickets' AND record_id = :id", { replacements: { t: base + 5, id: made[20].id } });
+    const tagged = [made[2].id, made[25].id, made[38].id];
+
+    const found: number[] = [];
+    const tombstones: number[] = [];
+    let cursor: string | undefined;
+    let emptyPages = 0;
+    let held = false;
+    const t = await sequelize().transaction();
+    try {
+      // A tagged ticket changed again in the same second by a transaction left open: held back at its place.
+      await Ticket.update({ subject: 'Held in the span' }, { where: { id: made[25].id }, transaction: t, hooks: false, silent: true });
+      for (let i = 0; i < 1000; i++) {
+        const page = expectSuccess(await api.get('/api/export/tickets', { search: `tag:${tag.id}`, limit: 100, ...(cursor ? { cursor } : { start_time: base }) }));
+        expect(await ticketsBetween(cursor ?? base, page.after_cursor)).toBeLessThanOrEqual(10);
+        found.push(...page.records.map((r: any) => r.id));
+        tombstones.push(...page.tombstones.map((x: any) => x.id));
+        if (!page.records.length && !page.tombstones.length && !page.end_of_stream) emptyPages += 1;
+        cursor = page.after_cursor;
+        if (held && (page.end_of_stream || decodeCursor(cursor!, 'tickets')!.t > base + 9)) break;
+        if (page.end_of_stream) {
+          // Stopped before the ticket the transaction holds (second base + 6), which is not sent yet.
+          expect(page.end_time).toBe(base + 5);
+          expect(found).toEqual([made[2].id]);
+          held = true;
+          await t.commit();
+        }
+      }
+    } finally {
+      if (!held) await t.rollback();
+    }
+    expect(found).toEqual(tagged);
+    expect(tombstones).toContain(made[20].id);
+    expect(emptyPages).toBeGreaterThan(0);
+  });
+
+  it('a search most tickets match fills its pages as the whole stream does', async () => {
+    config().exportSearchSpan = 10;
+    const made: any[] = [];
+    for (let i = 0; i < 12; i++) made.push(await f.ticket());
+    const base = daysAgo();
+    for (const [i, t] of made.entries()) await Ticket.update({ updated_at: base + Math.floor(i / 4) }, { where: { id: t.id }, hooks: false });
+    const page = expectSuccess(await api.get('/api/export/tickets', { search: 'created>2000-01-01', limit: 5, start_time: base }));
+    expect(page.records.map((r: any) => r.id)).toEqual(made.slice(0, 5).map((x) => x.id));
+    expect(page.end_of_stream).toBe(false);
+    const next = expectSuccess(await api.get('/api/export/tickets', { search: 'created>2000-01-01', limit: 5, cursor: page.after_cursor }));
+    expect(next.records.map((r: any) => r.id)).toEqual(made.slice(5, 10).map((x) => x.id));
   });
 });
 
