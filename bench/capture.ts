@@ -21,6 +21,18 @@ export interface Statement {
   wave: number;
 }
 
+/** A leading `SET STATEMENT … FOR `: optimiser switches a statement runs under (src/ticket/tickets/listPage.ts). */
+const SWITCHES = /^SET STATEMENT [^']*'[^']*' FOR /;
+
+/** A statement's SQL without the switches it runs under. */
+export const withoutSwitches = (sql: string): string => sql.replace(SWITCHES, '');
+
+/** The EXPLAIN of a statement's SQL, under the switches it runs under. */
+export const explainOf = (sql: string): string => {
+  const switches = SWITCHES.exec(sql)?.[0] ?? '';
+  return `${switches}EXPLAIN ${sql.slice(switches.length)}`;
+};
+
 let recording: Statement[] | null = null;
 let completed = 0;
 let lastWave = -1;

@@ -5,7 +5,7 @@
  * path; the page in id order walks the primary key between the range's id bounds or sorts the
  * range, by cost; the migrations go down and up.
  */
-import { capture, type Statement } from '../../bench/capture';
+import { capture, explainOf, withoutSwitches, type Statement } from '../../bench/capture';
 import * as m026 from '../../migrations/026_ticket_day_counts';
 import * as m027 from '../../migrations/027_ticket_day_status_counts';
 import * as m028 from '../../migrations/028_ticket_day_filter_counts';
@@ -118,8 +118,8 @@ describe('the page of a date range', () => {
   /** The page statement of a list request and its EXPLAIN. */
   async function pageOf(q: Record<string, unknown>) {
     const { statements, result } = await capture(() => api.get(BASE, { limit: 5, ...q }));
-    const page = statements.find((s) => s.sql.startsWith('SELECT STRAIGHT_JOIN t.* FROM (SELECT'))!;
-    const rows = await query<Record<string, any>>(`EXPLAIN ${page.sql}`, page.params);
+    const page = statements.find((s) => withoutSwitches(s.sql).startsWith('SELECT STRAIGHT_JOIN t.* FROM (SELECT'))!;
+    const rows = await query<Record<string, any>>(explainOf(page.sql), page.params);
     const inner = rows.find((r) => r.select_type === 'DERIVED')!;
     return { sql: page.sql, inner, result, statements };
   }
@@ -180,17 +180,44 @@ describe('the page of a date range in another order', () => {
         [D, D + DAY - 1],
       );
       expect({ order_column, page: ids(expectList(result)) }).toEqual({ order_column, page: expected.map((r) => r.id) });
-      const page = statements.find((st) => st.sql.startsWith('SELECT STRAIGHT_JOIN t.* FROM (SELECT'))!;
+      const page = statements.find((st) => withoutSwitches(st.sql).startsWith('SELECT STRAIGHT_JOIN t.* FROM (SELECT'))!;
       expect(page.sql).toContain('FORCE INDEX (tickets_list_created_at)');
-      const inner = (await query<Record<string, any>>(`EXPLAIN ${page.sql}`, page.params)).find((r) => r.select_type === 'DERIVED')!;
+      const inner = (await query<Record<string, any>>(explainOf(page.sql), page.params)).find((r) => r.select_type === 'DERIVED')!;
       expect({ key: inner.key, type: inner.type }).toEqual({ key: 'tickets_list_created_at', type: 'range' });
     }
     // Every ticket in the range: the walk of the order's index, no sort.
     const { statements } = await capture(() => api.get(BASE, { created_at_max: 4_000_000_000, order_column: 'updated_at', order_direction: 'desc', limit: 5 }));
-    const page = statements.find((st) => st.sql.startsWith('SELECT STRAIGHT_JOIN t.* FROM (SELECT'))!;
+    const page = statements.find((st) => withoutSwitches(st.sql).startsWith('SELECT STRAIGHT_JOIN t.* FROM (SELECT'))!;
     expect(page.sql).toContain('FORCE INDEX (tickets_list_updated_at)');
-    const inner = (await query<Record<string, any>>(`EXPLAIN ${page.sql}`, page.params)).find((r) => r.select_type === 'DERIVED')!;
+    const inner = (await query<Record<string, any>>(explainOf(page.sql), page.params)).find((r) => r.select_type === 'DERIVED')!;
     expect({ key: inner.key, extra: inner.Extra }).toEqual({ key: 'tickets_list_updated_at', extra: expect.not.stringMatching(/filesort/) });
+  });
+
+  it('with two counted filters, counts and pages without index merge intersections (at 1M the optimiser intersected four indexes row by row: 0.66 s and 1.15 s)', async () => {
+    const D = B + 45 * DAY;
+    const priorities = (await TicketPriority.findAll({ order: [['id', 'ASC']] })).map((x) => x.id);
+    const made = [];
+    for (let i = 0; i < 6; i++) {
+      made.push(await f.ticket({ created_at: D + 100 + i, subject: `Two filters ${String.fromCharCode(102 - i)}`, status: statuses[i % 2], priority: priorities[0] }));
+    }
+    const q = { created_at_min: D, created_at_max: D + DAY - 1, status: statuses[0], priority: priorities[0] };
+    for (const [order_column, order_direction] of [['updated_at', 'desc'], ['subject', 'asc']] as const) {
+      const { statements, result } = await capture(() => api.get(BASE, { ...q, order_column, order_direction, limit: 2 }));
+      const expected = await query<{ id: number }>(
+        `SELECT id FROM tickets WHERE created_at BETWEEN ? AND ? AND status_id = ? AND priority_id = ? AND deleted_at IS NULL AND merged_into_id IS NULL
+          ORDER BY ${order_column} ${order_direction}, id ${order_direction}`,
+        [D, D + DAY - 1, statuses[0], priorities[0]],
+      );
+      expect({ order_column, page: ids(expectList(result)), count: result.body.count })
+        .toEqual({ order_column, page: expected.slice(0, 2).map((r) => r.id), count: expected.length });
+      const count = countStatement(statements);
+      const page = statements.find((st) => withoutSwitches(st.sql).startsWith('SELECT STRAIGHT_JOIN t.* FROM (SELECT'))!;
+      for (const st of [count, page]) {
+        expect(st.sql).toMatch(/^SET STATEMENT optimizer_switch = 'index_merge_intersection=off' FOR SELECT /);
+        const plan = await query<Record<string, any>>(explainOf(st.sql), st.params);
+        expect(plan.filter((r) => /intersect/.test(String(r.Extra)))).toEqual([]);
+      }
+    }
   });
 });
 

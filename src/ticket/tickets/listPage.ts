@@ -137,6 +137,9 @@ function dateRange(p: Record<string, any>): DateRange | null {
   return { column, min: p[`${column}_min`] ?? 0, max: p[`${column}_max`] ?? NO_MAX };
 }
 
+/** A statement's prefix that keeps the optimiser from intersecting indexes (index_merge_intersection). */
+const NO_INTERSECTIONS = "SET STATEMENT optimizer_switch = 'index_merge_intersection=off' FOR ";
+
 /**
  * The count of a date range from the day counters (migrations 026, 027 and 028), the bounds of the
  * range's ticket ids and the total of the listed (or trashed) tickets, in one statement: the whole
@@ -169,14 +172,21 @@ async function datedCount(range: DateRange, p: Record<string, any>, where: Where
   const values: Record<string, unknown> = { ...filter?.sum.replacements, ...cond?.replacements };
   parts.forEach(([a, b], i) => { values[`partFrom${i}`] = a; values[`partTo${i}`] = b; });
   const whole = filter ? (filter.complement ? `d.whole - ${sqlText(filter.sum)}` : sqlText(filter.sum)) : 'd.whole';
-  const matches = countedByDays(p) ? [whole, ...partial].join(' + ') : `(SELECT COUNT(*) FROM \`tickets\` AS \`Ticket\` WHERE ${whereSql(where)})`;
+  const byDays = countedByDays(p);
+  const matches = byDays ? [whole, ...partial].join(' + ') : `(SELECT COUNT(*) FROM \`tickets\` AS \`Ticket\` WHERE ${whereSql(where)})`;
+  // A COUNT of the matches: without index merge intersections. Given the dates and two counted
+  // filters of many tickets each (a year, a department of 999,000 and a status), the optimiser
+  // intersected four single-column indexes row by row (0.66 s at 1M) where the date's list index,
+  // which holds every counted column, reads the range's entries alone (0.12 s); with a filter of
+  // few tickets it still takes that filter's index.
+  const switches = byDays ? '' : NO_INTERSECTIONS;
   const [firstDay, lastDay] = [Math.floor(min / DAY), Math.floor(max / DAY)];
   const counters = `col = :dayCol AND state = :dayState${ofStatuses}`;
   const spanned: SpannedCounters = { days: 'ticket_day_counts', spans: 'ticket_span_counts', bounds: true, where: () => counters };
   // The days' units: each day of the range outside its whole spans (a day of the whole days, or
   // not: `w`), and each whole span (its row, and its days' rows not folded yet).
   const [r] = await select<{ matches: string | number; lo: number | null; hi: number | null; total: string | number | null }>(
-    `SELECT ${matches} AS matches, d.lo, d.hi, (SELECT SUM(n) FROM ticket_list_counts WHERE state = :dayState) AS total
+    `${switches}SELECT ${matches} AS matches, d.lo, d.hi, (SELECT SUM(n) FROM ticket_list_counts WHERE state = :dayState) AS total
      FROM (SELECT COALESCE(SUM(IF(w, n, 0)), 0) AS whole, MIN(IF(n > 0, lo_id, NULL)) AS lo, MAX(IF(n > 0, hi_id, NULL)) AS hi FROM (
        SELECT day BETWEEN :firstWhole AND :lastWhole AS w, SUM(n) AS n, MIN(lo_id) AS lo_id, MAX(hi_id) AS hi_id FROM ticket_day_counts
          WHERE ${counters} AND ${outsideSpans(':firstDay', ':lastDay')} GROUP BY day
@@ -549,9 +559,10 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   const ord = (alias: string, d = dir) => (column === 'id' ? `${alias}.\`id\` ${d}` : `${alias}.\`${column}\` ${d}, ${alias}.\`id\` ${d}`);
   let pageWhere = keyset ? `(${whereSql(where)}) AND ${sqlText(keyset)}` : whereSql(where);
   const pageValues: Record<string, unknown> = {};
+  let pageSwitches = '';
   /** The page's ids read in `innerDir` (the list's, or its reverse from the far end), sorted in the list's. */
   const page = (hint: string, offset = q.offset, limit = q.limit, innerDir = dir) => select<Ticket>(
-    `SELECT STRAIGHT_JOIN t.* FROM (SELECT \`Ticket\`.\`id\` FROM \`tickets\` AS \`Ticket\`${hint} WHERE ${pageWhere}
+    `${pageSwitches}SELECT STRAIGHT_JOIN t.* FROM (SELECT \`Ticket\`.\`id\` FROM \`tickets\` AS \`Ticket\`${hint} WHERE ${pageWhere}
        ORDER BY ${ord('`Ticket`', innerDir)} LIMIT :pageOffset, :pageLimit) AS page
      JOIN tickets t ON t.id = page.id ORDER BY ${ord('t')}`,
     { ...replacements, ...keyset?.replacements, ...pageValues, pageOffset: offset, pageLimit: limit },
@@ -597,6 +608,11 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
       // `count` entries (at most √(reach × total) when the walk is not taken). The fewer.
       hint = ` FORCE INDEX (${sortIndex(count * count >= reach * total ? column : range.column)})`;
     }
+    // The dates and counted filters in another order: the optimiser's plan, without index merge
+    // intersections (datedCount: a year, a department of 999,000 and a priority in updated_at order
+    // intersected four indexes and sorted, 1.15 s at 1M; without, it walks the order's list index,
+    // 20 ms, or with a filter of few tickets takes that filter's index).
+    if (!hint) pageSwitches = NO_INTERSECTIONS;
     return { rows: await pageOf(hint, count), count };
   }
 
