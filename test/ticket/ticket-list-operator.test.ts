@@ -76,6 +76,26 @@ async function check(operators: number[]) {
   }
 }
 
+/**
+ * Several operators' tickets (`assigned=<a>,<b>`), by status and none, listed and trashed: a
+ * ticket of two of them once; listed, the count reads their rows of ticket_assignee_list (030).
+ */
+async function checkSeveral(operators: number[]) {
+  for (const trashed of [false, true]) {
+    for (const status of [undefined, ...statuses]) {
+      const q = { assigned: operators.join(','), limit: 100, ...(status ? { status } : {}), ...(trashed ? { trashed: 1 } : {}) };
+      const { statements, result } = await capture(() => api.get(BASE, q));
+      const want = (await query<{ id: number }>(
+        `SELECT DISTINCT t.id FROM tickets t JOIN ticket_assignees a ON a.ticket_id = t.id AND a.user_id IN (?)
+         WHERE t.merged_into_id IS NULL AND t.deleted_at IS ${trashed ? 'NOT ' : ''}NULL ${status ? 'AND t.status_id = ?' : ''} ORDER BY t.id`,
+        [operators, ...(status ? [status] : [])],
+      )).map((r) => Number(r.id));
+      expect({ q, count: result.body.count, ids: ids(expectList(result)) }).toEqual({ q, count: want.length, ids: want });
+      expect({ q, fromList: statements.some((st) => /COUNT\(DISTINCT ticket_id\) AS n FROM ticket_assignee_list/.test(st.sql)) }).toEqual({ q, fromList: !trashed });
+    }
+  }
+}
+
 /** The counters (029) and the list (030) against the assignments and their tickets. */
 async function expectFilled() {
   const counted = await query<Record<string, number>>(
@@ -117,6 +137,7 @@ describe('one operator\'s tickets, counted by migration 029', () => {
     }
     const ops = [a.id, b.id, c.id];
     await check(ops);
+    await checkSeveral(ops);
     // Reassigned, unassigned and assigned through the API; status changed; one to the trash.
     expectSuccess(await api.put(`${BASE}/${made[0].id}`, { assignedto: [b.id, c.id] }), 'Successfully updated the ticket!');
     expectSuccess(await api.put(`${BASE}/${made[2].id}`, { assignedto: [] }), 'Successfully updated the ticket!');
@@ -124,6 +145,7 @@ describe('one operator\'s tickets, counted by migration 029', () => {
     expectSuccess(await api.put(`${BASE}/${made[4].id}`, { status: statuses[1] }), 'Successfully updated the ticket!');
     expect((await api.del(`${BASE}/${made[5].id}`)).status).toBe(200);
     await check(ops);
+    await checkSeveral(ops);
     // By hand: an assignment moved to another operator and ticket, a ticket out of the trash, a
     // status changed in SQL.
     await sequelize().query('UPDATE ticket_assignees SET user_id = ?, ticket_id = ? WHERE ticket_id = ? AND user_id = ?', { replacements: [c.id, made[6].id, made[1].id, b.id] });
@@ -131,6 +153,7 @@ describe('one operator\'s tickets, counted by migration 029', () => {
     await sequelize().query('UPDATE tickets SET status_id = ? WHERE id = ?', { replacements: [statuses[0], made[6].id] });
     expect((await api.del(`${BASE}/${made[7].id}`)).status).toBe(200);
     await check(ops);
+    await checkSeveral(ops);
     // Merged (the merged ticket leaves every operator's count) and deleted for good (its
     // assignments go by cascade, which runs no trigger).
     expectSuccess(await api.post(`${BASE}/${made[3].id}/merge`, { ids: [made[0].id] }), 'Successfully updated the ticket!');
@@ -138,6 +161,7 @@ describe('one operator\'s tickets, counted by migration 029', () => {
     await sequelize().query('UPDATE tickets SET updated_at = updated_at - 3600, due_time = NULL, last_reply_time = 1600000000 WHERE id = ?', { replacements: [made[6].id] });
     expectSuccess(await api.put(`${BASE}/${made[1].id}`, { priority: priorities[1 - priorities.indexOf(made[1].priority_id ?? priorities[0])] ?? priorities[0] }), 'Successfully updated the ticket!');
     await check(ops);
+    await checkSeveral(ops);
     expect(await expectFilled()).toBeGreaterThan(0);
     // An operator's delete touches the tickets they were assigned to (updated_at moves) in a
     // statement that reads ticket_assignees: the list's rows follow (a trigger that wrote
@@ -145,6 +169,7 @@ describe('one operator\'s tickets, counted by migration 029', () => {
     await sequelize().query('UPDATE tickets SET updated_at = 1600000000 WHERE id IN (?)', { replacements: [made.map((t) => t.id)] });
     expect((await api.del(`/api/user/operator/${c.id}`)).status).toBe(200);
     await check([a.id, b.id]);
+    await checkSeveral([a.id, b.id]);
     await expectFilled();
     // Two operators: a ticket of both counted once (a COUNT of the matches).
     const both = await api.get(BASE, { assigned: `${a.id},${b.id}`, limit: 100 });

@@ -83,6 +83,13 @@ function onePerson(p: Record<string, any>, name: 'assigned' | 'user'): number | 
   return NARROWING_PARAMS.every((k) => !given(p, k) || k === name || k === 'status') ? Number(ids[0]) : null;
 }
 
+/** `assigned` of several operators' ids (no -1), alone or with `status`: their ids, or null. */
+function severalOperators(p: Record<string, any>): number[] | null {
+  const ids = given(p, 'assigned') ? [p.assigned].flat().map(Number) : [];
+  if (ids.length < 2 || !ids.every((id) => id > 0)) return null;
+  return NARROWING_PARAMS.every((k) => !given(p, k) || k === 'assigned' || k === 'status') ? ids : null;
+}
+
 /**
  * One person's tickets (onePerson: `assigned` or `user`, and a status) as a condition on their
  * counters' rows and the table that holds them, or null (a saved filter's ticket_count: ../filter.ts).
@@ -652,6 +659,20 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     // page walks the customer's own index (customerHint).
     const count = await personCount('ticket_user_counts', customer, trashed, statuses);
     return { rows: await pageOf(column === 'id' ? customerHint(p) : '', count), count };
+  }
+
+  const operators = trashed ? null : severalOperators(p);
+  if (operators) {
+    // Several operators' listed tickets (and a status): the count reads their rows of
+    // `ticket_assignee_list` (migration 030: listed and status_id beside each assignment), index
+    // only, a ticket of two of them once. (Their tickets' rows, each tested for the status: 93 ms
+    // at 1M for two operators of 20,000 tickets; their index entries: about 40 ms.)
+    const ofStatuses = statuses ? ' AND status_id IN (:statuses)' : '';
+    const [[{ n }], rows] = await Promise.all([
+      select<{ n: number | bigint }>(`SELECT COUNT(DISTINCT ticket_id) AS n FROM ticket_assignee_list WHERE user_id IN (:operators) AND listed = 1${ofStatuses}`, { operators, statuses }),
+      page(''),
+    ]);
+    return { rows, count: Number(n) };
   }
 
   if (!byCounters) {
