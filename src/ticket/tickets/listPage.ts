@@ -615,10 +615,10 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
       // `count` entries (at most √(reach × total) when the walk is not taken). The fewer.
       hint = ` FORCE INDEX (${sortIndex(count * count >= reach * total ? column : range.column)})`;
     }
-    // The dates and counted filters in another order: the optimiser's plan, without index merge
-    // intersections (datedCount: a year, a department of 999,000 and a priority in updated_at order
-    // intersected four indexes and sorted, 1.15 s at 1M; without, it walks the order's list index,
-    // 20 ms, or with a filter of few tickets takes that filter's index).
+    // No index forced (the dates with counted filters, the trash): the optimiser's plan, without
+    // index merge intersections (as datedCount: a year, a department of 999,000 and a priority in
+    // updated_at order intersected four indexes and sorted, 1.15 s at 1M; without, it walks the
+    // order's list index, 20 ms, or with a filter of few tickets takes that filter's index).
     if (!hint) pageSwitches = NO_INTERSECTIONS;
     return { rows: await pageOf(hint, count), count };
   }
