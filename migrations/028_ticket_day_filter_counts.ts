@@ -13,7 +13,8 @@ export const name = '028_ticket_day_filter_counts';
  * `ticket_day_filter_counts`: per date column (col, as in 026), state (listed or trashed), filter
  * column (dim: an index into DAY_FILTER_COLUMNS), the column's value (val), UTC day and slot, the
  * number of tickets (merged ones not counted). One filter at a time: a range narrowed by two of
- * them (or by a status and one of them) counts its matches. The flags (`internal`, `locked`,
+ * them counts its matches (migration 054 keys the rows by status too: a status and one of them
+ * is a sum). The flags (`internal`, `locked`,
  * `assigned`) have rows for tickets that have them set only: the others are the day's total (026)
  * less those, and most tickets have none set, so a create writes no row for them.
  *
@@ -37,23 +38,34 @@ const dims = DAY_FILTER_COLUMNS.map((_, d) => d);
 /** A statement that only flags' set values run. */
 const forCounted = (row: Row, d: number, sql: string) => (isFlag(d) ? `IF ${row}.${DAY_FILTER_COLUMNS[d]} = 1 THEN ${sql}; END IF` : sql);
 
-const add = (row: Row, col: number, d: number) => forCounted(row, d, `INSERT INTO ticket_day_filter_counts (col, state, dim, val, day, slot, n)
-  VALUES (${col}, ${STATE(row)}, ${d}, ${row}.${DAY_FILTER_COLUMNS[d]}, ${row}.${DAY_COLUMNS[col]} DIV ${DAY}, ${row}.id MOD ${DAY_SLOTS}, 1)
-  ON DUPLICATE KEY UPDATE n = n + 1`);
-
-// An upsert, not an UPDATE: a past day's folded rows (migration 051) may have none for the slot.
-const remove = (row: Row, col: number, d: number) => forCounted(row, d, `INSERT INTO ticket_day_filter_counts (col, state, dim, val, day, slot, n)
-  VALUES (${col}, ${STATE(row)}, ${d}, ${row}.${DAY_FILTER_COLUMNS[d]}, ${row}.${DAY_COLUMNS[col]} DIV ${DAY}, ${row}.id MOD ${DAY_SLOTS}, -1)
-  ON DUPLICATE KEY UPDATE n = n - 1`);
+/**
+ * A row's change by `n` (1 or -1). An upsert, not an UPDATE, for a removal too: a past day's
+ * folded rows (migration 051) may have none for the slot. `byStatus`: the table keys its rows by
+ * the ticket's status as well (migration 054).
+ */
+const upsert = (row: Row, col: number, d: number, n: 1 | -1, byStatus: boolean) => forCounted(row, d, `INSERT INTO ticket_day_filter_counts (col, state, dim, val, day, ${byStatus ? 'status_id, ' : ''}slot, n)
+  VALUES (${col}, ${STATE(row)}, ${d}, ${row}.${DAY_FILTER_COLUMNS[d]}, ${row}.${DAY_COLUMNS[col]} DIV ${DAY}, ${byStatus ? `${row}.status_id, ` : ''}${row}.id MOD ${DAY_SLOTS}, ${n})
+  ON DUPLICATE KEY UPDATE n = n ${n > 0 ? '+' : '-'} 1`);
 
 const all = (f: (col: number, d: number) => string, cols = [0, 1]) => cols.flatMap((c) => dims.map((d) => `${f(c, d)};`)).join('\n    ');
 
-/** The triggers' SQL, and the fill's: one INSERT ... SELECT per date column and filter column. */
-function dayFilterCountSql() {
+/** Whether the counters' rows are kept per status too (migration 054 added the column). */
+export async function countsByStatus(q: QueryInterface): Promise<boolean> {
+  return await q.tableExists('ticket_day_filter_counts') && 'status_id' in await q.describeTable('ticket_day_filter_counts');
+}
+
+/**
+ * The triggers' SQL, and the fill's: one INSERT ... SELECT per date column and filter column, for
+ * the table as it is (`byStatus`: per status too, as migration 054 made it, and then a status's
+ * change moves the ticket's rows as a change of day does).
+ */
+function dayFilterCountSql(byStatus: boolean) {
+  const add = (row: Row, col: number, d: number) => upsert(row, col, d, 1, byStatus);
+  const remove = (row: Row, col: number, d: number) => upsert(row, col, d, -1, byStatus);
   const update = [0, 1].map((c) => {
     const day = DAY_COLUMNS[c];
     // The whole ticket moves for this date column: all its rows, out of the old and into the new.
-    const moved = `${STATE('OLD')} <> ${STATE('NEW')} OR NOT (OLD.merged_into_id <=> NEW.merged_into_id) OR OLD.${day} DIV ${DAY} <> NEW.${day} DIV ${DAY}`;
+    const moved = `${STATE('OLD')} <> ${STATE('NEW')} OR NOT (OLD.merged_into_id <=> NEW.merged_into_id) OR OLD.${day} DIV ${DAY} <> NEW.${day} DIV ${DAY}${byStatus ? ' OR OLD.status_id <> NEW.status_id' : ''}`;
     // Otherwise only the values that changed move (between rows of the same day and state).
     const changed = dims.map((d) => `IF OLD.${DAY_FILTER_COLUMNS[d]} <> NEW.${DAY_FILTER_COLUMNS[d]} THEN ${remove('OLD', c, d)}; ${add('NEW', c, d)}; END IF;`).join('\n      ');
     return `IF ${moved} THEN
@@ -74,9 +86,9 @@ function dayFilterCountSql() {
       `CREATE TRIGGER tickets_day_filter_counts_delete AFTER DELETE ON tickets FOR EACH ROW
     IF OLD.merged_into_id IS NULL THEN ${all((c, d) => remove('OLD', c, d))} END IF`,
     ],
-    fill: DAY_COLUMNS.flatMap((day, col) => dims.map((d) => `INSERT INTO ticket_day_filter_counts (col, state, dim, val, day, slot, n)
-      SELECT ${col}, IF(deleted_at IS NULL, 0, 1), ${d}, ${DAY_FILTER_COLUMNS[d]}, ${day} DIV ${DAY}, id MOD ${DAY_SLOTS}, COUNT(*) FROM tickets
-      WHERE merged_into_id IS NULL${isFlag(d) ? ` AND ${DAY_FILTER_COLUMNS[d]} = 1` : ''} GROUP BY 2, 4, 5, 6`)),
+    fill: DAY_COLUMNS.flatMap((day, col) => dims.map((d) => `INSERT INTO ticket_day_filter_counts (col, state, dim, val, day, ${byStatus ? 'status_id, ' : ''}slot, n)
+      SELECT ${col}, IF(deleted_at IS NULL, 0, 1), ${d}, ${DAY_FILTER_COLUMNS[d]}, ${day} DIV ${DAY}, ${byStatus ? 'status_id, ' : ''}id MOD ${DAY_SLOTS}, COUNT(*) FROM tickets
+      WHERE merged_into_id IS NULL${isFlag(d) ? ` AND ${DAY_FILTER_COLUMNS[d]} = 1` : ''} GROUP BY 2, 4, 5, 6${byStatus ? ', 7' : ''}`)),
   };
 }
 
@@ -84,7 +96,7 @@ const TRIGGERS = ['tickets_day_filter_counts_insert', 'tickets_day_filter_counts
 
 /** The triggers that keep the counts (the benchmark drops them for its bulk load, then fills the counts). */
 export async function createDayFilterCountTriggers(q: QueryInterface): Promise<void> {
-  for (const sql of dayFilterCountSql().triggers) await q.sequelize.query(sql);
+  for (const sql of dayFilterCountSql(await countsByStatus(q)).triggers) await q.sequelize.query(sql);
 }
 
 export async function dropDayFilterCountTriggers(q: QueryInterface): Promise<void> {
@@ -96,7 +108,7 @@ export async function fillDayFilterCounts(q: QueryInterface): Promise<void> {
   await q.sequelize.query('DELETE FROM ticket_day_filter_counts');
   // Migration 053's span counters sum the folded rows just removed (a schema before 053 has none).
   if (await q.tableExists('ticket_span_filter_counts')) await q.sequelize.query('DELETE FROM ticket_span_filter_counts');
-  for (const sql of dayFilterCountSql().fill) await q.sequelize.query(sql);
+  for (const sql of dayFilterCountSql(await countsByStatus(q)).fill) await q.sequelize.query(sql);
 }
 
 export async function up(q: QueryInterface): Promise<void> {

@@ -1,4 +1,5 @@
 import type { QueryInterface } from 'sequelize';
+import { countsByStatus } from './028_ticket_day_filter_counts';
 import { DAY_SPAN, FOLDED_SLOT } from './052_ticket_span_counts';
 
 export const name = '053_ticket_span_filter_counts';
@@ -15,21 +16,23 @@ export const name = '053_ticket_span_filter_counts';
  * counters empties this table with them.
  */
 export async function up(q: QueryInterface): Promise<void> {
+  // Per status too when 028's rows are (migration 054 made them so: a way down to here and up again).
+  const status = await countsByStatus(q) ? ', status_id' : '';
   await q.sequelize.query(`CREATE TABLE ticket_span_filter_counts (
     col TINYINT UNSIGNED NOT NULL,
     state TINYINT UNSIGNED NOT NULL,
     dim TINYINT UNSIGNED NOT NULL,
     val INT UNSIGNED NOT NULL,
-    span INT UNSIGNED NOT NULL,
+    span INT UNSIGNED NOT NULL,${status ? '\n    status_id INT UNSIGNED NOT NULL,' : ''}
     n BIGINT NOT NULL DEFAULT 0,
-    PRIMARY KEY (col, state, dim, val, span)
+    PRIMARY KEY (col, state, dim, val, span${status})
   ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci`);
   await q.sequelize.query(`ALTER TABLE ticket_day_filter_counts ADD COLUMN span INT UNSIGNED AS (day DIV ${DAY_SPAN}) VIRTUAL,
     ADD INDEX ticket_day_filter_counts_unfolded (col, state, dim, slot), ADD INDEX ticket_day_filter_counts_span (col, state, dim, span, val)`);
   // Rows already folded at FOLDED_SLOT (by 052's fold): their spans' sums.
-  await q.sequelize.query(`INSERT INTO ticket_span_filter_counts (col, state, dim, val, span, n)
-    SELECT col, state, dim, val, span, SUM(n) FROM ticket_day_filter_counts WHERE slot = ${FOLDED_SLOT}
-    GROUP BY col, state, dim, val, span HAVING SUM(n) <> 0`);
+  await q.sequelize.query(`INSERT INTO ticket_span_filter_counts (col, state, dim, val, span${status}, n)
+    SELECT col, state, dim, val, span${status}, SUM(n) FROM ticket_day_filter_counts WHERE slot = ${FOLDED_SLOT}
+    GROUP BY col, state, dim, val, span${status} HAVING SUM(n) <> 0`);
 }
 
 /** The folded rows stay at FOLDED_SLOT: every reader sums a day's rows whatever their slots. */

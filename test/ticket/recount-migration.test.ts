@@ -28,7 +28,7 @@ const state = async () => ({
   // (migration 051), which a recount spreads over the slots again. (lo_id and hi_id are bounds
   // the triggers widen and never narrow: not compared.)
   days: await rows('SELECT col, state, day, status_id, SUM(n) AS n FROM ticket_day_counts GROUP BY col, state, day, status_id HAVING n <> 0 ORDER BY col, state, day, status_id'),
-  dayFilters: await rows('SELECT col, state, dim, val, day, SUM(n) AS n FROM ticket_day_filter_counts GROUP BY col, state, dim, val, day HAVING n <> 0 ORDER BY col, state, dim, val, day'),
+  dayFilters: await rows('SELECT col, state, dim, val, day, status_id, SUM(n) AS n FROM ticket_day_filter_counts GROUP BY col, state, dim, val, day, status_id HAVING n <> 0 ORDER BY col, state, dim, val, day, status_id'),
   assignees: await rows('SELECT * FROM ticket_assignee_counts WHERE n <> 0 ORDER BY user_id, state, status_id, slot'),
   users: await rows('SELECT * FROM ticket_user_counts WHERE n <> 0 ORDER BY user_id, state, status_id, slot'),
   assigneeList: await rows('SELECT * FROM ticket_assignee_list ORDER BY user_id, ticket_id'),

@@ -1,6 +1,6 @@
 /**
- * The ticket list's date ranges (migrations 026-028, src/ticket/tickets/listPage.ts): `count` for
- * a range of created_at or updated_at, alone or with a status or one other counted filter, sums
+ * The ticket list's date ranges (migrations 026-028, 054, src/ticket/tickets/listPage.ts): `count` for
+ * a range of created_at or updated_at, alone or with a status, one other counted filter or both, sums
  * the day counters and COUNTs only the partial first and last days, exact through every write
  * path; the page in id order walks the primary key between the range's id bounds or sorts the
  * range, by cost; the migrations go down and up.
@@ -11,6 +11,7 @@ import * as m027 from '../../migrations/027_ticket_day_status_counts';
 import * as m028 from '../../migrations/028_ticket_day_filter_counts';
 import * as m052 from '../../migrations/052_ticket_span_counts';
 import * as m053 from '../../migrations/053_ticket_span_filter_counts';
+import * as m054 from '../../migrations/054_ticket_day_filter_status';
 import { Channel, Ticket, TicketPriority, TicketStatus } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { foldDayCounters } from '../../src/ticket/tickets/dayCounterFold';
@@ -196,17 +197,19 @@ describe('the page of a date range in another order', () => {
   it('with two counted filters, counts and pages without index merge intersections (at 1M the optimiser intersected four indexes row by row: 0.66 s and 1.15 s)', async () => {
     const D = B + 45 * DAY;
     const priorities = (await TicketPriority.findAll({ order: [['id', 'ASC']] })).map((x) => x.id);
+    const department = await f.department();
     const made = [];
     for (let i = 0; i < 6; i++) {
-      made.push(await f.ticket({ created_at: D + 100 + i, subject: `Two filters ${String.fromCharCode(102 - i)}`, status: statuses[i % 2], priority: priorities[0] }));
+      made.push(await f.ticket({ created_at: D + 100 + i, subject: `Two filters ${String.fromCharCode(102 - i)}`, department: [department.id, ctx.departmentId][i % 2], priority: priorities[0] }));
     }
-    const q = { created_at_min: D, created_at_max: D + DAY - 1, status: statuses[0], priority: priorities[0] };
+    // (A status and one other counted filter are summed from the day counters: migration 054.)
+    const q = { created_at_min: D, created_at_max: D + DAY - 1, department: department.id, priority: priorities[0] };
     for (const [order_column, order_direction] of [['updated_at', 'desc'], ['subject', 'asc']] as const) {
       const { statements, result } = await capture(() => api.get(BASE, { ...q, order_column, order_direction, limit: 2 }));
       const expected = await query<{ id: number }>(
-        `SELECT id FROM tickets WHERE created_at BETWEEN ? AND ? AND status_id = ? AND priority_id = ? AND deleted_at IS NULL AND merged_into_id IS NULL
+        `SELECT id FROM tickets WHERE created_at BETWEEN ? AND ? AND department_id = ? AND priority_id = ? AND deleted_at IS NULL AND merged_into_id IS NULL
           ORDER BY ${order_column} ${order_direction}, id ${order_direction}`,
-        [D, D + DAY - 1, statuses[0], priorities[0]],
+        [D, D + DAY - 1, department.id, priorities[0]],
       );
       expect({ order_column, page: ids(expectList(result)), count: result.body.count })
         .toEqual({ order_column, page: expected.slice(0, 2).map((r) => r.id), count: expected.length });
@@ -221,14 +224,14 @@ describe('the page of a date range in another order', () => {
   });
 });
 
-describe('count of a date range with one other counted filter (migration 028)', () => {
+describe('count of a date range with one other counted filter, alone or with a status (migrations 028 and 054)', () => {
   /** Days of this test's own, after the other tests' days around B. */
   const C = B + 60 * DAY;
   const within: Array<[number | undefined, number | undefined]> = [
     [C, C + DAY - 1], [C + 43200, C + 2 * DAY + 200], [C + 1, undefined], [undefined, C + DAY - 1], [C - 10 * DAY, C + 10 * DAY],
   ];
 
-  it('sums the filter\'s day counters, exact through creates, changes of each filter, trash, merges and deletes', async () => {
+  it('sums the filter\'s day counters, exact through creates, changes of each filter and of the status, trash, merges and deletes', async () => {
     const priorities = (await TicketPriority.findAll({ order: [['id', 'ASC']] })).map((x) => x.id).slice(0, 2);
     const channels = (await Channel.findAll({ order: [['id', 'ASC']] })).map((x) => x.id).slice(0, 2);
     const parent = await f.department();
@@ -237,7 +240,9 @@ describe('count of a date range with one other counted filter (migration 028)', 
     const at = [C - 1, C, C + 43200, C + DAY - 1, C + DAY, C + 2 * DAY + 100, C + 5 * DAY + 5];
     const made = [];
     for (const [i, created_at] of at.entries()) {
-      made.push(await f.ticket({ created_at, priority: priorities[i % 2], department: [parent.id, child.id, ctx.departmentId][i % 3], ...(i % 3 === 0 ? { internal: 1, user: operator.id } : {}) }));
+      made.push(await f.ticket({
+        created_at, priority: priorities[i % 2], department: [parent.id, child.id, ctx.departmentId][i % 3], status: statuses[i % 4 === 1 ? 1 : 0], ...(i % 3 === 0 ? { internal: 1, user: operator.id } : {}),
+      }));
     }
     for (const [i, t] of made.entries()) await sequelize().query('UPDATE tickets SET updated_at = ? WHERE id = ?', { replacements: [at[i] + 7, t.id] });
 
@@ -252,6 +257,13 @@ describe('count of a date range with one other counted filter (migration 028)', 
       [{ internal: 1 }, 'internal = 1'], [{ internal: 0 }, 'internal = 0'],
       [{ locked: 1 }, 'locked = 1'], [{ locked: 0 }, 'locked = 0'],
       [{ assigned: -1 }, 'assigned = 0'],
+      // With a status (or two): the counters' rows of those statuses (migration 054).
+      [{ priority: priorities[0], status: statuses[0] }, `priority_id = ${priorities[0]} AND status_id = ${statuses[0]}`],
+      [{ department: parent.id, status: statuses[1] }, `department_id IN (${parent.id}, ${child.id}) AND status_id = ${statuses[1]}`],
+      [{ channel: channels[1], status: statuses.slice(0, 2).join(',') }, `channel_id = ${channels[1]} AND status_id IN (${statuses[0]}, ${statuses[1]})`],
+      [{ locked: 0, status: statuses[0] }, `locked = 0 AND status_id = ${statuses[0]}`],
+      [{ internal: 1, status: statuses[1] }, `internal = 1 AND status_id = ${statuses[1]}`],
+      [{ assigned: -1, status: statuses[1] }, `assigned = 0 AND status_id = ${statuses[1]}`],
     ];
     const check = async () => {
       for (const column of ['created_at', 'updated_at'] as const) {
@@ -283,6 +295,10 @@ describe('count of a date range with one other counted filter (migration 028)', 
     expectSuccess(await api.put(`${BASE}/${made[1].id}`, { priority: priorities[0], department: child.id, locked: 1 }), 'Successfully updated the ticket!');
     expectSuccess(await api.put(`${BASE}/${made[2].id}`, { assignedto: [operator.id] }), 'Successfully updated the ticket!');
     await sequelize().query('UPDATE tickets SET channel_id = ?, internal = 1 - internal, locked = 1 WHERE id IN (?)', { replacements: [channels[1], [made[3].id, made[4].id]] });
+    await check();
+    // A status's change alone: through the API, and by hand on the ticket's own days (no day moves).
+    expectSuccess(await api.put(`${BASE}/${made[0].id}`, { status: statuses[1] }), 'Successfully updated the ticket!');
+    await sequelize().query('UPDATE tickets SET status_id = IF(status_id = ?, ?, ?) WHERE id IN (?)', { replacements: [statuses[0], statuses[1], statuses[0], [made[3].id, made[5].id]] });
     await check();
     expectSuccess(await api.put(`${BASE}/${made[2].id}`, { assignedto: [] }), 'Successfully updated the ticket!');
     await sequelize().query('UPDATE tickets SET department_id = ?, created_at = ?, updated_at = ? WHERE id = ?', { replacements: [parent.id, C + DAY + 5, C - DAY, made[5].id] });
@@ -343,7 +359,10 @@ describe('migrations 026, 027 and 028', () => {
     const own = () => query<{ t: string }>("SELECT TRIGGER_NAME AS t FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE 'tickets\\_day\\_filter\\_counts\\_%'");
     const expectFilterCounts = expectDayFilterCounts;
     await expectFilterCounts();
-    // Migration 053 (on 028's table) first, as a way down takes it, and last on the way up.
+    // Migrations 054 and 053 (on 028's table) first, as a way down takes them, and last on the way
+    // up. Down from 054, the counters are filled again from the tickets, by day without the status.
+    await m054.down(qi);
+    await expectFilterCounts();
     await m053.down(qi);
     await m028.down(qi);
     expect(await own()).toEqual([]);
@@ -353,6 +372,8 @@ describe('migrations 026, 027 and 028', () => {
     await m028.up(qi);
     expect((await own()).length).toBe(3);
     await m053.up(qi);
+    await m054.up(qi);
+    expect((await own()).length).toBe(3);
     await expectFilterCounts();
     const after = await f.ticket({ created_at: B + 100 * DAY });
     expectSuccess(await api.put(`${BASE}/${after.id}`, { locked: 1, priority: ctx.priorityId }), 'Successfully updated the ticket!');
@@ -412,7 +433,7 @@ describe('a deep page of the list, unfiltered or by one counted filter, position
       ];
       for (const column of ['created_at', 'updated_at']) {
         for (const [min, max] of ranges) {
-          for (const filter of [{}, { status: statuses[1] }, { priority: priorities[1] }]) {
+          for (const filter of [{}, { status: statuses[1] }, { priority: priorities[1] }, { status: statuses[0], priority: priorities[1] }]) {
             const q = { ...filter, ...(min === undefined ? {} : { [`${column}_min`]: min }), ...(max === undefined ? {} : { [`${column}_max`]: max }) };
             const [{ n }] = await query<{ n: number }>(
               `SELECT COUNT(*) AS n FROM tickets WHERE deleted_at IS NULL AND merged_into_id IS NULL AND ${column} BETWEEN ? AND ?${'status' in filter ? ' AND status_id = ?' : ''}${'priority' in filter ? ' AND priority_id = ?' : ''}`,
@@ -426,11 +447,16 @@ describe('a deep page of the list, unfiltered or by one counted filter, position
     /** Every page of each filter and order against skipping, and where the id order starts. */
     const comparePages = () => positioning(async () => {
       await compareCounts();
-      // Positioned: unfiltered, by a status, a priority, a department's tree, a flag set. Not: a
-      // flag's complement (read by skipping, the same pages).
-      const filters = [{}, { status: statuses[1] }, { priority: priorities[1] }, { department: parent.id }, { locked: 1 }, { locked: 0 }];
+      // Positioned: unfiltered, by a status, a priority, a department's tree, a flag set, and by
+      // a status beside one of them (migration 054). Not: a flag's complement, or two filters
+      // besides a status (read by skipping, the same pages).
+      const filters: Array<Record<string, number>> = [
+        {}, { status: statuses[1] }, { priority: priorities[1] }, { department: parent.id }, { locked: 1 }, { locked: 0 },
+        { status: statuses[0], priority: priorities[1] }, { status: statuses[0], department: parent.id }, { status: statuses[1], locked: 1 },
+        { priority: priorities[1], department: parent.id },
+      ];
       for (const filter of filters) {
-        const positioned = !('locked' in filter && filter.locked === 0);
+        const positioned = filter.locked !== 0 && !('priority' in filter && 'department' in filter);
         const { count } = await skipped(filter);
         // The first pages, the days of this test's tickets at the end, and pages between.
         const offsets = [...new Set([0, 1, 2, 5, ...Array.from({ length: 8 }, (_, i) => Math.floor((count * i) / 8)), ...Array.from({ length: 12 }, (_, i) => count - 12 + i), count])]

@@ -16,7 +16,7 @@ interface DayCounterTable { table: string; prefix: readonly string[]; rest: read
 
 const TABLES: readonly DayCounterTable[] = [
   { table: 'ticket_day_counts', prefix: ['col', 'state'], rest: ['status_id'], bounds: true, spans: 'ticket_span_counts' },
-  { table: 'ticket_day_filter_counts', prefix: ['col', 'state', 'dim', 'val'], rest: [], bounds: false, spans: 'ticket_span_filter_counts' },
+  { table: 'ticket_day_filter_counts', prefix: ['col', 'state', 'dim', 'val'], rest: ['status_id'], bounds: false, spans: 'ticket_span_filter_counts' },
 ];
 
 /** MariaDB's answer to a `NOWAIT` read that meets a row another transaction holds. */
@@ -25,8 +25,8 @@ const ER_LOCK_WAIT_TIMEOUT = 1205;
 type Row = Record<string, number>;
 
 /**
- * Folds the day counters of the days before today (UTC) into one row per day and status (or
- * filter value): migrations 051-053. Returns how many rows it removed.
+ * Folds the day counters of the days before today (UTC) into one row per day and status (and
+ * filter value): migrations 051-054. Returns how many rows it removed.
  *
  * A day's rows at the triggers' slots are summed into its row at `FOLDED_SLOT` (the id bounds
  * widened to all of them); a day whose rows sum to 0 counts no ticket and loses them all. What a

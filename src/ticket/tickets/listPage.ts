@@ -154,7 +154,8 @@ const NO_INTERSECTIONS = "SET STATEMENT optimizer_switch = 'index_merge_intersec
  * filter's values, asked for; a row per span of 32 days among them, migrations 052 and 053, so an
  * open end or a long range reads about as many rows as a month); the partial first and last days (or the range, when it holds no
  * whole day: less than two days) a COUNT over the list index's range. With two counted filters
- * beside the dates, the count is a COUNT of the matches (the counters hold one filter at a time).
+ * other than status beside the dates, the count is a COUNT of the matches (the counters hold one
+ * filter column at a time, per status: migration 054).
  */
 async function datedCount(range: DateRange, p: Record<string, any>, where: WhereOptions, replacements: Record<string, unknown>, trashed: boolean) {
   const { column, min, max } = range;
@@ -170,10 +171,10 @@ async function datedCount(range: DateRange, p: Record<string, any>, where: Where
   // The statuses asked for (the day counters hold them: migration 027).
   const statuses = given(p, 'status') ? [p.status].flat() : null;
   const ofStatuses = statuses ? ' AND status_id IN (:dayStatuses)' : '';
-  // Another counted filter, alone beside the dates: its whole days from migration 028's counters,
-  // its partial days COUNTed with its condition.
+  // Another counted filter, alone beside the dates (and the statuses): its whole days from
+  // migration 028's counters (per status, 054), its partial days COUNTed with its condition.
   const other = countedGiven(p).filter((k) => k !== 'status');
-  const filter = other.length === 1 && !statuses ? dayFilterSum(other[0], p) : null;
+  const filter = other.length === 1 ? dayFilterSum(other[0], p, ofStatuses) : null;
   const cond = filter ? allCounted(counterConditions(p)) : null;
   const partial = parts.map((_, i) => `(SELECT COUNT(*) FROM tickets${hint} WHERE ${listed} AND merged_into_id IS NULL AND ${column} BETWEEN :partFrom${i} AND :partTo${i}${ofStatuses}${cond ? ` AND ${sqlText(cond)}` : ''})`);
   const values: Record<string, unknown> = { ...filter?.sum.replacements, ...cond?.replacements };
@@ -182,10 +183,11 @@ async function datedCount(range: DateRange, p: Record<string, any>, where: Where
   const byDays = countedByDays(p);
   const matches = byDays ? [whole, ...partial].join(' + ') : `(SELECT COUNT(*) FROM \`tickets\` AS \`Ticket\` WHERE ${whereSql(where)})`;
   // A COUNT of the matches: without index merge intersections. Given the dates and two counted
-  // filters of many tickets each (a year, a department of 999,000 and a status), the optimiser
-  // intersected four single-column indexes row by row (0.66 s at 1M) where the date's list index,
-  // which holds every counted column, reads the range's entries alone (0.12 s); with a filter of
-  // few tickets it still takes that filter's index.
+  // filters of many tickets each (a year, a department of 999,000 and a status, before migration
+  // 054 summed that pair; a priority is the same), the optimiser intersected four single-column
+  // indexes row by row (0.66 s at 1M) where the date's list index, which holds every counted
+  // column, reads the range's entries alone (0.12 s); with a filter of few tickets it still takes
+  // that filter's index.
   const switches = byDays ? '' : NO_INTERSECTIONS;
   const [firstDay, lastDay] = [Math.floor(min / DAY), Math.floor(max / DAY)];
   const counters = `col = :dayCol AND state = :dayState${ofStatuses}`;
@@ -230,21 +232,22 @@ const countedGiven = (p: Record<string, any>): string[] => [
   ...Object.keys(COUNTED_FILTERS).filter((k) => given(p, k)), ...(unassignedOnly(p) ? ['assigned'] : []),
 ];
 
-/** Whether a dated list's count comes from the day counters: one counted filter beside the dates at most. */
-const countedByDays = (p: Record<string, any>): boolean => countedGiven(p).length <= 1;
+/** Whether a dated list's count comes from the day counters: a status and one other counted filter beside the dates at most. */
+const countedByDays = (p: Record<string, any>): boolean => countedGiven(p).filter((k) => k !== 'status').length <= 1;
 
 /** Whether a dated list is narrowed by its dates alone (its range's index entries are its matches). */
 const datesAlone = (p: Record<string, any>): boolean => countedGiven(p).length === 0;
 
 /**
  * The sum of migration 028's counters over the range's whole days for one counted filter (not
- * status): its values (a department with those below it). A flag's rows count the tickets that
- * have it set: asked for those without it, the count is the days' total less the sum (`complement`).
+ * status): its values (a department with those below it), of the statuses asked for (`ofStatuses`,
+ * migration 054's column; empty: all). A flag's rows count the tickets that have it set: asked for
+ * those without it, the count is the days' total (of those statuses) less the sum (`complement`).
  */
-function dayFilterSum(name: string, p: Record<string, any>): { sum: BoundCondition; complement: boolean } {
+function dayFilterSum(name: string, p: Record<string, any>, ofStatuses: string): { sum: BoundCondition; complement: boolean } {
   const { rows, complement } = dayFilterRows(name, p);
   // The whole days outside the whole spans, then the spans' rows and their days' rows not folded yet (wholeSpans).
-  const of = sqlCondition`col = :dayCol AND state = :dayState AND ${rows}`;
+  const of = sqlCondition`col = :dayCol AND state = :dayState AND ${rows}${trusted(ofStatuses)}`;
   const spanned: SpannedCounters = { ...FILTER_COUNTERS, where: () => sqlText(of) };
   const sum = sqlCondition`(SELECT COALESCE(SUM(n), 0) FROM (
       SELECT n FROM ticket_day_filter_counts WHERE ${of} AND ${trusted(outsideSpans(':firstWhole', ':lastWhole'))}
@@ -320,8 +323,9 @@ function keysetCondition(column: string, desc: boolean, value: unknown, id: numb
 export const sortIndex = (column: string) => `tickets_list_${column === 'deleted_at' ? 'id' : column}`;
 
 /**
- * Where a deep page of the list starts, unfiltered or narrowed by one counted filter (status,
- * priority, department, brand, channel, or a flag set), from the day counters (migrations 026-028, 051-053):
+ * Where a deep page of the list starts, unfiltered or narrowed by a status, one other counted
+ * filter (priority, department, brand, channel, or a flag set) or both, from the day counters
+ * (migrations 026-028, 051-054):
  * a page `start` tickets into a million otherwise skips that many
  * index entries (110-140 ms half-way). Summing the list's tickets per UTC day in the list's order
  * finds the day the page starts in and how many tickets come before it; the page then reads from
@@ -330,8 +334,8 @@ export const sortIndex = (column: string) => `tickets_list_${column === 'deleted
  * ticket id bounds: it starts at the day's smallest (largest) id when no ticket of another day lies
  * on the wrong side of it (tickets made in order: ids follow created_at), and else the page is read
  * as any other. (The bounds are those of the status's tickets, or with another filter of all the
- * day's tickets: a filter's counters keep none, and what holds for all holds for the matches.)
- * Finding the day reads a row per span of 32 days and status (or value of the filter), then one
+ * day's tickets of the status: a filter's counters keep none, and what holds for all holds for the matches.)
+ * Finding the day reads a row per span of 32 days and status (and value of the filter), then one
  * span's days (migrations 052 and 053, dayPositionSql: unfiltered, 1.2-1.7 ms at two years of
  * days or ten, where a row per past day and status took 2.8 ms at two years and 11 at ten),
  * whatever the number of tickets and the help desk's age. A page is positioned when reading to
@@ -366,22 +370,22 @@ function recordShare(key: string, count: number, total: number) {
  */
 const walkedEntries = (reach: number, count: number, total: number) => (count > 0 ? (reach * total) / count : reach);
 
-/** The day rows a deep page is positioned by: all tickets', the statuses', or one other counted filter's. */
+/** The day rows a deep page is positioned by: all tickets' or one other counted filter's, of the statuses given (null: all). */
 interface DaySource { statuses: number[] | null; filter: BoundCondition | null }
 
 /**
  * The day rows that count a list's matches, when a deep page of it can be positioned by them: the
- * list unfiltered, or narrowed by status alone, or by one other counted filter alone (not a flag's
- * complement: the days' total less the flag's is not one running sum).
+ * list unfiltered, or narrowed by status, or by one other counted filter (not a flag's complement:
+ * the days' total less the flag's is not one running sum) alone or with status (migration 054).
  */
 function daySource(p: Record<string, any>, filtered: boolean): DaySource | null {
-  const narrowing = NARROWING_PARAMS.filter((k) => given(p, k));
-  if (!narrowing.length) return filtered ? null : { statuses: null, filter: null };
-  if (narrowing.every((k) => k === 'status')) return { statuses: [p.status].flat(), filter: null };
-  const counted = countedGiven(p);
+  const narrowing = NARROWING_PARAMS.filter((k) => given(p, k) && k !== 'status');
+  const statuses = given(p, 'status') ? [p.status].flat() : null;
+  if (!narrowing.length) return filtered && !statuses ? null : { statuses, filter: null };
+  const counted = countedGiven(p).filter((k) => k !== 'status');
   if (narrowing.length !== 1 || counted.length !== 1 || counted[0] !== narrowing[0]) return null;
   const { rows, complement } = dayFilterRows(counted[0], p);
-  return complement ? null : { statuses: null, filter: rows };
+  return complement ? null : { statuses, filter: rows };
 }
 
 /** The columns whose order the day counters can position in: each with the day column it counts by. */
@@ -472,7 +476,7 @@ function dayPositionSql(desc: boolean, ids: boolean, days: DaySource): { ctes: s
       ...spannedDay('f', {
         ...FILTER_COUNTERS,
         // The filter's condition names dim and val alone (no other table of these statements has them).
-        where: (alias) => `${alias}col = :posCol AND ${alias}state = 0 AND ${sqlText(filter)}`,
+        where: (alias) => `${alias}col = :posCol AND ${alias}state = 0 AND ${sqlText(filter)}${ofStatuses(alias)}`,
       }, dir, rev),
       // The bounds: the day's row among all tickets' days.
       ...(ids ? [spannedDay('p', tickets, dir, rev)[0], spanDays('p_days', tickets, 'f', `f.day DIV ${DAY_SPAN}`, '0', dir),
@@ -687,7 +691,7 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   }
   const counted = counterConditions(p);
   const cond = allCounted(counted);
-  // A deep page of the list, unfiltered or narrowed by one counted filter: where it starts, in the
+  // A deep page of the list, unfiltered or narrowed by a status and one other counted filter at most: where it starts, in the
   // same statement (deepPaging).
   // The counted filters given, as asked (the condition's bound names differ per request).
   const shareKey = JSON.stringify(counted.map(([name]) => [name, p[name]]));
