@@ -319,7 +319,7 @@ describe('count of a date range with one other counted filter, alone or with a s
   });
 });
 
-describe('migrations 026, 027 and 028', () => {
+describe('migrations 026, 027, 028 and 054', () => {
   const triggers = () => query<{ t: string }>("SELECT TRIGGER_NAME AS t FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE 'tickets\\_day\\_counts\\_%'");
   const expectFilled = expectDayCounts;
 
@@ -354,7 +354,7 @@ describe('migrations 026, 027 and 028', () => {
     await expectFilled(true);
   });
 
-  it('028 goes down (its table and triggers gone) and up again (counts filled from the tickets, then kept)', async () => {
+  it('028 goes down (054 first: its counters by day without the status; then its table and triggers gone) and up again (counts filled from the tickets, then kept)', async () => {
     const qi = sequelize().getQueryInterface();
     const own = () => query<{ t: string }>("SELECT TRIGGER_NAME AS t FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE 'tickets\\_day\\_filter\\_counts\\_%'");
     const expectFilterCounts = expectDayFilterCounts;
@@ -386,7 +386,7 @@ describe('migrations 026, 027 and 028', () => {
   });
 });
 
-describe('a deep page of the list, unfiltered or by one counted filter, positioned by the day counters', () => {
+describe('a deep page of the list, unfiltered or by one counted filter (and a status), positioned by the day counters', () => {
   const { listed, skipped, positioning } = deepPages(api, BASE);
 
   it('gives the same pages as skipping, in id, created_at and updated_at order both ways, unfiltered or by one counted filter, and falls back where ids are out of day order', async () => {
