@@ -95,6 +95,8 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     [`list: status, start=${Math.floor(deep / 5).toLocaleString('en-GB')}`, q(`status=${tk.status_id}&start=${Math.floor(deep / 5)}`)],
     [`list: priority, start=${Math.floor(deep / 5).toLocaleString('en-GB')}, updated_at asc`, q(`priority=${tk.priority_id}&start=${Math.floor(deep / 5)}&order_column=updated_at`)],
     [`list: department, start=${Math.floor(deep / 5).toLocaleString('en-GB')}`, q(`department=${tk.department_id}&start=${Math.floor(deep / 5)}`)],
+    // A flag's complement (the unassigned): positioned by all tickets' day counters less the flag's.
+    [`list: unassigned, start=${Math.floor(deep / 5).toLocaleString('en-GB')}, updated_at desc`, q(`assigned=-1&start=${Math.floor(deep / 5)}&order_column=updated_at&order_direction=desc`)],
     // A status and one other counted filter: positioned by the day counters per status (migration 054).
     [`list: department + status, start=${Math.floor(deep / 5).toLocaleString('en-GB')}`, q(`department=${tk.department_id}&status=${tk.status_id}&start=${Math.floor(deep / 5)}`)],
     ['list: after_id (keyset), updated_at desc', q(`after_id=${tk.id}&order_column=updated_at&order_direction=desc`)],

@@ -386,7 +386,7 @@ describe('migrations 026, 027, 028 and 054', () => {
   });
 });
 
-describe('a deep page of the list, unfiltered or by one counted filter (and a status), positioned by the day counters', () => {
+describe('a deep page of the list, unfiltered or by one counted filter or its complement (and a status), positioned by the day counters', () => {
   const { listed, skipped, positioning } = deepPages(api, BASE);
 
   it('gives the same pages as skipping, in id, created_at and updated_at order both ways, unfiltered or by one counted filter, and falls back where ids are out of day order', async () => {
@@ -447,16 +447,16 @@ describe('a deep page of the list, unfiltered or by one counted filter (and a st
     /** Every page of each filter and order against skipping, and where the id order starts. */
     const comparePages = () => positioning(async () => {
       await compareCounts();
-      // Positioned: unfiltered, by a status, a priority, a department's tree, a flag set, and by
-      // a status beside one of them (migration 054). Not: a flag's complement, or two filters
-      // besides a status (read by skipping, the same pages).
+      // Positioned: unfiltered, by a status, a priority, a department's tree, a flag set or not
+      // (its complement: all tickets' days less the flag's), and by a status beside one of them
+      // (migration 054). Not: two filters besides a status (read by skipping, the same pages).
       const filters: Array<Record<string, number>> = [
-        {}, { status: statuses[1] }, { priority: priorities[1] }, { department: parent.id }, { locked: 1 }, { locked: 0 },
+        {}, { status: statuses[1] }, { priority: priorities[1] }, { department: parent.id }, { locked: 1 }, { locked: 0 }, { assigned: -1 },
         { status: statuses[0], priority: priorities[1] }, { status: statuses[0], department: parent.id }, { status: statuses[1], locked: 1 },
-        { priority: priorities[1], department: parent.id },
+        { status: statuses[0], locked: 0 }, { priority: priorities[1], department: parent.id },
       ];
       for (const filter of filters) {
-        const positioned = filter.locked !== 0 && !('priority' in filter && 'department' in filter);
+        const positioned = !('priority' in filter && 'department' in filter);
         const { count } = await skipped(filter);
         // The first pages, the days of this test's tickets at the end, and pages between.
         const offsets = [...new Set([0, 1, 2, 5, ...Array.from({ length: 8 }, (_, i) => Math.floor((count * i) / 8)), ...Array.from({ length: 12 }, (_, i) => count - 12 + i), count])]

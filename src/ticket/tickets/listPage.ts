@@ -324,7 +324,7 @@ export const sortIndex = (column: string) => `tickets_list_${column === 'deleted
 
 /**
  * Where a deep page of the list starts, unfiltered or narrowed by a status, one other counted
- * filter (priority, department, brand, channel, or a flag set) or both, from the day counters
+ * filter (priority, department, brand, channel, or a flag, set or not) or both, from the day counters
  * (migrations 026-028, 051-054):
  * a page `start` tickets into a million otherwise skips that many
  * index entries (110-140 ms half-way). Summing the list's tickets per UTC day in the list's order
@@ -370,22 +370,26 @@ function recordShare(key: string, count: number, total: number) {
  */
 const walkedEntries = (reach: number, count: number, total: number) => (count > 0 ? (reach * total) / count : reach);
 
-/** The day rows a deep page is positioned by: all tickets' or one other counted filter's, of the statuses given (null: all). */
-interface DaySource { statuses: number[] | null; filter: BoundCondition | null }
+/**
+ * The day rows a deep page is positioned by: all tickets' or one other counted filter's, of the
+ * statuses given (null: all); `complement`: all tickets' less the filter's (a flag's rows count
+ * the tickets that have it set: `locked=0`, `internal=0`, `assigned=-1` are the others).
+ */
+interface DaySource { statuses: number[] | null; filter: BoundCondition | null; complement: boolean }
 
 /**
  * The day rows that count a list's matches, when a deep page of it can be positioned by them: the
- * list unfiltered, or narrowed by status, or by one other counted filter (not a flag's complement:
- * the days' total less the flag's is not one running sum) alone or with status (migration 054).
+ * list unfiltered, or narrowed by status, or by one other counted filter alone or with status
+ * (migration 054).
  */
 function daySource(p: Record<string, any>, filtered: boolean): DaySource | null {
   const narrowing = NARROWING_PARAMS.filter((k) => given(p, k) && k !== 'status');
   const statuses = given(p, 'status') ? [p.status].flat() : null;
-  if (!narrowing.length) return filtered && !statuses ? null : { statuses, filter: null };
+  if (!narrowing.length) return filtered && !statuses ? null : { statuses, filter: null, complement: false };
   const counted = countedGiven(p).filter((k) => k !== 'status');
   if (narrowing.length !== 1 || counted.length !== 1 || counted[0] !== narrowing[0]) return null;
   const { rows, complement } = dayFilterRows(counted[0], p);
-  return complement ? null : { statuses, filter: rows };
+  return { statuses, filter: rows, complement };
 }
 
 /** The columns whose order the day counters can position in: each with the day column it counts by. */
@@ -399,6 +403,8 @@ interface SpannedCounters {
   where: (alias: string) => string;
   /** Whether the rows keep the bounds of their tickets' ids. */
   bounds: boolean;
+  /** Counters whose rows are subtracted (a flag's, from all tickets': its complement). Never with bounds. */
+  less?: SpannedCounters;
 }
 
 /**
@@ -428,9 +434,15 @@ function spannedDay(name: string, c: SpannedCounters, dir: string, rev: string):
  * written since the last fold). A span's tickets are the sum of its rows here.
  */
 function spanRows(c: SpannedCounters, columns: string, narrow = ''): string {
-  return `SELECT ${columns} FROM ${c.spans} WHERE ${c.where('')}${narrow}
+  const own = `SELECT ${columns} FROM ${c.spans} WHERE ${c.where('')}${narrow}
       UNION ALL
       SELECT ${columns} FROM ${c.days} WHERE ${c.where('')} AND slot < ${FOLDED_SLOT}${narrow}`;
+  if (!c.less) return own;
+  // A difference counts spans alone (`span, n`): the subtracted rows with their counts negated.
+  if (columns !== 'span, n') throw new Error(`a difference of counters has no columns ${columns}`);
+  return `${own}
+      UNION ALL
+      ${spanRows(c.less, 'span, -n')}`;
 }
 
 /** Migration 028's counters and 053's spans of them (`where` names the filter's rows). */
@@ -441,9 +453,16 @@ function spanDays(name: string, c: SpannedCounters, from: string, span: string, 
   const windows = c.bounds ? `,
       MAX(IF(n > 0, hi_id, NULL)) OVER (ORDER BY day ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS hi_below,
       MIN(IF(n > 0, lo_id, NULL)) OVER (ORDER BY day ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS lo_above` : '';
+  // A difference (`less`): each table's days of the span joined on their own (each a range of its
+  // span index), the subtracted ones' counts negated, then summed per day.
+  const signed: Array<[SpannedCounters, string]> = c.less ? [[c, 'c.n'], [c.less, '-c.n']] : [];
+  const days = c.less
+    ? `SELECT day, MIN(base) AS base, SUM(n) AS n FROM (${signed.map(([t, n]) => `SELECT c.day, ${ahead} AS base, ${n} AS n
+        FROM ${from} JOIN ${t.days} c ON ${t.where('c.')} AND c.span = ${span}`).join(' UNION ALL ')}) u GROUP BY day`
+    : `SELECT c.day, MIN(${ahead}) AS base, SUM(c.n) AS n${c.bounds ? ', MIN(c.lo_id) AS lo_id, MAX(c.hi_id) AS hi_id' : ''}
+      FROM ${from} JOIN ${c.days} c ON ${c.where('c.')} AND c.span = ${span} GROUP BY c.day`;
   return `${name} AS (SELECT day, base + SUM(n) OVER (ORDER BY day ${dir}) - n AS ahead, n${c.bounds ? ', lo_id, hi_id' : ''}${windows}
-    FROM (SELECT c.day, MIN(${ahead}) AS base, SUM(c.n) AS n${c.bounds ? ', MIN(c.lo_id) AS lo_id, MAX(c.hi_id) AS hi_id' : ''}
-      FROM ${from} JOIN ${c.days} c ON ${c.where('c.')} AND c.span = ${span} GROUP BY c.day) g)`;
+    FROM (${days}) g)`;
 }
 
 /** The last of `rows` in the list's order (`rev` reverses it) whose tickets ahead are at most the offset. */
@@ -457,7 +476,8 @@ const lastAhead = (unit: string, rows: string, rev: string) => `SELECT * FROM ($
  * (none when no ticket is listed).
  *
  * The day is found from the spans of 32 days (spannedDay): of the statuses' (or all) tickets, or of
- * one other counted filter's value. So it reads a row per span and status (or value) and one
+ * one other counted filter's value (of the statuses), or of those tickets less a flag's (its
+ * complement: both tables' rows, the flag's negated). So it reads a row per span and status (and value) and one
  * span's days, however old the help desk (MariaDB derives a common table expression again for
  * each reference: each is referenced once or twice). The id bounds are all tickets' (of the
  * statuses): with another filter, its counters keep none, and what holds for all holds for its
@@ -471,13 +491,15 @@ function dayPositionSql(desc: boolean, ids: boolean, days: DaySource): { ctes: s
     where: (alias) => `${alias}col = :posCol AND ${alias}state = 0${ofStatuses(alias)}`,
   };
   const filter = days.filter;
-  const ctes = filter
+  const filterCounters: SpannedCounters | null = filter && {
+    ...FILTER_COUNTERS,
+    // The filter's condition names dim and val alone (no other table of these statements has them).
+    where: (alias) => `${alias}col = :posCol AND ${alias}state = 0 AND ${sqlText(filter)}${ofStatuses(alias)}`,
+  };
+  const ctes = filterCounters
     ? [
-      ...spannedDay('f', {
-        ...FILTER_COUNTERS,
-        // The filter's condition names dim and val alone (no other table of these statements has them).
-        where: (alias) => `${alias}col = :posCol AND ${alias}state = 0 AND ${sqlText(filter)}${ofStatuses(alias)}`,
-      }, dir, rev),
+      // A flag's complement: the tickets' days (of the statuses) less the flag's.
+      ...spannedDay('f', days.complement ? { ...tickets, bounds: false, less: filterCounters } : filterCounters, dir, rev),
       // The bounds: the day's row among all tickets' days.
       ...(ids ? [spannedDay('p', tickets, dir, rev)[0], spanDays('p_days', tickets, 'f', `f.day DIV ${DAY_SPAN}`, '0', dir),
         'p AS (SELECT p_days.*, f.ahead AS filtered FROM f JOIN p_days ON p_days.day = f.day)'] : []),
