@@ -442,7 +442,7 @@ function spanRows(c: SpannedCounters, columns: string, narrow = ''): string {
   if (columns !== 'span, n') throw new Error(`a difference of counters has no columns ${columns}`);
   return `${own}
       UNION ALL
-      ${spanRows(c.less, 'span, -n')}`;
+      ${spanRows(c.less, 'span, -n', narrow)}`;
 }
 
 /** Migration 028's counters and 053's spans of them (`where` names the filter's rows). */
