@@ -61,6 +61,9 @@ const OTHER_FILTERS = NARROWING_PARAMS.filter((k) => !(k in COUNTED_FILTERS));
 
 const given = (p: Record<string, any>, k: string) => p[k] !== undefined && p[k] !== null;
 
+/** The statuses a list asks for (null: any). */
+const statusesOf = (p: Record<string, any>): number[] | null => (given(p, 'status') ? [p.status].flat() : null);
+
 /**
  * `assigned=-1` alone (no operator beside it): the unassigned tickets, `assigned = 0` in the
  * counters as on tickets (migration 025). Operators' ids are counted by their matches.
@@ -95,7 +98,7 @@ function severalOperators(p: Record<string, any>): number[] | null {
  * counters' rows and the table that holds them, or null (a saved filter's ticket_count: ../filter.ts).
  */
 export function personCounters(p: Record<string, any>): { table: 'ticket_assignee_counts' | 'ticket_user_counts'; where: BoundCondition } | null {
-  const statuses = given(p, 'status') ? [p.status].flat() : null;
+  const statuses = statusesOf(p);
   for (const [name, table] of [['assigned', 'ticket_assignee_counts'], ['user', 'ticket_user_counts']] as const) {
     const person = onePerson(p, name);
     if (person !== null) return { table, where: statuses ? sqlCondition`user_id = ${person} AND status_id IN (${statuses})` : sqlCondition`user_id = ${person}` };
@@ -169,7 +172,7 @@ async function datedCount(range: DateRange, p: Record<string, any>, where: Where
   const listed = trashed ? 'deleted_at IS NOT NULL' : 'deleted_at IS NULL';
   const hint = trashed ? '' : ` FORCE INDEX (${sortIndex(column)})`;
   // The statuses asked for (the day counters hold them: migration 027).
-  const statuses = given(p, 'status') ? [p.status].flat() : null;
+  const statuses = statusesOf(p);
   const ofStatuses = statuses ? ' AND status_id IN (:dayStatuses)' : '';
   // Another counted filter, alone beside the dates (and the statuses): its whole days from
   // migration 028's counters (per status, 054), its partial days COUNTed with its condition.
@@ -183,11 +186,10 @@ async function datedCount(range: DateRange, p: Record<string, any>, where: Where
   const byDays = countedByDays(p);
   const matches = byDays ? [whole, ...partial].join(' + ') : `(SELECT COUNT(*) FROM \`tickets\` AS \`Ticket\` WHERE ${whereSql(where)})`;
   // A COUNT of the matches: without index merge intersections. Given the dates and two counted
-  // filters of many tickets each (a year, a department of 999,000 and a status, before migration
-  // 054 summed that pair; a priority is the same), the optimiser intersected four single-column
-  // indexes row by row (0.66 s at 1M) where the date's list index, which holds every counted
-  // column, reads the range's entries alone (0.12 s); with a filter of few tickets it still takes
-  // that filter's index.
+  // filters of many tickets each (a year, a department of 999,000 and a status, measured before
+  // migration 054 summed that pair), the optimiser intersected four single-column indexes row by
+  // row (0.66 s at 1M) where the date's list index, which holds every counted column, reads the
+  // range's entries alone (0.12 s); with a filter of few tickets it still takes that filter's index.
   const switches = byDays ? '' : NO_INTERSECTIONS;
   const [firstDay, lastDay] = [Math.floor(min / DAY), Math.floor(max / DAY)];
   const counters = `col = :dayCol AND state = :dayState${ofStatuses}`;
@@ -384,7 +386,7 @@ interface DaySource { statuses: number[] | null; filter: BoundCondition | null; 
  */
 function daySource(p: Record<string, any>, filtered: boolean): DaySource | null {
   const narrowing = NARROWING_PARAMS.filter((k) => given(p, k) && k !== 'status');
-  const statuses = given(p, 'status') ? [p.status].flat() : null;
+  const statuses = statusesOf(p);
   if (!narrowing.length) return filtered && !statuses ? null : { statuses, filter: null, complement: false };
   const counted = countedGiven(p).filter((k) => k !== 'status');
   if (narrowing.length !== 1 || counted.length !== 1 || counted[0] !== narrowing[0]) return null;
@@ -649,7 +651,7 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     return { rows: await pageOf(hint, count), count };
   }
 
-  const statuses = given(p, 'status') ? [p.status].flat() : null;
+  const statuses = statusesOf(p);
   const operator = onePerson(p, 'assigned');
   if (operator !== null) {
     // One operator's tickets (and a status): the count from migration 029's counters, known
@@ -713,8 +715,8 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   }
   const counted = counterConditions(p);
   const cond = allCounted(counted);
-  // A deep page of the list, unfiltered or narrowed by a status and one other counted filter at most: where it starts, in the
-  // same statement (deepPaging).
+  // A deep page of the list, unfiltered or narrowed by a status and one other counted filter at
+  // most: where it starts, in the same statement (deepPaging).
   // The counted filters given, as asked (the condition's bound names differ per request).
   const shareKey = JSON.stringify(counted.map(([name]) => [name, p[name]]));
   // A narrowed list this process has not counted yet may match few tickets: any page but the
