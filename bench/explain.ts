@@ -81,7 +81,7 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     ['list: created_at, a year + department', q(`${dayRange('created_at', 365)}&department=${tk.department_id}`)],
     // A status and one other counted filter beside the dates: summed from the day counters per status (migration 054).
     ['list: created_at, a year + department + status', q(`${dayRange('created_at', 365)}&department=${tk.department_id}&status=${tk.status_id}`)],
-    // Two counted filters besides a status: a COUNT of the range's index entries, the page the optimiser's (no index merge intersections).
+    // A pair of counted filters: summed from the pairs' day counters (migration 055); the page the optimiser's (no index merge intersections).
     ['list: created_at, a year + department + priority, updated_at desc', q(`${dayRange('created_at', 365)}&department=${tk.department_id}&priority=${tk.priority_id}&order_column=updated_at&order_direction=desc`)],
     ['list: updated_at, a year + unassigned', q(`${dayRange('updated_at', 365)}&assigned=-1`)],
     ['list: updated_at_max, a year ago (stale)', q(`updated_at_max=${Math.floor(Date.now() / 1000) - 365 * 86400}`)],
@@ -99,6 +99,8 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     [`list: unassigned, start=${Math.floor(deep / 5).toLocaleString('en-GB')}, updated_at desc`, q(`assigned=-1&start=${Math.floor(deep / 5)}&order_column=updated_at&order_direction=desc`)],
     // A status and one other counted filter: positioned by the day counters per status (migration 054).
     [`list: department + status, start=${Math.floor(deep / 5).toLocaleString('en-GB')}`, q(`department=${tk.department_id}&status=${tk.status_id}&start=${Math.floor(deep / 5)}`)],
+    // A pair of counted filters: positioned by the pairs' day counters (migration 055).
+    [`list: department + priority, start=${Math.floor(deep / 5).toLocaleString('en-GB')}`, q(`department=${tk.department_id}&priority=${tk.priority_id}&start=${Math.floor(deep / 5)}`)],
     ['list: after_id (keyset), updated_at desc', q(`after_id=${tk.id}&order_column=updated_at&order_direction=desc`)],
     // Field terms only, a name among them: the list of those filters (src/ticket/tickets/search/asListFilters.ts).
     ['search: status: and a department by name (field terms only)', q(`search=${encodeURIComponent(`status:${tk.status_id} department:"${SMALL_DEPARTMENT}"`)}`)],

@@ -14,7 +14,7 @@ export const name = '028_ticket_day_filter_counts';
  * column (dim: an index into DAY_FILTER_COLUMNS), the column's value (val), UTC day and slot, the
  * number of tickets (merged ones not counted). One filter at a time: a range narrowed by two of
  * them counts its matches (migration 054 keys the rows by status too: a status and one of them
- * is a sum). The flags (`internal`, `locked`,
+ * is a sum; 055 adds rows for pairs of the value columns, DAY_FILTER_PAIRS). The flags (`internal`, `locked`,
  * `assigned`) have rows for tickets that have them set only: the others are the day's total (026)
  * less those, and most tickets have none set, so a create writes no row for them.
  *
@@ -29,45 +29,76 @@ export const name = '028_ticket_day_filter_counts';
 export const DAY_FILTER_COLUMNS = ['priority_id', 'department_id', 'brand_id', 'channel_id', 'internal', 'locked', 'assigned'] as const;
 /** Columns whose rows count only the tickets that have them set (1). */
 export const DAY_FLAG_COLUMNS: readonly string[] = ['internal', 'locked', 'assigned'];
+/**
+ * Pairs of the value columns counted together (migration 055): a pair's rows have dim
+ * DAY_FILTER_COLUMNS.length + its index, the first column's value in val and the second's in val2
+ * (the single columns' rows have val2 0). Never reorder: dim is stored.
+ */
+export const DAY_FILTER_PAIRS = [
+  ['priority_id', 'department_id'], ['priority_id', 'brand_id'], ['priority_id', 'channel_id'],
+  ['department_id', 'brand_id'], ['department_id', 'channel_id'], ['brand_id', 'channel_id'],
+] as const;
+/** The dim of a pair of DAY_FILTER_PAIRS (its columns in either order), or -1. */
+export const pairDim = (a: string, b: string): number => {
+  const i = DAY_FILTER_PAIRS.findIndex(([x, y]) => (x === a && y === b) || (x === b && y === a));
+  return i < 0 ? -1 : DAY_FILTER_COLUMNS.length + i;
+};
 
 type Row = 'NEW' | 'OLD';
 const STATE = (row: Row) => `IF(${row}.deleted_at IS NULL, 0, 1)`;
-const isFlag = (d: number) => DAY_FLAG_COLUMNS.includes(DAY_FILTER_COLUMNS[d]);
-const dims = DAY_FILTER_COLUMNS.map((_, d) => d);
+const isFlag = (d: number) => DAY_FLAG_COLUMNS.includes(DAY_FILTER_COLUMNS[d] ?? '');
+/** The ticket's columns a dim counts: one, or a pair's two. */
+const columnsOf = (d: number): readonly string[] => (d < DAY_FILTER_COLUMNS.length ? [DAY_FILTER_COLUMNS[d]] : DAY_FILTER_PAIRS[d - DAY_FILTER_COLUMNS.length]);
+
+/**
+ * The table's shape, which its triggers and fill follow: keyed per status too (migration 054),
+ * with the pairs' rows (migration 055).
+ */
+export interface DayFilterShape { byStatus: boolean; pairs: boolean }
+
+/** The table's shape as it is (a schema before 028: neither). */
+export async function dayFilterShape(q: QueryInterface): Promise<DayFilterShape> {
+  const columns = await q.tableExists('ticket_day_filter_counts') ? await q.describeTable('ticket_day_filter_counts') : {};
+  return { byStatus: 'status_id' in columns, pairs: 'val2' in columns };
+}
+
+/** Whether the counters' rows are kept per status too (migration 054 added the column). */
+export const countsByStatus = async (q: QueryInterface): Promise<boolean> => (await dayFilterShape(q)).byStatus;
+
+/** The dims a table of this shape counts: every filter column's, and the pairs'. */
+const dimsOf = (shape: DayFilterShape) => [...DAY_FILTER_COLUMNS.keys(), ...(shape.pairs ? DAY_FILTER_PAIRS.map((_, i) => DAY_FILTER_COLUMNS.length + i) : [])];
 
 /** A statement that only flags' set values run. */
 const forCounted = (row: Row, d: number, sql: string) => (isFlag(d) ? `IF ${row}.${DAY_FILTER_COLUMNS[d]} = 1 THEN ${sql}; END IF` : sql);
 
 /**
  * A row's change by `n` (1 or -1). An upsert, not an UPDATE, for a removal too: a past day's
- * folded rows (migration 051) may have none for the slot. `byStatus`: the table keys its rows by
- * the ticket's status as well (migration 054).
+ * folded rows (migration 051) may have none for the slot.
  */
-const upsert = (row: Row, col: number, d: number, n: 1 | -1, byStatus: boolean) => forCounted(row, d, `INSERT INTO ticket_day_filter_counts (col, state, dim, val, day, ${byStatus ? 'status_id, ' : ''}slot, n)
-  VALUES (${col}, ${STATE(row)}, ${d}, ${row}.${DAY_FILTER_COLUMNS[d]}, ${row}.${DAY_COLUMNS[col]} DIV ${DAY}, ${byStatus ? `${row}.status_id, ` : ''}${row}.id MOD ${DAY_SLOTS}, ${n})
+function upsert(row: Row, col: number, d: number, n: 1 | -1, shape: DayFilterShape) {
+  const [a, b] = columnsOf(d);
+  return forCounted(row, d, `INSERT INTO ticket_day_filter_counts (col, state, dim, val, ${shape.pairs ? 'val2, ' : ''}day, ${shape.byStatus ? 'status_id, ' : ''}slot, n)
+  VALUES (${col}, ${STATE(row)}, ${d}, ${row}.${a}, ${shape.pairs ? `${b ? `${row}.${b}` : '0'}, ` : ''}${row}.${DAY_COLUMNS[col]} DIV ${DAY}, ${shape.byStatus ? `${row}.status_id, ` : ''}${row}.id MOD ${DAY_SLOTS}, ${n})
   ON DUPLICATE KEY UPDATE n = n ${n > 0 ? '+' : '-'} 1`);
-
-const all = (f: (col: number, d: number) => string, cols = [0, 1]) => cols.flatMap((c) => dims.map((d) => `${f(c, d)};`)).join('\n    ');
-
-/** Whether the counters' rows are kept per status too (migration 054 added the column). */
-export async function countsByStatus(q: QueryInterface): Promise<boolean> {
-  return await q.tableExists('ticket_day_filter_counts') && 'status_id' in await q.describeTable('ticket_day_filter_counts');
 }
 
 /**
- * The triggers' SQL, and the fill's: one INSERT ... SELECT per date column and filter column, for
- * the table as it is (`byStatus`: per status too, as migration 054 made it, and then a status's
- * change moves the ticket's rows as a change of day does).
+ * The triggers' SQL, and the fill's: one INSERT ... SELECT per date column and dim, for the table
+ * as it is (`byStatus`: per status too, as migration 054 made it, and then a status's change moves
+ * the ticket's rows as a change of day does; `pairs`: migration 055's rows of DAY_FILTER_PAIRS).
  */
-function dayFilterCountSql(byStatus: boolean) {
-  const add = (row: Row, col: number, d: number) => upsert(row, col, d, 1, byStatus);
-  const remove = (row: Row, col: number, d: number) => upsert(row, col, d, -1, byStatus);
+function dayFilterCountSql(shape: DayFilterShape) {
+  const dims = dimsOf(shape);
+  const all = (f: (col: number, d: number) => string, cols = [0, 1]) => cols.flatMap((c) => dims.map((d) => `${f(c, d)};`)).join('\n    ');
+  const add = (row: Row, col: number, d: number) => upsert(row, col, d, 1, shape);
+  const remove = (row: Row, col: number, d: number) => upsert(row, col, d, -1, shape);
   const update = [0, 1].map((c) => {
     const day = DAY_COLUMNS[c];
     // The whole ticket moves for this date column: all its rows, out of the old and into the new.
-    const moved = `${STATE('OLD')} <> ${STATE('NEW')} OR NOT (OLD.merged_into_id <=> NEW.merged_into_id) OR OLD.${day} DIV ${DAY} <> NEW.${day} DIV ${DAY}${byStatus ? ' OR OLD.status_id <> NEW.status_id' : ''}`;
-    // Otherwise only the values that changed move (between rows of the same day and state).
-    const changed = dims.map((d) => `IF OLD.${DAY_FILTER_COLUMNS[d]} <> NEW.${DAY_FILTER_COLUMNS[d]} THEN ${remove('OLD', c, d)}; ${add('NEW', c, d)}; END IF;`).join('\n      ');
+    const moved = `${STATE('OLD')} <> ${STATE('NEW')} OR NOT (OLD.merged_into_id <=> NEW.merged_into_id) OR OLD.${day} DIV ${DAY} <> NEW.${day} DIV ${DAY}${shape.byStatus ? ' OR OLD.status_id <> NEW.status_id' : ''}`;
+    // Otherwise only the rows whose values changed move (between rows of the same day and state).
+    const differs = (d: number) => columnsOf(d).map((x) => `OLD.${x} <> NEW.${x}`).join(' OR ');
+    const changed = dims.map((d) => `IF ${differs(d)} THEN ${remove('OLD', c, d)}; ${add('NEW', c, d)}; END IF;`).join('\n      ');
     return `IF ${moved} THEN
       IF OLD.merged_into_id IS NULL THEN ${all((_, d) => remove('OLD', c, d), [c])} END IF;
       IF NEW.merged_into_id IS NULL THEN ${all((_, d) => add('NEW', c, d), [c])} END IF;
@@ -86,21 +117,36 @@ function dayFilterCountSql(byStatus: boolean) {
       `CREATE TRIGGER tickets_day_filter_counts_delete AFTER DELETE ON tickets FOR EACH ROW
     IF OLD.merged_into_id IS NULL THEN ${all((c, d) => remove('OLD', c, d))} END IF`,
     ],
-    fill: DAY_COLUMNS.flatMap((day, col) => dims.map((d) => `INSERT INTO ticket_day_filter_counts (col, state, dim, val, day, ${byStatus ? 'status_id, ' : ''}slot, n)
-      SELECT ${col}, IF(deleted_at IS NULL, 0, 1), ${d}, ${DAY_FILTER_COLUMNS[d]}, ${day} DIV ${DAY}, ${byStatus ? 'status_id, ' : ''}id MOD ${DAY_SLOTS}, COUNT(*) FROM tickets
-      WHERE merged_into_id IS NULL${isFlag(d) ? ` AND ${DAY_FILTER_COLUMNS[d]} = 1` : ''} GROUP BY 2, 4, 5, 6${byStatus ? ', 7' : ''}`)),
+    fill: DAY_COLUMNS.flatMap((day, col) => dims.map((d) => fillSql(shape, day, col, d))),
   };
+}
+
+/** One dim's rows for one date column from the tickets (GROUP BY the key's columns after dim). */
+function fillSql(shape: DayFilterShape, day: string, col: number, d: number): string {
+  const [a, b] = columnsOf(d);
+  const key = [`${a}`, ...(shape.pairs ? [b ?? '0'] : []), `${day} DIV ${DAY}`, ...(shape.byStatus ? ['status_id'] : []), `id MOD ${DAY_SLOTS}`];
+  return `INSERT INTO ticket_day_filter_counts (col, state, dim, val, ${shape.pairs ? 'val2, ' : ''}day, ${shape.byStatus ? 'status_id, ' : ''}slot, n)
+      SELECT ${col}, IF(deleted_at IS NULL, 0, 1), ${d}, ${key.join(', ')}, COUNT(*) FROM tickets
+      WHERE merged_into_id IS NULL${isFlag(d) ? ` AND ${a} = 1` : ''} GROUP BY 2, ${key.map((_, i) => i + 4).join(', ')}`;
 }
 
 const TRIGGERS = ['tickets_day_filter_counts_insert', 'tickets_day_filter_counts_update', 'tickets_day_filter_counts_delete'];
 
 /** The triggers that keep the counts (the benchmark drops them for its bulk load, then fills the counts). */
 export async function createDayFilterCountTriggers(q: QueryInterface): Promise<void> {
-  for (const sql of dayFilterCountSql(await countsByStatus(q)).triggers) await q.sequelize.query(sql);
+  for (const sql of dayFilterCountSql(await dayFilterShape(q)).triggers) await q.sequelize.query(sql);
 }
 
 export async function dropDayFilterCountTriggers(q: QueryInterface): Promise<void> {
   for (const t of TRIGGERS) await q.sequelize.query(`DROP TRIGGER IF EXISTS ${t}`);
+}
+
+/** Migration 055's rows of the pairs from the tickets, beside the single columns' rows as they are (folded or not). */
+export async function fillDayFilterPairs(q: QueryInterface): Promise<void> {
+  const shape = await dayFilterShape(q);
+  for (const [col, day] of DAY_COLUMNS.entries()) {
+    for (const i of DAY_FILTER_PAIRS.keys()) await q.sequelize.query(fillSql(shape, day, col, DAY_FILTER_COLUMNS.length + i));
+  }
 }
 
 /** The counts from the tickets themselves (the migration, and the benchmark after its bulk load). */
@@ -108,7 +154,7 @@ export async function fillDayFilterCounts(q: QueryInterface): Promise<void> {
   await q.sequelize.query('DELETE FROM ticket_day_filter_counts');
   // Migration 053's span counters sum the folded rows just removed (a schema before 053 has none).
   if (await q.tableExists('ticket_span_filter_counts')) await q.sequelize.query('DELETE FROM ticket_span_filter_counts');
-  for (const sql of dayFilterCountSql(await countsByStatus(q)).fill) await q.sequelize.query(sql);
+  for (const sql of dayFilterCountSql(await dayFilterShape(q)).fill) await q.sequelize.query(sql);
 }
 
 export async function up(q: QueryInterface): Promise<void> {

@@ -1,12 +1,12 @@
 /**
- * The day counters (migrations 026-028, 051-054) against the tickets, and a deep page of the ticket list
+ * The day counters (migrations 026-028, 051-055) against the tickets, and a deep page of the ticket list
  * read with and without their positioning (src/ticket/tickets/listPage.ts): shared by the date
  * tests and the fold's (not a test file itself).
  */
 import { QueryTypes } from 'sequelize';
 import { capture, withoutSwitches } from '../../bench/capture';
 import { DAY, DAY_COLUMNS } from '../../migrations/026_ticket_day_counts';
-import { countsByStatus, DAY_FILTER_COLUMNS, DAY_FLAG_COLUMNS } from '../../migrations/028_ticket_day_filter_counts';
+import { DAY_FILTER_COLUMNS, DAY_FILTER_PAIRS, DAY_FLAG_COLUMNS, dayFilterShape } from '../../migrations/028_ticket_day_filter_counts';
 import { DAY_SPAN, FOLDED_SLOT } from '../../migrations/052_ticket_span_counts';
 import { sequelize } from '../../src/db/sequelize';
 import { deepPaging } from '../../src/ticket/tickets/listPage';
@@ -48,24 +48,29 @@ export async function expectSpanCounts(): Promise<void> {
 }
 
 /**
- * `ticket_day_filter_counts` against the tickets (per date column, state, filter column, value,
- * day and, once migration 054 has run, status), and its spans. Returns the rows compared.
+ * `ticket_day_filter_counts` against the tickets (per date column, state, filter column or pair,
+ * value, day and, once migration 054 has run, status; the pairs' once 055 has), and its spans.
+ * Returns the rows compared.
  */
 export async function expectDayFilterCounts(): Promise<number> {
-  const byStatus = await countsByStatus(sequelize().getQueryInterface());
-  const key = `col, state, dim, val, day${byStatus ? ', status_id' : ''}`;
+  const { byStatus, pairs } = await dayFilterShape(sequelize().getQueryInterface());
+  const status = byStatus ? ', status_id' : '';
+  const val2 = pairs ? ', val2' : '';
+  const key = `col, state, dim, val${val2}, day${status}`;
   const counted = await query<Record<string, number>>(
     `SELECT ${key}, SUM(n) AS n FROM ticket_day_filter_counts GROUP BY ${key} HAVING SUM(n) <> 0 ORDER BY ${key}`,
   );
-  const selects = DAY_COLUMNS.flatMap((date, col) => DAY_FILTER_COLUMNS.map((c, dim) => `SELECT ${col} AS col, IF(deleted_at IS NULL, 0, 1) AS state, ${dim} AS dim, ${c} AS val, ${date} DIV ${DAY} AS day${byStatus ? ', status_id' : ''}, COUNT(*) AS n
-    FROM tickets WHERE merged_into_id IS NULL${DAY_FLAG_COLUMNS.includes(c) ? ` AND ${c} = 1` : ''} GROUP BY 2, 4, 5${byStatus ? ', 6' : ''}`));
+  // Each dim's columns: a filter column's (val2 0), a pair's two.
+  const dims: Array<[string, string]> = [...DAY_FILTER_COLUMNS.map((c): [string, string] => [c, '0']), ...(pairs ? DAY_FILTER_PAIRS.map(([a, b]): [string, string] => [a, b]) : [])];
+  const selects = DAY_COLUMNS.flatMap((date, col) => dims.map(([c, c2], dim) => `SELECT ${col} AS col, IF(deleted_at IS NULL, 0, 1) AS state, ${dim} AS dim, ${c} AS val${pairs ? `, ${c2} AS val2` : ''}, ${date} DIV ${DAY} AS day${status}, COUNT(*) AS n
+    FROM tickets WHERE merged_into_id IS NULL${DAY_FLAG_COLUMNS.includes(c) ? ` AND ${c} = 1` : ''} GROUP BY ${key.split(', ').map((_, i) => i + 1).filter((i) => i > 3 || i === 2).join(', ')}`));
   const fromTickets = await query<Record<string, number>>(`${selects.join(' UNION ALL ')} ORDER BY ${key}`);
   expect(rows(counted)).toEqual(rows(fromTickets));
   // Migration 053's spans against the folded rows, as expectSpanCounts.
-  const spanKey = `col, state, dim, val, span${byStatus ? ', status_id' : ''}`;
+  const spanKey = `col, state, dim, val${val2}, span${status}`;
   const spans = await query<Record<string, number>>(`SELECT ${spanKey}, n FROM ticket_span_filter_counts ORDER BY ${spanKey}`);
   const folded = await query<Record<string, number>>(
-    `SELECT col, state, dim, val, day DIV ${DAY_SPAN} AS span${byStatus ? ', status_id' : ''}, SUM(n) AS n FROM ticket_day_filter_counts WHERE slot = ${FOLDED_SLOT}
+    `SELECT col, state, dim, val${val2}, day DIV ${DAY_SPAN} AS span${status}, SUM(n) AS n FROM ticket_day_filter_counts WHERE slot = ${FOLDED_SLOT}
      GROUP BY ${spanKey} HAVING SUM(n) <> 0 ORDER BY ${spanKey}`,
   );
   expect(rows(spans)).toEqual(rows(folded));

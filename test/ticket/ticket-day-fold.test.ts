@@ -35,7 +35,7 @@ const hand = (sql: string, replacements: unknown[]) => sequelize().query(sql, { 
 async function unfolded(): Promise<number> {
   const [{ n }] = await query<{ n: number }>(
     `SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM ticket_day_counts WHERE day < :today GROUP BY col, state, day, status_id HAVING COUNT(*) > 1 OR SUM(n) = 0) a)
-          + (SELECT COUNT(*) FROM (SELECT 1 FROM ticket_day_filter_counts WHERE day < :today GROUP BY col, state, dim, val, day, status_id HAVING COUNT(*) > 1 OR SUM(n) = 0) b) AS n`,
+          + (SELECT COUNT(*) FROM (SELECT 1 FROM ticket_day_filter_counts WHERE day < :today GROUP BY col, state, dim, val, val2, day, status_id HAVING COUNT(*) > 1 OR SUM(n) = 0) b) AS n`,
     { today: today() },
   );
   return Number(n);

@@ -1,6 +1,7 @@
 /**
- * The ticket list's date ranges (migrations 026-028, 054, src/ticket/tickets/listPage.ts): `count` for
- * a range of created_at or updated_at, alone or with a status, one other counted filter or both, sums
+ * The ticket list's date ranges (migrations 026-028, 054, 055, src/ticket/tickets/listPage.ts): `count` for
+ * a range of created_at or updated_at, alone or with a status, one other counted filter (or a pair
+ * of priority, department, brand and channel) or both, sums
  * the day counters and COUNTs only the partial first and last days, exact through every write
  * path; the page in id order walks the primary key between the range's id bounds or sorts the
  * range, by cost; the migrations go down and up.
@@ -12,6 +13,7 @@ import * as m028 from '../../migrations/028_ticket_day_filter_counts';
 import * as m052 from '../../migrations/052_ticket_span_counts';
 import * as m053 from '../../migrations/053_ticket_span_filter_counts';
 import * as m054 from '../../migrations/054_ticket_day_filter_status';
+import * as m055 from '../../migrations/055_ticket_day_filter_pairs';
 import { Channel, Ticket, TicketPriority, TicketStatus } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { foldDayCounters } from '../../src/ticket/tickets/dayCounterFold';
@@ -194,7 +196,7 @@ describe('the page of a date range in another order', () => {
     expect({ key: inner.key, extra: inner.Extra }).toEqual({ key: 'tickets_list_updated_at', extra: expect.not.stringMatching(/filesort/) });
   });
 
-  it('with two counted filters, counts and pages without index merge intersections (at 1M the optimiser intersected four indexes row by row: 0.66 s and 1.15 s)', async () => {
+  it('with three counted filters, counts and pages without index merge intersections (at 1M the optimiser intersected four indexes row by row: 0.66 s and 1.15 s)', async () => {
     const D = B + 45 * DAY;
     const priorities = (await TicketPriority.findAll({ order: [['id', 'ASC']] })).map((x) => x.id);
     const department = await f.department();
@@ -202,12 +204,13 @@ describe('the page of a date range in another order', () => {
     for (let i = 0; i < 6; i++) {
       made.push(await f.ticket({ created_at: D + 100 + i, subject: `Two filters ${String.fromCharCode(102 - i)}`, department: [department.id, ctx.departmentId][i % 2], priority: priorities[0] }));
     }
-    // (A status and one other counted filter are summed from the day counters: migration 054.)
-    const q = { created_at_min: D, created_at_max: D + DAY - 1, department: department.id, priority: priorities[0] };
+    // (A status and one other counted filter, or a pair of them, are summed from the day counters:
+    // migrations 054 and 055. A flag beside two of them is not.)
+    const q = { created_at_min: D, created_at_max: D + DAY - 1, department: department.id, priority: priorities[0], locked: 0 };
     for (const [order_column, order_direction] of [['updated_at', 'desc'], ['subject', 'asc']] as const) {
       const { statements, result } = await capture(() => api.get(BASE, { ...q, order_column, order_direction, limit: 2 }));
       const expected = await query<{ id: number }>(
-        `SELECT id FROM tickets WHERE created_at BETWEEN ? AND ? AND department_id = ? AND priority_id = ? AND deleted_at IS NULL AND merged_into_id IS NULL
+        `SELECT id FROM tickets WHERE created_at BETWEEN ? AND ? AND department_id = ? AND priority_id = ? AND locked = 0 AND deleted_at IS NULL AND merged_into_id IS NULL
           ORDER BY ${order_column} ${order_direction}, id ${order_direction}`,
         [D, D + DAY - 1, department.id, priorities[0]],
       );
@@ -224,7 +227,7 @@ describe('the page of a date range in another order', () => {
   });
 });
 
-describe('count of a date range with one other counted filter, alone or with a status (migrations 028 and 054)', () => {
+describe('count of a date range with one other counted filter or a pair of them, alone or with a status (migrations 028, 054 and 055)', () => {
   /** Days of this test's own, after the other tests' days around B. */
   const C = B + 60 * DAY;
   const within: Array<[number | undefined, number | undefined]> = [
@@ -264,6 +267,16 @@ describe('count of a date range with one other counted filter, alone or with a s
       [{ locked: 0, status: statuses[0] }, `locked = 0 AND status_id = ${statuses[0]}`],
       [{ internal: 1, status: statuses[1] }, `internal = 1 AND status_id = ${statuses[1]}`],
       [{ assigned: -1, status: statuses[1] }, `assigned = 0 AND status_id = ${statuses[1]}`],
+      // Pairs of priority, department, brand and channel, alone or with a status (migration 055).
+      [{ priority: priorities[0], department: parent.id }, `priority_id = ${priorities[0]} AND department_id IN (${parent.id}, ${child.id})`],
+      [{ department: child.id, priority: priorities.join(',') }, `department_id = ${child.id} AND priority_id IN (${priorities.join(',')})`],
+      [{ channel: channels[1], priority: priorities[1] }, `channel_id = ${channels[1]} AND priority_id = ${priorities[1]}`],
+      [{ brand: ctx.brandId, department: parent.id }, `brand_id = ${ctx.brandId} AND department_id IN (${parent.id}, ${child.id})`],
+      [{ department: parent.id, channel: channels.join(',') }, `department_id IN (${parent.id}, ${child.id}) AND channel_id IN (${channels.join(',')})`],
+      [{ priority: priorities[1], brand: ctx.brandId }, `priority_id = ${priorities[1]} AND brand_id = ${ctx.brandId}`],
+      [{ channel: channels[1], brand: ctx.brandId }, `channel_id = ${channels[1]} AND brand_id = ${ctx.brandId}`],
+      [{ priority: priorities[0], department: parent.id, status: statuses[0] }, `priority_id = ${priorities[0]} AND department_id IN (${parent.id}, ${child.id}) AND status_id = ${statuses[0]}`],
+      [{ department: child.id, channel: channels[1], status: statuses.slice(0, 2).join(',') }, `department_id = ${child.id} AND channel_id = ${channels[1]} AND status_id IN (${statuses[0]}, ${statuses[1]})`],
     ];
     const check = async () => {
       for (const column of ['created_at', 'updated_at'] as const) {
@@ -307,19 +320,20 @@ describe('count of a date range with one other counted filter, alone or with a s
     expectSuccess(await api.post(`${BASE}/${made[0].id}/merge`, { ids: [made[4].id] }), 'Successfully updated the ticket!');
     await sequelize().query('DELETE FROM tickets WHERE id = ?', { replacements: [made[6].id] });
     await check();
-    // Two counted filters beside the dates: a COUNT of the matches, still exact.
-    const both = { limit: 1, created_at_min: C - DAY, created_at_max: C + 10 * DAY, priority: priorities[0], department: parent.id };
-    const res = await api.get(BASE, both);
+    // Three counted filters beside the dates (or a flag beside another): a COUNT of the matches, still exact.
+    const three = { limit: 1, created_at_min: C - DAY, created_at_max: C + 10 * DAY, priority: priorities[0], department: parent.id, brand: ctx.brandId };
+    const { statements, result: res } = await capture(() => api.get(BASE, three));
     const [row] = await query<{ n: number }>(
-      `SELECT COUNT(*) AS n FROM tickets WHERE merged_into_id IS NULL AND deleted_at IS NULL AND created_at BETWEEN ? AND ? AND priority_id = ? AND department_id IN (?)`,
-      [C - DAY, C + 10 * DAY, priorities[0], [parent.id, child.id]],
+      `SELECT COUNT(*) AS n FROM tickets WHERE merged_into_id IS NULL AND deleted_at IS NULL AND created_at BETWEEN ? AND ? AND priority_id = ? AND department_id IN (?) AND brand_id = ?`,
+      [C - DAY, C + 10 * DAY, priorities[0], [parent.id, child.id], ctx.brandId],
     );
     expect(expectList(res) && res.body.count).toBe(Number(row!.n));
+    expect(countStatement(statements).sql).not.toMatch(/ticket_day_filter_counts/);
     expect(Number(row!.n)).toBeGreaterThan(0);
   });
 });
 
-describe('migrations 026, 027, 028 and 054', () => {
+describe('migrations 026, 027, 028, 054 and 055', () => {
   const triggers = () => query<{ t: string }>("SELECT TRIGGER_NAME AS t FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE 'tickets\\_day\\_counts\\_%'");
   const expectFilled = expectDayCounts;
 
@@ -354,13 +368,25 @@ describe('migrations 026, 027, 028 and 054', () => {
     await expectFilled(true);
   });
 
-  it('028 goes down (054 first: its counters by day without the status; then its table and triggers gone) and up again (counts filled from the tickets, then kept)', async () => {
+  it('028 goes down (055 first: the pairs gone; 054: its counters by day without the status; then its table and triggers gone) and up again (counts filled from the tickets, then kept)', async () => {
     const qi = sequelize().getQueryInterface();
     const own = () => query<{ t: string }>("SELECT TRIGGER_NAME AS t FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE 'tickets\\_day\\_filter\\_counts\\_%'");
     const expectFilterCounts = expectDayFilterCounts;
     await expectFilterCounts();
-    // Migrations 054 and 053 (on 028's table) first, as a way down takes them, and last on the way
-    // up. Down from 054, the counters are filled again from the tickets, by day without the status.
+    // Migrations 055, 054 and 053 (on 028's table) first, as a way down takes them, and last on the
+    // way up. Down from 055, the pairs' rows are gone and the others kept; down from 054, the
+    // counters are filled again from the tickets, by day without the status.
+    const pairRows = async () => Number((await query<{ n: number }>('SELECT COUNT(*) AS n FROM ticket_day_filter_counts WHERE dim >= 7'))[0].n);
+    expect(await pairRows()).toBeGreaterThan(0);
+    await m055.down(qi);
+    expect(await pairRows()).toBe(0);
+    await expectFilterCounts();
+    expect((await own()).length).toBe(3);
+    // Up again on the kept rows: the pairs' rows filled from the tickets.
+    await m055.up(qi);
+    expect(await pairRows()).toBeGreaterThan(0);
+    await expectFilterCounts();
+    await m055.down(qi);
     await m054.down(qi);
     await expectFilterCounts();
     await m053.down(qi);
@@ -373,6 +399,7 @@ describe('migrations 026, 027, 028 and 054', () => {
     expect((await own()).length).toBe(3);
     await m053.up(qi);
     await m054.up(qi);
+    await m055.up(qi);
     expect((await own()).length).toBe(3);
     await expectFilterCounts();
     const after = await f.ticket({ created_at: B + 100 * DAY });
@@ -382,11 +409,12 @@ describe('migrations 026, 027, 028 and 054', () => {
     expect((await api.get(BASE, { ...dated, internal: 1 })).body.count).toBe(1);
     expect((await api.get(BASE, { ...dated, internal: 0 })).body.count).toBe(1);
     expect(ids(expectList(await api.get(BASE, { ...dated, locked: 1 })))).toEqual([after.id]);
+    expect(ids(expectList(await api.get(BASE, { ...dated, priority: ctx.priorityId, department: ctx.departmentId })))).toContain(after.id);
     expect([before.id, after.id]).toHaveLength(2);
   });
 });
 
-describe('a deep page of the list, unfiltered or by one counted filter or its complement (and a status), positioned by the day counters', () => {
+describe('a deep page of the list, unfiltered or by one counted filter, its complement or a pair (and a status), positioned by the day counters', () => {
   const { listed, skipped, positioning } = deepPages(api, BASE);
 
   it('gives the same pages as skipping, in id, created_at and updated_at order both ways, unfiltered or by one counted filter, and falls back where ids are out of day order', async () => {
@@ -433,11 +461,11 @@ describe('a deep page of the list, unfiltered or by one counted filter or its co
       ];
       for (const column of ['created_at', 'updated_at']) {
         for (const [min, max] of ranges) {
-          for (const filter of [{}, { status: statuses[1] }, { priority: priorities[1] }, { status: statuses[0], priority: priorities[1] }]) {
+          for (const filter of [{}, { status: statuses[1] }, { priority: priorities[1] }, { status: statuses[0], priority: priorities[1] }, { priority: priorities[1], department: parent.id }]) {
             const q = { ...filter, ...(min === undefined ? {} : { [`${column}_min`]: min }), ...(max === undefined ? {} : { [`${column}_max`]: max }) };
             const [{ n }] = await query<{ n: number }>(
-              `SELECT COUNT(*) AS n FROM tickets WHERE deleted_at IS NULL AND merged_into_id IS NULL AND ${column} BETWEEN ? AND ?${'status' in filter ? ' AND status_id = ?' : ''}${'priority' in filter ? ' AND priority_id = ?' : ''}`,
-              [min ?? 0, max ?? 4294967295, ...Object.values(filter)],
+              `SELECT COUNT(*) AS n FROM tickets WHERE deleted_at IS NULL AND merged_into_id IS NULL AND ${column} BETWEEN ? AND ?${'status' in filter ? ' AND status_id = ?' : ''}${'priority' in filter ? ' AND priority_id = ?' : ''}${'department' in filter ? ' AND department_id IN (?)' : ''}`,
+              [min ?? 0, max ?? 4294967295, ...Object.values(filter).map((v) => (v === parent.id ? [parent.id, child.id] : v))],
             );
             expect({ q, count: (await api.get(BASE, { ...q, limit: 1 })).body.count }).toEqual({ q, count: Number(n) });
           }
@@ -448,15 +476,18 @@ describe('a deep page of the list, unfiltered or by one counted filter or its co
     const comparePages = () => positioning(async () => {
       await compareCounts();
       // Positioned: unfiltered, by a status, a priority, a department's tree, a flag set or not
-      // (its complement: all tickets' days less the flag's), and by a status beside one of them
-      // (migration 054). Not: two filters besides a status (read by skipping, the same pages).
+      // (its complement: all tickets' days less the flag's), by a status beside one of them
+      // (migration 054), and by a pair of value columns, with a status or not (055). Not: a flag
+      // beside another filter (read by skipping, the same pages).
+      const unpositioned: Array<Record<string, number>> = [{ priority: priorities[1], locked: 1 }, { status: statuses[0], department: parent.id, locked: 0 }];
       const filters: Array<Record<string, number>> = [
         {}, { status: statuses[1] }, { priority: priorities[1] }, { department: parent.id }, { locked: 1 }, { locked: 0 }, { assigned: -1 },
         { status: statuses[0], priority: priorities[1] }, { status: statuses[0], department: parent.id }, { status: statuses[1], locked: 1 },
-        { status: statuses[0], locked: 0 }, { priority: priorities[1], department: parent.id },
+        { status: statuses[0], locked: 0 }, { priority: priorities[1], department: parent.id }, { status: statuses[0], priority: priorities[0], department: parent.id },
+        { priority: priorities[1], brand: ctx.brandId }, ...unpositioned,
       ];
       for (const filter of filters) {
-        const positioned = !('priority' in filter && 'department' in filter);
+        const positioned = !unpositioned.includes(filter);
         const { count } = await skipped(filter);
         // The first pages, the days of this test's tickets at the end, and pages between.
         const offsets = [...new Set([0, 1, 2, 5, ...Array.from({ length: 8 }, (_, i) => Math.floor((count * i) / 8)), ...Array.from({ length: 12 }, (_, i) => count - 12 + i), count])]

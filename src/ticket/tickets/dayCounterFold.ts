@@ -16,7 +16,7 @@ interface DayCounterTable { table: string; prefix: readonly string[]; rest: read
 
 const TABLES: readonly DayCounterTable[] = [
   { table: 'ticket_day_counts', prefix: ['col', 'state'], rest: ['status_id'], bounds: true, spans: 'ticket_span_counts' },
-  { table: 'ticket_day_filter_counts', prefix: ['col', 'state', 'dim', 'val'], rest: ['status_id'], bounds: false, spans: 'ticket_span_filter_counts' },
+  { table: 'ticket_day_filter_counts', prefix: ['col', 'state', 'dim', 'val', 'val2'], rest: ['status_id'], bounds: false, spans: 'ticket_span_filter_counts' },
 ];
 
 /** MariaDB's answer to a `NOWAIT` read that meets a row another transaction holds. */

@@ -9,7 +9,7 @@ import { unassigned } from './conditions';
 import { departmentsBelow } from './departmentsBelow';
 import { countWithinView, type OperatorView } from './operatorVisibility';
 import { DAY, DAY_COLUMNS } from '../../../migrations/026_ticket_day_counts';
-import { DAY_FILTER_COLUMNS, DAY_FLAG_COLUMNS } from '../../../migrations/028_ticket_day_filter_counts';
+import { DAY_FILTER_COLUMNS, DAY_FILTER_PAIRS, DAY_FLAG_COLUMNS, pairDim } from '../../../migrations/028_ticket_day_filter_counts';
 import { DAY_SPAN, FOLDED_SLOT } from '../../../migrations/052_ticket_span_counts';
 import { MAX_ID } from '../../lib/validation';
 import { NARROWING_PARAMS } from './listFilters';
@@ -24,8 +24,8 @@ import { listedSearch } from './search/listed';
  * - `count`: a list narrowed by nothing but status, priority, department, brand, channel,
  *   internal, locked and `assigned=-1` (the trash too) sums the counters of migrations 018 and 025
  *   (`ticket_list_counts`, kept exact by triggers); a range of created_at or updated_at, alone or
- *   with one of those, sums the day counters of migrations 026-028 and COUNTs its partial first and
- *   last days; one operator's tickets (`assigned=<id>`, and a status) sum migration 029's
+ *   with a status and one of those (or two of priority, department, brand and channel), sums the
+ *   day counters of migrations 026-028, 054 and 055 and COUNTs its partial first and last days; one operator's tickets (`assigned=<id>`, and a status) sum migration 029's
  *   counters, one customer's (`user=<id>`, and a status) migration 035's; any other filter counts
  *   its matches through its index.
  * - The page: a deferred join. The ids of the page come from an index alone (the sort column's
@@ -154,11 +154,12 @@ const NO_INTERSECTIONS = "SET STATEMENT optimizer_switch = 'index_merge_intersec
  * The count of a date range from the day counters (migrations 026, 027 and 028), the bounds of the
  * range's ticket ids and the total of the listed (or trashed) tickets, in one statement: the whole
  * UTC days inside [min, max] are a sum of counters (of the statuses, or of the one other counted
- * filter's values, asked for; a row per span of 32 days among them, migrations 052 and 053, so an
- * open end or a long range reads about as many rows as a month); the partial first and last days (or the range, when it holds no
- * whole day: less than two days) a COUNT over the list index's range. With two counted filters
- * other than status beside the dates, the count is a COUNT of the matches (the counters hold one
- * filter column at a time, per status: migration 054).
+ * filter's values or a pair's, asked for; a row per span of 32 days among them, migrations 052 and
+ * 053, so an open end or a long range reads about as many rows as a month); the partial first and
+ * last days (or the range, when it holds no whole day: less than two days) a COUNT over the list
+ * index's range. With other counted filters beside the dates (three besides a status, or a flag
+ * beside another: dayFiltered), the count is a COUNT of the matches (the counters hold one filter
+ * column at a time or a pair of value columns, per status: migrations 054 and 055).
  */
 async function datedCount(range: DateRange, p: Record<string, any>, where: WhereOptions, replacements: Record<string, unknown>, trashed: boolean) {
   const { column, min, max } = range;
@@ -174,10 +175,10 @@ async function datedCount(range: DateRange, p: Record<string, any>, where: Where
   // The statuses asked for (the day counters hold them: migration 027).
   const statuses = statusesOf(p);
   const ofStatuses = statuses ? ' AND status_id IN (:dayStatuses)' : '';
-  // Another counted filter, alone beside the dates (and the statuses): its whole days from
-  // migration 028's counters (per status, 054), its partial days COUNTed with its condition.
-  const other = countedGiven(p).filter((k) => k !== 'status');
-  const filter = other.length === 1 ? dayFilterSum(other[0], p, ofStatuses) : null;
+  // Another counted filter (or a pair of them) beside the dates (and the statuses): its whole days
+  // from migration 028's counters (per status, 054; pairs, 055), its partial days COUNTed with its condition.
+  const other = dayFiltered(p);
+  const filter = other?.length ? dayFilterSum(other, p, ofStatuses) : null;
   const cond = filter ? allCounted(counterConditions(p)) : null;
   const partial = parts.map((_, i) => `(SELECT COUNT(*) FROM tickets${hint} WHERE ${listed} AND merged_into_id IS NULL AND ${column} BETWEEN :partFrom${i} AND :partTo${i}${ofStatuses}${cond ? ` AND ${sqlText(cond)}` : ''})`);
   const values: Record<string, unknown> = { ...filter?.sum.replacements, ...cond?.replacements };
@@ -234,20 +235,32 @@ const countedGiven = (p: Record<string, any>): string[] => [
   ...Object.keys(COUNTED_FILTERS).filter((k) => given(p, k)), ...(unassignedOnly(p) ? ['assigned'] : []),
 ];
 
-/** Whether a dated list's count comes from the day counters: a status and one other counted filter beside the dates at most. */
-const countedByDays = (p: Record<string, any>): boolean => countedGiven(p).filter((k) => k !== 'status').length <= 1;
+/**
+ * The counted filters besides status that a list gives, when the day counters hold their rows
+ * together: none, one, or a pair of DAY_FILTER_PAIRS (migration 055: two of priority, department,
+ * brand and channel). Null otherwise (a flag with another filter, three filters).
+ */
+function dayFiltered(p: Record<string, any>): string[] | null {
+  const other = countedGiven(p).filter((k) => k !== 'status');
+  if (other.length <= 1) return other;
+  return other.length === 2 && pairDim(COUNTED_FILTERS[other[0]] ?? '', COUNTED_FILTERS[other[1]] ?? '') >= 0 ? other : null;
+}
+
+/** Whether a dated list's count comes from the day counters: a status and the filters dayFiltered allows beside the dates. */
+const countedByDays = (p: Record<string, any>): boolean => dayFiltered(p) !== null;
 
 /** Whether a dated list is narrowed by its dates alone (its range's index entries are its matches). */
 const datesAlone = (p: Record<string, any>): boolean => countedGiven(p).length === 0;
 
 /**
  * The sum of migration 028's counters over the range's whole days for one counted filter (not
- * status): its values (a department with those below it), of the statuses asked for (`ofStatuses`,
- * migration 054's column; empty: all). A flag's rows count the tickets that have it set: asked for
- * those without it, the count is the days' total (of those statuses) less the sum (`complement`).
+ * status) or a pair of them (dayFiltered): its values (a department with those below it), of the
+ * statuses asked for (`ofStatuses`, migration 054's column; empty: all). A flag's rows count the
+ * tickets that have it set: asked for those without it, the count is the days' total (of those
+ * statuses) less the sum (`complement`).
  */
-function dayFilterSum(name: string, p: Record<string, any>, ofStatuses: string): { sum: BoundCondition; complement: boolean } {
-  const { rows, complement } = dayFilterRows(name, p);
+function dayFilterSum(names: string[], p: Record<string, any>, ofStatuses: string): { sum: BoundCondition; complement: boolean } {
+  const { rows, complement } = dayFilterRows(names, p);
   // The whole days outside the whole spans, then the spans' rows and their days' rows not folded yet (wholeSpans).
   const of = sqlCondition`col = :dayCol AND state = :dayState AND ${rows}${trusted(ofStatuses)}`;
   const spanned: SpannedCounters = { ...FILTER_COUNTERS, where: () => sqlText(of) };
@@ -259,15 +272,23 @@ function dayFilterSum(name: string, p: Record<string, any>, ofStatuses: string):
 
 /**
  * The rows of migration 028's counters for one counted filter (not status): its column's, of its
- * values. A flag's rows count the tickets that have it set (`complement`: asked for the others).
+ * values; or for a pair of them (dayFiltered): the pair's, of both columns' values (migration
+ * 055). A flag's rows count the tickets that have it set (`complement`: asked for the others).
  */
-function dayFilterRows(name: string, p: Record<string, any>): { rows: BoundCondition; complement: boolean } {
+function dayFilterRows(names: string[], p: Record<string, any>): { rows: BoundCondition; complement: boolean } {
+  if (names.length === 2) {
+    const dim = pairDim(COUNTED_FILTERS[names[0]], COUNTED_FILTERS[names[1]]);
+    // val holds the pair's first column, val2 its second.
+    const [first, second] = DAY_FILTER_PAIRS[dim - DAY_FILTER_COLUMNS.length][0] === COUNTED_FILTERS[names[0]] ? names : [names[1], names[0]];
+    return { rows: sqlCondition`dim = ${trusted(String(dim))} AND val IN (${[p[first]].flat()}) AND val2 IN (${[p[second]].flat()})`, complement: false };
+  }
+  const [name] = names;
   const column = name === 'assigned' ? 'assigned' : COUNTED_FILTERS[name];
   const dim = trusted(String(DAY_FILTER_COLUMNS.indexOf(column as (typeof DAY_FILTER_COLUMNS)[number])));
   const flag = DAY_FLAG_COLUMNS.includes(column);
   const v = name === 'assigned' ? 0 : p[name];
   const values = flag ? trusted('1') : [v].flat();
-  return { rows: sqlCondition`dim = ${dim} AND val IN (${values})`, complement: flag && Number(v) === 0 };
+  return { rows: sqlCondition`dim = ${dim} AND val IN (${values}) AND val2 = 0`, complement: flag && Number(v) === 0 };
 }
 
 /**
@@ -326,8 +347,8 @@ export const sortIndex = (column: string) => `tickets_list_${column === 'deleted
 
 /**
  * Where a deep page of the list starts, unfiltered or narrowed by a status, one other counted
- * filter (priority, department, brand, channel, or a flag, set or not) or both, from the day counters
- * (migrations 026-028, 051-054):
+ * filter (priority, department, brand, channel, or a flag, set or not) or two of those four
+ * (migration 055), or a status and those, from the day counters (migrations 026-028, 051-055):
  * a page `start` tickets into a million otherwise skips that many
  * index entries (110-140 ms half-way). Summing the list's tickets per UTC day in the list's order
  * finds the day the page starts in and how many tickets come before it; the page then reads from
@@ -337,7 +358,7 @@ export const sortIndex = (column: string) => `tickets_list_${column === 'deleted
  * on the wrong side of it (tickets made in order: ids follow created_at), and else the page is read
  * as any other. (The bounds are those of the status's tickets, or with another filter of all the
  * day's tickets of the status: a filter's counters keep none, and what holds for all holds for the matches.)
- * Finding the day reads a row per span of 32 days and status (and value of the filter), then one
+ * Finding the day reads a row per span of 32 days and status (and value of the filter or pair), then one
  * span's days (migrations 052 and 053, dayPositionSql: unfiltered, 1.2-1.7 ms at two years of
  * days or ten, where a row per past day and status took 2.8 ms at two years and 11 at ten),
  * whatever the number of tickets and the help desk's age. A page is positioned when reading to
@@ -373,7 +394,7 @@ function recordShare(key: string, count: number, total: number) {
 const walkedEntries = (reach: number, count: number, total: number) => (count > 0 ? (reach * total) / count : reach);
 
 /**
- * The day rows a deep page is positioned by: all tickets' or one other counted filter's, of the
+ * The day rows a deep page is positioned by: all tickets' or one other counted filter's (or a pair's), of the
  * statuses given (null: all); `complement`: all tickets' less the filter's (a flag's rows count
  * the tickets that have it set: `locked=0`, `internal=0`, `assigned=-1` are the others).
  */
@@ -381,16 +402,16 @@ interface DaySource { statuses: number[] | null; filter: BoundCondition | null; 
 
 /**
  * The day rows that count a list's matches, when a deep page of it can be positioned by them: the
- * list unfiltered, or narrowed by status, or by one other counted filter alone or with status
- * (migration 054).
+ * list unfiltered, or narrowed by status, or by one other counted filter or a pair of them
+ * (dayFiltered), alone or with status (migrations 054 and 055).
  */
 function daySource(p: Record<string, any>, filtered: boolean): DaySource | null {
   const narrowing = NARROWING_PARAMS.filter((k) => given(p, k) && k !== 'status');
   const statuses = statusesOf(p);
   if (!narrowing.length) return filtered && !statuses ? null : { statuses, filter: null, complement: false };
-  const counted = countedGiven(p).filter((k) => k !== 'status');
-  if (narrowing.length !== 1 || counted.length !== 1 || counted[0] !== narrowing[0]) return null;
-  const { rows, complement } = dayFilterRows(counted[0], p);
+  const counted = dayFiltered(p);
+  if (!counted || narrowing.length !== counted.length || !counted.every((k) => narrowing.includes(k))) return null;
+  const { rows, complement } = dayFilterRows(counted, p);
   return { statuses, filter: rows, complement };
 }
 
@@ -478,7 +499,7 @@ const lastAhead = (unit: string, rows: string, rev: string) => `SELECT * FROM ($
  * (none when no ticket is listed).
  *
  * The day is found from the spans of 32 days (spannedDay): of the statuses' (or all) tickets, or of
- * one other counted filter's value (of the statuses), or of those tickets less a flag's (its
+ * one other counted filter's value or a pair's (of the statuses), or of those tickets less a flag's (its
  * complement: both tables' rows, the flag's negated). So it reads a row per span and status (and value) and one
  * span's days, however old the help desk (MariaDB derives a common table expression again for
  * each reference: each is referenced once or twice). The id bounds are all tickets' (of the
@@ -495,7 +516,7 @@ function dayPositionSql(desc: boolean, ids: boolean, days: DaySource): { ctes: s
   const filter = days.filter;
   const filterCounters: SpannedCounters | null = filter && {
     ...FILTER_COUNTERS,
-    // The filter's condition names dim and val alone (no other table of these statements has them).
+    // The filter's condition names dim, val and val2 alone (no other table of these statements has them).
     where: (alias) => `${alias}col = :posCol AND ${alias}state = 0 AND ${sqlText(filter)}${ofStatuses(alias)}`,
   };
   const ctes = filterCounters
@@ -715,8 +736,8 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   }
   const counted = counterConditions(p);
   const cond = allCounted(counted);
-  // A deep page of the list, unfiltered or narrowed by a status and one other counted filter at
-  // most: where it starts, in the same statement (deepPaging).
+  // A deep page of the list, unfiltered or narrowed by a status and one other counted filter (or a
+  // pair of them) at most: where it starts, in the same statement (deepPaging).
   // The counted filters given, as asked (the condition's bound names differ per request).
   const shareKey = JSON.stringify(counted.map(([name]) => [name, p[name]]));
   // A narrowed list this process has not counted yet may match few tickets: any page but the
