@@ -25,9 +25,10 @@ import { listedSearch } from './search/listed';
  *   internal, locked and `assigned=-1` (the trash too) sums the counters of migrations 018 and 025
  *   (`ticket_list_counts`, kept exact by triggers); a range of created_at or updated_at, alone or
  *   with a status and one of those (or two of priority, department, brand and channel), sums the
- *   day counters of migrations 026-028, 054 and 055 and COUNTs its partial first and last days; one operator's tickets (`assigned=<id>`, and a status) sum migration 029's
- *   counters, one customer's (`user=<id>`, and a status) migration 035's; any other filter counts
- *   its matches through its index.
+ *   day counters of migrations 026-028, 054 and 055 and COUNTs its partial first and last days;
+ *   one operator's tickets (`assigned=<id>`, and a status) sum migration 029's counters, one
+ *   customer's (`user=<id>`, and a status) migration 035's; any other filter counts its matches
+ *   through its index.
  * - The page: a deferred join. The ids of the page come from an index alone (the sort column's
  *   `tickets_list_<column>` index, which also holds the equality filters' columns for the usual
  *   orders), then the page's rows by primary key (STRAIGHT_JOIN: the page first, whatever the
@@ -151,7 +152,7 @@ function dateRange(p: Record<string, any>): DateRange | null {
 const NO_INTERSECTIONS = "SET STATEMENT optimizer_switch = 'index_merge_intersection=off' FOR ";
 
 /**
- * The count of a date range from the day counters (migrations 026, 027 and 028), the bounds of the
+ * The count of a date range from the day counters (migrations 026-028, 054, 055), the bounds of the
  * range's ticket ids and the total of the listed (or trashed) tickets, in one statement: the whole
  * UTC days inside [min, max] are a sum of counters (of the statuses, or of the one other counted
  * filter's values or a pair's, asked for; a row per span of 32 days among them, migrations 052 and
