@@ -60,7 +60,8 @@ export async function expectDayFilterCounts(): Promise<number> {
   const counted = await query<Record<string, number>>(
     `SELECT ${key}, SUM(n) AS n FROM ticket_day_filter_counts GROUP BY ${key} HAVING SUM(n) <> 0 ORDER BY ${key}`,
   );
-  // Each dim's columns: a filter column's (val2 0), a pair's two.
+  // Each dim's columns: a filter column's (val2 0), a pair's two. Grouped by the selected state and
+  // the key's columns after dim, by position.
   const dims: Array<[string, string]> = [...DAY_FILTER_COLUMNS.map((c): [string, string] => [c, '0']), ...(pairs ? DAY_FILTER_PAIRS.map(([a, b]): [string, string] => [a, b]) : [])];
   const selects = DAY_COLUMNS.flatMap((date, col) => dims.map(([c, c2], dim) => `SELECT ${col} AS col, IF(deleted_at IS NULL, 0, 1) AS state, ${dim} AS dim, ${c} AS val${pairs ? `, ${c2} AS val2` : ''}, ${date} DIV ${DAY} AS day${status}, COUNT(*) AS n
     FROM tickets WHERE merged_into_id IS NULL${DAY_FLAG_COLUMNS.includes(c) ? ` AND ${c} = 1` : ''} GROUP BY ${key.split(', ').map((_, i) => i + 1).filter((i) => i > 3 || i === 2).join(', ')}`));
