@@ -92,6 +92,12 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     ...(all ? SORTABLE : SOME_ORDERS).flatMap((c) => (['asc', 'desc'] as const).map((d): [string, string] => [`list: order ${c} ${d}`, q(`order_column=${c}&order_direction=${d}`)])),
     [`list: start=${deep.toLocaleString('en-GB')}`, q(`start=${deep}`)],
     [`list: start=${deep.toLocaleString('en-GB')}, updated_at desc`, q(`start=${deep}&order_column=updated_at&order_direction=desc`)],
+    // A value order (each value's tickets in id order): positioned by the value's day counters.
+    [`list: start=${deep.toLocaleString('en-GB')}, priority_id desc`, q(`start=${deep}&order_column=priority_id&order_direction=desc`)],
+    [`list: status, start=${Math.floor(deep / 5).toLocaleString('en-GB')}, department_id asc`, q(`status=${tk.status_id}&start=${Math.floor(deep / 5)}&order_column=department_id`)],
+    [`list: department, start=${Math.floor(deep / 5).toLocaleString('en-GB')}, priority_id desc`, q(`department=${tk.department_id}&start=${Math.floor(deep / 5)}&order_column=priority_id&order_direction=desc`)],
+    // An order no counters position (read from the nearer end: up to half the tickets' index entries skipped).
+    [`list: start=${deep.toLocaleString('en-GB')}, subject asc`, q(`start=${deep}&order_column=subject`)],
     [`list: status, start=${Math.floor(deep / 5).toLocaleString('en-GB')}`, q(`status=${tk.status_id}&start=${Math.floor(deep / 5)}`)],
     [`list: priority, start=${Math.floor(deep / 5).toLocaleString('en-GB')}, updated_at asc`, q(`priority=${tk.priority_id}&start=${Math.floor(deep / 5)}&order_column=updated_at`)],
     [`list: department, start=${Math.floor(deep / 5).toLocaleString('en-GB')}`, q(`department=${tk.department_id}&start=${Math.floor(deep / 5)}`)],

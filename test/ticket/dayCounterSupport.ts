@@ -94,11 +94,11 @@ export function deepPages(api: TestApi, base: string) {
     deepPaging.start = Number.MAX_SAFE_INTEGER;
     try { return await listed(q); } finally { deepPaging.start = kept; }
   }
-  /** `work` with every page from the first positioned (none is below deepPaging.start). */
+  /** `work` with every page from the first positioned (none is below deepPaging.start, none too sparse for a value order's walk). */
   async function positioning<T>(work: () => Promise<T>): Promise<T> {
-    const kept = deepPaging.start;
-    deepPaging.start = 1;
-    try { return await work(); } finally { deepPaging.start = kept; }
+    const kept = { ...deepPaging };
+    Object.assign(deepPaging, { start: 1, rowWalk: 0 });
+    try { return await work(); } finally { Object.assign(deepPaging, kept); }
   }
   return { listed, skipped, positioning };
 }

@@ -542,6 +542,101 @@ describe('a deep page of the list, unfiltered or by one counted filter, its comp
     }
   });
 
+  it('positions a deep page in a value order (each value\'s tickets in id order), unfiltered, by status, by one counted filter or its pair, and gives the pages skipping gives', async () => {
+    const priorities = (await TicketPriority.findAll({ order: [['id', 'ASC']] })).map((x) => x.id).slice(0, 3);
+    const department = await f.department();
+    // Days far in the future, after every other ticket of this database, 13 days apart (several
+    // spans of 32 days); made first on a past day of their own (the counters' id bounds of a day
+    // keep every id they counted while the day has tickets), then one made last on an earlier day.
+    // Not among the days the other tests use (20,000 days ahead and the 1,000 after): a span's
+    // bounds keep the ids of its days' tickets deleted since, which would put older ids among these.
+    const F = (Math.floor(Date.now() / 1000 / DAY) + 23000 + Math.floor(Math.random() * 1000)) * DAY;
+    const P = (5000 + Math.floor(Math.random() * 3000)) * DAY;
+    const days = [0, 0, 1, 2, 2, 3, 5, 5, 6, 8, 9, 9, 8];
+    const made: Array<{ id: number }> = [];
+    for (const [i, d] of days.entries()) {
+      const t = await f.ticket({ created_at: P + i });
+      await sequelize().query('UPDATE tickets SET created_at = ?, updated_at = ?, status_id = ?, priority_id = ?, department_id = ?, locked = ? WHERE id = ?', {
+        replacements: [F + d * 13 * DAY + i, F + d * 13 * DAY + i, statuses[i % 4 === 1 ? 1 : 0], priorities[i % 3], [department.id, ctx.departmentId][i % 2], i % 3 === 0 ? 1 : 0, t.id],
+      });
+      made.push(t);
+    }
+    const orders = ['status_id', 'priority_id', 'department_id', 'brand_id', 'channel_id'];
+    // Each filter with the orders it is positioned in: unfiltered and by status all; a department
+    // (its tree) the status order by its rows per status, its own order by its values, the others
+    // by their pair with it (migration 055); a priority and a status the same way; a flag set the
+    // status order only (no pair holds a flag), its complement none (a difference of counters).
+    const filters: Array<[Record<string, unknown>, string[]]> = [
+      [{}, orders], [{ status: `${statuses[0]},${statuses[1]}` }, orders], [{ department: department.id }, orders],
+      [{ priority: priorities[1], status: statuses[0] }, orders], [{ locked: 1 }, ['status_id']], [{ locked: 0 }, []],
+    ];
+    /** Every order both ways, unfiltered and by status: around each of this test's tickets and between, against skipping. */
+    const comparePages = () => positioning(async () => {
+      for (const [filter, positionedIn] of filters) {
+        const { count } = await skipped(filter);
+        for (const order_column of orders) {
+          for (const order_direction of ['asc', 'desc']) {
+            // Where this test's tickets are in the list (each value's tickets in id order, NULLs none).
+            const q0 = { ...filter, order_column, order_direction };
+            // The list as the tickets hold it (a department's tree is itself: it has none below it).
+            const columns: Record<string, string> = { status: 'status_id', priority: 'priority_id', department: 'department_id', locked: 'locked' };
+            const where = Object.keys(filter).map((k) => ` AND ${columns[k]} IN (?)`).join('');
+            const values = Object.values(filter).map((v) => String(v).split(',').map(Number));
+            const order = await query<{ id: number }>(
+              `SELECT id FROM tickets WHERE deleted_at IS NULL AND merged_into_id IS NULL${where} ORDER BY ${order_column} ${order_direction}, id ${order_direction}`,
+              values,
+            );
+            expect({ q0, count }).toEqual({ q0, count: order.length });
+            const at = order.map((r) => Number(r.id));
+            const offsets = [...new Set([1, 2, ...made.map((t) => at.indexOf(t.id)).filter((i) => i >= 0).flatMap((i) => [i - 1, i]), ...Array.from({ length: 4 }, (_, i) => Math.floor((count * i) / 4))])]
+              .filter((o) => o >= 0 && o <= count);
+            let positioned = 0;
+            for (const offset of offsets) {
+              const q = { ...q0, start: offset + 1 };
+              const [got, want] = [await listed(q), await skipped(q)];
+              expect({ q, ids: got.ids, count: got.count, statements: got.statements }).toEqual({ q, ids: at.slice(offset, offset + 3), count, statements: 2 });
+              expect({ q, ids: want.ids }).toEqual({ q, ids: at.slice(offset, offset + 3) });
+              if (got.edge !== undefined) positioned += 1;
+            }
+            // Positioned: pages start at a bound (not those of days whose ids are out of day order:
+            // this test's last ticket, on an earlier day). Not: none does.
+            const expected = positionedIn.includes(order_column);
+            expect({ q0, positioned: expected ? positioned > 0 : positioned }).toEqual({ q0, positioned: expected ? true : 0 });
+          }
+        }
+      }
+    });
+    try {
+      await comparePages();
+      // Tickets moving between statuses and priorities, then the past days folded (migrations 051-053).
+      await sequelize().query('UPDATE tickets SET status_id = IF(status_id = ?, ?, ?), priority_id = ? WHERE id IN (?)', {
+        replacements: [statuses[0], statuses[1], statuses[0], priorities[2], [made[2].id, made[5].id, made[6].id]],
+      });
+      expect(await foldDayCounters(F + 10 * 13 * DAY)).toBeGreaterThan(0);
+      await comparePages();
+      // A filter of few tickets (a department of two) in a value order: its walk from the bound
+      // would read a row per entry of the order's index for each match, reading its two matches
+      // and sorting them fewer: not positioned (deepPaging.rowWalk), the same page.
+      const sparse = await f.department();
+      await sequelize().query('UPDATE tickets SET department_id = ? WHERE id IN (?)', { replacements: [sparse.id, [made[0].id, made[2].id]] });
+      const q = { department: sparse.id, order_column: 'priority_id', start: 2 };
+      const kept = { ...deepPaging };
+      try {
+        deepPaging.start = 1;
+        const [walked, want] = [await listed(q), await skipped(q)];
+        expect({ edge: walked.edge, ids: walked.ids }).toEqual({ edge: undefined, ids: want.ids });
+        deepPaging.rowWalk = 0;
+        const forced = await listed(q);
+        expect({ edge: typeof forced.edge, ids: forced.ids }).toEqual({ edge: 'number', ids: want.ids });
+        expect(want.ids).toHaveLength(1);
+      } finally {
+        Object.assign(deepPaging, kept);
+      }
+    } finally {
+      await sequelize().query('DELETE FROM tickets WHERE id IN (?)', { replacements: [made.map((t) => t.id)] });
+    }
+  });
+
   it('positions a page of a filter of few tickets short of deepPaging.start matches in, whether or not this process has counted the filter', async () => {
     const [department, other] = [await f.department(), await f.department()];
     const made = [];

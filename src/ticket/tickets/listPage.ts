@@ -359,6 +359,9 @@ export const sortIndex = (column: string) => `tickets_list_${column === 'deleted
  * on the wrong side of it (tickets made in order: ids follow created_at), and else the page is read
  * as any other. (The bounds are those of the status's tickets, or with another filter of all the
  * day's tickets of the status: a filter's counters keep none, and what holds for all holds for the matches.)
+ * A value order (VALUE_ORDERS: the column, then id; unfiltered, or by a status, one counted filter
+ * or its pair with the column: valueDaySource) is the id order within each value: the value and
+ * its day are found together, from the value's days.
  * Finding the day reads a row per span of 32 days and status (and value of the filter or pair), then one
  * span's days (migrations 052 and 053, dayPositionSql: unfiltered, 1.2-1.7 ms at two years of
  * days or ten, where a row per past day and status took 2.8 ms at two years and 11 at ten),
@@ -368,9 +371,11 @@ export const sortIndex = (column: string) => `tickets_list_${column === 'deleted
  * sort index holds every listed ticket: 10,000 tickets into a priority of a quarter of them is
  * 40,000 entries, 15-23 ms). Whether a narrowed page may be that deep is told before the
  * statement from the filter's share when this process last counted it (lastShares): asked for
- * every time, an unused position costs the statement 1-3 ms.
+ * every time, an unused position costs the statement 1-3 ms. A value order narrowed by a filter is
+ * positioned only while the rows its walk reads for a page's matches (`rowWalk` × limit × total /
+ * count) are no more than the narrowest filter's matches (a sort of those is the other way).
  */
-export const deepPaging = { start: 10_000 };
+export const deepPaging = { start: 10_000, rowWalk: 1 };
 
 /**
  * The share of the listed tickets each combination of counted filters matched when this process
@@ -399,7 +404,11 @@ const walkedEntries = (reach: number, count: number, total: number) => (count > 
  * statuses given (null: all); `complement`: all tickets' less the filter's (a flag's rows count
  * the tickets that have it set: `locked=0`, `internal=0`, `assigned=-1` are the others).
  */
-interface DaySource { statuses: number[] | null; filter: BoundCondition | null; complement: boolean }
+interface DaySource {
+  statuses: number[] | null; filter: BoundCondition | null; complement: boolean;
+  /** A value order's: the column of the positioning rows that holds the value (SpannedCounters.by). */
+  by?: string;
+}
 
 /**
  * The day rows that count a list's matches, when a deep page of it can be positioned by them: the
@@ -419,6 +428,47 @@ function daySource(p: Record<string, any>, filtered: boolean): DaySource | null 
 /** The columns whose order the day counters can position in: each with the day column it counts by. */
 const POSITIONED: Record<string, (typeof DAY_COLUMNS)[number]> = { id: 'created_at', created_at: 'created_at', updated_at: 'updated_at' };
 
+/**
+ * The value columns whose order (`column, id`) a deep page is positioned in: the order is each
+ * value's tickets in id order, so the created_at day counters of each value summed per value,
+ * span and day find the value and the day the page starts in, and the day's id bound where the
+ * page starts within the value, as for a list of that value in id order (valueDaySource).
+ */
+const VALUE_ORDERS: readonly string[] = ['status_id', ...DAY_FILTER_COLUMNS.filter((c) => !DAY_FLAG_COLUMNS.includes(c))];
+
+/**
+ * The day rows that position a deep page in a value order (VALUE_ORDERS), their value in `by`, of
+ * the statuses asked for: in the status order, the statuses' own rows, or with one other counted
+ * filter (not a flag's complement: a difference of counters) that filter's rows per status; in
+ * another column's order, its rows of migration 028 (of its own values when the list is narrowed
+ * by that column too), or with one other of priority, department, brand and channel the pair's
+ * rows (migration 055) of that filter's values. Null for any other list.
+ */
+function valueDaySource(p: Record<string, any>, filtered: boolean, column: string): DaySource | null {
+  const statuses = statusesOf(p);
+  const narrowing = NARROWING_PARAMS.filter((k) => given(p, k) && k !== 'status');
+  if (!narrowing.length && filtered && !statuses) return null;
+  const counted = dayFiltered(p);
+  if (!counted || counted.length > 1 || narrowing.length !== counted.length) return null;
+  const [name] = counted;
+  if (column === 'status_id') {
+    if (!name) return { statuses, filter: null, complement: false, by: 'status_id' };
+    const { rows, complement } = dayFilterRows(counted, p);
+    return complement ? null : { statuses, filter: rows, complement: false, by: 'status_id' };
+  }
+  const dim = (n: number) => trusted(String(n));
+  const own = DAY_FILTER_COLUMNS.indexOf(column as (typeof DAY_FILTER_COLUMNS)[number]);
+  if (!name) return { statuses, filter: sqlCondition`dim = ${dim(own)} AND val2 = 0`, complement: false, by: 'val' };
+  const other = COUNTED_FILTERS[name] ?? '';
+  const values = [p[name]].flat();
+  if (other === column) return { statuses, filter: sqlCondition`dim = ${dim(own)} AND val IN (${values}) AND val2 = 0`, complement: false, by: 'val' };
+  const pair = pairDim(column, other);
+  if (pair < 0) return null;
+  // The pair's first column is in val, its second in val2.
+  const [by, of] = DAY_FILTER_PAIRS[pair - DAY_FILTER_COLUMNS.length][0] === column ? ['val', 'val2'] : ['val2', 'val'];
+  return { statuses, filter: sqlCondition`dim = ${dim(pair)} AND ${trusted(of)} IN (${values})`, complement: false, by };
+}
+
 /** Day counters whose past days are summed per span of 32 days (migrations 052 and 053). */
 interface SpannedCounters {
   days: string;
@@ -429,6 +479,12 @@ interface SpannedCounters {
   bounds: boolean;
   /** Counters whose rows are subtracted (a flag's, from all tickets': its complement). Never with bounds. */
   less?: SpannedCounters;
+  /**
+   * The column of the rows that holds the value a list is ordered by first (a value order:
+   * `status_id` of all tickets' rows, `val` of a filter column's): its units are then a value's
+   * spans and days (`v`), in the order of the value, then of the span or day.
+   */
+  by?: string;
 }
 
 /**
@@ -444,11 +500,13 @@ interface SpannedCounters {
 function spannedDay(name: string, c: SpannedCounters, dir: string, rev: string): string[] {
   const sums = c.bounds ? ', MIN(lo_id) AS lo_id, MAX(hi_id) AS hi_id' : '';
   const own = c.bounds ? ', lo_id, hi_id' : '';
+  // A value order's units: the spans of each value (`v`), in the value's order first.
+  const [v, units] = c.by ? ['v, ', ['v', 'span']] : ['', ['span']];
   return [
-    `${name}_spans AS (SELECT span, SUM(n) AS n${sums} FROM (${spanRows(c, `span, n${own}`)}) u GROUP BY span)`,
-    `${name}_at AS (${lastAhead('span', `SELECT span, SUM(n) OVER (ORDER BY span ${dir}) - n AS ahead FROM ${name}_spans`, rev)})`,
+    `${name}_spans AS (SELECT ${v}span, SUM(n) AS n${sums} FROM (${spanRows(c, `${c.by ? `${c.by} AS v, ` : ''}span, n${own}`)}) u GROUP BY ${v}span)`,
+    `${name}_at AS (${lastAhead(units, `SELECT ${v}span, SUM(n) OVER (ORDER BY ${units.map((u) => `${u} ${dir}`).join(', ')}) - n AS ahead FROM ${name}_spans`, rev)})`,
     spanDays(`${name}_days`, c, `${name}_at`, `${name}_at.span`, `${name}_at.ahead`, dir),
-    `${name} AS (${lastAhead('day', `SELECT * FROM ${name}_days`, rev)})`,
+    `${name} AS (${lastAhead(['day'], `SELECT * FROM ${name}_days`, rev)})`,
   ];
 }
 
@@ -472,8 +530,12 @@ function spanRows(c: SpannedCounters, columns: string, narrow = ''): string {
 /** Migration 028's counters and 053's spans of them (`where` names the filter's rows). */
 const FILTER_COUNTERS = { days: 'ticket_day_filter_counts', spans: 'ticket_span_filter_counts', bounds: false } as const;
 
-/** The days of one span (`span`, from the one row of `from`; `ahead`: the tickets before it), as spannedDay's `<name>_days`. */
+/**
+ * The days of one span (`span`, from the one row of `from`; `ahead`: the tickets before it), as
+ * spannedDay's `<name>_days`; with `c.by`, of the value of that row (`v`, kept in the days' rows).
+ */
 function spanDays(name: string, c: SpannedCounters, from: string, span: string, ahead: string, dir: string): string {
+  if (c.by && c.less) throw new Error('a value order of a difference of counters');
   const windows = c.bounds ? `,
       MAX(IF(n > 0, hi_id, NULL)) OVER (ORDER BY day ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS hi_below,
       MIN(IF(n > 0, lo_id, NULL)) OVER (ORDER BY day ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS lo_above` : '';
@@ -483,14 +545,15 @@ function spanDays(name: string, c: SpannedCounters, from: string, span: string, 
   const days = c.less
     ? `SELECT day, MIN(base) AS base, SUM(n) AS n FROM (${signed.map(([t, n]) => `SELECT c.day, ${ahead} AS base, ${n} AS n
         FROM ${from} JOIN ${t.days} c ON ${t.where('c.')} AND c.span = ${span}`).join(' UNION ALL ')}) u GROUP BY day`
-    : `SELECT c.day, MIN(${ahead}) AS base, SUM(c.n) AS n${c.bounds ? ', MIN(c.lo_id) AS lo_id, MAX(c.hi_id) AS hi_id' : ''}
-      FROM ${from} JOIN ${c.days} c ON ${c.where('c.')} AND c.span = ${span} GROUP BY c.day`;
-  return `${name} AS (SELECT day, base + SUM(n) OVER (ORDER BY day ${dir}) - n AS ahead, n${c.bounds ? ', lo_id, hi_id' : ''}${windows}
+    : `SELECT c.day, MIN(${ahead}) AS base, SUM(c.n) AS n${c.bounds ? ', MIN(c.lo_id) AS lo_id, MAX(c.hi_id) AS hi_id' : ''}${c.by ? `, MIN(${from}.v) AS v` : ''}
+      FROM ${from} JOIN ${c.days} c ON ${c.where('c.')} AND c.span = ${span}${c.by ? ` AND c.${c.by} = ${from}.v` : ''} GROUP BY c.day`;
+  return `${name} AS (SELECT ${c.by ? 'v, ' : ''}day, base + SUM(n) OVER (ORDER BY day ${dir}) - n AS ahead, n${c.bounds ? ', lo_id, hi_id' : ''}${windows}
     FROM (${days}) g)`;
 }
 
-/** The last of `rows` in the list's order (`rev` reverses it) whose tickets ahead are at most the offset. */
-const lastAhead = (unit: string, rows: string, rev: string) => `SELECT * FROM (${rows}) x WHERE ahead <= :posOffset ORDER BY ${unit} ${rev} LIMIT 1`;
+/** The last of `rows` in the list's order of `units` (`rev` reverses it) whose tickets ahead are at most the offset. */
+const lastAhead = (units: string[], rows: string, rev: string) =>
+  `SELECT * FROM (${rows}) x WHERE ahead <= :posOffset ORDER BY ${units.map((u) => `${u} ${rev}`).join(', ')} LIMIT 1`;
 
 /**
  * The deep page's position, read in the counters' statement: its common table expressions and the
@@ -510,15 +573,18 @@ const lastAhead = (unit: string, rows: string, rev: string) => `SELECT * FROM ($
 function dayPositionSql(desc: boolean, ids: boolean, days: DaySource): { ctes: string; select: string } {
   const [dir, rev] = desc ? ['DESC', 'ASC'] : ['ASC', 'DESC'];
   const ofStatuses = (alias: string) => (days.statuses ? ` AND ${alias}status_id IN (:posStatuses)` : '');
+  const filter = days.filter;
+  // A value order's units are the value's (`by`): of the statuses' own rows, or of the filter column's.
   const tickets: SpannedCounters = {
     days: 'ticket_day_counts', spans: 'ticket_span_counts', bounds: true,
     where: (alias) => `${alias}col = :posCol AND ${alias}state = 0${ofStatuses(alias)}`,
+    ...(filter ? {} : { by: days.by }),
   };
-  const filter = days.filter;
   const filterCounters: SpannedCounters | null = filter && {
     ...FILTER_COUNTERS,
     // The filter's condition names dim, val and val2 alone (no other table of these statements has them).
     where: (alias) => `${alias}col = :posCol AND ${alias}state = 0 AND ${sqlText(filter)}${ofStatuses(alias)}`,
+    by: days.by,
   };
   const ctes = filterCounters
     ? [
@@ -526,7 +592,7 @@ function dayPositionSql(desc: boolean, ids: boolean, days: DaySource): { ctes: s
       ...spannedDay('f', days.complement ? { ...tickets, bounds: false, less: filterCounters } : filterCounters, dir, rev),
       // The bounds: the day's row among all tickets' days.
       ...(ids ? [spannedDay('p', tickets, dir, rev)[0], spanDays('p_days', tickets, 'f', `f.day DIV ${DAY_SPAN}`, '0', dir),
-        'p AS (SELECT p_days.*, f.ahead AS filtered FROM f JOIN p_days ON p_days.day = f.day)'] : []),
+        `p AS (SELECT p_days.*, f.ahead AS filtered${days.by ? ', f.v' : ''} FROM f JOIN p_days ON p_days.day = f.day)`] : []),
     ]
     : spannedDay('p', tickets, dir, rev);
   const day = filter ? 'f' : 'p';
@@ -538,10 +604,14 @@ function dayPositionSql(desc: boolean, ids: boolean, days: DaySource): { ctes: s
   const bound = desc
     ? `IF(p.n > 0 AND ${above} > p.hi_id AND ${below} <= p.hi_id, p.hi_id, NULL)`
     : `IF(p.n > 0 AND ${below} < p.lo_id AND ${above} >= p.lo_id, p.lo_id, NULL)`;
+  // A value order's (`p.v`, its value): bounds of the value's own spans when the tickets' rows
+  // are the value's (the status order, no other filter), else of all tickets' spans (of the statuses).
+  const value = days.by ? ', p.v' : '';
   return {
     ctes: ctes.join(',\n'),
-    select: `SELECT p.day, ${filter ? 'p.filtered' : 'p.ahead'} AS ahead, ${bound} AS bound
-      FROM p LEFT JOIN p_spans s ON 1 = 1 GROUP BY p.day, p.ahead, p.n, p.lo_id, p.hi_id, p.hi_below, p.lo_above${filter ? ', p.filtered' : ''}`,
+    select: `SELECT p.day, ${filter ? 'p.filtered' : 'p.ahead'} AS ahead, ${bound} AS bound${days.by ? ', p.v AS val' : ''}
+      FROM p LEFT JOIN p_spans s ON ${tickets.by ? 's.v = p.v' : '1 = 1'}
+      GROUP BY p.day, p.ahead, p.n, p.lo_id, p.hi_id, p.hi_below, p.lo_above${filter ? ', p.filtered' : ''}${value}`,
   };
 }
 
@@ -745,17 +815,23 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   // first asks where it starts (an unused position costs the statement 1-3 ms, once per filter).
   const share = lastShares.get(shareKey) ?? (counted.length ? 0 : 1);
   const mayBeDeep = q.offset > 0 && q.offset / share >= deepPaging.start;
-  const days = !trashed && !keyset && column in POSITIONED && mayBeDeep ? daySource(p, filtered) : null;
-  const position = days && dayPositionSql(desc, column === 'id', days);
+  const valueOrder = VALUE_ORDERS.includes(column);
+  const days = trashed || keyset || !mayBeDeep ? null
+    : column in POSITIONED ? daySource(p, filtered) : valueOrder ? valueDaySource(p, filtered, column) : null;
+  // The id order and a value order (each value's tickets in id order) start at a day's id bound.
+  const fromBound = column === 'id' || valueOrder;
+  const position = days && dayPositionSql(desc, fromBound, days);
   // With two counted filters or more, each one's matches too (`m<i>`): the page reads the narrowest's index.
   const each = counted.length > 1 ? counted.map(([, c], i) => `, SUM(IF(${sqlText(c)}, n, 0)) AS m${i}`).join('') : '';
   const counts = `SELECT SUM(IF(${sqlText(cond)}, n, 0)) AS matches, SUM(n) AS total${each} FROM ticket_list_counts WHERE state = :state`;
-  type Counted = { matches: string | null; total: string | null; day?: number | null; ahead?: string | number | null; bound?: number | null } & Record<`m${number}`, string | null>;
+  type Counted = {
+    matches: string | null; total: string | null; day?: number | null; ahead?: string | number | null; bound?: number | null; val?: number | null;
+  } & Record<`m${number}`, string | null>;
   const [r] = await select<Counted>(
-    position ? `WITH ${position.ctes} SELECT c.*, d.day, d.ahead, d.bound FROM (${counts}) c LEFT JOIN (${position.select}) d ON 1 = 1` : counts,
+    position ? `WITH ${position.ctes} SELECT c.*, d.day, d.ahead, d.bound${days.by ? ', d.val' : ''} FROM (${counts}) c LEFT JOIN (${position.select}) d ON 1 = 1` : counts,
     {
       ...cond.replacements, ...days?.filter?.replacements, state: trashed ? 1 : 0,
-      ...(days ? { posCol: DAY_COLUMNS.indexOf(POSITIONED[column]), posOffset: q.offset, posStatuses: days.statuses } : {}),
+      ...(days ? { posCol: DAY_COLUMNS.indexOf(POSITIONED[column] ?? 'created_at'), posOffset: q.offset, posStatuses: days.statuses } : {}),
     },
   );
   const count = Number(r?.matches ?? 0);
@@ -763,12 +839,24 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   const reach = reachOf(count);
   if (!trashed) recordShare(shareKey, count, total);
   const deep = walkedEntries(reach, count, total) >= deepPaging.start;
-  if (position && r.day != null && deep && (column !== 'id' || r.bound != null)) {
-    // `column` is id, created_at or updated_at (POSITIONED), never a value from the request.
+  const matchesOf = (i: number) => (counted.length === 1 ? count : Number(r?.[`m${i}`] ?? 0));
+  const through = counted.map(([name], i) => ({ name, matches: matchesOf(i) }))
+    .reduce<{ name: string; matches: number } | null>((a, b) => (a && a.matches <= b.matches ? a : b), null);
+  // A value order's index holds no filter column: from the bound, the walk reads a row for each
+  // entry, about limit × total / count of them for the page's matches past the day's; reading the
+  // narrowest filter's matches and sorting them reads `through.matches` entries. A filter of few
+  // tickets is read so, not positioned.
+  const walkable = !valueOrder || !through || (deepPaging.rowWalk * q.limit * total) / Math.max(count, 1) <= through.matches;
+  if (position && r.day != null && deep && walkable && (!fromBound || r.bound != null)) {
+    // `column` is one of POSITIONED or VALUE_ORDERS, never a value from the request.
     const c = `\`Ticket\`.\`${column}\``;
-    const edge = column === 'id' ? Number(r.bound) : desc ? (Number(r.day) + 1) * DAY - 1 : Number(r.day) * DAY;
-    pageWhere = `(${pageWhere}) AND ${c} ${desc ? '<=' : '>='} :pageEdge`;
-    pageValues.pageEdge = edge;
+    const edge = fromBound ? Number(r.bound) : desc ? (Number(r.day) + 1) * DAY - 1 : Number(r.day) * DAY;
+    const [to, past] = desc ? ['<=', '<'] : ['>=', '>'];
+    // A value order: the value's tickets from the bound on, then the values after it (two ranges of its index).
+    pageWhere = valueOrder
+      ? `(${pageWhere}) AND ((${c} = :pageValue AND \`Ticket\`.\`id\` ${to} :pageEdge) OR ${c} ${past} :pageValue)`
+      : `(${pageWhere}) AND ${c} ${to} :pageEdge`;
+    Object.assign(pageValues, { pageEdge: edge, ...(valueOrder ? { pageValue: Number(r.val) } : {}) });
     return { rows: await page(` FORCE INDEX (${sortIndex(column)})`, q.offset - Number(r.ahead)), count };
   }
   // Walking the order's index reads about reach × total / count entries; reading the narrowest
@@ -778,9 +866,6 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   // updated_at order: 50,000 entries, 18 ms, against 1,000 through its index, 2 ms; with a status
   // beside it 200,000, 54 ms). The trash is a range of deleted_at: no index holds it in a list
   // order (a sort of the trash).
-  const matchesOf = (i: number) => (counted.length === 1 ? count : Number(r?.[`m${i}`] ?? 0));
-  const through = counted.map(([name], i) => ({ name, matches: matchesOf(i) }))
-    .reduce<{ name: string; matches: number } | null>((a, b) => (a && a.matches <= b.matches ? a : b), null);
   const walk = !trashed && (!filtered || count * (through?.matches ?? count) >= reach * total);
   const index = walk ? sortIndex(column) : !trashed && through ? FILTER_INDEXES[through.name] : null;
   return { rows: await pageOf(index ? ` FORCE INDEX (${index})` : '', count), count };
