@@ -570,7 +570,7 @@ describe('a deep page of the list, unfiltered or by one counted filter, its comp
       [{}, orders], [{ status: `${statuses[0]},${statuses[1]}` }, orders], [{ department: department.id }, orders],
       [{ priority: priorities[1], status: statuses[0] }, orders], [{ locked: 1 }, ['status_id']], [{ locked: 0 }, []],
     ];
-    /** Every order both ways, unfiltered and by status: around each of this test's tickets and between, against skipping. */
+    /** Every value order both ways, for each filter: around each of this test's tickets and between, against the database's order and skipping. */
     const comparePages = () => positioning(async () => {
       for (const [filter, positionedIn] of filters) {
         const { count } = await skipped(filter);
