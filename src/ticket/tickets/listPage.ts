@@ -271,6 +271,9 @@ function dayFilterSum(names: string[], p: Record<string, any>, ofStatuses: strin
   return { sum, complement };
 }
 
+/** The first column of a pair's dim (migration 055): its rows hold it in `val`, the second in `val2`. */
+const pairFirst = (dim: number): string => DAY_FILTER_PAIRS[dim - DAY_FILTER_COLUMNS.length][0];
+
 /**
  * The rows of migration 028's counters for one counted filter (not status): its column's, of its
  * values; or for a pair of them (dayFiltered): the pair's, of both columns' values (migration
@@ -280,7 +283,7 @@ function dayFilterRows(names: string[], p: Record<string, any>): { rows: BoundCo
   if (names.length === 2) {
     const dim = pairDim(COUNTED_FILTERS[names[0]], COUNTED_FILTERS[names[1]]);
     // val holds the pair's first column, val2 its second.
-    const [first, second] = DAY_FILTER_PAIRS[dim - DAY_FILTER_COLUMNS.length][0] === COUNTED_FILTERS[names[0]] ? names : [names[1], names[0]];
+    const [first, second] = pairFirst(dim) === COUNTED_FILTERS[names[0]] ? names : [names[1], names[0]];
     return { rows: sqlCondition`dim = ${trusted(String(dim))} AND val IN (${[p[first]].flat()}) AND val2 IN (${[p[second]].flat()})`, complement: false };
   }
   const [name] = names;
@@ -465,7 +468,7 @@ function valueDaySource(p: Record<string, any>, filtered: boolean, column: strin
   const pair = pairDim(column, other);
   if (pair < 0) return null;
   // The pair's first column is in val, its second in val2.
-  const [by, of] = DAY_FILTER_PAIRS[pair - DAY_FILTER_COLUMNS.length][0] === column ? ['val', 'val2'] : ['val2', 'val'];
+  const [by, of] = pairFirst(pair) === column ? ['val', 'val2'] : ['val2', 'val'];
   return { statuses, filter: sqlCondition`dim = ${dim(pair)} AND ${trusted(of)} IN (${values})`, complement: false, by };
 }
 
