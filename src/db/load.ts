@@ -110,13 +110,15 @@ export async function lockById<M extends Model>(model: ModelCtor<M>, id: number,
 /**
  * The record of `model` with id `id` and the equalities of `where`, as a model instance (what
  * `findOne({ where, transaction, lock })` gives, on the driver as lockById reads): in
- * `transaction` under `lock` when given, else from the pool. Null when no row matches.
+ * `transaction` under `lock` when given, else from the pool; `attributes`: only those (default
+ * every one). Null when no row matches.
  */
 export async function recordById<M extends Model>(
-  model: ModelCtor<M>, id: number, options: { transaction?: Transaction; lock?: 'share' | 'update'; where?: Record<string, string | number> } = {},
+  model: ModelCtor<M>, id: number,
+  options: { transaction?: Transaction; lock?: 'share' | 'update'; where?: Record<string, string | number>; attributes?: LoadOptions['attributes'] } = {},
 ): Promise<M | null> {
-  const { transaction, lock, where = {} } = options;
-  const sql = `${selectByKey(model as ModelCtor<Model>, 'id', { where })}${lock ? (lock === 'share' ? ' LOCK IN SHARE MODE' : ' FOR UPDATE') : ''}`;
+  const { transaction, lock, where = {}, attributes } = options;
+  const sql = `${selectByKey(model as ModelCtor<Model>, 'id', { where, attributes })}${lock ? (lock === 'share' ? ' LOCK IN SHARE MODE' : ' FOR UPDATE') : ''}`;
   const [row] = await select<Record<string, unknown>>(sql, [[id], ...Object.values(where)], { transaction });
   return row ? model.build(row as any, { isNewRecord: false, raw: true }) : null;
 }

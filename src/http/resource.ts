@@ -174,6 +174,11 @@ export interface ResourceDef<M extends Entity, R = void, K = never> {
   updateSchema?: ObjectSchema;
   /** Narrows every read and write (two resources sharing one table): column equalities. */
   scope?: Record<string, string | number>;
+  /**
+   * Columns that list and show never read: kept for the database's own work (the text a search
+   * index reads) and never presented, so a page does not carry them from the database for nothing.
+   */
+  unread?: readonly string[];
   /** Makes this a sub-resource of one record of another resource. */
   parent?: ParentSpec;
   /**
@@ -257,6 +262,10 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
   const actions = def.actions ?? ALL;
   const listSpec: ListSpec = { sortable: def.sortable ?? [], filters: def.filters ?? {}, dates: def.dates ?? false, params: def.listParams };
   const model = def.model as unknown as ModelCtor<Entity> & typeof Entity;
+  // What list and show read: every attribute but the unread ones (undefined: every attribute).
+  // Found at the first read: the router is built before the models are.
+  let readList: string[] | undefined;
+  const read = () => (def.unread?.length ? (readList ??= Object.keys(model.getAttributes()).filter((n) => !def.unread!.includes(n))) : undefined);
   const parentModel = def.parent?.model as unknown as (ModelCtor<Entity> & typeof Entity) | undefined;
 
   /** The parent named in the path (share-locked inside a transaction), or a 404 with its label. */
@@ -289,8 +298,9 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
     const found = id === null
       ? null
       : plain
-        ? (await loadRows(model, 'id', [id], { where: narrowing(parent) }))[0]
-        : await recordById(model, id, { transaction, lock: transaction ? 'update' : undefined, where: narrowing(parent) });
+        ? (await loadRows(model, 'id', [id], { where: narrowing(parent), attributes: read() }))[0]
+        // Outside a transaction the record is only presented (a custom GET action's): without the unread columns.
+        : await recordById(model, id, { transaction, lock: transaction ? 'update' : undefined, where: narrowing(parent), attributes: transaction ? undefined : read() });
     if (!found) throw new NotFoundError(def.label);
     return { record: found as unknown as M, parent };
   };
@@ -368,7 +378,7 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
       }
       // Plain rows, not model instances: a page is only presented, and building instances was
       // one of the largest costs of a list (see docs/performance.md).
-      const { rows, count } = await loadPage(model, { where: scoped(where, parent), order: q.order as Array<[string, string]>, offset: q.offset, limit: q.limit, replacements });
+      const { rows, count } = await loadPage(model, { where: scoped(where, parent), order: q.order as Array<[string, string]>, offset: q.offset, limit: q.limit, replacements, attributes: read() });
       return sendList(res, await present(def, rows as unknown as M[], { view: 'list', lang: q.lang, query: q.params, grants: grantsOf(res) }), count);
     });
   }

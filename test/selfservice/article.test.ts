@@ -3,7 +3,7 @@ import { createArticle, type ArticleInput } from '../../src/selfservice/article/
 import { useApi, unique, nowSec } from '../helpers/app';
 import { raceAfterHeld } from '../helpers/races';
 import { expectDeleted, expectError, expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
-import { measureList } from '../helpers/queries';
+import { countWarm, measureList } from '../helpers/queries';
 import { ARTICLE_KEYS, CATEGORY_KEYS, TAG_KEYS, TYPE_SUMMARY_KEYS, factories, ids, slugOf } from './support';
 
 const api = useApi();
@@ -267,6 +267,26 @@ describe('GET /api/selfservice/article', () => {
     expect(expectList(fifty.res)).toHaveLength(41);
     expect(fifty.queries.length).toBe(one.queries.length);
     expect(fifty.queries.length).toBeLessThanOrEqual(17);
+  });
+
+  it('list, show and search do not read the text kept for the search index, and present every field', async () => {
+    const word = unique('Unreadword').toLowerCase().replace(/[^a-z]/g, '');
+    const created = await make.article({ title: `Printer ${word}`, text: `<p>Turn the ${word} off.</p>` });
+    // The search index's text is stored (the search finds the article by a word of its body).
+    expect((await Article.findByPk(created.id))!.search_text).toContain(word);
+    const reads: Array<[string, Record<string, unknown>]> = [
+      [BASE, { order_direction: 'desc', limit: 5 }], [`${BASE}/${created.id}`, {}], [`${BASE}/search`, { term: word }],
+    ];
+    for (const [path, query] of reads) {
+      const { result, queries } = await countWarm(() => api.get(path, query));
+      const data = path === `${BASE}/${created.id}` ? expectSuccess(result) : expectList(result);
+      const article = Array.isArray(data) ? data.find((a: any) => a.id === created.id) : data;
+      expect(Object.keys(article).sort()).toEqual(Object.keys(created).sort());
+      expect(article.text).toBe(`<p>Turn the ${word} off.</p>`);
+      const own = queries.filter((q) => /\bFROM `articles`/.test(q));
+      expect(own.length).toBeGreaterThan(0);
+      for (const q of own) expect(q).not.toMatch(/search_text`?(\s+AS\b|\s*,|\s+FROM\b)/);
+    }
   });
 });
 

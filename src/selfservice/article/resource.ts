@@ -20,6 +20,8 @@ import {
 /** Self-service articles: the spec's list, show and create, plus update, delete and search. */
 
 const MAX_ATTACHMENTS = 20;
+/** The text the search index reads (service.ts): list, show and search never present it. */
+const UNREAD = ['search_text'] as const;
 const TEXT_MAX = 1_000_000;
 
 const attachmentItem = Joi.object({
@@ -127,6 +129,7 @@ const search: CustomAction<Article> = {
     // Most relevant first, unless the client orders by a column (`order_column` sent: PAGING).
     const order = req.query.order_column === undefined ? [[score.literal, 'DESC'], ['id', 'ASC']] : q.order;
     return Article.findAndCountAll({
+      attributes: { exclude: [...UNREAD] },
       where, replacements: { ...replacements, ...score.replacements }, order: order as Order, offset: q.offset, limit: q.limit,
     });
   },
@@ -155,6 +158,7 @@ export const articleResource: ResourceDef<Article, ArticleRelations> = {
   path: '/article',
   model: Article,
   label: 'article',
+  unread: UNREAD,
   // Show is the custom action below (it reads `type_id` and counts views).
   actions: ['list', 'create', 'update', 'delete'],
   sortable,
