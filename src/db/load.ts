@@ -188,6 +188,8 @@ export interface ConditionOptions {
 /** A page of a list: the rows by a condition, from `offset`. */
 export interface PageOptions extends ConditionOptions {
   offset: number;
+  /** The number of rows that match, when known otherwise (counters): no COUNT then. */
+  count?: Promise<number>;
 }
 
 /**
@@ -224,14 +226,15 @@ export async function loadWhere<M extends Model>(model: ModelCtor<M>, options: C
 
 /**
  * A page of `model`'s rows (plain, as the loaders return them) and the number of rows that match,
- * in two statements run together: what `findAndCountAll({ raw: true })` runs, on the driver.
+ * in two statements run together: what `findAndCountAll({ raw: true })` runs, on the driver (the
+ * count from `options.count` instead when given).
  */
 export async function loadPage<M extends Model>(model: ModelCtor<M>, options: PageOptions): Promise<{ rows: M[]; count: number }> {
   const { columns, from, order } = statementOf(model as ModelCtor<Model>, options);
   const values = { ...options.replacements, pageOffset: options.offset, pageLimit: options.limit };
-  const [rows, [{ count }]] = await Promise.all([
+  const [rows, count] = await Promise.all([
     select<M>(`SELECT ${columns} ${from} ORDER BY ${order} LIMIT :pageOffset, :pageLimit`, values),
-    select<{ count: number | bigint }>(`SELECT COUNT(*) AS count ${from}`, options.replacements),
+    options.count ?? select<{ count: number | bigint }>(`SELECT COUNT(*) AS count ${from}`, options.replacements).then(([r]) => r.count),
   ]);
   return { rows, count: Number(count) };
 }

@@ -30,6 +30,9 @@ export const idsFilter = (column: string): Filter => ({ schema: Joi.ids(), where
 const DATE_COLUMNS = ['created_at', 'updated_at'] as const;
 export const DATE_PARAMS: readonly string[] = DATE_COLUMNS.flatMap((c) => [`${c}_min`, `${c}_max`]);
 
+/** The parameters that may narrow a list: its filters, DATES when it has them, and its own parameters (read by its scope). */
+export const narrowingParams = (spec: ListSpec): string[] => [...Object.keys(spec.filters), ...(spec.dates ? DATE_PARAMS : []), ...Object.keys(spec.params ?? {})];
+
 export interface ListSpec {
   sortable: readonly string[];
   filters: Record<string, Filter>;

@@ -9,9 +9,10 @@ import { sendList, sendSuccess } from './envelope';
 import { grantsOf } from './auth';
 import { MethodNotAllowedError, UrlNotFoundError } from './errors';
 import { NotFoundError } from '../errors';
-import { langParam, listSchema, parseListQuery, validateQuery, type Condition, type Filter, type ListQuery, type ListSpec } from './listQuery';
+import { langParam, listSchema, narrowingParams, parseListQuery, validateQuery, type Condition, type Filter, type ListQuery, type ListSpec } from './listQuery';
 import { recorded, type RecordedRouter, type RouteRecord } from './routes';
 import { loadPage, loadRows, readBack, recordById } from '../db/load';
+import { countRecords, type CountedKind } from '../db/recordCounts';
 import { isBound, type BoundCondition } from '../db/sql';
 import {
   deleteTranslations, extractTranslations, loadTranslations, saveTranslations, translate, type TranslationSpec,
@@ -175,6 +176,12 @@ export interface ResourceDef<M extends Entity, R = void, K = never> {
   /** Narrows every read and write (two resources sharing one table): column equalities. */
   scope?: Record<string, string | number>;
   /**
+   * The list's `count` from migration 056's counters of this kind of record (src/db/recordCounts.ts)
+   * when nothing narrows it but, alone, the filter named `brandFilter` (one brand's id): a sum of
+   * a few rows, where a COUNT reads every record. Any other filter counts its matches.
+   */
+  counted?: { kind: CountedKind; brandFilter?: string };
+  /**
    * Columns that list and show never read: kept for the database's own work (the text a search
    * index reads) and never presented, so a page does not carry them from the database for nothing.
    */
@@ -260,6 +267,12 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
   const router = Router();
   const routes: RouteRecord[] = [];
   const actions = def.actions ?? ALL;
+  /** The list's count from the counters (ResourceDef.counted) when its parameters narrow it by nothing else, else undefined. */
+  const countedList = ({ kind, brandFilter }: NonNullable<ResourceDef<M, R, K>['counted']>, params: Record<string, any>): Promise<number> | undefined => {
+    const narrowing = narrowingParams(listSpec).filter((k) => params[k] !== undefined && params[k] !== null);
+    if (!narrowing.length) return countRecords(kind);
+    return narrowing.length === 1 && narrowing[0] === brandFilter ? countRecords(kind, Number(params[brandFilter])) : undefined;
+  };
   const listSpec: ListSpec = { sortable: def.sortable ?? [], filters: def.filters ?? {}, dates: def.dates ?? false, params: def.listParams };
   const model = def.model as unknown as ModelCtor<Entity> & typeof Entity;
   // What list and show read: every attribute but the unread ones (undefined: every attribute).
@@ -378,7 +391,10 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
       }
       // Plain rows, not model instances: a page is only presented, and building instances was
       // one of the largest costs of a list (see docs/performance.md).
-      const { rows, count } = await loadPage(model, { where: scoped(where, parent), order: q.order as Array<[string, string]>, offset: q.offset, limit: q.limit, replacements, attributes: read() });
+      const counted = def.counted && !parent && base === undefined && override === undefined ? countedList(def.counted, q.params) : undefined;
+      const { rows, count } = await loadPage(model, {
+        where: scoped(where, parent), order: q.order as Array<[string, string]>, offset: q.offset, limit: q.limit, replacements, attributes: read(), count: counted,
+      });
       return sendList(res, await present(def, rows as unknown as M[], { view: 'list', lang: q.lang, query: q.params, grants: grantsOf(res) }), count);
     });
   }

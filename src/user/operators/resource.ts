@@ -19,6 +19,7 @@ export const operatorResource: ResourceDef<User, PersonRelations> = {
   model: User,
   label: 'operator',
   scope: { type: 'operator' },
+  counted: { kind: 'operator' },
   sortable: ['firstname', 'lastname', 'email', 'active', 'created_at', 'updated_at'],
   filters: { email: equals('email', field.email()), active: flagFilter('active') },
   dates: true,

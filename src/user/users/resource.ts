@@ -68,6 +68,7 @@ export const userResource: ResourceDef<User, PersonRelations, KnownPerson> = {
   model: User,
   label: 'user',
   scope: { type: 'user' },
+  counted: { kind: 'user', brandFilter: 'brand_id' },
   sortable: ['firstname', 'lastname', 'email', 'brand_id', 'organisation_id', 'active', 'email_verified', 'country', 'created_at', 'updated_at'],
   filters: userFilters,
   dates: true,
