@@ -267,13 +267,13 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
   const router = Router();
   const routes: RouteRecord[] = [];
   const actions = def.actions ?? ALL;
+  const listSpec: ListSpec = { sortable: def.sortable ?? [], filters: def.filters ?? {}, dates: def.dates ?? false, params: def.listParams };
   /** The list's count from the counters (ResourceDef.counted) when its parameters narrow it by nothing else, else undefined. */
   const countedList = ({ kind, brandFilter }: NonNullable<ResourceDef<M, R, K>['counted']>, params: Record<string, any>): Promise<number> | undefined => {
     const narrowing = narrowingParams(listSpec).filter((k) => params[k] !== undefined && params[k] !== null);
     if (!narrowing.length) return countRecords(kind);
     return narrowing.length === 1 && narrowing[0] === brandFilter ? countRecords(kind, Number(params[brandFilter])) : undefined;
   };
-  const listSpec: ListSpec = { sortable: def.sortable ?? [], filters: def.filters ?? {}, dates: def.dates ?? false, params: def.listParams };
   const model = def.model as unknown as ModelCtor<Entity> & typeof Entity;
   // What list and show read: every attribute but the unread ones (undefined: every attribute).
   // Found at the first read: the router is built before the models are.
