@@ -182,8 +182,8 @@ export interface ResourceDef<M extends Entity, R = void, K = never> {
    */
   counted?: { kind: CountedKind; brandFilter?: string };
   /**
-   * Columns that list and show never read: kept for the database's own work (the text a search
-   * index reads) and never presented, so a page does not carry them from the database for nothing.
+   * Columns that list and show never read: never presented, and kept for other work (the text a
+   * search index reads, a password's hash), so a page does not carry them from the database.
    */
   unread?: readonly string[];
   /** Makes this a sub-resource of one record of another resource. */

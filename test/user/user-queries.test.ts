@@ -3,7 +3,7 @@
  * 1 and a page of 50, whatever the records of the page hold (phones, groups, additional emails,
  * organisations, custom field values, users, domains): relations are loaded per page, never per record.
  */
-import { CustomField, CustomFieldValue, Department, Group } from '../../src/db/models';
+import { CustomField, CustomFieldValue, Department, Group, User } from '../../src/db/models';
 import { countQueries } from '../../src/db/sequelize';
 import { useApi, unique } from '../helpers/app';
 import { expectList, expectSuccess } from '../helpers/envelope';
@@ -138,6 +138,18 @@ describe('list endpoints of the User area run a fixed number of queries whatever
     expect(linked).toHaveLength(1);
     expect(linked[0]).toMatch(/JOIN `groups`/);
     expect(withGroups.queries).toHaveLength(without.queries.length);
+  });
+
+  it('lists and shows users and operators without reading their password hashes', async () => {
+    const person = await User.findOne({ where: { lastname: `Q${tag}`, type: 'user' }, rejectOnEmpty: true });
+    const operator = await User.findOne({ where: { lastname: `Q${tag}`, type: 'operator' }, rejectOnEmpty: true });
+    for (const path of ['/api/user/user', `/api/user/user/${person.id}`, '/api/user/operator', `/api/user/operator/${operator.id}`]) {
+      const { result, queries } = await countWarm(() => api.get(path, { limit: 5 }));
+      expect(result.status).toBe(200);
+      const own = queries.filter((q) => /\bFROM `users`/.test(q));
+      expect(own.length).toBeGreaterThan(0);
+      for (const q of own) expect(q).not.toMatch(/`password`/);
+    }
   });
 
   it('counts the queries of the relations it loads', async () => {

@@ -20,6 +20,8 @@ export const operatorResource: ResourceDef<User, PersonRelations> = {
   label: 'operator',
   scope: { type: 'operator' },
   counted: { kind: 'operator' },
+  // A password's hash is for signing in only: no read of an operator carries it.
+  unread: ['password'],
   sortable: ['firstname', 'lastname', 'email', 'active', 'created_at', 'updated_at'],
   filters: { email: equals('email', field.email()), active: flagFilter('active') },
   dates: true,

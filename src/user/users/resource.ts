@@ -69,6 +69,8 @@ export const userResource: ResourceDef<User, PersonRelations, KnownPerson> = {
   label: 'user',
   scope: { type: 'user' },
   counted: { kind: 'user', brandFilter: 'brand_id' },
+  // A password's hash is for signing in only: no read of a user carries it.
+  unread: ['password'],
   sortable: ['firstname', 'lastname', 'email', 'brand_id', 'organisation_id', 'active', 'email_verified', 'country', 'created_at', 'updated_at'],
   filters: userFilters,
   dates: true,
