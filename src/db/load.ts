@@ -38,36 +38,24 @@ const columnOf = (model: ModelCtor<Model>) => (name: string) => {
   return ident(attribute.field ?? name);
 };
 
-/** The columns of `model` that `options` reads, as a SELECT lists them (`alias`: their table's alias, qualifying each). */
-function selectedColumns(model: ModelCtor<Model>, options: LoadOptions, alias = ''): string {
+/** The SELECT of `model`'s rows whose `column` is in a list (`IN (?)`), built once per shape. */
+function selectByKey(model: ModelCtor<Model>, column: string, options: LoadOptions): string {
+  const shape = JSON.stringify([column, options.attributes ?? null, Object.keys(options.where ?? {}), options.order ?? null]);
+  let byShape = statements.get(model);
+  if (!byShape) statements.set(model, (byShape = new Map()));
+  const cached = byShape.get(shape);
+  if (cached) return cached;
   const attributes = model.getAttributes() as Record<string, { field?: string }>;
   const field = columnOf(model);
   const exclude = options.attributes && !Array.isArray(options.attributes) ? (options.attributes as { exclude: readonly string[] }).exclude : [];
   const names = Array.isArray(options.attributes) ? options.attributes as readonly string[] : Object.keys(attributes).filter((n) => !exclude.includes(n));
-  return names.map((n) => (field(n) === ident(n) && !alias ? ident(n) : `${alias}${field(n)} AS ${ident(n)}`)).join(', ');
-}
-
-/** A statement built once per model and shape (`build` runs on the first call with that shape). */
-function cachedStatement(model: ModelCtor<Model>, shape: unknown[], build: () => string): string {
-  const key = JSON.stringify(shape);
-  let byShape = statements.get(model);
-  if (!byShape) statements.set(model, (byShape = new Map()));
-  const cached = byShape.get(key);
-  if (cached) return cached;
-  const sql = build();
-  byShape.set(key, sql);
+  const columns = names.map((n) => (field(n) === ident(n) ? ident(n) : `${field(n)} AS ${ident(n)}`));
+  const where = [`${field(column)} IN (?)`, ...Object.keys(options.where ?? {}).map((k) => `${field(k)} = ?`)];
+  const order = options.order ?? [['id' in attributes ? 'id' : column, 'ASC']];
+  const sql = `SELECT ${columns.join(', ')} FROM ${ident(model.getTableName() as string)} WHERE ${where.join(' AND ')}`
+    + ` ORDER BY ${order.map(([c, d]) => `${field(c)} ${d === 'DESC' ? 'DESC' : 'ASC'}`).join(', ')}`;
+  byShape.set(shape, sql);
   return sql;
-}
-
-/** The SELECT of `model`'s rows whose `column` is in a list (`IN (?)`), built once per shape. */
-function selectByKey(model: ModelCtor<Model>, column: string, options: LoadOptions): string {
-  return cachedStatement(model, [column, options.attributes ?? null, Object.keys(options.where ?? {}), options.order ?? null], () => {
-    const field = columnOf(model);
-    const where = [`${field(column)} IN (?)`, ...Object.keys(options.where ?? {}).map((k) => `${field(k)} = ?`)];
-    const order = options.order ?? [['id' in model.getAttributes() ? 'id' : column, 'ASC']];
-    return `SELECT ${selectedColumns(model, options)} FROM ${ident(model.getTableName() as string)} WHERE ${where.join(' AND ')}`
-      + ` ORDER BY ${order.map(([c, d]) => `${field(c)} ${d === 'DESC' ? 'DESC' : 'ASC'}`).join(', ')}`;
-  });
 }
 
 /**
@@ -137,32 +125,19 @@ export async function readBack<M extends Model>(record: M, transaction: Transact
   record.set(row as any, { raw: true, reset: true });
 }
 
-/** The column that carries a linked record's owner in loadLinked's rows (no model has an attribute so named). */
-const OWNER = '__owner';
-
 /**
- * A many-to-many relation for a page of owners, in one statement: the link rows joined to the
- * linked records (a record the link names that does not exist is left out, as a lookup of it
- * finds none). Returns, per owner id, the linked records in the order of their ids. One statement
- * whatever the links hold: a page whose records link to nothing runs the same statement.
+ * A many-to-many relation for a page of owners, in two queries: the link rows, then the linked
+ * records. Returns, per owner id, the linked records in the order of their ids.
  */
 export async function loadLinked<L extends Model, T extends Model>(
   link: ModelCtor<L>, ownerKey: string, targetKey: string, ownerIds: number[], target: ModelCtor<T>, options: LoadOptions = {},
 ): Promise<Map<number, T[]>> {
+  const links = await loadMany(link, ownerKey, ownerIds, { order: [[ownerKey, 'ASC'], [targetKey, 'ASC']] });
+  const targetOf = (l: L) => (l as any)[targetKey] as number;
+  const targets = await loadById(target, [...links.values()].flat().map(targetOf), options);
   const out = new Map<number, T[]>();
-  const unique = [...new Set(ownerIds)];
-  if (!unique.length) return out;
-  const sql = cachedStatement(link as ModelCtor<Model>, ['linked', ownerKey, targetKey, target.name, options.attributes ?? null, Object.keys(options.where ?? {})], () => {
-    const [linkField, targetField] = [columnOf(link as ModelCtor<Model>), columnOf(target as ModelCtor<Model>)];
-    const where = [`l.${linkField(ownerKey)} IN (?)`, ...Object.keys(options.where ?? {}).map((k) => `t.${targetField(k)} = ?`)];
-    return `SELECT l.${linkField(ownerKey)} AS ${OWNER}, ${selectedColumns(target as ModelCtor<Model>, options, 't.')}`
-      + ` FROM ${ident(link.getTableName() as string)} l JOIN ${ident(target.getTableName() as string)} t ON t.${targetField('id')} = l.${linkField(targetKey)}`
-      + ` WHERE ${where.join(' AND ')} ORDER BY l.${linkField(ownerKey)}, l.${linkField(targetKey)}`;
-  });
-  for (const { [OWNER]: owner, ...record } of await select<Record<string, unknown>>(sql, [unique, ...Object.values(options.where ?? {})])) {
-    const list = out.get(owner as number);
-    if (list) list.push(record as unknown as T);
-    else out.set(owner as number, [record as unknown as T]);
+  for (const [ownerId, rows] of links) {
+    out.set(ownerId, rows.map((l) => targets.get(targetOf(l))).filter((t): t is T => t !== undefined));
   }
   return out;
 }
