@@ -16,7 +16,7 @@ const api = useApi();
 /** The records that match, COUNTed. */
 const counted = async (sql: string, values: Record<string, unknown> = {}) => Number((await select<{ n: number }>(`SELECT COUNT(*) AS n FROM ${sql}`, values))[0].n);
 
-/** A list's count and statements; the count is also checked against the page (a list of 1,000 holds every record of these tests' small sets). */
+/** A list's count and the statements it ran (a page of one: the count is what is checked). */
 async function listed(path: string, query: Record<string, unknown> = {}) {
   const { res, queries } = await measureList(api, path, { limit: 1, ...query });
   expectList(res);
