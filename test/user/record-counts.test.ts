@@ -43,10 +43,11 @@ describe('list counts from the record counters', () => {
     const gone = await User.create({ type: 'user', brand_id: b2, firstname: 'Gone', lastname: 'Row', email: newEmail('gone'), language_code: 'en', timezone: 'UTC' } as any);
     await gone.destroy();
     // A transaction rolled back leaves no count behind.
-    await sequelize().transaction(async (transaction) => {
+    const undone = new Error('undone');
+    await expect(sequelize().transaction(async (transaction) => {
       await User.create({ type: 'user', brand_id: b1, firstname: 'Undone', lastname: 'Row', email: newEmail('undone'), language_code: 'en', timezone: 'UTC' } as any, { transaction });
-      await transaction.rollback();
-    }).catch(() => undefined);
+      throw undone;
+    })).rejects.toBe(undone);
 
     const all = await listed('/api/user/user');
     expect(all.count).toBe(await counted("users WHERE type = 'user'"));
