@@ -38,7 +38,8 @@ function triggersOf(table: keyof typeof TABLES): TriggerSql {
   };
 }
 
-const TRIGGER_SQL: TriggerSql = { ...triggersOf('users'), ...triggersOf('organisations') };
+/** This migration's triggers (057 writes them again for `scope_id`). */
+export const RECORD_COUNT_TRIGGERS: TriggerSql = { ...triggersOf('users'), ...triggersOf('organisations') };
 
 /** The counts from the records themselves. */
 export async function fillRecordCounts(q: QueryInterface): Promise<void> {
@@ -57,12 +58,12 @@ export async function up(q: QueryInterface): Promise<void> {
     n BIGINT NOT NULL DEFAULT 0,
     PRIMARY KEY (kind, brand_id, slot)
   ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci`);
-  await createTriggers(q, TRIGGER_SQL);
+  await createTriggers(q, RECORD_COUNT_TRIGGERS);
   // After the triggers (migrations run before the web processes start: nothing else writes now).
   await fillRecordCounts(q);
 }
 
 export async function down(q: QueryInterface): Promise<void> {
-  await dropTriggers(q, TRIGGER_SQL);
+  await dropTriggers(q, RECORD_COUNT_TRIGGERS);
   await q.dropTable('record_counts');
 }

@@ -1,13 +1,17 @@
 import { select } from './select';
 
-/** The kinds of record whose number migration 056 keeps per brand: people by type, organisations. */
-export type CountedKind = 'user' | 'operator' | 'organisation';
+/**
+ * The kinds of record whose number migrations 056 and 057 keep, per scope: people by type and
+ * organisations (scope: the brand, 0 none), ticket attachments and feedback (0: all of them),
+ * webhook deliveries (the webhook).
+ */
+export type CountedKind = 'user' | 'operator' | 'organisation' | 'attachment' | 'feedback' | 'delivery';
 
-/** The number of records of a kind, of one brand when given: a sum over at most a few rows per brand. */
-export async function countRecords(kind: CountedKind, brandId?: number): Promise<number> {
+/** The number of records of a kind, of one scope when given: a sum over at most a few rows per scope. */
+export async function countRecords(kind: CountedKind, scopeId?: number): Promise<number> {
   const [r] = await select<{ n: string | number | null }>(
-    `SELECT COALESCE(SUM(n), 0) AS n FROM record_counts WHERE kind = :kind${brandId === undefined ? '' : ' AND brand_id = :brandId'}`,
-    { kind, brandId },
+    `SELECT COALESCE(SUM(n), 0) AS n FROM record_counts WHERE kind = :kind${scopeId === undefined ? '' : ' AND scope_id = :scopeId'}`,
+    { kind, scopeId },
   );
   return Number(r?.n ?? 0);
 }

@@ -176,11 +176,12 @@ export interface ResourceDef<M extends Entity, R = void, K = never> {
   /** Narrows every read and write (two resources sharing one table): column equalities. */
   scope?: Record<string, string | number>;
   /**
-   * The list's `count` from migration 056's counters of this kind of record (src/db/recordCounts.ts)
-   * when nothing narrows it but, alone, the filter named `brandFilter` (one brand's id): a sum of
-   * a few rows, where a COUNT reads every record. Any other filter counts its matches.
+   * The list's `count` from the record counters of this kind (src/db/recordCounts.ts) when nothing
+   * narrows it but, alone, the filter named `scopeFilter` (the id of the counters' scope, a brand):
+   * a sum of a few rows, where a COUNT reads every record. A sub-resource's list is counted in its
+   * parent's scope (a webhook's deliveries). Any other filter counts its matches.
    */
-  counted?: { kind: CountedKind; brandFilter?: string };
+  counted?: { kind: CountedKind; scopeFilter?: string };
   /**
    * Columns that list and show never read: never presented, and kept for other work (the text a
    * search index reads, a password's hash), so a page does not carry them from the database.
@@ -268,11 +269,17 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
   const routes: RouteRecord[] = [];
   const actions = def.actions ?? ALL;
   const listSpec: ListSpec = { sortable: def.sortable ?? [], filters: def.filters ?? {}, dates: def.dates ?? false, params: def.listParams };
-  /** The list's count from the counters (ResourceDef.counted) when its parameters narrow it by nothing else, else undefined. */
-  const countedList = ({ kind, brandFilter }: NonNullable<ResourceDef<M, R, K>['counted']>, params: Record<string, any>): Promise<number> | undefined => {
+  /**
+   * The list's count from the counters (ResourceDef.counted) when its parameters narrow it by
+   * nothing else (of a sub-resource: within its parent), else undefined.
+   */
+  const countedList = (
+    { kind, scopeFilter }: NonNullable<ResourceDef<M, R, K>['counted']>, params: Record<string, any>, parent: Entity | undefined,
+  ): Promise<number> | undefined => {
     const narrowing = narrowingParams(listSpec).filter((k) => params[k] !== undefined && params[k] !== null);
+    if (parent) return narrowing.length ? undefined : countRecords(kind, parent.id);
     if (!narrowing.length) return countRecords(kind);
-    return narrowing.length === 1 && narrowing[0] === brandFilter ? countRecords(kind, Number(params[brandFilter])) : undefined;
+    return narrowing.length === 1 && narrowing[0] === scopeFilter ? countRecords(kind, Number(params[scopeFilter])) : undefined;
   };
   const model = def.model as unknown as ModelCtor<Entity> & typeof Entity;
   // What list and show read: every attribute but the unread ones (undefined: every attribute).
@@ -391,7 +398,7 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
       }
       // Plain rows, not model instances: a page is only presented, and building instances was
       // one of the largest costs of a list (see docs/performance.md).
-      const counted = def.counted && !parent && base === undefined && override === undefined ? countedList(def.counted, q.params) : undefined;
+      const counted = def.counted && base === undefined && override === undefined ? countedList(def.counted, q.params, parent) : undefined;
       const { rows, count } = await loadPage(model, {
         where: scoped(where, parent), order: q.order as Array<[string, string]>, offset: q.offset, limit: q.limit, replacements, attributes: read(), count: counted,
       });

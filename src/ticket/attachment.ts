@@ -40,6 +40,7 @@ export const ticketAttachmentResource: ResourceDef<TicketAttachment, Related> = 
   model: TicketAttachment,
   label: 'attachment',
   actions: ['list', 'show', 'delete'],
+  counted: { kind: 'attachment' },
   sortable: ['ticket_id', 'message_id', 'original_name', 'created_at', 'updated_at'],
   filters: { ticket_id: equals('ticket_id', field.id()), message_id: equals('message_id', field.id()) },
   async load(attachments) {

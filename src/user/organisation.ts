@@ -80,7 +80,7 @@ export const organisationResource: ResourceDef<Organisation, OrganisationRelatio
   path: '/organisation',
   model: Organisation,
   label: 'organisation',
-  counted: { kind: 'organisation', brandFilter: 'brand_id' },
+  counted: { kind: 'organisation', scopeFilter: 'brand_id' },
   sortable: ['name', 'brand_id', 'created_at', 'updated_at'],
   filters: {
     search: { schema: field.string(), where: (v: string) => ({ name: { [Op.like]: likeContains(v) } }) },

@@ -1,0 +1,112 @@
+/**
+ * The ticket attachment, ticket feedback and webhook delivery lists read their `count` from the
+ * record counters (migration 057, src/db/recordCounts.ts) when no filter narrows them (a
+ * webhook's deliveries: within the webhook): exact whatever writes or deletes the records, the
+ * cascades of a ticket's, a message's, an event's and a webhook's delete too (InnoDB's cascades
+ * run no trigger), with no COUNT over the records; a filter counts its matches.
+ */
+import { randomUUID } from 'node:crypto';
+import { DomainEvent, FeedbackForm, Ticket, TicketAttachment, TicketMessage, Webhook, WebhookDelivery } from '../../src/db/models';
+import { execute, select } from '../../src/db/select';
+import { createFeedbackRequest } from '../../src/ticket/feedbackRequest';
+import { useApi, nowSec } from '../helpers/app';
+import { expectDeleted, expectList, expectSuccess } from '../helpers/envelope';
+import { measureList } from '../helpers/queries';
+import { b64, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
+
+const api = useApi();
+let ctx: TicketContext;
+beforeAll(async () => { ctx = await ticketContext(); });
+const f = ticketFactories(api, () => ctx);
+
+/** The records that match, COUNTed. */
+const counted = async (sql: string, values: Record<string, unknown> = {}) => Number((await select<{ n: number }>(`SELECT COUNT(*) AS n FROM ${sql}`, values))[0].n);
+
+/** A list's count and whether it COUNTed the table (a page of one: the count is what is checked). */
+async function listed(path: string, table: string, query: Record<string, unknown> = {}) {
+  const { res, queries } = await measureList(api, path, { limit: 1, ...query });
+  expectList(res);
+  return { count: res.body.count as number, countedTable: queries.some((q) => new RegExp(`COUNT\\(\\*\\)[^;]*FROM \`${table}\``).test(q)) };
+}
+
+/** The list's count, checked to come from the counters and to be every record's. */
+async function expectCounted(path: string, table: string, where = '1 = 1', values: Record<string, unknown> = {}) {
+  const list = await listed(path, table);
+  expect(list.countedTable).toBe(false);
+  expect(list.count).toBe(await counted(`${table} WHERE ${where}`, values));
+  return list.count;
+}
+
+const file = (name: string) => ({ filename: name, contents: b64(`${name} ${randomUUID()}`) });
+
+describe('attachment and feedback counts from the record counters', () => {
+  it('count attachments as tickets, replies and statements add them, and as attachments, messages and tickets are deleted', async () => {
+    const start = await expectCounted('/api/ticket/attachment', 'ticket_attachments');
+    const ticket = await f.ticket({ attachment: [file('a.txt'), file('b.txt')] });
+    const reply = await f.message(ticket, { attachment: [file('c.txt'), file('d.txt')] });
+    const other = await f.ticket({ attachment: [file('e.txt')] });
+    expect(await expectCounted('/api/ticket/attachment', 'ticket_attachments')).toBe(start + 5);
+
+    const [a] = expectList(await api.get('/api/ticket/attachment', { ticket_id: ticket.id }));
+    expectDeleted(await api.del(`/api/ticket/attachment/${a.id}`), 'attachment');
+    expect(await expectCounted('/api/ticket/attachment', 'ticket_attachments')).toBe(start + 4);
+    // A message's delete cascades to its attachments.
+    expectDeleted(await api.del(`/api/ticket/message/${reply.id}`), 'message');
+    expect(await TicketAttachment.count({ where: { message_id: reply.id } })).toBe(0);
+    expect(await expectCounted('/api/ticket/attachment', 'ticket_attachments')).toBe(start + 2);
+    // A ticket's delete (as a customer's is) cascades to its messages and to their attachments.
+    await Ticket.destroy({ where: { id: ticket.id } });
+    expect(await TicketMessage.count({ where: { ticket_id: ticket.id } })).toBe(0);
+    expect(await expectCounted('/api/ticket/attachment', 'ticket_attachments')).toBe(start + 1);
+    // A statement of its own, and a filter (counted by its matches).
+    await execute('DELETE FROM ticket_attachments WHERE ticket_id = :id', { id: other.id }, undefined);
+    expect(await expectCounted('/api/ticket/attachment', 'ticket_attachments')).toBe(start);
+    const narrowed = await listed('/api/ticket/attachment', 'ticket_attachments', { ticket_id: other.id });
+    expect(narrowed).toEqual({ count: 0, countedTable: true });
+  });
+
+  it('count feedback as it is requested and as its tickets are deleted; a rating counts its matches', async () => {
+    const form = (await FeedbackForm.findOne({ order: [['id', 'ASC']], rejectOnEmpty: true }));
+    const start = await expectCounted('/api/ticket/feedback', 'ticket_feedback');
+    const tickets = [await f.ticket(), await f.ticket(), await f.ticket()];
+    const requests = [];
+    for (const t of tickets) requests.push(await createFeedbackRequest({ ticketId: t.id, userId: t.user_id, form }));
+    expectSuccess(await api.put(`/api/ticket/feedback/${requests[0].id}`, { rating: 0 }), 'Successfully updated the ticket feedback!');
+    expect(await expectCounted('/api/ticket/feedback', 'ticket_feedback')).toBe(start + 3);
+    const bad = await listed('/api/ticket/feedback', 'ticket_feedback', { rating: 0 });
+    expect(bad).toEqual({ count: await counted('ticket_feedback WHERE rating = 0'), countedTable: true });
+
+    await Ticket.destroy({ where: { id: tickets[0].id } });
+    expect(await expectCounted('/api/ticket/feedback', 'ticket_feedback')).toBe(start + 2);
+    await execute('DELETE FROM ticket_feedback WHERE id = :id', { id: requests[1].id }, undefined);
+    expect(await expectCounted('/api/ticket/feedback', 'ticket_feedback')).toBe(start + 1);
+  });
+});
+
+describe('webhook delivery counts from the record counters', () => {
+  const webhook = (name: string) => Webhook.create({ description: name, url: 'https://hooks.example.com/x', events: 'user.created', secret: randomUUID(), enabled: 0 } as any);
+  const event = () => DomainEvent.create({ name: 'user.created', payload: '{}', created_at: nowSec() } as any);
+  const deliver = (hook: Webhook, e: DomainEvent, status = 'succeeded') =>
+    WebhookDelivery.create({ webhook_id: hook.id, event_id: e.id, uuid: randomUUID(), event_name: e.name, status, attempts: 1 } as any);
+  const path = (hook: Webhook) => `/api/core/webhook/${hook.id}/delivery`;
+
+  it('counts each webhook\'s deliveries apart, as they are written and as their events and webhooks are deleted', async () => {
+    const [one, two] = [await webhook('Counted one'), await webhook('Counted two')];
+    const [e1, e2] = [await event(), await event()];
+    await deliver(one, e1);
+    await deliver(one, e2, 'failed');
+    await deliver(two, e1);
+    expect(await expectCounted(path(one), 'webhook_deliveries', 'webhook_id = :id', { id: one.id })).toBe(2);
+    expect(await expectCounted(path(two), 'webhook_deliveries', 'webhook_id = :id', { id: two.id })).toBe(1);
+    expect(await listed(path(one), 'webhook_deliveries', { status: 'failed' })).toEqual({ count: 1, countedTable: true });
+
+    // An event's delete cascades to its deliveries, to every webhook.
+    await DomainEvent.destroy({ where: { id: e1.id } });
+    expect(await expectCounted(path(one), 'webhook_deliveries', 'webhook_id = :id', { id: one.id })).toBe(1);
+    expect(await expectCounted(path(two), 'webhook_deliveries', 'webhook_id = :id', { id: two.id })).toBe(0);
+    // A webhook's delete cascades to its deliveries: its counts go with them.
+    await one.destroy();
+    expect(await counted("record_counts WHERE kind = 'delivery' AND scope_id = :id", { id: one.id })).toBe(0);
+    expect(await WebhookDelivery.count({ where: { event_id: e2.id } })).toBe(0);
+  });
+});
