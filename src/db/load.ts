@@ -1,7 +1,9 @@
-import type { Transaction, WhereOptions } from 'sequelize';
+import { Op, type Transaction, type WhereOptions } from 'sequelize';
 import type { Model, ModelCtor } from 'sequelize-typescript';
+import { keysetCondition } from './keyset';
 import { select } from './select';
 import { sequelize } from './sequelize';
+import type { BoundCondition } from './sql';
 
 /** Groups rows by a key. */
 export function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
@@ -165,6 +167,8 @@ export interface PageOptions extends ConditionOptions {
   offset: number;
   /** The number of rows that match, when known otherwise (counters): no COUNT then. */
   count?: Promise<number>;
+  /** The page's rows only past this condition (keyset paging, afterRecord); the count is of every match. */
+  after?: BoundCondition;
 }
 
 /**
@@ -206,10 +210,25 @@ export async function loadWhere<M extends Model>(model: ModelCtor<M>, options: C
  */
 export async function loadPage<M extends Model>(model: ModelCtor<M>, options: PageOptions): Promise<{ rows: M[]; count: number }> {
   const { columns, from, order } = statementOf(model as ModelCtor<Model>, options);
-  const values = { ...options.replacements, pageOffset: options.offset, pageLimit: options.limit };
+  const { after } = options;
+  const page = after ? statementOf(model as ModelCtor<Model>, { ...options, where: { [Op.and]: [options.where, after.literal as WhereOptions] } }).from : from;
+  const values = { ...options.replacements, ...after?.replacements, pageOffset: options.offset, pageLimit: options.limit };
   const [rows, count] = await Promise.all([
-    select<M>(`SELECT ${columns} ${from} ORDER BY ${order} LIMIT :pageOffset, :pageLimit`, values),
+    select<M>(`SELECT ${columns} ${page} ORDER BY ${order} LIMIT :pageOffset, :pageLimit`, values),
     options.count ?? select<{ count: number | bigint }>(`SELECT COUNT(*) AS count ${from}`, options.replacements).then(([r]) => r.count),
   ]);
   return { rows, count: Number(count) };
+}
+
+/**
+ * The condition of the rows after record `id` in the order `column` then id (keyset paging,
+ * ./keyset.ts), as a page of `model` (loadPage) names its columns; null when no record of `model`
+ * with that id and the equalities `where` (the list's scope, not its filters) exists.
+ */
+export async function afterRecord<M extends Model>(
+  model: ModelCtor<M>, column: string, desc: boolean, id: number, where: Record<string, string | number> = {},
+): Promise<BoundCondition | null> {
+  const [row] = await select<Record<string, unknown>>(selectByKey(model as ModelCtor<Model>, 'id', { where, attributes: [column] }), [[id], ...Object.values(where)]);
+  if (!row) return null;
+  return keysetCondition(ident(model.name), columnOf(model as ModelCtor<Model>)(column), desc, row[column], id);
 }

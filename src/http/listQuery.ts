@@ -39,6 +39,8 @@ export interface ListSpec {
   dates: boolean;
   /** Query parameters a list reads besides its filters (e.g. `include_trashed`). */
   params?: Record<string, Schema>;
+  /** Takes `after_id` (keyset paging, beyond the spec): the page after that record in the list's order. */
+  keyset?: boolean;
 }
 
 export interface ListQuery {
@@ -79,6 +81,7 @@ export function listSchema(spec: ListSpec): ObjectSchema {
       ...pagingParams(spec.sortable),
       lang: langParam(),
     };
+    if (spec.keyset) keys.after_id = field.id().description('The page after this record, in the list\'s order (keyset paging; beyond the spec).');
     if (spec.dates) {
       for (const k of DATE_COLUMNS) {
         keys[`${k}_min`] = field.timestamp().description(`DATES: records with ${k} at or after this UNIX time.`);

@@ -8,10 +8,10 @@ import { writeCount } from '../db/writes';
 import { sendList, sendSuccess } from './envelope';
 import { grantsOf } from './auth';
 import { MethodNotAllowedError, UrlNotFoundError } from './errors';
-import { NotFoundError } from '../errors';
+import { NotFoundError, invalid } from '../errors';
 import { langParam, listSchema, narrowingParams, parseListQuery, validateQuery, type Condition, type Filter, type ListQuery, type ListSpec } from './listQuery';
 import { recorded, type RecordedRouter, type RouteRecord } from './routes';
-import { loadPage, loadRows, readBack, recordById } from '../db/load';
+import { afterRecord, loadPage, loadRows, readBack, recordById } from '../db/load';
 import { countRecords, type CountedKind } from '../db/recordCounts';
 import { isBound, type BoundCondition } from '../db/sql';
 import {
@@ -268,7 +268,7 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
   const router = Router();
   const routes: RouteRecord[] = [];
   const actions = def.actions ?? ALL;
-  const listSpec: ListSpec = { sortable: def.sortable ?? [], filters: def.filters ?? {}, dates: def.dates ?? false, params: def.listParams };
+  const listSpec: ListSpec = { sortable: def.sortable ?? [], filters: def.filters ?? {}, dates: def.dates ?? false, params: def.listParams, keyset: true };
   /**
    * The list's count from the counters (ResourceDef.counted) when its parameters narrow it by
    * nothing else (of a sub-resource: within its parent), else undefined.
@@ -399,8 +399,13 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
       // Plain rows, not model instances: a page is only presented, and building instances was
       // one of the largest costs of a list (see docs/performance.md).
       const counted = def.counted && base === undefined && override === undefined ? countedList(def.counted, q.params, parent) : undefined;
+      // `after_id`: the page after that record of the list's scope (filtered out since or not), in
+      // the list's order; `count` stays the list's.
+      const [[column, direction]] = q.order as Array<[string, string]>;
+      const after = q.params.after_id === undefined ? undefined : await afterRecord(model, column, direction === 'DESC', q.params.after_id, narrowing(parent));
+      if (after === null) throw invalid('after_id');
       const { rows, count } = await loadPage(model, {
-        where: scoped(where, parent), order: q.order as Array<[string, string]>, offset: q.offset, limit: q.limit, replacements, attributes: read(), count: counted,
+        where: scoped(where, parent), order: q.order as Array<[string, string]>, offset: q.offset, limit: q.limit, replacements, attributes: read(), count: counted, after,
       });
       return sendList(res, await present(def, rows as unknown as M[], { view: 'list', lang: q.lang, query: q.params, grants: grantsOf(res) }), count);
     });

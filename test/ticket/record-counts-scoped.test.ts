@@ -84,7 +84,7 @@ describe('attachment and feedback counts from the record counters', () => {
 });
 
 describe('webhook delivery counts from the record counters', () => {
-  const webhook = (name: string) => Webhook.create({ description: name, url: 'https://hooks.example.com/x', events: 'user.created', secret: randomUUID(), enabled: 0 } as any);
+  const webhook = (name: string) => Webhook.create({ description: name, url: 'https://hooks.example.com/x', events: JSON.stringify(['user.created']), secret: randomUUID(), enabled: 0 } as any);
   const event = () => DomainEvent.create({ name: 'user.created', payload: '{}', created_at: nowSec() } as any);
   const deliver = (hook: Webhook, e: DomainEvent, status = 'succeeded') =>
     WebhookDelivery.create({ webhook_id: hook.id, event_id: e.id, uuid: randomUUID(), event_name: e.name, status, attempts: 1 } as any);

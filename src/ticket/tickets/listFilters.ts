@@ -58,8 +58,6 @@ export const ticketFilters: Record<string, Filter> = {
 /** `trashed` 1: the tickets in the trash instead. Tickets merged into another are never listed (their numbers find the target). */
 export const ticketListParams = {
   trashed: field.flag().default(0), filter: field.id(), filter_operator: field.id(),
-  // Beyond the spec: keyset paging, the page after this ticket in the list's order (docs/performance.md).
-  after_id: field.id().description('The page after this ticket, in the list\'s order (keyset paging; beyond the spec).'),
 };
 
 /** Every list parameter that narrows the list: the filters, a saved `filter`, the dates. */

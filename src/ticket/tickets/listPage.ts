@@ -2,6 +2,7 @@ import type { WhereOptions } from 'sequelize';
 import { Ticket } from '../../db/models';
 import { sequelize } from '../../db/sequelize';
 import { select } from '../../db/select';
+import { afterRecord } from '../../db/load';
 import { invalid } from '../../errors';
 import type { ListPageInput, ListResult } from '../../http/resource';
 import { allOf, sqlCondition, sqlFragment, sqlText, trusted, type BoundCondition } from '../../db/sql';
@@ -331,19 +332,6 @@ export async function countersCondition(p: Record<string, any>): Promise<BoundCo
 function whereSql(where: WhereOptions): string {
   const qg = sequelize().getQueryInterface().queryGenerator as unknown as { whereItemsQuery(w: WhereOptions, o: object): string };
   return qg.whereItemsQuery(where, { model: Ticket, prefix: '`Ticket`' }) || '1 = 1';
-}
-
-/** `(column, id)` after the ticket's own, in the list's direction (NULLs first ascending, as MariaDB orders them). */
-function keysetCondition(column: string, desc: boolean, value: unknown, id: number): BoundCondition {
-  const c = trusted(`\`Ticket\`.\`${column}\``);
-  const idCol = trusted('`Ticket`.`id`');
-  if (column === 'id') return desc ? sqlCondition`${idCol} < ${id}` : sqlCondition`${idCol} > ${id}`;
-  if (value === null) {
-    return desc ? sqlCondition`${c} IS NULL AND ${idCol} < ${id}` : sqlCondition`(${c} IS NULL AND ${idCol} > ${id}) OR ${c} IS NOT NULL`;
-  }
-  return desc
-    ? sqlCondition`${c} < ${value} OR (${c} = ${value} AND ${idCol} < ${id}) OR ${c} IS NULL`
-    : sqlCondition`${c} > ${value} OR (${c} = ${value} AND ${idCol} > ${id})`;
 }
 
 /** The index a page walks for an order column (deleted_at: listed tickets all have none, so the id order). */
@@ -681,9 +669,8 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   let keyset: BoundCondition | undefined;
   if (given(p, 'after_id')) {
     // `column` is one of the sortable columns (validated), never a value from the request.
-    const [row] = await select(`SELECT \`${column}\` AS v FROM tickets WHERE id = ?`, [p.after_id]);
-    if (!row) throw invalid('after_id');
-    keyset = keysetCondition(column, desc, row.v, p.after_id);
+    keyset = await afterRecord(Ticket, column, desc, p.after_id) ?? undefined;
+    if (!keyset) throw invalid('after_id');
   }
 
   const ord = (alias: string, d = dir) => (column === 'id' ? `${alias}.\`id\` ${d}` : `${alias}.\`${column}\` ${d}, ${alias}.\`id\` ${d}`);
