@@ -12,8 +12,9 @@ export const name = '057_record_counts_scoped';
  * every page.
  *
  * Migration 056's `record_counts` takes them, its `brand_id` renamed `scope_id`: what narrows a
- * kind's count, the brand of people and organisations, the webhook of deliveries, 0 for
- * attachments and feedback (counted as a whole). The people's and organisations' triggers are
+ * kind's count, the brand of people and organisations, the webhook of deliveries, the rating of
+ * feedback (UNRATED before one is given), 0 for attachments (counted as a whole), so a list
+ * narrowed by one brand, webhook or rating alone is a sum too. The people's and organisations' triggers are
  * written again for the new name. Kept by triggers in the statement that writes the record, and by
  * the parents whose delete cascades to them (InnoDB's cascades run no trigger): a ticket's delete
  * takes its attachments and feedback off BEFORE it (a message's delete its attachments; a ticket's
@@ -23,6 +24,9 @@ export const name = '057_record_counts_scoped';
  */
 
 const SLOT = (row: string) => `${row}.id MOD ${COUNT_SLOTS}`;
+
+/** The scope of feedback not rated yet (a rating is 0, 1 or 2). */
+const UNRATED = 255;
 
 interface Counted {
   /** The kind of the row (an expression of it). */
@@ -37,7 +41,8 @@ const COUNTED: Record<string, Counted> = {
   users: { kind: (r) => `${r}.type`, scope: (r) => `IFNULL(${r}.brand_id, 0)`, moves: (r) => [`${r}.type`, `${r}.brand_id`] },
   organisations: { kind: () => "'organisation'", scope: (r) => `IFNULL(${r}.brand_id, 0)`, moves: (r) => [`${r}.brand_id`] },
   ticket_attachments: { kind: () => "'attachment'", scope: () => '0', moves: () => [] },
-  ticket_feedback: { kind: () => "'feedback'", scope: () => '0', moves: () => [] },
+  // A rating is 0 to 2; none yet is 255.
+  ticket_feedback: { kind: () => "'feedback'", scope: (r) => `IFNULL(${r}.rating, ${UNRATED})`, moves: (r) => [`${r}.rating`] },
   webhook_deliveries: { kind: () => "'delivery'", scope: (r) => `${r}.webhook_id`, moves: (r) => [`${r}.webhook_id`] },
 };
 

@@ -2,8 +2,8 @@ import { select } from './select';
 
 /**
  * The kinds of record whose number migrations 056 and 057 keep, per scope: people by type and
- * organisations (scope: the brand, 0 none), ticket attachments and feedback (0: all of them),
- * webhook deliveries (the webhook).
+ * organisations (scope: the brand, 0 none), ticket attachments (0: all of them), feedback (its
+ * rating), webhook deliveries (the webhook).
  */
 export type CountedKind = 'user' | 'operator' | 'organisation' | 'attachment' | 'feedback' | 'delivery';
 

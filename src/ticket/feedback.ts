@@ -118,7 +118,7 @@ export const feedbackResource: ResourceDef<TicketFeedback, Related> = {
   label: 'ticket feedback',
   // Show is the custom action below: the spec's sample holds `data` as an array of one record.
   actions: ['list', 'update'],
-  counted: { kind: 'feedback' },
+  counted: { kind: 'feedback', scopeFilter: 'rating' },
   sortable: ['ticket_id', 'rating', 'expiry_time', 'created_at', 'updated_at'],
   filters,
   updateSchema: Joi.object({ rating: rating(), values: valueMap() }),

@@ -65,7 +65,7 @@ describe('attachment and feedback counts from the record counters', () => {
     expect(narrowed).toEqual({ count: 0, countedTable: true });
   });
 
-  it('count feedback as it is requested and as its tickets are deleted; a rating counts its matches', async () => {
+  it('count feedback, of all ratings and of one, as it is requested, rated and deleted with its ticket', async () => {
     const form = (await FeedbackForm.findOne({ order: [['id', 'ASC']], rejectOnEmpty: true }));
     const start = await expectCounted('/api/ticket/feedback', 'ticket_feedback');
     const tickets = [await f.ticket(), await f.ticket(), await f.ticket()];
@@ -73,11 +73,21 @@ describe('attachment and feedback counts from the record counters', () => {
     for (const t of tickets) requests.push(await createFeedbackRequest({ ticketId: t.id, userId: t.user_id, form }));
     expectSuccess(await api.put(`/api/ticket/feedback/${requests[0].id}`, { rating: 0 }), 'Successfully updated the ticket feedback!');
     expect(await expectCounted('/api/ticket/feedback', 'ticket_feedback')).toBe(start + 3);
-    const bad = await listed('/api/ticket/feedback', 'ticket_feedback', { rating: 0 });
-    expect(bad).toEqual({ count: await counted('ticket_feedback WHERE rating = 0'), countedTable: true });
+    // One rating alone is its counters' too, moved as a rating is given or changed.
+    for (const rating of [0, 1, 2]) {
+      expect(await listed('/api/ticket/feedback', 'ticket_feedback', { rating })).toEqual({ count: await counted('ticket_feedback WHERE rating = :rating', { rating }), countedTable: false });
+    }
+    const bad = (await listed('/api/ticket/feedback', 'ticket_feedback', { rating: 0 })).count;
+    expectSuccess(await api.put(`/api/ticket/feedback/${requests[0].id}`, { rating: 1 }), 'Successfully updated the ticket feedback!');
+    expect((await listed('/api/ticket/feedback', 'ticket_feedback', { rating: 0 })).count).toBe(bad - 1);
+    expectSuccess(await api.put(`/api/ticket/feedback/${requests[0].id}`, { rating: 0 }), 'Successfully updated the ticket feedback!');
+    // Another filter beside it counts its matches.
+    expect(await listed('/api/ticket/feedback', 'ticket_feedback', { rating: 0, ticket_id: tickets[0].id })).toEqual({ count: 1, countedTable: true });
 
+    // A ticket's delete takes its rated feedback off its rating's count.
     await Ticket.destroy({ where: { id: tickets[0].id } });
     expect(await expectCounted('/api/ticket/feedback', 'ticket_feedback')).toBe(start + 2);
+    expect((await listed('/api/ticket/feedback', 'ticket_feedback', { rating: 0 })).count).toBe(bad - 1);
     await execute('DELETE FROM ticket_feedback WHERE id = :id', { id: requests[1].id }, undefined);
     expect(await expectCounted('/api/ticket/feedback', 'ticket_feedback')).toBe(start + 1);
   });
