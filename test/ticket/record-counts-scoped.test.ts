@@ -1,15 +1,20 @@
 /**
  * The ticket attachment, ticket feedback and webhook delivery lists read their `count` from the
  * record counters (migration 057, src/db/recordCounts.ts) when no filter narrows them (a
- * webhook's deliveries: within the webhook): exact whatever writes or deletes the records, the
- * cascades of a ticket's, a message's, an event's and a webhook's delete too (InnoDB's cascades
- * run no trigger), with no COUNT over the records; a filter counts its matches.
+ * webhook's deliveries: within the webhook; feedback: or its rating alone): exact whatever writes
+ * or deletes the records, the cascades of a ticket's, a message's, an event's and a webhook's
+ * delete too (InnoDB's cascades run no trigger), with no COUNT over the records; a filter counts
+ * its matches. So does the mail log (migration 059: the mail queue's outbox entries), whose pages
+ * read an index led by the queue.
  */
 import { randomUUID } from 'node:crypto';
-import { DomainEvent, FeedbackForm, Ticket, TicketAttachment, TicketMessage, Webhook, WebhookDelivery } from '../../src/db/models';
+import { QueryTypes } from 'sequelize';
+import { capture } from '../../bench/capture';
+import { DomainEvent, FeedbackForm, OutboxEntry, Ticket, TicketAttachment, TicketMessage, Webhook, WebhookDelivery } from '../../src/db/models';
+import { sequelize } from '../../src/db/sequelize';
 import { execute, select } from '../../src/db/select';
 import { createFeedbackRequest } from '../../src/ticket/feedbackRequest';
-import { useApi, nowSec } from '../helpers/app';
+import { useApi, nowSec, unique } from '../helpers/app';
 import { expectDeleted, expectList, expectSuccess } from '../helpers/envelope';
 import { measureList } from '../helpers/queries';
 import { b64, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
@@ -118,5 +123,29 @@ describe('webhook delivery counts from the record counters', () => {
     await one.destroy();
     expect(await counted("record_counts WHERE kind = 'delivery' AND scope_id = :id", { id: one.id })).toBe(0);
     expect(await WebhookDelivery.count({ where: { event_id: e2.id } })).toBe(0);
+  });
+});
+
+describe('mail log counts from the record counters', () => {
+  const entry = (queue: string) => OutboxEntry.create({ job_key: unique('k').slice(-16), queue, name: 'counted.mail', payload: '{}', created_at: nowSec() } as any);
+
+  it('counts the mail queue\'s entries only, as they are written and deleted', async () => {
+    const start = await expectCounted('/api/core/mail', 'outbox', "queue = 'mail'");
+    const [a] = [await entry('mail'), await entry('mail'), await entry('webhooks')];
+    expect(await expectCounted('/api/core/mail', 'outbox', "queue = 'mail'")).toBe(start + 2);
+    await execute('DELETE FROM outbox WHERE id = :id', { id: a.id }, undefined);
+    expect(await expectCounted('/api/core/mail', 'outbox', "queue = 'mail'")).toBe(start + 1);
+    expect(await listed('/api/core/mail', 'outbox', { type: 'counted.mail' })).toEqual({ count: 1, countedTable: true });
+  });
+
+  it('reads a page in created_at order from the queue\'s date index, not a sort of the outbox', async () => {
+    for (let i = 0; i < 30; i++) await entry(i % 3 ? 'mail' : 'webhooks');
+    for (const order_direction of ['asc', 'desc']) {
+      const { statements } = await capture(() => api.get('/api/core/mail', { order_column: 'created_at', order_direction, limit: 5 }));
+      const page = statements.find((st) => /FROM `outbox`/.test(st.sql) && /ORDER BY[^;]*LIMIT/.test(st.sql));
+      expect(page).toBeDefined();
+      const rows = await sequelize().query<Record<string, any>>(`EXPLAIN ${page!.sql}`, { replacements: page!.params, type: QueryTypes.SELECT });
+      expect(rows.map((r) => ({ key: r.key, filesort: /filesort/.test(r.Extra ?? '') }))).toEqual([{ key: 'outbox_queue_created_at', filesort: false }]);
+    }
   });
 });

@@ -1,0 +1,47 @@
+import type { QueryInterface } from 'sequelize';
+import { createTriggers, dropTriggers, type TriggerSql } from './triggers';
+import { COUNT_SLOTS } from './018_ticket_list_indexes';
+
+export const name = '059_mail_log_counts';
+
+/**
+ * The mail log (`GET /api/core/mail`: the mail queue's outbox entries) at scale. The outbox keeps
+ * every side effect's entry (mail, webhook deliveries, housekeeping) and had no index on the
+ * queue: the log's `count` read every entry of every queue (1.4 s at two million entries) and its
+ * `created_at` order sorted the mail's (1.2 s). Indexes led by the queue give the log a range in
+ * id, `created_at` and `type` (`name`) order, and `record_counts` (migrations 056, 057) the number
+ * of the mail queue's entries (kind `mail`, scope 0), kept by triggers on the outbox: the log
+ * narrowed by nothing sums them. Nothing cascades to the outbox.
+ */
+
+const MAIL = "'mail'";
+const SLOT = (row: string) => `${row}.id MOD ${COUNT_SLOTS}`;
+
+const change = (row: 'NEW' | 'OLD', n: 1 | -1) => `IF ${row}.queue = ${MAIL} THEN
+    INSERT INTO record_counts (kind, scope_id, slot, n) VALUES (${MAIL}, 0, ${SLOT(row)}, ${n}) ON DUPLICATE KEY UPDATE n = n ${n > 0 ? '+' : '-'} 1;
+  END IF`;
+
+const TRIGGER_SQL: TriggerSql = {
+  outbox_record_counts_insert: `AFTER INSERT ON outbox FOR EACH ROW ${change('NEW', 1)}`,
+  outbox_record_counts_delete: `AFTER DELETE ON outbox FOR EACH ROW ${change('OLD', -1)}`,
+  // An entry never changes queue; were one to, it would move between counts.
+  outbox_record_counts_update: `AFTER UPDATE ON outbox FOR EACH ROW IF NOT (OLD.queue <=> NEW.queue) THEN BEGIN
+    ${change('OLD', -1)}; ${change('NEW', 1)}; END; END IF`,
+};
+
+const INDEXES = { outbox_queue_id: 'queue', outbox_queue_created_at: 'queue, created_at', outbox_queue_name: 'queue, name' };
+
+export async function up(q: QueryInterface): Promise<void> {
+  await q.sequelize.query(`ALTER TABLE outbox ${Object.entries(INDEXES).map(([n, cols]) => `ADD INDEX ${n} (${cols})`).join(', ')}`);
+  await createTriggers(q, TRIGGER_SQL);
+  // After the triggers (migrations run before the web processes start: nothing else writes now).
+  await q.sequelize.query("DELETE FROM record_counts WHERE kind = 'mail'");
+  await q.sequelize.query(`INSERT INTO record_counts (kind, scope_id, slot, n)
+    SELECT ${MAIL}, 0, ${SLOT('outbox')}, COUNT(*) FROM outbox WHERE queue = ${MAIL} GROUP BY 3`);
+}
+
+export async function down(q: QueryInterface): Promise<void> {
+  await dropTriggers(q, TRIGGER_SQL);
+  await q.sequelize.query("DELETE FROM record_counts WHERE kind = 'mail'");
+  await q.sequelize.query(`ALTER TABLE outbox ${Object.keys(INDEXES).map((n) => `DROP INDEX ${n}`).join(', ')}`);
+}
