@@ -4,13 +4,13 @@
  * webhook's deliveries: within the webhook; feedback: or its rating alone): exact whatever writes
  * or deletes the records, the cascades of a ticket's, a message's, an event's and a webhook's
  * delete too (InnoDB's cascades run no trigger), with no COUNT over the records; a filter counts
- * its matches. So does the mail log (migration 059: the mail queue's outbox entries), whose pages
- * read an index led by the queue.
+ * its matches. So do the mail log (migration 059: the mail queue's outbox entries), whose pages
+ * read an index led by the queue, and the incoming mail log (migration 060).
  */
 import { randomUUID } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { capture } from '../../bench/capture';
-import { DomainEvent, FeedbackForm, OutboxEntry, Ticket, TicketAttachment, TicketMessage, Webhook, WebhookDelivery } from '../../src/db/models';
+import { DomainEvent, FeedbackForm, IncomingMail, OutboxEntry, Ticket, TicketAttachment, TicketMessage, Webhook, WebhookDelivery } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { execute, select } from '../../src/db/select';
 import { createFeedbackRequest } from '../../src/ticket/feedbackRequest';
@@ -126,6 +126,15 @@ describe('webhook delivery counts from the record counters', () => {
   });
 });
 
+/** The EXPLAIN of the page statement a list runs for `query` (of `table`). */
+async function pagePlan(path: string, table: string, query: Record<string, unknown>) {
+  const { statements } = await capture(() => api.get(path, { limit: 5, ...query }));
+  const page = statements.find((st) => new RegExp(`FROM \`${table}\``).test(st.sql) && /ORDER BY[^;]*LIMIT/.test(st.sql));
+  expect(page).toBeDefined();
+  const rows = await sequelize().query<Record<string, any>>(`EXPLAIN ${page!.sql}`, { replacements: page!.params, type: QueryTypes.SELECT });
+  return rows.map((r) => ({ key: r.key, filesort: /filesort/.test(r.Extra ?? '') }));
+}
+
 describe('mail log counts from the record counters', () => {
   const entry = (queue: string) => OutboxEntry.create({ job_key: unique('k').slice(-16), queue, name: 'counted.mail', payload: '{}', created_at: nowSec() } as any);
 
@@ -141,11 +150,35 @@ describe('mail log counts from the record counters', () => {
   it('reads a page in created_at order from the queue\'s date index, not a sort of the outbox', async () => {
     for (let i = 0; i < 30; i++) await entry(i % 3 ? 'mail' : 'webhooks');
     for (const order_direction of ['asc', 'desc']) {
-      const { statements } = await capture(() => api.get('/api/core/mail', { order_column: 'created_at', order_direction, limit: 5 }));
-      const page = statements.find((st) => /FROM `outbox`/.test(st.sql) && /ORDER BY[^;]*LIMIT/.test(st.sql));
-      expect(page).toBeDefined();
-      const rows = await sequelize().query<Record<string, any>>(`EXPLAIN ${page!.sql}`, { replacements: page!.params, type: QueryTypes.SELECT });
-      expect(rows.map((r) => ({ key: r.key, filesort: /filesort/.test(r.Extra ?? '') }))).toEqual([{ key: 'outbox_queue_created_at', filesort: false }]);
+      expect(await pagePlan('/api/core/mail', 'outbox', { order_column: 'created_at', order_direction })).toEqual([{ key: 'outbox_queue_created_at', filesort: false }]);
+    }
+  });
+});
+
+describe('incoming mail log counts from the record counters', () => {
+  const received = (decision: string) => IncomingMail.create({
+    department_email_id: null, remote_uid: null, message_id: `<${randomUUID()}@example.com>`, from_address: 'someone@example.com', subject: 'Counted',
+    decision, reason: null, ticket_id: null, ticket_message_id: null, size: 100,
+  } as any);
+
+  it('counts every mail fetched, as it is recorded and deleted; a decision counts its matches', async () => {
+    const start = await expectCounted('/api/ticket/incomingmail', 'incoming_mails');
+    const [a] = [await received('spam'), await received('rejected'), await received('spam')];
+    expect(await expectCounted('/api/ticket/incomingmail', 'incoming_mails')).toBe(start + 3);
+    await execute('DELETE FROM incoming_mails WHERE id = :id', { id: a.id }, undefined);
+    expect(await expectCounted('/api/ticket/incomingmail', 'incoming_mails')).toBe(start + 2);
+    expect(await listed('/api/ticket/incomingmail', 'incoming_mails', { decision: 'spam' })).toEqual({ count: await counted("incoming_mails WHERE decision = 'spam'"), countedTable: true });
+  });
+
+  it('reads a page in updated_at order from its index, not a sort of every mail', async () => {
+    // Enough mails that a sort of them would cost more than reading the index's range.
+    await execute(`INSERT INTO incoming_mails (message_id, from_address, subject, decision, size, created_at, updated_at)
+      SELECT CONCAT('<plan-', seq, '@example.com>'), 'someone@example.com', 'Plan', 'reply', 100, :at - seq, :at - seq MOD 17
+      FROM seq_1_to_400`, { at: nowSec() }, undefined);
+    // The optimiser's statistics of the table as it is now (InnoDB updates them in the background).
+    await select('ANALYZE TABLE incoming_mails', {});
+    for (const order_direction of ['asc', 'desc']) {
+      expect(await pagePlan('/api/ticket/incomingmail', 'incoming_mails', { order_column: 'updated_at', order_direction })).toEqual([{ key: 'incoming_mails_updated_at', filesort: false }]);
     }
   });
 });
