@@ -14,8 +14,8 @@ export const name = '057_record_counts_scoped';
  * Migration 056's `record_counts` takes them, its `brand_id` renamed `scope_id`: what narrows a
  * kind's count, the brand of people and organisations, the webhook of deliveries, the rating of
  * feedback (UNRATED before one is given), 0 for attachments (counted as a whole), so a list
- * narrowed by one brand, webhook or rating alone is a sum too. The people's and organisations' triggers are
- * written again for the new name. Kept by triggers in the statement that writes the record, and by
+ * narrowed by one brand, webhook or rating alone is a sum too. The people's and organisations'
+ * triggers are written again for the new name. Kept by triggers in the statement that writes the record, and by
  * the parents whose delete cascades to them (InnoDB's cascades run no trigger): a ticket's delete
  * takes its attachments and feedback off BEFORE it (a message's delete its attachments; a ticket's
  * cascade to its messages runs no trigger, so they are not taken off twice), an event's its
