@@ -46,12 +46,19 @@ const COUNTED: Record<string, Counted> = {
   webhook_deliveries: { kind: () => "'delivery'", scope: (r) => `${r}.webhook_id`, moves: (r) => [`${r}.webhook_id`] },
 };
 
-/** One more (or, `-1`, one less) record of the row's kind and scope: an upsert, so a removal never misses its row. */
-const change = (table: string, row: 'NEW' | 'OLD', n: 1 | -1) => {
-  const c = COUNTED[table];
-  return `INSERT INTO record_counts (kind, scope_id, slot, n) VALUES (${c.kind(row)}, ${c.scope(row)}, ${SLOT(row)}, ${n})
-    ON DUPLICATE KEY UPDATE n = n ${n > 0 ? '+' : '-'} 1`;
-};
+/**
+ * One more (or, `-1`, one less) record of `kind` in `scope` (expressions of a trigger's row `row`):
+ * an upsert, so a removal never misses its row. (Migrations 059 and 060 count with it too.)
+ */
+export const countChange = (kind: string, scope: string, row: 'NEW' | 'OLD', n: 1 | -1) => `INSERT INTO record_counts (kind, scope_id, slot, n)
+    VALUES (${kind}, ${scope}, ${SLOT(row)}, ${n}) ON DUPLICATE KEY UPDATE n = n ${n > 0 ? '+' : '-'} 1`;
+
+/** The counts of the rows of `table` that `where` selects, by kind, scope (expressions of its columns) and slot. */
+export const countsOf = (kind: string, scope: string, table: string, where = '1 = 1') => `INSERT INTO record_counts (kind, scope_id, slot, n)
+    SELECT ${kind}, ${scope}, ${SLOT(table)}, COUNT(*) FROM ${table} WHERE ${where} GROUP BY 1, 2, 3`;
+
+/** One more (or one less) record of the row's kind and scope. */
+const change = (table: string, row: 'NEW' | 'OLD', n: 1 | -1) => countChange(COUNTED[table].kind(row), COUNTED[table].scope(row), row, n);
 
 function triggersOf(table: string): TriggerSql {
   const moves = COUNTED[table].moves;
@@ -95,10 +102,7 @@ const TRIGGER_SQL: TriggerSql = { ...Object.fromEntries(Object.keys(COUNTED).fla
 /** The counts from the records themselves. */
 export async function fillRecordCounts(q: QueryInterface): Promise<void> {
   await q.sequelize.query('DELETE FROM record_counts');
-  for (const [table, c] of Object.entries(COUNTED)) {
-    await q.sequelize.query(`INSERT INTO record_counts (kind, scope_id, slot, n)
-      SELECT ${c.kind(table)}, ${c.scope(table)}, ${SLOT(table)}, COUNT(*) FROM ${table} GROUP BY 1, 2, 3`);
-  }
+  for (const [table, c] of Object.entries(COUNTED)) await q.sequelize.query(countsOf(c.kind(table), c.scope(table), table));
 }
 
 export async function up(q: QueryInterface): Promise<void> {

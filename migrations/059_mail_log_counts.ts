@@ -1,6 +1,6 @@
 import type { QueryInterface } from 'sequelize';
 import { createTriggers, dropTriggers, type TriggerSql } from './triggers';
-import { COUNT_SLOTS } from './018_ticket_list_indexes';
+import { countChange, countsOf } from './057_record_counts_scoped';
 
 export const name = '059_mail_log_counts';
 
@@ -15,11 +15,8 @@ export const name = '059_mail_log_counts';
  */
 
 const MAIL = "'mail'";
-const SLOT = (row: string) => `${row}.id MOD ${COUNT_SLOTS}`;
 
-const change = (row: 'NEW' | 'OLD', n: 1 | -1) => `IF ${row}.queue = ${MAIL} THEN
-    INSERT INTO record_counts (kind, scope_id, slot, n) VALUES (${MAIL}, 0, ${SLOT(row)}, ${n}) ON DUPLICATE KEY UPDATE n = n ${n > 0 ? '+' : '-'} 1;
-  END IF`;
+const change = (row: 'NEW' | 'OLD', n: 1 | -1) => `IF ${row}.queue = ${MAIL} THEN ${countChange(MAIL, '0', row, n)}; END IF`;
 
 const TRIGGER_SQL: TriggerSql = {
   outbox_record_counts_insert: `AFTER INSERT ON outbox FOR EACH ROW ${change('NEW', 1)}`,
@@ -36,8 +33,7 @@ export async function up(q: QueryInterface): Promise<void> {
   await createTriggers(q, TRIGGER_SQL);
   // After the triggers (migrations run before the web processes start: nothing else writes now).
   await q.sequelize.query("DELETE FROM record_counts WHERE kind = 'mail'");
-  await q.sequelize.query(`INSERT INTO record_counts (kind, scope_id, slot, n)
-    SELECT ${MAIL}, 0, ${SLOT('outbox')}, COUNT(*) FROM outbox WHERE queue = ${MAIL} GROUP BY 3`);
+  await q.sequelize.query(countsOf(MAIL, '0', 'outbox', `queue = ${MAIL}`));
 }
 
 export async function down(q: QueryInterface): Promise<void> {

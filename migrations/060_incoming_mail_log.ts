@@ -1,6 +1,6 @@
 import type { QueryInterface } from 'sequelize';
 import { createTriggers, dropTriggers, type TriggerSql } from './triggers';
-import { COUNT_SLOTS } from './018_ticket_list_indexes';
+import { countChange, countsOf } from './057_record_counts_scoped';
 
 export const name = '060_incoming_mail_log';
 
@@ -14,8 +14,7 @@ export const name = '060_incoming_mail_log';
  */
 
 const KIND = "'incoming'";
-const change = (row: 'NEW' | 'OLD', n: 1 | -1) => `INSERT INTO record_counts (kind, scope_id, slot, n)
-  VALUES (${KIND}, 0, ${row}.id MOD ${COUNT_SLOTS}, ${n}) ON DUPLICATE KEY UPDATE n = n ${n > 0 ? '+' : '-'} 1`;
+const change = (row: 'NEW' | 'OLD', n: 1 | -1) => countChange(KIND, '0', row, n);
 
 const TRIGGER_SQL: TriggerSql = {
   incoming_mails_record_counts_insert: `AFTER INSERT ON incoming_mails FOR EACH ROW ${change('NEW', 1)}`,
@@ -27,8 +26,7 @@ export async function up(q: QueryInterface): Promise<void> {
   await createTriggers(q, TRIGGER_SQL);
   // After the triggers (migrations run before the web processes start: nothing else writes now).
   await q.sequelize.query(`DELETE FROM record_counts WHERE kind = ${KIND}`);
-  await q.sequelize.query(`INSERT INTO record_counts (kind, scope_id, slot, n)
-    SELECT ${KIND}, 0, id MOD ${COUNT_SLOTS}, COUNT(*) FROM incoming_mails GROUP BY 3`);
+  await q.sequelize.query(countsOf(KIND, '0', 'incoming_mails'));
 }
 
 export async function down(q: QueryInterface): Promise<void> {
