@@ -96,6 +96,10 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     [`list: start=${deep.toLocaleString('en-GB')}, priority_id desc`, q(`start=${deep}&order_column=priority_id&order_direction=desc`)],
     [`list: status, start=${Math.floor(deep / 5).toLocaleString('en-GB')}, department_id asc`, q(`status=${tk.status_id}&start=${Math.floor(deep / 5)}&order_column=department_id`)],
     [`list: department, start=${Math.floor(deep / 5).toLocaleString('en-GB')}, priority_id desc`, q(`department=${tk.department_id}&start=${Math.floor(deep / 5)}&order_column=priority_id&order_direction=desc`)],
+    // A time order (migration 061): its times' days, or its NULL block (the data set has no due
+    // times) by created_at day and id bound.
+    [`list: start=${deep.toLocaleString('en-GB')}, last_reply_time asc`, q(`start=${deep}&order_column=last_reply_time`)],
+    [`list: status, start=${Math.floor(deep / 5).toLocaleString('en-GB')}, due_time desc`, q(`status=${tk.status_id}&start=${Math.floor(deep / 5)}&order_column=due_time&order_direction=desc`)],
     // An order no counters position (read from the nearer end: up to half the tickets' index entries skipped).
     [`list: start=${deep.toLocaleString('en-GB')}, subject asc`, q(`start=${deep}&order_column=subject`)],
     [`list: status, start=${Math.floor(deep / 5).toLocaleString('en-GB')}`, q(`status=${tk.status_id}&start=${Math.floor(deep / 5)}`)],

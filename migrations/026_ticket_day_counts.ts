@@ -30,41 +30,49 @@ export const DAY = 86400;
 const STATE = (row: 'NEW' | 'OLD') => `IF(${row}.deleted_at IS NULL, 0, 1)`;
 
 /**
+ * A column of the counters (`col`) and how a ticket gives its day and the ids its row bounds, as
+ * SQL of the ticket's columns prefixed by `row` ('NEW.', 'OLD.', or '' in the fill). This
+ * migration's: a date column's day, the ticket's id (migration 061 adds others).
+ */
+export interface DayCountColumn { col: number; day: (row: string) => string; lo: (row: string) => string; hi: (row: string) => string }
+
+/** The counters' column of a date column (DAY_COLUMNS[col]): its UTC day. */
+export const dateDayColumn = (col: number): DayCountColumn => ({ col, day: (r) => `${r}${DAY_COLUMNS[col]} DIV ${DAY}`, lo: (r) => `${r}id`, hi: (r) => `${r}id` });
+const DATE_DAY_COLUMNS = DAY_COLUMNS.map((_, col) => dateDayColumn(col));
+
+/**
  * The triggers' and the fill's SQL. `byStatus` (migration 027): the counters also by the ticket's
  * status (a `status_id` column in the key, between day and slot); this migration's own are by day alone.
  */
-function dayCountSql(byStatus: boolean) {
+function dayCountSql(byStatus: boolean, columns: readonly DayCountColumn[]) {
   const key = byStatus ? 'day, status_id, slot' : 'day, slot';
   const status = (row: 'NEW' | 'OLD') => (byStatus ? `${row}.status_id, ` : '');
-  const add = (row: 'NEW' | 'OLD', col: number) => `INSERT INTO ticket_day_counts (col, state, ${key}, n, lo_id, hi_id)
-  VALUES (${col}, ${STATE(row)}, ${row}.${DAY_COLUMNS[col]} DIV ${DAY}, ${status(row)}${row}.id MOD ${DAY_SLOTS}, 1, ${row}.id, ${row}.id)
+  const add = (row: 'NEW' | 'OLD', c: DayCountColumn) => `INSERT INTO ticket_day_counts (col, state, ${key}, n, lo_id, hi_id)
+  VALUES (${c.col}, ${STATE(row)}, ${c.day(`${row}.`)}, ${status(row)}${row}.id MOD ${DAY_SLOTS}, 1, ${c.lo(`${row}.`)}, ${c.hi(`${row}.`)})
   ON DUPLICATE KEY UPDATE n = n + 1, lo_id = LEAST(lo_id, VALUES(lo_id)), hi_id = GREATEST(hi_id, VALUES(hi_id))`;
   // An upsert, not an UPDATE: once a past day's rows are folded into one (migration 051), the
   // ticket's slot may have no row, and its departure is then a row of -1.
-  const remove = (row: 'NEW' | 'OLD', col: number) => `INSERT INTO ticket_day_counts (col, state, ${key}, n, lo_id, hi_id)
-  VALUES (${col}, ${STATE(row)}, ${row}.${DAY_COLUMNS[col]} DIV ${DAY}, ${status(row)}${row}.id MOD ${DAY_SLOTS}, -1, ${row}.id, ${row}.id)
+  const remove = (row: 'NEW' | 'OLD', c: DayCountColumn) => `INSERT INTO ticket_day_counts (col, state, ${key}, n, lo_id, hi_id)
+  VALUES (${c.col}, ${STATE(row)}, ${c.day(`${row}.`)}, ${status(row)}${row}.id MOD ${DAY_SLOTS}, -1, ${c.lo(`${row}.`)}, ${c.hi(`${row}.`)})
   ON DUPLICATE KEY UPDATE n = n - 1`;
-  const moved = (col: number) => {
-    const c = DAY_COLUMNS[col];
-    return `${STATE('OLD')} <> ${STATE('NEW')} OR NOT (OLD.merged_into_id <=> NEW.merged_into_id) OR OLD.${c} DIV ${DAY} <> NEW.${c} DIV ${DAY}${byStatus ? ' OR OLD.status_id <> NEW.status_id' : ''}`;
-  };
-  const update = [0, 1].map((c) => `IF ${moved(c)} THEN
+  const moved = (c: DayCountColumn) => `${STATE('OLD')} <> ${STATE('NEW')} OR NOT (OLD.merged_into_id <=> NEW.merged_into_id) OR ${c.day('OLD.')} <> ${c.day('NEW.')}${byStatus ? ' OR OLD.status_id <> NEW.status_id' : ''}`;
+  const update = columns.map((c) => `IF ${moved(c)} THEN
       IF OLD.merged_into_id IS NULL THEN ${remove('OLD', c)}; END IF;
       IF NEW.merged_into_id IS NULL THEN ${add('NEW', c)}; END IF;
     END IF;`).join('\n    ');
   return {
     triggers: [
       `CREATE TRIGGER tickets_day_counts_insert AFTER INSERT ON tickets FOR EACH ROW
-    IF NEW.merged_into_id IS NULL THEN ${add('NEW', 0)}; ${add('NEW', 1)}; END IF`,
+    IF NEW.merged_into_id IS NULL THEN ${columns.map((c) => `${add('NEW', c)}; `).join('')}END IF`,
       `CREATE TRIGGER tickets_day_counts_update AFTER UPDATE ON tickets FOR EACH ROW
     BEGIN
     ${update}
     END`,
       `CREATE TRIGGER tickets_day_counts_delete AFTER DELETE ON tickets FOR EACH ROW
-    IF OLD.merged_into_id IS NULL THEN ${remove('OLD', 0)}; ${remove('OLD', 1)}; END IF`,
+    IF OLD.merged_into_id IS NULL THEN ${columns.map((c) => `${remove('OLD', c)}; `).join('')}END IF`,
     ],
-    fill: DAY_COLUMNS.map((c, col) => `INSERT INTO ticket_day_counts (col, state, ${key}, n, lo_id, hi_id)
-      SELECT ${col}, IF(deleted_at IS NULL, 0, 1), ${c} DIV ${DAY}, ${byStatus ? 'status_id, ' : ''}id MOD ${DAY_SLOTS}, COUNT(*), MIN(id), MAX(id) FROM tickets
+    fill: columns.map((c) => `INSERT INTO ticket_day_counts (col, state, ${key}, n, lo_id, hi_id)
+      SELECT ${c.col}, IF(deleted_at IS NULL, 0, 1), ${c.day('')}, ${byStatus ? 'status_id, ' : ''}id MOD ${DAY_SLOTS}, COUNT(*), MIN(${c.lo('')}), MAX(${c.hi('')}) FROM tickets
       WHERE merged_into_id IS NULL GROUP BY ${byStatus ? '2, 3, 4, 5' : '2, 3, 4'}`),
   };
 }
@@ -72,8 +80,8 @@ function dayCountSql(byStatus: boolean) {
 const TRIGGERS = ['tickets_day_counts_insert', 'tickets_day_counts_update', 'tickets_day_counts_delete'];
 
 /** The triggers that keep the day counts (the benchmark drops them for its bulk load, then fills the counts). */
-export async function createDayCountTriggers(q: QueryInterface, byStatus = false): Promise<void> {
-  for (const sql of dayCountSql(byStatus).triggers) await q.sequelize.query(sql);
+export async function createDayCountTriggers(q: QueryInterface, byStatus = false, columns = DATE_DAY_COLUMNS): Promise<void> {
+  for (const sql of dayCountSql(byStatus, columns).triggers) await q.sequelize.query(sql);
 }
 
 export async function dropDayCountTriggers(q: QueryInterface): Promise<void> {
@@ -81,11 +89,11 @@ export async function dropDayCountTriggers(q: QueryInterface): Promise<void> {
 }
 
 /** The day counts from the tickets themselves (the migration, and the benchmark after its bulk load). */
-export async function fillDayCounts(q: QueryInterface, byStatus = false): Promise<void> {
+export async function fillDayCounts(q: QueryInterface, byStatus = false, columns = DATE_DAY_COLUMNS): Promise<void> {
   await q.sequelize.query('DELETE FROM ticket_day_counts');
   // Migration 052's span counters sum the folded rows just removed (a schema before 052 has none).
   if (await q.tableExists('ticket_span_counts')) await q.sequelize.query('DELETE FROM ticket_span_counts');
-  for (const sql of dayCountSql(byStatus).fill) await q.sequelize.query(sql);
+  for (const sql of dayCountSql(byStatus, columns).fill) await q.sequelize.query(sql);
 }
 
 export async function up(q: QueryInterface): Promise<void> {

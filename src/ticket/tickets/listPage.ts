@@ -12,6 +12,7 @@ import { countWithinView, type OperatorView } from './operatorVisibility';
 import { DAY, DAY_COLUMNS } from '../../../migrations/026_ticket_day_counts';
 import { DAY_FILTER_COLUMNS, DAY_FILTER_PAIRS, DAY_FLAG_COLUMNS, pairDim } from '../../../migrations/028_ticket_day_filter_counts';
 import { DAY_SPAN, FOLDED_SLOT } from '../../../migrations/052_ticket_span_counts';
+import { ORDER_DAY_COLUMNS, VALUE_DAYS, orderDayCol } from '../../../migrations/061_ticket_day_order_counts';
 import { MAX_ID } from '../../lib/validation';
 import { NARROWING_PARAMS } from './listFilters';
 import { searchEngine } from './search/engine';
@@ -352,7 +353,10 @@ export const sortIndex = (column: string) => `tickets_list_${column === 'deleted
  * day's tickets of the status: a filter's counters keep none, and what holds for all holds for the matches.)
  * A value order (VALUE_ORDERS: the column, then id; unfiltered, or by a status, one counted filter
  * or its pair with the column: valueDaySource) is the id order within each value: the value and
- * its day are found together, from the value's days.
+ * its day are found together, from the value's days. A time order that may be NULL (TIME_ORDERS,
+ * migration 061; unfiltered or by a status) is its NULL block in id order, then its times: its
+ * counters' days are the NULL block's created_at days with their id bounds, then the times' days
+ * (timeEdge).
  * Finding the day reads a row per span of 32 days and status (and value of the filter or pair), then one
  * span's days (migrations 052 and 053, dayPositionSql: unfiltered, 1.2-1.7 ms at two years of
  * days or ten, where a row per past day and status took 2.8 ms at two years and 11 at ten),
@@ -418,6 +422,39 @@ function daySource(p: Record<string, any>, filtered: boolean): DaySource | null 
 
 /** The columns whose order the day counters can position in: each with the day column it counts by. */
 const POSITIONED: Record<string, (typeof DAY_COLUMNS)[number]> = { id: 'created_at', created_at: 'created_at', updated_at: 'updated_at' };
+
+/**
+ * The nullable time columns whose order (`column, id`, NULLs first ascending) a deep page of the
+ * list, unfiltered or by status, is positioned in (migration 061's counters, which keep no other
+ * filter's): the tickets without a time (the NULL block, in id order) by their created_at days and
+ * a day's id bound, as the id order; then the times' days, as the created_at order (timeEdge).
+ */
+const TIME_ORDERS: readonly string[] = ORDER_DAY_COLUMNS;
+
+/** The day rows that position a deep page in a time order (TIME_ORDERS): the list's unfiltered or by status alone, else null. */
+function timeDaySource(p: Record<string, any>, filtered: boolean): DaySource | null {
+  const days = daySource(p, filtered);
+  return days && !days.filter ? days : null;
+}
+
+/**
+ * Where a deep page in a time order (TIME_ORDERS) starts, on the `column` of the list's query, from
+ * the counters' `day` and id `bound` (migration 061): in the NULL block (a day below VALUE_DAYS,
+ * a bound needed) at the bound's id, followed ascending by every ticket with a time; at a time's
+ * day, its first second ascending, its last descending (followed there by the NULL block).
+ */
+function timeEdge(c: string, day: number, bound: number | null, desc: boolean): { where: string; edge: number; byId?: boolean } | null {
+  const id = '`Ticket`.`id`';
+  if (day < VALUE_DAYS) {
+    if (bound === null) return null;
+    // Descending, the rest of the NULL block, by id: MariaDB sorts `c IS NULL` ordered by (c, id)
+    // (it reads the range, then a filesort), not by id alone.
+    if (desc) return { where: `${c} IS NULL AND ${id} <= :pageEdge`, edge: bound, byId: true };
+    return { where: `(${c} IS NULL AND ${id} >= :pageEdge OR ${c} IS NOT NULL)`, edge: bound };
+  }
+  const time = day - VALUE_DAYS;
+  return desc ? { where: `(${c} <= :pageEdge OR ${c} IS NULL)`, edge: (time + 1) * DAY - 1 } : { where: `${c} >= :pageEdge`, edge: time * DAY };
+}
 
 /**
  * The value columns whose order (`column, id`) a deep page is positioned in: the order is each
@@ -677,10 +714,13 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   let pageWhere = keyset ? `(${whereSql(where)}) AND ${sqlText(keyset)}` : whereSql(where);
   const pageValues: Record<string, unknown> = {};
   let pageSwitches = '';
-  /** The page's ids read in `innerDir` (the list's, or its reverse from the far end), sorted in the list's. */
-  const page = (hint: string, offset = q.offset, limit = q.limit, innerDir = dir) => select<Ticket>(
+  /**
+   * The page's ids read in `innerDir` (the list's, or its reverse from the far end), sorted in the
+   * list's; `byId`: the page's matches all have one value of the order column (timeEdge's NULL block).
+   */
+  const page = (hint: string, offset = q.offset, limit = q.limit, innerDir = dir, byId = false) => select<Ticket>(
     `${pageSwitches}SELECT STRAIGHT_JOIN t.* FROM (SELECT \`Ticket\`.\`id\` FROM \`tickets\` AS \`Ticket\`${hint} WHERE ${pageWhere}
-       ORDER BY ${ord('`Ticket`', innerDir)} LIMIT :pageOffset, :pageLimit) AS page
+       ORDER BY ${byId ? `\`Ticket\`.\`id\` ${innerDir}` : ord('`Ticket`', innerDir)} LIMIT :pageOffset, :pageLimit) AS page
      JOIN tickets t ON t.id = page.id ORDER BY ${ord('t')}`,
     { ...replacements, ...keyset?.replacements, ...pageValues, pageOffset: offset, pageLimit: limit },
   );
@@ -806,11 +846,15 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   const share = lastShares.get(shareKey) ?? (counted.length ? 0 : 1);
   const mayBeDeep = q.offset > 0 && q.offset / share >= deepPaging.start;
   const valueOrder = VALUE_ORDERS.includes(column);
+  const timeOrder = TIME_ORDERS.includes(column);
   const days = trashed || keyset || !mayBeDeep ? null
-    : column in POSITIONED ? daySource(p, filtered) : valueOrder ? valueDaySource(p, filtered, column) : null;
-  // The id order and a value order (each value's tickets in id order) start at a day's id bound.
+    : column in POSITIONED ? daySource(p, filtered) : valueOrder ? valueDaySource(p, filtered, column)
+      : timeOrder ? timeDaySource(p, filtered) : null;
+  // The id order and a value order (each value's tickets in id order) start at a day's id bound,
+  // a time order's NULL block too (timeEdge).
   const fromBound = column === 'id' || valueOrder;
-  const position = days && dayPositionSql(desc, fromBound, days);
+  const position = days && dayPositionSql(desc, fromBound || timeOrder, days);
+  const posCol = timeOrder ? orderDayCol(column as (typeof ORDER_DAY_COLUMNS)[number]) : DAY_COLUMNS.indexOf(POSITIONED[column] ?? 'created_at');
   // With two counted filters or more, each one's matches too (`m<i>`): the page reads the narrowest's index.
   const each = counted.length > 1 ? counted.map(([, c], i) => `, SUM(IF(${sqlText(c)}, n, 0)) AS m${i}`).join('') : '';
   const counts = `SELECT SUM(IF(${sqlText(cond)}, n, 0)) AS matches, SUM(n) AS total${each} FROM ticket_list_counts WHERE state = :state`;
@@ -821,7 +865,7 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     position ? `WITH ${position.ctes} SELECT c.*, d.day, d.ahead, d.bound${days.by ? ', d.val' : ''} FROM (${counts}) c LEFT JOIN (${position.select}) d ON 1 = 1` : counts,
     {
       ...cond.replacements, ...days?.filter?.replacements, state: trashed ? 1 : 0,
-      ...(days ? { posCol: DAY_COLUMNS.indexOf(POSITIONED[column] ?? 'created_at'), posOffset: q.offset, posStatuses: days.statuses } : {}),
+      ...(days ? { posCol, posOffset: q.offset, posStatuses: days.statuses } : {}),
     },
   );
   const count = Number(r?.matches ?? 0);
@@ -837,9 +881,15 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   // narrowest filter's matches and sorting them reads `through.matches` entries. A filter of few
   // tickets is read so, not positioned.
   const walkable = !valueOrder || !through || (deepPaging.rowWalk * q.limit * total) / Math.max(count, 1) <= through.matches;
-  if (position && r.day != null && deep && walkable && (!fromBound || r.bound != null)) {
-    // `column` is one of POSITIONED or VALUE_ORDERS, never a value from the request.
-    const c = `\`Ticket\`.\`${column}\``;
+  // `column` is one of the sortable columns (validated), never a value from the request.
+  const c = `\`Ticket\`.\`${column}\``;
+  const time = position && r.day != null && timeOrder ? timeEdge(c, Number(r.day), r.bound == null ? null : Number(r.bound), desc) : null;
+  if (time && deep) {
+    pageWhere = `(${pageWhere}) AND ${time.where}`;
+    pageValues.pageEdge = time.edge;
+    return { rows: await page(` FORCE INDEX (${sortIndex(column)})`, q.offset - Number(r.ahead), q.limit, dir, time.byId), count };
+  }
+  if (position && !timeOrder && r.day != null && deep && walkable && (!fromBound || r.bound != null)) {
     const edge = fromBound ? Number(r.bound) : desc ? (Number(r.day) + 1) * DAY - 1 : Number(r.day) * DAY;
     const [to, past] = desc ? ['<=', '<'] : ['>=', '>'];
     // A value order: the value's tickets from the bound on, then the values after it (two ranges of its index).

@@ -1,0 +1,191 @@
+/**
+ * A deep page of the ticket list in the order of a nullable time column (`last_reply_time`,
+ * `due_time`, `resolved_time`), unfiltered or by status, positioned by migration 061's day
+ * counters (src/ticket/tickets/listPage.ts, timeEdge): the tickets without a time (first ascending,
+ * last descending, in id order) by their created_at day and id bound, the others by their time's
+ * day. Every page is the one the database's own ORDER BY gives, and the one skipping gives; the
+ * counters stay exact through the writes that move a ticket between them, and after a fold.
+ */
+import { capture, explainOf, withoutSwitches, type Statement } from '../../bench/capture';
+import { DAY } from '../../migrations/026_ticket_day_counts';
+import { ORDER_DAY_COLUMNS } from '../../migrations/061_ticket_day_order_counts';
+import { TicketStatus } from '../../src/db/models';
+import { sequelize } from '../../src/db/sequelize';
+import { foldDayCounters } from '../../src/ticket/tickets/dayCounterFold';
+import { useApi } from '../helpers/app';
+import { deepPages, expectDayCounts, query } from './dayCounterSupport';
+import { ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
+
+const api = useApi();
+const BASE = '/api/ticket/ticket';
+/** Days between this test's days: several spans of 32 days. */
+const GAP = 13;
+let ctx: TicketContext;
+const f = ticketFactories(api, () => ctx);
+let statuses: number[];
+
+beforeAll(async () => {
+  ctx = await ticketContext();
+  statuses = (await TicketStatus.findAll({ order: [['id', 'ASC']] })).map((s) => s.id);
+});
+
+/** The list's ids in an order as the database sorts it (NULLs first ascending), of a status or all. */
+async function ordered(column: string, dir: string, status?: number): Promise<number[]> {
+  const rows = await query<{ id: number }>(
+    `SELECT id FROM tickets WHERE deleted_at IS NULL AND merged_into_id IS NULL${status ? ' AND status_id = ?' : ''} ORDER BY ${column} ${dir}, id ${dir}`,
+    status ? [status] : [],
+  );
+  return rows.map((r) => Number(r.id));
+}
+
+describe('a deep page in the order of a time column that may be NULL (migration 061)', () => {
+  const { listed, skipped, positioning } = deepPages(api, BASE);
+
+  it('gives the pages the database\'s order gives, positioned in the NULL block (by id bound) and among the times, both ways, unfiltered and by status, before and after a fold', async () => {
+    // Days far in the future (after every other ticket of this database, not the days other tests
+    // use: 20,000 and 23,000 days ahead), GAP days apart (several spans of 32 days); made first on
+    // a past day of their own (a day's id bounds keep every id it counted while it has tickets).
+    const F = (Math.floor(Date.now() / 1000 / DAY) + 26000 + Math.floor(Math.random() * 1000)) * DAY;
+    const P = (5000 + Math.floor(Math.random() * 3000)) * DAY;
+    const days = [0, 0, 1, 2, 3, 3, 4, 5, 6, 7, 8, 9];
+    const made: number[] = [];
+    for (const [i, d] of days.entries()) {
+      const t = await f.ticket({ created_at: P + i });
+      // Each time column NULL for some tickets of each status, the others on days of their own
+      // (not in id order; two at one second: the id decides).
+      await sequelize().query(
+        'UPDATE tickets SET created_at = ?, updated_at = ?, status_id = ?, last_reply_time = ?, due_time = ?, resolved_time = ? WHERE id = ?',
+        {
+          replacements: [
+            F + d * GAP * DAY + i, F + d * GAP * DAY + i, statuses[i % 3 === 1 ? 1 : 0],
+            i % 4 === 0 || i === 7 ? null : F + ((i * 5) % 9) * GAP * DAY + (i % 2) * 7,
+            i % 2 === 0 ? null : F + ((i * 7) % 11) * GAP * DAY + 100,
+            i < 6 ? null : F + (i % 3) * GAP * DAY,
+            t.id,
+          ],
+        },
+      );
+      made.push(t.id);
+    }
+    /** Every time order both ways, unfiltered and by status: around each of this test's tickets, the NULL block's edge and between. */
+    const comparePages = () => positioning(async () => {
+      for (const status of [undefined, statuses[1]]) {
+        for (const order_column of ORDER_DAY_COLUMNS) {
+          for (const order_direction of ['asc', 'desc']) {
+            const q0 = { ...(status ? { status } : {}), order_column, order_direction };
+            const at = await ordered(order_column, order_direction, status);
+            const count = at.length;
+            const offsets = [...new Set([1, 2, ...made.map((id) => at.indexOf(id)).filter((i) => i >= 0).flatMap((i) => [i - 1, i]), ...Array.from({ length: 4 }, (_, i) => Math.floor((count * i) / 4))])]
+              .filter((o) => o >= 0 && o <= count);
+            // Pages positioned in the NULL block (at an id bound) and among the times (at a second).
+            const positioned = { nulls: 0, times: 0 };
+            const nullIds = new Set((await query<{ id: number }>(`SELECT id FROM tickets WHERE ${order_column} IS NULL`)).map((r) => Number(r.id)));
+            for (const offset of offsets) {
+              const q = { ...q0, start: offset + 1 };
+              const [got, want] = [await listed(q), await skipped(q)];
+              expect({ q, ids: got.ids, count: got.count, statements: got.statements }).toEqual({ q, ids: at.slice(offset, offset + 3), count, statements: 2 });
+              expect({ q, ids: want.ids, edge: want.edge }).toEqual({ q, ids: at.slice(offset, offset + 3), edge: undefined });
+              if (got.edge !== undefined && offset < count) positioned[nullIds.has(at[offset]) ? 'nulls' : 'times'] += 1;
+            }
+            // Of each kind, a page positioned where one starts at one of this test's tickets past the first.
+            const startsAt = (kind: (id: number) => boolean) => offsets.some((o) => o > 0 && made.includes(at[o]) && kind(at[o]));
+            expect({ q0, nulls: positioned.nulls > 0, times: positioned.times > 0 })
+              .toEqual({ q0, nulls: startsAt((id) => nullIds.has(id)), times: startsAt((id) => !nullIds.has(id)) });
+          }
+        }
+      }
+    });
+    try {
+      await expectDayCounts(true);
+      await comparePages();
+      // Ascending, the NULL block's last ticket (this test's last without a due time, alone on its
+      // day, the newest of the block): the page starts at its id, the first times after it.
+      await positioning(async () => {
+        const all = await ordered('due_time', 'asc');
+        const lastNull = made[10];
+        const page = await listed({ order_column: 'due_time', start: all.indexOf(lastNull) + 1 });
+        expect({ edge: page.edge, ids: page.ids }).toEqual({ edge: lastNull, ids: all.slice(all.indexOf(lastNull), all.indexOf(lastNull) + 3) });
+      });
+      // Times set, moved and cleared, and statuses changed: the counters follow (a ticket moves
+      // between the NULL block and the times, and between days and statuses).
+      await sequelize().query('UPDATE tickets SET due_time = IF(due_time IS NULL, ?, NULL), status_id = IF(status_id = ?, ?, ?) WHERE id IN (?)', {
+        replacements: [F + 4 * GAP * DAY + 5, statuses[0], statuses[1], statuses[0], [made[2], made[3], made[7]]],
+      });
+      await sequelize().query('UPDATE tickets SET last_reply_time = last_reply_time + ?, resolved_time = NULL WHERE id IN (?)', {
+        replacements: [40 * DAY, [made[5], made[9]]],
+      });
+      await expectDayCounts(true);
+      await comparePages();
+      // Every day of this test past: folded into a row per day and a span's (migrations 051-053),
+      // the times' days too (from VALUE_DAYS on).
+      expect(await foldDayCounters(F + 20 * GAP * DAY)).toBeGreaterThan(0);
+      const unfoldedTimes = await query<{ n: number }>(
+        `SELECT COUNT(*) AS n FROM ticket_day_counts WHERE col >= 2 AND slot < 8 AND day BETWEEN 65536 + ? AND 65536 + ?`, [F / DAY, F / DAY + 20 * GAP],
+      );
+      expect(Number(unfoldedTimes[0].n)).toBe(0);
+      await expectDayCounts(true);
+      await comparePages();
+    } finally {
+      await sequelize().query('DELETE FROM tickets WHERE id IN (?)', { replacements: [made] });
+    }
+  });
+
+  it('bounds the ids of each NULL block\'s day, and leaves the times\' bounds neutral', async () => {
+    const t = await f.ticket({});
+    await sequelize().query('UPDATE tickets SET due_time = NULL, resolved_time = created_at + 60 WHERE id = ?', { replacements: [t.id] });
+    // Per column, state, day and status: the rows' bounds hold every ticket counted there (a
+    // NULL block's) or are 4294967295 and 0 (a time's, which never narrow a NULL block's bounds).
+    const loose = await query<Record<string, number>>(`
+      SELECT c.col, c.day, c.status_id, MIN(c.lo_id) AS lo, MAX(c.hi_id) AS hi, k.lo AS tlo, k.hi AS thi FROM ticket_day_counts c JOIN (
+        ${ORDER_DAY_COLUMNS.map((col, i) => `SELECT ${2 + i} AS col, IF(deleted_at IS NULL, 0, 1) AS state, created_at DIV ${DAY} AS day, status_id, MIN(id) AS lo, MAX(id) AS hi
+          FROM tickets WHERE merged_into_id IS NULL AND ${col} IS NULL GROUP BY 2, 3, 4`).join(' UNION ALL ')}
+      ) k ON k.col = c.col AND k.state = c.state AND k.day = c.day AND k.status_id = c.status_id
+      GROUP BY c.col, c.state, c.day, c.status_id HAVING MIN(c.lo_id) > MIN(k.lo) OR MAX(c.hi_id) < MAX(k.hi)`);
+    expect(loose).toEqual([]);
+    const times = await query<{ lo: number; hi: number }>('SELECT MIN(lo_id) AS lo, MAX(hi_id) AS hi FROM ticket_day_counts WHERE col >= 2 AND day >= 65536');
+    expect(times.map((r) => [Number(r.lo), Number(r.hi)])).toEqual([[4294967295, 0]]);
+    const nulls = await query<{ n: number }>('SELECT COUNT(*) AS n FROM ticket_day_counts WHERE col = 3 AND day < 65536 AND lo_id <= ? AND hi_id >= ?', [t.id, t.id]);
+    expect(Number(nulls[0].n)).toBeGreaterThan(0);
+  });
+
+  it('reads a positioned page as a range of the order\'s index, in its order (no filesort), both ways, in the NULL block and among the times', async () => {
+    // Created on days of their own after every other ticket's (in a database other tests share,
+    // tickets made with an old created_at put ids out of day order: no bound there), in day order;
+    // made first on a past day of their own (today's bounds would keep their ids).
+    const F = (Math.floor(Date.now() / 1000 / DAY) + 27200 + Math.floor(Math.random() * 800)) * DAY;
+    const P = (5000 + Math.floor(Math.random() * 3000)) * DAY;
+    const made: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      const t = await f.ticket({ created_at: P + i });
+      const time = i % 2 === 0 ? null : F - i * 3 * DAY;
+      await sequelize().query('UPDATE tickets SET created_at = ?, last_reply_time = ?, due_time = ?, resolved_time = ? WHERE id = ?', {
+        replacements: [F + i * DAY, time, time, time, t.id],
+      });
+      made.push(t.id);
+    }
+    const plans: string[] = [];
+    try {
+      await positioning(async () => {
+        for (const order_column of ORDER_DAY_COLUMNS) {
+          for (const order_direction of ['asc', 'desc']) {
+            const at = await ordered(order_column, order_direction);
+            const nulls = new Set((await query<{ id: number }>(`SELECT id FROM tickets WHERE ${order_column} IS NULL`)).map((r) => Number(r.id)));
+            const kinds = new Set<string>();
+            for (const start of [...new Set(made.map((id) => at.indexOf(id) + 1))].filter((n) => n >= 2)) {
+              const { statements } = await capture(() => api.get(BASE, { order_column, order_direction, start, limit: 3 }));
+              const page = statements.find((s: Statement) => withoutSwitches(s.sql).startsWith('SELECT STRAIGHT_JOIN t.* FROM (SELECT'))!;
+              if ((page.params as Record<string, unknown>).pageEdge === undefined) continue;
+              kinds.add(nulls.has(at[start - 1]) ? 'nulls' : 'times');
+              const inner = (await query<Record<string, any>>(explainOf(page.sql), page.params as Record<string, unknown>)).find((r) => r.select_type === 'DERIVED')!;
+              plans.push(`${order_column} ${order_direction}: ${inner.key} ${inner.type}${/filesort/.test(String(inner.Extra)) ? ' filesort' : ''}`);
+            }
+            expect({ order_column, order_direction, kinds: [...kinds].sort() }).toEqual({ order_column, order_direction, kinds: ['nulls', 'times'] });
+          }
+        }
+      });
+      for (const plan of plans) expect(plan).toBe(plan.replace(/: .*/, `: tickets_list_${plan.split(' ')[0]} range`));
+    } finally {
+      await sequelize().query('DELETE FROM tickets WHERE id IN (?)', { replacements: [made] });
+    }
+  });
+});
