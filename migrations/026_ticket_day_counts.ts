@@ -88,11 +88,15 @@ export async function dropDayCountTriggers(q: QueryInterface): Promise<void> {
   for (const t of TRIGGERS) await q.sequelize.query(`DROP TRIGGER IF EXISTS ${t}`);
 }
 
-/** The day counts from the tickets themselves (the migration, and the benchmark after its bulk load). */
+/**
+ * The day counts of `columns` from the tickets themselves (the migration, and the benchmark after
+ * its bulk load); the rows of other columns (a later migration's) stay as they are.
+ */
 export async function fillDayCounts(q: QueryInterface, byStatus = false, columns = DATE_DAY_COLUMNS): Promise<void> {
-  await q.sequelize.query('DELETE FROM ticket_day_counts');
+  const cols = columns.map((c) => c.col).join(', ');
+  await q.sequelize.query(`DELETE FROM ticket_day_counts WHERE col IN (${cols})`);
   // Migration 052's span counters sum the folded rows just removed (a schema before 052 has none).
-  if (await q.tableExists('ticket_span_counts')) await q.sequelize.query('DELETE FROM ticket_span_counts');
+  if (await q.tableExists('ticket_span_counts')) await q.sequelize.query(`DELETE FROM ticket_span_counts WHERE col IN (${cols})`);
   for (const sql of dayCountSql(byStatus, columns).fill) await q.sequelize.query(sql);
 }
 
