@@ -100,6 +100,8 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     // times) by created_at day and id bound.
     [`list: start=${deep.toLocaleString('en-GB')}, last_reply_time asc`, q(`start=${deep}&order_column=last_reply_time`)],
     [`list: status, start=${Math.floor(deep / 5).toLocaleString('en-GB')}, due_time desc`, q(`status=${tk.status_id}&start=${Math.floor(deep / 5)}&order_column=due_time&order_direction=desc`)],
+    // The customer order (migration 062): from the customer's first ticket.
+    [`list: start=${deep.toLocaleString('en-GB')}, user_id desc`, q(`start=${deep}&order_column=user_id&order_direction=desc`)],
     // An order no counters position (read from the nearer end: up to half the tickets' index entries skipped).
     [`list: start=${deep.toLocaleString('en-GB')}, subject asc`, q(`start=${deep}&order_column=subject`)],
     [`list: status, start=${Math.floor(deep / 5).toLocaleString('en-GB')}`, q(`status=${tk.status_id}&start=${Math.floor(deep / 5)}`)],

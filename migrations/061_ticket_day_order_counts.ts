@@ -42,11 +42,11 @@ const orderDayColumn = (c: (typeof ORDER_DAY_COLUMNS)[number]): DayCountColumn =
 });
 
 /** Every column the counters keep since this migration: the date columns' (026) and the order columns'. */
-const COLUMNS = [...DAY_COLUMNS.map((_, col) => dateDayColumn(col)), ...ORDER_DAY_COLUMNS.map(orderDayColumn)];
+export const DAY_AND_TIME_COLUMNS = [...DAY_COLUMNS.map((_, col) => dateDayColumn(col)), ...ORDER_DAY_COLUMNS.map(orderDayColumn)];
 
 /** The current triggers and fill (the benchmark's bulk load uses these, as the migrations do). */
-export const createDayOrderCountTriggers = (q: QueryInterface) => createDayCountTriggers(q, true, COLUMNS);
-export const fillDayOrderCounts = (q: QueryInterface) => fillDayCounts(q, true, COLUMNS);
+export const createDayOrderCountTriggers = (q: QueryInterface) => createDayCountTriggers(q, true, DAY_AND_TIME_COLUMNS);
+export const fillDayOrderCounts = (q: QueryInterface) => fillDayCounts(q, true, DAY_AND_TIME_COLUMNS);
 
 export async function up(q: QueryInterface): Promise<void> {
   await dropDayCountTriggers(q);

@@ -9,6 +9,7 @@ import { DAY, DAY_COLUMNS } from '../../migrations/026_ticket_day_counts';
 import { DAY_FILTER_COLUMNS, DAY_FILTER_PAIRS, DAY_FLAG_COLUMNS, dayFilterShape } from '../../migrations/028_ticket_day_filter_counts';
 import { DAY_SPAN, FOLDED_SLOT } from '../../migrations/052_ticket_span_counts';
 import { ORDER_DAY_COLUMNS, VALUE_DAYS } from '../../migrations/061_ticket_day_order_counts';
+import { CUSTOMER_ORDER_COL } from '../../migrations/062_ticket_customer_order_counts';
 import { sequelize } from '../../src/db/sequelize';
 import { deepPaging } from '../../src/ticket/tickets/listPage';
 import type { TestApi } from '../helpers/app';
@@ -22,14 +23,15 @@ const rows = (list: Array<Record<string, number>>) => list.map((r) => Object.val
 
 /**
  * `ticket_day_counts` against the tickets: per date column, state, day (and status, `byStatus`);
- * with `orders` (migration 061), per time column too: its created_at day without a time, else
- * VALUE_DAYS plus its day.
+ * with `orders` (migrations 061 and 062), per time column too (its created_at day without a
+ * time, else VALUE_DAYS plus its day) and per customer.
  */
 export async function expectDayCounts(byStatus: boolean, orders = byStatus): Promise<void> {
   const status = byStatus ? ', status_id' : '';
   const times = orders ? ORDER_DAY_COLUMNS.map((c, i) => `
      UNION ALL SELECT ${DAY_COLUMNS.length + i}, IF(deleted_at IS NULL, 0, 1), IF(${c} IS NULL, created_at DIV ${DAY}, ${VALUE_DAYS} + ${c} DIV ${DAY})${status}, COUNT(*)
-       FROM tickets WHERE merged_into_id IS NULL GROUP BY 2, 3${status}`).join('') : '';
+       FROM tickets WHERE merged_into_id IS NULL GROUP BY 2, 3${status}`).join('') + `
+     UNION ALL SELECT ${CUSTOMER_ORDER_COL}, IF(deleted_at IS NULL, 0, 1), user_id${status}, COUNT(*) FROM tickets WHERE merged_into_id IS NULL GROUP BY 2, 3${status}` : '';
   const counted = await query<Record<string, number>>(
     `SELECT col, state, day${status}, SUM(n) AS n FROM ticket_day_counts GROUP BY col, state, day${status} HAVING SUM(n) <> 0 ORDER BY col, state, day${status}`,
   );

@@ -8,6 +8,7 @@
 import * as m052 from '../../migrations/052_ticket_span_counts';
 import * as m053 from '../../migrations/053_ticket_span_filter_counts';
 import { VALUE_DAYS } from '../../migrations/061_ticket_day_order_counts';
+import { CUSTOMER_ORDER_COL } from '../../migrations/062_ticket_customer_order_counts';
 import { Channel, TicketPriority, TicketStatus } from '../../src/db/models';
 import { now } from '../../src/db/entity';
 import { sequelize } from '../../src/db/sequelize';
@@ -32,8 +33,8 @@ beforeAll(async () => {
 const today = () => Math.floor(now() / DAY);
 const hand = (sql: string, replacements: unknown[]) => sequelize().query(sql, { replacements });
 
-/** A past day of the day counters: before today, or a time's day (migration 061) before today's. */
-const PAST = `(day < :today OR day BETWEEN ${VALUE_DAYS} AND ${VALUE_DAYS} + :today - 1)`;
+/** A past day of the day counters: before today, a time's day (migration 061) before today's, or a customer's (062, any). */
+const PAST = `(day < :today OR day BETWEEN ${VALUE_DAYS} AND ${VALUE_DAYS} + :today - 1 OR col = ${CUSTOMER_ORDER_COL})`;
 
 /** Past days' groups with more than one row, or whose rows count nothing, in either table. */
 async function unfolded(): Promise<number> {

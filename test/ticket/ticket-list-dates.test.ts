@@ -15,6 +15,7 @@ import * as m053 from '../../migrations/053_ticket_span_filter_counts';
 import * as m054 from '../../migrations/054_ticket_day_filter_status';
 import * as m055 from '../../migrations/055_ticket_day_filter_pairs';
 import * as m061 from '../../migrations/061_ticket_day_order_counts';
+import * as m062 from '../../migrations/062_ticket_customer_order_counts';
 import { Channel, Ticket, TicketPriority, TicketStatus } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { foldDayCounters } from '../../src/ticket/tickets/dayCounterFold';
@@ -334,18 +335,21 @@ describe('count of a date range with one other counted filter or a pair of them,
   });
 });
 
-describe('migrations 026, 027, 028, 054, 055 and 061', () => {
+describe('migrations 026, 027, 028, 054, 055, 061 and 062', () => {
   const triggers = () => query<{ t: string }>("SELECT TRIGGER_NAME AS t FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE 'tickets\\_day\\_counts\\_%'");
   const expectFilled = expectDayCounts;
 
-  it('go down (061: the time columns\' rows gone; 027: the counters by day alone; 026: table and triggers gone) and up again (counts filled from the tickets)', async () => {
+  it('go down (062 and 061: the customer and time columns\' rows gone; 027: the counters by day alone; 026: table and triggers gone) and up again (counts filled from the tickets)', async () => {
     const qi = sequelize().getQueryInterface();
     const timeRows = async () => Number((await query<{ n: number }>('SELECT COUNT(*) AS n FROM ticket_day_counts WHERE col >= 2'))[0].n);
+    expect(await timeRows()).toBeGreaterThan(0);
+    await m062.down(qi);
+    expect(Number((await query<{ n: number }>('SELECT COUNT(*) AS n FROM ticket_day_counts WHERE col = ?', [m062.CUSTOMER_ORDER_COL]))[0].n)).toBe(0);
     expect(await timeRows()).toBeGreaterThan(0);
     await m061.down(qi);
     expect(await timeRows()).toBe(0);
     await expectFilled(true, false);
-    // Migrations 061 and 052 (on 027's table) first, as a way down takes them, and last on the way up.
+    // Migrations 062, 061 and 052 (on 027's table) first, as a way down takes them, and last on the way up.
     await m052.down(qi);
     await m027.down(qi);
     expect(await query("SELECT 1 FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ticket_day_counts' AND COLUMN_NAME = 'status_id'")).toEqual([]);
@@ -362,6 +366,7 @@ describe('migrations 026, 027, 028, 054, 055 and 061', () => {
     await m052.up(qi);
     await expectFilled(true, false);
     await m061.up(qi);
+    await m062.up(qi);
     expect((await triggers()).length).toBe(3);
     await expectFilled(true);
     // Kept again after the way back: a new ticket is counted, and its change of status.

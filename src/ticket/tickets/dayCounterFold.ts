@@ -2,6 +2,7 @@ import { Transaction } from 'sequelize';
 import { DAY } from '../../../migrations/026_ticket_day_counts';
 import { DAY_SPAN, FOLDED_SLOT } from '../../../migrations/052_ticket_span_counts';
 import { VALUE_DAYS } from '../../../migrations/061_ticket_day_order_counts';
+import { CUSTOMER_ORDER_COL } from '../../../migrations/062_ticket_customer_order_counts';
 import { MAX_ID } from '../../lib/validation';
 import { now } from '../../db/entity';
 import { errnoOf } from '../../db/errors';
@@ -26,15 +27,19 @@ const ER_LOCK_WAIT_TIMEOUT = 1205;
 type Row = Record<string, number>;
 
 /**
- * The end (exclusive) of the past days in a span: today, or among the time days of migration
- * 061's order columns (from VALUE_DAYS on), today's time day. Their NULL blocks' days are
- * created_at days, past as any.
+ * The end (exclusive) of the past days in a span of a counters' column: today, or among the time
+ * days of migration 061's order columns (from VALUE_DAYS on), today's time day (their NULL blocks'
+ * days are created_at days, past as any); the customer order's "days" are customers (migration
+ * 062): all of them.
  */
-const pastEnd = (span: number, today: number) => (span * DAY_SPAN >= VALUE_DAYS ? VALUE_DAYS + today : today);
+const pastEnd = (col: number, span: number, today: number) => {
+  if (col === CUSTOMER_ORDER_COL) return (span + 1) * DAY_SPAN;
+  return span * DAY_SPAN >= VALUE_DAYS ? VALUE_DAYS + today : today;
+};
 
 /**
  * Folds the day counters of the days before today (UTC) into one row per day and status (and
- * filter value): migrations 051-054 (and 061's time days before today's). Returns how many rows it removed.
+ * filter value): migrations 051-054 (and 061's time days before today's, 062's customers). Returns how many rows it removed.
  *
  * A day's rows at the triggers' slots are summed into its row at `FOLDED_SLOT` (the id bounds
  * widened to all of them); a day whose rows sum to 0 counts no ticket and loses them all. What a
@@ -54,7 +59,7 @@ export async function foldDayCounters(at = now()): Promise<number> {
     // The spans that hold a past day with rows at the triggers' slots (the table's own rows: no ticket is read).
     const spans = await select<Row>(
       `SELECT DISTINCT ${prefix.join(', ')}, day DIV ${DAY_SPAN} AS span FROM ${table}
-       WHERE slot < ${FOLDED_SLOT} AND (day < :today OR day BETWEEN ${VALUE_DAYS} AND :timeToday - 1)`,
+       WHERE slot < ${FOLDED_SLOT} AND (day < :today OR day BETWEEN ${VALUE_DAYS} AND :timeToday - 1 OR col = ${CUSTOMER_ORDER_COL})`,
       { today, timeToday: VALUE_DAYS + today },
     );
     for (const span of spans) removed += await foldSpan(counters, span, today);
@@ -66,7 +71,7 @@ export async function foldDayCounters(at = now()): Promise<number> {
 async function foldSpan({ table, prefix, rest, bounds, spans }: DayCounterTable, span: Row, today: number): Promise<number> {
   const key = [...prefix, 'day', ...rest, 'slot'];
   const values: Record<string, unknown> = {
-    from: span.span * DAY_SPAN, to: Math.min((span.span + 1) * DAY_SPAN, pastEnd(span.span, today)) - 1, ...Object.fromEntries(prefix.map((c) => [c, span[c]])),
+    from: span.span * DAY_SPAN, to: Math.min((span.span + 1) * DAY_SPAN, pastEnd(span.col, span.span, today)) - 1, ...Object.fromEntries(prefix.map((c) => [c, span[c]])),
   };
   const inSpan = `${prefix.map((c) => `${c} = :${c}`).join(' AND ')} AND day BETWEEN :from AND :to`;
   try {

@@ -13,6 +13,7 @@ import { DAY, DAY_COLUMNS } from '../../../migrations/026_ticket_day_counts';
 import { DAY_FILTER_COLUMNS, DAY_FILTER_PAIRS, DAY_FLAG_COLUMNS, pairDim } from '../../../migrations/028_ticket_day_filter_counts';
 import { DAY_SPAN, FOLDED_SLOT } from '../../../migrations/052_ticket_span_counts';
 import { ORDER_DAY_COLUMNS, VALUE_DAYS, orderDayCol } from '../../../migrations/061_ticket_day_order_counts';
+import { CUSTOMER_ORDER_COL } from '../../../migrations/062_ticket_customer_order_counts';
 import { MAX_ID } from '../../lib/validation';
 import { NARROWING_PARAMS } from './listFilters';
 import { searchEngine } from './search/engine';
@@ -356,7 +357,8 @@ export const sortIndex = (column: string) => `tickets_list_${column === 'deleted
  * its day are found together, from the value's days. A time order that may be NULL (TIME_ORDERS,
  * migration 061; unfiltered or by a status) is its NULL block in id order, then its times: its
  * counters' days are the NULL block's created_at days with their id bounds, then the times' days
- * (timeEdge).
+ * (timeEdge). The customer order (migration 062; unfiltered or by a status) is positioned at the
+ * first ticket of a customer, its counters' "days" being customers (customerEdge).
  * Finding the day reads a row per span of 32 days and status (and value of the filter or pair), then one
  * span's days (migrations 052 and 053, dayPositionSql: unfiltered, 1.2-1.7 ms at two years of
  * days or ten, where a row per past day and status took 2.8 ms at two years and 11 at ten),
@@ -431,11 +433,24 @@ const POSITIONED: Record<string, (typeof DAY_COLUMNS)[number]> = { id: 'created_
  */
 const TIME_ORDERS: readonly string[] = ORDER_DAY_COLUMNS;
 
-/** The day rows that position a deep page in a time order (TIME_ORDERS): the list's unfiltered or by status alone, else null. */
-function timeDaySource(p: Record<string, any>, filtered: boolean): DaySource | null {
+/**
+ * The customer order (`user_id`, then id), positioned by migration 062's counters, unfiltered or by
+ * status: their "days" are customers, so the running sums find the customer the page starts with
+ * and the tickets of the customers before it (customerEdge).
+ */
+const CUSTOMER_ORDER = 'user_id';
+
+/**
+ * The rows that position a deep page in a time or the customer order (migrations 061 and 062): the
+ * list's unfiltered or by status alone (those columns keep no other filter's rows), else null.
+ */
+function statusDaySource(p: Record<string, any>, filtered: boolean): DaySource | null {
   const days = daySource(p, filtered);
   return days && !days.filter ? days : null;
 }
+
+/** Where a deep page in the customer order starts: its customer's first ticket (descending, the last), the customers after it following. */
+const customerEdge = (c: string, customer: number, desc: boolean) => ({ where: `${c} ${desc ? '<=' : '>='} :pageEdge`, edge: customer, byId: false });
 
 /**
  * Where a deep page in a time order (TIME_ORDERS) starts, on the `column` of the list's query, from
@@ -847,14 +862,16 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   const mayBeDeep = q.offset > 0 && q.offset / share >= deepPaging.start;
   const valueOrder = VALUE_ORDERS.includes(column);
   const timeOrder = TIME_ORDERS.includes(column);
+  const customerOrder = column === CUSTOMER_ORDER;
   const days = trashed || keyset || !mayBeDeep ? null
     : column in POSITIONED ? daySource(p, filtered) : valueOrder ? valueDaySource(p, filtered, column)
-      : timeOrder ? timeDaySource(p, filtered) : null;
+      : timeOrder || customerOrder ? statusDaySource(p, filtered) : null;
   // The id order and a value order (each value's tickets in id order) start at a day's id bound,
   // a time order's NULL block too (timeEdge).
   const fromBound = column === 'id' || valueOrder;
   const position = days && dayPositionSql(desc, fromBound || timeOrder, days);
-  const posCol = timeOrder ? orderDayCol(column as (typeof ORDER_DAY_COLUMNS)[number]) : DAY_COLUMNS.indexOf(POSITIONED[column] ?? 'created_at');
+  const posCol = timeOrder ? orderDayCol(column as (typeof ORDER_DAY_COLUMNS)[number])
+    : customerOrder ? CUSTOMER_ORDER_COL : DAY_COLUMNS.indexOf(POSITIONED[column] ?? 'created_at');
   // With two counted filters or more, each one's matches too (`m<i>`): the page reads the narrowest's index.
   const each = counted.length > 1 ? counted.map(([, c], i) => `, SUM(IF(${sqlText(c)}, n, 0)) AS m${i}`).join('') : '';
   const counts = `SELECT SUM(IF(${sqlText(cond)}, n, 0)) AS matches, SUM(n) AS total${each} FROM ticket_list_counts WHERE state = :state`;
@@ -883,13 +900,16 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   const walkable = !valueOrder || !through || (deepPaging.rowWalk * q.limit * total) / Math.max(count, 1) <= through.matches;
   // `column` is one of the sortable columns (validated), never a value from the request.
   const c = `\`Ticket\`.\`${column}\``;
-  const time = position && r.day != null && timeOrder ? timeEdge(c, Number(r.day), r.bound == null ? null : Number(r.bound), desc) : null;
-  if (time && deep) {
-    pageWhere = `(${pageWhere}) AND ${time.where}`;
-    pageValues.pageEdge = time.edge;
-    return { rows: await page(` FORCE INDEX (${sortIndex(column)})`, q.offset - Number(r.ahead), q.limit, dir, time.byId), count };
+  // A time or the customer order: from its own column's counters (migrations 061 and 062).
+  const own = !position || r.day == null ? null
+    : timeOrder ? timeEdge(c, Number(r.day), r.bound == null ? null : Number(r.bound), desc)
+      : customerOrder ? customerEdge(c, Number(r.day), desc) : null;
+  if (own && deep) {
+    pageWhere = `(${pageWhere}) AND ${own.where}`;
+    pageValues.pageEdge = own.edge;
+    return { rows: await page(` FORCE INDEX (${sortIndex(column)})`, q.offset - Number(r.ahead), q.limit, dir, own.byId), count };
   }
-  if (position && !timeOrder && r.day != null && deep && walkable && (!fromBound || r.bound != null)) {
+  if (position && !timeOrder && !customerOrder && r.day != null && deep && walkable && (!fromBound || r.bound != null)) {
     const edge = fromBound ? Number(r.bound) : desc ? (Number(r.day) + 1) * DAY - 1 : Number(r.day) * DAY;
     const [to, past] = desc ? ['<=', '<'] : ['>=', '>'];
     // A value order: the value's tickets from the bound on, then the values after it (two ranges of its index).

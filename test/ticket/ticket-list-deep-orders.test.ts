@@ -1,14 +1,16 @@
 /**
  * A deep page of the ticket list in the order of a nullable time column (`last_reply_time`,
- * `due_time`, `resolved_time`), unfiltered or by status, positioned by migration 061's day
- * counters (src/ticket/tickets/listPage.ts, timeEdge): the tickets without a time (first ascending,
- * last descending, in id order) by their created_at day and id bound, the others by their time's
- * day. Every page is the one the database's own ORDER BY gives, and the one skipping gives; the
- * counters stay exact through the writes that move a ticket between them, and after a fold.
+ * `due_time`, `resolved_time`) or of the customer (`user_id`), unfiltered or by status, positioned
+ * by migration 061's and 062's counters (src/ticket/tickets/listPage.ts, timeEdge, customerEdge):
+ * the tickets without a time (first ascending, last descending, in id order) by their created_at
+ * day and id bound, the others by their time's day; a customer's tickets from its first. Every
+ * page is the one the database's own ORDER BY gives, and the one skipping gives; the counters stay
+ * exact through the writes that move a ticket between them, and after a fold.
  */
 import { capture, explainOf, withoutSwitches, type Statement } from '../../bench/capture';
 import { DAY } from '../../migrations/026_ticket_day_counts';
 import { ORDER_DAY_COLUMNS } from '../../migrations/061_ticket_day_order_counts';
+import { CUSTOMER_ORDER_COL } from '../../migrations/062_ticket_customer_order_counts';
 import { TicketStatus } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { foldDayCounters } from '../../src/ticket/tickets/dayCounterFold';
@@ -38,8 +40,29 @@ async function ordered(column: string, dir: string, status?: number): Promise<nu
   return rows.map((r) => Number(r.id));
 }
 
+/**
+ * Each page of a list in an order (`q0`; `at`: its ids as the database orders them) around each
+ * of a test's tickets (`made`) and between, read positioned and by skipping: both the database's
+ * page, in the list's two statements. Returns the pages positioned: their offsets and edges.
+ */
+async function comparePagesAt(pages: ReturnType<typeof deepPages>, q0: Record<string, unknown>, at: number[], made: number[]) {
+  const count = at.length;
+  const offsets = [...new Set([1, 2, ...made.map((id) => at.indexOf(id)).filter((i) => i >= 0).flatMap((i) => [i - 1, i]), ...Array.from({ length: 4 }, (_, i) => Math.floor((count * i) / 4))])]
+    .filter((o) => o >= 0 && o <= count);
+  const positioned: Array<{ offset: number; edge: unknown }> = [];
+  for (const offset of offsets) {
+    const q = { ...q0, start: offset + 1 };
+    const [got, want] = [await pages.listed(q), await pages.skipped(q)];
+    expect({ q, ids: got.ids, count: got.count, statements: got.statements }).toEqual({ q, ids: at.slice(offset, offset + 3), count, statements: 2 });
+    expect({ q, ids: want.ids, edge: want.edge }).toEqual({ q, ids: at.slice(offset, offset + 3), edge: undefined });
+    if (got.edge !== undefined && offset < count) positioned.push({ offset, edge: got.edge });
+  }
+  return { offsets, positioned };
+}
+
 describe('a deep page in the order of a time column that may be NULL (migration 061)', () => {
-  const { listed, skipped, positioning } = deepPages(api, BASE);
+  const pages = deepPages(api, BASE);
+  const { listed, positioning } = pages;
 
   it('gives the pages the database\'s order gives, positioned in the NULL block (by id bound) and among the times, both ways, unfiltered and by status, before and after a fold', async () => {
     // Days far in the future (after every other ticket of this database, not the days other tests
@@ -74,22 +97,13 @@ describe('a deep page in the order of a time column that may be NULL (migration 
           for (const order_direction of ['asc', 'desc']) {
             const q0 = { ...(status ? { status } : {}), order_column, order_direction };
             const at = await ordered(order_column, order_direction, status);
-            const count = at.length;
-            const offsets = [...new Set([1, 2, ...made.map((id) => at.indexOf(id)).filter((i) => i >= 0).flatMap((i) => [i - 1, i]), ...Array.from({ length: 4 }, (_, i) => Math.floor((count * i) / 4))])]
-              .filter((o) => o >= 0 && o <= count);
-            // Pages positioned in the NULL block (at an id bound) and among the times (at a second).
-            const positioned = { nulls: 0, times: 0 };
+            const { offsets, positioned } = await comparePagesAt(pages, q0, at, made);
+            // Pages positioned in the NULL block (at an id bound) and among the times (at a second):
+            // of each kind, one where a page starts at one of this test's tickets past the first.
             const nullIds = new Set((await query<{ id: number }>(`SELECT id FROM tickets WHERE ${order_column} IS NULL`)).map((r) => Number(r.id)));
-            for (const offset of offsets) {
-              const q = { ...q0, start: offset + 1 };
-              const [got, want] = [await listed(q), await skipped(q)];
-              expect({ q, ids: got.ids, count: got.count, statements: got.statements }).toEqual({ q, ids: at.slice(offset, offset + 3), count, statements: 2 });
-              expect({ q, ids: want.ids, edge: want.edge }).toEqual({ q, ids: at.slice(offset, offset + 3), edge: undefined });
-              if (got.edge !== undefined && offset < count) positioned[nullIds.has(at[offset]) ? 'nulls' : 'times'] += 1;
-            }
-            // Of each kind, a page positioned where one starts at one of this test's tickets past the first.
             const startsAt = (kind: (id: number) => boolean) => offsets.some((o) => o > 0 && made.includes(at[o]) && kind(at[o]));
-            expect({ q0, nulls: positioned.nulls > 0, times: positioned.times > 0 })
+            const of = (kind: (id: number) => boolean) => positioned.some(({ offset }) => kind(at[offset]));
+            expect({ q0, nulls: of((id) => nullIds.has(id)), times: of((id) => !nullIds.has(id)) })
               .toEqual({ q0, nulls: startsAt((id) => nullIds.has(id)), times: startsAt((id) => !nullIds.has(id)) });
           }
         }
@@ -184,6 +198,69 @@ describe('a deep page in the order of a time column that may be NULL (migration 
         }
       });
       for (const plan of plans) expect(plan).toBe(plan.replace(/: .*/, `: tickets_list_${plan.split(' ')[0]} range`));
+    } finally {
+      await sequelize().query('DELETE FROM tickets WHERE id IN (?)', { replacements: [made] });
+    }
+  });
+});
+
+describe('a deep page in the customer order (migration 062)', () => {
+  const pages = deepPages(api, BASE);
+  const { positioning } = pages;
+
+  it('starts at a customer\'s first ticket (last, descending), gives the database\'s pages both ways, unfiltered and by status, through moves and a fold, as a range of the customer index', async () => {
+    // Customers made now: the largest user ids, last ascending, first descending.
+    const customers = [await f.user(), await f.user(), await f.user(), await f.user()];
+    const made: number[] = [];
+    for (const [k, tickets] of [3, 1, 4, 2].entries()) {
+      for (let i = 0; i < tickets; i++) {
+        const t = await f.ticket({ user: customers[k].id });
+        await sequelize().query('UPDATE tickets SET status_id = ? WHERE id = ?', { replacements: [statuses[(k + i) % 2], t.id] });
+        made.push(t.id);
+      }
+    }
+    const comparePages = () => positioning(async () => {
+      for (const status of [undefined, statuses[1]]) {
+        for (const order_direction of ['asc', 'desc']) {
+          const q0 = { ...(status ? { status } : {}), order_column: 'user_id', order_direction };
+          const at = await ordered('user_id', order_direction, status);
+          const { positioned } = await comparePagesAt(pages, q0, at, made);
+          expect({ q0, positioned: positioned.length > 0 }).toEqual({ q0, positioned: true });
+          // Each at the customer of the page's first ticket.
+          for (const { offset, edge } of positioned) {
+            const [{ user_id: customer }] = await query<{ user_id: number }>('SELECT user_id FROM tickets WHERE id = ?', [at[offset]]);
+            expect({ q0, offset, edge }).toEqual({ q0, offset, edge: Number(customer) });
+          }
+        }
+      }
+    });
+    try {
+      await expectDayCounts(true);
+      await comparePages();
+      // A ticket to another customer, statuses changed: the counters follow.
+      await sequelize().query('UPDATE tickets SET user_id = ? WHERE id = ?', { replacements: [customers[1].id, made[0]] });
+      await sequelize().query('UPDATE tickets SET status_id = IF(status_id = ?, ?, ?) WHERE id IN (?)', { replacements: [statuses[0], statuses[1], statuses[0], [made[4], made[5]]] });
+      await expectDayCounts(true);
+      await comparePages();
+      // Folded whatever the day: a customer's rows summed into one, its span's row kept with them
+      // (folded as of a "today" no later than these customers' ids: not as past days).
+      expect(await foldDayCounters(customers[0].id * DAY)).toBeGreaterThan(0);
+      const unfolded = await query<{ n: number }>('SELECT COUNT(*) AS n FROM ticket_day_counts WHERE col = ? AND slot < 8 AND day IN (?)', [CUSTOMER_ORDER_COL, customers.map((c) => c.id)]);
+      expect(Number(unfolded[0].n)).toBe(0);
+      await expectDayCounts(true);
+      await comparePages();
+      // The page: a range of the customer index, in its order, both ways.
+      await positioning(async () => {
+        for (const order_direction of ['asc', 'desc']) {
+          const at = await ordered('user_id', order_direction);
+          const { statements } = await capture(() => api.get(BASE, { order_column: 'user_id', order_direction, start: at.indexOf(made[3]) + 1, limit: 3 }));
+          const page = statements.find((s: Statement) => withoutSwitches(s.sql).startsWith('SELECT STRAIGHT_JOIN t.* FROM (SELECT'))!;
+          expect((page.params as Record<string, unknown>).pageEdge).toBe(customers[1].id);
+          const inner = (await query<Record<string, any>>(explainOf(page.sql), page.params as Record<string, unknown>)).find((r) => r.select_type === 'DERIVED')!;
+          expect({ order_direction, plan: `${inner.key} ${inner.type}${/filesort/.test(String(inner.Extra)) ? ' filesort' : ''}` })
+            .toEqual({ order_direction, plan: 'tickets_list_user_id range' });
+        }
+      });
     } finally {
       await sequelize().query('DELETE FROM tickets WHERE id IN (?)', { replacements: [made] });
     }
