@@ -449,8 +449,26 @@ function statusDaySource(p: Record<string, any>, filtered: boolean): DaySource |
   return days && !days.filter ? days : null;
 }
 
+/**
+ * Where a positioned page starts: a condition on the list's query (`c`, the order column), its
+ * values, and whether its matches are read in id order alone (all of one value of the column).
+ */
+interface PageStart { where: string; values: Record<string, number>; byId?: boolean }
+
+/**
+ * Where a deep page in id, created_at or updated_at order, or a value order, starts (deepPaging):
+ * a date order at its day's first second (descending, its last); the id order at the day's id
+ * bound; a value order at the bound within its value, then the values after it (two ranges of its index).
+ */
+function dayEdge(c: string, day: number, bound: number, value: number, desc: boolean, fromBound: boolean, valueOrder: boolean): PageStart {
+  const edge = fromBound ? bound : desc ? (day + 1) * DAY - 1 : day * DAY;
+  const [to, past] = desc ? ['<=', '<'] : ['>=', '>'];
+  if (valueOrder) return { where: `((${c} = :pageValue AND \`Ticket\`.\`id\` ${to} :pageEdge) OR ${c} ${past} :pageValue)`, values: { pageEdge: edge, pageValue: value } };
+  return { where: `${c} ${to} :pageEdge`, values: { pageEdge: edge } };
+}
+
 /** Where a deep page in the customer order starts: its customer's first ticket (descending, the last), the customers after it following. */
-const customerEdge = (c: string, customer: number, desc: boolean) => ({ where: `${c} ${desc ? '<=' : '>='} :pageEdge`, edge: customer, byId: false });
+const customerEdge = (c: string, customer: number, desc: boolean): PageStart => ({ where: `${c} ${desc ? '<=' : '>='} :pageEdge`, values: { pageEdge: customer } });
 
 /**
  * Where a deep page in a time order (TIME_ORDERS) starts, on the `column` of the list's query, from
@@ -458,17 +476,17 @@ const customerEdge = (c: string, customer: number, desc: boolean) => ({ where: `
  * a bound needed) at the bound's id, followed ascending by every ticket with a time; at a time's
  * day, its first second ascending, its last descending (followed there by the NULL block).
  */
-function timeEdge(c: string, day: number, bound: number | null, desc: boolean): { where: string; edge: number; byId?: boolean } | null {
+function timeEdge(c: string, day: number, bound: number | null, desc: boolean): PageStart | null {
   const id = '`Ticket`.`id`';
   if (day < VALUE_DAYS) {
     if (bound === null) return null;
     // Descending, the rest of the NULL block, by id: MariaDB sorts `c IS NULL` ordered by (c, id)
     // (it reads the range, then a filesort), not by id alone.
-    if (desc) return { where: `${c} IS NULL AND ${id} <= :pageEdge`, edge: bound, byId: true };
-    return { where: `(${c} IS NULL AND ${id} >= :pageEdge OR ${c} IS NOT NULL)`, edge: bound };
+    if (desc) return { where: `${c} IS NULL AND ${id} <= :pageEdge`, values: { pageEdge: bound }, byId: true };
+    return { where: `(${c} IS NULL AND ${id} >= :pageEdge OR ${c} IS NOT NULL)`, values: { pageEdge: bound } };
   }
   const time = day - VALUE_DAYS;
-  return desc ? { where: `(${c} <= :pageEdge OR ${c} IS NULL)`, edge: (time + 1) * DAY - 1 } : { where: `${c} >= :pageEdge`, edge: time * DAY };
+  return desc ? { where: `(${c} <= :pageEdge OR ${c} IS NULL)`, values: { pageEdge: (time + 1) * DAY - 1 } } : { where: `${c} >= :pageEdge`, values: { pageEdge: time * DAY } };
 }
 
 /**
@@ -900,24 +918,17 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   const walkable = !valueOrder || !through || (deepPaging.rowWalk * q.limit * total) / Math.max(count, 1) <= through.matches;
   // `column` is one of the sortable columns (validated), never a value from the request.
   const c = `\`Ticket\`.\`${column}\``;
-  // A time or the customer order: from its own column's counters (migrations 061 and 062).
-  const own = !position || r.day == null ? null
-    : timeOrder ? timeEdge(c, Number(r.day), r.bound == null ? null : Number(r.bound), desc)
-      : customerOrder ? customerEdge(c, Number(r.day), desc) : null;
-  if (own && deep) {
-    pageWhere = `(${pageWhere}) AND ${own.where}`;
-    pageValues.pageEdge = own.edge;
-    return { rows: await page(` FORCE INDEX (${sortIndex(column)})`, q.offset - Number(r.ahead), q.limit, dir, own.byId), count };
-  }
-  if (position && !timeOrder && !customerOrder && r.day != null && deep && walkable && (!fromBound || r.bound != null)) {
-    const edge = fromBound ? Number(r.bound) : desc ? (Number(r.day) + 1) * DAY - 1 : Number(r.day) * DAY;
-    const [to, past] = desc ? ['<=', '<'] : ['>=', '>'];
-    // A value order: the value's tickets from the bound on, then the values after it (two ranges of its index).
-    pageWhere = valueOrder
-      ? `(${pageWhere}) AND ((${c} = :pageValue AND \`Ticket\`.\`id\` ${to} :pageEdge) OR ${c} ${past} :pageValue)`
-      : `(${pageWhere}) AND ${c} ${to} :pageEdge`;
-    Object.assign(pageValues, { pageEdge: edge, ...(valueOrder ? { pageValue: Number(r.val) } : {}) });
-    return { rows: await page(` FORCE INDEX (${sortIndex(column)})`, q.offset - Number(r.ahead)), count };
+  // Where the page starts: from the day counters, or a time's or the customer order's own columns
+  // (migrations 061 and 062); null when it is not positioned.
+  const bound = r?.bound == null ? null : Number(r.bound);
+  const start = !position || r.day == null || !deep ? null
+    : timeOrder ? timeEdge(c, Number(r.day), bound, desc)
+      : customerOrder ? customerEdge(c, Number(r.day), desc)
+        : walkable && (!fromBound || bound !== null) ? dayEdge(c, Number(r.day), bound ?? 0, Number(r.val), desc, fromBound, valueOrder) : null;
+  if (start) {
+    pageWhere = `(${pageWhere}) AND ${start.where}`;
+    Object.assign(pageValues, start.values);
+    return { rows: await page(` FORCE INDEX (${sortIndex(column)})`, q.offset - Number(r.ahead), q.limit, dir, start.byId), count };
   }
   // Walking the order's index reads about reach × total / count entries; reading the narrowest
   // counted filter's own index reads its matches (the others tested on each), then sorts the
