@@ -32,9 +32,15 @@ const STATE = (row: 'NEW' | 'OLD') => `IF(${row}.deleted_at IS NULL, 0, 1)`;
 /**
  * A column of the counters (`col`) and how a ticket gives its day and the ids its row bounds, as
  * SQL of the ticket's columns prefixed by `row` ('NEW.', 'OLD.', or '' in the fill). This
- * migration's: a date column's day, the ticket's id (migration 061 adds others).
+ * migration's: a date column's day, the ticket's id (migrations 061-063 add others). Migration
+ * 063's columns also say which tickets they count (`counted`, else every unmerged one), what
+ * moves a ticket between their rows (`key`, compared old to new: else its day, state and status)
+ * and a statement each trigger runs before it looks their day up (`before`).
  */
-export interface DayCountColumn { col: number; day: (row: string) => string; lo: (row: string) => string; hi: (row: string) => string }
+export interface DayCountColumn {
+  col: number; day: (row: string) => string; lo: (row: string) => string; hi: (row: string) => string;
+  counted?: (row: string) => string; key?: (row: string) => string; before?: string;
+}
 
 /** The counters' column of a date column (DAY_COLUMNS[col]): its UTC day. */
 export const dateDayColumn = (col: number): DayCountColumn => ({ col, day: (r) => `${r}${DAY_COLUMNS[col]} DIV ${DAY}`, lo: (r) => `${r}id`, hi: (r) => `${r}id` });
@@ -55,25 +61,32 @@ function dayCountSql(byStatus: boolean, columns: readonly DayCountColumn[]) {
   const remove = (row: 'NEW' | 'OLD', c: DayCountColumn) => `INSERT INTO ticket_day_counts (col, state, ${key}, n, lo_id, hi_id)
   VALUES (${c.col}, ${STATE(row)}, ${c.day(`${row}.`)}, ${status(row)}${row}.id MOD ${DAY_SLOTS}, -1, ${c.lo(`${row}.`)}, ${c.hi(`${row}.`)})
   ON DUPLICATE KEY UPDATE n = n - 1`;
-  const moved = (c: DayCountColumn) => `${STATE('OLD')} <> ${STATE('NEW')} OR NOT (OLD.merged_into_id <=> NEW.merged_into_id) OR ${c.day('OLD.')} <> ${c.day('NEW.')}${byStatus ? ' OR OLD.status_id <> NEW.status_id' : ''}`;
+  const moved = (c: DayCountColumn) => `${STATE('OLD')} <> ${STATE('NEW')} OR NOT (OLD.merged_into_id <=> NEW.merged_into_id) OR ${c.key ? `NOT (${c.key('OLD.')} <=> ${c.key('NEW.')})` : `${c.day('OLD.')} <> ${c.day('NEW.')}`}${byStatus ? ' OR OLD.status_id <> NEW.status_id' : ''}`;
+  /** Whether the ticket (`row`) counts in the column. */
+  const counts = (row: 'NEW' | 'OLD', c: DayCountColumn) => `${row}.merged_into_id IS NULL${c.counted ? ` AND ${c.counted(`${row}.`)}` : ''}`;
+  const before = (c: DayCountColumn) => (c.before ? `${c.before}; ` : '');
   const update = columns.map((c) => `IF ${moved(c)} THEN
-      IF OLD.merged_into_id IS NULL THEN ${remove('OLD', c)}; END IF;
-      IF NEW.merged_into_id IS NULL THEN ${add('NEW', c)}; END IF;
+      ${before(c)}IF ${counts('OLD', c)} THEN ${remove('OLD', c)}; END IF;
+      IF ${counts('NEW', c)} THEN ${add('NEW', c)}; END IF;
     END IF;`).join('\n    ');
+  // A column with conditions of its own is written under them, after its `before`.
+  const each = (row: 'NEW' | 'OLD', write: typeof add) => columns.map((c) => (c.counted || c.before
+    ? `IF ${c.counted ? c.counted(`${row}.`) : 'TRUE'} THEN ${before(c)}${write(row, c)}; END IF; `
+    : `${write(row, c)}; `)).join('');
   return {
     triggers: [
       `CREATE TRIGGER tickets_day_counts_insert AFTER INSERT ON tickets FOR EACH ROW
-    IF NEW.merged_into_id IS NULL THEN ${columns.map((c) => `${add('NEW', c)}; `).join('')}END IF`,
+    IF NEW.merged_into_id IS NULL THEN ${each('NEW', add)}END IF`,
       `CREATE TRIGGER tickets_day_counts_update AFTER UPDATE ON tickets FOR EACH ROW
     BEGIN
     ${update}
     END`,
       `CREATE TRIGGER tickets_day_counts_delete AFTER DELETE ON tickets FOR EACH ROW
-    IF OLD.merged_into_id IS NULL THEN ${columns.map((c) => `${remove('OLD', c)}; `).join('')}END IF`,
+    IF OLD.merged_into_id IS NULL THEN ${each('OLD', remove)}END IF`,
     ],
     fill: columns.map((c) => `INSERT INTO ticket_day_counts (col, state, ${key}, n, lo_id, hi_id)
       SELECT ${c.col}, IF(deleted_at IS NULL, 0, 1), ${c.day('')}, ${byStatus ? 'status_id, ' : ''}id MOD ${DAY_SLOTS}, COUNT(*), MIN(${c.lo('')}), MAX(${c.hi('')}) FROM tickets
-      WHERE merged_into_id IS NULL GROUP BY ${byStatus ? '2, 3, 4, 5' : '2, 3, 4'}`),
+      WHERE merged_into_id IS NULL${c.counted ? ` AND ${c.counted('')}` : ''} GROUP BY ${byStatus ? '2, 3, 4, 5' : '2, 3, 4'}`),
   };
 }
 

@@ -29,11 +29,11 @@ export const CUSTOMER_ORDER_COL = DAY_AND_TIME_COLUMNS.length;
 const customerColumn: DayCountColumn = { col: CUSTOMER_ORDER_COL, day: (r) => `${r}user_id`, lo: (r) => `${r}id`, hi: (r) => `${r}id` };
 
 /** Every column the counters keep since this migration. */
-const COLUMNS = [...DAY_AND_TIME_COLUMNS, customerColumn];
+export const DAY_CUSTOMER_COLUMNS = [...DAY_AND_TIME_COLUMNS, customerColumn];
 
 /** The current triggers and fill (the benchmark's bulk load uses these, as the migrations do). */
-export const createDayCustomerCountTriggers = (q: QueryInterface) => createDayCountTriggers(q, true, COLUMNS);
-export const fillDayCustomerCounts = (q: QueryInterface) => fillDayCounts(q, true, COLUMNS);
+export const createDayCustomerCountTriggers = (q: QueryInterface) => createDayCountTriggers(q, true, DAY_CUSTOMER_COLUMNS);
+export const fillDayCustomerCounts = (q: QueryInterface) => fillDayCounts(q, true, DAY_CUSTOMER_COLUMNS);
 
 export async function up(q: QueryInterface): Promise<void> {
   await dropDayCountTriggers(q);
