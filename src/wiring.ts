@@ -12,6 +12,7 @@ import { idempotencyExpiryJob } from './idempotency/expiry';
 import { tombstonePruneJob } from './export/prune';
 import { searchIndexJob } from './ticket/tickets/search/groongaIndex';
 import { dayCounterFoldJob } from './ticket/tickets/dayCounterFold';
+import { orderMarksJob } from './ticket/tickets/orderMarks';
 import { claimPruneJob } from './queue/claims';
 import { recordingDeliveries } from './mail/deliveries';
 import { closeTransports } from './mail/transports';
@@ -95,7 +96,7 @@ export const schedulerSpec = (): WorkerSpec => ({
   // Besides housekeeping, the project's background work that is neither mail, mailbox nor webhook: bulk ticket changes.
   jobs: [
     banExpiryJob, outboxSweepJob, autoCloseJob, waitingRemindersJob, feedbackRequestsJob, idempotencyExpiryJob, bulkTicketJob, tombstonePruneJob, claimPruneJob,
-    slaPlanRecomputeJob, cascadeEventsJob, searchIndexJob, dayCounterFoldJob,
+    slaPlanRecomputeJob, cascadeEventsJob, searchIndexJob, dayCounterFoldJob, orderMarksJob,
   ],
 });
 

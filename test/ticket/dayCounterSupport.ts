@@ -10,6 +10,7 @@ import { DAY_FILTER_COLUMNS, DAY_FILTER_PAIRS, DAY_FLAG_COLUMNS, dayFilterShape 
 import { DAY_SPAN, FOLDED_SLOT } from '../../migrations/052_ticket_span_counts';
 import { ORDER_DAY_COLUMNS, VALUE_DAYS } from '../../migrations/061_ticket_day_order_counts';
 import { CUSTOMER_ORDER_COL } from '../../migrations/062_ticket_customer_order_counts';
+import { MARKED_ORDERS, countedIn, markCol } from '../../migrations/063_ticket_order_marks';
 import { sequelize } from '../../src/db/sequelize';
 import { deepPaging } from '../../src/ticket/tickets/listPage';
 import type { TestApi } from '../helpers/app';
@@ -22,9 +23,38 @@ export const query = <T extends object>(sql: string, replacements?: unknown[] | 
 const rows = (list: Array<Record<string, number>>) => list.map((r) => Object.values(r).map(Number));
 
 /**
+ * The listed tickets of each stretch of the string orders (migration 063) per status, as rows of
+ * `ticket_day_counts` (col, state, day, status_id, n), found apart from the triggers' look-up: the
+ * marks and the tickets sorted together by the database (a mark before a ticket of its own key),
+ * each ticket in the stretch of the last mark before it.
+ */
+async function markedCounts(): Promise<Array<Record<string, number>>> {
+  const out: Array<Record<string, number>> = [];
+  for (const column of MARKED_ORDERS) {
+    const sorted = await query<{ mark: number; day: number | null; status_id: number | null }>(
+      `SELECT val, id, mark, day, status_id FROM (
+         SELECT val, ticket_id AS id, 1 AS mark, day, NULL AS status_id FROM ticket_order_marks WHERE col = ?
+         UNION ALL SELECT ${column}, id, 0, NULL, status_id FROM tickets WHERE merged_into_id IS NULL AND ${countedIn(column)}
+       ) u ORDER BY val, id, mark DESC`,
+      [markCol(column)],
+    );
+    const n = new Map<string, number>();
+    let day = -1;
+    for (const r of sorted) {
+      if (Number(r.mark)) day = Number(r.day);
+      else n.set(`${day},${r.status_id}`, (n.get(`${day},${r.status_id}`) ?? 0) + 1);
+    }
+    const rowsOf = [...n].map(([k, count]) => { const [d, status] = k.split(',').map(Number); return { col: markCol(column), state: 0, day: d, status_id: status, n: count }; });
+    out.push(...rowsOf.sort((a, b) => a.day - b.day || a.status_id - b.status_id));
+  }
+  return out;
+}
+
+/**
  * `ticket_day_counts` against the tickets: per date column, state, day (and status, `byStatus`);
  * with `orders` (migrations 061 and 062), per time column too (its created_at day without a
- * time, else VALUE_DAYS plus its day) and per customer.
+ * time, else VALUE_DAYS plus its day) and per customer, and once migration 063 has run, per
+ * stretch of the string orders.
  */
 export async function expectDayCounts(byStatus: boolean, orders = byStatus): Promise<void> {
   const status = byStatus ? ', status_id' : '';
@@ -40,6 +70,8 @@ export async function expectDayCounts(byStatus: boolean, orders = byStatus): Pro
      UNION ALL SELECT 1, IF(deleted_at IS NULL, 0, 1), updated_at DIV ${DAY}${status}, COUNT(*) FROM tickets WHERE merged_into_id IS NULL GROUP BY 2, 3${status}${times}
      ORDER BY col, state, day${status}`,
   );
+  const marked = await query("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ticket_order_marks'");
+  if (orders && byStatus && marked.length) fromTickets.push(...await markedCounts());
   expect(rows(counted)).toEqual(rows(fromTickets));
   if (byStatus) await expectSpanCounts();
 }
@@ -50,8 +82,9 @@ export async function expectDayCounts(byStatus: boolean, orders = byStatus): Pro
  */
 export async function expectSpanCounts(): Promise<void> {
   const spans = await query<Record<string, number>>('SELECT col, state, span, status_id, n FROM ticket_span_counts ORDER BY col, state, span, status_id');
+  // (The string orders' stretches, migration 063, have no spans.)
   const folded = await query<Record<string, number>>(
-    `SELECT col, state, day DIV ${DAY_SPAN} AS span, status_id, SUM(n) AS n FROM ticket_day_counts WHERE slot = ${FOLDED_SLOT}
+    `SELECT col, state, day DIV ${DAY_SPAN} AS span, status_id, SUM(n) AS n FROM ticket_day_counts WHERE slot = ${FOLDED_SLOT} AND col < ${markCol(MARKED_ORDERS[0])}
      GROUP BY col, state, span, status_id HAVING SUM(n) <> 0 ORDER BY col, state, span, status_id`,
   );
   expect(rows(spans)).toEqual(rows(folded));
@@ -96,7 +129,9 @@ export function deepPages(api: TestApi, base: string) {
     const page = statements.find((s) => withoutSwitches(s.sql).startsWith('SELECT STRAIGHT_JOIN t.* FROM (SELECT'))!;
     // The list's own statements (the counters' and the page's; presenting the page reads the same either way).
     const own = statements.filter((s) => /FROM ticket_list_counts|FROM ticket_day_(filter_)?counts|FROM `tickets`/.test(s.sql)).length;
-    return { ids: ids(expectList(result)), count: result.body.count as number, edge: (page.params as Record<string, unknown>).pageEdge, statements: own };
+    const params = page.params as Record<string, unknown>;
+    // (A string order's page starts at a mark's key: its id, pageId.)
+    return { ids: ids(expectList(result)), count: result.body.count as number, edge: params.pageEdge ?? params.pageId, statements: own };
   }
   /** The same request read by skipping every entry before the page (no positioning). */
   async function skipped(q: Record<string, unknown>) {
@@ -111,4 +146,33 @@ export function deepPages(api: TestApi, base: string) {
     try { return await work(); } finally { Object.assign(deepPaging, kept); }
   }
   return { listed, skipped, positioning };
+}
+
+/** The list's ids in an order as the database sorts it (NULLs first ascending), of a status or all. */
+export async function ordered(column: string, dir: string, status?: number): Promise<number[]> {
+  const rows = await query<{ id: number }>(
+    `SELECT id FROM tickets WHERE deleted_at IS NULL AND merged_into_id IS NULL${status ? ' AND status_id = ?' : ''} ORDER BY ${column} ${dir}, id ${dir}`,
+    status ? [status] : [],
+  );
+  return rows.map((r) => Number(r.id));
+}
+
+/**
+ * Each page of a list in an order (`q0`; `at`: its ids as the database orders them) around each
+ * of a test's tickets (`made`) and between, read positioned and by skipping: both the database's
+ * page, in the list's two statements. Returns the pages positioned: their offsets and edges.
+ */
+export async function comparePagesAt(pages: ReturnType<typeof deepPages>, q0: Record<string, unknown>, at: number[], made: number[]) {
+  const count = at.length;
+  const offsets = [...new Set([1, 2, ...made.map((id) => at.indexOf(id)).filter((i) => i >= 0).flatMap((i) => [i - 1, i]), ...Array.from({ length: 4 }, (_, i) => Math.floor((count * i) / 4))])]
+    .filter((o) => o >= 0 && o <= count);
+  const positioned: Array<{ offset: number; edge: unknown }> = [];
+  for (const offset of offsets) {
+    const q = { ...q0, start: offset + 1 };
+    const [got, want] = [await pages.listed(q), await pages.skipped(q)];
+    expect({ q, ids: got.ids, count: got.count, statements: got.statements }).toEqual({ q, ids: at.slice(offset, offset + 3), count, statements: 2 });
+    expect({ q, ids: want.ids, edge: want.edge }).toEqual({ q, ids: at.slice(offset, offset + 3), edge: undefined });
+    if (got.edge !== undefined && offset < count) positioned.push({ offset, edge: got.edge });
+  }
+  return { offsets, positioned };
 }

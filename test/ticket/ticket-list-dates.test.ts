@@ -16,6 +16,7 @@ import * as m054 from '../../migrations/054_ticket_day_filter_status';
 import * as m055 from '../../migrations/055_ticket_day_filter_pairs';
 import * as m061 from '../../migrations/061_ticket_day_order_counts';
 import * as m062 from '../../migrations/062_ticket_customer_order_counts';
+import * as m063 from '../../migrations/063_ticket_order_marks';
 import { Channel, Ticket, TicketPriority, TicketStatus } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { foldDayCounters } from '../../src/ticket/tickets/dayCounterFold';
@@ -335,21 +336,27 @@ describe('count of a date range with one other counted filter or a pair of them,
   });
 });
 
-describe('migrations 026, 027, 028, 054, 055, 061 and 062', () => {
+describe('migrations 026, 027, 028, 054, 055, 061, 062 and 063', () => {
   const triggers = () => query<{ t: string }>("SELECT TRIGGER_NAME AS t FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE 'tickets\\_day\\_counts\\_%'");
   const expectFilled = expectDayCounts;
 
-  it('go down (062 and 061: the customer and time columns\' rows gone; 027: the counters by day alone; 026: table and triggers gone) and up again (counts filled from the tickets)', async () => {
+  it('go down (063: the marks and the string orders\' rows gone; 062 and 061: the customer and time columns\' rows gone; 027: the counters by day alone; 026: table and triggers gone) and up again (counts filled from the tickets)', async () => {
     const qi = sequelize().getQueryInterface();
     const timeRows = async () => Number((await query<{ n: number }>('SELECT COUNT(*) AS n FROM ticket_day_counts WHERE col >= 2'))[0].n);
-    expect(await timeRows()).toBeGreaterThan(0);
+    const markedRows = async () => Number((await query<{ n: number }>('SELECT COUNT(*) AS n FROM ticket_day_counts WHERE col IN (?)', [m063.MARK_COLS]))[0].n);
+    const marksTable = () => query("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ticket_order_marks'");
+    expect(await markedRows()).toBeGreaterThan(0);
+    await m063.down(qi);
+    expect(await markedRows()).toBe(0);
+    expect(await marksTable()).toEqual([]);
+    await expectFilled(true);
     await m062.down(qi);
     expect(Number((await query<{ n: number }>('SELECT COUNT(*) AS n FROM ticket_day_counts WHERE col = ?', [m062.CUSTOMER_ORDER_COL]))[0].n)).toBe(0);
     expect(await timeRows()).toBeGreaterThan(0);
     await m061.down(qi);
     expect(await timeRows()).toBe(0);
     await expectFilled(true, false);
-    // Migrations 062, 061 and 052 (on 027's table) first, as a way down takes them, and last on the way up.
+    // Migrations 063, 062, 061 and 052 (on 027's table) first, as a way down takes them, and last on the way up.
     await m052.down(qi);
     await m027.down(qi);
     expect(await query("SELECT 1 FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ticket_day_counts' AND COLUMN_NAME = 'status_id'")).toEqual([]);
@@ -367,7 +374,9 @@ describe('migrations 026, 027, 028, 054, 055, 061 and 062', () => {
     await expectFilled(true, false);
     await m061.up(qi);
     await m062.up(qi);
+    await m063.up(qi);
     expect((await triggers()).length).toBe(3);
+    expect(await marksTable()).toEqual([{ 1: 1 }]);
     await expectFilled(true);
     // Kept again after the way back: a new ticket is counted, and its change of status.
     const t = await f.ticket({ created_at: B + 30 * DAY, status: statuses[0] });

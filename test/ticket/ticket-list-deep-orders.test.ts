@@ -15,7 +15,7 @@ import { TicketStatus } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { foldDayCounters } from '../../src/ticket/tickets/dayCounterFold';
 import { useApi } from '../helpers/app';
-import { deepPages, expectDayCounts, query } from './dayCounterSupport';
+import { comparePagesAt, deepPages, expectDayCounts, ordered, query } from './dayCounterSupport';
 import { ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
 
 const api = useApi();
@@ -30,35 +30,6 @@ beforeAll(async () => {
   ctx = await ticketContext();
   statuses = (await TicketStatus.findAll({ order: [['id', 'ASC']] })).map((s) => s.id);
 });
-
-/** The list's ids in an order as the database sorts it (NULLs first ascending), of a status or all. */
-async function ordered(column: string, dir: string, status?: number): Promise<number[]> {
-  const rows = await query<{ id: number }>(
-    `SELECT id FROM tickets WHERE deleted_at IS NULL AND merged_into_id IS NULL${status ? ' AND status_id = ?' : ''} ORDER BY ${column} ${dir}, id ${dir}`,
-    status ? [status] : [],
-  );
-  return rows.map((r) => Number(r.id));
-}
-
-/**
- * Each page of a list in an order (`q0`; `at`: its ids as the database orders them) around each
- * of a test's tickets (`made`) and between, read positioned and by skipping: both the database's
- * page, in the list's two statements. Returns the pages positioned: their offsets and edges.
- */
-async function comparePagesAt(pages: ReturnType<typeof deepPages>, q0: Record<string, unknown>, at: number[], made: number[]) {
-  const count = at.length;
-  const offsets = [...new Set([1, 2, ...made.map((id) => at.indexOf(id)).filter((i) => i >= 0).flatMap((i) => [i - 1, i]), ...Array.from({ length: 4 }, (_, i) => Math.floor((count * i) / 4))])]
-    .filter((o) => o >= 0 && o <= count);
-  const positioned: Array<{ offset: number; edge: unknown }> = [];
-  for (const offset of offsets) {
-    const q = { ...q0, start: offset + 1 };
-    const [got, want] = [await pages.listed(q), await pages.skipped(q)];
-    expect({ q, ids: got.ids, count: got.count, statements: got.statements }).toEqual({ q, ids: at.slice(offset, offset + 3), count, statements: 2 });
-    expect({ q, ids: want.ids, edge: want.edge }).toEqual({ q, ids: at.slice(offset, offset + 3), edge: undefined });
-    if (got.edge !== undefined && offset < count) positioned.push({ offset, edge: got.edge });
-  }
-  return { offsets, positioned };
-}
 
 describe('a deep page in the order of a time column that may be NULL (migration 061)', () => {
   const pages = deepPages(api, BASE);

@@ -3,6 +3,7 @@ import { DAY } from '../../../migrations/026_ticket_day_counts';
 import { DAY_SPAN, FOLDED_SLOT } from '../../../migrations/052_ticket_span_counts';
 import { VALUE_DAYS } from '../../../migrations/061_ticket_day_order_counts';
 import { CUSTOMER_ORDER_COL } from '../../../migrations/062_ticket_customer_order_counts';
+import { MARK_COLS } from '../../../migrations/063_ticket_order_marks';
 import { MAX_ID } from '../../lib/validation';
 import { now } from '../../db/entity';
 import { errnoOf } from '../../db/errors';
@@ -26,20 +27,23 @@ const ER_LOCK_WAIT_TIMEOUT = 1205;
 
 type Row = Record<string, number>;
 
+/** The columns whose "days" are not days, all of them past: customers (migration 062) and stretches of a string order (063). */
+const UNDATED_COLS: readonly number[] = [CUSTOMER_ORDER_COL, ...MARK_COLS];
+
 /**
  * The end (exclusive) of the past days in a span of a counters' column: today, or among the time
  * days of migration 061's order columns (from VALUE_DAYS on), today's time day (their NULL blocks'
- * days are created_at days, past as any); the customer order's "days" are customers (migration
- * 062): all of them.
+ * days are created_at days, past as any); an undated column's all.
  */
 const pastEnd = (col: number, span: number, today: number) => {
-  if (col === CUSTOMER_ORDER_COL) return (span + 1) * DAY_SPAN;
+  if (UNDATED_COLS.includes(col)) return (span + 1) * DAY_SPAN;
   return span * DAY_SPAN >= VALUE_DAYS ? VALUE_DAYS + today : today;
 };
 
 /**
  * Folds the day counters of the days before today (UTC) into one row per day and status (and
- * filter value): migrations 051-054 (and 061's time days before today's, 062's customers). Returns how many rows it removed.
+ * filter value): migrations 051-054 (and 061's time days before today's, 062's customers, 063's
+ * stretches), of the columns `only` names (all when absent). Returns how many rows it removed.
  *
  * A day's rows at the triggers' slots are summed into its row at `FOLDED_SLOT` (the id bounds
  * widened to all of them); a day whose rows sum to 0 counts no ticket and loses them all. What a
@@ -49,9 +53,10 @@ const pastEnd = (col: number, span: number, today: number) => {
  * of the table) and then writes only those, each by its primary key: the fold never waits on a
  * ticket's write (nor can a ticket's transaction wait on it and then be chosen as a deadlock's
  * victim); a span whose rows a write holds is left to the next run. Only folds write the folded
- * rows and the spans' rows.
+ * rows and the spans' rows (a split of a string order's stretch, ./orderMarks.ts, writes the
+ * triggers' rows, as a trigger does).
  */
-export async function foldDayCounters(at = now()): Promise<number> {
+export async function foldDayCounters(at = now(), only?: readonly number[]): Promise<number> {
   const today = Math.floor(at / DAY);
   let removed = 0;
   for (const counters of TABLES) {
@@ -59,8 +64,8 @@ export async function foldDayCounters(at = now()): Promise<number> {
     // The spans that hold a past day with rows at the triggers' slots (the table's own rows: no ticket is read).
     const spans = await select<Row>(
       `SELECT DISTINCT ${prefix.join(', ')}, day DIV ${DAY_SPAN} AS span FROM ${table}
-       WHERE slot < ${FOLDED_SLOT} AND (day < :today OR day BETWEEN ${VALUE_DAYS} AND :timeToday - 1 OR col = ${CUSTOMER_ORDER_COL})`,
-      { today, timeToday: VALUE_DAYS + today },
+       WHERE slot < ${FOLDED_SLOT} AND (day < :today OR day BETWEEN ${VALUE_DAYS} AND :timeToday - 1 OR col IN (${UNDATED_COLS.join(', ')}))${only ? ' AND col IN (:only)' : ''}`,
+      { today, timeToday: VALUE_DAYS + today, only },
     );
     for (const span of spans) removed += await foldSpan(counters, span, today);
   }
@@ -68,7 +73,9 @@ export async function foldDayCounters(at = now()): Promise<number> {
 }
 
 /** One span's fold (foldDayCounters): the rows it removed, 0 when a write holds one of them. */
-async function foldSpan({ table, prefix, rest, bounds, spans }: DayCounterTable, span: Row, today: number): Promise<number> {
+async function foldSpan({ table, prefix, rest, bounds, spans: spanTable }: DayCounterTable, span: Row, today: number): Promise<number> {
+  // A string order's stretches (migration 063) have no spans: they are summed in the marks' order, not by their numbers.
+  const spans = MARK_COLS.includes(span.col) ? undefined : spanTable;
   const key = [...prefix, 'day', ...rest, 'slot'];
   const values: Record<string, unknown> = {
     from: span.span * DAY_SPAN, to: Math.min((span.span + 1) * DAY_SPAN, pastEnd(span.col, span.span, today)) - 1, ...Object.fromEntries(prefix.map((c) => [c, span[c]])),

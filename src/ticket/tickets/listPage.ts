@@ -14,6 +14,7 @@ import { DAY_FILTER_COLUMNS, DAY_FILTER_PAIRS, DAY_FLAG_COLUMNS, pairDim } from 
 import { DAY_SPAN, FOLDED_SLOT } from '../../../migrations/052_ticket_span_counts';
 import { ORDER_DAY_COLUMNS, VALUE_DAYS, orderDayCol } from '../../../migrations/061_ticket_day_order_counts';
 import { CUSTOMER_ORDER_COL } from '../../../migrations/062_ticket_customer_order_counts';
+import { MARKED_ORDERS, keyIs, markCol, type MarkedOrder } from '../../../migrations/063_ticket_order_marks';
 import { MAX_ID } from '../../lib/validation';
 import { NARROWING_PARAMS } from './listFilters';
 import { searchEngine } from './search/engine';
@@ -453,7 +454,7 @@ function statusDaySource(p: Record<string, any>, filtered: boolean): DaySource |
  * Where a positioned page starts: a condition on the list's query (`c`, the order column), its
  * values, and whether its matches are read in id order alone (all of one value of the column).
  */
-interface PageStart { where: string; values: Record<string, number>; byId?: boolean }
+interface PageStart { where: string; values: Record<string, number | string>; byId?: boolean }
 
 /**
  * Where a deep page in id, created_at or updated_at order, or a value order, starts (deepPaging):
@@ -469,6 +470,16 @@ function dayEdge(c: string, day: number, bound: number, value: number, desc: boo
 
 /** Where a deep page in the customer order starts: its customer's first ticket (descending, the last), the customers after it following. */
 const customerEdge = (c: string, customer: number, desc: boolean): PageStart => ({ where: `${c} ${desc ? '<=' : '>='} :pageEdge`, values: { pageEdge: customer } });
+
+/**
+ * Where a deep page in a string order (MARKED_ORDERS, migration 063) starts: at its stretch's
+ * first mark, `(column, id)` from there on; descending, below the next mark (the stretch's end),
+ * or from the top in the last stretch (no next mark).
+ */
+function markEdge(c: string, mark: { val: string | null; id: number | null }, desc: boolean): PageStart {
+  if (mark.val === null || mark.id === null) return { where: 'TRUE', values: {} };
+  return { where: keyIs(c, '`Ticket`.`id`', desc ? '<' : '>=', 'page'), values: { pageVal: mark.val, pageId: mark.id } };
+}
 
 /**
  * Where a deep page in a time order (TIME_ORDERS) starts, on the `column` of the list's query, from
@@ -677,6 +688,30 @@ function dayPositionSql(desc: boolean, ids: boolean, days: DaySource): { ctes: s
 }
 
 /**
+ * A deep page's position in a string order (migration 063), read in the counters' statement as
+ * dayPositionSql's: the stretch it starts in (`day`), the listed tickets (of the statuses) before
+ * it in the list's order (`ahead`), and the key the page starts from (`mark_val`, `mark_id`: the
+ * stretch's mark, descending the next one's, NULL for the last). Reads every mark of the column
+ * and its stretch's rows (a stretch per MARK_EVERY tickets: 245 at 1M), summed in the marks' order.
+ */
+function markPositionSql(desc: boolean, days: DaySource): { ctes: string; select: string } {
+  const [dir, rev] = desc ? ['DESC', 'ASC'] : ['ASC', 'DESC'];
+  const ofStatuses = days.statuses ? ' AND status_id IN (:posStatuses)' : '';
+  return {
+    ctes: [
+      `m_n AS (SELECT day, SUM(n) AS n FROM ticket_day_counts WHERE col = :posCol AND state = 0${ofStatuses} GROUP BY day)`,
+      // Each mark with the next one in the order (where its stretch ends), whatever their tickets.
+      `m_at AS (SELECT m.day, m.val, m.ticket_id, COALESCE(m_n.n, 0) AS n,
+         LEAD(m.val) OVER (ORDER BY m.val, m.ticket_id) AS next_val, LEAD(m.ticket_id) OVER (ORDER BY m.val, m.ticket_id) AS next_id
+         FROM ticket_order_marks m LEFT JOIN m_n ON m_n.day = m.day WHERE m.col = :posCol)`,
+      `m_ahead AS (SELECT m_at.*, SUM(n) OVER (ORDER BY val ${dir}, ticket_id ${dir}) - n AS ahead FROM m_at)`,
+    ].join(',\n'),
+    select: `SELECT day, ahead, NULL AS bound, ${desc ? 'next_val AS mark_val, next_id' : 'val AS mark_val, ticket_id'} AS mark_id
+      FROM m_ahead WHERE ahead <= :posOffset ORDER BY val ${rev}, ticket_id ${rev} LIMIT 1`,
+  };
+}
+
+/**
  * A search the engine answers alone (./search/listed.ts: words, with field terms and filters on
  * the ticket's own columns, listed tickets in id order): its page's rows and exact count from the
  * engine's index, in one statement. Null otherwise (the words are then a condition like any
@@ -881,23 +916,26 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   const valueOrder = VALUE_ORDERS.includes(column);
   const timeOrder = TIME_ORDERS.includes(column);
   const customerOrder = column === CUSTOMER_ORDER;
+  const markOrder = (MARKED_ORDERS as readonly string[]).includes(column);
   const days = trashed || keyset || !mayBeDeep ? null
     : column in POSITIONED ? daySource(p, filtered) : valueOrder ? valueDaySource(p, filtered, column)
-      : timeOrder || customerOrder ? statusDaySource(p, filtered) : null;
+      : timeOrder || customerOrder || markOrder ? statusDaySource(p, filtered) : null;
   // The id order and a value order (each value's tickets in id order) start at a day's id bound,
   // a time order's NULL block too (timeEdge).
   const fromBound = column === 'id' || valueOrder;
-  const position = days && dayPositionSql(desc, fromBound || timeOrder, days);
+  const position = days && (markOrder ? markPositionSql(desc, days) : dayPositionSql(desc, fromBound || timeOrder, days));
   const posCol = timeOrder ? orderDayCol(column as (typeof ORDER_DAY_COLUMNS)[number])
-    : customerOrder ? CUSTOMER_ORDER_COL : DAY_COLUMNS.indexOf(POSITIONED[column] ?? 'created_at');
+    : customerOrder ? CUSTOMER_ORDER_COL : markOrder ? markCol(column as MarkedOrder) : DAY_COLUMNS.indexOf(POSITIONED[column] ?? 'created_at');
   // With two counted filters or more, each one's matches too (`m<i>`): the page reads the narrowest's index.
   const each = counted.length > 1 ? counted.map(([, c], i) => `, SUM(IF(${sqlText(c)}, n, 0)) AS m${i}`).join('') : '';
   const counts = `SELECT SUM(IF(${sqlText(cond)}, n, 0)) AS matches, SUM(n) AS total${each} FROM ticket_list_counts WHERE state = :state`;
   type Counted = {
     matches: string | null; total: string | null; day?: number | null; ahead?: string | number | null; bound?: number | null; val?: number | null;
+    mark_val?: string | null; mark_id?: number | null;
   } & Record<`m${number}`, string | null>;
+  const more = days?.by ? ', d.val' : markOrder ? ', d.mark_val, d.mark_id' : '';
   const [r] = await select<Counted>(
-    position ? `WITH ${position.ctes} SELECT c.*, d.day, d.ahead, d.bound${days.by ? ', d.val' : ''} FROM (${counts}) c LEFT JOIN (${position.select}) d ON 1 = 1` : counts,
+    position ? `WITH ${position.ctes} SELECT c.*, d.day, d.ahead, d.bound${more} FROM (${counts}) c LEFT JOIN (${position.select}) d ON 1 = 1` : counts,
     {
       ...cond.replacements, ...days?.filter?.replacements, state: trashed ? 1 : 0,
       ...(days ? { posCol, posOffset: q.offset, posStatuses: days.statuses } : {}),
@@ -918,12 +956,13 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   const walkable = !valueOrder || !through || (deepPaging.rowWalk * q.limit * total) / Math.max(count, 1) <= through.matches;
   // `column` is one of the sortable columns (validated), never a value from the request.
   const c = `\`Ticket\`.\`${column}\``;
-  // Where the page starts: from the day counters, or a time's or the customer order's own columns
-  // (migrations 061 and 062); null when it is not positioned.
+  // Where the page starts: from the day counters, or a time's, the customer order's or a string
+  // order's own columns (migrations 061-063); null when it is not positioned.
   const bound = r?.bound == null ? null : Number(r.bound);
   const start = !position || r.day == null || !deep ? null
     : timeOrder ? timeEdge(c, Number(r.day), bound, desc)
       : customerOrder ? customerEdge(c, Number(r.day), desc)
+      : markOrder ? markEdge(c, { val: r.mark_val ?? null, id: r.mark_id == null ? null : Number(r.mark_id) }, desc)
         : walkable && (!fromBound || bound !== null) ? dayEdge(c, Number(r.day), bound ?? 0, Number(r.val), desc, fromBound, valueOrder) : null;
   if (start) {
     pageWhere = `(${pageWhere}) AND ${start.where}`;
