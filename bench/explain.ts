@@ -102,8 +102,9 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     [`list: status, start=${Math.floor(deep / 5).toLocaleString('en-GB')}, due_time desc`, q(`status=${tk.status_id}&start=${Math.floor(deep / 5)}&order_column=due_time&order_direction=desc`)],
     // The customer order (migration 062): from the customer's first ticket.
     [`list: start=${deep.toLocaleString('en-GB')}, user_id desc`, q(`start=${deep}&order_column=user_id&order_direction=desc`)],
-    // An order no counters position (read from the nearer end: up to half the tickets' index entries skipped).
+    // A string order (migration 063): from the mark of the stretch the page starts in.
     [`list: start=${deep.toLocaleString('en-GB')}, subject asc`, q(`start=${deep}&order_column=subject`)],
+    [`list: status, start=${Math.floor(deep / 5).toLocaleString('en-GB')}, number desc`, q(`status=${tk.status_id}&start=${Math.floor(deep / 5)}&order_column=number&order_direction=desc`)],
     [`list: status, start=${Math.floor(deep / 5).toLocaleString('en-GB')}`, q(`status=${tk.status_id}&start=${Math.floor(deep / 5)}`)],
     [`list: priority, start=${Math.floor(deep / 5).toLocaleString('en-GB')}, updated_at asc`, q(`priority=${tk.priority_id}&start=${Math.floor(deep / 5)}&order_column=updated_at`)],
     [`list: department, start=${Math.floor(deep / 5).toLocaleString('en-GB')}`, q(`department=${tk.department_id}&start=${Math.floor(deep / 5)}`)],

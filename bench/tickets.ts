@@ -11,7 +11,7 @@ import { createDayFilterCountTriggers, dropDayFilterCountTriggers, fillDayFilter
 import { createAssigneeCountTriggers, dropAssigneeCountTriggers, fillAssigneeCounts } from '../migrations/029_ticket_assignee_counts';
 import { createUserCountTriggers, dropUserCountTriggers, fillUserCounts } from '../migrations/035_ticket_user_counts';
 import { createAssigneeListTriggers, dropAssigneeListTriggers, fillAssigneeList } from '../migrations/031_ticket_assignee_orders';
-import { createDayCustomerCountTriggers, fillDayCustomerCounts } from '../migrations/062_ticket_customer_order_counts';
+import { createDayMarkCountTriggers, fillDayMarkCounts, fillMarks } from '../migrations/063_ticket_order_marks';
 import { foldDayCounters } from '../src/ticket/tickets/dayCounterFold';
 
 /**
@@ -227,8 +227,10 @@ async function loadTickets(log: (line: string) => void) {
     await q(`ALTER TABLE tickets ${sortIndexes.map(([n, c]) => `ADD INDEX ${n} (${c.join(', ')})`).join(', ')}`);
     await createListCountTriggers(sequelize().getQueryInterface());
     await fillListCounts(sequelize().getQueryInterface());
-    await createDayCustomerCountTriggers(sequelize().getQueryInterface());
-    await fillDayCustomerCounts(sequelize().getQueryInterface());
+    // The string orders' marks before their counters (migration 063).
+    await fillMarks(sequelize().getQueryInterface());
+    await createDayMarkCountTriggers(sequelize().getQueryInterface());
+    await fillDayMarkCounts(sequelize().getQueryInterface());
     await createDayFilterCountTriggers(sequelize().getQueryInterface());
     await fillDayFilterCounts(sequelize().getQueryInterface());
     // The past days' rows as the scheduler's fold leaves them within the hour (migration 051).
