@@ -10,7 +10,7 @@ import * as m053 from '../../migrations/053_ticket_span_filter_counts';
 import { VALUE_DAYS } from '../../migrations/061_ticket_day_order_counts';
 import { CUSTOMER_ORDER_COL } from '../../migrations/062_ticket_customer_order_counts';
 import * as m063 from '../../migrations/063_ticket_order_marks';
-import { Channel, TicketPriority, TicketStatus } from '../../src/db/models';
+import { Channel, TicketPriority } from '../../src/db/models';
 import { now } from '../../src/db/entity';
 import { sequelize } from '../../src/db/sequelize';
 import { foldDayCounters } from '../../src/ticket/tickets/dayCounterFold';
@@ -24,12 +24,8 @@ const BASE = '/api/ticket/ticket';
 const DAY = 86400;
 let ctx: TicketContext;
 const f = ticketFactories(api, () => ctx);
-let statuses: number[];
 
-beforeAll(async () => {
-  ctx = await ticketContext();
-  statuses = (await TicketStatus.findAll({ order: [['id', 'ASC']] })).map((s) => s.id);
-});
+beforeAll(async () => { ctx = await ticketContext(); });
 
 const today = () => Math.floor(now() / DAY);
 const hand = (sql: string, replacements: unknown[]) => sequelize().query(sql, { replacements });
@@ -64,7 +60,7 @@ describe('the fold of past days\' day counters', () => {
     const made = [];
     for (let i = 0; i < 24; i++) {
       made.push(await f.ticket({
-        created_at: P + (i % 3) * DAY + i, status: statuses[i % 2], priority: priorities[i % 2], department: i % 4 ? ctx.departmentId : department.id,
+        created_at: P + (i % 3) * DAY + i, status: ctx.statuses[i % 2], priority: priorities[i % 2], department: i % 4 ? ctx.departmentId : department.id,
         ...(i % 5 === 0 ? { internal: 1, user: operator.id } : {}),
       }));
     }
@@ -84,13 +80,13 @@ describe('the fold of past days\' day counters', () => {
     const range = { created_at_min: P, created_at_max: P + 3 * DAY - 1, limit: 1 };
     expect(expectList(await api.get(BASE, range)).length).toBe(1);
     expect((await api.get(BASE, range)).body.count).toBe(24);
-    expect((await api.get(BASE, { ...range, status: statuses[1] })).body.count).toBe(12);
+    expect((await api.get(BASE, { ...range, status: ctx.statuses[1] })).body.count).toBe(12);
 
     // Tickets leave the folded rows at slots that have none now: each write is counted.
     expectSuccess(await api.put(`${BASE}/${made[1].id}`, { priority: priorities[0], department: department.id, locked: 1 }), 'Successfully updated the ticket!');
     expectSuccess(await api.put(`${BASE}/${made[2].id}`, { assignedto: [operator.id] }), 'Successfully updated the ticket!');
     await expectExact();
-    await hand('UPDATE tickets SET status_id = ?, channel_id = ?, internal = 1 - internal WHERE id IN (?)', [statuses[1], channels[1], [made[3].id, made[4].id, made[5].id]]);
+    await hand('UPDATE tickets SET status_id = ?, channel_id = ?, internal = 1 - internal WHERE id IN (?)', [ctx.statuses[1], channels[1], [made[3].id, made[4].id, made[5].id]]);
     await hand('UPDATE tickets SET created_at = created_at + ?, updated_at = updated_at - ? WHERE id = ?', [3 * DAY, 5 * DAY, made[6].id]);
     await expectExact();
     expect((await api.del(`${BASE}/${made[7].id}`)).status).toBe(200); // the trash
@@ -124,7 +120,7 @@ describe('the fold of past days\' day counters', () => {
     const priorities = (await TicketPriority.findAll({ order: [['id', 'ASC']] })).map((x) => x.id).slice(0, 2);
     const P = (11500 + Math.floor(Math.random() * 400)) * DAY;
     const made = [];
-    for (let i = 0; i < 10; i++) made.push(await f.ticket({ created_at: P + i, status: statuses[i % 2] }));
+    for (let i = 0; i < 10; i++) made.push(await f.ticket({ created_at: P + i, status: ctx.statuses[i % 2] }));
     const rowsOfDay = async () => Number((await query<{ n: number }>('SELECT COUNT(*) AS n FROM ticket_day_counts WHERE col = 0 AND day = :d', { d: P / DAY }))[0].n);
     const before = await rowsOfDay();
     expect(before).toBeGreaterThan(2);
@@ -158,7 +154,7 @@ describe('the fold of past days\' day counters', () => {
     const folds = (async () => { let runs = 0; while (writing || runs < 2) { await foldDayCounters(); runs++; } return runs; })();
     for (let round = 0; round < 6; round++) {
       await Promise.all(made.map((t, i) => hand('UPDATE tickets SET status_id = ?, priority_id = ?, updated_at = updated_at - ? WHERE id = ?', [
-        statuses[(i + round) % 3], priorities[(i + round) % 2], DAY, t.id,
+        ctx.statuses[(i + round) % 3], priorities[(i + round) % 2], DAY, t.id,
       ])));
     }
     writing = false;
@@ -185,13 +181,13 @@ describe('the fold of past days\' day counters', () => {
     const F = (today() + 20000 + Math.floor(Math.random() * 1000)) * DAY;
     try {
       for (const [i, t] of nine.entries()) {
-        await hand('UPDATE tickets SET created_at = ?, updated_at = ?, status_id = ? WHERE id = ?', [F + i, F + i, i ? statuses[0] : statuses[1], t.id]);
+        await hand('UPDATE tickets SET created_at = ?, updated_at = ?, status_id = ? WHERE id = ?', [F + i, F + i, i ? ctx.statuses[0] : ctx.statuses[1], t.id]);
       }
       await foldDayCounters(F + DAY);
       // z leaves the folded row of its status (a row of -1 at its slot), x joins that status at the
       // same slot: that row counts 0 and holds x, the day's smallest id.
-      await hand('UPDATE tickets SET status_id = ? WHERE id = ?', [statuses[2], z.id]);
-      await hand('UPDATE tickets SET status_id = ? WHERE id = ?', [statuses[0], x.id]);
+      await hand('UPDATE tickets SET status_id = ? WHERE id = ?', [ctx.statuses[2], z.id]);
+      await hand('UPDATE tickets SET status_id = ? WHERE id = ?', [ctx.statuses[0], x.id]);
       await expectExact();
       await positioning(async () => {
         const { count } = await skipped({});

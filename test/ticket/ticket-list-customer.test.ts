@@ -9,7 +9,7 @@
 import { QueryTypes } from 'sequelize';
 import { capture } from '../../bench/capture';
 import * as m035 from '../../migrations/035_ticket_user_counts';
-import { Ticket, TicketStatus } from '../../src/db/models';
+import { Ticket } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { useApi } from '../helpers/app';
 import { expectList, expectSuccess } from '../helpers/envelope';
@@ -19,12 +19,8 @@ const api = useApi();
 const BASE = '/api/ticket/ticket';
 let ctx: TicketContext;
 const f = ticketFactories(api, () => ctx);
-let statuses: number[];
 
-beforeAll(async () => {
-  ctx = await ticketContext();
-  statuses = (await TicketStatus.findAll({ order: [['id', 'ASC']] })).map((s) => s.id).slice(0, 2);
-});
+beforeAll(async () => { ctx = await ticketContext(); });
 
 const query = <T extends object>(sql: string, replacements?: unknown[]): Promise<T[]> => sequelize().query<T>(sql, { replacements, type: QueryTypes.SELECT });
 
@@ -40,7 +36,7 @@ const ORDERS: Array<[string, string, string]> = [['id', 'asc', 'id ASC'], ['id',
 async function check(customers: number[]) {
   for (const customer of customers) {
     for (const trashed of [false, true]) {
-      for (const status of [undefined, ...statuses]) {
+      for (const status of [undefined, ...ctx.statuses.slice(0, 2)]) {
         for (const [order_column, order_direction, order] of ORDERS) {
           const q = { user: customer, limit: 100, order_column, order_direction, ...(status ? { status } : {}), ...(trashed ? { trashed: 1 } : {}) };
           const { statements, result } = await capture(() => api.get(BASE, q));
@@ -79,7 +75,7 @@ describe("one customer's tickets, counted by migration 035", () => {
   it('are counted exactly and listed in order, through create, customer and status changes, trash, merge and deletes', async () => {
     const [a, b, c] = [await f.user(), await f.user(), await f.user()];
     const made = [];
-    for (let i = 0; i < 9; i++) made.push(await f.ticket({ user: [a.id, b.id, c.id][i % 3], status: statuses[i % 2] }));
+    for (let i = 0; i < 9; i++) made.push(await f.ticket({ user: [a.id, b.id, c.id][i % 3], status: ctx.statuses[i % 2] }));
     for (const [i, t] of made.entries()) {
       await sequelize().query('UPDATE tickets SET updated_at = ? WHERE id = ?', { replacements: [1_700_000_000 + ((i * 5) % 9) * 60, t.id] });
     }
@@ -87,14 +83,14 @@ describe("one customer's tickets, counted by migration 035", () => {
     await check(customers);
     // Through the API: a ticket moved to another customer, a status changed, one to the trash.
     expectSuccess(await api.put(`${BASE}/${made[0].id}`, { user: b.id }), 'Successfully updated the ticket!');
-    expectSuccess(await api.put(`${BASE}/${made[3].id}`, { user: c.id, status: statuses[0] }), 'Successfully updated the ticket!');
-    expectSuccess(await api.put(`${BASE}/${made[4].id}`, { status: statuses[0] }), 'Successfully updated the ticket!');
+    expectSuccess(await api.put(`${BASE}/${made[3].id}`, { user: c.id, status: ctx.statuses[0] }), 'Successfully updated the ticket!');
+    expectSuccess(await api.put(`${BASE}/${made[4].id}`, { status: ctx.statuses[0] }), 'Successfully updated the ticket!');
     expect((await api.del(`${BASE}/${made[5].id}`)).status).toBe(200);
     expect((await api.del(`${BASE}/${made[7].id}`)).status).toBe(200);
     await check(customers);
     // By hand: a ticket out of the trash, a status and a customer changed in SQL.
     await Ticket.update({ deleted_at: null }, { where: { id: made[5].id } });
-    await sequelize().query('UPDATE tickets SET status_id = ?, user_id = ? WHERE id = ?', { replacements: [statuses[1], a.id, made[6].id] });
+    await sequelize().query('UPDATE tickets SET status_id = ?, user_id = ? WHERE id = ?', { replacements: [ctx.statuses[1], a.id, made[6].id] });
     // Merged (the merged ticket leaves its customer's count) and deleted for good.
     expectSuccess(await api.post(`${BASE}/${made[1].id}/merge`, { ids: [made[2].id] }), 'Successfully updated the ticket!');
     await sequelize().query('DELETE FROM tickets WHERE id = ?', { replacements: [made[8].id] });
@@ -121,18 +117,18 @@ describe("one customer's tickets, counted by migration 035", () => {
     const qi = sequelize().getQueryInterface();
     const own = async () => (await query<{ t: string }>("SELECT TRIGGER_NAME AS t FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE 'tickets\\_user\\_counts\\_%'")).length;
     const customer = await f.user();
-    await f.ticket({ user: customer.id, status: statuses[0] });
+    await f.ticket({ user: customer.id, status: ctx.statuses[0] });
     await m035.down(qi);
     expect(await own()).toBe(0);
     expect(await query("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ticket_user_counts'")).toEqual([]);
     // Created while the counters are gone: counted by the fill.
-    const t = await f.ticket({ user: customer.id, status: statuses[1] });
+    const t = await f.ticket({ user: customer.id, status: ctx.statuses[1] });
     await m035.up(qi);
     expect(await own()).toBe(3);
     expect(await expectFilled()).toBeGreaterThan(0);
     expect((await api.get(BASE, { user: customer.id })).body.count).toBe(2);
-    expectSuccess(await api.put(`${BASE}/${t.id}`, { status: statuses[0] }), 'Successfully updated the ticket!');
-    expect((await api.get(BASE, { user: customer.id, status: statuses[0] })).body.count).toBe(2);
+    expectSuccess(await api.put(`${BASE}/${t.id}`, { status: ctx.statuses[0] }), 'Successfully updated the ticket!');
+    expect((await api.get(BASE, { user: customer.id, status: ctx.statuses[0] })).body.count).toBe(2);
     await expectFilled();
   });
 });

@@ -17,7 +17,7 @@ import * as m055 from '../../migrations/055_ticket_day_filter_pairs';
 import * as m061 from '../../migrations/061_ticket_day_order_counts';
 import * as m062 from '../../migrations/062_ticket_customer_order_counts';
 import * as m063 from '../../migrations/063_ticket_order_marks';
-import { Channel, Ticket, TicketPriority, TicketStatus } from '../../src/db/models';
+import { Channel, Ticket, TicketPriority } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { foldDayCounters } from '../../src/ticket/tickets/dayCounterFold';
 import { deepPaging } from '../../src/ticket/tickets/listPage';
@@ -31,14 +31,10 @@ const BASE = '/api/ticket/ticket';
 const DAY = 86400;
 let ctx: TicketContext;
 const f = ticketFactories(api, () => ctx);
-let statuses: number[];
 /** A day of its own, far in the past (no other ticket of this database is created there): its first second. */
 const B = (9000 + Math.floor(Math.random() * 3000)) * DAY;
 
-beforeAll(async () => {
-  ctx = await ticketContext();
-  statuses = (await TicketStatus.findAll({ order: [['id', 'ASC']] })).map((s) => s.id);
-});
+beforeAll(async () => { ctx = await ticketContext(); });
 
 /** Every ticket of the database in the range, counted the plain way. */
 async function actual(column: string, min: number | undefined, max: number | undefined, trashed = false, status?: number): Promise<number> {
@@ -88,7 +84,7 @@ describe('count of a date range from the day counters', () => {
   it('stays exact for created_at and updated_at, partial days and open ends, through creates, updates, trash, merges and deletes', async () => {
     const at = [B - 1, B, B + 43200, B + DAY - 1, B + DAY, B + 2 * DAY + 100, B + 5 * DAY + 5];
     const made = [];
-    for (const [i, created_at] of at.entries()) made.push(await f.ticket({ created_at, status: statuses[i % 2] }));
+    for (const [i, created_at] of at.entries()) made.push(await f.ticket({ created_at, status: ctx.statuses[i % 2] }));
     // updated_at on the same days (the API sets it to now).
     for (const [i, t] of made.entries()) await sequelize().query('UPDATE tickets SET updated_at = ? WHERE id = ?', { replacements: [at[i] + 7, t.id] });
     const check = async () => {
@@ -96,14 +92,14 @@ describe('count of a date range from the day counters', () => {
       await checkCounts('updated_at');
       await checkCounts('created_at', true);
       // By status (migration 027): the status's counters, through changes of status too.
-      for (const status of statuses.slice(0, 2)) {
+      for (const status of ctx.statuses.slice(0, 2)) {
         await checkCounts('created_at', false, status);
         await checkCounts('updated_at', false, status);
       }
     };
     await check();
     // An API update moves the ticket's updated_at to today; created_at stays.
-    expectSuccess(await api.put(`${BASE}/${made[1].id}`, { status: statuses[1] }), 'Successfully updated the ticket!');
+    expectSuccess(await api.put(`${BASE}/${made[1].id}`, { status: ctx.statuses[1] }), 'Successfully updated the ticket!');
     await check();
     expect((await api.del(`${BASE}/${made[2].id}`)).status).toBe(200); // the trash
     await check();
@@ -115,8 +111,8 @@ describe('count of a date range from the day counters', () => {
     await sequelize().query('DELETE FROM tickets WHERE id = ?', { replacements: [made[5].id] });
     await check();
     // With a counted filter beside the dates: a COUNT of the matches, still exact.
-    const res = await api.get(BASE, { limit: 1, created_at_min: B - DAY, created_at_max: B + 10 * DAY, status: statuses[1] });
-    expect(expectList(res) && res.body.count).toBe(await actual('created_at', B - DAY, B + 10 * DAY, false, statuses[1]));
+    const res = await api.get(BASE, { limit: 1, created_at_min: B - DAY, created_at_max: B + 10 * DAY, status: ctx.statuses[1] });
+    expect(expectList(res) && res.body.count).toBe(await actual('created_at', B - DAY, B + 10 * DAY, false, ctx.statuses[1]));
   });
 });
 
@@ -160,7 +156,7 @@ describe('the page of a date range', () => {
       expect(expectList(own.result).length).toBe(5);
     }
     // Two statements of the list's own, whatever the range.
-    for (const q of [{ created_at_min: D }, { updated_at_max: D }, { created_at_min: D, status: statuses[0] }, { created_at_min: D, trashed: 1 }]) {
+    for (const q of [{ created_at_min: D }, { updated_at_max: D }, { created_at_min: D, status: ctx.statuses[0] }, { created_at_min: D, trashed: 1 }]) {
       const { statements } = await pageOf(q);
       expect({ q, n: statements.filter((s) => /FROM ticket_day_counts|FROM `tickets`/.test(s.sql)).length }).toEqual({ q, n: 2 });
     }
@@ -247,7 +243,7 @@ describe('count of a date range with one other counted filter or a pair of them,
     const made = [];
     for (const [i, created_at] of at.entries()) {
       made.push(await f.ticket({
-        created_at, priority: priorities[i % 2], department: [parent.id, child.id, ctx.departmentId][i % 3], status: statuses[i % 4 === 1 ? 1 : 0], ...(i % 3 === 0 ? { internal: 1, user: operator.id } : {}),
+        created_at, priority: priorities[i % 2], department: [parent.id, child.id, ctx.departmentId][i % 3], status: ctx.statuses[i % 4 === 1 ? 1 : 0], ...(i % 3 === 0 ? { internal: 1, user: operator.id } : {}),
       }));
     }
     for (const [i, t] of made.entries()) await sequelize().query('UPDATE tickets SET updated_at = ? WHERE id = ?', { replacements: [at[i] + 7, t.id] });
@@ -263,13 +259,13 @@ describe('count of a date range with one other counted filter or a pair of them,
       [{ internal: 1 }, 'internal = 1'], [{ internal: 0 }, 'internal = 0'],
       [{ locked: 1 }, 'locked = 1'], [{ locked: 0 }, 'locked = 0'],
       [{ assigned: -1 }, 'assigned = 0'],
-      // With a status (or two): the counters' rows of those statuses (migration 054).
-      [{ priority: priorities[0], status: statuses[0] }, `priority_id = ${priorities[0]} AND status_id = ${statuses[0]}`],
-      [{ department: parent.id, status: statuses[1] }, `department_id IN (${parent.id}, ${child.id}) AND status_id = ${statuses[1]}`],
-      [{ channel: channels[1], status: statuses.slice(0, 2).join(',') }, `channel_id = ${channels[1]} AND status_id IN (${statuses[0]}, ${statuses[1]})`],
-      [{ locked: 0, status: statuses[0] }, `locked = 0 AND status_id = ${statuses[0]}`],
-      [{ internal: 1, status: statuses[1] }, `internal = 1 AND status_id = ${statuses[1]}`],
-      [{ assigned: -1, status: statuses[1] }, `assigned = 0 AND status_id = ${statuses[1]}`],
+      // With a status (or two): the counters' rows of those ctx.statuses (migration 054).
+      [{ priority: priorities[0], status: ctx.statuses[0] }, `priority_id = ${priorities[0]} AND status_id = ${ctx.statuses[0]}`],
+      [{ department: parent.id, status: ctx.statuses[1] }, `department_id IN (${parent.id}, ${child.id}) AND status_id = ${ctx.statuses[1]}`],
+      [{ channel: channels[1], status: ctx.statuses.slice(0, 2).join(',') }, `channel_id = ${channels[1]} AND status_id IN (${ctx.statuses[0]}, ${ctx.statuses[1]})`],
+      [{ locked: 0, status: ctx.statuses[0] }, `locked = 0 AND status_id = ${ctx.statuses[0]}`],
+      [{ internal: 1, status: ctx.statuses[1] }, `internal = 1 AND status_id = ${ctx.statuses[1]}`],
+      [{ assigned: -1, status: ctx.statuses[1] }, `assigned = 0 AND status_id = ${ctx.statuses[1]}`],
       // Pairs of priority, department, brand and channel, alone or with a status (migration 055).
       [{ priority: priorities[0], department: parent.id }, `priority_id = ${priorities[0]} AND department_id IN (${parent.id}, ${child.id})`],
       [{ department: child.id, priority: priorities.join(',') }, `department_id = ${child.id} AND priority_id IN (${priorities.join(',')})`],
@@ -278,8 +274,8 @@ describe('count of a date range with one other counted filter or a pair of them,
       [{ department: parent.id, channel: channels.join(',') }, `department_id IN (${parent.id}, ${child.id}) AND channel_id IN (${channels.join(',')})`],
       [{ priority: priorities[1], brand: ctx.brandId }, `priority_id = ${priorities[1]} AND brand_id = ${ctx.brandId}`],
       [{ channel: channels[1], brand: ctx.brandId }, `channel_id = ${channels[1]} AND brand_id = ${ctx.brandId}`],
-      [{ priority: priorities[0], department: parent.id, status: statuses[0] }, `priority_id = ${priorities[0]} AND department_id IN (${parent.id}, ${child.id}) AND status_id = ${statuses[0]}`],
-      [{ department: child.id, channel: channels[1], status: statuses.slice(0, 2).join(',') }, `department_id = ${child.id} AND channel_id = ${channels[1]} AND status_id IN (${statuses[0]}, ${statuses[1]})`],
+      [{ priority: priorities[0], department: parent.id, status: ctx.statuses[0] }, `priority_id = ${priorities[0]} AND department_id IN (${parent.id}, ${child.id}) AND status_id = ${ctx.statuses[0]}`],
+      [{ department: child.id, channel: channels[1], status: ctx.statuses.slice(0, 2).join(',') }, `department_id = ${child.id} AND channel_id = ${channels[1]} AND status_id IN (${ctx.statuses[0]}, ${ctx.statuses[1]})`],
     ];
     const check = async () => {
       for (const column of ['created_at', 'updated_at'] as const) {
@@ -313,8 +309,8 @@ describe('count of a date range with one other counted filter or a pair of them,
     await sequelize().query('UPDATE tickets SET channel_id = ?, internal = 1 - internal, locked = 1 WHERE id IN (?)', { replacements: [channels[1], [made[3].id, made[4].id]] });
     await check();
     // A status's change alone: through the API, and by hand on the ticket's own days (no day moves).
-    expectSuccess(await api.put(`${BASE}/${made[0].id}`, { status: statuses[1] }), 'Successfully updated the ticket!');
-    await sequelize().query('UPDATE tickets SET status_id = IF(status_id = ?, ?, ?) WHERE id IN (?)', { replacements: [statuses[0], statuses[1], statuses[0], [made[3].id, made[5].id]] });
+    expectSuccess(await api.put(`${BASE}/${made[0].id}`, { status: ctx.statuses[1] }), 'Successfully updated the ticket!');
+    await sequelize().query('UPDATE tickets SET status_id = IF(status_id = ?, ?, ?) WHERE id IN (?)', { replacements: [ctx.statuses[0], ctx.statuses[1], ctx.statuses[0], [made[3].id, made[5].id]] });
     await check();
     expectSuccess(await api.put(`${BASE}/${made[2].id}`, { assignedto: [] }), 'Successfully updated the ticket!');
     await sequelize().query('UPDATE tickets SET department_id = ?, created_at = ?, updated_at = ? WHERE id = ?', { replacements: [parent.id, C + DAY + 5, C - DAY, made[5].id] });
@@ -379,14 +375,14 @@ describe('migrations 026, 027, 028, 054, 055, 061, 062 and 063', () => {
     expect(await marksTable()).toEqual([{ 1: 1 }]);
     await expectFilled(true);
     // Kept again after the way back: a new ticket is counted, and its change of status.
-    const t = await f.ticket({ created_at: B + 30 * DAY, status: statuses[0] });
+    const t = await f.ticket({ created_at: B + 30 * DAY, status: ctx.statuses[0] });
     const dated = { created_at_min: B + 30 * DAY, created_at_max: B + 32 * DAY - 1, limit: 1 };
     const res = await api.get(BASE, dated);
     expect(ids(expectList(res))).toEqual([t.id]);
     expect(res.body.count).toBe(1);
-    const counts = async () => Promise.all(statuses.slice(0, 2).map(async (status) => (await api.get(BASE, { ...dated, status })).body.count));
+    const counts = async () => Promise.all(ctx.statuses.slice(0, 2).map(async (status) => (await api.get(BASE, { ...dated, status })).body.count));
     expect(await counts()).toEqual([1, 0]);
-    expectSuccess(await api.put(`${BASE}/${t.id}`, { status: statuses[1] }), 'Successfully updated the ticket!');
+    expectSuccess(await api.put(`${BASE}/${t.id}`, { status: ctx.statuses[1] }), 'Successfully updated the ticket!');
     expect(await counts()).toEqual([0, 1]);
     await expectFilled(true);
   });
@@ -464,10 +460,10 @@ describe('a deep page of the list, unfiltered or by one counted filter, its comp
     const all = [];
     for (const [i, d] of days.entries()) {
       const t = await f.ticket({ created_at: P + i });
-      // updated_at on days of their own, not in id order; two statuses, two priorities, a
+      // updated_at on days of their own, not in id order; two ctx.statuses, two priorities, a
       // department and the one below it, some locked.
       await sequelize().query('UPDATE tickets SET created_at = ?, updated_at = ?, status_id = ?, priority_id = ?, department_id = ?, locked = ? WHERE id = ?', {
-        replacements: [F + d * GAP * DAY + 100 + i, F + ((i * 5) % 9) * GAP * DAY + i, statuses[i % 3 === 1 ? 1 : 0], priorities[i % 2], [parent.id, child.id, ctx.departmentId][i % 3], i % 4 === 0 ? 1 : 0, t.id],
+        replacements: [F + d * GAP * DAY + 100 + i, F + ((i * 5) % 9) * GAP * DAY + i, ctx.statuses[i % 3 === 1 ? 1 : 0], priorities[i % 2], [parent.id, child.id, ctx.departmentId][i % 3], i % 4 === 0 ? 1 : 0, t.id],
       });
       all.push(t);
     }
@@ -484,7 +480,7 @@ describe('a deep page of the list, unfiltered or by one counted filter, its comp
       ];
       for (const column of ['created_at', 'updated_at']) {
         for (const [min, max] of ranges) {
-          for (const filter of [{}, { status: statuses[1] }, { priority: priorities[1] }, { status: statuses[0], priority: priorities[1] }, { priority: priorities[1], department: parent.id }]) {
+          for (const filter of [{}, { status: ctx.statuses[1] }, { priority: priorities[1] }, { status: ctx.statuses[0], priority: priorities[1] }, { priority: priorities[1], department: parent.id }]) {
             const q = { ...filter, ...(min === undefined ? {} : { [`${column}_min`]: min }), ...(max === undefined ? {} : { [`${column}_max`]: max }) };
             const [{ n }] = await query<{ n: number }>(
               `SELECT COUNT(*) AS n FROM tickets WHERE deleted_at IS NULL AND merged_into_id IS NULL AND ${column} BETWEEN ? AND ?${'status' in filter ? ' AND status_id = ?' : ''}${'priority' in filter ? ' AND priority_id = ?' : ''}${'department' in filter ? ' AND department_id IN (?)' : ''}`,
@@ -502,11 +498,11 @@ describe('a deep page of the list, unfiltered or by one counted filter, its comp
       // (its complement: all tickets' days less the flag's), by a status beside one of them
       // (migration 054), and by a pair of value columns, with a status or not (055). Not: a flag
       // beside another filter (read by skipping, the same pages).
-      const unpositioned: Array<Record<string, number>> = [{ priority: priorities[1], locked: 1 }, { status: statuses[0], department: parent.id, locked: 0 }];
+      const unpositioned: Array<Record<string, number>> = [{ priority: priorities[1], locked: 1 }, { status: ctx.statuses[0], department: parent.id, locked: 0 }];
       const filters: Array<Record<string, number>> = [
-        {}, { status: statuses[1] }, { priority: priorities[1] }, { department: parent.id }, { locked: 1 }, { locked: 0 }, { assigned: -1 },
-        { status: statuses[0], priority: priorities[1] }, { status: statuses[0], department: parent.id }, { status: statuses[1], locked: 1 },
-        { status: statuses[0], locked: 0 }, { priority: priorities[1], department: parent.id }, { status: statuses[0], priority: priorities[0], department: parent.id },
+        {}, { status: ctx.statuses[1] }, { priority: priorities[1] }, { department: parent.id }, { locked: 1 }, { locked: 0 }, { assigned: -1 },
+        { status: ctx.statuses[0], priority: priorities[1] }, { status: ctx.statuses[0], department: parent.id }, { status: ctx.statuses[1], locked: 1 },
+        { status: ctx.statuses[0], locked: 0 }, { priority: priorities[1], department: parent.id }, { status: ctx.statuses[0], priority: priorities[0], department: parent.id },
         { priority: priorities[1], brand: ctx.brandId }, ...unpositioned,
       ];
       for (const filter of filters) {
@@ -548,10 +544,10 @@ describe('a deep page of the list, unfiltered or by one counted filter, its comp
       await expectDayCounts(true);
       await expectDayFilterCounts();
       await comparePages();
-      // Tickets moving between statuses after the fold: their days' rows at the triggers' slots
+      // Tickets moving between ctx.statuses after the fold: their days' rows at the triggers' slots
       // beside the folded ones (a span counts its row and those), then folded again.
       await sequelize().query('UPDATE tickets SET status_id = IF(status_id = ?, ?, ?) WHERE id IN (?)', {
-        replacements: [statuses[0], statuses[1], statuses[0], [made[2].id, made[5].id, made[6].id]],
+        replacements: [ctx.statuses[0], ctx.statuses[1], ctx.statuses[0], [made[2].id, made[5].id, made[6].id]],
       });
       await comparePages();
       await foldDayCounters(F + 10 * GAP * DAY);
@@ -580,7 +576,7 @@ describe('a deep page of the list, unfiltered or by one counted filter, its comp
     for (const [i, d] of days.entries()) {
       const t = await f.ticket({ created_at: P + i });
       await sequelize().query('UPDATE tickets SET created_at = ?, updated_at = ?, status_id = ?, priority_id = ?, department_id = ?, locked = ? WHERE id = ?', {
-        replacements: [F + d * 13 * DAY + i, F + d * 13 * DAY + i, statuses[i % 4 === 1 ? 1 : 0], priorities[i % 3], [department.id, ctx.departmentId][i % 2], i % 3 === 0 ? 1 : 0, t.id],
+        replacements: [F + d * 13 * DAY + i, F + d * 13 * DAY + i, ctx.statuses[i % 4 === 1 ? 1 : 0], priorities[i % 3], [department.id, ctx.departmentId][i % 2], i % 3 === 0 ? 1 : 0, t.id],
       });
       made.push(t);
     }
@@ -590,8 +586,8 @@ describe('a deep page of the list, unfiltered or by one counted filter, its comp
     // by their pair with it (migration 055); a priority and a status the same way; a flag set the
     // status order only (no pair holds a flag), its complement none (a difference of counters).
     const filters: Array<[Record<string, unknown>, string[]]> = [
-      [{}, orders], [{ status: `${statuses[0]},${statuses[1]}` }, orders], [{ department: department.id }, orders],
-      [{ priority: priorities[1], status: statuses[0] }, orders], [{ locked: 1 }, ['status_id']], [{ locked: 0 }, []],
+      [{}, orders], [{ status: `${ctx.statuses[0]},${ctx.statuses[1]}` }, orders], [{ department: department.id }, orders],
+      [{ priority: priorities[1], status: ctx.statuses[0] }, orders], [{ locked: 1 }, ['status_id']], [{ locked: 0 }, []],
     ];
     /** Every value order both ways, for each filter: around each of this test's tickets and between, against the database's order and skipping. */
     const comparePages = () => positioning(async () => {
@@ -631,9 +627,9 @@ describe('a deep page of the list, unfiltered or by one counted filter, its comp
     });
     try {
       await comparePages();
-      // Tickets moving between statuses and priorities, then the past days folded (migrations 051-053).
+      // Tickets moving between ctx.statuses and priorities, then the past days folded (migrations 051-053).
       await sequelize().query('UPDATE tickets SET status_id = IF(status_id = ?, ?, ?), priority_id = ? WHERE id IN (?)', {
-        replacements: [statuses[0], statuses[1], statuses[0], priorities[2], [made[2].id, made[5].id, made[6].id]],
+        replacements: [ctx.statuses[0], ctx.statuses[1], ctx.statuses[0], priorities[2], [made[2].id, made[5].id, made[6].id]],
       });
       expect(await foldDayCounters(F + 10 * 13 * DAY)).toBeGreaterThan(0);
       await comparePages();

@@ -11,7 +11,6 @@ import { capture, explainOf, withoutSwitches, type Statement } from '../../bench
 import { DAY } from '../../migrations/026_ticket_day_counts';
 import { ORDER_DAY_COLUMNS } from '../../migrations/061_ticket_day_order_counts';
 import { CUSTOMER_ORDER_COL } from '../../migrations/062_ticket_customer_order_counts';
-import { TicketStatus } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { foldDayCounters } from '../../src/ticket/tickets/dayCounterFold';
 import { useApi } from '../helpers/app';
@@ -24,12 +23,8 @@ const BASE = '/api/ticket/ticket';
 const GAP = 13;
 let ctx: TicketContext;
 const f = ticketFactories(api, () => ctx);
-let statuses: number[];
 
-beforeAll(async () => {
-  ctx = await ticketContext();
-  statuses = (await TicketStatus.findAll({ order: [['id', 'ASC']] })).map((s) => s.id);
-});
+beforeAll(async () => { ctx = await ticketContext(); });
 
 describe('a deep page in the order of a time column that may be NULL (migration 061)', () => {
   const pages = deepPages(api, BASE);
@@ -51,7 +46,7 @@ describe('a deep page in the order of a time column that may be NULL (migration 
         'UPDATE tickets SET created_at = ?, updated_at = ?, status_id = ?, last_reply_time = ?, due_time = ?, resolved_time = ? WHERE id = ?',
         {
           replacements: [
-            F + d * GAP * DAY + i, F + d * GAP * DAY + i, statuses[i % 3 === 1 ? 1 : 0],
+            F + d * GAP * DAY + i, F + d * GAP * DAY + i, ctx.statuses[i % 3 === 1 ? 1 : 0],
             i % 4 === 0 || i === 7 ? null : F + ((i * 5) % 9) * GAP * DAY + (i % 2) * 7,
             i % 2 === 0 ? null : F + ((i * 7) % 11) * GAP * DAY + 100,
             i < 6 ? null : F + (i % 3) * GAP * DAY,
@@ -63,7 +58,7 @@ describe('a deep page in the order of a time column that may be NULL (migration 
     }
     /** Every time order both ways, unfiltered and by status: around each of this test's tickets, the NULL block's edge and between. */
     const comparePages = () => positioning(async () => {
-      for (const status of [undefined, statuses[1]]) {
+      for (const status of [undefined, ctx.statuses[1]]) {
         for (const order_column of ORDER_DAY_COLUMNS) {
           for (const order_direction of ['asc', 'desc']) {
             const q0 = { ...(status ? { status } : {}), order_column, order_direction };
@@ -91,10 +86,10 @@ describe('a deep page in the order of a time column that may be NULL (migration 
         const page = await listed({ order_column: 'due_time', start: all.indexOf(lastNull) + 1 });
         expect({ edge: page.edge, ids: page.ids }).toEqual({ edge: lastNull, ids: all.slice(all.indexOf(lastNull), all.indexOf(lastNull) + 3) });
       });
-      // Times set, moved and cleared, and statuses changed: the counters follow (a ticket moves
-      // between the NULL block and the times, and between days and statuses).
+      // Times set, moved and cleared, and ctx.statuses changed: the counters follow (a ticket moves
+      // between the NULL block and the times, and between days and ctx.statuses).
       await sequelize().query('UPDATE tickets SET due_time = IF(due_time IS NULL, ?, NULL), status_id = IF(status_id = ?, ?, ?) WHERE id IN (?)', {
-        replacements: [F + 4 * GAP * DAY + 5, statuses[0], statuses[1], statuses[0], [made[2], made[3], made[7]]],
+        replacements: [F + 4 * GAP * DAY + 5, ctx.statuses[0], ctx.statuses[1], ctx.statuses[0], [made[2], made[3], made[7]]],
       });
       await sequelize().query('UPDATE tickets SET last_reply_time = last_reply_time + ?, resolved_time = NULL WHERE id IN (?)', {
         replacements: [40 * DAY, [made[5], made[9]]],
@@ -186,12 +181,12 @@ describe('a deep page in the customer order (migration 062)', () => {
     for (const [k, tickets] of [3, 1, 4, 2].entries()) {
       for (let i = 0; i < tickets; i++) {
         const t = await f.ticket({ user: customers[k].id });
-        await sequelize().query('UPDATE tickets SET status_id = ? WHERE id = ?', { replacements: [statuses[(k + i) % 2], t.id] });
+        await sequelize().query('UPDATE tickets SET status_id = ? WHERE id = ?', { replacements: [ctx.statuses[(k + i) % 2], t.id] });
         made.push(t.id);
       }
     }
     const comparePages = () => positioning(async () => {
-      for (const status of [undefined, statuses[1]]) {
+      for (const status of [undefined, ctx.statuses[1]]) {
         for (const order_direction of ['asc', 'desc']) {
           const q0 = { ...(status ? { status } : {}), order_column: 'user_id', order_direction };
           const at = await ordered('user_id', order_direction, status);
@@ -208,9 +203,9 @@ describe('a deep page in the customer order (migration 062)', () => {
     try {
       await expectDayCounts(true);
       await comparePages();
-      // A ticket to another customer, statuses changed: the counters follow.
+      // A ticket to another customer, ctx.statuses changed: the counters follow.
       await sequelize().query('UPDATE tickets SET user_id = ? WHERE id = ?', { replacements: [customers[1].id, made[0]] });
-      await sequelize().query('UPDATE tickets SET status_id = IF(status_id = ?, ?, ?) WHERE id IN (?)', { replacements: [statuses[0], statuses[1], statuses[0], [made[4], made[5]]] });
+      await sequelize().query('UPDATE tickets SET status_id = IF(status_id = ?, ?, ?) WHERE id IN (?)', { replacements: [ctx.statuses[0], ctx.statuses[1], ctx.statuses[0], [made[4], made[5]]] });
       await expectDayCounts(true);
       await comparePages();
       // Folded whatever the day: a customer's rows summed into one, its span's row kept with them

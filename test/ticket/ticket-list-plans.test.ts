@@ -5,7 +5,7 @@
  */
 import { QueryTypes, literal } from 'sequelize';
 import { capture } from '../../bench/capture';
-import { Brand, Channel, Department, DepartmentBrand, DepartmentEmail, OperatorDepartment, Organisation, Ticket, TicketAssignee, TicketPriority, TicketStatus, TicketTag } from '../../src/db/models';
+import { Brand, Channel, Department, DepartmentBrand, DepartmentEmail, OperatorDepartment, Organisation, Ticket, TicketAssignee, TicketPriority, TicketTag } from '../../src/db/models';
 import { countQueries, sequelize } from '../../src/db/sequelize';
 import { sortIndex } from '../../src/ticket/tickets/listPage';
 import { searchEngine } from '../../src/ticket/tickets/search/engine';
@@ -22,7 +22,6 @@ let brand: Brand;
 let dept: Department;
 let subDept: Department;
 let channelId: number;
-let statuses: number[];
 let priorities: number[];
 
 const SORTABLE = [
@@ -57,7 +56,6 @@ beforeAll(async () => {
   dept = await department();
   subDept = await department(dept.id);
   channelId = (await Channel.findOne({ order: [['id', 'ASC']] }))!.id;
-  statuses = (await TicketStatus.findAll({ order: [['id', 'ASC']] })).map((s) => s.id);
   // Priorities offered in every department (other files of this database add some limited to their own).
   priorities = (await TicketPriority.findAll({ where: literal('id NOT IN (SELECT priority_id FROM priority_departments)'), order: [['id', 'ASC']] })).map((p) => p.id);
 });
@@ -79,7 +77,7 @@ const countOf = async (query: Record<string, unknown>) => {
 
 describe('count from the counters', () => {
   it('stays exact for each counted filter, alone and two together, through creates, updates, trash, merges and deletes', async () => {
-    const [s1, s2] = [statuses[0], statuses[1]];
+    const [s1, s2] = [ctx.statuses[0], ctx.statuses[1]];
     const [p1, p2] = [priorities[0], priorities[priorities.length - 1]];
     const make = (extra: Record<string, unknown>) => ticketOf(brand.id, { department: dept.id, ...extra });
     const a = await make({ status: s1, priority: p1 });
@@ -139,12 +137,12 @@ describe('assigned=-1 (unassigned): counted by the counters (migration 025)', ()
   it('stays exact through assigning, unassigning, replacing, an operator\'s delete, merges, trash and raw SQL, and never COUNTs tickets', async () => {
     const { own, d } = await ownBrand('Unassigned');
     const [op1, op2, op3] = [await f.operator(), await f.operator(), await f.operator()];
-    const s1 = statuses[0];
+    const s1 = ctx.statuses[0];
     const make = (extra: Record<string, unknown> = {}) => ticketOf(own.id, { department: d.id, status: s1, ...extra });
     const a = await make({ assignedto: [op1.id] });
     const b = await make();
     const c = await make({ assignedto: [op1.id, op2.id] });
-    const e = await make({ status: statuses[1] });
+    const e = await make({ status: ctx.statuses[1] });
     const g = await make({ assignedto: [op3.id] });
     const truth = async (where: string, values: unknown[] = []) => {
       const [row] = await sequelize().query<{ n: number }>(
@@ -260,7 +258,7 @@ describe('after_id (keyset paging)', () => {
   it('walks the whole list in every order, each page after the last ticket of the one before', async () => {
     const { own: kb, d: kd } = await ownBrand('Keyset');
     const made = [];
-    for (let i = 0; i < 5; i++) made.push(await ticketOf(kb.id, { department: kd.id, subject: `Same subject ${i % 2}`, status: statuses[i % 2] }));
+    for (let i = 0; i < 5; i++) made.push(await ticketOf(kb.id, { department: kd.id, subject: `Same subject ${i % 2}`, status: ctx.statuses[i % 2] }));
     // Nullable sort values, some equal: due_time on two tickets only.
     await Ticket.update({ due_time: nowSec() + 100 }, { where: { id: [made[1].id, made[3].id] } });
     for (const column of ['id', 'subject', 'due_time', 'status_id']) {
@@ -292,7 +290,7 @@ describe('deep start (past the middle: read from the far end)', () => {
   it('gives every page, the last ones included, exactly as the whole list in every order both ways', async () => {
     const { own, d } = await ownBrand('Deep');
     const made = [];
-    for (let i = 0; i < 11; i++) made.push(await ticketOf(own.id, { department: d.id, status: statuses[i % 2], ...(i % 3 ? { due_time: 2_000_000_000 + (i % 4) } : {}) }));
+    for (let i = 0; i < 11; i++) made.push(await ticketOf(own.id, { department: d.id, status: ctx.statuses[i % 2], ...(i % 3 ? { due_time: 2_000_000_000 + (i % 4) } : {}) }));
     // Equal values and NULLs (due_time), a sort of the whole brand, a counted filter.
     for (const order of [{ order_column: 'id' }, { order_column: 'due_time' }, { order_column: 'status_id' }, { order_column: 'updated_at' }]) {
       for (const order_direction of ['asc', 'desc']) {
@@ -417,7 +415,7 @@ describe('page plans (EXPLAIN)', () => {
     const made = [(await ticketOf(brand.id, { department: small.id })).id, (await ticketOf(brand.id, { department: below.id })).id];
     // Many tickets elsewhere, newer than the department's: a walk of the list's order reads them all first.
     for (let i = 0; i < 30; i++) await ticketOf(brand.id, { department: dept.id });
-    for (const filter of [{}, { order_column: 'updated_at', order_direction: 'desc' }, { status: statuses.join(',') }, { start: 2 }]) {
+    for (const filter of [{}, { order_column: 'updated_at', order_direction: 'desc' }, { status: ctx.statuses.join(',') }, { start: 2 }]) {
       const { sql, rows } = await pageOf({ department: small.id, ...filter });
       const inner = rows.find((r) => r.select_type === 'DERIVED')!;
       // The departments' ids in the statement, not a recursive subquery the optimiser cannot size:
@@ -469,8 +467,8 @@ describe('page plans (EXPLAIN)', () => {
 
   it("reads one customer's tickets by their own index, in id order, whatever filter sits beside the user", async () => {
     const user = (await f.user({ brand_id: brand.id })).id;
-    for (const status of statuses.slice(0, 2)) await ticketOf(brand.id, { user, status, department: dept.id });
-    for (const filter of [{}, { status: statuses[0] }, { status: statuses.join(','), internal: 0 }, { priority: priorities.join(',') }, { order_direction: 'desc' }, { start: 2 }]) {
+    for (const status of ctx.statuses.slice(0, 2)) await ticketOf(brand.id, { user, status, department: dept.id });
+    for (const filter of [{}, { status: ctx.statuses[0] }, { status: ctx.statuses.join(','), internal: 0 }, { priority: priorities.join(',') }, { order_direction: 'desc' }, { start: 2 }]) {
       const { sql, rows } = await pageOf({ user, ...filter });
       const inner = rows.find((r) => r.select_type === 'DERIVED')!;
       // The hint, not the optimiser's guess: at a million tickets it walked every ticket's id instead (240 ms).
@@ -481,7 +479,7 @@ describe('page plans (EXPLAIN)', () => {
     // with a priority or a department it reads the same index as the page (not an intersection
     // with the filter's, every ticket of it), the index alone (migration 032: those columns follow
     // the id in its entries).
-    for (const filter of [{ status: statuses[0] }, { status: statuses.join(',') }]) {
+    for (const filter of [{ status: ctx.statuses[0] }, { status: ctx.statuses.join(',') }]) {
       const { statements } = await capture(() => api.get(BASE, { limit: 5, user, ...filter }));
       expect({ filter, counters: statements.filter((s) => /FROM ticket_user_counts/.test(s.sql)).length, counts: statements.filter((s) => /COUNT\(/.test(s.sql)).length })
         .toEqual({ filter, counters: 1, counts: 0 });
@@ -489,7 +487,7 @@ describe('page plans (EXPLAIN)', () => {
       const inner = rows.find((r) => r.select_type === 'DERIVED')!;
       expect({ filter, key: inner.key, extra: inner.Extra }).toEqual({ filter, key: 'tickets_filter_user_id', extra: expect.stringMatching(/Using index/) });
     }
-    for (const filter of [{ priority: priorities[0] }, { status: statuses[0], priority: priorities.join(',') }, { department: dept.id }]) {
+    for (const filter of [{ priority: priorities[0] }, { status: ctx.statuses[0], priority: priorities.join(',') }, { department: dept.id }]) {
       const { statements } = await capture(() => api.get(BASE, { limit: 5, user, ...filter }));
       const count = statements.find((s) => s.sql.startsWith('SELECT COUNT(*) AS n FROM `tickets`'));
       expect(count?.sql).toContain('FORCE INDEX (tickets_filter_user_id)');
@@ -507,7 +505,7 @@ describe('page plans (EXPLAIN)', () => {
 
   it('reads the page\'s ids from the index alone for the id and time orders, filters included', async () => {
     for (const column of ['id', 'created_at', 'updated_at', 'last_reply_time', 'due_time']) {
-      const rows = await plan({ order_column: column, order_direction: 'desc', status: statuses.join(','), internal: 0, start: 2 });
+      const rows = await plan({ order_column: column, order_direction: 'desc', status: ctx.statuses.join(','), internal: 0, start: 2 });
       const inner = rows.find((r) => r.select_type === 'DERIVED')!;
       expect({ column, key: inner.key, extra: inner.Extra }).toEqual({ column, key: sortIndex(column), extra: expect.stringMatching(/Using index/) });
     }

@@ -10,7 +10,6 @@
 import { Transaction } from 'sequelize';
 import { capture, explainOf, withoutSwitches, type Statement } from '../../bench/capture';
 import * as m063 from '../../migrations/063_ticket_order_marks';
-import { TicketStatus } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { foldDayCounters } from '../../src/ticket/tickets/dayCounterFold';
 import { splitOrderMarks } from '../../src/ticket/tickets/orderMarks';
@@ -26,12 +25,8 @@ const BASE = '/api/ticket/ticket';
 const EVERY = 3;
 let ctx: TicketContext;
 const f = ticketFactories(api, () => ctx);
-let statuses: number[];
 
-beforeAll(async () => {
-  ctx = await ticketContext();
-  statuses = (await TicketStatus.findAll({ order: [['id', 'ASC']] })).map((s) => s.id);
-});
+beforeAll(async () => { ctx = await ticketContext(); });
 
 const markCount = async (column: m063.MarkedOrder) => Number((await query<{ n: number }>('SELECT COUNT(*) AS n FROM ticket_order_marks WHERE col = ?', [m063.markCol(column)]))[0].n);
 
@@ -47,12 +42,12 @@ describe('a deep page in the subject and number orders (migration 063)', () => {
     const stems = ['printer', 'Printer', 'printer', 'printer jam', 'mouse', 'Mouse', 'printer', 'zebra', 'printer', 'printer jam', 'keyboard', 'printer'];
     const made: number[] = [];
     for (const [i, stem] of stems.entries()) {
-      const t = await f.ticket({ subject: `${tag} ${stem}`, status: statuses[i % 3 === 1 ? 1 : 0] });
+      const t = await f.ticket({ subject: `${tag} ${stem}`, status: ctx.statuses[i % 3 === 1 ? 1 : 0] });
       made.push(t.id);
     }
     /** Both string orders both ways, unfiltered and by status: around each of this test's tickets, and at quarters. */
     const comparePages = () => positioning(async () => {
-      for (const status of [undefined, statuses[1]]) {
+      for (const status of [undefined, ctx.statuses[1]]) {
         for (const order_column of m063.MARKED_ORDERS) {
           for (const order_direction of ['asc', 'desc']) {
             const q0 = { ...(status ? { status } : {}), order_column, order_direction };
@@ -72,11 +67,11 @@ describe('a deep page in the subject and number orders (migration 063)', () => {
       expect(marks.number).toBeGreaterThan(4);
       await expectDayCounts(true);
       await comparePages();
-      // Moves: subjects changed (to another stretch, and to one equal to the collation), statuses,
+      // Moves: subjects changed (to another stretch, and to one equal to the collation), ctx.statuses,
       // the trash and back, a merge, a delete: the counters follow.
       await sequelize().query('UPDATE tickets SET subject = ? WHERE id = ?', { replacements: [`${tag} aardvark`, made[7]] });
       await sequelize().query('UPDATE tickets SET subject = ? WHERE id = ?', { replacements: [`${tag} PRINTER`, made[4]] });
-      await sequelize().query('UPDATE tickets SET status_id = IF(status_id = ?, ?, ?) WHERE id IN (?)', { replacements: [statuses[0], statuses[1], statuses[0], [made[0], made[1], made[8]]] });
+      await sequelize().query('UPDATE tickets SET status_id = IF(status_id = ?, ?, ?) WHERE id IN (?)', { replacements: [ctx.statuses[0], ctx.statuses[1], ctx.statuses[0], [made[0], made[1], made[8]]] });
       await sequelize().query('UPDATE tickets SET deleted_at = UNIX_TIMESTAMP() WHERE id IN (?)', { replacements: [[made[2], made[3]]] });
       await sequelize().query('UPDATE tickets SET deleted_at = NULL WHERE id = ?', { replacements: [made[3]] });
       await sequelize().query('UPDATE tickets SET merged_into_id = ?, merged = 1 WHERE id = ?', { replacements: [made[6], made[5]] });
@@ -85,7 +80,7 @@ describe('a deep page in the subject and number orders (migration 063)', () => {
       await comparePages();
       // More tickets of one subject: they all land in one stretch (the one whose mark is before
       // them), which grows past 2 × EVERY and is split again.
-      for (let i = 0; i < 2 * EVERY + 2; i++) made.push((await f.ticket({ subject: `${tag} printer`, status: statuses[i % 2] })).id);
+      for (let i = 0; i < 2 * EVERY + 2; i++) made.push((await f.ticket({ subject: `${tag} printer`, status: ctx.statuses[i % 2] })).id);
       expect(await splitOrderMarks(EVERY)).toBeGreaterThan(0);
       expect(await markCount('subject')).toBeGreaterThan(marks.subject);
       await expectDayCounts(true);
@@ -103,7 +98,7 @@ describe('a deep page in the subject and number orders (migration 063)', () => {
 
   it('fills (migration 063) a mark every N listed tickets and each stretch\'s counts from the tickets, a range at a time', async () => {
     const made: number[] = [];
-    for (let i = 0; i < 2 * EVERY + 1; i++) made.push((await f.ticket({ subject: `${tag} fill ${i % 3}`, status: statuses[i % 2] })).id);
+    for (let i = 0; i < 2 * EVERY + 1; i++) made.push((await f.ticket({ subject: `${tag} fill ${i % 3}`, status: ctx.statuses[i % 2] })).id);
     try {
       const qi = sequelize().getQueryInterface();
       await m063.fillMarks(qi, EVERY);

@@ -37,9 +37,11 @@ export interface TicketContext {
   resolvedStatus: number;
   otherStatus: number;
   priorityId: number;
+  /** Every ticket status, in id order. */
+  statuses: number[];
 }
 
-/** The installed brand, department, statuses and priority. */
+/** The installed brand, department, statuses and priority, and every status. */
 export async function ticketContext(): Promise<TicketContext> {
   const brand = (await Brand.findOne({ order: [['id', 'ASC']] }))!;
   const dept = (await Department.findOne({ where: { name: 'General Enquiries' } }))!;
@@ -48,7 +50,8 @@ export async function ticketContext(): Promise<TicketContext> {
   const resolvedStatus = await setting('default_resolved_status');
   const other = (await TicketStatus.findOne({ where: { name: 'In Progress' } }))!;
   const priority = (await TicketPriority.findOne({ where: { name: 'Low' } }))!;
-  return { brandId: brand.id, departmentId: dept.id, openStatus, resolvedStatus, otherStatus: other.id, priorityId: priority.id };
+  const statuses = (await TicketStatus.findAll({ order: [['id', 'ASC']] })).map((s) => s.id);
+  return { brandId: brand.id, departmentId: dept.id, openStatus, resolvedStatus, otherStatus: other.id, priorityId: priority.id, statuses };
 }
 
 export function ticketFactories(api: TestApi, ctx: () => TicketContext) {
