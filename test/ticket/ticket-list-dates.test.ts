@@ -259,7 +259,7 @@ describe('count of a date range with one other counted filter or a pair of them,
       [{ internal: 1 }, 'internal = 1'], [{ internal: 0 }, 'internal = 0'],
       [{ locked: 1 }, 'locked = 1'], [{ locked: 0 }, 'locked = 0'],
       [{ assigned: -1 }, 'assigned = 0'],
-      // With a status (or two): the counters' rows of those ctx.statuses (migration 054).
+      // With a status (or two): the counters' rows of those statuses (migration 054).
       [{ priority: priorities[0], status: ctx.statuses[0] }, `priority_id = ${priorities[0]} AND status_id = ${ctx.statuses[0]}`],
       [{ department: parent.id, status: ctx.statuses[1] }, `department_id IN (${parent.id}, ${child.id}) AND status_id = ${ctx.statuses[1]}`],
       [{ channel: channels[1], status: ctx.statuses.slice(0, 2).join(',') }, `channel_id = ${channels[1]} AND status_id IN (${ctx.statuses[0]}, ${ctx.statuses[1]})`],
@@ -460,7 +460,7 @@ describe('a deep page of the list, unfiltered or by one counted filter, its comp
     const all = [];
     for (const [i, d] of days.entries()) {
       const t = await f.ticket({ created_at: P + i });
-      // updated_at on days of their own, not in id order; two ctx.statuses, two priorities, a
+      // updated_at on days of their own, not in id order; two statuses, two priorities, a
       // department and the one below it, some locked.
       await sequelize().query('UPDATE tickets SET created_at = ?, updated_at = ?, status_id = ?, priority_id = ?, department_id = ?, locked = ? WHERE id = ?', {
         replacements: [F + d * GAP * DAY + 100 + i, F + ((i * 5) % 9) * GAP * DAY + i, ctx.statuses[i % 3 === 1 ? 1 : 0], priorities[i % 2], [parent.id, child.id, ctx.departmentId][i % 3], i % 4 === 0 ? 1 : 0, t.id],
@@ -544,7 +544,7 @@ describe('a deep page of the list, unfiltered or by one counted filter, its comp
       await expectDayCounts(true);
       await expectDayFilterCounts();
       await comparePages();
-      // Tickets moving between ctx.statuses after the fold: their days' rows at the triggers' slots
+      // Tickets moving between statuses after the fold: their days' rows at the triggers' slots
       // beside the folded ones (a span counts its row and those), then folded again.
       await sequelize().query('UPDATE tickets SET status_id = IF(status_id = ?, ?, ?) WHERE id IN (?)', {
         replacements: [ctx.statuses[0], ctx.statuses[1], ctx.statuses[0], [made[2].id, made[5].id, made[6].id]],
@@ -627,7 +627,7 @@ describe('a deep page of the list, unfiltered or by one counted filter, its comp
     });
     try {
       await comparePages();
-      // Tickets moving between ctx.statuses and priorities, then the past days folded (migrations 051-053).
+      // Tickets moving between statuses and priorities, then the past days folded (migrations 051-053).
       await sequelize().query('UPDATE tickets SET status_id = IF(status_id = ?, ?, ?), priority_id = ? WHERE id IN (?)', {
         replacements: [ctx.statuses[0], ctx.statuses[1], ctx.statuses[0], priorities[2], [made[2].id, made[5].id, made[6].id]],
       });

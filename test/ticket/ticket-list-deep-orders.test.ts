@@ -86,8 +86,8 @@ describe('a deep page in the order of a time column that may be NULL (migration 
         const page = await listed({ order_column: 'due_time', start: all.indexOf(lastNull) + 1 });
         expect({ edge: page.edge, ids: page.ids }).toEqual({ edge: lastNull, ids: all.slice(all.indexOf(lastNull), all.indexOf(lastNull) + 3) });
       });
-      // Times set, moved and cleared, and ctx.statuses changed: the counters follow (a ticket moves
-      // between the NULL block and the times, and between days and ctx.statuses).
+      // Times set, moved and cleared, and statuses changed: the counters follow (a ticket moves
+      // between the NULL block and the times, and between days and statuses).
       await sequelize().query('UPDATE tickets SET due_time = IF(due_time IS NULL, ?, NULL), status_id = IF(status_id = ?, ?, ?) WHERE id IN (?)', {
         replacements: [F + 4 * GAP * DAY + 5, ctx.statuses[0], ctx.statuses[1], ctx.statuses[0], [made[2], made[3], made[7]]],
       });
@@ -203,7 +203,7 @@ describe('a deep page in the customer order (migration 062)', () => {
     try {
       await expectDayCounts(true);
       await comparePages();
-      // A ticket to another customer, ctx.statuses changed: the counters follow.
+      // A ticket to another customer, statuses changed: the counters follow.
       await sequelize().query('UPDATE tickets SET user_id = ? WHERE id = ?', { replacements: [customers[1].id, made[0]] });
       await sequelize().query('UPDATE tickets SET status_id = IF(status_id = ?, ?, ?) WHERE id IN (?)', { replacements: [ctx.statuses[0], ctx.statuses[1], ctx.statuses[0], [made[4], made[5]]] });
       await expectDayCounts(true);

@@ -67,7 +67,7 @@ describe('a deep page in the subject and number orders (migration 063)', () => {
       expect(marks.number).toBeGreaterThan(4);
       await expectDayCounts(true);
       await comparePages();
-      // Moves: subjects changed (to another stretch, and to one equal to the collation), ctx.statuses,
+      // Moves: subjects changed (to another stretch, and to one equal to the collation), statuses,
       // the trash and back, a merge, a delete: the counters follow.
       await sequelize().query('UPDATE tickets SET subject = ? WHERE id = ?', { replacements: [`${tag} aardvark`, made[7]] });
       await sequelize().query('UPDATE tickets SET subject = ? WHERE id = ?', { replacements: [`${tag} PRINTER`, made[4]] });
@@ -147,7 +147,7 @@ describe('a deep page in the subject and number orders (migration 063)', () => {
     }
   });
 
-  /** Tickets of one new subject, enough that their stretch is split; the last one's id. */
+  /** Tickets of one new subject, enough that their stretch is split: their ids. */
   async function grownStretch(stem: string): Promise<number[]> {
     const made: number[] = [];
     for (let i = 0; i < 3 * EVERY; i++) made.push((await f.ticket({ subject: `${tag} ${stem}` })).id);
