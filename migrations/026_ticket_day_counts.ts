@@ -53,36 +53,50 @@ const DATE_DAY_COLUMNS = DAY_COLUMNS.map((_, col) => dateDayColumn(col));
 function dayCountSql(byStatus: boolean, columns: readonly DayCountColumn[]) {
   const key = byStatus ? 'day, status_id, slot' : 'day, slot';
   const status = (row: 'NEW' | 'OLD') => (byStatus ? `${row}.status_id, ` : '');
-  const add = (row: 'NEW' | 'OLD', c: DayCountColumn) => `INSERT INTO ticket_day_counts (col, state, ${key}, n, lo_id, hi_id)
-  VALUES (${c.col}, ${STATE(row)}, ${c.day(`${row}.`)}, ${status(row)}${row}.id MOD ${DAY_SLOTS}, 1, ${c.lo(`${row}.`)}, ${c.hi(`${row}.`)})
+  const tuple = (row: 'NEW' | 'OLD', c: DayCountColumn, n: 1 | -1) => `(${c.col}, ${STATE(row)}, ${c.day(`${row}.`)}, ${status(row)}${row}.id MOD ${DAY_SLOTS}, ${n}, ${c.lo(`${row}.`)}, ${c.hi(`${row}.`)})`;
+  // One statement for the rows of several columns (a statement of a trigger costs more than a
+  // row: docs/performance.md, "Trigger statements").
+  const add = (row: 'NEW' | 'OLD', cs: readonly DayCountColumn[]) => `INSERT INTO ticket_day_counts (col, state, ${key}, n, lo_id, hi_id)
+  VALUES ${cs.map((c) => tuple(row, c, 1)).join(',\n    ')}
   ON DUPLICATE KEY UPDATE n = n + 1, lo_id = LEAST(lo_id, VALUES(lo_id)), hi_id = GREATEST(hi_id, VALUES(hi_id))`;
   // An upsert, not an UPDATE: once a past day's rows are folded into one (migration 051), the
   // ticket's slot may have no row, and its departure is then a row of -1.
-  const remove = (row: 'NEW' | 'OLD', c: DayCountColumn) => `INSERT INTO ticket_day_counts (col, state, ${key}, n, lo_id, hi_id)
-  VALUES (${c.col}, ${STATE(row)}, ${c.day(`${row}.`)}, ${status(row)}${row}.id MOD ${DAY_SLOTS}, -1, ${c.lo(`${row}.`)}, ${c.hi(`${row}.`)})
+  const remove = (row: 'NEW' | 'OLD', cs: readonly DayCountColumn[]) => `INSERT INTO ticket_day_counts (col, state, ${key}, n, lo_id, hi_id)
+  VALUES ${cs.map((c) => tuple(row, c, -1)).join(',\n    ')}
   ON DUPLICATE KEY UPDATE n = n - 1`;
-  const moved = (c: DayCountColumn) => `${STATE('OLD')} <> ${STATE('NEW')} OR NOT (OLD.merged_into_id <=> NEW.merged_into_id) OR ${c.key ? `NOT (${c.key('OLD.')} <=> ${c.key('NEW.')})` : `${c.day('OLD.')} <> ${c.day('NEW.')}`}${byStatus ? ' OR OLD.status_id <> NEW.status_id' : ''}`;
+  // What moves the ticket between the rows of every column: its state, merge or (byStatus) status.
+  const movesAll = `${STATE('OLD')} <> ${STATE('NEW')} OR NOT (OLD.merged_into_id <=> NEW.merged_into_id)${byStatus ? ' OR OLD.status_id <> NEW.status_id' : ''}`;
+  const moved = (c: DayCountColumn) => `${movesAll} OR ${c.key ? `NOT (${c.key('OLD.')} <=> ${c.key('NEW.')})` : `${c.day('OLD.')} <> ${c.day('NEW.')}`}`;
   /** Whether the ticket (`row`) counts in the column. */
   const counts = (row: 'NEW' | 'OLD', c: DayCountColumn) => `${row}.merged_into_id IS NULL${c.counted ? ` AND ${c.counted(`${row}.`)}` : ''}`;
   const before = (c: DayCountColumn) => (c.before ? `${c.before}; ` : '');
-  const update = columns.map((c) => `IF ${moved(c)} THEN
-      ${before(c)}IF ${counts('OLD', c)} THEN ${remove('OLD', c)}; END IF;
-      IF ${counts('NEW', c)} THEN ${add('NEW', c)}; END IF;
+  // The columns with conditions of their own are written one by one, under them, after their `before`.
+  const own = (c: DayCountColumn) => !!(c.counted || c.before);
+  const plain = columns.filter((c) => !own(c));
+  const each = (cs: readonly DayCountColumn[]) => cs.map((c) => `IF ${moved(c)} THEN
+      ${before(c)}IF ${counts('OLD', c)} THEN ${remove('OLD', [c])}; END IF;
+      IF ${counts('NEW', c)} THEN ${add('NEW', [c])}; END IF;
     END IF;`).join('\n    ');
-  // A column with conditions of its own is written under them, after its `before`.
-  const each = (row: 'NEW' | 'OLD', write: typeof add) => columns.map((c) => (c.counted || c.before
-    ? `IF ${c.counted ? c.counted(`${row}.`) : 'TRUE'} THEN ${before(c)}${write(row, c)}; END IF; `
-    : `${write(row, c)}; `)).join('');
+  // A change of state, merge or status (a reply's) moves every column: the plain ones' rows in one
+  // statement out and one in; otherwise each column whose day changed.
+  const update = plain.length < 2 ? each(columns) : `IF ${movesAll} THEN
+      IF OLD.merged_into_id IS NULL THEN ${remove('OLD', plain)}; END IF;
+      IF NEW.merged_into_id IS NULL THEN ${add('NEW', plain)}; END IF;
+      ${each(columns.filter(own))}
+    ELSE
+      ${each(columns)}
+    END IF;`;
+  const write = (row: 'NEW' | 'OLD', rows: typeof add) => `${plain.length ? `${rows(row, plain)}; ` : ''}${columns.filter(own).map((c) => `IF ${c.counted ? c.counted(`${row}.`) : 'TRUE'} THEN ${before(c)}${rows(row, [c])}; END IF; `).join('')}`;
   return {
     triggers: [
       `CREATE TRIGGER tickets_day_counts_insert AFTER INSERT ON tickets FOR EACH ROW
-    IF NEW.merged_into_id IS NULL THEN ${each('NEW', add)}END IF`,
+    IF NEW.merged_into_id IS NULL THEN ${write('NEW', add)}END IF`,
       `CREATE TRIGGER tickets_day_counts_update AFTER UPDATE ON tickets FOR EACH ROW
     BEGIN
     ${update}
     END`,
       `CREATE TRIGGER tickets_day_counts_delete AFTER DELETE ON tickets FOR EACH ROW
-    IF OLD.merged_into_id IS NULL THEN ${each('OLD', remove)}END IF`,
+    IF OLD.merged_into_id IS NULL THEN ${write('OLD', remove)}END IF`,
     ],
     fill: columns.map((c) => `INSERT INTO ticket_day_counts (col, state, ${key}, n, lo_id, hi_id)
       SELECT ${c.col}, IF(deleted_at IS NULL, 0, 1), ${c.day('')}, ${byStatus ? 'status_id, ' : ''}id MOD ${DAY_SLOTS}, COUNT(*), MIN(${c.lo('')}), MAX(${c.hi('')}) FROM tickets

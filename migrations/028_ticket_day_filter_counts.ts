@@ -68,18 +68,25 @@ export const countsByStatus = async (q: QueryInterface): Promise<boolean> => (aw
 /** The dims a table of this shape counts: every filter column's, and the pairs'. */
 const dimsOf = (shape: DayFilterShape) => [...DAY_FILTER_COLUMNS.keys(), ...(shape.pairs ? DAY_FILTER_PAIRS.map((_, i) => DAY_FILTER_COLUMNS.length + i) : [])];
 
-/** A statement that only flags' set values run. */
-const forCounted = (row: Row, d: number, sql: string) => (isFlag(d) ? `IF ${row}.${DAY_FILTER_COLUMNS[d]} = 1 THEN ${sql}; END IF` : sql);
-
 /**
- * A row's change by `n` (1 or -1). An upsert, not an UPDATE, for a removal too: a past day's
- * folded rows (migration 051) may have none for the slot.
+ * The rows of dims `ds` of a ticket (`row`) for date column `col`, changed by `n` (1 or -1). The
+ * value columns' rows are one statement (a statement of a trigger costs more than a row:
+ * docs/performance.md, "Trigger statements"); a flag's row, written only when the ticket has it set,
+ * one of its own. An upsert, not an UPDATE, for a removal too: a past day's folded rows (migration
+ * 051) may have none for the slot.
  */
-function upsert(row: Row, col: number, d: number, n: 1 | -1, shape: DayFilterShape) {
-  const [a, b] = columnsOf(d);
-  return forCounted(row, d, `INSERT INTO ticket_day_filter_counts (col, state, dim, val, ${shape.pairs ? 'val2, ' : ''}day, ${shape.byStatus ? 'status_id, ' : ''}slot, n)
-  VALUES (${col}, ${STATE(row)}, ${d}, ${row}.${a}, ${shape.pairs ? `${b ? `${row}.${b}` : '0'}, ` : ''}${row}.${DAY_COLUMNS[col]} DIV ${DAY}, ${shape.byStatus ? `${row}.status_id, ` : ''}${row}.id MOD ${DAY_SLOTS}, ${n})
-  ON DUPLICATE KEY UPDATE n = n ${n > 0 ? '+' : '-'} 1`);
+function upsert(shape: DayFilterShape, changes: readonly { row: Row; col: number; ds: readonly number[]; n: 1 | -1 }[]): string {
+  const head = `INSERT INTO ticket_day_filter_counts (col, state, dim, val, ${shape.pairs ? 'val2, ' : ''}day, ${shape.byStatus ? 'status_id, ' : ''}slot, n)`;
+  const tuple = (row: Row, col: number, d: number, n: 1 | -1) => {
+    const [a, b] = columnsOf(d);
+    return `(${col}, ${STATE(row)}, ${d}, ${row}.${a}, ${shape.pairs ? `${b ? `${row}.${b}` : '0'}, ` : ''}${row}.${DAY_COLUMNS[col]} DIV ${DAY}, ${shape.byStatus ? `${row}.status_id, ` : ''}${row}.id MOD ${DAY_SLOTS}, ${n})`;
+  };
+  const statement = (tuples: string[]) => `${head}
+  VALUES ${tuples.join(',\n    ')}
+  ON DUPLICATE KEY UPDATE n = n + VALUES(n)`;
+  const values = changes.flatMap(({ row, col, ds, n }) => ds.filter((d) => !isFlag(d)).map((d) => tuple(row, col, d, n)));
+  const flags = changes.flatMap(({ row, col, ds, n }) => ds.filter(isFlag).map((d) => `IF ${row}.${DAY_FILTER_COLUMNS[d]} = 1 THEN ${statement([tuple(row, col, d, n)])}; END IF`));
+  return [...(values.length ? [statement(values)] : []), ...flags].map((sql) => `${sql};`).join('\n    ');
 }
 
 /**
@@ -89,33 +96,41 @@ function upsert(row: Row, col: number, d: number, n: 1 | -1, shape: DayFilterSha
  */
 function dayFilterCountSql(shape: DayFilterShape) {
   const dims = dimsOf(shape);
-  const all = (f: (col: number, d: number) => string, cols = [0, 1]) => cols.flatMap((c) => dims.map((d) => `${f(c, d)};`)).join('\n    ');
-  const add = (row: Row, col: number, d: number) => upsert(row, col, d, 1, shape);
-  const remove = (row: Row, col: number, d: number) => upsert(row, col, d, -1, shape);
-  const update = [0, 1].map((c) => {
+  const cols = DAY_COLUMNS.map((_, c) => c);
+  const every = (row: Row, n: 1 | -1, cs = cols) => upsert(shape, cs.map((col) => ({ row, col, ds: dims, n })));
+  // What moves the ticket between the rows of both date columns: its state, merge or (byStatus) status.
+  const movesAll = `${STATE('OLD')} <> ${STATE('NEW')} OR NOT (OLD.merged_into_id <=> NEW.merged_into_id)${shape.byStatus ? ' OR OLD.status_id <> NEW.status_id' : ''}`;
+  const move = (cs: number[]) => `IF OLD.merged_into_id IS NULL THEN ${every('OLD', -1, cs)} END IF;
+      IF NEW.merged_into_id IS NULL THEN ${every('NEW', 1, cs)} END IF;`;
+  const perColumn = cols.map((c) => {
     const day = DAY_COLUMNS[c];
-    // The whole ticket moves for this date column: all its rows, out of the old and into the new.
-    const moved = `${STATE('OLD')} <> ${STATE('NEW')} OR NOT (OLD.merged_into_id <=> NEW.merged_into_id) OR OLD.${day} DIV ${DAY} <> NEW.${day} DIV ${DAY}${shape.byStatus ? ' OR OLD.status_id <> NEW.status_id' : ''}`;
-    // Otherwise only the rows whose values changed move (between rows of the same day and state).
+    // Otherwise only the rows whose values changed move (between rows of the same day and state):
+    // a value column's two rows in one statement.
     const differs = (d: number) => columnsOf(d).map((x) => `OLD.${x} <> NEW.${x}`).join(' OR ');
-    const changed = dims.map((d) => `IF ${differs(d)} THEN ${remove('OLD', c, d)}; ${add('NEW', c, d)}; END IF;`).join('\n      ');
-    return `IF ${moved} THEN
-      IF OLD.merged_into_id IS NULL THEN ${all((_, d) => remove('OLD', c, d), [c])} END IF;
-      IF NEW.merged_into_id IS NULL THEN ${all((_, d) => add('NEW', c, d), [c])} END IF;
+    const changed = dims.map((d) => `IF ${differs(d)} THEN ${upsert(shape, [{ row: 'OLD', col: c, ds: [d], n: -1 }, { row: 'NEW', col: c, ds: [d], n: 1 }])} END IF;`).join('\n      ');
+    return `IF OLD.${day} DIV ${DAY} <> NEW.${day} DIV ${DAY} THEN
+      ${move([c])}
     ELSEIF NEW.merged_into_id IS NULL THEN
       ${changed}
     END IF;`;
   }).join('\n    ');
+  // A change of state, merge or status (a reply's) moves the rows of both columns, each way in one
+  // statement; otherwise each column whose day changed, or the rows of the values that changed.
+  const update = `IF ${movesAll} THEN
+      ${move(cols)}
+    ELSE
+    ${perColumn}
+    END IF;`;
   return {
     triggers: [
       `CREATE TRIGGER tickets_day_filter_counts_insert AFTER INSERT ON tickets FOR EACH ROW
-    IF NEW.merged_into_id IS NULL THEN ${all((c, d) => add('NEW', c, d))} END IF`,
+    IF NEW.merged_into_id IS NULL THEN ${every('NEW', 1)} END IF`,
       `CREATE TRIGGER tickets_day_filter_counts_update AFTER UPDATE ON tickets FOR EACH ROW
     BEGIN
     ${update}
     END`,
       `CREATE TRIGGER tickets_day_filter_counts_delete AFTER DELETE ON tickets FOR EACH ROW
-    IF OLD.merged_into_id IS NULL THEN ${all((c, d) => remove('OLD', c, d))} END IF`,
+    IF OLD.merged_into_id IS NULL THEN ${every('OLD', -1)} END IF`,
     ],
     fill: DAY_COLUMNS.flatMap((day, col) => dims.map((d) => fillSql(shape, day, col, d))),
   };

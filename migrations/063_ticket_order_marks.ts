@@ -51,11 +51,12 @@ export interface MarkKey { val: string; id: number }
 
 /**
  * The day (stretch) of a ticket in `column`'s order (`r`: its columns' prefix): the last mark at or
- * before its key, read locking (the triggers' look-up, after the latch).
+ * before its key, read locking (the triggers' look-up, after the latch). By the primary key: with
+ * few marks the optimiser took the `day` index, sorted the column's marks and locked every one.
  */
 const stretchOf = (column: MarkedOrder, r: string) => {
   const t = r || 'tickets.';
-  return `(SELECT m.day FROM ticket_order_marks m WHERE m.col = ${markCol(column)} AND (m.val < ${t}${column} OR (m.val = ${t}${column} AND m.ticket_id <= ${t}id))
+  return `(SELECT m.day FROM ticket_order_marks m FORCE INDEX (PRIMARY) WHERE m.col = ${markCol(column)} AND (m.val < ${t}${column} OR (m.val = ${t}${column} AND m.ticket_id <= ${t}id))
     ORDER BY m.val DESC, m.ticket_id DESC LIMIT 1 LOCK IN SHARE MODE)`;
 };
 
