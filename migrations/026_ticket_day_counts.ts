@@ -79,7 +79,7 @@ function dayCountSql(byStatus: boolean, columns: readonly DayCountColumn[]) {
     END IF;`).join('\n    ');
   // A change of state, merge or status (a reply's) moves every column: the plain ones' rows in one
   // statement out and one in; otherwise each column whose day changed.
-  const update = plain.length < 2 ? each(columns) : `IF ${movesAll} THEN
+  const update = !plain.length ? each(columns) : `IF ${movesAll} THEN
       IF OLD.merged_into_id IS NULL THEN ${remove('OLD', plain)}; END IF;
       IF NEW.merged_into_id IS NULL THEN ${add('NEW', plain)}; END IF;
       ${each(columns.filter(own))}
