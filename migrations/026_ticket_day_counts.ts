@@ -34,12 +34,14 @@ const STATE = (row: 'NEW' | 'OLD') => `IF(${row}.deleted_at IS NULL, 0, 1)`;
  * SQL of the ticket's columns prefixed by `row` ('NEW.', 'OLD.', or '' in the fill). This
  * migration's: a date column's day, the ticket's id (migrations 061-063 add others). Migration
  * 063's columns also say which tickets they count (`counted`, else every unmerged one), what
- * moves a ticket between their rows (`key`, compared old to new: else its day, state and status)
- * and a statement each trigger runs before it looks their day up (`before`).
+ * moves a ticket between their rows (`key`, compared old to new: else its day, state and status;
+ * with the id, all that its day depends on, so a ticket whose key is unchanged keeps its day) and
+ * a latch each trigger takes before it looks their day up (`latch`, an expression: the latches of
+ * several columns are taken in one `DO`).
  */
 export interface DayCountColumn {
   col: number; day: (row: string) => string; lo: (row: string) => string; hi: (row: string) => string;
-  counted?: (row: string) => string; key?: (row: string) => string; before?: string;
+  counted?: (row: string) => string; key?: (row: string) => string; latch?: string;
 }
 
 /** The counters' column of a date column (DAY_COLUMNS[col]): its UTC day. */
@@ -53,7 +55,7 @@ const DATE_DAY_COLUMNS = DAY_COLUMNS.map((_, col) => dateDayColumn(col));
 function dayCountSql(byStatus: boolean, columns: readonly DayCountColumn[]) {
   const key = byStatus ? 'day, status_id, slot' : 'day, slot';
   const status = (row: 'NEW' | 'OLD') => (byStatus ? `${row}.status_id, ` : '');
-  const tuple = (row: 'NEW' | 'OLD', c: DayCountColumn, n: 1 | -1) => `(${c.col}, ${STATE(row)}, ${c.day(`${row}.`)}, ${status(row)}${row}.id MOD ${DAY_SLOTS}, ${n}, ${c.lo(`${row}.`)}, ${c.hi(`${row}.`)})`;
+  const tuple = (row: 'NEW' | 'OLD', c: DayCountColumn, n: 1 | -1, day = c.day(`${row}.`)) => `(${c.col}, ${STATE(row)}, ${day}, ${status(row)}${row}.id MOD ${DAY_SLOTS}, ${n}, ${c.lo(`${row}.`)}, ${c.hi(`${row}.`)})`;
   // One statement for the rows of several columns (a statement of a trigger costs more than a
   // row: docs/performance.md, "Trigger statements").
   const add = (row: 'NEW' | 'OLD', cs: readonly DayCountColumn[]) => `INSERT INTO ticket_day_counts (col, state, ${key}, n, lo_id, hi_id)
@@ -69,30 +71,56 @@ function dayCountSql(byStatus: boolean, columns: readonly DayCountColumn[]) {
   const moved = (c: DayCountColumn) => `${movesAll} OR ${c.key ? `NOT (${c.key('OLD.')} <=> ${c.key('NEW.')})` : `${c.day('OLD.')} <> ${c.day('NEW.')}`}`;
   /** Whether the ticket (`row`) counts in the column. */
   const counts = (row: 'NEW' | 'OLD', c: DayCountColumn) => `${row}.merged_into_id IS NULL${c.counted ? ` AND ${c.counted(`${row}.`)}` : ''}`;
-  const before = (c: DayCountColumn) => (c.before ? `${c.before}; ` : '');
-  // The columns with conditions of their own are written one by one, under them, after their `before`.
-  const own = (c: DayCountColumn) => !!(c.counted || c.before);
+  const latch = (cs: readonly DayCountColumn[]) => {
+    const latches = cs.flatMap((c) => (c.latch ? [c.latch] : []));
+    return latches.length ? `DO ${latches.join(', ')}; ` : '';
+  };
+  // The columns with conditions of their own are written one by one, under them, after their latch.
+  const own = (c: DayCountColumn) => !!(c.counted || c.latch);
   const plain = columns.filter((c) => !own(c));
+  // The day of a column with a key, kept in the update trigger's variable while the key is unchanged.
+  const dayVar = (c: DayCountColumn) => `day_${c.col}`;
+  const keyed = columns.filter((c) => own(c) && c.key);
+  /**
+   * An own column's move. A ticket whose key is unchanged keeps its day (a string order's stretch,
+   * a look-up each time): looked up once, and its two rows (other state or status) in one statement.
+   */
+  const moveOwn = (c: DayCountColumn) => {
+    const apart = `IF ${counts('OLD', c)} THEN ${remove('OLD', [c])}; END IF;
+      IF ${counts('NEW', c)} THEN ${add('NEW', [c])}; END IF;`;
+    if (!c.key) return apart;
+    return `IF ${counts('OLD', c)} AND ${counts('NEW', c)} AND ${c.key('OLD.')} <=> ${c.key('NEW.')} THEN
+        SET ${dayVar(c)} = ${c.day('NEW.')};
+        INSERT INTO ticket_day_counts (col, state, ${key}, n, lo_id, hi_id)
+        VALUES ${tuple('OLD', c, -1, dayVar(c))}, ${tuple('NEW', c, 1, dayVar(c))}
+        ON DUPLICATE KEY UPDATE n = n + VALUES(n), lo_id = IF(VALUES(n) > 0, LEAST(lo_id, VALUES(lo_id)), lo_id), hi_id = IF(VALUES(n) > 0, GREATEST(hi_id, VALUES(hi_id)), hi_id);
+      ELSE
+      ${apart}
+      END IF;`;
+  };
   const each = (cs: readonly DayCountColumn[]) => cs.map((c) => `IF ${moved(c)} THEN
-      ${before(c)}IF ${counts('OLD', c)} THEN ${remove('OLD', [c])}; END IF;
-      IF ${counts('NEW', c)} THEN ${add('NEW', [c])}; END IF;
+      ${own(c) ? `${latch([c])}${moveOwn(c)}` : `IF ${counts('OLD', c)} THEN ${remove('OLD', [c])}; END IF;
+      IF ${counts('NEW', c)} THEN ${add('NEW', [c])}; END IF;`}
     END IF;`).join('\n    ');
   // A change of state, merge or status (a reply's) moves every column: the plain ones' rows in one
-  // statement out and one in; otherwise each column whose day changed.
+  // statement out and one in, the own ones' latches in one statement; otherwise each column whose
+  // day changed.
+  const ownColumns = columns.filter(own);
   const update = !plain.length ? each(columns) : `IF ${movesAll} THEN
       IF OLD.merged_into_id IS NULL THEN ${remove('OLD', plain)}; END IF;
       IF NEW.merged_into_id IS NULL THEN ${add('NEW', plain)}; END IF;
-      ${each(columns.filter(own))}
+      ${latch(ownColumns)}${ownColumns.map(moveOwn).join('\n      ')}
     ELSE
       ${each(columns)}
     END IF;`;
-  const write = (row: 'NEW' | 'OLD', rows: typeof add) => `${plain.length ? `${rows(row, plain)}; ` : ''}${columns.filter(own).map((c) => `IF ${c.counted ? c.counted(`${row}.`) : 'TRUE'} THEN ${before(c)}${rows(row, [c])}; END IF; `).join('')}`;
+  const write = (row: 'NEW' | 'OLD', rows: typeof add) => `${plain.length ? `${rows(row, plain)}; ` : ''}${ownColumns.map((c) => `IF ${c.counted ? c.counted(`${row}.`) : 'TRUE'} THEN ${latch([c])}${rows(row, [c])}; END IF; `).join('')}`;
   return {
     triggers: [
       `CREATE TRIGGER tickets_day_counts_insert AFTER INSERT ON tickets FOR EACH ROW
     IF NEW.merged_into_id IS NULL THEN ${write('NEW', add)}END IF`,
       `CREATE TRIGGER tickets_day_counts_update AFTER UPDATE ON tickets FOR EACH ROW
     BEGIN
+    ${keyed.map((c) => `DECLARE ${dayVar(c)} INT UNSIGNED;`).join(' ')}
     ${update}
     END`,
       `CREATE TRIGGER tickets_day_counts_delete AFTER DELETE ON tickets FOR EACH ROW

@@ -79,7 +79,7 @@ const markedColumn = (column: MarkedOrder): DayCountColumn => ({
   hi: () => '0',
   counted: (r) => countedIn(column, r),
   key: (r) => `${r}${column}`,
-  before: `DO (${latchSql(column, 'LOCK IN SHARE MODE')})`,
+  latch: `(${latchSql(column, 'LOCK IN SHARE MODE')})`,
 });
 
 /** Every column the counters keep since this migration. */
