@@ -80,12 +80,13 @@ function dayCountSql(byStatus: boolean, columns: readonly DayCountColumn[]) {
   const plain = columns.filter((c) => !own(c));
   // The day of a column with a key, kept in the update trigger's variable while the key is unchanged.
   const dayVar = (c: DayCountColumn) => `day_${c.col}`;
-  const keyed = columns.filter((c) => own(c) && c.key);
+  const keyed = columns.filter((c) => c.key);
   /**
-   * An own column's move. A ticket whose key is unchanged keeps its day (a string order's stretch,
-   * a look-up each time): looked up once, and its two rows (other state or status) in one statement.
+   * A column's move, one at a time. A ticket whose key is unchanged keeps its day (a string order's
+   * stretch, a look-up each time): looked up once, and its two rows (other state or status) in one
+   * statement.
    */
-  const moveOwn = (c: DayCountColumn) => {
+  const moveOne = (c: DayCountColumn) => {
     const apart = `IF ${counts('OLD', c)} THEN ${remove('OLD', [c])}; END IF;
       IF ${counts('NEW', c)} THEN ${add('NEW', [c])}; END IF;`;
     if (!c.key) return apart;
@@ -99,8 +100,7 @@ function dayCountSql(byStatus: boolean, columns: readonly DayCountColumn[]) {
       END IF;`;
   };
   const each = (cs: readonly DayCountColumn[]) => cs.map((c) => `IF ${moved(c)} THEN
-      ${own(c) ? `${latch([c])}${moveOwn(c)}` : `IF ${counts('OLD', c)} THEN ${remove('OLD', [c])}; END IF;
-      IF ${counts('NEW', c)} THEN ${add('NEW', [c])}; END IF;`}
+      ${latch([c])}${moveOne(c)}
     END IF;`).join('\n    ');
   // A change of state, merge or status (a reply's) moves every column: the plain ones' rows in one
   // statement out and one in, the own ones' latches in one statement; otherwise each column whose
@@ -109,7 +109,7 @@ function dayCountSql(byStatus: boolean, columns: readonly DayCountColumn[]) {
   const update = !plain.length ? each(columns) : `IF ${movesAll} THEN
       IF OLD.merged_into_id IS NULL THEN ${remove('OLD', plain)}; END IF;
       IF NEW.merged_into_id IS NULL THEN ${add('NEW', plain)}; END IF;
-      ${latch(ownColumns)}${ownColumns.map(moveOwn).join('\n      ')}
+      ${latch(ownColumns)}${ownColumns.map(moveOne).join('\n      ')}
     ELSE
       ${each(columns)}
     END IF;`;
