@@ -97,7 +97,8 @@ const CASCADES: TriggerSql = {
     DELETE FROM record_counts WHERE kind = 'delivery' AND scope_id = OLD.id`,
 };
 
-const TRIGGER_SQL: TriggerSql = { ...Object.fromEntries(Object.keys(COUNTED).flatMap((t) => Object.entries(triggersOf(t)))), ...CASCADES };
+/** This migration's triggers (066 writes some of them again). */
+export const TRIGGER_SQL: TriggerSql = { ...Object.fromEntries(Object.keys(COUNTED).flatMap((t) => Object.entries(triggersOf(t)))), ...CASCADES };
 
 /** The counts from the records themselves. */
 export async function fillRecordCounts(q: QueryInterface): Promise<void> {

@@ -18,7 +18,8 @@ const MAIL = "'mail'";
 
 const change = (row: 'NEW' | 'OLD', n: 1 | -1) => `IF ${row}.queue = ${MAIL} THEN ${countChange(MAIL, '0', row, n)}; END IF`;
 
-const TRIGGER_SQL: TriggerSql = {
+/** This migration's triggers (066 writes some of them again). */
+export const TRIGGER_SQL: TriggerSql = {
   outbox_record_counts_insert: `AFTER INSERT ON outbox FOR EACH ROW ${change('NEW', 1)}`,
   outbox_record_counts_delete: `AFTER DELETE ON outbox FOR EACH ROW ${change('OLD', -1)}`,
   // An entry never changes queue; were one to, it would move between counts.

@@ -16,7 +16,8 @@ export const name = '060_incoming_mail_log';
 const KIND = "'incoming'";
 const change = (row: 'NEW' | 'OLD', n: 1 | -1) => countChange(KIND, '0', row, n);
 
-const TRIGGER_SQL: TriggerSql = {
+/** This migration's triggers (066 writes some of them again). */
+export const TRIGGER_SQL: TriggerSql = {
   incoming_mails_record_counts_insert: `AFTER INSERT ON incoming_mails FOR EACH ROW ${change('NEW', 1)}`,
   incoming_mails_record_counts_delete: `AFTER DELETE ON incoming_mails FOR EACH ROW ${change('OLD', -1)}`,
 };

@@ -41,7 +41,7 @@ export const mailResource: ResourceDef<Entry, Map<number, MailDelivery[]>> = {
   label: 'mail',
   scope: { queue: QUEUES.mail },
   actions: ['list', 'show'],
-  counted: { kind: 'mail' },
+  counted: { kind: 'mail', byValue: ['type'] },
   sortable: ['created_at'],
   filters: {
     status: { schema: Joi.string().valid(...Object.keys(STATUS_CONDITIONS)), where: (v: string) => STATUS_CONDITIONS[v]() },

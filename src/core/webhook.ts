@@ -123,7 +123,7 @@ export const webhookDeliveryResource: ResourceDef<WebhookDelivery> = {
   label: 'webhook delivery',
   parent: { model: Webhook, label: 'webhook', param: 'webhook', column: 'webhook_id' },
   actions: ['list', 'show'],
-  counted: { kind: 'delivery' },
+  counted: { kind: 'delivery', byValue: ['status', 'event'] },
   sortable: ['status', 'attempts', 'event_id', 'created_at', 'updated_at'],
   // A delivery is of one event type: `*` (a subscription to every type) is no type and is refused.
   filters: { status: equals('status', Joi.string().valid(...STATUSES)), event: equals('event_name', Joi.string().trim().valid(...EVENT_NAMES)) },

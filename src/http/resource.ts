@@ -177,11 +177,12 @@ export interface ResourceDef<M extends Entity, R = void, K = never> {
   scope?: Record<string, string | number>;
   /**
    * The list's `count` from the record counters of this kind (src/db/recordCounts.ts) when nothing
-   * narrows it but, alone, the filter named `scopeFilter` (the id of the counters' scope, a brand):
-   * a sum of a few rows, where a COUNT reads every record. A sub-resource's list is counted in its
-   * parent's scope (a webhook's deliveries). Any other filter counts its matches.
+   * narrows it but the filter named `scopeFilter` (the id of the counters' scope, a brand) and at
+   * most one of `byValue` (filters whose values are counted apart: migration 066): a sum of a few
+   * rows, where a COUNT reads every match. A sub-resource's list is counted in its parent's scope
+   * (a webhook's deliveries). Any other filter, or two of `byValue`, counts its matches.
    */
-  counted?: { kind: CountedKind; scopeFilter?: string };
+  counted?: { kind: CountedKind; scopeFilter?: string; byValue?: readonly string[] };
   /**
    * Columns that list and show never read: never presented, and kept for other work (the text a
    * search index reads, a password's hash), so a page does not carry them from the database.
@@ -274,12 +275,17 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
    * nothing else (of a sub-resource: within its parent), else undefined.
    */
   const countedList = (
-    { kind, scopeFilter }: NonNullable<ResourceDef<M, R, K>['counted']>, params: Record<string, any>, parent: Entity | undefined,
+    { kind, scopeFilter, byValue = [] }: NonNullable<ResourceDef<M, R, K>['counted']>, params: Record<string, any>, parent: Entity | undefined,
   ): Promise<number> | undefined => {
     const narrowing = narrowingParams(listSpec).filter((k) => params[k] !== undefined && params[k] !== null);
-    if (parent) return narrowing.length ? undefined : countRecords(kind, parent.id);
-    if (!narrowing.length) return countRecords(kind);
-    return narrowing.length === 1 && narrowing[0] === scopeFilter ? countRecords(kind, Number(params[scopeFilter])) : undefined;
+    const scoped = !parent && scopeFilter !== undefined && narrowing.includes(scopeFilter);
+    const scope = parent ? parent.id : scoped ? Number(params[scopeFilter!]) : undefined;
+    const rest = scoped ? narrowing.filter((k) => k !== scopeFilter) : narrowing;
+    if (!rest.length) return countRecords(kind, scope);
+    const [filter] = rest;
+    const value = params[filter];
+    if (rest.length > 1 || !byValue.includes(filter) || (typeof value !== 'string' && typeof value !== 'number')) return undefined;
+    return countRecords(kind, scope, { filter, value: String(value) });
   };
   const model = def.model as unknown as ModelCtor<Entity> & typeof Entity;
   // What list and show read: every attribute but the unread ones (undefined: every attribute).

@@ -56,7 +56,7 @@ export const incomingMailResource: ResourceDef<IncomingMail> = {
   model: IncomingMail,
   label: 'incoming mail',
   actions: ['list', 'show'],
-  counted: { kind: 'incoming' },
+  counted: { kind: 'incoming', byValue: ['decision'] },
   sortable: ['decision', 'created_at', 'updated_at'],
   filters: {
     department_email_id: equals('department_email_id', field.id()),

@@ -1,7 +1,8 @@
 /**
  * A webhook's delivery log in each order it can be sorted by, and by a status, reads a range of an
  * index led by the webhook (migration 058), never a sort of the webhook's deliveries (EXPLAIN of
- * the page statement the list runs); its count within the webhook is the counters' (migration 057).
+ * the page statement the list runs); its count within the webhook is the counters' (migration 057),
+ * of one status too (066).
  */
 import { randomUUID } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
@@ -50,11 +51,14 @@ it('reads each order of a webhook\'s deliveries, both ways, from an index led by
   }
 });
 
-it('reads one status of the webhook\'s deliveries from its range, and counts its matches there', async () => {
+it('reads one status of the webhook\'s deliveries from its range, and counts them from the counters', async () => {
   const { rows, count, counted } = await plan({ status: 'failed' });
   expect(rows).toHaveLength(1);
   expect({ key: rows[0].key, filesort: /filesort/.test(rows[0].Extra ?? '') }).toEqual({ key: 'webhook_deliveries_webhook_id_status', filesort: false });
-  expect({ count, counted }).toEqual({ count: DELIVERIES / 40, counted: true });
+  expect({ count, counted }).toEqual({ count: DELIVERIES / 40, counted: false });
+  // The status most deliveries have (whose page the optimiser may read from another of the webhook's indexes).
+  const most = await plan({ status: 'succeeded' });
+  expect({ count: most.count, counted: most.counted }).toEqual({ count: DELIVERIES - DELIVERIES / 40, counted: false });
 });
 
 it('reads the page after a delivery (after_id) near the end of a date order from the date\'s index range, counting the whole log', async () => {

@@ -5,7 +5,9 @@
  * or deletes the records, the cascades of a ticket's, a message's, an event's and a webhook's
  * delete too (InnoDB's cascades run no trigger), with no COUNT over the records; a filter counts
  * its matches. So do the mail log (migration 059: the mail queue's outbox entries), whose pages
- * read an index led by the queue, and the incoming mail log (migration 060).
+ * read an index led by the queue, and the incoming mail log (migration 060). One filter of few
+ * values is counted too (migration 066): a delivery's `status` or `event`, a mail's `type`, an
+ * incoming mail's `decision`.
  */
 import { randomUUID } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
@@ -113,12 +115,31 @@ describe('webhook delivery counts from the record counters', () => {
     await deliver(two, e1);
     expect(await expectCounted(path(one), 'webhook_deliveries', 'webhook_id = :id', { id: one.id })).toBe(2);
     expect(await expectCounted(path(two), 'webhook_deliveries', 'webhook_id = :id', { id: two.id })).toBe(1);
-    expect(await listed(path(one), 'webhook_deliveries', { status: 'failed' })).toEqual({ count: 1, countedTable: true });
+    expect(await listed(path(one), 'webhook_deliveries', { status: 'failed' })).toEqual({ count: 1, countedTable: false });
+    expect(await listed(path(one), 'webhook_deliveries', { status: 'failed', created_at_min: 1 })).toEqual({ count: 1, countedTable: true });
 
     // An event's delete cascades to its deliveries, to every webhook.
     await DomainEvent.destroy({ where: { id: e1.id } });
     expect(await expectCounted(path(one), 'webhook_deliveries', 'webhook_id = :id', { id: one.id })).toBe(1);
     expect(await expectCounted(path(two), 'webhook_deliveries', 'webhook_id = :id', { id: two.id })).toBe(0);
+    // By status and by event (migration 066), as a delivery's status changes and as an event's
+    // delete takes its deliveries; two of them together count their matches.
+    const e3 = await DomainEvent.create({ name: 'ticket.created', payload: '{}', created_at: nowSec() } as any);
+    const pending = await deliver(one, e3, 'pending');
+    const byValue = async (hook: Webhook, query: Record<string, string>) => {
+      const list = await listed(path(hook), 'webhook_deliveries', query);
+      expect(list.countedTable).toBe(false);
+      const [[filter, value]] = Object.entries(query);
+      const column = filter === 'event' ? 'event_name' : filter;
+      expect(list.count).toBe(await counted(`webhook_deliveries WHERE webhook_id = :id AND ${column} = :value`, { id: hook.id, value }));
+      return list.count;
+    };
+    expect([await byValue(one, { status: 'failed' }), await byValue(one, { status: 'pending' }), await byValue(one, { event: 'ticket.created' })]).toEqual([1, 1, 1]);
+    await pending.update({ status: 'succeeded' });
+    expect([await byValue(one, { status: 'pending' }), await byValue(one, { status: 'succeeded' }), await byValue(one, { event: 'user.created' })]).toEqual([0, 1, 1]);
+    expect(await listed(path(one), 'webhook_deliveries', { status: 'succeeded', event: 'ticket.created' })).toEqual({ count: 1, countedTable: true });
+    await DomainEvent.destroy({ where: { id: e3.id } });
+    expect([await byValue(one, { status: 'succeeded' }), await byValue(one, { event: 'ticket.created' }), await byValue(one, { status: 'failed' })]).toEqual([0, 0, 1]);
     // A webhook's delete cascades to its deliveries: its counts go with them.
     await one.destroy();
     expect(await counted("record_counts WHERE kind = 'delivery' AND scope_id = :id", { id: one.id })).toBe(0);
@@ -144,7 +165,12 @@ describe('mail log counts from the record counters', () => {
     expect(await expectCounted('/api/core/mail', 'outbox', "queue = 'mail'")).toBe(start + 2);
     await execute('DELETE FROM outbox WHERE id = :id', { id: a.id }, undefined);
     expect(await expectCounted('/api/core/mail', 'outbox', "queue = 'mail'")).toBe(start + 1);
-    expect(await listed('/api/core/mail', 'outbox', { type: 'counted.mail' })).toEqual({ count: 1, countedTable: true });
+    // A type alone is counted (migration 066), compared as the column compares it (any case);
+    // the status is not (it is the entry's and its delivery record's together).
+    for (const type of ['counted.mail', 'Counted.MAIL']) {
+      expect(await listed('/api/core/mail', 'outbox', { type })).toEqual({ count: await counted("outbox WHERE queue = 'mail' AND name = 'counted.mail'"), countedTable: false });
+    }
+    expect(await listed('/api/core/mail', 'outbox', { type: 'counted.mail', status: 'queued' })).toEqual({ count: await counted("outbox WHERE queue = 'mail' AND name = 'counted.mail' AND processed_at IS NULL"), countedTable: true });
   });
 
   it('reads a page in created_at order from the queue\'s date index, not a sort of the outbox', async () => {
@@ -167,7 +193,12 @@ describe('incoming mail log counts from the record counters', () => {
     expect(await expectCounted('/api/ticket/incomingmail', 'incoming_mails')).toBe(start + 3);
     await execute('DELETE FROM incoming_mails WHERE id = :id', { id: a.id }, undefined);
     expect(await expectCounted('/api/ticket/incomingmail', 'incoming_mails')).toBe(start + 2);
-    expect(await listed('/api/ticket/incomingmail', 'incoming_mails', { decision: 'spam' })).toEqual({ count: await counted("incoming_mails WHERE decision = 'spam'"), countedTable: true });
+    // A decision alone is counted (migration 066), moved as a mail's decision changes.
+    expect(await listed('/api/ticket/incomingmail', 'incoming_mails', { decision: 'spam' })).toEqual({ count: await counted("incoming_mails WHERE decision = 'spam'"), countedTable: false });
+    const spam = (await listed('/api/ticket/incomingmail', 'incoming_mails', { decision: 'spam' })).count;
+    await execute("UPDATE incoming_mails SET decision = 'rejected' WHERE id = (SELECT MAX(id) FROM incoming_mails WHERE decision = 'spam')", {}, undefined);
+    expect(await listed('/api/ticket/incomingmail', 'incoming_mails', { decision: 'spam' })).toEqual({ count: spam - 1, countedTable: false });
+    expect(await listed('/api/ticket/incomingmail', 'incoming_mails', { decision: 'rejected' })).toEqual({ count: await counted("incoming_mails WHERE decision = 'rejected'"), countedTable: false });
   });
 
   it('reads a page in updated_at order from its index, not a sort of every mail', async () => {

@@ -1,11 +1,12 @@
 /**
  * The user, operator and organisation lists read their `count` from migration 056's counters
- * (src/db/recordCounts.ts) when nothing narrows them but the brand: exact whatever writes the
- * records (the API, a statement, a transaction rolled back, parallel creates), with no COUNT over
- * the records; any other filter counts its matches.
+ * (src/db/recordCounts.ts) when nothing narrows them but the brand and, of people, one of the
+ * flags `active` and `email_verified` (migration 066): exact whatever writes the records (the API,
+ * a statement, a transaction rolled back, parallel creates), with no COUNT over the records; any
+ * other filter counts its matches.
  */
 import { Group, Organisation, User } from '../../src/db/models';
-import { select } from '../../src/db/select';
+import { execute, select } from '../../src/db/select';
 import { sequelize } from '../../src/db/sequelize';
 import { useApi, unique, newEmail } from '../helpers/app';
 import { expectDeleted, expectList, expectSuccess } from '../helpers/envelope';
@@ -62,6 +63,44 @@ describe('list counts from the record counters', () => {
     expect(raw.id).toBeGreaterThan(0);
   });
 
+  it('counts users by active and by email_verified, of all brands and of one, as the flags change (migration 066)', async () => {
+    const b = await brand();
+    const made = [
+      await createUser({ brand_id: b }),
+      await createUser({ brand_id: b, active: 0 }),
+      await createUser({ brand_id: b, email_verified: 1, password: 'a long enough secret 1' }),
+      await createUser({ active: 0, email_verified: 1, password: 'a long enough secret 2' }),
+    ];
+    /** Each flag's two values, of all brands and of `b`, from the counters and as COUNTed. */
+    const expectFlags = async () => {
+      for (const flag of ['active', 'email_verified']) {
+        for (const v of [0, 1]) {
+          const all = await listed('/api/user/user', { [flag]: v });
+          expect(countsRecords(all.queries, 'users')).toBe(false);
+          expect(all.count).toBe(await counted(`users WHERE type = 'user' AND ${flag} = :v`, { v }));
+          const one = await listed('/api/user/user', { brand_id: b, [flag]: v });
+          expect(countsRecords(one.queries, 'users')).toBe(false);
+          expect(one.count).toBe(await counted(`users WHERE type = 'user' AND brand_id = :b AND ${flag} = :v`, { b, v }));
+        }
+      }
+    };
+    await expectFlags();
+    expect((await listed('/api/user/user', { brand_id: b, active: 0 })).count).toBe(1);
+    expect((await listed('/api/user/user', { brand_id: b, email_verified: 1 })).count).toBe(1);
+    // A flag changed through the API and by a statement of its own; a user moved to another brand; one deleted.
+    expectSuccess(await api.put(`/api/user/user/${made[0].id}`, { active: 0, email_verified: 1, password: 'a long enough secret 3' }), 'Successfully updated the user!');
+    await execute('UPDATE users SET active = 1 WHERE id = :id', { id: made[1].id }, undefined);
+    expectSuccess(await api.put(`/api/user/user/${made[3].id}`, { brand_id: b }), 'Successfully updated the user!');
+    expectDeleted(await api.del(`/api/user/user/${made[2].id}`), 'user');
+    await expectFlags();
+    expect((await listed('/api/user/user', { brand_id: b, active: 0 })).count).toBe(2);
+    expect((await listed('/api/user/user', { brand_id: b, email_verified: 1 })).count).toBe(2);
+    // Both flags together are counted by their matches.
+    const both = await listed('/api/user/user', { brand_id: b, active: 0, email_verified: 1 });
+    expect(countsRecords(both.queries, 'users')).toBe(true);
+    expect(both.count).toBe(2);
+  });
+
   it('counts the matches of any other filter, the brand beside it too', async () => {
     const b = await brand();
     const lastname = unique('Narrowed');
@@ -87,6 +126,11 @@ describe('list counts from the record counters', () => {
     const operators = await listed('/api/user/operator');
     expect(operators.count).toBe(await counted("users WHERE type = 'operator'"));
     expect(countsRecords(operators.queries, 'users')).toBe(false);
+    for (const active of [0, 1]) {
+      const some = await listed('/api/user/operator', { active });
+      expect(countsRecords(some.queries, 'users')).toBe(false);
+      expect(some.count).toBe(await counted("users WHERE type = 'operator' AND active = :active", { active }));
+    }
 
     const b = await brand();
     const org = expectSuccess(await api.post('/api/user/organisation', { name: unique('Counted org'), brand_id: b }), 'Successfully created new organisation!');

@@ -19,7 +19,7 @@ export const operatorResource: ResourceDef<User, PersonRelations> = {
   model: User,
   label: 'operator',
   scope: { type: 'operator' },
-  counted: { kind: 'operator' },
+  counted: { kind: 'operator', byValue: ['active'] },
   // A password's hash is for signing in only: no read of an operator carries it.
   unread: ['password'],
   sortable: ['firstname', 'lastname', 'email', 'active', 'created_at', 'updated_at'],
