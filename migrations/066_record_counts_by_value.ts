@@ -27,7 +27,8 @@ export const name = '066_record_counts_by_value';
 
 const SLOT = (row: string) => `${row}.id MOD ${COUNT_SLOTS}`;
 
-interface Counted {
+/** A table whose records are counted in `record_counts`, by kind, scope and the filters of `by` (migration 067 counts one more). */
+export interface Counted {
   table: string;
   kind: (row: string) => string;
   scope: (row: string) => string;
@@ -51,8 +52,8 @@ const COUNTED: Counted[] = [
 ];
 
 /** A row of the counters a record is counted in: the kind and scope alone ('' and ''), or one filter's value. */
-interface Dimension { filter: string; value: (row: string) => string }
-const dimensionsOf = (c: Counted): Dimension[] => [
+export interface Dimension { filter: string; value: (row: string) => string }
+export const dimensionsOf = (c: Counted): Dimension[] => [
   { filter: '', value: () => "''" },
   ...Object.entries(c.by).map(([filter, value]) => ({ filter, value })),
 ];
@@ -70,7 +71,7 @@ function stays(c: Counted, d: Dimension): string {
   return keys.map((k) => `${k('OLD')} <=> ${k('NEW')}`).join(' AND ');
 }
 
-function triggersOf(c: Counted): TriggerSql {
+export function triggersOf(c: Counted): TriggerSql {
   const dims = dimensionsOf(c);
   const each = (f: (d: Dimension) => string) => dims.map((d) => `${f(d)};`).join('\n    ');
   return {
@@ -87,7 +88,7 @@ function triggersOf(c: Counted): TriggerSql {
 }
 
 /** The counts of the records of `c`, per dimension (`where` narrows them: the rows a cascade is about to delete), added to the counters' (`sign` -1: taken off). */
-function countsOf(c: Counted, d: Dimension, where: string, sign: 1 | -1): string {
+export function countsOf(c: Counted, d: Dimension, where: string, sign: 1 | -1): string {
   const t = c.table;
   return `INSERT INTO record_counts (kind, scope_id, filter_name, filter_value, slot, n)
     SELECT ${c.kind(t)}, ${c.scope(t)}, '${d.filter}', ${d.value(t)}, ${SLOT(t)}, ${sign > 0 ? '' : '-'}COUNT(*) FROM ${t}

@@ -6,9 +6,10 @@ import { select } from './select';
  * rating), webhook deliveries (the webhook); the mail log's entries (migration 059, 0) and the
  * incoming mail log's (migration 060, 0). Migration 066 keeps some of them by a filter's value
  * too: people by `active` and `email_verified`, deliveries by `status` and `event`, the mail log
- * by `type`, the incoming mail log by `decision`.
+ * by `type`, the incoming mail log by `decision`. Migration 067 counts article comments (0), by
+ * `status` too.
  */
-export type CountedKind = 'user' | 'operator' | 'organisation' | 'attachment' | 'feedback' | 'delivery' | 'mail' | 'incoming';
+export type CountedKind = 'user' | 'operator' | 'organisation' | 'attachment' | 'feedback' | 'delivery' | 'mail' | 'incoming' | 'comment';
 
 /** A filter whose values are counted apart, and the value (as the list's filter compares it: the row's collation does). */
 export interface CountedValue { filter: string; value: string }

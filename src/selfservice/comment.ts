@@ -53,6 +53,7 @@ export const commentResource: ResourceDef<ArticleComment> = {
   path: '/comment',
   model: ArticleComment,
   label: 'comment',
+  counted: { kind: 'comment', byValue: ['status'] },
   sortable: ['article_id', 'status', 'rating', 'created_at', 'updated_at'],
   filters,
   dates: true,
