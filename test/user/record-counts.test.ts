@@ -1,7 +1,7 @@
 /**
  * The user, operator and organisation lists read their `count` from migration 056's counters
- * (src/db/recordCounts.ts) when nothing narrows them but the brand and, of people, one of the
- * flags `active` and `email_verified` (migration 066): exact whatever writes the records (the API,
+ * (src/db/recordCounts.ts) when nothing narrows them but the brand and, of people, one of
+ * `active`, `email_verified`, `country` and `language_code` (migration 066): exact whatever writes the records (the API,
  * a statement, a transaction rolled back, parallel creates), with no COUNT over the records; any
  * other filter counts its matches.
  */
@@ -63,18 +63,18 @@ describe('list counts from the record counters', () => {
     expect(raw.id).toBeGreaterThan(0);
   });
 
-  it('counts users by active and by email_verified, of all brands and of one, as the flags change (migration 066)', async () => {
+  it('counts users by active, email_verified, country and language_code, of all brands and of one, as they change (migration 066)', async () => {
     const b = await brand();
     const made = [
-      await createUser({ brand_id: b }),
-      await createUser({ brand_id: b, active: 0 }),
+      await createUser({ brand_id: b, country: 'FR' }),
+      await createUser({ brand_id: b, active: 0, language_code: 'fr' }),
       await createUser({ brand_id: b, email_verified: 1, password: 'a long enough secret 1' }),
       await createUser({ active: 0, email_verified: 1, password: 'a long enough secret 2' }),
     ];
-    /** Each flag's two values, of all brands and of `b`, from the counters and as COUNTed. */
+    /** Each flag's two values, a country and a language, of all brands and of `b`, from the counters and as COUNTed. */
     const expectFlags = async () => {
-      for (const flag of ['active', 'email_verified']) {
-        for (const v of [0, 1]) {
+      for (const [flag, values] of [['active', [0, 1]], ['email_verified', [0, 1]], ['country', ['FR', 'NZ']], ['language_code', ['en', 'fr']]] as const) {
+        for (const v of values) {
           const all = await listed('/api/user/user', { [flag]: v });
           expect(countsRecords(all.queries, 'users')).toBe(false);
           expect(all.count).toBe(await counted(`users WHERE type = 'user' AND ${flag} = :v`, { v }));
@@ -88,13 +88,15 @@ describe('list counts from the record counters', () => {
     expect((await listed('/api/user/user', { brand_id: b, active: 0 })).count).toBe(1);
     expect((await listed('/api/user/user', { brand_id: b, email_verified: 1 })).count).toBe(1);
     // A flag changed through the API and by a statement of its own; a user moved to another brand; one deleted.
-    expectSuccess(await api.put(`/api/user/user/${made[0].id}`, { active: 0, email_verified: 1, password: 'a long enough secret 3' }), 'Successfully updated the user!');
-    await execute('UPDATE users SET active = 1 WHERE id = :id', { id: made[1].id }, undefined);
+    expectSuccess(await api.put(`/api/user/user/${made[0].id}`, { active: 0, email_verified: 1, password: 'a long enough secret 3', country: 'NZ' }), 'Successfully updated the user!');
+    await execute("UPDATE users SET active = 1, language_code = 'en' WHERE id = :id", { id: made[1].id }, undefined);
     expectSuccess(await api.put(`/api/user/user/${made[3].id}`, { brand_id: b }), 'Successfully updated the user!');
     expectDeleted(await api.del(`/api/user/user/${made[2].id}`), 'user');
     await expectFlags();
     expect((await listed('/api/user/user', { brand_id: b, active: 0 })).count).toBe(2);
     expect((await listed('/api/user/user', { brand_id: b, email_verified: 1 })).count).toBe(2);
+    expect((await listed('/api/user/user', { brand_id: b, country: 'FR' })).count).toBe(0);
+    expect((await listed('/api/user/user', { brand_id: b, country: 'nz' })).count).toBe(1);
     // Both flags together are counted by their matches.
     const both = await listed('/api/user/user', { brand_id: b, active: 0, email_verified: 1 });
     expect(countsRecords(both.queries, 'users')).toBe(true);

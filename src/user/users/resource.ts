@@ -69,7 +69,7 @@ export const userResource: ResourceDef<User, PersonRelations, KnownPerson> = {
   model: User,
   label: 'user',
   scope: { type: 'user' },
-  counted: { kind: 'user', scopeFilter: 'brand_id', byValue: ['active', 'email_verified'] },
+  counted: { kind: 'user', scopeFilter: 'brand_id', byValue: ['active', 'email_verified', 'country', 'language_code'] },
   // A password's hash is for signing in only: no read of a user carries it.
   unread: ['password'],
   sortable: ['firstname', 'lastname', 'email', 'brand_id', 'organisation_id', 'active', 'email_verified', 'country', 'created_at', 'updated_at'],
