@@ -11,10 +11,9 @@ export const name = '066_record_counts_by_value';
  * The `count` of a list narrowed by one filter of few values without reading its matches: the
  * user list by `active`, `email_verified`, `country` or `language_code` (most people match one
  * value; most of a help desk's customers share a language or two), the operator list by
- * `active`, a
- * webhook's deliveries by `status` or `event`, the mail log by `type` and the incoming mail log
- * by `decision` (most of the log matches some of these, and the logs grow with every mail and
- * event, never pruned). Each COUNTed its matches' index entries on every page.
+ * `active`, a webhook's deliveries by `status` or `event`, the mail log by `type` and the
+ * incoming mail log by `decision` (most of the log matches some of these, and the logs grow with
+ * every mail and event, never pruned). Each COUNTed its matches' index entries on every page.
  *
  * `record_counts` (migrations 056, 057) gains `filter_name` and `filter_value`: beside a record's
  * row of its kind and scope (both '', as before), one row per counted filter, of the value the

@@ -5,9 +5,9 @@ import { select } from './select';
  * organisations (scope: the brand, 0 none), ticket attachments (0: all of them), feedback (its
  * rating), webhook deliveries (the webhook); the mail log's entries (migration 059, 0) and the
  * incoming mail log's (migration 060, 0). Migration 066 keeps some of them by a filter's value
- * too: people by `active`, `email_verified`, `country` and `language_code`, deliveries by `status` and `event`, the mail log
- * by `type`, the incoming mail log by `decision`. Migration 067 counts article comments (0), by
- * `status` too.
+ * too: people by `active`, `email_verified`, `country` and `language_code`, deliveries by
+ * `status` and `event`, the mail log by `type`, the incoming mail log by `decision`. Migration
+ * 067 counts article comments (0), by `status` too.
  */
 export type CountedKind = 'user' | 'operator' | 'organisation' | 'attachment' | 'feedback' | 'delivery' | 'mail' | 'incoming' | 'comment';
 
