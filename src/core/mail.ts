@@ -1,4 +1,4 @@
-import { Op, type WhereOptions } from 'sequelize';
+import type { WhereOptions } from 'sequelize';
 import type { ModelCtor } from 'sequelize-typescript';
 import { MailDelivery, OutboxEntry } from '../db/models';
 import type { Entity } from '../db/entity';
@@ -12,14 +12,16 @@ import { QUEUES } from '../queue/names';
 type Entry = OutboxEntry & Entity;
 
 const inDeliveries = (status: string) => sqlCondition`id IN (SELECT outbox_id FROM mail_deliveries WHERE status = ${status})`;
+/** Entries whose delivery record decides their status (statusOf): it says more than `queued`. */
+const undecided = sqlCondition`id NOT IN (SELECT outbox_id FROM mail_deliveries WHERE status <> ${'queued'})`;
 
-/** Which entries have each status (the same rules as `statusOf`). */
+/** Which entries have each status: exactly the rules of `statusOf`, so an entry matches the status it shows, and one only. */
 const STATUS_CONDITIONS: Record<string, () => WhereOptions | ReturnType<typeof sqlCondition>> = {
-  queued: () => ({ processed_at: { [Op.is]: null }, failed_at: { [Op.is]: null } }),
-  sent: () => inDeliveries('sent'),
+  queued: () => sqlCondition`(processed_at IS NULL AND failed_at IS NULL AND ${undecided})`,
+  sent: () => sqlCondition`(${inDeliveries('sent')} OR (processed_at IS NOT NULL AND failed_at IS NULL AND ${undecided}))`,
   skipped: () => inDeliveries('skipped'),
   bounced: () => inDeliveries('bounced'),
-  failed: () => sqlCondition`(failed_at IS NOT NULL OR id IN (SELECT outbox_id FROM mail_deliveries WHERE status = ${'failed'}))`,
+  failed: () => sqlCondition`(${inDeliveries('failed')} OR (failed_at IS NOT NULL AND ${undecided}))`,
 };
 
 /** queued (not sent yet, maybe retrying), sent, failed (for good), skipped (nothing to send any more), bounced (sent, then reported undeliverable). */
