@@ -110,12 +110,18 @@ export function countsOf(c: Counted, d: Dimension, where: string, sign: 1 | -1):
     ON DUPLICATE KEY UPDATE n = n + VALUES(n)`;
 }
 
+/**
+ * The statements of a BEFORE DELETE trigger whose delete cascades to records of `c` (InnoDB's
+ * cascades run no trigger): those `where` selects leave every row they are counted in first.
+ */
+export const takeOff = (c: Counted, where: string): string => dimensionsOf(c).map((d) => `${countsOf(c, d, where, -1)};`).join('\n    ');
+
 const DELIVERIES = COUNTED.find((c) => c.table === 'webhook_deliveries')!;
 
-/** An event's delete cascades to its deliveries (InnoDB's cascades run no trigger): they leave every row they are counted in first. */
+/** An event's delete cascades to its deliveries. */
 const CASCADES: TriggerSql = {
   events_record_counts_cascade: `BEFORE DELETE ON events FOR EACH ROW BEGIN
-    ${dimensionsOf(DELIVERIES).map((d) => `${countsOf(DELIVERIES, d, 'webhook_deliveries.event_id = OLD.id', -1)};`).join('\n    ')}
+    ${takeOff(DELIVERIES, 'webhook_deliveries.event_id = OLD.id')}
   END`,
 };
 

@@ -1,6 +1,6 @@
 import type { QueryInterface } from 'sequelize';
 import { createTriggers, dropTriggers, type TriggerSql } from './triggers';
-import { countsOf, dimensionsOf, triggersOf, type Counted } from './066_record_counts_by_value';
+import { countsOf, dimensionsOf, takeOff, triggersOf, type Counted } from './066_record_counts_by_value';
 
 export const name = '067_article_comment_counts';
 
@@ -27,16 +27,13 @@ const SUBTREE = `article_comments.id IN (WITH RECURSIVE subtree (id) AS (
       UNION ALL SELECT c.id FROM article_comments c JOIN subtree s ON c.parent_id = s.id
     ) SELECT id FROM subtree)`;
 
-/** Before a delete that cascades to comments: those it will delete leave every row they are counted in. */
-const takeOff = (where: string) => dimensionsOf(COMMENTS).map((d) => `${countsOf(COMMENTS, d, where, -1)};`).join('\n    ');
-
 const TRIGGER_SQL: TriggerSql = {
   ...triggersOf(COMMENTS),
   articles_record_counts_cascade: `BEFORE DELETE ON articles FOR EACH ROW BEGIN
-    ${takeOff('article_comments.article_id = OLD.id')}
+    ${takeOff(COMMENTS, 'article_comments.article_id = OLD.id')}
   END`,
   article_comments_record_counts_cascade: `BEFORE DELETE ON article_comments FOR EACH ROW BEGIN
-    ${takeOff(SUBTREE)}
+    ${takeOff(COMMENTS, SUBTREE)}
   END`,
 };
 

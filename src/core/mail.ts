@@ -1,11 +1,10 @@
-import type { WhereOptions } from 'sequelize';
 import type { ModelCtor } from 'sequelize-typescript';
 import { MailDelivery, OutboxEntry } from '../db/models';
 import type { Entity } from '../db/entity';
 import { equals } from '../http/listQuery';
 import { loadMany } from '../db/load';
 import { resourceRouter, type ResourceDef } from '../http/resource';
-import { sqlCondition } from '../db/sql';
+import { sqlCondition, type BoundCondition } from '../db/sql';
 import { Joi, field } from '../lib/validation';
 import { QUEUES } from '../queue/names';
 
@@ -16,12 +15,12 @@ const inDeliveries = (status: string) => sqlCondition`id IN (SELECT outbox_id FR
 const undecided = sqlCondition`id NOT IN (SELECT outbox_id FROM mail_deliveries WHERE status <> ${'queued'})`;
 
 /** Which entries have each status: exactly the rules of `statusOf`, so an entry matches the status it shows, and one only. */
-const STATUS_CONDITIONS: Record<string, () => WhereOptions | ReturnType<typeof sqlCondition>> = {
-  queued: () => sqlCondition`(processed_at IS NULL AND failed_at IS NULL AND ${undecided})`,
-  sent: () => sqlCondition`(${inDeliveries('sent')} OR (processed_at IS NOT NULL AND failed_at IS NULL AND ${undecided}))`,
+const STATUS_CONDITIONS: Record<string, () => BoundCondition> = {
+  queued: () => sqlCondition`processed_at IS NULL AND failed_at IS NULL AND ${undecided}`,
+  sent: () => sqlCondition`${inDeliveries('sent')} OR (processed_at IS NOT NULL AND failed_at IS NULL AND ${undecided})`,
   skipped: () => inDeliveries('skipped'),
   bounced: () => inDeliveries('bounced'),
-  failed: () => sqlCondition`(${inDeliveries('failed')} OR (failed_at IS NOT NULL AND ${undecided}))`,
+  failed: () => sqlCondition`${inDeliveries('failed')} OR (failed_at IS NOT NULL AND ${undecided})`,
 };
 
 /** queued (not sent yet, maybe retrying), sent, failed (for good), skipped (nothing to send any more), bounced (sent, then reported undeliverable). */
