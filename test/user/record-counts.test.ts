@@ -1,9 +1,9 @@
 /**
  * The user, operator and organisation lists read their `count` from migration 056's counters
  * (src/db/recordCounts.ts) when nothing narrows them but the brand and, of people, one of
- * `active`, `email_verified`, `country` and `language_code` (migration 066): exact whatever writes the records (the API,
- * a statement, a transaction rolled back, parallel creates), with no COUNT over the records; any
- * other filter counts its matches.
+ * `active`, `email_verified`, `country` and `language_code` (migration 066): exact whatever
+ * writes the records (the API, a statement, a transaction rolled back, parallel creates), with no
+ * COUNT over the records; any other filter counts its matches.
  */
 import { Group, Organisation, User } from '../../src/db/models';
 import { execute, select } from '../../src/db/select';
