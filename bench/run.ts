@@ -124,6 +124,10 @@ async function main() {
     // One counted filter's value (migration 066): the count a sum, not every user read.
     { title: 'list users: active', method: 'GET', path: '/api/user/user?active=1&limit=50' },
     { title: 'list users: a language', method: 'GET', path: '/api/user/user?language_code=en&limit=50' },
+    // A part of a value (migration 068): one person's address, and a last name a twentieth of
+    // everyone has, each read from its rarest gram's people, not from every person.
+    { title: 'list users: search, one person', method: 'GET', path: `/api/user/user?search=${enc(t.email.split('@')[0])}&limit=50` },
+    { title: 'list users: search, a last name', method: 'GET', path: '/api/user/user?search=Evans&limit=50' },
     { title: 'show user', method: 'GET', path: `/api/user/user/${t.showUserId}` },
     { title: 'list organisations', method: 'GET', path: '/api/user/organisation?limit=50' },
     { title: 'show organisation', method: 'GET', path: `/api/user/organisation/${tt.organisationId}` },
