@@ -10,7 +10,7 @@ export const name = '068_user_search_grams';
  * person's full name (`CONCAT_WS(' ', firstname, lastname)`, which holds both names) and address,
  * in the names' collation, a row per distinct gram and person. A value that contains the term
  * contains each of the term's grams, so the filters narrow the people to those holding the
- * rarest of them (src/user/users/searchGrams.ts) before the LIKE decides.
+ * rarest of them (src/user/searchGrams.ts) before the LIKE decides.
  *
  * Sound for the collation: LIKE compares a pattern character by character (`'Straße' LIKE
  * '%strasse%'` is false), so a match's characters are equal one by one, and so are its grams under
@@ -22,53 +22,84 @@ export const name = '068_user_search_grams';
  * changes the grams) writes them again; a delete takes them away.
  */
 
-/** The person's two texts of row `r` (`NEW`, `OLD`, or a table's row): the full name and the address. */
-const TEXTS = (r: string) => [`CONCAT_WS(' ', ${r}.firstname, ${r}.lastname)`, `${r}.email COLLATE utf8mb4_unicode_ci`];
+/** A table whose texts are indexed by their grams (this migration's people, 069's organisations). */
+export interface GramSource {
+  table: string;
+  /** The grams' table: (gram, owner), its primary key. */
+  grams: string;
+  owner: string;
+  /** The texts of row `r` (`NEW`, `OLD`, or the table's row), each an expression in the names' collation. */
+  texts: (r: string) => string[];
+  /** The columns the texts are made of: a change of one writes the grams again. */
+  columns: string[];
+}
+
+/** A person's full name and address. */
+export const PEOPLE: GramSource = {
+  table: 'users', grams: 'user_search_grams', owner: 'user_id',
+  texts: (r) => [`CONCAT_WS(' ', ${r}.firstname, ${r}.lastname)`, `${r}.email COLLATE utf8mb4_unicode_ci`],
+  columns: ['firstname', 'lastname', 'email'],
+};
 
 /**
- * The grams of row `r`'s texts, as rows (gram, user_id): a row per position of each text (MariaDB's
- * sequence engine numbers them; a name is at most 511 characters), read from `from` (nothing for
- * a trigger's row). A gram that repeats within a person is one row of the table (the primary key:
+ * The grams of row `r`'s texts, as rows (gram, owner): a row per position of each text (MariaDB's
+ * sequence engine numbers them; a text is at most 511 characters), read from `from` (nothing for
+ * a trigger's row). A gram that repeats within a record is one row of the table (the primary key:
  * `ON DUPLICATE KEY`).
  */
-export const gramRows = (r: string, from = ''): string => TEXTS(r)
-  .map((text) => `SELECT SUBSTRING(${text}, seq, 3) AS gram, ${r}.id AS user_id FROM seq_1_to_509${from ? ` JOIN ${from}` : ''}
+export const gramRows = (s: GramSource, r: string, from = ''): string => s.texts(r)
+  .map((text) => `SELECT SUBSTRING(${text}, seq, 3) AS gram, ${r}.id AS ${s.owner} FROM seq_1_to_509${from ? ` JOIN ${from}` : ''}
       WHERE seq <= CHAR_LENGTH(${text}) - 2`)
   .join('\n    UNION ALL ');
 
-const insertGrams = (rows: string) => `INSERT INTO user_search_grams (gram, user_id) ${rows} ON DUPLICATE KEY UPDATE user_id = VALUES(user_id)`;
+const insertGrams = (s: GramSource, rows: string) =>
+  `INSERT INTO ${s.grams} (gram, ${s.owner}) ${rows} ON DUPLICATE KEY UPDATE ${s.owner} = VALUES(${s.owner})`;
 
-/** Takes `OLD`'s grams away, each by its key (the person's grams are exactly these). */
-const deleteOldGrams = `DELETE g FROM user_search_grams g JOIN (${gramRows('OLD')}) was ON g.gram = was.gram AND g.user_id = was.user_id`;
+/** Takes `OLD`'s grams away, each by its key (the record's grams are exactly these). */
+const deleteOldGrams = (s: GramSource) =>
+  `DELETE g FROM ${s.grams} g JOIN (${gramRows(s, 'OLD')}) was ON g.gram = was.gram AND g.${s.owner} = was.${s.owner}`;
 
-const changed = ['firstname', 'lastname', 'email'].map((c) => `BINARY NEW.${c} <=> BINARY OLD.${c}`).join(' AND ');
-
-export const TRIGGER_SQL: TriggerSql = {
-  users_search_grams_insert: `AFTER INSERT ON users FOR EACH ROW ${insertGrams(gramRows('NEW'))}`,
-  users_search_grams_update: `AFTER UPDATE ON users FOR EACH ROW
-    IF NOT (${changed}) THEN
-      ${deleteOldGrams};
-      ${insertGrams(gramRows('NEW'))};
+/**
+ * The triggers that keep a source's grams: an insert writes the record's; an update that changes
+ * one of the columns, compared as bytes (a change the collation deems equal, `Strasse` to
+ * `Straße`, changes the grams), takes the old away by their keys and writes the new; a delete
+ * takes them away.
+ */
+export function gramTriggers(s: GramSource): TriggerSql {
+  const same = s.columns.map((c) => `BINARY NEW.${c} <=> BINARY OLD.${c}`).join(' AND ');
+  return {
+    [`${s.table}_search_grams_insert`]: `AFTER INSERT ON ${s.table} FOR EACH ROW ${insertGrams(s, gramRows(s, 'NEW'))}`,
+    [`${s.table}_search_grams_update`]: `AFTER UPDATE ON ${s.table} FOR EACH ROW
+    IF NOT (${same}) THEN
+      ${deleteOldGrams(s)};
+      ${insertGrams(s, gramRows(s, 'NEW'))};
     END IF`,
-  users_search_grams_delete: `AFTER DELETE ON users FOR EACH ROW ${deleteOldGrams}`,
-};
+    [`${s.table}_search_grams_delete`]: `AFTER DELETE ON ${s.table} FOR EACH ROW ${deleteOldGrams(s)}`,
+  };
+}
 
-export async function up(q: QueryInterface): Promise<void> {
-  // No foreign key and no index of user_id: each would cost every gram's insert a look-up (at
+/** Creates the source's grams table and triggers, then fills it from every record. */
+export async function indexGrams(q: QueryInterface, s: GramSource): Promise<void> {
+  // No foreign key and no index of the owner: each would cost every gram's insert a look-up (at
   // 20,000 people, 3,000 inserts of a person: 392 µs each with neither, 516 with both). A
-  // person's grams leave by their keys, in the triggers of the person's update and delete; a
-  // gram left behind by some other way would only make the LIKE read one person more.
-  await q.sequelize.query(`CREATE TABLE user_search_grams (
+  // record's grams leave by their keys, in the triggers of its update and delete; a gram left
+  // behind by some other way would only make the LIKE read one record more.
+  await q.sequelize.query(`CREATE TABLE ${s.grams} (
     gram VARCHAR(3) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci NOT NULL,
-    user_id INT UNSIGNED NOT NULL,
-    PRIMARY KEY (gram, user_id)
+    ${s.owner} INT UNSIGNED NOT NULL,
+    PRIMARY KEY (gram, ${s.owner})
   ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci`);
-  await createTriggers(q, TRIGGER_SQL);
+  await createTriggers(q, gramTriggers(s));
   // After the triggers (migrations run before the web processes start: nothing else writes now).
-  await q.sequelize.query(insertGrams(gramRows('users', 'users')));
+  await q.sequelize.query(insertGrams(s, gramRows(s, s.table, s.table)));
 }
 
-export async function down(q: QueryInterface): Promise<void> {
-  await dropTriggers(q, TRIGGER_SQL);
-  await q.sequelize.query('DROP TABLE IF EXISTS user_search_grams');
+export async function dropGrams(q: QueryInterface, s: GramSource): Promise<void> {
+  await dropTriggers(q, gramTriggers(s));
+  await q.sequelize.query(`DROP TABLE IF EXISTS ${s.grams}`);
 }
+
+export const TRIGGER_SQL = gramTriggers(PEOPLE);
+
+export const up = (q: QueryInterface): Promise<void> => indexGrams(q, PEOPLE);
+export const down = (q: QueryInterface): Promise<void> => dropGrams(q, PEOPLE);

@@ -7,7 +7,8 @@ import { assertExist } from '../db/exists';
 import { writeCount } from '../db/writes';
 import { setLinks } from '../db/links';
 import { equals } from '../http/listQuery';
-import { likeContains } from '../db/sql';
+import { likeContains, sqlCondition } from '../db/sql';
+import { ORGANISATION_GRAMS, narrowedByGrams } from './searchGrams';
 import { loadMany } from '../db/load';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick, sent } from '../lib/serialize';
@@ -83,7 +84,8 @@ export const organisationResource: ResourceDef<Organisation, OrganisationRelatio
   counted: { kind: 'organisation', scopeFilter: 'brand_id' },
   sortable: ['name', 'brand_id', 'created_at', 'updated_at'],
   filters: {
-    search: { schema: field.string(), where: (v: string) => ({ name: { [Op.like]: likeContains(v) } }) },
+    // A part of the name: the organisations holding its grams (migration 069), then its LIKE.
+    search: { schema: field.string(), where: (v: string) => narrowedByGrams(ORGANISATION_GRAMS, v, sqlCondition`name LIKE ${likeContains(v)}`) },
     brand_id: equals('brand_id', field.id()),
     customfield: customFieldFilter('organisation'),
   },

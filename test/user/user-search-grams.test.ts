@@ -1,15 +1,18 @@
 /**
- * The user list's part-of-a-value filters (`search`, `firstname`, `lastname`) narrowed by the
- * grams of migration 068: they find exactly the people the LIKE alone finds (the oracle below, run
+ * The part-of-a-value filters narrowed by grams: the user list's `search`, `firstname` and
+ * `lastname` (migration 068), the organisation list's `search` and the user list's
+ * `organisation_name` (069). They find exactly what the LIKE alone finds (the oracles below, run
  * on the database), whatever the characters (accents, expansions, `%` and `_`, emoji, two names
  * at their longest), kept by the triggers through creates, renames, raw statements and deletes; a
- * selective term reads its rarest gram's range, not every person.
+ * selective term reads its rarest gram's range, not every record.
  */
+import { PEOPLE as PEOPLE_GRAMS, gramRows } from '../../migrations/068_user_search_grams';
 import { User } from '../../src/db/models';
 import { execute, select } from '../../src/db/select';
 import { countQueries } from '../../src/db/sequelize';
 import { likeContains } from '../../src/db/sql';
-import { narrowingGram } from '../../src/user/users/searchGrams';
+import { narrowingGram } from '../../src/user/searchGrams';
+import { ORGANISATIONS as ORGANISATION_GRAMS } from '../../migrations/069_organisation_search_grams';
 import { useApi, unique } from '../helpers/app';
 import { expectDeleted, expectList, expectSuccess } from '../helpers/envelope';
 
@@ -103,13 +106,15 @@ describe('the user list narrowed by grams finds what the LIKE alone finds', () =
     expect(short.queries.some((q) => /user_search_grams/.test(q))).toBe(false);
   });
 
-  it('narrows by the rarest gram, and not at all where even it is held by a quarter of everyone', () => {
+  it('narrows by the rarest gram, and not at all where even it is held by the index\'s share of all records', () => {
     const grams = (...n: number[]) => n.map((v, i) => ({ gram: `g${i}`, n: v }));
-    expect(narrowingGram(grams(900, 12, 400), 1000)).toBe('g1');
-    expect(narrowingGram(grams(900, 249), 1000)).toBe('g1');
-    expect(narrowingGram(grams(900, 250, 600), 1000)).toBeUndefined();
-    expect(narrowingGram(grams(NaN, 3), 1000)).toBe('g1');
-    expect(narrowingGram(grams(NaN), 1000)).toBeUndefined();
+    expect(narrowingGram(grams(900, 12, 400), 1000, 1 / 4)).toBe('g1');
+    expect(narrowingGram(grams(900, 249), 1000, 1 / 4)).toBe('g1');
+    expect(narrowingGram(grams(900, 250, 600), 1000, 1 / 4)).toBeUndefined();
+    expect(narrowingGram(grams(900, 99), 1000, 1 / 10)).toBe('g1');
+    expect(narrowingGram(grams(900, 100), 1000, 1 / 10)).toBeUndefined();
+    expect(narrowingGram(grams(NaN, 3), 1000, 1 / 4)).toBe('g1');
+    expect(narrowingGram(grams(NaN), 1000, 1 / 4)).toBeUndefined();
   });
 });
 
@@ -145,11 +150,66 @@ describe('the grams follow every write of a person', () => {
 
   it('the migration\'s fill writes what the triggers wrote', async () => {
     const [filled] = await select<{ n: number }>(
-      `SELECT COUNT(*) AS n FROM (SELECT DISTINCT gram, user_id FROM (${(await import('../../migrations/068_user_search_grams')).gramRows('users', 'users')}) all_grams
+      `SELECT COUNT(*) AS n FROM (SELECT DISTINCT gram, user_id FROM (${gramRows(PEOPLE_GRAMS, 'users', 'users')}) all_grams
         WHERE user_id IN (${ids.join(', ')})) d`,
     );
     const [kept] = await select<{ n: number }>(`SELECT COUNT(*) AS n FROM user_search_grams WHERE user_id IN (${ids.join(', ')})`);
     expect(Number(kept.n)).toBeGreaterThan(PEOPLE.length * 20);
+    expect(Number(filled.n)).toBe(Number(kept.n));
+  });
+});
+
+describe('organisations by a part of their name', () => {
+  const NAMES = ['Straße GmbH', 'Émile & Fils', "O'Brien 50% Ltd", 'under_score plc', 'Zoë 😀 Co', 'Strasse AG', 'z'.repeat(255)];
+  let brand: number;
+  const orgs: number[] = [];
+  const members: number[] = [];
+
+  /** The organisations of this block's brand whose name the LIKE alone matches. */
+  const orgOracle = async (term: string) => (await select<{ id: number }>(
+    'SELECT id FROM organisations WHERE brand_id = :brand AND name LIKE :like ORDER BY id', { brand, like: likeContains(term) },
+  )).map((r) => Number(r.id));
+
+  beforeAll(async () => {
+    brand = expectSuccess(await api.post('/api/core/brand', { name: unique('Grams brand') }), 'Successfully created new brand!').id;
+    // Forty more, none matching a term below: a rare gram is then under a tenth of the
+    // organisations even where this file runs first (the narrowing is checked below).
+    await execute(`INSERT INTO organisations (brand_id, name, created_at, updated_at) SELECT ?, CONCAT('Filler ', ?, ' ', seq), 0, 0 FROM seq_1_to_40`, [brand, tag], undefined);
+    for (const [i, name] of NAMES.entries()) {
+      const o = expectSuccess(await api.post('/api/user/organisation', { name, brand_id: brand }), 'Successfully created new organisation!').id as number;
+      orgs.push(o);
+      members.push(expectSuccess(await api.post('/api/user/user', {
+        firstname: 'Member', lastname: `${i}`, email: `m${i}.${tag}@orgs-${tag}.example`, brand_id: brand, organisation_id: o,
+      }), 'Successfully created new user!').id);
+    }
+  });
+
+  it.each(['aße', 'STRASSE', 'emile', '& F', "o'b", '50%', 'r_s', 'oë 😀', 'zzz', 'GmbH', 'St', 'nomatchq'])('search=%s, and the people whose organisation_name it is', async (term) => {
+    const expected = await orgOracle(term);
+    const res = await api.get('/api/user/organisation', { search: term, brand_id: brand, limit: 100 });
+    expect({ term, ids: expectList(res).map((o) => o.id), count: res.body.count }).toEqual({ term, ids: expected, count: expected.length });
+    const people = await api.get('/api/user/user', { organisation_name: term, brand_id: brand, limit: 100 });
+    const expectedPeople = members.filter((_, i) => expected.includes(orgs[i]));
+    expect({ term, ids: expectList(people).map((u) => u.id) }).toEqual({ term, ids: expectedPeople });
+  });
+
+  it('finds what it should, follows a rename and a delete, and reads a gram\'s range', async () => {
+    expect((await orgOracle('aße'))).toEqual([orgs[0]]);
+    expect(expectList(await api.get('/api/user/organisation', { search: 'r_s', brand_id: brand })).map((o) => o.id)).toEqual([orgs[3]]);
+    // Renamed to a name the collation deems equal to the old one: its grams are written again.
+    expectSuccess(await api.put(`/api/user/organisation/${orgs[5]}`, { name: 'Straße AG' }), 'Successfully updated the organisation!');
+    expect(expectList(await api.get('/api/user/organisation', { search: 'aße', brand_id: brand })).map((o) => o.id)).toEqual([orgs[0], orgs[5]]);
+    const { result, queries } = await countQueries(async () => api.get('/api/user/organisation', { search: 'Émile & F', brand_id: brand }));
+    expect(expectList(result).map((o) => o.id)).toEqual([orgs[1]]);
+    expect(queries.some((q) => /organisation_search_grams WHERE gram = /.test(q))).toBe(true);
+    const gramsOf = async (id: number) => Number((await select<{ n: number }>('SELECT COUNT(*) AS n FROM organisation_search_grams WHERE organisation_id = ?', [id]))[0].n);
+    expect(await gramsOf(orgs[6])).toBe(1); // 255 z's: one distinct gram
+    expectDeleted(await api.del(`/api/user/organisation/${orgs[6]}`), 'organisation');
+    expect(await gramsOf(orgs[6])).toBe(0);
+    const [filled] = await select<{ n: number }>(`SELECT COUNT(*) AS n FROM (SELECT DISTINCT gram, organisation_id FROM (${gramRows(ORGANISATION_GRAMS, 'organisations', 'organisations')}) g
+      WHERE organisation_id IN (${orgs.join(', ')})) d`);
+    const [kept] = await select<{ n: number }>(`SELECT COUNT(*) AS n FROM organisation_search_grams WHERE organisation_id IN (${orgs.join(', ')})`);
+    expect(Number(kept.n)).toBeGreaterThan(30);
     expect(Number(filled.n)).toBe(Number(kept.n));
   });
 });

@@ -7,12 +7,12 @@ import { customFieldFilter, customFieldValuesSchema } from '../../customfields/v
 import { personFields, phoneFilterSchema } from '../people/rules';
 import { loadPeople, serializePerson, type KnownPerson, type PersonRelations } from '../people/presenter';
 import { createUser, deleteUser, updateUser, type CreateUserInput } from './service';
-import { narrowedByGrams } from './searchGrams';
+import { ORGANISATION_GRAMS, PEOPLE_GRAMS, narrowedByGrams } from '../searchGrams';
 
 /** A part of a name: the people holding the part's grams (migration 068), then its LIKE. */
 const contains = (column: 'firstname' | 'lastname'): Filter => ({
   schema: field.string(),
-  where: (v: string) => narrowedByGrams(v, sqlCondition`${trusted(column)} LIKE ${likeContains(v)}`),
+  where: (v: string) => narrowedByGrams(PEOPLE_GRAMS, v, sqlCondition`${trusted(column)} LIKE ${likeContains(v)}`),
 });
 
 export const userFilters: Record<string, Filter> = {
@@ -22,7 +22,7 @@ export const userFilters: Record<string, Filter> = {
     // full one, so the full name's LIKE alone finds them all; or a part of the address (stored
     // lower-cased and compared exactly: binary collation). Narrowed first to the people holding
     // the term's grams (migration 068), where it read every person.
-    where: (v: string) => narrowedByGrams(v, sqlCondition`(CONCAT_WS(' ', firstname, lastname) LIKE ${likeContains(v)}
+    where: (v: string) => narrowedByGrams(PEOPLE_GRAMS, v, sqlCondition`(CONCAT_WS(' ', firstname, lastname) LIKE ${likeContains(v)}
       OR email LIKE ${likeContains(v.toLowerCase())})`),
   },
   brand_id: equals('brand_id', field.id()),
@@ -38,7 +38,9 @@ export const userFilters: Record<string, Filter> = {
   organisation_id: equals('organisation_id', field.id()),
   organisation_name: {
     schema: field.string(),
-    where: (v: string) => sqlCondition`organisation_id IN (SELECT id FROM organisations WHERE name LIKE ${likeContains(v)})`,
+    // A part of the name: the organisations holding its grams (migration 069), then its LIKE.
+    where: async (v: string) => sqlCondition`organisation_id IN (SELECT id FROM organisations
+      WHERE ${await narrowedByGrams(ORGANISATION_GRAMS, v, sqlCondition`name LIKE ${likeContains(v)}`)})`,
   },
   phone: {
     schema: phoneFilterSchema(),
