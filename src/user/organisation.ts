@@ -85,7 +85,10 @@ export const organisationResource: ResourceDef<Organisation, OrganisationRelatio
   sortable: ['name', 'brand_id', 'created_at', 'updated_at'],
   filters: {
     // A part of the name: the organisations holding its grams (migration 069), then its LIKE.
-    search: { schema: field.string(), where: (v: string) => narrowedByGrams(ORGANISATION_GRAMS, v, sqlCondition`name LIKE ${likeContains(v)}`) },
+    search: {
+      schema: field.string(),
+      where: (v: string) => narrowedByGrams(ORGANISATION_GRAMS, v, sqlCondition`name LIKE ${likeContains(v)}`),
+    },
     brand_id: equals('brand_id', field.id()),
     customfield: customFieldFilter('organisation'),
   },
