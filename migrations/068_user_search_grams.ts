@@ -10,7 +10,7 @@ export const name = '068_user_search_grams';
  * person's full name (`CONCAT_WS(' ', firstname, lastname)`, which holds both names) and address,
  * in the names' collation, a row per distinct gram and person. A value that contains the term
  * contains each of the term's grams, so the filters narrow the people to those holding the
- * rarest of them (src/user/searchGrams.ts) before the LIKE decides.
+ * rarest of them (src/db/searchGrams.ts) before the LIKE decides.
  *
  * Sound for the collation: LIKE compares a pattern character by character (`'Straße' LIKE
  * '%strasse%'` is false), so a match's characters are equal one by one, and so are its grams under
@@ -22,17 +22,29 @@ export const name = '068_user_search_grams';
  * changes the grams) writes them again; a delete takes them away.
  */
 
-/** A table whose texts are indexed by their grams (this migration's people, 069's organisations). */
+/** A table whose texts are indexed by their grams (this migration's people, 069's organisations, 070's custom field values). */
 export interface GramSource {
   table: string;
-  /** The grams' table: (gram, owner), its primary key. */
+  /** The grams' table: ([scope,] gram, owner), its primary key. */
   grams: string;
   owner: string;
+  /** The record a row's grams belong to: the row itself (`id`, the default) or the record a column names. */
+  ownerColumn?: string;
+  /** A column of the row its grams are looked up within (a custom field's id), first in the key. */
+  scope?: string;
+  /**
+   * A text longer than this many characters holds no grams but one row of LONG_TEXT, which every
+   * look-up includes: a long text costs one row, not one per character, and is still found.
+   */
+  longerThan?: number;
   /** The texts of row `r` (`NEW`, `OLD`, or the table's row), each an expression in the names' collation. */
   texts: (r: string) => string[];
-  /** The columns the texts are made of: a change of one writes the grams again. */
+  /** The columns the texts and keys are made of: a change of one writes the grams again. */
   columns: string[];
 }
+
+/** The gram of a text too long to hold grams (four characters: no three-character gram is equal to it). */
+export const LONG_TEXT = 'long';
 
 /** A person's full name and address. */
 export const PEOPLE: GramSource = {
@@ -42,22 +54,34 @@ export const PEOPLE: GramSource = {
 };
 
 /**
- * The grams of row `r`'s texts, as rows (gram, owner): a row per position of each text (MariaDB's
- * sequence engine numbers them; a text is at most 511 characters), read from `from` (nothing for
- * a trigger's row). A gram that repeats within a record is one row of the table (the primary key:
- * `ON DUPLICATE KEY`).
+ * The grams of row `r`'s texts, as rows ([scope,] gram, owner): a row per position of each text
+ * (MariaDB's sequence engine numbers them; a text is at most 511 characters, or `longerThan`),
+ * read from `from` (nothing for a trigger's row). A gram that repeats within a record is one row
+ * of the table (the primary key: `ON DUPLICATE KEY`).
  */
 export const gramRows = (s: GramSource, r: string, from = ''): string => s.texts(r)
-  .map((text) => `SELECT SUBSTRING(${text}, seq, 3) AS gram, ${r}.id AS ${s.owner} FROM seq_1_to_509${from ? ` JOIN ${from}` : ''}
-      WHERE seq <= CHAR_LENGTH(${text}) - 2`)
+  .map((text) => {
+    const scope = s.scope ? `${r}.${s.scope} AS ${s.scope}, ` : '';
+    const owner = `${r}.${s.ownerColumn ?? 'id'} AS ${s.owner}`;
+    const source = `FROM seq_1_to_509${from ? ` JOIN ${from}` : ''}`;
+    if (!s.longerThan) {
+      return `SELECT ${scope}SUBSTRING(${text}, seq, 3) AS gram, ${owner} ${source}
+      WHERE seq <= CHAR_LENGTH(${text}) - 2`;
+    }
+    const long = `CHAR_LENGTH(${text}) > ${s.longerThan}`;
+    return `SELECT ${scope}IF(${long}, '${LONG_TEXT}', SUBSTRING(${text}, seq, 3)) AS gram, ${owner} ${source}
+      WHERE seq <= IF(${long}, 1, CHAR_LENGTH(${text}) - 2)`;
+  })
   .join('\n    UNION ALL ');
 
+const keyOf = (s: GramSource) => [...(s.scope ? [s.scope] : []), 'gram', s.owner];
+
 const insertGrams = (s: GramSource, rows: string) =>
-  `INSERT INTO ${s.grams} (gram, ${s.owner}) ${rows} ON DUPLICATE KEY UPDATE ${s.owner} = VALUES(${s.owner})`;
+  `INSERT INTO ${s.grams} (${keyOf(s).join(', ')}) ${rows} ON DUPLICATE KEY UPDATE ${s.owner} = VALUES(${s.owner})`;
 
 /** Takes `OLD`'s grams away, each by its key (the record's grams are exactly these). */
 const deleteOldGrams = (s: GramSource) =>
-  `DELETE g FROM ${s.grams} g JOIN (${gramRows(s, 'OLD')}) was ON g.gram = was.gram AND g.${s.owner} = was.${s.owner}`;
+  `DELETE g FROM ${s.grams} g JOIN (${gramRows(s, 'OLD')}) was ON ${keyOf(s).map((c) => `g.${c} = was.${c}`).join(' AND ')}`;
 
 /**
  * The triggers that keep a source's grams: an insert writes the record's; an update that changes
@@ -84,10 +108,11 @@ export async function indexGrams(q: QueryInterface, s: GramSource): Promise<void
   // 20,000 people, 3,000 inserts of a person: 392 µs each with neither, 516 with both). A
   // record's grams leave by their keys, in the triggers of its update and delete; a gram left
   // behind by some other way would only make the LIKE read one record more.
-  await q.sequelize.query(`CREATE TABLE ${s.grams} (
-    gram VARCHAR(3) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci NOT NULL,
+  await q.sequelize.query(`CREATE TABLE ${s.grams} (${s.scope ? `
+    ${s.scope} INT UNSIGNED NOT NULL,` : ''}
+    gram VARCHAR(${s.longerThan ? LONG_TEXT.length : 3}) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci NOT NULL,
     ${s.owner} INT UNSIGNED NOT NULL,
-    PRIMARY KEY (gram, ${s.owner})
+    PRIMARY KEY (${keyOf(s).join(', ')})
   ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci`);
   await createTriggers(q, gramTriggers(s));
   // After the triggers (migrations run before the web processes start: nothing else writes now).

@@ -8,7 +8,7 @@ export const name = '069_organisation_search_grams';
  * organisation's name (`LIKE '%term%'`): each read every organisation. As migration 068 does for
  * people, `organisation_search_grams` holds every three-character part of each organisation's
  * name, kept by triggers on `organisations`, and the filters narrow the organisations to those
- * holding the term's rarest gram before the LIKE decides (src/user/searchGrams.ts).
+ * holding the term's rarest gram before the LIKE decides (src/db/searchGrams.ts).
  */
 export const ORGANISATIONS: GramSource = {
   table: 'organisations', grams: 'organisation_search_grams', owner: 'organisation_id',

@@ -3,6 +3,7 @@ import type { CustomFieldKind } from '../db/models/CustomField';
 import { CustomField, CustomFieldOption, CustomFieldValue } from '../db/models';
 import { sequelize } from '../db/sequelize';
 import { select } from '../db/select';
+import { customFieldGrams, narrowedByGrams } from '../db/searchGrams';
 import { definitions } from '../db/definitions';
 import { onceInTransaction } from '../db/transaction';
 import { ValidationError, invalid } from '../errors';
@@ -443,12 +444,13 @@ export function customFieldFilter(kind: ValueKind): Filter {
           .map((o) => `${o.field_id}:${o.id}`))
         : new Set<string>();
       // One subquery per named field, all in the list's own query: every named field must match.
-      return allOf(entries.map(([id, v]) => {
+      return allOf(await Promise.all(entries.map(async ([id, v]) => {
         const field = fields.get(id);
         if (!field) throw invalid(`customfield.${id}`);
         if (field.encrypted) throw new ValidationError(`The customfield.${id} is encrypted: its values cannot be searched.`);
         const owners = (match: BoundCondition) => sqlCondition`id IN (SELECT owner_id FROM custom_field_values WHERE field_id = ${id} AND ${match})`;
-        if (field.type === TYPE.TEXT || field.type === TYPE.TEXTAREA) return owners(sqlCondition`value LIKE ${likeContains(v)}`);
+        // Contains: the records holding the part's grams in this field (migration 070), then its LIKE.
+        if (field.type === TYPE.TEXT || field.type === TYPE.TEXTAREA) return narrowedByGrams(customFieldGrams(id), v, owners(sqlCondition`value LIKE ${likeContains(v)}`));
         if (OPTION_TYPES.includes(field.type)) {
           const option = parseInteger(v);
           if (option === null || !options.has(`${id}:${option}`)) throw new ValidationError(`The customfield.${id} must be the id of one of the field's options.`);
@@ -465,7 +467,7 @@ export function customFieldFilter(kind: ValueKind): Filter {
           return owners(sqlCondition`value = ${String(n)}`);
         }
         return owners(sqlCondition`value = ${v}`);
-      }));
+      })));
     },
   };
 }

@@ -8,7 +8,7 @@ import { writeCount } from '../db/writes';
 import { setLinks } from '../db/links';
 import { equals } from '../http/listQuery';
 import { likeContains, sqlCondition } from '../db/sql';
-import { ORGANISATION_GRAMS, narrowedByGrams } from './searchGrams';
+import { ORGANISATION_GRAMS, narrowedByGrams } from '../db/searchGrams';
 import { loadMany } from '../db/load';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick, sent } from '../lib/serialize';

@@ -11,7 +11,7 @@ import { User } from '../../src/db/models';
 import { execute, select } from '../../src/db/select';
 import { countQueries } from '../../src/db/sequelize';
 import { likeContains } from '../../src/db/sql';
-import { narrowingGram } from '../../src/user/searchGrams';
+import { narrowingGram } from '../../src/db/searchGrams';
 import { ORGANISATIONS as ORGANISATION_GRAMS } from '../../migrations/069_organisation_search_grams';
 import { useApi, unique } from '../helpers/app';
 import { expectDeleted, expectList, expectSuccess } from '../helpers/envelope';

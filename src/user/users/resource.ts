@@ -7,7 +7,7 @@ import { customFieldFilter, customFieldValuesSchema } from '../../customfields/v
 import { personFields, phoneFilterSchema } from '../people/rules';
 import { loadPeople, serializePerson, type KnownPerson, type PersonRelations } from '../people/presenter';
 import { createUser, deleteUser, updateUser, type CreateUserInput } from './service';
-import { ORGANISATION_GRAMS, PEOPLE_GRAMS, narrowedByGrams } from '../searchGrams';
+import { ORGANISATION_GRAMS, PEOPLE_GRAMS, narrowedByGrams } from '../../db/searchGrams';
 
 /** A part of a name: the people holding the part's grams (migration 068), then its LIKE. */
 const contains = (column: 'firstname' | 'lastname'): Filter => ({

@@ -1,13 +1,22 @@
-import { select } from '../db/select';
-import { allOf, sqlCondition, trusted, type BoundCondition } from '../db/sql';
+import { LONG_TEXT } from '../../migrations/068_user_search_grams';
+import { select } from './select';
+import { allOf, joined, sqlCondition, sqlFragment, sqlText, trusted, type BoundCondition } from './sql';
 
 /**
- * The grams of one table's texts (migrations 068 and 069): the grams' table, its owner column,
+ * The grams of one table's texts (migrations 068, 069 and 070): the grams' table, its owner column,
  * the records' table, and the share of the records under which narrowing to a gram's holders
  * pays: each holder is read by its key (then its LIKE), where the LIKE alone reads every record
- * in order, and a narrow record is cheap to read so.
+ * in order, and a narrow record is cheap to read so. `scope`: the grams (and records) of one
+ * value of a column (a custom field's); `always`: a gram every look-up includes (LONG_TEXT).
  */
-export interface GramIndex { grams: string; owner: string; records: string; narrowsBelow: number }
+export interface GramIndex {
+  grams: string;
+  owner: string;
+  records: string;
+  narrowsBelow: number;
+  scope?: { column: string; value: number };
+  always?: string;
+}
 
 /**
  * People's full names and addresses (migration 068). Measured at 124,200 people: a gram a
@@ -47,7 +56,7 @@ export function narrowingGram(grams: Array<{ gram: string; n: number }>, records
 
 /**
  * `condition`, a LIKE of a part of a record's text (a person's name or address, an
- * organisation's name), narrowed first to the records holding one of the term's grams (`index`):
+ * organisation's name, a custom field's value), narrowed first to the records holding one of the term's grams (`index`):
  * a value that contains the term holds each of its grams, so the LIKE then reads only those
  * records, found by an index range.
  *
@@ -60,13 +69,28 @@ export function narrowingGram(grams: Array<{ gram: string; n: number }>, records
 export async function narrowedByGrams(index: GramIndex, term: string, condition: BoundCondition): Promise<BoundCondition> {
   const grams = gramsOf(term);
   if (!grams.length) return condition;
-  const plan = await select<{ id: number; rows: number | string | null }>(
-    `EXPLAIN ${grams.map(() => `SELECT 1 FROM ${index.grams} WHERE gram = ?`).join(' UNION ALL ')} UNION ALL SELECT 1 FROM ${index.records}`,
-    grams,
-  );
+  const { scope, always } = index;
+  const inScope = scope ? sqlFragment`${trusted(scope.column)} = ${scope.value}` : undefined;
+  /** The grams' rows of `gram` (and of `always`), in the scope. */
+  const rowsOf = (gram: string) => sqlFragment`${trusted(index.grams)} WHERE ${inScope ? sqlFragment`${inScope} AND ` : trusted('')}${
+    always ? sqlFragment`gram IN (${[gram, always]})` : sqlFragment`gram = ${gram}`}`;
+  const records = sqlFragment`${trusted(index.records)}${inScope ? sqlFragment` WHERE ${inScope}` : trusted('')}`;
+  const explained = joined([...grams.map((g) => sqlFragment`SELECT 1 FROM ${rowsOf(g)}`), sqlFragment`SELECT 1 FROM ${records}`], ' UNION ALL ');
+  const plan = await select<{ id: number; rows: number | string | null }>(`EXPLAIN ${sqlText(explained)}`, explained.replacements);
   const estimate = (id: number) => Number(plan.find((r) => Number(r.id) === id)?.rows ?? NaN);
   const gram = narrowingGram(grams.map((g, i) => ({ gram: g, n: estimate(i + 1) })), estimate(grams.length + 1), index.narrowsBelow);
   if (gram === undefined) return condition;
-  const holders = sqlCondition`id IN (SELECT ${trusted(index.owner)} FROM ${trusted(index.grams)} WHERE gram = ${gram})`;
+  const holders = sqlCondition`id IN (SELECT ${trusted(index.owner)} FROM ${rowsOf(gram)})`;
   return sqlCondition`${allOf([holders, condition])}`;
 }
+
+/**
+ * A custom field's values (migration 070): the grams of that field's values, and its values too
+ * long for grams. A value is a narrow row: the organisations' share (where it breaks even for
+ * fields was not measured; at a million values one a gram of 0.7 % of them holds was 23 times
+ * faster, 34 against 773 ms).
+ */
+export const customFieldGrams = (fieldId: number): GramIndex => ({
+  grams: 'custom_field_value_grams', owner: 'owner_id', records: 'custom_field_values', narrowsBelow: 1 / 10,
+  scope: { column: 'field_id', value: fieldId }, always: LONG_TEXT,
+});
