@@ -56,9 +56,9 @@ export function narrowingGram(grams: Array<{ gram: string; n: number }>, records
 
 /**
  * `condition`, a LIKE of a part of a record's text (a person's name or address, an
- * organisation's name, a custom field's value), narrowed first to the records holding one of the term's grams (`index`):
- * a value that contains the term holds each of its grams, so the LIKE then reads only those
- * records, found by an index range.
+ * organisation's name, a custom field's value), narrowed first to the records holding one of the
+ * term's grams (`index`): a value that contains the term holds each of its grams, so the LIKE
+ * then reads only those records, found by an index range.
  *
  * Which gram, and whether at all, is decided by MariaDB's own estimates (one EXPLAIN of each
  * gram's range and of the records: index dives, no rows read): the rarest gram, unless even it is
