@@ -124,7 +124,5 @@ export async function dropGrams(q: QueryInterface, s: GramSource): Promise<void>
   await q.sequelize.query(`DROP TABLE IF EXISTS ${s.grams}`);
 }
 
-export const TRIGGER_SQL = gramTriggers(PEOPLE);
-
 export const up = (q: QueryInterface): Promise<void> => indexGrams(q, PEOPLE);
 export const down = (q: QueryInterface): Promise<void> => dropGrams(q, PEOPLE);

@@ -6,13 +6,13 @@
  * at their longest), kept by the triggers through creates, renames, raw statements and deletes; a
  * selective term reads its rarest gram's range, not every record.
  */
-import { PEOPLE as PEOPLE_GRAMS, gramRows } from '../../migrations/068_user_search_grams';
+import { PEOPLE as PEOPLE_SOURCE, gramRows } from '../../migrations/068_user_search_grams';
 import { User } from '../../src/db/models';
 import { execute, select } from '../../src/db/select';
 import { countQueries } from '../../src/db/sequelize';
 import { likeContains } from '../../src/db/sql';
 import { narrowingGram } from '../../src/db/searchGrams';
-import { ORGANISATIONS as ORGANISATION_GRAMS } from '../../migrations/069_organisation_search_grams';
+import { ORGANISATIONS as ORGANISATION_SOURCE } from '../../migrations/069_organisation_search_grams';
 import { useApi, unique } from '../helpers/app';
 import { expectDeleted, expectList, expectSuccess } from '../helpers/envelope';
 
@@ -150,7 +150,7 @@ describe('the grams follow every write of a person', () => {
 
   it('the migration\'s fill writes what the triggers wrote', async () => {
     const [filled] = await select<{ n: number }>(
-      `SELECT COUNT(*) AS n FROM (SELECT DISTINCT gram, user_id FROM (${gramRows(PEOPLE_GRAMS, 'users', 'users')}) all_grams
+      `SELECT COUNT(*) AS n FROM (SELECT DISTINCT gram, user_id FROM (${gramRows(PEOPLE_SOURCE, 'users', 'users')}) all_grams
         WHERE user_id IN (${ids.join(', ')})) d`,
     );
     const [kept] = await select<{ n: number }>(`SELECT COUNT(*) AS n FROM user_search_grams WHERE user_id IN (${ids.join(', ')})`);
@@ -206,7 +206,7 @@ describe('organisations by a part of their name', () => {
     expect(await gramsOf(orgs[6])).toBe(1); // 255 z's: one distinct gram
     expectDeleted(await api.del(`/api/user/organisation/${orgs[6]}`), 'organisation');
     expect(await gramsOf(orgs[6])).toBe(0);
-    const [filled] = await select<{ n: number }>(`SELECT COUNT(*) AS n FROM (SELECT DISTINCT gram, organisation_id FROM (${gramRows(ORGANISATION_GRAMS, 'organisations', 'organisations')}) g
+    const [filled] = await select<{ n: number }>(`SELECT COUNT(*) AS n FROM (SELECT DISTINCT gram, organisation_id FROM (${gramRows(ORGANISATION_SOURCE, 'organisations', 'organisations')}) g
       WHERE organisation_id IN (${orgs.join(', ')})) d`);
     const [kept] = await select<{ n: number }>(`SELECT COUNT(*) AS n FROM organisation_search_grams WHERE organisation_id IN (${orgs.join(', ')})`);
     expect(Number(kept.n)).toBeGreaterThan(30);
