@@ -47,8 +47,10 @@ async function apply(ownerId: number, input: Record<string, unknown> | undefined
   }));
 }
 
+/** The person's values (of user fields only: a ticket or organisation of the same id has values too). */
 async function stored(ownerId: number): Promise<Record<number, string | null>> {
-  const rows = await CustomFieldValue.findAll({ where: { owner_id: ownerId } });
+  const userFields = (await CustomField.findAll({ attributes: ['id'], where: { kind: 'user' } })).map((field) => field.id);
+  const rows = await CustomFieldValue.findAll({ where: { owner_id: ownerId, field_id: userFields } });
   return Object.fromEntries(rows.map((r) => [r.field_id, r.value]));
 }
 
