@@ -22,29 +22,59 @@ export const name = '068_user_search_grams';
  * changes the grams) writes them again; a delete takes them away.
  */
 
-/** A table whose texts are indexed by their grams (this migration's people, 069's organisations, 070's custom field values). */
-export interface GramSource {
-  table: string;
-  /** The grams' table: ([scope,] gram, owner), its primary key. */
-  grams: string;
-  owner: string;
-  /** The record a row's grams belong to: the row itself (`id`, the default) or the record a column names. */
-  ownerColumn?: string;
-  /** A column of the row its grams are looked up within (a custom field's id), first in the key. */
-  scope?: string;
-  /**
-   * A text longer than this many characters holds no grams but one row of LONG_TEXT, which every
-   * look-up includes: a long text costs one row, not one per character, and is still found.
-   */
-  longerThan?: number;
-  /** The texts of row `r` (`NEW`, `OLD`, or the table's row), each an expression in the names' collation. */
-  texts: (r: string) => string[];
-  /** The columns the texts and keys are made of: a change of one writes the grams again. */
-  columns: string[];
+/**
+ * How a text is cut into the parts its record is found by: the `seq`-th part (`nth`) and how many
+ * parts it has (`count`), for `seq` from MariaDB's sequence engine (`sequence`, seq_1_to_N: no text
+ * has more than N parts), kept in `column` of the grams' table.
+ */
+export interface Parts {
+  column: string;
+  type: string;
+  sequence: string;
+  nth: (text: string) => string;
+  count: (text: string) => string;
 }
 
 /** The gram of a text too long to hold grams (four characters: no three-character gram is equal to it). */
 export const LONG_TEXT = 'long';
+
+/**
+ * The three-character parts (grams) of a text of at most 511 characters, in the names' collation.
+ * With `longerThan`, a longer text holds no grams but one part, LONG_TEXT, which every look-up
+ * includes: a long text costs one row, not one per character, and is still found.
+ */
+export function grams(longerThan?: number): Parts {
+  const gram = (text: string) => `SUBSTRING(${text}, seq, 3)`;
+  const count = (text: string) => `CHAR_LENGTH(${text}) - 2`;
+  const long = (text: string) => `CHAR_LENGTH(${text}) > ${longerThan}`;
+  return {
+    column: 'gram',
+    type: `VARCHAR(${longerThan ? LONG_TEXT.length : 3}) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
+    sequence: 'seq_1_to_509',
+    nth: longerThan ? (text) => `IF(${long(text)}, '${LONG_TEXT}', ${gram(text)})` : gram,
+    count: longerThan ? (text) => `IF(${long(text)}, 1, ${count(text)})` : count,
+  };
+}
+
+/** A table whose texts are indexed by their parts: grams (this migration's people, 069's organisations, 070's custom field values) or option ids (071). */
+export interface GramSource {
+  table: string;
+  /** The parts' table: ([scope,] part, owner), its primary key. */
+  grams: string;
+  owner: string;
+  /** The record a row's parts belong to: the row itself (`id`, the default) or the record a column names. */
+  ownerColumn?: string;
+  /** A column of the row its parts are looked up within (a custom field's id), first in the key. */
+  scope?: string;
+  /** How its texts are cut (the default: `grams()`). */
+  parts?: Parts;
+  /** Its triggers are named `<triggers>_insert`, `_update` and `_delete` (the default: `<table>_search_grams`). */
+  triggers?: string;
+  /** The texts of row `r` (`NEW`, `OLD`, or the table's row), each an expression in the names' collation. */
+  texts: (r: string) => string[];
+  /** The columns the texts and keys are made of: a change of one writes the parts again. */
+  columns: string[];
+}
 
 /** A person's full name and address. */
 export const PEOPLE: GramSource = {
@@ -53,28 +83,26 @@ export const PEOPLE: GramSource = {
   columns: ['firstname', 'lastname', 'email'],
 };
 
+const partsOf = (s: GramSource) => s.parts ?? grams();
+
 /**
- * The grams of row `r`'s texts, as rows ([scope,] gram, owner): a row per position of each text
- * (MariaDB's sequence engine numbers them; a text is at most 511 characters, or `longerThan`),
- * read from `from` (nothing for a trigger's row). A gram that repeats within a record is one row
+ * The parts of row `r`'s texts, as rows ([scope,] part, owner): a row per position of each text,
+ * of each row of `from` (nothing for a trigger's row). A part that repeats within a record is one row
  * of the table (the primary key: `ON DUPLICATE KEY`).
  */
 export const gramRows = (s: GramSource, r: string, from = ''): string => s.texts(r)
   .map((text) => {
+    const p = partsOf(s);
     const scope = s.scope ? `${r}.${s.scope} AS ${s.scope}, ` : '';
     const owner = `${r}.${s.ownerColumn ?? 'id'} AS ${s.owner}`;
-    const source = `FROM seq_1_to_509${from ? ` JOIN ${from}` : ''}`;
-    if (!s.longerThan) {
-      return `SELECT ${scope}SUBSTRING(${text}, seq, 3) AS gram, ${owner} ${source}
-      WHERE seq <= CHAR_LENGTH(${text}) - 2`;
-    }
-    const long = `CHAR_LENGTH(${text}) > ${s.longerThan}`;
-    return `SELECT ${scope}IF(${long}, '${LONG_TEXT}', SUBSTRING(${text}, seq, 3)) AS gram, ${owner} ${source}
-      WHERE seq <= IF(${long}, 1, CHAR_LENGTH(${text}) - 2)`;
+    // The table first, each row's positions a range of the sequence: joined the other way, the
+    // optimiser reads every row once per position (a million values' fill: 146 s, not 1.4).
+    return `SELECT ${scope}${p.nth(text)} AS ${p.column}, ${owner} FROM ${from ? `${from} STRAIGHT_JOIN ` : ''}${p.sequence}
+      WHERE seq <= ${p.count(text)}`;
   })
   .join('\n    UNION ALL ');
 
-const keyOf = (s: GramSource) => [...(s.scope ? [s.scope] : []), 'gram', s.owner];
+const keyOf = (s: GramSource) => [...(s.scope ? [s.scope] : []), partsOf(s).column, s.owner];
 
 const insertGrams = (s: GramSource, rows: string) =>
   `INSERT INTO ${s.grams} (${keyOf(s).join(', ')}) ${rows} ON DUPLICATE KEY UPDATE ${s.owner} = VALUES(${s.owner})`;
@@ -91,14 +119,15 @@ const deleteOldGrams = (s: GramSource) =>
  */
 export function gramTriggers(s: GramSource): TriggerSql {
   const same = s.columns.map((c) => `BINARY NEW.${c} <=> BINARY OLD.${c}`).join(' AND ');
+  const name = s.triggers ?? `${s.table}_search_grams`;
   return {
-    [`${s.table}_search_grams_insert`]: `AFTER INSERT ON ${s.table} FOR EACH ROW ${insertGrams(s, gramRows(s, 'NEW'))}`,
-    [`${s.table}_search_grams_update`]: `AFTER UPDATE ON ${s.table} FOR EACH ROW
+    [`${name}_insert`]: `AFTER INSERT ON ${s.table} FOR EACH ROW ${insertGrams(s, gramRows(s, 'NEW'))}`,
+    [`${name}_update`]: `AFTER UPDATE ON ${s.table} FOR EACH ROW
     IF NOT (${same}) THEN
       ${deleteOldGrams(s)};
       ${insertGrams(s, gramRows(s, 'NEW'))};
     END IF`,
-    [`${s.table}_search_grams_delete`]: `AFTER DELETE ON ${s.table} FOR EACH ROW ${deleteOldGrams(s)}`,
+    [`${name}_delete`]: `AFTER DELETE ON ${s.table} FOR EACH ROW ${deleteOldGrams(s)}`,
   };
 }
 
@@ -110,7 +139,7 @@ export async function indexGrams(q: QueryInterface, s: GramSource): Promise<void
   // behind by some other way would only make the LIKE read one record more.
   await q.sequelize.query(`CREATE TABLE ${s.grams} (${s.scope ? `
     ${s.scope} INT UNSIGNED NOT NULL,` : ''}
-    gram VARCHAR(${s.longerThan ? LONG_TEXT.length : 3}) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci NOT NULL,
+    ${partsOf(s).column} ${partsOf(s).type} NOT NULL,
     ${s.owner} INT UNSIGNED NOT NULL,
     PRIMARY KEY (${keyOf(s).join(', ')})
   ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci`);

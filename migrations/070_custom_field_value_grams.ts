@@ -1,6 +1,6 @@
 import type { QueryInterface } from 'sequelize';
 import { createTriggers, dropTriggers, type TriggerSql } from './triggers';
-import { dropGrams, indexGrams, type GramSource } from './068_user_search_grams';
+import { dropGrams, grams, indexGrams, type GramSource } from './068_user_search_grams';
 
 export const name = '070_custom_field_value_grams';
 
@@ -20,7 +20,7 @@ export const name = '070_custom_field_value_grams';
  */
 export const VALUES: GramSource = {
   table: 'custom_field_values', grams: 'custom_field_value_grams', owner: 'owner_id', ownerColumn: 'owner_id', scope: 'field_id',
-  longerThan: 64,
+  parts: grams(64),
   texts: (r) => [`${r}.value`],
   columns: ['value', 'field_id', 'owner_id'],
 };
