@@ -3,7 +3,7 @@ import { sequelize } from '../src/db/sequelize';
 import { capture, explainOf, withoutSwitches } from './capture';
 import { table } from './table';
 import { TICKETS } from './env';
-import { SMALL_DEPARTMENT } from './tickets';
+import { SMALL_DEPARTMENT, orderReference } from './tickets';
 
 interface Target {
   ticket: { id: number; user_id: number; department_id: number; status_id: number; priority_id: number };
@@ -12,6 +12,10 @@ interface Target {
   busyCustomerId: number;
   smallDepartmentId: number;
   savedFilterId: number;
+  /** An options field every ticket holds one of (of half, three tenths, a fifth, a thousandth of them), and a text field. */
+  productFieldId: number;
+  productOptionIds: number[];
+  referenceFieldId: number;
   departmentOperatorId: number;
   largeDepartmentOperatorId: number;
   searchTerm: string;
@@ -68,6 +72,12 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     ['list: saved filter (a status)', q(`filter=${t.savedFilterId}`)],
     ['list: saved filter, as the small department\'s operator', q(`filter=${t.savedFilterId}&filter_operator=${t.departmentOperatorId}`)],
     ['list: saved filter, as the large department\'s operator', q(`filter=${t.savedFilterId}&filter_operator=${t.largeDepartmentOperatorId}`)],
+    // A custom field (migrations 070, 071): an option of half the tickets and of a thousandth,
+    // read from the option index; a part of one ticket's order reference, from its grams.
+    ['list: customfield, an option of half', q(`customfield[${t.productFieldId}]=${t.productOptionIds[0]}`)],
+    ['list: customfield, an option of a thousandth', q(`customfield[${t.productFieldId}]=${t.productOptionIds[3]}`)],
+    ['list: customfield, an option + status', q(`customfield[${t.productFieldId}]=${t.productOptionIds[0]}&status=${tk.status_id}`)],
+    ['list: customfield, a text contains', q(`customfield[${t.referenceFieldId}]=${orderReference(Math.ceil(TICKETS / 2))}`)],
     ['list: number', q(`number=B${Math.ceil(TICKETS / 2)}`)],
     ['list: created_at_min (a day)', q(`created_at_min=${Math.floor(Date.now() / 1000) - 86400}`)],
     // A whole UTC day and a year, in the id order and the column's own (issue 18: the page and the day counters).

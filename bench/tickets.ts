@@ -49,6 +49,7 @@ export async function ensureTicketData(log: (line: string) => void): Promise<voi
   await ensureBusyCustomer(log);
   await ensureSmallDepartment(log);
   await ensureSavedFilter();
+  await ensureTicketFields(log);
   // The past days' counter rows as the scheduler's fold leaves them within the hour (a data set
   // seeded by an earlier version included): nothing to do when they are.
   await foldDayCounters();
@@ -104,6 +105,60 @@ async function ensureSmallDepartment(log: (line: string) => void): Promise<void>
   if (Number(n) >= Math.floor(TICKETS / SMALL_EVERY)) return;
   log(`  giving a small department every ${SMALL_EVERY}th ticket...`);
   await q(`UPDATE tickets SET department_id = ? WHERE number LIKE 'B%' AND CAST(SUBSTRING(number, 2) AS UNSIGNED) MOD ${SMALL_EVERY} = ${SMALL_EVERY - 1}`, [small]);
+}
+
+/** The ticket custom fields of `list: customfield`: an options field and a text field. */
+const PRODUCT_FIELD = 'Bench: product';
+const REFERENCE_FIELD = 'Bench: order reference';
+/**
+ * The product's options and the share of the tickets holding each: half less a thousandth, three
+ * tenths, a fifth, a thousandth (bench ticket B<n> by its n).
+ */
+const PRODUCTS: Array<[string, string]> = [
+  ['Widget', 'n MOD 1000 <> 500 AND n MOD 10 < 5'], ['Gadget', 'n MOD 1000 <> 500 AND n MOD 10 BETWEEN 5 AND 7'],
+  ['Gizmo', 'n MOD 1000 <> 500 AND n MOD 10 >= 8'], ['Sprocket', 'n MOD 1000 = 500'],
+];
+/** The order reference of bench ticket B<n>: `ORD-<n>`, so `ORD-<n>` contained is one ticket (and the few whose n begins with it). */
+export const orderReference = (n: number) => `ORD-${n}`;
+
+/**
+ * Every bench ticket's product (an options field, by PRODUCTS' shares: an option of half the
+ * tickets and one of a thousandth) and order reference (a text field), for `list: customfield`:
+ * migration 071's option index and migration 070's grams at the data set's scale. Written once
+ * per data set, a chunk of tickets at a time, the triggers keeping both indexes.
+ */
+async function ensureTicketFields(log: (line: string) => void): Promise<void> {
+  const t = now();
+  for (const [name, type] of [[PRODUCT_FIELD, 5], [REFERENCE_FIELD, 8]] as const) {
+    if (await customFieldId(name)) continue;
+    await q("INSERT INTO custom_fields (kind, name, type, `order`, required, public, encrypted, locked, created_at, updated_at) VALUES ('ticket', ?, ?, 50, 0, 1, 0, 0, ?, ?)", [name, type, t, t]);
+  }
+  const product = (await customFieldId(PRODUCT_FIELD))!;
+  const reference = (await customFieldId(REFERENCE_FIELD))!;
+  for (const [i, [option]] of PRODUCTS.entries()) {
+    await q('INSERT INTO custom_field_options (field_id, value, `order`, created_at, updated_at) SELECT ?, ?, ?, ?, ? FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM custom_field_options WHERE field_id = ? AND value = ?)',
+      [product, option, i, t, t, product, option]);
+  }
+  const [{ n }] = await select<{ n: number }>('SELECT COUNT(*) AS n FROM custom_field_values WHERE field_id = ?', [reference]);
+  if (Number(n) >= TICKETS) return;
+  log('  giving every ticket a product and an order reference...');
+  const options = await productOptionIds();
+  const [{ first, last }] = await select<{ first: number; last: number }>("SELECT MIN(id) AS first, MAX(id) AS last FROM tickets WHERE number LIKE 'B%'");
+  const option = `CASE ${PRODUCTS.map(([, share], i) => `WHEN ${share} THEN ${sequelize().escape(String(options[i]))}`).join(' ')} END`;
+  for (let from = Number(first); from <= Number(last); from += CHUNK) {
+    await q(`INSERT IGNORE INTO custom_field_values (field_id, owner_id, value, created_at, updated_at)
+      SELECT ?, id, ${option}, ?, ? FROM (SELECT id, CAST(SUBSTRING(number, 2) AS UNSIGNED) AS n FROM tickets WHERE number LIKE 'B%' AND id BETWEEN ? AND ?) b
+      UNION ALL SELECT ?, id, CONCAT('ORD-', n), ?, ? FROM (SELECT id, CAST(SUBSTRING(number, 2) AS UNSIGNED) AS n FROM tickets WHERE number LIKE 'B%' AND id BETWEEN ? AND ?) b`,
+    [product, t, t, from, from + CHUNK - 1, reference, t, t, from, from + CHUNK - 1]);
+  }
+}
+
+const customFieldId = async (name: string) => (await select<{ id: number }>("SELECT id FROM custom_fields WHERE kind = 'ticket' AND name = ?", [name]))[0]?.id;
+/** The product's option ids, in PRODUCTS' order. */
+async function productOptionIds(): Promise<number[]> {
+  const product = await customFieldId(PRODUCT_FIELD);
+  const rows = await select<{ id: number; value: string }>('SELECT id, value FROM custom_field_options WHERE field_id = ?', [product]);
+  return PRODUCTS.map(([option]) => rows.find((r) => r.value === option)!.id);
 }
 
 const SAVED_FILTER = 'Bench: a status';
@@ -299,7 +354,8 @@ export async function ticketTargets() {
   // that word's whole list: 0.4 s for `printer` in the messages; README, Benchmark.)
   return {
     ticket, replied, writerId: replied.user_id, busyCustomerId: await busyCustomerId(), smallDepartmentId: (await smallDepartmentId())!,
-    savedFilterId: (await savedFilterId())!, departmentOperatorId: await departmentOperatorId(), largeDepartmentOperatorId: await largeDepartmentOperatorId(),
+    savedFilterId: (await savedFilterId())!, productFieldId: (await customFieldId(PRODUCT_FIELD))!, productOptionIds: await productOptionIds(),
+    referenceFieldId: (await customFieldId(REFERENCE_FIELD))!, departmentOperatorId: await departmentOperatorId(), largeDepartmentOperatorId: await largeDepartmentOperatorId(),
     articleId: article.id, organisationId: org.id, banId: ban.id, operatorId: operator.user_id,
     searchTerm: 'shipping delay report', selectiveSearchTerm: ticket.subject.split(' ').pop()!,
     // In a sixteenth of the subjects and, three words of sixteen each, in about a sixth of the messages.

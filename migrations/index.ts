@@ -68,6 +68,7 @@ import * as m067commentCounts from './067_article_comment_counts';
 import * as m068userSearchGrams from './068_user_search_grams';
 import * as m069organisationSearchGrams from './069_organisation_search_grams';
 import * as m070customFieldValueGrams from './070_custom_field_value_grams';
+import * as m071customFieldValueOptions from './071_custom_field_value_options';
 
 export interface Migration {
   name: string;
@@ -76,4 +77,4 @@ export interface Migration {
 }
 
 /** Every migration, in the order it runs. A new migration is a new file, added at the end here. */
-export const migrations: Migration[] = [m001, m002, m003, m004, m005, m010, m011, m012, m013, m015, m016, m017, m018, m019, m019b, m020, m021export, m021audit, m021bulk, m022oauth, m023files, m024sealed, m018b, m025assigned, m026days, m027dayStatus, m028dayFilters, m029assignees, m030assigneeOrder, m031assigneeOrders, m032customerIndex, m033replyAuthor, m034messageText, m035userCounts, m036threadAudience, m037priorityNames, m038mailSender, m039brandPassword, m040eventCreatedAt, m041waitingReminders, m042jobClaims, m043articleSearchText, m044importKey, m045filterGroupsAll, m046mailboxSettingsVersion, m047firstPollUid, m048assigneeCountTriggers, m049recount, m050sweptUid, m051dayFold, m052spans, m053filterSpans, m054filterStatus, m055filterPairs, m056recordCounts, m057recordCountsScoped, m058deliveryIndexes, m059mailLogCounts, m060incomingMailLog, m061dayOrderCounts, m062customerOrderCounts, m063orderMarks, m064counterStatements, m065stretchOnce, m066countsByValue, m067commentCounts, m068userSearchGrams, m069organisationSearchGrams, m070customFieldValueGrams];
+export const migrations: Migration[] = [m001, m002, m003, m004, m005, m010, m011, m012, m013, m015, m016, m017, m018, m019, m019b, m020, m021export, m021audit, m021bulk, m022oauth, m023files, m024sealed, m018b, m025assigned, m026days, m027dayStatus, m028dayFilters, m029assignees, m030assigneeOrder, m031assigneeOrders, m032customerIndex, m033replyAuthor, m034messageText, m035userCounts, m036threadAudience, m037priorityNames, m038mailSender, m039brandPassword, m040eventCreatedAt, m041waitingReminders, m042jobClaims, m043articleSearchText, m044importKey, m045filterGroupsAll, m046mailboxSettingsVersion, m047firstPollUid, m048assigneeCountTriggers, m049recount, m050sweptUid, m051dayFold, m052spans, m053filterSpans, m054filterStatus, m055filterPairs, m056recordCounts, m057recordCountsScoped, m058deliveryIndexes, m059mailLogCounts, m060incomingMailLog, m061dayOrderCounts, m062customerOrderCounts, m063orderMarks, m064counterStatements, m065stretchOnce, m066countsByValue, m067commentCounts, m068userSearchGrams, m069organisationSearchGrams, m070customFieldValueGrams, m071customFieldValueOptions];

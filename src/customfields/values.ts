@@ -1,14 +1,13 @@
 import { Op, literal, type Transaction } from 'sequelize';
 import type { CustomFieldKind } from '../db/models/CustomField';
 import { CustomField, CustomFieldOption, CustomFieldValue } from '../db/models';
-import { sequelize } from '../db/sequelize';
 import { select } from '../db/select';
-import { customFieldGrams, narrowedByGrams } from '../db/searchGrams';
+import { customFieldGrams, holdingOption, narrowedByGrams, optionHolders } from '../db/searchGrams';
 import { definitions } from '../db/definitions';
 import { onceInTransaction } from '../db/transaction';
 import { ValidationError, invalid } from '../errors';
 import type { Condition, Filter } from '../http/listQuery';
-import { allOf, likeContains, sqlCondition, type BoundCondition } from '../db/sql';
+import { allOf, likeContains, sqlCondition, sqlText, type BoundCondition } from '../db/sql';
 import { groupBy } from '../db/load';
 import { CONTROL_CHARACTERS, Joi, characters, toFlag } from '../lib/validation';
 import { SEALED_TEXT_MAX_BYTES, openValue, sealValue } from './sealing';
@@ -298,43 +297,48 @@ export async function pruneDeletedOptions(field: CustomField, deletedOptionIds: 
   if (!deletedOptionIds.length) return;
   const gone = new Set(deletedOptionIds.map(String));
   // Encrypted values cannot be matched in SQL: every value of the field is read and decrypted.
-  const values = await CustomFieldValue.findAll({
-    where: field.encrypted ? { field_id: field.id } : {
-      field_id: field.id,
-      [Op.or]: deletedOptionIds.map((id) => sequelize().where(sequelize().fn('FIND_IN_SET', String(id), sequelize().col('value')), Op.gt, 0)),
-    },
-    transaction,
-    lock: transaction.LOCK.UPDATE,
-  });
-  const emptied: number[] = [];
-  const narrowed: Array<{ id: number; field_id: number; owner_id: number; value: string }> = [];
-  for (const v of values) {
-    const ids = ((field.encrypted ? openValue(field.id, v.value) : v.value) ?? '').split(',').filter((id) => id !== '');
+  // Others: the owners whose values name one of them (migration 071's index), read locking as
+  // the values are.
+  const holders = optionHolders(field.id, deletedOptionIds);
+  const ownerIds = field.encrypted ? undefined
+    : [...new Set((await select<{ owner_id: number }>(`${sqlText(holders)} FOR UPDATE`, holders.replacements, { transaction })).map((r) => r.owner_id))];
+  await rewriteValuesOfField(field.id, transaction, (stored) => {
+    const ids = ((field.encrypted ? openValue(field.id, stored) : stored) ?? '').split(',').filter((id) => id !== '');
     const kept = ids.filter((id) => !gone.has(id)).join(',');
-    if (kept === ids.join(',')) continue; // none of its options went (or it does not decrypt)
-    if (kept === '') emptied.push(v.id);
-    else narrowed.push({ id: v.id, field_id: v.field_id, owner_id: v.owner_id, value: field.encrypted ? sealValue(field.id, kept) : kept });
-  }
-  // One statement for all the values that keep some of their options.
-  if (narrowed.length) await CustomFieldValue.bulkCreate(narrowed, { transaction, updateOnDuplicate: ['value', 'updated_at'] });
-  if (emptied.length) await CustomFieldValue.destroy({ where: { id: { [Op.in]: emptied } }, transaction });
+    if (kept === ids.join(',')) return undefined; // none of its options went (or it does not decrypt)
+    if (kept === '') return null;
+    return field.encrypted ? sealValue(field.id, kept) : kept;
+  }, ownerIds);
 }
 
 /** Values converted by a change of their field are read and rewritten this many at a time. */
 const CHUNK = 500;
 
-/**
- * The stored values of a field, a chunk at a time, for a change of the field that rewrites them:
- * read FOR UPDATE, so the values written before the change locked the field are among them (the
- * change's snapshot may be older), and none is written meanwhile. `rewrite` returns the new
- * stored form of each value to change (null: delete it).
- */
-async function rewriteValuesOfField(fieldId: number, transaction: Transaction, rewrite: (stored: string | null) => string | null | undefined): Promise<void> {
+/** The values of a field (of `ownerIds` only, when given), CHUNK at a time, read FOR UPDATE. */
+async function* valuesOfField(fieldId: number, transaction: Transaction, ownerIds?: number[]): AsyncGenerator<CustomFieldValue[]> {
+  const lock = transaction.LOCK.UPDATE;
+  if (ownerIds) {
+    for (let i = 0; i < ownerIds.length; i += CHUNK) {
+      yield await CustomFieldValue.findAll({ where: { field_id: fieldId, owner_id: { [Op.in]: ownerIds.slice(i, i + CHUNK) } }, transaction, lock });
+    }
+    return;
+  }
   for (let afterId = 0; ;) {
-    const rows = await CustomFieldValue.findAll({
-      where: { field_id: fieldId, id: { [Op.gt]: afterId } }, order: [['id', 'ASC']], limit: CHUNK, transaction, lock: transaction.LOCK.UPDATE,
-    });
+    const rows = await CustomFieldValue.findAll({ where: { field_id: fieldId, id: { [Op.gt]: afterId } }, order: [['id', 'ASC']], limit: CHUNK, transaction, lock });
     if (!rows.length) return;
+    yield rows;
+    afterId = rows[rows.length - 1].id;
+  }
+}
+
+/**
+ * The stored values of a field (of `ownerIds` only, when given), a chunk at a time, for a change
+ * of the field that rewrites them: read FOR UPDATE, so the values written before the change
+ * locked the field are among them (the change's snapshot may be older), and none is written
+ * meanwhile. `rewrite` returns the new stored form of each value to change (null: delete it).
+ */
+async function rewriteValuesOfField(fieldId: number, transaction: Transaction, rewrite: (stored: string | null) => string | null | undefined, ownerIds?: number[]): Promise<void> {
+  for await (const rows of valuesOfField(fieldId, transaction, ownerIds)) {
     const deleted: number[] = [];
     const changed: Array<{ id: number; field_id: number; owner_id: number; value: string }> = [];
     for (const v of rows) {
@@ -344,7 +348,6 @@ async function rewriteValuesOfField(fieldId: number, transaction: Transaction, r
     }
     if (changed.length) await CustomFieldValue.bulkCreate(changed, { transaction, updateOnDuplicate: ['value', 'updated_at'] });
     if (deleted.length) await CustomFieldValue.destroy({ where: { id: { [Op.in]: deleted } }, transaction });
-    afterId = rows[rows.length - 1].id;
   }
 }
 
@@ -454,7 +457,7 @@ export function customFieldFilter(kind: ValueKind): Filter {
         if (OPTION_TYPES.includes(field.type)) {
           const option = parseInteger(v);
           if (option === null || !options.has(`${id}:${option}`)) throw new ValidationError(`The customfield.${id} must be the id of one of the field's options.`);
-          return owners(sqlCondition`FIND_IN_SET(${String(option)}, value) > 0`);
+          return holdingOption(id, option);
         }
         if (field.type === TYPE.BOOLEAN || field.type === TYPE.CHECKBOX) {
           const f = parseFlag(v);

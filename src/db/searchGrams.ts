@@ -1,6 +1,7 @@
 import { LONG_TEXT, PEOPLE, type GramSource } from '../../migrations/068_user_search_grams';
 import { ORGANISATIONS } from '../../migrations/069_organisation_search_grams';
 import { VALUES } from '../../migrations/070_custom_field_value_grams';
+import { OPTIONS } from '../../migrations/071_custom_field_value_options';
 import { select } from './select';
 import { allOf, joined, sqlCondition, sqlFragment, sqlText, trusted, type BoundCondition } from './sql';
 
@@ -97,3 +98,15 @@ export async function narrowedByGrams(index: GramIndex, term: string, condition:
 export const customFieldGrams = (fieldId: number): GramIndex => ({
   ...indexOf(VALUES, 1 / 10), scope: { column: VALUES.scope!, value: fieldId }, always: LONG_TEXT,
 });
+
+/**
+ * The records whose value of field `fieldId` names option `optionId` (migration 071): an index
+ * range of (field, option), the same records as `FIND_IN_SET(optionId, value)` over the field's
+ * values as the API writes them (ids, comma-separated).
+ */
+export const holdingOption = (fieldId: number, optionId: number): BoundCondition =>
+  sqlCondition`id IN (${optionHolders(fieldId, [optionId])})`;
+
+/** The owners of the field's values that name one of `optionIds` (migration 071), as a subquery. */
+export const optionHolders = (fieldId: number, optionIds: number[]): BoundCondition => sqlFragment`SELECT ${trusted(OPTIONS.owner)}
+  FROM ${trusted(OPTIONS.grams)} WHERE ${trusted(OPTIONS.scope!)} = ${fieldId} AND ${trusted(OPTIONS.parts!.column)} IN (${optionIds})`;
