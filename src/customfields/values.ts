@@ -283,10 +283,11 @@ export function serializeCustomFieldValue(v: CustomFieldValue, ownerKey: 'user_i
   return { id: v.id, field_id: v.field_id, [ownerKey]: v.owner_id, value: v.value, created_at: v.created_at, updated_at: v.updated_at };
 }
 
-/** Removes every custom field value of a user or organisation (when it is deleted). */
-export async function deleteCustomFieldValues(kind: ValueKind, ownerId: number, transaction: Transaction): Promise<void> {
-  const fieldIds = await fieldIdsOfKind(kind, transaction);
-  if (fieldIds.length) await CustomFieldValue.destroy({ where: { owner_id: ownerId, field_id: { [Op.in]: fieldIds } }, transaction });
+/** Removes every custom field value of a user, organisation or tickets (when they are deleted). */
+export async function deleteCustomFieldValues(kind: ValueKind, ownerIds: number | number[], transaction: Transaction): Promise<void> {
+  const owners = [ownerIds].flat();
+  const fieldIds = owners.length ? await fieldIdsOfKind(kind, transaction) : [];
+  if (fieldIds.length) await CustomFieldValue.destroy({ where: { owner_id: { [Op.in]: owners }, field_id: { [Op.in]: fieldIds } }, transaction });
 }
 
 /**

@@ -183,3 +183,34 @@ describe('an option\'s delete prunes the values that named it, found by the inde
     await CustomField.destroy({ where: { id: f.id } });
   });
 });
+
+describe('a deleted person\'s tickets take their custom field values with them', () => {
+  it('the values, their option ids and their grams', async () => {
+    const [department] = expectList(await api.get('/api/ticket/department', { limit: 1 }));
+    const product = expectSuccess(await api.post('/api/ticket/customfield', {
+      name: unique('Ticket product'), type: 5, options: [{ value: 'Widget' }, { value: 'Gadget' }],
+    }), 'Successfully created new custom field!');
+    const reference = expectSuccess(await api.post('/api/ticket/customfield', { name: unique('Ticket reference'), type: 8 }), 'Successfully created new custom field!');
+    // Of the default brand, as the ticket and its department are.
+    const person = expectSuccess(await api.post('/api/user/user', { firstname: 'Ticket', lastname: 'Owner', email: `owner.${tag}@cfo-${tag}.example` }),
+      'Successfully created new user!').id as number;
+    const tickets: number[] = [];
+    // A ticket field's response leaves its options out (the spec): they are listed on their own.
+    const options = expectList(await api.get(`/api/ticket/customfield/${product.id}/option`));
+    for (const [i, option] of options.entries()) {
+      tickets.push(expectSuccess(await api.post('/api/ticket/ticket', {
+        department: department.id, status: 1, priority: 1, subject: `Order ${i}`, text: 'Where is it?', user: person,
+        customfield: { [product.id]: option.id, [reference.id]: `ORD-${tag}-${i}` },
+      }), 'Successfully created new ticket!').id);
+    }
+    const left = async () => Promise.all([
+      CustomFieldValue.count({ where: { owner_id: tickets, field_id: [product.id, reference.id] } }),
+      rowsOf('field_id = ? AND owner_id IN (?)', [product.id, tickets]).then((rows) => rows.length),
+      select<{ n: number }>('SELECT COUNT(*) AS n FROM custom_field_value_grams WHERE field_id = ? AND owner_id IN (?)', [reference.id, tickets]).then(([r]) => Number(r.n)),
+    ]);
+    const [values, ids, grams] = await left();
+    expect([values, ids, grams > 0]).toEqual([4, 2, true]);
+    expectDeleted(await api.del(`/api/user/user/${person}`), 'user');
+    expect(await left()).toEqual([0, 0, 0]);
+  });
+});

@@ -264,7 +264,10 @@ export async function deleteTicketsOf(userId: number, transaction: Transaction):
   const merged = (await Ticket.findAll({ attributes: ['id'], where: { merged_into_id: { [Op.in]: own } }, transaction, lock: transaction.LOCK.UPDATE })).map((t) => t.id);
   if (merged.length) await Ticket.destroy({ where: { id: { [Op.in]: merged } }, transaction });
   await Ticket.destroy({ where: { id: { [Op.in]: own } }, transaction });
-  return [...merged, ...own].sort((a, b) => a - b);
+  const deleted = [...merged, ...own].sort((a, b) => a - b);
+  // Their custom field values (no foreign key: a value's owner is a ticket, user or organisation by its field's kind).
+  await deleteCustomFieldValues('ticket', deleted, transaction);
+  return deleted;
 }
 
 /**
