@@ -38,6 +38,18 @@ async function fieldIdsOfKind(kind: ValueKind, transaction?: Transaction): Promi
   return (await CustomField.findAll({ attributes: ['id'], where: { kind }, transaction })).map((f) => f.id);
 }
 
+/**
+ * Every field of the kind with its brand and department lists, in one statement, kept per process
+ * until a field changes (db/definitions): ticket create reads them on every call.
+ */
+function fieldsOfKind(kind: ValueKind, transaction?: Transaction): Promise<CustomField[]> {
+  const scope = (table: string, column: string): [ReturnType<typeof literal>, string] =>
+    [literal(`(SELECT GROUP_CONCAT(${column}) FROM ${table} WHERE field_id = \`CustomField\`.\`id\`)`), `${column}s`];
+  return definitions.get(`customfields.${kind}`, (t) => CustomField.findAll({
+    where: { kind }, attributes: { include: [scope('custom_field_brands', 'brand_id'), scope('custom_field_departments', 'department_id')] }, transaction: t,
+  }), transaction) as Promise<CustomField[]>;
+}
+
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const isEmpty = (v: unknown) => v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
@@ -180,14 +192,8 @@ export async function applyCustomFieldValues(kind: ValueKind, ownerId: number, i
   for (const [key] of entries) if (!/^\d{1,10}$/.test(key)) throw invalid(`customfield.${key}`);
   if (!entries.length && (!opts.creating || opts.implicit)) return false;
 
-  // Every field of the kind with its brand and department lists, in one statement, kept per process
-  // until a field changes (db/definitions): ticket create reads them on every call. Once per
-  // transaction when Redis cannot say: a batch of imported mails creates a ticket per mail.
-  const scope = (table: string, column: string): [ReturnType<typeof literal>, string] =>
-    [literal(`(SELECT GROUP_CONCAT(${column}) FROM ${table} WHERE field_id = \`CustomField\`.\`id\`)`), `${column}s`];
-  const cached = await onceInTransaction(transaction, `customfields.${kind}`, () => definitions.get(`customfields.${kind}`, (t) => CustomField.findAll({
-    where: { kind }, attributes: { include: [scope('custom_field_brands', 'brand_id'), scope('custom_field_departments', 'department_id')] }, transaction: t,
-  }), transaction));
+  // Once per transaction when Redis cannot say: a batch of imported mails creates a ticket per mail.
+  const cached = await onceInTransaction(transaction, `customfields.${kind}`, () => fieldsOfKind(kind, transaction));
   // The fields the input names are validated against their definitions share-locked now
   // (./definitionLocks.ts): one deleted meanwhile is not a field any more.
   const named = entries.map(([key]) => Number(key)).filter((id) => cached.some((f) => f.id === id));
@@ -416,6 +422,25 @@ const CUSTOMFIELD_FILTER_SCHEMA = {
   type: 'object', ...FIELD_ID_KEYS, additionalProperties: { type: ['string', 'integer', 'boolean', 'null'] },
 };
 
+/** The entries of a list's `customfield` parameter that narrow it: [field id, value trimmed], empty values left out. */
+const namedValues = (value: Record<string, string | number | boolean | null>) => Object.entries(value)
+  .map(([key, v]) => [Number(key), v === null || v === undefined ? '' : String(v).trim()] as const)
+  .filter(([, v]) => v !== '');
+
+/**
+ * The one option a list's `customfield` parameter names, when it names one field only and that is
+ * an option field (the filter has checked that the option is one of the field's): its field and
+ * option ids, or null.
+ */
+export async function oneOptionNamed(kind: ValueKind, value: Record<string, string | number | boolean | null>): Promise<{ fieldId: number; optionId: number } | null> {
+  const entries = namedValues(value);
+  if (entries.length !== 1) return null;
+  const [[fieldId, v]] = entries;
+  const field = (await fieldsOfKind(kind)).find((f) => f.id === fieldId);
+  const optionId = parseInteger(v);
+  return field && !field.encrypted && OPTION_TYPES.includes(field.type) && optionId !== null ? { fieldId, optionId } : null;
+}
+
 /**
  * The lists' `customfield` parameter (`customfield[<field id>]=<value>`): records with a value of
  * each named field that matches. Text and Textarea: contains; option types: the option id is among
@@ -434,9 +459,7 @@ export function customFieldFilter(kind: ValueKind): Filter {
       return value;
     }).meta({ 'x-schema': CUSTOMFIELD_FILTER_SCHEMA }),
     async where(value: Record<string, string | number | boolean | null>): Promise<Condition> {
-      const entries = Object.entries(value)
-        .map(([key, v]) => [Number(key), v === null || v === undefined ? '' : String(v).trim()] as const)
-        .filter(([, v]) => v !== '');
+      const entries = namedValues(value);
       if (!entries.length) return {};
       const ids = entries.map(([id]) => id);
       const fields = new Map((await CustomField.findAll({ attributes: ['id', 'type', 'encrypted'], where: { kind, id: { [Op.in]: ids } } })).map((f) => [f.id, f]));

@@ -6,14 +6,13 @@
  * page is the customer's tickets in the list's order, in two statements, past the middle read
  * from the far end; the migration goes down and up.
  */
-import { QueryTypes } from 'sequelize';
 import { capture } from '../../bench/capture';
 import * as m035 from '../../migrations/035_ticket_user_counts';
 import { Ticket } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { useApi } from '../helpers/app';
 import { expectList, expectSuccess } from '../helpers/envelope';
-import { ids, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
+import { ids, numericRows, query, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
 
 const api = useApi();
 const BASE = '/api/ticket/ticket';
@@ -21,8 +20,6 @@ let ctx: TicketContext;
 const f = ticketFactories(api, () => ctx);
 
 beforeAll(async () => { ctx = await ticketContext(); });
-
-const query = <T extends object>(sql: string, replacements?: unknown[]): Promise<T[]> => sequelize().query<T>(sql, { replacements, type: QueryTypes.SELECT });
 
 /** The customer's tickets, the plain way, in the list's order. */
 const actual = async (customer: number, trashed: boolean, status: number | undefined, order: string) => (await query<{ id: number }>(
@@ -65,8 +62,7 @@ async function expectFilled(): Promise<number> {
   const fromRows = await query<Record<string, number>>(
     'SELECT user_id, IF(deleted_at IS NULL, 0, 1) AS state, status_id, COUNT(*) AS n FROM tickets WHERE merged_into_id IS NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3',
   );
-  const rows = (list: Array<Record<string, number | null>>) => list.map((r) => Object.values(r).map((v) => (v === null ? null : Number(v))));
-  expect(rows(counted)).toEqual(rows(fromRows));
+  expect(numericRows(counted)).toEqual(numericRows(fromRows));
   expect(await query('SELECT * FROM ticket_user_counts WHERE n < 0')).toEqual([]);
   return fromRows.length;
 }

@@ -6,6 +6,8 @@
 import {
   Brand, Department, DepartmentBrand, DepartmentEmail, Setting, TicketPriority, TicketStatus, User,
 } from '../../src/db/models';
+import { QueryTypes } from 'sequelize';
+import { sequelize } from '../../src/db/sequelize';
 import type { EventName } from '../../src/events';
 import { subscribe } from '../../src/events';
 import { type TestApi, newEmail, unique } from '../helpers/app';
@@ -29,6 +31,12 @@ export const USER_SUMMARY_KEYS = [
 
 export const b64 = (text: string | Buffer) => Buffer.from(text).toString('base64');
 export const ids = (data: Array<{ id: number }>) => data.map((d) => d.id);
+
+/** The rows of a statement (`?` replacements in order). */
+export const query = <T extends object>(sql: string, replacements?: unknown[]): Promise<T[]> => sequelize().query<T>(sql, { replacements, type: QueryTypes.SELECT });
+
+/** Rows as lists of numbers (null kept): counters and the rows they count, compared. */
+export const numericRows = (list: Array<Record<string, number | null>>) => list.map((r) => Object.values(r).map((v) => (v === null ? null : Number(v))));
 
 export interface TicketContext {
   brandId: number;

@@ -17,6 +17,7 @@ import { CUSTOMER_ORDER_COL } from '../../../migrations/062_ticket_customer_orde
 import { MARKED_ORDERS, keyIs, markCol, type MarkedOrder } from '../../../migrations/063_ticket_order_marks';
 import { MAX_ID } from '../../lib/validation';
 import { NARROWING_PARAMS } from './listFilters';
+import { oneOptionNamed } from '../../customfields/values';
 import { searchEngine } from './search/engine';
 import { listedSearch } from './search/listed';
 
@@ -31,8 +32,9 @@ import { listedSearch } from './search/listed';
  *   with a status and one of those (or two of priority, department, brand and channel), sums the
  *   day counters of migrations 026-028, 054 and 055 and COUNTs its partial first and last days;
  *   one operator's tickets (`assigned=<id>`, and a status) sum migration 029's counters, one
- *   customer's (`user=<id>`, and a status) migration 035's; any other filter counts its matches
- *   through its index.
+ *   customer's (`user=<id>`, and a status) migration 035's, one option of a ticket field's
+ *   (`customfield`, and a status) migration 072's; any other filter counts its matches through
+ *   its index.
  * - The page: a deferred join. The ids of the page come from an index alone (the sort column's
  *   `tickets_list_<column>` index, which also holds the equality filters' columns for the usual
  *   orders), then the page's rows by primary key (STRAIGHT_JOIN: the page first, whatever the
@@ -111,13 +113,28 @@ export function personCounters(p: Record<string, any>): { table: 'ticket_assigne
   return null;
 }
 
-/** The person's tickets (of the statuses asked for, listed or trashed) from their counters: `table` is ticket_assignee_counts or ticket_user_counts. */
-async function personCount(table: 'ticket_assignee_counts' | 'ticket_user_counts', person: number, trashed: boolean, statuses: unknown[] | null): Promise<number> {
+/**
+ * The tickets (of the statuses asked for, listed or trashed) a table of counters per state, status
+ * and slot holds for `key`, its other columns' values: a person's (ticket_assignee_counts,
+ * ticket_user_counts: `user_id`) or an option's (ticket_option_counts: `field_id`, `option_id`).
+ */
+async function countersSum(table: 'ticket_assignee_counts' | 'ticket_user_counts' | 'ticket_option_counts', key: Record<string, number>, trashed: boolean, statuses: unknown[] | null): Promise<number> {
+  // The key's columns are this module's names, never the request's.
+  const of = Object.keys(key).map((column) => `${column} = :${column}`).join(' AND ');
   const [r] = await select<{ matches: string | number | null }>(
-    `SELECT COALESCE(SUM(n), 0) AS matches FROM ${table} WHERE user_id = :person AND state = :state${statuses ? ' AND status_id IN (:statuses)' : ''}`,
-    { person, state: trashed ? 1 : 0, statuses },
+    `SELECT COALESCE(SUM(n), 0) AS matches FROM ${table} WHERE ${of} AND state = :state${statuses ? ' AND status_id IN (:statuses)' : ''}`,
+    { ...key, state: trashed ? 1 : 0, statuses },
   );
   return Number(r?.matches ?? 0);
+}
+
+/**
+ * The one option of a ticket field a list is narrowed to (`customfield` naming one option field,
+ * alone or with `status`), whose count migration 072's counters hold; null otherwise.
+ */
+async function oneOption(p: Record<string, any>): Promise<{ fieldId: number; optionId: number } | null> {
+  if (!given(p, 'customfield') || !NARROWING_PARAMS.every((k) => !given(p, k) || k === 'customfield' || k === 'status')) return null;
+  return oneOptionNamed('ticket', p.customfield);
 }
 
 /**
@@ -856,7 +873,7 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     // tickets, the subject order's walk read most of the index (1.2 s) and the updated_at order's
     // passed the newest tickets, all unassigned (90 ms). The sort reads the operator's tickets,
     // whatever their order (100-140 ms for 20,000 there).
-    const count = await personCount('ticket_assignee_counts', operator, trashed, statuses);
+    const count = await countersSum('ticket_assignee_counts', { user_id: operator }, trashed, statuses);
     const index = ASSIGNEE_ORDERS.get(column);
     if (!index || trashed || keyset) return { rows: await pageOf('', count), count };
     const ofStatuses = statuses ? ' AND a.status_id IN (:statuses)' : '';
@@ -875,8 +892,17 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     // One customer's tickets (and a status): the count from migration 035's counters, known
     // before the page (a page past the middle is read from the far end); in id order, listed, the
     // page walks the customer's own index (customerHint).
-    const count = await personCount('ticket_user_counts', customer, trashed, statuses);
+    const count = await countersSum('ticket_user_counts', { user_id: customer }, trashed, statuses);
     return { rows: await pageOf(column === 'id' ? customerHint(p) : '', count), count };
+  }
+
+  const option = await oneOption(p);
+  if (option) {
+    // One option of a ticket field (and a status): the count from migration 072's counters, known
+    // before the page (a page past the middle is read from the far end); the page the
+    // optimiser's, through the option's holders (migration 071) or the order's index.
+    const count = await countersSum('ticket_option_counts', { field_id: option.fieldId, option_id: option.optionId }, trashed, statuses);
+    return { rows: await pageOf('', count), count };
   }
 
   const operators = trashed ? null : severalOperators(p);

@@ -1,0 +1,170 @@
+/**
+ * One option of a ticket field (`customfield[<field>]=<option>`, alone or with `status`; migration
+ * 072, src/ticket/tickets/listPage.ts): `count` sums the option's counters, exact through every way
+ * a ticket's value changes and a ticket is created, changes status, goes to the trash and back, is
+ * merged and deleted, and through an option's and a field's delete; never a COUNT of its tickets.
+ * The page is the option's tickets in the list's order, past the middle read from the far end; the
+ * migration goes down and up.
+ */
+import { capture } from '../../bench/capture';
+import * as m072 from '../../migrations/072_ticket_option_counts';
+import { Ticket } from '../../src/db/models';
+import { sequelize } from '../../src/db/sequelize';
+import { useApi, unique } from '../helpers/app';
+import { expectList, expectSuccess } from '../helpers/envelope';
+import { ids, numericRows, query, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
+
+const api = useApi();
+const BASE = '/api/ticket/ticket';
+let ctx: TicketContext;
+const f = ticketFactories(api, () => ctx);
+
+beforeAll(async () => { ctx = await ticketContext(); });
+
+/** A ticket field of `type` with `n` options: its id and its options' ids. */
+async function field(type: number, n: number): Promise<{ id: number; options: number[] }> {
+  const made = expectSuccess(await api.post('/api/ticket/customfield', {
+    name: unique(`Option counts ${type}`), type, options: Array.from({ length: n }, (_, i) => ({ value: `Option ${i}` })),
+  }), 'Successfully created new custom field!');
+  const options = expectList(await api.get(`/api/ticket/customfield/${made.id}/option`, { order_column: 'order' })).map((o) => o.id as number);
+  return { id: made.id, options };
+}
+
+/** The option's tickets, the plain way (FIND_IN_SET over the field's values), in the list's order. */
+const actual = async (fieldId: number, option: number, trashed: boolean, status: number | undefined, order: string) => (await query<{ id: number }>(
+  `SELECT id FROM tickets WHERE id IN (SELECT owner_id FROM custom_field_values WHERE field_id = ? AND FIND_IN_SET(?, value) > 0)
+     AND merged_into_id IS NULL AND deleted_at IS ${trashed ? 'NOT ' : ''}NULL ${status ? 'AND status_id = ?' : ''} ORDER BY ${order}`,
+  [fieldId, String(option), ...(status ? [status] : [])],
+)).map((r) => Number(r.id));
+
+const ORDERS: Array<[string, string, string]> = [['id', 'asc', 'id ASC'], ['id', 'desc', 'id DESC'], ['updated_at', 'desc', 'updated_at DESC, id DESC']];
+
+/** Every option's count and pages, by status and none, listed and trashed; pages of two past the middle. */
+async function check(fields: Array<{ id: number; options: number[] }>) {
+  let seen = 0;
+  for (const { id, options } of fields) {
+    for (const option of options) {
+      for (const trashed of [false, true]) {
+        for (const status of [undefined, ctx.statuses[0]]) {
+          for (const [order_column, order_direction, order] of ORDERS) {
+            const q = { customfield: { [id]: option }, limit: 100, order_column, order_direction, ...(status ? { status } : {}), ...(trashed ? { trashed: 1 } : {}) };
+            const { statements, result } = await capture(() => api.get(BASE, q));
+            const want = await actual(id, option, trashed, status, order);
+            seen += want.length;
+            expect({ q, count: result.body.count, ids: ids(expectList(result)) }).toEqual({ q, count: want.length, ids: want });
+            // The count from the counters, no COUNT.
+            const own = statements.filter((s) => /FROM ticket_option_counts|FROM ticket_list_counts|COUNT\(/.test(s.sql));
+            expect({ q, counters: own.some((s) => /FROM ticket_option_counts/.test(s.sql)), counts: own.filter((s) => /COUNT\(/.test(s.sql)).length })
+              .toEqual({ q, counters: true, counts: 0 });
+            for (const start of [Math.floor(want.length / 2) + 1, want.length].filter((x) => x >= 1)) {
+              const deep = await api.get(BASE, { ...q, start, limit: 2 });
+              expect({ q, start, ids: ids(expectList(deep)) }).toEqual({ q, start, ids: want.slice(start - 1, start + 1) });
+            }
+          }
+        }
+      }
+    }
+  }
+  expect(seen).toBeGreaterThan(0);
+}
+
+/** The counters against the option ids and tickets themselves, for these fields. */
+async function expectFilled(fieldIds: number[]): Promise<number> {
+  const counted = await query<Record<string, number>>(
+    `SELECT field_id, option_id, state, status_id, slot, SUM(n) AS n FROM ticket_option_counts WHERE field_id IN (?)
+       GROUP BY 1, 2, 3, 4, 5 HAVING SUM(n) <> 0 ORDER BY 1, 2, 3, 4, 5`, [fieldIds],
+  );
+  const fromRows = await query<Record<string, number>>(`SELECT * FROM (${m072.COUNTS_SQL}) c WHERE field_id IN (?) ORDER BY 1, 2, 3, 4, 5`, [fieldIds]);
+  expect(numericRows(counted)).toEqual(numericRows(fromRows));
+  expect(await query('SELECT * FROM ticket_option_counts WHERE n < 0')).toEqual([]);
+  return fromRows.length;
+}
+
+describe('one option of a ticket field, counted by migration 072', () => {
+  it('is counted exactly and listed in order, through value, status, trash, merge and delete changes', async () => {
+    const checklist = await field(2, 3);
+    const radio = await field(7, 2);
+    const fields = [checklist, radio];
+    const [a, b] = [await f.user(), await f.user()];
+    const made = [];
+    for (let i = 0; i < 8; i++) {
+      const picked = checklist.options.filter((_, j) => (i >> j) % 2 === 1);
+      made.push(await f.ticket({
+        user: [a.id, b.id][i % 2], status: ctx.statuses[i % 2],
+        customfield: { ...(picked.length ? { [checklist.id]: picked } : {}), [radio.id]: radio.options[i % 2] },
+      }));
+    }
+    for (const [i, t] of made.entries()) {
+      await sequelize().query('UPDATE tickets SET updated_at = ? WHERE id = ?', { replacements: [1_700_000_000 + ((i * 5) % 8) * 60, t.id] });
+    }
+    await check(fields);
+    expect(await expectFilled(fields.map((x) => x.id))).toBeGreaterThan(0);
+
+    // Through the API: values changed and cleared, a status changed, two to the trash.
+    expectSuccess(await api.put(`${BASE}/${made[1].id}`, { customfield: { [checklist.id]: [checklist.options[1], checklist.options[2]] } }), 'Successfully updated the ticket!');
+    expectSuccess(await api.put(`${BASE}/${made[3].id}`, { customfield: { [checklist.id]: [] }, status: ctx.statuses[0] }), 'Successfully updated the ticket!');
+    expectSuccess(await api.put(`${BASE}/${made[4].id}`, { status: ctx.statuses[1] }), 'Successfully updated the ticket!');
+    expect((await api.del(`${BASE}/${made[5].id}`)).status).toBe(200);
+    expect((await api.del(`${BASE}/${made[6].id}`)).status).toBe(200);
+    await check(fields);
+    await expectFilled(fields.map((x) => x.id));
+
+    // Out of the trash through the API and by hand; a status and a value changed in SQL.
+    expectSuccess(await api.post(`${BASE}/${made[5].id}/restore`), 'Successfully restored the ticket!');
+    await Ticket.update({ deleted_at: null }, { where: { id: made[6].id } });
+    await sequelize().query('UPDATE tickets SET status_id = ? WHERE id = ?', { replacements: [ctx.statuses[0], made[7].id] });
+    await sequelize().query('UPDATE custom_field_values SET value = ? WHERE field_id = ? AND owner_id = ?', { replacements: [String(radio.options[0]), radio.id, made[7].id] });
+    // Merged (the merged ticket leaves its options' counts) and deleted for good.
+    expectSuccess(await api.post(`${BASE}/${made[0].id}/merge`, { ids: [made[1].id] }), 'Successfully updated the ticket!');
+    await sequelize().query('DELETE FROM tickets WHERE id = ?', { replacements: [made[2].id] });
+    await check(fields);
+    await expectFilled(fields.map((x) => x.id));
+
+    // A customer's delete takes their tickets, then their values; an option's delete prunes the values.
+    expect((await api.del(`/api/user/user/${b.id}`)).status).toBe(200);
+    expectSuccess(await api.put(`/api/ticket/customfield/${checklist.id}`, {
+      options: [{ id: checklist.options[0], value: 'Option 0' }, { id: checklist.options[2], value: 'Option 2' }],
+    }), 'Successfully updated the custom field!');
+    await check([{ id: checklist.id, options: [checklist.options[0], checklist.options[2]] }, radio]);
+    await expectFilled(fields.map((x) => x.id));
+
+    // A field's delete takes its option ids, so its counts go to 0 (the counters' rows stay, at 0).
+    await sequelize().query('DELETE FROM custom_fields WHERE id = ?', { replacements: [radio.id] });
+    expect(await expectFilled([radio.id])).toBe(0);
+
+    // Another filter beside the option: a COUNT of the matches, still exact.
+    for (const user of [a.id, a.id, (await f.user()).id]) await f.ticket({ user, customfield: { [checklist.id]: [checklist.options[0]] } });
+    for (const q of [{ customfield: { [checklist.id]: checklist.options[0] }, user: a.id }]) {
+      const { statements, result } = await capture(() => api.get(BASE, { ...q, limit: 100 }));
+      const want = await actual(checklist.id, checklist.options[0], false, undefined, 'id');
+      const [{ n }] = await query<{ n: number }>(
+        `SELECT COUNT(*) AS n FROM tickets WHERE user_id = ? AND deleted_at IS NULL AND merged_into_id IS NULL AND id IN (?)`, [a.id, [0, ...want]],
+      );
+      expect({ q, count: expectList(result) && result.body.count }).toEqual({ q, count: Number(n) });
+      expect(Number(n)).toBeLessThan(want.length);
+      expect(Number(n)).toBeGreaterThan(0);
+      expect(statements.some((s) => /FROM ticket_option_counts/.test(s.sql))).toBe(false);
+    }
+  });
+
+  it('migration 072 goes down (table and triggers gone) and up again (counts filled from the values, then kept)', async () => {
+    const qi = sequelize().getQueryInterface();
+    const own = async () => (await query<{ t: string }>(
+      "SELECT TRIGGER_NAME AS t FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE '%\\_option\\_counts\\_%'",
+    )).length;
+    const radio = await field(7, 2);
+    await f.ticket({ status: ctx.statuses[0], customfield: { [radio.id]: radio.options[0] } });
+    await m072.down(qi);
+    expect(await own()).toBe(0);
+    expect(await query("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ticket_option_counts'")).toEqual([]);
+    // Created while the counters are gone: counted by the fill.
+    const t = await f.ticket({ status: ctx.statuses[1], customfield: { [radio.id]: radio.options[0] } });
+    await m072.up(qi);
+    expect(await own()).toBe(4);
+    expect(await expectFilled([radio.id])).toBeGreaterThan(0);
+    expect((await api.get(BASE, { customfield: { [radio.id]: radio.options[0] } })).body.count).toBe(2);
+    expectSuccess(await api.put(`${BASE}/${t.id}`, { status: ctx.statuses[0] }), 'Successfully updated the ticket!');
+    expect((await api.get(BASE, { customfield: { [radio.id]: radio.options[0] }, status: ctx.statuses[0] })).body.count).toBe(2);
+    await expectFilled([radio.id]);
+  });
+});
