@@ -72,8 +72,9 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     ['list: saved filter (a status)', q(`filter=${t.savedFilterId}`)],
     ['list: saved filter, as the small department\'s operator', q(`filter=${t.savedFilterId}&filter_operator=${t.departmentOperatorId}`)],
     ['list: saved filter, as the large department\'s operator', q(`filter=${t.savedFilterId}&filter_operator=${t.largeDepartmentOperatorId}`)],
-    // A custom field (migrations 070, 071): an option of half the tickets and of a thousandth,
-    // read from the option index; a part of one ticket's order reference, from its grams.
+    // A custom field: an option of half the tickets and of a thousandth, read from the option
+    // index (migration 071) and counted by its counters (072); a part of one ticket's order
+    // reference, from its grams (070).
     ['list: customfield, an option of half', q(`customfield[${t.productFieldId}]=${t.productOptionIds[0]}`)],
     ['list: customfield, an option of a thousandth', q(`customfield[${t.productFieldId}]=${t.productOptionIds[3]}`)],
     ['list: customfield, an option + status', q(`customfield[${t.productFieldId}]=${t.productOptionIds[0]}&status=${tk.status_id}`)],
