@@ -461,8 +461,8 @@ export function customFieldFilter(kind: ValueKind): Filter {
     async where(value: Record<string, string | number | boolean | null>): Promise<Condition> {
       const entries = namedValues(value);
       if (!entries.length) return {};
-      const ids = entries.map(([id]) => id);
-      const fields = new Map((await CustomField.findAll({ attributes: ['id', 'type', 'encrypted'], where: { kind, id: { [Op.in]: ids } } })).map((f) => [f.id, f]));
+      // The fields of the kind as the process keeps them (no statement while none changes).
+      const fields = new Map((await fieldsOfKind(kind)).map((f) => [f.id, f]));
       // The option ids named for option fields, each of its own field's options (one statement, when there is one).
       const named = entries.filter(([id]) => OPTION_TYPES.includes(fields.get(id)?.type ?? -1)).map(([id, v]) => [id, parseInteger(v)] as const);
       const optionIds = named.map(([, option]) => option).filter((option): option is number => option !== null);
