@@ -66,6 +66,12 @@ export interface GramSource {
   ownerColumn?: string;
   /** A column of the row its parts are looked up within (a custom field's id), first in the key. */
   scope?: string;
+  /**
+   * The table whose ids the scope holds (`custom_fields`), when its delete cascades to the
+   * source's rows: a cascaded delete runs no trigger, so a trigger of its own (`trigger`) takes
+   * the scope's parts away first.
+   */
+  scopeTable?: { table: string; trigger: string };
   /** How its texts are cut (the default: `grams()`). */
   parts?: Parts;
   /** Its triggers are named `<triggers>_insert`, `_update` and `_delete` (the default: `<table>_search_grams`). */
@@ -131,6 +137,11 @@ export function gramTriggers(s: GramSource): TriggerSql {
   };
 }
 
+/** The trigger that takes a scope's parts away before its record's delete cascades (none without `scopeTable`). */
+const scopeTriggers = (s: GramSource): TriggerSql => (s.scopeTable ? {
+  [s.scopeTable.trigger]: `BEFORE DELETE ON ${s.scopeTable.table} FOR EACH ROW DELETE FROM ${s.grams} WHERE ${s.scope} = OLD.id`,
+} : {});
+
 /** Creates the source's grams table and triggers, then fills it from every record. */
 export async function indexGrams(q: QueryInterface, s: GramSource): Promise<void> {
   // No foreign key and no index of the owner: each would cost every gram's insert a look-up (at
@@ -146,9 +157,11 @@ export async function indexGrams(q: QueryInterface, s: GramSource): Promise<void
   await createTriggers(q, gramTriggers(s));
   // After the triggers (migrations run before the web processes start: nothing else writes now).
   await q.sequelize.query(insertGrams(s, gramRows(s, s.table, s.table)));
+  await createTriggers(q, scopeTriggers(s));
 }
 
 export async function dropGrams(q: QueryInterface, s: GramSource): Promise<void> {
+  await dropTriggers(q, scopeTriggers(s));
   await dropTriggers(q, gramTriggers(s));
   await q.sequelize.query(`DROP TABLE IF EXISTS ${s.grams}`);
 }

@@ -1,5 +1,4 @@
 import type { QueryInterface } from 'sequelize';
-import { createTriggers, dropTriggers, type TriggerSql } from './triggers';
 import { dropGrams, grams, indexGrams, type GramSource } from './068_user_search_grams';
 
 export const name = '070_custom_field_value_grams';
@@ -20,21 +19,11 @@ export const name = '070_custom_field_value_grams';
  */
 export const VALUES: GramSource = {
   table: 'custom_field_values', grams: 'custom_field_value_grams', owner: 'owner_id', ownerColumn: 'owner_id', scope: 'field_id',
+  scopeTable: { table: 'custom_fields', trigger: 'custom_fields_value_grams_delete' },
   parts: grams(64),
   texts: (r) => [`${r}.value`],
   columns: ['value', 'field_id', 'owner_id'],
 };
 
-const FIELD_TRIGGERS: TriggerSql = {
-  custom_fields_value_grams_delete: 'BEFORE DELETE ON custom_fields FOR EACH ROW DELETE FROM custom_field_value_grams WHERE field_id = OLD.id',
-};
-
-export async function up(q: QueryInterface): Promise<void> {
-  await indexGrams(q, VALUES);
-  await createTriggers(q, FIELD_TRIGGERS);
-}
-
-export async function down(q: QueryInterface): Promise<void> {
-  await dropTriggers(q, FIELD_TRIGGERS);
-  await dropGrams(q, VALUES);
-}
+export const up = (q: QueryInterface): Promise<void> => indexGrams(q, VALUES);
+export const down = (q: QueryInterface): Promise<void> => dropGrams(q, VALUES);

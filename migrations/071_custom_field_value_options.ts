@@ -1,5 +1,4 @@
 import type { QueryInterface } from 'sequelize';
-import { createTriggers, dropTriggers, type TriggerSql } from './triggers';
 import { dropGrams, indexGrams, type GramSource, type Parts } from './068_user_search_grams';
 
 export const name = '071_custom_field_value_options';
@@ -33,22 +32,12 @@ export const OPTION_IDS: Parts = {
 
 export const OPTIONS: GramSource = {
   table: 'custom_field_values', grams: 'custom_field_value_options', owner: 'owner_id', ownerColumn: 'owner_id', scope: 'field_id',
+  scopeTable: { table: 'custom_fields', trigger: 'custom_fields_value_options_delete' },
   parts: OPTION_IDS,
   triggers: 'custom_field_values_options',
   texts: (r) => [`${r}.value`],
   columns: ['value', 'field_id', 'owner_id'],
 };
 
-const FIELD_TRIGGERS: TriggerSql = {
-  custom_fields_value_options_delete: 'BEFORE DELETE ON custom_fields FOR EACH ROW DELETE FROM custom_field_value_options WHERE field_id = OLD.id',
-};
-
-export async function up(q: QueryInterface): Promise<void> {
-  await indexGrams(q, OPTIONS);
-  await createTriggers(q, FIELD_TRIGGERS);
-}
-
-export async function down(q: QueryInterface): Promise<void> {
-  await dropTriggers(q, FIELD_TRIGGERS);
-  await dropGrams(q, OPTIONS);
-}
+export const up = (q: QueryInterface): Promise<void> => indexGrams(q, OPTIONS);
+export const down = (q: QueryInterface): Promise<void> => dropGrams(q, OPTIONS);
