@@ -12,6 +12,7 @@ import { OPTIONS as OPTIONS_SOURCE } from '../../migrations/071_custom_field_val
 import { gramRows } from '../../migrations/068_user_search_grams';
 import { useApi, unique } from '../helpers/app';
 import { expectDeleted, expectError, expectList, expectSuccess } from '../helpers/envelope';
+import { ticketContext, ticketFactories } from '../ticket/ticketSupport';
 
 const api = useApi();
 const tag = unique('cfo').toLowerCase();
@@ -186,22 +187,19 @@ describe('an option\'s delete prunes the values that named it, found by the inde
 
 describe('a deleted person\'s tickets take their custom field values with them', () => {
   it('the values, their option ids and their grams', async () => {
-    const [department] = expectList(await api.get('/api/ticket/department', { limit: 1 }));
+    // Tickets as the ticket tests make them: the installed brand's person, department and statuses.
+    const ctx = await ticketContext();
+    const f = ticketFactories(api, () => ctx);
     const product = expectSuccess(await api.post('/api/ticket/customfield', {
       name: unique('Ticket product'), type: 5, options: [{ value: 'Widget' }, { value: 'Gadget' }],
     }), 'Successfully created new custom field!');
     const reference = expectSuccess(await api.post('/api/ticket/customfield', { name: unique('Ticket reference'), type: 8 }), 'Successfully created new custom field!');
-    // Of the default brand, as the ticket and its department are.
-    const person = expectSuccess(await api.post('/api/user/user', { firstname: 'Ticket', lastname: 'Owner', email: `owner.${tag}@cfo-${tag}.example` }),
-      'Successfully created new user!').id as number;
+    const person = (await f.user()).id;
     const tickets: number[] = [];
     // A ticket field's response leaves its options out (the spec): they are listed on their own.
     const options = expectList(await api.get(`/api/ticket/customfield/${product.id}/option`));
     for (const [i, option] of options.entries()) {
-      tickets.push(expectSuccess(await api.post('/api/ticket/ticket', {
-        department: department.id, status: 1, priority: 1, subject: `Order ${i}`, text: 'Where is it?', user: person,
-        customfield: { [product.id]: option.id, [reference.id]: `ORD-${tag}-${i}` },
-      }), 'Successfully created new ticket!').id);
+      tickets.push((await f.ticket({ user: person, customfield: { [product.id]: option.id, [reference.id]: `ORD-${tag}-${i}` } })).id);
     }
     const left = async () => Promise.all([
       CustomFieldValue.count({ where: { owner_id: tickets, field_id: [product.id, reference.id] } }),
