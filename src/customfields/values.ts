@@ -441,6 +441,11 @@ export async function oneOptionNamed(kind: ValueKind, value: Record<string, stri
   return field && !field.encrypted && OPTION_TYPES.includes(field.type) && optionId !== null ? { fieldId, optionId } : null;
 }
 
+/** The ids of the kind's option fields that are not encrypted (their values' ids are in migration 071's index), as the process keeps them. */
+export async function plainOptionFields(kind: ValueKind): Promise<Set<number>> {
+  return new Set((await fieldsOfKind(kind)).filter((f) => !f.encrypted && OPTION_TYPES.includes(f.type)).map((f) => f.id));
+}
+
 /**
  * The lists' `customfield` parameter (`customfield[<field id>]=<value>`): records with a value of
  * each named field that matches. Text and Textarea: contains; option types: the option id is among

@@ -16,10 +16,11 @@ import { Joi, MAX_ID, characters, field, toFlag } from '../lib/validation';
 import { serializeGroup } from '../user/people/presenter';
 import { select } from '../db/select';
 import { TICKET_ALIAS, filterConditionSql, listFiltersOf } from './tickets/conditions';
-import { countersCondition, personCounters } from './tickets/listPage';
+import { countersCondition, keyedCounters } from './tickets/listPage';
 import { countWithinView, countedApart, onlyTheirs, operatorView } from './tickets/operatorVisibility';
 import { departmentTrees } from './tickets/departmentsBelow';
 import { ticketSettings } from './ticketSettings';
+import { plainOptionFields } from '../customfields/values';
 
 /**
  * Ticket filters (`/api/ticket/filter`): the spec's list, show (with `operator`) and delete, and
@@ -269,10 +270,11 @@ const operatorFilter: Filter = { schema: field.id(), where: seenByOperator };
 export async function countTicketsMatchingMany(filters: TicketFilter[], operatorId: number): Promise<Map<number, number>> {
   const counts = new Map<number, number>();
   if (!filters.length) return counts;
-  const [settings, rows, view] = await Promise.all([
+  const [settings, rows, view, optionFields] = await Promise.all([
     ticketSettings(),
     TicketFilterCondition.findAll({ where: { filter_id: filters.map((f) => f.id) } }),
     operatorView(operatorId),
+    plainOptionFields('ticket'),
   ]);
   const at = Math.floor(Date.now() / 1000);
   const resolved = settings.defaultResolvedStatus;
@@ -287,14 +289,14 @@ export async function countTicketsMatchingMany(filters: TicketFilter[], operator
     // a status at 1M counted every open ticket of it, 90 ms); for an operator who sees part of
     // the tickets, the counters of their departments and a count of their own and assigned
     // tickets elsewhere, while those are few (the set's share of the operator's view).
-    const listFilters = listFiltersOf(f, byFilter.get(f.id) ?? []);
+    const listFilters = listFiltersOf(f, byFilter.get(f.id) ?? [], optionFields);
     const seesAll = view === null || (listFilters !== null && onlyTheirs(view, listFilters));
     const counted = listFilters && (await countersCondition(listFilters));
     const sum = (where: BoundCondition) => sqlCondition`SELECT COALESCE(SUM(n), 0) FROM ticket_list_counts WHERE state = 0 AND ${notResolved} AND ${where}`;
     if (counted && seesAll) return sum(counted);
-    // One operator's or customer's tickets (and a status): their own counters ("my tickets").
-    const person = listFilters && seesAll ? personCounters(listFilters) : null;
-    if (person) return sqlCondition`SELECT COALESCE(SUM(n), 0) FROM ${trusted(person.table)} WHERE state = 0 AND ${notResolved} AND ${person.where}`;
+    // One operator's or customer's tickets ("my tickets") or one option's (and a status): their own counters.
+    const keyed = listFilters && seesAll ? await keyedCounters(listFilters) : null;
+    if (keyed) return sqlCondition`SELECT COALESCE(SUM(n), 0) FROM ${trusted(keyed.table)} WHERE state = 0 AND ${notResolved} AND ${keyed.where}`;
     if (counted && view && countedApart(view)) {
       return countWithinView(view, sqlFragment`state = 0 AND ${notResolved} AND ${counted}`, (outside) => countTickets(f, outside));
     }

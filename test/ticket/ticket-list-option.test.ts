@@ -8,10 +8,10 @@
  */
 import { capture } from '../../bench/capture';
 import * as m072 from '../../migrations/072_ticket_option_counts';
-import { Ticket } from '../../src/db/models';
+import { Group, Ticket, UserGroup } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { useApi, unique } from '../helpers/app';
-import { expectList, expectSuccess } from '../helpers/envelope';
+import { expectError, expectList, expectSuccess } from '../helpers/envelope';
 import { ids, numericRows, query, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
 
 const api = useApi();
@@ -166,5 +166,90 @@ describe('one option of a ticket field, counted by migration 072', () => {
     expectSuccess(await api.put(`${BASE}/${t.id}`, { status: ctx.statuses[0] }), 'Successfully updated the ticket!');
     expect((await api.get(BASE, { customfield: { [radio.id]: radio.options[0] }, status: ctx.statuses[0] })).body.count).toBe(2);
     await expectFilled([radio.id]);
+  });
+});
+
+describe('a saved filter naming an option (a customfield condition equal to an option id)', () => {
+  const rule = (item: string, value: unknown, more: Record<string, unknown> = {}) => ({ item, operator: 'equals', value: String(value), ...more });
+  const makeFilter = async (conditions: unknown[], type = 0) => expectSuccess(await api.post('/api/ticket/filter', {
+    name: unique('Option filter'), condition_group_type: type, conditions,
+  }), 'Successfully created new filter!');
+  /** Tickets of the field holding any of `options` (FIND_IN_SET), listed, of the status or not resolved, in id order. */
+  const holding = async (fieldId: number, options: number[], where: string, replacements: unknown[] = []) => (await query<{ id: number }>(
+    `SELECT id FROM tickets WHERE id IN (SELECT owner_id FROM custom_field_values WHERE field_id = ? AND (${options.map(() => 'FIND_IN_SET(?, value) > 0').join(' OR ')}))
+       AND merged_into_id IS NULL AND deleted_at IS NULL AND ${where} ORDER BY id`,
+    [fieldId, ...options.map(String), ...replacements],
+  )).map((r) => Number(r.id));
+
+  it('is the list of that option: its count and ticket_count from the counters, its page the list\'s; an option deleted since matches nothing', async () => {
+    const checklist = await field(2, 3);
+    const admin = await f.operator();
+    await UserGroup.create({ user_id: admin.id, group_id: (await Group.findOne({ where: { type: 'operator', administrator: 1 } }))!.id });
+    const statuses = [ctx.openStatus, ctx.otherStatus, ctx.resolvedStatus];
+    for (let i = 0; i < 9; i++) {
+      const picked = checklist.options.filter((_, j) => ((i + 1) >> j) % 2 === 1);
+      await f.ticket({ status: statuses[i % 3], customfield: picked.length ? { [checklist.id]: picked } : {} });
+    }
+    for (const option of checklist.options) {
+      for (const status of [undefined, ctx.otherStatus]) {
+        const filter = await makeFilter([{ rules: [rule('customfield', option, { field_id: checklist.id }), ...(status ? [rule('status', status)] : [])] }]);
+        const saved = await capture(() => api.get(BASE, { filter: filter.id, limit: 100 }));
+        const want = await holding(checklist.id, [option], status ? 'status_id = ?' : '1 = 1', status ? [status] : []);
+        expect(want.length).toBeGreaterThan(0);
+        expect({ option, status, count: saved.result.body.count, ids: ids(expectList(saved.result)) }).toEqual({ option, status, count: want.length, ids: want });
+        const own = saved.statements.filter((s) => /FROM ticket_option_counts|COUNT\(/.test(s.sql));
+        expect({ option, status, counters: own.some((s) => /FROM ticket_option_counts/.test(s.sql)), counts: own.filter((s) => /COUNT\(/.test(s.sql)).length })
+          .toEqual({ option, status, counters: true, counts: 0 });
+        // ticket_count: the open (not resolved) ones, from the option's counters.
+        const shown = await capture(() => api.get(`/api/ticket/filter/${filter.id}`, { operator: admin.id }));
+        const open = await holding(checklist.id, [option], `status_id <> ?${status ? ' AND status_id = ?' : ''}`, [ctx.resolvedStatus, ...(status ? [status] : [])]);
+        expect({ option, status, ticketCount: expectSuccess(shown.result).ticket_count }).toEqual({ option, status, ticketCount: open.length });
+        expect(shown.statements.some((s) => /FROM ticket_option_counts/.test(s.sql))).toBe(true);
+        expect(shown.statements.some((s) => /COUNT\(\*\) FROM tickets/.test(s.sql))).toBe(false);
+      }
+    }
+
+    // An option deleted since: the filter matches nothing (the list's own `customfield` refuses it).
+    const gone = checklist.options[1];
+    const ofGone = await makeFilter([{ rules: [rule('customfield', gone, { field_id: checklist.id })] }]);
+    expect((await api.get(BASE, { filter: ofGone.id })).body.count).toBeGreaterThan(0);
+    expectSuccess(await api.put(`/api/ticket/customfield/${checklist.id}`, {
+      options: [{ id: checklist.options[0], value: 'Option 0' }, { id: checklist.options[2], value: 'Option 2' }],
+    }), 'Successfully updated the custom field!');
+    const afterDelete = await api.get(BASE, { filter: ofGone.id });
+    expect({ count: afterDelete.body.count, ids: ids(expectList(afterDelete)) }).toEqual({ count: 0, ids: [] });
+    expect(expectSuccess(await api.get(`/api/ticket/filter/${ofGone.id}`, { operator: admin.id })).ticket_count).toBe(0);
+    expectError(await api.get(BASE, { customfield: { [checklist.id]: gone } }), 422, `The customfield.${checklist.id} must be the id of one of the field's options.`);
+  });
+
+  it('other conditions beside options: the same tickets as FIND_IN_SET over the values; a text equals the whole value', async () => {
+    const checklist = await field(2, 3);
+    const text = expectSuccess(await api.post('/api/ticket/customfield', { name: unique('Option text'), type: 8 }), 'Successfully created new custom field!');
+    const [o0, o1, o2] = checklist.options;
+    const made = [];
+    for (const [picked, value, priority] of [[[o0], 'red,blue', ctx.priorityId], [[o0, o1], 'red', ctx.priorityId], [[o1, o2], String(o0), 0], [[], 'red, blue', 0]] as const) {
+      made.push(await f.ticket({ customfield: { ...(picked.length ? { [checklist.id]: picked } : {}), [text.id]: value }, ...(priority ? { priority } : {}) }));
+    }
+    const mine = made.map((t) => t.id as number);
+    const listed = async (filter: { id: number }) => ids(expectList(await api.get(BASE, { filter: filter.id, limit: 1000 }))).filter((id: number) => mine.includes(id));
+    const within = async (want: number[]) => want.filter((id) => mine.includes(id));
+    // An option and a priority; either of two options; not an option.
+    const withPriority = await makeFilter([{ rules: [rule('customfield', o0, { field_id: checklist.id }), rule('priority', ctx.priorityId)] }]);
+    expect(await listed(withPriority)).toEqual(await within(await holding(checklist.id, [o0], 'priority_id = ?', [ctx.priorityId])));
+    expect(await listed(withPriority)).toEqual([mine[0], mine[1]]);
+    const either = await makeFilter([{ type: 1, rules: [rule('customfield', o0, { field_id: checklist.id }), rule('customfield', o2, { field_id: checklist.id })] }]);
+    expect(await listed(either)).toEqual(await within(await holding(checklist.id, [o0, o2], '1 = 1')));
+    expect(await listed(either)).toEqual([mine[0], mine[1], mine[2]]);
+    const without = await makeFilter([{ rules: [{ ...rule('customfield', o1, { field_id: checklist.id }), operator: 'not_equals' }] }]);
+    expect(await listed(without)).toEqual([mine[0], mine[3]]);
+    // A text field: equals compares the whole value (`red` is not `red,blue`); a value of one id is found by that id.
+    const cases: Array<[string, string, number[]]> = [
+      ['equals', 'red', [mine[1]]], ['equals', 'red,blue', [mine[0]]], ['equals', 'red, blue', [mine[3]]], ['equals', String(o0), [mine[2]]],
+      ['equals', `0${o0}`, []], ['not_equals', 'red', [mine[0], mine[2], mine[3]]],
+    ];
+    for (const [operator, value, want] of cases) {
+      const filter = await makeFilter([{ rules: [{ item: 'customfield', field_id: text.id, operator, value }] }]);
+      expect({ operator, value, ids: await listed(filter) }).toEqual({ operator, value, ids: want });
+    }
   });
 });

@@ -1,5 +1,6 @@
 import type { TicketFilter, TicketFilterCondition } from '../../db/models';
 import { allOf, anyOf, sqlCondition, trusted, type BoundCondition } from '../../db/sql';
+import { optionHolders } from '../../db/searchGrams';
 import { canonicalEmail } from '../../lib/validation';
 
 /**
@@ -15,6 +16,9 @@ const TRUE = (): BoundCondition => sqlCondition`1 = 1`;
 
 /** LIKE wildcards in a value matched literally. */
 const escapeLike = (v: string) => v.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** An option id as the API writes it in a value (migration 071's parts): no sign, no zero in front. */
+const OPTION_ID = /^[1-9][0-9]{0,9}$/;
 
 const POSITIVE: Record<string, string> = { not_equals: 'equals', not_contains: 'contains' };
 
@@ -142,12 +146,16 @@ export function conditionSql(c: Pick<TicketFilterCondition, 'item' | 'operator' 
     }
     case 'customfield': {
       const field = c.field_id ?? 0;
-      // Option types hold comma-separated option ids: a value equals when it is one of them. The
-      // values of an encrypted field are ciphertext: no condition on them matches.
-      const values = (m: BoundCondition) => sqlCondition`id IN (SELECT owner_id FROM custom_field_values WHERE field_id = ${field} AND ${m}
-        AND field_id IN (SELECT id FROM custom_fields WHERE encrypted = 0))`;
+      // The values of an encrypted field are ciphertext: no condition on them matches.
+      const unsealed = sqlCondition`field_id IN (SELECT id FROM custom_fields WHERE encrypted = 0)`;
+      const values = (m: BoundCondition) => sqlCondition`id IN (SELECT owner_id FROM custom_field_values WHERE field_id = ${field} AND ${m} AND ${unsealed})`;
       if (c.operator === 'equals' || c.operator === 'not_equals') {
-        const eq = values(sqlCondition`(value = ${v} OR FIND_IN_SET(${v}, value) > 0)`);
+        // Option types hold comma-separated option ids: a value equals an id when it is one of
+        // them. Every value that is a list of ids as the API writes them is in migration 071's
+        // index of ids (a value of one id too, whatever the field's type), so an id is a range of
+        // that index (FIND_IN_SET read every value of the field); any other text equals as a
+        // whole (a text value `a,b` does not equal `a`).
+        const eq = OPTION_ID.test(v) ? sqlCondition`id IN (${optionHolders(field, [Number(v)])} AND ${unsealed})` : values(sqlCondition`value = ${v}`);
         return c.operator === 'equals' ? eq : sqlCondition`NOT ${eq}`;
       }
       return throughRows(c.operator, v, 'value', values);
@@ -184,21 +192,33 @@ export function filterConditionSql(filter: Pick<TicketFilter, 'condition_group_t
 /** The items whose `equals` condition is a filter of the ticket list by the same name and value. */
 const LIST_FILTER_ITEMS = new Set(['status', 'priority', 'department', 'brand', 'channel', 'user', 'assigned', 'internal', 'locked']);
 
+/** A saved filter's conditions as the ticket list's filters (listFiltersOf): ids and flags by item, and `customfield`. */
+export type SavedListFilters = Record<string, number | Record<number, number>>;
+
 /**
  * The ticket list's filters that match what a saved filter's conditions match, or null: every
  * condition must hold (the groups joined by "all", or one group; each group's rules by "all", or
  * one rule), each is `equals` of an item the list filters by (an id; `assigned` -1 for the
  * unassigned; `internal` and `locked` 0 or 1), no item twice. No condition: no filter (the
- * filter matches every ticket, as filterConditionSql's).
+ * filter matches every ticket, as filterConditionSql's). A `customfield` condition of one of
+ * `optionFields` (ticket option fields, not encrypted) equal to an option id is the list's
+ * `customfield` naming that option: both are the range of migration 071's index (one such
+ * condition: the list's counters hold one option).
  */
-export function listFiltersOf(filter: Pick<TicketFilter, 'condition_group_type'>, rows: TicketFilterCondition[]): Record<string, number> | null {
+export function listFiltersOf(filter: Pick<TicketFilter, 'condition_group_type'>, rows: TicketFilterCondition[], optionFields: ReadonlySet<number>): SavedListFilters | null {
   const groups = groupsOf(rows);
   if (groups.size > 1 && filter.condition_group_type === 1) return null;
   if ([...groups.values()].some((rules) => rules.length > 1 && rules[0].group_type === 1)) return null;
-  const filters: Record<string, number> = {};
+  const filters: SavedListFilters = {};
   for (const c of rows) {
+    if (c.operator !== 'equals' || Object.hasOwn(filters, c.item)) return null;
+    if (c.item === 'customfield') {
+      if (!optionFields.has(c.field_id ?? 0) || !OPTION_ID.test(c.value ?? '')) return null;
+      filters.customfield = { [c.field_id!]: Number(c.value) };
+      continue;
+    }
     const n = Number(c.value);
-    if (c.operator !== 'equals' || !LIST_FILTER_ITEMS.has(c.item) || Object.hasOwn(filters, c.item) || !Number.isInteger(n)) return null;
+    if (!LIST_FILTER_ITEMS.has(c.item) || !Number.isInteger(n)) return null;
     const valid = c.item === 'internal' || c.item === 'locked' ? n === 0 || n === 1 : n > 0 || (c.item === 'assigned' && n === -1);
     if (!valid) return null;
     filters[c.item] = n;

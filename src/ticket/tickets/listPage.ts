@@ -101,16 +101,19 @@ function severalOperators(p: Record<string, any>): number[] | null {
 }
 
 /**
- * One person's tickets (onePerson: `assigned` or `user`, and a status) as a condition on their
- * counters' rows and the table that holds them, or null (a saved filter's ticket_count: ../filter.ts).
+ * One person's tickets (onePerson: `assigned` or `user`) or one option's (oneOption), and a
+ * status, as a condition on their counters' rows and the table that holds them, or null (a saved
+ * filter's ticket_count: ../filter.ts).
  */
-export function personCounters(p: Record<string, any>): { table: 'ticket_assignee_counts' | 'ticket_user_counts'; where: BoundCondition } | null {
+export async function keyedCounters(p: Record<string, any>): Promise<{ table: 'ticket_assignee_counts' | 'ticket_user_counts' | 'ticket_option_counts'; where: BoundCondition } | null> {
   const statuses = statusesOf(p);
+  const ofStatuses = (key: BoundCondition) => (statuses ? sqlCondition`${key} AND status_id IN (${statuses})` : key);
   for (const [name, table] of [['assigned', 'ticket_assignee_counts'], ['user', 'ticket_user_counts']] as const) {
     const person = onePerson(p, name);
-    if (person !== null) return { table, where: statuses ? sqlCondition`user_id = ${person} AND status_id IN (${statuses})` : sqlCondition`user_id = ${person}` };
+    if (person !== null) return { table, where: ofStatuses(sqlCondition`user_id = ${person}`) };
   }
-  return null;
+  const option = await oneOption(p);
+  return option && { table: 'ticket_option_counts', where: ofStatuses(sqlCondition`field_id = ${option.fieldId} AND option_id = ${option.optionId}`) };
 }
 
 /**

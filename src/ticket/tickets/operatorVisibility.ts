@@ -83,7 +83,7 @@ export const countedApart = (view: OperatorView): boolean => view.theirs * visib
  * operator sees: those assigned to the operator, or of which the operator is the user. Then what
  * the operator sees narrows nothing ("my tickets" counts from the assignee's counters).
  */
-export const onlyTheirs = (view: OperatorView, filters: Record<string, number>): boolean =>
+export const onlyTheirs = (view: OperatorView, filters: Record<string, unknown>): boolean =>
   filters.assigned === view.operatorId || filters.user === view.operatorId;
 
 /** What an operator sees, read by operatorView. */

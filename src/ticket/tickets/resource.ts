@@ -1,13 +1,13 @@
 import { Op } from 'sequelize';
 import { ipAddress } from '../../lib/ip';
-import { Ticket, TicketFilter, TicketFilterCondition, TicketFilterGroup, User, UserGroup } from '../../db/models';
+import { CustomFieldOption, Ticket, TicketFilter, TicketFilterCondition, TicketFilterGroup, User, UserGroup } from '../../db/models';
 import { ValidationError, invalid } from '../../errors';
 import type { Condition } from '../../http/listQuery';
 import { Written, resourceRouter, type CustomAction, type ListInstead, type ResourceDef } from '../../http/resource';
 import { sqlCondition } from '../../db/sql';
 import { Joi, MAX_ID, field } from '../../lib/validation';
 import { richText } from '../../content/html';
-import { customFieldValuesSchema } from '../../customfields/values';
+import { customFieldValuesSchema, plainOptionFields } from '../../customfields/values';
 import { attachmentsField } from '../attachment';
 import { filterConditionSql, listFiltersOf } from './conditions';
 import { departmentTrees } from './departmentsBelow';
@@ -125,6 +125,12 @@ async function operatorSeesFilter(filter: TicketFilter, operatorId: number): Pro
   return groups.length > 0 && !!(await TicketFilterGroup.findOne({ where: { filter_id: filter.id, group_id: { [Op.in]: groups } } }));
 }
 
+/** Whether `{ field: option }` names an option of the field. */
+async function isOptionOf(named: Record<number, number>): Promise<boolean> {
+  const [[fieldId, optionId]] = Object.entries(named);
+  return (await CustomFieldOption.count({ where: { id: optionId, field_id: Number(fieldId) } })) > 0;
+}
+
 /**
  * `filter` (a saved ticket filter) with `filter_operator`: the filter's conditions stand for every
  * other filter. Run as an operator, only the tickets that operator sees; a private filter, or one
@@ -143,15 +149,19 @@ async function savedFilter(p: Record<string, any>): Promise<Condition | ListInst
     if (!operator) throw invalid('filter_operator');
     if (!(await operatorSeesFilter(filter, operator.id))) throw invalid('filter');
   }
-  const [rows, view] = await Promise.all([
+  const [rows, view, optionFields] = await Promise.all([
     TicketFilterCondition.findAll({ where: { filter_id: filter.id } }),
     p.filter_operator === undefined ? null : operatorView(p.filter_operator),
+    plainOptionFields('ticket'),
   ]);
   // That list's count comes from the counters and its page from their plans (listPage.ts): a
   // filter of a status at 1M counted every ticket of the status, 90 ms. As an operator who sees
   // part of the tickets, the counters of their departments and their own and assigned tickets
   // elsewhere (listPage.ts, withinView; at 1M, an operator of a department of 999,000: 228 → 29 ms).
-  const filters = listFiltersOf(filter, rows);
+  // A condition naming an option deleted since matches nothing, where the list's `customfield`
+  // refuses an option that is not the field's: such a filter runs as its conditions.
+  const named = listFiltersOf(filter, rows, optionFields);
+  const filters = named?.customfield && !(await isOptionOf(named.customfield as Record<number, number>)) ? null : named;
   const instead = filters && { ...Object.fromEntries(Object.entries(p).filter(([k]) => !SAVED_FILTER_REPLACES.has(k))), ...filters };
   if (instead && (view === null || onlyTheirs(view, filters))) return { instead };
   if (instead && view && countedByCounters(filters) && countedApart(view)) return { instead, within: { condition: view.condition, view } };
