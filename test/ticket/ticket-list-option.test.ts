@@ -8,6 +8,7 @@
  */
 import { capture } from '../../bench/capture';
 import * as m072 from '../../migrations/072_ticket_option_counts';
+import * as m073 from '../../migrations/073_unowned_custom_field_values';
 import { Group, Ticket, UserGroup } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { useApi, unique } from '../helpers/app';
@@ -128,9 +129,10 @@ describe('one option of a ticket field, counted by migration 072', () => {
     await check([{ id: checklist.id, options: [checklist.options[0], checklist.options[2]] }, radio]);
     await expectFilled(fields.map((x) => x.id));
 
-    // A field's delete takes its option ids, so its counts go to 0 (the counters' rows stay, at 0).
+    // A field's delete takes its option ids, so its counts go to 0, and then its counters' rows (migration 073).
     await sequelize().query('DELETE FROM custom_fields WHERE id = ?', { replacements: [radio.id] });
     expect(await expectFilled([radio.id])).toBe(0);
+    expect(await query('SELECT * FROM ticket_option_counts WHERE field_id = ?', [radio.id])).toEqual([]);
 
     // Another filter beside the option: a COUNT of the matches, still exact.
     for (const user of [a.id, a.id, (await f.user()).id]) await f.ticket({ user, customfield: { [checklist.id]: [checklist.options[0]] } });
@@ -147,20 +149,23 @@ describe('one option of a ticket field, counted by migration 072', () => {
     }
   });
 
-  it('migration 072 goes down (table and triggers gone) and up again (counts filled from the values, then kept)', async () => {
+  it('migration 072 goes down (table and triggers gone, 073 first) and up again (counts filled from the values, then kept)', async () => {
     const qi = sequelize().getQueryInterface();
     const own = async () => (await query<{ t: string }>(
       "SELECT TRIGGER_NAME AS t FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE '%\\_option\\_counts\\_%'",
     )).length;
     const radio = await field(7, 2);
     await f.ticket({ status: ctx.statuses[0], customfield: { [radio.id]: radio.options[0] } });
+    // 073's trigger removes the counters' rows of a deleted field: down before 072, up after it.
+    await m073.down(qi);
     await m072.down(qi);
     expect(await own()).toBe(0);
     expect(await query("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ticket_option_counts'")).toEqual([]);
     // Created while the counters are gone: counted by the fill.
     const t = await f.ticket({ status: ctx.statuses[1], customfield: { [radio.id]: radio.options[0] } });
     await m072.up(qi);
-    expect(await own()).toBe(4);
+    await m073.up(qi);
+    expect(await own()).toBe(5);
     expect(await expectFilled([radio.id])).toBeGreaterThan(0);
     expect((await api.get(BASE, { customfield: { [radio.id]: radio.options[0] } })).body.count).toBe(2);
     expectSuccess(await api.put(`${BASE}/${t.id}`, { status: ctx.statuses[0] }), 'Successfully updated the ticket!');
