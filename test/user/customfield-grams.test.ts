@@ -9,6 +9,7 @@ import { CustomField, CustomFieldValue } from '../../src/db/models';
 import { execute, select } from '../../src/db/select';
 import { countQueries } from '../../src/db/sequelize';
 import { likeContains } from '../../src/db/sql';
+import { FEW_HOLDERS } from '../../src/db/searchGrams';
 import { useApi, unique } from '../helpers/app';
 import { expectDeleted, expectList, expectSuccess } from '../helpers/envelope';
 
@@ -88,10 +89,49 @@ describe('the customfield filter narrowed by grams finds what the LIKE alone fin
     for (const [field, term, found] of [[text, 'Straße 1', people[2]], [text, 'needle', people[5]], [textarea, 'needle', people[1]]] as const) {
       const { result, queries } = await countQueries(async () => api.get('/api/user/user', { customfield: { [field]: term }, brand_id: brand }));
       expect(expectList(result).map((u) => u.id)).toEqual([found]);
-      expect(queries.some((q) => /custom_field_value_grams WHERE field_id = /.test(q))).toBe(true);
+      expect(queries.some((q) => /custom_field_value_grams AS r WHERE r\.field_id = /.test(q))).toBe(true);
+    }
+  });
+
+  it(`names the holders of every narrowing gram by id while they are ${FEW_HOLDERS} or fewer, and else reads the rarest gram's range`, async () => {
+    const field = (await CustomField.create({ kind: 'user', name: unique('Many values'), type: 8 })).id;
+    // 33,010 values of owners 1..33,010 (the list counts those that are people): 1,100 of them
+    // `qzx<n>`; 1,500 `pqrxy`, 1,500 `qrxyz` and 10 `pqrxyz` (each gram of `pqrxyz` held by more
+    // than FEW_HOLDERS, all three by 10).
+    await execute(`INSERT INTO custom_field_values (field_id, owner_id, value, created_at, updated_at) SELECT ?, seq, CASE
+        WHEN seq <= 1100 THEN CONCAT('qzx', seq) WHEN seq <= 30000 THEN CONCAT('val', seq) WHEN seq <= 31500 THEN 'pqrxy' WHEN seq <= 33000 THEN 'qrxyz' ELSE 'pqrxyz' END,
+        1, 1 FROM seq_1_to_33010`, [field], undefined);
+    // The values are of real people's ids: the field goes at the end (its values, grams and all), whatever happens.
+    try {
+      await holdersByForm(field);
+    } finally {
+      await CustomField.destroy({ where: { id: field } });
     }
   });
 });
+
+/** The customfield filter's count and first page of `field` against the LIKE alone, and the form its narrowing took. */
+async function holdersByForm(field: number) {
+  const oracle = async (term: string) => (await select<{ id: number }>(
+    "SELECT id FROM users WHERE type = 'user' AND id IN (SELECT owner_id FROM custom_field_values WHERE field_id = ? AND value LIKE ?) ORDER BY id LIMIT 100",
+    [field, likeContains(term)],
+  )).map((r) => Number(r.id));
+  const total = async (term: string) => Number((await select<{ n: number }>(
+    "SELECT COUNT(*) AS n FROM users WHERE type = 'user' AND id IN (SELECT owner_id FROM custom_field_values WHERE field_id = ? AND value LIKE ?)", [field, likeContains(term)],
+  ))[0].n);
+  const cases: Array<[string, 'ids' | 'range' | 'none' | 'like']> = [['qzx', 'range'], ['qzx105', 'ids'], ['pqrxyz', 'ids'], ['zx10', 'ids'], ['qzxval', 'none'], ['val11', 'range'], ['val', 'like']];
+  for (const [term, form] of cases) {
+    const { result, queries } = await countQueries(async () => api.get('/api/user/user', { customfield: { [field]: term }, limit: 100 }));
+    expect({ term, ids: expectList(result).map((u) => u.id), count: result.body.count }).toEqual({ term, ids: await oracle(term), count: await total(term) });
+    const count = queries.find((q) => /COUNT\(\*\)[^;]*FROM `users`/.test(q))!;
+    const read = /custom_field_value_grams AS r/.test(count) ? 'range' : /1 = 0/.test(count) ? 'none' : /\(id IN \(:b\d+\)\) AND/.test(count) ? 'ids' : 'like';
+    // The holders: one statement where a gram narrows (none for `val`, which most values hold).
+    const holders = queries.filter((q) => /SELECT r\.owner_id AS id FROM custom_field_value_grams AS r/.test(q));
+    expect({ term, read, holders: holders.length }).toEqual({ term, read: form, holders: form === 'like' ? 0 : 1 });
+  }
+  // More than FEW_HOLDERS hold `qzx`: the range; the 11 people of `qzx105` (and `qzx1050`-`qzx1059`) by id.
+  expect(await total('qzx')).toBeLessThanOrEqual(1100);
+}
 
 describe('the grams follow every write of a value', () => {
   it('a change through the API and by a statement, a record\'s delete and a field\'s', async () => {
