@@ -12,6 +12,8 @@ interface Target {
   busyCustomerId: number;
   smallDepartmentId: number;
   savedFilterId: number;
+  /** A saved filter of one condition: the product of half the tickets. */
+  optionFilterId: number;
   /** An options field every ticket holds one of (of half, three tenths, a fifth, a thousandth of them), and a text field. */
   productFieldId: number;
   productOptionIds: number[];
@@ -77,6 +79,7 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     // reference, from its grams (070).
     ['list: customfield, an option of half', q(`customfield[${t.productFieldId}]=${t.productOptionIds[0]}`)],
     ['list: customfield, an option of a thousandth', q(`customfield[${t.productFieldId}]=${t.productOptionIds[3]}`)],
+    ['list: saved filter (an option of half)', q(`filter=${t.optionFilterId}`)],
     ['list: customfield, an option + status', q(`customfield[${t.productFieldId}]=${t.productOptionIds[0]}&status=${tk.status_id}`)],
     ['list: customfield, a text contains', q(`customfield[${t.referenceFieldId}]=${orderReference(Math.ceil(TICKETS / 2))}`)],
     ['list: number', q(`number=B${Math.ceil(TICKETS / 2)}`)],
