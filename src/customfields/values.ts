@@ -436,9 +436,8 @@ export async function oneOptionNamed(kind: ValueKind, value: Record<string, stri
   const entries = namedValues(value);
   if (entries.length !== 1) return null;
   const [[fieldId, v]] = entries;
-  const field = (await fieldsOfKind(kind)).find((f) => f.id === fieldId);
   const optionId = parseInteger(v);
-  return field && !field.encrypted && OPTION_TYPES.includes(field.type) && optionId !== null ? { fieldId, optionId } : null;
+  return (await plainOptionFields(kind)).has(fieldId) && optionId !== null ? { fieldId, optionId } : null;
 }
 
 /** The ids of the kind's option fields that are not encrypted (their values' ids are in migration 071's index), as the process keeps them. */
