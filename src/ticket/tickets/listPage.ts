@@ -100,34 +100,34 @@ function severalOperators(p: Record<string, any>): number[] | null {
   return NARROWING_PARAMS.every((k) => !given(p, k) || k === 'assigned' || k === 'status') ? ids : null;
 }
 
-/**
- * One person's tickets (onePerson: `assigned` or `user`) or one option's (oneOption), and a
- * status, as a condition on their counters' rows and the table that holds them, or null (a saved
- * filter's ticket_count: ../filter.ts).
- */
-export async function keyedCounters(p: Record<string, any>): Promise<{ table: 'ticket_assignee_counts' | 'ticket_user_counts' | 'ticket_option_counts'; where: BoundCondition } | null> {
-  const statuses = statusesOf(p);
-  const ofStatuses = (key: BoundCondition) => (statuses ? sqlCondition`${key} AND status_id IN (${statuses})` : key);
-  for (const [name, table] of [['assigned', 'ticket_assignee_counts'], ['user', 'ticket_user_counts']] as const) {
-    const person = onePerson(p, name);
-    if (person !== null) return { table, where: ofStatuses(sqlCondition`user_id = ${person}`) };
-  }
-  const option = await oneOption(p);
-  return option && { table: 'ticket_option_counts', where: ofStatuses(sqlCondition`field_id = ${option.fieldId} AND option_id = ${option.optionId}`) };
-}
+/** A table of counters per state, status and slot, and the condition on its rows of one key (and statuses). */
+interface KeyedCounters { table: 'ticket_assignee_counts' | 'ticket_user_counts' | 'ticket_option_counts'; where: BoundCondition }
+
+/** The rows of `table` of `key` (a person's `user_id`, an option's `field_id` and `option_id`), of the statuses asked for (null: any). */
+const countersOf = (table: KeyedCounters['table'], key: BoundCondition, statuses: unknown[] | null): KeyedCounters =>
+  ({ table, where: statuses ? sqlCondition`${key} AND status_id IN (${statuses})` : key });
+
+/** An option's rows of ticket_option_counts. */
+const optionKey = (option: { fieldId: number; optionId: number }) => sqlCondition`field_id = ${option.fieldId} AND option_id = ${option.optionId}`;
 
 /**
- * The tickets (of the statuses asked for, listed or trashed) a table of counters per state, status
- * and slot holds for `key`, its other columns' values: a person's (ticket_assignee_counts,
- * ticket_user_counts: `user_id`) or an option's (ticket_option_counts: `field_id`, `option_id`).
+ * One person's tickets (onePerson: `assigned` or `user`) or one option's (oneOption), and a
+ * status, as their counters, or null (a saved filter's ticket_count: ../filter.ts).
  */
-async function countersSum(table: 'ticket_assignee_counts' | 'ticket_user_counts' | 'ticket_option_counts', key: Record<string, number>, trashed: boolean, statuses: unknown[] | null): Promise<number> {
-  // The key's columns are this module's names, never the request's.
-  const of = Object.keys(key).map((column) => `${column} = :${column}`).join(' AND ');
-  const [r] = await select<{ matches: string | number | null }>(
-    `SELECT COALESCE(SUM(n), 0) AS matches FROM ${table} WHERE ${of} AND state = :state${statuses ? ' AND status_id IN (:statuses)' : ''}`,
-    { ...key, state: trashed ? 1 : 0, statuses },
-  );
+export async function keyedCounters(p: Record<string, any>): Promise<KeyedCounters | null> {
+  const statuses = statusesOf(p);
+  for (const [name, table] of [['assigned', 'ticket_assignee_counts'], ['user', 'ticket_user_counts']] as const) {
+    const person = onePerson(p, name);
+    if (person !== null) return countersOf(table, sqlCondition`user_id = ${person}`, statuses);
+  }
+  const option = await oneOption(p);
+  return option && countersOf('ticket_option_counts', optionKey(option), statuses);
+}
+
+/** The tickets the counters hold, listed or trashed. */
+async function countersSum({ table, where }: KeyedCounters, trashed: boolean): Promise<number> {
+  const sum = sqlFragment`SELECT COALESCE(SUM(n), 0) AS matches FROM ${trusted(table)} WHERE ${where} AND state = ${trashed ? 1 : 0}`;
+  const [r] = await select<{ matches: string | number | null }>(sqlText(sum), sum.replacements);
   return Number(r?.matches ?? 0);
 }
 
@@ -876,7 +876,7 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     // tickets, the subject order's walk read most of the index (1.2 s) and the updated_at order's
     // passed the newest tickets, all unassigned (90 ms). The sort reads the operator's tickets,
     // whatever their order (100-140 ms for 20,000 there).
-    const count = await countersSum('ticket_assignee_counts', { user_id: operator }, trashed, statuses);
+    const count = await countersSum(countersOf('ticket_assignee_counts', sqlCondition`user_id = ${operator}`, statuses), trashed);
     const index = ASSIGNEE_ORDERS.get(column);
     if (!index || trashed || keyset) return { rows: await pageOf('', count), count };
     const ofStatuses = statuses ? ' AND a.status_id IN (:statuses)' : '';
@@ -895,7 +895,7 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     // One customer's tickets (and a status): the count from migration 035's counters, known
     // before the page (a page past the middle is read from the far end); in id order, listed, the
     // page walks the customer's own index (customerHint).
-    const count = await countersSum('ticket_user_counts', { user_id: customer }, trashed, statuses);
+    const count = await countersSum(countersOf('ticket_user_counts', sqlCondition`user_id = ${customer}`, statuses), trashed);
     return { rows: await pageOf(column === 'id' ? customerHint(p) : '', count), count };
   }
 
@@ -904,7 +904,7 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     // One option of a ticket field (and a status): the count from migration 072's counters, known
     // before the page (a page past the middle is read from the far end); the page the
     // optimiser's, through the option's holders (migration 071) or the order's index.
-    const count = await countersSum('ticket_option_counts', { field_id: option.fieldId, option_id: option.optionId }, trashed, statuses);
+    const count = await countersSum(countersOf('ticket_option_counts', optionKey(option), statuses), trashed);
     return { rows: await pageOf('', count), count };
   }
 
