@@ -2,8 +2,8 @@ import { config } from './config';
 import { watchAccessTables } from './auth/accessCache';
 import { banExpiryJob } from './core/banExpiry';
 import {
-  ApiToken, Brand, Channel, CustomField, CustomFieldBrand, CustomFieldDepartment, Department, IpBan, IpWhitelist, Setting, SlaPlan,
-  SlaPlanSchedule, SlaPlanTarget, TicketPriority, TicketStatus, Translation, Webhook,
+  ApiToken, Brand, Channel, CustomField, CustomFieldBrand, CustomFieldDepartment, CustomFieldOption, Department, IpBan, IpWhitelist, Setting, SlaPlan,
+  SlaPlanSchedule, SlaPlanTarget, TicketFilter, TicketFilterCondition, TicketPriority, TicketStatus, Translation, Webhook,
 } from './db/models';
 import { watchDefinitionTables } from './db/definitions';
 import { whenModelsReady } from './db/sequelize';
@@ -57,7 +57,7 @@ export function wire(): void {
     // Likewise the configuration that ticket reads embed (ticket/configCache).
     watchConfigTables([Brand, Channel, Department, SlaPlan, SlaPlanSchedule, SlaPlanTarget, Setting, TicketPriority, TicketStatus, Translation] as any);
     // And the definitions that writes consult (db/definitions).
-    watchDefinitionTables([Brand, CustomField, CustomFieldBrand, CustomFieldDepartment, Setting, Webhook] as any);
+    watchDefinitionTables([Brand, CustomField, CustomFieldBrand, CustomFieldDepartment, CustomFieldOption, Setting, Webhook, TicketFilter, TicketFilterCondition] as any);
   });
 
   // Which side effects each event has: mails decided by the notifications of each area...

@@ -39,15 +39,36 @@ async function fieldIdsOfKind(kind: ValueKind, transaction?: Transaction): Promi
 }
 
 /**
- * Every field of the kind with its brand and department lists, in one statement, kept per process
- * until a field changes (db/definitions): ticket create reads them on every call.
+ * Every field of the kind with its brand, department and option lists (`brand_ids`,
+ * `department_ids`, `option_ids`: comma-separated ids, or null), in one statement, kept per
+ * process until a field or an option changes (db/definitions): ticket create reads them on every
+ * call, and a list's `customfield` of an option checks the option against them.
  */
 function fieldsOfKind(kind: ValueKind, transaction?: Transaction): Promise<CustomField[]> {
-  const scope = (table: string, column: string): [ReturnType<typeof literal>, string] =>
-    [literal(`(SELECT GROUP_CONCAT(${column}) FROM ${table} WHERE field_id = \`CustomField\`.\`id\`)`), `${column}s`];
+  const scope = (table: string, column: string, as: string): [ReturnType<typeof literal>, string] =>
+    [literal(`(SELECT GROUP_CONCAT(${column}) FROM ${table} WHERE field_id = \`CustomField\`.\`id\`)`), as];
   return definitions.get(`customfields.${kind}`, (t) => CustomField.findAll({
-    where: { kind }, attributes: { include: [scope('custom_field_brands', 'brand_id'), scope('custom_field_departments', 'department_id')] }, transaction: t,
+    where: { kind },
+    attributes: { include: [scope('custom_field_brands', 'brand_id', 'brand_ids'), scope('custom_field_departments', 'department_id', 'department_ids'), scope('custom_field_options', 'id', 'option_ids')] },
+    transaction: t,
   }), transaction) as Promise<CustomField[]>;
+}
+
+/** The ids of a field's list column (`brand_ids`, `department_ids`, `option_ids`), as fieldsOfKind and lockedDefinitions read it. */
+const idList = (f: CustomField, column: string) => String(f.get(column) ?? '').split(',').filter(Boolean).map(Number);
+
+/** A kept field's option ids, once per field as kept (a field may have thousands). */
+const optionIdSets = new WeakMap<CustomField, ReadonlySet<number>>();
+function optionIdsOf(field: CustomField): ReadonlySet<number> {
+  let ids = optionIdSets.get(field);
+  if (!ids) optionIdSets.set(field, (ids = new Set(idList(field, 'option_ids'))));
+  return ids;
+}
+
+/** Whether `optionId` is an option of the kind's field `fieldId`, as the process keeps the fields (no statement while none changes). */
+export async function isOptionOfField(kind: ValueKind, fieldId: number, optionId: number): Promise<boolean> {
+  const field = (await fieldsOfKind(kind)).find((f) => f.id === fieldId);
+  return !!field && optionIdsOf(field).has(optionId);
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -199,7 +220,6 @@ export async function applyCustomFieldValues(kind: ValueKind, ownerId: number, i
   const named = entries.map(([key]) => Number(key)).filter((id) => cached.some((f) => f.id === id));
   const locked = await lockedDefinitions(kind, named, transaction);
   const rows = cached.flatMap((f) => (!named.includes(f.id) ? [f] : locked.has(f.id) ? [locked.get(f.id)!] : []));
-  const idList = (f: CustomField, column: string) => String(f.get(column) ?? '').split(',').filter(Boolean).map(Number);
   const fields = new Map(rows.map((f) => [f.id, f]));
   const brandsByField = new Map(rows.map((f) => [f.id, idList(f, 'brand_ids')]));
   if (opts.departmentId !== undefined) {
@@ -465,15 +485,8 @@ export function customFieldFilter(kind: ValueKind): Filter {
     async where(value: Record<string, string | number | boolean | null>): Promise<Condition> {
       const entries = namedValues(value);
       if (!entries.length) return {};
-      // The fields of the kind as the process keeps them (no statement while none changes).
+      // The fields of the kind and their options as the process keeps them (no statement while none changes).
       const fields = new Map((await fieldsOfKind(kind)).map((f) => [f.id, f]));
-      // The option ids named for option fields, each of its own field's options (one statement, when there is one).
-      const named = entries.filter(([id]) => OPTION_TYPES.includes(fields.get(id)?.type ?? -1)).map(([id, v]) => [id, parseInteger(v)] as const);
-      const optionIds = named.map(([, option]) => option).filter((option): option is number => option !== null);
-      const options = optionIds.length
-        ? new Set((await CustomFieldOption.findAll({ attributes: ['id', 'field_id'], where: { field_id: { [Op.in]: named.map(([id]) => id) }, id: { [Op.in]: optionIds } } }))
-          .map((o) => `${o.field_id}:${o.id}`))
-        : new Set<string>();
       // One subquery per named field, all in the list's own query: every named field must match.
       return allOf(await Promise.all(entries.map(async ([id, v]) => {
         const field = fields.get(id);
@@ -484,7 +497,7 @@ export function customFieldFilter(kind: ValueKind): Filter {
         if (field.type === TYPE.TEXT || field.type === TYPE.TEXTAREA) return narrowedByGrams(customFieldGrams(id), v, owners(sqlCondition`value LIKE ${likeContains(v)}`));
         if (OPTION_TYPES.includes(field.type)) {
           const option = parseInteger(v);
-          if (option === null || !options.has(`${id}:${option}`)) throw new ValidationError(`The customfield.${id} must be the id of one of the field's options.`);
+          if (option === null || !optionIdsOf(field).has(option)) throw new ValidationError(`The customfield.${id} must be the id of one of the field's options.`);
           return holdingOption(id, option);
         }
         if (field.type === TYPE.BOOLEAN || field.type === TYPE.CHECKBOX) {

@@ -1,5 +1,5 @@
 import type { Transaction } from 'sequelize';
-import { TicketFilterCondition } from '../db/models';
+import { TicketFilter, TicketFilterCondition } from '../db/models';
 import { ValidationError } from '../errors';
 
 /**
@@ -14,4 +14,13 @@ export async function assertNotInFilters(item: 'status' | 'priority' | 'tag' | '
   const where = item === 'customfield' ? { item, field_id: id } : { item, value: String(id) };
   const named = await TicketFilterCondition.findOne({ attributes: ['id'], where, transaction, lock: transaction.LOCK.SHARE });
   if (named) throw new ValidationError(`The ${label} cannot be deleted because ticket filters use it: change their conditions first.`);
+}
+
+/**
+ * An operator's private filters go with the operator (as the foreign key would take them), deleted
+ * through the model so that the processes that keep saved filters (db/definitions.ts) stop using
+ * them after the commit; a cascade would leave them kept until their entries expire.
+ */
+export async function deletePrivateFiltersOf(operatorId: number, transaction: Transaction): Promise<void> {
+  await TicketFilter.destroy({ where: { user_id: operatorId }, transaction });
 }

@@ -227,6 +227,51 @@ describe('a saved filter naming an option (a customfield condition equal to an o
     expectError(await api.get(BASE, { customfield: { [checklist.id]: gone } }), 422, `The customfield.${checklist.id} must be the id of one of the field's options.`);
   });
 
+  it('runs no statement of its own once kept (the filter, its conditions, the option), and a change of any of them applies to the next request', async () => {
+    const radio = await field(7, 2);
+    const [o0, o1] = radio.options;
+    for (const option of [o0, o0, o1]) await f.ticket({ customfield: { [radio.id]: option } });
+    const filter = await makeFilter([{ rules: [rule('customfield', o0, { field_id: radio.id })] }]);
+    const listed = async (q: Record<string, unknown>) => {
+      await api.get(BASE, q);
+      const { statements, result } = await capture(() => api.get(BASE, { ...q, limit: 100 }));
+      return { statements: statements.map((s) => s.sql.replace(/:b\d+/g, ':b')), ids: ids(expectList(result)), count: result.body.count as number };
+    };
+    const definitionReads = (sql: string[]) => sql.filter((x) => /FROM `?(ticket_filters|ticket_filter_conditions|custom_field_options|custom_fields)`?\b/.test(x));
+    const own = await listed({ customfield: { [radio.id]: o0 } });
+    const saved = await listed({ filter: filter.id });
+    const want0 = await holding(radio.id, [o0], '1 = 1');
+    expect(want0.length).toBe(2);
+    expect(own).toMatchObject({ ids: want0, count: 2 });
+    expect(saved).toMatchObject({ ids: want0, count: 2 });
+    // Warm, the saved filter is its option's list, statement for statement.
+    expect(definitionReads(own.statements)).toEqual([]);
+    expect(definitionReads(saved.statements)).toEqual([]);
+    expect(saved.statements).toEqual(own.statements);
+
+    // Its condition changed through the API: the next request lists the other option.
+    expectSuccess(await api.put(`/api/ticket/filter/${filter.id}`, { conditions: [{ rules: [rule('customfield', o1, { field_id: radio.id })] }] }), 'Successfully updated the filter!');
+    expect(await listed({ filter: filter.id })).toMatchObject({ ids: await holding(radio.id, [o1], '1 = 1'), count: 1 });
+    // An option added to the field: the list's own `customfield` takes it at once (none of its tickets yet).
+    expectSuccess(await api.put(`/api/ticket/customfield/${radio.id}`, {
+      options: [{ id: o0, value: 'Option 0' }, { id: o1, value: 'Option 1' }, { value: 'Option 2' }],
+    }), 'Successfully updated the custom field!');
+    const added = expectList(await api.get(`/api/ticket/customfield/${radio.id}/option`, { order_column: 'order' })).map((o) => o.id as number)[2];
+    expect(await listed({ customfield: { [radio.id]: added } })).toMatchObject({ ids: [], count: 0 });
+    // A private filter goes with its operator: the next request does not find it.
+    const owner = await f.operator();
+    await UserGroup.create({ user_id: owner.id, group_id: (await Group.findOne({ where: { type: 'operator', administrator: 1 } }))!.id });
+    const mine = expectSuccess(await api.post('/api/ticket/filter', {
+      name: unique('Private option filter'), user_id: owner.id, conditions: [{ rules: [rule('customfield', o0, { field_id: radio.id })] }],
+    }), 'Successfully created new filter!');
+    expect(await listed({ filter: mine.id, filter_operator: owner.id })).toMatchObject({ ids: want0, count: 2 });
+    expect((await api.del(`/api/user/operator/${owner.id}`)).status).toBe(200);
+    expectError(await api.get(BASE, { filter: mine.id }), 422, 'The selected filter is invalid.');
+    // A deleted filter: likewise.
+    expect((await api.del(`/api/ticket/filter/${filter.id}`)).status).toBe(200);
+    expectError(await api.get(BASE, { filter: filter.id }), 422, 'The selected filter is invalid.');
+  });
+
   it('other conditions beside options: the same tickets as FIND_IN_SET over the values; a text equals the whole value', async () => {
     const checklist = await field(2, 3);
     const text = expectSuccess(await api.post('/api/ticket/customfield', { name: unique('Option text'), type: 8 }), 'Successfully created new custom field!');

@@ -1,13 +1,14 @@
 import { Op } from 'sequelize';
 import { ipAddress } from '../../lib/ip';
-import { CustomFieldOption, Ticket, TicketFilter, TicketFilterCondition, TicketFilterGroup, User, UserGroup } from '../../db/models';
+import { Ticket, TicketFilter, TicketFilterCondition, TicketFilterGroup, User, UserGroup } from '../../db/models';
 import { ValidationError, invalid } from '../../errors';
 import type { Condition } from '../../http/listQuery';
 import { Written, resourceRouter, type CustomAction, type ListInstead, type ResourceDef } from '../../http/resource';
 import { sqlCondition } from '../../db/sql';
 import { Joi, MAX_ID, field } from '../../lib/validation';
 import { richText } from '../../content/html';
-import { customFieldValuesSchema, plainOptionFields } from '../../customfields/values';
+import { customFieldValuesSchema, isOptionOfField, plainOptionFields } from '../../customfields/values';
+import { definitions } from '../../db/definitions';
 import { attachmentsField } from '../attachment';
 import { filterConditionSql, listFiltersOf } from './conditions';
 import { departmentTrees } from './departmentsBelow';
@@ -125,11 +126,27 @@ async function operatorSeesFilter(filter: TicketFilter, operatorId: number): Pro
   return groups.length > 0 && !!(await TicketFilterGroup.findOne({ where: { filter_id: filter.id, group_id: { [Op.in]: groups } } }));
 }
 
-/** Whether `{ field: option }` names an option of the field. */
+/** Whether `{ field: option }` names an option of the ticket field, as the process keeps the fields and their options. */
 async function isOptionOf(named: Record<number, number>): Promise<boolean> {
   const [[fieldId, optionId]] = Object.entries(named);
-  return (await CustomFieldOption.count({ where: { id: optionId, field_id: Number(fieldId) } })) > 0;
+  return isOptionOfField('ticket', Number(fieldId), Number(optionId));
 }
+
+interface SavedFilter { filter: TicketFilter; conditions: TicketFilterCondition[] }
+
+/**
+ * A saved filter and its conditions (null: no such filter), kept per process with the definitions
+ * (db/definitions.ts): a change of either through the models makes them stale everywhere, and so
+ * do a custom field's delete (its conditions go by a cascade) and an operator's (their private
+ * filters are deleted by the model first: operators/service.ts).
+ */
+const savedFilterOf = (id: number) => definitions.get(`ticketfilter.${id}`, async (transaction): Promise<SavedFilter | null> => {
+  const [filter, conditions] = await Promise.all([
+    TicketFilter.findByPk(id, { transaction }),
+    TicketFilterCondition.findAll({ where: { filter_id: id }, transaction }),
+  ]);
+  return filter && { filter, conditions };
+});
 
 /**
  * `filter` (a saved ticket filter) with `filter_operator`: the filter's conditions stand for every
@@ -139,8 +156,9 @@ async function isOptionOf(named: Record<number, number>): Promise<boolean> {
  */
 async function savedFilter(p: Record<string, any>): Promise<Condition | ListInstead | undefined> {
   if (p.filter === undefined) return undefined;
-  const filter = await TicketFilter.findByPk(p.filter);
-  if (!filter) throw invalid('filter');
+  const saved = await savedFilterOf(p.filter);
+  if (!saved) throw invalid('filter');
+  const { filter, conditions: rows } = saved;
   const restricted = filter.user_id !== null || filter.all_groups !== 1;
   if (p.filter_operator === undefined) {
     if (restricted) throw new ValidationError('The filter operator field is required when the filter is private or shared with some operator groups.');
@@ -149,8 +167,7 @@ async function savedFilter(p: Record<string, any>): Promise<Condition | ListInst
     if (!operator) throw invalid('filter_operator');
     if (!(await operatorSeesFilter(filter, operator.id))) throw invalid('filter');
   }
-  const [rows, view, optionFields] = await Promise.all([
-    TicketFilterCondition.findAll({ where: { filter_id: filter.id } }),
+  const [view, optionFields] = await Promise.all([
     p.filter_operator === undefined ? null : operatorView(p.filter_operator),
     plainOptionFields('ticket'),
   ]);

@@ -3,6 +3,7 @@ import { beforePersonDeleted } from '../../export/tombstones';
 import { emit, emitAll } from '../../events';
 import { personLeaving } from '../users/service';
 import { deletePrivateResponsesOf } from '../../ticket/privateResponses';
+import { deletePrivateFiltersOf } from '../../ticket/filterUse';
 import { Department, OperatorDepartment, Ticket, User } from '../../db/models';
 import { setLinks } from '../../db/links';
 import { ScopeRequiredError, ValidationError } from '../../errors';
@@ -123,6 +124,7 @@ export async function deleteOperator(operator: User, transaction: Transaction, g
   await beforePersonDeleted(operator.id, false, transaction);
   const linked = await personLeaving(operator.id, transaction);
   await deletePrivateResponsesOf(operator.id, transaction);
+  await deletePrivateFiltersOf(operator.id, transaction);
   await operator.destroy({ transaction });
   await emitAll(transaction, [...linked, { name: 'operator.deleted', payload: { userId: operator.id } }]);
 }
