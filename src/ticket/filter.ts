@@ -20,6 +20,7 @@ import { countersCondition, keyedCounters } from './tickets/listPage';
 import { countWithinView, countedApart, onlyTheirs, operatorView } from './tickets/operatorVisibility';
 import { departmentTrees } from './tickets/departmentsBelow';
 import { ticketSettings } from './ticketSettings';
+import { sharedWithGroupsOf } from './filterUse';
 import { plainOptionFields } from '../customfields/values';
 
 /**
@@ -243,8 +244,7 @@ async function replaceGroups(filterId: number, ids: number[], transaction: Trans
 }
 
 /** The filters an operator sees (a subquery: owner, all groups, or one of the operator's groups). */
-export const visibleTo = (operatorId: number): BoundCondition => sqlCondition`user_id = ${operatorId} OR (user_id IS NULL AND (all_groups = 1 OR id IN (
-  SELECT tfg.filter_id FROM ticket_filter_groups tfg JOIN user_groups ug ON ug.group_id = tfg.group_id WHERE ug.user_id = ${operatorId})))`;
+export const visibleTo = (operatorId: number): BoundCondition => sqlCondition`user_id = ${operatorId} OR (user_id IS NULL AND (all_groups = 1 OR id IN (${sharedWithGroupsOf(operatorId)})))`;
 
 /**
  * The filters the `operator` of the list or show sees; an id that is no operator is refused (`The

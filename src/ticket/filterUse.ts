@@ -1,5 +1,6 @@
 import type { Transaction } from 'sequelize';
 import { TicketFilter, TicketFilterCondition } from '../db/models';
+import { sqlFragment, type BoundCondition } from '../db/sql';
 import { ValidationError } from '../errors';
 
 /**
@@ -24,3 +25,7 @@ export async function assertNotInFilters(item: 'status' | 'priority' | 'tag' | '
 export async function deletePrivateFiltersOf(operatorId: number, transaction: Transaction): Promise<void> {
   await TicketFilter.destroy({ where: { user_id: operatorId }, transaction });
 }
+
+/** The ids of the filters shared with one of the operator's groups (a subquery). */
+export const sharedWithGroupsOf = (operatorId: number): BoundCondition => sqlFragment`SELECT tfg.filter_id FROM ticket_filter_groups tfg
+  JOIN user_groups ug ON ug.group_id = tfg.group_id WHERE ug.user_id = ${operatorId}`;

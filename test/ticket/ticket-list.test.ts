@@ -407,8 +407,12 @@ describe('saved filters (filter, filter_operator) and ticket_count', () => {
     // Tickets 0 and 1 (ticket 3 is resolved, ticket 2 in a department the operator does not see).
     expect(await count(op.id)).toBe(2);
     await expect(countTicketsMatching((await TicketFilter.findByPk(filter.id))!, op.id)).resolves.toBe(2);
-    // The outsider does not see the filter (shared with a group they are not in).
+    // The outsider does not see the filter (shared with a group they are not in), nor can list by it.
     expect(await count(outsider.id)).toBeUndefined();
+    expectError(await api.get(BASE, { filter: filter.id, filter_operator: outsider.id }), 422, 'The selected filter is invalid.');
+    const listed = await list({ filter: filter.id, filter_operator: op.id });
+    expect(listed).toEqual(expect.arrayContaining([tickets[0].id, tickets[1].id]));
+    expect(listed).not.toContain(tickets[2].id);
     const extra = await ticketIn(child, { user: user.id });
     expect(await count(op.id)).toBe(3);
     await api.del(`${BASE}/${extra.id}`);
