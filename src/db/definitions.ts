@@ -4,8 +4,9 @@ import { VersionedValues } from './versionedCache';
 /**
  * The definitions that writes consult on every call (a ticket's or a user's create reads the custom
  * fields of its kind, every event the enabled webhooks, a user's create the brands and the core
- * settings) and that lists run by (a custom field's options, a saved ticket filter), kept per process under the **definitions version** (db/versionedCache.ts), read again
- * after any change of them made through the models (src/wiring.ts names the models).
+ * settings) and that lists run by (a custom field's options, a saved ticket filter and its
+ * conditions), kept per process under the **definitions version** (db/versionedCache.ts), read
+ * again after any change of them made through the models (src/wiring.ts names the models).
  */
 export const definitions = new VersionedValues<unknown>('definitions-version');
 
