@@ -267,9 +267,13 @@ describe('a saved filter naming an option (a customfield condition equal to an o
     expect(await listed({ filter: mine.id, filter_operator: owner.id })).toMatchObject({ ids: want0, count: 2 });
     expect((await api.del(`/api/user/operator/${owner.id}`)).status).toBe(200);
     expectError(await api.get(BASE, { filter: mine.id }), 422, 'The selected filter is invalid.');
-    // A deleted filter: likewise.
+    // A deleted filter: likewise, and an id that names no filter is not kept (read again each time).
     expect((await api.del(`/api/ticket/filter/${filter.id}`)).status).toBe(200);
-    expectError(await api.get(BASE, { filter: filter.id }), 422, 'The selected filter is invalid.');
+    for (let i = 0; i < 2; i++) {
+      const gone = await capture(() => api.get(BASE, { filter: filter.id }));
+      expectError(gone.result, 422, 'The selected filter is invalid.');
+      expect(definitionReads(gone.statements.map((x) => x.sql)).length).toBeGreaterThan(0);
+    }
   });
 
   it('other conditions beside options: the same tickets as FIND_IN_SET over the values; a text equals the whole value', async () => {

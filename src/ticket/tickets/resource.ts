@@ -137,17 +137,19 @@ async function isOptionOf(named: Record<number, number>): Promise<boolean> {
 interface SavedFilter { filter: TicketFilter; conditions: TicketFilterCondition[] }
 
 /**
- * A saved filter and its conditions (null: no such filter), kept per process with the definitions
- * (db/definitions.ts): a change of either through the models makes them stale everywhere, and so
- * do a custom field's delete (its conditions go by a cascade) and an operator's (their private
- * filters are deleted by the model first: operators/service.ts).
+ * A saved filter and its conditions, kept per process with the definitions (db/definitions.ts): a
+ * change of either through the models makes them stale everywhere, and so do a custom field's
+ * delete (its conditions go by a cascade) and an operator's (their private filters are deleted by
+ * the model first: operators/service.ts). An id that names no filter is refused and not kept, so
+ * requests for made-up ids cannot crowd the kept definitions out.
  */
-const savedFilterOf = (id: number) => definitions.get(`ticketfilter.${id}`, async (transaction): Promise<SavedFilter | null> => {
+const savedFilterOf = (id: number) => definitions.get(`ticketfilter.${id}`, async (transaction): Promise<SavedFilter> => {
   const [filter, conditions] = await Promise.all([
     TicketFilter.findByPk(id, { transaction }),
     TicketFilterCondition.findAll({ where: { filter_id: id }, transaction }),
   ]);
-  return filter && { filter, conditions };
+  if (!filter) throw invalid('filter');
+  return { filter, conditions };
 });
 
 /**
@@ -158,9 +160,7 @@ const savedFilterOf = (id: number) => definitions.get(`ticketfilter.${id}`, asyn
  */
 async function savedFilter(p: Record<string, any>): Promise<Condition | ListInstead | undefined> {
   if (p.filter === undefined) return undefined;
-  const saved = await savedFilterOf(p.filter);
-  if (!saved) throw invalid('filter');
-  const { filter, conditions: rows } = saved;
+  const { filter, conditions: rows } = await savedFilterOf(p.filter);
   const restricted = filter.user_id !== null || filter.all_groups !== 1;
   if (p.filter_operator === undefined) {
     if (restricted) throw new ValidationError('The filter operator field is required when the filter is private or shared with some operator groups.');
