@@ -107,6 +107,9 @@ interface KeyedCounters { table: 'ticket_assignee_counts' | 'ticket_user_counts'
 const countersOf = (table: KeyedCounters['table'], key: BoundCondition, statuses: unknown[] | null): KeyedCounters =>
   ({ table, where: statuses ? sqlCondition`${key} AND status_id IN (${statuses})` : key });
 
+/** A person's rows of ticket_assignee_counts or ticket_user_counts. */
+const personKey = (userId: number) => sqlCondition`user_id = ${userId}`;
+
 /** An option's rows of ticket_option_counts. */
 const optionKey = (option: { fieldId: number; optionId: number }) => sqlCondition`field_id = ${option.fieldId} AND option_id = ${option.optionId}`;
 
@@ -118,7 +121,7 @@ export async function keyedCounters(p: Record<string, any>): Promise<KeyedCounte
   const statuses = statusesOf(p);
   for (const [name, table] of [['assigned', 'ticket_assignee_counts'], ['user', 'ticket_user_counts']] as const) {
     const person = onePerson(p, name);
-    if (person !== null) return countersOf(table, sqlCondition`user_id = ${person}`, statuses);
+    if (person !== null) return countersOf(table, personKey(person), statuses);
   }
   const option = await oneOption(p);
   return option && countersOf('ticket_option_counts', optionKey(option), statuses);
@@ -876,7 +879,7 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     // tickets, the subject order's walk read most of the index (1.2 s) and the updated_at order's
     // passed the newest tickets, all unassigned (90 ms). The sort reads the operator's tickets,
     // whatever their order (100-140 ms for 20,000 there).
-    const count = await countersSum(countersOf('ticket_assignee_counts', sqlCondition`user_id = ${operator}`, statuses), trashed);
+    const count = await countersSum(countersOf('ticket_assignee_counts', personKey(operator), statuses), trashed);
     const index = ASSIGNEE_ORDERS.get(column);
     if (!index || trashed || keyset) return { rows: await pageOf('', count), count };
     const ofStatuses = statuses ? ' AND a.status_id IN (:statuses)' : '';
@@ -895,7 +898,7 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     // One customer's tickets (and a status): the count from migration 035's counters, known
     // before the page (a page past the middle is read from the far end); in id order, listed, the
     // page walks the customer's own index (customerHint).
-    const count = await countersSum(countersOf('ticket_user_counts', sqlCondition`user_id = ${customer}`, statuses), trashed);
+    const count = await countersSum(countersOf('ticket_user_counts', personKey(customer), statuses), trashed);
     return { rows: await pageOf(column === 'id' ? customerHint(p) : '', count), count };
   }
 
