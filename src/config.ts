@@ -127,6 +127,10 @@ export interface Config {
   exportSettleSeconds: number;
   /** Export tombstones older than this are pruned, and a cursor (or start_time) that needs them is refused. */
   exportTombstoneRetentionSeconds: number;
+  /** Outbox entries done with (sent, failed for good) older than this are pruned; 0 keeps them (src/queue/outboxPrune.ts). */
+  outboxRetentionSeconds: number;
+  /** Events (with their webhook deliveries) older than this are pruned; 0 keeps them (src/core/eventPrune.ts). */
+  eventRetentionSeconds: number;
   /** A tickets export narrowed by a search reads at most this many changed tickets a page (src/export/changes.ts, spanEnd). */
   exportSearchSpan: number;
   /** How many spam rules there may be (every incoming mail and comment runs each; each stays compiled). */
@@ -300,6 +304,8 @@ export const configSchema = Joi.object({
   EXPORT_SETTLE_SECONDS: Joi.number().integer().min(1).max(3600).default(10).description("the export holds back changes younger than this: a time is taken an instant before its row is written (a row a transaction still open has written holds the export back until it ends, whatever its age; see docs/integrations.md)"),
   EXPORT_SEARCH_SPAN: Joi.number().integer().min(10).max(1000000).default(10000).description("a tickets export narrowed by `search` tests at most this many changed tickets a page, so a search few tickets match answers each page in bounded time: a page may then hold fewer records than its `limit`, or none, with `end_of_stream` false (follow `after_cursor` as always)"),
   EXPORT_TOMBSTONE_RETENTION_DAYS: Joi.number().integer().min(1).max(3650).default(90).description("export tombstones older than this many days are pruned; a reader whose cursor (or `start_time`) is older must start the export again from the beginning"),
+  OUTBOX_RETENTION_DAYS: Joi.number().integer().min(0).max(3650).default(90).description("the outbox's entries that are done with (sent, or failed for good: the mail log's entries among them) are removed this many days after they were queued, with their delivery records; one still queued or retrying is kept whatever its age; 0 keeps every entry"),
+  EVENT_RETENTION_DAYS: Joi.number().integer().min(0).max(3650).default(90).description("events older than this many days are removed from the event feed, with their webhook deliveries, oldest first (never past an event whose delivery is still pending); a feed cursor before the removed events is refused (422): read the feed again from cursor 0; 0 keeps every event"),
   TEST_HOLD_RESPONSE: Joi.string().allow('').pattern(/^(before-store|after-store):\d{1,6}$/).default('').description("tests only, ignored unless `NODE_ENV=test`: `before-store:<ms>` or `after-store:<ms>` holds the response of a POST with an `Idempotency-Key`, so a test can kill the process there"),
 }).unknown(true);
 
@@ -411,6 +417,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     exportSettleSeconds: value.EXPORT_SETTLE_SECONDS,
     spamRulesMax: value.SPAM_RULES_MAX,
     exportTombstoneRetentionSeconds: value.EXPORT_TOMBSTONE_RETENTION_DAYS * 86400,
+    outboxRetentionSeconds: value.OUTBOX_RETENTION_DAYS * 86400,
+    eventRetentionSeconds: value.EVENT_RETENTION_DAYS * 86400,
     exportSearchSpan: value.EXPORT_SEARCH_SPAN,
     testHoldResponse: value.NODE_ENV === 'test' && value.TEST_HOLD_RESPONSE
       ? { at: value.TEST_HOLD_RESPONSE.split(':')[0], ms: Number(value.TEST_HOLD_RESPONSE.split(':')[1]) }

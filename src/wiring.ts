@@ -10,10 +10,12 @@ import { whenModelsReady } from './db/sequelize';
 import { subscribe, subscribeToAll, subscribersRegistered } from './events';
 import { idempotencyExpiryJob } from './idempotency/expiry';
 import { tombstonePruneJob } from './export/prune';
+import { eventPruneJob } from './core/eventPrune';
 import { searchIndexJob } from './ticket/tickets/search/groongaIndex';
 import { dayCounterFoldJob } from './ticket/tickets/dayCounterFold';
 import { orderMarksJob } from './ticket/tickets/orderMarks';
 import { claimPruneJob } from './queue/claims';
+import { outboxPruneJob } from './queue/outboxPrune';
 import { recordingDeliveries } from './mail/deliveries';
 import { closeTransports } from './mail/transports';
 import { mailboxPollJob } from './mailbox/pollJob';
@@ -95,7 +97,7 @@ export const schedulerSpec = (): WorkerSpec => ({
   concurrency: config().schedulerConcurrency,
   // Besides housekeeping, the project's background work that is neither mail, mailbox nor webhook: bulk ticket changes.
   jobs: [
-    banExpiryJob, outboxSweepJob, autoCloseJob, waitingRemindersJob, feedbackRequestsJob, idempotencyExpiryJob, bulkTicketJob, tombstonePruneJob, claimPruneJob,
+    banExpiryJob, outboxSweepJob, autoCloseJob, waitingRemindersJob, feedbackRequestsJob, idempotencyExpiryJob, bulkTicketJob, tombstonePruneJob, claimPruneJob, outboxPruneJob, eventPruneJob,
     slaPlanRecomputeJob, cascadeEventsJob, searchIndexJob, dayCounterFoldJob, orderMarksJob,
   ],
 });

@@ -8,7 +8,7 @@ import { readUncommitted } from '../db/transaction';
 import { EVENT_NAMES } from '../events';
 import { sendSuccess } from '../http/envelope';
 import { MethodNotAllowedError } from '../http/errors';
-import { NotFoundError, invalid } from '../errors';
+import { NotFoundError, ValidationError, invalid } from '../errors';
 import { DEFAULT_LIMIT, MAX_LIMIT, validateQuery } from '../http/listQuery';
 import { parseId } from '../http/resource';
 import { recorded, type RecordedRouter } from '../http/routes';
@@ -26,7 +26,7 @@ const types = Joi.string().trim().max(2000).custom((value: string, helpers) => {
 
 export const eventFeedQuery = Joi.object({
   cursor: Joi.number().integer().min(0).max(4294967295).default(0)
-    .description('The id of the last event already read (`next_cursor` of the previous page); events after it are returned. 0: from the beginning; past the newest event: 422.'),
+    .description('The id of the last event already read (`next_cursor` of the previous page); events after it are returned. 0: from the beginning (the oldest event kept); past the newest event, or before events removed since (EVENT_RETENTION_DAYS): 422.'),
   // Above the maximum is clamped, as list limits are.
   limit: Joi.number().unsafe().integer().min(1).default(DEFAULT_LIMIT).description(`Events per page (at most ${MAX_LIMIT}).`),
   type: types.description(`Only these event types (comma-separated): ${EVENT_NAMES.join(', ')}.`),
@@ -44,7 +44,7 @@ type EventRow = Pick<DomainEvent, 'id' | 'name' | 'payload' | 'created_at'>;
  * statement (the page joined to it, so an empty page still answers one row): a cursor past it was
  * never handed out. An older gap is checked on the primary by heldBack.
  */
-async function feedPage(cursor: number, limit: number, types: string[] | undefined): Promise<{ rows: EventRow[]; newest: number }> {
+async function feedPage(cursor: number, limit: number, types: string[] | undefined): Promise<{ rows: EventRow[]; newest: number; pruned: number }> {
   const values: unknown[] = [cursor];
   let page = `SELECT id, name, payload, created_at FROM events WHERE id > ?${typeFilter(types, values)}`;
   const settle = config().eventFeedSettleSeconds;
@@ -56,12 +56,17 @@ async function feedPage(cursor: number, limit: number, types: string[] | undefin
   }
   page += ' ORDER BY id LIMIT ?';
   values.push(limit);
-  const rows = await select<EventRow & { newest: number | null }>(
-    `SELECT e.id, e.name, e.payload, e.created_at, n.newest FROM (SELECT MAX(id) AS newest FROM events) n
+  const rows = await select<EventRow & { newest: number | null; pruned: number | null }>(
+    `SELECT e.id, e.name, e.payload, e.created_at, n.newest, n.pruned
+      FROM (SELECT MAX(id) AS newest, (SELECT through_id FROM log_prunes WHERE log = 'events') AS pruned FROM events) n
       LEFT JOIN (${page}) e ON TRUE ORDER BY e.id`,
     values,
   );
-  return { rows: rows.filter((r) => r.id !== null).map(({ newest: _, ...r }) => r), newest: Number(rows[0].newest ?? 0) };
+  return {
+    rows: rows.filter((r) => r.id !== null).map(({ newest: _, pruned: __, ...r }) => r),
+    newest: Math.max(Number(rows[0].newest ?? 0), Number(rows[0].pruned ?? 0)),
+    pruned: Number(rows[0].pruned ?? 0),
+  };
 }
 
 /** ` AND name IN (...)` for `types` (its values appended to `values`), or nothing. */
@@ -98,6 +103,10 @@ async function checkedFeedPage(cursor: number, limit: number, types: string[] | 
   let page = await feedPage(cursor, limit, types);
   if (cursor > page.newest) page = await readsFromPrimary(() => feedPage(cursor, limit, types));
   if (cursor > page.newest) throw invalid('cursor');
+  if (cursor > 0 && cursor < page.pruned) {
+    const days = config().eventRetentionSeconds / 86400;
+    throw new ValidationError(`The cursor has expired: events after it have been removed${days ? ` (events are kept for ${days} days)` : ''}. Read the feed again from cursor 0.`);
+  }
   if (!page.rows.length) return page.rows;
   const before = await heldBack(cursor, page.rows, types);
   return before === undefined ? page.rows : page.rows.filter((r) => r.id < before);
