@@ -131,6 +131,8 @@ export interface Config {
   outboxRetentionSeconds: number;
   /** Events (with their webhook deliveries) older than this are pruned; 0 keeps them (src/core/eventPrune.ts). */
   eventRetentionSeconds: number;
+  /** Tickets in the trash longer than this are deleted for good; 0 keeps them (src/ticket/trashPurge.ts). */
+  ticketTrashRetentionSeconds: number;
   /** A tickets export narrowed by a search reads at most this many changed tickets a page (src/export/changes.ts, spanEnd). */
   exportSearchSpan: number;
   /** How many spam rules there may be (every incoming mail and comment runs each; each stays compiled). */
@@ -306,6 +308,7 @@ export const configSchema = Joi.object({
   EXPORT_TOMBSTONE_RETENTION_DAYS: Joi.number().integer().min(1).max(3650).default(90).description("export tombstones older than this many days are pruned; a reader whose cursor (or `start_time`) is older must start the export again from the beginning"),
   OUTBOX_RETENTION_DAYS: Joi.number().integer().min(0).max(3650).default(90).description("the outbox's entries that are done with (sent, or failed for good: the mail log's entries among them) are removed this many days after they were queued, with their delivery records; one still queued or retrying is kept whatever its age; 0 keeps every entry"),
   EVENT_RETENTION_DAYS: Joi.number().integer().min(0).max(3650).default(90).description("events older than this many days are removed from the event feed, with their webhook deliveries, oldest first (never past an event whose delivery is still pending); a feed cursor before the removed events is refused (422): read the feed again from cursor 0; 0 keeps every event"),
+  TICKET_TRASH_RETENTION_DAYS: Joi.number().integer().min(0).max(3650).default(30).description("tickets in the trash longer than this many days are deleted for good (SupportPal's default), with their messages, attachments, feedback, history and the tickets merged into them, each with a `ticket.deleted` event; a ticket restored before then stays; 0 keeps the trash until tickets are restored or their user is deleted"),
   TEST_HOLD_RESPONSE: Joi.string().allow('').pattern(/^(before-store|after-store):\d{1,6}$/).default('').description("tests only, ignored unless `NODE_ENV=test`: `before-store:<ms>` or `after-store:<ms>` holds the response of a POST with an `Idempotency-Key`, so a test can kill the process there"),
 }).unknown(true);
 
@@ -419,6 +422,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     exportTombstoneRetentionSeconds: value.EXPORT_TOMBSTONE_RETENTION_DAYS * 86400,
     outboxRetentionSeconds: value.OUTBOX_RETENTION_DAYS * 86400,
     eventRetentionSeconds: value.EVENT_RETENTION_DAYS * 86400,
+    ticketTrashRetentionSeconds: value.TICKET_TRASH_RETENTION_DAYS * 86400,
     exportSearchSpan: value.EXPORT_SEARCH_SPAN,
     testHoldResponse: value.NODE_ENV === 'test' && value.TEST_HOLD_RESPONSE
       ? { at: value.TEST_HOLD_RESPONSE.split(':')[0], ms: Number(value.TEST_HOLD_RESPONSE.split(':')[1]) }

@@ -121,7 +121,7 @@ export const EVENT_TYPES: Record<EventName, string> = {
   'ticket.updated': 'fields of a ticket changed',
   'ticket.merged': 'tickets were merged into a ticket',
   'ticket.trashed': 'a ticket was moved to the trash',
-  'ticket.deleted': 'a ticket was deleted for good, with its messages (its user was deleted)',
+  'ticket.deleted': 'a ticket was deleted for good, with its messages (its user was deleted, or it was in the trash longer than TICKET_TRASH_RETENTION_DAYS)',
   'ticket.restored': 'a ticket was taken out of the trash',
   'ticket.feedback_requested': 'the user of a resolved ticket was asked for feedback',
   'ticket.waiting_response': 'the user of a ticket waiting for their reply was reminded',

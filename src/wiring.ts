@@ -25,6 +25,7 @@ import { QUEUES } from './queue/names';
 import { outboxSweepJob } from './queue/outboxSweepJob';
 import type { WorkerSpec } from './queue/runWorker';
 import { autoCloseJob } from './ticket/autoClose';
+import { trashPurgeJob } from './ticket/trashPurge';
 import { bulkTicketJob } from './ticket/bulk/job';
 import { slaPlanRecomputeJob } from './ticket/slaRecompute';
 import { cascadeEventsJob } from './ticket/cascadeAudit';
@@ -97,7 +98,7 @@ export const schedulerSpec = (): WorkerSpec => ({
   concurrency: config().schedulerConcurrency,
   // Besides housekeeping, the project's background work that is neither mail, mailbox nor webhook: bulk ticket changes.
   jobs: [
-    banExpiryJob, outboxSweepJob, autoCloseJob, waitingRemindersJob, feedbackRequestsJob, idempotencyExpiryJob, bulkTicketJob, tombstonePruneJob, claimPruneJob, outboxPruneJob, eventPruneJob,
+    banExpiryJob, outboxSweepJob, autoCloseJob, waitingRemindersJob, feedbackRequestsJob, idempotencyExpiryJob, bulkTicketJob, tombstonePruneJob, claimPruneJob, outboxPruneJob, eventPruneJob, trashPurgeJob,
     slaPlanRecomputeJob, cascadeEventsJob, searchIndexJob, dayCounterFoldJob, orderMarksJob,
   ],
 });

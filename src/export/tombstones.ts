@@ -39,12 +39,8 @@ export async function beforePersonDeleted(userId: number, isUser: boolean, trans
   const touched = (sql: string) => sequelize().query(sql, { replacements: { userId, t: now() }, transaction, type: QueryTypes.UPDATE });
   if (isUser) await stamped('INSERT INTO export_tombstones (resource, record_id, deleted_at) VALUES (\'users\', :userId, :t)');
   // The tickets that go (deleteTicketsOf): theirs, and the tickets of others merged into theirs.
-  const gone = `SELECT id FROM tickets WHERE user_id = :userId
-    UNION SELECT m.id FROM tickets k STRAIGHT_JOIN tickets m ${BY_MERGE_TARGET} ON m.merged_into_id = k.id WHERE k.user_id = :userId`;
-  await stamped(`INSERT INTO export_tombstones (resource, record_id, deleted_at)
-    SELECT 'messages', m.id, :t FROM ticket_messages m JOIN (${gone}) g ON g.id = m.ticket_id`);
-  await stamped(`INSERT INTO export_tombstones (resource, record_id, deleted_at)
-    SELECT 'tickets', g.id, :t FROM (${gone}) g`);
+  await ticketTombstones(`SELECT id FROM tickets WHERE user_id = :userId
+    UNION SELECT m.id FROM tickets k STRAIGHT_JOIN tickets m ${BY_MERGE_TARGET} ON m.merged_into_id = k.id WHERE k.user_id = :userId`, stamped);
   await touched('UPDATE ticket_messages SET updated_at = :t WHERE user_id = :userId');
   // A join from the person's rows: `id IN (SELECT ...) OR id IN (SELECT ...)` scanned, and locked,
   // every ticket (MariaDB 10.11 runs no semi-join for an UPDATE), so each delete of a person held
@@ -53,4 +49,22 @@ export async function beforePersonDeleted(userId: number, isUser: boolean, trans
     STRAIGHT_JOIN tickets k ON k.id = l.ticket_id SET k.updated_at = :t WHERE k.user_id <> :userId`);
   await touched('UPDATE organisations SET updated_at = :t WHERE owner_id = :userId OR id = (SELECT organisation_id FROM users WHERE id = :userId)');
   await touched('UPDATE articles SET updated_at = :t WHERE author_id = :userId');
+}
+
+/** The tombstones of the tickets `gone` selects (a SELECT of ids) and of their messages. */
+async function ticketTombstones(gone: string, stamped: (sql: string) => Promise<unknown>): Promise<void> {
+  await stamped(`INSERT INTO export_tombstones (resource, record_id, deleted_at)
+    SELECT 'messages', m.id, :t FROM ticket_messages m JOIN (${gone}) g ON g.id = m.ticket_id`);
+  await stamped(`INSERT INTO export_tombstones (resource, record_id, deleted_at)
+    SELECT 'tickets', g.id, :t FROM (${gone}) g`);
+}
+
+/**
+ * What deleting tickets for good (deleteTicketsForGood) does to exported records: they, the
+ * tickets merged into them, and those tickets' messages go (tombstones). Called before the delete.
+ */
+export async function beforeTicketsDeleted(ids: number[], transaction: Transaction): Promise<void> {
+  if (!ids.length) return;
+  await ticketTombstones(`SELECT id FROM tickets WHERE id IN (:ids) UNION SELECT id FROM tickets ${BY_MERGE_TARGET} WHERE merged_into_id IN (:ids)`,
+    (sql) => run(sql, { ids, t: now() }, transaction));
 }

@@ -1,4 +1,4 @@
-import { Op, type Transaction } from 'sequelize';
+import type { Transaction } from 'sequelize';
 import { beforePersonDeleted } from '../../export/tombstones';
 import { emit, emitAll, type Emitted } from '../../events';
 import { auditLinksRemoved } from '../../ticket/cascadeAudit';
@@ -14,6 +14,7 @@ import { execute, select } from '../../db/select';
 import { BY_MERGE_TARGET } from '../../db/ticketIndexes';
 import { now } from '../../db/entity';
 import { recordAudits } from '../../ticket/tickets/audit';
+import { deleteTicketsForGood } from '../../ticket/tickets/deleteForGood';
 import { sent } from '../../lib/serialize';
 import { BRAND_EMAIL_TAKEN } from '../../db/uniqueKeys';
 import { applyCustomFieldValues, deleteCustomFieldValues } from '../../customfields/values';
@@ -251,23 +252,13 @@ export async function unmergeOthersFrom(userId: number, transaction: Transaction
 }
 
 /**
- * A person's tickets go with them, deleted here rather than by the foreign key's cascade: MariaDB
- * runs no trigger for a cascaded delete, and the ticket list's counters are kept by triggers. So
- * do their own tickets merged into them (others' were given back: unmergeOthersFrom): the foreign
- * key would only clear their `merged_into_id`, listing them again, uncounted.
- * Returns the ids of the tickets deleted, for their events.
+ * A person's tickets go with them, with their own tickets merged into them (others' were given
+ * back: unmergeOthersFrom), by deleteTicketsForGood. Returns the ids of the tickets deleted, for
+ * their events.
  */
 export async function deleteTicketsOf(userId: number, transaction: Transaction): Promise<number[]> {
-  // Locking reads: a ticket merged into one of them meanwhile waits, rather than escape its event.
   const own = (await Ticket.findAll({ attributes: ['id'], where: { user_id: userId }, transaction, lock: transaction.LOCK.UPDATE })).map((t) => t.id);
-  if (!own.length) return [];
-  const merged = (await Ticket.findAll({ attributes: ['id'], where: { merged_into_id: { [Op.in]: own } }, transaction, lock: transaction.LOCK.UPDATE })).map((t) => t.id);
-  if (merged.length) await Ticket.destroy({ where: { id: { [Op.in]: merged } }, transaction });
-  await Ticket.destroy({ where: { id: { [Op.in]: own } }, transaction });
-  const deleted = [...merged, ...own].sort((a, b) => a - b);
-  // Their custom field values (no foreign key: a value's owner is a ticket, user or organisation by its field's kind).
-  await deleteCustomFieldValues('ticket', deleted, transaction);
-  return deleted;
+  return deleteTicketsForGood(own, transaction);
 }
 
 /**

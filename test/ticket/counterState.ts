@@ -1,0 +1,22 @@
+import { QueryTypes } from 'sequelize';
+import { sequelize } from '../../src/db/sequelize';
+
+const rows = (sql: string) => sequelize().query<Record<string, unknown>>(sql, { type: QueryTypes.SELECT });
+
+/**
+ * Every ticket list counter row that counts something, and the operators' list copies and the
+ * `assigned` flags, as the tables hold them: equal to what migration 049's recount rebuilds from
+ * the tickets when the triggers kept them exact.
+ */
+export const counterState = async () => ({
+  list: await rows('SELECT * FROM ticket_list_counts WHERE n <> 0 ORDER BY state, status_id, priority_id, department_id, brand_id, channel_id, internal, locked, assigned, slot'),
+  // The day counters per day and status (or value): a past day's rows may be folded into one
+  // (migration 051), which a recount spreads over the slots again. (lo_id and hi_id are bounds
+  // the triggers widen and never narrow: not compared.)
+  days: await rows('SELECT col, state, day, status_id, SUM(n) AS n FROM ticket_day_counts GROUP BY col, state, day, status_id HAVING n <> 0 ORDER BY col, state, day, status_id'),
+  dayFilters: await rows('SELECT col, state, dim, val, day, status_id, SUM(n) AS n FROM ticket_day_filter_counts GROUP BY col, state, dim, val, day, status_id HAVING n <> 0 ORDER BY col, state, dim, val, day, status_id'),
+  assignees: await rows('SELECT * FROM ticket_assignee_counts WHERE n <> 0 ORDER BY user_id, state, status_id, slot'),
+  users: await rows('SELECT * FROM ticket_user_counts WHERE n <> 0 ORDER BY user_id, state, status_id, slot'),
+  assigneeList: await rows('SELECT * FROM ticket_assignee_list ORDER BY user_id, ticket_id'),
+  assigned: await rows('SELECT id, assigned FROM tickets ORDER BY id'),
+});
