@@ -67,7 +67,9 @@ export function humanSize(bytes: number): string {
 /**
  * Stores `contents` unless the same bytes are stored already; returns the upload row (without its
  * bytes). Safe under concurrency: the insert is a no-op when the hash exists, and the row is then
- * read with a lock, which sees a row another transaction has just committed.
+ * read with a lock, which sees a row another transaction has just committed. A row found first is
+ * read with a lock too: the prune of unnamed uploads (./uploadPrune.ts) then waits for this
+ * transaction's attachment, or, if it removes the row first, this read waits and finds none.
  *
  * With the directory store the file is written (durably) before the row is inserted: if the
  * transaction then rolls back, an orphan file remains, which is harmless (the sweep removes it);
@@ -75,7 +77,7 @@ export function humanSize(bytes: number): string {
  */
 export async function put(contents: Buffer, filename: string, transaction?: Transaction): Promise<Upload> {
   const hash = hashOf(contents);
-  const existing = await findUpload(hash, transaction);
+  const existing = await findUpload(hash, transaction, true);
   if (existing) return existing;
   if (contents.length > MAX_UPLOAD_BYTES) throw new RangeError(`A file may not be larger than ${MAX_UPLOAD_BYTES} bytes.`);
   const storage = writeStoreName();
