@@ -3,10 +3,13 @@ import { execute, select } from '../db/select';
 import { transaction } from '../db/transaction';
 import { housekeeping } from '../scheduler/task';
 
-/** Uploads looked at per transaction: a window of ids, walked from where the last one stopped. */
-const WINDOW = 5000;
+/**
+ * Uploads looked at per transaction: a window of ids, walked from where the last one stopped.
+ * Small, as every upload of a window may be removed, bytes and all (the database store's).
+ */
+const WINDOW = 500;
 /** Windows per run (50,000 uploads an hour); the walk goes on in the next run. */
-const WINDOWS = 10;
+const WINDOWS = 100;
 /** An upload younger than this is left alone (its transaction may still be attaching it). */
 const GRACE_SECONDS = 3600;
 
@@ -14,14 +17,15 @@ const GRACE_SECONDS = 3600;
  * Removes the uploads no attachment names any more (their tickets deleted for good, their
  * articles deleted): an upload is stored once per content and shared, so its row stays while
  * any ticket or article attachment names it, and nothing removed it when the last one went. The
- * walk covers WINDOW uploads a transaction and WINDOWS transactions a run, from the position kept
- * in `log_prunes` (migration 075), and starts again from the first once past the last, so a run's
- * cost is bounded however many uploads there are. Each window is one transaction that locks its unnamed uploads and reads their
- * attachments again with a lock: an attachment a transaction is adding meanwhile holds its
- * upload's row (put() reads it with a shared lock), so either that transaction commits first and
- * the upload is kept, or it waits and stores the bytes again. With the database store the bytes
- * go with the row; a directory store's file is left to `attachments sweep`, which removes files
- * no row names once older than its grace (a file stored again meanwhile has its time renewed).
+ * walk covers WINDOW uploads a transaction and WINDOWS transactions a run, from the position
+ * kept in `log_prunes` (migration 075), and starts again from the first once past the last, so a
+ * run's cost is bounded however many uploads there are. Each window is one transaction that locks
+ * its unnamed uploads and reads their attachments again with a lock: an attachment a transaction
+ * is adding meanwhile holds its upload's row (put() reads it with a shared lock), so either that
+ * transaction commits first and the upload is kept, or it waits and stores the bytes again. With
+ * the database store the bytes go with the row; a directory store's file is left to `attachments
+ * sweep`, which removes files no row names once older than its grace (a file stored again
+ * meanwhile has its time renewed).
  * Returns how many were removed.
  */
 export async function pruneUploads(options: { at?: number; window?: number; windows?: number } = {}): Promise<number> {
