@@ -69,10 +69,11 @@ it('removes the uploads no attachment names, keeps those a ticket or an article 
 
 it('walks a window of uploads a transaction and a bounded number of windows a run, from where the last run stopped', async () => {
   for (let i = 0; i < 3; i++) await sequelize().transaction(async (t) => put(randomBytes(50), 'walk.txt', t));
-  const ids = (await sequelize().query<{ id: number }>('SELECT id FROM uploads ORDER BY id', { type: QueryTypes.SELECT })).map((r) => r.id);
-  expect(ids.length).toBeGreaterThanOrEqual(3);
   await walkOnce();
   expect(await position()).toBe(0);
+  // What is left after a whole walk (the uploads named, or inside the grace: these three).
+  const ids = (await sequelize().query<{ id: number }>('SELECT id FROM uploads ORDER BY id', { type: QueryTypes.SELECT })).map((r) => r.id);
+  expect(ids.length).toBeGreaterThanOrEqual(3);
   await pruneUploads({ window: 1, windows: 2 });
   expect(await position()).toBe(ids[1]);
   await pruneUploads({ window: 1, windows: 1 });
