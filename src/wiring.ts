@@ -17,6 +17,7 @@ import { orderMarksJob } from './ticket/tickets/orderMarks';
 import { claimPruneJob } from './queue/claims';
 import { outboxPruneJob } from './queue/outboxPrune';
 import { uploadPruneJob } from './storage/uploadPrune';
+import { directorySweepJob } from './storage/sweepJob';
 import { recordingDeliveries } from './mail/deliveries';
 import { closeTransports } from './mail/transports';
 import { mailboxPollJob } from './mailbox/pollJob';
@@ -99,7 +100,7 @@ export const schedulerSpec = (): WorkerSpec => ({
   concurrency: config().schedulerConcurrency,
   // Besides housekeeping, the project's background work that is neither mail, mailbox nor webhook: bulk ticket changes.
   jobs: [
-    banExpiryJob, outboxSweepJob, autoCloseJob, waitingRemindersJob, feedbackRequestsJob, idempotencyExpiryJob, bulkTicketJob, tombstonePruneJob, claimPruneJob, outboxPruneJob, eventPruneJob, trashPurgeJob, uploadPruneJob,
+    banExpiryJob, outboxSweepJob, autoCloseJob, waitingRemindersJob, feedbackRequestsJob, idempotencyExpiryJob, bulkTicketJob, tombstonePruneJob, claimPruneJob, outboxPruneJob, eventPruneJob, trashPurgeJob, uploadPruneJob, directorySweepJob,
     slaPlanRecomputeJob, cascadeEventsJob, searchIndexJob, dayCounterFoldJob, orderMarksJob,
   ],
 });

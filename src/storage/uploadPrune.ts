@@ -23,8 +23,8 @@ const GRACE_SECONDS = 3600;
  * its unnamed uploads and reads their attachments again with a lock: an attachment a transaction
  * is adding meanwhile holds its upload's row (put() reads it with a shared lock), so either that
  * transaction commits first and the upload is kept, or it waits and stores the bytes again. With
- * the database store the bytes go with the row; a directory store's file is left to `attachments
- * sweep`, which removes files no row names once older than its grace (a file stored again
+ * the database store the bytes go with the row; a directory store's file is left to the daily
+ * sweep (./sweepJob.ts), which removes files no row names once older than its grace (a file stored again
  * meanwhile has its time renewed).
  * Returns how many were removed.
  */

@@ -12,7 +12,11 @@ import { existsSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSyn
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import request from 'supertest';
-import { Upload } from '../../src/db/models';
+import { TicketAttachment, Upload } from '../../src/db/models';
+import { schedulerIdOf } from '../../src/queue/jobs';
+import { pruneUploads } from '../../src/storage/uploadPrune';
+import { directorySweepJob, sweepAttachmentsDirectory } from '../../src/storage/sweepJob';
+import { schedulerSpec } from '../../src/wiring';
 import { sequelize } from '../../src/db/sequelize';
 import { attachmentsCommand } from '../../src/cli/attachmentsCommand';
 import { ConfigError, loadConfig } from '../../src/config';
@@ -152,6 +156,22 @@ describe('uploads in directory mode', () => {
     // Putting bytes whose file exists renews its time: the sweep spares it for a row about to commit.
     await directoryStore().put(committed.hash, kept);
     expect(await sweepDirectory(3600)).toMatchObject({ removed: 0 });
+  });
+
+  it('an upload no attachment names any more: the prune removes its row, the daily sweep its file once old enough', async () => {
+    expect(schedulerSpec().jobs.filter((j) => j.schedule).map(schedulerIdOf)).toContain(schedulerIdOf(directorySweepJob));
+    const bytes = randomBytes(300);
+    const a = await attached(bytes, 'gone.txt');
+    await TicketAttachment.destroy({ where: { id: a.id } });
+    await sequelize().query('UPDATE uploads SET created_at = created_at - 7200 WHERE hash = :hash', { replacements: { hash: a.upload_hash } });
+    await pruneUploads({ windows: 1000 });
+    expect(await Upload.count({ where: { hash: a.upload_hash } })).toBe(0);
+    expect(existsSync(fileOf(a.upload_hash))).toBe(true);
+    expect(await sweepAttachmentsDirectory()).toBe(0);
+    const old = new Date(Date.now() - 2 * 3600 * 1000);
+    utimesSync(fileOf(a.upload_hash), old, old);
+    expect(await sweepAttachmentsDirectory()).toBeGreaterThanOrEqual(1);
+    expect(existsSync(fileOf(a.upload_hash))).toBe(false);
   });
 });
 

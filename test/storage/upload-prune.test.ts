@@ -12,6 +12,7 @@ import { schedulerIdOf } from '../../src/queue/jobs';
 import { pruneUploads, uploadPruneJob } from '../../src/storage/uploadPrune';
 import { hashOf } from '../../src/storage/hash';
 import { put } from '../../src/storage/uploads';
+import { sweepAttachmentsDirectory } from '../../src/storage/sweepJob';
 import { purgeTrash } from '../../src/ticket/trashPurge';
 import { schedulerSpec } from '../../src/wiring';
 import { asBytes } from '../helpers/bytes';
@@ -40,8 +41,9 @@ const walkOnce = async () => {
   return removed;
 };
 
-it('is scheduled hourly', () => {
+it('is scheduled hourly; the daily sweep of the attachments directory has nothing to do without one', async () => {
   expect(schedulerSpec().jobs.filter((j) => j.schedule).map(schedulerIdOf)).toContain(schedulerIdOf(uploadPruneJob));
+  expect(await sweepAttachmentsDirectory()).toBe(0);
 });
 
 it('removes the uploads no attachment names, keeps those a ticket or an article names and those inside the grace', async () => {
