@@ -1,7 +1,6 @@
-import { QueryTypes } from 'sequelize';
 import { config } from '../config';
 import { now } from '../db/entity';
-import { sequelize } from '../db/sequelize';
+import { deleteInBatches } from '../db/deleteInBatches';
 import { housekeeping } from '../scheduler/task';
 import { EXPORT_RESOURCES } from './tombstones';
 
@@ -17,13 +16,7 @@ export async function pruneTombstones(at = now()): Promise<number> {
   const before = at - config().exportTombstoneRetentionSeconds;
   let removed = 0;
   for (const resource of EXPORT_RESOURCES) {
-    for (;;) {
-      const n = Number(await sequelize().query('DELETE FROM export_tombstones WHERE resource = :resource AND deleted_at < :before LIMIT :n', {
-        replacements: { resource, before, n: BATCH }, type: QueryTypes.BULKDELETE,
-      }));
-      removed += n;
-      if (n < BATCH) break;
-    }
+    removed += await deleteInBatches('DELETE FROM export_tombstones WHERE resource = ? AND deleted_at < ?', [resource, before], BATCH);
   }
   return removed;
 }

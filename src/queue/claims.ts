@@ -1,7 +1,7 @@
-import { QueryTypes, type Transaction } from 'sequelize';
+import type { Transaction } from 'sequelize';
 import { now } from '../db/entity';
+import { deleteInBatches } from '../db/deleteInBatches';
 import { execute } from '../db/select';
-import { sequelize } from '../db/sequelize';
 import { housekeeping } from '../scheduler/task';
 
 /** How long a claim is kept: a week, far past the last retry of any job (minutes to hours). */
@@ -21,14 +21,7 @@ export async function claimOnce(key: string, t: Transaction): Promise<boolean> {
 
 /** Removes the claims past their retention. Returns how many were removed. */
 export async function pruneClaims(at = now()): Promise<number> {
-  let removed = 0;
-  for (;;) {
-    const n = Number(await sequelize().query('DELETE FROM job_claims WHERE created_at < :before LIMIT 5000', {
-      replacements: { before: at - RETENTION_SECONDS }, type: QueryTypes.BULKDELETE,
-    }));
-    removed += n;
-    if (n < 5000) return removed;
-  }
+  return deleteInBatches('DELETE FROM job_claims WHERE created_at < ?', [at - RETENTION_SECONDS], 5000);
 }
 
 export const claimPruneJob = housekeeping('claims.prune', {

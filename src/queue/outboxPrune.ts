@@ -1,6 +1,6 @@
 import { config } from '../config';
 import { now } from '../db/entity';
-import { execute } from '../db/select';
+import { deleteInBatches } from '../db/deleteInBatches';
 import { housekeeping } from '../scheduler/task';
 import { QUEUES } from './names';
 
@@ -19,12 +19,8 @@ export async function pruneOutbox(at = now()): Promise<number> {
   if (!retention) return 0;
   let removed = 0;
   for (const queue of Object.values(QUEUES)) {
-    for (;;) {
-      const n = await execute(`DELETE FROM outbox WHERE queue = ? AND created_at < ?
-        AND (processed_at IS NOT NULL OR failed_at IS NOT NULL) ORDER BY created_at LIMIT ${BATCH}`, [queue, at - retention], undefined);
-      removed += n;
-      if (n < BATCH) break;
-    }
+    removed += await deleteInBatches(`DELETE FROM outbox WHERE queue = ? AND created_at < ?
+      AND (processed_at IS NOT NULL OR failed_at IS NOT NULL) ORDER BY created_at`, [queue, at - retention], BATCH);
   }
   return removed;
 }
