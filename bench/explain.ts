@@ -81,6 +81,10 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     ['list: customfield, an option of a thousandth', q(`customfield[${t.productFieldId}]=${t.productOptionIds[3]}`)],
     ['list: saved filter (an option of half)', q(`filter=${t.optionFilterId}`)],
     ['list: customfield, an option + status', q(`customfield[${t.productFieldId}]=${t.productOptionIds[0]}&status=${tk.status_id}`)],
+    // Beside another counted filter (migration 076: the option's counters keep the list counters' columns).
+    ['list: customfield, an option + department', q(`customfield[${t.productFieldId}]=${t.productOptionIds[0]}&department=${tk.department_id}`)],
+    ['list: customfield, an option + priority + unassigned', q(`customfield[${t.productFieldId}]=${t.productOptionIds[0]}&priority=${tk.priority_id}&assigned=-1`)],
+    ['list: saved filter (an option of half), as the large department\'s operator', q(`filter=${t.optionFilterId}&filter_operator=${t.largeDepartmentOperatorId}`)],
     ['list: customfield, a text contains', q(`customfield[${t.referenceFieldId}]=${orderReference(Math.ceil(TICKETS / 2))}`)],
     ['list: number', q(`number=B${Math.ceil(TICKETS / 2)}`)],
     ['list: created_at_min (a day)', q(`created_at_min=${Math.floor(Date.now() / 1000) - 86400}`)],

@@ -9,6 +9,7 @@
 import { capture } from '../../bench/capture';
 import * as m072 from '../../migrations/072_ticket_option_counts';
 import * as m073 from '../../migrations/073_unowned_custom_field_values';
+import * as m076 from '../../migrations/076_ticket_option_counts_by_filter';
 import { Group, Ticket, UserGroup } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { useApi, unique } from '../helpers/app';
@@ -31,27 +32,48 @@ async function field(type: number, n: number): Promise<{ id: number; options: nu
   return { id: made.id, options };
 }
 
-/** The option's tickets, the plain way (FIND_IN_SET over the field's values), in the list's order. */
-const actual = async (fieldId: number, option: number, trashed: boolean, status: number | undefined, order: string) => (await query<{ id: number }>(
+/** The option's tickets, the plain way (FIND_IN_SET over the field's values), of the ticket columns' values `of`, in the list's order. */
+const actual = async (fieldId: number, option: number, trashed: boolean, of: Record<string, number>, order: string) => (await query<{ id: number }>(
   `SELECT id FROM tickets WHERE id IN (SELECT owner_id FROM custom_field_values WHERE field_id = ? AND FIND_IN_SET(?, value) > 0)
-     AND merged_into_id IS NULL AND deleted_at IS ${trashed ? 'NOT ' : ''}NULL ${status ? 'AND status_id = ?' : ''} ORDER BY ${order}`,
-  [fieldId, String(option), ...(status ? [status] : [])],
+     AND merged_into_id IS NULL AND deleted_at IS ${trashed ? 'NOT ' : ''}NULL ${Object.keys(of).map((c) => `AND ${c} = ?`).join(' ')} ORDER BY ${order}`,
+  [fieldId, String(option), ...Object.values(of)],
 )).map((r) => Number(r.id));
 
 const ORDERS: Array<[string, string, string]> = [['id', 'asc', 'id ASC'], ['id', 'desc', 'id DESC'], ['updated_at', 'desc', 'updated_at DESC, id DESC']];
 
-/** Every option's count and pages, by status and none, listed and trashed; pages of two past the middle. */
+/** A department besides the installed one (tickets of two departments), made once. */
+let otherDepartment: number | undefined;
+const secondDepartment = async () => otherDepartment ??= expectSuccess(await api.post('/api/ticket/department', {
+  name: unique('Option counts'), brand: [ctx.brandId],
+}), 'Successfully created new department!').id as number;
+
+/**
+ * The counted filters checked beside an option (migration 076): list parameters and the ticket
+ * columns they test (`assigned=-1`: no assignee).
+ */
+const besides = (): Array<[Record<string, unknown>, Record<string, number>]> => [
+  [{}, {}],
+  [{ status: ctx.statuses[0] }, { status_id: ctx.statuses[0] }],
+  [{ priority: ctx.priorityId }, { priority_id: ctx.priorityId }],
+  [{ department: otherDepartment }, { department_id: otherDepartment! }],
+  [{ assigned: -1, status: ctx.statuses[1] }, { assigned: 0, status_id: ctx.statuses[1] }],
+  [{ locked: 0, department: ctx.departmentId, brand: ctx.brandId }, { locked: 0, department_id: ctx.departmentId, brand_id: ctx.brandId }],
+];
+
+/** Every option's count and pages, beside counted filters and none, listed and trashed; pages of two past the middle. */
 async function check(fields: Array<{ id: number; options: number[] }>) {
   let seen = 0;
   for (const { id, options } of fields) {
     for (const option of options) {
       for (const trashed of [false, true]) {
-        for (const status of [undefined, ctx.statuses[0]]) {
+        for (const [beside, of] of besides()) {
           for (const [order_column, order_direction, order] of ORDERS) {
-            const q = { customfield: { [id]: option }, limit: 100, order_column, order_direction, ...(status ? { status } : {}), ...(trashed ? { trashed: 1 } : {}) };
+            const q = { customfield: { [id]: option }, limit: 100, order_column, order_direction, ...beside, ...(trashed ? { trashed: 1 } : {}) };
             const { statements, result } = await capture(() => api.get(BASE, q));
-            const want = await actual(id, option, trashed, status, order);
+            const want = await actual(id, option, trashed, of, order);
             seen += want.length;
+            // Each filter beside the option narrows it somewhere (the check can tell them apart).
+            if (want.length && want.length < (await actual(id, option, trashed, {}, order)).length) narrowed.add(JSON.stringify(beside));
             expect({ q, count: result.body.count, ids: ids(expectList(result)) }).toEqual({ q, count: want.length, ids: want });
             // The count from the counters, no COUNT.
             const own = statements.filter((s) => /FROM ticket_option_counts|FROM ticket_list_counts|COUNT\(/.test(s.sql));
@@ -69,13 +91,17 @@ async function check(fields: Array<{ id: number; options: number[] }>) {
   expect(seen).toBeGreaterThan(0);
 }
 
+/** The filters beside an option that narrowed one of its lists in check (each must, somewhere, for the check to tell it apart). */
+const narrowed = new Set<string>();
+
+const KEY = ['field_id', 'option_id', 'state', ...m076.WIDE, 'slot'].join(', ');
+
 /** The counters against the option ids and tickets themselves, for these fields. */
 async function expectFilled(fieldIds: number[]): Promise<number> {
   const counted = await query<Record<string, number>>(
-    `SELECT field_id, option_id, state, status_id, slot, SUM(n) AS n FROM ticket_option_counts WHERE field_id IN (?)
-       GROUP BY 1, 2, 3, 4, 5 HAVING SUM(n) <> 0 ORDER BY 1, 2, 3, 4, 5`, [fieldIds],
+    `SELECT ${KEY}, SUM(n) AS n FROM ticket_option_counts WHERE field_id IN (?) GROUP BY ${KEY} HAVING SUM(n) <> 0 ORDER BY ${KEY}`, [fieldIds],
   );
-  const fromRows = await query<Record<string, number>>(`SELECT * FROM (${m072.COUNTS_SQL}) c WHERE field_id IN (?) ORDER BY 1, 2, 3, 4, 5`, [fieldIds]);
+  const fromRows = await query<Record<string, number>>(`SELECT * FROM (${m072.countsSql(m076.WIDE)}) c WHERE field_id IN (?) ORDER BY ${KEY}`, [fieldIds]);
   expect(numericRows(counted)).toEqual(numericRows(fromRows));
   expect(await query('SELECT * FROM ticket_option_counts WHERE n < 0')).toEqual([]);
   return fromRows.length;
@@ -87,11 +113,16 @@ describe('one option of a ticket field, counted by migration 072', () => {
     const radio = await field(7, 2);
     const fields = [checklist, radio];
     const [a, b] = [await f.user(), await f.user()];
+    // Tickets of two priorities and departments, some assigned: each counted filter beside an option narrows it.
+    const [{ id: otherPriority }] = await query<{ id: number }>('SELECT id FROM ticket_priorities WHERE id <> ? ORDER BY id LIMIT 1', [ctx.priorityId]);
+    const departments = [ctx.departmentId, await secondDepartment()];
+    const operator = await f.operator();
     const made = [];
     for (let i = 0; i < 8; i++) {
       const picked = checklist.options.filter((_, j) => (i >> j) % 2 === 1);
       made.push(await f.ticket({
-        user: [a.id, b.id][i % 2], status: ctx.statuses[i % 2],
+        user: [a.id, b.id][i % 2], status: ctx.statuses[i % 2], priority: i % 3 === 0 ? Number(otherPriority) : ctx.priorityId,
+        department: departments[(i >> 1) % 2], ...(i % 4 === 1 ? { assignedto: [operator.id] } : {}),
         customfield: { ...(picked.length ? { [checklist.id]: picked } : {}), [radio.id]: radio.options[i % 2] },
       }));
     }
@@ -99,12 +130,15 @@ describe('one option of a ticket field, counted by migration 072', () => {
       await sequelize().query('UPDATE tickets SET updated_at = ? WHERE id = ?', { replacements: [1_700_000_000 + ((i * 5) % 8) * 60, t.id] });
     }
     await check(fields);
+    expect([...narrowed].sort()).toEqual(besides().slice(1).map(([beside]) => JSON.stringify(beside)).sort());
     expect(await expectFilled(fields.map((x) => x.id))).toBeGreaterThan(0);
 
     // Through the API: values changed and cleared, a status changed, two to the trash.
     expectSuccess(await api.put(`${BASE}/${made[1].id}`, { customfield: { [checklist.id]: [checklist.options[1], checklist.options[2]] } }), 'Successfully updated the ticket!');
     expectSuccess(await api.put(`${BASE}/${made[3].id}`, { customfield: { [checklist.id]: [] }, status: ctx.statuses[0] }), 'Successfully updated the ticket!');
-    expectSuccess(await api.put(`${BASE}/${made[4].id}`, { status: ctx.statuses[1] }), 'Successfully updated the ticket!');
+    expectSuccess(await api.put(`${BASE}/${made[4].id}`, { status: ctx.statuses[1], priority: Number(otherPriority), department: departments[0] }), 'Successfully updated the ticket!');
+    expectSuccess(await api.put(`${BASE}/${made[1].id}`, { assignedto: [] }), 'Successfully updated the ticket!');
+    expectSuccess(await api.put(`${BASE}/${made[7].id}`, { assignedto: [operator.id], locked: 1 }), 'Successfully updated the ticket!');
     expect((await api.del(`${BASE}/${made[5].id}`)).status).toBe(200);
     expect((await api.del(`${BASE}/${made[6].id}`)).status).toBe(200);
     await check(fields);
@@ -138,7 +172,7 @@ describe('one option of a ticket field, counted by migration 072', () => {
     for (const user of [a.id, a.id, (await f.user()).id]) await f.ticket({ user, customfield: { [checklist.id]: [checklist.options[0]] } });
     for (const q of [{ customfield: { [checklist.id]: checklist.options[0] }, user: a.id }]) {
       const { statements, result } = await capture(() => api.get(BASE, { ...q, limit: 100 }));
-      const want = await actual(checklist.id, checklist.options[0], false, undefined, 'id');
+      const want = await actual(checklist.id, checklist.options[0], false, {}, 'id');
       const [{ n }] = await query<{ n: number }>(
         `SELECT COUNT(*) AS n FROM tickets WHERE user_id = ? AND deleted_at IS NULL AND merged_into_id IS NULL AND id IN (?)`, [a.id, [0, ...want]],
       );
@@ -149,7 +183,7 @@ describe('one option of a ticket field, counted by migration 072', () => {
     }
   });
 
-  it('migration 072 goes down (table and triggers gone, 073 first) and up again (counts filled from the values, then kept)', async () => {
+  it('migrations 076 and 072 go down (table and triggers gone, 076 and 073 first) and up again (counts filled from the values, then kept)', async () => {
     const qi = sequelize().getQueryInterface();
     const own = async () => (await query<{ t: string }>(
       "SELECT TRIGGER_NAME AS t FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE '%\\_option\\_counts\\_%'",
@@ -157,6 +191,7 @@ describe('one option of a ticket field, counted by migration 072', () => {
     const radio = await field(7, 2);
     await f.ticket({ status: ctx.statuses[0], customfield: { [radio.id]: radio.options[0] } });
     // 073's trigger removes the counters' rows of a deleted field: down before 072, up after it.
+    await m076.down(qi);
     await m073.down(qi);
     await m072.down(qi);
     expect(await own()).toBe(0);
@@ -165,6 +200,7 @@ describe('one option of a ticket field, counted by migration 072', () => {
     const t = await f.ticket({ status: ctx.statuses[1], customfield: { [radio.id]: radio.options[0] } });
     await m072.up(qi);
     await m073.up(qi);
+    await m076.up(qi);
     expect(await own()).toBe(5);
     expect(await expectFilled([radio.id])).toBeGreaterThan(0);
     expect((await api.get(BASE, { customfield: { [radio.id]: radio.options[0] } })).body.count).toBe(2);

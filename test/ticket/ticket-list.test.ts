@@ -460,18 +460,30 @@ describe('saved filters (filter, filter_operator) and ticket_count', () => {
     });
   });
 
-  it.each([
-    ['the counters of their departments and a count of their own and assigned tickets elsewhere', 1, true],
-    ['a count of what they see', Number.MAX_SAFE_INTEGER, false],
-  ])('a filter of counted conditions for an operator who sees part of the tickets (its ticket_count and its list): %s, each ticket once', async (_form, share, fromCounters) => {
-    await withVisibleShare(share, async () => {
-      // A priority of this test's own: the filter's tickets are these.
+  /** The filter's own condition: a priority of the test's own, or an option of a field of its own (its counters by department: migration 076). */
+  const ownCondition = async (kind: string): Promise<{ rule: Record<string, unknown>; ticket: Record<string, unknown> }> => {
+    if (kind === 'a priority') {
       const priority = await TicketPriority.create({ name: unique('Counted priority'), order: 1000 });
-      const filter = await makeFilter({ conditions: [{ rules: [
-        { item: 'priority', operator: 'equals', value: priority.id }, { item: 'status', operator: 'equals', value: ctx.openStatus },
-      ] }] });
+      return { rule: { item: 'priority', operator: 'equals', value: priority.id }, ticket: { priority: priority.id } };
+    }
+    const made = expectSuccess(await api.post('/api/ticket/customfield', { name: unique('Counted option'), type: 7, options: [{ value: 'One' }, { value: 'Two' }] }),
+      'Successfully created new custom field!');
+    const [option] = expectList(await api.get(`/api/ticket/customfield/${made.id}/option`, { order_column: 'order' })).map((o) => o.id as number);
+    return { rule: { item: 'customfield', field_id: made.id, operator: 'equals', value: String(option) }, ticket: { customfield: { [made.id]: option } } };
+  };
+
+  it.each([
+    ['the counters of their departments and a count of their own and assigned tickets elsewhere', 'a priority', 1, true],
+    ['a count of what they see', 'a priority', Number.MAX_SAFE_INTEGER, false],
+    ['the counters of their departments and a count of their own and assigned tickets elsewhere', 'an option', 1, true],
+    ['a count of what they see', 'an option', Number.MAX_SAFE_INTEGER, false],
+  ])('a filter of counted conditions for an operator who sees part of the tickets (its ticket_count and its list): %s, each ticket once (%s)', async (_form, kind, share, fromCounters) => {
+    await withVisibleShare(share, async () => {
+      // A condition of this test's own: the filter's tickets are these.
+      const own = await ownCondition(kind);
+      const filter = await makeFilter({ conditions: [{ rules: [own.rule, { item: 'status', operator: 'equals', value: ctx.openStatus }] }] });
       const seer = await operatorOfParentAndGrandchild();
-      const make = (department: Department, extra: Record<string, unknown> = {}) => ticketIn(department, { priority: priority.id, ...extra });
+      const make = (department: Department, extra: Record<string, unknown> = {}) => ticketIn(department, { ...own.ticket, ...extra });
       const seen = [
         await make(parent), await make(grandchild), await make(other, { assignedto: [seer.id] }),
         // In their department and assigned to them; their own and assigned to them: once each.
@@ -486,7 +498,7 @@ describe('saved filters (filter, filter_operator) and ticket_count', () => {
       ];
       await api.del(`${BASE}/${unseen[4].id}`);
       const counters = (statements: Array<{ sql: string }>) => statements
-        .some((st) => /FROM ticket_list_counts WHERE state = .* AND department_id IN \(/.test(st.sql) && /department_id NOT IN \(/.test(st.sql));
+        .some((st) => new RegExp(`FROM ticket_${kind === 'a priority' ? 'list' : 'option'}_counts WHERE state = .* AND department_id IN \\(`).test(st.sql) && /department_id NOT IN \(/.test(st.sql));
       /** A filter's ticket_count and its list as the operator (ids in order, count), each counted apart or not as the form says. */
       const seenBy = async (query: Record<string, unknown> = {}, of = filter) => {
         const shown = await capture(() => api.get(`/api/ticket/filter/${of.id}`, { operator: seer.id }));
@@ -499,9 +511,7 @@ describe('saved filters (filter, filter_operator) and ticket_count', () => {
       // PAGING: `start` counts from 1.
       expect(await seenBy({ start: 2, limit: 2, order_direction: 'desc' })).toEqual({ ticketCount: seen.length, ids: sorted(seen).reverse().slice(1, 3), count: seen.length });
       // Unassigned (`assigned` -1, a counted filter too), of any status: the list holds the resolved one, ticket_count not.
-      const unassigned = await makeFilter({ conditions: [{ rules: [
-        { item: 'priority', operator: 'equals', value: priority.id }, { item: 'assigned', operator: 'equals', value: -1 },
-      ] }] });
+      const unassigned = await makeFilter({ conditions: [{ rules: [own.rule, { item: 'assigned', operator: 'equals', value: -1 }] }] });
       const free = [seen[0], seen[1], seen[5], unseen[3]];
       expect(await seenBy({}, unassigned)).toEqual({ ticketCount: free.length - 1, ids: sorted(free), count: free.length });
       // Their own tickets ("assigned to me"): all of them seen, so the list of the filters for every

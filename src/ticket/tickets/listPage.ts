@@ -8,7 +8,7 @@ import type { ListPageInput, ListResult } from '../../http/resource';
 import { allOf, sqlCondition, sqlFragment, sqlText, trusted, type BoundCondition } from '../../db/sql';
 import { unassigned } from './conditions';
 import { departmentsBelow } from './departmentsBelow';
-import { countWithinView, type OperatorView } from './operatorVisibility';
+import { countWithinView, type DepartmentCounters, type OperatorView } from './operatorVisibility';
 import { DAY, DAY_COLUMNS } from '../../../migrations/026_ticket_day_counts';
 import { DAY_FILTER_COLUMNS, DAY_FILTER_PAIRS, DAY_FLAG_COLUMNS, pairDim } from '../../../migrations/028_ticket_day_filter_counts';
 import { DAY_SPAN, FOLDED_SLOT } from '../../../migrations/052_ticket_span_counts';
@@ -114,8 +114,8 @@ const personKey = (userId: number) => sqlCondition`user_id = ${userId}`;
 const optionKey = (option: { fieldId: number; optionId: number }) => sqlCondition`field_id = ${option.fieldId} AND option_id = ${option.optionId}`;
 
 /**
- * One person's tickets (onePerson: `assigned` or `user`) or one option's (oneOption), and a
- * status, as their counters, or null (a saved filter's ticket_count: ../filter.ts).
+ * One person's tickets (onePerson: `assigned` or `user`, and a status) or one option's (oneOption,
+ * and counted filters), as their counters, or null (a saved filter's ticket_count: ../filter.ts).
  */
 export async function keyedCounters(p: Record<string, any>): Promise<KeyedCounters | null> {
   const statuses = statusesOf(p);
@@ -124,8 +124,15 @@ export async function keyedCounters(p: Record<string, any>): Promise<KeyedCounte
     if (person !== null) return countersOf(table, personKey(person), statuses);
   }
   const option = await oneOption(p);
-  return option && countersOf('ticket_option_counts', optionKey(option), statuses);
+  return option && optionCounters(option, given(p, 'department') ? { ...p, department: await departmentsBelow([p.department].flat()) } : p);
 }
+
+/**
+ * An option's rows of ticket_option_counts that the counted filters beside it select (migration
+ * 076 keeps the list counters' columns): `p`'s `department` with the departments below it.
+ */
+const optionCounters = (option: { fieldId: number; optionId: number }, p: Record<string, any>): KeyedCounters & DepartmentCounters =>
+  ({ table: 'ticket_option_counts' as const, where: sqlCondition`${optionKey(option)} AND ${allCounted(counterConditions(p))}` });
 
 /** The tickets the counters hold, listed or trashed. */
 async function countersSum({ table, where }: KeyedCounters, trashed: boolean): Promise<number> {
@@ -136,10 +143,10 @@ async function countersSum({ table, where }: KeyedCounters, trashed: boolean): P
 
 /**
  * The one option of a ticket field a list is narrowed to (`customfield` naming one option field,
- * alone or with `status`), whose count migration 072's counters hold; null otherwise.
+ * alone or with counted filters), whose count migration 076's counters hold; null otherwise.
  */
-async function oneOption(p: Record<string, any>): Promise<{ fieldId: number; optionId: number } | null> {
-  if (!given(p, 'customfield') || !NARROWING_PARAMS.every((k) => !given(p, k) || k === 'customfield' || k === 'status')) return null;
+export async function oneOption(p: Record<string, any>): Promise<{ fieldId: number; optionId: number } | null> {
+  if (!given(p, 'customfield') || !countedByCounters({ ...p, customfield: undefined })) return null;
   return oneOptionNamed('ticket', p.customfield);
 }
 
@@ -763,22 +770,35 @@ function customerHint(p: Record<string, any>): string {
 }
 
 /**
- * A list of counted filters narrowed to what an operator sees (a saved filter of the list's own
- * filters run as an operator who sees part of the tickets: ./resource.ts, countedApart): its count
- * is the counters of the filters in the operator's departments plus a count of their own and
- * assigned tickets outside them, in one statement (as the filters' ticket_count: ../filter.ts); the
- * page is the optimiser's, as for the saved filter's conditions.
+ * A list of counted filters (or one option of a ticket field beside them) narrowed to what an
+ * operator sees (a saved filter of the list's own filters run as an operator who sees part of the
+ * tickets: ./resource.ts, countedApart): its count is the counters of the filters in the
+ * operator's departments plus a count of their own and assigned tickets outside them, in one
+ * statement (as the filters' ticket_count: ../filter.ts); the page is the optimiser's, as for the
+ * saved filter's conditions.
  */
 async function withinView(
   view: OperatorView, p: Record<string, any>, where: WhereOptions, replacements: Record<string, unknown>, trashed: boolean,
   pageOf: (hint: string, count: number) => Promise<Ticket[]>,
 ): Promise<ListResult<Ticket>> {
-  if (!countedByCounters(p)) throw new Error('a list within an operator\'s view is of counted filters');
+  const counters = await countersOfList(p);
+  if (!counters) throw new Error('a list within an operator\'s view is of counted filters');
   // `where` holds what the operator sees: outside their departments, their own and assigned tickets.
-  const count = countWithinView(view, sqlFragment`state = ${trashed ? 1 : 0} AND ${allCounted(counterConditions(p))}`,
+  const count = countWithinView(view, { table: counters.table, where: sqlFragment`state = ${trashed ? 1 : 0} AND ${counters.where}` },
     (outside) => sqlFragment`SELECT COUNT(*) FROM \`tickets\` AS \`Ticket\` WHERE (${trusted(whereSql(where))}) AND ${outside}`);
   const [{ n }] = await select<{ n: number | bigint | string }>(`SELECT ${sqlText(count)} AS n`, { ...replacements, ...count.replacements });
   return { rows: await pageOf('', Number(n)), count: Number(n) };
+}
+
+/**
+ * The counters that hold a list's count by department (what an operator sees is counted so):
+ * the list's own for counted filters, an option's beside them; null for any other list. `p`'s
+ * `department` with the departments below it.
+ */
+async function countersOfList(p: Record<string, any>): Promise<DepartmentCounters | null> {
+  if (countedByCounters(p)) return { table: 'ticket_list_counts', where: allCounted(counterConditions(p)) };
+  const option = await oneOption(p);
+  return option && optionCounters(option, p);
 }
 
 export async function listTicketPage({ query: q, where, replacements, filtered, within }: ListPageInput): Promise<ListResult<Ticket>> {
@@ -904,10 +924,10 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
 
   const option = await oneOption(p);
   if (option) {
-    // One option of a ticket field (and a status): the count from migration 072's counters, known
-    // before the page (a page past the middle is read from the far end); the page the
-    // optimiser's, through the option's holders (migration 071) or the order's index.
-    const count = await countersSum(countersOf('ticket_option_counts', optionKey(option), statuses), trashed);
+    // One option of a ticket field (and counted filters): the count from migration 076's
+    // counters, known before the page (a page past the middle is read from the far end); the page
+    // the optimiser's, through the option's holders (migration 071) or the order's index.
+    const count = await countersSum(optionCounters(option, p), trashed);
     return { rows: await pageOf('', count), count };
   }
 

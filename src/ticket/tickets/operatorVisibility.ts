@@ -1,5 +1,5 @@
 import { select } from '../../db/select';
-import { joined, sqlCondition, sqlFragment, type BoundCondition } from '../../db/sql';
+import { joined, sqlCondition, sqlFragment, trusted, type BoundCondition } from '../../db/sql';
 import { everyDepartment } from './departmentsBelow';
 
 /**
@@ -60,16 +60,20 @@ export function seenOutsideDepartments(view: OperatorView): BoundCondition {
 }
 
 /**
- * The count of what the operator sees among tickets of counted filters (countedApart): the list
- * counters' rows `counters` selects (conditions joined by AND) within the operator's departments,
- * plus `outsideCount` of the tickets they see outside them (seenOutsideDepartments), one expression.
+ * The count of what the operator sees among tickets of counted filters (countedApart): the rows of
+ * a table of counters by department (the list's, or an option's: migration 076) that `counters`
+ * selects within the operator's departments, plus `outsideCount` of the tickets they see outside
+ * them (seenOutsideDepartments), one expression.
  */
-export function countWithinView(view: OperatorView, counters: BoundCondition, outsideCount: (outside: BoundCondition) => BoundCondition): BoundCondition {
+export function countWithinView(view: OperatorView, counters: DepartmentCounters, outsideCount: (outside: BoundCondition) => BoundCondition): BoundCondition {
   const inDepartments = view.departments.length
-    ? sqlCondition`SELECT COALESCE(SUM(n), 0) FROM ticket_list_counts WHERE ${counters} AND department_id IN (${view.departments})`
+    ? sqlCondition`SELECT COALESCE(SUM(n), 0) FROM ${trusted(counters.table)} WHERE ${counters.where} AND department_id IN (${view.departments})`
     : sqlCondition`SELECT 0`;
   return sqlCondition`SELECT (${inDepartments}) + (${outsideCount(seenOutsideDepartments(view))})`;
 }
+
+/** Counters with a department column (the list's, an option's: migration 076) and the condition on their rows. */
+export interface DepartmentCounters { table: 'ticket_list_counts' | 'ticket_option_counts'; where: BoundCondition }
 
 /**
  * Whether a count of what the operator sees under counted filters may be the counters of their
