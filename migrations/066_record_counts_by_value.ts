@@ -31,6 +31,8 @@ const SLOT = (row: string) => `${row}.id MOD ${COUNT_SLOTS}`;
 /** A table whose records are counted in `record_counts`, by kind, scope and the filters of `by` (migration 067 counts one more). */
 export interface Counted {
   table: string;
+  /** The triggers' names' stem, when another Counted of the table has the table's (migration 077). */
+  name?: string;
   kind: (row: string) => string;
   scope: (row: string) => string;
   /** Whether the row is counted at all (the outbox: the mail queue's entries only). */
@@ -92,12 +94,13 @@ export function triggersOf(c: Counted): TriggerSql {
   const move = (d: Dimension) => (c.when
     ? `${where(c, 'OLD', upsert([rowOf(c, d, 'OLD', -1)]))}; ${where(c, 'NEW', upsert([rowOf(c, d, 'NEW', 1)]))}`
     : upsert([rowOf(c, d, 'OLD', -1), rowOf(c, d, 'NEW', 1)]));
+  const stem = c.name ?? c.table;
   return {
-    [`${c.table}_record_counts_insert`]: `AFTER INSERT ON ${c.table} FOR EACH ROW ${all('NEW', 1)}`,
-    [`${c.table}_record_counts_update`]: `AFTER UPDATE ON ${c.table} FOR EACH ROW BEGIN
+    [`${stem}_record_counts_insert`]: `AFTER INSERT ON ${c.table} FOR EACH ROW ${all('NEW', 1)}`,
+    [`${stem}_record_counts_update`]: `AFTER UPDATE ON ${c.table} FOR EACH ROW BEGIN
     ${dims.map((d) => `IF NOT (${stays(c, d)}) THEN ${move(d)}; END IF;`).join('\n    ')}
   END`,
-    [`${c.table}_record_counts_delete`]: `AFTER DELETE ON ${c.table} FOR EACH ROW ${all('OLD', -1)}`,
+    [`${stem}_record_counts_delete`]: `AFTER DELETE ON ${c.table} FOR EACH ROW ${all('OLD', -1)}`,
   };
 }
 

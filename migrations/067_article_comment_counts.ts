@@ -22,7 +22,7 @@ export const name = '067_article_comment_counts';
 const COMMENTS: Counted = { table: 'article_comments', kind: () => "'comment'", scope: () => '0', by: { status: (r) => `${r}.status` } };
 
 /** The replies under comment `OLD.id`, at any depth. */
-const SUBTREE = `article_comments.id IN (WITH RECURSIVE subtree (id) AS (
+export const SUBTREE = `article_comments.id IN (WITH RECURSIVE subtree (id) AS (
       SELECT id FROM article_comments WHERE parent_id = OLD.id
       UNION ALL SELECT c.id FROM article_comments c JOIN subtree s ON c.parent_id = s.id
     ) SELECT id FROM subtree)`;

@@ -7,9 +7,10 @@ import { select } from './select';
  * incoming mail log's (migration 060, 0). Migration 066 keeps some of them by a filter's value
  * too: people by `active`, `email_verified`, `country` and `language_code`, deliveries by
  * `status` and `event`, the mail log by `type`, the incoming mail log by `decision`. Migration
- * 067 counts article comments (0), by `status` too.
+ * 067 counts article comments (0), by `status` too; migration 077 each article's (kind
+ * `article_comment`, scope the article), by `status` too.
  */
-export type CountedKind = 'user' | 'operator' | 'organisation' | 'attachment' | 'feedback' | 'delivery' | 'mail' | 'incoming' | 'comment';
+export type CountedKind = 'user' | 'operator' | 'organisation' | 'attachment' | 'feedback' | 'delivery' | 'mail' | 'incoming' | 'comment' | 'article_comment';
 
 /** A filter whose values are counted apart, and the value (as the list's filter compares it: the row's collation does). */
 export interface CountedValue { filter: string; value: string }

@@ -151,6 +151,9 @@ export class Written<M, K> {
   constructor(readonly record: M, readonly known: K) {}
 }
 
+/** Record counters that answer a list's count (ResourceDef.counted). */
+export interface Counting { kind: CountedKind; scopeFilter?: string; byValue?: readonly string[] }
+
 /**
  * A resource, declared: its path, model, label, schemas, filters, sortable columns, presenter,
  * and hooks for what is special about it. `resourceRouter` turns it into its endpoints.
@@ -180,9 +183,10 @@ export interface ResourceDef<M extends Entity, R = void, K = never> {
    * narrows it but the filter named `scopeFilter` (the id of the counters' scope, a brand) and at
    * most one of `byValue` (filters whose values are counted apart: migration 066): a sum of a few
    * rows, where a COUNT reads every match. A sub-resource's list is counted in its parent's scope
-   * (a webhook's deliveries). Any other filter, or two of `byValue`, counts its matches.
+   * (a webhook's deliveries). Any other filter, or two of `byValue`, counts its matches. Several:
+   * the first that answers the list's parameters (all comments, or one article's).
    */
-  counted?: { kind: CountedKind; scopeFilter?: string; byValue?: readonly string[] };
+  counted?: Counting | readonly Counting[];
   /**
    * Columns that list and show never read: never presented, and kept for other work (the text a
    * search index reads, a password's hash), so a page does not carry them from the database.
@@ -274,9 +278,7 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
    * The list's count from the counters (ResourceDef.counted) when its parameters narrow it by
    * nothing else (of a sub-resource: within its parent), else undefined.
    */
-  const countedList = (
-    { kind, scopeFilter, byValue = [] }: NonNullable<ResourceDef<M, R, K>['counted']>, params: Record<string, any>, parent: Entity | undefined,
-  ): Promise<number> | undefined => {
+  const countedList = ({ kind, scopeFilter, byValue = [] }: Counting, params: Record<string, any>, parent: Entity | undefined): Promise<number> | undefined => {
     const narrowing = narrowingParams(listSpec).filter((k) => params[k] !== undefined && params[k] !== null);
     const scoped = !parent && scopeFilter !== undefined && narrowing.includes(scopeFilter);
     const scope = parent ? parent.id : scoped ? Number(params[scopeFilter!]) : undefined;
@@ -404,7 +406,8 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
       }
       // Plain rows, not model instances: a page is only presented, and building instances was
       // one of the largest costs of a list (see docs/performance.md).
-      const counted = def.counted && base === undefined && override === undefined ? countedList(def.counted, q.params, parent) : undefined;
+      const counted = def.counted && base === undefined && override === undefined
+        ? [def.counted].flat().reduce<Promise<number> | undefined>((found, c) => found ?? countedList(c, q.params, parent), undefined) : undefined;
       // `after_id`: the page after that record of the list's scope (filtered out since or not), in
       // the list's order; `count` stays the list's.
       const [[column, direction]] = q.order as Array<[string, string]>;

@@ -53,7 +53,8 @@ export const commentResource: ResourceDef<ArticleComment> = {
   path: '/comment',
   model: ArticleComment,
   label: 'comment',
-  counted: { kind: 'comment', byValue: ['status'] },
+  // All comments (or a status's); one article's (or its status's: the published ones a page shows).
+  counted: [{ kind: 'comment', byValue: ['status'] }, { kind: 'article_comment', scopeFilter: 'article_id', byValue: ['status'] }],
   sortable: ['article_id', 'status', 'rating', 'created_at', 'updated_at'],
   filters,
   dates: true,

@@ -1,12 +1,13 @@
 /**
  * The article comment list reads its `count` from the record counters (migration 067): narrowed by
- * nothing or by its `status` alone, exact whatever writes or deletes comments (the API, statements,
- * a reply's delete that cascades to the replies under it, an article's delete that cascades to
- * its comments; InnoDB's cascades run no trigger), with no COUNT over the comments; any other
- * filter counts its matches. Its `rating` and `article_id` orders read an index, never a sort.
+ * nothing or by its `status` alone, or by an article and its status (077), exact whatever writes
+ * or deletes comments (the API, statements, a reply's delete that cascades to the replies under
+ * it, an article's delete that cascades to its comments; InnoDB's cascades run no trigger), with
+ * no COUNT over the comments; any other filter counts its matches. Its `rating` and `article_id`
+ * orders read an index, never a sort, and so does every order of one article's comments.
  */
 import { QueryTypes } from 'sequelize';
-import { capture } from '../../bench/capture';
+import { capture, explainOf } from '../../bench/capture';
 import { execute, select } from '../../src/db/select';
 import { sequelize } from '../../src/db/sequelize';
 import { useApi } from '../helpers/app';
@@ -28,8 +29,11 @@ async function listed(query: Record<string, unknown> = {}) {
   return { count: res.body.count as number, countedTable: queries.some((q) => /COUNT\(\*\)[^;]*FROM `article_comments`/.test(q)) };
 }
 
-/** The counts narrowed by nothing and by each status, checked to come from the counters and to be every comment's. */
-async function expectCounts() {
+/**
+ * The counts narrowed by nothing and by each status, and of each of `articles` alone and by each
+ * status (migration 077), checked to come from the counters and to be the comments' own.
+ */
+async function expectCounts(articles: number[] = []) {
   const all = await listed();
   expect(all).toEqual({ count: await counted(), countedTable: false });
   const byStatus = [];
@@ -38,51 +42,72 @@ async function expectCounts() {
     expect(one).toEqual({ count: await counted('status = :status', { status }), countedTable: false });
     byStatus.push(one.count);
   }
-  return { all: all.count, byStatus };
+  const byArticle = [];
+  for (const id of articles) {
+    const of = [await listed({ article_id: id })];
+    expect(of[0]).toEqual({ count: await counted('article_id = :id', { id }), countedTable: false });
+    for (const status of [0, 1, 2]) {
+      of.push(await listed({ article_id: id, status }));
+      expect({ id, status, ...of[of.length - 1] }).toEqual({ id, status, count: await counted('article_id = :id AND status = :status', { id, status }), countedTable: false });
+    }
+    byArticle.push(of.map((x) => x.count));
+  }
+  return { all: all.count, byStatus, byArticle };
 }
 
 const comment = async (body: Record<string, unknown>) =>
   expectSuccess(await api.post(BASE, { name: 'Guest', text: 'Counted, thanks.', ...body }), 'Successfully created new comment!');
 
 describe('article comment counts from the record counters', () => {
-  it('count comments, of all statuses and of one, as they are made, moderated and deleted with their replies and articles', async () => {
+  it('count comments, of all statuses and of one, of an article and of its status, as they are made, moderated and deleted with their replies and articles', async () => {
     const start = await expectCounts();
-    const article = await make.article();
+    const [article, other] = [await make.article(), await make.article()];
+    const articles = [article.id, other.id];
     const root = await comment({ article_id: article.id });
     const reply = await comment({ article_id: article.id, parent_id: root.id, status: 1 });
     const deeper = await comment({ article_id: article.id, parent_id: reply.id, status: 1 });
     await comment({ article_id: article.id, parent_id: deeper.id });
     const sibling = await comment({ article_id: article.id, parent_id: root.id, status: 2 });
-    let now = await expectCounts();
-    expect(now.all).toBe(start.all + 5);
-    expect(now.byStatus).toEqual([start.byStatus[0] + 2, start.byStatus[1] + 2, start.byStatus[2] + 1]);
+    await comment({ article_id: other.id, status: 1 });
+    let now = await expectCounts(articles);
+    expect(now.all).toBe(start.all + 6);
+    expect(now.byStatus).toEqual([start.byStatus[0] + 2, start.byStatus[1] + 3, start.byStatus[2] + 1]);
+    expect(now.byArticle).toEqual([[5, 2, 2, 1], [1, 0, 1, 0]]);
 
     // Moderation moves a comment between its status's counts.
     expectSuccess(await api.put(`${BASE}/${root.id}`, { status: 1 }), 'Successfully updated the comment!');
-    now = await expectCounts();
-    expect(now.byStatus).toEqual([start.byStatus[0] + 1, start.byStatus[1] + 3, start.byStatus[2] + 1]);
+    now = await expectCounts(articles);
+    expect(now.byStatus).toEqual([start.byStatus[0] + 1, start.byStatus[1] + 4, start.byStatus[2] + 1]);
+    expect(now.byArticle).toEqual([[5, 1, 3, 1], [1, 0, 1, 0]]);
 
     // A reply's delete cascades to the replies under it, at every depth; its sibling stays.
     expectDeleted(await api.del(`${BASE}/${reply.id}`), 'comment');
     expect(await counted('article_id = :id', { id: article.id })).toBe(2);
-    now = await expectCounts();
-    expect(now.all).toBe(start.all + 2);
-    expect(now.byStatus).toEqual([start.byStatus[0], start.byStatus[1] + 1, start.byStatus[2] + 1]);
+    now = await expectCounts(articles);
+    expect(now.all).toBe(start.all + 3);
+    expect(now.byStatus).toEqual([start.byStatus[0], start.byStatus[1] + 2, start.byStatus[2] + 1]);
+    expect(now.byArticle).toEqual([[2, 0, 1, 1], [1, 0, 1, 0]]);
 
-    // Comments written and deleted by statements of their own.
+    // Comments written, moved to another article and deleted by statements of their own.
     await execute(`INSERT INTO article_comments (article_id, name, text, status, notify_reply, created_at, updated_at)
       SELECT :id, 'Raw', 'Raw', seq MOD 3, 0, 0, 0 FROM seq_1_to_6`, { id: article.id }, undefined);
     await execute('DELETE FROM article_comments WHERE id = :id', { id: sibling.id }, undefined);
-    now = await expectCounts();
-    expect(now.all).toBe(start.all + 7);
+    await execute("UPDATE article_comments SET article_id = :other WHERE article_id = :id AND name = 'Raw' AND status = 0", { id: article.id, other: other.id }, undefined);
+    now = await expectCounts(articles);
+    expect(now.all).toBe(start.all + 8);
+    expect(now.byArticle).toEqual([[5, 0, 3, 2], [3, 2, 1, 0]]);
 
-    // Another filter beside the status counts its matches.
-    expect(await listed({ status: 1, article_id: article.id })).toEqual({ count: 3, countedTable: true });
+    // Another filter beside them counts its matches.
+    expect(await listed({ status: 1, article_id: article.id, parent_id: 0 })).toEqual({ count: 3, countedTable: true });
 
-    // An article's delete cascades to its comments.
+    // An article's delete cascades to its comments: its counters go to 0, the other's stay.
     expectDeleted(await api.del(`/api/selfservice/article/${article.id}`), 'article');
     expect(await counted('article_id = :id', { id: article.id })).toBe(0);
-    expect(await expectCounts()).toEqual(start);
+    now = await expectCounts(articles);
+    expect(now.byArticle).toEqual([[0, 0, 0, 0], [3, 2, 1, 0]]);
+    expectDeleted(await api.del(`/api/selfservice/article/${other.id}`), 'article');
+    expect(await expectCounts(articles)).toEqual({ ...start, byArticle: [[0, 0, 0, 0], [0, 0, 0, 0]] });
+    expect(await select("SELECT * FROM record_counts WHERE kind = 'article_comment' AND scope_id IN (:articles) AND n <> 0", { articles })).toEqual([]);
   });
 
   it('reads a page in rating and article order from an index, not a sort of every comment', async () => {
@@ -96,7 +121,7 @@ describe('article comment counts from the record counters', () => {
         const { statements } = await capture(() => api.get(BASE, { limit: 5, order_column, order_direction }));
         const page = statements.find((st) => /FROM `article_comments`/.test(st.sql) && /ORDER BY[^;]*LIMIT/.test(st.sql));
         expect(page).toBeDefined();
-        const rows = await sequelize().query<Record<string, any>>(`EXPLAIN ${page!.sql}`, { replacements: page!.params, type: QueryTypes.SELECT });
+        const rows = await sequelize().query<Record<string, any>>(explainOf(page!.sql), { replacements: page!.params, type: QueryTypes.SELECT });
         expect(rows.map((r) => ({ order_column, key: r.key, filesort: /filesort/.test(r.Extra ?? '') })))
           .toEqual([{ order_column, key: `article_comments_${order_column}`, filesort: false }]);
       }
@@ -106,5 +131,40 @@ describe('article comment counts from the record counters', () => {
     const keys = page.map((c: any) => [c.rating, c.id]);
     expect(keys).toEqual([...keys].sort((a, b) => b[0] - a[0] || b[1] - a[1]));
     expect(page[0].rating).toBe(3);
+  });
+
+  it("reads one article's comments in any order from an index range (migration 077), not a sort of them", async () => {
+    const article = await make.article();
+    await execute(`INSERT INTO article_comments (article_id, name, text, rating, status, notify_reply, created_at, updated_at)
+      SELECT :id, 'Plan', 'Plan', CAST(seq MOD 7 AS SIGNED) - 3, seq MOD 3, 0, 1700000000 + (seq * 37) MOD 400, 1700000000 + (seq * 53) MOD 400
+      FROM seq_1_to_400`, { id: article.id }, undefined);
+    await select('ANALYZE TABLE article_comments', {});
+    const indexOf: Record<string, string> = {
+      created_at: 'article_comments_article_created_at', updated_at: 'article_comments_article_updated_at', rating: 'article_comments_article_rating',
+      status: 'article_comments_article_id_status', id: 'article_comments_article_id', article_id: 'article_comments_article_id',
+    };
+    const mine = (await select<Record<string, number>>('SELECT * FROM article_comments WHERE article_id = :id', { id: article.id }));
+    for (const [order_column, key] of Object.entries(indexOf)) {
+      for (const order_direction of ['asc', 'desc']) {
+        const q = { limit: 5, start: 11, order_column, order_direction, article_id: article.id };
+        const { statements, result } = await capture(() => api.get(BASE, q));
+        const page = statements.find((st) => /FROM `article_comments`/.test(st.sql) && /ORDER BY[^;]*LIMIT/.test(st.sql));
+        expect(page).toBeDefined();
+        const rows = await sequelize().query<Record<string, any>>(explainOf(page!.sql), { replacements: page!.params, type: QueryTypes.SELECT });
+        expect(rows.map((r) => ({ order_column, order_direction, key: r.key, filesort: /filesort/.test(r.Extra ?? '') })))
+          .toEqual([{ order_column, order_direction, key, filesort: false }]);
+        // The page asked: the article's comments in that order, ties by id, from the 11th.
+        const sign = order_direction === 'asc' ? 1 : -1;
+        const want = [...mine].sort((a, b) => sign * (a[order_column] - b[order_column] || a.id - b.id)).slice(10, 15).map((c) => c.id);
+        expect({ order_column, order_direction, ids: expectList(result).map((c: any) => c.id) }).toEqual({ order_column, order_direction, ids: want });
+      }
+    }
+    // Its published comments in id order: the (article_id, status) index's range.
+    const { statements, result } = await capture(() => api.get(BASE, { limit: 5, article_id: article.id, status: 1 }));
+    const page = statements.find((st) => /FROM `article_comments`/.test(st.sql) && /ORDER BY[^;]*LIMIT/.test(st.sql))!;
+    const rows = await sequelize().query<Record<string, any>>(explainOf(page.sql), { replacements: page.params, type: QueryTypes.SELECT });
+    expect(rows.map((r) => ({ key: r.key, filesort: /filesort/.test(r.Extra ?? '') }))).toEqual([{ key: 'article_comments_article_id_status', filesort: false }]);
+    const published = mine.filter((c) => c.status === 1).map((c) => c.id).sort((a, b) => a - b);
+    expect({ ids: expectList(result).map((c: any) => c.id), count: result.body.count }).toEqual({ ids: published.slice(0, 5), count: published.length });
   });
 });
