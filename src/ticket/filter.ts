@@ -294,13 +294,16 @@ export async function countTicketsMatchingMany(filters: TicketFilter[], operator
     const counted = listFilters && (await countersCondition(listFilters));
     const sum = (where: BoundCondition) => sqlCondition`SELECT COALESCE(SUM(n), 0) FROM ticket_list_counts WHERE state = 0 AND ${notResolved} AND ${where}`;
     if (counted && seesAll) return sum(counted);
-    // One operator's or customer's tickets ("my tickets") or one option's (and a status): their own counters.
+    // One operator's or customer's tickets ("my tickets", and a status) or one option's (and
+    // counted filters): their own counters.
     const keyed = listFilters ? await keyedCounters(listFilters) : null;
     if (keyed && seesAll) return sqlCondition`SELECT COALESCE(SUM(n), 0) FROM ${trusted(keyed.table)} WHERE state = 0 AND ${notResolved} AND ${keyed.where}`;
     // Counters by department (the list's, or an option's: migration 076) within the operator's view.
-    const byDepartment = counted ? { table: 'ticket_list_counts' as const, where: counted } : keyed?.table === 'ticket_option_counts' ? { table: keyed.table, where: keyed.where } : null;
+    const byDepartment = counted ? { table: 'ticket_list_counts' as const, where: counted }
+      : keyed?.table === 'ticket_option_counts' ? { table: keyed.table, where: keyed.where } : null;
     if (byDepartment && view && countedApart(view)) {
-      return countWithinView(view, { table: byDepartment.table, where: sqlFragment`state = 0 AND ${notResolved} AND ${byDepartment.where}` }, (outside) => countTickets(f, outside));
+      const inView = { table: byDepartment.table, where: sqlFragment`state = 0 AND ${notResolved} AND ${byDepartment.where}` };
+      return countWithinView(view, inView, (outside) => countTickets(f, outside));
     }
     return countTickets(f, view && !seesAll ? view.condition : null);
   }));
