@@ -169,7 +169,12 @@ export interface PageOptions extends ConditionOptions {
   count?: Promise<number>;
   /** The page's rows only past this condition (keyset paging, afterRecord); the count is of every match. */
   after?: BoundCondition;
+  /** Run the page and the count without index merge intersections (ResourceDef.noIndexIntersections). */
+  noIntersections?: boolean;
 }
+
+/** A statement's prefix that keeps the optimiser from intersecting indexes (index_merge_intersection). */
+export const NO_INTERSECTIONS = "SET STATEMENT optimizer_switch = 'index_merge_intersection=off' FOR ";
 
 /**
  * The parts of a SELECT of `model`'s rows by a condition as `findAll` renders it (the table under
@@ -213,9 +218,10 @@ export async function loadPage<M extends Model>(model: ModelCtor<M>, options: Pa
   const { after } = options;
   const page = after ? statementOf(model as ModelCtor<Model>, { ...options, where: { [Op.and]: [options.where, after.literal as WhereOptions] } }).from : from;
   const values = { ...options.replacements, ...after?.replacements, pageOffset: options.offset, pageLimit: options.limit };
+  const switches = options.noIntersections ? NO_INTERSECTIONS : '';
   const [rows, count] = await Promise.all([
-    select<M>(`SELECT ${columns} ${page} ORDER BY ${order} LIMIT :pageOffset, :pageLimit`, values),
-    options.count ?? select<{ count: number | bigint }>(`SELECT COUNT(*) AS count ${from}`, options.replacements).then(([r]) => r.count),
+    select<M>(`${switches}SELECT ${columns} ${page} ORDER BY ${order} LIMIT :pageOffset, :pageLimit`, values),
+    options.count ?? select<{ count: number | bigint }>(`${switches}SELECT COUNT(*) AS count ${from}`, options.replacements).then(([r]) => r.count),
   ]);
   return { rows, count: Number(count) };
 }

@@ -56,6 +56,11 @@ export const commentResource: ResourceDef<ArticleComment> = {
   // All comments (or a status's); one article's (or its status's: the published ones a page shows).
   counted: [{ kind: 'comment', byValue: ['status'] }, { kind: 'article_comment', scopeFilter: 'article_id', byValue: ['status'] }],
   sortable: ['article_id', 'status', 'rating', 'created_at', 'updated_at'],
+  // An article's published comments beside `parent_id=0` (its top-level ones): the article's, the
+  // status's and the parent's indexes intersected and every match sorted, where (article_id,
+  // status, <order>) reads the page (migration 078; 0.22 s against 0.7 ms for an article of
+  // 100,000 comments, and its count 0.11 s against 24 ms).
+  noIndexIntersections: true,
   filters,
   dates: true,
   createSchema: Joi.object({

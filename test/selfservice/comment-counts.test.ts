@@ -167,4 +167,44 @@ describe('article comment counts from the record counters', () => {
     const published = mine.filter((c) => c.status === 1).map((c) => c.id).sort((a, b) => a - b);
     expect({ ids: expectList(result).map((c: any) => c.id), count: result.body.count }).toEqual({ ids: published.slice(0, 5), count: published.length });
   });
+
+  it("reads one article's published comments, and its top-level ones, in a time or rating order from an index range (migration 078), not an intersection and a sort", async () => {
+    // Enough comments, half of them one article's and nine tenths published, that the optimiser
+    // intersected the article's, the status's and the parent's indexes (at 20,000 it does).
+    const [article, other] = [await make.article(), await make.article()];
+    await execute(`INSERT INTO article_comments (article_id, name, text, rating, status, notify_reply, created_at, updated_at)
+      SELECT IF(seq MOD 2 = 0, :article, :other), 'Plan', 'Plan', CAST(seq MOD 7 AS SIGNED) - 3, IF(seq MOD 10 = 0, 0, 1), 0,
+        1700000000 + (seq * 37) MOD 90000, 1700000000 + (seq * 53) MOD 90000
+      FROM seq_1_to_20000`, { article: article.id, other: other.id }, undefined);
+    // A few replies, so that `parent_id=0` leaves some out.
+    await execute(`UPDATE article_comments SET parent_id = (SELECT MIN(c.id) FROM (SELECT id FROM article_comments WHERE article_id = :id) AS c)
+      WHERE article_id = :id AND id MOD 97 = 0`, { id: article.id }, undefined);
+    await select('ANALYZE TABLE article_comments', {});
+    const mine = await select<Record<string, number>>('SELECT * FROM article_comments WHERE article_id = :id AND status = 1', { id: article.id });
+    for (const parent_id of [undefined, 0]) {
+      const listedOnes = mine.filter((c) => parent_id === undefined || c.parent_id === null);
+      expect(listedOnes.length < mine.length).toBe(parent_id === 0);
+      for (const order_column of ['created_at', 'updated_at', 'rating']) {
+        for (const order_direction of ['asc', 'desc']) {
+          const q = { limit: 5, start: 11, order_column, order_direction, article_id: article.id, status: 1, ...(parent_id === undefined ? {} : { parent_id }) };
+          const { statements, result } = await capture(() => api.get(BASE, q));
+          const page = statements.find((st) => /FROM `article_comments`/.test(st.sql) && /ORDER BY[^;]*LIMIT/.test(st.sql));
+          expect(page).toBeDefined();
+          const rows = await sequelize().query<Record<string, any>>(explainOf(page!.sql), { replacements: page!.params, type: QueryTypes.SELECT });
+          expect(rows.map((r) => ({ parent_id, order_column, order_direction, key: r.key, filesort: /filesort/.test(r.Extra ?? '') })))
+            .toEqual([{ parent_id, order_column, order_direction, key: `article_comments_article_status_${order_column}`, filesort: false }]);
+          const sign = order_direction === 'asc' ? 1 : -1;
+          const want = [...listedOnes].sort((a, b) => sign * (a[order_column] - b[order_column] || a.id - b.id)).slice(10, 15).map((c) => c.id);
+          expect({ q, ids: expectList(result).map((c: any) => c.id), count: result.body.count }).toEqual({ q, ids: want, count: listedOnes.length });
+          // The top-level ones are counted by their matches: without intersecting the indexes either.
+          const counts = statements.filter((st) => /COUNT\(\*\)[^;]*FROM `article_comments`/.test(st.sql));
+          expect(counts).toHaveLength(parent_id === undefined ? 0 : 1);
+          for (const st of counts) {
+            const plan = await sequelize().query<Record<string, any>>(explainOf(st.sql), { replacements: st.params, type: QueryTypes.SELECT });
+            expect(plan.map((r) => r.type)).not.toContain('index_merge');
+          }
+        }
+      }
+    }
+  });
 });

@@ -2,7 +2,7 @@ import type { WhereOptions } from 'sequelize';
 import { Ticket } from '../../db/models';
 import { sequelize } from '../../db/sequelize';
 import { select } from '../../db/select';
-import { afterRecord } from '../../db/load';
+import { NO_INTERSECTIONS, afterRecord } from '../../db/load';
 import { invalid } from '../../errors';
 import type { ListPageInput, ListResult } from '../../http/resource';
 import { allOf, sqlCondition, sqlFragment, sqlText, trusted, type BoundCondition } from '../../db/sql';
@@ -182,8 +182,6 @@ function dateRange(p: Record<string, any>): DateRange | null {
   return { column, min: p[`${column}_min`] ?? 0, max: p[`${column}_max`] ?? NO_MAX };
 }
 
-/** A statement's prefix that keeps the optimiser from intersecting indexes (index_merge_intersection). */
-const NO_INTERSECTIONS = "SET STATEMENT optimizer_switch = 'index_merge_intersection=off' FOR ";
 
 /**
  * The count of a date range from the day counters (migrations 026-028, 054, 055), the bounds of the
