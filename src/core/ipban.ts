@@ -39,6 +39,8 @@ export const ipBanResource: ResourceDef<IpBan, void, undefined> = {
   label: 'ban',
   sortable: ['ip', 'type', 'expiry', 'created_at', 'updated_at'],
   filters: { ip: ipFilter(), type: flagFilter('type') },
+  // Bans grow with the attacks they stop (migration 079).
+  counted: { kind: 'ipban', byValue: ['type'] },
   createSchema: Joi.object({
     ip: ipAddress().required(),
     reason: field.multiline(65535),

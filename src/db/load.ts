@@ -180,7 +180,7 @@ export const NO_INTERSECTIONS = "SET STATEMENT optimizer_switch = 'index_merge_i
  * The parts of a SELECT of `model`'s rows by a condition as `findAll` renders it (the table under
  * the model's name, Sequelize's rendering of the where), to run on the driver (./select.ts).
  */
-function statementOf(model: ModelCtor<Model>, options: ConditionOptions): { columns: string; from: string; order: string } {
+function statementOf(model: ModelCtor<Model>, options: ConditionOptions): { columns: string; from: string; order: string; table: string; alias: string } {
   const all = Object.keys(model.getAttributes());
   const field = columnOf(model);
   const alias = ident(model.name);
@@ -190,6 +190,8 @@ function statementOf(model: ModelCtor<Model>, options: ConditionOptions): { colu
   if (options.fingerprint) read.push(`MD5(JSON_ARRAY(${all.map((n) => `${alias}.${field(n)}`).join(', ')})) AS \`_fingerprint\``);
   return {
     columns: read.join(', '),
+    table: ident(model.getTableName() as string),
+    alias,
     from: `FROM ${ident(model.getTableName() as string)} AS ${alias}${where ? ` WHERE ${where}` : ''}`,
     order: options.order.map(([c, d]) => `${alias}.${field(c)} ${d === 'DESC' ? 'DESC' : 'ASC'}`).join(', '),
   };
@@ -214,13 +216,24 @@ export async function loadWhere<M extends Model>(model: ModelCtor<M>, options: C
  * count from `options.count` instead when given).
  */
 export async function loadPage<M extends Model>(model: ModelCtor<M>, options: PageOptions): Promise<{ rows: M[]; count: number }> {
-  const { columns, from, order } = statementOf(model as ModelCtor<Model>, options);
+  const { columns, from, order, table, alias } = statementOf(model as ModelCtor<Model>, options);
   const { after } = options;
   const page = after ? statementOf(model as ModelCtor<Model>, { ...options, where: { [Op.and]: [options.where, after.literal as WhereOptions] } }).from : from;
   const values = { ...options.replacements, ...after?.replacements, pageOffset: options.offset, pageLimit: options.limit };
   const switches = options.noIntersections ? NO_INTERSECTIONS : '';
+  // A page past the first, or in an order other than the primary key's: a deferred join. The
+  // page's ids come from an index alone (every secondary index ends with the primary key), then
+  // its rows by primary key. Reading every column while skipping `start` rows or walking another
+  // order's index, the optimiser priced each skipped row's lookup and sorted the whole table
+  // instead (100,000 IP bans by `updated_at`, `start=1000`: 50-70 ms against 1-4 ms).
+  const pk = columnOf(model as ModelCtor<Model>)(model.primaryKeyAttribute);
+  const deferred = options.offset > 0 || options.order[0][0] !== model.primaryKeyAttribute;
+  const pageSql = deferred
+    ? `${switches}SELECT STRAIGHT_JOIN ${columns} FROM (SELECT ${alias}.${pk} ${page} ORDER BY ${order} LIMIT :pageOffset, :pageLimit) AS \`page\`
+       JOIN ${table} AS ${alias} ON ${alias}.${pk} = \`page\`.${pk} ORDER BY ${order}`
+    : `${switches}SELECT ${columns} ${page} ORDER BY ${order} LIMIT :pageOffset, :pageLimit`;
   const [rows, count] = await Promise.all([
-    select<M>(`${switches}SELECT ${columns} ${page} ORDER BY ${order} LIMIT :pageOffset, :pageLimit`, values),
+    select<M>(pageSql, values),
     options.count ?? select<{ count: number | bigint }>(`${switches}SELECT COUNT(*) AS count ${from}`, options.replacements).then(([r]) => r.count),
   ]);
   return { rows, count: Number(count) };

@@ -8,9 +8,9 @@ import { select } from './select';
  * too: people by `active`, `email_verified`, `country` and `language_code`, deliveries by
  * `status` and `event`, the mail log by `type`, the incoming mail log by `decision`. Migration
  * 067 counts article comments (0), by `status` too; migration 077 each article's (kind
- * `article_comment`, scope the article), by `status` too.
+ * `article_comment`, scope the article), by `status` too; migration 079 IP bans (0), by `type` too.
  */
-export type CountedKind = 'user' | 'operator' | 'organisation' | 'attachment' | 'feedback' | 'delivery' | 'mail' | 'incoming' | 'comment' | 'article_comment';
+export type CountedKind = 'user' | 'operator' | 'organisation' | 'attachment' | 'feedback' | 'delivery' | 'mail' | 'incoming' | 'comment' | 'article_comment' | 'ipban';
 
 /** A filter whose values are counted apart, and the value (as the list's filter compares it: the row's collation does). */
 export interface CountedValue { filter: string; value: string }

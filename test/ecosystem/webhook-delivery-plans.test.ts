@@ -5,13 +5,12 @@
  * of one status too (066).
  */
 import { randomUUID } from 'node:crypto';
-import { QueryTypes } from 'sequelize';
 import { capture } from '../../bench/capture';
 import { DomainEvent, Webhook } from '../../src/db/models';
 import { execute } from '../../src/db/select';
-import { sequelize } from '../../src/db/sequelize';
 import { nowSec, useApi } from '../helpers/app';
 import { expectList } from '../helpers/envelope';
+import { builderPagePlan } from '../helpers/queries';
 
 const api = useApi();
 const ids = (rows: Array<{ id: number }>) => rows.map((r) => r.id);
@@ -31,9 +30,7 @@ beforeAll(async () => {
 async function plan(query: Record<string, unknown>) {
   const { result, statements } = await capture(() => api.get(`/api/core/webhook/${hook.id}/delivery`, { limit: 5, ...query }));
   expectList(result);
-  const page = statements.find((s) => /FROM `webhook_deliveries`/.test(s.sql) && /ORDER BY[^;]*LIMIT/.test(s.sql));
-  expect(page).toBeDefined();
-  const rows = await sequelize().query<Record<string, any>>(`EXPLAIN ${page!.sql}`, { replacements: page!.params, type: QueryTypes.SELECT });
+  const rows = await builderPagePlan(statements, 'webhook_deliveries');
   const counted = statements.some((s) => /COUNT\(\*\)[^;]*FROM `webhook_deliveries`/.test(s.sql));
   return { rows, count: result.body.count as number, counted };
 }
@@ -45,7 +42,7 @@ it('reads each order of a webhook\'s deliveries, both ways, from an index led by
       expect(rows).toHaveLength(1);
       const [row] = rows;
       expect({ column, direction, key: row.key, type: row.type, filesort: /filesort/.test(row.Extra ?? '') })
-        .toEqual({ column, direction, key: column === 'id' ? 'webhook_deliveries_webhook_id_id' : `webhook_deliveries_webhook_id_${column}`, type: 'range', filesort: false });
+        .toEqual({ column, direction, key: column === 'id' ? 'webhook_deliveries_webhook_id_id' : `webhook_deliveries_webhook_id_${column}`, type: expect.stringMatching(/^(range|ref)$/), filesort: false });
       expect({ count, counted }).toEqual({ count: DELIVERIES, counted: false });
     }
   }

@@ -1,4 +1,6 @@
-import { countQueries } from '../../src/db/sequelize';
+import { QueryTypes } from 'sequelize';
+import { explainOf, type Statement } from '../../bench/capture';
+import { countQueries, sequelize } from '../../src/db/sequelize';
 import { bumpAccessVersions } from '../../src/auth/accessCache';
 import { bumpDefinitionsVersion } from '../../src/db/definitions';
 import { ENTRY_TTL_MS } from '../../src/db/versionedCache';
@@ -41,4 +43,20 @@ export async function countWarm<T>(request: () => PromiseLike<T>): Promise<{ res
 export async function measureList(api: TestApi, path: string, query: Record<string, unknown>) {
   const { result, queries } = await countWarm(() => api.get(path, query));
   return { res: result, queries: listQueries(queries) };
+}
+
+/**
+ * The plan of the page a builder list ran (`loadPage`, src/db/load.ts) among `statements`: the
+ * rows of its EXPLAIN that read `table` for the page. Of a deferred join, those of its inner
+ * SELECT; its wrapper is checked here to read that page's rows by primary key and nothing else.
+ */
+export async function builderPagePlan(statements: Statement[], table: string): Promise<Array<Record<string, any>>> {
+  const page = statements.find((st) => st.sql.includes(`FROM \`${table}\``) && /ORDER BY[^;]*LIMIT/.test(st.sql));
+  expect(page).toBeDefined();
+  const rows = await sequelize().query<Record<string, any>>(explainOf(page!.sql), { replacements: page!.params, type: QueryTypes.SELECT });
+  const inner = rows.filter((r) => r.select_type === 'DERIVED');
+  if (!inner.length) return rows;
+  expect(rows.filter((r) => r.select_type !== 'DERIVED').map((r) => [String(r.table).startsWith('<derived') ? 'page' : 'rows', r.type, r.key]))
+    .toEqual([['page', 'ALL', null], ['rows', 'eq_ref', 'PRIMARY']]);
+  return inner;
 }

@@ -10,15 +10,13 @@
  * incoming mail's `decision`.
  */
 import { randomUUID } from 'node:crypto';
-import { QueryTypes } from 'sequelize';
 import { capture } from '../../bench/capture';
 import { DomainEvent, FeedbackForm, IncomingMail, OutboxEntry, Ticket, TicketAttachment, TicketMessage, Webhook, WebhookDelivery } from '../../src/db/models';
-import { sequelize } from '../../src/db/sequelize';
 import { execute, select } from '../../src/db/select';
 import { createFeedbackRequest } from '../../src/ticket/feedbackRequest';
 import { useApi, nowSec, unique } from '../helpers/app';
 import { expectDeleted, expectList, expectSuccess } from '../helpers/envelope';
-import { measureList } from '../helpers/queries';
+import { builderPagePlan, measureList } from '../helpers/queries';
 import { b64, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
 
 const api = useApi();
@@ -150,10 +148,7 @@ describe('webhook delivery counts from the record counters', () => {
 /** The EXPLAIN of the page statement a list runs for `query` (of `table`). */
 async function pagePlan(path: string, table: string, query: Record<string, unknown>) {
   const { statements } = await capture(() => api.get(path, { limit: 5, ...query }));
-  const page = statements.find((st) => new RegExp(`FROM \`${table}\``).test(st.sql) && /ORDER BY[^;]*LIMIT/.test(st.sql));
-  expect(page).toBeDefined();
-  const rows = await sequelize().query<Record<string, any>>(`EXPLAIN ${page!.sql}`, { replacements: page!.params, type: QueryTypes.SELECT });
-  return rows.map((r) => ({ key: r.key, filesort: /filesort/.test(r.Extra ?? '') }));
+  return (await builderPagePlan(statements, table)).map((r) => ({ key: r.key, filesort: /filesort/.test(r.Extra ?? '') }));
 }
 
 describe('mail log counts from the record counters', () => {
