@@ -128,10 +128,14 @@ async function main() {
     // everyone has, each read from its rarest gram's people, not from every person.
     { title: 'list users: search, one person', method: 'GET', path: `/api/user/user?search=${enc(t.email.split('@')[0])}&limit=50` },
     { title: 'list users: search, a last name', method: 'GET', path: '/api/user/user?search=Evans&limit=50' },
+    // A deep page in another order than the id: a deferred join (loadPage), the ids from the
+    // order's index, then the page's rows (not a scan and a sort of everyone).
+    { title: 'list users: start=10,000, lastname asc', method: 'GET', path: '/api/user/user?start=10000&order_column=lastname&limit=50' },
     { title: 'show user', method: 'GET', path: `/api/user/user/${t.showUserId}` },
     { title: 'list organisations', method: 'GET', path: '/api/user/organisation?limit=50' },
     { title: 'show organisation', method: 'GET', path: `/api/user/organisation/${tt.organisationId}` },
     { title: 'list IP bans', method: 'GET', path: '/api/core/ipban?limit=50' },
+    { title: 'list IP bans: start=2,500, updated_at desc', method: 'GET', path: '/api/core/ipban?start=2500&order_column=updated_at&order_direction=desc&limit=50' },
     { title: 'show IP ban', method: 'GET', path: `/api/core/ipban/${tt.banId}` },
     { title: 'list tickets', method: 'GET', path: '/api/ticket/ticket?limit=50' },
     { title: 'show ticket', method: 'GET', path: `/api/ticket/ticket/${tk.id}` },
