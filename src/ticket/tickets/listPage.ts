@@ -182,7 +182,6 @@ function dateRange(p: Record<string, any>): DateRange | null {
   return { column, min: p[`${column}_min`] ?? 0, max: p[`${column}_max`] ?? NO_MAX };
 }
 
-
 /**
  * The count of a date range from the day counters (migrations 026-028, 054, 055), the bounds of the
  * range's ticket ids and the total of the listed (or trashed) tickets, in one statement: the whole
