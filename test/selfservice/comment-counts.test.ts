@@ -174,30 +174,35 @@ describe('article comment counts from the record counters', () => {
     // A few replies, so that `parent_id=0` leaves some out.
     await execute(`UPDATE article_comments SET parent_id = (SELECT MIN(c.id) FROM (SELECT id FROM article_comments WHERE article_id = :id) AS c)
       WHERE article_id = :id AND id MOD 97 = 0`, { id: article.id }, undefined);
-    await select('ANALYZE TABLE article_comments', {});
-    const mine = await select<Record<string, number>>('SELECT * FROM article_comments WHERE article_id = :id AND status = 1', { id: article.id });
-    for (const parent_id of [undefined, 0]) {
-      const listedOnes = mine.filter((c) => parent_id === undefined || c.parent_id === null);
-      expect(listedOnes.length < mine.length).toBe(parent_id === 0);
-      for (const order_column of ['created_at', 'updated_at', 'rating']) {
-        for (const order_direction of ['asc', 'desc']) {
-          const q = { limit: 5, start: 11, order_column, order_direction, article_id: article.id, status: 1, ...(parent_id === undefined ? {} : { parent_id }) };
-          const { statements, result } = await capture(() => api.get(BASE, q));
-          const rows = await builderPagePlan(statements, 'article_comments');
-          expect(rows.map((r) => ({ parent_id, order_column, order_direction, key: r.key, filesort: /filesort/.test(r.Extra ?? '') })))
-            .toEqual([{ parent_id, order_column, order_direction, key: `article_comments_article_status_${order_column}`, filesort: false }]);
-          const sign = order_direction === 'asc' ? 1 : -1;
-          const want = [...listedOnes].sort((a, b) => sign * (a[order_column] - b[order_column] || a.id - b.id)).slice(10, 15).map((c) => c.id);
-          expect({ q, ids: expectList(result).map((c: any) => c.id), count: result.body.count }).toEqual({ q, ids: want, count: listedOnes.length });
-          // The top-level ones are counted by their matches: without intersecting the indexes either.
-          const counts = statements.filter((st) => /COUNT\(\*\)[^;]*FROM `article_comments`/.test(st.sql));
-          expect(counts).toHaveLength(parent_id === undefined ? 0 : 1);
-          for (const st of counts) {
-            const plan = await sequelize().query<Record<string, any>>(explainOf(st.sql), { replacements: st.params, type: QueryTypes.SELECT });
-            expect(plan.map((r) => r.type)).not.toContain('index_merge');
+    try {
+      await select('ANALYZE TABLE article_comments', {});
+      const mine = await select<Record<string, number>>('SELECT * FROM article_comments WHERE article_id = :id AND status = 1', { id: article.id });
+      for (const parent_id of [undefined, 0]) {
+        const listedOnes = mine.filter((c) => parent_id === undefined || c.parent_id === null);
+        expect(listedOnes.length < mine.length).toBe(parent_id === 0);
+        for (const order_column of ['created_at', 'updated_at', 'rating']) {
+          for (const order_direction of ['asc', 'desc']) {
+            const q = { limit: 5, start: 11, order_column, order_direction, article_id: article.id, status: 1, ...(parent_id === undefined ? {} : { parent_id }) };
+            const { statements, result } = await capture(() => api.get(BASE, q));
+            const rows = await builderPagePlan(statements, 'article_comments');
+            expect(rows.map((r) => ({ parent_id, order_column, order_direction, key: r.key, filesort: /filesort/.test(r.Extra ?? '') })))
+              .toEqual([{ parent_id, order_column, order_direction, key: `article_comments_article_status_${order_column}`, filesort: false }]);
+            const sign = order_direction === 'asc' ? 1 : -1;
+            const want = [...listedOnes].sort((a, b) => sign * (a[order_column] - b[order_column] || a.id - b.id)).slice(10, 15).map((c) => c.id);
+            expect({ q, ids: expectList(result).map((c: any) => c.id), count: result.body.count }).toEqual({ q, ids: want, count: listedOnes.length });
+            // The top-level ones are counted by their matches: without intersecting the indexes either.
+            const counts = statements.filter((st) => /COUNT\(\*\)[^;]*FROM `article_comments`/.test(st.sql));
+            expect(counts).toHaveLength(parent_id === undefined ? 0 : 1);
+            for (const st of counts) {
+              const plan = await sequelize().query<Record<string, any>>(explainOf(st.sql), { replacements: st.params, type: QueryTypes.SELECT });
+              expect(plan.map((r) => r.type)).not.toContain('index_merge');
+            }
           }
         }
       }
+    } finally {
+      // The articles' deletes take their comments with them (one statement each, not a row's cascade per comment).
+      await execute('DELETE FROM articles WHERE id IN (:ids)', { ids: [article.id, other.id] }, undefined);
     }
   });
 });
