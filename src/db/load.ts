@@ -184,15 +184,16 @@ function statementOf(model: ModelCtor<Model>, options: ConditionOptions): { colu
   const all = Object.keys(model.getAttributes());
   const field = columnOf(model);
   const alias = ident(model.name);
+  const table = ident(model.getTableName() as string);
   const qg = sequelize().getQueryInterface().queryGenerator as unknown as { whereItemsQuery(w: WhereOptions, o: object): string };
   const where = qg.whereItemsQuery(options.where, { model, prefix: alias });
   const read = (options.attributes ?? all).map((n) => `${alias}.${field(n)}${field(n) === ident(n) ? '' : ` AS ${ident(n)}`}`);
   if (options.fingerprint) read.push(`MD5(JSON_ARRAY(${all.map((n) => `${alias}.${field(n)}`).join(', ')})) AS \`_fingerprint\``);
   return {
     columns: read.join(', '),
-    table: ident(model.getTableName() as string),
+    table,
     alias,
-    from: `FROM ${ident(model.getTableName() as string)} AS ${alias}${where ? ` WHERE ${where}` : ''}`,
+    from: `FROM ${table} AS ${alias}${where ? ` WHERE ${where}` : ''}`,
     order: options.order.map(([c, d]) => `${alias}.${field(c)} ${d === 'DESC' ? 'DESC' : 'ASC'}`).join(', '),
   };
 }
