@@ -28,67 +28,111 @@ const STATE = (row: string) => `IF(${row}.deleted_at IS NULL, 0, 1)`;
 /** Columns of the ticket these counters keep (this migration's; 076 keeps every counted filter's). */
 const COUNTED = ['status_id'] as const;
 
+/**
+ * Counters of the tickets linked to a record (an option of a ticket field: this migration's; a tag:
+ * migration 081's), per the record's key, state, `counted` columns of the ticket and slot, kept by
+ * triggers on the link rows and on tickets.
+ */
+export interface LinkedCounts {
+  /** The counters' table. */
+  table: string;
+  /** The record's key: columns of the link rows and of the counters, with their types. */
+  keys: ReadonlyArray<readonly [string, string]>;
+  /** The link rows, and their column of the ticket. */
+  links: string;
+  owner: string;
+  /** Which link rows count (`r`: a link row's name), if not all. */
+  linkWhere?: (r: string) => string;
+  /** The triggers' names: <links>_counts_insert and _delete, tickets_<tickets>_counts_update and _delete. */
+  names: { links: string; tickets: string };
+  /**
+   * When a ticket's delete takes its counts: AFTER it (the link rows outlive it: deleted after it
+   * by the code) or BEFORE it (InnoDB's cascade takes the link rows with it and runs no trigger).
+   */
+  ticketDelete: 'AFTER' | 'BEFORE';
+}
+
+export const OPTION_COUNTS: LinkedCounts = {
+  table: 'ticket_option_counts', keys: [['field_id', 'INT UNSIGNED'], ['option_id', 'BIGINT UNSIGNED']],
+  links: 'custom_field_value_options', owner: 'owner_id', linkWhere: (r) => ofTicketField(`${r}.field_id`),
+  names: { links: 'value_option', tickets: 'option' }, ticketDelete: 'AFTER',
+};
+
+const keyNames = (c: LinkedCounts) => c.keys.map(([k]) => k);
+
 /** The table of counters by `counted` columns of the ticket. */
-export const tableSql = (counted: readonly string[]) => `CREATE TABLE ticket_option_counts (
-    field_id INT UNSIGNED NOT NULL,
-    option_id BIGINT UNSIGNED NOT NULL,
+export const linkedTableSql = (c: LinkedCounts, counted: readonly string[]) => `CREATE TABLE ${c.table} (
+    ${c.keys.map(([k, type]) => `${k} ${type} NOT NULL,`).join('\n    ')}
     state TINYINT UNSIGNED NOT NULL,
-    ${counted.map((c) => `${c} INT UNSIGNED NOT NULL,`).join('\n    ')}
+    ${counted.map((col) => `${col} INT UNSIGNED NOT NULL,`).join('\n    ')}
     slot TINYINT UNSIGNED NOT NULL,
     n BIGINT NOT NULL DEFAULT 0,
-    PRIMARY KEY (field_id, option_id, state, ${counted.join(', ')}, slot)
+    PRIMARY KEY (${keyNames(c).join(', ')}, state, ${counted.join(', ')}, slot)
   ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci`;
 
-const ofTicketField = (field: string) => `EXISTS (SELECT 1 FROM custom_fields f WHERE f.id = ${field} AND f.kind = 'ticket')`;
+export const tableSql = (counted: readonly string[]) => linkedTableSql(OPTION_COUNTS, counted);
+
+function ofTicketField(field: string): string {
+  return `EXISTS (SELECT 1 FROM custom_fields f WHERE f.id = ${field} AND f.kind = 'ticket')`;
+}
 
 /**
- * The option ids of ticket `t`'s values of ticket fields: its rows of 071's table, by the index of
- * their owner. (Cut again from the values, as 071 cuts them, a ticket's status change cost 1.3 ms
- * more: a join of the sequence re-plans its range for each value.)
+ * The links of ticket `t` that count: for options, its rows of 071's table, by the index of their
+ * owner. (Cut again from the values, as 071 cuts them, a ticket's status change cost 1.3 ms more:
+ * a join of the sequence re-plans its range for each value.)
  */
-const optionsOf = (t: 'NEW' | 'OLD') => `SELECT o.field_id, o.option_id FROM custom_field_value_options o
-  WHERE o.owner_id = ${t}.id AND ${ofTicketField('o.field_id')}`;
+const linksOf = (c: LinkedCounts, t: 'NEW' | 'OLD') => `SELECT ${keyNames(c).map((k) => `o.${k}`).join(', ')} FROM ${c.links} o
+  WHERE o.${c.owner} = ${t}.id${c.linkWhere ? ` AND ${c.linkWhere('o')}` : ''}`;
 
 /** 071's rows by their owner (the key leads with the field): a ticket's options, for its triggers. */
 const OWNER_INDEX = 'CREATE INDEX custom_field_value_options_owner ON custom_field_value_options (owner_id)';
+
+/** Counts the links `o` (their key columns) of ticket `t` (a row of tickets) by `by` (1 or -1). */
+export const countLinks = (c: LinkedCounts, counted: readonly string[], o: string, t: string, by: 1 | -1) => `INSERT INTO ${c.table} (${keyNames(c).join(', ')}, state, ${counted.join(', ')}, slot, n)
+  SELECT ${keyNames(c).map((k) => `o.${k}`).join(', ')}, ${STATE(t)}, ${counted.map((col) => `${t}.${col}`).join(', ')}, ${t}.id MOD ${COUNT_SLOTS}, ${by} FROM ${o}
+  ON DUPLICATE KEY UPDATE n = n + VALUES(n)`;
+
+/** A link row (NEW or OLD) joined to its ticket when that is counted (not merged): the source countLinks reads. */
+export const linkRow = (c: LinkedCounts, row: 'NEW' | 'OLD') => `(SELECT ${keyNames(c).map((k) => `${row}.${k} AS ${k}`).join(', ')}) o JOIN tickets t
+      ON t.id = ${row}.${c.owner} AND t.merged_into_id IS NULL${c.linkWhere ? ` AND ${c.linkWhere(row)}` : ''}`;
 
 /**
  * The triggers that keep the counters of `counted` columns (this migration's, or 076's longer
  * list): name → definition after CREATE TRIGGER <name>.
  */
-export function triggerSql(counted: readonly string[]): TriggerSql {
-  /** Counts the options `o` (field_id, option_id) of ticket `t` (a row of tickets) by `by` (1 or -1). */
-  const countOptions = (o: string, t: string, by: 1 | -1) => `INSERT INTO ticket_option_counts (field_id, option_id, state, ${counted.join(', ')}, slot, n)
-  SELECT o.field_id, o.option_id, ${STATE(t)}, ${counted.map((c) => `${t}.${c}`).join(', ')}, ${t}.id MOD ${COUNT_SLOTS}, ${by} FROM ${o}
-  ON DUPLICATE KEY UPDATE n = n + VALUES(n)`;
-  const changed = [`${STATE('OLD')} <> ${STATE('NEW')}`, 'NOT (OLD.merged_into_id <=> NEW.merged_into_id)', ...counted.map((c) => `OLD.${c} <> NEW.${c}`)];
+export function linkedTriggerSql(c: LinkedCounts, counted: readonly string[]): TriggerSql {
+  const changed = [`${STATE('OLD')} <> ${STATE('NEW')}`, 'NOT (OLD.merged_into_id <=> NEW.merged_into_id)', ...counted.map((col) => `OLD.${col} <> NEW.${col}`)];
   return {
-    value_option_counts_insert: `AFTER INSERT ON custom_field_value_options FOR EACH ROW
-    ${countOptions(`(SELECT NEW.field_id AS field_id, NEW.option_id AS option_id) o JOIN tickets t
-      ON t.id = NEW.owner_id AND t.merged_into_id IS NULL AND ${ofTicketField('NEW.field_id')}`, 't', 1)}`,
-    value_option_counts_delete: `AFTER DELETE ON custom_field_value_options FOR EACH ROW
-    ${countOptions(`(SELECT OLD.field_id AS field_id, OLD.option_id AS option_id) o JOIN tickets t
-      ON t.id = OLD.owner_id AND t.merged_into_id IS NULL AND ${ofTicketField('OLD.field_id')}`, 't', -1)}`,
-    tickets_option_counts_update: `AFTER UPDATE ON tickets FOR EACH ROW
+    [`${c.names.links}_counts_insert`]: `AFTER INSERT ON ${c.links} FOR EACH ROW
+    ${countLinks(c, counted, linkRow(c, 'NEW'), 't', 1)}`,
+    [`${c.names.links}_counts_delete`]: `AFTER DELETE ON ${c.links} FOR EACH ROW
+    ${countLinks(c, counted, linkRow(c, 'OLD'), 't', -1)}`,
+    [`tickets_${c.names.tickets}_counts_update`]: `AFTER UPDATE ON tickets FOR EACH ROW
     IF ${changed.join(' OR ')} THEN
-      IF OLD.merged_into_id IS NULL THEN ${countOptions(`(${optionsOf('OLD')}) o`, 'OLD', -1)}; END IF;
-      IF NEW.merged_into_id IS NULL THEN ${countOptions(`(${optionsOf('NEW')}) o`, 'NEW', 1)}; END IF;
+      IF OLD.merged_into_id IS NULL THEN ${countLinks(c, counted, `(${linksOf(c, 'OLD')}) o`, 'OLD', -1)}; END IF;
+      IF NEW.merged_into_id IS NULL THEN ${countLinks(c, counted, `(${linksOf(c, 'NEW')}) o`, 'NEW', 1)}; END IF;
     END IF`,
-    tickets_option_counts_delete: `AFTER DELETE ON tickets FOR EACH ROW
-    IF OLD.merged_into_id IS NULL THEN ${countOptions(`(${optionsOf('OLD')}) o`, 'OLD', -1)}; END IF`,
+    [`tickets_${c.names.tickets}_counts_delete`]: `${c.ticketDelete} DELETE ON tickets FOR EACH ROW
+    IF OLD.merged_into_id IS NULL THEN ${countLinks(c, counted, `(${linksOf(c, 'OLD')}) o`, 'OLD', -1)}; END IF`,
   };
 }
 
-/** The counts of `counted` columns from the option ids and the tickets themselves (the migrations; tests compare them). */
-export const countsSql = (counted: readonly string[]) => `SELECT o.field_id, o.option_id, ${STATE('t')} AS state,
-  ${counted.map((c) => `t.${c}`).join(', ')}, t.id MOD ${COUNT_SLOTS} AS slot, COUNT(*) AS n
-  FROM custom_field_value_options o JOIN custom_fields f ON f.id = o.field_id AND f.kind = 'ticket'
-  JOIN tickets t ON t.id = o.owner_id AND t.merged_into_id IS NULL
-  GROUP BY ${Array.from({ length: counted.length + 4 }, (_, i) => i + 1).join(', ')}`;
+export const triggerSql = (counted: readonly string[]): TriggerSql => linkedTriggerSql(OPTION_COUNTS, counted);
+
+/** The counts of `counted` columns from the links and the tickets themselves (the migrations; tests compare them). */
+export const linkedCountsSql = (c: LinkedCounts, counted: readonly string[]) => `SELECT ${keyNames(c).map((k) => `o.${k}`).join(', ')}, ${STATE('t')} AS state,
+  ${counted.map((col) => `t.${col}`).join(', ')}, t.id MOD ${COUNT_SLOTS} AS slot, COUNT(*) AS n
+  FROM ${c.links} o JOIN tickets t ON t.id = o.${c.owner} AND t.merged_into_id IS NULL${c.linkWhere ? `
+  WHERE ${c.linkWhere('o')}` : ''}
+  GROUP BY ${Array.from({ length: c.keys.length + counted.length + 2 }, (_, i) => i + 1).join(', ')}`;
+
+export const countsSql = (counted: readonly string[]) => linkedCountsSql(OPTION_COUNTS, counted);
 
 /** Fills the counters of `counted` columns (after the triggers: nothing else writes while migrations run). */
-export const fillSql = (counted: readonly string[]) => `INSERT INTO ticket_option_counts (field_id, option_id, state, ${counted.join(', ')}, slot, n)
-  ${countsSql(counted)}`;
+export const linkedFillSql = (c: LinkedCounts, counted: readonly string[]) => `INSERT INTO ${c.table} (${keyNames(c).join(', ')}, state, ${counted.join(', ')}, slot, n)
+  ${linkedCountsSql(c, counted)}`;
+
+export const fillSql = (counted: readonly string[]) => linkedFillSql(OPTION_COUNTS, counted);
 
 const TRIGGER_SQL = triggerSql(COUNTED);
 

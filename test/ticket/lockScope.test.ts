@@ -59,10 +59,14 @@ async function twoTickets(extra: (i: number) => Record<string, unknown>) {
   return [a, b];
 }
 
-it('a status change of a ticket holds up no status change of another, assigned or not', async () => {
+it('a status change of a ticket holds up no status change of another, assigned, tagged or neither', async () => {
   const [op1, op2] = [await f.operator(), await f.operator()];
-  for (const assigned of [true, false]) {
-    const [a, b] = await twoTickets((i) => (assigned ? { assignedto: [[op1, op2][i].id] } : {}));
+  const tags = [await TicketTag.create({ name: unique('locktag'), colour: '#dddddd' }), await TicketTag.create({ name: unique('locktag'), colour: '#dddddd' })];
+  const links: Record<string, (i: number) => Record<string, unknown>> = {
+    assigned: (i) => ({ assignedto: [[op1, op2][i].id] }), tagged: (i) => ({ tag: [tags[i].id] }), neither: () => ({}),
+  };
+  for (const extra of Object.values(links)) {
+    const [a, b] = await twoTickets(extra);
     // Every count row the moves below touch exists already (a row's first INSERT takes a gap lock).
     for (const [id, to] of [[a.id, ctx.otherStatus], [b.id, ctx.resolvedStatus]]) {
       await setStatus(id, to);

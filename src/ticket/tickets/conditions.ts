@@ -190,7 +190,7 @@ export function filterConditionSql(filter: Pick<TicketFilter, 'condition_group_t
 }
 
 /** The items whose `equals` condition is a filter of the ticket list by the same name and value. */
-const LIST_FILTER_ITEMS = new Set(['status', 'priority', 'department', 'brand', 'channel', 'user', 'assigned', 'internal', 'locked']);
+const LIST_FILTER_ITEMS = new Set(['status', 'priority', 'department', 'brand', 'channel', 'user', 'tag', 'assigned', 'internal', 'locked']);
 
 /** A saved filter's conditions as the ticket list's filters (listFiltersOf): ids and flags by item, and `customfield`. */
 export type SavedListFilters = Record<string, number | Record<number, number>>;

@@ -101,7 +101,7 @@ function severalOperators(p: Record<string, any>): number[] | null {
 }
 
 /** A table of counters per state, status and slot, and the condition on its rows of one key (and statuses). */
-interface KeyedCounters { table: 'ticket_assignee_counts' | 'ticket_user_counts' | 'ticket_option_counts'; where: BoundCondition }
+interface KeyedCounters { table: 'ticket_assignee_counts' | 'ticket_user_counts' | 'ticket_option_counts' | 'ticket_tag_counts'; where: BoundCondition }
 
 /** The rows of `table` of `key` (a person's `user_id`, an option's `field_id` and `option_id`), of the statuses asked for (null: any). */
 const countersOf = (table: KeyedCounters['table'], key: BoundCondition, statuses: unknown[] | null): KeyedCounters =>
@@ -110,12 +110,10 @@ const countersOf = (table: KeyedCounters['table'], key: BoundCondition, statuses
 /** A person's rows of ticket_assignee_counts or ticket_user_counts. */
 const personKey = (userId: number) => sqlCondition`user_id = ${userId}`;
 
-/** An option's rows of ticket_option_counts. */
-const optionKey = (option: { fieldId: number; optionId: number }) => sqlCondition`field_id = ${option.fieldId} AND option_id = ${option.optionId}`;
 
 /**
- * One person's tickets (onePerson: `assigned` or `user`, and a status) or one option's (oneOption,
- * and counted filters), as their counters, or null (a saved filter's ticket_count: ../filter.ts).
+ * One person's tickets (onePerson: `assigned` or `user`, and a status) or one option's or tag's
+ * (oneLinked, and counted filters), as their counters, or null (a saved filter's ticket_count: ../filter.ts).
  */
 export async function keyedCounters(p: Record<string, any>): Promise<KeyedCounters | null> {
   const statuses = statusesOf(p);
@@ -123,16 +121,20 @@ export async function keyedCounters(p: Record<string, any>): Promise<KeyedCounte
     const person = onePerson(p, name);
     if (person !== null) return countersOf(table, personKey(person), statuses);
   }
-  const option = await oneOption(p);
-  return option && optionCounters(option, given(p, 'department') ? { ...p, department: await departmentsBelow([p.department].flat()) } : p);
+  const linked = await oneLinked(p);
+  return linked && linkedCounters(linked, given(p, 'department') ? { ...p, department: await departmentsBelow([p.department].flat()) } : p);
 }
 
+/** The counters of one option or tag (oneLinked) and the condition on their rows of it. */
+interface Linked { table: DepartmentCounters['table'] & KeyedCounters['table']; key: BoundCondition }
+
 /**
- * An option's rows of ticket_option_counts that the counted filters beside it select (migration
- * 076 keeps the list counters' columns): `p`'s `department` with the departments below it.
+ * An option's or a tag's rows of its counters that the counted filters beside it select
+ * (migrations 076 and 081 keep the list counters' columns): `p`'s `department` with the
+ * departments below it.
  */
-const optionCounters = (option: { fieldId: number; optionId: number }, p: Record<string, any>): KeyedCounters & DepartmentCounters =>
-  ({ table: 'ticket_option_counts' as const, where: sqlCondition`${optionKey(option)} AND ${allCounted(counterConditions(p))}` });
+const linkedCounters = ({ table, key }: Linked, p: Record<string, any>): KeyedCounters & DepartmentCounters =>
+  ({ table, where: sqlCondition`${key} AND ${allCounted(counterConditions(p))}` });
 
 /** The tickets the counters hold, listed or trashed. */
 async function countersSum({ table, where }: KeyedCounters, trashed: boolean): Promise<number> {
@@ -145,9 +147,24 @@ async function countersSum({ table, where }: KeyedCounters, trashed: boolean): P
  * The one option of a ticket field a list is narrowed to (`customfield` naming one option field,
  * alone or with counted filters), whose count migration 076's counters hold; null otherwise.
  */
-export async function oneOption(p: Record<string, any>): Promise<{ fieldId: number; optionId: number } | null> {
+async function oneOption(p: Record<string, any>): Promise<{ fieldId: number; optionId: number } | null> {
   if (!given(p, 'customfield') || !countedByCounters({ ...p, customfield: undefined })) return null;
   return oneOptionNamed('ticket', p.customfield);
+}
+
+/** The one tag a list is narrowed to (`tag` of one id, alone or with counted filters), whose count migration 081's counters hold; null otherwise. */
+function oneTag(p: Record<string, any>): number | null {
+  const ids = given(p, 'tag') ? [p.tag].flat() : [];
+  if (ids.length !== 1 || !(Number(ids[0]) > 0) || !countedByCounters({ ...p, tag: undefined })) return null;
+  return Number(ids[0]);
+}
+
+/** One option of a ticket field (oneOption) or one tag (oneTag) beside counted filters: its counters; null otherwise. */
+export async function oneLinked(p: Record<string, any>): Promise<Linked | null> {
+  const option = await oneOption(p);
+  if (option) return { table: 'ticket_option_counts', key: sqlCondition`field_id = ${option.fieldId} AND option_id = ${option.optionId}` };
+  const tag = oneTag(p);
+  return tag === null ? null : { table: 'ticket_tag_counts', key: sqlCondition`tag_id = ${tag}` };
 }
 
 /**
@@ -767,7 +784,7 @@ function customerHint(p: Record<string, any>): string {
 }
 
 /**
- * A list of counted filters (or one option of a ticket field beside them) narrowed to what an
+ * A list of counted filters (or one option of a ticket field or one tag beside them) narrowed to what an
  * operator sees (a saved filter of the list's own filters run as an operator who sees part of the
  * tickets: ./resource.ts, countedApart): its count is the counters of the filters in the
  * operator's departments plus a count of their own and assigned tickets outside them, in one
@@ -789,13 +806,13 @@ async function withinView(
 
 /**
  * The counters that hold a list's count by department (what an operator sees is counted so):
- * the list's own for counted filters, an option's beside them; null for any other list. `p`'s
+ * the list's own for counted filters, an option's or a tag's beside them; null for any other list. `p`'s
  * `department` with the departments below it.
  */
 async function countersOfList(p: Record<string, any>): Promise<DepartmentCounters | null> {
   if (countedByCounters(p)) return { table: 'ticket_list_counts', where: allCounted(counterConditions(p)) };
-  const option = await oneOption(p);
-  return option && optionCounters(option, p);
+  const linked = await oneLinked(p);
+  return linked && linkedCounters(linked, p);
 }
 
 export async function listTicketPage({ query: q, where, replacements, filtered, within }: ListPageInput): Promise<ListResult<Ticket>> {
@@ -919,12 +936,13 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     return { rows: await pageOf(column === 'id' ? customerHint(p) : '', count), count };
   }
 
-  const option = await oneOption(p);
-  if (option) {
-    // One option of a ticket field (and counted filters): the count from migration 076's
-    // counters, known before the page (a page past the middle is read from the far end); the page
-    // the optimiser's, through the option's holders (migration 071) or the order's index.
-    const count = await countersSum(optionCounters(option, p), trashed);
+  const linked = await oneLinked(p);
+  if (linked) {
+    // One option of a ticket field or one tag (and counted filters): the count from migration
+    // 076's or 081's counters, known before the page (a page past the middle is read from the far
+    // end); the page the optimiser's, through the option's holders (migration 071) or the tag's
+    // links, or the order's index.
+    const count = await countersSum(linkedCounters(linked, p), trashed);
     return { rows: await pageOf('', count), count };
   }
 

@@ -73,7 +73,7 @@ export function countWithinView(view: OperatorView, counters: DepartmentCounters
 }
 
 /** Counters with a department column (the list's, an option's: migration 076) and the condition on their rows. */
-export interface DepartmentCounters { table: 'ticket_list_counts' | 'ticket_option_counts'; where: BoundCondition }
+export interface DepartmentCounters { table: 'ticket_list_counts' | 'ticket_option_counts' | 'ticket_tag_counts'; where: BoundCondition }
 
 /**
  * Whether a count of what the operator sees under counted filters may be the counters of their

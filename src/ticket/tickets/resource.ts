@@ -17,7 +17,7 @@ import { departmentTrees } from './departmentsBelow';
 import { countedApart, onlyTheirs, operatorView } from './operatorVisibility';
 import { NARROWING_PARAMS, ticketFilters, ticketListParams } from './listFilters';
 import { searchAsListFilters } from './search/asListFilters';
-import { countedByCounters, listTicketPage, oneOption } from './listPage';
+import { countedByCounters, listTicketPage, oneLinked } from './listPage';
 import { loadTicketRelations, serializeTicket, type KnownTicket, type TicketRelations } from './presenter';
 import { splitTicket } from './split';
 import { createTicket, mergeTickets, restoreTicket, trashTicket, updateTicket, type CreateTicketInput, type UpdateTicketInput } from './service';
@@ -183,8 +183,8 @@ async function savedFilter(p: Record<string, any>): Promise<Condition | ListInst
   const filters = named?.customfield && !(await isOptionOf(named.customfield as Record<number, number>)) ? null : named;
   const instead = filters && { ...Object.fromEntries(Object.entries(p).filter(([k]) => !SAVED_FILTER_REPLACES.has(k))), ...filters };
   if (instead && (view === null || onlyTheirs(view, filters))) return { instead };
-  // Counted filters, or one option beside them (their counters are by department too: migration 076).
-  if (instead && view && countedApart(view) && (countedByCounters(filters) || (await oneOption(filters)))) return { instead, within: { condition: view.condition, view } };
+  // Counted filters, or one option or tag beside them (their counters are by department too: migrations 076, 081).
+  if (instead && view && countedApart(view) && (countedByCounters(filters) || (await oneLinked(filters)))) return { instead, within: { condition: view.condition, view } };
   const matches = filterConditionSql(filter, rows, Math.floor(Date.now() / 1000), await departmentTrees(rows));
   return view === null ? matches : sqlCondition`${matches} AND ${view.condition}`;
 }

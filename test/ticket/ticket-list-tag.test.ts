@@ -1,0 +1,153 @@
+/**
+ * One tag's tickets (`tag=<id>`, alone or with the list's counted filters; migration 081,
+ * src/ticket/tickets/listPage.ts): `count` sums the tag's counters, exact through every way a tag
+ * is added and removed, a tagged ticket changes status, priority, department or assignment, goes
+ * to the trash and back, is merged and deleted, and through the tag's own delete; never a COUNT of
+ * the tag's tickets. The page is the tag's tickets in the list's order, in two statements, past
+ * the middle read from the far end; a saved filter of a tag is that list; the migration goes down
+ * and up.
+ */
+import { capture } from '../../bench/capture';
+import { linkedCountsSql } from '../../migrations/072_ticket_option_counts';
+import { WIDE } from '../../migrations/076_ticket_option_counts_by_filter';
+import * as m081 from '../../migrations/081_ticket_tag_counts';
+import { Ticket } from '../../src/db/models';
+import { sequelize } from '../../src/db/sequelize';
+import { unique, useApi } from '../helpers/app';
+import { expectList, expectSuccess } from '../helpers/envelope';
+import { ids, numericRows, query, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
+
+const api = useApi();
+const BASE = '/api/ticket/ticket';
+let ctx: TicketContext;
+const f = ticketFactories(api, () => ctx);
+
+beforeAll(async () => { ctx = await ticketContext(); });
+
+const newTag = async (): Promise<number> => expectSuccess(await api.post('/api/ticket/tag', { name: unique('Tag count') }), 'Successfully created new tag!').id;
+
+/** The tag's tickets, the plain way, in the list's order (`also`: a column's value beside the tag). */
+const actual = async (tag: number, trashed: boolean, also: [string, number] | undefined, order: string) => (await query<{ id: number }>(
+  `SELECT id FROM tickets WHERE id IN (SELECT ticket_id FROM ticket_tag_links WHERE tag_id = ?) AND merged_into_id IS NULL
+     AND deleted_at IS ${trashed ? 'NOT ' : ''}NULL ${also ? `AND ${also[0]} = ?` : ''} ORDER BY ${order}`,
+  [tag, ...(also ? [also[1]] : [])],
+)).map((r) => Number(r.id));
+
+const ORDERS: Array<[string, string, string]> = [['id', 'asc', 'id ASC'], ['id', 'desc', 'id DESC'], ['updated_at', 'desc', 'updated_at DESC, id DESC']];
+
+/** Every tag's count and pages, alone, by status, priority or department, listed and trashed; pages of two past the middle. */
+async function check(tags: number[]) {
+  const beside: Array<[string, string, number] | undefined> = [
+    undefined, ...ctx.statuses.slice(0, 2).map((id) => ['status', 'status_id', id] as [string, string, number]),
+    ['priority', 'priority_id', ctx.priorityId], ['department', 'department_id', ctx.departmentId],
+  ];
+  for (const tag of tags) {
+    for (const trashed of [false, true]) {
+      for (const also of beside) {
+        for (const [order_column, order_direction, order] of ORDERS) {
+          const q = { tag, limit: 100, order_column, order_direction, ...(also ? { [also[0]]: also[2] } : {}), ...(trashed ? { trashed: 1 } : {}) };
+          const { statements, result } = await capture(() => api.get(BASE, q));
+          const want = await actual(tag, trashed, also && [also[1], also[2]], order);
+          expect({ q, count: result.body.count, ids: ids(expectList(result)) }).toEqual({ q, count: want.length, ids: want });
+          // The count from the counters, no COUNT: the list's two statements.
+          const own = statements.filter((s) => /FROM ticket_tag_counts|FROM ticket_list_counts|FROM `tickets`|COUNT\(/.test(s.sql));
+          expect({
+            q, counters: own.some((s) => /FROM ticket_tag_counts/.test(s.sql)), counts: own.filter((s) => /COUNT\(/.test(s.sql)).length, own: own.length,
+          }).toEqual({ q, counters: true, counts: 0, own: 2 });
+          for (const start of [Math.floor(want.length / 2) + 1, want.length].filter((x) => x >= 1)) {
+            const deep = await api.get(BASE, { ...q, start, limit: 2 });
+            expect({ q, start, ids: ids(expectList(deep)) }).toEqual({ q, start, ids: want.slice(start - 1, start + 1) });
+          }
+        }
+      }
+    }
+  }
+}
+
+/** The counters against the links themselves, row by row; the number of rows. */
+async function expectFilled(): Promise<number> {
+  const columns = ['tag_id', 'state', ...WIDE, 'slot'];
+  const counted = await query<Record<string, number>>(`SELECT ${columns.join(', ')}, n FROM ticket_tag_counts WHERE n <> 0 ORDER BY ${columns.join(', ')}`);
+  const fromRows = await query<Record<string, number>>(`${linkedCountsSql(m081.TAG_COUNTS, WIDE)} ORDER BY ${columns.join(', ')}`);
+  expect(numericRows(counted)).toEqual(numericRows(fromRows));
+  expect(await query('SELECT * FROM ticket_tag_counts WHERE n < 0')).toEqual([]);
+  return fromRows.length;
+}
+
+describe("one tag's tickets, counted by migration 081", () => {
+  it('are counted exactly and listed in order, through tagging, status changes, trash, merge and deletes', async () => {
+    const [a, b, c] = [await newTag(), await newTag(), await newTag()];
+    const made = [];
+    for (let i = 0; i < 9; i++) made.push(await f.ticket({ tag: [[a], [a, b], [c]][i % 3], status: ctx.statuses[i % 2] }));
+    for (const [i, t] of made.entries()) {
+      await sequelize().query('UPDATE tickets SET updated_at = ? WHERE id = ?', { replacements: [1_700_000_000 + ((i * 5) % 9) * 60, t.id] });
+    }
+    const tags = [a, b, c];
+    await check(tags);
+    // Through the API: tags replaced, a status, a priority, a department and an assignment changed, two tickets to the trash.
+    const [department, operator] = [await f.department(), await f.operator()];
+    expectSuccess(await api.put(`${BASE}/${made[0].id}`, { tag: [b, c] }), 'Successfully updated the ticket!');
+    expectSuccess(await api.put(`${BASE}/${made[3].id}`, { tag: [c], status: ctx.statuses[0] }), 'Successfully updated the ticket!');
+    expectSuccess(await api.put(`${BASE}/${made[4].id}`, { status: ctx.statuses[0], department: department.id }), 'Successfully updated the ticket!');
+    const [{ id: otherPriority }] = await query<{ id: number }>('SELECT id FROM ticket_priorities WHERE id <> ? ORDER BY id LIMIT 1', [ctx.priorityId]);
+    await sequelize().query('UPDATE tickets SET priority_id = ? WHERE id = ?', { replacements: [otherPriority, made[1].id] });
+    expectSuccess(await api.put(`${BASE}/${made[6].id}`, { assignedto: [operator.id] }), 'Successfully updated the ticket!');
+    expect((await api.del(`${BASE}/${made[5].id}`)).status).toBe(200);
+    expect((await api.del(`${BASE}/${made[7].id}`)).status).toBe(200);
+    await check(tags);
+    // By hand: a ticket out of the trash, a status changed and a link moved to another tag in SQL.
+    await Ticket.update({ deleted_at: null }, { where: { id: made[5].id } });
+    await sequelize().query('UPDATE tickets SET status_id = ? WHERE id = ?', { replacements: [ctx.statuses[1], made[6].id] });
+    await sequelize().query('UPDATE ticket_tag_links SET tag_id = ? WHERE ticket_id = ? AND tag_id = ?', { replacements: [b, made[6].id, a] });
+    // Merged (the merged ticket leaves its tags' counts; its tags join the target's) and deleted for good.
+    expectSuccess(await api.post(`${BASE}/${made[1].id}/merge`, { ids: [made[2].id] }), 'Successfully updated the ticket!');
+    await sequelize().query('DELETE FROM tickets WHERE id = ?', { replacements: [made[8].id] });
+    await check(tags);
+    expect(await expectFilled()).toBeGreaterThan(0);
+    // A tag's delete cascades to its links: its counters go with it, and its list is empty.
+    expect((await api.del(`/api/ticket/tag/${c}`)).status).toBe(200);
+    expect(await query('SELECT * FROM ticket_tag_counts WHERE tag_id = ?', [c])).toEqual([]);
+    await check([a, b, c]);
+    await expectFilled();
+    // A saved filter of the tag (shared with everyone) is the tag's list: its counters.
+    const saved = expectSuccess(await api.postJson('/api/ticket/filter', {
+      name: unique('Tagged'), all_groups: true, conditions: [{ type: 0, rules: [{ item: 'tag', operator: 'equals', value: a }] }],
+    }), 'Successfully created new filter!');
+    const { statements: bySaved, result: savedList } = await capture(() => api.get(BASE, { filter: saved.id, limit: 100 }));
+    expect(expectList(savedList) && savedList.body.count).toBe((await actual(a, false, undefined, 'id')).length);
+    expect(bySaved.some((s) => /FROM ticket_tag_counts/.test(s.sql))).toBe(true);
+    // Two tags, or a filter the counters do not hold beside the tag: a COUNT of the matches, still exact.
+    for (const q of [{ tag: `${a},${b}` }, { tag: b, user: made[0].user_id }]) {
+      const { statements, result } = await capture(() => api.get(BASE, { ...q, limit: 100 }));
+      const [{ n }] = await query<{ n: number }>(
+        `SELECT COUNT(*) AS n FROM tickets WHERE id IN (SELECT ticket_id FROM ticket_tag_links WHERE tag_id IN (?))
+           AND deleted_at IS NULL AND merged_into_id IS NULL${'user' in q ? ' AND user_id = ?' : ''}`,
+        [String(q.tag).split(',').map(Number), ...('user' in q ? [q.user] : [])],
+      );
+      expect({ q, count: expectList(result) && result.body.count }).toEqual({ q, count: Number(n) });
+      expect(Number(n)).toBeGreaterThan(0);
+      expect(statements.some((s) => /FROM ticket_tag_counts/.test(s.sql))).toBe(false);
+    }
+  });
+
+  it('migration 081 goes down (table and triggers gone) and up again (counts filled from the links, then kept)', async () => {
+    const qi = sequelize().getQueryInterface();
+    const own = async () => (await query<{ t: string }>(
+      "SELECT TRIGGER_NAME AS t FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE '%tag%\\_counts\\_%'",
+    )).length;
+    const tag = await newTag();
+    await f.ticket({ tag: [tag], status: ctx.statuses[0] });
+    await m081.down(qi);
+    expect(await own()).toBe(0);
+    expect(await query("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ticket_tag_counts'")).toEqual([]);
+    // Tagged while the counters are gone: counted by the fill.
+    const t = await f.ticket({ tag: [tag], status: ctx.statuses[1] });
+    await m081.up(qi);
+    expect(await own()).toBe(6);
+    expect(await expectFilled()).toBeGreaterThan(0);
+    expect((await api.get(BASE, { tag })).body.count).toBe(2);
+    expectSuccess(await api.put(`${BASE}/${t.id}`, { status: ctx.statuses[0] }), 'Successfully updated the ticket!');
+    expect((await api.get(BASE, { tag, status: ctx.statuses[0] })).body.count).toBe(2);
+    await expectFilled();
+  });
+});
