@@ -26,35 +26,48 @@ export const name = '030_ticket_assignee_list';
 const LISTED = (t: string) => `IF(${t}.deleted_at IS NULL AND ${t}.merged_into_id IS NULL, 1, 0)`;
 
 /**
- * The triggers that keep `ticket_assignee_list` with `copied` columns of the ticket (030's:
- * status_id and updated_at; migration 031 copies more, with the same triggers' names).
+ * A list of a link table's rows with copies of what a list reads of their tickets: this
+ * migration's of the assignee rows, migration 082's of the tag links. `key`: the link table's
+ * column of the record (the operator, the tag), the list's too.
  */
-export function assigneeListTriggerSql(copied: readonly string[]): TriggerSql {
-  /** The list row of the assignee row `row` (NEW or OLD of ticket_assignees), from its ticket. */
-  const addRow = (row: string) => `INSERT INTO ticket_assignee_list (user_id, ticket_id, listed, ${copied.join(', ')})
-    SELECT ${row}.user_id, t.id, ${LISTED('t')}, ${copied.map((c) => `t.${c}`).join(', ')} FROM tickets t WHERE t.id = ${row}.ticket_id
+export interface LinkList { list: string; links: string; key: string; /** The tickets trigger's name: tickets_<noun>_list_update. */ noun: string }
+
+export const ASSIGNEE_LIST: LinkList = { list: 'ticket_assignee_list', links: 'ticket_assignees', key: 'user_id', noun: 'assignee' };
+
+/**
+ * The triggers that keep a link list with `copied` columns of the ticket (030's: status_id and
+ * updated_at; migration 031 copies more, with the same triggers' names).
+ */
+export function linkListTriggerSql({ list, links, key, noun }: LinkList, copied: readonly string[]): TriggerSql {
+  /** The list row of the link row `row` (NEW or OLD of the link table), from its ticket. */
+  const addRow = (row: string) => `INSERT INTO ${list} (${key}, ticket_id, listed, ${copied.join(', ')})
+    SELECT ${row}.${key}, t.id, ${LISTED('t')}, ${copied.map((c) => `t.${c}`).join(', ')} FROM tickets t WHERE t.id = ${row}.ticket_id
     ON DUPLICATE KEY UPDATE listed = VALUES(listed), ${copied.map((c) => `${c} = VALUES(${c})`).join(', ')}`;
-  const removeRow = (row: string) => `DELETE FROM ticket_assignee_list WHERE user_id = ${row}.user_id AND ticket_id = ${row}.ticket_id`;
+  const removeRow = (row: string) => `DELETE FROM ${list} WHERE ${key} = ${row}.${key} AND ticket_id = ${row}.ticket_id`;
   // `<=>`: a copied column may be NULL (031's due_time, last_reply_time).
   const changed = copied.map((c) => `NOT (OLD.${c} <=> NEW.${c})`).join(' OR ');
   return {
-    ticket_assignees_list_insert: `AFTER INSERT ON ticket_assignees FOR EACH ROW ${addRow('NEW')}`,
-    ticket_assignees_list_delete: `AFTER DELETE ON ticket_assignees FOR EACH ROW ${removeRow('OLD')}`,
-    ticket_assignees_list_update: `AFTER UPDATE ON ticket_assignees FOR EACH ROW
-      IF NEW.ticket_id <> OLD.ticket_id OR NEW.user_id <> OLD.user_id THEN ${removeRow('OLD')}; ${addRow('NEW')}; END IF`,
-    tickets_assignee_list_update: `AFTER UPDATE ON tickets FOR EACH ROW
+    [`${links}_list_insert`]: `AFTER INSERT ON ${links} FOR EACH ROW ${addRow('NEW')}`,
+    [`${links}_list_delete`]: `AFTER DELETE ON ${links} FOR EACH ROW ${removeRow('OLD')}`,
+    [`${links}_list_update`]: `AFTER UPDATE ON ${links} FOR EACH ROW
+      IF NEW.ticket_id <> OLD.ticket_id OR NEW.${key} <> OLD.${key} THEN ${removeRow('OLD')}; ${addRow('NEW')}; END IF`,
+    [`tickets_${noun}_list_update`]: `AFTER UPDATE ON tickets FOR EACH ROW
       IF ${changed} OR ${LISTED('OLD')} <> ${LISTED('NEW')} THEN
-        UPDATE ticket_assignee_list SET listed = ${LISTED('NEW')}, ${copied.map((c) => `${c} = NEW.${c}`).join(', ')} WHERE ticket_id = NEW.id;
+        UPDATE ${list} SET listed = ${LISTED('NEW')}, ${copied.map((c) => `${c} = NEW.${c}`).join(', ')} WHERE ticket_id = NEW.id;
       END IF`,
   };
 }
 
-/** The rows from the assignments and their tickets, with `copied` columns of the ticket. */
-export async function fillAssigneeListOf(q: QueryInterface, copied: readonly string[]): Promise<void> {
-  await q.sequelize.query('DELETE FROM ticket_assignee_list');
-  await q.sequelize.query(`INSERT INTO ticket_assignee_list (user_id, ticket_id, listed, ${copied.join(', ')})
-    SELECT a.user_id, t.id, ${LISTED('t')}, ${copied.map((c) => `t.${c}`).join(', ')} FROM ticket_assignees a JOIN tickets t ON t.id = a.ticket_id`);
+export const assigneeListTriggerSql = (copied: readonly string[]): TriggerSql => linkListTriggerSql(ASSIGNEE_LIST, copied);
+
+/** The rows from the links and their tickets, with `copied` columns of the ticket. */
+export async function fillLinkListOf(q: QueryInterface, { list, links, key }: LinkList, copied: readonly string[]): Promise<void> {
+  await q.sequelize.query(`DELETE FROM ${list}`);
+  await q.sequelize.query(`INSERT INTO ${list} (${key}, ticket_id, listed, ${copied.join(', ')})
+    SELECT a.${key}, t.id, ${LISTED('t')}, ${copied.map((c) => `t.${c}`).join(', ')} FROM ${links} a JOIN tickets t ON t.id = a.ticket_id`);
 }
+
+export const fillAssigneeListOf = (q: QueryInterface, copied: readonly string[]): Promise<void> => fillLinkListOf(q, ASSIGNEE_LIST, copied);
 
 const COPIED = ['status_id', 'updated_at'];
 const TRIGGER_SQL = assigneeListTriggerSql(COPIED);

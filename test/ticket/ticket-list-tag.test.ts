@@ -11,6 +11,7 @@ import { capture } from '../../bench/capture';
 import { linkedCountsSql } from '../../migrations/072_ticket_option_counts';
 import { WIDE } from '../../migrations/076_ticket_option_counts_by_filter';
 import * as m081 from '../../migrations/081_ticket_tag_counts';
+import * as m082 from '../../migrations/082_ticket_tag_list';
 import { Ticket } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { unique, useApi } from '../helpers/app';
@@ -33,7 +34,12 @@ const actual = async (tag: number, trashed: boolean, also: [string, number] | un
   [tag, ...(also ? [also[1]] : [])],
 )).map((r) => Number(r.id));
 
-const ORDERS: Array<[string, string, string]> = [['id', 'asc', 'id ASC'], ['id', 'desc', 'id DESC'], ['updated_at', 'desc', 'updated_at DESC, id DESC']];
+const ORDERS: Array<[string, string, string]> = [
+  ['id', 'asc', 'id ASC'], ['id', 'desc', 'id DESC'], ['updated_at', 'desc', 'updated_at DESC, id DESC'], ['due_time', 'asc', 'due_time ASC, id ASC'],
+  ['last_reply_time', 'desc', 'last_reply_time DESC, id DESC'], ['priority_id', 'asc', 'priority_id ASC, id ASC'], ['created_at', 'desc', 'created_at DESC, id DESC'],
+  // An order the tag's list does not hold: the optimiser's page.
+  ['subject', 'asc', 'subject ASC, id ASC'],
+];
 
 /** Every tag's count and pages, alone, by status, priority or department, listed and trashed; pages of two past the middle. */
 async function check(tags: number[]) {
@@ -49,11 +55,14 @@ async function check(tags: number[]) {
           const { statements, result } = await capture(() => api.get(BASE, q));
           const want = await actual(tag, trashed, also && [also[1], also[2]], order);
           expect({ q, count: result.body.count, ids: ids(expectList(result)) }).toEqual({ q, count: want.length, ids: want });
-          // The count from the counters, no COUNT: the list's two statements.
-          const own = statements.filter((s) => /FROM ticket_tag_counts|FROM ticket_list_counts|FROM `tickets`|COUNT\(/.test(s.sql));
+          // The count from the counters, no COUNT: the list's two statements. The page of the tag
+          // (and a status), listed, in an order its list holds: a range of the list (migration 082).
+          const own = statements.filter((s) => /FROM ticket_tag_counts|FROM ticket_list_counts|FROM `tickets`|FROM ticket_tag_list|COUNT\(/.test(s.sql));
+          const byList = !trashed && (!also || also[0] === 'status') && (m082.TAG_ORDER_COLUMNS as readonly string[]).includes(order_column);
           expect({
             q, counters: own.some((s) => /FROM ticket_tag_counts/.test(s.sql)), counts: own.filter((s) => /COUNT\(/.test(s.sql)).length, own: own.length,
-          }).toEqual({ q, counters: true, counts: 0, own: 2 });
+            byList: own.some((s) => /FROM ticket_tag_list a FORCE INDEX/.test(s.sql)),
+          }).toEqual({ q, counters: true, counts: 0, own: 2, byList });
           for (const start of [Math.floor(want.length / 2) + 1, want.length].filter((x) => x >= 1)) {
             const deep = await api.get(BASE, { ...q, start, limit: 2 });
             expect({ q, start, ids: ids(expectList(deep)) }).toEqual({ q, start, ids: want.slice(start - 1, start + 1) });
@@ -64,6 +73,15 @@ async function check(tags: number[]) {
   }
 }
 
+/** The tags' lists against the links and their tickets, row by row. */
+async function expectListed(): Promise<void> {
+  const columns = 'tag_id, ticket_id, listed, status_id, updated_at, due_time, last_reply_time, priority_id, created_at';
+  const listed = await query<Record<string, number | null>>(`SELECT ${columns} FROM ticket_tag_list ORDER BY tag_id, ticket_id`);
+  const fromRows = await query<Record<string, number | null>>(`SELECT l.tag_id, t.id AS ticket_id, IF(t.deleted_at IS NULL AND t.merged_into_id IS NULL, 1, 0) AS listed, t.status_id, t.updated_at,
+    t.due_time, t.last_reply_time, t.priority_id, t.created_at FROM ticket_tag_links l JOIN tickets t ON t.id = l.ticket_id ORDER BY l.tag_id, t.id`);
+  expect(numericRows(listed)).toEqual(numericRows(fromRows));
+}
+
 /** The counters against the links themselves, row by row; the number of rows. */
 async function expectFilled(): Promise<number> {
   const columns = ['tag_id', 'state', ...WIDE, 'slot'];
@@ -71,6 +89,7 @@ async function expectFilled(): Promise<number> {
   const fromRows = await query<Record<string, number>>(`${linkedCountsSql(m081.TAG_COUNTS, WIDE)} ORDER BY ${columns.join(', ')}`);
   expect(numericRows(counted)).toEqual(numericRows(fromRows));
   expect(await query('SELECT * FROM ticket_tag_counts WHERE n < 0')).toEqual([]);
+  await expectListed();
   return fromRows.length;
 }
 
@@ -80,7 +99,10 @@ describe("one tag's tickets, counted by migration 081", () => {
     const made = [];
     for (let i = 0; i < 9; i++) made.push(await f.ticket({ tag: [[a], [a, b], [c]][i % 3], status: ctx.statuses[i % 2] }));
     for (const [i, t] of made.entries()) {
-      await sequelize().query('UPDATE tickets SET updated_at = ? WHERE id = ?', { replacements: [1_700_000_000 + ((i * 5) % 9) * 60, t.id] });
+      // Times in another order than the ids, some due and replied to, some not (NULLs first ascending).
+      await sequelize().query('UPDATE tickets SET updated_at = ?, due_time = ?, last_reply_time = ? WHERE id = ?', {
+        replacements: [1_700_000_000 + ((i * 5) % 9) * 60, i % 3 ? 1_700_100_000 + ((i * 7) % 9) * 60 : null, i % 4 ? 1_700_200_000 + ((i * 2) % 9) * 60 : null, t.id],
+      });
     }
     const tags = [a, b, c];
     await check(tags);
@@ -128,6 +150,22 @@ describe("one tag's tickets, counted by migration 081", () => {
       expect(Number(n)).toBeGreaterThan(0);
       expect(statements.some((s) => /FROM ticket_tag_counts/.test(s.sql))).toBe(false);
     }
+  });
+
+  it('migration 082 goes down (table and triggers gone) and up again (the list filled from the links, then kept)', async () => {
+    const qi = sequelize().getQueryInterface();
+    const tag = await newTag();
+    await f.ticket({ tag: [tag] });
+    await m082.down(qi);
+    expect(await query("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ticket_tag_list'")).toEqual([]);
+    expect(await query("SELECT 1 FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE '%tag%\\_list\\_%'")).toEqual([]);
+    const t = await f.ticket({ tag: [tag] });
+    await m082.up(qi);
+    await expectListed();
+    expectSuccess(await api.put(`${BASE}/${t.id}`, { status: ctx.statuses[1] }), 'Successfully updated the ticket!');
+    await expectListed();
+    const page = await api.get(BASE, { tag, order_column: 'updated_at', order_direction: 'desc' });
+    expect(expectList(page).length).toBe(2);
   });
 
   it('migration 081 goes down (table and triggers gone) and up again (counts filled from the links, then kept)', async () => {

@@ -14,7 +14,9 @@ import { DAY_FILTER_COLUMNS, DAY_FILTER_PAIRS, DAY_FLAG_COLUMNS, pairDim } from 
 import { DAY_SPAN, FOLDED_SLOT } from '../../../migrations/052_ticket_span_counts';
 import { ORDER_DAY_COLUMNS, VALUE_DAYS, orderDayCol } from '../../../migrations/061_ticket_day_order_counts';
 import { CUSTOMER_ORDER_COL } from '../../../migrations/062_ticket_customer_order_counts';
+import { ASSIGNEE_ORDER_COLUMNS } from '../../../migrations/031_ticket_assignee_orders';
 import { MARKED_ORDERS, keyIs, markCol, type MarkedOrder } from '../../../migrations/063_ticket_order_marks';
+import { TAG_ORDER_COLUMNS } from '../../../migrations/082_ticket_tag_list';
 import { MAX_ID } from '../../lib/validation';
 import { NARROWING_PARAMS } from './listFilters';
 import { oneOptionNamed } from '../../customfields/values';
@@ -82,12 +84,13 @@ const unassignedOnly = (p: Record<string, any>): boolean => {
 };
 
 /**
- * The one person a list is narrowed to, alone or with `status`, whose count a table of counters
- * per person, state, status and slot holds: `assigned=<one operator>` (migration 029; a ticket of
- * two operators is in each one's rows, so one operator at a time) or `user=<one customer>`
- * (migration 035). Null otherwise.
+ * The one person or tag a list is narrowed to, alone or with `status`: `assigned=<one operator>`,
+ * whose count migration 029's counters per operator, state, status and slot hold (a ticket of two
+ * operators is in each one's rows, so one operator at a time) and whose orders migration 030's
+ * list; `user=<one customer>` (migration 035's counters); `tag=<one tag>`, whose orders migration
+ * 082's list. Null otherwise.
  */
-function onePerson(p: Record<string, any>, name: 'assigned' | 'user'): number | null {
+function onePerson(p: Record<string, any>, name: 'assigned' | 'user' | 'tag'): number | null {
   const ids = given(p, name) ? [p[name]].flat() : [];
   if (ids.length !== 1 || !(Number(ids[0]) > 0)) return null;
   return NARROWING_PARAMS.every((k) => !given(p, k) || k === name || k === 'status') ? Number(ids[0]) : null;
@@ -167,18 +170,21 @@ export async function oneLinked(p: Record<string, any>): Promise<Linked | null> 
   return tag === null ? null : { table: 'ticket_tag_counts', key: sqlCondition`tag_id = ${tag}` };
 }
 
+/** A table of link rows with copies of their tickets' columns, and the orders it holds with their index ((key, listed, <column>, ticket_id, status_id)). */
+interface LinkList { table: string; key: string; orders: ReadonlyMap<string, string> }
+
 /**
- * The orders of one operator's tickets that `ticket_assignee_list` holds, with their index
- * (user_id, listed, <column>, ticket_id, status_id): `updated_at` (migration 030) and the orders
- * migration 031 added, those an agent works a queue by.
+ * The link lists: one operator's tickets (`ticket_assignee_list`: `updated_at`, migration 030,
+ * and the orders migration 031 added, those an agent works a queue by) and one tag's
+ * (`ticket_tag_list`, migration 082: the same orders and the id order).
  */
-const ASSIGNEE_ORDERS = new Map([
-  ['updated_at', 'ticket_assignee_list_updated'],
-  ['due_time', 'ticket_assignee_list_due_time'],
-  ['last_reply_time', 'ticket_assignee_list_last_reply_time'],
-  ['priority_id', 'ticket_assignee_list_priority_id'],
-  ['created_at', 'ticket_assignee_list_created_at'],
-]);
+const LINK_LISTS: Record<'assigned' | 'tag', LinkList> = {
+  assigned: {
+    table: 'ticket_assignee_list', key: 'user_id',
+    orders: new Map([['updated_at', 'ticket_assignee_list_updated'], ...ASSIGNEE_ORDER_COLUMNS.map((c) => [c, `ticket_assignee_list_${c}`] as const)]),
+  },
+  tag: { table: 'ticket_tag_list', key: 'tag_id', orders: new Map(TAG_ORDER_COLUMNS.map((c) => [c, `ticket_tag_list_${c}`])) },
+};
 
 /** Whether the counters answer the list's count: only counted filters given. */
 export const countedByCounters = (p: Record<string, any>): boolean =>
@@ -861,6 +867,25 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   const pageOf = (hint: string, count: number) => nearerEnd(count, (offset, limit, innerDir) => page(hint, offset, limit, innerDir));
   /** The index entries a page reaches: from the nearer end. */
   const reachOf = (count: number) => (fromEnd(count) ? Math.max(0, count - q.offset) : q.offset + q.limit);
+  /**
+   * The page of one operator's or tag's tickets (`key`, and a status), `count` of them: in an
+   * order their link list holds (listed, no after_id), a range of their rows in that order, the
+   * status tested on the index's entries; otherwise the optimiser's.
+   */
+  const linkListPage = (list: LinkList, key: number, count: number): Promise<Ticket[]> => {
+    const index = list.orders.get(column);
+    if (!index || trashed || keyset) return pageOf('', count);
+    const statuses = statusesOf(p);
+    const ofStatuses = statuses ? ' AND a.status_id IN (:statuses)' : '';
+    // `column` is a key of the list's orders, never a value from the request.
+    const by = (d: string) => (column === 'id' ? `a.ticket_id ${d}` : `a.\`${column}\` ${d}, a.ticket_id ${d}`);
+    return nearerEnd(count, (offset, limit, innerDir) => select<Ticket>(
+      `SELECT STRAIGHT_JOIN t.* FROM (SELECT a.ticket_id AS id FROM ${list.table} a FORCE INDEX (${index})
+         WHERE a.${list.key} = :key AND a.listed = 1${ofStatuses} ORDER BY ${by(innerDir)} LIMIT :pageOffset, :pageLimit) AS page
+       JOIN tickets t ON t.id = page.id ORDER BY ${ord('t')}`,
+      { key, statuses, pageOffset: offset, pageLimit: limit },
+    ));
+  };
 
   if (within) return withinView(within.view as OperatorView, p, where, replacements, trashed, pageOf);
 
@@ -902,8 +927,8 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   const operator = onePerson(p, 'assigned');
   if (operator !== null) {
     // One operator's tickets (and a status): the count from migration 029's counters, known
-    // before the page (a page past the middle is read from the far end). In an order of
-    // ASSIGNEE_ORDERS (listed, no after_id), the page is a range of the operator's rows of
+    // before the page (a page past the middle is read from the far end). In an order of their
+    // link list (LINK_LISTS: listed, no after_id), the page is a range of the operator's rows of
     // `ticket_assignee_list` (migrations 030 and 031) in that order, the status tested on the
     // index's entries. Otherwise the page is the optimiser's: in id order it walks the primary key
     // testing each ticket's assignment (or reads the operator's assignments, which
@@ -914,17 +939,7 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     // passed the newest tickets, all unassigned (90 ms). The sort reads the operator's tickets,
     // whatever their order (100-140 ms for 20,000 there).
     const count = await countersSum(countersOf('ticket_assignee_counts', personKey(operator), statuses), trashed);
-    const index = ASSIGNEE_ORDERS.get(column);
-    if (!index || trashed || keyset) return { rows: await pageOf('', count), count };
-    const ofStatuses = statuses ? ' AND a.status_id IN (:statuses)' : '';
-    // `column` is a key of ASSIGNEE_ORDERS, never a value from the request.
-    const byAssignment: Reader = (offset, limit, innerDir) => select<Ticket>(
-      `SELECT STRAIGHT_JOIN t.* FROM (SELECT a.ticket_id AS id FROM ticket_assignee_list a FORCE INDEX (${index})
-         WHERE a.user_id = :operator AND a.listed = 1${ofStatuses} ORDER BY a.\`${column}\` ${innerDir}, a.ticket_id ${innerDir} LIMIT :pageOffset, :pageLimit) AS page
-       JOIN tickets t ON t.id = page.id ORDER BY ${ord('t')}`,
-      { operator, statuses, pageOffset: offset, pageLimit: limit },
-    );
-    return { rows: await nearerEnd(count, byAssignment), count };
+    return { rows: await linkListPage(LINK_LISTS.assigned, operator, count), count };
   }
 
   const customer = onePerson(p, 'user');
@@ -940,10 +955,12 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   if (linked) {
     // One option of a ticket field or one tag (and counted filters): the count from migration
     // 076's or 081's counters, known before the page (a page past the middle is read from the far
-    // end); the page the optimiser's, through the option's holders (migration 071) or the tag's
-    // links, or the order's index.
+    // end). The page of one tag (and a status) is a range of its link list (migration 082), as an
+    // operator's; otherwise the optimiser's, through the option's holders (migration 071) or the
+    // tag's links, or the order's index.
     const count = await countersSum(linkedCounters(linked, p), trashed);
-    return { rows: await pageOf('', count), count };
+    const tag = onePerson(p, 'tag');
+    return { rows: await (tag === null ? pageOf('', count) : linkListPage(LINK_LISTS.tag, tag, count)), count };
   }
 
   const operators = trashed ? null : severalOperators(p);
