@@ -18,6 +18,8 @@ interface Target {
   productFieldId: number;
   productOptionIds: number[];
   referenceFieldId: number;
+  /** Tags on a tenth and a thousandth of the tickets. */
+  tagIds: number[];
   departmentOperatorId: number;
   largeDepartmentOperatorId: number;
   searchTerm: string;
@@ -52,7 +54,13 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     ['list: channel (two)', q('channel=1,2')],
     ['list: status', q(`status=${tk.status_id}`)],
     ['list: priority', q(`priority=${tk.priority_id}`)],
-    ['list: tag', q('tag=1')],
+    // A tag on a tenth of the tickets (100,000 at 1M) and one on a thousandth: counted by migration 081's counters.
+    ['list: tag, a tenth', q(`tag=${t.tagIds[0]}`)],
+    ['list: tag, a tenth + status', q(`tag=${t.tagIds[0]}&status=${tk.status_id}`)],
+    ['list: tag, a tenth, updated_at desc', q(`tag=${t.tagIds[0]}&order_column=updated_at&order_direction=desc`)],
+    [`list: tag, a tenth, start=${Math.floor(TICKETS / 40).toLocaleString('en-GB')}`, q(`tag=${t.tagIds[0]}&start=${Math.floor(TICKETS / 40)}`)],
+    [`list: tag, a tenth, start=${Math.floor(TICKETS / 40).toLocaleString('en-GB')}, updated_at desc`, q(`tag=${t.tagIds[0]}&start=${Math.floor(TICKETS / 40)}&order_column=updated_at&order_direction=desc`)],
+    ['list: tag, a thousandth', q(`tag=${t.tagIds[1]}`)],
     ['list: user', q(`user=${tk.user_id}`)],
     // A customer with a sixteenth of the tickets (62,500 at 1M): its count from its counters (migration 035).
     ['list: user, a busy customer', q(`user=${t.busyCustomerId}`)],

@@ -51,6 +51,7 @@ export async function ensureTicketData(log: (line: string) => void): Promise<voi
   await ensureSavedFilter();
   await ensureTicketFields(log);
   await ensureOptionFilter();
+  await ensureTags(log);
   // The past days' counter rows as the scheduler's fold leaves them within the hour (a data set
   // seeded by an earlier version included): nothing to do when they are.
   await foldDayCounters();
@@ -151,6 +152,38 @@ async function ensureTicketFields(log: (line: string) => void): Promise<void> {
       SELECT ?, id, ${option}, ?, ? FROM (SELECT id, CAST(SUBSTRING(number, 2) AS UNSIGNED) AS n FROM tickets WHERE number LIKE 'B%' AND id BETWEEN ? AND ?) b
       UNION ALL SELECT ?, id, CONCAT('ORD-', n), ?, ? FROM (SELECT id, CAST(SUBSTRING(number, 2) AS UNSIGNED) AS n FROM tickets WHERE number LIKE 'B%' AND id BETWEEN ? AND ?) b`,
     [product, t, t, from, from + CHUNK - 1, reference, t, t, from, from + CHUNK - 1]);
+  }
+}
+
+/**
+ * The tags of `list: tag` and the bench ticket B<n> holding each (by n): one on a tenth of the
+ * tickets (a team's label), one on a thousandth. The seed's tags are on none.
+ */
+const TAGS: Array<[string, string]> = [['bench-billing', 'n MOD 10 = 3'], ['bench-vip', 'n MOD 1000 = 7']];
+
+/** The bench tags' ids, in TAGS' order. */
+async function tagIds(): Promise<number[]> {
+  const rows = await select<{ id: number; name: string }>('SELECT id, name FROM ticket_tags WHERE name IN (?)', [TAGS.map(([name]) => name)]);
+  return TAGS.map(([name]) => rows.find((r) => r.name === name)?.id ?? 0);
+}
+
+/** The bench tags and their links, once per data set, a chunk of tickets at a time, the triggers keeping the tags' counters (migration 081). */
+async function ensureTags(log: (line: string) => void): Promise<void> {
+  const t = now();
+  for (const [name] of TAGS) {
+    await q('INSERT INTO ticket_tags (name, colour, created_at, updated_at) SELECT ?, ?, ?, ? FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM ticket_tags WHERE name = ?)', [name, '#1e88e5', t, t, name]);
+  }
+  const tags = await tagIds();
+  const [{ n }] = await select<{ n: number }>('SELECT COUNT(*) AS n FROM ticket_tag_links WHERE tag_id = ?', [tags[0]]);
+  if (Number(n) >= Math.floor(TICKETS / 10)) return;
+  log('  tagging a tenth and a thousandth of the tickets...');
+  const [{ first, last }] = await select<{ first: number; last: number }>("SELECT MIN(id) AS first, MAX(id) AS last FROM tickets WHERE number LIKE 'B%'");
+  for (let from = Number(first); from <= Number(last); from += CHUNK) {
+    for (const [i, [, share]] of TAGS.entries()) {
+      await q(`INSERT IGNORE INTO ticket_tag_links (ticket_id, tag_id)
+        SELECT id, ? FROM (SELECT id, CAST(SUBSTRING(number, 2) AS UNSIGNED) AS n FROM tickets WHERE number LIKE 'B%' AND id BETWEEN ? AND ?) b WHERE ${share}`,
+      [tags[i], from, from + CHUNK - 1]);
+    }
   }
 }
 
@@ -370,7 +403,7 @@ export async function ticketTargets() {
     ticket, replied, writerId: replied.user_id, busyCustomerId: await busyCustomerId(), smallDepartmentId: (await smallDepartmentId())!,
     savedFilterId: (await savedFilterId())!, optionFilterId: (await optionFilterId())!, productFieldId: (await customFieldId(PRODUCT_FIELD))!, productOptionIds: await productOptionIds(),
     referenceFieldId: (await customFieldId(REFERENCE_FIELD))!, departmentOperatorId: await departmentOperatorId(), largeDepartmentOperatorId: await largeDepartmentOperatorId(),
-    articleId: article.id, organisationId: org.id, banId: ban.id, operatorId: operator.user_id,
+    tagIds: await tagIds(), articleId: article.id, organisationId: org.id, banId: ban.id, operatorId: operator.user_id,
     searchTerm: 'shipping delay report', selectiveSearchTerm: ticket.subject.split(' ').pop()!,
     // In a sixteenth of the subjects and, three words of sixteen each, in about a sixth of the messages.
     commonSearchTerm: 'printer',
