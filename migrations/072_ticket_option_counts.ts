@@ -72,9 +72,7 @@ export const linkedTableSql = (c: LinkedCounts, counted: readonly string[]) => `
 
 export const tableSql = (counted: readonly string[]) => linkedTableSql(OPTION_COUNTS, counted);
 
-function ofTicketField(field: string): string {
-  return `EXISTS (SELECT 1 FROM custom_fields f WHERE f.id = ${field} AND f.kind = 'ticket')`;
-}
+const ofTicketField = (field: string) => `EXISTS (SELECT 1 FROM custom_fields f WHERE f.id = ${field} AND f.kind = 'ticket')`;
 
 /**
  * The links of ticket `t` that count: for options, its rows of 071's table, by the index of their

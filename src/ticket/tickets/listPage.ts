@@ -113,7 +113,6 @@ const countersOf = (table: KeyedCounters['table'], key: BoundCondition, statuses
 /** A person's rows of ticket_assignee_counts or ticket_user_counts. */
 const personKey = (userId: number) => sqlCondition`user_id = ${userId}`;
 
-
 /**
  * One person's tickets (onePerson: `assigned` or `user`, and a status) or one option's or tag's
  * (oneLinked, and counted filters), as their counters, or null (a saved filter's ticket_count: ../filter.ts).
