@@ -54,7 +54,7 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     ['list: channel (two)', q('channel=1,2')],
     ['list: status', q(`status=${tk.status_id}`)],
     ['list: priority', q(`priority=${tk.priority_id}`)],
-    // A tag on a tenth of the tickets (100,000 at 1M) and one on a thousandth: counted by migration 081's counters.
+    // A tag on a tenth of the tickets (100,000 at 1M) and one on a thousandth: counted by migration 081's counters, paged by 082's list.
     ['list: tag, a tenth', q(`tag=${t.tagIds[0]}`)],
     ['list: tag, a tenth + status', q(`tag=${t.tagIds[0]}&status=${tk.status_id}`)],
     ['list: tag, a tenth, updated_at desc', q(`tag=${t.tagIds[0]}&order_column=updated_at&order_direction=desc`)],

@@ -167,7 +167,7 @@ async function tagIds(): Promise<number[]> {
   return TAGS.map(([name]) => rows.find((r) => r.name === name)?.id ?? 0);
 }
 
-/** The bench tags and their links, once per data set, a chunk of tickets at a time, the triggers keeping the tags' counters (migration 081). */
+/** The bench tags and their links, once per data set, a chunk of tickets at a time, the triggers keeping the tags' counters and lists (migrations 081, 082). */
 async function ensureTags(log: (line: string) => void): Promise<void> {
   const t = now();
   for (const [name] of TAGS) {

@@ -72,7 +72,7 @@ export function countWithinView(view: OperatorView, counters: DepartmentCounters
   return sqlCondition`SELECT (${inDepartments}) + (${outsideCount(seenOutsideDepartments(view))})`;
 }
 
-/** Counters with a department column (the list's, an option's: migration 076) and the condition on their rows. */
+/** Counters with a department column (the list's, an option's or a tag's: migrations 076, 081) and the condition on their rows. */
 export interface DepartmentCounters { table: 'ticket_list_counts' | 'ticket_option_counts' | 'ticket_tag_counts'; where: BoundCondition }
 
 /**
