@@ -3,7 +3,7 @@ import { watchAccessTables } from './auth/accessCache';
 import { banExpiryJob } from './core/banExpiry';
 import {
   ApiToken, Brand, Channel, CustomField, CustomFieldBrand, CustomFieldDepartment, CustomFieldOption, Department, IpBan, IpWhitelist, Setting, SlaPlan,
-  SlaPlanSchedule, SlaPlanTarget, TicketFilter, TicketFilterCondition, TicketPriority, TicketStatus, Translation, Webhook,
+  SlaPlanSchedule, SlaPlanTarget, TicketFilter, TicketFilterCondition, TicketPriority, TicketStatus, TicketTag, Translation, Webhook,
 } from './db/models';
 import { watchDefinitionTables } from './db/definitions';
 import { whenModelsReady } from './db/sequelize';
@@ -60,7 +60,7 @@ export function wire(): void {
     // Cached tokens, and cached ban answers, go stale in every process when these change (auth/accessCache).
     watchAccessTables({ tokens: [ApiToken], bans: [IpBan, IpWhitelist] } as any);
     // Likewise the configuration that ticket reads embed (ticket/configCache).
-    watchConfigTables([Brand, Channel, Department, SlaPlan, SlaPlanSchedule, SlaPlanTarget, Setting, TicketPriority, TicketStatus, Translation] as any);
+    watchConfigTables([Brand, Channel, Department, SlaPlan, SlaPlanSchedule, SlaPlanTarget, Setting, TicketPriority, TicketStatus, TicketTag, Translation] as any);
     // And the definitions that writes consult (db/definitions).
     watchDefinitionTables([Brand, CustomField, CustomFieldBrand, CustomFieldDepartment, CustomFieldOption, Setting, Webhook, TicketFilter, TicketFilterCondition] as any);
   });

@@ -3,7 +3,7 @@ import { VersionedValues } from '../db/versionedCache';
 import { readsFromPrimary } from '../db/readRouting';
 
 /**
- * The configuration records every ticket read embeds (departments, channels, statuses,
+ * The configuration records every ticket read embeds (departments, channels, statuses, tags,
  * priorities, SLA plans, the brands' addresses and the ticket settings), kept presented (in each
  * `lang`) per process, under the **config version** (db/versionedCache.ts), which every change
  * of those tables or of translations made through the models bumps once it is committed. They

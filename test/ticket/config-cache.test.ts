@@ -11,7 +11,7 @@ import { snapshotOf, versionNames, withVersionSnapshot } from '../../src/db/vers
 import { counterClient } from '../../src/redis/windowCounter';
 import { bumpConfigVersion, configVersion } from '../../src/ticket/configCache';
 import { unique, useApi } from '../helpers/app';
-import { expectSuccess } from '../helpers/envelope';
+import { expectDeleted, expectList, expectSuccess } from '../helpers/envelope';
 import { freshCaches } from '../helpers/queries';
 import { ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
 
@@ -59,6 +59,32 @@ describe('the configuration a ticket embeds', () => {
       // The seeded department is shared with the files that run after this one.
       expectSuccess(await api.put(`/api/ticket/department/${ctx.departmentId}`, { description: department.description }), 'Successfully updated the department!');
     }
+  });
+
+  it("keeps a ticket's tags presented too: a rename, a translation and a delete are seen by the next read", async () => {
+    const tag = expectSuccess(await api.post('/api/ticket/tag', { name: unique('Billing'), colour: '#101010' }), 'Successfully created new tag!');
+    const ticket = await f.ticket({ tag: [tag.id] });
+    await freshCaches();
+    const tagsOf = async (query: Record<string, unknown> = {}) => (await show(ticket.id, query)).tags.map((t: any) => ({ id: t.id, name: t.name, colour: t.colour }));
+    expect(await tagsOf()).toEqual([{ id: tag.id, name: tag.name, colour: '#101010' }]);
+    // Warm: the ticket's links are read (its tag ids), the tag itself is not.
+    expect((await tablesRead(ticket.id)).filter((t) => ['ticket_tags', ...CONFIG_TABLES].includes(t))).toEqual([]);
+    const listed = async () => expectList(await api.get('/api/ticket/ticket', { tag: tag.id })).map((t: any) => t.tags.map((g: any) => g.name));
+
+    const name = unique('Invoices');
+    expectSuccess(await api.put(`/api/ticket/tag/${tag.id}`, { name, colour: '#202020' }), 'Successfully updated the tag!');
+    expect(await tagsOf()).toEqual([{ id: tag.id, name, colour: '#202020' }]);
+    expectSuccess(await api.put(`/api/ticket/tag/${tag.id}`, { name, 'name:fr': 'Factures' }), 'Successfully updated the tag!');
+    expect((await show(ticket.id, { lang: 'fr' })).tags[0].name).toBe('Factures');
+    expect(await listed()).toEqual([[name]]);
+
+    // A tag new to the cache is read at once.
+    const second = expectSuccess(await api.post('/api/ticket/tag', { name: unique('Refunds') }), 'Successfully created new tag!');
+    expectSuccess(await api.put(`/api/ticket/ticket/${ticket.id}`, { tag: [tag.id, second.id] }), 'Successfully updated the ticket!');
+    expect((await tagsOf()).map((t: { name: string }) => t.name).sort()).toEqual([name, second.name].sort());
+
+    expectDeleted(await api.del(`/api/ticket/tag/${tag.id}`), 'tag');
+    expect((await tagsOf()).map((t: { name: string }) => t.name)).toEqual([second.name]);
   });
 
   it('follows a change another process committed, once that process bumped the shared version', async () => {

@@ -80,6 +80,10 @@ async function loadTicketLinks(ids: number[]): Promise<Record<LinkKind, Map<numb
  */
 const embeddedDepartment = (d: Department) => ({ ...serializeDepartment(d), parent: d.parent_id ?? null });
 
+/** The records of `ids` of `model`, presented by `present` (one statement for the records, whatever their number). */
+const presentAll = async <M extends Model & { id: number }>(model: ModelCtor<M>, ids: number[], present: (rows: M[]) => Promise<Map<number, Record<string, any>>>) =>
+  present([...(await loadById(model, ids)).values()]);
+
 /**
  * The configuration a page of tickets embeds (department, channel, status, priority and SLA
  * plan, translated the way their own resources present them, and the brands' addresses), from
@@ -88,8 +92,6 @@ const embeddedDepartment = (d: Department) => ({ ...serializeDepartment(d), pare
 async function loadTicketConfig(tickets: Ticket[], lang: string | undefined) {
   const col = <K extends keyof Ticket>(k: K) => tickets.map((t) => t[k] as unknown as number | null);
   const v = await configVersion();
-  const presentAll = async <M extends Model & { id: number }>(model: ModelCtor<M>, ids: number[], present: (rows: M[]) => Promise<Map<number, Record<string, any>>>) =>
-    present([...(await loadById(model, ids)).values()]);
   const settings = () => cachedValue('ticket-settings', v, () => ticketSettings());
   const [departments, channels, statuses, priorities, slaplans, urls] = await Promise.all([
     cachedPresentations('department', col('department_id'), lang, v, (ids) =>
@@ -142,7 +144,10 @@ export async function loadTicketRelations(tickets: Ticket[], ctx: ReadContext, k
   ]);
   const operatorIds = [...assigned.values(), ...watching.values()].flat();
   const [presentedTags, operators] = await Promise.all([
-    loadById(TicketTag, [...tags.values()].flat()).then((found) => presentTranslated(TAG_TRANSLATIONS, [...found.values()], serializeTag, ctx.lang)),
+    // Tags change through the API only, as the configuration does (src/wiring.ts watches them):
+    // from the config cache a page of tagged tickets reads no tag or translation rows.
+    configVersion().then((v) => cachedPresentations('tag', [...tags.values()].flat(), ctx.lang, v, (missing) =>
+      presentAll(TicketTag, missing, (rows) => presentTranslated(TAG_TRANSLATIONS, rows, serializeTag, ctx.lang)))),
     loadById(User, operatorIds, { attributes: [...OPERATOR_FIELDS] }),
   ]);
   for (const [, k] of known ?? []) users.set(k.user.id, k.user);
