@@ -61,6 +61,9 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     [`list: tag, a tenth, start=${Math.floor(TICKETS / 40).toLocaleString('en-GB')}`, q(`tag=${t.tagIds[0]}&start=${Math.floor(TICKETS / 40)}`)],
     [`list: tag, a tenth, start=${Math.floor(TICKETS / 40).toLocaleString('en-GB')}, updated_at desc`, q(`tag=${t.tagIds[0]}&start=${Math.floor(TICKETS / 40)}&order_column=updated_at&order_direction=desc`)],
     ['list: tag, a thousandth', q(`tag=${t.tagIds[1]}`)],
+    // Beside another counted filter: the tag's list walked, each ticket tested (or the filter's index when it holds fewer).
+    ['list: tag, a tenth + priority, updated_at desc', q(`tag=${t.tagIds[0]}&priority=${tk.priority_id}&order_column=updated_at&order_direction=desc`)],
+    ['list: tag, a tenth + department, a small one', q(`tag=${t.tagIds[0]}&department=${t.smallDepartmentId}`)],
     ['list: user', q(`user=${tk.user_id}`)],
     // A customer with a sixteenth of the tickets (62,500 at 1M): its count from its counters (migration 035).
     ['list: user, a busy customer', q(`user=${t.busyCustomerId}`)],

@@ -13,6 +13,7 @@ import { WIDE } from '../../migrations/076_ticket_option_counts_by_filter';
 import * as m081 from '../../migrations/081_ticket_tag_counts';
 import * as m082 from '../../migrations/082_ticket_tag_list';
 import { Ticket } from '../../src/db/models';
+import { departmentsBelow } from '../../src/ticket/tickets/departmentsBelow';
 import { sequelize } from '../../src/db/sequelize';
 import { unique, useApi } from '../helpers/app';
 import { expectList, expectSuccess } from '../helpers/envelope';
@@ -41,6 +42,19 @@ const ORDERS: Array<[string, string, string]> = [
   ['subject', 'asc', 'subject ASC, id ASC'],
 ];
 
+/**
+ * Whether the first page (100) of a tag's listed tickets beside another counted filter walks the
+ * tag's list: unless the filter's own listed tickets are fewer than the entries the walk reads
+ * (the page's share of the tag's tickets: reach × tagged / count, from the nearer end).
+ */
+async function walksList(tag: number, [name, column, value]: [string, string, number], count: number): Promise<boolean> {
+  const values = name === 'department' ? await departmentsBelow([value]) : [value];
+  const [{ tagged }] = await query<{ tagged: number }>(`SELECT COUNT(*) AS tagged FROM tickets WHERE ${LISTED} AND id IN (SELECT ticket_id FROM ticket_tag_links WHERE tag_id = ?)`, [tag]);
+  const [{ matches }] = await query<{ matches: number }>(`SELECT COUNT(*) AS matches FROM tickets WHERE ${LISTED} AND ${column} IN (?)`, [values]);
+  return Number(matches) >= (Math.min(count, 100) * Number(tagged)) / Math.max(count, 1);
+}
+const LISTED = 'deleted_at IS NULL AND merged_into_id IS NULL';
+
 /** Every tag's count and pages, alone, by status, priority or department, listed and trashed; pages of two past the middle. */
 async function check(tags: number[]) {
   const beside: Array<[string, string, number] | undefined> = [
@@ -58,7 +72,7 @@ async function check(tags: number[]) {
           // The count from the counters, no COUNT: the list's two statements. The page of the tag
           // (and a status), listed, in an order its list holds: a range of the list (migration 082).
           const own = statements.filter((s) => /FROM ticket_tag_counts|FROM ticket_list_counts|FROM `tickets`|FROM ticket_tag_list|COUNT\(/.test(s.sql));
-          const byList = !trashed && (!also || also[0] === 'status') && (m082.TAG_ORDER_COLUMNS as readonly string[]).includes(order_column);
+          const byList = !trashed && (m082.TAG_ORDER_COLUMNS as readonly string[]).includes(order_column) && (!also || also[0] === 'status' || await walksList(tag, also, want.length));
           expect({
             q, counters: own.some((s) => /FROM ticket_tag_counts/.test(s.sql)), counts: own.filter((s) => /COUNT\(/.test(s.sql)).length, own: own.length,
             byList: own.some((s) => /FROM ticket_tag_list a FORCE INDEX/.test(s.sql)),
@@ -149,6 +163,51 @@ describe("one tag's tickets, counted by migration 081", () => {
       expect({ q, count: expectList(result) && result.body.count }).toEqual({ q, count: Number(n) });
       expect(Number(n)).toBeGreaterThan(0);
       expect(statements.some((s) => /FROM ticket_tag_counts/.test(s.sql))).toBe(false);
+    }
+  });
+
+  it("beside other counted filters: the tag's list walked, each ticket tested, or the narrowest filter's index when it holds fewer tickets", async () => {
+    const tag = await newTag();
+    const parent = await f.department();
+    const child = await f.department({ parent_id: parent.id });
+    const operator = await f.operator();
+    const made = [];
+    for (let i = 0; i < 8; i++) {
+      made.push(await f.ticket({ tag: [tag], status: ctx.statuses[i % 2], ...(i === 3 ? { department: child.id } : {}), ...(i === 5 ? { assignedto: [operator.id] } : {}) }));
+    }
+    for (const [i, t] of made.entries()) {
+      await sequelize().query('UPDATE tickets SET updated_at = ? WHERE id = ?', { replacements: [1_700_000_000 + ((i * 3) % 8) * 60, t.id] });
+    }
+    // Untagged tickets of the priority, unassigned: those filters hold more tickets than the tag, whatever ran before.
+    for (let i = 0; i < 10; i++) await f.ticket({ status: ctx.statuses[i % 2] });
+    const inParent = [parent.id, child.id];
+    const cases: Array<[Record<string, unknown>, string, RegExp]> = [
+      // The department (with the one below it) holds one ticket, fewer than the walk reads: its index.
+      [{ department: parent.id }, `department_id IN (${inParent})`, /FORCE INDEX \(tickets_list_department_id\)/],
+      [{ department: parent.id, status: ctx.statuses[1] }, `department_id IN (${inParent}) AND status_id = ${ctx.statuses[1]}`, /FORCE INDEX \(tickets_list_department_id\)/],
+      // A priority and the unassigned hold more tickets than the tag: the tag's list, walked.
+      [{ priority: ctx.priorityId, status: ctx.statuses[0] }, `priority_id = ${ctx.priorityId} AND status_id = ${ctx.statuses[0]}`, /FROM ticket_tag_list a FORCE INDEX \(ticket_tag_list_\w+\) STRAIGHT_JOIN/],
+      [{ assigned: -1 }, 'id NOT IN (SELECT ticket_id FROM ticket_assignees)', /FROM ticket_tag_list a FORCE INDEX \(ticket_tag_list_\w+\) STRAIGHT_JOIN/],
+    ];
+    for (const [beside, sql, way] of cases) {
+      for (const [order_column, order_direction, order] of [['updated_at', 'desc', 'updated_at DESC, id DESC'], ['id', 'asc', 'id ASC'], ['subject', 'asc', 'subject ASC, id ASC']]) {
+        const q = { tag, ...beside, order_column, order_direction, limit: 100 };
+        const want = (await query<{ id: number }>(
+          `SELECT id FROM tickets WHERE ${LISTED} AND id IN (SELECT ticket_id FROM ticket_tag_links WHERE tag_id = ?) AND ${sql} ORDER BY ${order}`, [tag],
+        )).map((r) => Number(r.id));
+        expect(want.length).toBeGreaterThan(0);
+        const { statements, result } = await capture(() => api.get(BASE, q));
+        expect({ q, count: result.body.count, ids: ids(expectList(result)) }).toEqual({ q, count: want.length, ids: want });
+        const own = statements.filter((st) => /FROM ticket_tag_counts|FROM `tickets`|FROM ticket_tag_list|COUNT\(/.test(st.sql));
+        // In the subject order (not in the tag's list) the tag's tickets are sorted, unless the narrowest filter's are fewer.
+        const walked = order_column !== 'subject' || !/ticket_tag_list/.test(String(way));
+        expect({ q, own: own.length, counts: own.filter((st) => /COUNT\(/.test(st.sql)).length, way: own.some((st) => way.test(st.sql)) })
+          .toEqual({ q, own: 2, counts: 0, way: walked });
+        for (const start of [Math.floor(want.length / 2) + 1, want.length]) {
+          const deep = await api.get(BASE, { ...q, start, limit: 2 });
+          expect({ q, start, ids: ids(expectList(deep)) }).toEqual({ q, start, ids: want.slice(start - 1, start + 1) });
+        }
+      }
     }
   });
 
