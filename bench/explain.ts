@@ -64,6 +64,7 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     // Beside another counted filter: the tag's list walked, each ticket tested (or the filter's index when it holds fewer).
     ['list: tag, a tenth + priority, updated_at desc', q(`tag=${t.tagIds[0]}&priority=${tk.priority_id}&order_column=updated_at&order_direction=desc`)],
     ['list: tag, a tenth + department, a small one', q(`tag=${t.tagIds[0]}&department=${t.smallDepartmentId}`)],
+    ['list: two tags (a tenth, a thousandth)', q(`tag=${t.tagIds[0]},${t.tagIds[1]}`)],
     ['list: user', q(`user=${tk.user_id}`)],
     // A customer with a sixteenth of the tickets (62,500 at 1M): its count from its counters (migration 035).
     ['list: user, a busy customer', q(`user=${t.busyCustomerId}`)],

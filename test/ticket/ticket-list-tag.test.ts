@@ -152,17 +152,45 @@ describe("one tag's tickets, counted by migration 081", () => {
     const { statements: bySaved, result: savedList } = await capture(() => api.get(BASE, { filter: saved.id, limit: 100 }));
     expect(expectList(savedList) && savedList.body.count).toBe((await actual(a, false, undefined, 'id')).length);
     expect(bySaved.some((s) => /FROM ticket_tag_counts/.test(s.sql))).toBe(true);
-    // Two tags, or a filter the counters do not hold beside the tag: a COUNT of the matches, still exact.
-    for (const q of [{ tag: `${a},${b}` }, { tag: b, user: made[0].user_id }]) {
+    // Two tags (and a status): their links in the tags' list, index only, a ticket of both once. A
+    // filter the counters do not hold beside the tag: a COUNT of the matches. Exact either way.
+    const [twoTicketTags] = await query<{ id: number; status_id: number }>(
+      'SELECT t.id, t.status_id FROM tickets t WHERE (SELECT COUNT(*) FROM ticket_tag_links l WHERE l.ticket_id = t.id AND l.tag_id IN (?)) = 2 AND deleted_at IS NULL AND merged_into_id IS NULL', [[a, b]],
+    );
+    expect(twoTicketTags).toBeDefined();
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ tag: `${a},${b}` }, 'FROM ticket_tag_list WHERE tag_id IN'],
+      [{ tag: `${a},${b}`, status: twoTicketTags.status_id }, 'FROM ticket_tag_list WHERE tag_id IN'],
+      [{ tag: b, user: made[0].user_id }, 'COUNT(*)'],
+    ];
+    for (const [q, counter] of cases) {
       const { statements, result } = await capture(() => api.get(BASE, { ...q, limit: 100 }));
       const [{ n }] = await query<{ n: number }>(
         `SELECT COUNT(*) AS n FROM tickets WHERE id IN (SELECT ticket_id FROM ticket_tag_links WHERE tag_id IN (?))
-           AND deleted_at IS NULL AND merged_into_id IS NULL${'user' in q ? ' AND user_id = ?' : ''}`,
-        [String(q.tag).split(',').map(Number), ...('user' in q ? [q.user] : [])],
+           AND deleted_at IS NULL AND merged_into_id IS NULL${'user' in q ? ' AND user_id = ?' : ''}${'status' in q ? ' AND status_id = ?' : ''}`,
+        [String(q.tag).split(',').map(Number), ...('user' in q ? [q.user] : []), ...('status' in q ? [q.status] : [])],
       );
       expect({ q, count: expectList(result) && result.body.count }).toEqual({ q, count: Number(n) });
       expect(Number(n)).toBeGreaterThan(0);
-      expect(statements.some((s) => /FROM ticket_tag_counts/.test(s.sql))).toBe(false);
+      expect({ q, counters: statements.some((s) => /FROM ticket_tag_counts/.test(s.sql)), counter: statements.some((s) => s.sql.includes(counter)) })
+        .toEqual({ q, counters: false, counter: true });
+      if ('user' in q) continue;
+      // The pages of two tags: in an order the tags' list holds, each tag's first rows merged (UNION).
+      for (const [order_column, order_direction, order] of ORDERS) {
+        const want = (await query<{ id: number }>(
+          `SELECT id FROM tickets WHERE id IN (SELECT ticket_id FROM ticket_tag_links WHERE tag_id IN (?)) AND ${LISTED}${'status' in q ? ' AND status_id = ?' : ''} ORDER BY ${order}`,
+          [[a, b], ...('status' in q ? [q.status] : [])],
+        )).map((r) => Number(r.id));
+        const listed = await capture(() => api.get(BASE, { ...q, order_column, order_direction, limit: 100 }));
+        expect({ q, order, ids: ids(expectList(listed.result)) }).toEqual({ q, order, ids: want });
+        const merged = (m082.TAG_ORDER_COLUMNS as readonly string[]).includes(order_column);
+        expect({ q, order, merged: listed.statements.some((st) => /FROM ticket_tag_list a FORCE INDEX \(\w+\)\s+WHERE a.tag_id = :key1/.test(st.sql)) })
+          .toEqual({ q, order, merged });
+        for (const start of [2, want.length]) {
+          const deep = await api.get(BASE, { ...q, order_column, order_direction, start, limit: 2 });
+          expect({ q, order, start, ids: ids(expectList(deep)) }).toEqual({ q, order, start, ids: want.slice(start - 1, start + 1) });
+        }
+      }
     }
   });
 
