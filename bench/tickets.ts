@@ -47,6 +47,7 @@ export async function ensureTicketData(log: (line: string) => void): Promise<voi
     await loadTickets(log);
   }
   await ensureBusyCustomer(log);
+  await ensureLargeOrganisation();
   await ensureSmallDepartment(log);
   await ensureSavedFilter();
   await ensureTicketFields(log);
@@ -86,6 +87,19 @@ async function ensureBusyCustomer(log: (line: string) => void): Promise<void> {
   await q(`UPDATE tickets SET user_id = ? WHERE number LIKE 'B%' AND CAST(SUBSTRING(number, 2) AS UNSIGNED) MOD ${BUSY_EVERY} = 0 AND number NOT IN (?, ?)`,
     [busy, `B${middle}`, `B${middle + 1}`]);
 }
+
+/**
+ * The busy customer joins an organisation of their brand (the 21st), once per data set: `list:
+ * organisation, a large one` is an organisation of a sixteenth of the tickets, where the seed's
+ * organisations hold a few hundred each.
+ */
+async function ensureLargeOrganisation(): Promise<void> {
+  await q(`UPDATE users u SET organisation_id = (SELECT o.id FROM organisations o WHERE o.brand_id = u.brand_id ORDER BY o.id LIMIT 1 OFFSET 20)
+    WHERE u.id = ? AND u.organisation_id IS NULL`, [await busyCustomerId()]);
+}
+
+const largeOrganisationId = async (): Promise<number> =>
+  Number((await select<{ organisation_id: number }>('SELECT organisation_id FROM users WHERE id = ?', [await busyCustomerId()]))[0].organisation_id);
 
 /** Every how many bench tickets one is the small department's. */
 const SMALL_EVERY = 1_000;
@@ -403,7 +417,7 @@ export async function ticketTargets() {
     ticket, replied, writerId: replied.user_id, busyCustomerId: await busyCustomerId(), smallDepartmentId: (await smallDepartmentId())!,
     savedFilterId: (await savedFilterId())!, optionFilterId: (await optionFilterId())!, productFieldId: (await customFieldId(PRODUCT_FIELD))!, productOptionIds: await productOptionIds(),
     referenceFieldId: (await customFieldId(REFERENCE_FIELD))!, departmentOperatorId: await departmentOperatorId(), largeDepartmentOperatorId: await largeDepartmentOperatorId(),
-    tagIds: await tagIds(), articleId: article.id, organisationId: org.id, banId: ban.id, operatorId: operator.user_id,
+    tagIds: await tagIds(), articleId: article.id, organisationId: org.id, largeOrganisationId: await largeOrganisationId(), banId: ban.id, operatorId: operator.user_id,
     searchTerm: 'shipping delay report', selectiveSearchTerm: ticket.subject.split(' ').pop()!,
     // In a sixteenth of the subjects and, three words of sixteen each, in about a sixth of the messages.
     commonSearchTerm: 'printer',

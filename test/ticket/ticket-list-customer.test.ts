@@ -8,9 +8,9 @@
  */
 import { capture } from '../../bench/capture';
 import * as m035 from '../../migrations/035_ticket_user_counts';
-import { Ticket } from '../../src/db/models';
+import { Organisation, Ticket, User } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
-import { useApi } from '../helpers/app';
+import { unique, useApi } from '../helpers/app';
 import { expectList, expectSuccess } from '../helpers/envelope';
 import { ids, numericRows, query, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
 
@@ -107,6 +107,46 @@ describe("one customer's tickets, counted by migration 035", () => {
       expect(Number(n)).toBeGreaterThan(0);
       expect(statements.some((s) => /FROM ticket_user_counts/.test(s.sql))).toBe(false);
     }
+  });
+
+  it("counts organisations' tickets (and a status) from their members' counters, through trash, merge and a member moving", async () => {
+    const [one, two] = [await Organisation.create({ name: unique('CountOrg'), brand_id: ctx.brandId }), await Organisation.create({ name: unique('CountOrg'), brand_id: ctx.brandId })];
+    const [a, b, c] = [await f.user({ organisation_id: one.id }), await f.user({ organisation_id: one.id }), await f.user({ organisation_id: two.id })];
+    const made = [];
+    for (const [i, u] of [a, a, b, b, c, c, a].entries()) made.push(await f.ticket({ user: u.id, status: ctx.statuses[i % 2] }));
+    expect((await api.del(`${BASE}/${made[1].id}`)).status).toBe(200);
+    expectSuccess(await api.post(`${BASE}/${made[2].id}/merge`, { ids: [made[3].id] }), 'Successfully updated the ticket!');
+    /** The organisations' tickets, the plain way, in the list's order. */
+    const plain = async (orgs: number[], trashed: boolean, status: number | undefined, order: string) => (await query<{ id: number }>(
+      `SELECT id FROM tickets WHERE user_id IN (SELECT id FROM users WHERE organisation_id IN (?)) AND merged_into_id IS NULL
+         AND deleted_at IS ${trashed ? 'NOT ' : ''}NULL ${status ? 'AND status_id = ?' : ''} ORDER BY ${order}`,
+      [orgs, ...(status ? [status] : [])],
+    )).map((r) => Number(r.id));
+    const check = async () => {
+      for (const orgs of [[one.id], [one.id, two.id]]) {
+        for (const trashed of [false, true]) {
+          for (const status of [undefined, ctx.statuses[0]]) {
+            for (const [order_column, order_direction, order] of ORDERS) {
+              const q = { organisation: orgs.join(','), order_column, order_direction, limit: 100, ...(status ? { status } : {}), ...(trashed ? { trashed: 1 } : {}) };
+              const { statements, result } = await capture(() => api.get(BASE, q));
+              const want = await plain(orgs, trashed, status, order);
+              expect({ q, count: result.body.count, ids: ids(expectList(result)) }).toEqual({ q, count: want.length, ids: want });
+              expect({ q, counters: statements.some((st) => /FROM ticket_user_counts/.test(st.sql)), counts: statements.filter((st) => /COUNT\(/.test(st.sql)).length })
+                .toEqual({ q, counters: true, counts: 0 });
+            }
+          }
+        }
+      }
+    };
+    await check();
+    // A member moving to the other organisation takes their tickets along at once; one leaving takes them out.
+    await User.update({ organisation_id: two.id }, { where: { id: b.id } });
+    await User.update({ organisation_id: null }, { where: { id: c.id } });
+    await check();
+    // Beside another filter than a status: a COUNT of the matches, still exact.
+    const { statements, result } = await capture(() => api.get(BASE, { organisation: one.id, priority: ctx.priorityId }));
+    expect(result.body.count).toBe((await plain([one.id], false, undefined, 'id')).length);
+    expect(statements.some((st) => /FROM ticket_user_counts/.test(st.sql))).toBe(false);
   });
 
   it('migration 035 goes down (table and triggers gone) and up again (counts filled from the tickets, then kept)', async () => {

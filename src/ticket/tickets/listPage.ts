@@ -91,15 +91,20 @@ const unassignedOnly = (p: Record<string, any>): boolean => {
  * 082's list. Null otherwise.
  */
 function onePerson(p: Record<string, any>, name: 'assigned' | 'user' | 'tag'): number | null {
-  const ids = given(p, name) ? [p[name]].flat() : [];
-  if (ids.length !== 1 || !(Number(ids[0]) > 0)) return null;
-  return NARROWING_PARAMS.every((k) => !given(p, k) || k === name || k === 'status') ? Number(ids[0]) : null;
+  const ids = withStatusOnly(p, name);
+  return ids?.length === 1 ? ids[0] : null;
 }
 
 /** `assigned` of several operators' ids (no -1) or `tag` of several tags, alone or with `status`: their ids, or null. */
 function severalOf(p: Record<string, any>, name: 'assigned' | 'tag'): number[] | null {
+  const ids = withStatusOnly(p, name);
+  return ids && ids.length > 1 ? ids : null;
+}
+
+/** The ids of `name` (none of them -1) when it narrows the list alone or with `status`; null otherwise. */
+function withStatusOnly(p: Record<string, any>, name: string): number[] | null {
   const ids = given(p, name) ? [p[name]].flat().map(Number) : [];
-  if (ids.length < 2 || !ids.every((id) => id > 0)) return null;
+  if (!ids.length || !ids.every((id) => id > 0)) return null;
   return NARROWING_PARAMS.every((k) => !given(p, k) || k === name || k === 'status') ? ids : null;
 }
 
@@ -1008,6 +1013,16 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     // page walks the customer's own index (customerHint).
     const count = await countersSum(countersOf('ticket_user_counts', personKey(customer), statuses), trashed);
     return { rows: await pageOf(column === 'id' ? customerHint(p) : '', count), count };
+  }
+
+  const organisations = withStatusOnly(p, 'organisation');
+  if (organisations) {
+    // Organisations' tickets (and a status): the count sums their members' counters (migration
+    // 035, per customer, state, status and slot; a ticket has one customer, so none is counted
+    // twice), not a COUNT of their tickets; the page is the optimiser's.
+    const members = sqlCondition`user_id IN (SELECT id FROM users WHERE organisation_id IN (${organisations}))`;
+    const count = await countersSum(countersOf('ticket_user_counts', members, statuses), trashed);
+    return { rows: await pageOf('', count), count };
   }
 
   const linked = await oneLinked(p);
