@@ -34,9 +34,10 @@ import { listedSearch } from './search/listed';
  *   with a status and one of those (or two of priority, department, brand and channel), sums the
  *   day counters of migrations 026-028, 054 and 055 and COUNTs its partial first and last days;
  *   one operator's tickets (`assigned=<id>`, and a status) sum migration 029's counters, one
- *   customer's (`user=<id>`, and a status) migration 035's, one option of a ticket field's
- *   (`customfield`, and a status) migration 072's; any other filter counts its matches through
- *   its index.
+ *   customer's (`user=<id>`, and a status) migration 035's, and organisations' (and a status) their
+ *   members' rows of them; one option of a ticket field's (`customfield`, and counted filters)
+ *   migrations 072 and 076's, one tag's migration 081's; several operators' or tags' count their
+ *   link list's entries (030, 082); any other filter counts its matches through its index.
  * - The page: a deferred join. The ids of the page come from an index alone (the sort column's
  *   `tickets_list_<column>` index, which also holds the equality filters' columns for the usual
  *   orders), then the page's rows by primary key (STRAIGHT_JOIN: the page first, whatever the
@@ -937,12 +938,12 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     const each = others.map(([, c], i) => sqlFragment`SUM(IF(${c}, n, 0)) AS ${trusted(`m${i}`)}`);
     const sums = sqlFragment`SELECT c.matches, c.tagged, l.* FROM
       (SELECT SUM(IF(${allCounted(counted)}, n, 0)) AS matches, SUM(IF(${status}, n, 0)) AS tagged FROM ticket_tag_counts WHERE tag_id = ${tag} AND state = 0) c
-      JOIN (SELECT ${joined(each)} FROM ticket_list_counts WHERE state = 0) l`;
+      JOIN (SELECT ${joined([trusted('SUM(n) AS total'), ...each])} FROM ticket_list_counts WHERE state = 0) l`;
     const [r] = await select<Record<string, string | number | null>>(sqlText(sums), sums.replacements);
     const count = Number(r?.matches ?? 0);
     const tagged = Number(r?.tagged ?? 0);
     const narrowest = others.map(([name], i) => ({ name, matches: Number(r?.[`m${i}`] ?? 0) }))
-      .reduce((a, b) => (a.matches <= b.matches ? a : b));
+      .reduce((a, b) => (a.matches <= b.matches ? a : b), { name: '', matches: Infinity });
     // What the tag's way reads: its list's entries up to the page, or (an order its list does not
     // hold) all its tickets, sorted.
     const held = LINK_LISTS.tag.orders.has(column);
@@ -1030,8 +1031,9 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     // One option of a ticket field or one tag (and counted filters): the count from migration
     // 076's or 081's counters, known before the page (a page past the middle is read from the far
     // end). The page of one tag (and a status) is a range of its link list (migration 082), as an
-    // operator's; otherwise the optimiser's, through the option's holders (migration 071) or the
-    // tag's links, or the order's index.
+    // operator's, and with other counted filters a walk of that list (taggedAmong); otherwise the
+    // optimiser's, through the option's holders (migration 071) or the tag's links, or the
+    // order's index.
     const tag = onePerson(p, 'tag');
     const among = trashed || keyset || tag !== null ? null : oneTag(p);
     if (among !== null) return taggedAmong(among);
@@ -1039,7 +1041,8 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     return { rows: await (tag === null ? pageOf('', count) : linkListPage(LINK_LISTS.tag, tag, count)), count };
   }
 
-  const several = trashed ? null : (['assigned', 'tag'] as const).map((name) => ({ list: LINK_LISTS[name], keys: severalOf(p, name) })).find((s) => s.keys);
+  const several = trashed ? null : (['assigned', 'tag'] as const).map((name) => ({ list: LINK_LISTS[name], keys: severalOf(p, name) }))
+    .find((s): s is { list: LinkList; keys: number[] } => s.keys !== null);
   if (several) {
     // Several operators' or tags' listed tickets (and a status): the count reads their rows of
     // their link list (migrations 030 and 082: listed and status_id beside each link), index
@@ -1050,7 +1053,7 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     const { table, key } = several.list;
     const [[{ n }], rows] = await Promise.all([
       select<{ n: number | bigint }>(`SELECT COUNT(DISTINCT ticket_id) AS n FROM ${table} WHERE ${key} IN (:keys) AND listed = 1${ofStatuses}`, { keys: several.keys, statuses }),
-      linksListPage(several.list, several.keys!),
+      linksListPage(several.list, several.keys),
     ]);
     return { rows, count: Number(n) };
   }
