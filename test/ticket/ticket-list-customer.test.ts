@@ -4,7 +4,8 @@
  * ticket is created, changes customer or status, goes to the trash and back, is merged and
  * deleted, and through the customer's own delete; never a COUNT of the customer's tickets. The
  * page is the customer's tickets in the list's order, in two statements, past the middle read
- * from the far end; the migration goes down and up.
+ * from the far end; organisations' tickets are counted from their members' counters; the
+ * migration goes down and up.
  */
 import { capture } from '../../bench/capture';
 import * as m035 from '../../migrations/035_ticket_user_counts';
