@@ -294,9 +294,12 @@ export async function applyCustomFieldValues(kind: ValueKind, ownerId: number, i
 export async function loadCustomFieldValues(ownerIds: number[], kind: ValueKind): Promise<Map<number, CustomFieldValue[]>> {
   const ids = [...new Set(ownerIds)];
   if (!ids.length) return new Map();
-  // Plain rows, for presenters (as db/load.ts's loaders return); encrypted values decrypted.
+  // Plain rows, for presenters (as db/load.ts's loaders return); encrypted values decrypted. The
+  // page's owners' values by their index, then each one's field: with statistics taken before a
+  // bulk load of values, the optimiser started from the kind's fields and read every value of
+  // each (two fields of a million tickets' values: 240 ms a page, against 0.5).
   const rows = await select<CustomFieldValue & { sealed: number }>(
-    `SELECT v.*, f.encrypted AS sealed FROM custom_field_values v JOIN custom_fields f ON f.id = v.field_id
+    `SELECT STRAIGHT_JOIN v.*, f.encrypted AS sealed FROM custom_field_values v FORCE INDEX (custom_field_values_owner_id) JOIN custom_fields f ON f.id = v.field_id
      WHERE f.kind = ? AND v.owner_id IN (?) ORDER BY v.owner_id, v.field_id`,
     [kind, ids],
   );
