@@ -10,7 +10,7 @@ import { dropDayCountTriggers } from '../migrations/026_ticket_day_counts';
 import { createDayFilterCountTriggers, dropDayFilterCountTriggers, fillDayFilterCounts } from '../migrations/028_ticket_day_filter_counts';
 import { createAssigneeCountTriggers, dropAssigneeCountTriggers, fillAssigneeCounts } from '../migrations/029_ticket_assignee_counts';
 import { createUserCountTriggers, dropUserCountTriggers, fillUserCounts } from '../migrations/035_ticket_user_counts';
-import { createAssigneeListTriggers, dropAssigneeListTriggers, fillAssigneeList } from '../migrations/031_ticket_assignee_orders';
+import { createLinkListTriggers, dropLinkListTriggers, fillLinkLists } from '../migrations/083_link_list_orders';
 import { createDayMarkCountTriggers, fillDayMarkCounts, fillMarks } from '../migrations/063_ticket_order_marks';
 import { foldDayCounters } from '../src/ticket/tickets/dayCounterFold';
 
@@ -293,7 +293,7 @@ async function loadTickets(log: (line: string) => void) {
   await dropDayFilterCountTriggers(sequelize().getQueryInterface());
   await dropAssigneeCountTriggers(sequelize().getQueryInterface());
   await dropUserCountTriggers(sequelize().getQueryInterface());
-  await dropAssigneeListTriggers(sequelize().getQueryInterface());
+  await dropLinkListTriggers(sequelize().getQueryInterface());
   await q('ALTER TABLE tickets DROP INDEX tickets_subject_search');
   await q('ALTER TABLE ticket_messages DROP INDEX ticket_messages_text_search');
   // The Mroonga index (SEARCH_ENGINE=mroonga) goes too: its triggers would rewrite a ticket's
@@ -357,8 +357,8 @@ async function loadTickets(log: (line: string) => void) {
     await fillAssigneeCounts(sequelize().getQueryInterface());
     await createUserCountTriggers(sequelize().getQueryInterface());
     await fillUserCounts(sequelize().getQueryInterface());
-    await fillAssigneeList(sequelize().getQueryInterface());
-    await createAssigneeListTriggers(sequelize().getQueryInterface());
+    await fillLinkLists(sequelize().getQueryInterface());
+    await createLinkListTriggers(sequelize().getQueryInterface());
     await q('ALTER TABLE ticket_messages ENGINE=InnoDB');
     await q('DROP TABLE IF EXISTS bench_users');
   }

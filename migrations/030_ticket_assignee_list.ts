@@ -26,6 +26,12 @@ export const name = '030_ticket_assignee_list';
 const LISTED = (t: string) => `IF(${t}.deleted_at IS NULL AND ${t}.merged_into_id IS NULL, 1, 0)`;
 
 /**
+ * The ticket's column a copied column holds: its own name, but for `customer_id` (migration 083),
+ * the ticket's `user_id` (the assignee list's `user_id` is the operator's).
+ */
+export const ticketColumn = (copied: string): string => (copied === 'customer_id' ? 'user_id' : copied);
+
+/**
  * A list of a link table's rows with copies of what a list reads of their tickets: this
  * migration's of the assignee rows, migration 082's of the tag links. `key`: the link table's
  * column of the record (the operator, the tag), the list's too.
@@ -41,11 +47,11 @@ export const ASSIGNEE_LIST: LinkList = { list: 'ticket_assignee_list', links: 't
 export function linkListTriggerSql({ list, links, key, noun }: LinkList, copied: readonly string[]): TriggerSql {
   /** The list row of the link row `row` (NEW or OLD of the link table), from its ticket. */
   const addRow = (row: string) => `INSERT INTO ${list} (${key}, ticket_id, listed, ${copied.join(', ')})
-    SELECT ${row}.${key}, t.id, ${LISTED('t')}, ${copied.map((c) => `t.${c}`).join(', ')} FROM tickets t WHERE t.id = ${row}.ticket_id
+    SELECT ${row}.${key}, t.id, ${LISTED('t')}, ${copied.map((c) => `t.${ticketColumn(c)}`).join(', ')} FROM tickets t WHERE t.id = ${row}.ticket_id
     ON DUPLICATE KEY UPDATE listed = VALUES(listed), ${copied.map((c) => `${c} = VALUES(${c})`).join(', ')}`;
   const removeRow = (row: string) => `DELETE FROM ${list} WHERE ${key} = ${row}.${key} AND ticket_id = ${row}.ticket_id`;
   // `<=>`: a copied column may be NULL (031's due_time, last_reply_time).
-  const changed = copied.map((c) => `NOT (OLD.${c} <=> NEW.${c})`).join(' OR ');
+  const changed = copied.map((c) => `NOT (OLD.${ticketColumn(c)} <=> NEW.${ticketColumn(c)})`).join(' OR ');
   return {
     [`${links}_list_insert`]: `AFTER INSERT ON ${links} FOR EACH ROW ${addRow('NEW')}`,
     [`${links}_list_delete`]: `AFTER DELETE ON ${links} FOR EACH ROW ${removeRow('OLD')}`,
@@ -53,7 +59,7 @@ export function linkListTriggerSql({ list, links, key, noun }: LinkList, copied:
       IF NEW.ticket_id <> OLD.ticket_id OR NEW.${key} <> OLD.${key} THEN ${removeRow('OLD')}; ${addRow('NEW')}; END IF`,
     [`tickets_${noun}_list_update`]: `AFTER UPDATE ON tickets FOR EACH ROW
       IF ${changed} OR ${LISTED('OLD')} <> ${LISTED('NEW')} THEN
-        UPDATE ${list} SET listed = ${LISTED('NEW')}, ${copied.map((c) => `${c} = NEW.${c}`).join(', ')} WHERE ticket_id = NEW.id;
+        UPDATE ${list} SET listed = ${LISTED('NEW')}, ${copied.map((c) => `${c} = NEW.${ticketColumn(c)}`).join(', ')} WHERE ticket_id = NEW.id;
       END IF`,
   };
 }
@@ -64,7 +70,7 @@ export const assigneeListTriggerSql = (copied: readonly string[]): TriggerSql =>
 export async function fillLinkListOf(q: QueryInterface, { list, links, key }: LinkList, copied: readonly string[]): Promise<void> {
   await q.sequelize.query(`DELETE FROM ${list}`);
   await q.sequelize.query(`INSERT INTO ${list} (${key}, ticket_id, listed, ${copied.join(', ')})
-    SELECT a.${key}, t.id, ${LISTED('t')}, ${copied.map((c) => `t.${c}`).join(', ')} FROM ${links} a JOIN tickets t ON t.id = a.ticket_id`);
+    SELECT a.${key}, t.id, ${LISTED('t')}, ${copied.map((c) => `t.${ticketColumn(c)}`).join(', ')} FROM ${links} a JOIN tickets t ON t.id = a.ticket_id`);
 }
 
 export const fillAssigneeListOf = (q: QueryInterface, copied: readonly string[]): Promise<void> => fillLinkListOf(q, ASSIGNEE_LIST, copied);

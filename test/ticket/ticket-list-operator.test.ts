@@ -5,18 +5,20 @@
  * merged and deleted; the page is the operator's tickets in the list's order, in two statements,
  * by updated_at a range of the operator's rows of 030's `ticket_assignee_list` (kept through the
  * same writes), and so in the orders migration 031 copies (due_time, last_reply_time,
- * priority_id, created_at); the migrations go down and up.
+ * priority_id, created_at) and in every other order (083); the migrations go down and up.
  */
 import { QueryTypes } from 'sequelize';
 import { capture } from '../../bench/capture';
 import * as m029 from '../../migrations/029_ticket_assignee_counts';
 import * as m030 from '../../migrations/030_ticket_assignee_list';
 import * as m031 from '../../migrations/031_ticket_assignee_orders';
+import * as m082 from '../../migrations/082_ticket_tag_list';
+import * as m083 from '../../migrations/083_link_list_orders';
 import { Ticket, TicketPriority } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
-import { useApi } from '../helpers/app';
+import { unique, useApi } from '../helpers/app';
 import { expectList, expectSuccess } from '../helpers/envelope';
-import { ids, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
+import { expectLinkListed, ids, scrambleOrders, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
 
 const api = useApi();
 const BASE = '/api/ticket/ticket';
@@ -38,10 +40,12 @@ const actual = async (operator: number, trashed: boolean, status: number | undef
   [operator, ...(status ? [status] : [])],
 )).map((r) => Number(r.id));
 
-/** The list's orders checked (column, direction, the same order in SQL): id, and each of ASSIGNEE_ORDERS both ways. */
+/** The list's orders checked (column, direction, the same order in SQL): id, and every other order of the operator's list, both ways. */
 const ORDERS: Array<[string, string, string]> = [['id', 'asc', 't.id ASC'], ['id', 'desc', 't.id DESC']];
-for (const c of ['updated_at', ...m031.ASSIGNEE_ORDER_COLUMNS]) ORDERS.push([c, 'desc', `t.${c} DESC, t.id DESC`], [c, 'asc', `t.${c} ASC, t.id ASC`]);
-const BY_ASSIGNMENT = /FORCE INDEX \(ticket_assignee_list_\w+\)/;
+for (const c of m083.LINK_ORDER_COLUMNS.filter((o) => o !== 'id')) ORDERS.push([c, 'desc', `t.${c} DESC, t.id DESC`], [c, 'asc', `t.${c} ASC, t.id ASC`]);
+const ORDER_INDEXES = m083.linkListOrders(m030.ASSIGNEE_LIST);
+/** The trash's orders checked: every fourth (the optimiser's page, the same way in every order). */
+const TRASH_ORDERS = ORDERS.filter((_, i) => i % 4 === 0);
 
 /**
  * Every operator's count and pages (id, and every order of ticket_assignee_list both ways), by
@@ -51,19 +55,19 @@ async function check(operators: number[]) {
   for (const operator of operators) {
     for (const trashed of [false, true]) {
       for (const status of [undefined, ...ctx.statuses.slice(0, 2)]) {
-        for (const [order_column, order_direction, order] of ORDERS) {
+        for (const [order_column, order_direction, order] of trashed ? TRASH_ORDERS : ORDERS) {
           const q = { assigned: operator, limit: 100, order_column, order_direction, ...(status ? { status } : {}), ...(trashed ? { trashed: 1 } : {}) };
           const { statements, result } = await capture(() => api.get(BASE, q));
           const want = await actual(operator, trashed, status, order);
           const page = ids(expectList(result));
           expect({ q, count: result.body.count, ids: page }).toEqual({ q, count: want.length, ids: want });
-          // The count from the counters, no COUNT; the list's two statements; listed by updated_at,
-          // due_time and the others 031 copies, the page from the operator's assignee rows in that order.
+          // The count from the counters, no COUNT; the list's two statements; listed, in every
+          // order, the page from the operator's assignee rows in that order (migrations 030, 031, 083).
           const own = statements.filter((s) => /FROM ticket_assignee_counts|FROM ticket_list_counts|FROM `tickets`|FROM ticket_assignee_list a|COUNT\(/.test(s.sql));
           expect({
             q, counters: own.some((s) => /FROM ticket_assignee_counts/.test(s.sql)), counts: own.filter((s) => /COUNT\(/.test(s.sql)).length, own: own.length,
-            byAssignment: own.some((s) => BY_ASSIGNMENT.test(s.sql) && s.sql.includes(`ticket_assignee_list_${order_column === 'updated_at' ? 'updated' : order_column}`)),
-          }).toEqual({ q, counters: true, counts: 0, own: 2, byAssignment: order_column !== 'id' && !trashed });
+            byAssignment: own.some((s) => s.sql.includes(`FROM ticket_assignee_list a FORCE INDEX (${ORDER_INDEXES.get(order_column)})`)),
+          }).toEqual({ q, counters: true, counts: 0, own: 2, byAssignment: !trashed });
           for (const start of [Math.floor(want.length / 2) + 1, want.length].filter((x) => x >= 1)) {
             const deep = await api.get(BASE, { ...q, start, limit: 2 });
             expect({ q, start, ids: ids(expectList(deep)) }).toEqual({ q, start, ids: want.slice(start - 1, start + 1) });
@@ -105,15 +109,9 @@ async function expectFilled() {
   );
   const rows = (list: Array<Record<string, number | null>>) => list.map((r) => Object.values(r).map((v) => (v === null ? null : Number(v))));
   expect(rows(counted)).toEqual(rows(fromRows));
-  // Migrations 030 and 031's list: a row per assignee row, with its ticket's state, status and
+  // Migrations 030, 031 and 083's list: a row per assignee row, with its ticket's state, status and
   // the columns of its orders.
-  const copied = ['status_id', 'updated_at', ...m031.ASSIGNEE_ORDER_COLUMNS];
-  const listed = await query<Record<string, number>>(`SELECT user_id, ticket_id, listed, ${copied.join(', ')} FROM ticket_assignee_list ORDER BY 1, 2`);
-  const fromTickets = await query<Record<string, number>>(
-    `SELECT a.user_id, a.ticket_id, IF(t.deleted_at IS NULL AND t.merged_into_id IS NULL, 1, 0) AS listed, ${copied.map((c) => `t.${c}`).join(', ')}
-     FROM ticket_assignees a JOIN tickets t ON t.id = a.ticket_id ORDER BY 1, 2`,
-  );
-  expect(rows(listed)).toEqual(rows(fromTickets));
+  await expectLinkListed(m030.ASSIGNEE_LIST);
   return fromRows.length;
 }
 
@@ -133,6 +131,7 @@ describe('one operator\'s tickets, counted by migration 029', () => {
         replacements: [at(i, 5), i % 3 === 0 ? null : at(i, 3), i % 4 === 1 ? null : at(i, 7), priorities[i % 2], at(i + 1, 3) - 86_400, t.id],
       });
     }
+    await scrambleOrders(made.map((t) => t.id), [(await f.user()).id, (await f.user()).id], [ctx.departmentId, (await f.department()).id]);
     const ops = [a.id, b.id, c.id];
     await check(ops);
     await checkSeveral(ops);
@@ -184,7 +183,8 @@ describe('one operator\'s tickets, counted by migration 029', () => {
     const table = async () => (await query("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ticket_assignee_list'")).length;
     const op = await f.operator();
     const first = await f.ticket({ assignedto: [op.id] });
-    // 031 adds to 030's table: down both, and up both.
+    // 031 and 083 add to 030's table: down all three, and up all three.
+    await m083.down(qi);
     await m031.down(qi);
     await m030.down(qi);
     expect(await table()).toBe(0);
@@ -193,6 +193,7 @@ describe('one operator\'s tickets, counted by migration 029', () => {
     await sequelize().query('UPDATE tickets SET updated_at = ? WHERE id = ?', { replacements: [1_600_000_000, second.id] });
     await m030.up(qi);
     await m031.up(qi);
+    await m083.up(qi);
     expect(await table()).toBe(1);
     await expectFilled();
     const byUpdate = async () => ids(expectList(await api.get(BASE, { assigned: op.id, order_column: 'updated_at', order_direction: 'asc' })));
@@ -209,6 +210,7 @@ describe('one operator\'s tickets, counted by migration 029', () => {
     )).map((r) => r.c);
     const op = await f.operator();
     const first = await f.ticket({ assignedto: [op.id] });
+    await m083.down(qi);
     await m031.down(qi);
     expect(await columns()).toEqual(['user_id', 'ticket_id', 'listed', 'status_id', 'updated_at']);
     // Assigned, and due times moved, while the copies are gone; 030's triggers still keep updated_at.
@@ -219,12 +221,42 @@ describe('one operator\'s tickets, counted by migration 029', () => {
     expect(Number(n)).toBe(1);
     await m031.up(qi);
     expect(await columns()).toEqual(['user_id', 'ticket_id', 'listed', 'status_id', 'updated_at', ...m031.ASSIGNEE_ORDER_COLUMNS]);
+    await m083.up(qi);
     await expectFilled();
     const byDue = async () => ids(expectList(await api.get(BASE, { assigned: op.id, order_column: 'due_time', order_direction: 'asc' })));
     expect(await byDue()).toEqual([second.id, first.id]);
     await sequelize().query('UPDATE tickets SET due_time = NULL WHERE id = ?', { replacements: [first.id] });
     expect(await byDue()).toEqual([first.id, second.id]);
     await expectFilled();
+  });
+
+  it("migration 083 goes down (its columns gone from both link lists, 031's and 082's triggers keep the rest) and up again (filled, then kept)", async () => {
+    const qi = sequelize().getQueryInterface();
+    const columns = async (table: string) => (await query<{ c: string }>(
+      'SELECT COLUMN_NAME AS c FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION', [table],
+    )).map((r) => r.c);
+    const op = await f.operator();
+    const tag = expectSuccess(await api.post('/api/ticket/tag', { name: unique('Tag 083') }), 'Successfully created new tag!').id;
+    const first = await f.ticket({ assignedto: [op.id], tag: [tag], subject: 'Z first' });
+    await m083.down(qi);
+    const before = ['listed', 'status_id', 'updated_at', ...m031.ASSIGNEE_ORDER_COLUMNS];
+    expect(await columns('ticket_assignee_list')).toEqual(['user_id', 'ticket_id', ...before]);
+    expect(await columns('ticket_tag_list')).toEqual(['tag_id', 'ticket_id', ...before]);
+    // Made, and a subject changed, while the copies are gone; 031's and 082's triggers keep the rest.
+    const second = await f.ticket({ assignedto: [op.id], tag: [tag], subject: 'M second' });
+    await sequelize().query('UPDATE tickets SET subject = ?, updated_at = ? WHERE id = ?', { replacements: ['A first', 1_600_000_000, first.id] });
+    const [{ n }] = await query<{ n: number }>('SELECT COUNT(*) AS n FROM ticket_tag_list WHERE ticket_id = ? AND updated_at = 1600000000', [first.id]);
+    expect(Number(n)).toBe(1);
+    await m083.up(qi);
+    expect(await columns('ticket_assignee_list')).toEqual(['user_id', 'ticket_id', ...before, 'number', 'subject', 'resolved_time', 'department_id', 'brand_id', 'channel_id', 'customer_id']);
+    await expectLinkListed(m030.ASSIGNEE_LIST);
+    await expectLinkListed(m082.TAG_LIST);
+    const bySubject = async (q: Record<string, unknown>) => ids(expectList(await api.get(BASE, { ...q, order_column: 'subject', order_direction: 'asc' })));
+    expect([await bySubject({ assigned: op.id }), await bySubject({ tag })]).toEqual([[first.id, second.id], [first.id, second.id]]);
+    expectSuccess(await api.put(`${BASE}/${second.id}`, { subject: '0 second' }), 'Successfully updated the ticket!');
+    expect([await bySubject({ assigned: op.id }), await bySubject({ tag })]).toEqual([[second.id, first.id], [second.id, first.id]]);
+    await expectLinkListed(m030.ASSIGNEE_LIST);
+    await expectLinkListed(m082.TAG_LIST);
   });
 
   it('migration 029 goes down (table and triggers gone) and up again (counts filled from the assignments, then kept)', async () => {

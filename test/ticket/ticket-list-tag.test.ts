@@ -13,12 +13,13 @@ import { linkedCountsSql } from '../../migrations/072_ticket_option_counts';
 import { WIDE } from '../../migrations/076_ticket_option_counts_by_filter';
 import * as m081 from '../../migrations/081_ticket_tag_counts';
 import * as m082 from '../../migrations/082_ticket_tag_list';
+import * as m083 from '../../migrations/083_link_list_orders';
 import { Ticket } from '../../src/db/models';
 import { departmentsBelow } from '../../src/ticket/tickets/departmentsBelow';
 import { sequelize } from '../../src/db/sequelize';
 import { unique, useApi } from '../helpers/app';
 import { expectList, expectSuccess } from '../helpers/envelope';
-import { ids, numericRows, query, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
+import { expectLinkListed, ids, numericRows, query, scrambleOrders, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
 
 const api = useApi();
 const BASE = '/api/ticket/ticket';
@@ -36,12 +37,14 @@ const actual = async (tag: number, trashed: boolean, also: [string, number] | un
   [tag, ...(also ? [also[1]] : [])],
 )).map((r) => Number(r.id));
 
-const ORDERS: Array<[string, string, string]> = [
-  ['id', 'asc', 'id ASC'], ['id', 'desc', 'id DESC'], ['updated_at', 'desc', 'updated_at DESC, id DESC'], ['due_time', 'asc', 'due_time ASC, id ASC'],
-  ['last_reply_time', 'desc', 'last_reply_time DESC, id DESC'], ['priority_id', 'asc', 'priority_id ASC, id ASC'], ['created_at', 'desc', 'created_at DESC, id DESC'],
-  // An order the tag's list does not hold: the optimiser's page.
-  ['subject', 'asc', 'subject ASC, id ASC'],
-];
+/** Every order of the tag's list (migrations 082 and 083), the directions taking turns, and the id order both ways. */
+const ORDERS: Array<[string, string, string]> = [['id', 'desc', 'id DESC'], ...m083.LINK_ORDER_COLUMNS.map((c, i): [string, string, string] => {
+  const d = i % 2 ? 'desc' : 'asc';
+  return [c, d, c === 'id' ? `id ${d.toUpperCase()}` : `${c} ${d.toUpperCase()}, id ${d.toUpperCase()}`];
+})];
+
+/** The trash's orders checked: every fourth (the optimiser's page, the same way in every order). */
+const TRASH_ORDERS = ORDERS.filter((_, i) => i % 4 === 0);
 
 /**
  * Whether the first page (100) of a tag's listed tickets beside another counted filter walks the
@@ -65,15 +68,15 @@ async function check(tags: number[]) {
   for (const tag of tags) {
     for (const trashed of [false, true]) {
       for (const also of beside) {
-        for (const [order_column, order_direction, order] of ORDERS) {
+        for (const [order_column, order_direction, order] of trashed ? TRASH_ORDERS : ORDERS) {
           const q = { tag, limit: 100, order_column, order_direction, ...(also ? { [also[0]]: also[2] } : {}), ...(trashed ? { trashed: 1 } : {}) };
           const { statements, result } = await capture(() => api.get(BASE, q));
           const want = await actual(tag, trashed, also && [also[1], also[2]], order);
           expect({ q, count: result.body.count, ids: ids(expectList(result)) }).toEqual({ q, count: want.length, ids: want });
           // The count from the counters, no COUNT: the list's two statements. The page of the tag
-          // (and a status), listed, in an order its list holds: a range of the list (migration 082).
+          // (and a status), listed, in any order: a range of the list (migrations 082 and 083).
           const own = statements.filter((s) => /FROM ticket_tag_counts|FROM ticket_list_counts|FROM `tickets`|FROM ticket_tag_list|COUNT\(/.test(s.sql));
-          const byList = !trashed && (m082.TAG_ORDER_COLUMNS as readonly string[]).includes(order_column) && (!also || also[0] === 'status' || await walksList(tag, also, want.length));
+          const byList = !trashed && (!also || also[0] === 'status' || await walksList(tag, also, want.length));
           expect({
             q, counters: own.some((s) => /FROM ticket_tag_counts/.test(s.sql)), counts: own.filter((s) => /COUNT\(/.test(s.sql)).length, own: own.length,
             byList: own.some((s) => /FROM ticket_tag_list a FORCE INDEX/.test(s.sql)),
@@ -88,15 +91,6 @@ async function check(tags: number[]) {
   }
 }
 
-/** The tags' lists against the links and their tickets, row by row. */
-async function expectListed(): Promise<void> {
-  const columns = 'tag_id, ticket_id, listed, status_id, updated_at, due_time, last_reply_time, priority_id, created_at';
-  const listed = await query<Record<string, number | null>>(`SELECT ${columns} FROM ticket_tag_list ORDER BY tag_id, ticket_id`);
-  const fromRows = await query<Record<string, number | null>>(`SELECT l.tag_id, t.id AS ticket_id, IF(t.deleted_at IS NULL AND t.merged_into_id IS NULL, 1, 0) AS listed, t.status_id, t.updated_at,
-    t.due_time, t.last_reply_time, t.priority_id, t.created_at FROM ticket_tag_links l JOIN tickets t ON t.id = l.ticket_id ORDER BY l.tag_id, t.id`);
-  expect(numericRows(listed)).toEqual(numericRows(fromRows));
-}
-
 /** The counters against the links themselves, row by row; the number of rows. */
 async function expectFilled(): Promise<number> {
   const columns = ['tag_id', 'state', ...WIDE, 'slot'];
@@ -104,7 +98,7 @@ async function expectFilled(): Promise<number> {
   const fromRows = await query<Record<string, number>>(`${linkedCountsSql(m081.TAG_COUNTS, WIDE)} ORDER BY ${columns.join(', ')}`);
   expect(numericRows(counted)).toEqual(numericRows(fromRows));
   expect(await query('SELECT * FROM ticket_tag_counts WHERE n < 0')).toEqual([]);
-  await expectListed();
+  await expectLinkListed(m082.TAG_LIST);
   return fromRows.length;
 }
 
@@ -119,6 +113,7 @@ describe("one tag's tickets, counted by migration 081", () => {
         replacements: [1_700_000_000 + ((i * 5) % 9) * 60, i % 3 ? 1_700_100_000 + ((i * 7) % 9) * 60 : null, i % 4 ? 1_700_200_000 + ((i * 2) % 9) * 60 : null, t.id],
       });
     }
+    await scrambleOrders(made.map((t) => t.id), [(await f.user()).id, (await f.user()).id], [ctx.departmentId, (await f.department()).id]);
     const tags = [a, b, c];
     await check(tags);
     // Through the API: tags replaced, a status, a priority, a department and an assignment changed, two tickets to the trash.
@@ -162,7 +157,8 @@ describe("one tag's tickets, counted by migration 081", () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ tag: `${a},${b}` }, 'FROM ticket_tag_list WHERE tag_id IN'],
       [{ tag: `${a},${b}`, status: twoTicketTags.status_id }, 'FROM ticket_tag_list WHERE tag_id IN'],
-      [{ tag: b, user: made[0].user_id }, 'COUNT(*)'],
+      // The customer scrambleOrders gave the ticket.
+      [{ tag: b, user: (await Ticket.findByPk(made[0].id))!.user_id }, 'COUNT(*)'],
     ];
     for (const [q, counter] of cases) {
       const { statements, result } = await capture(() => api.get(BASE, { ...q, limit: 100 }));
@@ -176,7 +172,7 @@ describe("one tag's tickets, counted by migration 081", () => {
       expect({ q, counters: statements.some((s) => /FROM ticket_tag_counts/.test(s.sql)), counter: statements.some((s) => s.sql.includes(counter)) })
         .toEqual({ q, counters: false, counter: true });
       if ('user' in q) continue;
-      // The pages of two tags: in an order the tags' list holds, each tag's first rows merged (UNION).
+      // The pages of two tags, in every order: each tag's first rows of its list merged (UNION).
       for (const [order_column, order_direction, order] of ORDERS) {
         const want = (await query<{ id: number }>(
           `SELECT id FROM tickets WHERE id IN (SELECT ticket_id FROM ticket_tag_links WHERE tag_id IN (?)) AND ${LISTED}${'status' in q ? ' AND status_id = ?' : ''} ORDER BY ${order}`,
@@ -184,9 +180,8 @@ describe("one tag's tickets, counted by migration 081", () => {
         )).map((r) => Number(r.id));
         const listed = await capture(() => api.get(BASE, { ...q, order_column, order_direction, limit: 100 }));
         expect({ q, order, ids: ids(expectList(listed.result)) }).toEqual({ q, order, ids: want });
-        const merged = (m082.TAG_ORDER_COLUMNS as readonly string[]).includes(order_column);
         expect({ q, order, merged: listed.statements.some((st) => /FROM ticket_tag_list a FORCE INDEX \(\w+\)\s+WHERE a.tag_id = :key1/.test(st.sql)) })
-          .toEqual({ q, order, merged });
+          .toEqual({ q, order, merged: true });
         for (const start of [2, want.length]) {
           const deep = await api.get(BASE, { ...q, order_column, order_direction, start, limit: 2 });
           expect({ q, order, start, ids: ids(expectList(deep)) }).toEqual({ q, order, start, ids: want.slice(start - 1, start + 1) });
@@ -215,8 +210,8 @@ describe("one tag's tickets, counted by migration 081", () => {
       [{ department: parent.id }, `department_id IN (${inParent})`, /FORCE INDEX \(tickets_list_department_id\)/],
       [{ department: parent.id, status: ctx.statuses[1] }, `department_id IN (${inParent}) AND status_id = ${ctx.statuses[1]}`, /FORCE INDEX \(tickets_list_department_id\)/],
       // A priority and the unassigned hold more tickets than the tag: the tag's list, walked.
-      [{ priority: ctx.priorityId, status: ctx.statuses[0] }, `priority_id = ${ctx.priorityId} AND status_id = ${ctx.statuses[0]}`, /FROM ticket_tag_list a FORCE INDEX \(ticket_tag_list_\w+\) STRAIGHT_JOIN/],
-      [{ assigned: -1 }, 'id NOT IN (SELECT ticket_id FROM ticket_assignees)', /FROM ticket_tag_list a FORCE INDEX \(ticket_tag_list_\w+\) STRAIGHT_JOIN/],
+      [{ priority: ctx.priorityId, status: ctx.statuses[0] }, `priority_id = ${ctx.priorityId} AND status_id = ${ctx.statuses[0]}`, /FROM ticket_tag_list a FORCE INDEX \(ticket_tag_list_\w+\)\s+WHERE [^]* AND a\.ticket_id IN \(SELECT `Ticket`\.`id`/],
+      [{ assigned: -1 }, 'id NOT IN (SELECT ticket_id FROM ticket_assignees)', /FROM ticket_tag_list a FORCE INDEX \(ticket_tag_list_\w+\)\s+WHERE [^]* AND a\.ticket_id IN \(SELECT `Ticket`\.`id`/],
     ];
     for (const [beside, sql, way] of cases) {
       for (const [order_column, order_direction, order] of [['updated_at', 'desc', 'updated_at DESC, id DESC'], ['id', 'asc', 'id ASC'], ['subject', 'asc', 'subject ASC, id ASC']]) {
@@ -228,11 +223,8 @@ describe("one tag's tickets, counted by migration 081", () => {
         const { statements, result } = await capture(() => api.get(BASE, q));
         expect({ q, count: result.body.count, ids: ids(expectList(result)) }).toEqual({ q, count: want.length, ids: want });
         const own = statements.filter((st) => /FROM ticket_tag_counts|FROM `tickets`|FROM ticket_tag_list|COUNT\(/.test(st.sql));
-        // In the subject order (not in the tag's list) the tag's tickets are sorted, unless the
-        // narrowest filter's are fewer: only the department's index is taken there too.
-        const taken = order_column !== 'subject' || !/ticket_tag_list/.test(String(way));
         expect({ q, own: own.length, counts: own.filter((st) => /COUNT\(/.test(st.sql)).length, way: own.some((st) => way.test(st.sql)) })
-          .toEqual({ q, own: 2, counts: 0, way: taken });
+          .toEqual({ q, own: 2, counts: 0, way: true });
         for (const start of [Math.floor(want.length / 2) + 1, want.length]) {
           const deep = await api.get(BASE, { ...q, start, limit: 2 });
           expect({ q, start, ids: ids(expectList(deep)) }).toEqual({ q, start, ids: want.slice(start - 1, start + 1) });
@@ -245,14 +237,17 @@ describe("one tag's tickets, counted by migration 081", () => {
     const qi = sequelize().getQueryInterface();
     const tag = await newTag();
     await f.ticket({ tag: [tag] });
+    // 083 adds to 082's table: down both, and up both.
+    await m083.down(qi);
     await m082.down(qi);
     expect(await query("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ticket_tag_list'")).toEqual([]);
     expect(await query("SELECT 1 FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE '%tag%\\_list\\_%'")).toEqual([]);
     const t = await f.ticket({ tag: [tag] });
     await m082.up(qi);
-    await expectListed();
+    await m083.up(qi);
+    await expectLinkListed(m082.TAG_LIST);
     expectSuccess(await api.put(`${BASE}/${t.id}`, { status: ctx.statuses[1] }), 'Successfully updated the ticket!');
-    await expectListed();
+    await expectLinkListed(m082.TAG_LIST);
     const page = await api.get(BASE, { tag, order_column: 'updated_at', order_direction: 'desc' });
     expect(expectList(page).length).toBe(2);
   });

@@ -8,6 +8,8 @@ import {
 } from '../../src/db/models';
 import { QueryTypes } from 'sequelize';
 import { sequelize } from '../../src/db/sequelize';
+import { ticketColumn, type LinkList } from '../../migrations/030_ticket_assignee_list';
+import { LINK_LIST_COPIED } from '../../migrations/083_link_list_orders';
 import type { EventName } from '../../src/events';
 import { subscribe } from '../../src/events';
 import { type TestApi, newEmail, unique } from '../helpers/app';
@@ -34,6 +36,35 @@ export const ids = (data: Array<{ id: number }>) => data.map((d) => d.id);
 
 /** The rows of a statement (`?` replacements in order). */
 export const query = <T extends object>(sql: string, replacements?: unknown[]): Promise<T[]> => sequelize().query<T>(sql, { replacements, type: QueryTypes.SELECT });
+
+/**
+ * A link list's rows (migrations 030, 031, 082 and 083) against its links and their tickets, row
+ * by row: a row per link with its ticket's state and every copied column.
+ */
+export async function expectLinkListed({ list, links, key }: LinkList): Promise<void> {
+  const listed = await query<Record<string, unknown>>(`SELECT ${key}, ticket_id, listed, ${LINK_LIST_COPIED.join(', ')} FROM ${list} ORDER BY 1, 2`);
+  const fromLinks = await query<Record<string, unknown>>(
+    `SELECT a.${key}, t.id AS ticket_id, IF(t.deleted_at IS NULL AND t.merged_into_id IS NULL, 1, 0) AS listed,
+       ${LINK_LIST_COPIED.map((c) => `t.${ticketColumn(c)} AS ${c}`).join(', ')} FROM ${links} a JOIN tickets t ON t.id = a.ticket_id ORDER BY 1, 2`,
+  );
+  expect(listed).toEqual(fromLinks);
+}
+
+/**
+ * Gives tickets values of the list's string, customer, channel, department and resolution orders
+ * out of their id order, with ties and NULLs (by hand: the link lists' copies follow by trigger).
+ */
+export async function scrambleOrders(ticketIds: number[], customers: number[], departments: number[]): Promise<void> {
+  const channels = (await query<{ id: number }>('SELECT id FROM channels ORDER BY id LIMIT 2')).map((r) => r.id);
+  for (const [i, id] of ticketIds.entries()) {
+    await sequelize().query('UPDATE tickets SET subject = ?, number = CONCAT(?, id), resolved_time = ?, user_id = ?, channel_id = ?, department_id = ? WHERE id = ?', {
+      replacements: [
+        `Order ${(i * 3) % 4}`, `N${(i * 5) % 7}-`, i % 3 === 1 ? null : 1_700_300_000 + ((i * 5) % 7) * 60,
+        customers[(i * 3) % customers.length], channels[i % channels.length], departments[(i * 7) % departments.length], id,
+      ],
+    });
+  }
+}
 
 /** Rows as lists of numbers (null kept): counters and the rows they count, compared. */
 export const numericRows = (list: Array<Record<string, number | null>>) => list.map((r) => Object.values(r).map((v) => (v === null ? null : Number(v))));

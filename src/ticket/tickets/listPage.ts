@@ -14,9 +14,10 @@ import { DAY_FILTER_COLUMNS, DAY_FILTER_PAIRS, DAY_FLAG_COLUMNS, pairDim } from 
 import { DAY_SPAN, FOLDED_SLOT } from '../../../migrations/052_ticket_span_counts';
 import { ORDER_DAY_COLUMNS, VALUE_DAYS, orderDayCol } from '../../../migrations/061_ticket_day_order_counts';
 import { CUSTOMER_ORDER_COL } from '../../../migrations/062_ticket_customer_order_counts';
-import { ASSIGNEE_ORDER_COLUMNS } from '../../../migrations/031_ticket_assignee_orders';
 import { MARKED_ORDERS, keyIs, markCol, type MarkedOrder } from '../../../migrations/063_ticket_order_marks';
-import { TAG_ORDER_COLUMNS } from '../../../migrations/082_ticket_tag_list';
+import { ASSIGNEE_LIST } from '../../../migrations/030_ticket_assignee_list';
+import { TAG_LIST } from '../../../migrations/082_ticket_tag_list';
+import { linkListOrders, listColumnOf } from '../../../migrations/083_link_list_orders';
 import { MAX_ID } from '../../lib/validation';
 import { NARROWING_PARAMS } from './listFilters';
 import { oneOptionNamed } from '../../customfields/values';
@@ -46,7 +47,8 @@ import { listedSearch } from './search/listed';
  *   reading the matches through a filter's own index and sorting them reads `matches`. With the
  *   counters' exact figures the page takes the walk when it reads fewer entries, else leaves the
  *   choice to the optimiser (a filter's index, then a sort of at most √((start + limit) × total)
- *   matches).
+ *   matches). One operator's or tag's tickets, or several, listed, are a range of their link
+ *   list (migrations 030, 031, 082 and 083) in any order (LINK_LISTS).
  * - `after_id` (keyset paging, beyond the spec): the page after that ticket in the list's order,
  *   whatever the order column: `(column, id)` past the ticket's own, an index range.
  */
@@ -179,16 +181,12 @@ export async function oneLinked(p: Record<string, any>): Promise<Linked | null> 
 interface LinkList { table: string; key: string; orders: ReadonlyMap<string, string> }
 
 /**
- * The link lists: one operator's tickets (`ticket_assignee_list`: `updated_at`, migration 030,
- * and the orders migration 031 added, those an agent works a queue by) and one tag's
- * (`ticket_tag_list`, migration 082: the same orders and the id order).
+ * The link lists: one operator's tickets (`ticket_assignee_list`, migrations 030, 031 and 083) and
+ * one tag's (`ticket_tag_list`, migrations 082 and 083), each in every order of the list.
  */
 const LINK_LISTS: Record<'assigned' | 'tag', LinkList> = {
-  assigned: {
-    table: 'ticket_assignee_list', key: 'user_id',
-    orders: new Map([['updated_at', 'ticket_assignee_list_updated'], ...ASSIGNEE_ORDER_COLUMNS.map((c) => [c, `ticket_assignee_list_${c}`] as const)]),
-  },
-  tag: { table: 'ticket_tag_list', key: 'tag_id', orders: new Map(TAG_ORDER_COLUMNS.map((c) => [c, `ticket_tag_list_${c}`])) },
+  assigned: { table: ASSIGNEE_LIST.list, key: ASSIGNEE_LIST.key, orders: linkListOrders(ASSIGNEE_LIST) },
+  tag: { table: TAG_LIST.list, key: TAG_LIST.key, orders: linkListOrders(TAG_LIST) },
 };
 
 /** Whether the counters answer the list's count: only counted filters given. */
@@ -883,13 +881,16 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     const statuses = statusesOf(p);
     const ofStatuses = statuses ? ' AND a.status_id IN (:statuses)' : '';
     // `others`: filters besides the key and a status, tested on each entry's ticket (the list's
-    // whole condition, which holds them).
-    const join = others ? ' STRAIGHT_JOIN `tickets` AS `Ticket` ON `Ticket`.`id` = a.ticket_id' : '';
-    const rest = others ? ` AND (${pageWhere})` : '';
+    // whole condition, which holds them), in a subquery of its own: the condition names the
+    // ticket's columns unqualified, which the list's copies share (department_id). Without
+    // semi-joins the subquery is a look-up of the entry's ticket by primary key, entry by entry
+    // in the list's order (a semi-join may start from the tickets and sort them).
+    const switches = others ? "SET STATEMENT optimizer_switch = 'semijoin=off' FOR " : '';
+    const rest = others ? ` AND a.ticket_id IN (SELECT \`Ticket\`.\`id\` FROM \`tickets\` AS \`Ticket\` WHERE ${pageWhere})` : '';
     // `column` is a key of the list's orders, never a value from the request.
-    const by = (d: string) => (column === 'id' ? `a.ticket_id ${d}` : `a.\`${column}\` ${d}, a.ticket_id ${d}`);
+    const by = (d: string) => (column === 'id' ? `a.ticket_id ${d}` : `a.\`${listColumnOf(column)}\` ${d}, a.ticket_id ${d}`);
     return nearerEnd(count, (offset, limit, innerDir) => select<Ticket>(
-      `SELECT STRAIGHT_JOIN t.* FROM (SELECT a.ticket_id AS id FROM ${list.table} a FORCE INDEX (${index})${join}
+      `${switches}SELECT STRAIGHT_JOIN t.* FROM (SELECT a.ticket_id AS id FROM ${list.table} a FORCE INDEX (${index})
          WHERE a.${list.key} = :key AND a.listed = 1${ofStatuses}${rest} ORDER BY ${by(innerDir)} LIMIT :pageOffset, :pageLimit) AS page
        JOIN tickets t ON t.id = page.id ORDER BY ${ord('t')}`,
       { ...(others ? { ...replacements, ...pageValues } : {}), key, statuses, pageOffset: offset, pageLimit: limit },
@@ -909,7 +910,7 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     const statuses = statusesOf(p);
     const ofStatuses = statuses ? ' AND a.status_id IN (:statuses)' : '';
     // `column` is a key of the list's orders, never a value from the request.
-    const value = column === 'id' ? 'a.ticket_id' : `a.\`${column}\``;
+    const value = column === 'id' ? 'a.ticket_id' : `a.\`${listColumnOf(column)}\``;
     const each = keys.map((_, i) => `(SELECT a.ticket_id AS id, ${value} AS v FROM ${list.table} a FORCE INDEX (${index})
          WHERE a.${list.key} = :key${i} AND a.listed = 1${ofStatuses} ORDER BY ${value} ${dir}, a.ticket_id ${dir} LIMIT :reach)`);
     return select<Ticket>(
@@ -923,13 +924,13 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
    * One tag's listed tickets beside counted filters other than a status (oneTag). In one
    * statement: the count from migration 081's counters, the tag's tickets of the statuses asked
    * (what a walk of its list passes: the status is on the list's entries) and each other
-   * filter's matches (ticket_list_counts). In an order the tag's list holds, the page walks that
-   * list testing the other filters on each entry's ticket: about reach × tagged / count entries,
-   * and never more than the tag's tickets, however the filters lie along the order (a walk of
-   * the order's own index is bounded by every ticket: at 1M the subject order passed 600,000
-   * tickets before the first 50 of a tag of a tenth, all of one subject family). When the
-   * narrowest filter matches fewer tickets than that walk reads, the page reads them through its
-   * index and sorts them.
+   * filter's matches (ticket_list_counts). The page walks the tag's list in the list's order
+   * (it holds every one) testing the other filters on each entry's ticket: about reach × tagged
+   * / count entries, and never more than the tag's tickets, however the filters lie along the
+   * order (a walk of the order's own index is bounded by every ticket: at 1M the subject order
+   * passed 600,000 tickets before the first 50 of a tag of a tenth, all of one subject family).
+   * When the narrowest filter matches fewer tickets than that walk reads, the page reads them
+   * through its index and sorts them.
    */
   const taggedAmong = async (tag: number): Promise<ListResult<Ticket>> => {
     const counted = counterConditions(p);
@@ -944,12 +945,10 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     const tagged = Number(r?.tagged ?? 0);
     const narrowest = others.map(([name], i) => ({ name, matches: Number(r?.[`m${i}`] ?? 0) }))
       .reduce((a, b) => (a.matches <= b.matches ? a : b), { name: '', matches: Infinity });
-    // What the tag's way reads: its list's entries up to the page, or (an order its list does not
-    // hold) all its tickets, sorted.
-    const held = LINK_LISTS.tag.orders.has(column);
-    const viaTag = held ? (reachOf(count) * tagged) / Math.max(count, 1) : tagged;
+    // What the tag's way reads: its list's entries up to the page.
+    const viaTag = (reachOf(count) * tagged) / Math.max(count, 1);
     if (narrowest.matches < viaTag) return { rows: await pageOf(` FORCE INDEX (${FILTER_INDEXES[narrowest.name]})`, count), count };
-    return { rows: await (held ? linkListPage(LINK_LISTS.tag, tag, count, true) : pageOf('', count)), count };
+    return { rows: await linkListPage(LINK_LISTS.tag, tag, count, true), count };
   };
 
   if (within) return withinView(within.view as OperatorView, p, where, replacements, trashed, pageOf);
@@ -992,17 +991,14 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   const operator = onePerson(p, 'assigned');
   if (operator !== null) {
     // One operator's tickets (and a status): the count from migration 029's counters, known
-    // before the page (a page past the middle is read from the far end). In an order of their
-    // link list (LINK_LISTS: listed, no after_id), the page is a range of the operator's rows of
-    // `ticket_assignee_list` (migrations 030 and 031) in that order, the status tested on the
-    // index's entries. Otherwise the page is the optimiser's: in id order it walks the primary key
-    // testing each ticket's assignment (or reads the operator's assignments, which
-    // `ticket_assignees_user_id` holds in ticket id order); in another order it sorts the
-    // operator's matches. Walking that order's index instead reads about reach × total / count
-    // entries only when assignments are independent of the order: at 1M with an operator's 20,000
-    // tickets, the subject order's walk read most of the index (1.2 s) and the updated_at order's
-    // passed the newest tickets, all unassigned (90 ms). The sort reads the operator's tickets,
-    // whatever their order (100-140 ms for 20,000 there).
+    // before the page (a page past the middle is read from the far end). Listed, without
+    // after_id, the page is a range of the operator's rows of `ticket_assignee_list` (migrations
+    // 030, 031 and 083: every order) in the list's order, the status tested on the index's
+    // entries; in the trash or after an id, the optimiser's (it sorts the operator's matches).
+    // Walking the order's own index instead reads about reach × total / count entries only when
+    // assignments are independent of the order: at 1M with an operator's 20,000 tickets, the
+    // subject order's walk read most of the index (1.2 s) and the updated_at order's passed the
+    // newest tickets, all unassigned (90 ms); the sort read the operator's tickets (100-140 ms).
     const count = await countersSum(countersOf('ticket_assignee_counts', personKey(operator), statuses), trashed);
     return { rows: await linkListPage(LINK_LISTS.assigned, operator, count), count };
   }
@@ -1030,10 +1026,10 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   if (linked) {
     // One option of a ticket field or one tag (and counted filters): the count from migration
     // 076's or 081's counters, known before the page (a page past the middle is read from the far
-    // end). The page of one tag (and a status) is a range of its link list (migration 082), as an
-    // operator's, and with other counted filters a walk of that list (taggedAmong); otherwise the
-    // optimiser's, through the option's holders (migration 071) or the tag's links, or the
-    // order's index.
+    // end). The page of one tag (and a status) is a range of its link list (migrations 082 and
+    // 083), as an operator's, and with other counted filters a walk of that list (taggedAmong);
+    // otherwise (an option, the trash, after an id) the optimiser's, through the option's
+    // holders (migration 071) or the tag's links, or the order's index.
     const tag = onePerson(p, 'tag');
     const among = trashed || keyset || tag !== null ? null : oneTag(p);
     if (among !== null) return taggedAmong(among);
