@@ -1,4 +1,6 @@
-import { QueryTypes } from 'sequelize';
+import { QueryTypes, type QueryInterface } from 'sequelize';
+import { up as recount049 } from '../../migrations/049_recount_ticket_lists';
+import { fillLinkLists } from '../../migrations/083_link_list_orders';
 import { sequelize } from '../../src/db/sequelize';
 
 const rows = (sql: string) => sequelize().query<Record<string, unknown>>(sql, { type: QueryTypes.SELECT });
@@ -6,7 +8,7 @@ const rows = (sql: string) => sequelize().query<Record<string, unknown>>(sql, { 
 /**
  * Every ticket list counter row that counts something, and the operators' list copies and the
  * `assigned` flags, as the tables hold them: equal to what migration 049's recount rebuilds from
- * the tickets when the triggers kept them exact.
+ * the tickets when the triggers kept them exact (recount).
  */
 export const counterState = async () => ({
   list: await rows('SELECT * FROM ticket_list_counts WHERE n <> 0 ORDER BY state, status_id, priority_id, department_id, brand_id, channel_id, internal, locked, assigned, slot'),
@@ -20,3 +22,13 @@ export const counterState = async () => ({
   assigneeList: await rows('SELECT * FROM ticket_assignee_list ORDER BY user_id, ticket_id'),
   assigned: await rows('SELECT id, assigned FROM tickets ORDER BY id'),
 });
+
+/**
+ * The recount an upgrade runs: migration 049, then the later migrations' fills of what 049 fills
+ * (083's columns of the link lists, which 049's fill of 031's leaves at their defaults on today's
+ * schema).
+ */
+export async function recount(qi: QueryInterface): Promise<void> {
+  await recount049(qi);
+  await fillLinkLists(qi);
+}

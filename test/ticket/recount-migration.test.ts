@@ -5,24 +5,12 @@
  * again after the upgrade, and exact ones stay as they were. Found by a black-box audit of an
  * upgrade: the list answered a count one short and its last page never showed one ticket.
  */
-import type { QueryInterface } from 'sequelize';
-import { up as recount049 } from '../../migrations/049_recount_ticket_lists';
-import { fillLinkLists } from '../../migrations/083_link_list_orders';
 import { now } from '../../src/db/entity';
 import { sequelize } from '../../src/db/sequelize';
 import { foldDayCounters } from '../../src/ticket/tickets/dayCounterFold';
 import { useApi } from '../helpers/app';
-import { counterState } from './counterState';
+import { counterState, recount } from './counterState';
 import { ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
-
-/**
- * The upgrade: 049, then the later migrations that copy more into the lists 049 fills (083's
- * columns, which 049's fill of 031's leaves at their defaults on today's schema).
- */
-async function recount(qi: QueryInterface): Promise<void> {
-  await recount049(qi);
-  await fillLinkLists(qi);
-}
 
 const api = useApi();
 let ctx: TicketContext;

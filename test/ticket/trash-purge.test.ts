@@ -6,7 +6,6 @@
  * trashed stays.
  */
 import { QueryTypes } from 'sequelize';
-import { up as recount } from '../../migrations/049_recount_ticket_lists';
 import { config } from '../../src/config';
 import { DomainEvent } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
@@ -15,7 +14,7 @@ import { purgeTrash, trashPurgeJob } from '../../src/ticket/trashPurge';
 import { schedulerSpec } from '../../src/wiring';
 import { expectList, expectNotFound, expectSuccess } from '../helpers/envelope';
 import { nowSec, unique, useApi } from '../helpers/app';
-import { counterState } from './counterState';
+import { counterState, recount } from './counterState';
 import { ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
 
 const api = useApi();
