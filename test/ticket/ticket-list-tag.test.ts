@@ -205,13 +205,20 @@ describe("one tag's tickets, counted by migration 081", () => {
     // Untagged tickets of the priority, unassigned: those filters hold more tickets than the tag, whatever ran before.
     for (let i = 0; i < 10; i++) await f.ticket({ status: ctx.statuses[i % 2] });
     const inParent = [parent.id, child.id];
+    const inContext = await departmentsBelow([ctx.departmentId]);
+    /** The tag's list walked, the other filters tested on its own rows (its copies: migration 083), or on each entry's ticket. */
+    const onList = (column: string) => new RegExp(`FROM ticket_tag_list a FORCE INDEX \\(ticket_tag_list_\\w+\\)\\s+WHERE a\\.tag_id = :key AND a\\.listed = 1( AND a\\.status_id IN \\(:statuses\\))? AND \\(+${column} `);
+    const onTicket = /FROM ticket_tag_list a FORCE INDEX \(ticket_tag_list_\w+\)\s+WHERE [^]* AND a\.ticket_id IN \(SELECT `Ticket`\.`id`/;
     const cases: Array<[Record<string, unknown>, string, RegExp]> = [
       // The department (with the one below it) holds one ticket, fewer than the walk reads: its index.
       [{ department: parent.id }, `department_id IN (${inParent})`, /FORCE INDEX \(tickets_list_department_id\)/],
       [{ department: parent.id, status: ctx.statuses[1] }, `department_id IN (${inParent}) AND status_id = ${ctx.statuses[1]}`, /FORCE INDEX \(tickets_list_department_id\)/],
-      // A priority and the unassigned hold more tickets than the tag: the tag's list, walked.
-      [{ priority: ctx.priorityId, status: ctx.statuses[0] }, `priority_id = ${ctx.priorityId} AND status_id = ${ctx.statuses[0]}`, /FROM ticket_tag_list a FORCE INDEX \(ticket_tag_list_\w+\)\s+WHERE [^]* AND a\.ticket_id IN \(SELECT `Ticket`\.`id`/],
-      [{ assigned: -1 }, 'id NOT IN (SELECT ticket_id FROM ticket_assignees)', /FROM ticket_tag_list a FORCE INDEX \(ticket_tag_list_\w+\)\s+WHERE [^]* AND a\.ticket_id IN \(SELECT `Ticket`\.`id`/],
+      // A priority, a department with a brand, and the unassigned hold more tickets than the tag:
+      // the tag's list, walked; the unassigned (no copy in the list) tested on the ticket.
+      [{ priority: ctx.priorityId, status: ctx.statuses[0] }, `priority_id = ${ctx.priorityId} AND status_id = ${ctx.statuses[0]}`, onList('priority_id')],
+      [{ department: ctx.departmentId, brand: ctx.brandId }, `department_id IN (${inContext}) AND brand_id = ${ctx.brandId}`, onList('department_id')],
+      [{ assigned: -1 }, 'id NOT IN (SELECT ticket_id FROM ticket_assignees)', onTicket],
+      [{ assigned: -1, priority: ctx.priorityId }, `id NOT IN (SELECT ticket_id FROM ticket_assignees) AND priority_id = ${ctx.priorityId}`, onTicket],
     ];
     for (const [beside, sql, way] of cases) {
       for (const [order_column, order_direction, order] of [['updated_at', 'desc', 'updated_at DESC, id DESC'], ['id', 'asc', 'id ASC'], ['subject', 'asc', 'subject ASC, id ASC']]) {
