@@ -207,7 +207,7 @@ describe("one tag's tickets, counted by migration 081", () => {
     const inParent = [parent.id, child.id];
     const inContext = await departmentsBelow([ctx.departmentId]);
     /** The tag's list walked, the other filters tested on its own rows (its copies: migration 083), or on each entry's ticket. */
-    const onList = (column: string) => new RegExp(`FROM ticket_tag_list a FORCE INDEX \\(ticket_tag_list_\\w+\\)\\s+WHERE a\\.tag_id = :key AND a\\.listed = 1( AND a\\.status_id IN \\(:statuses\\))? AND \\(+${column} `);
+    const onList = (column: string) => new RegExp(`FROM ticket_tag_list a FORCE INDEX \\(ticket_tag_list_\\w+\\)\\s+WHERE a\\.tag_id = :key AND a\\.listed = 1( AND a\\.status_id IN \\(:statuses\\))? AND \\(*1 = 1 AND \\(+${column} `);
     const onTicket = /FROM ticket_tag_list a FORCE INDEX \(ticket_tag_list_\w+\)\s+WHERE [^]* AND a\.ticket_id IN \(SELECT `Ticket`\.`id`/;
     const cases: Array<[Record<string, unknown>, string, RegExp]> = [
       // The department (with the one below it) holds one ticket, fewer than the walk reads: its index.

@@ -959,7 +959,7 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     // The other filters on the list's copies of their columns (migration 083) when it has them
     // all: at 1M, `start=12,000` with a priority in created_at order 70 → 39 ms for the statement.
     const onList = others.every(([name]) => LIST_COPIED_FILTERS.includes(name));
-    return { rows: await linkListPage(LINK_LISTS.tag, tag, count, onList ? allOf(others.map(([, c]) => c)) : 'ticket'), count };
+    return { rows: await linkListPage(LINK_LISTS.tag, tag, count, onList ? allCounted(others) : 'ticket'), count };
   };
 
   if (within) return withinView(within.view as OperatorView, p, where, replacements, trashed, pageOf);
