@@ -66,6 +66,8 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     ['list: tag, a tenth, subject asc', q(`tag=${t.tagIds[0]}&order_column=subject&order_direction=asc`)],
     ['list: tag, a tenth, number desc', q(`tag=${t.tagIds[0]}&order_column=number&order_direction=desc`)],
     ['list: tag, a tenth + priority, subject asc', q(`tag=${t.tagIds[0]}&priority=${tk.priority_id}&order_column=subject&order_direction=asc`)],
+    // After an id (keyset paging): the tag's list from that ticket on, in the order's index (as the first page).
+    ['list: tag, a tenth, after_id, subject asc', q(`tag=${t.tagIds[0]}&after_id=${tk.id}&order_column=subject&order_direction=asc`)],
     // Beside another counted filter: the tag's list walked, each ticket tested (or the filter's index when it holds fewer).
     ['list: tag, a tenth + priority, updated_at desc', q(`tag=${t.tagIds[0]}&priority=${tk.priority_id}&order_column=updated_at&order_direction=desc`)],
     ['list: tag, a tenth + department, a small one', q(`tag=${t.tagIds[0]}&department=${t.smallDepartmentId}`)],
@@ -88,6 +90,7 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     ['list: assigned + status, last_reply_time asc', q(`assigned=${t.operatorId}&status=${tk.status_id}&order_column=last_reply_time&order_direction=asc`)],
     ['list: assigned, subject asc', q(`assigned=${t.operatorId}&order_column=subject&order_direction=asc`)],
     ['list: assigned + status, user_id desc', q(`assigned=${t.operatorId}&status=${tk.status_id}&order_column=user_id&order_direction=desc`)],
+    ['list: assigned, after_id, updated_at desc', q(`assigned=${t.operatorId}&after_id=${tk.id}&order_column=updated_at&order_direction=desc`)],
     ['list: assigned=-1 (unassigned)', q('assigned=-1')],
     ['list: user_email', q('user_email=nobody%40example.com')],
     ['list: internal', q('internal=1')],

@@ -240,15 +240,29 @@ export async function loadPage<M extends Model>(model: ModelCtor<M>, options: Pa
   return { rows, count: Number(count) };
 }
 
+/** The record a keyset page starts after (`after_id`): its id and its value of the order's column. */
+export interface Anchor { id: number; value: unknown }
+
 /**
- * The condition of the rows after record `id` in the order `column` then id (keyset paging,
- * ./keyset.ts), as a page of `model` (loadPage) names its columns; null when no record of `model`
- * with that id and the equalities `where` (the list's scope, not its filters) exists.
+ * The anchor of a keyset page after record `id` in the order `column` then id (keyset paging,
+ * ./keyset.ts); null when no record of `model` with that id and the equalities `where` (the
+ * list's scope, not its filters) exists.
  */
+export async function anchorOf<M extends Model>(
+  model: ModelCtor<M>, column: string, id: number, where: Record<string, string | number> = {},
+): Promise<Anchor | null> {
+  const [row] = await select<Record<string, unknown>>(selectByKey(model as ModelCtor<Model>, 'id', { where, attributes: [column] }), [[id], ...Object.values(where)]);
+  return row ? { id, value: row[column] } : null;
+}
+
+/** The condition of the rows after `anchor` in the order `column` then id, as a page of `model` (loadPage) names its columns. */
+export const afterAnchor = <M extends Model>(model: ModelCtor<M>, column: string, desc: boolean, anchor: Anchor): BoundCondition =>
+  keysetCondition(ident(model.name), columnOf(model as ModelCtor<Model>)(column), desc, anchor.value, anchor.id);
+
+/** The condition of the rows after record `id` (anchorOf, afterAnchor); null when there is no such record. */
 export async function afterRecord<M extends Model>(
   model: ModelCtor<M>, column: string, desc: boolean, id: number, where: Record<string, string | number> = {},
 ): Promise<BoundCondition | null> {
-  const [row] = await select<Record<string, unknown>>(selectByKey(model as ModelCtor<Model>, 'id', { where, attributes: [column] }), [[id], ...Object.values(where)]);
-  if (!row) return null;
-  return keysetCondition(ident(model.name), columnOf(model as ModelCtor<Model>)(column), desc, row[column], id);
+  const anchor = await anchorOf(model, column, id, where);
+  return anchor && afterAnchor(model, column, desc, anchor);
 }

@@ -18,7 +18,7 @@ import { Ticket, TicketPriority } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { unique, useApi } from '../helpers/app';
 import { expectList, expectSuccess } from '../helpers/envelope';
-import { expectLinkListed, ids, scrambleOrders, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
+import { expectAfterPages, expectLinkListed, ids, scrambleOrders, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
 
 const api = useApi();
 const BASE = '/api/ticket/ticket';
@@ -72,6 +72,12 @@ async function check(operators: number[]) {
             const deep = await api.get(BASE, { ...q, start, limit: 2 });
             expect({ q, start, ids: ids(expectList(deep)) }).toEqual({ q, start, ids: want.slice(start - 1, start + 1) });
           }
+          // After an id (the first operator's; with a status in every third order): a range of
+          // the list in that order too.
+          if (!trashed && operator === operators[0] && (!status || ORDERS.findIndex((o) => o[2] === order) % 3 === 0)) {
+            const index = `FROM ticket_assignee_list a FORCE INDEX (${ORDER_INDEXES.get(order_column)})`;
+            await expectAfterPages(api, BASE, q, want, order, (sql) => sql.some((st) => st.includes(index)));
+          }
         }
       }
     }
@@ -94,6 +100,8 @@ async function checkSeveral(operators: number[]) {
       )).map((r) => Number(r.id));
       expect({ q, count: result.body.count, ids: ids(expectList(result)) }).toEqual({ q, count: want.length, ids: want });
       expect({ q, fromList: statements.some((st) => /COUNT\(DISTINCT ticket_id\) AS n FROM ticket_assignee_list/.test(st.sql)) }).toEqual({ q, fromList: !trashed });
+      // After an id, listed: each operator's rows of the list past that ticket, merged.
+      if (!trashed) await expectAfterPages(api, BASE, q, want, 't.id ASC', (sql) => sql.some((st) => /FROM ticket_assignee_list a FORCE INDEX \(\w+\)\s+WHERE a.user_id = :key1/.test(st)));
     }
   }
 }

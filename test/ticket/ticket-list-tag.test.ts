@@ -19,7 +19,7 @@ import { departmentsBelow } from '../../src/ticket/tickets/departmentsBelow';
 import { sequelize } from '../../src/db/sequelize';
 import { unique, useApi } from '../helpers/app';
 import { expectList, expectSuccess } from '../helpers/envelope';
-import { expectLinkListed, ids, numericRows, query, scrambleOrders, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
+import { expectAfterPages, expectLinkListed, ids, numericRows, query, scrambleOrders, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
 
 const api = useApi();
 const BASE = '/api/ticket/ticket';
@@ -51,11 +51,11 @@ const TRASH_ORDERS = ORDERS.filter((_, i) => i % 4 === 0);
  * tag's list: unless the filter's own listed tickets are fewer than the entries the walk reads
  * (the page's share of the tag's tickets: reach × tagged / count, from the nearer end).
  */
-async function walksList(tag: number, [name, column, value]: [string, string, number], count: number): Promise<boolean> {
+async function walksList(tag: number, [name, column, value]: [string, string, number], count: number, reach = Math.min(count, 100)): Promise<boolean> {
   const values = name === 'department' ? await departmentsBelow([value]) : [value];
   const [{ tagged }] = await query<{ tagged: number }>(`SELECT COUNT(*) AS tagged FROM tickets WHERE ${LISTED} AND id IN (SELECT ticket_id FROM ticket_tag_links WHERE tag_id = ?)`, [tag]);
   const [{ matches }] = await query<{ matches: number }>(`SELECT COUNT(*) AS matches FROM tickets WHERE ${LISTED} AND ${column} IN (?)`, [values]);
-  return Number(matches) >= (Math.min(count, 100) * Number(tagged)) / Math.max(count, 1);
+  return Number(matches) >= (reach * Number(tagged)) / Math.max(count, 1);
 }
 const LISTED = 'deleted_at IS NULL AND merged_into_id IS NULL';
 
@@ -84,6 +84,12 @@ async function check(tags: number[]) {
           for (const start of [Math.floor(want.length / 2) + 1, want.length].filter((x) => x >= 1)) {
             const deep = await api.get(BASE, { ...q, start, limit: 2 });
             expect({ q, start, ids: ids(expectList(deep)) }).toEqual({ q, start, ids: want.slice(start - 1, start + 1) });
+          }
+          // After an id (the first tag's; beside another filter in every third order): the list
+          // walked from that ticket on, as the first page (a page of two: its reach).
+          if (!trashed && tag === tags[0] && (!also || ORDERS.findIndex((o) => o[2] === order) % 3 === 0)) {
+            const walks = !also || also[0] === 'status' || await walksList(tag, also, want.length, 2);
+            await expectAfterPages(api, BASE, q, want, order, (sql) => sql.some((st) => /FROM ticket_tag_list a FORCE INDEX/.test(st)) === walks);
           }
         }
       }
@@ -186,6 +192,9 @@ describe("one tag's tickets, counted by migration 081", () => {
           const deep = await api.get(BASE, { ...q, order_column, order_direction, start, limit: 2 });
           expect({ q, order, start, ids: ids(expectList(deep)) }).toEqual({ q, order, start, ids: want.slice(start - 1, start + 1) });
         }
+        // After an id: each tag's rows of the list past that ticket, merged.
+        await expectAfterPages(api, BASE, { ...q, order_column, order_direction }, want, order,
+          (sql) => sql.some((st) => /FROM ticket_tag_list a FORCE INDEX \(\w+\)\s+WHERE a.tag_id = :key1/.test(st)));
       }
     }
   });

@@ -12,8 +12,9 @@ import { ticketColumn, type LinkList } from '../../migrations/030_ticket_assigne
 import { LINK_LIST_COPIED } from '../../migrations/083_link_list_orders';
 import type { EventName } from '../../src/events';
 import { subscribe } from '../../src/events';
+import { capture } from '../../bench/capture';
 import { type TestApi, newEmail, unique } from '../helpers/app';
-import { expectSuccess } from '../helpers/envelope';
+import { expectList, expectSuccess } from '../helpers/envelope';
 
 export const TICKET_KEYS = [
   'id', 'number', 'department_id', 'department_email_id', 'brand_id', 'channel_id', 'user_id', 'status_id', 'priority_id', 'sla_plan_id',
@@ -63,6 +64,26 @@ export async function scrambleOrders(ticketIds: number[], customers: number[], d
         customers[(i * 3) % customers.length], channels[i % channels.length], departments[(i * 7) % departments.length], id,
       ],
     });
+  }
+}
+
+/**
+ * Keyset pages (`after_id`, two tickets) of the list `query` of `base`, whose tickets in `order`
+ * (SQL over `tickets t`) are `want`: after its first ticket, its middle one and a ticket outside
+ * it (the newest), the tickets of `want` past that ticket in `order`. `read` tells whether a
+ * page's statements read it the expected way (a link list's range, say), given the anchor.
+ */
+export async function expectAfterPages(
+  api: TestApi, base: string, q: Record<string, unknown>, want: number[], order: string, read: (sql: string[]) => boolean,
+): Promise<void> {
+  const [outside] = await query<{ id: number }>('SELECT id FROM tickets WHERE id NOT IN (?) ORDER BY id DESC LIMIT 1', [want.length ? want : [0]]);
+  const anchors = [...new Set([want[0], want[Math.floor(want.length / 2)]].filter((id) => id !== undefined)), Number(outside.id)];
+  for (const anchor of anchors) {
+    const inOrder = (await query<{ id: number }>(`SELECT t.id FROM tickets t WHERE t.id IN (?) ORDER BY ${order}`, [[...want, anchor]])).map((r) => Number(r.id));
+    const after = inOrder.slice(inOrder.indexOf(anchor) + 1).filter((id) => id !== anchor);
+    const { statements, result } = await capture(() => api.get(base, { ...q, after_id: anchor, limit: 2 }));
+    expect({ q, anchor, ids: ids(expectList(result)), count: result.body.count, read: read(statements.map((st) => st.sql)) })
+      .toEqual({ q, anchor, ids: after.slice(0, 2), count: want.length, read: true });
   }
 }
 

@@ -2,7 +2,8 @@ import type { WhereOptions } from 'sequelize';
 import { Ticket } from '../../db/models';
 import { sequelize } from '../../db/sequelize';
 import { select } from '../../db/select';
-import { NO_INTERSECTIONS, afterRecord } from '../../db/load';
+import { NO_INTERSECTIONS, afterAnchor, anchorOf, type Anchor } from '../../db/load';
+import { keysetCondition } from '../../db/keyset';
 import { invalid } from '../../errors';
 import type { ListPageInput, ListResult } from '../../http/resource';
 import { allOf, joined, sqlCondition, sqlFragment, sqlText, trusted, type BoundCondition } from '../../db/sql';
@@ -48,7 +49,7 @@ import { listedSearch } from './search/listed';
  *   counters' exact figures the page takes the walk when it reads fewer entries, else leaves the
  *   choice to the optimiser (a filter's index, then a sort of at most √((start + limit) × total)
  *   matches). One operator's or tag's tickets, or several, listed, are a range of their link
- *   list (migrations 030, 031, 082 and 083) in any order (LINK_LISTS).
+ *   list (migrations 030, 031, 082 and 083) in any order, after an `after_id` too (LINK_LISTS).
  * - `after_id` (keyset paging, beyond the spec): the page after that ticket in the list's order,
  *   whatever the order column: `(column, id)` past the ticket's own, an index range.
  */
@@ -841,10 +842,12 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   const byCounters = countedByCounters(p);
 
   let keyset: BoundCondition | undefined;
+  let anchor: Anchor | null = null;
   if (given(p, 'after_id')) {
     // `column` is one of the sortable columns (validated), never a value from the request.
-    keyset = await afterRecord(Ticket, column, desc, p.after_id) ?? undefined;
-    if (!keyset) throw invalid('after_id');
+    anchor = await anchorOf(Ticket, column, p.after_id);
+    if (!anchor) throw invalid('after_id');
+    keyset = afterAnchor(Ticket, column, desc, anchor);
   }
 
   const ord = (alias: string, d = dir) => (column === 'id' ? `${alias}.\`id\` ${d}` : `${alias}.\`${column}\` ${d}, ${alias}.\`id\` ${d}`);
@@ -874,8 +877,19 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   /** The index entries a page reaches: from the nearer end. */
   const reachOf = (count: number) => (fromEnd(count) ? Math.max(0, count - q.offset) : q.offset + q.limit);
   /**
+   * `after_id` on a link list (migrations 030, 082, 083): the rows after the anchor's in the
+   * list's order, by the list's copy of the order's column and its `ticket_id` (a range of the
+   * order's index, as on the tickets); none without `after_id`.
+   */
+  const listAfter = (): { sql: string; values?: Record<string, unknown> } => {
+    if (!anchor) return { sql: '' };
+    const id = column === 'id' ? 'ticket_id' : listColumnOf(column);
+    const c = keysetCondition('a', `\`${id}\``, desc, anchor.value, anchor.id, 'ticket_id');
+    return { sql: ` AND ${sqlText(c)}`, values: c.replacements };
+  };
+  /**
    * The page of one operator's or tag's tickets (`key`, and a status), `count` of them: in an
-   * order their link list holds (listed, no after_id), a range of their rows in that order, the
+   * order their link list holds (listed; after_id too: listAfter), a range of their rows in that order, the
    * status tested on the index's entries; otherwise the optimiser's. `others` (taggedAmong):
    * filters besides the key and a status, tested on each entry as the walk passes it: a
    * condition on the list's own copies of the ticket's columns (its row, a fraction of the
@@ -883,9 +897,10 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
    */
   const linkListPage = (list: LinkList, key: number, count: number, others?: BoundCondition | 'ticket'): Promise<Ticket[]> => {
     const index = list.orders.get(column);
-    if (!index || trashed || keyset) return pageOf('', count);
+    if (!index || trashed) return pageOf('', count);
     const statuses = statusesOf(p);
     const ofStatuses = statuses ? ' AND a.status_id IN (:statuses)' : '';
+    const after = listAfter();
     // On the ticket, in a subquery of its own: the condition names the ticket's columns
     // unqualified, which the list's copies share (department_id). Without semi-joins the
     // subquery is a look-up of the entry's ticket by primary key, entry by entry in the list's
@@ -899,14 +914,14 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     const by = (d: string) => (column === 'id' ? `a.ticket_id ${d}` : `a.\`${listColumnOf(column)}\` ${d}, a.ticket_id ${d}`);
     return nearerEnd(count, (offset, limit, innerDir) => select<Ticket>(
       `${switches}SELECT STRAIGHT_JOIN t.* FROM (SELECT a.ticket_id AS id FROM ${list.table} a FORCE INDEX (${index})
-         WHERE a.${list.key} = :key AND a.listed = 1${ofStatuses}${rest} ORDER BY ${by(innerDir)} LIMIT :pageOffset, :pageLimit) AS page
+         WHERE a.${list.key} = :key AND a.listed = 1${ofStatuses}${after.sql}${rest} ORDER BY ${by(innerDir)} LIMIT :pageOffset, :pageLimit) AS page
        JOIN tickets t ON t.id = page.id ORDER BY ${ord('t')}`,
-      { ...restValues, key, statuses, pageOffset: offset, pageLimit: limit },
+      { ...restValues, ...after.values, key, statuses, pageOffset: offset, pageLimit: limit },
     ));
   };
 
   /**
-   * The page of several operators' or tags' listed tickets (and a status; no after_id): in an
+   * The page of several operators' or tags' listed tickets (and a status; after_id too): in an
    * order their link list holds, the first start + limit of each one's rows in that order (a
    * range of the list), merged (UNION: a ticket of two of them has the same values in both rows,
    * so it is there once), then the page of them. That reads start + limit entries per operator or
@@ -914,17 +929,18 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
    */
   const linksListPage = (list: LinkList, keys: number[]): Promise<Ticket[]> => {
     const index = list.orders.get(column);
-    if (!index || keyset) return page('');
+    if (!index) return page('');
     const statuses = statusesOf(p);
     const ofStatuses = statuses ? ' AND a.status_id IN (:statuses)' : '';
+    const after = listAfter();
     // `column` is a key of the list's orders, never a value from the request.
     const value = column === 'id' ? 'a.ticket_id' : `a.\`${listColumnOf(column)}\``;
     const each = keys.map((_, i) => `(SELECT a.ticket_id AS id, ${value} AS v FROM ${list.table} a FORCE INDEX (${index})
-         WHERE a.${list.key} = :key${i} AND a.listed = 1${ofStatuses} ORDER BY ${value} ${dir}, a.ticket_id ${dir} LIMIT :reach)`);
+         WHERE a.${list.key} = :key${i} AND a.listed = 1${ofStatuses}${after.sql} ORDER BY ${value} ${dir}, a.ticket_id ${dir} LIMIT :reach)`);
     return select<Ticket>(
       `SELECT STRAIGHT_JOIN t.* FROM (SELECT u.id FROM (${each.join(' UNION ')}) AS u ORDER BY u.v ${dir}, u.id ${dir} LIMIT :pageOffset, :pageLimit) AS page
        JOIN tickets t ON t.id = page.id ORDER BY ${ord('t')}`,
-      { ...Object.fromEntries(keys.map((k, i) => [`key${i}`, k])), statuses, reach: q.offset + q.limit, pageOffset: q.offset, pageLimit: q.limit },
+      { ...Object.fromEntries(keys.map((k, i) => [`key${i}`, k])), ...after.values, statuses, reach: q.offset + q.limit, pageOffset: q.offset, pageLimit: q.limit },
     );
   };
 
@@ -1002,10 +1018,10 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   const operator = onePerson(p, 'assigned');
   if (operator !== null) {
     // One operator's tickets (and a status): the count from migration 029's counters, known
-    // before the page (a page past the middle is read from the far end). Listed, without
-    // after_id, the page is a range of the operator's rows of `ticket_assignee_list` (migrations
+    // before the page (a page past the middle is read from the far end). Listed (after_id too),
+    // the page is a range of the operator's rows of `ticket_assignee_list` (migrations
     // 030, 031 and 083: every order) in the list's order, the status tested on the index's
-    // entries; in the trash or after an id, the optimiser's (it sorts the operator's matches).
+    // entries; in the trash, the optimiser's (it sorts the operator's matches).
     // Walking the order's own index instead reads about reach × total / count entries only when
     // assignments are independent of the order: at 1M with an operator's 20,000 tickets, the
     // subject order's walk read most of the index (1.2 s) and the updated_at order's passed the
@@ -1039,10 +1055,10 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     // 076's or 081's counters, known before the page (a page past the middle is read from the far
     // end). The page of one tag (and a status) is a range of its link list (migrations 082 and
     // 083), as an operator's, and with other counted filters a walk of that list (taggedAmong);
-    // otherwise (an option, the trash, after an id) the optimiser's, through the option's
-    // holders (migration 071) or the tag's links, or the order's index.
+    // otherwise (an option, the trash) the optimiser's, through the option's holders (migration
+    // 071) or the tag's links, or the order's index. After an `after_id` too, from its ticket on.
     const tag = onePerson(p, 'tag');
-    const among = trashed || keyset || tag !== null ? null : oneTag(p);
+    const among = trashed || tag !== null ? null : oneTag(p);
     if (among !== null) return taggedAmong(among);
     const count = await countersSum(linkedCounters(linked, p), trashed);
     return { rows: await (tag === null ? pageOf('', count) : linkListPage(LINK_LISTS.tag, tag, count)), count };
