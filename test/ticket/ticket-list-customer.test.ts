@@ -13,7 +13,7 @@ import { Organisation, Ticket, User } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { unique, useApi } from '../helpers/app';
 import { expectList, expectSuccess } from '../helpers/envelope';
-import { ids, numericRows, query, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
+import { expectAfterPages, ids, numericRows, query, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
 
 const api = useApi();
 const BASE = '/api/ticket/ticket';
@@ -148,6 +148,45 @@ describe("one customer's tickets, counted by migration 035", () => {
     const { statements, result } = await capture(() => api.get(BASE, { organisation: one.id, priority: ctx.priorityId }));
     expect(result.body.count).toBe((await plain([one.id], false, undefined, 'id')).length);
     expect(statements.some((st) => /FROM ticket_user_counts/.test(st.sql))).toBe(false);
+  });
+
+  it("pages an organisation's tickets in id order from its members' own ranges when that reads fewer entries, every page exact", async () => {
+    const org = await Organisation.create({ name: unique('MergedOrg'), brand_id: ctx.brandId });
+    const members = [await f.user({ organisation_id: org.id }), await f.user({ organisation_id: org.id }), await f.user({ organisation_id: org.id })];
+    const made = [];
+    // Twelve tickets, the members taking turns unevenly (ids interleave across the members' ranges).
+    for (const [i, u] of [0, 1, 0, 2, 2, 1, 0, 0, 1, 2, 0, 1].entries()) made.push(await f.ticket({ user: members[u].id, status: ctx.statuses[i % 3 === 0 ? 1 : 0] }));
+    expect((await api.del(`${BASE}/${made[4].id}`)).status).toBe(200);
+    expectSuccess(await api.post(`${BASE}/${made[5].id}/merge`, { ids: [made[8].id] }), 'Successfully updated the ticket!');
+    const plain = async (status: number | undefined, dir: string) => (await query<{ id: number }>(
+      `SELECT id FROM tickets WHERE user_id IN (SELECT id FROM users WHERE organisation_id = ?) AND merged_into_id IS NULL AND deleted_at IS NULL
+         ${status ? 'AND status_id = ?' : ''} ORDER BY id ${dir}`,
+      [org.id, ...(status ? [status] : [])],
+    )).map((r) => Number(r.id));
+    const mergedPage = (sql: string[]) => sql.some((st) => /UNION ALL/.test(st) && st.includes('FORCE INDEX (tickets_filter_user_id)'));
+    for (const status of [undefined, ctx.statuses[0]]) {
+      for (const dir of ['asc', 'desc']) {
+        const want = await plain(status, dir);
+        const q = { organisation: org.id, order_column: 'id', order_direction: dir, ...(status ? { status } : {}) };
+        // Every page of two (from the far end past the middle): read by merging when the members'
+        // ranges up to the page (3 × its reach) hold fewer entries than the organisation's tickets.
+        for (let start = 1; start <= want.length; start++) {
+          const { statements, result } = await capture(() => api.get(BASE, { ...q, start, limit: 2 }));
+          const reach = want.length - (start - 1) < start - 1 + 2 ? want.length - (start - 1) : start - 1 + 2;
+          expect({ q, start, ids: ids(expectList(result)), count: result.body.count, merged: mergedPage(statements.map((st) => st.sql)) })
+            .toEqual({ q, start, ids: want.slice(start - 1, start + 1), count: want.length, merged: 3 * reach < want.length });
+        }
+        // After an id: the members' ranges past it (the first page's reach).
+        await expectAfterPages(api, BASE, q, want, `id ${dir.toUpperCase()}`, (sql) => mergedPage(sql) === 3 * 2 < want.length);
+        // In another order or in the trash: the optimiser's page, exact.
+        for (const other of [{ order_column: 'updated_at' }, { trashed: 1 }]) {
+          const { statements, result } = await capture(() => api.get(BASE, { ...q, ...other, limit: 100 }));
+          expect({ other, merged: mergedPage(statements.map((st) => st.sql)), count: result.body.count })
+            .toEqual({ other, merged: false, count: 'trashed' in other ? 1 : want.length });
+        }
+      }
+    }
+    expect((await plain(undefined, 'asc')).length).toBe(10);
   });
 
   it('migration 035 goes down (table and triggers gone) and up again (counts filled from the tickets, then kept)', async () => {
