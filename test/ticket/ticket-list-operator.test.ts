@@ -99,7 +99,7 @@ async function checkSeveral(operators: number[]) {
         [operators, ...(status ? [status] : [])],
       )).map((r) => Number(r.id));
       expect({ q, count: result.body.count, ids: ids(expectList(result)) }).toEqual({ q, count: want.length, ids: want });
-      expect({ q, fromList: statements.some((st) => /COUNT\(DISTINCT ticket_id\) AS n FROM ticket_assignee_list/.test(st.sql)) }).toEqual({ q, fromList: !trashed });
+      expect({ q, fromList: statements.some((st) => st.sql.includes('FROM ticket_assignee_list a WHERE a.user_id IN (:rest')) }).toEqual({ q, fromList: !trashed });
       // After an id, listed: each operator's rows of the list past that ticket, merged.
       if (!trashed) await expectAfterPages(api, BASE, q, want, 't.id ASC', (sql) => sql.some((st) => /FROM ticket_assignee_list a FORCE INDEX \(\w+\)\s+WHERE a.user_id = :key1/.test(st)));
     }
@@ -143,6 +143,7 @@ describe('one operator\'s tickets, counted by migration 029', () => {
     const ops = [a.id, b.id, c.id];
     await check(ops);
     await checkSeveral(ops);
+    await checkSeveral([...ops].reverse());
     // Reassigned, unassigned and assigned through the API; status changed; one to the trash.
     expectSuccess(await api.put(`${BASE}/${made[0].id}`, { assignedto: [b.id, c.id] }), 'Successfully updated the ticket!');
     expectSuccess(await api.put(`${BASE}/${made[2].id}`, { assignedto: [] }), 'Successfully updated the ticket!');

@@ -160,9 +160,14 @@ describe("one tag's tickets, counted by migration 081", () => {
       'SELECT t.id, t.status_id FROM tickets t WHERE (SELECT COUNT(*) FROM ticket_tag_links l WHERE l.ticket_id = t.id AND l.tag_id IN (?)) = 2 AND deleted_at IS NULL AND merged_into_id IS NULL', [[a, b]],
     );
     expect(twoTicketTags).toBeDefined();
+    // Several tags: the largest one's counters and the others' entries not the largest one's,
+    // whichever comes first in the request.
+    const several = 'FROM ticket_tag_list a WHERE a.tag_id IN (:rest';
     const cases: Array<[Record<string, unknown>, string]> = [
-      [{ tag: `${a},${b}` }, 'FROM ticket_tag_list WHERE tag_id IN'],
-      [{ tag: `${a},${b}`, status: twoTicketTags.status_id }, 'FROM ticket_tag_list WHERE tag_id IN'],
+      [{ tag: `${a},${b}` }, several],
+      [{ tag: `${b},${a}` }, several],
+      [{ tag: `${a},${b}`, status: twoTicketTags.status_id }, several],
+      [{ tag: `${b},${a}`, status: twoTicketTags.status_id }, several],
       // The customer scrambleOrders gave the ticket.
       [{ tag: b, user: (await Ticket.findByPk(made[0].id))!.user_id }, 'COUNT(*)'],
     ];
@@ -176,7 +181,7 @@ describe("one tag's tickets, counted by migration 081", () => {
       expect({ q, count: expectList(result) && result.body.count }).toEqual({ q, count: Number(n) });
       expect(Number(n)).toBeGreaterThan(0);
       expect({ q, counters: statements.some((s) => /FROM ticket_tag_counts/.test(s.sql)), counter: statements.some((s) => s.sql.includes(counter)) })
-        .toEqual({ q, counters: false, counter: true });
+        .toEqual({ q, counters: counter === several, counter: true });
       if ('user' in q) continue;
       // The pages of two tags, in every order: each tag's first rows of its list merged (UNION).
       for (const [order_column, order_direction, order] of ORDERS) {
