@@ -36,7 +36,7 @@ import { listedSearch } from './search/listed';
  *   with a status and one of those (or two of priority, department, brand and channel), sums the
  *   day counters of migrations 026-028, 054 and 055 and COUNTs its partial first and last days;
  *   one operator's tickets (`assigned=<id>`, and a status) sum migration 029's counters, one
- *   customer's (`user=<id>`, and a status) migration 035's, and organisations' (and a status) their
+ *   customer's or several (`user`, and a status) migration 035's, and organisations' (and a status) their
  *   members' rows of them; one option of a ticket field's (`customfield`, and counted filters)
  *   migrations 072 and 076's, one tag's migration 081's; several operators' or tags' the largest
  *   one's counters and the others' link list entries (severalCount); any other filter counts its
@@ -114,10 +114,10 @@ function withStatusOnly(p: Record<string, any>, name: string): number[] | null {
 }
 
 /**
- * The most members whose own ranges an organisation's page merges (membersPage in listTicketPage):
- * a statement of a subquery per member; beyond, the optimiser's page.
+ * The most customers whose own ranges a page merges (customersPage in listTicketPage):
+ * a statement of a subquery per customer; beyond, the optimiser's page.
  */
-const MAX_MERGED_MEMBERS = 64;
+const MAX_MERGED_CUSTOMERS = 64;
 
 /** A table of counters per state, status and slot, and the condition on its rows of one key (and statuses). */
 interface KeyedCounters { table: 'ticket_assignee_counts' | 'ticket_user_counts' | 'ticket_option_counts' | 'ticket_tag_counts'; where: BoundCondition }
@@ -979,14 +979,15 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   };
 
   /**
-   * The page of organisations' listed tickets in id order (and a status, after an id), `members`
-   * their customers: each member's first entries of the customer index (migration 032: user_id,
-   * deleted_at, merged_into_id, id, status_id) in the list's direction up to the page's reach,
-   * merged (UNION ALL: a ticket has one customer), then the page of them. That reads members ×
-   * reach entries; the optimiser's page reads all of the organisations' tickets and sorts them
-   * (the benchmark's large organisation, 62,500 at 1M: 22-28 ms one request at a time).
+   * The page of several customers' listed tickets in id order (and a status, after an id), an
+   * organisation's members or `user` of several ids: each customer's first entries of the
+   * customer index (migration 032: user_id, deleted_at, merged_into_id, id, status_id) in the
+   * list's direction up to the page's reach, merged (UNION ALL: a ticket has one customer), then
+   * the page of them. That reads customers × reach entries; the optimiser's page reads all of
+   * their tickets and sorts them (the benchmark's large organisation, 62,500 at 1M: 22-28 ms one
+   * request at a time).
    */
-  const membersPage = (members: number[], count: number): Promise<Ticket[]> => nearerEnd(count, (offset, limit, innerDir) => {
+  const customersPage = (members: number[], count: number): Promise<Ticket[]> => nearerEnd(count, (offset, limit, innerDir) => {
     const statuses = statusesOf(p);
     const ofStatuses = statuses ? ' AND status_id IN (:statuses)' : '';
     const after = anchor ? ` AND id ${desc ? '<' : '>'} :afterId` : '';
@@ -998,6 +999,9 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
       { ...Object.fromEntries(members.map((m, i) => [`m${i}`, m])), statuses, afterId: anchor?.id, reach: offset + limit, pageOffset: offset, pageLimit: limit },
     );
   });
+  /** Whether customersPage reads fewer entries than the `count` tickets of `customers` (listed, id order, not too many of them). */
+  const mergesCustomers = (customers: number[], count: number): boolean =>
+    column === 'id' && !trashed && customers.length <= MAX_MERGED_CUSTOMERS && customers.length * reachOf(count) < count;
 
   /**
    * One tag's listed tickets beside counted filters other than a status (oneTag). In one
@@ -1094,23 +1098,31 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     return { rows: await pageOf(column === 'id' ? customerHint(p) : '', count), count };
   }
 
+  const customers = withStatusOnly(p, 'user');
+  if (customers) {
+    // Several customers' tickets (and a status): the sum of their counters (a ticket has one
+    // customer: none counted twice); in id order, listed, up to MAX_MERGED_CUSTOMERS of them, the
+    // page merges their own ranges (customersPage) when that reads fewer entries than their tickets.
+    const count = await countersSum(countersOf('ticket_user_counts', sqlCondition`user_id IN (${customers})`, statuses), trashed);
+    return { rows: await (mergesCustomers(customers, count) ? customersPage(customers, count) : pageOf('', count)), count };
+  }
+
   const organisations = withStatusOnly(p, 'organisation');
   if (organisations) {
     // Organisations' tickets (and a status): the count sums their members' counters (migration
     // 035, per customer, state, status and slot; a ticket has one customer, so none is counted
-    // twice), not a COUNT of their tickets. In the same statement, up to MAX_MERGED_MEMBERS + 1
+    // twice), not a COUNT of their tickets. In the same statement, up to MAX_MERGED_CUSTOMERS + 1
     // of their members: listed, in id order, the page merges the members' own ranges
-    // (membersPage) when that reads fewer entries than the organisations' tickets; otherwise the
-    // optimiser's (it reads and sorts the organisations' tickets).
+    // (customersPage) when that reads fewer entries than the organisations' tickets; otherwise
+    // the optimiser's (it reads and sorts the organisations' tickets).
     const members = sqlCondition`user_id IN (SELECT id FROM users WHERE organisation_id IN (${organisations}))`;
     const { where: counted } = countersOf('ticket_user_counts', members, statuses);
     const sums = sqlFragment`SELECT (SELECT COALESCE(SUM(n), 0) FROM ticket_user_counts WHERE ${counted} AND state = ${trashed ? 1 : 0}) AS matches,
-      (SELECT GROUP_CONCAT(m.id) FROM (SELECT id FROM users WHERE organisation_id IN (${organisations}) LIMIT ${MAX_MERGED_MEMBERS + 1}) m) AS members`;
+      (SELECT GROUP_CONCAT(m.id) FROM (SELECT id FROM users WHERE organisation_id IN (${organisations}) LIMIT ${MAX_MERGED_CUSTOMERS + 1}) m) AS members`;
     const [r] = await select<{ matches: string | number | null; members: string | null }>(sqlText(sums), sums.replacements);
     const count = Number(r?.matches ?? 0);
     const few = r?.members ? r.members.split(',').map(Number) : [];
-    const merged = column === 'id' && !trashed && few.length <= MAX_MERGED_MEMBERS && few.length * reachOf(count) < count;
-    return { rows: await (merged ? membersPage(few, count) : pageOf('', count)), count };
+    return { rows: await (mergesCustomers(few, count) ? customersPage(few, count) : pageOf('', count)), count };
   }
 
   const linked = await oneLinked(p);
