@@ -160,12 +160,20 @@ describe("one tag's tickets, counted by migration 081", () => {
       'SELECT t.id, t.status_id FROM tickets t WHERE (SELECT COUNT(*) FROM ticket_tag_links l WHERE l.ticket_id = t.id AND l.tag_id IN (?)) = 2 AND deleted_at IS NULL AND merged_into_id IS NULL', [[a, b]],
     );
     expect(twoTicketTags).toBeDefined();
-    // Several tags: the largest one's counters and the others' entries not the largest one's,
-    // whichever comes first in the request.
-    const several = 'FROM ticket_tag_list a WHERE a.tag_id IN (:rest';
+    // Several tags: when the largest holds most of their entries, its counters and the others'
+    // entries not the largest one's (g: eight tickets; d: one of g's, e: one not g's; alone and
+    // together), whichever comes first in the request; otherwise the distinct tickets of their
+    // entries (a and b).
+    const [d, e, g] = [await newTag(), await newTag(), await newTag()];
+    for (let i = 0; i < 8; i++) await f.ticket({ tag: i ? [g] : [g, d] });
+    await f.ticket({ tag: [e] });
+    const several = 'LEFT JOIN ticket_tag_list b FORCE INDEX (ticket_tag_list_id)';
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ tag: `${a},${b}` }, several],
       [{ tag: `${b},${a}` }, several],
+      [{ tag: `${g},${d}` }, several],
+      [{ tag: `${e},${g}` }, several],
+      [{ tag: `${d},${g},${e}` }, several],
       [{ tag: `${a},${b}`, status: twoTicketTags.status_id }, several],
       [{ tag: `${b},${a}`, status: twoTicketTags.status_id }, several],
       // The customer scrambleOrders gave the ticket.
@@ -182,12 +190,12 @@ describe("one tag's tickets, counted by migration 081", () => {
       expect(Number(n)).toBeGreaterThan(0);
       expect({ q, counters: statements.some((s) => /FROM ticket_tag_counts/.test(s.sql)), counter: statements.some((s) => s.sql.includes(counter)) })
         .toEqual({ q, counters: counter === several, counter: true });
-      if ('user' in q) continue;
-      // The pages of two tags, in every order: each tag's first rows of its list merged (UNION).
+      if ('user' in q || ![`${a},${b}`, `${d},${g},${e}`].includes(String(q.tag))) continue;
+      // The pages of two tags and three, in every order: each tag's first rows of its list merged (UNION).
       for (const [order_column, order_direction, order] of ORDERS) {
         const want = (await query<{ id: number }>(
           `SELECT id FROM tickets WHERE id IN (SELECT ticket_id FROM ticket_tag_links WHERE tag_id IN (?)) AND ${LISTED}${'status' in q ? ' AND status_id = ?' : ''} ORDER BY ${order}`,
-          [[a, b], ...('status' in q ? [q.status] : [])],
+          [String(q.tag).split(',').map(Number), ...('status' in q ? [q.status] : [])],
         )).map((r) => Number(r.id));
         const listed = await capture(() => api.get(BASE, { ...q, order_column, order_direction, limit: 100 }));
         expect({ q, order, ids: ids(expectList(listed.result)) }).toEqual({ q, order, ids: want });
