@@ -77,10 +77,13 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     ['list: user, a busy customer', q(`user=${t.busyCustomerId}`)],
     ['list: user, a busy customer + status', q(`user=${t.busyCustomerId}&status=${tk.status_id}`)],
     [`list: user, a busy customer, start=${Math.floor(TICKETS / 32).toLocaleString('en-GB')}`, q(`user=${t.busyCustomerId}&start=${Math.floor(TICKETS / 32)}`)],
+    // Several customers: their counters summed, the page a merge of each one's range in id order.
+    ['list: user, a busy customer and another', q(`user=${t.busyCustomerId},${tk.user_id}`)],
     ['list: organisation', q(`organisation=${t.organisationId}`)],
     // The busy customer's organisation (62,500 tickets at 1M): counted from its members' counters (migration 035).
     ['list: organisation, a large one', q(`organisation=${t.largeOrganisationId}`)],
     ['list: organisation, a large one + status', q(`organisation=${t.largeOrganisationId}&status=${tk.status_id}`)],
+    ['list: organisation, a large one, after_id', q(`organisation=${t.largeOrganisationId}&after_id=${tk.id}`)],
     ['list: watching', q('watching=1')],
     // An operator with the tickets of two busy years (about 20,000 of them at 1M): "my tickets".
     ['list: assigned (an operator)', q(`assigned=${t.operatorId}`)],
@@ -218,7 +221,10 @@ export async function explainTicketLists(get: (path: string) => Promise<{ count?
     // With SEARCH_ENGINE=mroonga a search's count, page ids and page rows are one statement of Groonga selects;
     // with SEARCH_ENGINE=groonga the server answers the count and ids, and the page's rows are read by id.
     // (A deep page's position is read with the counters, in a statement that starts with its WITH.)
-    const main = statements.filter((s) => /^(SELECT|WITH)/i.test(withoutSwitches(s.sql)) && /FROM (`tickets`|ticket_list_counts|ticket_day_counts|tickets t WHERE t\.id IN)|mroonga_command\(/.test(s.sql));
+    // The link lists' pages and counts (migrations 029-083), the customers' ranges and their
+    // counters are the list's own statements too; the presenter's (tags, custom fields, people) are not.
+    const main = statements.filter((s) => /^(SELECT|WITH)/i.test(withoutSwitches(s.sql))
+      && /FROM (`tickets`|tickets (t WHERE t\.id IN|FORCE)|ticket_list_counts|ticket_day_counts|ticket_(tag|assignee)_list|ticket_(user|assignee|tag|option)_counts)|mroonga_command\(/.test(s.sql));
     let bad = false;
     for (const [n, st] of main.entries()) {
       const plan = await sequelize().query<Record<string, any>>(explainOf(st.sql), { replacements: st.params, type: QueryTypes.SELECT });
@@ -229,6 +235,7 @@ export async function explainTicketLists(get: (path: string) => Promise<{ count?
         : /operator_departments/.test(st.sql) ? "operator's reach (counters)"
         : /ticket_list_counts/.test(st.sql) ? (/ticket_day_/.test(st.sql) ? 'count + position (counters)' : 'count (counters)')
         : /ticket_day_counts/.test(st.sql) ? 'count (day counters)'
+        : /FROM ticket_(user|assignee|tag|option)_counts/.test(st.sql) ? 'count (counters)'
         : /count\(/i.test(st.sql) ? 'count' : 'page';
       rows.push([n === 0 ? title : '', n === 0 ? String(result.count ?? '-') : '', kind, access, v]);
     }
