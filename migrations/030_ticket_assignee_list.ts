@@ -23,7 +23,10 @@ export const name = '030_ticket_assignee_list';
  * ticket on each update of the ticket (replies and changes move updated_at).
  */
 
-const LISTED = (t: string) => `IF(${t}.deleted_at IS NULL AND ${t}.merged_into_id IS NULL, 1, 0)`;
+/** A link list's `listed` of the ticket `t` (a row alias, NEW or OLD): 1 when neither trashed nor merged, else 0 (migration 084 tells the trash apart). */
+export type ListedOf = (t: string) => string;
+
+const LISTED: ListedOf = (t) => `IF(${t}.deleted_at IS NULL AND ${t}.merged_into_id IS NULL, 1, 0)`;
 
 /**
  * The ticket's column a copied column holds: its own name, but for `customer_id` (migration 083),
@@ -44,10 +47,10 @@ export const ASSIGNEE_LIST: LinkList = { list: 'ticket_assignee_list', links: 't
  * The triggers that keep a link list with `copied` columns of the ticket (030's: status_id and
  * updated_at; migration 031 copies more, with the same triggers' names).
  */
-export function linkListTriggerSql({ list, links, key, noun }: LinkList, copied: readonly string[]): TriggerSql {
+export function linkListTriggerSql({ list, links, key, noun }: LinkList, copied: readonly string[], listed: ListedOf = LISTED): TriggerSql {
   /** The list row of the link row `row` (NEW or OLD of the link table), from its ticket. */
   const addRow = (row: string) => `INSERT INTO ${list} (${key}, ticket_id, listed, ${copied.join(', ')})
-    SELECT ${row}.${key}, t.id, ${LISTED('t')}, ${copied.map((c) => `t.${ticketColumn(c)}`).join(', ')} FROM tickets t WHERE t.id = ${row}.ticket_id
+    SELECT ${row}.${key}, t.id, ${listed('t')}, ${copied.map((c) => `t.${ticketColumn(c)}`).join(', ')} FROM tickets t WHERE t.id = ${row}.ticket_id
     ON DUPLICATE KEY UPDATE listed = VALUES(listed), ${copied.map((c) => `${c} = VALUES(${c})`).join(', ')}`;
   const removeRow = (row: string) => `DELETE FROM ${list} WHERE ${key} = ${row}.${key} AND ticket_id = ${row}.ticket_id`;
   // `<=>`: a copied column may be NULL (031's due_time, last_reply_time).
@@ -58,8 +61,8 @@ export function linkListTriggerSql({ list, links, key, noun }: LinkList, copied:
     [`${links}_list_update`]: `AFTER UPDATE ON ${links} FOR EACH ROW
       IF NEW.ticket_id <> OLD.ticket_id OR NEW.${key} <> OLD.${key} THEN ${removeRow('OLD')}; ${addRow('NEW')}; END IF`,
     [`tickets_${noun}_list_update`]: `AFTER UPDATE ON tickets FOR EACH ROW
-      IF ${changed} OR ${LISTED('OLD')} <> ${LISTED('NEW')} THEN
-        UPDATE ${list} SET listed = ${LISTED('NEW')}, ${copied.map((c) => `${c} = NEW.${ticketColumn(c)}`).join(', ')} WHERE ticket_id = NEW.id;
+      IF ${changed} OR ${listed('OLD')} <> ${listed('NEW')} THEN
+        UPDATE ${list} SET listed = ${listed('NEW')}, ${copied.map((c) => `${c} = NEW.${ticketColumn(c)}`).join(', ')} WHERE ticket_id = NEW.id;
       END IF`,
   };
 }
@@ -67,10 +70,10 @@ export function linkListTriggerSql({ list, links, key, noun }: LinkList, copied:
 export const assigneeListTriggerSql = (copied: readonly string[]): TriggerSql => linkListTriggerSql(ASSIGNEE_LIST, copied);
 
 /** The rows from the links and their tickets, with `copied` columns of the ticket. */
-export async function fillLinkListOf(q: QueryInterface, { list, links, key }: LinkList, copied: readonly string[]): Promise<void> {
+export async function fillLinkListOf(q: QueryInterface, { list, links, key }: LinkList, copied: readonly string[], listed: ListedOf = LISTED): Promise<void> {
   await q.sequelize.query(`DELETE FROM ${list}`);
   await q.sequelize.query(`INSERT INTO ${list} (${key}, ticket_id, listed, ${copied.join(', ')})
-    SELECT a.${key}, t.id, ${LISTED('t')}, ${copied.map((c) => `t.${ticketColumn(c)}`).join(', ')} FROM ${links} a JOIN tickets t ON t.id = a.ticket_id`);
+    SELECT a.${key}, t.id, ${listed('t')}, ${copied.map((c) => `t.${ticketColumn(c)}`).join(', ')} FROM ${links} a JOIN tickets t ON t.id = a.ticket_id`);
 }
 
 export const fillAssigneeListOf = (q: QueryInterface, copied: readonly string[]): Promise<void> => fillLinkListOf(q, ASSIGNEE_LIST, copied);

@@ -1,6 +1,6 @@
 import { QueryTypes, type QueryInterface } from 'sequelize';
 import { up as recount049 } from '../../migrations/049_recount_ticket_lists';
-import { fillLinkLists } from '../../migrations/083_link_list_orders';
+import { fillLinkLists } from '../../migrations/084_link_list_trash';
 import { sequelize } from '../../src/db/sequelize';
 
 const rows = (sql: string) => sequelize().query<Record<string, unknown>>(sql, { type: QueryTypes.SELECT });
@@ -26,7 +26,7 @@ export const counterState = async () => ({
 /**
  * The recount an upgrade runs: migration 049, then the later migrations' fills of what 049 fills
  * (083's columns of the link lists, which 049's fill of 031's leaves at their defaults on today's
- * schema).
+ * schema, and 084's state of the trash in them).
  */
 export async function recount(qi: QueryInterface): Promise<void> {
   await recount049(qi);

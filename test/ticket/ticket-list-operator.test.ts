@@ -14,6 +14,7 @@ import * as m030 from '../../migrations/030_ticket_assignee_list';
 import * as m031 from '../../migrations/031_ticket_assignee_orders';
 import * as m082 from '../../migrations/082_ticket_tag_list';
 import * as m083 from '../../migrations/083_link_list_orders';
+import * as m084 from '../../migrations/084_link_list_trash';
 import { Ticket, TicketPriority } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { unique, useApi } from '../helpers/app';
@@ -44,7 +45,7 @@ const actual = async (operator: number, trashed: boolean, status: number | undef
 const ORDERS: Array<[string, string, string]> = [['id', 'asc', 't.id ASC'], ['id', 'desc', 't.id DESC']];
 for (const c of m083.LINK_ORDER_COLUMNS.filter((o) => o !== 'id')) ORDERS.push([c, 'desc', `t.${c} DESC, t.id DESC`], [c, 'asc', `t.${c} ASC, t.id ASC`]);
 const ORDER_INDEXES = m083.linkListOrders(m030.ASSIGNEE_LIST);
-/** The trash's orders checked: every fourth (the optimiser's page, the same way in every order). */
+/** The trash's orders checked: every fourth (a range of the list too, migration 084). */
 const TRASH_ORDERS = ORDERS.filter((_, i) => i % 4 === 0);
 
 /**
@@ -67,14 +68,14 @@ async function check(operators: number[]) {
           expect({
             q, counters: own.some((s) => /FROM ticket_assignee_counts/.test(s.sql)), counts: own.filter((s) => /COUNT\(/.test(s.sql)).length, own: own.length,
             byAssignment: own.some((s) => s.sql.includes(`FROM ticket_assignee_list a FORCE INDEX (${ORDER_INDEXES.get(order_column)})`)),
-          }).toEqual({ q, counters: true, counts: 0, own: 2, byAssignment: !trashed });
+          }).toEqual({ q, counters: true, counts: 0, own: 2, byAssignment: true });
           for (const start of [Math.floor(want.length / 2) + 1, want.length].filter((x) => x >= 1)) {
             const deep = await api.get(BASE, { ...q, start, limit: 2 });
             expect({ q, start, ids: ids(expectList(deep)) }).toEqual({ q, start, ids: want.slice(start - 1, start + 1) });
           }
           // After an id (the first operator's; with a status in every third order): a range of
           // the list in that order too.
-          if (!trashed && operator === operators[0] && (!status || ORDERS.findIndex((o) => o[2] === order) % 3 === 0)) {
+          if (operator === operators[0] && (!status || ORDERS.findIndex((o) => o[2] === order) % 3 === 0)) {
             const index = `FROM ticket_assignee_list a FORCE INDEX (${ORDER_INDEXES.get(order_column)})`;
             await expectAfterPages(api, BASE, q, want, order, (sql) => sql.some((st) => st.includes(index)));
           }
@@ -99,7 +100,7 @@ async function checkSeveral(operators: number[]) {
         [operators, ...(status ? [status] : [])],
       )).map((r) => Number(r.id));
       expect({ q, count: result.body.count, ids: ids(expectList(result)) }).toEqual({ q, count: want.length, ids: want });
-      expect({ q, fromList: statements.some((st) => st.sql.includes('LEFT JOIN ticket_assignee_list b FORCE INDEX (ticket_assignee_list_id)')) }).toEqual({ q, fromList: !trashed });
+      expect({ q, fromList: statements.some((st) => st.sql.includes('LEFT JOIN ticket_assignee_list b FORCE INDEX (ticket_assignee_list_id)')) }).toEqual({ q, fromList: true });
       // After an id, listed: each operator's rows of the list past that ticket, merged.
       if (!trashed) await expectAfterPages(api, BASE, q, want, 't.id ASC', (sql) => sql.some((st) => /FROM ticket_assignee_list a FORCE INDEX \(\w+\)\s+WHERE a.user_id = :key1/.test(st)));
     }
@@ -192,7 +193,8 @@ describe('one operator\'s tickets, counted by migration 029', () => {
     const table = async () => (await query("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ticket_assignee_list'")).length;
     const op = await f.operator();
     const first = await f.ticket({ assignedto: [op.id] });
-    // 031 and 083 add to 030's table: down all three, and up all three.
+    // 031, 083 and 084 add to 030's table: down all four, and up all four.
+    await m084.down(qi);
     await m083.down(qi);
     await m031.down(qi);
     await m030.down(qi);
@@ -203,6 +205,7 @@ describe('one operator\'s tickets, counted by migration 029', () => {
     await m030.up(qi);
     await m031.up(qi);
     await m083.up(qi);
+    await m084.up(qi);
     expect(await table()).toBe(1);
     await expectFilled();
     const byUpdate = async () => ids(expectList(await api.get(BASE, { assigned: op.id, order_column: 'updated_at', order_direction: 'asc' })));
@@ -219,6 +222,7 @@ describe('one operator\'s tickets, counted by migration 029', () => {
     )).map((r) => r.c);
     const op = await f.operator();
     const first = await f.ticket({ assignedto: [op.id] });
+    await m084.down(qi);
     await m083.down(qi);
     await m031.down(qi);
     expect(await columns()).toEqual(['user_id', 'ticket_id', 'listed', 'status_id', 'updated_at']);
@@ -231,6 +235,7 @@ describe('one operator\'s tickets, counted by migration 029', () => {
     await m031.up(qi);
     expect(await columns()).toEqual(['user_id', 'ticket_id', 'listed', 'status_id', 'updated_at', ...m031.ASSIGNEE_ORDER_COLUMNS]);
     await m083.up(qi);
+    await m084.up(qi);
     await expectFilled();
     const byDue = async () => ids(expectList(await api.get(BASE, { assigned: op.id, order_column: 'due_time', order_direction: 'asc' })));
     expect(await byDue()).toEqual([second.id, first.id]);
@@ -247,6 +252,7 @@ describe('one operator\'s tickets, counted by migration 029', () => {
     const op = await f.operator();
     const tag = expectSuccess(await api.post('/api/ticket/tag', { name: unique('Tag 083') }), 'Successfully created new tag!').id;
     const first = await f.ticket({ assignedto: [op.id], tag: [tag], subject: 'Z first' });
+    await m084.down(qi);
     await m083.down(qi);
     const before = ['listed', 'status_id', 'updated_at', ...m031.ASSIGNEE_ORDER_COLUMNS];
     expect(await columns('ticket_assignee_list')).toEqual(['user_id', 'ticket_id', ...before]);
@@ -257,6 +263,7 @@ describe('one operator\'s tickets, counted by migration 029', () => {
     const [{ n }] = await query<{ n: number }>('SELECT COUNT(*) AS n FROM ticket_tag_list WHERE ticket_id = ? AND updated_at = 1600000000', [first.id]);
     expect(Number(n)).toBe(1);
     await m083.up(qi);
+    await m084.up(qi);
     expect(await columns('ticket_assignee_list')).toEqual(['user_id', 'ticket_id', ...before, 'number', 'subject', 'resolved_time', 'department_id', 'brand_id', 'channel_id', 'customer_id']);
     await expectLinkListed(m030.ASSIGNEE_LIST);
     await expectLinkListed(m082.TAG_LIST);
@@ -264,6 +271,44 @@ describe('one operator\'s tickets, counted by migration 029', () => {
     expect([await bySubject({ assigned: op.id }), await bySubject({ tag })]).toEqual([[first.id, second.id], [first.id, second.id]]);
     expectSuccess(await api.put(`${BASE}/${second.id}`, { subject: '0 second' }), 'Successfully updated the ticket!');
     expect([await bySubject({ assigned: op.id }), await bySubject({ tag })]).toEqual([[second.id, first.id], [second.id, first.id]]);
+    await expectLinkListed(m030.ASSIGNEE_LIST);
+    await expectLinkListed(m082.TAG_LIST);
+  });
+
+  it("migration 084 goes down (the trash's rows back to 0, 083's triggers) and up again (2 for the trash, then kept)", async () => {
+    const qi = sequelize().getQueryInterface();
+    const op = await f.operator();
+    const tag = expectSuccess(await api.post('/api/ticket/tag', { name: unique('Tag 084') }), 'Successfully created new tag!').id;
+    const [kept, trashed, later] = [await f.ticket({ assignedto: [op.id], tag: [tag] }), await f.ticket({ assignedto: [op.id], tag: [tag] }), await f.ticket({ assignedto: [op.id], tag: [tag] })];
+    expect((await api.del(`${BASE}/${trashed.id}`)).status).toBe(200);
+    const states = async () => (await query<{ l: string; t: number; s: number }>(
+      "SELECT 'assigned' AS l, ticket_id AS t, listed AS s FROM ticket_assignee_list WHERE ticket_id IN (?) UNION ALL SELECT 'tag', ticket_id, listed FROM ticket_tag_list WHERE ticket_id IN (?) ORDER BY 1, 2",
+      [[kept.id, trashed.id, later.id], [kept.id, trashed.id, later.id]],
+    )).map((r) => [r.l, Number(r.t), Number(r.s)]);
+    const of = (s: [number, number, number]) => ['assigned', 'tag'].flatMap((l) => [[l, kept.id, s[0]], [l, trashed.id, s[1]], [l, later.id, s[2]]]);
+    expect(await states()).toEqual(of([1, 2, 1]));
+    await m084.down(qi);
+    expect(await states()).toEqual(of([1, 0, 1]));
+    // Trashed while 083's triggers keep the lists: 0, as both the trashed and the merged were.
+    expect((await api.del(`${BASE}/${later.id}`)).status).toBe(200);
+    expect(await states()).toEqual(of([1, 0, 0]));
+    await m084.up(qi);
+    expect(await states()).toEqual(of([1, 2, 2]));
+    await expectLinkListed(m030.ASSIGNEE_LIST);
+    await expectLinkListed(m082.TAG_LIST);
+    // Then kept: out of the trash, merged into another, the other trashed.
+    await Ticket.update({ deleted_at: null }, { where: { id: later.id } });
+    expect(await states()).toEqual(of([1, 2, 1]));
+    expectSuccess(await api.post(`${BASE}/${kept.id}/merge`, { ids: [later.id] }), 'Successfully updated the ticket!');
+    expect(await states()).toEqual(of([1, 2, 0]));
+    expect((await api.del(`${BASE}/${kept.id}`)).status).toBe(200);
+    expect(await states()).toEqual(of([2, 2, 0]));
+    // The trash of the operator and of the tag, from their lists.
+    for (const q of [{ assigned: op.id }, { tag }]) {
+      const { statements, result } = await capture(() => api.get(BASE, { ...q, trashed: 1, order_column: 'id', order_direction: 'asc' }));
+      expect({ q, ids: ids(expectList(result)), count: result.body.count }).toEqual({ q, ids: [kept.id, trashed.id], count: 2 });
+      expect(statements.some((st) => /FROM ticket_(assignee|tag)_list a FORCE INDEX/.test(st.sql))).toBe(true);
+    }
     await expectLinkListed(m030.ASSIGNEE_LIST);
     await expectLinkListed(m082.TAG_LIST);
   });

@@ -10,6 +10,7 @@ import { QueryTypes } from 'sequelize';
 import { sequelize } from '../../src/db/sequelize';
 import { ticketColumn, type LinkList } from '../../migrations/030_ticket_assignee_list';
 import { LINK_LIST_COPIED } from '../../migrations/083_link_list_orders';
+import { LIST_STATE } from '../../migrations/084_link_list_trash';
 import type { EventName } from '../../src/events';
 import { subscribe } from '../../src/events';
 import { capture } from '../../bench/capture';
@@ -39,13 +40,13 @@ export const ids = (data: Array<{ id: number }>) => data.map((d) => d.id);
 export const query = <T extends object>(sql: string, replacements?: unknown[]): Promise<T[]> => sequelize().query<T>(sql, { replacements, type: QueryTypes.SELECT });
 
 /**
- * A link list's rows (migrations 030, 031, 082 and 083) against its links and their tickets, row
- * by row: a row per link with its ticket's state and every copied column.
+ * A link list's rows (migrations 030, 031, 082, 083 and 084) against its links and their tickets, row
+ * by row: a row per link with its ticket's state (084's) and every copied column.
  */
 export async function expectLinkListed({ list, links, key }: LinkList): Promise<void> {
   const listed = await query<Record<string, unknown>>(`SELECT ${key}, ticket_id, listed, ${LINK_LIST_COPIED.join(', ')} FROM ${list} ORDER BY 1, 2`);
   const fromLinks = await query<Record<string, unknown>>(
-    `SELECT a.${key}, t.id AS ticket_id, IF(t.deleted_at IS NULL AND t.merged_into_id IS NULL, 1, 0) AS listed,
+    `SELECT a.${key}, t.id AS ticket_id, ${LIST_STATE('t')} AS listed,
        ${LINK_LIST_COPIED.map((c) => `t.${ticketColumn(c)} AS ${c}`).join(', ')} FROM ${links} a JOIN tickets t ON t.id = a.ticket_id ORDER BY 1, 2`,
   );
   expect(listed).toEqual(fromLinks);

@@ -19,6 +19,7 @@ import { MARKED_ORDERS, keyIs, markCol, type MarkedOrder } from '../../../migrat
 import { ASSIGNEE_LIST } from '../../../migrations/030_ticket_assignee_list';
 import { TAG_LIST } from '../../../migrations/082_ticket_tag_list';
 import { LINK_LIST_COPIED, linkListOrders, listColumnOf } from '../../../migrations/083_link_list_orders';
+import { TRASHED } from '../../../migrations/084_link_list_trash';
 import { MAX_ID } from '../../lib/validation';
 import { NARROWING_PARAMS } from './listFilters';
 import { oneOptionNamed } from '../../customfields/values';
@@ -49,8 +50,9 @@ import { listedSearch } from './search/listed';
  *   reading the matches through a filter's own index and sorting them reads `matches`. With the
  *   counters' exact figures the page takes the walk when it reads fewer entries, else leaves the
  *   choice to the optimiser (a filter's index, then a sort of at most √((start + limit) × total)
- *   matches). One operator's or tag's tickets, or several, listed, are a range of their link
- *   list (migrations 030, 031, 082 and 083) in any order, after an `after_id` too (LINK_LISTS).
+ *   matches). One operator's or tag's tickets, or several, listed or trashed, are a range of
+ *   their link list (migrations 030, 031, 082, 083 and 084) in any order, after an `after_id` too
+ *   (LINK_LISTS).
  * - `after_id` (keyset paging, beyond the spec): the page after that ticket in the list's order,
  *   whatever the order column: `(column, id)` past the ticket's own, an index range.
  */
@@ -197,8 +199,11 @@ const LINK_LISTS: Record<'assigned' | 'tag', LinkList> = {
   tag: { table: TAG_LIST.list, key: TAG_LIST.key, orders: linkListOrders(TAG_LIST), counts: 'ticket_tag_counts' },
 };
 
+/** A link list's `listed` of the tickets a list shows: 1, or in the trash 2 (migration 084). */
+const listedState = (trashed: boolean): number => (trashed ? TRASHED : 1);
+
 /**
- * The number of listed tickets of several operators or tags (`keys`, and `statuses`), a ticket of
+ * The number of listed (or trashed) tickets of several operators or tags (`keys`, and `statuses`), a ticket of
  * two of them once, in one statement. When the largest one holds most of their entries (its
  * counters, migrations 029 and 081, say which), the union is the largest one's tickets (its
  * counters: no entry read) and the others' tickets that are not the largest one's (their entries
@@ -209,23 +214,23 @@ const LINK_LISTS: Record<'assigned' | 'tag', LinkList> = {
  * of 40,000 entries 15 ms), hence the third. Two tags of 100,000 and 1,000 tickets: 1,000
  * look-ups, 3 ms, where the distinct count of 101,000 entries took 35-42 ms.
  */
-async function severalCount({ table, key, counts, orders }: LinkList, keys: number[], statuses: unknown[] | null): Promise<number> {
+async function severalCount({ table, key, counts, orders }: LinkList, keys: number[], statuses: unknown[] | null, trashed: boolean): Promise<number> {
   const ofStatuses = (alias: string) => (statuses ? ` AND ${alias}status_id IN (:statuses)` : '');
-  const counted = `${counts} WHERE ${key} IN (:keys) AND state = 0${ofStatuses('')}`;
+  const counted = `${counts} WHERE ${key} IN (:keys) AND state = ${trashed ? 1 : 0}${ofStatuses('')}`;
   // `table`, `key`, `counts` and the index are the code's own names (LINK_LISTS), never a request's.
   const branches = keys.map((_, i) => {
     const rest = keys.filter((k) => k !== keys[i]);
     const others = rest.length ? `(SELECT COUNT(${rest.length > 1 ? 'DISTINCT a.ticket_id' : '*'}) FROM ${table} a
-        LEFT JOIN ${table} b FORCE INDEX (${orders.get('id')}) ON b.${key} = :key${i} AND b.listed = 1 AND b.ticket_id = a.ticket_id
-        WHERE a.${key} IN (:rest${i}) AND a.listed = 1${ofStatuses('a.')} AND b.ticket_id IS NULL)` : '0';
+        LEFT JOIN ${table} b FORCE INDEX (${orders.get('id')}) ON b.${key} = :key${i} AND b.listed = :listed AND b.ticket_id = a.ticket_id
+        WHERE a.${key} IN (:rest${i}) AND a.listed = :listed${ofStatuses('a.')} AND b.ticket_id IS NULL)` : '0';
     return `WHEN s.top = :key${i} THEN s.size + ${others}`;
   });
   const [r] = await select<{ n: number | string | null }>(
     `SELECT CASE WHEN (s.total - s.size) * 3 >= s.total
-       THEN (SELECT COUNT(DISTINCT ticket_id) FROM ${table} WHERE ${key} IN (:keys) AND listed = 1${ofStatuses('')})
+       THEN (SELECT COUNT(DISTINCT ticket_id) FROM ${table} WHERE ${key} IN (:keys) AND listed = :listed${ofStatuses('')})
        ${branches.join(' ')} END AS n
      FROM (SELECT ${key} AS top, SUM(n) AS size, (SELECT SUM(n) FROM ${counted}) AS total FROM ${counted} GROUP BY ${key} ORDER BY SUM(n) DESC, ${key} LIMIT 1) s`,
-    { keys, statuses, ...Object.fromEntries(keys.flatMap((k, i) => [[`key${i}`, k], [`rest${i}`, keys.filter((x) => x !== k)]])) },
+    { keys, statuses, listed: listedState(trashed), ...Object.fromEntries(keys.flatMap((k, i) => [[`key${i}`, k], [`rest${i}`, keys.filter((x) => x !== k)]])) },
   );
   return Number(r?.n ?? 0);
 }
@@ -929,7 +934,7 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   };
   /**
    * The page of one operator's or tag's tickets (`key`, and a status), `count` of them: in an
-   * order their link list holds (listed; after_id too: listAfter), a range of their rows in that order, the
+   * order their link list holds (listed or trashed: listedState; after_id too: listAfter), a range of their rows in that order, the
    * status tested on the index's entries; otherwise the optimiser's. `others` (taggedAmong):
    * filters besides the key and a status, tested on each entry as the walk passes it: a
    * condition on the list's own copies of the ticket's columns (its row, a fraction of the
@@ -937,7 +942,7 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
    */
   const linkListPage = (list: LinkList, key: number, count: number, others?: BoundCondition | 'ticket'): Promise<Ticket[]> => {
     const index = list.orders.get(column);
-    if (!index || trashed) return pageOf('', count);
+    if (!index) return pageOf('', count);
     const statuses = statusesOf(p);
     const ofStatuses = statuses ? ' AND a.status_id IN (:statuses)' : '';
     const after = listAfter();
@@ -954,14 +959,14 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     const by = (d: string) => (column === 'id' ? `a.ticket_id ${d}` : `a.\`${listColumnOf(column)}\` ${d}, a.ticket_id ${d}`);
     return nearerEnd(count, (offset, limit, innerDir) => select<Ticket>(
       `${switches}SELECT STRAIGHT_JOIN t.* FROM (SELECT a.ticket_id AS id FROM ${list.table} a FORCE INDEX (${index})
-         WHERE a.${list.key} = :key AND a.listed = 1${ofStatuses}${after.sql}${rest} ORDER BY ${by(innerDir)} LIMIT :pageOffset, :pageLimit) AS page
+         WHERE a.${list.key} = :key AND a.listed = :listed${ofStatuses}${after.sql}${rest} ORDER BY ${by(innerDir)} LIMIT :pageOffset, :pageLimit) AS page
        JOIN tickets t ON t.id = page.id ORDER BY ${ord('t')}`,
-      { ...restValues, ...after.values, key, statuses, pageOffset: offset, pageLimit: limit },
+      { ...restValues, ...after.values, key, statuses, listed: listedState(trashed), pageOffset: offset, pageLimit: limit },
     ));
   };
 
   /**
-   * The page of several operators' or tags' listed tickets (and a status; after_id too): in an
+   * The page of several operators' or tags' listed or trashed tickets (and a status; after_id too): in an
    * order their link list holds, the first start + limit of each one's rows in that order (a
    * range of the list), merged (UNION: a ticket of two of them has the same values in both rows,
    * so it is there once), then the page of them. That reads start + limit entries per operator or
@@ -976,11 +981,11 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     // `column` is a key of the list's orders, never a value from the request.
     const value = column === 'id' ? 'a.ticket_id' : `a.\`${listColumnOf(column)}\``;
     const each = keys.map((_, i) => `(SELECT a.ticket_id AS id, ${value} AS v FROM ${list.table} a FORCE INDEX (${index})
-         WHERE a.${list.key} = :key${i} AND a.listed = 1${ofStatuses}${after.sql} ORDER BY ${value} ${dir}, a.ticket_id ${dir} LIMIT :reach)`);
+         WHERE a.${list.key} = :key${i} AND a.listed = :listed${ofStatuses}${after.sql} ORDER BY ${value} ${dir}, a.ticket_id ${dir} LIMIT :reach)`);
     return select<Ticket>(
       `SELECT STRAIGHT_JOIN t.* FROM (SELECT u.id FROM (${each.join(' UNION ')}) AS u ORDER BY u.v ${dir}, u.id ${dir} LIMIT :pageOffset, :pageLimit) AS page
        JOIN tickets t ON t.id = page.id ORDER BY ${ord('t')}`,
-      { ...Object.fromEntries(keys.map((k, i) => [`key${i}`, k])), ...after.values, statuses, reach: q.offset + q.limit, pageOffset: q.offset, pageLimit: q.limit },
+      { ...Object.fromEntries(keys.map((k, i) => [`key${i}`, k])), ...after.values, statuses, listed: listedState(trashed), reach: q.offset + q.limit, pageOffset: q.offset, pageLimit: q.limit },
     );
   };
 
@@ -1083,10 +1088,11 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   const operator = onePerson(p, 'assigned');
   if (operator !== null) {
     // One operator's tickets (and a status): the count from migration 029's counters, known
-    // before the page (a page past the middle is read from the far end). Listed (after_id too),
-    // the page is a range of the operator's rows of `ticket_assignee_list` (migrations
-    // 030, 031 and 083: every order) in the list's order, the status tested on the index's
-    // entries; in the trash, the optimiser's (it sorts the operator's matches).
+    // before the page (a page past the middle is read from the far end). Listed or in the trash
+    // (migration 084), after_id too, the page is a range of the operator's rows of
+    // `ticket_assignee_list` (migrations 030, 031 and 083: every order; the trash's own
+    // `deleted_at` order is the optimiser's, a sort of the operator's trash) in the list's order,
+    // the status tested on the index's entries.
     // Walking the order's own index instead reads about reach × total / count entries only when
     // assignments are independent of the order: at 1M with an operator's 20,000 tickets, the
     // subject order's walk read most of the index (1.2 s) and the updated_at order's passed the
@@ -1135,10 +1141,11 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   if (linked) {
     // One option of a ticket field or one tag (and counted filters): the count from migration
     // 076's or 081's counters, known before the page (a page past the middle is read from the far
-    // end). The page of one tag (and a status) is a range of its link list (migrations 082 and
-    // 083), as an operator's, and with other counted filters a walk of that list (taggedAmong);
-    // otherwise (an option, the trash) the optimiser's, through the option's holders (migration
-    // 071) or the tag's links, or the order's index. After an `after_id` too, from its ticket on.
+    // end). The page of one tag (and a status), listed or in the trash, is a range of its link
+    // list (migrations 082, 083 and 084), as an operator's, and listed with other counted filters
+    // a walk of that list (taggedAmong); otherwise (an option, a tag in the trash beside other
+    // filters) the optimiser's, through the option's holders (migration 071) or the tag's links,
+    // or the order's index. After an `after_id` too, from its ticket on.
     const tag = onePerson(p, 'tag');
     const among = trashed || tag !== null ? null : oneTag(p);
     if (among !== null) return taggedAmong(among);
@@ -1146,12 +1153,12 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     return { rows: await (tag === null ? pageOf('', count) : linkListPage(LINK_LISTS.tag, tag, count)), count };
   }
 
-  const several = trashed ? null : (['assigned', 'tag'] as const).map((name) => ({ list: LINK_LISTS[name], keys: severalOf(p, name) }))
+  const several = (['assigned', 'tag'] as const).map((name) => ({ list: LINK_LISTS[name], keys: severalOf(p, name) }))
     .find((s): s is { list: LinkList; keys: number[] } => s.keys !== null);
   if (several) {
-    // Several operators' or tags' listed tickets (and a status): the count is severalCount's (the
+    // Several operators' or tags' listed or trashed tickets (and a status): the count is severalCount's (the
     // largest one's counters, the others' entries of their list), the page a merge of their lists.
-    const [count, rows] = await Promise.all([severalCount(several.list, several.keys, statuses), linksListPage(several.list, several.keys)]);
+    const [count, rows] = await Promise.all([severalCount(several.list, several.keys, statuses, trashed), linksListPage(several.list, several.keys)]);
     return { rows, count };
   }
 
