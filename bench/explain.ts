@@ -221,7 +221,7 @@ export async function explainTicketLists(get: (path: string) => Promise<{ count?
     // With SEARCH_ENGINE=mroonga a search's count, page ids and page rows are one statement of Groonga selects;
     // with SEARCH_ENGINE=groonga the server answers the count and ids, and the page's rows are read by id.
     // (A deep page's position is read with the counters, in a statement that starts with its WITH.)
-    // The link lists' pages and counts (migrations 029-083), the customers' ranges and their
+    // The link lists' pages and counts (migrations 029-084), the customers' ranges and their
     // counters are the list's own statements too; the presenter's (tags, custom fields, people) are not.
     const main = statements.filter((s) => /^(SELECT|WITH)/i.test(withoutSwitches(s.sql))
       && /FROM (`tickets`|tickets (t WHERE t\.id IN|FORCE)|ticket_list_counts|ticket_day_counts|ticket_(tag|assignee)_list|ticket_(user|assignee|tag|option)_counts)|mroonga_command\(/.test(s.sql));
