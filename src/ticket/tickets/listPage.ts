@@ -1129,12 +1129,15 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     // the optimiser's (it reads and sorts the organisations' tickets).
     const members = sqlCondition`user_id IN (SELECT id FROM users WHERE organisation_id IN (${organisations}))`;
     const { where: counted } = countersOf('ticket_user_counts', members, statuses);
-    const sums = sqlFragment`SELECT (SELECT COALESCE(SUM(n), 0) FROM ticket_user_counts WHERE ${counted} AND state = ${trashed ? 1 : 0}) AS matches,
-      (SELECT GROUP_CONCAT(m.id) FROM (SELECT id FROM users WHERE organisation_id IN (${organisations}) LIMIT ${MAX_MERGED_CUSTOMERS + 1}) m) AS members`;
+    // The members only where customersPage may take them (listed, id order).
+    const memberIds = column === 'id' && !trashed
+      ? sqlFragment`(SELECT GROUP_CONCAT(m.id) FROM (SELECT id FROM users WHERE organisation_id IN (${organisations}) LIMIT ${MAX_MERGED_CUSTOMERS + 1}) m)`
+      : trusted('NULL');
+    const sums = sqlFragment`SELECT (SELECT COALESCE(SUM(n), 0) FROM ticket_user_counts WHERE ${counted} AND state = ${trashed ? 1 : 0}) AS matches, ${memberIds} AS members`;
     const [r] = await select<{ matches: string | number | null; members: string | null }>(sqlText(sums), sums.replacements);
     const count = Number(r?.matches ?? 0);
-    const few = r?.members ? r.members.split(',').map(Number) : [];
-    return { rows: await (mergesCustomers(few, count) ? customersPage(few, count) : pageOf('', count)), count };
+    const people = r?.members ? r.members.split(',').map(Number) : [];
+    return { rows: await (mergesCustomers(people, count) ? customersPage(people, count) : pageOf('', count)), count };
   }
 
   const linked = await oneLinked(p);
