@@ -77,6 +77,8 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     ['list: user, a busy customer', q(`user=${t.busyCustomerId}`)],
     ['list: user, a busy customer + status', q(`user=${t.busyCustomerId}&status=${tk.status_id}`)],
     [`list: user, a busy customer, start=${Math.floor(TICKETS / 32).toLocaleString('en-GB')}`, q(`user=${t.busyCustomerId}&start=${Math.floor(TICKETS / 32)}`)],
+    // By latest activity: a range of the customer's updated_at index (migration 085).
+    ['list: user, a busy customer, updated_at desc', q(`user=${t.busyCustomerId}&order_column=updated_at&order_direction=desc`)],
     // Several customers: their counters summed, the page a merge of each one's range in id order.
     ['list: user, a busy customer and another', q(`user=${t.busyCustomerId},${tk.user_id}`)],
     ['list: organisation', q(`organisation=${t.organisationId}`)],
@@ -84,6 +86,8 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     ['list: organisation, a large one', q(`organisation=${t.largeOrganisationId}`)],
     ['list: organisation, a large one + status', q(`organisation=${t.largeOrganisationId}&status=${tk.status_id}`)],
     ['list: organisation, a large one, after_id', q(`organisation=${t.largeOrganisationId}&after_id=${tk.id}`)],
+    // By latest activity: a merge of its members' ranges of the updated_at customer index (migration 085).
+    ['list: organisation, a large one, updated_at desc', q(`organisation=${t.largeOrganisationId}&order_column=updated_at&order_direction=desc`)],
     ['list: watching', q('watching=1')],
     // An operator with the tickets of two busy years (about 20,000 of them at 1M): "my tickets".
     ['list: assigned (an operator)', q(`assigned=${t.operatorId}`)],
@@ -224,7 +228,7 @@ export async function explainTicketLists(get: (path: string) => Promise<{ count?
     // The link lists' pages and counts (migrations 029-084), the customers' ranges and their
     // counters are the list's own statements too; the presenter's (tags, custom fields, people) are not.
     const main = statements.filter((s) => /^(SELECT|WITH)/i.test(withoutSwitches(s.sql))
-      && /FROM (`tickets`|tickets (t WHERE t\.id IN|FORCE)|ticket_list_counts|ticket_day_counts|ticket_(tag|assignee)_list|ticket_(user|assignee|tag|option)_counts)|mroonga_command\(/.test(s.sql));
+      && /FROM (`tickets`|tickets (t WHERE t\.id IN|(c )?FORCE)|ticket_list_counts|ticket_day_counts|ticket_(tag|assignee)_list|ticket_(user|assignee|tag|option)_counts)|mroonga_command\(/.test(s.sql));
     let bad = false;
     for (const [n, st] of main.entries()) {
       const plan = await sequelize().query<Record<string, any>>(explainOf(st.sql), { replacements: st.params, type: QueryTypes.SELECT });

@@ -28,7 +28,7 @@ const actual = async (customer: number, trashed: boolean, status: number | undef
   [customer, ...(status ? [status] : [])],
 )).map((r) => Number(r.id));
 
-const ORDERS: Array<[string, string, string]> = [['id', 'asc', 'id ASC'], ['id', 'desc', 'id DESC'], ['updated_at', 'desc', 'updated_at DESC, id DESC']];
+const ORDERS: Array<[string, string, string]> = [['id', 'asc', 'id ASC'], ['id', 'desc', 'id DESC'], ['updated_at', 'asc', 'updated_at ASC, id ASC'], ['updated_at', 'desc', 'updated_at DESC, id DESC']];
 
 /** Every customer's count and pages, by status and none, listed and trashed; pages of two past the middle. */
 async function check(customers: number[]) {
@@ -151,7 +151,7 @@ describe("one customer's tickets, counted by migration 035", () => {
     expect(statements.some((st) => /FROM ticket_user_counts/.test(st.sql))).toBe(false);
   });
 
-  it("pages an organisation's or several customers' tickets in id order from each customer's own range when that reads fewer entries, every page exact", async () => {
+  it("pages an organisation's or several customers' tickets in id and updated_at order from each customer's own range when that reads fewer entries, every page exact", async () => {
     const org = await Organisation.create({ name: unique('MergedOrg'), brand_id: ctx.brandId });
     const members = [await f.user({ organisation_id: org.id }), await f.user({ organisation_id: org.id }), await f.user({ organisation_id: org.id })];
     const made = [];
@@ -159,35 +159,41 @@ describe("one customer's tickets, counted by migration 035", () => {
     for (const [i, u] of [0, 1, 0, 2, 2, 1, 0, 0, 1, 2, 0, 1].entries()) made.push(await f.ticket({ user: members[u].id, status: ctx.statuses[i % 3 === 0 ? 1 : 0] }));
     expect((await api.del(`${BASE}/${made[4].id}`)).status).toBe(200);
     expectSuccess(await api.post(`${BASE}/${made[5].id}/merge`, { ids: [made[8].id] }), 'Successfully updated the ticket!');
-    const plain = async (status: number | undefined, dir: string) => (await query<{ id: number }>(
+    // Five times for twelve tickets, not in id order: ties broken by id, the members' ranges interleaved.
+    for (const [i, t] of made.entries()) {
+      await sequelize().query('UPDATE tickets SET updated_at = ? WHERE id = ?', { replacements: [1_700_000_000 + ((i * 7) % 5) * 60, t.id] });
+    }
+    const plain = async (status: number | undefined, order: string) => (await query<{ id: number }>(
       `SELECT id FROM tickets WHERE user_id IN (SELECT id FROM users WHERE organisation_id = ?) AND merged_into_id IS NULL AND deleted_at IS NULL
-         ${status ? 'AND status_id = ?' : ''} ORDER BY id ${dir}`,
+         ${status ? 'AND status_id = ?' : ''} ORDER BY ${order}`,
       [org.id, ...(status ? [status] : [])],
     )).map((r) => Number(r.id));
-    const mergedPage = (sql: string[]) => sql.some((st) => /UNION ALL/.test(st) && st.includes('FORCE INDEX (tickets_filter_user_id)'));
+    const INDEXES: Record<string, string> = { id: 'tickets_filter_user_id', updated_at: 'tickets_user_updated' };
+    const mergedPage = (column: string, sql: string[]) => sql.some((st) => /UNION ALL/.test(st) && st.includes(`FORCE INDEX (${INDEXES[column]})`));
     for (const [status, filter] of [undefined, ctx.statuses[0]].flatMap((st) => [{ organisation: org.id }, { user: members.map((m) => m.id).join(',') }].map((fl) => [st, fl] as const))) {
-      for (const dir of ['asc', 'desc']) {
-        const want = await plain(status, dir);
-        const q = { ...filter, order_column: 'id', order_direction: dir, ...(status ? { status } : {}) };
+      for (const [column, dir] of [['id', 'asc'], ['id', 'desc'], ['updated_at', 'asc'], ['updated_at', 'desc']]) {
+        const order = column === 'id' ? `id ${dir}` : `${column} ${dir}, id ${dir}`;
+        const want = await plain(status, order);
+        const q = { ...filter, order_column: column, order_direction: dir, ...(status ? { status } : {}) };
         // Every page of two (from the far end past the middle): read by merging when the members'
         // ranges up to the page (3 × its reach) hold fewer entries than the organisation's tickets.
         for (let start = 1; start <= want.length; start++) {
           const { statements, result } = await capture(() => api.get(BASE, { ...q, start, limit: 2 }));
           const reach = want.length - (start - 1) < start - 1 + 2 ? want.length - (start - 1) : start - 1 + 2;
-          expect({ q, start, ids: ids(expectList(result)), count: result.body.count, merged: mergedPage(statements.map((st) => st.sql)) })
+          expect({ q, start, ids: ids(expectList(result)), count: result.body.count, merged: mergedPage(column, statements.map((st) => st.sql)) })
             .toEqual({ q, start, ids: want.slice(start - 1, start + 1), count: want.length, merged: 3 * reach < want.length });
         }
         // After an id: the members' ranges past it (the first page's reach).
-        await expectAfterPages(api, BASE, q, want, `id ${dir.toUpperCase()}`, (sql) => mergedPage(sql) === 3 * 2 < want.length);
-        // In another order or in the trash: the optimiser's page, exact.
-        for (const other of [{ order_column: 'updated_at' }, { trashed: 1 }]) {
+        await expectAfterPages(api, BASE, q, want, order, (sql) => mergedPage(column, sql) === 3 * 2 < want.length);
+        // In an order no customer index holds, or in the trash: the optimiser's page, exact.
+        for (const other of [{ order_column: 'created_at' }, { trashed: 1 }]) {
           const { statements, result } = await capture(() => api.get(BASE, { ...q, ...other, limit: 100 }));
-          expect({ other, merged: mergedPage(statements.map((st) => st.sql)), count: result.body.count })
+          expect({ other, merged: Object.keys(INDEXES).some((c) => mergedPage(c, statements.map((st) => st.sql))), count: result.body.count })
             .toEqual({ other, merged: false, count: 'trashed' in other ? 1 : want.length });
         }
       }
     }
-    expect((await plain(undefined, 'asc')).length).toBe(10);
+    expect((await plain(undefined, 'id')).length).toBe(10);
   });
 
   it('migration 035 goes down (table and triggers gone) and up again (counts filled from the tickets, then kept)', async () => {

@@ -20,6 +20,7 @@ import { ASSIGNEE_LIST } from '../../../migrations/030_ticket_assignee_list';
 import { TAG_LIST } from '../../../migrations/082_ticket_tag_list';
 import { LINK_LIST_COPIED, linkListOrders, listColumnOf } from '../../../migrations/083_link_list_orders';
 import { TRASHED } from '../../../migrations/084_link_list_trash';
+import { CUSTOMER_UPDATED_INDEX } from '../../../migrations/085_customer_updated_index';
 import { MAX_ID } from '../../lib/validation';
 import { NARROWING_PARAMS } from './listFilters';
 import { oneOptionNamed } from '../../customfields/values';
@@ -120,6 +121,13 @@ function withStatusOnly(p: Record<string, any>, name: string): number[] | null {
  * a statement of a subquery per customer; beyond, the optimiser's page.
  */
 const MAX_MERGED_CUSTOMERS = 64;
+
+/**
+ * The orders a customer's listed tickets are a range of, by the customer index that holds them
+ * so: migration 032's (user_id, deleted_at, merged_into_id, id, status_id, ...) and 085's
+ * (user_id, deleted_at, merged_into_id, updated_at, id, status_id).
+ */
+const CUSTOMER_RANGES: ReadonlyMap<string, string> = new Map([['id', 'tickets_filter_user_id'], ['updated_at', CUSTOMER_UPDATED_INDEX]]);
 
 /** A table of counters per state, status and slot, and the condition on its rows of one key (and statuses). */
 interface KeyedCounters { table: 'ticket_assignee_counts' | 'ticket_user_counts' | 'ticket_option_counts' | 'ticket_tag_counts'; where: BoundCondition }
@@ -834,11 +842,14 @@ async function listedSearchPage(p: Record<string, any>, column: string, desc: bo
  * customer's tickets. Left to itself, with another filter beside the user (`status`: a customer's
  * open tickets), the optimiser walked every listed ticket in id order for the page (240 ms at a
  * million tickets for a customer whose many tickets are the newest) and intersected the user's
- * index with the status's for the count, reading every ticket of the status (50 ms).
+ * index with the status's for the count, reading every ticket of the status (50 ms). `column`:
+ * the page's order, of the index that holds the customer's tickets in it (CUSTOMER_RANGES; none
+ * for another order).
  */
-function customerHint(p: Record<string, any>): string {
+function customerHint(p: Record<string, any>, column = 'id'): string {
   const users = given(p, 'user') ? [p.user].flat() : [];
-  return users.length === 1 && p.trashed !== 1 ? ' FORCE INDEX (tickets_filter_user_id)' : '';
+  const index = CUSTOMER_RANGES.get(column);
+  return users.length === 1 && p.trashed !== 1 && index ? ` FORCE INDEX (${index})` : '';
 }
 
 /**
@@ -990,29 +1001,32 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   };
 
   /**
-   * The page of several customers' listed tickets in id order (and a status, after an id), an
-   * organisation's members or `user` of several ids: each customer's first entries of the
-   * customer index (migration 032: user_id, deleted_at, merged_into_id, id, status_id) in the
+   * The page of several customers' listed tickets in an order of CUSTOMER_RANGES (id,
+   * `updated_at`; and a status, after an id), an organisation's members or `user` of several ids:
+   * each customer's first entries of the order's customer index (migrations 032 and 085) in the
    * list's direction up to the page's reach, merged (UNION ALL: a ticket has one customer), then
    * the page of them. That reads customers × reach entries; the optimiser's page reads all of
    * their tickets and sorts them (the benchmark's large organisation, 62,500 at 1M: 22-28 ms one
-   * request at a time).
+   * request at a time in id order, 135 ms by `updated_at`).
    */
   const customersPage = (members: number[], count: number): Promise<Ticket[]> => nearerEnd(count, (offset, limit, innerDir) => {
     const statuses = statusesOf(p);
-    const ofStatuses = statuses ? ' AND status_id IN (:statuses)' : '';
-    const after = anchor ? ` AND id ${desc ? '<' : '>'} :afterId` : '';
-    const each = members.map((_, i) => `(SELECT id FROM tickets FORCE INDEX (tickets_filter_user_id)
-         WHERE user_id = :m${i} AND deleted_at IS NULL AND merged_into_id IS NULL${ofStatuses}${after} ORDER BY id ${innerDir} LIMIT :reach)`);
+    const ofStatuses = statuses ? ' AND c.status_id IN (:statuses)' : '';
+    // `column` is a key of CUSTOMER_RANGES, never a value from the request.
+    const after = anchor && keysetCondition('c', `\`${column}\``, desc, anchor.value, anchor.id);
+    const by = column === 'id' ? ['id'] : [column, 'id'];
+    const each = members.map((_, i) => `(SELECT ${by.map((c) => `c.\`${c}\``).join(', ')} FROM tickets c FORCE INDEX (${CUSTOMER_RANGES.get(column)})
+         WHERE c.user_id = :m${i} AND c.deleted_at IS NULL AND c.merged_into_id IS NULL${ofStatuses}${after ? ` AND (${sqlText(after)})` : ''}
+         ORDER BY ${by.map((c) => `c.\`${c}\` ${innerDir}`).join(', ')} LIMIT :reach)`);
     return select<Ticket>(
-      `SELECT STRAIGHT_JOIN t.* FROM (SELECT u.id FROM (${each.join(' UNION ALL ')}) AS u ORDER BY u.id ${innerDir} LIMIT :pageOffset, :pageLimit) AS page
+      `SELECT STRAIGHT_JOIN t.* FROM (SELECT u.id FROM (${each.join(' UNION ALL ')}) AS u ORDER BY ${by.map((c) => `u.\`${c}\` ${innerDir}`).join(', ')} LIMIT :pageOffset, :pageLimit) AS page
        JOIN tickets t ON t.id = page.id ORDER BY ${ord('t')}`,
-      { ...Object.fromEntries(members.map((m, i) => [`m${i}`, m])), statuses, afterId: anchor?.id, reach: offset + limit, pageOffset: offset, pageLimit: limit },
+      { ...Object.fromEntries(members.map((m, i) => [`m${i}`, m])), ...after?.replacements, statuses, reach: offset + limit, pageOffset: offset, pageLimit: limit },
     );
   });
-  /** Whether customersPage reads fewer entries than the `count` tickets of `customers` (listed, id order, not too many of them). */
+  /** Whether customersPage reads fewer entries than the `count` tickets of `customers` (listed, an order of CUSTOMER_RANGES, not too many of them). */
   const mergesCustomers = (customers: number[], count: number): boolean =>
-    column === 'id' && !trashed && customers.length <= MAX_MERGED_CUSTOMERS && customers.length * reachOf(count) < count;
+    CUSTOMER_RANGES.has(column) && !trashed && customers.length <= MAX_MERGED_CUSTOMERS && customers.length * reachOf(count) < count;
 
   /**
    * One tag's listed tickets beside counted filters other than a status (oneTag). In one
@@ -1104,16 +1118,16 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   const customer = onePerson(p, 'user');
   if (customer !== null) {
     // One customer's tickets (and a status): the count from migration 035's counters, known
-    // before the page (a page past the middle is read from the far end); in id order, listed, the
-    // page walks the customer's own index (customerHint).
+    // before the page (a page past the middle is read from the far end); listed, in id or
+    // `updated_at` order, the page is a range of the customer's own index (customerHint).
     const count = await countersSum(countersOf('ticket_user_counts', personKey(customer), statuses), trashed);
-    return { rows: await pageOf(column === 'id' ? customerHint(p) : '', count), count };
+    return { rows: await pageOf(customerHint(p, column), count), count };
   }
 
   const customers = withStatusOnly(p, 'user');
   if (customers) {
     // Several customers' tickets (and a status): the sum of their counters (a ticket has one
-    // customer: none counted twice); in id order, listed, up to MAX_MERGED_CUSTOMERS of them, the
+    // customer: none counted twice); listed, in id or `updated_at` order, up to MAX_MERGED_CUSTOMERS of them, the
     // page merges their own ranges (customersPage) when that reads fewer entries than their tickets.
     const count = await countersSum(countersOf('ticket_user_counts', sqlCondition`user_id IN (${customers})`, statuses), trashed);
     return { rows: await (mergesCustomers(customers, count) ? customersPage(customers, count) : pageOf('', count)), count };
@@ -1124,13 +1138,13 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     // Organisations' tickets (and a status): the count sums their members' counters (migration
     // 035, per customer, state, status and slot; a ticket has one customer, so none is counted
     // twice), not a COUNT of their tickets. In the same statement, up to MAX_MERGED_CUSTOMERS + 1
-    // of their members: listed, in id order, the page merges the members' own ranges
+    // of their members: listed, in id or `updated_at` order, the page merges the members' own ranges
     // (customersPage) when that reads fewer entries than the organisations' tickets; otherwise
     // the optimiser's (it reads and sorts the organisations' tickets).
     const members = sqlCondition`user_id IN (SELECT id FROM users WHERE organisation_id IN (${organisations}))`;
     const { where: counted } = countersOf('ticket_user_counts', members, statuses);
-    // The members only where customersPage may take them (listed, id order).
-    const memberIds = column === 'id' && !trashed
+    // The members only where customersPage may take them (listed, an order of CUSTOMER_RANGES).
+    const memberIds = CUSTOMER_RANGES.has(column) && !trashed
       ? sqlFragment`(SELECT GROUP_CONCAT(m.id) FROM (SELECT id FROM users WHERE organisation_id IN (${organisations}) LIMIT ${MAX_MERGED_CUSTOMERS + 1}) m)`
       : trusted('NULL');
     const sums = sqlFragment`SELECT (SELECT COALESCE(SUM(n), 0) FROM ticket_user_counts WHERE ${counted} AND state = ${trashed ? 1 : 0}) AS matches, ${memberIds} AS members`;
