@@ -465,7 +465,24 @@ describe('page plans (EXPLAIN)', () => {
     expect(plan.filter((r) => r.type === 'ALL' && !/^<(subquery|derived|union)/.test(String(r.table)))).toEqual([]);
   });
 
-  it("reads one customer's tickets by their own index, in id order, whatever filter sits beside the user", async () => {
+  it("merges an organisation's members' ranges of the customer indexes in id and updated_at order, each range read in its index's order", async () => {
+    const org = await Organisation.create({ name: unique('RangesOrg'), brand_id: brand.id });
+    const members = [await f.user({ brand_id: brand.id, organisation_id: org.id }), await f.user({ brand_id: brand.id, organisation_id: org.id })];
+    // More tickets than the members' ranges up to the page hold (2 × 5, of a status 2 × 2): the page merges them.
+    for (let i = 0; i < 12; i++) await ticketOf(brand.id, { user: members[i % 2].id, status: ctx.statuses[i % 2], department: dept.id });
+    for (const [column, index] of [['id', 'tickets_filter_user_id'], ['updated_at', 'tickets_user_updated']]) {
+      for (const filter of [{}, { status: ctx.statuses[0], order_direction: 'desc', limit: 2 }]) {
+        const { sql, rows } = await pageOf({ organisation: org.id, order_column: column, ...filter });
+        expect({ column, filter, merged: /UNION ALL/.test(sql) }).toEqual({ column, filter, merged: true });
+        // Each member's range: its customer index, in the index's order (no sort of the member's tickets).
+        const ranges = rows.filter((r) => r.table === 'c');
+        expect({ column, filter, ranges: ranges.map((r) => ({ key: r.key, sorted: /filesort/.test(String(r.Extra)) })) })
+          .toEqual({ column, filter, ranges: members.map(() => ({ key: index, sorted: false })) });
+      }
+    }
+  });
+
+  it("reads one customer's tickets by their own index, in id order whatever filter sits beside the user, and by updated_at", async () => {
     const user = (await f.user({ brand_id: brand.id })).id;
     for (const status of ctx.statuses.slice(0, 2)) await ticketOf(brand.id, { user, status, department: dept.id });
     for (const filter of [{}, { status: ctx.statuses[0] }, { status: ctx.statuses.join(','), internal: 0 }, { priority: priorities.join(',') }, { order_direction: 'desc' }, { start: 2 }]) {
