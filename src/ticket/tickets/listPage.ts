@@ -1006,8 +1006,8 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
    * each customer's first entries of the order's customer index (migrations 032 and 085) in the
    * list's direction up to the page's reach, merged (UNION ALL: a ticket has one customer), then
    * the page of them. That reads customers × reach entries; the optimiser's page reads all of
-   * their tickets and sorts them (the benchmark's large organisation, 62,500 at 1M: 22-28 ms one
-   * request at a time in id order, 135 ms by `updated_at`).
+   * their tickets and sorts them (the benchmark's large organisation, 62,500 at 1M, one request
+   * at a time: 22-28 ms in id order, 100-106 ms by `updated_at`).
    */
   const customersPage = (members: number[], count: number): Promise<Ticket[]> => nearerEnd(count, (offset, limit, innerDir) => {
     const statuses = statusesOf(p);
