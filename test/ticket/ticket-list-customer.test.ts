@@ -151,7 +151,7 @@ describe("one customer's tickets, counted by migration 035", () => {
     expect(statements.some((st) => /FROM ticket_user_counts/.test(st.sql))).toBe(false);
   });
 
-  it("pages an organisation's or several customers' tickets in id and updated_at order from each customer's own range when that reads fewer entries, every page exact", async () => {
+  it("pages an organisation's tickets from its own range and several customers' from each one's in id and updated_at order when that reads fewer entries, every page exact", async () => {
     const org = await Organisation.create({ name: unique('MergedOrg'), brand_id: ctx.brandId });
     const members = [await f.user({ organisation_id: org.id }), await f.user({ organisation_id: org.id }), await f.user({ organisation_id: org.id })];
     const made = [];
@@ -168,27 +168,35 @@ describe("one customer's tickets, counted by migration 035", () => {
          ${status ? 'AND status_id = ?' : ''} ORDER BY ${order}`,
       [org.id, ...(status ? [status] : [])],
     )).map((r) => Number(r.id));
-    const INDEXES: Record<string, string> = { id: 'tickets_filter_user_id', updated_at: 'tickets_user_updated' };
-    const mergedPage = (column: string, sql: string[]) => sql.some((st) => /UNION ALL/.test(st) && st.includes(`FORCE INDEX (${INDEXES[column]})`));
+    // The ranges a page merges, by filter and order: the organisation's own (migration 086), or each customer's.
+    const INDEXES: Record<string, Record<string, string>> = {
+      organisation: { id: 'tickets_organisation_id', updated_at: 'tickets_organisation_updated' },
+      user: { id: 'tickets_filter_user_id', updated_at: 'tickets_user_updated' },
+    };
+    const ranges = (by: string, column: string, sql: string) => (sql.match(new RegExp(`FORCE INDEX \\(${INDEXES[by][column]}\\)`, 'g')) ?? []).length;
     for (const [status, filter] of [undefined, ctx.statuses[0]].flatMap((st) => [{ organisation: org.id }, { user: members.map((m) => m.id).join(',') }].map((fl) => [st, fl] as const))) {
+      const by = 'organisation' in filter ? 'organisation' : 'user';
+      const keys = by === 'organisation' ? 1 : members.length;
+      // Merged: one statement reads each key's range of the order's index (UNION ALL of them), then the page of them.
+      const mergedPage = (column: string, sql: string[]) => sql.some((st) => /SELECT u\.id FROM \(/.test(st) && ranges(by, column, st) === keys);
       for (const [column, dir] of [['id', 'asc'], ['id', 'desc'], ['updated_at', 'asc'], ['updated_at', 'desc']]) {
         const order = column === 'id' ? `id ${dir}` : `${column} ${dir}, id ${dir}`;
         const want = await plain(status, order);
         const q = { ...filter, order_column: column, order_direction: dir, ...(status ? { status } : {}) };
-        // Every page of two (from the far end past the middle): read by merging when the members'
-        // ranges up to the page (3 × its reach) hold fewer entries than the organisation's tickets.
+        // Every page of two (from the far end past the middle): read by merging when the ranges up
+        // to the page (keys × its reach) hold fewer entries than the tickets.
         for (let start = 1; start <= want.length; start++) {
           const { statements, result } = await capture(() => api.get(BASE, { ...q, start, limit: 2 }));
           const reach = want.length - (start - 1) < start - 1 + 2 ? want.length - (start - 1) : start - 1 + 2;
           expect({ q, start, ids: ids(expectList(result)), count: result.body.count, merged: mergedPage(column, statements.map((st) => st.sql)) })
-            .toEqual({ q, start, ids: want.slice(start - 1, start + 1), count: want.length, merged: 3 * reach < want.length });
+            .toEqual({ q, start, ids: want.slice(start - 1, start + 1), count: want.length, merged: keys * reach < want.length });
         }
-        // After an id: the members' ranges past it (the first page's reach).
-        await expectAfterPages(api, BASE, q, want, order, (sql) => mergedPage(column, sql) === 3 * 2 < want.length);
-        // In an order no customer index holds, or in the trash: the optimiser's page, exact.
+        // After an id: the ranges past it (the first page's reach).
+        await expectAfterPages(api, BASE, q, want, order, (sql) => mergedPage(column, sql) === keys * 2 < want.length);
+        // In an order no index of the ranges holds, or in the trash: the optimiser's page, exact.
         for (const other of [{ order_column: 'created_at' }, { trashed: 1 }]) {
           const { statements, result } = await capture(() => api.get(BASE, { ...q, ...other, limit: 100 }));
-          expect({ other, merged: Object.keys(INDEXES).some((c) => mergedPage(c, statements.map((st) => st.sql))), count: result.body.count })
+          expect({ other, merged: Object.keys(INDEXES[by]).some((c) => mergedPage(c, statements.map((st) => st.sql))), count: result.body.count })
             .toEqual({ other, merged: false, count: 'trashed' in other ? 1 : want.length });
         }
       }

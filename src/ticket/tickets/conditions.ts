@@ -99,10 +99,8 @@ export function conditionSql(c: Pick<TicketFilterCondition, 'item' | 'operator' 
     case 'assigned':
       if (n === -1) return not ? assignedToAnyone() : unassigned();
       return member(sqlCondition`SELECT ticket_id FROM ticket_assignees WHERE user_id = ${n}`);
-    case 'organisation':
-      return not
-        ? sqlCondition`user_id NOT IN (SELECT id FROM users WHERE organisation_id = ${n})`
-        : sqlCondition`user_id IN (SELECT id FROM users WHERE organisation_id = ${n})`;
+    // The customer's organisation, kept on the ticket (migration 086).
+    case 'organisation': return id('organisation_id', true);
     case 'number': return textMatch('number', c.operator, v);
     case 'subject': return textMatch('subject', c.operator, v);
     case 'cc': {

@@ -30,7 +30,8 @@ export const ticketFilters: Record<string, Filter> = {
   priority: idsFilter('priority_id'),
   tag: { schema: Joi.ids(), where: (ids: number[]) => sqlCondition`id IN (SELECT ticket_id FROM ticket_tag_links WHERE tag_id IN (${ids}))` },
   user: idsFilter('user_id'),
-  organisation: { schema: Joi.ids(), where: (ids: number[]) => sqlCondition`user_id IN (SELECT id FROM users WHERE organisation_id IN (${ids}))` },
+  /** The customer's organisation, kept on the ticket (migration 086). */
+  organisation: idsFilter('organisation_id'),
   watching: { schema: Joi.ids(), where: (ids: number[]) => sqlCondition`id IN (SELECT ticket_id FROM ticket_watchers WHERE user_id IN (${ids}))` },
   /** The ticket's user by address, primary or additional. */
   user_email: {

@@ -21,6 +21,7 @@ import { TAG_LIST } from '../../../migrations/082_ticket_tag_list';
 import { LINK_LIST_COPIED, linkListOrders, listColumnOf } from '../../../migrations/083_link_list_orders';
 import { TRASHED } from '../../../migrations/084_link_list_trash';
 import { CUSTOMER_UPDATED_INDEX } from '../../../migrations/085_customer_updated_index';
+import { ORGANISATION_INDEX, ORGANISATION_UPDATED_INDEX } from '../../../migrations/086_ticket_organisation';
 import { MAX_ID } from '../../lib/validation';
 import { NARROWING_PARAMS } from './listFilters';
 import { oneOptionNamed } from '../../customfields/values';
@@ -117,10 +118,10 @@ function withStatusOnly(p: Record<string, any>, name: string): number[] | null {
 }
 
 /**
- * The most customers whose own ranges a page merges (customersPage in listTicketPage):
- * a statement of a subquery per customer; beyond, the optimiser's page.
+ * The most customers or organisations whose own ranges a page merges (rangesPage in
+ * listTicketPage): a statement of a subquery per key; beyond, the optimiser's page.
  */
-const MAX_MERGED_CUSTOMERS = 64;
+const MAX_MERGED_RANGES = 64;
 
 /**
  * The orders a customer's listed tickets are a range of, by the customer index that holds them
@@ -128,6 +129,14 @@ const MAX_MERGED_CUSTOMERS = 64;
  * (user_id, deleted_at, merged_into_id, updated_at, id, status_id).
  */
 const CUSTOMER_RANGES: ReadonlyMap<string, string> = new Map([['id', 'tickets_filter_user_id'], ['updated_at', CUSTOMER_UPDATED_INDEX]]);
+
+/** The same orders of an organisation's listed tickets, by migration 086's indexes of `tickets.organisation_id`. */
+const ORGANISATION_RANGES: ReadonlyMap<string, string> = new Map([['id', ORGANISATION_INDEX], ['updated_at', ORGANISATION_UPDATED_INDEX]]);
+
+/** A column of `tickets` whose values' listed tickets are ranges of indexes, by order. */
+interface Ranged { key: 'user_id' | 'organisation_id'; ranges: ReadonlyMap<string, string> }
+const BY_CUSTOMER: Ranged = { key: 'user_id', ranges: CUSTOMER_RANGES };
+const BY_ORGANISATION: Ranged = { key: 'organisation_id', ranges: ORGANISATION_RANGES };
 
 /** A table of counters per state, status and slot, and the condition on its rows of one key (and statuses). */
 interface KeyedCounters { table: 'ticket_assignee_counts' | 'ticket_user_counts' | 'ticket_option_counts' | 'ticket_tag_counts'; where: BoundCondition }
@@ -1001,32 +1010,37 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   };
 
   /**
-   * The page of several customers' listed tickets in an order of CUSTOMER_RANGES (id,
-   * `updated_at`; and a status, after an id), an organisation's members or `user` of several ids:
-   * each customer's first entries of the order's customer index (migrations 032 and 085) in the
-   * list's direction up to the page's reach, merged (UNION ALL: a ticket has one customer), then
-   * the page of them. That reads customers × reach entries; the optimiser's page reads all of
-   * their tickets and sorts them (the benchmark's large organisation, 62,500 at 1M, one request
-   * at a time: 22-28 ms in id order, 100-106 ms by `updated_at`).
+   * The page of several customers' or organisations' listed tickets in an order of their ranges
+   * (id, `updated_at`; and a status, after an id): each key's first entries of the order's index
+   * (migrations 032 and 085 for customers, 086 for organisations) in the list's direction up to
+   * the page's reach, merged (UNION ALL: a ticket has one customer and one organisation), then the
+   * page of them. That reads keys × reach entries; the optimiser's page reads all of their tickets
+   * and sorts them (the benchmark's large organisation, 62,500 at 1M, one request at a time:
+   * 22-28 ms in id order, 100-106 ms by `updated_at`, before its page merged its members').
    */
-  const customersPage = (members: number[], count: number): Promise<Ticket[]> => nearerEnd(count, (offset, limit, innerDir) => {
+  const rangesPage = ({ key, ranges }: Ranged, keys: number[], count: number): Promise<Ticket[]> => nearerEnd(count, (offset, limit, innerDir) => {
     const statuses = statusesOf(p);
     const ofStatuses = statuses ? ' AND c.status_id IN (:statuses)' : '';
-    // `column` is a key of CUSTOMER_RANGES, never a value from the request.
+    // `column` is a key of `ranges`, never a value from the request.
     const after = anchor && keysetCondition('c', `\`${column}\``, desc, anchor.value, anchor.id);
     const by = column === 'id' ? ['id'] : [column, 'id'];
-    const each = members.map((_, i) => `(SELECT ${by.map((c) => `c.\`${c}\``).join(', ')} FROM tickets c FORCE INDEX (${CUSTOMER_RANGES.get(column)})
-         WHERE c.user_id = :m${i} AND c.deleted_at IS NULL AND c.merged_into_id IS NULL${ofStatuses}${after ? ` AND (${sqlText(after)})` : ''}
+    const each = keys.map((_, i) => `(SELECT ${by.map((c) => `c.\`${c}\``).join(', ')} FROM tickets c FORCE INDEX (${ranges.get(column)})
+         WHERE c.${key} = :k${i} AND c.deleted_at IS NULL AND c.merged_into_id IS NULL${ofStatuses}${after ? ` AND (${sqlText(after)})` : ''}
          ORDER BY ${by.map((c) => `c.\`${c}\` ${innerDir}`).join(', ')} LIMIT :reach)`);
     return select<Ticket>(
       `SELECT STRAIGHT_JOIN t.* FROM (SELECT u.id FROM (${each.join(' UNION ALL ')}) AS u ORDER BY ${by.map((c) => `u.\`${c}\` ${innerDir}`).join(', ')} LIMIT :pageOffset, :pageLimit) AS page
        JOIN tickets t ON t.id = page.id ORDER BY ${ord('t')}`,
-      { ...Object.fromEntries(members.map((m, i) => [`m${i}`, m])), ...after?.replacements, statuses, reach: offset + limit, pageOffset: offset, pageLimit: limit },
+      { ...Object.fromEntries(keys.map((k, i) => [`k${i}`, k])), ...after?.replacements, statuses, reach: offset + limit, pageOffset: offset, pageLimit: limit },
     );
   });
-  /** Whether customersPage reads fewer entries than the `count` tickets of `customers` (listed, an order of CUSTOMER_RANGES, not too many of them). */
-  const mergesCustomers = (customers: number[], count: number): boolean =>
-    CUSTOMER_RANGES.has(column) && !trashed && customers.length <= MAX_MERGED_CUSTOMERS && customers.length * reachOf(count) < count;
+  /**
+   * The page of the `count` listed tickets of `keys` of `by`: rangesPage where it reads fewer
+   * entries than their tickets (an order of the ranges, not too many keys), else the optimiser's.
+   */
+  const pageOfRanges = (by: Ranged, keys: number[], count: number): Promise<Ticket[]> =>
+    by.ranges.has(column) && !trashed && keys.length <= MAX_MERGED_RANGES && keys.length * reachOf(count) < count
+      ? rangesPage(by, keys, count)
+      : pageOf('', count);
 
   /**
    * One tag's listed tickets beside counted filters other than a status (oneTag). In one
@@ -1127,31 +1141,21 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   const customers = withStatusOnly(p, 'user');
   if (customers) {
     // Several customers' tickets (and a status): the sum of their counters (a ticket has one
-    // customer: none counted twice); listed, in id or `updated_at` order, up to MAX_MERGED_CUSTOMERS of them, the
-    // page merges their own ranges (customersPage) when that reads fewer entries than their tickets.
+    // customer: none counted twice); listed, in id or `updated_at` order, up to MAX_MERGED_RANGES
+    // of them, the page merges their own ranges (pageOfRanges).
     const count = await countersSum(countersOf('ticket_user_counts', sqlCondition`user_id IN (${customers})`, statuses), trashed);
-    return { rows: await (mergesCustomers(customers, count) ? customersPage(customers, count) : pageOf('', count)), count };
+    return { rows: await pageOfRanges(BY_CUSTOMER, customers, count), count };
   }
 
   const organisations = withStatusOnly(p, 'organisation');
   if (organisations) {
     // Organisations' tickets (and a status): the count sums their members' counters (migration
     // 035, per customer, state, status and slot; a ticket has one customer, so none is counted
-    // twice), not a COUNT of their tickets. In the same statement, up to MAX_MERGED_CUSTOMERS + 1
-    // of their members: listed, in id or `updated_at` order, the page merges the members' own ranges
-    // (customersPage) when that reads fewer entries than the organisations' tickets; otherwise
-    // the optimiser's (it reads and sorts the organisations' tickets).
+    // twice), not a COUNT of their tickets; listed, in id or `updated_at` order, the page merges
+    // the organisations' ranges of migration 086's indexes, whatever their number of people.
     const members = sqlCondition`user_id IN (SELECT id FROM users WHERE organisation_id IN (${organisations}))`;
-    const { where: counted } = countersOf('ticket_user_counts', members, statuses);
-    // The members only where customersPage may take them (listed, an order of CUSTOMER_RANGES).
-    const memberIds = CUSTOMER_RANGES.has(column) && !trashed
-      ? sqlFragment`(SELECT GROUP_CONCAT(m.id) FROM (SELECT id FROM users WHERE organisation_id IN (${organisations}) LIMIT ${MAX_MERGED_CUSTOMERS + 1}) m)`
-      : trusted('NULL');
-    const sums = sqlFragment`SELECT (SELECT COALESCE(SUM(n), 0) FROM ticket_user_counts WHERE ${counted} AND state = ${trashed ? 1 : 0}) AS matches, ${memberIds} AS members`;
-    const [r] = await select<{ matches: string | number | null; members: string | null }>(sqlText(sums), sums.replacements);
-    const count = Number(r?.matches ?? 0);
-    const people = r?.members ? r.members.split(',').map(Number) : [];
-    return { rows: await (mergesCustomers(people, count) ? customersPage(people, count) : pageOf('', count)), count };
+    const count = await countersSum(countersOf('ticket_user_counts', members, statuses), trashed);
+    return { rows: await pageOfRanges(BY_ORGANISATION, organisations, count), count };
   }
 
   const linked = await oneLinked(p);
