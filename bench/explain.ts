@@ -82,12 +82,16 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     // Several customers: their counters summed, the page a merge of each one's range in id order.
     ['list: user, a busy customer and another', q(`user=${t.busyCustomerId},${tk.user_id}`)],
     ['list: organisation', q(`organisation=${t.organisationId}`)],
-    // The busy customer's organisation (62,500 tickets at 1M): counted from its members' counters (migration 035).
+    // The busy customer's organisation (62,500 tickets at 1M): counted from its members' counters
+    // (migration 035), the page a range of its own index (migration 086).
     ['list: organisation, a large one', q(`organisation=${t.largeOrganisationId}`)],
     ['list: organisation, a large one + status', q(`organisation=${t.largeOrganisationId}&status=${tk.status_id}`)],
     ['list: organisation, a large one, after_id', q(`organisation=${t.largeOrganisationId}&after_id=${tk.id}`)],
-    // By latest activity: a merge of its members' ranges of the updated_at customer index (migration 085).
+    // By latest activity: a range of its updated_at index (migration 086).
     ['list: organisation, a large one, updated_at desc', q(`organisation=${t.largeOrganisationId}&order_column=updated_at&order_direction=desc`)],
+    // Beside a priority: counted from its index alone, the page a walk of its range (migration 086).
+    ['list: organisation, a large one + priority', q(`organisation=${t.largeOrganisationId}&priority=${tk.priority_id}`)],
+    ['list: organisation, a large one + priority, updated_at desc', q(`organisation=${t.largeOrganisationId}&priority=${tk.priority_id}&order_column=updated_at&order_direction=desc`)],
     ['list: watching', q('watching=1')],
     // An operator with the tickets of two busy years (about 20,000 of them at 1M): "my tickets".
     ['list: assigned (an operator)', q(`assigned=${t.operatorId}`)],

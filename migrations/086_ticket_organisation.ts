@@ -25,7 +25,7 @@ export const name = '086_ticket_organisation';
 export const ORGANISATION_INDEX = 'tickets_organisation_id';
 export const ORGANISATION_UPDATED_INDEX = 'tickets_organisation_updated';
 const INDEXES: Record<string, string[]> = {
-  [ORGANISATION_INDEX]: ['organisation_id', 'deleted_at', 'merged_into_id', 'id', 'status_id'],
+  [ORGANISATION_INDEX]: ['organisation_id', 'deleted_at', 'merged_into_id', 'id', 'status_id', 'priority_id', 'department_id'],
   [ORGANISATION_UPDATED_INDEX]: ['organisation_id', 'deleted_at', 'merged_into_id', 'updated_at', 'id', 'status_id'],
 };
 
