@@ -12,6 +12,8 @@ interface Target {
   busyCustomerId: number;
   /** The busy customer's organisation (a sixteenth of the tickets). */
   largeOrganisationId: number;
+  /** An organisation of 1,000 people (about a twentieth of the tickets). */
+  manyPeopleOrganisationId: number;
   smallDepartmentId: number;
   savedFilterId: number;
   /** A saved filter of one condition: the product of half the tickets. */
@@ -92,6 +94,9 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     // Beside a priority: counted from its index alone, the page a walk of its range (migration 086).
     ['list: organisation, a large one + priority', q(`organisation=${t.largeOrganisationId}&priority=${tk.priority_id}`)],
     ['list: organisation, a large one + priority, updated_at desc', q(`organisation=${t.largeOrganisationId}&priority=${tk.priority_id}&order_column=updated_at&order_direction=desc`)],
+    // More people than a merge of their ranges takes: a range of its own index (migration 086).
+    ['list: organisation of 1,000 people', q(`organisation=${t.manyPeopleOrganisationId}`)],
+    ['list: organisation of 1,000 people, updated_at desc', q(`organisation=${t.manyPeopleOrganisationId}&order_column=updated_at&order_direction=desc`)],
     ['list: watching', q('watching=1')],
     // An operator with the tickets of two busy years (about 20,000 of them at 1M): "my tickets".
     ['list: assigned (an operator)', q(`assigned=${t.operatorId}`)],
