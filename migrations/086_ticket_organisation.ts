@@ -7,8 +7,9 @@ export const name = '086_ticket_organisation';
  * An organisation's tickets (`organisation=<id>`: an account manager's view of a customer
  * company). A ticket's organisation is its customer's, so the list read it through the members:
  * a merge of each member's range of the customer indexes (migrations 032 and 085), up to 64 of
- * them, or, for a larger organisation, all of its tickets read and sorted (an organisation of
- * 200 people and 60,000 tickets at 1M: about 100 ms a page).
+ * them, or, for a larger organisation, the optimiser's page (at 1M, one of 1,000 people and
+ * 46,700 tickets: 23-27 ms a page in id and `updated_at` order against 12-15 ms now; the large
+ * organisation of 13 people by `created_at`, which sorted its 63,049 tickets, 133 → 13 ms).
  *
  * `tickets.organisation_id`, the customer's organisation as it is now, kept by triggers: a
  * ticket's insert and a change of its customer take the customer's; a customer's change of
