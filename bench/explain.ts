@@ -4,6 +4,7 @@ import { capture, explainOf, withoutSwitches } from './capture';
 import { table } from './table';
 import { TICKETS } from './env';
 import { SMALL_DEPARTMENT, orderReference } from './tickets';
+import { BUSY_CUSTOMER_EMAIL } from './data';
 
 interface Target {
   ticket: { id: number; user_id: number; department_id: number; status_id: number; priority_id: number };
@@ -109,6 +110,9 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     ['list: assigned, after_id, updated_at desc', q(`assigned=${t.operatorId}&after_id=${tk.id}&order_column=updated_at&order_direction=desc`)],
     ['list: assigned=-1 (unassigned)', q('assigned=-1')],
     ['list: user_email', q('user_email=nobody%40example.com')],
+    // A customer's tickets by their address: their counters, the page a range of their index.
+    ['list: user_email, a busy customer', q(`user_email=${encodeURIComponent(BUSY_CUSTOMER_EMAIL)}`)],
+    ['list: user_email, a busy customer, updated_at desc', q(`user_email=${encodeURIComponent(BUSY_CUSTOMER_EMAIL)}&order_column=updated_at&order_direction=desc`)],
     ['list: internal', q('internal=1')],
     ['list: locked', q('locked=0')],
     // A saved filter (a status) alone, and run as an operator who sees the small department only.

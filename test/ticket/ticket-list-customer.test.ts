@@ -7,9 +7,10 @@
  * from the far end; organisations' tickets are counted from their members' counters; the
  * migration goes down and up.
  */
+import { QueryTypes } from 'sequelize';
 import { capture } from '../../bench/capture';
 import * as m035 from '../../migrations/035_ticket_user_counts';
-import { Organisation, Ticket, User } from '../../src/db/models';
+import { Brand, Organisation, Ticket, User, UserEmail } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { unique, useApi } from '../helpers/app';
 import { expectList, expectSuccess } from '../helpers/envelope';
@@ -202,6 +203,73 @@ describe("one customer's tickets, counted by migration 035", () => {
       }
     }
     expect((await plain(undefined, 'id')).length).toBe(10);
+  });
+
+  it("counts and pages a customer's tickets by their address, primary or additional, as by their id; an address two people hold merges both", async () => {
+    const customer = await f.user();
+    const extra = `${unique('extra')}@example.com`;
+    await UserEmail.create({ user_id: customer.id, email: extra });
+    const made = [];
+    for (let i = 0; i < 8; i++) made.push(await f.ticket({ user: customer.id, status: ctx.statuses[i % 2] }));
+    for (const [i, t] of made.entries()) {
+      await sequelize().query('UPDATE tickets SET updated_at = ? WHERE id = ?', { replacements: [1_700_000_000 + ((i * 3) % 5) * 60, t.id] });
+    }
+    expect((await api.del(`${BASE}/${made[2].id}`)).status).toBe(200);
+    expectSuccess(await api.post(`${BASE}/${made[3].id}/merge`, { ids: [made[4].id] }), 'Successfully updated the ticket!');
+    const INDEXES: Record<string, string> = { id: 'tickets_filter_user_id', updated_at: 'tickets_user_updated' };
+    // The address as given (any case): the customer's tickets, counted from their counters.
+    for (const address of [customer.email, extra.toUpperCase()]) {
+      for (const trashed of [false, true]) {
+        for (const status of [undefined, ctx.statuses[0]]) {
+          for (const [order_column, order_direction, order] of [...ORDERS, ['created_at', 'desc', 'created_at DESC, id DESC'] as [string, string, string]]) {
+            const q = { user_email: address, limit: 100, order_column, order_direction, ...(status ? { status } : {}), ...(trashed ? { trashed: 1 } : {}) };
+            const { statements, result } = await capture(() => api.get(BASE, q));
+            const want = await actual(customer.id, trashed, status, order);
+            expect({ q, count: result.body.count, ids: ids(expectList(result)) }).toEqual({ q, count: want.length, ids: want });
+            // The counters and the page, no COUNT: the list's two statements.
+            const own = statements.filter((st) => /FROM ticket_user_counts|FROM `tickets`|COUNT\(/.test(st.sql));
+            expect({ q, counters: own.some((st) => /FROM ticket_user_counts/.test(st.sql)), counts: own.filter((st) => /COUNT\(/.test(st.sql)).length, own: own.length })
+              .toEqual({ q, counters: true, counts: 0, own: 2 });
+            // Listed, in an order of the customer's indexes: a range of it, no sort.
+            const index = trashed ? undefined : INDEXES[order_column];
+            const page = statements.find((st) => st.sql.startsWith('SELECT STRAIGHT_JOIN t.* FROM (SELECT'))!;
+            expect({ q, hinted: page.sql.includes('FORCE INDEX') }).toEqual({ q, hinted: !!index });
+            if (index) {
+              const plan = await sequelize().query<Record<string, any>>(`EXPLAIN ${page.sql}`, { replacements: page.params, type: QueryTypes.SELECT });
+              const inner = plan.find((r) => r.select_type === 'DERIVED' && r.table === 'Ticket')!;
+              expect({ q, key: inner.key, sorted: /filesort/.test(String(inner.Extra)) }).toEqual({ q, key: index, sorted: false });
+            }
+            for (const start of [Math.floor(want.length / 2) + 1, want.length].filter((x) => x >= 1)) {
+              const deep = await api.get(BASE, { ...q, start, limit: 2 });
+              expect({ q, start, ids: ids(expectList(deep)) }).toEqual({ q, start, ids: want.slice(start - 1, start + 1) });
+            }
+          }
+        }
+      }
+    }
+    // An address nobody holds: nothing, counted as nothing.
+    const none = await api.get(BASE, { user_email: `${unique('nobody')}@example.com` });
+    expect({ ids: ids(expectList(none)), count: none.body.count }).toEqual({ ids: [], count: 0 });
+    // The same address held by a customer of another brand: both people's tickets.
+    const brand = await Brand.create({ name: unique('Twin brand') });
+    const twin = await User.create({ type: 'user', brand_id: brand.id, email: customer.email, firstname: 'Twin', lastname: 'User' });
+    // (Their brand has no department: the ticket written as the customer's first one, theirs.)
+    await sequelize().query(`INSERT INTO tickets (number, department_id, brand_id, channel_id, user_id, status_id, priority_id, subject, last_reply_by,
+        locked, merged, internal, token, created_at, updated_at)
+      SELECT CONCAT(number, '-twin'), department_id, ?, channel_id, ?, status_id, priority_id, subject, last_reply_by, 0, 0, 0, SHA1(RAND()), created_at, updated_at
+      FROM tickets WHERE id = ?`, { replacements: [brand.id, twin.id, made[0].id] });
+    const theirs = (await Ticket.findOne({ where: { user_id: twin.id } }))!;
+    expect(await query('SELECT user_id FROM person_emails WHERE email = ? ORDER BY user_id', [customer.email])).toHaveLength(2);
+    for (const [order_column, order_direction, order] of ORDERS) {
+      const want = (await query<{ id: number }>(
+        `SELECT id FROM tickets WHERE user_id IN (?) AND deleted_at IS NULL AND merged_into_id IS NULL ORDER BY ${order}`, [[customer.id, twin.id]],
+      )).map((r) => Number(r.id));
+      expect(want).toContain(theirs.id);
+      const res = await api.get(BASE, { user_email: customer.email, order_column, order_direction, limit: 100 });
+      expect({ order, ids: ids(expectList(res)), count: res.body.count }).toEqual({ order, ids: want, count: want.length });
+      const page = await api.get(BASE, { user_email: customer.email, order_column, order_direction, start: 2, limit: 2 });
+      expect({ order, ids: ids(expectList(page)) }).toEqual({ order, ids: want.slice(1, 3) });
+    }
   });
 
   it('migration 035 goes down (table and triggers gone) and up again (counts filled from the tickets, then kept)', async () => {
