@@ -1172,7 +1172,7 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     const persons = sqlFragment`SELECT user_id FROM person_emails WHERE email = ${email}`;
     const { where: counted } = countersOf('ticket_user_counts', sqlCondition`user_id IN (${persons})`, statuses);
     const sums = sqlFragment`SELECT (SELECT COALESCE(SUM(n), 0) FROM ticket_user_counts WHERE ${counted} AND state = ${trashed ? 1 : 0}) AS matches,
-      (SELECT GROUP_CONCAT(user_id) FROM person_emails WHERE email = ${email}) AS persons`;
+      (SELECT GROUP_CONCAT(e.user_id) FROM (${persons}) e) AS persons`;
     const [r] = await select<{ matches: string | number | null; persons: string | null }>(sqlText(sums), sums.replacements);
     const count = Number(r?.matches ?? 0);
     const people = r?.persons ? r.persons.split(',').map(Number) : [];
