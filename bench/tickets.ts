@@ -108,7 +108,7 @@ const manyPeopleOrganisationId = async (): Promise<number> =>
 
 /**
  * A thousand customers in no organisation (the busy customer aside) join one, once per data set:
- * `list: organisation, of many people` is an organisation of more people than a merge of their
+ * `list: organisation of 1,000 people` is an organisation of more people than a merge of their
  * ranges takes (64), with about a twentieth of the tickets (migration 086 makes its page a range
  * of its own). Their tickets follow by trigger.
  */

@@ -12,8 +12,9 @@ export const name = '085_customer_updated_index';
  *
  * `tickets_user_updated` (user_id, deleted_at, merged_into_id, updated_at, id, status_id): one
  * customer's listed tickets are a range of it in `updated_at` order (the status tested on its
- * entries), and several customers' (an organisation's members) a merge of their ranges
- * (src/ticket/tickets/listPage.ts, customersPage), as in id order.
+ * entries), and several customers' a merge of their ranges (src/ticket/tickets/listPage.ts,
+ * rangesPage), as in id order. (An organisation's members were merged so too, until migration
+ * 086 gave an organisation a range of its own.)
  *
  * Write cost: one more entry per ticket, moved when the ticket's `updated_at` changes (as the
  * `updated_at` list index's already is).
