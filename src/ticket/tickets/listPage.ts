@@ -180,10 +180,19 @@ const linkedCounters = ({ table, key }: Linked, p: Record<string, any>): KeyedCo
   ({ table, where: sqlCondition`${key} AND ${allCounted(counterConditions(p))}` });
 
 /** The tickets the counters hold, listed or trashed. */
-async function countersSum({ table, where }: KeyedCounters, trashed: boolean): Promise<number> {
-  const sum = sqlFragment`SELECT COALESCE(SUM(n), 0) AS matches FROM ${trusted(table)} WHERE ${where} AND state = ${trashed ? 1 : 0}`;
-  const [r] = await select<{ matches: string | number | null }>(sqlText(sum), sum.replacements);
-  return Number(r?.matches ?? 0);
+async function countersSum(counters: KeyedCounters, trashed: boolean): Promise<number> {
+  return (await countersAndTotal(counters, trashed, false)).count;
+}
+
+/** The listed or trashed tickets (the counted list's total: ticket_list_counts), as a column `total`. */
+const totalOf = (trashed: boolean) => sqlFragment`(SELECT COALESCE(SUM(n), 0) FROM ticket_list_counts WHERE state = ${trashed ? 1 : 0}) AS total`;
+
+/** countersSum, and with `withTotal` the tickets of the list unfiltered (0 without), in the same statement. */
+async function countersAndTotal({ table, where }: KeyedCounters, trashed: boolean, withTotal: boolean): Promise<{ count: number; total: number }> {
+  const total = withTotal ? sqlFragment`, ${totalOf(trashed)}` : trusted('');
+  const sum = sqlFragment`SELECT COALESCE(SUM(n), 0) AS matches${total} FROM ${trusted(table)} WHERE ${where} AND state = ${trashed ? 1 : 0}`;
+  const [r] = await select<{ matches: string | number | null; total?: string | number | null }>(sqlText(sum), sum.replacements);
+  return { count: Number(r?.matches ?? 0), total: Number(r?.total ?? 0) };
 }
 
 /**
@@ -521,6 +530,60 @@ function recordShare(key: string, count: number, total: number) {
  * (of `total` listed tickets: unfiltered, the count is the total, and the entries the reach).
  */
 const walkedEntries = (reach: number, count: number, total: number) => (count > 0 ? (reach * total) / count : reach);
+
+/**
+ * A walk of an order's index for a page of a filter's matches reads about walkedEntries of them
+ * where the matches lie along the order independently of it, and far more where they do not: at
+ * 1M the benchmark's large organisation (63,000 tickets) read 16,700 to 62,300 entries for its
+ * first page in the customer, `subject` and `created_at` orders (against 800 expected), and walks
+ * of a million entries are possible. Reading the matches the other way (through their filter's
+ * own index) and sorting them costs about as much per entry (1.85 µs against 1.1 to 2.2 µs for a
+ * walked entry with its row), so a walk stops (LIMIT ROWS EXAMINED) when it has read about as
+ * many entries as that way reads, and the page is read that way: at most a few times the cheaper
+ * way's reads, where an unbounded walk could read every ticket. The server counts an entry of an
+ * ascending walk as 3 rows examined, of a descending one as 1 (measured at 1M: 62,308 entries
+ * needed 187,251, 25,049 needed 25,157), hence `perSorted` by the walk's direction. `perRow` and
+ * `fixed`: the statement's rows examined for the page's own rows (walkBound).
+ */
+export const boundedWalks = { perSorted: { ASC: 3, DESC: 1 }, perRow: 8, fixed: 16 };
+
+/**
+ * The rows a walk in `dir` may examine before it stops (LIMIT ROWS EXAMINED): as many entries as
+ * the other way reads (`sorted`), and the page's own rows (the derived table's written, read and
+ * sorted, and their tickets joined: 14 for a page of 2 whose walk read 2 entries).
+ */
+const walkBound = (sorted: number, limit: number, dir: string) =>
+  Math.ceil((dir === 'DESC' ? boundedWalks.perSorted.DESC : boundedWalks.perSorted.ASC) * sorted) + boundedWalks.perRow * limit + boundedWalks.fixed;
+
+/**
+ * Walks stopped at their bound, by list (its filters, order and the walk's direction): the least
+ * reach (offset and limit) at which one stopped, and when. For `stoppedFor.ms` after, a page of
+ * that list as deep or deeper is read the other way at once (a walk that passed its bound before
+ * a reach passes it before any deeper one: the bound grows with the list's count alone); then a
+ * walk is tried again, for the tickets change. A hint per process, as lastShares: the same page
+ * either way.
+ */
+const stoppedWalks = new Map<string, { reach: number; at: number }>();
+const STOPPED_KEPT = 1_000;
+export const stoppedFor = { ms: 10 * 60_000 };
+
+const walkStopped = (walk: string, reach: number): boolean => {
+  const stopped = stoppedWalks.get(walk);
+  return !!stopped && reach >= stopped.reach && Date.now() - stopped.at < stoppedFor.ms;
+};
+
+function stoppedWalk(walk: string, reach: number) {
+  if (stoppedWalks.size >= STOPPED_KEPT && !stoppedWalks.has(walk)) stoppedWalks.clear();
+  const known = stoppedWalks.get(walk);
+  const fresh = known && Date.now() - known.at < stoppedFor.ms;
+  stoppedWalks.set(walk, { reach: fresh ? Math.min(known.reach, reach) : reach, at: Date.now() });
+}
+
+/**
+ * A statement stopped by LIMIT ROWS EXAMINED while it sorted (ER_FILSORT_ABORT): an error, where
+ * one stopped while it read returns the rows it had.
+ */
+const sortStopped = (err: unknown): boolean => (err as { parent?: { errno?: number } }).parent?.errno === 1028;
 
 /**
  * The day rows a deep page is positioned by: all tickets' or one other counted filter's (or a pair's), of the
@@ -936,24 +999,45 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
    * The page's ids read in `innerDir` (the list's, or its reverse from the far end), sorted in the
    * list's; `byId`: the page's matches all have one value of the order column (timeEdge's NULL block).
    */
-  const page = (hint: string, offset = q.offset, limit = q.limit, innerDir = dir, byId = false) => select<Ticket>(
+  const page = (hint: string, offset = q.offset, limit = q.limit, innerDir = dir, byId = false, examined = 0) => select<Ticket>(
     `${pageSwitches}SELECT STRAIGHT_JOIN t.* FROM (SELECT \`Ticket\`.\`id\` FROM \`tickets\` AS \`Ticket\`${hint} WHERE ${pageWhere}
        ORDER BY ${byId ? `\`Ticket\`.\`id\` ${innerDir}` : ord('`Ticket`', innerDir)} LIMIT :pageOffset, :pageLimit) AS page
-     JOIN tickets t ON t.id = page.id ORDER BY ${ord('t')}`,
-    { ...replacements, ...keyset?.replacements, ...pageValues, pageOffset: offset, pageLimit: limit },
+     JOIN tickets t ON t.id = page.id ORDER BY ${ord('t')}${examined ? ' LIMIT :pageLimit ROWS EXAMINED :pageExamined' : ''}`,
+    { ...replacements, ...keyset?.replacements, ...pageValues, pageOffset: offset, pageLimit: limit, ...(examined ? { pageExamined: examined } : {}) },
   );
   // Past the middle of a list whose count is known first (not with after_id), the page is read
   // from the far end (the order reversed: MariaDB puts NULLs first ascending and last descending,
   // so the reverse is exact): a deep `start` skips at most half of the matches' index entries, and
   // the last page is as cheap as the first.
   const fromEnd = (count: number) => !keyset && count - q.offset < q.offset + q.limit;
-  type Reader = (offset: number, limit: number, innerDir: string) => Promise<Ticket[]>;
-  const nearerEnd = (count: number, read: Reader) => (fromEnd(count)
+  type Reader<T> = (offset: number, limit: number, innerDir: string) => Promise<T>;
+  const nearerEnd = <T = Ticket[]>(count: number, read: Reader<T>) => (fromEnd(count)
     ? read(Math.max(0, count - q.offset - q.limit), Math.max(0, Math.min(q.limit, count - q.offset)), desc ? 'ASC' : 'DESC')
     : read(q.offset, q.limit, dir));
   const pageOf = (hint: string, count: number) => nearerEnd(count, (offset, limit, innerDir) => page(hint, offset, limit, innerDir));
   /** The index entries a page reaches: from the nearer end. */
   const reachOf = (count: number) => (fromEnd(count) ? Math.max(0, count - q.offset) : q.offset + q.limit);
+  /**
+   * The page of `count` matches by a walk of the order's index (`walkHint`), bounded
+   * (boundedWalks) by `sorted`, the entries read through `sortHint` (the filter's own index)
+   * before a sort. A walk stopped at its bound returns fewer rows than the page holds (the count,
+   * known first, says how many) or, stopped while the page's rows are sorted, an error; the page
+   * is then read through `sortHint`: one more statement. After an `after_id` what is left of the
+   * list is not known, nor so a short page from a stopped walk: the walk is not bounded.
+   */
+  const walkedPage = async (walkHint: string, sortHint: string, sorted: number, count: number): Promise<Ticket[]> => {
+    if (keyset) return pageOf(walkHint, count);
+    const rows = await nearerEnd<Ticket[] | null>(count, async (offset, limit, innerDir) => {
+      const walk = JSON.stringify([...NARROWING_PARAMS.map((k) => p[k] ?? null), column, innerDir]);
+      if (walkStopped(walk, offset + limit)) return null;
+      const read = await page(walkHint, offset, limit, innerDir, false, walkBound(sorted, limit, innerDir))
+        .catch((err: unknown) => { if (sortStopped(err)) return null; throw err; });
+      if (read && read.length >= limit) return read;
+      stoppedWalk(walk, offset + limit);
+      return null;
+    });
+    return rows ?? pageOf(sortHint, count);
+  };
   /**
    * `after_id` on a link list (migrations 030, 082, 083): the rows after the anchor's in the
    * list's order, by the list's copy of the order's column and its `ticket_id` (a range of the
@@ -1047,13 +1131,25 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     );
   });
   /**
-   * The page of the `count` listed tickets of `keys` of `by`: rangesPage where it reads fewer
-   * entries than their tickets (an order of the ranges, not too many keys), else the optimiser's.
+   * The page of the `count` listed tickets of `keys` of `by`, of `total` listed tickets:
+   * rangesPage where it reads fewer entries than their tickets (an order of the ranges, not too
+   * many keys). Otherwise a walk of the order's index where it is expected to read fewer entries
+   * than their tickets, bounded by them (walkedPage), else their tickets read through the key's
+   * index and sorted. Left to the optimiser, the benchmark's large organisation (63,000 tickets
+   * at 1M) in `subject` order walked that order's index past 90,000 tickets of subject families
+   * it has none of (243 ms). In the trash, the optimiser's.
    */
-  const pageOfRanges = (by: Ranged, keys: number[], count: number): Promise<Ticket[]> =>
-    by.ranges.has(column) && !trashed && keys.length <= MAX_MERGED_RANGES && keys.length * reachOf(count) < count
-      ? rangesPage(by, keys, count)
-      : pageOf('', count);
+  const pageOfRanges = (by: Ranged, keys: number[], count: number, total: number): Promise<Ticket[]> => {
+    if (trashed) return pageOf('', count);
+    if (by.ranges.has(column) && keys.length <= MAX_MERGED_RANGES && keys.length * reachOf(count) < count) return rangesPage(by, keys, count);
+    return walkedOrSorted(by, count, total);
+  };
+  /** The page of `count` listed tickets of keys of `by` in an order of no range of theirs: walked or sorted (pageOfRanges). */
+  const walkedOrSorted = (by: Ranged, count: number, total: number): Promise<Ticket[]> => {
+    const keyed = ` FORCE INDEX (${by.ranges.get('id')})`;
+    const expected = walkedEntries(reachOf(count), count, total);
+    return expected < count ? walkedPage(` FORCE INDEX (${sortIndex(column)})`, keyed, count, count) : pageOf(keyed, count);
+  };
 
   /**
    * One tag's listed tickets beside counted filters other than a status (oneTag). In one
@@ -1146,9 +1242,12 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   if (customer !== null) {
     // One customer's tickets (and a status): the count from migration 035's counters, known
     // before the page (a page past the middle is read from the far end); listed, in id or
-    // `updated_at` order, the page is a range of the customer's own index (customerHint).
-    const count = await countersSum(countersOf('ticket_user_counts', personKey(customer), statuses), trashed);
-    return { rows: await pageOf(customerHint(p, column), count), count };
+    // `updated_at` order, the page is a range of the customer's own index (customerHint); in
+    // another, walked or sorted (walkedOrSorted: the busy customer in `subject` order at 1M, 335
+    // ms walked unbounded by the optimiser).
+    const ranged = trashed || CUSTOMER_RANGES.has(column);
+    const { count, total } = await countersAndTotal(countersOf('ticket_user_counts', personKey(customer), statuses), trashed, !ranged);
+    return { rows: await (ranged ? pageOf(customerHint(p, column), count) : walkedOrSorted(BY_CUSTOMER, count, total)), count };
   }
 
   const customers = withStatusOnly(p, 'user');
@@ -1156,8 +1255,8 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     // Several customers' tickets (and a status): the sum of their counters (a ticket has one
     // customer: none counted twice); listed, in id or `updated_at` order, up to MAX_MERGED_RANGES
     // of them, the page merges their own ranges (pageOfRanges).
-    const count = await countersSum(countersOf('ticket_user_counts', sqlCondition`user_id IN (${customers})`, statuses), trashed);
-    return { rows: await pageOfRanges(BY_CUSTOMER, customers, count), count };
+    const { count, total } = await countersAndTotal(countersOf('ticket_user_counts', sqlCondition`user_id IN (${customers})`, statuses), trashed, !trashed);
+    return { rows: await pageOfRanges(BY_CUSTOMER, customers, count, total), count };
   }
 
   const email = emailOnly(p);
@@ -1172,13 +1271,22 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     const persons = sqlFragment`SELECT user_id FROM person_emails WHERE email = ${email}`;
     const { where: counted } = countersOf('ticket_user_counts', sqlCondition`user_id IN (${persons})`, statuses);
     const sums = sqlFragment`SELECT (SELECT COALESCE(SUM(n), 0) FROM ticket_user_counts WHERE ${counted} AND state = ${trashed ? 1 : 0}) AS matches,
-      (SELECT GROUP_CONCAT(e.user_id) FROM (${persons}) e) AS persons`;
-    const [r] = await select<{ matches: string | number | null; persons: string | null }>(sqlText(sums), sums.replacements);
+      (SELECT GROUP_CONCAT(e.user_id) FROM (${persons}) e) AS persons, ${totalOf(trashed)}`;
+    const [r] = await select<{ matches: string | number | null; persons: string | null; total: string | number | null }>(sqlText(sums), sums.replacements);
     const count = Number(r?.matches ?? 0);
     const people = r?.persons ? r.persons.split(',').map(Number) : [];
-    if (people.length !== 1) return { rows: await pageOfRanges(BY_CUSTOMER, people, count), count };
-    pageWhere = `(${pageWhere}) AND \`Ticket\`.\`user_id\` = :emailPerson`;
-    pageValues.emailPerson = people[0];
+    const total = Number(r?.total ?? 0);
+    // The page's persons by id beside the address's condition: a range of the customer's index.
+    // Where the page may walk an order's index (walkedOrSorted) the address's subquery is a
+    // look-up per entry, not a semi-join, whose plan read the address's persons first and, for
+    // each, the walked index whole.
+    if (people.length) {
+      pageWhere = `(${pageWhere}) AND \`Ticket\`.\`user_id\` IN (:emailPeople)`;
+      pageValues.emailPeople = people;
+      if (people.length > 1 || (!trashed && !CUSTOMER_RANGES.has(column))) pageSwitches = "SET STATEMENT optimizer_switch = 'semijoin=off' FOR ";
+    }
+    if (people.length !== 1) return { rows: await pageOfRanges(BY_CUSTOMER, people, count, total), count };
+    if (!trashed && !CUSTOMER_RANGES.has(column)) return { rows: await walkedOrSorted(BY_CUSTOMER, count, total), count };
     return { rows: await pageOf(customerHint({ ...p, user: people[0] }, column), count), count };
   }
 
@@ -1189,8 +1297,8 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     // twice), not a COUNT of their tickets; listed, in id or `updated_at` order, the page merges
     // the organisations' ranges of migration 086's indexes, whatever their number of people.
     const members = sqlCondition`user_id IN (SELECT id FROM users WHERE organisation_id IN (${organisations}))`;
-    const count = await countersSum(countersOf('ticket_user_counts', members, statuses), trashed);
-    return { rows: await pageOfRanges(BY_ORGANISATION, organisations, count), count };
+    const { count, total } = await countersAndTotal(countersOf('ticket_user_counts', members, statuses), trashed, !trashed);
+    return { rows: await pageOfRanges(BY_ORGANISATION, organisations, count, total), count };
   }
 
   const linked = await oneLinked(p);
@@ -1304,7 +1412,9 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   // updated_at order: 50,000 entries, 18 ms, against 1,000 through its index, 2 ms; with a status
   // beside it 200,000, 54 ms). The trash is a range of deleted_at: no index holds it in a list
   // order (a sort of the trash).
+  // A walk past what the narrowest filter's matches are is stopped, and they are read (walkedPage).
   const walk = !trashed && (!filtered || count * (through?.matches ?? count) >= reach * total);
-  const index = walk ? sortIndex(column) : !trashed && through ? FILTER_INDEXES[through.name] : null;
-  return { rows: await pageOf(index ? ` FORCE INDEX (${index})` : '', count), count };
+  const narrowest = !trashed && through ? ` FORCE INDEX (${FILTER_INDEXES[through.name]})` : '';
+  if (walk && filtered && through) return { rows: await walkedPage(` FORCE INDEX (${sortIndex(column)})`, narrowest, through.matches, count), count };
+  return { rows: await pageOf(walk ? ` FORCE INDEX (${sortIndex(column)})` : narrowest, count), count };
 }

@@ -1,0 +1,128 @@
+/**
+ * Bounded walks (listPage's walkedPage): a page read by walking an order's index stops at its
+ * bound (LIMIT ROWS EXAMINED) where the list's matches lie far along that order, and is then read
+ * through the filter's own index and sorted: the same page either way (and for a while read so at
+ * once, the stop remembered). Here an organisation's
+ * tickets and a department's, all of one subject family that sorts after every other ticket's,
+ * in `subject` order: ascending, the walk passes every other ticket first and is stopped;
+ * descending, their tickets come first and the walk ends within its bound.
+ */
+import { capture } from '../../bench/capture';
+import { ORGANISATION_INDEX } from '../../migrations/086_ticket_organisation';
+import { Organisation } from '../../src/db/models';
+import { sequelize } from '../../src/db/sequelize';
+import { boundedWalks, stoppedFor } from '../../src/ticket/tickets/listPage';
+import { unique, useApi } from '../helpers/app';
+import { expectList } from '../helpers/envelope';
+import { ids, query, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
+
+const api = useApi();
+const BASE = '/api/ticket/ticket';
+let ctx: TicketContext;
+const f = ticketFactories(api, () => ctx);
+
+beforeAll(async () => { ctx = await ticketContext(); });
+
+const kept = { walks: { ...boundedWalks, perSorted: { ...boundedWalks.perSorted } }, ms: stoppedFor.ms };
+afterEach(() => { Object.assign(boundedWalks, kept.walks); stoppedFor.ms = kept.ms; });
+
+const LIMIT = 2;
+
+/** The listed tickets of the whole database (the list unfiltered). */
+const listedTotal = async () => Number((await query<{ n: number }>('SELECT COUNT(*) AS n FROM tickets WHERE deleted_at IS NULL AND merged_into_id IS NULL'))[0].n);
+
+/** `made` copied by SQL into `n` more tickets of its customer, department and subject (the counters follow by their triggers). */
+async function copies(made: { id: number }, n: number): Promise<void> {
+  await sequelize().query(`INSERT INTO tickets (number, department_id, brand_id, channel_id, user_id, status_id, priority_id, subject, last_reply_by,
+      locked, merged, internal, token, created_at, updated_at)
+    SELECT CONCAT(t.number, '-', s.seq), t.department_id, t.brand_id, t.channel_id, t.user_id, t.status_id, t.priority_id, t.subject, t.last_reply_by,
+      0, 0, 0, SHA1(RAND()), t.created_at + s.seq, t.updated_at + s.seq
+    FROM tickets t JOIN seq_1_to_${n} s WHERE t.id = ?`, { replacements: [made.id] });
+}
+
+/**
+ * A ticket `made` copied into enough tickets that walking the subject order is the expected
+ * cheaper way to a page of LIMIT (their number squared over the reach times every listed ticket),
+ * among at least FILLED listed tickets of subjects before theirs (the walk ascending passes them).
+ */
+const FILLED = 400;
+async function many(made: { id: number }): Promise<void> {
+  const before = await listedTotal();
+  if (before < FILLED) await copies(await f.ticket({ subject: `Walk filler ${unique('f')}` }), FILLED - before);
+  await copies(made, Math.ceil(Math.sqrt(16 * LIMIT * Math.max(before, FILLED))));
+}
+
+/**
+ * The list `q` in `subject` order both ways equals the plain way's (`where`, SQL over the
+ * tickets), first page and past the middle. Ascending, the walk of the subject index is stopped
+ * (a page statement bounded, then one through `index`); descending it ends within its bound (one
+ * page statement, bounded).
+ */
+async function expectWalks(q: Record<string, unknown>, where: string, values: unknown[], index: string) {
+  for (const [dir, stopped] of [['asc', true], ['desc', false]] as const) {
+    const want = (await query<{ id: number }>(
+      `SELECT id FROM tickets WHERE ${where} AND deleted_at IS NULL AND merged_into_id IS NULL ORDER BY subject ${dir}, id ${dir}`, values,
+    )).map((r) => Number(r.id));
+    for (const start of [1, 5]) {
+      const asked = { ...q, order_column: 'subject', order_direction: dir, start, limit: LIMIT };
+      const { statements, result } = await capture(() => api.get(BASE, asked));
+      expect({ asked, ids: ids(expectList(result)), count: result.body.count })
+        .toEqual({ asked, ids: want.slice(start - 1, start - 1 + LIMIT), count: want.length });
+      const pages = statements.filter((st) => /^(SET STATEMENT .* FOR )?SELECT STRAIGHT_JOIN t\.\* FROM \(SELECT/.test(st.sql)).map((st) => st.sql);
+      const read = pages.map((sql) => ({
+        bounded: / ROWS EXAMINED /.test(sql), walked: sql.includes('FORCE INDEX (tickets_list_subject)'), through: sql.includes(`FORCE INDEX (${index})`),
+      }));
+      const walk = { bounded: true, walked: true, through: false };
+      const through = { bounded: false, walked: false, through: true };
+      // Once stopped, a page as deep or deeper of the list is read the other way at once.
+      expect({ asked, read }).toEqual({ asked, read: !stopped ? [walk] : start === 1 ? [walk, through] : [through] });
+    }
+    // Tried again once the stop is old.
+    stoppedFor.ms = 0;
+    const again = { ...q, order_column: 'subject', order_direction: dir, start: 5, limit: LIMIT };
+    const retried = await capture(() => api.get(BASE, again));
+    expect({ again, ids: ids(expectList(retried.result)) }).toEqual({ again, ids: want.slice(4, 4 + LIMIT) });
+    expect({ again, bounded: retried.statements.filter((st) => / ROWS EXAMINED /.test(st.sql)).length }).toEqual({ again, bounded: 1 });
+    stoppedFor.ms = kept.ms;
+    // After an `after_id` what is left of the list is unknown: the walk is not bounded, and ends.
+    const after = { ...q, order_column: 'subject', order_direction: dir, after_id: want[1], limit: LIMIT };
+    const { statements, result } = await capture(() => api.get(BASE, after));
+    expect({ after, ids: ids(expectList(result)) }).toEqual({ after, ids: want.slice(2, 2 + LIMIT) });
+    expect(statements.some((st) => / ROWS EXAMINED /.test(st.sql))).toBe(false);
+  }
+}
+
+describe('a walk of the order index for a page is bounded, and the page read through the filter when the walk is stopped', () => {
+  it("an organisation's and its customer's tickets, all after every other ticket in subject order", async () => {
+    const org = await Organisation.create({ name: unique('WalkOrg'), brand_id: ctx.brandId });
+    const member = await f.user({ organisation_id: org.id });
+    const made = await f.ticket({ user: member.id, subject: `zzzz ${unique('Walked')}` });
+    await many(made);
+    await expectWalks({ organisation: org.id }, 'organisation_id = ?', [org.id], ORGANISATION_INDEX);
+    // Their one customer's, by id and by address: through the customer's index.
+    await expectWalks({ user: member.id }, 'user_id = ?', [member.id], 'tickets_filter_user_id');
+    await expectWalks({ user_email: member.email }, 'user_id = ?', [member.id], 'tickets_filter_user_id');
+
+    // Whatever the bound, the same page: a walk stopped while it reads (the rows it had) or while
+    // the page's rows are sorted (an error, ER_FILSORT_ABORT) is read the other way.
+    for (const dir of ['asc', 'desc']) {
+      const want = (await query<{ id: number }>(
+        `SELECT id FROM tickets WHERE organisation_id = ? AND deleted_at IS NULL AND merged_into_id IS NULL ORDER BY subject ${dir}, id ${dir} LIMIT 1, ${LIMIT}`, [org.id],
+      )).map((r) => Number(r.id));
+      // No stop remembered: each request walks at its bound.
+      stoppedFor.ms = 0;
+      for (let bound = 1; bound <= 40; bound++) {
+        Object.assign(boundedWalks, { perSorted: { ASC: 0, DESC: 0 }, perRow: 0, fixed: bound });
+        const asked = { organisation: org.id, order_column: 'subject', order_direction: dir, start: 2, limit: LIMIT, bound };
+        expect({ asked, ids: ids(expectList(await api.get(BASE, asked))) }).toEqual({ asked, ids: want });
+      }
+    }
+  });
+
+  it("a department's tickets, all after every other ticket in subject order", async () => {
+    const department = await f.department();
+    const made = await f.ticket({ department: department.id, subject: `zzzz ${unique('Walked')}` });
+    await many(made);
+    await expectWalks({ department: department.id }, 'department_id = ?', [department.id], 'tickets_list_department_id');
+  });
+});
