@@ -29,7 +29,10 @@ const actual = async (customer: number, trashed: boolean, status: number | undef
   [customer, ...(status ? [status] : [])],
 )).map((r) => Number(r.id));
 
-const ORDERS: Array<[string, string, string]> = [['id', 'asc', 'id ASC'], ['id', 'desc', 'id DESC'], ['updated_at', 'asc', 'updated_at ASC, id ASC'], ['updated_at', 'desc', 'updated_at DESC, id DESC']];
+const ORDERS: Array<[string, string, string]> = [
+  ['id', 'asc', 'id ASC'], ['id', 'desc', 'id DESC'], ['updated_at', 'asc', 'updated_at ASC, id ASC'], ['updated_at', 'desc', 'updated_at DESC, id DESC'],
+  ['user_id', 'asc', 'user_id ASC, id ASC'], ['user_id', 'desc', 'user_id DESC, id DESC'],
+];
 
 /** Every customer's count and pages, by status and none, listed and trashed; pages of two past the middle. */
 async function check(customers: number[]) {
@@ -152,7 +155,7 @@ describe("one customer's tickets, counted by migration 035", () => {
     expect(statements.some((st) => /FROM ticket_user_counts/.test(st.sql))).toBe(false);
   });
 
-  it("pages an organisation's tickets from its own range and several customers' from each one's in id and updated_at order when that reads fewer entries, every page exact", async () => {
+  it("pages an organisation's tickets from its own range in id and updated_at order and several customers' from each one's in those and the customer order when that reads fewer entries, every page exact", async () => {
     const org = await Organisation.create({ name: unique('MergedOrg'), brand_id: ctx.brandId });
     const members = [await f.user({ organisation_id: org.id }), await f.user({ organisation_id: org.id }), await f.user({ organisation_id: org.id })];
     const made = [];
@@ -172,7 +175,8 @@ describe("one customer's tickets, counted by migration 035", () => {
     // The ranges a page merges, by filter and order: the organisation's own (migration 086), or each customer's.
     const INDEXES: Record<string, Record<string, string>> = {
       organisation: { id: 'tickets_organisation_id', updated_at: 'tickets_organisation_updated' },
-      user: { id: 'tickets_filter_user_id', updated_at: 'tickets_user_updated' },
+      // The customer order (user_id, then id): each customer's id order.
+      user: { id: 'tickets_filter_user_id', updated_at: 'tickets_user_updated', user_id: 'tickets_filter_user_id' },
     };
     const ranges = (by: string, column: string, sql: string) => (sql.match(new RegExp(`FORCE INDEX \\(${INDEXES[by][column]}\\)`, 'g')) ?? []).length;
     for (const [status, filter] of [undefined, ctx.statuses[0]].flatMap((st) => [{ organisation: org.id }, { user: members.map((m) => m.id).join(',') }].map((fl) => [st, fl] as const))) {
@@ -180,7 +184,7 @@ describe("one customer's tickets, counted by migration 035", () => {
       const keys = by === 'organisation' ? 1 : members.length;
       // Merged: one statement reads each key's range of the order's index (UNION ALL of them), then the page of them.
       const mergedPage = (column: string, sql: string[]) => sql.some((st) => /SELECT u\.id FROM \(/.test(st) && ranges(by, column, st) === keys);
-      for (const [column, dir] of [['id', 'asc'], ['id', 'desc'], ['updated_at', 'asc'], ['updated_at', 'desc']]) {
+      for (const [column, dir] of Object.keys(INDEXES[by]).flatMap((c) => [[c, 'asc'], [c, 'desc']])) {
         const order = column === 'id' ? `id ${dir}` : `${column} ${dir}, id ${dir}`;
         const want = await plain(status, order);
         const q = { ...filter, order_column: column, order_direction: dir, ...(status ? { status } : {}) };
@@ -216,7 +220,7 @@ describe("one customer's tickets, counted by migration 035", () => {
     }
     expect((await api.del(`${BASE}/${made[2].id}`)).status).toBe(200);
     expectSuccess(await api.post(`${BASE}/${made[3].id}/merge`, { ids: [made[4].id] }), 'Successfully updated the ticket!');
-    const INDEXES: Record<string, string> = { id: 'tickets_filter_user_id', updated_at: 'tickets_user_updated' };
+    const INDEXES: Record<string, string> = { id: 'tickets_filter_user_id', updated_at: 'tickets_user_updated', user_id: 'tickets_filter_user_id' };
     // The address as given (any case): the customer's tickets, counted from their counters.
     for (const address of [customer.email, extra.toUpperCase()]) {
       for (const trashed of [false, true]) {

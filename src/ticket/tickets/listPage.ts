@@ -132,9 +132,12 @@ const MAX_MERGED_RANGES = 64;
 /**
  * The orders a customer's listed tickets are a range of, by the customer index that holds them
  * so: migration 032's (user_id, deleted_at, merged_into_id, id, status_id, ...) and 085's
- * (user_id, deleted_at, merged_into_id, updated_at, id, status_id).
+ * (user_id, deleted_at, merged_into_id, updated_at, id, status_id). The customer order (user_id,
+ * then id) is one customer's id order: 032's too.
  */
-const CUSTOMER_RANGES: ReadonlyMap<string, string> = new Map([['id', 'tickets_filter_user_id'], ['updated_at', CUSTOMER_UPDATED_INDEX]]);
+const CUSTOMER_RANGES: ReadonlyMap<string, string> = new Map([
+  ['id', 'tickets_filter_user_id'], ['updated_at', CUSTOMER_UPDATED_INDEX], ['user_id', 'tickets_filter_user_id'],
+]);
 
 /** The same orders of an organisation's listed tickets, by migration 086's indexes of `tickets.organisation_id`. */
 const ORGANISATION_RANGES: ReadonlyMap<string, string> = new Map([['id', ORGANISATION_INDEX], ['updated_at', ORGANISATION_UPDATED_INDEX]]);
@@ -1108,7 +1111,7 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
 
   /**
    * The page of several customers' or organisations' listed tickets in an order of their ranges
-   * (id, `updated_at`; and a status, after an id): each key's first entries of the order's index
+   * (id, `updated_at`, a customer's the customer order too; and a status, after an id): each key's first entries of the order's index
    * (migrations 032 and 085 for customers, 086 for organisations) in the list's direction up to
    * the page's reach, merged (UNION ALL: a ticket has one customer and one organisation), then the
    * page of them. That reads keys × reach entries; the optimiser's page reads all of their tickets
@@ -1241,8 +1244,8 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   const customer = onePerson(p, 'user');
   if (customer !== null) {
     // One customer's tickets (and a status): the count from migration 035's counters, known
-    // before the page (a page past the middle is read from the far end); listed, in id or
-    // `updated_at` order, the page is a range of the customer's own index (customerHint); in
+    // before the page (a page past the middle is read from the far end); listed, in id,
+    // `updated_at` or customer order, the page is a range of the customer's own index (customerHint); in
     // another, walked or sorted (walkedOrSorted: the busy customer in `subject` order at 1M, 335
     // ms walked unbounded by the optimiser).
     const ranged = trashed || CUSTOMER_RANGES.has(column);
@@ -1253,7 +1256,7 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   const customers = withStatusOnly(p, 'user');
   if (customers) {
     // Several customers' tickets (and a status): the sum of their counters (a ticket has one
-    // customer: none counted twice); listed, in id or `updated_at` order, up to MAX_MERGED_RANGES
+    // customer: none counted twice); listed, in id, `updated_at` or customer order, up to MAX_MERGED_RANGES
     // of them, the page merges their own ranges (pageOfRanges).
     const { count, total } = await countersAndTotal(countersOf('ticket_user_counts', sqlCondition`user_id IN (${customers})`, statuses), trashed, !trashed);
     return { rows: await pageOfRanges(BY_CUSTOMER, customers, count, total), count };
