@@ -1298,7 +1298,8 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     // Organisations' tickets (and a status): the count sums their members' counters (migration
     // 035, per customer, state, status and slot; a ticket has one customer, so none is counted
     // twice), not a COUNT of their tickets; listed, in id or `updated_at` order, the page merges
-    // the organisations' ranges of migration 086's indexes, whatever their number of people.
+    // the organisations' ranges of migration 086's indexes, whatever their number of people; in
+    // another, walked or sorted (walkedOrSorted).
     const members = sqlCondition`user_id IN (SELECT id FROM users WHERE organisation_id IN (${organisations}))`;
     const { count, total } = await countersAndTotal(countersOf('ticket_user_counts', members, statuses), trashed, !trashed);
     return { rows: await pageOfRanges(BY_ORGANISATION, organisations, count, total), count };
