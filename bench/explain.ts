@@ -103,6 +103,9 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     ['list: user, a busy customer, subject asc', q(`user=${t.busyCustomerId}&order_column=subject`)],
     ['list: organisation of 1,000 people', q(`organisation=${t.manyPeopleOrganisationId}`)],
     ['list: organisation of 1,000 people, updated_at desc', q(`organisation=${t.manyPeopleOrganisationId}&order_column=updated_at&order_direction=desc`)],
+    // The customer order: positioned by the members' counters, then their ranges of the customer index.
+    ['list: organisation of 1,000 people, user_id desc', q(`organisation=${t.manyPeopleOrganisationId}&order_column=user_id&order_direction=desc`)],
+    ['list: organisation of 1,000 people, user_id asc, start=20,000', q(`organisation=${t.manyPeopleOrganisationId}&order_column=user_id&start=20000`)],
     ['list: watching', q('watching=1')],
     // An operator with the tickets of two busy years (about 20,000 of them at 1M): "my tickets".
     ['list: assigned (an operator)', q(`assigned=${t.operatorId}`)],

@@ -170,6 +170,44 @@ describe("a ticket's organisation, kept by migration 086", () => {
     }
   });
 
+  it("pages an organisation's tickets in the customer order from its members' counters: every page exact, each a range of the customer index in its order", async () => {
+    const org = await organisation();
+    // Members with 3, 0, 1 and 4 tickets (one with none), of two statuses; one ticket trashed.
+    const members = [await f.user({ organisation_id: org.id }), await f.user({ organisation_id: org.id }), await f.user({ organisation_id: org.id }), await f.user({ organisation_id: org.id })];
+    const made = [];
+    for (const [i, m] of [0, 2, 3, 0, 3, 0, 3, 3].entries()) made.push(await f.ticket({ user: members[m].id, status: ctx.statuses[i % 2] }));
+    expect((await api.del(`${BASE}/${made[3].id}`)).status).toBe(200);
+    for (const status of [undefined, ctx.statuses[0]]) {
+      for (const dir of ['asc', 'desc']) {
+        const want = (await query<{ id: number }>(
+          `SELECT id FROM tickets WHERE organisation_id = ? AND deleted_at IS NULL AND merged_into_id IS NULL ${status ? 'AND status_id = ?' : ''}
+             ORDER BY user_id ${dir}, id ${dir}`, [org.id, ...(status ? [status] : [])],
+        )).map((r) => Number(r.id));
+        expect(want.length).toBeGreaterThan(2);
+        // Every page of two, and the page past the end.
+        for (let start = 1; start <= want.length + 1; start++) {
+          const q = { organisation: org.id, order_column: 'user_id', order_direction: dir, start, limit: 2, ...(status ? { status } : {}) };
+          const { statements, result } = await capture(() => api.get(BASE, q));
+          expect({ q, ids: ids(expectList(result)), count: result.body.count }).toEqual({ q, ids: want.slice(start - 1, start + 1), count: want.length });
+          // Two statements of the list's own: the members' counters (the count and where the page
+          // falls), and the page; no COUNT.
+          const own = statements.filter((st) => /FROM ticket_user_counts|FROM `tickets`|COUNT\(/.test(st.sql));
+          expect({ q, own: own.map((st) => (/ticket_user_counts/.test(st.sql) ? 'counters' : /COUNT\(/.test(st.sql) ? 'COUNT' : 'page')) })
+            .toEqual({ q, own: ['counters', 'page'] });
+          if (start > want.length) continue;
+          const page = own[1];
+          expect({ q, forced: page.sql.includes('FORCE INDEX (tickets_filter_user_id)') }).toEqual({ q, forced: true });
+          const plan = await sequelize().query<Record<string, any>>(`EXPLAIN ${page.sql}`, { replacements: page.params, type: QueryTypes.SELECT });
+          const inner = plan.find((r) => r.select_type === 'DERIVED')!;
+          expect({ q, key: inner.key, sorted: /filesort/.test(String(inner.Extra)) }).toEqual({ q, key: 'tickets_filter_user_id', sorted: false });
+        }
+        // After an id: from that ticket on (the customers' tickets sorted or walked), exact.
+        const after = await api.get(BASE, { organisation: org.id, order_column: 'user_id', order_direction: dir, after_id: want[0], limit: 100, ...(status ? { status } : {}) });
+        expect({ dir, status, ids: ids(expectList(after)) }).toEqual({ dir, status, ids: want.slice(1) });
+      }
+    }
+  });
+
   it('goes down (column, indexes, key and triggers gone) and up again (filled from the customers, then kept)', async () => {
     const qi = sequelize().getQueryInterface();
     const own = async () => (await query<{ t: string }>(
