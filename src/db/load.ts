@@ -177,6 +177,12 @@ export interface PageOptions extends ConditionOptions {
 export const NO_INTERSECTIONS = "SET STATEMENT optimizer_switch = 'index_merge_intersection=off' FOR ";
 
 /**
+ * A statement's prefix that keeps the optimiser from flattening IN-subqueries into semi-joins:
+ * each is then a look-up per row, in the order the statement reads its rows.
+ */
+export const NO_SEMIJOINS = "SET STATEMENT optimizer_switch = 'semijoin=off' FOR ";
+
+/**
  * The parts of a SELECT of `model`'s rows by a condition as `findAll` renders it (the table under
  * the model's name, Sequelize's rendering of the where), to run on the driver (./select.ts).
  */

@@ -2,7 +2,7 @@ import type { WhereOptions } from 'sequelize';
 import { Ticket } from '../../db/models';
 import { sequelize } from '../../db/sequelize';
 import { select } from '../../db/select';
-import { NO_INTERSECTIONS, afterAnchor, anchorOf, type Anchor } from '../../db/load';
+import { NO_INTERSECTIONS, NO_SEMIJOINS, afterAnchor, anchorOf, type Anchor } from '../../db/load';
 import { keysetCondition } from '../../db/keyset';
 import { invalid } from '../../errors';
 import type { ListPageInput, ListResult } from '../../http/resource';
@@ -1071,7 +1071,7 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     // subquery is a look-up of the entry's ticket by primary key, entry by entry in the list's
     // order (a semi-join may start from the tickets and sort them).
     const onTicket = others === 'ticket';
-    const switches = onTicket ? "SET STATEMENT optimizer_switch = 'semijoin=off' FOR " : '';
+    const switches = onTicket ? NO_SEMIJOINS : '';
     const rest = onTicket ? ` AND a.ticket_id IN (SELECT \`Ticket\`.\`id\` FROM \`tickets\` AS \`Ticket\` WHERE ${pageWhere})`
       : others ? ` AND ${sqlText(others)}` : '';
     const restValues = onTicket ? { ...replacements, ...pageValues } : others?.replacements;
@@ -1267,6 +1267,8 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     return { rows: await linkListPage(LINK_LISTS.assigned, operator, count), count };
   }
 
+  // One customer's page in the trash or an order of their ranges: the optimiser's or a range of their index (customerHint).
+  const customerRanged = trashed || CUSTOMER_RANGES.has(column);
   const customer = onePerson(p, 'user');
   if (customer !== null) {
     // One customer's tickets (and a status): the count from migration 035's counters, known
@@ -1274,9 +1276,8 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     // `updated_at` or customer order, the page is a range of the customer's own index (customerHint); in
     // another, walked or sorted (walkedOrSorted: the busy customer in `subject` order at 1M, 335
     // ms walked unbounded by the optimiser).
-    const ranged = trashed || CUSTOMER_RANGES.has(column);
-    const { count, total } = await countersAndTotal(countersOf('ticket_user_counts', personKey(customer), statuses), trashed, !ranged);
-    return { rows: await (ranged ? pageOf(customerHint(p, column), count) : walkedOrSorted(BY_CUSTOMER, count, total)), count };
+    const { count, total } = await countersAndTotal(countersOf('ticket_user_counts', personKey(customer), statuses), trashed, !customerRanged);
+    return { rows: await (customerRanged ? pageOf(customerHint(p, column), count) : walkedOrSorted(BY_CUSTOMER, count, total)), count };
   }
 
   const customers = withStatusOnly(p, 'user');
@@ -1312,10 +1313,10 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     if (people.length) {
       pageWhere = `(${pageWhere}) AND \`Ticket\`.\`user_id\` IN (:emailPeople)`;
       pageValues.emailPeople = people;
-      if (people.length > 1 || (!trashed && !CUSTOMER_RANGES.has(column))) pageSwitches = "SET STATEMENT optimizer_switch = 'semijoin=off' FOR ";
+      if (people.length > 1 || !customerRanged) pageSwitches = NO_SEMIJOINS;
     }
     if (people.length !== 1) return { rows: await pageOfRanges(BY_CUSTOMER, people, count, total), count };
-    if (!trashed && !CUSTOMER_RANGES.has(column)) return { rows: await walkedOrSorted(BY_CUSTOMER, count, total), count };
+    if (!customerRanged) return { rows: await walkedOrSorted(BY_CUSTOMER, count, total), count };
     return { rows: await pageOf(customerHint({ ...p, user: people[0] }, column), count), count };
   }
 
