@@ -5,9 +5,12 @@
  * once, the stop remembered). Here an organisation's (and its customer's) tickets and a
  * department's, each all of one subject family that sorts after every other ticket's, in
  * `subject` order: ascending, the walk passes every other ticket first and is stopped;
- * descending, their tickets come first and the walk ends within its bound.
+ * descending, their tickets come first and the walk ends within its bound. A walk that tests its
+ * filter on the index entries alone (an organisation's or customer's, migration 087) may go
+ * further than one that reads each entry's ticket (boundedWalks.perCovered): the last test.
  */
-import { capture } from '../../bench/capture';
+import { QueryTypes } from 'sequelize';
+import { capture, explainOf } from '../../bench/capture';
 import { ORGANISATION_INDEX } from '../../migrations/086_ticket_organisation';
 import { Organisation } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
@@ -94,6 +97,8 @@ async function expectWalks(q: Record<string, unknown>, where: string, values: un
 
 describe('a walk of the order index for a page is bounded, and the page read through the filter when the walk is stopped', () => {
   it("an organisation's and its customer's tickets, all after every other ticket in subject order", async () => {
+    // Their walks read no ticket (covered): bounded here as one that reads them is, to be stopped.
+    boundedWalks.perCovered = 1;
     const org = await Organisation.create({ name: unique('WalkOrg'), brand_id: ctx.brandId });
     const member = await f.user({ organisation_id: org.id });
     const made = await f.ticket({ user: member.id, subject: `zzzz ${unique('Walked')}` });
@@ -112,7 +117,7 @@ describe('a walk of the order index for a page is bounded, and the page read thr
       // No stop remembered: each request walks at its bound.
       stoppedFor.ms = 0;
       for (let bound = 1; bound <= 40; bound++) {
-        Object.assign(boundedWalks, { perSorted: { ASC: 0, DESC: 0 }, perRow: 0, fixed: bound });
+        Object.assign(boundedWalks, { perSorted: { ASC: 0, DESC: 0 }, perCovered: 0, perRow: 0, fixed: bound });
         const asked = { organisation: org.id, order_column: 'subject', order_direction: dir, start: 2, limit: LIMIT };
         expect({ asked, bound, ids: ids(expectList(await api.get(BASE, asked))) }).toEqual({ asked, bound, ids: want });
       }
@@ -125,5 +130,39 @@ describe('a walk of the order index for a page is bounded, and the page read thr
     const made = await f.ticket({ department: department.id, subject: `zzzzz ${unique('Walked')}` });
     await many(made);
     await expectWalks({ department: department.id }, 'department_id = ?', [department.id], 'tickets_list_department_id');
+  });
+
+  it("an organisation's walk tests it on the order index's entries, and goes past more tickets than it has", async () => {
+    const org = await Organisation.create({ name: unique('CoveredOrg'), brand_id: ctx.brandId });
+    const member = await f.user({ organisation_id: org.id });
+    const subject = `zzzzzz ${unique('Covered')}`;
+    const made = await f.ticket({ user: member.id, subject });
+    const before = await listedTotal();
+    if (before < FILLED) await copies(await f.ticket({ subject: `Walk filler ${unique('f')}` }), FILLED - before);
+    // Listed tickets before theirs in subject order: each a walk ascending passes.
+    const passed = async () => Number((await query<{ n: number }>(
+      'SELECT COUNT(*) AS n FROM tickets WHERE deleted_at IS NULL AND merged_into_id IS NULL AND subject < ?', [subject]))[0].n);
+    // A quarter as many tickets of theirs as the walk passes: more than a walk that reads its
+    // entries' tickets may pass (one entry per match sorted), within perCovered (8) per match.
+    await copies(made, Math.ceil((await passed()) / 4) - 1);
+    const mine = Number((await query<{ n: number }>('SELECT COUNT(*) AS n FROM tickets WHERE organisation_id = ? AND deleted_at IS NULL', [org.id]))[0].n);
+    const walked = await passed();
+    expect(walked).toBeGreaterThan(mine);
+    expect(walked + LIMIT).toBeLessThan(boundedWalks.perCovered * mine);
+
+    const want = (await query<{ id: number }>(
+      'SELECT id FROM tickets WHERE organisation_id = ? AND deleted_at IS NULL AND merged_into_id IS NULL ORDER BY subject, id LIMIT ?', [org.id, LIMIT],
+    )).map((r) => Number(r.id));
+    const asked = { organisation: org.id, order_column: 'subject', start: 1, limit: LIMIT };
+    const { statements, result } = await capture(() => api.get(BASE, asked));
+    expect({ ids: ids(expectList(result)), count: result.body.count }).toEqual({ ids: want, count: mine });
+    // One page statement: the walk, bounded, not stopped (no second read through the organisation's index).
+    const pages = statements.filter((st) => /^(SET STATEMENT .* FOR )?SELECT STRAIGHT_JOIN t\.\* FROM \(SELECT/.test(st.sql));
+    expect(pages.map((st) => ({ walked: st.sql.includes('FORCE INDEX (tickets_list_subject)'), bounded: / ROWS EXAMINED /.test(st.sql) })))
+      .toEqual([{ walked: true, bounded: true }]);
+    // Index only: the walk reads the subject index's entries, no ticket's row.
+    const plan = await sequelize().query<Record<string, unknown>>(explainOf(pages[0].sql), { replacements: pages[0].params, type: QueryTypes.SELECT });
+    expect(plan.filter((r) => r.table === 'Ticket').map((r) => ({ key: r.key, indexOnly: /Using index/.test(String(r.Extra)) })))
+      .toEqual([{ key: 'tickets_list_subject', indexOnly: true }]);
   });
 });
