@@ -96,9 +96,10 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     ['list: organisation, a large one + priority', q(`organisation=${t.largeOrganisationId}&priority=${tk.priority_id}`)],
     ['list: organisation, a large one + priority, updated_at desc', q(`organisation=${t.largeOrganisationId}&priority=${tk.priority_id}&order_column=updated_at&order_direction=desc`)],
     // More people than a merge of their ranges takes: a range of its own index (migration 086).
-    // An order of no range of theirs: a walk of the order's index, bounded at what sorting their
-    // tickets reads, else the sort (listPage's walkedPage; the busy customer's tickets cluster in a
-    // few subject families, so ascending the walk is stopped and the stop remembered).
+    // An order of no range of theirs: a walk of the order's index, bounded, else the sort
+    // (listPage's walkedPage). The busy customer's tickets cluster in a few subject families, so
+    // ascending the walk passes 187,500 entries for the first page: it tests the customer on the
+    // index's entries (migration 087), reading no ticket, so its bound is 8 entries per match.
     ['list: organisation, a large one, subject asc', q(`organisation=${t.largeOrganisationId}&order_column=subject`)],
     ['list: user, a busy customer, subject asc', q(`user=${t.busyCustomerId}&order_column=subject`)],
     ['list: organisation of 1,000 people', q(`organisation=${t.manyPeopleOrganisationId}`)],
