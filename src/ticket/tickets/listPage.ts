@@ -557,7 +557,7 @@ export const boundedWalks = { perSorted: { ASC: 3, DESC: 1 }, perCovered: 8, per
 
 /**
  * The rows a walk in `dir` may examine before it stops (LIMIT ROWS EXAMINED): as many entries as
- * the other way reads (`sorted`), and the page's own rows (the derived table's written, read and
+ * the other way reads (`sorted`; `covered`, perCovered times as many), and the page's own rows (the derived table's written, read and
  * sorted, and their tickets joined: 14 for a page of 2 whose walk read 2 entries).
  */
 const walkBound = (sorted: number, limit: number, dir: string, covered: boolean) =>
@@ -1033,7 +1033,8 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
    * known first, says how many) or, stopped while the page's rows are sorted, an error; the page
    * is then read through `sortHint`: one more statement. After an `after_id` what is left of the
    * list is not known, nor so a short page from a stopped walk: the walk is not bounded.
-   * `covered`: the walked index holds every column the page's condition tests.
+   * `covered`: the walked index holds every column of the tickets the page's condition tests (an
+   * address's look-up of its people goes by the entry's `user_id`).
    */
   const walkedPage = async (walkHint: string, sortHint: string, sorted: number, count: number, covered = false): Promise<Ticket[]> => {
     if (keyset) return pageOf(walkHint, count);
