@@ -127,9 +127,9 @@ export async function expectDayFilterCounts(): Promise<number> {
  * database) reads its page in one more (ticket-list-walks.test.ts tests that).
  */
 async function unbounded<T>(work: () => Promise<T>): Promise<T> {
-  const kept = { ...boundedWalks.perSorted };
-  boundedWalks.perSorted = { ASC: 1e9, DESC: 1e9 };
-  try { return await work(); } finally { boundedWalks.perSorted = kept; }
+  const kept = { perSorted: boundedWalks.perSorted, perCovered: boundedWalks.perCovered };
+  Object.assign(boundedWalks, { perSorted: { ASC: 1e9, DESC: 1e9 }, perCovered: 1e9 });
+  try { return await work(); } finally { Object.assign(boundedWalks, kept); }
 }
 
 /** A deep page of the ticket list: with the day counters' positioning and without it. */

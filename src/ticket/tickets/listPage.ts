@@ -557,8 +557,9 @@ export const boundedWalks = { perSorted: { ASC: 3, DESC: 1 }, perCovered: 8, per
 
 /**
  * The rows a walk in `dir` may examine before it stops (LIMIT ROWS EXAMINED): as many entries as
- * the other way reads (`sorted`; `covered`, perCovered times as many), and the page's own rows (the derived table's written, read and
- * sorted, and their tickets joined: 14 for a page of 2 whose walk read 2 entries).
+ * the other way reads (`sorted`; perCovered times as many where the walk is `covered`), and the
+ * page's own rows (the derived table's written, read and sorted, and their tickets joined: 14 for
+ * a page of 2 whose walk read 2 entries).
  */
 const walkBound = (sorted: number, limit: number, dir: string, covered: boolean) =>
   Math.ceil((covered ? boundedWalks.perCovered : dir === 'DESC' ? boundedWalks.perSorted.DESC : boundedWalks.perSorted.ASC) * sorted)
