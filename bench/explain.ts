@@ -186,6 +186,11 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     [`list: department + status, start=${Math.floor(deep / 5).toLocaleString('en-GB')}`, q(`department=${tk.department_id}&status=${tk.status_id}&start=${Math.floor(deep / 5)}`)],
     // A pair of counted filters: positioned by the pairs' day counters (migration 055).
     [`list: department + priority, start=${Math.floor(deep / 5).toLocaleString('en-GB')}`, q(`department=${tk.department_id}&priority=${tk.priority_id}&start=${Math.floor(deep / 5)}`)],
+    // Three counted filters and a status (no day counters position them): a walk of the wide
+    // order's index, which tests them all on its entries (boundedWalks.perCovered), or the status's
+    // tickets sorted, whichever reads less.
+    [`list: status + priority + channel + unlocked, start=${Math.floor(TICKETS / 125).toLocaleString('en-GB')}, updated_at desc`,
+      q(`status=${tk.status_id}&priority=${tk.priority_id}&channel=1&locked=0&start=${Math.floor(TICKETS / 125)}&order_column=updated_at&order_direction=desc`)],
     ['list: after_id (keyset), updated_at desc', q(`after_id=${tk.id}&order_column=updated_at&order_direction=desc`)],
     // Field terms only, a name among them: the list of those filters (src/ticket/tickets/search/asListFilters.ts).
     ['search: status: and a department by name (field terms only)', q(`search=${encodeURIComponent(`status:${tk.status_id} department:"${SMALL_DEPARTMENT}"`)}`)],

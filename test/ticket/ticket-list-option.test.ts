@@ -321,7 +321,10 @@ describe('a saved filter naming an option (a customfield condition equal to an o
       made.push(await f.ticket({ customfield: { ...(picked.length ? { [checklist.id]: picked } : {}), [text.id]: value }, ...(priority ? { priority } : {}) }));
     }
     const mine = made.map((t) => t.id as number);
-    const listed = async (filter: { id: number }) => ids(expectList(await api.get(BASE, { filter: filter.id, limit: 1000 }))).filter((id: number) => mine.includes(id));
+    // The newest page in id order, read backwards: mine are the newest tickets, and a filter that
+    // matches most (`not_equals`) may match more than a page of what other files of the worker made.
+    const listed = async (filter: { id: number }) => ids(expectList(await api.get(BASE, { filter: filter.id, limit: 1000, order_direction: 'desc' })))
+      .filter((id: number) => mine.includes(id)).reverse();
     const within = async (want: number[]) => want.filter((id) => mine.includes(id));
     // An option and a priority; either of two options; not an option.
     const withPriority = await makeFilter([{ rules: [rule('customfield', o0, { field_id: checklist.id }), rule('priority', ctx.priorityId)] }]);

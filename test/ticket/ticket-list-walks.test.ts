@@ -26,7 +26,7 @@ const f = ticketFactories(api, () => ctx);
 
 beforeAll(async () => { ctx = await ticketContext(); });
 
-const kept = { walks: { ...boundedWalks, perSorted: { ...boundedWalks.perSorted } }, ms: stoppedFor.ms };
+const kept = { walks: { ...boundedWalks, perSorted: { ...boundedWalks.perSorted }, perCovered: { ...boundedWalks.perCovered } }, ms: stoppedFor.ms };
 afterEach(() => { Object.assign(boundedWalks, kept.walks); stoppedFor.ms = kept.ms; });
 
 const LIMIT = 2;
@@ -98,7 +98,7 @@ async function expectWalks(q: Record<string, unknown>, where: string, values: un
 describe('a walk of the order index for a page is bounded, and the page read through the filter when the walk is stopped', () => {
   it("an organisation's and its customer's tickets, all after every other ticket in subject order", async () => {
     // Their walks read no ticket (covered): bounded here as one that reads them is, to be stopped.
-    boundedWalks.perCovered = 1;
+    boundedWalks.perCovered = { customers: 1, counted: 1 };
     const org = await Organisation.create({ name: unique('WalkOrg'), brand_id: ctx.brandId });
     const member = await f.user({ organisation_id: org.id });
     const made = await f.ticket({ user: member.id, subject: `zzzz ${unique('Walked')}` });
@@ -109,18 +109,29 @@ describe('a walk of the order index for a page is bounded, and the page read thr
     await expectWalks({ user_email: member.email }, 'user_id = ?', [member.id], 'tickets_filter_user_id');
 
     // Whatever the bound, the same page: a walk stopped while it reads (the rows it had) or while
-    // the page's rows are sorted (an error, ER_FILSORT_ABORT) is read the other way.
+    // the page's rows are sorted (an error, ER_FILSORT_ABORT) is read the other way. With their
+    // status the walk reads each entry's ticket (the subject index holds no status), so it is
+    // taken whatever perCovered is, and bounded here by `fixed` alone.
     for (const dir of ['asc', 'desc']) {
       const want = (await query<{ id: number }>(
-        `SELECT id FROM tickets WHERE organisation_id = ? AND deleted_at IS NULL AND merged_into_id IS NULL ORDER BY subject ${dir}, id ${dir} LIMIT 1, ${LIMIT}`, [org.id],
+        `SELECT id FROM tickets WHERE organisation_id = ? AND status_id = ? AND deleted_at IS NULL AND merged_into_id IS NULL ORDER BY subject ${dir}, id ${dir} LIMIT 1, ${LIMIT}`,
+        [org.id, made.status_id],
       )).map((r) => Number(r.id));
       // No stop remembered: each request walks at its bound.
       stoppedFor.ms = 0;
+      const ways = new Set<string>();
       for (let bound = 1; bound <= 40; bound++) {
-        Object.assign(boundedWalks, { perSorted: { ASC: 0, DESC: 0 }, perCovered: 0, perRow: 0, fixed: bound });
-        const asked = { organisation: org.id, order_column: 'subject', order_direction: dir, start: 2, limit: LIMIT };
-        expect({ asked, bound, ids: ids(expectList(await api.get(BASE, asked))) }).toEqual({ asked, bound, ids: want });
+        Object.assign(boundedWalks, { perSorted: { ASC: 0, DESC: 0 }, perRow: 0, fixed: bound });
+        const asked = { organisation: org.id, status: made.status_id, order_column: 'subject', order_direction: dir, start: 2, limit: LIMIT };
+        const { statements, result } = await capture(() => api.get(BASE, asked));
+        expect({ asked, bound, ids: ids(expectList(result)) }).toEqual({ asked, bound, ids: want });
+        const pages = statements.filter((st) => /^(SET STATEMENT .* FOR )?SELECT STRAIGHT_JOIN t\.\* FROM \(SELECT/.test(st.sql));
+        // The walk first, bounded; then, when it stopped, the page through the organisation's index.
+        expect({ asked, bound, walked: / ROWS EXAMINED /.test(pages[0]?.sql ?? '') }).toEqual({ asked, bound, walked: true });
+        ways.add(pages.length === 1 ? 'walked' : 'stopped');
       }
+      // Descending their tickets come first: the small bounds stop the walk, the larger ones let it end.
+      expect({ dir, ways: [...ways].sort() }).toEqual({ dir, ways: dir === 'asc' ? ['stopped'] : ['stopped', 'walked'] });
     }
   });
 
@@ -143,12 +154,12 @@ describe('a walk of the order index for a page is bounded, and the page read thr
     const passed = async () => Number((await query<{ n: number }>(
       'SELECT COUNT(*) AS n FROM tickets WHERE deleted_at IS NULL AND merged_into_id IS NULL AND subject < ?', [subject]))[0].n);
     // A quarter as many tickets of theirs as the walk passes: more than a walk that reads its
-    // entries' tickets may pass (one entry per match sorted), within perCovered (8) per match.
+    // entries' tickets may pass (one entry per match sorted), within perCovered.customers (8) per match.
     await copies(made, Math.ceil((await passed()) / 4) - 1);
     const mine = Number((await query<{ n: number }>('SELECT COUNT(*) AS n FROM tickets WHERE organisation_id = ? AND deleted_at IS NULL', [org.id]))[0].n);
     const walked = await passed();
     expect(walked).toBeGreaterThan(mine);
-    expect(walked + LIMIT).toBeLessThan(boundedWalks.perCovered * mine);
+    expect(walked + LIMIT).toBeLessThan(boundedWalks.perCovered.customers * mine);
 
     const want = (await query<{ id: number }>(
       'SELECT id FROM tickets WHERE organisation_id = ? AND deleted_at IS NULL AND merged_into_id IS NULL ORDER BY subject, id LIMIT ?', [org.id, LIMIT],
@@ -164,5 +175,53 @@ describe('a walk of the order index for a page is bounded, and the page read thr
     const plan = await sequelize().query<Record<string, unknown>>(explainOf(pages[0].sql), { replacements: pages[0].params, type: QueryTypes.SELECT });
     expect(plan.filter((r) => r.table === 'Ticket').map((r) => ({ key: r.key, indexOnly: /Using index/.test(String(r.Extra)) })))
       .toEqual([{ key: 'tickets_list_subject', indexOnly: true }]);
+  });
+
+  it("a department's walk of a wide order's index tests it on the entries: it is taken, and goes, past more tickets than it has", async () => {
+    const department = await f.department();
+    const made = await f.ticket({ department: department.id });
+    const before = await listedTotal();
+    if (before < FILLED) await copies(await f.ticket({ subject: `Walk filler ${unique('f')}` }), FILLED - before);
+    // Listed tickets before theirs in id order (theirs are the newest): each a walk ascending passes.
+    const passed = async () => Number((await query<{ n: number }>(
+      'SELECT COUNT(*) AS n FROM tickets WHERE deleted_at IS NULL AND merged_into_id IS NULL AND id < ?', [made.id]))[0].n);
+    // A third as many tickets of theirs as the walk passes: within perCovered.counted (4) per match.
+    await copies(made, Math.ceil((await passed()) / 3) - 1);
+    const mine = Number((await query<{ n: number }>('SELECT COUNT(*) AS n FROM tickets WHERE department_id = ? AND deleted_at IS NULL', [department.id]))[0].n);
+    const total = await listedTotal();
+    const walked = await passed();
+    expect(walked).toBeGreaterThan(mine);
+    expect(walked + LIMIT).toBeLessThan(boundedWalks.perCovered.counted * mine);
+
+    /** The department's page at `start` in id order `dir`: the oracle's, and read in one page statement of `index`, bounded. */
+    const expectPage = async (dir: 'asc' | 'desc', start: number, index: string) => {
+      const want = (await query<{ id: number }>(
+        `SELECT id FROM tickets WHERE department_id = ? AND deleted_at IS NULL AND merged_into_id IS NULL ORDER BY id ${dir} LIMIT ?, ?`, [department.id, start - 1, LIMIT],
+      )).map((r) => Number(r.id));
+      const asked = { department: department.id, order_direction: dir, start, limit: LIMIT };
+      const { statements, result } = await capture(() => api.get(BASE, asked));
+      expect({ asked, ids: ids(expectList(result)), count: result.body.count }).toEqual({ asked, ids: want, count: mine });
+      const pages = statements.filter((st) => /^(SET STATEMENT .* FOR )?SELECT STRAIGHT_JOIN t\.\* FROM \(SELECT/.test(st.sql));
+      expect({ asked, pages: pages.map((st) => ({ index: /FORCE INDEX \((\w+)\)/.exec(st.sql)?.[1], bounded: / ROWS EXAMINED /.test(st.sql) })) })
+        .toEqual({ asked, pages: [{ index, bounded: index === 'tickets_list_id' }] });
+      return pages[0];
+    };
+    // Ascending the walk passes every other ticket first: more than a walk that reads its
+    // entries' tickets may (one entry per match sorted), within perCovered.counted per match. Not stopped.
+    const page = await expectPage('asc', 1, 'tickets_list_id');
+    // Index only: the walk reads the id index's entries, no ticket's row.
+    const plan = await sequelize().query<Record<string, unknown>>(explainOf(page.sql), { replacements: page.params, type: QueryTypes.SELECT });
+    expect(plan.filter((r) => r.table === 'Ticket').map((r) => ({ key: r.key, indexOnly: /Using index/.test(String(r.Extra)) })))
+      .toEqual([{ key: 'tickets_list_id', indexOnly: true }]);
+    // Descending a third of theirs in, the walk is expected to read reach × total / count entries:
+    // more than their tickets (a walk that reads rows is not taken: through the department's own
+    // index), within perCovered.counted per match (taken).
+    const start = Math.ceil(mine / 3);
+    const expected = ((start - 1 + LIMIT) * total) / mine;
+    expect(expected).toBeGreaterThan(mine);
+    expect(expected).toBeLessThan(boundedWalks.perCovered.counted * mine);
+    await expectPage('desc', start, 'tickets_list_id');
+    boundedWalks.perCovered = { ...boundedWalks.perCovered, counted: 1 };
+    await expectPage('desc', start, 'tickets_list_department_id');
   });
 });

@@ -548,21 +548,28 @@ const walkedEntries = (reach: number, count: number, total: number) => (count > 
  * ascending walk as 3 rows examined, of a descending one as 1 (measured at 1M: 62,308 entries
  * needed 187,251, 25,049 needed 25,157), hence `perSorted` by the walk's direction. A walk that
  * tests its filter on the index entries alone (`covered`: a customer's or an organisation's, by
- * migration 087) reads no ticket: 0.15 µs an entry at 1M, against 1.7 µs for a match read and
- * sorted, and 1 row examined per entry either way (187,500 entries needed 187,802), so it may go
- * `perCovered` entries per match sorted. `perRow` and `fixed`: the statement's rows examined for
- * the page's own rows (walkBound).
+ * migration 087; the counted filters' in a wide order, migrations 018 and 025) reads no ticket,
+ * and counts 1 row examined per entry either way (187,500 entries needed 187,802), so it may go
+ * `perCovered` entries per match sorted, by what a match sorted costs. Measured at 1M one
+ * statement at a time (the same hour): an entry walked 0.17-0.19 µs in a narrow order's index
+ * (`subject`), 0.29-0.31 in a wide one's (`updated_at`, with or without four filters tested on
+ * it); a match read and sorted 2.7 µs for the busy customer's (one ticket in 16: a page of rows
+ * each) and 1.3-1.5 for a status's (a quarter: four to a page). So `customers` (a customer's or
+ * an organisation's, in any order) 8, `counted` (the narrowest counted filter's) 4: where the
+ * walk is expected to pass up to that many entries per match it is the cheaper way, and
+ * stopped there it costs at most that again. `perRow` and `fixed`: the statement's rows examined
+ * for the page's own rows (walkBound).
  */
-export const boundedWalks = { perSorted: { ASC: 3, DESC: 1 }, perCovered: 8, perRow: 8, fixed: 16 };
+export const boundedWalks = { perSorted: { ASC: 3, DESC: 1 }, perCovered: { customers: 8, counted: 4 }, perRow: 8, fixed: 16 };
 
 /**
  * The rows a walk in `dir` may examine before it stops (LIMIT ROWS EXAMINED): as many entries as
- * the other way reads (`sorted`; perCovered times as many where the walk is `covered`), and the
- * page's own rows (the derived table's written, read and sorted, and their tickets joined: 14 for
- * a page of 2 whose walk read 2 entries).
+ * the other way reads (`sorted`; `perCovered` times as many where the walk is covered, else null),
+ * and the page's own rows (the derived table's written, read and sorted, and their tickets
+ * joined: 14 for a page of 2 whose walk read 2 entries).
  */
-const walkBound = (sorted: number, limit: number, dir: string, covered: boolean) =>
-  Math.ceil((covered ? boundedWalks.perCovered : dir === 'DESC' ? boundedWalks.perSorted.DESC : boundedWalks.perSorted.ASC) * sorted)
+const walkBound = (sorted: number, limit: number, dir: string, perCovered: number | null) =>
+  Math.ceil((perCovered ?? (dir === 'DESC' ? boundedWalks.perSorted.DESC : boundedWalks.perSorted.ASC)) * sorted)
     + boundedWalks.perRow * limit + boundedWalks.fixed;
 
 /**
@@ -1034,15 +1041,16 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
    * known first, says how many) or, stopped while the page's rows are sorted, an error; the page
    * is then read through `sortHint`: one more statement. After an `after_id` what is left of the
    * list is not known, nor so a short page from a stopped walk: the walk is not bounded.
-   * `covered`: the walked index holds every column of the tickets the page's condition tests (an
-   * address's look-up of its people goes by the entry's `user_id`).
+   * `perCovered`: where the walked index holds every column of the tickets the page's condition
+   * tests (an address's look-up of its people goes by the entry's `user_id`), the entries per
+   * match it may read (boundedWalks.perCovered); else null.
    */
-  const walkedPage = async (walkHint: string, sortHint: string, sorted: number, count: number, covered = false): Promise<Ticket[]> => {
+  const walkedPage = async (walkHint: string, sortHint: string, sorted: number, count: number, perCovered: number | null = null): Promise<Ticket[]> => {
     if (keyset) return pageOf(walkHint, count);
     const rows = await nearerEnd<Ticket[] | null>(count, async (offset, limit, innerDir) => {
       const walk = JSON.stringify([...NARROWING_PARAMS.map((k) => p[k] ?? null), column, innerDir]);
       if (walkStopped(walk, offset + limit)) return null;
-      const read = await page(walkHint, offset, limit, innerDir, false, walkBound(sorted, limit, innerDir, covered))
+      const read = await page(walkHint, offset, limit, innerDir, false, walkBound(sorted, limit, innerDir, perCovered))
         .catch((err: unknown) => { if (sortStopped(err)) return null; throw err; });
       if (read && read.length >= limit) return read;
       stoppedWalk(walk, offset + limit);
@@ -1192,8 +1200,9 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     const keyed = ` FORCE INDEX (${by.ranges.get('id')})`;
     const expected = walkedEntries(reachOf(count), count, total);
     const covered = !statusesOf(p) || column === 'status_id' || (WIDE_SORTS as readonly string[]).includes(column);
-    return expected < (covered ? boundedWalks.perCovered : 1) * count
-      ? walkedPage(` FORCE INDEX (${sortIndex(column)})`, keyed, count, count, covered) : pageOf(keyed, count);
+    const perCovered = covered ? boundedWalks.perCovered.customers : null;
+    return expected < (perCovered ?? 1) * count
+      ? walkedPage(` FORCE INDEX (${sortIndex(column)})`, keyed, count, count, perCovered) : pageOf(keyed, count);
   };
 
   /**
@@ -1462,8 +1471,12 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   // beside it 200,000, 54 ms). The trash is a range of deleted_at: no index holds it in a list
   // order (a sort of the trash).
   // A walk past what the narrowest filter's matches are is stopped, and they are read (walkedPage).
-  const walk = !trashed && (!filtered || count * (through?.matches ?? count) >= reach * total);
+  // A wide order's index holds every counted filter's column (migrations 018 and 025): its walk
+  // tests them on the entries and reads no ticket but the page's, so it may go further (at 1M,
+  // four counted filters' deep page: docs/performance.md, Bounded walks).
+  const perCovered = (WIDE_SORTS as readonly string[]).includes(column) ? boundedWalks.perCovered.counted : null;
+  const walk = !trashed && (!filtered || (perCovered ?? 1) * count * (through?.matches ?? count) >= reach * total);
   const narrowest = !trashed && through ? ` FORCE INDEX (${FILTER_INDEXES[through.name]})` : '';
-  if (walk && filtered && through) return { rows: await walkedPage(` FORCE INDEX (${sortIndex(column)})`, narrowest, through.matches, count), count };
+  if (walk && filtered && through) return { rows: await walkedPage(` FORCE INDEX (${sortIndex(column)})`, narrowest, through.matches, count, perCovered), count };
   return { rows: await pageOf(walk ? ` FORCE INDEX (${sortIndex(column)})` : narrowest, count), count };
 }
