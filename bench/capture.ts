@@ -21,8 +21,8 @@ export interface Statement {
   wave: number;
 }
 
-/** A leading `SET STATEMENT … FOR `: optimiser switches a statement runs under (src/ticket/tickets/listPage.ts). */
-const SWITCHES = /^SET STATEMENT [^']*'[^']*' FOR /;
+/** A leading `SET STATEMENT … FOR `: optimiser switches a statement runs under (src/db/load.ts). */
+const SWITCHES = /^SET STATEMENT (?:'[^']*'|[^'])*? FOR /;
 
 /** A statement's SQL without the switches it runs under. */
 export const withoutSwitches = (sql: string): string => sql.replace(SWITCHES, '');

@@ -1,4 +1,5 @@
-import { Op, type Transaction } from 'sequelize';
+import { Op, QueryTypes, type Transaction } from 'sequelize';
+import { capture, explainOf } from '../../bench/capture';
 import { Brand, CustomField, CustomFieldBrand, CustomFieldOption, CustomFieldValue, Organisation, User } from '../../src/db/models';
 import { countQueries, sequelize } from '../../src/db/sequelize';
 import { prepareDatabase } from '../../src/cli/setup';
@@ -253,6 +254,21 @@ describe('loadCustomFieldValues', () => {
     const none = await countQueries(() => loadCustomFieldValues([], 'user'));
     expect(none.queries).toHaveLength(0);
     expect(none.result.size).toBe(0);
+  });
+
+  it("a page of 1,000 owners (the largest limit) reads the owners' values by their index", async () => {
+    const { field } = await makeField({ type: 8 });
+    const users = await Promise.all([makeUser(), makeUser()]);
+    for (const [i, u] of users.entries()) await apply(u.id, { [field.id]: `w${i}` }, { creating: true });
+    // 998 ids past every user's: from 1,000 values MariaDB would make the IN list a subquery,
+    // and the statement (its values first, by a forced index) would read every value.
+    const past = Number((await sequelize().query<{ m: number }>('SELECT MAX(id) AS m FROM users', { type: QueryTypes.SELECT }))[0].m);
+    const ids = [...users.map((u) => u.id), ...Array.from({ length: 998 }, (_, i) => past + 1 + i)];
+    const { result, statements } = await capture(() => loadCustomFieldValues(ids, 'user'));
+    expect(users.map((u) => result.get(u.id)!.map((v) => v.value))).toEqual([['w0'], ['w1']]);
+    expect(statements).toHaveLength(1);
+    const plan = await sequelize().query<Record<string, unknown>>(explainOf(statements[0].sql), { replacements: statements[0].params, type: QueryTypes.SELECT });
+    expect(plan.map((r) => ({ table: r.table, type: r.type, key: r.key }))[0]).toEqual({ table: 'v', type: 'range', key: 'custom_field_values_owner_id' });
   });
 });
 
