@@ -31,6 +31,10 @@ afterEach(() => { Object.assign(boundedWalks, kept.walks); stoppedFor.ms = kept.
 
 const LIMIT = 2;
 
+/** The page statements of a request's (a walk's, or the page read the other way). */
+const pageStatements = <S extends { sql: string }>(statements: S[]): S[] =>
+  statements.filter((st) => /^(SET STATEMENT .* FOR )?SELECT STRAIGHT_JOIN t\.\* FROM \(SELECT/.test(st.sql));
+
 /** The listed tickets of the whole database (the list unfiltered). */
 const listedTotal = async () => Number((await query<{ n: number }>('SELECT COUNT(*) AS n FROM tickets WHERE deleted_at IS NULL AND merged_into_id IS NULL'))[0].n);
 
@@ -71,7 +75,7 @@ async function expectWalks(q: Record<string, unknown>, where: string, values: un
       const { statements, result } = await capture(() => api.get(BASE, asked));
       expect({ asked, ids: ids(expectList(result)), count: result.body.count })
         .toEqual({ asked, ids: want.slice(start - 1, start - 1 + LIMIT), count: want.length });
-      const pages = statements.filter((st) => /^(SET STATEMENT .* FOR )?SELECT STRAIGHT_JOIN t\.\* FROM \(SELECT/.test(st.sql)).map((st) => st.sql);
+      const pages = pageStatements(statements).map((st) => st.sql);
       const read = pages.map((sql) => ({
         bounded: / ROWS EXAMINED /.test(sql), walked: sql.includes('FORCE INDEX (tickets_list_subject)'), through: sql.includes(`FORCE INDEX (${index})`),
       }));
@@ -125,7 +129,7 @@ describe('a walk of the order index for a page is bounded, and the page read thr
         const asked = { organisation: org.id, status: made.status_id, order_column: 'subject', order_direction: dir, start: 2, limit: LIMIT };
         const { statements, result } = await capture(() => api.get(BASE, asked));
         expect({ asked, bound, ids: ids(expectList(result)) }).toEqual({ asked, bound, ids: want });
-        const pages = statements.filter((st) => /^(SET STATEMENT .* FOR )?SELECT STRAIGHT_JOIN t\.\* FROM \(SELECT/.test(st.sql));
+        const pages = pageStatements(statements);
         // The walk first, bounded; then, when it stopped, the page through the organisation's index.
         expect({ asked, bound, walked: / ROWS EXAMINED /.test(pages[0]?.sql ?? '') }).toEqual({ asked, bound, walked: true });
         ways.add(pages.length === 1 ? 'walked' : 'stopped');
@@ -168,7 +172,7 @@ describe('a walk of the order index for a page is bounded, and the page read thr
     const { statements, result } = await capture(() => api.get(BASE, asked));
     expect({ ids: ids(expectList(result)), count: result.body.count }).toEqual({ ids: want, count: mine });
     // One page statement: the walk, bounded, not stopped (no second read through the organisation's index).
-    const pages = statements.filter((st) => /^(SET STATEMENT .* FOR )?SELECT STRAIGHT_JOIN t\.\* FROM \(SELECT/.test(st.sql));
+    const pages = pageStatements(statements);
     expect(pages.map((st) => ({ walked: st.sql.includes('FORCE INDEX (tickets_list_subject)'), bounded: / ROWS EXAMINED /.test(st.sql) })))
       .toEqual([{ walked: true, bounded: true }]);
     // Index only: the walk reads the subject index's entries, no ticket's row.
@@ -201,7 +205,7 @@ describe('a walk of the order index for a page is bounded, and the page read thr
       const asked = { department: department.id, order_direction: dir, start, limit: LIMIT };
       const { statements, result } = await capture(() => api.get(BASE, asked));
       expect({ asked, ids: ids(expectList(result)), count: result.body.count }).toEqual({ asked, ids: want, count: mine });
-      const pages = statements.filter((st) => /^(SET STATEMENT .* FOR )?SELECT STRAIGHT_JOIN t\.\* FROM \(SELECT/.test(st.sql));
+      const pages = pageStatements(statements);
       expect({ asked, pages: pages.map((st) => ({ index: /FORCE INDEX \((\w+)\)/.exec(st.sql)?.[1], bounded: / ROWS EXAMINED /.test(st.sql) })) })
         .toEqual({ asked, pages: [{ index, bounded: index === 'tickets_list_id' }] });
       return pages[0];
