@@ -6,7 +6,7 @@ import { TICKETS, YEARS } from './env';
 import { BUSY_CUSTOMER_EMAIL } from './data';
 import { searchEngine } from '../src/ticket/tickets/search/engine';
 import { createListCountTriggers, dropListCountTriggers, fillAssigned, fillListCounts } from '../migrations/025_ticket_list_assigned';
-import { listIndexes } from '../migrations/087_list_indexes_hold_customers';
+import { listIndexes } from '../migrations/088_subject_index_holds_counted';
 import { dropDayCountTriggers } from '../migrations/026_ticket_day_counts';
 import { createDayFilterCountTriggers, dropDayFilterCountTriggers, fillDayFilterCounts } from '../migrations/028_ticket_day_filter_counts';
 import { createAssigneeCountTriggers, dropAssigneeCountTriggers, fillAssigneeCounts } from '../migrations/029_ticket_assignee_counts';

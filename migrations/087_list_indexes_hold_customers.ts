@@ -45,7 +45,7 @@ export function listIndexes(): Record<string, string[]> {
 }
 
 /** The sort indexes of `to` that differ from `from`'s, dropped and added again in one ALTER (in place). */
-async function rebuild(q: QueryInterface, from: Record<string, string[]>, to: Record<string, string[]>): Promise<void> {
+export async function rebuild(q: QueryInterface, from: Record<string, string[]>, to: Record<string, string[]>): Promise<void> {
   const changed = Object.keys(to).filter((n) => from[n].join() !== to[n].join());
   await q.sequelize.query(`ALTER TABLE tickets ${changed.flatMap((n) => [`DROP INDEX ${n}`, `ADD INDEX ${n} (${to[n].join(', ')})`]).join(', ')}`);
 }

@@ -6,11 +6,12 @@
  * department's, each all of one subject family that sorts after every other ticket's, in
  * `subject` order: ascending, the walk passes every other ticket first and is stopped;
  * descending, their tickets come first and the walk ends within its bound. A walk that tests its
- * filter on the index entries alone (an organisation's or customer's, migration 087) may go
- * further than one that reads each entry's ticket (boundedWalks.perCovered): the last test.
+ * filter on the index entries alone (an organisation's or customer's, migration 087; a counted
+ * filter's in a wide order or `subject`, migrations 025 and 088) may go further than one that
+ * reads each entry's ticket (boundedWalks.perCovered): the last three tests.
  */
 import { QueryTypes } from 'sequelize';
-import { capture, explainOf } from '../../bench/capture';
+import { capture, explainOf, type Statement } from '../../bench/capture';
 import { ORGANISATION_INDEX } from '../../migrations/086_ticket_organisation';
 import { Organisation } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
@@ -57,6 +58,27 @@ async function many(made: { id: number }): Promise<void> {
   const before = await listedTotal();
   if (before < FILLED) await copies(await f.ticket({ subject: `Walk filler ${unique('f')}` }), FILLED - before);
   await copies(made, Math.ceil(Math.sqrt(16 * LIMIT * Math.max(before, FILLED))));
+}
+
+/**
+ * `made`, of `subject` (after every other listed ticket's), copied into `1 / share` as many
+ * tickets as a walk ascending passes before theirs (the listed tickets of subjects before it):
+ * then the tickets of the filter (`where`, of `value`) and the entries that walk passes.
+ */
+async function coveredFamily(made: { id: number }, subject: string, share: number, where: string, value: number): Promise<{ mine: number; walked: number }> {
+  const before = await listedTotal();
+  if (before < FILLED) await copies(await f.ticket({ subject: `Walk filler ${unique('f')}` }), FILLED - before);
+  const passed = async () => Number((await query<{ n: number }>(
+    'SELECT COUNT(*) AS n FROM tickets WHERE deleted_at IS NULL AND merged_into_id IS NULL AND subject < ?', [subject]))[0].n);
+  await copies(made, Math.ceil((await passed()) / share) - 1);
+  const mine = Number((await query<{ n: number }>(`SELECT COUNT(*) AS n FROM tickets WHERE ${where} AND deleted_at IS NULL`, [value]))[0].n);
+  return { mine, walked: await passed() };
+}
+
+/** How a page statement reads the tickets (EXPLAIN): the index, and whether its entries alone. */
+async function ticketAccess(st: Statement): Promise<Array<{ key: unknown; indexOnly: boolean }>> {
+  const plan = await sequelize().query<Record<string, unknown>>(explainOf(st.sql), { replacements: st.params, type: QueryTypes.SELECT });
+  return plan.filter((r) => r.table === 'Ticket').map((r) => ({ key: r.key, indexOnly: /Using index/.test(String(r.Extra)) }));
 }
 
 /**
@@ -114,11 +136,13 @@ describe('a walk of the order index for a page is bounded, and the page read thr
 
     // Whatever the bound, the same page: a walk stopped while it reads (the rows it had) or while
     // the page's rows are sorted (an error, ER_FILSORT_ABORT) is read the other way. With their
-    // status the walk reads each entry's ticket (the subject index holds no status), so it is
-    // taken whatever perCovered is, and bounded here by `fixed` alone.
+    // status in `number` order the walk reads each entry's ticket (the number index holds no
+    // status; the subject's does, migration 088), so it is taken whatever perCovered is, and
+    // bounded here by `fixed` alone. Their numbers made to sort after every other ticket's.
+    await sequelize().query("UPDATE tickets SET number = CONCAT('zzzz-', id) WHERE organisation_id = ?", { replacements: [org.id] });
     for (const dir of ['asc', 'desc']) {
       const want = (await query<{ id: number }>(
-        `SELECT id FROM tickets WHERE organisation_id = ? AND status_id = ? AND deleted_at IS NULL AND merged_into_id IS NULL ORDER BY subject ${dir}, id ${dir} LIMIT 1, ${LIMIT}`,
+        `SELECT id FROM tickets WHERE organisation_id = ? AND status_id = ? AND deleted_at IS NULL AND merged_into_id IS NULL ORDER BY number ${dir}, id ${dir} LIMIT 1, ${LIMIT}`,
         [org.id, made.status_id],
       )).map((r) => Number(r.id));
       // No stop remembered: each request walks at its bound.
@@ -126,7 +150,7 @@ describe('a walk of the order index for a page is bounded, and the page read thr
       const ways = new Set<string>();
       for (let bound = 1; bound <= 40; bound++) {
         Object.assign(boundedWalks, { perSorted: { ASC: 0, DESC: 0 }, perRow: 0, fixed: bound });
-        const asked = { organisation: org.id, status: made.status_id, order_column: 'subject', order_direction: dir, start: 2, limit: LIMIT };
+        const asked = { organisation: org.id, status: made.status_id, order_column: 'number', order_direction: dir, start: 2, limit: LIMIT };
         const { statements, result } = await capture(() => api.get(BASE, asked));
         expect({ asked, bound, ids: ids(expectList(result)) }).toEqual({ asked, bound, ids: want });
         const pages = pageStatements(statements);
@@ -143,6 +167,9 @@ describe('a walk of the order index for a page is bounded, and the page read thr
     const department = await f.department();
     // After the organisation's subjects too (`zzzz ...`): descending, the department's come first.
     const made = await f.ticket({ department: department.id, subject: `zzzzz ${unique('Walked')}` });
+    // The subject index holds the department (migration 088): its walk reads no ticket. Bounded
+    // here as one that reads them is, to be stopped.
+    boundedWalks.perCovered = { customers: 1, counted: 1 };
     await many(made);
     await expectWalks({ department: department.id }, 'department_id = ?', [department.id], 'tickets_list_department_id');
   });
@@ -152,16 +179,9 @@ describe('a walk of the order index for a page is bounded, and the page read thr
     const member = await f.user({ organisation_id: org.id });
     const subject = `zzzzzz ${unique('Covered')}`;
     const made = await f.ticket({ user: member.id, subject });
-    const before = await listedTotal();
-    if (before < FILLED) await copies(await f.ticket({ subject: `Walk filler ${unique('f')}` }), FILLED - before);
-    // Listed tickets before theirs in subject order: each a walk ascending passes.
-    const passed = async () => Number((await query<{ n: number }>(
-      'SELECT COUNT(*) AS n FROM tickets WHERE deleted_at IS NULL AND merged_into_id IS NULL AND subject < ?', [subject]))[0].n);
     // A quarter as many tickets of theirs as the walk passes: more than a walk that reads its
     // entries' tickets may pass (one entry per match sorted), within perCovered.customers (8) per match.
-    await copies(made, Math.ceil((await passed()) / 4) - 1);
-    const mine = Number((await query<{ n: number }>('SELECT COUNT(*) AS n FROM tickets WHERE organisation_id = ? AND deleted_at IS NULL', [org.id]))[0].n);
-    const walked = await passed();
+    const { mine, walked } = await coveredFamily(made, subject, 4, 'organisation_id = ?', org.id);
     expect(walked).toBeGreaterThan(mine);
     expect(walked + LIMIT).toBeLessThan(boundedWalks.perCovered.customers * mine);
 
@@ -176,9 +196,39 @@ describe('a walk of the order index for a page is bounded, and the page read thr
     expect(pages.map((st) => ({ walked: st.sql.includes('FORCE INDEX (tickets_list_subject)'), bounded: / ROWS EXAMINED /.test(st.sql) })))
       .toEqual([{ walked: true, bounded: true }]);
     // Index only: the walk reads the subject index's entries, no ticket's row.
-    const plan = await sequelize().query<Record<string, unknown>>(explainOf(pages[0].sql), { replacements: pages[0].params, type: QueryTypes.SELECT });
-    expect(plan.filter((r) => r.table === 'Ticket').map((r) => ({ key: r.key, indexOnly: /Using index/.test(String(r.Extra)) })))
-      .toEqual([{ key: 'tickets_list_subject', indexOnly: true }]);
+    expect(await ticketAccess(pages[0])).toEqual([{ key: 'tickets_list_subject', indexOnly: true }]);
+  });
+
+  it("a department's walk of the subject index tests it on the entries (migration 088): it goes past more tickets than it has", async () => {
+    const department = await f.department();
+    const subject = `zzzzzzz ${unique('CoveredDepartment')}`;
+    const made = await f.ticket({ department: department.id, subject });
+    // A third as many tickets of theirs as the walk passes: more than a walk that reads its
+    // entries' tickets may pass (one entry per match sorted), within perCovered.counted (4) per match.
+    const { mine, walked } = await coveredFamily(made, subject, 3, 'department_id = ?', department.id);
+    expect(walked).toBeGreaterThan(mine);
+    expect(walked + LIMIT).toBeLessThan(boundedWalks.perCovered.counted * mine);
+
+    const want = (await query<{ id: number }>(
+      'SELECT id FROM tickets WHERE department_id = ? AND deleted_at IS NULL AND merged_into_id IS NULL ORDER BY subject, id LIMIT ?', [department.id, LIMIT],
+    )).map((r) => Number(r.id));
+    const asked = { department: department.id, order_column: 'subject', start: 1, limit: LIMIT };
+    /** The page, and its page statements: each one's index and whether it is bounded. */
+    const read = async () => {
+      const { statements, result } = await capture(() => api.get(BASE, asked));
+      expect({ ids: ids(expectList(result)), count: result.body.count }).toEqual({ ids: want, count: mine });
+      const pages = pageStatements(statements);
+      return { pages, read: pages.map((st) => ({ index: /FORCE INDEX \((\w+)\)/.exec(st.sql)?.[1], bounded: / ROWS EXAMINED /.test(st.sql) })) };
+    };
+    // One page statement: the walk, bounded, not stopped (no second read through the department's index).
+    const { pages, read: walk } = await read();
+    expect(walk).toEqual([{ index: 'tickets_list_subject', bounded: true }]);
+    // Index only: the walk reads the subject index's entries, no ticket's row.
+    expect(await ticketAccess(pages[0])).toEqual([{ key: 'tickets_list_subject', indexOnly: true }]);
+    // Bounded as a walk that reads rows, it is stopped: the page through the department's index.
+    boundedWalks.perCovered = { ...boundedWalks.perCovered, counted: 1 };
+    stoppedFor.ms = 0;
+    expect((await read()).read).toEqual([{ index: 'tickets_list_subject', bounded: true }, { index: 'tickets_list_department_id', bounded: false }]);
   });
 
   it("a department's walk of a wide order's index tests it on the entries: it is taken, and goes, past more tickets than it has", async () => {
@@ -214,9 +264,7 @@ describe('a walk of the order index for a page is bounded, and the page read thr
     // entries' tickets may (one entry per match sorted), within perCovered.counted per match. Not stopped.
     const page = await expectPage('asc', 1, 'tickets_list_id');
     // Index only: the walk reads the id index's entries, no ticket's row.
-    const plan = await sequelize().query<Record<string, unknown>>(explainOf(page.sql), { replacements: page.params, type: QueryTypes.SELECT });
-    expect(plan.filter((r) => r.table === 'Ticket').map((r) => ({ key: r.key, indexOnly: /Using index/.test(String(r.Extra)) })))
-      .toEqual([{ key: 'tickets_list_id', indexOnly: true }]);
+    expect(await ticketAccess(page)).toEqual([{ key: 'tickets_list_id', indexOnly: true }]);
     // Descending a third of theirs in, the walk is expected to read reach × total / count entries:
     // more than their tickets (a walk that reads rows is not taken: through the department's own
     // index), within perCovered.counted per match (taken).

@@ -9,6 +9,7 @@ import { QueryTypes } from 'sequelize';
 import { capture } from '../../bench/capture';
 import * as m086 from '../../migrations/086_ticket_organisation';
 import * as m087 from '../../migrations/087_list_indexes_hold_customers';
+import * as m088 from '../../migrations/088_subject_index_holds_counted';
 import { Organisation, TicketPriority, User } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { unique, useApi } from '../helpers/app';
@@ -219,8 +220,9 @@ describe("a ticket's organisation, kept by migration 086", () => {
     const org = await organisation();
     const member = await f.user({ organisation_id: org.id });
     const before = await f.ticket({ user: member.id });
-    // Migration 087 first, as a down of both runs (087's list indexes end with the column: its
-    // drop would take it out of them, and 086's up would not put it back).
+    // Migrations 088 and 087 first, as a down of them all runs (their list indexes end with the
+    // column: its drop would take it out of them, and 086's up would not put it back).
+    await m088.down(qi);
     await m087.down(qi);
     await m086.down(qi);
     expect({ triggers: await own(), column: await column() }).toEqual({ triggers: 0, column: 0 });
@@ -228,11 +230,12 @@ describe("a ticket's organisation, kept by migration 086", () => {
     const during = await f.ticket({ user: member.id });
     await m086.up(qi);
     await m087.up(qi);
+    await m088.up(qi);
     expect({ triggers: await own(), column: await column() }).toEqual({ triggers: 3, column: 1 });
-    // The list indexes as 087 defines them again (later files of this worker walk them).
+    // The list indexes as 088 defines them again (later files of this worker walk them).
     const listed = await query<{ n: string; c: string }>(`SELECT INDEX_NAME AS n, GROUP_CONCAT(COLUMN_NAME ORDER BY SEQ_IN_INDEX) AS c
       FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'tickets' AND INDEX_NAME LIKE 'tickets\\_list\\_%' GROUP BY INDEX_NAME`);
-    const defined = Object.entries(m087.listIndexes()).filter(([n]) => n.startsWith('tickets_list_'));
+    const defined = Object.entries(m088.listIndexes()).filter(([n]) => n.startsWith('tickets_list_'));
     expect(new Map(listed.map((r) => [r.n, r.c]))).toEqual(new Map(defined.map(([n, c]) => [n, c.join(',')])));
     expect(await kept([before.id, during.id])).toEqual(new Map([[before.id, org.id], [during.id, org.id]]));
     expect(await drifted()).toBe(0);

@@ -22,7 +22,7 @@ import { LINK_LIST_COPIED, linkListOrders, listColumnOf } from '../../../migrati
 import { TRASHED } from '../../../migrations/084_link_list_trash';
 import { CUSTOMER_UPDATED_INDEX } from '../../../migrations/085_customer_updated_index';
 import { ORGANISATION_INDEX, ORGANISATION_UPDATED_INDEX } from '../../../migrations/086_ticket_organisation';
-import { WIDE_SORTS } from '../../../migrations/025_ticket_list_assigned';
+import { COVERED_SORTS } from '../../../migrations/088_subject_index_holds_counted';
 import { MAX_ID } from '../../lib/validation';
 import { NARROWING_PARAMS } from './listFilters';
 import { oneOptionNamed } from '../../customfields/values';
@@ -548,11 +548,11 @@ const walkedEntries = (reach: number, count: number, total: number) => (count > 
  * ascending walk as 3 rows examined, of a descending one as 1 (measured at 1M: 62,308 entries
  * needed 187,251, 25,049 needed 25,157), hence `perSorted` by the walk's direction. A walk that
  * tests its filter on the index entries alone (`covered`: a customer's or an organisation's, by
- * migration 087; the counted filters' in a wide order, migrations 018 and 025) reads no ticket,
- * and counts 1 row examined per entry either way (187,500 entries needed 187,802), so it may go
- * `perCovered` entries per match sorted, by what a match sorted costs. Measured at 1M one
- * statement at a time (the same hour): an entry walked 0.17-0.19 µs in a narrow order's index
- * (`subject`), 0.29-0.31 in a wide one's (`updated_at`, with or without four filters tested on
+ * migration 087; the counted filters' in a wide order or `subject`, migrations 018, 025 and
+ * 088) reads no ticket, and counts 1 row examined per entry either way (187,500 entries needed
+ * 187,802), so it may go `perCovered` entries per match sorted, by what a match sorted costs.
+ * Measured at 1M one statement at a time (the same hour): an entry walked 0.17-0.19 µs in a
+ * narrow order's index (`subject`, before migration 088), 0.29-0.31 in a wide one's (`updated_at`, with or without four filters tested on
  * it); a match read and sorted 2.7 µs for the busy customer's (one ticket in 16: a page of rows
  * each) and 1.3-1.5 for a status's (a quarter: four to a page). So `customers` (a customer's or
  * an organisation's, in any order) 8, `counted` (the narrowest counted filter's) 4: where the
@@ -1193,13 +1193,13 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   /**
    * The page of `count` listed tickets of keys of `by` in an order of no range of theirs: walked or
    * sorted (pageOfRanges). Every order's index holds the customer and their organisation
-   * (migration 087), the wide ones the status too: where it holds all the page tests, the walk
-   * reads no ticket, and may go further (boundedWalks.perCovered).
+   * (migration 087), the wide ones and the subject's the status too (COVERED_SORTS): where it
+   * holds all the page tests, the walk reads no ticket, and may go further (boundedWalks.perCovered).
    */
   const walkedOrSorted = (by: Ranged, count: number, total: number): Promise<Ticket[]> => {
     const keyed = ` FORCE INDEX (${by.ranges.get('id')})`;
     const expected = walkedEntries(reachOf(count), count, total);
-    const covered = !statusesOf(p) || column === 'status_id' || (WIDE_SORTS as readonly string[]).includes(column);
+    const covered = !statusesOf(p) || column === 'status_id' || COVERED_SORTS.includes(column);
     const perCovered = covered ? boundedWalks.perCovered.customers : null;
     return expected < (perCovered ?? 1) * count
       ? walkedPage(` FORCE INDEX (${sortIndex(column)})`, keyed, count, count, perCovered) : pageOf(keyed, count);
@@ -1471,10 +1471,11 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   // beside it 200,000, 54 ms). The trash is a range of deleted_at: no index holds it in a list
   // order (a sort of the trash).
   // A walk past what the narrowest filter's matches are is stopped, and they are read (walkedPage).
-  // A wide order's index holds every counted filter's column (migrations 018 and 025): its walk
-  // tests them on the entries and reads no ticket but the page's, so it may go further (at 1M,
-  // four counted filters' deep page: docs/performance.md, Bounded walks).
-  const perCovered = (WIDE_SORTS as readonly string[]).includes(column) ? boundedWalks.perCovered.counted : null;
+  // A wide order's index and the subject's hold every counted filter's column (migrations 018,
+  // 025 and 088: COVERED_SORTS): its walk tests them on the entries and reads no ticket but the
+  // page's, so it may go further (at 1M, four counted filters' deep page, a priority's in
+  // `subject` order: docs/performance.md, Bounded walks).
+  const perCovered = COVERED_SORTS.includes(column) ? boundedWalks.perCovered.counted : null;
   const walk = !trashed && (!filtered || (perCovered ?? 1) * count * (through?.matches ?? count) >= reach * total);
   const narrowest = !trashed && through ? ` FORCE INDEX (${FILTER_INDEXES[through.name]})` : '';
   if (walk && filtered && through) return { rows: await walkedPage(` FORCE INDEX (${sortIndex(column)})`, narrowest, through.matches, count, perCovered), count };
