@@ -39,12 +39,16 @@ const pageStatements = <S extends { sql: string }>(statements: S[]): S[] =>
 /** The listed tickets of the whole database (the list unfiltered). */
 const listedTotal = async () => Number((await query<{ n: number }>('SELECT COUNT(*) AS n FROM tickets WHERE deleted_at IS NULL AND merged_into_id IS NULL'))[0].n);
 
-/** `made` copied by SQL into `n` more tickets of its customer, department and subject (the counters follow by their triggers). */
+/**
+ * `made` copied by SQL into `n` more tickets of its customer, department and subject (the counters
+ * follow by their triggers), of its times: none in the future, which a change stream (the search
+ * server's writer, in a later file of this worker) holds back until then.
+ */
 async function copies(made: { id: number }, n: number): Promise<void> {
   await sequelize().query(`INSERT INTO tickets (number, department_id, brand_id, channel_id, user_id, status_id, priority_id, subject, last_reply_by,
       locked, merged, internal, token, created_at, updated_at)
     SELECT CONCAT(t.number, '-', s.seq), t.department_id, t.brand_id, t.channel_id, t.user_id, t.status_id, t.priority_id, t.subject, t.last_reply_by,
-      0, 0, 0, SHA1(RAND()), t.created_at + s.seq, t.updated_at + s.seq
+      0, 0, 0, SHA1(RAND()), t.created_at, t.updated_at
     FROM tickets t JOIN seq_1_to_${n} s WHERE t.id = ?`, { replacements: [made.id] });
 }
 
