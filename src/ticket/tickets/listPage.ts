@@ -552,13 +552,13 @@ const walkedEntries = (reach: number, count: number, total: number) => (count > 
  * 088) reads no ticket, and counts 1 row examined per entry either way (187,500 entries needed
  * 187,802), so it may go `perCovered` entries per match sorted, by what a match sorted costs.
  * Measured at 1M one statement at a time (the same hour): an entry walked 0.17-0.19 µs in a
- * narrow order's index (`subject`, before migration 088), 0.29-0.31 in a wide one's (`updated_at`, with or without four filters tested on
- * it); a match read and sorted 2.7 µs for the busy customer's (one ticket in 16: a page of rows
- * each) and 1.3-1.5 for a status's (a quarter: four to a page). So `customers` (a customer's or
- * an organisation's, in any order) 8, `counted` (the narrowest counted filter's) 4: where the
- * walk is expected to pass up to that many entries per match it is the cheaper way, and
- * stopped there it costs at most that again. `perRow` and `fixed`: the statement's rows examined
- * for the page's own rows (walkBound).
+ * narrow order's index (`subject`, before migration 088), 0.29-0.31 in a wide one's
+ * (`updated_at`, with or without four filters tested on it); a match read and sorted 2.7 µs for
+ * the busy customer's (one ticket in 16: a page of rows each) and 1.3-1.5 for a status's (a
+ * quarter: four to a page). So `customers` (a customer's or an organisation's, in any order) 8,
+ * `counted` (the narrowest counted filter's) 4: where the walk is expected to pass up to that
+ * many entries per match it is the cheaper way, and stopped there it costs at most that again.
+ * `perRow` and `fixed`: the statement's rows examined for the page's own rows (walkBound).
  */
 export const boundedWalks = { perSorted: { ASC: 3, DESC: 1 }, perCovered: { customers: 8, counted: 4 }, perRow: 8, fixed: 16 };
 
