@@ -21,10 +21,23 @@ function stamp(instance: Model, creating: boolean) {
 /**
  * Timeouts, so a request never hangs on the database: connecting, waiting for a pooled connection,
  * a socket that answers nothing (dropped packets), and one statement (MariaDB's
- * max_statement_time, set by the driver's queryTimeout: the server stops the statement). Either
- * failure is a Sequelize ConnectionError or TimeoutError, which the API answers with 503
- * (http/errors.ts). Migrations run without the socket and statement timeouts (migrationSequelize).
+ * max_statement_time: the server stops the statement). Either failure is a Sequelize
+ * ConnectionError or TimeoutError, which the API answers with 503 (http/errors.ts). Migrations run
+ * without the socket and statement timeouts (migrationSequelize).
+ *
+ * max_statement_time is set by initSql, not by the driver's queryTimeout option: the driver (3.5)
+ * sends queryTimeout's SET without waiting for it, so a connection lost during that SET resolves
+ * as connected and rejects a promise nobody holds (an unhandled rejection). An initSql statement
+ * is part of connecting: its failure fails the connect, which the pool handles.
  */
+/**
+ * The session's statement limit (0: none); ms is a validated integer (config.ts). A string, not
+ * an array: Sequelize pushes its time-zone statement onto an array initSql at every connect.
+ */
+function statementTimeout(ms: number): string {
+  return `SET max_statement_time=${Number(ms) / 1000}`;
+}
+
 function connectionOptions(long = false, db = config().database) {
   return {
     dialect: 'mariadb' as const,
@@ -40,7 +53,7 @@ function connectionOptions(long = false, db = config().database) {
     // parses DATETIME, DATE and GEOMETRY, which no table has. The driver's own readers remain.
     dialectOptions: {
       connectTimeout: db.connectTimeoutMs, typeCast: undefined,
-      ...(long ? {} : { socketTimeout: db.socketTimeoutMs, queryTimeout: db.queryTimeoutMs }),
+      ...(long ? {} : { socketTimeout: db.socketTimeoutMs, initSql: statementTimeout(db.queryTimeoutMs) }),
     },
   };
 }

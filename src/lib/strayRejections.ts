@@ -3,11 +3,12 @@ import { isConnectionError } from './serviceErrors';
 
 /**
  * A promise rejected with nobody listening. Node ends the process on one (its default since 15).
- * That is right for a bug, but the mariadb driver rejects a connection it was still opening after
- * its pool gave up waiting for it (a slow or lossy network): nothing awaits that promise, the pool
- * opens another, and no request is affected. Ending the web process for it would fail every
- * request in flight, so a lost connection is logged and the process goes on; anything else is
- * logged once and ends the process with Node's exit code for it, as before.
+ * That is right for a bug, but a client library can reject a promise nobody holds when a connection
+ * is lost (the mariadb driver did for the SET of its queryTimeout option, which db/sequelize.ts no
+ * longer uses): the pool opens another connection and no request is affected. Ending the web
+ * process for it would fail every request in flight, so a lost connection is logged and the
+ * process goes on; anything else is logged once and ends the process with Node's exit code for
+ * it, as before.
  */
 export function onStrayRejection(reason: unknown): 'kept running' | 'exit' {
   if (isConnectionError(reason)) {

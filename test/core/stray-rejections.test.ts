@@ -1,6 +1,6 @@
 /**
- * A rejection nobody awaits: a lost database or Redis connection (the mariadb driver rejects a
- * connection its pool gave up on) keeps the process running; anything else ends it.
+ * A rejection nobody awaits: a lost database or Redis connection (a client library's promise
+ * that nobody held) keeps the process running; anything else ends it.
  */
 import * as mariadb from 'mariadb';
 import IORedis from 'ioredis';
