@@ -24,6 +24,8 @@ export interface Config {
     poolMax: number;
     /** Connecting, waiting for a pooled connection, a socket with no answer, one statement (server-side); ms, 0: none. */
     connectTimeoutMs: number; acquireTimeoutMs: number; socketTimeoutMs: number; queryTimeoutMs: number;
+    /** How long a migration waits for another process's to finish (seconds). */
+    migrationLockWaitSeconds: number;
     /** Read replicas (docs/replicas.md): their addresses, the lag beyond which one is skipped, how often they are checked, the read-your-writes window. */
     replicas: Array<{ host: string; port: number; user: string; password: string; name: string }>;
     replicaMaxLagSeconds: number; replicaCheckMs: number; readYourWritesSeconds: number;
@@ -202,6 +204,7 @@ export const configSchema = Joi.object({
   DATABASE_ACQUIRE_TIMEOUT_MS: Joi.number().integer().min(100).max(600000).default(10000).description("how long a request waits for a free connection of the pool before 503"),
   DATABASE_SOCKET_TIMEOUT_MS: Joi.number().integer().min(0).max(3600000).default(60000).description("a database connection silent for this long is closed (`0`: never)"),
   DATABASE_QUERY_TIMEOUT_MS: Joi.number().integer().min(0).max(3600000).default(30000).description("the longest a statement may run (`0`: no limit; migrations have none)"),
+  DATABASE_MIGRATION_LOCK_WAIT_SECONDS: Joi.number().integer().min(0).max(86400).default(600).description("how long a migration (`npm run migrate`, `npm start`) waits for another process's migration to finish before it gives up"),
   DATABASE_READ_URLS: Joi.string().allow('').default('').description("read replicas, comma-separated `mariadb://` URLs (the database name defaults to DATABASE_URL's): reads of GET requests go there (docs/replicas.md)"),
   DATABASE_READ_MAX_LAG_SECONDS: Joi.number().integer().min(0).max(86400).default(5).description("a replica further behind than this (or not replicating, or unreachable) is skipped until it catches up"),
   DATABASE_READ_CHECK_MS: Joi.number().integer().min(50).max(600000).default(1000).description("how often each replica's lag and reachability are checked"),
@@ -365,6 +368,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       acquireTimeoutMs: value.DATABASE_ACQUIRE_TIMEOUT_MS,
       socketTimeoutMs: value.DATABASE_SOCKET_TIMEOUT_MS,
       queryTimeoutMs: value.DATABASE_QUERY_TIMEOUT_MS,
+      migrationLockWaitSeconds: value.DATABASE_MIGRATION_LOCK_WAIT_SECONDS,
       replicas,
       replicaMaxLagSeconds: value.DATABASE_READ_MAX_LAG_SECONDS,
       replicaCheckMs: value.DATABASE_READ_CHECK_MS,

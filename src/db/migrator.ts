@@ -54,7 +54,9 @@ export async function migrationStatus(db: Database = config().database): Promise
 }
 
 /**
- * Runs `work` on a migrator of its own connection (no statement timeout), one process at a time.
+ * Runs `work` on a migrator of its own connection (no statement timeout), one process at a time:
+ * another waits for it up to `migrationLockWaitSeconds` (a first deploy's migrations take minutes
+ * on a large database, and the processes started beside it must not give up before it is done).
  * The lock is held on a connection of its own (a pooled one could be handed back and keep it). On
  * a standalone server or a replication primary it is GET_LOCK, released by the server if the
  * process dies. On a Galera cluster GET_LOCK is only a lock of the node it is taken on (two
@@ -66,7 +68,8 @@ async function locked<T>(db: Database, work: (m: ReturnType<typeof migrator>) =>
   const lock = await mariadb.createConnection({ host: db.host, port: db.port, user: db.user, password: db.password, database: db.name });
   try {
     const [{ cluster }] = await lock.query("SELECT @@wsrep_on AS cluster");
-    const release = Number(cluster) === 1 ? await clusterLock(lock, db.name) : await serverLock(lock, db.name);
+    const take = Number(cluster) === 1 ? clusterLock : serverLock;
+    const release = await take(lock, db.name, db.migrationLockWaitSeconds);
     try {
       const s = migrationSequelize(db);
       try {
@@ -82,21 +85,33 @@ async function locked<T>(db: Database, work: (m: ReturnType<typeof migrator>) =>
   }
 }
 
-const LOCK_WAIT_SECONDS = 60;
+const waiting = (holder: string, seconds: number) =>
+  logger.info({ holder, waitSeconds: seconds }, 'another process is migrating this database; waiting for it to finish');
+const notTaken = (seconds: number, held: string) =>
+  new Error(`Could not take the migration lock within ${seconds} seconds: ${held} (DATABASE_MIGRATION_LOCK_WAIT_SECONDS)`);
 
-async function serverLock(c: mariadb.Connection, name: string): Promise<() => Promise<void>> {
-  const [row] = await c.query('SELECT GET_LOCK(?, ?) AS got', [`migrate_${name}`, LOCK_WAIT_SECONDS]);
-  if (!row || Number(row.got) !== 1) throw new Error(`Could not take the migration lock within ${LOCK_WAIT_SECONDS} seconds`);
-  return async () => { await c.query('SELECT RELEASE_LOCK(?)', [`migrate_${name}`]); };
+async function serverLock(c: mariadb.Connection, name: string, seconds: number): Promise<() => Promise<void>> {
+  const lockName = `migrate_${name}`;
+  const take = async (wait: number) => Number((await c.query('SELECT GET_LOCK(?, ?) AS got', [lockName, wait]))[0]?.got) === 1;
+  if (!(await take(0))) {
+    const [{ holder }] = await c.query('SELECT IS_USED_LOCK(?) AS holder', [lockName]);
+    waiting(`connection ${holder}`, seconds);
+    if (!(await take(seconds))) throw notTaken(seconds, `another process holds it (a migration still running)`);
+  }
+  return async () => { await c.query('SELECT RELEASE_LOCK(?)', [lockName]); };
 }
 
-async function clusterLock(c: mariadb.Connection, name: string): Promise<() => Promise<void>> {
+async function clusterLock(c: mariadb.Connection, name: string, seconds: number): Promise<() => Promise<void>> {
   await c.query(`CREATE TABLE IF NOT EXISTS migration_lock (
     name VARCHAR(64) NOT NULL PRIMARY KEY, holder VARCHAR(255) NOT NULL, taken_at INT UNSIGNED NOT NULL
   ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci`);
   const holder = `${hostname()} pid ${process.pid}`;
-  const until = Date.now() + LOCK_WAIT_SECONDS * 1000;
-  for (;;) {
+  const heldBy = async () => {
+    const [held] = await c.query('SELECT holder, taken_at FROM migration_lock WHERE name = ?', [name]);
+    return held ? `held by ${held.holder} since ${new Date(Number(held.taken_at) * 1000).toISOString()}` : 'released just now';
+  };
+  const until = Date.now() + seconds * 1000;
+  for (let attempt = 0; ; attempt++) {
     try {
       await c.query('INSERT INTO migration_lock (name, holder, taken_at) VALUES (?, ?, UNIX_TIMESTAMP())', [name, holder]);
       return async () => { await c.query('DELETE FROM migration_lock WHERE name = ? AND holder = ?', [name, holder]); };
@@ -104,10 +119,8 @@ async function clusterLock(c: mariadb.Connection, name: string): Promise<() => P
       // 1062: another process holds it; 1213: another node's INSERT won the certification.
       if (err?.errno !== 1062 && err?.errno !== 1213) throw err;
     }
-    if (Date.now() > until) {
-      const [held] = await c.query('SELECT holder, taken_at FROM migration_lock WHERE name = ?', [name]);
-      throw new Error(`Could not take the migration lock within ${LOCK_WAIT_SECONDS} seconds: held by ${held?.holder ?? '?'} since ${held ? new Date(Number(held.taken_at) * 1000).toISOString() : '?'} (if no migration is running, DELETE FROM migration_lock)`);
-    }
+    if (attempt === 0) waiting(await heldBy(), seconds);
+    if (Date.now() > until) throw notTaken(seconds, `${await heldBy()} (if no migration is running, DELETE FROM migration_lock)`);
     await new Promise((r) => setTimeout(r, 200 + Math.random() * 300));
   }
 }

@@ -6,6 +6,7 @@ import * as mariadb from 'mariadb';
 import { config } from '../../src/config';
 import { MIGRATE_USAGE, migrateCommand } from '../../src/cli/migrateCommand';
 import { migrations } from '../../migrations';
+import { migrate } from '../../src/db/migrator';
 
 // A database of its own (named like the worker's, so a killed run's teardown drops it too).
 const db = { ...config().database, name: `${config().database.name}9002` };
@@ -60,5 +61,30 @@ describe('the migrate command', () => {
     expect(await run('down')).toEqual({ code: 0, out: `Reverted ${last}.\nMigrations applied: ${names.length - 1}\n`, err: '' });
     expect(await run('status')).toEqual({ code: 0, out: statusOf(names.slice(0, -1), [last]), err: '' });
     expect(await run()).toEqual({ code: 0, out: `Applied 1 migration: ${last}.\nMigrations applied: ${names.length}\n`, err: '' });
+  });
+
+  it('waits for another process\'s migration: gives up after DATABASE_MIGRATION_LOCK_WAIT_SECONDS, changing nothing, and goes on once it ends', async () => {
+    const last = names[names.length - 1];
+    expect((await run('down')).code).toBe(0);
+    const lockName = `migrate_${db.name}`;
+    expect(Number((await conn.query('SELECT GET_LOCK(?, 0) AS got', [lockName]))[0].got)).toBe(1); // another process migrating
+    try {
+      await expect(migrate({ ...db, migrationLockWaitSeconds: 1 })).rejects.toThrow('Could not take the migration lock within 1 seconds');
+      expect(await run('status')).toEqual({ code: 0, out: statusOf(names.slice(0, -1), [last]), err: '' });
+
+      let settled = false;
+      const waiting = migrate({ ...db, migrationLockWaitSeconds: 600 }).finally(() => { settled = true; });
+      // Released once the second migration is seen waiting for the lock (the server's process list).
+      const waitingForLock = async () => Number((await conn.query(
+        "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE STATE = 'User lock' AND INFO LIKE CONCAT('%', ?, '%')", [lockName]))[0].n) === 1;
+      while (!settled && !(await waitingForLock())) await new Promise((r) => setTimeout(r, 50));
+      expect(settled).toBe(false);
+      expect(await run('status')).toEqual({ code: 0, out: statusOf(names.slice(0, -1), [last]), err: '' });
+      await conn.query('SELECT RELEASE_LOCK(?)', [lockName]);
+      await waiting;
+    } finally {
+      await conn.query('SELECT RELEASE_LOCK(?)', [lockName]);
+    }
+    expect(await run('status')).toEqual({ code: 0, out: statusOf(names, []), err: '' });
   });
 });
