@@ -29,6 +29,14 @@ export function readQueue(name: QueueName) {
       return done.length >= count ? done : undefined;
     }, 15000, what),
     /**
+     * Removes the jobs waiting or delayed: those earlier files of this jest worker left (their
+     * SMTP servers gone), which a worker this file starts would otherwise take first, each up to
+     * its connection and greeting timeouts, before the file's own job.
+     */
+    async dropBacklog(): Promise<void> {
+      await queue.drain(true);
+    },
+    /**
      * Marks a job not taken yet as BullMQ marks one that stalled more often than allowed (its
      * workers stopped while running it): the next worker fails it without running it.
      */
