@@ -19,6 +19,14 @@ function stamp(instance: Model, creating: boolean) {
 }
 
 /**
+ * The session's statement limit (0: none); ms is a validated integer (config.ts). A string, not
+ * an array: Sequelize pushes its time-zone statement onto an array initSql at every connect.
+ */
+function statementTimeout(ms: number): string {
+  return `SET max_statement_time=${Number(ms) / 1000}`;
+}
+
+/**
  * Timeouts, so a request never hangs on the database: connecting, waiting for a pooled connection,
  * a socket that answers nothing (dropped packets), and one statement (MariaDB's
  * max_statement_time: the server stops the statement). Either failure is a Sequelize
@@ -30,14 +38,6 @@ function stamp(instance: Model, creating: boolean) {
  * as connected and rejects a promise nobody holds (an unhandled rejection). An initSql statement
  * is part of connecting: its failure fails the connect, which the pool handles.
  */
-/**
- * The session's statement limit (0: none); ms is a validated integer (config.ts). A string, not
- * an array: Sequelize pushes its time-zone statement onto an array initSql at every connect.
- */
-function statementTimeout(ms: number): string {
-  return `SET max_statement_time=${Number(ms) / 1000}`;
-}
-
 function connectionOptions(long = false, db = config().database) {
   return {
     dialect: 'mariadb' as const,

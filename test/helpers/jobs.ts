@@ -30,8 +30,8 @@ export function readQueue(name: QueueName) {
     }, 15000, what),
     /**
      * Removes the jobs waiting or delayed: those earlier files of this jest worker left (their
-     * SMTP servers gone), which a worker this file starts would otherwise take first, each up to
-     * its connection and greeting timeouts, before the file's own job.
+     * SMTP servers gone), which a worker this file starts would otherwise take before the file's
+     * own job.
      */
     async dropBacklog(): Promise<void> {
       await queue.drain(true);
