@@ -31,11 +31,12 @@ function startProxy(): Promise<void> {
       s.on('error', () => undefined);
     }
     // Dropping: bytes are swallowed both ways, as a network that loses every packet.
+    const passing = () => mode === 'forward' || mode === 'cut-setup';
     client.on('data', (d) => {
       if (mode === 'cut-setup' && d.includes('max_statement_time')) client.destroy();
-      else if (mode === 'forward' || mode === 'cut-setup') upstream.write(d);
+      else if (passing()) upstream.write(d);
     });
-    upstream.on('data', (d) => { if (mode === 'forward' || mode === 'cut-setup') client.write(d); });
+    upstream.on('data', (d) => { if (passing()) client.write(d); });
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
   });
