@@ -33,8 +33,9 @@ import { treeCpuTicks, withDescendants } from '../test/helpers/progress';
  * the baseline server (bench/baseline.ts: node:http and the raw mariadb driver replaying the
  * statements the web process runs for the same request, answering the same JSON) in another,
  * also on core 0; the load generator (autocannon's API, bench/loadgen.ts) in a third, pinned to
- * core 1. Each scenario loads ours, then the baseline, in the same run. The web process's peak
- * RSS is sampled from /proc during its load.
+ * core 1. Every read is first loaded unmeasured on both (a second each), then each scenario
+ * loads ours, then the baseline, in the same run. The web process's peak RSS is sampled from
+ * /proc during its load.
  *
  * Environment: BENCH_TICKETS (default 1,000,000; 5 messages each), BENCH_YEARS (2: the tickets' age), BENCH_SECONDS (5),
  * BENCH_CONNECTIONS (16), BENCH_DATABASE_URL (default helpdesk_bench_t<tickets>[_y<years>]), BENCH_ONLY (a
