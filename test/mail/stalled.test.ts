@@ -11,7 +11,7 @@ import { createWorker } from '../../src/queue/runWorker';
 import { mailSpec } from '../../src/wiring';
 import { useApi } from '../helpers/app';
 import { expectSuccess } from '../helpers/envelope';
-import { mailQueue } from '../helpers/jobs';
+import { dropQueuedMail, mailQueue } from '../helpers/jobs';
 import { startSmtp, waitForProgress, type TestSmtp } from '../helpers/smtp';
 import { mailEntries, mailWorld, openTicket, type MailWorld } from '../notifications/support';
 
@@ -34,7 +34,7 @@ afterAll(async () => {
 
 it('is recorded as failed, with mail.failed, and is not sent', async () => {
   // This file's worker must take the stalled job, not spend its five slots on older jobs first.
-  await jobs.dropBacklog();
+  await dropQueuedMail();
   const { ticket } = await openTicket(world, { sendUserEmail: false, sendOperatorsEmail: false });
   expectSuccess(await api.post('/api/ticket/forward', {
     ticket_id: ticket.id, user_id: world.direct.id, text: 'Please have a look.', subject: 'Fwd', to_address: ['vendor@example.com'],

@@ -5,10 +5,6 @@
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { Op } from 'sequelize';
 import { IncomingMail, OutboxEntry, Ticket, TicketMessage } from '../../src/db/models';
-import { now } from '../../src/db/entity';
-import { transaction } from '../../src/db/transaction';
-import { QUEUES } from '../../src/queue/names';
-import { queue } from '../../src/queue/producer';
 import { rmSync, writeFileSync } from 'node:fs';
 import { DepartmentEmail } from '../../src/db/models';
 import { closeTransports } from '../../src/mail/transports';
@@ -16,6 +12,7 @@ import { resetTlsOptions } from '../../src/mailbox/pollSummary';
 import { createWorker } from '../../src/queue/runWorker';
 import { mailSpec } from '../../src/wiring';
 import { startDovecot, type Dovecot } from '../helpers/dovecot';
+import { dropQueuedMail } from '../helpers/jobs';
 import { unique, type TestApi } from '../helpers/app';
 import { expectSuccess } from '../helpers/envelope';
 import { startSmtp, type TestSmtp } from '../helpers/smtp';
@@ -68,17 +65,8 @@ export async function ticketMailsOf(ticketId: number): Promise<Array<Record<stri
   return rows.map((r) => JSON.parse(r.payload)).filter((p) => p.ticketId === ticketId);
 }
 
-/**
- * Drops the mail this file queued and did not send (its brands' SMTP servers are gone by then):
- * the files that run after it in the same jest worker share its queue and would first work
- * through them, retries included.
- */
-export async function dropQueuedMail(): Promise<void> {
-  await queue(QUEUES.mail).obliterate({ force: true });
-  // In a transaction that runs again when it is a deadlock's victim: the file's mail worker may
-  // still be recording a delivery (its transaction locks the entry it marks processed).
-  await transaction((t) => OutboxEntry.update({ failed_at: now() }, { where: { queue: QUEUES.mail, processed_at: null, failed_at: null }, transaction: t }));
-}
+/** Mailbox files drop the mail they queued after their tests (helpers/jobs). */
+export { dropQueuedMail };
 
 /**
  * For a file's tests that hand raw mails to the ingestion itself, without a mail server (call it
@@ -122,6 +110,7 @@ export function useDeskMailbox(api: TestApi, prefix: string, others: string[] = 
     resetTlsOptions();
     m.smtp = await startSmtp();
     m.world = await mailWorld(m.smtp.port);
+    await dropQueuedMail();
     mailer = await createWorker(mailSpec());
     m.mailbox = await m.connect('desk', m.world.department.id);
   });

@@ -17,6 +17,7 @@ import { emit } from '../../src/events';
 import { put } from '../../src/storage/uploads';
 import { EMAIL_TEMPLATE_KEYS } from '../../src/ticket/templateMapping';
 import { newEmail, unique } from '../helpers/app';
+import { dropQueuedMail } from '../helpers/jobs';
 import { startSmtp, waitFor, type ReceivedMail, type SmtpRefusals, type TestSmtp } from '../helpers/smtp';
 import { mailSpec } from '../../src/wiring';
 import { closeTransports } from '../../src/mail/transports';
@@ -120,6 +121,7 @@ export function useMailWorld(refuse?: SmtpRefusals): { smtp: TestSmtp; world: Ma
   beforeAll(async () => {
     m.smtp = await startSmtp({ refuse });
     m.world = await mailWorld(m.smtp.port);
+    await dropQueuedMail();
     worker = await createWorker(mailSpec());
   });
   afterAll(async () => {
