@@ -19,7 +19,8 @@ import { newEmail, unique, useApi } from '../helpers/app';
 import { expectSuccess } from '../helpers/envelope';
 import { startSmtp, waitForProgress, type TestSmtp } from '../helpers/smtp';
 import { mailWorld, type MailWorld } from '../notifications/support';
-import { dropQueuedMail, rawMail } from './support';
+import { rawMail } from './support';
+import { dropQueuedMail } from '../helpers/jobs';
 
 afterAll(() => dropQueuedMail());
 const api = useApi();

@@ -20,7 +20,8 @@ import { startDovecot, type Dovecot } from '../helpers/dovecot';
 import { expectSuccess } from '../helpers/envelope';
 import { startSmtp, waitForProgress, type TestSmtp } from '../helpers/smtp';
 import { mailWorld, type MailWorld } from '../notifications/support';
-import { dropQueuedMail, rawMail } from './support';
+import { rawMail } from './support';
+import { dropQueuedMail } from '../helpers/jobs';
 
 afterAll(() => dropQueuedMail());
 const api = useApi();

@@ -16,7 +16,8 @@ import { configCacheSettled } from '../../src/ticket/configCache';
 import { pollMailbox } from '../../src/mailbox/poll';
 import { newEmail, unique, useApi } from '../helpers/app';
 import { waitForProgress } from '../helpers/smtp';
-import { dropQueuedMail, ledgerOf, messagesOf, rawMail, ticketMailsOf, useDeskMailbox } from './support';
+import { ledgerOf, messagesOf, rawMail, ticketMailsOf, useDeskMailbox } from './support';
+import { dropQueuedMail } from '../helpers/jobs';
 
 afterAll(() => dropQueuedMail());
 const api = useApi();

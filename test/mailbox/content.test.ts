@@ -7,7 +7,8 @@
 import './mailboxEnv';
 import { MailMessageId, Ticket, TicketAttachment, User } from '../../src/db/models';
 import { newEmail, unique, useApi } from '../helpers/app';
-import { dropQueuedMail, messagesOf, rawMail, ticketMailsOf, useWorldMailbox } from './support';
+import { messagesOf, rawMail, ticketMailsOf, useWorldMailbox } from './support';
+import { dropQueuedMail } from '../helpers/jobs';
 
 afterAll(() => dropQueuedMail());
 useApi();

@@ -14,7 +14,8 @@ import { countQueries, sequelize } from '../../src/db/sequelize';
 import { subscribe } from '../../src/events';
 import { pollMailbox } from '../../src/mailbox/poll';
 import { newEmail, unique, useApi } from '../helpers/app';
-import { dropQueuedMail, ledgerOf, rawMail, useDeskMailbox } from './support';
+import { ledgerOf, rawMail, useDeskMailbox } from './support';
+import { dropQueuedMail } from '../helpers/jobs';
 
 afterAll(() => dropQueuedMail());
 const api = useApi();

@@ -18,7 +18,8 @@ import { replyAddress } from '../../src/ticket/mail/replyAddress';
 import { newEmail, nowSec, unique, useApi } from '../helpers/app';
 import { expectError, expectList, expectSuccess } from '../helpers/envelope';
 import { mailWorld, operator, type MailWorld } from '../notifications/support';
-import { dropQueuedMail, messagesOf, rawMail, ticketMailsOf } from './support';
+import { messagesOf, rawMail, ticketMailsOf } from './support';
+import { dropQueuedMail } from '../helpers/jobs';
 
 // Before useApi: jest runs afterAll hooks in the order they were added, and useApi's closes the database.
 afterAll(() => dropQueuedMail());

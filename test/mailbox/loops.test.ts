@@ -13,7 +13,8 @@ import { newEmail, unique, useApi } from '../helpers/app';
 import type { ReceivedMail } from '../helpers/smtp';
 import { addMessage, mailAbout, mailTo, mailsOf, openTicket, settled, useMailWorld } from '../notifications/support';
 import { MESSAGE_TYPE } from '../../src/db/models/TicketMessage';
-import { dropQueuedMail, messagesOf, rawMail } from './support';
+import { messagesOf, rawMail } from './support';
+import { dropQueuedMail } from '../helpers/jobs';
 
 afterAll(() => dropQueuedMail());
 const api = useApi();

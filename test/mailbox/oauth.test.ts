@@ -23,7 +23,8 @@ import { startSmtp, waitFor, type TestSmtp } from '../helpers/smtp';
 import { mailWorld, type MailWorld } from '../notifications/support';
 import { createWorker } from '../../src/queue/runWorker';
 import { mailSpec } from '../../src/wiring';
-import { dropQueuedMail, rawMail } from './support';
+import { rawMail } from './support';
+import { dropQueuedMail } from '../helpers/jobs';
 
 afterAll(() => dropQueuedMail());
 const api = useApi();

@@ -13,7 +13,8 @@ import { newEmail, unique, useApi } from '../helpers/app';
 import { expectSuccess } from '../helpers/envelope';
 import { waitFor, type TestSmtp } from '../helpers/smtp';
 import type { MailWorld } from '../notifications/support';
-import { dropQueuedMail, useDeskMailbox, messagesOf, rawMail } from './support';
+import { useDeskMailbox, messagesOf, rawMail } from './support';
+import { dropQueuedMail } from '../helpers/jobs';
 import { attribute, props, tnef, z } from './tnefBuilder';
 
 afterAll(() => dropQueuedMail());

@@ -13,7 +13,8 @@ import type { Dovecot } from '../helpers/dovecot';
 import { newEmail, unique, useApi } from '../helpers/app';
 import { expectSuccess } from '../helpers/envelope';
 import { waitFor, type TestSmtp } from '../helpers/smtp';
-import { dropQueuedMail, useDeskMailbox, messagesOf, rawMail } from './support';
+import { useDeskMailbox, messagesOf, rawMail } from './support';
+import { dropQueuedMail } from '../helpers/jobs';
 
 afterAll(() => dropQueuedMail());
 const api = useApi();

@@ -24,7 +24,8 @@ import { mailWorld, mailsOf, openTicket, settled, type MailWorld } from '../noti
 import { transaction } from '../../src/db/transaction';
 import { enqueue } from '../../src/queue/outbox';
 import { ticketMail } from '../../src/ticket/mail/job';
-import { dropQueuedMail, messagesOf, rawMail } from './support';
+import { messagesOf, rawMail } from './support';
+import { dropQueuedMail } from '../helpers/jobs';
 
 // Before useApi: jest runs afterAll hooks in the order they were added, and useApi's closes the database.
 afterAll(() => dropQueuedMail());

@@ -15,7 +15,8 @@ import { newEmail, unique, useApi } from '../helpers/app';
 import { expectSuccess } from '../helpers/envelope';
 import { waitFor, type TestSmtp } from '../helpers/smtp';
 import { settled, type MailWorld } from '../notifications/support';
-import { dropQueuedMail, messagesOf, rawMail, ticketMailsOf, useDeskMailbox } from './support';
+import { messagesOf, rawMail, ticketMailsOf, useDeskMailbox } from './support';
+import { dropQueuedMail } from '../helpers/jobs';
 
 afterAll(() => dropQueuedMail());
 const api = useApi();

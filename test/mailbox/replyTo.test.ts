@@ -10,7 +10,8 @@ import { IncomingMail, Ticket, User } from '../../src/db/models';
 import { ingestMail } from '../../src/mailbox/ingest';
 import { newEmail, unique, useApi } from '../helpers/app';
 import { mailTo, mailsOf, settled, useMailWorld } from '../notifications/support';
-import { dropQueuedMail, messagesOf, rawMail } from './support';
+import { messagesOf, rawMail } from './support';
+import { dropQueuedMail } from '../helpers/jobs';
 
 afterAll(() => dropQueuedMail());
 useApi();

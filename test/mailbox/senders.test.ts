@@ -8,7 +8,8 @@ import './mailboxEnv';
 import { DepartmentEmail, SpamRule, Ticket, User } from '../../src/db/models';
 import { newEmail, unique, useApi } from '../helpers/app';
 import { operator, type MailWorld } from '../notifications/support';
-import { dropQueuedMail, messagesOf, rawMail, useWorldMailbox } from './support';
+import { messagesOf, rawMail, useWorldMailbox } from './support';
+import { dropQueuedMail } from '../helpers/jobs';
 
 afterAll(() => dropQueuedMail());
 useApi();

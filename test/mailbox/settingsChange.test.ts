@@ -20,7 +20,8 @@ import { expectSuccess } from '../helpers/envelope';
 import type { Response } from 'supertest';
 import { runningStatements } from '../helpers/races';
 import { waitFor } from '../helpers/smtp';
-import { dropQueuedMail, ledgerOf, rawMail, useDeskMailbox } from './support';
+import { ledgerOf, rawMail, useDeskMailbox } from './support';
+import { dropQueuedMail } from '../helpers/jobs';
 
 afterAll(() => dropQueuedMail());
 const api = useApi();

@@ -65,9 +65,6 @@ export async function ticketMailsOf(ticketId: number): Promise<Array<Record<stri
   return rows.map((r) => JSON.parse(r.payload)).filter((p) => p.ticketId === ticketId);
 }
 
-/** Mailbox files drop the mail they queued after their tests (helpers/jobs). */
-export { dropQueuedMail };
-
 /**
  * For a file's tests that hand raw mails to the ingestion itself, without a mail server (call it
  * after useApi): a mail world whose department address is the mailbox, and `ingest`, which imports

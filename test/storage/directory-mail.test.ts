@@ -15,7 +15,8 @@ import { pollMailbox } from '../../src/mailbox/poll';
 import { newEmail, useApi } from '../helpers/app';
 import { expectSuccess } from '../helpers/envelope';
 import { mailAbout } from '../notifications/support';
-import { dropQueuedMail, rawMail, useDeskMailbox } from '../mailbox/support';
+import { rawMail, useDeskMailbox } from '../mailbox/support';
+import { dropQueuedMail } from '../helpers/jobs';
 import { b64 } from '../ticket/ticketSupport';
 import { asBytes } from '../helpers/bytes';
 
