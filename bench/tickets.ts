@@ -12,7 +12,8 @@ import { createDayFilterCountTriggers, dropDayFilterCountTriggers, fillDayFilter
 import { createAssigneeCountTriggers, dropAssigneeCountTriggers, fillAssigneeCounts } from '../migrations/029_ticket_assignee_counts';
 import { createUserCountTriggers, dropUserCountTriggers, fillUserCounts } from '../migrations/035_ticket_user_counts';
 import { createLinkListTriggers, dropLinkListTriggers, fillLinkLists } from '../migrations/084_link_list_trash';
-import { createDayMarkCountTriggers, fillDayMarkCounts, fillMarks } from '../migrations/063_ticket_order_marks';
+import { fillDayMarkCounts, fillMarks } from '../migrations/063_ticket_order_marks';
+import { createDayMarkFilterCountTriggers, fillMarkFilterCounts } from '../migrations/089_ticket_mark_filter_counts';
 import { foldDayCounters } from '../src/ticket/tickets/dayCounterFold';
 
 /**
@@ -370,10 +371,11 @@ async function loadTickets(log: (line: string) => void) {
     await fillListCounts(sequelize().getQueryInterface());
     // The string orders' marks before their counters (migration 063).
     await fillMarks(sequelize().getQueryInterface());
-    await createDayMarkCountTriggers(sequelize().getQueryInterface());
+    await createDayMarkFilterCountTriggers(sequelize().getQueryInterface());
     await fillDayMarkCounts(sequelize().getQueryInterface());
     await createDayFilterCountTriggers(sequelize().getQueryInterface());
     await fillDayFilterCounts(sequelize().getQueryInterface());
+    await fillMarkFilterCounts(sequelize().getQueryInterface());
     // The past days' rows as the scheduler's fold leaves them within the hour (migration 051).
     await foldDayCounters();
     await createAssigneeCountTriggers(sequelize().getQueryInterface());

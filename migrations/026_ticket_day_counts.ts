@@ -42,6 +42,13 @@ const STATE = (row: 'NEW' | 'OLD') => `IF(${row}.deleted_at IS NULL, 0, 1)`;
 export interface DayCountColumn {
   col: number; day: (row: string) => string; lo: (row: string) => string; hi: (row: string) => string;
   counted?: (row: string) => string; key?: (row: string) => string; latch?: string;
+  /**
+   * Rows of another table kept per day of this keyed column (migration 089: the filter columns'
+   * per stretch of a string order): `rows`, the statement that adds `n` to a ticket's (`row`) rows
+   * on `day` (the trigger's variable), for each change; `changed`, OLD against NEW, what moves a
+   * ticket between them when its day, state and status stay.
+   */
+  also?: { rows: (changes: ReadonlyArray<{ row: 'NEW' | 'OLD'; day: string; n: 1 | -1 }>) => string; changed: string };
 }
 
 /** The counters' column of a date column (DAY_COLUMNS[col]): its UTC day. */
@@ -58,13 +65,13 @@ function dayCountSql(byStatus: boolean, columns: readonly DayCountColumn[]) {
   const tuple = (row: 'NEW' | 'OLD', c: DayCountColumn, n: 1 | -1, day = c.day(`${row}.`)) => `(${c.col}, ${STATE(row)}, ${day}, ${status(row)}${row}.id MOD ${DAY_SLOTS}, ${n}, ${c.lo(`${row}.`)}, ${c.hi(`${row}.`)})`;
   // One statement for the rows of several columns (a statement of a trigger costs more than a
   // row: docs/performance.md, "Trigger statements").
-  const add = (row: 'NEW' | 'OLD', cs: readonly DayCountColumn[]) => `INSERT INTO ticket_day_counts (col, state, ${key}, n, lo_id, hi_id)
-  VALUES ${cs.map((c) => tuple(row, c, 1)).join(',\n    ')}
+  const add = (row: 'NEW' | 'OLD', cs: readonly DayCountColumn[], day?: string) => `INSERT INTO ticket_day_counts (col, state, ${key}, n, lo_id, hi_id)
+  VALUES ${cs.map((c) => tuple(row, c, 1, day)).join(',\n    ')}
   ON DUPLICATE KEY UPDATE n = n + 1, lo_id = LEAST(lo_id, VALUES(lo_id)), hi_id = GREATEST(hi_id, VALUES(hi_id))`;
   // An upsert, not an UPDATE: once a past day's rows are folded into one (migration 051), the
   // ticket's slot may have no row, and its departure is then a row of -1.
-  const remove = (row: 'NEW' | 'OLD', cs: readonly DayCountColumn[]) => `INSERT INTO ticket_day_counts (col, state, ${key}, n, lo_id, hi_id)
-  VALUES ${cs.map((c) => tuple(row, c, -1)).join(',\n    ')}
+  const remove = (row: 'NEW' | 'OLD', cs: readonly DayCountColumn[], day?: string) => `INSERT INTO ticket_day_counts (col, state, ${key}, n, lo_id, hi_id)
+  VALUES ${cs.map((c) => tuple(row, c, -1, day)).join(',\n    ')}
   ON DUPLICATE KEY UPDATE n = n - 1`;
   // What moves the ticket between the rows of every column: its state, merge or (byStatus) status.
   const movesAll = `${STATE('OLD')} <> ${STATE('NEW')} OR NOT (OLD.merged_into_id <=> NEW.merged_into_id)${byStatus ? ' OR OLD.status_id <> NEW.status_id' : ''}`;
@@ -82,25 +89,43 @@ function dayCountSql(byStatus: boolean, columns: readonly DayCountColumn[]) {
   const dayVar = (c: DayCountColumn) => `day_${c.col}`;
   const keyed = columns.filter((c) => c.key);
   /**
+   * A ticket's (`row`) rows of one column, `rows` (add or remove), and the rows `also` keeps on the
+   * same day: that day (a look-up) is then kept in the column's variable and read once.
+   */
+  const one = (row: 'NEW' | 'OLD', c: DayCountColumn, rows: typeof add) => {
+    if (!c.also) return `${rows(row, [c])};`;
+    return `SET ${dayVar(c)} = ${c.day(`${row}.`)};
+        ${rows(row, [c], dayVar(c))};
+        ${c.also.rows([{ row, day: dayVar(c), n: rows === add ? 1 : -1 }])};`;
+  };
+  /**
    * A column's move, one at a time. A ticket whose key is unchanged keeps its day (a string order's
    * stretch, a look-up each time): looked up once, and its two rows (other state or status) in one
    * statement.
    */
   const moveOne = (c: DayCountColumn) => {
-    const apart = `IF ${counts('OLD', c)} THEN ${remove('OLD', [c])}; END IF;
-      IF ${counts('NEW', c)} THEN ${add('NEW', [c])}; END IF;`;
+    const apart = `IF ${counts('OLD', c)} THEN ${one('OLD', c, remove)} END IF;
+      IF ${counts('NEW', c)} THEN ${one('NEW', c, add)} END IF;`;
     if (!c.key) return apart;
     return `IF ${counts('OLD', c)} AND ${counts('NEW', c)} AND ${c.key('OLD.')} <=> ${c.key('NEW.')} THEN
         SET ${dayVar(c)} = ${c.day('NEW.')};
         INSERT INTO ticket_day_counts (col, state, ${key}, n, lo_id, hi_id)
         VALUES ${tuple('OLD', c, -1, dayVar(c))}, ${tuple('NEW', c, 1, dayVar(c))}
         ON DUPLICATE KEY UPDATE n = n + VALUES(n), lo_id = IF(VALUES(n) > 0, LEAST(lo_id, VALUES(lo_id)), lo_id), hi_id = IF(VALUES(n) > 0, GREATEST(hi_id, VALUES(hi_id)), hi_id);
+        ${c.also ? `${movedAlso(c)};` : ''}
       ELSE
       ${apart}
       END IF;`;
   };
+  // Its rows of `also` from the old values to the new on the day in the variable (one statement).
+  const movedAlso = (c: DayCountColumn) => c.also!.rows([{ row: 'OLD', day: dayVar(c), n: -1 }, { row: 'NEW', day: dayVar(c), n: 1 }]);
+  // A column whose own rows stay may move its rows of `also` (a ticket's filter value changed).
+  const alsoMoved = (c: DayCountColumn) => (c.also ? `
+    ELSEIF ${counts('NEW', c)} AND (${c.also.changed}) THEN
+      ${latch([c])}SET ${dayVar(c)} = ${c.day('NEW.')};
+      ${movedAlso(c)};` : '');
   const each = (cs: readonly DayCountColumn[]) => cs.map((c) => `IF ${moved(c)} THEN
-      ${latch([c])}${moveOne(c)}
+      ${latch([c])}${moveOne(c)}${alsoMoved(c)}
     END IF;`).join('\n    ');
   // A change of state, merge or status (a reply's) moves every column: the plain ones' rows in one
   // statement out and one in, the own ones' latches in one statement; otherwise each column whose
@@ -113,18 +138,28 @@ function dayCountSql(byStatus: boolean, columns: readonly DayCountColumn[]) {
     ELSE
       ${each(columns)}
     END IF;`;
-  const write = (row: 'NEW' | 'OLD', rows: typeof add) => `${plain.length ? `${rows(row, plain)}; ` : ''}${ownColumns.map((c) => `IF ${c.counted ? c.counted(`${row}.`) : 'TRUE'} THEN ${latch([c])}${rows(row, [c])}; END IF; `).join('')}`;
+  const write = (row: 'NEW' | 'OLD', rows: typeof add) => `${plain.length ? `${rows(row, plain)}; ` : ''}${ownColumns.map((c) => `IF ${c.counted ? c.counted(`${row}.`) : 'TRUE'} THEN ${latch([c])}${one(row, c, rows)} END IF; `).join('')}`;
+  // The variables of the columns whose day is read once (an insert's and a delete's: those with `also`).
+  const declared = (cs: readonly DayCountColumn[]) => cs.map((c) => `DECLARE ${dayVar(c)} INT UNSIGNED;`).join(' ');
+  const once = (row: 'NEW' | 'OLD', rows: typeof add) => {
+    const body = `IF ${row}.merged_into_id IS NULL THEN ${write(row, rows)}END IF`;
+    const withAlso = keyed.filter((c) => c.also);
+    return withAlso.length ? `BEGIN
+    ${declared(withAlso)}
+    ${body};
+    END` : body;
+  };
   return {
     triggers: [
       `CREATE TRIGGER tickets_day_counts_insert AFTER INSERT ON tickets FOR EACH ROW
-    IF NEW.merged_into_id IS NULL THEN ${write('NEW', add)}END IF`,
+    ${once('NEW', add)}`,
       `CREATE TRIGGER tickets_day_counts_update AFTER UPDATE ON tickets FOR EACH ROW
     BEGIN
-    ${keyed.map((c) => `DECLARE ${dayVar(c)} INT UNSIGNED;`).join(' ')}
+    ${declared(keyed)}
     ${update}
     END`,
       `CREATE TRIGGER tickets_day_counts_delete AFTER DELETE ON tickets FOR EACH ROW
-    IF OLD.merged_into_id IS NULL THEN ${write('OLD', remove)}END IF`,
+    ${once('OLD', remove)}`,
     ],
     fill: columns.map((c) => `INSERT INTO ticket_day_counts (col, state, ${key}, n, lo_id, hi_id)
       SELECT ${c.col}, IF(deleted_at IS NULL, 0, 1), ${c.day('')}, ${byStatus ? 'status_id, ' : ''}id MOD ${DAY_SLOTS}, COUNT(*), MIN(${c.lo('')}), MAX(${c.hi('')}) FROM tickets

@@ -100,18 +100,26 @@ export const stretchTickets = (column: MarkedOrder, to: boolean) =>
  */
 export async function fillMarkCounts(q: QueryInterface): Promise<void> {
   await q.sequelize.query(`DELETE FROM ticket_day_counts WHERE col IN (${MARK_COLS.join(', ')})`);
+  await eachStretch(q, (column, to, replacements) => q.sequelize.query(
+    `INSERT INTO ticket_day_counts (col, state, day, status_id, slot, n, lo_id, hi_id)
+     SELECT ${markCol(column)}, 0, :day, status_id, id MOD ${DAY_SLOTS}, COUNT(*), 4294967295, 0 FROM ${stretchTickets(column, to)}
+     GROUP BY status_id, id MOD ${DAY_SLOTS}`,
+    { replacements },
+  ));
+}
+
+/**
+ * `fill` for each stretch of each string order, one at a time in the marks' order: `to`, whether it
+ * has an end (a next mark), and its values for stretchTickets (`day`: its mark's).
+ */
+export async function eachStretch(q: QueryInterface, fill: (column: MarkedOrder, to: boolean, replacements: Record<string, unknown>) => Promise<unknown>): Promise<void> {
   for (const column of MARKED_ORDERS) {
     const marks = await q.sequelize.query<{ val: string; id: number; day: number }>(
       'SELECT val, ticket_id AS id, day FROM ticket_order_marks WHERE col = ? ORDER BY val, ticket_id', { replacements: [markCol(column)], type: QueryTypes.SELECT },
     );
     for (const [i, mark] of marks.entries()) {
       const next = marks[i + 1];
-      await q.sequelize.query(
-        `INSERT INTO ticket_day_counts (col, state, day, status_id, slot, n, lo_id, hi_id)
-         SELECT ${markCol(column)}, 0, :day, status_id, id MOD ${DAY_SLOTS}, COUNT(*), 4294967295, 0 FROM ${stretchTickets(column, !!next)}
-         GROUP BY status_id, id MOD ${DAY_SLOTS}`,
-        { replacements: { day: mark.day, fromVal: mark.val, fromId: mark.id, ...(next ? { toVal: next.val, toId: next.id } : {}) } },
-      );
+      await fill(column, !!next, { day: mark.day, fromVal: mark.val, fromId: mark.id, ...(next ? { toVal: next.val, toId: next.id } : {}) });
     }
   }
 }

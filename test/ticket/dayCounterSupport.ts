@@ -10,7 +10,8 @@ import { DAY_FILTER_COLUMNS, DAY_FILTER_PAIRS, DAY_FLAG_COLUMNS, dayFilterShape 
 import { DAY_SPAN, FOLDED_SLOT } from '../../migrations/052_ticket_span_counts';
 import { ORDER_DAY_COLUMNS, VALUE_DAYS } from '../../migrations/061_ticket_day_order_counts';
 import { CUSTOMER_ORDER_COL } from '../../migrations/062_ticket_customer_order_counts';
-import { MARKED_ORDERS, countedIn, markCol } from '../../migrations/063_ticket_order_marks';
+import { MARKED_ORDERS, countedIn, markCol, type MarkedOrder } from '../../migrations/063_ticket_order_marks';
+import { MARK_FILTER_COLUMNS } from '../../migrations/089_ticket_mark_filter_counts';
 import { sequelize } from '../../src/db/sequelize';
 import { boundedWalks, deepPaging } from '../../src/ticket/tickets/listPage';
 import type { TestApi } from '../helpers/app';
@@ -31,23 +32,62 @@ const rows = (list: Array<Record<string, number>>) => list.map((r) => Object.val
 async function markedCounts(): Promise<Array<Record<string, number>>> {
   const out: Array<Record<string, number>> = [];
   for (const column of MARKED_ORDERS) {
-    const sorted = await query<{ mark: number; day: number | null; status_id: number | null }>(
-      `SELECT val, id, mark, day, status_id FROM (
-         SELECT val, ticket_id AS id, 1 AS mark, day, NULL AS status_id FROM ticket_order_marks WHERE col = ?
-         UNION ALL SELECT ${column}, id, 0, NULL, status_id FROM tickets WHERE merged_into_id IS NULL AND ${countedIn(column)}
-       ) u ORDER BY val, id, mark DESC`,
-      [markCol(column)],
-    );
     const n = new Map<string, number>();
-    let day = -1;
-    for (const r of sorted) {
-      if (Number(r.mark)) day = Number(r.day);
-      else n.set(`${day},${r.status_id}`, (n.get(`${day},${r.status_id}`) ?? 0) + 1);
-    }
+    for (const t of await stretchesOf(column)) n.set(`${t.day},${t.status_id}`, (n.get(`${t.day},${t.status_id}`) ?? 0) + 1);
     const rowsOf = [...n].map(([k, count]) => { const [d, status] = k.split(',').map(Number); return { col: markCol(column), state: 0, day: d, status_id: status, n: count }; });
     out.push(...rowsOf.sort((a, b) => a.day - b.day || a.status_id - b.status_id));
   }
   return out;
+}
+
+/**
+ * The listed tickets of a string order with their stretch (`day`), found apart from the triggers'
+ * look-up: the marks and the tickets sorted together by the database (a mark before a ticket of
+ * its own key), each ticket in the stretch of the last mark before it.
+ */
+async function stretchesOf(column: MarkedOrder): Promise<Array<Record<string, number>>> {
+  const sorted = await query<Record<string, number>>(
+    `SELECT val, id, mark, day, status_id, ${MARK_FILTER_COLUMNS.join(', ')} FROM (
+       SELECT val, ticket_id AS id, 1 AS mark, day, ${['status_id', ...MARK_FILTER_COLUMNS].map((c) => `NULL AS ${c}`).join(', ')} FROM ticket_order_marks WHERE col = ?
+       UNION ALL SELECT ${column}, id, 0, NULL, status_id, ${MARK_FILTER_COLUMNS.join(', ')} FROM tickets WHERE merged_into_id IS NULL AND ${countedIn(column)}
+     ) u ORDER BY val, id, mark DESC`,
+    [markCol(column)],
+  );
+  let day = -1;
+  const out: Array<Record<string, number>> = [];
+  for (const r of sorted) {
+    if (Number(r.mark)) day = Number(r.day);
+    else out.push({ ...r, day });
+  }
+  return out;
+}
+
+/**
+ * Migration 089's rows of `ticket_day_filter_counts` (col, state, dim, val, val2, day, status_id,
+ * n) from the tickets: per string order, stretch, filter column's value and status.
+ */
+async function markedFilterCounts(): Promise<Array<Record<string, number>>> {
+  const out: Array<Record<string, number>> = [];
+  for (const column of MARKED_ORDERS) {
+    const n = new Map<string, number>();
+    for (const t of await stretchesOf(column)) {
+      for (const c of MARK_FILTER_COLUMNS) {
+        const k = [DAY_FILTER_COLUMNS.indexOf(c), t[c], t.day, t.status_id].join();
+        n.set(k, (n.get(k) ?? 0) + 1);
+      }
+    }
+    const rowsOf = [...n].map(([k, count]) => { const [dim, val, d, status] = k.split(',').map(Number); return { col: markCol(column), state: 0, dim, val, val2: 0, day: d, status_id: status, n: count }; });
+    out.push(...rowsOf.sort((a, b) => a.dim - b.dim || a.val - b.val || a.day - b.day || a.status_id - b.status_id));
+  }
+  return out;
+}
+
+/** Whether the day counters' triggers keep the string orders' filter rows (migration 089 has run). */
+async function markFilterRowsKept(): Promise<boolean> {
+  const [t] = await query<{ sql: string }>(
+    "SELECT ACTION_STATEMENT AS `sql` FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME = 'tickets_day_counts_insert'",
+  );
+  return !!t && t.sql.includes('ticket_day_filter_counts');
 }
 
 /**
@@ -109,12 +149,14 @@ export async function expectDayFilterCounts(): Promise<number> {
   const selects = DAY_COLUMNS.flatMap((date, col) => dims.map(([c, c2], dim) => `SELECT ${col} AS col, IF(deleted_at IS NULL, 0, 1) AS state, ${dim} AS dim, ${c} AS val${pairs ? `, ${c2} AS val2` : ''}, ${date} DIV ${DAY} AS day${status}, COUNT(*) AS n
     FROM tickets WHERE merged_into_id IS NULL${DAY_FLAG_COLUMNS.includes(c) ? ` AND ${c} = 1` : ''} GROUP BY ${key.split(', ').map((_, i) => i + 1).filter((i) => i > 3 || i === 2).join(', ')}`));
   const fromTickets = await query<Record<string, number>>(`${selects.join(' UNION ALL ')} ORDER BY ${key}`);
+  // Then the string orders' rows (migration 089), in the same key order (their cols are last).
+  if (byStatus && pairs && await markFilterRowsKept()) fromTickets.push(...await markedFilterCounts());
   expect(rows(counted)).toEqual(rows(fromTickets));
   // Migration 053's spans against the folded rows, as expectSpanCounts.
   const spanKey = `col, state, dim, val${val2}, span${status}`;
   const spans = await query<Record<string, number>>(`SELECT ${spanKey}, n FROM ticket_span_filter_counts ORDER BY ${spanKey}`);
   const folded = await query<Record<string, number>>(
-    `SELECT col, state, dim, val${val2}, day DIV ${DAY_SPAN} AS span${status}, SUM(n) AS n FROM ticket_day_filter_counts WHERE slot = ${FOLDED_SLOT}
+    `SELECT col, state, dim, val${val2}, day DIV ${DAY_SPAN} AS span${status}, SUM(n) AS n FROM ticket_day_filter_counts WHERE slot = ${FOLDED_SLOT} AND col < ${markCol(MARKED_ORDERS[0])}
      GROUP BY ${spanKey} HAVING SUM(n) <> 0 ORDER BY ${spanKey}`,
   );
   expect(rows(spans)).toEqual(rows(folded));
@@ -159,11 +201,11 @@ export function deepPages(api: TestApi, base: string) {
   return { listed, skipped, positioning };
 }
 
-/** The list's ids in an order as the database sorts it (NULLs first ascending), of a status or all. */
-export async function ordered(column: string, dir: string, status?: number): Promise<number[]> {
+/** The list's ids in an order as the database sorts it (NULLs first ascending), of a status or all (and of a priority). */
+export async function ordered(column: string, dir: string, status?: number, priority?: number): Promise<number[]> {
   const rows = await query<{ id: number }>(
-    `SELECT id FROM tickets WHERE deleted_at IS NULL AND merged_into_id IS NULL${status ? ' AND status_id = ?' : ''} ORDER BY ${column} ${dir}, id ${dir}`,
-    status ? [status] : [],
+    `SELECT id FROM tickets WHERE deleted_at IS NULL AND merged_into_id IS NULL${status ? ' AND status_id = ?' : ''}${priority ? ' AND priority_id = ?' : ''} ORDER BY ${column} ${dir}, id ${dir}`,
+    [...(status ? [status] : []), ...(priority ? [priority] : [])],
   );
   return rows.map((r) => Number(r.id));
 }

@@ -1,6 +1,6 @@
 /**
- * A deep page of the ticket list in a string order (`subject`, `number`), unfiltered or by status,
- * positioned by migration 063's marks (src/ticket/tickets/listPage.ts, markEdge): the stretch the
+ * A deep page of the ticket list in a string order (`subject`, `number`), unfiltered or by status
+ * (and by a priority, migration 089), positioned by migration 063's marks (src/ticket/tickets/listPage.ts, markEdge): the stretch the
  * page starts in found from the stretches' counters summed in the marks' order, the page read
  * from the stretch's mark. Every page is the one the database's own ORDER BY gives, and the one
  * skipping gives; the counters stay exact through the writes that move a ticket between
@@ -10,13 +10,14 @@
 import { Transaction } from 'sequelize';
 import { capture, explainOf, withoutSwitches, type Statement } from '../../bench/capture';
 import * as m063 from '../../migrations/063_ticket_order_marks';
+import * as m089 from '../../migrations/089_ticket_mark_filter_counts';
 import { sequelize } from '../../src/db/sequelize';
 import { foldDayCounters } from '../../src/ticket/tickets/dayCounterFold';
 import { splitOrderMarks } from '../../src/ticket/tickets/orderMarks';
 import { useApi } from '../helpers/app';
 import { leftOpen, runningStatements } from '../helpers/races';
 import { waitFor } from '../helpers/smtp';
-import { comparePagesAt, deepPages, expectDayCounts, ordered, query } from './dayCounterSupport';
+import { comparePagesAt, deepPages, expectDayCounts, expectDayFilterCounts, ordered, query } from './dayCounterSupport';
 import { ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
 
 const api = useApi();
@@ -33,25 +34,31 @@ const markCount = async (column: m063.MarkedOrder) => Number((await query<{ n: n
 /** A subject of this test: `stem` (shared by tickets, in two cases) after a prefix of the run's own. */
 const tag = `Strings ${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
-describe('a deep page in the subject and number orders (migration 063)', () => {
+describe('a deep page in the subject and number orders (migrations 063 and 089)', () => {
   const pages = deepPages(api, BASE);
   const { positioning } = pages;
 
-  it('gives the database\'s pages both ways, unfiltered and by status, through splits, moves, the trash, a merge, a delete and a fold', async () => {
+  it('gives the database\'s pages both ways, unfiltered, by status and by a priority, through splits, moves, the trash, a merge, a delete and a fold', async () => {
+    // A second priority: this test's tickets have one or the other.
+    const [priority] = await query<{ id: number }>('SELECT id FROM ticket_priorities WHERE id <> ? ORDER BY id LIMIT 1', [ctx.priorityId]);
+    const priorities = [ctx.priorityId, Number(priority.id)];
     // Subjects shared (in two cases: equal to the collation), one a prefix of others.
     const stems = ['printer', 'Printer', 'printer', 'printer jam', 'mouse', 'Mouse', 'printer', 'zebra', 'printer', 'printer jam', 'keyboard', 'printer'];
     const made: number[] = [];
     for (const [i, stem] of stems.entries()) {
-      const t = await f.ticket({ subject: `${tag} ${stem}`, status: ctx.statuses[i % 3 === 1 ? 1 : 0] });
+      const t = await f.ticket({ subject: `${tag} ${stem}`, status: ctx.statuses[i % 3 === 1 ? 1 : 0], priority: priorities[i % 4 === 2 ? 0 : 1] });
       made.push(t.id);
     }
-    /** Both string orders both ways, unfiltered and by status: around each of this test's tickets, and at quarters. */
+    /**
+     * Both string orders both ways, unfiltered, by status, by the second priority and by both:
+     * around each of this test's tickets, and at quarters.
+     */
     const comparePages = () => positioning(async () => {
-      for (const status of [undefined, ctx.statuses[1]]) {
+      for (const [status, priority] of [[undefined, undefined], [ctx.statuses[1], undefined], [undefined, priorities[1]], [ctx.statuses[1], priorities[1]]]) {
         for (const order_column of m063.MARKED_ORDERS) {
           for (const order_direction of ['asc', 'desc']) {
-            const q0 = { ...(status ? { status } : {}), order_column, order_direction };
-            const at = await ordered(order_column, order_direction, status);
+            const q0 = { ...(status ? { status } : {}), ...(priority ? { priority } : {}), order_column, order_direction };
+            const at = await ordered(order_column, order_direction, status, priority);
             const { positioned } = await comparePagesAt(pages, q0, at, made);
             // Positioned at a mark: a key of the order (its ticket's id), not necessarily this test's.
             expect({ q0, positioned: positioned.length > 0 }).toEqual({ q0, positioned: true });
@@ -66,6 +73,7 @@ describe('a deep page in the subject and number orders (migration 063)', () => {
       expect(marks.subject).toBeGreaterThan(4);
       expect(marks.number).toBeGreaterThan(4);
       await expectDayCounts(true);
+      await expectDayFilterCounts();
       await comparePages();
       // Moves: subjects changed (to another stretch, and to one equal to the collation), statuses,
       // the trash and back, a merge, a delete: the counters follow.
@@ -76,41 +84,55 @@ describe('a deep page in the subject and number orders (migration 063)', () => {
       await sequelize().query('UPDATE tickets SET deleted_at = NULL WHERE id = ?', { replacements: [made[3]] });
       await sequelize().query('UPDATE tickets SET merged_into_id = ?, merged = 1 WHERE id = ?', { replacements: [made[6], made[5]] });
       await sequelize().query('DELETE FROM tickets WHERE id = ?', { replacements: [made[10]] });
+      // A priority changed alone (its stretches stay), and with a subject, a status and both.
+      await sequelize().query('UPDATE tickets SET priority_id = ? WHERE id IN (?)', { replacements: [priorities[0], [made[1], made[9]]] });
+      await sequelize().query('UPDATE tickets SET priority_id = ?, subject = ? WHERE id = ?', { replacements: [priorities[1], `${tag} aaa`, made[2]] });
+      await sequelize().query('UPDATE tickets SET priority_id = ?, status_id = ? WHERE id = ?', { replacements: [priorities[1], ctx.statuses[2], made[6]] });
+      await sequelize().query('UPDATE tickets SET priority_id = IF(priority_id = ?, ?, ?), department_id = department_id WHERE id = ?', { replacements: [priorities[0], priorities[1], priorities[0], made[11]] });
       await expectDayCounts(true);
+      await expectDayFilterCounts();
       await comparePages();
       // More tickets of one subject: they all land in one stretch (the one whose mark is before
       // them), which grows past 2 × EVERY and is split again.
-      for (let i = 0; i < 2 * EVERY + 2; i++) made.push((await f.ticket({ subject: `${tag} printer`, status: ctx.statuses[i % 2] })).id);
+      for (let i = 0; i < 2 * EVERY + 2; i++) made.push((await f.ticket({ subject: `${tag} printer`, status: ctx.statuses[i % 2], priority: priorities[i % 3 ? 1 : 0] })).id);
       expect(await splitOrderMarks(EVERY)).toBeGreaterThan(0);
       expect(await markCount('subject')).toBeGreaterThan(marks.subject);
       await expectDayCounts(true);
+      await expectDayFilterCounts();
       await comparePages();
       // Folded (the job folds these columns every minute): a stretch's rows summed into one.
       expect(await foldDayCounters(undefined, m063.MARK_COLS)).toBeGreaterThan(0);
       const unfolded = await query<{ n: number }>('SELECT COUNT(*) AS n FROM ticket_day_counts WHERE col IN (?) AND slot < 8', [m063.MARK_COLS]);
       expect(Number(unfolded[0].n)).toBe(0);
+      const unfoldedFilters = await query<{ n: number }>('SELECT COUNT(*) AS n FROM ticket_day_filter_counts WHERE col IN (?) AND slot < 8', [m063.MARK_COLS]);
+      expect(Number(unfoldedFilters[0].n)).toBe(0);
       await expectDayCounts(true);
+      await expectDayFilterCounts();
       await comparePages();
     } finally {
       await sequelize().query('DELETE FROM tickets WHERE id IN (?)', { replacements: [made] });
     }
   });
 
-  it('fills (migration 063) a mark every N listed tickets and each stretch\'s counts from the tickets, a range at a time', async () => {
+  it('fills (migrations 063 and 089) a mark every N listed tickets and each stretch\'s counts from the tickets, a range at a time', async () => {
     const made: number[] = [];
     for (let i = 0; i < 2 * EVERY + 1; i++) made.push((await f.ticket({ subject: `${tag} fill ${i % 3}`, status: ctx.statuses[i % 2] })).id);
     try {
       const qi = sequelize().getQueryInterface();
       await m063.fillMarks(qi, EVERY);
       await m063.fillMarkCounts(qi);
+      await m089.fillMarkFilterCounts(qi);
+      await expectDayFilterCounts();
       const [{ n: listed }] = await query<{ n: number }>('SELECT COUNT(*) AS n FROM tickets WHERE deleted_at IS NULL AND merged_into_id IS NULL');
       // The sentinel, then the EVERY-th listed ticket, the 2 × EVERY-th, ...
       for (const column of m063.MARKED_ORDERS) expect({ column, marks: await markCount(column) }).toEqual({ column, marks: 1 + Math.floor(Number(listed) / EVERY) });
       await expectDayCounts(true);
       await positioning(async () => {
-        for (const [order_column, order_direction] of [['subject', 'asc'], ['number', 'desc']]) {
-          const q0 = { order_column, order_direction };
-          const { positioned } = await comparePagesAt(pages, q0, await ordered(order_column, order_direction), made);
+        // Unfiltered, and by the tickets' priority (the fill's rows of migration 089), with a status too.
+        const lists: Array<[string, string, number?, number?]> = [['subject', 'asc'], ['number', 'desc'], ['subject', 'asc', undefined, ctx.priorityId], ['number', 'desc', undefined, ctx.priorityId], ['subject', 'desc', ctx.statuses[1], ctx.priorityId]];
+        for (const [order_column, order_direction, status, priority] of lists) {
+          const q0 = { order_column, order_direction, ...(status ? { status } : {}), ...(priority ? { priority } : {}) };
+          const { positioned } = await comparePagesAt(pages, q0, await ordered(order_column, order_direction, status, priority), made);
           expect({ q0, positioned: positioned.length > 0 }).toEqual({ q0, positioned: true });
         }
       });
@@ -125,20 +147,24 @@ describe('a deep page in the subject and number orders (migration 063)', () => {
     try {
       await splitOrderMarks(EVERY);
       await positioning(async () => {
-        for (const order_column of m063.MARKED_ORDERS) {
-          for (const order_direction of ['asc', 'desc']) {
-            const at = await ordered(order_column, order_direction);
-            let seen = 0;
-            for (const id of made) {
-              const { statements } = await capture(() => api.get(BASE, { order_column, order_direction, start: at.indexOf(id) + 1, limit: 3 }));
-              const page = statements.find((s: Statement) => withoutSwitches(s.sql).startsWith('SELECT STRAIGHT_JOIN t.* FROM (SELECT'))!;
-              if ((page.params as Record<string, unknown>).pageId === undefined) continue;
-              seen++;
-              const inner = (await query<Record<string, any>>(explainOf(page.sql), page.params as Record<string, unknown>)).find((r) => r.select_type === 'DERIVED')!;
-              expect({ order_column, order_direction, plan: `${inner.key} ${inner.type}${/filesort/.test(String(inner.Extra)) ? ' filesort' : ''}` })
-                .toEqual({ order_column, order_direction, plan: `tickets_list_${order_column} range` });
+        // Unfiltered, and by these tickets' priority (migration 089's rows).
+        for (const priority of [undefined, ctx.priorityId]) {
+          for (const order_column of m063.MARKED_ORDERS) {
+            for (const order_direction of ['asc', 'desc']) {
+              const list = { order_column, order_direction, ...(priority ? { priority } : {}) };
+              const at = await ordered(order_column, order_direction, undefined, priority);
+              let seen = 0;
+              for (const id of made) {
+                const { statements } = await capture(() => api.get(BASE, { ...list, start: at.indexOf(id) + 1, limit: 3 }));
+                const page = statements.find((s: Statement) => withoutSwitches(s.sql).startsWith('SELECT STRAIGHT_JOIN t.* FROM (SELECT'))!;
+                if ((page.params as Record<string, unknown>).pageId === undefined) continue;
+                seen++;
+                const inner = (await query<Record<string, any>>(explainOf(page.sql), page.params as Record<string, unknown>)).find((r) => r.select_type === 'DERIVED')!;
+                expect({ list, plan: `${inner.key} ${inner.type}${/filesort/.test(String(inner.Extra)) ? ' filesort' : ''}` })
+                  .toEqual({ list, plan: `tickets_list_${order_column} range` });
+              }
+              expect({ list, seen: seen > 0 }).toEqual({ list, seen: true });
             }
-            expect({ order_column, order_direction, seen: seen > 0 }).toEqual({ order_column, order_direction, seen: true });
           }
         }
       });

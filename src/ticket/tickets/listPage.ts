@@ -23,6 +23,7 @@ import { TRASHED } from '../../../migrations/084_link_list_trash';
 import { CUSTOMER_UPDATED_INDEX } from '../../../migrations/085_customer_updated_index';
 import { ORGANISATION_INDEX, ORGANISATION_UPDATED_INDEX } from '../../../migrations/086_ticket_organisation';
 import { COVERED_SORTS } from '../../../migrations/088_subject_index_holds_counted';
+import { MARK_FILTER_COLUMNS } from '../../../migrations/089_ticket_mark_filter_counts';
 import { MAX_ID } from '../../lib/validation';
 import { NARROWING_PARAMS } from './listFilters';
 import { oneOptionNamed } from '../../customfields/values';
@@ -656,6 +657,18 @@ function statusDaySource(p: Record<string, any>, filtered: boolean): DaySource |
 }
 
 /**
+ * The rows that position a deep page in a string order (migrations 063 and 089): the list's
+ * unfiltered or by status, or by one of priority, department, brand and channel beside them
+ * (their rows per stretch; no flag's, no pair's), else null.
+ */
+function markDaySource(p: Record<string, any>, filtered: boolean): DaySource | null {
+  const days = daySource(p, filtered);
+  if (!days?.filter) return days;
+  const [name, ...others] = dayFiltered(p) ?? [];
+  return !others.length && (MARK_FILTER_COLUMNS as readonly string[]).includes(COUNTED_FILTERS[name] ?? '') ? days : null;
+}
+
+/**
  * Where a positioned page starts: a condition on the list's query (`c`, the order column), its
  * values, and whether its matches are read in id order alone (all of one value of the column).
  */
@@ -894,17 +907,20 @@ function dayPositionSql(desc: boolean, ids: boolean, days: DaySource): { ctes: s
 
 /**
  * A deep page's position in a string order (migration 063), read in the counters' statement as
- * dayPositionSql's: the stretch it starts in (`day`), the listed tickets (of the statuses) before
- * it in the list's order (`ahead`), and the key the page starts from (`mark_val`, `mark_id`: the
- * stretch's mark, descending the next one's, NULL for the last). Reads every mark of the column
- * and its stretch's rows (a stretch per MARK_EVERY tickets: 245 at 1M), summed in the marks' order.
+ * dayPositionSql's: the stretch it starts in (`day`), the listed tickets (of the statuses, and of
+ * the filter's values: migration 089's rows) before it in the list's order (`ahead`), and the key
+ * the page starts from (`mark_val`, `mark_id`: the stretch's mark, descending the next one's, NULL
+ * for the last). Reads every mark of the column and its stretch's rows (a stretch per MARK_EVERY
+ * tickets: 245 at 1M), summed in the marks' order.
  */
 function markPositionSql(desc: boolean, days: DaySource): { ctes: string; select: string } {
   const [dir, rev] = desc ? ['DESC', 'ASC'] : ['ASC', 'DESC'];
   const ofStatuses = days.statuses ? ' AND status_id IN (:posStatuses)' : '';
+  // The filter's condition names dim, val and val2 alone (markDaySource: one value column's rows).
+  const rows = days.filter ? `ticket_day_filter_counts WHERE col = :posCol AND state = 0 AND ${sqlText(days.filter)}` : 'ticket_day_counts WHERE col = :posCol AND state = 0';
   return {
     ctes: [
-      `m_n AS (SELECT day, SUM(n) AS n FROM ticket_day_counts WHERE col = :posCol AND state = 0${ofStatuses} GROUP BY day)`,
+      `m_n AS (SELECT day, SUM(n) AS n FROM ${rows}${ofStatuses} GROUP BY day)`,
       // Each mark with the next one in the order (where its stretch ends), whatever their tickets.
       `m_at AS (SELECT m.day, m.val, m.ticket_id, COALESCE(m_n.n, 0) AS n,
          LEAD(m.val) OVER (ORDER BY m.val, m.ticket_id) AS next_val, LEAD(m.ticket_id) OVER (ORDER BY m.val, m.ticket_id) AS next_id
@@ -1413,7 +1429,7 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   const markOrder = (MARKED_ORDERS as readonly string[]).includes(column);
   const days = trashed || keyset || !mayBeDeep ? null
     : column in POSITIONED ? daySource(p, filtered) : valueOrder ? valueDaySource(p, filtered, column)
-      : timeOrder || customerOrder || markOrder ? statusDaySource(p, filtered) : null;
+      : markOrder ? markDaySource(p, filtered) : timeOrder || customerOrder ? statusDaySource(p, filtered) : null;
   // The id order and a value order (each value's tickets in id order) start at a day's id bound,
   // a time order's NULL block too (timeEdge).
   const fromBound = column === 'id' || valueOrder;

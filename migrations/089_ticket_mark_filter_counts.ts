@@ -1,0 +1,78 @@
+import type { QueryInterface } from 'sequelize';
+import { DAY_SLOTS, createDayCountTriggers, dropDayCountTriggers, type DayCountColumn } from './026_ticket_day_counts';
+import { DAY_FILTER_COLUMNS } from './028_ticket_day_filter_counts';
+import {
+  DAY_MARKED_COLUMNS, MARK_COLS, createDayMarkCountTriggers, eachStretch, markCol, stretchTickets, type MarkedOrder,
+} from './063_ticket_order_marks';
+
+export const name = '089_ticket_mark_filter_counts';
+
+/**
+ * A deep page of the ticket list in a string order (`subject`, `number`) narrowed by a priority, a
+ * department, a brand or a channel (with a status or not) was positioned by nothing: migration
+ * 063's stretches counted each status's tickets only, so the page walked the order's index from
+ * the nearer end (at 1M, `priority=1&start=100,000` by `subject` read about 400,000 entries: 108
+ * ms; by `number`, whose index does not hold the priority, about 600 ms).
+ *
+ * The stretches now count those four columns' values too, as migration 028's rows do a day's:
+ * rows of `ticket_day_filter_counts` with the order's `col` (6, 7), the stretch in `day`, the
+ * status, one column's value per `dim` (`val2` 0; no pairs, no flags). The same trigger that
+ * looks a ticket's stretch up writes them, from the stretch it read once (026's `also`): a create
+ * adds to four rows per order in one statement; a change of status, subject or number moves them
+ * with the stretch's own rows; a change of one of the four columns alone looks the stretch up and
+ * moves them. A split (src/ticket/tickets/orderMarks.ts) moves them with the status counts, under
+ * the same latch; the fold folds them as it folds the filter rows of a day (no spans).
+ * listPage.ts positions such a page by them (markPositionSql).
+ */
+
+/** The filter columns a string order's stretches count (DAY_FILTER_COLUMNS' value columns: their dim is their index there). */
+export const MARK_FILTER_COLUMNS = ['priority_id', 'department_id', 'brand_id', 'channel_id'] as const;
+const dimOf = (column: string) => DAY_FILTER_COLUMNS.indexOf(column as (typeof DAY_FILTER_COLUMNS)[number]);
+
+const HEAD = 'INSERT INTO ticket_day_filter_counts (col, state, dim, val, val2, day, status_id, slot, n)';
+
+/** A ticket's rows of the four columns in a stretch, each change's in one statement. */
+const filterRows = (col: number): NonNullable<DayCountColumn['also']> => ({
+  rows: (changes) => `${HEAD}
+        VALUES ${changes.flatMap(({ row, day, n }) => MARK_FILTER_COLUMNS.map((c) => `(${col}, 0, ${dimOf(c)}, ${row}.${c}, 0, ${day}, ${row}.status_id, ${row}.id MOD ${DAY_SLOTS}, ${n})`)).join(', ')}
+        ON DUPLICATE KEY UPDATE n = n + VALUES(n)`,
+  changed: MARK_FILTER_COLUMNS.map((c) => `OLD.${c} <> NEW.${c}`).join(' OR '),
+});
+
+/** Every column the day counters' triggers keep since this migration: 063's, the string orders' with their filter rows. */
+export const DAY_MARK_FILTER_COLUMNS: DayCountColumn[] = DAY_MARKED_COLUMNS.map((c) => (MARK_COLS.includes(c.col) ? { ...c, also: filterRows(c.col) } : c));
+
+/** The current triggers (the benchmark's bulk load uses these, as the migrations do). */
+export const createDayMarkFilterCountTriggers = (q: QueryInterface) => createDayCountTriggers(q, true, DAY_MARK_FILTER_COLUMNS);
+
+/**
+ * The string orders' filter rows from the tickets, a stretch at a time (after the marks): each
+ * stretch a range of the order's index, one statement per stretch for the four columns.
+ */
+export async function fillMarkFilterCounts(q: QueryInterface): Promise<void> {
+  await q.sequelize.query(`DELETE FROM ticket_day_filter_counts WHERE col IN (${MARK_COLS.join(', ')})`);
+  await eachStretch(q, (column, to, replacements) => q.sequelize.query(
+    `${HEAD} SELECT ${markCol(column)}, 0, dim, val, 0, :day, status_id, :day MOD ${DAY_SLOTS}, n FROM (${stretchFilterCounts(column, to)}) s`, { replacements },
+  ));
+}
+
+/**
+ * A stretch's tickets (stretchTickets' bounds) per filter column's value and status, as rows `dim,
+ * val, status_id, n`: one UNION ALL part per column, each a range of the order's index. The fill's
+ * and a split's.
+ */
+export const stretchFilterCounts = (column: MarkedOrder, to: boolean) => MARK_FILTER_COLUMNS.map((c) =>
+  `SELECT ${dimOf(c)} AS dim, ${c} AS val, status_id, COUNT(*) AS n FROM ${stretchTickets(column, to)} GROUP BY ${c}, status_id`).join('\n  UNION ALL ');
+
+export async function up(q: QueryInterface): Promise<void> {
+  await dropDayCountTriggers(q);
+  await createDayMarkFilterCountTriggers(q);
+  // After the triggers (migrations run before the web processes start: nothing else writes now).
+  await fillMarkFilterCounts(q);
+}
+
+export async function down(q: QueryInterface): Promise<void> {
+  await dropDayCountTriggers(q);
+  await createDayMarkCountTriggers(q);
+  await q.sequelize.query(`DELETE FROM ticket_day_filter_counts WHERE col IN (${MARK_COLS.join(', ')})`);
+}
