@@ -9,29 +9,31 @@ export const name = '089_ticket_mark_filter_counts';
 
 /**
  * A deep page of the ticket list in a string order (`subject`, `number`) narrowed by a priority, a
- * department, a brand or a channel (with a status or not) was positioned by nothing: migration
+ * department, a brand, a channel or a flag (with a status or not) was positioned by nothing: migration
  * 063's stretches counted each status's tickets only, so the page walked the order's index from
  * the nearer end (at 1M, `priority=1&start=100,000` by `subject` read about 400,000 entries: 108
  * ms; by `number`, whose index does not hold the priority, about 600 ms).
  *
- * The stretches now count those four columns' values too, as migration 028's rows do a day's:
+ * The stretches now count those columns' values too, as migration 028's rows do a day's:
  * rows of `ticket_day_filter_counts` with the order's `col` (6, 7), the stretch in `day`, the
- * status, one column's value per `dim` (`val2` 0; no pairs, no flags). The same trigger that
- * looks a ticket's stretch up writes them, from the stretch it read once (026's `also`): a create
- * adds to four rows per order in one statement; a change of status, subject or number moves them
- * with the stretch's own rows; a change of one of the four columns alone looks the stretch up and
+ * status, one column's value per `dim` (`val2` 0; no pairs). A flag's rows (`internal`, `locked`,
+ * `assigned`) count its tickets of either value, 0 and 1, unlike a day's (those that have it set
+ * only): `assigned=-1` is then a row of its own, not a difference. The same trigger that looks a
+ * ticket's stretch up writes them, from the stretch it read once (026's `also`): a create adds to
+ * seven rows per order in one statement; a change of status, subject or number moves them with
+ * the stretch's own rows; a change of one of the seven columns alone looks the stretch up and
  * moves them. A split (src/ticket/tickets/orderMarks.ts) moves them with the status counts, under
  * the same latch; the fold folds them as it folds the filter rows of a day (no spans).
  * listPage.ts positions such a page by them (markPositionSql).
  */
 
-/** The filter columns a string order's stretches count (DAY_FILTER_COLUMNS' value columns: their dim is their index there). */
-export const MARK_FILTER_COLUMNS = ['priority_id', 'department_id', 'brand_id', 'channel_id'] as const;
+/** The filter columns a string order's stretches count, each of its values (their dim is their index in DAY_FILTER_COLUMNS). */
+export const MARK_FILTER_COLUMNS = DAY_FILTER_COLUMNS;
 const dimOf = (column: string) => DAY_FILTER_COLUMNS.indexOf(column as (typeof DAY_FILTER_COLUMNS)[number]);
 
 const HEAD = 'INSERT INTO ticket_day_filter_counts (col, state, dim, val, val2, day, status_id, slot, n)';
 
-/** A ticket's rows of the four columns in a stretch, each change's in one statement. */
+/** A ticket's rows of the filter columns in a stretch, each change's in one statement. */
 const filterRows = (col: number): NonNullable<DayCountColumn['also']> => ({
   rows: (changes) => `${HEAD}
         VALUES ${changes.flatMap(({ row, day, n }) => MARK_FILTER_COLUMNS.map((c) => `(${col}, 0, ${dimOf(c)}, ${row}.${c}, 0, ${day}, ${row}.status_id, ${row}.id MOD ${DAY_SLOTS}, ${n})`)).join(', ')}
@@ -47,7 +49,7 @@ export const createDayMarkFilterCountTriggers = (q: QueryInterface) => createDay
 
 /**
  * The string orders' filter rows from the tickets, a stretch at a time (after the marks): each
- * stretch a range of the order's index, one statement per stretch for the four columns.
+ * stretch a range of the order's index, one statement per stretch for the seven columns.
  */
 export async function fillMarkFilterCounts(q: QueryInterface): Promise<void> {
   await q.sequelize.query(`DELETE FROM ticket_day_filter_counts WHERE col IN (${MARK_COLS.join(', ')})`);

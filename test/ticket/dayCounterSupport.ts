@@ -201,11 +201,14 @@ export function deepPages(api: TestApi, base: string) {
   return { listed, skipped, positioning };
 }
 
-/** The list's ids in an order as the database sorts it (NULLs first ascending), of a status or all (and of a priority). */
-export async function ordered(column: string, dir: string, status?: number, priority?: number): Promise<number[]> {
+/**
+ * The list's ids in an order as the database sorts it (NULLs first ascending), of a status or all,
+ * and of the values of other ticket columns (`where`: column to value).
+ */
+export async function ordered(column: string, dir: string, status?: number, where: Record<string, number> = {}): Promise<number[]> {
   const rows = await query<{ id: number }>(
-    `SELECT id FROM tickets WHERE deleted_at IS NULL AND merged_into_id IS NULL${status ? ' AND status_id = ?' : ''}${priority ? ' AND priority_id = ?' : ''} ORDER BY ${column} ${dir}, id ${dir}`,
-    [...(status ? [status] : []), ...(priority ? [priority] : [])],
+    `SELECT id FROM tickets WHERE deleted_at IS NULL AND merged_into_id IS NULL${status ? ' AND status_id = ?' : ''}${Object.keys(where).map((c) => ` AND ${c} = ?`).join('')} ORDER BY ${column} ${dir}, id ${dir}`,
+    [...(status ? [status] : []), ...Object.values(where)],
   );
   return rows.map((r) => Number(r.id));
 }

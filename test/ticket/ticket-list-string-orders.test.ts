@@ -49,16 +49,24 @@ describe('a deep page in the subject and number orders (migrations 063 and 089)'
       const t = await f.ticket({ subject: `${tag} ${stem}`, status: ctx.statuses[i % 3 === 1 ? 1 : 0], priority: priorities[i % 4 === 2 ? 0 : 1] });
       made.push(t.id);
     }
+    // Locked: half of them, of either status (a flag counted per stretch by both its values).
+    await sequelize().query('UPDATE tickets SET locked = 1 WHERE id IN (?)', { replacements: [made.filter((_, i) => i % 2 === 0)] });
     /**
-     * Both string orders both ways, unfiltered, by status, by the second priority and by both:
-     * around each of this test's tickets, and at quarters.
+     * Both string orders both ways, unfiltered, by status, by the second priority and by both, by
+     * a flag (locked, and with a status) and its complement (unlocked): around each of this test's
+     * tickets, and at quarters.
      */
+    const lists: Array<[number | undefined, Record<string, number>, Record<string, number>]> = [
+      [undefined, {}, {}], [ctx.statuses[1], {}, {}], [undefined, { priority: priorities[1] }, { priority_id: priorities[1] }],
+      [ctx.statuses[1], { priority: priorities[1] }, { priority_id: priorities[1] }],
+      [undefined, { locked: 1 }, { locked: 1 }], [ctx.statuses[1], { locked: 1 }, { locked: 1 }], [undefined, { locked: 0 }, { locked: 0 }],
+    ];
     const comparePages = () => positioning(async () => {
-      for (const [status, priority] of [[undefined, undefined], [ctx.statuses[1], undefined], [undefined, priorities[1]], [ctx.statuses[1], priorities[1]]]) {
+      for (const [status, filter, where] of lists) {
         for (const order_column of m063.MARKED_ORDERS) {
           for (const order_direction of ['asc', 'desc']) {
-            const q0 = { ...(status ? { status } : {}), ...(priority ? { priority } : {}), order_column, order_direction };
-            const at = await ordered(order_column, order_direction, status, priority);
+            const q0 = { ...(status ? { status } : {}), ...filter, order_column, order_direction };
+            const at = await ordered(order_column, order_direction, status, where);
             const { positioned } = await comparePagesAt(pages, q0, at, made);
             // Positioned at a mark: a key of the order (its ticket's id), not necessarily this test's.
             expect({ q0, positioned: positioned.length > 0 }).toEqual({ q0, positioned: true });
@@ -89,12 +97,18 @@ describe('a deep page in the subject and number orders (migrations 063 and 089)'
       await sequelize().query('UPDATE tickets SET priority_id = ?, subject = ? WHERE id = ?', { replacements: [priorities[1], `${tag} aaa`, made[2]] });
       await sequelize().query('UPDATE tickets SET priority_id = ?, status_id = ? WHERE id = ?', { replacements: [priorities[1], ctx.statuses[2], made[6]] });
       await sequelize().query('UPDATE tickets SET priority_id = IF(priority_id = ?, ?, ?), department_id = department_id WHERE id = ?', { replacements: [priorities[0], priorities[1], priorities[0], made[11]] });
+      // A flag changed alone, and with a status.
+      await sequelize().query('UPDATE tickets SET locked = 1 - locked WHERE id IN (?)', { replacements: [[made[3], made[7]]] });
+      await sequelize().query('UPDATE tickets SET locked = 1 - locked, status_id = ? WHERE id = ?', { replacements: [ctx.statuses[1], made[9]] });
       await expectDayCounts(true);
       await expectDayFilterCounts();
       await comparePages();
       // More tickets of one subject: they all land in one stretch (the one whose mark is before
       // them), which grows past 2 × EVERY and is split again.
-      for (let i = 0; i < 2 * EVERY + 2; i++) made.push((await f.ticket({ subject: `${tag} printer`, status: ctx.statuses[i % 2], priority: priorities[i % 3 ? 1 : 0] })).id);
+      const grown: number[] = [];
+      for (let i = 0; i < 2 * EVERY + 2; i++) grown.push((await f.ticket({ subject: `${tag} printer`, status: ctx.statuses[i % 2], priority: priorities[i % 3 ? 1 : 0] })).id);
+      await sequelize().query('UPDATE tickets SET locked = 1 WHERE id IN (?)', { replacements: [grown.filter((_, i) => i % 3 === 0)] });
+      made.push(...grown);
       expect(await splitOrderMarks(EVERY)).toBeGreaterThan(0);
       expect(await markCount('subject')).toBeGreaterThan(marks.subject);
       await expectDayCounts(true);
@@ -132,7 +146,7 @@ describe('a deep page in the subject and number orders (migrations 063 and 089)'
         const lists: Array<[string, string, number?, number?]> = [['subject', 'asc'], ['number', 'desc'], ['subject', 'asc', undefined, ctx.priorityId], ['number', 'desc', undefined, ctx.priorityId], ['subject', 'desc', ctx.statuses[1], ctx.priorityId]];
         for (const [order_column, order_direction, status, priority] of lists) {
           const q0 = { order_column, order_direction, ...(status ? { status } : {}), ...(priority ? { priority } : {}) };
-          const { positioned } = await comparePagesAt(pages, q0, await ordered(order_column, order_direction, status, priority), made);
+          const { positioned } = await comparePagesAt(pages, q0, await ordered(order_column, order_direction, status, priority ? { priority_id: priority } : {}), made);
           expect({ q0, positioned: positioned.length > 0 }).toEqual({ q0, positioned: true });
         }
       });
@@ -152,7 +166,7 @@ describe('a deep page in the subject and number orders (migrations 063 and 089)'
           for (const order_column of m063.MARKED_ORDERS) {
             for (const order_direction of ['asc', 'desc']) {
               const list = { order_column, order_direction, ...(priority ? { priority } : {}) };
-              const at = await ordered(order_column, order_direction, undefined, priority);
+              const at = await ordered(order_column, order_direction, undefined, priority ? { priority_id: priority } : {});
               let seen = 0;
               for (const id of made) {
                 const { statements } = await capture(() => api.get(BASE, { ...list, start: at.indexOf(id) + 1, limit: 3 }));

@@ -658,14 +658,18 @@ function statusDaySource(p: Record<string, any>, filtered: boolean): DaySource |
 
 /**
  * The rows that position a deep page in a string order (migrations 063 and 089): the list's
- * unfiltered or by status, or by one of priority, department, brand and channel beside them
- * (their rows per stretch; no flag's, no pair's), else null.
+ * unfiltered or by status, or by one other counted filter beside them (its rows per stretch; no
+ * pair's), else null. A flag's rows there count either value (`assigned=-1`: its rows of 0).
  */
 function markDaySource(p: Record<string, any>, filtered: boolean): DaySource | null {
   const days = daySource(p, filtered);
   if (!days?.filter) return days;
   const [name, ...others] = dayFiltered(p) ?? [];
-  return !others.length && (MARK_FILTER_COLUMNS as readonly string[]).includes(COUNTED_FILTERS[name] ?? '') ? days : null;
+  const column = name === 'assigned' ? 'assigned' : COUNTED_FILTERS[name] ?? '';
+  if (others.length || !(MARK_FILTER_COLUMNS as readonly string[]).includes(column)) return null;
+  if (!DAY_FLAG_COLUMNS.includes(column)) return days;
+  const dim = trusted(String(DAY_FILTER_COLUMNS.indexOf(column as (typeof DAY_FILTER_COLUMNS)[number])));
+  return { ...days, filter: sqlCondition`dim = ${dim} AND val = ${name === 'assigned' ? 0 : Number(p[name])} AND val2 = 0`, complement: false };
 }
 
 /**
