@@ -177,11 +177,12 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     // A string order (migration 063): from the mark of the stretch the page starts in.
     [`list: start=${deep.toLocaleString('en-GB')}, subject asc`, q(`start=${deep}&order_column=subject`)],
     [`list: status, start=${Math.floor(deep / 5).toLocaleString('en-GB')}, number desc`, q(`status=${tk.status_id}&start=${Math.floor(deep / 5)}&order_column=number&order_direction=desc`)],
-    // Another counted filter (a priority, department, brand or channel) in a string order, with a
-    // status or not: from the mark of the stretch, by the stretches' filter rows (migration 089).
+    // Another counted filter (a priority, department, brand, channel or flag) in a string order,
+    // with a status or not: from the mark of the stretch, by the stretches' filter rows (migration 089).
     [`list: priority, start=${Math.floor(deep / 5).toLocaleString('en-GB')}, subject asc`, q(`priority=${tk.priority_id}&start=${Math.floor(deep / 5)}&order_column=subject`)],
     [`list: priority, start=${Math.floor(deep / 5).toLocaleString('en-GB')}, number desc`, q(`priority=${tk.priority_id}&start=${Math.floor(deep / 5)}&order_column=number&order_direction=desc`)],
     [`list: status + department, start=${Math.floor(deep / 5).toLocaleString('en-GB')}, subject desc`, q(`status=${tk.status_id}&department=${tk.department_id}&start=${Math.floor(deep / 5)}&order_column=subject&order_direction=desc`)],
+    [`list: unassigned, start=${Math.floor(deep / 5).toLocaleString('en-GB')}, number asc`, q(`assigned=-1&start=${Math.floor(deep / 5)}&order_column=number`)],
     [`list: status, start=${Math.floor(deep / 5).toLocaleString('en-GB')}`, q(`status=${tk.status_id}&start=${Math.floor(deep / 5)}`)],
     [`list: priority, start=${Math.floor(deep / 5).toLocaleString('en-GB')}, updated_at asc`, q(`priority=${tk.priority_id}&start=${Math.floor(deep / 5)}&order_column=updated_at`)],
     [`list: department, start=${Math.floor(deep / 5).toLocaleString('en-GB')}`, q(`department=${tk.department_id}&start=${Math.floor(deep / 5)}`)],

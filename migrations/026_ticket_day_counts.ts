@@ -46,9 +46,10 @@ export interface DayCountColumn {
    * Rows of another table kept per day of this keyed column (migration 089: the filter columns'
    * per stretch of a string order): `rows`, the statement that adds `n` to a ticket's (`row`) rows
    * on `day` (the trigger's variable), for each change; `changed`, OLD against NEW, what moves a
-   * ticket between them when its day, state and status stay.
+   * ticket between them when its day, state and status stay, and `moves`, the statements that
+   * then move the rows of the values that changed (on `day`), only those.
    */
-  also?: { rows: (changes: ReadonlyArray<{ row: 'NEW' | 'OLD'; day: string; n: 1 | -1 }>) => string; changed: string };
+  also?: { rows: (changes: ReadonlyArray<{ row: 'NEW' | 'OLD'; day: string; n: 1 | -1 }>) => string; changed: string; moves: (day: string) => string };
 }
 
 /** The counters' column of a date column (DAY_COLUMNS[col]): its UTC day. */
@@ -123,7 +124,7 @@ function dayCountSql(byStatus: boolean, columns: readonly DayCountColumn[]) {
   const alsoMoved = (c: DayCountColumn) => (c.also ? `
     ELSEIF ${counts('NEW', c)} AND (${c.also.changed}) THEN
       ${latch([c])}SET ${dayVar(c)} = ${c.day('NEW.')};
-      ${movedAlso(c)};` : '');
+      ${c.also.moves(dayVar(c))}` : '');
   const each = (cs: readonly DayCountColumn[]) => cs.map((c) => `IF ${moved(c)} THEN
       ${latch([c])}${moveOne(c)}${alsoMoved(c)}
     END IF;`).join('\n    ');
