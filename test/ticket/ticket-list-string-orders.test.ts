@@ -1,6 +1,7 @@
 /**
- * A deep page of the ticket list in a string order (`subject`, `number`), unfiltered or by status
- * (and by a priority, migration 089), positioned by migration 063's marks (src/ticket/tickets/listPage.ts, markEdge): the stretch the
+ * A deep page of the ticket list in a string order (`subject`, `number`), unfiltered, by status, by
+ * another counted filter or by both (migration 089), positioned by migration 063's marks
+ * (src/ticket/tickets/listPage.ts, markEdge): the stretch the
  * page starts in found from the stretches' counters summed in the marks' order, the page read
  * from the stretch's mark. Every page is the one the database's own ORDER BY gives, and the one
  * skipping gives; the counters stay exact through the writes that move a ticket between
@@ -38,7 +39,7 @@ describe('a deep page in the subject and number orders (migrations 063 and 089)'
   const pages = deepPages(api, BASE);
   const { positioning } = pages;
 
-  it('gives the database\'s pages both ways, unfiltered, by status and by a priority, through splits, moves, the trash, a merge, a delete and a fold', async () => {
+  it('gives the database\'s pages both ways, unfiltered, by status, by a priority and by a flag, through splits, moves, the trash, a merge, a delete and a fold', async () => {
     // A second priority: this test's tickets have one or the other.
     const [priority] = await query<{ id: number }>('SELECT id FROM ticket_priorities WHERE id <> ? ORDER BY id LIMIT 1', [ctx.priorityId]);
     const priorities = [ctx.priorityId, Number(priority.id)];
@@ -92,7 +93,7 @@ describe('a deep page in the subject and number orders (migrations 063 and 089)'
       await sequelize().query('UPDATE tickets SET deleted_at = NULL WHERE id = ?', { replacements: [made[3]] });
       await sequelize().query('UPDATE tickets SET merged_into_id = ?, merged = 1 WHERE id = ?', { replacements: [made[6], made[5]] });
       await sequelize().query('DELETE FROM tickets WHERE id = ?', { replacements: [made[10]] });
-      // A priority changed alone (its stretches stay), and with a subject, a status and both.
+      // A priority changed alone (its stretches stay), with a subject, with a status, and beside an unchanged department.
       await sequelize().query('UPDATE tickets SET priority_id = ? WHERE id IN (?)', { replacements: [priorities[0], [made[1], made[9]]] });
       await sequelize().query('UPDATE tickets SET priority_id = ?, subject = ? WHERE id = ?', { replacements: [priorities[1], `${tag} aaa`, made[2]] });
       await sequelize().query('UPDATE tickets SET priority_id = ?, status_id = ? WHERE id = ?', { replacements: [priorities[1], ctx.statuses[2], made[6]] });

@@ -920,7 +920,7 @@ function dayPositionSql(desc: boolean, ids: boolean, days: DaySource): { ctes: s
 function markPositionSql(desc: boolean, days: DaySource): { ctes: string; select: string } {
   const [dir, rev] = desc ? ['DESC', 'ASC'] : ['ASC', 'DESC'];
   const ofStatuses = days.statuses ? ' AND status_id IN (:posStatuses)' : '';
-  // The filter's condition names dim, val and val2 alone (markDaySource: one value column's rows).
+  // The filter's condition names dim, val and val2 alone (markDaySource: one filter column's rows).
   const rows = days.filter ? `ticket_day_filter_counts WHERE col = :posCol AND state = 0 AND ${sqlText(days.filter)}` : 'ticket_day_counts WHERE col = :posCol AND state = 0';
   return {
     ctes: [
