@@ -95,13 +95,18 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     // Beside a priority: counted from its index alone, the page a walk of its range (migration 086).
     ['list: organisation, a large one + priority', q(`organisation=${t.largeOrganisationId}&priority=${tk.priority_id}`)],
     ['list: organisation, a large one + priority, updated_at desc', q(`organisation=${t.largeOrganisationId}&priority=${tk.priority_id}&order_column=updated_at&order_direction=desc`)],
-    // More people than a merge of their ranges takes: a range of its own index (migration 086).
-    // An order of no range of theirs: a walk of the order's index, bounded, else the sort
-    // (listPage's walkedPage). The busy customer's tickets cluster in a few subject families, so
-    // ascending the walk passes 187,500 entries for the first page: it tests the customer on the
-    // index's entries (migration 087), reading no ticket, so its bound is 8 entries per match.
+    // By subject: a range of their subject indexes (migration 090). The busy customer's tickets
+    // cluster in a few subject families: before, the walk of the subject index passed 187,500
+    // entries for the first page ascending.
     ['list: organisation, a large one, subject asc', q(`organisation=${t.largeOrganisationId}&order_column=subject`)],
     ['list: user, a busy customer, subject asc', q(`user=${t.busyCustomerId}&order_column=subject`)],
+    // With a status: the status tested on each entry's ticket along the customer's range.
+    ['list: user, a busy customer + status, subject asc', q(`user=${t.busyCustomerId}&status=${tk.status_id}&order_column=subject`)],
+    // An order of no range of theirs: a walk of the order's index, bounded, else the sort
+    // (listPage's walkedPage). It tests the customer on the index's entries (migration 087),
+    // reading no ticket, so its bound is 8 entries per match.
+    ['list: user, a busy customer, created_at asc', q(`user=${t.busyCustomerId}&order_column=created_at`)],
+    // More people than a merge of their ranges takes: a range of its own index (migration 086).
     ['list: organisation of 1,000 people', q(`organisation=${t.manyPeopleOrganisationId}`)],
     ['list: organisation of 1,000 people, updated_at desc', q(`organisation=${t.manyPeopleOrganisationId}&order_column=updated_at&order_direction=desc`)],
     // The customer order: positioned by the members' counters, then their ranges of the customer index.

@@ -32,6 +32,7 @@ const actual = async (customer: number, trashed: boolean, status: number | undef
 const ORDERS: Array<[string, string, string]> = [
   ['id', 'asc', 'id ASC'], ['id', 'desc', 'id DESC'], ['updated_at', 'asc', 'updated_at ASC, id ASC'], ['updated_at', 'desc', 'updated_at DESC, id DESC'],
   ['user_id', 'asc', 'user_id ASC, id ASC'], ['user_id', 'desc', 'user_id DESC, id DESC'],
+  ['subject', 'asc', 'subject ASC, id ASC'], ['subject', 'desc', 'subject DESC, id DESC'],
 ];
 
 /** Every customer's count and pages, by status and none, listed and trashed; pages of two past the middle. */
@@ -77,15 +78,16 @@ describe("one customer's tickets, counted by migration 035", () => {
     const [a, b, c] = [await f.user(), await f.user(), await f.user()];
     const made = [];
     for (let i = 0; i < 9; i++) made.push(await f.ticket({ user: [a.id, b.id, c.id][i % 3], status: ctx.statuses[i % 2] }));
+    // Ties in updated_at and subject order, broken by id.
     for (const [i, t] of made.entries()) {
-      await sequelize().query('UPDATE tickets SET updated_at = ? WHERE id = ?', { replacements: [1_700_000_000 + ((i * 5) % 9) * 60, t.id] });
+      await sequelize().query('UPDATE tickets SET updated_at = ?, subject = ? WHERE id = ?', { replacements: [1_700_000_000 + ((i * 5) % 9) * 60, `Tied ${(i * 7) % 4}`, t.id] });
     }
     const customers = [a.id, b.id, c.id];
     await check(customers);
     // Through the API: a ticket moved to another customer, a status changed, one to the trash.
     expectSuccess(await api.put(`${BASE}/${made[0].id}`, { user: b.id }), 'Successfully updated the ticket!');
     expectSuccess(await api.put(`${BASE}/${made[3].id}`, { user: c.id, status: ctx.statuses[0] }), 'Successfully updated the ticket!');
-    expectSuccess(await api.put(`${BASE}/${made[4].id}`, { status: ctx.statuses[0] }), 'Successfully updated the ticket!');
+    expectSuccess(await api.put(`${BASE}/${made[4].id}`, { status: ctx.statuses[0], subject: 'Tied 9' }), 'Successfully updated the ticket!');
     expect((await api.del(`${BASE}/${made[5].id}`)).status).toBe(200);
     expect((await api.del(`${BASE}/${made[7].id}`)).status).toBe(200);
     await check(customers);
@@ -155,7 +157,7 @@ describe("one customer's tickets, counted by migration 035", () => {
     expect(statements.some((st) => /FROM ticket_user_counts/.test(st.sql))).toBe(false);
   });
 
-  it("pages an organisation's tickets from its own range in id and updated_at order and several customers' from each one's in those and the customer order when that reads fewer entries, every page exact", async () => {
+  it("pages an organisation's tickets from its own range in id, updated_at and subject order and several customers' from each one's in those and the customer order when that reads fewer entries, every page exact", async () => {
     const org = await Organisation.create({ name: unique('MergedOrg'), brand_id: ctx.brandId });
     const members = [await f.user({ organisation_id: org.id }), await f.user({ organisation_id: org.id }), await f.user({ organisation_id: org.id })];
     const made = [];
@@ -165,7 +167,7 @@ describe("one customer's tickets, counted by migration 035", () => {
     expectSuccess(await api.post(`${BASE}/${made[5].id}/merge`, { ids: [made[8].id] }), 'Successfully updated the ticket!');
     // Five times for twelve tickets, not in id order: ties broken by id, the members' ranges interleaved.
     for (const [i, t] of made.entries()) {
-      await sequelize().query('UPDATE tickets SET updated_at = ? WHERE id = ?', { replacements: [1_700_000_000 + ((i * 7) % 5) * 60, t.id] });
+      await sequelize().query('UPDATE tickets SET updated_at = ?, subject = ? WHERE id = ?', { replacements: [1_700_000_000 + ((i * 7) % 5) * 60, `Tied ${(i * 5) % 3}`, t.id] });
     }
     const plain = async (status: number | undefined, order: string) => (await query<{ id: number }>(
       `SELECT id FROM tickets WHERE user_id IN (SELECT id FROM users WHERE organisation_id = ?) AND merged_into_id IS NULL AND deleted_at IS NULL
@@ -174,9 +176,9 @@ describe("one customer's tickets, counted by migration 035", () => {
     )).map((r) => Number(r.id));
     // The ranges a page merges, by filter and order: the organisation's own (migration 086), or each customer's.
     const INDEXES: Record<string, Record<string, string>> = {
-      organisation: { id: 'tickets_organisation_id', updated_at: 'tickets_organisation_updated' },
+      organisation: { id: 'tickets_organisation_id', updated_at: 'tickets_organisation_updated', subject: 'tickets_organisation_subject' },
       // The customer order (user_id, then id): each customer's id order.
-      user: { id: 'tickets_filter_user_id', updated_at: 'tickets_user_updated', user_id: 'tickets_filter_user_id' },
+      user: { id: 'tickets_filter_user_id', updated_at: 'tickets_user_updated', subject: 'tickets_user_subject', user_id: 'tickets_filter_user_id' },
     };
     const ranges = (by: string, column: string, sql: string) => (sql.match(new RegExp(`FORCE INDEX \\(${INDEXES[by][column]}\\)`, 'g')) ?? []).length;
     for (const [status, filter] of [undefined, ctx.statuses[0]].flatMap((st) => [{ organisation: org.id }, { user: members.map((m) => m.id).join(',') }].map((fl) => [st, fl] as const))) {
@@ -216,11 +218,11 @@ describe("one customer's tickets, counted by migration 035", () => {
     const made = [];
     for (let i = 0; i < 8; i++) made.push(await f.ticket({ user: customer.id, status: ctx.statuses[i % 2] }));
     for (const [i, t] of made.entries()) {
-      await sequelize().query('UPDATE tickets SET updated_at = ? WHERE id = ?', { replacements: [1_700_000_000 + ((i * 3) % 5) * 60, t.id] });
+      await sequelize().query('UPDATE tickets SET updated_at = ?, subject = ? WHERE id = ?', { replacements: [1_700_000_000 + ((i * 3) % 5) * 60, `Tied ${i % 3}`, t.id] });
     }
     expect((await api.del(`${BASE}/${made[2].id}`)).status).toBe(200);
     expectSuccess(await api.post(`${BASE}/${made[3].id}/merge`, { ids: [made[4].id] }), 'Successfully updated the ticket!');
-    const INDEXES: Record<string, string> = { id: 'tickets_filter_user_id', updated_at: 'tickets_user_updated', user_id: 'tickets_filter_user_id' };
+    const INDEXES: Record<string, string> = { id: 'tickets_filter_user_id', updated_at: 'tickets_user_updated', subject: 'tickets_user_subject', user_id: 'tickets_filter_user_id' };
     // The address as given (any case): the customer's tickets, counted from their counters.
     for (const address of [customer.email, extra.toUpperCase()]) {
       for (const trashed of [false, true]) {

@@ -2,9 +2,10 @@
  * Bounded walks (listPage's walkedPage): a page read by walking an order's index stops at its
  * bound (LIMIT ROWS EXAMINED) where the list's matches lie far along that order, and is then read
  * through the filter's own index and sorted: the same page either way (and for a while read so at
- * once, the stop remembered). Here an organisation's (and its customer's) tickets and a
- * department's, each all of one subject family that sorts after every other ticket's, in
- * `subject` order: ascending, the walk passes every other ticket first and is stopped;
+ * once, the stop remembered). Here an organisation's (and its customer's) tickets in `number`
+ * order, their numbers after every other ticket's (in `subject` order their tickets are a range
+ * of their own, migration 090), and a department's, all of one subject family that sorts after
+ * every other ticket's, in `subject` order: ascending, the walk passes every other ticket first and is stopped;
  * descending, their tickets come first and the walk ends within its bound. A walk that tests its
  * filter on the index entries alone (an organisation's or customer's, migration 087; a counted
  * filter's in a wide order or `subject`, migrations 025 and 088) may go further than one that
@@ -13,6 +14,7 @@
 import { QueryTypes } from 'sequelize';
 import { capture, explainOf, type Statement } from '../../bench/capture';
 import { ORGANISATION_INDEX } from '../../migrations/086_ticket_organisation';
+import { CUSTOMER_SUBJECT_INDEX, ORGANISATION_SUBJECT_INDEX } from '../../migrations/090_customer_subject_indexes';
 import { Organisation } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { boundedWalks, stoppedFor } from '../../src/ticket/tickets/listPage';
@@ -35,6 +37,10 @@ const LIMIT = 2;
 /** The page statements of a request's (a walk's, or the page read the other way). */
 const pageStatements = <S extends { sql: string }>(statements: S[]): S[] =>
   statements.filter((st) => /^(SET STATEMENT .* FOR )?SELECT STRAIGHT_JOIN t\.\* FROM \(SELECT/.test(st.sql));
+
+/** The listed tickets of `where` (of `value`). */
+const listedOf = async (where: string, value: number) => Number((await query<{ n: number }>(
+  `SELECT COUNT(*) AS n FROM tickets WHERE ${where} AND deleted_at IS NULL AND merged_into_id IS NULL`, [value]))[0].n);
 
 /** The listed tickets of the whole database (the list unfiltered). */
 const listedTotal = async () => Number((await query<{ n: number }>('SELECT COUNT(*) AS n FROM tickets WHERE deleted_at IS NULL AND merged_into_id IS NULL'))[0].n);
@@ -65,29 +71,32 @@ async function many(made: { id: number }): Promise<void> {
 }
 
 /**
- * `made`, of `subject` (after every other listed ticket's), copied into `1 / share` as many
- * tickets as a walk ascending passes before theirs (the listed tickets of subjects before it):
- * then the tickets of the filter (`where`, of `value`) and the entries that walk passes.
+ * `made`, of `value` in `column` (`subject` or `number`, after every other listed ticket's), copied
+ * into `1 / share` as many tickets as a walk ascending passes before theirs (the listed tickets of
+ * values before it): then the tickets of the filter (`where`, of `value`) and the entries that walk passes.
  */
-async function coveredFamily(made: { id: number }, subject: string, share: number, where: string, value: number): Promise<{ mine: number; walked: number }> {
+async function coveredFamily(
+  made: { id: number }, column: 'subject' | 'number', first: string, share: number, where: string, value: number,
+): Promise<{ mine: number; walked: number }> {
   const before = await listedTotal();
   if (before < FILLED) await copies(await f.ticket({ subject: `Walk filler ${unique('f')}` }), FILLED - before);
+  // `column` is one of the two names above, never a value from a request.
   const passed = async () => Number((await query<{ n: number }>(
-    'SELECT COUNT(*) AS n FROM tickets WHERE deleted_at IS NULL AND merged_into_id IS NULL AND subject < ?', [subject]))[0].n);
+    `SELECT COUNT(*) AS n FROM tickets WHERE deleted_at IS NULL AND merged_into_id IS NULL AND ${column} < ?`, [first]))[0].n);
   await copies(made, Math.ceil((await passed()) / share) - 1);
   const mine = Number((await query<{ n: number }>(`SELECT COUNT(*) AS n FROM tickets WHERE ${where} AND deleted_at IS NULL`, [value]))[0].n);
   return { mine, walked: await passed() };
 }
 
 /**
- * The first page of the list `q` in `subject` order, the same as the plain way's (`where`, of
+ * The first page of the list `q` in `column` order, the same as the plain way's (`where`, of
  * `value`; `count` of them): its page statements, and each one's index and whether it is bounded.
  */
-async function firstSubjectPage(q: Record<string, unknown>, where: string, value: number, count: number) {
+async function firstPage(q: Record<string, unknown>, column: 'subject' | 'number', where: string, value: number, count: number) {
   const want = (await query<{ id: number }>(
-    `SELECT id FROM tickets WHERE ${where} AND deleted_at IS NULL AND merged_into_id IS NULL ORDER BY subject, id LIMIT ?`, [value, LIMIT],
+    `SELECT id FROM tickets WHERE ${where} AND deleted_at IS NULL AND merged_into_id IS NULL ORDER BY ${column}, id LIMIT ?`, [value, LIMIT],
   )).map((r) => Number(r.id));
-  const { statements, result } = await capture(() => api.get(BASE, { ...q, order_column: 'subject', start: 1, limit: LIMIT }));
+  const { statements, result } = await capture(() => api.get(BASE, { ...q, order_column: column, start: 1, limit: LIMIT }));
   expect({ ids: ids(expectList(result)), count: result.body.count }).toEqual({ ids: want, count });
   const pages = pageStatements(statements);
   return { pages, read: pages.map((st) => ({ index: /FORCE INDEX \((\w+)\)/.exec(st.sql)?.[1], bounded: / ROWS EXAMINED /.test(st.sql) })) };
@@ -100,24 +109,24 @@ async function ticketAccess(st: Statement): Promise<Array<{ key: unknown; indexO
 }
 
 /**
- * The list `q` in `subject` order both ways equals the plain way's (`where`, SQL over the
- * tickets), first page and past the middle. Ascending, the walk of the subject index is stopped
+ * The list `q` in `column` order both ways equals the plain way's (`where`, SQL over the
+ * tickets), first page and past the middle. Ascending, the walk of the order's index is stopped
  * (a page statement bounded, then one through `index`); descending it ends within its bound (one
  * page statement, bounded).
  */
-async function expectWalks(q: Record<string, unknown>, where: string, values: unknown[], index: string) {
+async function expectWalks(q: Record<string, unknown>, column: 'subject' | 'number', where: string, values: unknown[], index: string) {
   for (const [dir, stopped] of [['asc', true], ['desc', false]] as const) {
     const want = (await query<{ id: number }>(
-      `SELECT id FROM tickets WHERE ${where} AND deleted_at IS NULL AND merged_into_id IS NULL ORDER BY subject ${dir}, id ${dir}`, values,
+      `SELECT id FROM tickets WHERE ${where} AND deleted_at IS NULL AND merged_into_id IS NULL ORDER BY ${column} ${dir}, id ${dir}`, values,
     )).map((r) => Number(r.id));
     for (const start of [1, 5]) {
-      const asked = { ...q, order_column: 'subject', order_direction: dir, start, limit: LIMIT };
+      const asked = { ...q, order_column: column, order_direction: dir, start, limit: LIMIT };
       const { statements, result } = await capture(() => api.get(BASE, asked));
       expect({ asked, ids: ids(expectList(result)), count: result.body.count })
         .toEqual({ asked, ids: want.slice(start - 1, start - 1 + LIMIT), count: want.length });
       const pages = pageStatements(statements).map((st) => st.sql);
       const read = pages.map((sql) => ({
-        bounded: / ROWS EXAMINED /.test(sql), walked: sql.includes('FORCE INDEX (tickets_list_subject)'), through: sql.includes(`FORCE INDEX (${index})`),
+        bounded: / ROWS EXAMINED /.test(sql), walked: sql.includes(`FORCE INDEX (tickets_list_${column})`), through: sql.includes(`FORCE INDEX (${index})`),
       }));
       const walk = { bounded: true, walked: true, through: false };
       const through = { bounded: false, walked: false, through: true };
@@ -126,13 +135,13 @@ async function expectWalks(q: Record<string, unknown>, where: string, values: un
     }
     // Tried again once the stop is old.
     stoppedFor.ms = 0;
-    const again = { ...q, order_column: 'subject', order_direction: dir, start: 5, limit: LIMIT };
+    const again = { ...q, order_column: column, order_direction: dir, start: 5, limit: LIMIT };
     const retried = await capture(() => api.get(BASE, again));
     expect({ again, ids: ids(expectList(retried.result)) }).toEqual({ again, ids: want.slice(4, 4 + LIMIT) });
     expect({ again, bounded: retried.statements.filter((st) => / ROWS EXAMINED /.test(st.sql)).length }).toEqual({ again, bounded: 1 });
     stoppedFor.ms = kept.ms;
     // After an `after_id` what is left of the list is unknown: the walk is not bounded, and ends.
-    const after = { ...q, order_column: 'subject', order_direction: dir, after_id: want[1], limit: LIMIT };
+    const after = { ...q, order_column: column, order_direction: dir, after_id: want[1], limit: LIMIT };
     const { statements, result } = await capture(() => api.get(BASE, after));
     expect({ after, ids: ids(expectList(result)) }).toEqual({ after, ids: want.slice(2, 2 + LIMIT) });
     expect(statements.some((st) => / ROWS EXAMINED /.test(st.sql))).toBe(false);
@@ -140,17 +149,24 @@ async function expectWalks(q: Record<string, unknown>, where: string, values: un
 }
 
 describe('a walk of the order index for a page is bounded, and the page read through the filter when the walk is stopped', () => {
-  it("an organisation's and its customer's tickets, all after every other ticket in subject order", async () => {
+  it("an organisation's and its customer's tickets, all after every other ticket in number order", async () => {
     // Their walks read no ticket (covered): bounded here as one that reads them is, to be stopped.
     boundedWalks.perCovered = { customers: 1, counted: 1 };
     const org = await Organisation.create({ name: unique('WalkOrg'), brand_id: ctx.brandId });
     const member = await f.user({ organisation_id: org.id });
-    const made = await f.ticket({ user: member.id, subject: `zzzz ${unique('Walked')}` });
+    const made = await f.ticket({ user: member.id });
+    // Its number, and its copies' (its own then `-n`), after every other ticket's.
+    await sequelize().query("UPDATE tickets SET number = CONCAT('zzzz-', id) WHERE id = ?", { replacements: [made.id] });
     await many(made);
-    await expectWalks({ organisation: org.id }, 'organisation_id = ?', [org.id], ORGANISATION_INDEX);
+    await expectWalks({ organisation: org.id }, 'number', 'organisation_id = ?', [org.id], ORGANISATION_INDEX);
     // Their one customer's, by id and by address: through the customer's index.
-    await expectWalks({ user: member.id }, 'user_id = ?', [member.id], 'tickets_filter_user_id');
-    await expectWalks({ user_email: member.email }, 'user_id = ?', [member.id], 'tickets_filter_user_id');
+    await expectWalks({ user: member.id }, 'number', 'user_id = ?', [member.id], 'tickets_filter_user_id');
+    await expectWalks({ user_email: member.email }, 'number', 'user_id = ?', [member.id], 'tickets_filter_user_id');
+    // In `subject` order their tickets are a range of their own (migration 090): no walk, exact.
+    for (const [q, index] of [[{ organisation: org.id }, ORGANISATION_SUBJECT_INDEX], [{ user: member.id }, CUSTOMER_SUBJECT_INDEX]] as const) {
+      const { read } = await firstPage(q, 'subject', 'organisation_id = ?', org.id, await listedOf('organisation_id = ?', org.id));
+      expect({ q, read }).toEqual({ q, read: [{ index, bounded: false }] });
+    }
 
     // Whatever the bound, the same page: a walk stopped while it reads (the rows it had) or while
     // the page's rows are sorted (an error, ER_FILSORT_ABORT) is read the other way. With their
@@ -189,25 +205,27 @@ describe('a walk of the order index for a page is bounded, and the page read thr
     // here as one that reads them is, to be stopped.
     boundedWalks.perCovered = { customers: 1, counted: 1 };
     await many(made);
-    await expectWalks({ department: department.id }, 'department_id = ?', [department.id], 'tickets_list_department_id');
+    await expectWalks({ department: department.id }, 'subject', 'department_id = ?', [department.id], 'tickets_list_department_id');
   });
 
   it("an organisation's walk tests it on the order index's entries, and goes past more tickets than it has", async () => {
     const org = await Organisation.create({ name: unique('CoveredOrg'), brand_id: ctx.brandId });
     const member = await f.user({ organisation_id: org.id });
-    const subject = `zzzzzz ${unique('Covered')}`;
-    const made = await f.ticket({ user: member.id, subject });
+    const made = await f.ticket({ user: member.id });
+    // After the first test's numbers (`zzzz-...`) too.
+    const number = `zzzzzz-${made.id}`;
+    await sequelize().query('UPDATE tickets SET number = ? WHERE id = ?', { replacements: [number, made.id] });
     // A quarter as many tickets of theirs as the walk passes: more than a walk that reads its
     // entries' tickets may pass (one entry per match sorted), within perCovered.customers (8) per match.
-    const { mine, walked } = await coveredFamily(made, subject, 4, 'organisation_id = ?', org.id);
+    const { mine, walked } = await coveredFamily(made, 'number', number, 4, 'organisation_id = ?', org.id);
     expect(walked).toBeGreaterThan(mine);
     expect(walked + LIMIT).toBeLessThan(boundedWalks.perCovered.customers * mine);
 
     // One page statement: the walk, bounded, not stopped (no second read through the organisation's index).
-    const { pages, read } = await firstSubjectPage({ organisation: org.id }, 'organisation_id = ?', org.id, mine);
-    expect(read).toEqual([{ index: 'tickets_list_subject', bounded: true }]);
-    // Index only: the walk reads the subject index's entries, no ticket's row.
-    expect(await ticketAccess(pages[0])).toEqual([{ key: 'tickets_list_subject', indexOnly: true }]);
+    const { pages, read } = await firstPage({ organisation: org.id }, 'number', 'organisation_id = ?', org.id, mine);
+    expect(read).toEqual([{ index: 'tickets_list_number', bounded: true }]);
+    // Index only: the walk reads the number index's entries (it holds the organisation, migration 087), no ticket's row.
+    expect(await ticketAccess(pages[0])).toEqual([{ key: 'tickets_list_number', indexOnly: true }]);
   });
 
   it("a department's walk of the subject index tests it on the entries (migration 088): it goes past more tickets than it has", async () => {
@@ -216,11 +234,11 @@ describe('a walk of the order index for a page is bounded, and the page read thr
     const made = await f.ticket({ department: department.id, subject });
     // A third as many tickets of theirs as the walk passes: more than a walk that reads its
     // entries' tickets may pass (one entry per match sorted), within perCovered.counted (4) per match.
-    const { mine, walked } = await coveredFamily(made, subject, 3, 'department_id = ?', department.id);
+    const { mine, walked } = await coveredFamily(made, 'subject', subject, 3, 'department_id = ?', department.id);
     expect(walked).toBeGreaterThan(mine);
     expect(walked + LIMIT).toBeLessThan(boundedWalks.perCovered.counted * mine);
 
-    const read = () => firstSubjectPage({ department: department.id }, 'department_id = ?', department.id, mine);
+    const read = () => firstPage({ department: department.id }, 'subject', 'department_id = ?', department.id, mine);
     // One page statement: the walk, bounded, not stopped (no second read through the department's index).
     const { pages, read: walk } = await read();
     expect(walk).toEqual([{ index: 'tickets_list_subject', bounded: true }]);

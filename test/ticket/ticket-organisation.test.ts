@@ -10,6 +10,7 @@ import { capture } from '../../bench/capture';
 import * as m086 from '../../migrations/086_ticket_organisation';
 import * as m087 from '../../migrations/087_list_indexes_hold_customers';
 import * as m088 from '../../migrations/088_subject_index_holds_counted';
+import * as m090 from '../../migrations/090_customer_subject_indexes';
 import { Organisation, TicketPriority, User } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { unique, useApi } from '../helpers/app';
@@ -106,20 +107,21 @@ describe("a ticket's organisation, kept by migration 086", () => {
     }
   });
 
-  it('pages an organisation of more people than a merge takes from its own range, in id and updated_at order, without a sort', async () => {
+  it('pages an organisation of more people than a merge takes from its own range, in id, updated_at and subject order, without a sort', async () => {
     const org = await organisation();
     // More people than the members' merge took (64): each with a ticket.
     const people = await User.bulkCreate(Array.from({ length: 70 }, (_, i) => ({
       type: 'user', brand_id: ctx.brandId, email: `${unique('many')}-${i}@example.com`, firstname: 'Many', lastname: 'People', organisation_id: org.id,
     })) as any[]);
-    for (const person of people) await f.ticket({ user: person.id });
+    // Subjects of five families, ties broken by id.
+    for (const [i, person] of people.entries()) await f.ticket({ user: person.id, subject: `Org family ${(i * 3) % 5}` });
     const want = await plain(org.id);
     expect(want.length).toBe(70);
-    for (const [column, index] of [['id', m086.ORGANISATION_INDEX], ['updated_at', m086.ORGANISATION_UPDATED_INDEX]]) {
+    for (const [column, index] of [['id', m086.ORGANISATION_INDEX], ['updated_at', m086.ORGANISATION_UPDATED_INDEX], ['subject', m090.ORGANISATION_SUBJECT_INDEX]]) {
       for (const filter of [{}, { order_direction: 'desc' }, { status: ctx.statuses.join(',') }, { start: 20 }]) {
         const q = { organisation: org.id, order_column: column, limit: 5, ...filter };
         const { statements, result } = await capture(() => api.get(BASE, q));
-        const order = column === 'id' ? `id` : `updated_at, id`;
+        const order = column === 'id' ? `id` : `${column}, id`;
         const dir = 'order_direction' in filter ? ' DESC' : '';
         const sorted = (await query<{ id: number }>(`SELECT id FROM tickets WHERE id IN (?) ORDER BY ${order.split(', ').map((c) => c + dir).join(', ')}`, [want])).map((r) => Number(r.id));
         const start = 'start' in filter ? Number(filter.start) - 1 : 0;
@@ -134,15 +136,16 @@ describe("a ticket's organisation, kept by migration 086", () => {
     }
   });
 
-  it("counts an organisation's tickets beside another filter from its own index alone, and walks its range for the page in id and updated_at order", async () => {
+  it("counts an organisation's tickets beside another filter from its own index alone, and walks its range for the page in id, updated_at and subject order", async () => {
     const org = await organisation();
     const members = [await f.user({ organisation_id: org.id }), await f.user({ organisation_id: org.id })];
     const priorities = [ctx.priorityId, (await TicketPriority.create({ name: unique('Org priority'), order: 1000 })).id];
     for (let i = 0; i < 8; i++) await f.ticket({ user: members[i % 2].id, priority: priorities[i % 2] });
     for (const [filter, hinted] of [
       [{ priority: priorities[0] }, true], [{ department: ctx.departmentId }, true], [{ priority: priorities[1], order_column: 'updated_at', order_direction: 'desc' }, true],
+      [{ priority: priorities[0], order_column: 'subject', order_direction: 'desc' }, true],
       // An order no index of the organisation holds: the optimiser's page (the count still hinted).
-      [{ priority: priorities[0], order_column: 'subject' }, false],
+      [{ priority: priorities[0], order_column: 'created_at' }, false],
     ] as const) {
       const q = { organisation: org.id, limit: 100, ...filter };
       const { statements, result } = await capture(() => api.get(BASE, q));
@@ -162,7 +165,7 @@ describe("a ticket's organisation, kept by migration 086", () => {
       const read = counted.find((r) => r.table === 'Ticket')!;
       expect({ q, key: read.key, extra: read.Extra }).toEqual({ q, key: m086.ORGANISATION_INDEX, extra: expect.stringMatching(/Using index/) });
       const page = statements.find((st) => st.sql.startsWith('SELECT STRAIGHT_JOIN t.* FROM (SELECT'))!;
-      const index = column === 'id' ? m086.ORGANISATION_INDEX : m086.ORGANISATION_UPDATED_INDEX;
+      const index = ({ id: m086.ORGANISATION_INDEX, updated_at: m086.ORGANISATION_UPDATED_INDEX, subject: m090.ORGANISATION_SUBJECT_INDEX } as Record<string, string>)[column];
       expect({ q, hinted: page.sql.includes(`FORCE INDEX (${index})`) }).toEqual({ q, hinted });
       if (hinted) {
         const plan = await sequelize().query<Record<string, any>>(`EXPLAIN ${page.sql}`, { replacements: page.params, type: QueryTypes.SELECT });

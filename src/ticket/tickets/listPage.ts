@@ -24,6 +24,7 @@ import { CUSTOMER_UPDATED_INDEX } from '../../../migrations/085_customer_updated
 import { ORGANISATION_INDEX, ORGANISATION_UPDATED_INDEX } from '../../../migrations/086_ticket_organisation';
 import { COVERED_SORTS } from '../../../migrations/088_subject_index_holds_counted';
 import { MARK_FILTER_COLUMNS } from '../../../migrations/089_ticket_mark_filter_counts';
+import { CUSTOMER_SUBJECT_INDEX, ORGANISATION_SUBJECT_INDEX } from '../../../migrations/090_customer_subject_indexes';
 import { MAX_ID } from '../../lib/validation';
 import { NARROWING_PARAMS } from './listFilters';
 import { oneOptionNamed } from '../../customfields/values';
@@ -133,16 +134,19 @@ const MAX_MERGED_RANGES = 64;
 
 /**
  * The orders a customer's listed tickets are a range of, by the customer index that holds them
- * so: migration 032's (user_id, deleted_at, merged_into_id, id, status_id, ...) and 085's
- * (user_id, deleted_at, merged_into_id, updated_at, id, status_id). The customer order (user_id,
- * then id) is one customer's id order: 032's too.
+ * so: migration 032's (user_id, deleted_at, merged_into_id, id, status_id, ...), 085's
+ * (user_id, deleted_at, merged_into_id, updated_at, id, status_id) and 090's (user_id,
+ * deleted_at, merged_into_id, subject, id: a status beside the customer is tested on each entry's
+ * ticket). The customer order (user_id, then id) is one customer's id order: 032's too.
  */
 const CUSTOMER_RANGES: ReadonlyMap<string, string> = new Map([
-  ['id', 'tickets_filter_user_id'], ['updated_at', CUSTOMER_UPDATED_INDEX], ['user_id', 'tickets_filter_user_id'],
+  ['id', 'tickets_filter_user_id'], ['updated_at', CUSTOMER_UPDATED_INDEX], ['subject', CUSTOMER_SUBJECT_INDEX], ['user_id', 'tickets_filter_user_id'],
 ]);
 
-/** The same orders of an organisation's listed tickets, by migration 086's indexes of `tickets.organisation_id`. */
-const ORGANISATION_RANGES: ReadonlyMap<string, string> = new Map([['id', ORGANISATION_INDEX], ['updated_at', ORGANISATION_UPDATED_INDEX]]);
+/** The same orders of an organisation's listed tickets, by migrations 086's and 090's indexes of `tickets.organisation_id`. */
+const ORGANISATION_RANGES: ReadonlyMap<string, string> = new Map([
+  ['id', ORGANISATION_INDEX], ['updated_at', ORGANISATION_UPDATED_INDEX], ['subject', ORGANISATION_SUBJECT_INDEX],
+]);
 
 /** A column of `tickets` whose values' listed tickets are ranges of indexes, by order. */
 interface Ranged { key: 'user_id' | 'organisation_id'; ranges: ReadonlyMap<string, string> }
@@ -1148,8 +1152,8 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
 
   /**
    * The page of several customers' or organisations' listed tickets in an order of their ranges
-   * (id, `updated_at`, a customer's the customer order too; and a status, after an id): each key's first entries of the order's index
-   * (migrations 032 and 085 for customers, 086 for organisations) in the list's direction up to
+   * (id, `updated_at`, `subject`, a customer's the customer order too; and a status, after an id): each key's first entries of the order's index
+   * (migrations 032, 085 and 090 for customers, 086 and 090 for organisations) in the list's direction up to
    * the page's reach, merged (UNION ALL: a ticket has one customer and one organisation), then the
    * page of them. That reads keys × reach entries; the optimiser's page reads all of their tickets
    * and sorts them (the benchmark's large organisation, 62,500 at 1M, one request at a time:
@@ -1176,8 +1180,8 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
    * many keys). Otherwise a walk of the order's index where it is expected to read fewer entries
    * than their tickets, bounded by them (walkedPage), else their tickets read through the key's
    * index and sorted. Left to the optimiser, the benchmark's large organisation (63,000 tickets
-   * at 1M) in `subject` order walked that order's index past 90,000 tickets of subject families
-   * it has none of (243 ms). In the trash, the optimiser's.
+   * at 1M) in `subject` order (a range of its own since migration 090) walked that order's index
+   * past 90,000 tickets of subject families it has none of (243 ms). In the trash, the optimiser's.
    */
   const pageOfRanges = (by: Ranged, keys: number[], count: number, total: number): Promise<Ticket[]> => {
     if (trashed) return pageOf('', count);
@@ -1318,9 +1322,9 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   if (customer !== null) {
     // One customer's tickets (and a status): the count from migration 035's counters, known
     // before the page (a page past the middle is read from the far end); listed, in id,
-    // `updated_at` or customer order, the page is a range of the customer's own index (customerHint); in
+    // `updated_at`, `subject` or customer order, the page is a range of the customer's own index (customerHint); in
     // another, walked or sorted (walkedOrSorted: the busy customer in `subject` order at 1M, 335
-    // ms walked unbounded by the optimiser).
+    // ms walked unbounded by the optimiser, 57 ms walked so, before migration 090).
     const { count, total } = await countersAndTotal(countersOf('ticket_user_counts', personKey(customer), statuses), trashed, !customerRanged);
     return { rows: await (customerRanged ? pageOf(customerHint(p, column), count) : walkedOrSorted(BY_CUSTOMER, count, total)), count };
   }
@@ -1328,7 +1332,7 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   const customers = withStatusOnly(p, 'user');
   if (customers) {
     // Several customers' tickets (and a status): the sum of their counters (a ticket has one
-    // customer: none counted twice); listed, in id, `updated_at` or customer order, up to MAX_MERGED_RANGES
+    // customer: none counted twice); listed, in id, `updated_at`, `subject` or customer order, up to MAX_MERGED_RANGES
     // of them, the page merges their own ranges (pageOfRanges).
     const { count, total } = await countersAndTotal(countersOf('ticket_user_counts', sqlCondition`user_id IN (${customers})`, statuses), trashed, !trashed);
     return { rows: await pageOfRanges(BY_CUSTOMER, customers, count, total), count };
@@ -1369,8 +1373,8 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   if (organisations) {
     // Organisations' tickets (and a status): the count sums their members' counters (migration
     // 035, per customer, state, status and slot; a ticket has one customer, so none is counted
-    // twice), not a COUNT of their tickets; listed, in id or `updated_at` order, the page merges
-    // the organisations' ranges of migration 086's indexes, whatever their number of people; in
+    // twice), not a COUNT of their tickets; listed, in id, `updated_at` or `subject` order, the page merges
+    // the organisations' ranges of migrations 086's and 090's indexes, whatever their number of people; in
     // the customer order it is positioned by the members' counters (customerOrderPage); in
     // another, walked or sorted (walkedOrSorted).
     const members = sqlCondition`user_id IN (SELECT id FROM users WHERE organisation_id IN (${organisations}))`;
