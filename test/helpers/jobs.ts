@@ -56,7 +56,18 @@ export function readQueue(name: QueueName) {
  * instead of 4). So a file drops them before it starts a mail worker, and after its tests.
  */
 export async function dropQueuedMail(): Promise<void> {
-  await producerQueue(QUEUES.mail).obliterate({ force: true });
+  const queue = producerQueue(QUEUES.mail);
+  // A job a worker of this file still holds (its afterAll may close the worker after this one ran)
+  // finishes first: removed from under it, its worker failed to record the end ("Missing key for
+  // job ... moveToFinished", logged as a worker error). Paused, no worker takes another; an active
+  // job without a lock is held by no worker (one stopped while running it) and may go at once.
+  await queue.pause();
+  const client = await queue.client;
+  await waitFor(async () => {
+    const locks = await Promise.all((await queue.getActive()).map((job) => client.get(`${queue.toKey(job.id!)}:lock`)));
+    return locks.every((lock) => lock === null);
+  }, 15000, 'the mail worker to finish the jobs it holds');
+  await queue.obliterate({ force: true }); // which unpauses the queue: its meta key goes too
   // In a transaction that runs again when it is a deadlock's victim: the file's mail worker may
   // still be recording a delivery (its transaction locks the entry it marks processed).
   await transaction((t) => OutboxEntry.update({ failed_at: now() }, { where: { queue: QUEUES.mail, processed_at: null, failed_at: null }, transaction: t }));
