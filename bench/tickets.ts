@@ -11,6 +11,7 @@ import { dropDayCountTriggers } from '../migrations/026_ticket_day_counts';
 import { createDayFilterCountTriggers, dropDayFilterCountTriggers, fillDayFilterCounts } from '../migrations/028_ticket_day_filter_counts';
 import { createAssigneeCountTriggers, dropAssigneeCountTriggers, fillAssigneeCounts } from '../migrations/029_ticket_assignee_counts';
 import { createUserCountTriggers, dropUserCountTriggers, fillUserCounts } from '../migrations/035_ticket_user_counts';
+import { createOrganisationCountTriggers, dropOrganisationCountTriggers, fillOrganisationCounts } from '../migrations/091_ticket_organisation_counts';
 import { createLinkListTriggers, dropLinkListTriggers, fillLinkLists } from '../migrations/084_link_list_trash';
 import { fillDayMarkCounts, fillMarks } from '../migrations/063_ticket_order_marks';
 import { createDayMarkFilterCountTriggers, fillMarkFilterCounts } from '../migrations/089_ticket_mark_filter_counts';
@@ -317,6 +318,7 @@ async function loadTickets(log: (line: string) => void) {
   await dropDayFilterCountTriggers(sequelize().getQueryInterface());
   await dropAssigneeCountTriggers(sequelize().getQueryInterface());
   await dropUserCountTriggers(sequelize().getQueryInterface());
+  await dropOrganisationCountTriggers(sequelize().getQueryInterface());
   await dropLinkListTriggers(sequelize().getQueryInterface());
   await q('ALTER TABLE tickets DROP INDEX tickets_subject_search');
   await q('ALTER TABLE ticket_messages DROP INDEX ticket_messages_text_search');
@@ -382,6 +384,8 @@ async function loadTickets(log: (line: string) => void) {
     await fillAssigneeCounts(sequelize().getQueryInterface());
     await createUserCountTriggers(sequelize().getQueryInterface());
     await fillUserCounts(sequelize().getQueryInterface());
+    await createOrganisationCountTriggers(sequelize().getQueryInterface());
+    await fillOrganisationCounts(sequelize().getQueryInterface());
     await fillLinkLists(sequelize().getQueryInterface());
     await createLinkListTriggers(sequelize().getQueryInterface());
     await q('ALTER TABLE ticket_messages ENGINE=InnoDB');

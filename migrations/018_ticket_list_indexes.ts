@@ -51,37 +51,56 @@ const REPLACED = [
 ];
 
 /**
- * The three triggers on tickets that keep the counters of `counted` columns (this migration's
- * COUNTED, or a later migration's longer list): name → definition after CREATE TRIGGER <name>.
+ * Counters of tickets per combination of `counted` columns: the list's own (`ticket_list_counts`,
+ * this migration's), or per value of a column of the ticket as well (`key`: migration 091's per
+ * organisation), where tickets without a value are not counted.
  */
-export function listCountTriggerSql(counted: readonly string[]): Record<string, string> {
-  const cols = (row: 'NEW' | 'OLD') => counted.map((c) => `${row}.${c}`).join(', ');
+export interface TicketCounts { table: string; key?: string }
+
+export const LIST_COUNTS: TicketCounts = { table: 'ticket_list_counts' };
+
+/**
+ * The three triggers on tickets that keep the counters of `counted` columns (this migration's
+ * COUNTED, or a later migration's longer list): name → definition after CREATE TRIGGER <name>
+ * (`tickets_<table without ticket_>_insert`...).
+ */
+export function listCountTriggerSql(counted: readonly string[], { table, key }: TicketCounts = LIST_COUNTS): Record<string, string> {
+  const columns = [...(key ? [key] : []), 'state', ...counted, 'slot'];
   const STATE = (row: 'NEW' | 'OLD') => `IF(${row}.deleted_at IS NULL, 0, 1)`;
   const SLOT = (row: 'NEW' | 'OLD') => `${row}.id MOD ${COUNT_SLOTS}`;
-  const add = (row: 'NEW' | 'OLD') => `INSERT INTO ticket_list_counts (state, ${counted.join(', ')}, slot, n)
-  VALUES (${STATE(row)}, ${cols(row)}, ${SLOT(row)}, 1) ON DUPLICATE KEY UPDATE n = n + 1`;
-  const remove = (row: 'NEW' | 'OLD') => `UPDATE ticket_list_counts SET n = n - 1
-  WHERE state = ${STATE(row)} AND ${counted.map((c) => `${c} = ${row}.${c}`).join(' AND ')} AND slot = ${SLOT(row)}`;
-  const changed = [`${STATE('OLD')} <> ${STATE('NEW')}`, 'NOT (OLD.merged_into_id <=> NEW.merged_into_id)', ...counted.map((c) => `OLD.${c} <> NEW.${c}`)].join(' OR ');
+  const values = (row: 'NEW' | 'OLD') => [...(key ? [`${row}.${key}`] : []), STATE(row), ...counted.map((c) => `${row}.${c}`), SLOT(row)];
+  const add = (row: 'NEW' | 'OLD') => `INSERT INTO ${table} (${columns.join(', ')}, n)
+  VALUES (${values(row).join(', ')}, 1) ON DUPLICATE KEY UPDATE n = n + 1`;
+  const remove = (row: 'NEW' | 'OLD') => `UPDATE ${table} SET n = n - 1
+  WHERE ${columns.map((c, i) => `${c} = ${values(row)[i]}`).join(' AND ')}`;
+  // A ticket counts when it is not merged (and has a key).
+  const counts = (row: 'NEW' | 'OLD') => `${row}.merged_into_id IS NULL${key ? ` AND ${row}.${key} IS NOT NULL` : ''}`;
+  const changed = [
+    ...(key ? [`NOT (OLD.${key} <=> NEW.${key})`] : []),
+    `${STATE('OLD')} <> ${STATE('NEW')}`, 'NOT (OLD.merged_into_id <=> NEW.merged_into_id)', ...counted.map((c) => `OLD.${c} <> NEW.${c}`),
+  ].join(' OR ');
+  const name = `tickets_${table.replace(/^ticket_/, '')}`;
   return {
-    tickets_list_counts_insert: `AFTER INSERT ON tickets FOR EACH ROW
-    IF NEW.merged_into_id IS NULL THEN ${add('NEW')}; END IF`,
-    tickets_list_counts_update: `AFTER UPDATE ON tickets FOR EACH ROW
+    [`${name}_insert`]: `AFTER INSERT ON tickets FOR EACH ROW
+    IF ${counts('NEW')} THEN ${add('NEW')}; END IF`,
+    [`${name}_update`]: `AFTER UPDATE ON tickets FOR EACH ROW
     IF ${changed} THEN
-      IF OLD.merged_into_id IS NULL THEN ${remove('OLD')}; END IF;
-      IF NEW.merged_into_id IS NULL THEN ${add('NEW')}; END IF;
+      IF ${counts('OLD')} THEN ${remove('OLD')}; END IF;
+      IF ${counts('NEW')} THEN ${add('NEW')}; END IF;
     END IF`,
-    tickets_list_counts_delete: `AFTER DELETE ON tickets FOR EACH ROW
-    IF OLD.merged_into_id IS NULL THEN ${remove('OLD')}; END IF`,
+    [`${name}_delete`]: `AFTER DELETE ON tickets FOR EACH ROW
+    IF ${counts('OLD')} THEN ${remove('OLD')}; END IF`,
   };
 }
 
 /** The counts of `counted` columns from the tickets themselves. */
-export async function fillCountsOf(q: QueryInterface, counted: readonly string[]): Promise<void> {
-  await q.sequelize.query('DELETE FROM ticket_list_counts');
-  await q.sequelize.query(`INSERT INTO ticket_list_counts (state, ${counted.join(', ')}, slot, n)
-    SELECT IF(deleted_at IS NULL, 0, 1), ${counted.join(', ')}, id MOD ${COUNT_SLOTS}, COUNT(*) FROM tickets
-    WHERE merged_into_id IS NULL GROUP BY 1, ${counted.map((_, i) => i + 2).join(', ')}, ${counted.length + 2}`);
+export async function fillCountsOf(q: QueryInterface, counted: readonly string[], { table, key }: TicketCounts = LIST_COUNTS): Promise<void> {
+  const keyed = key ? [key] : [];
+  const groups = keyed.length + counted.length + 2;
+  await q.sequelize.query(`DELETE FROM ${table}`);
+  await q.sequelize.query(`INSERT INTO ${table} (${[...keyed, 'state', ...counted, 'slot'].join(', ')}, n)
+    SELECT ${[...keyed, 'IF(deleted_at IS NULL, 0, 1)', ...counted, `id MOD ${COUNT_SLOTS}`].join(', ')}, COUNT(*) FROM tickets
+    WHERE merged_into_id IS NULL${key ? ` AND ${key} IS NOT NULL` : ''} GROUP BY ${Array.from({ length: groups }, (_, i) => i + 1).join(', ')}`);
 }
 
 export async function up(q: QueryInterface): Promise<void> {

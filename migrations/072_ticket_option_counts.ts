@@ -58,10 +58,10 @@ export const OPTION_COUNTS: LinkedCounts = {
   names: { links: 'value_option', tickets: 'option' }, ticketDelete: 'AFTER',
 };
 
-const keyNames = (c: LinkedCounts) => c.keys.map(([k]) => k);
+const keyNames = (c: Pick<LinkedCounts, 'keys'>) => c.keys.map(([k]) => k);
 
 /** The table of counters by `counted` columns of the ticket. */
-export const linkedTableSql = (c: LinkedCounts, counted: readonly string[]) => `CREATE TABLE ${c.table} (
+export const linkedTableSql = (c: Pick<LinkedCounts, 'table' | 'keys'>, counted: readonly string[]) => `CREATE TABLE ${c.table} (
     ${c.keys.map(([k, type]) => `${k} ${type} NOT NULL,`).join('\n    ')}
     state TINYINT UNSIGNED NOT NULL,
     ${counted.map((col) => `${col} INT UNSIGNED NOT NULL,`).join('\n    ')}

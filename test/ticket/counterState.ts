@@ -1,6 +1,8 @@
 import { QueryTypes, type QueryInterface } from 'sequelize';
 import { up as recount049 } from '../../migrations/049_recount_ticket_lists';
+import { COUNTED } from '../../migrations/025_ticket_list_assigned';
 import { fillLinkLists } from '../../migrations/084_link_list_trash';
+import { fillOrganisationCounts } from '../../migrations/091_ticket_organisation_counts';
 import { sequelize } from '../../src/db/sequelize';
 
 const rows = (sql: string) => sequelize().query<Record<string, unknown>>(sql, { type: QueryTypes.SELECT });
@@ -19,6 +21,7 @@ export const counterState = async () => ({
   dayFilters: await rows('SELECT col, state, dim, val, day, status_id, SUM(n) AS n FROM ticket_day_filter_counts GROUP BY col, state, dim, val, day, status_id HAVING n <> 0 ORDER BY col, state, dim, val, day, status_id'),
   assignees: await rows('SELECT * FROM ticket_assignee_counts WHERE n <> 0 ORDER BY user_id, state, status_id, slot'),
   users: await rows('SELECT * FROM ticket_user_counts WHERE n <> 0 ORDER BY user_id, state, status_id, slot'),
+  organisations: await rows(`SELECT * FROM ticket_organisation_counts WHERE n <> 0 ORDER BY organisation_id, state, ${COUNTED.join(', ')}, slot`),
   assigneeList: await rows('SELECT * FROM ticket_assignee_list ORDER BY user_id, ticket_id'),
   assigned: await rows('SELECT id, assigned FROM tickets ORDER BY id'),
 });
@@ -26,9 +29,10 @@ export const counterState = async () => ({
 /**
  * The recount an upgrade runs: migration 049, then the later migrations' fills of what 049 fills
  * (083's columns of the link lists, which 049's fill of 031's leaves at their defaults on today's
- * schema, and 084's state of the trash in them).
+ * schema, and 084's state of the trash in them), and 091's counters, which 049 did not know.
  */
 export async function recount(qi: QueryInterface): Promise<void> {
   await recount049(qi);
   await fillLinkLists(qi);
+  await fillOrganisationCounts(qi);
 }

@@ -1,0 +1,150 @@
+/**
+ * Organisations' tickets beside counted filters (`organisation` and a priority, a department, a
+ * status and a priority, the unassigned, the flags; listed or `trashed=1`): `count` sums migration
+ * 091's counters, exact through creates, status, priority, department and assignment changes, a
+ * change of customer, a customer joining, moving and leaving, the trash and back, a merge, a delete
+ * for good and an organisation's delete (through the API and by a cascade); never a COUNT of the
+ * organisation's tickets. The page past the middle is read from the far end.
+ */
+import { capture } from '../../bench/capture';
+import { COUNTED } from '../../migrations/025_ticket_list_assigned';
+import { COUNT_SLOTS } from '../../migrations/018_ticket_list_indexes';
+import { ORGANISATION_COUNTS } from '../../migrations/091_ticket_organisation_counts';
+import { Organisation, Ticket, TicketPriority } from '../../src/db/models';
+import { sequelize } from '../../src/db/sequelize';
+import { departmentsBelow } from '../../src/ticket/tickets/departmentsBelow';
+import { unique, useApi } from '../helpers/app';
+import { expectList, expectSuccess } from '../helpers/envelope';
+import { ids, numericRows, query, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
+
+const api = useApi();
+const BASE = '/api/ticket/ticket';
+let ctx: TicketContext;
+const f = ticketFactories(api, () => ctx);
+let otherPriority: number;
+
+beforeAll(async () => {
+  ctx = await ticketContext();
+  otherPriority = (await TicketPriority.create({ name: unique('Org count priority'), order: 1001 })).id;
+});
+
+const organisation = async () => (await Organisation.create({ name: unique('CountedOrg'), brand_id: ctx.brandId })).id;
+
+/** The filters checked beside the organisations: as the list's parameters, and as a condition on tickets `t` (`tree`: the department's). */
+const besides = (tree: number[]): Array<[Record<string, unknown>, string, unknown[]]> => [
+  [{ priority: ctx.priorityId }, 't.priority_id = ?', [ctx.priorityId]],
+  [{ priority: otherPriority }, 't.priority_id = ?', [otherPriority]],
+  [{ department: ctx.departmentId }, 't.department_id IN (?)', [tree]],
+  [{ status: ctx.statuses[0], priority: ctx.priorityId }, 't.status_id = ? AND t.priority_id = ?', [ctx.statuses[0], ctx.priorityId]],
+  [{ assigned: -1 }, 't.assigned = 0', []],
+  [{ internal: 0, priority: otherPriority }, 't.internal = 0 AND t.priority_id = ?', [otherPriority]],
+];
+
+/** The organisations' tickets the plain way: their customers' organisation now, listed or trashed, not merged, in id order. */
+const actual = async (orgs: number[], trashed: boolean, condition: string, values: unknown[]) => (await query<{ id: number }>(
+  `SELECT t.id FROM tickets t JOIN users u ON u.id = t.user_id WHERE u.organisation_id IN (?) AND t.merged_into_id IS NULL
+     AND t.deleted_at IS ${trashed ? 'NOT ' : ''}NULL AND ${condition} ORDER BY t.id`,
+  [orgs, ...values],
+)).map((r) => Number(r.id));
+
+/** Each organisation alone and all of them together, beside each filter, listed and trashed: the count and pages exact, counted by the counters. */
+async function check(orgs: number[]) {
+  const tree = await departmentsBelow([ctx.departmentId]);
+  for (const ofOrgs of [...orgs.map((o) => [o]), orgs]) {
+    for (const [filter, condition, values] of besides(tree)) {
+      for (const trashed of [false, true]) {
+        const q = { organisation: ofOrgs.join(','), limit: 100, ...filter, ...(trashed ? { trashed: 1 } : {}) };
+        const want = await actual(ofOrgs, trashed, condition, values);
+        const { statements, result } = await capture(() => api.get(BASE, q));
+        expect({ q, count: result.body.count, ids: ids(expectList(result)) }).toEqual({ q, count: want.length, ids: want });
+        // The count from the organisations' counters: no COUNT of their tickets.
+        expect({
+          q, counters: statements.filter((s) => /FROM ticket_organisation_counts/.test(s.sql)).length,
+          counts: statements.filter((s) => /COUNT\(/.test(s.sql)).length,
+        }).toEqual({ q, counters: 1, counts: 0 });
+        // Past the middle (from the far end) and the last page.
+        for (const start of [Math.floor(want.length / 2) + 1, want.length].filter((x) => x >= 1)) {
+          const deep = await api.get(BASE, { ...q, start, limit: 2 });
+          expect({ q, start, count: deep.body.count, ids: ids(expectList(deep)) }).toEqual({ q, start, count: want.length, ids: want.slice(start - 1, start + 1) });
+        }
+      }
+    }
+  }
+}
+
+/** The counters against the tickets themselves, row by row (none negative); the number of rows. */
+async function expectFilled(): Promise<number> {
+  const columns = ['organisation_id', 'state', ...COUNTED, 'slot'];
+  const counted = await query<Record<string, number>>(`SELECT ${columns.join(', ')}, n FROM ${ORGANISATION_COUNTS.table} WHERE n <> 0 ORDER BY ${columns.join(', ')}`);
+  const fromTickets = await query<Record<string, number>>(`SELECT organisation_id, IF(deleted_at IS NULL, 0, 1) AS state, ${COUNTED.join(', ')},
+      id MOD ${COUNT_SLOTS} AS slot, COUNT(*) AS n
+    FROM tickets WHERE merged_into_id IS NULL AND organisation_id IS NOT NULL
+    GROUP BY ${columns.join(', ')} ORDER BY ${columns.join(', ')}`);
+  expect(numericRows(counted)).toEqual(numericRows(fromTickets));
+  expect(await query(`SELECT * FROM ${ORGANISATION_COUNTS.table} WHERE n < 0`)).toEqual([]);
+  return fromTickets.length;
+}
+
+describe("organisations' tickets beside counted filters, counted by migration 091", () => {
+  it('are counted exactly through every write of a ticket, a customer and an organisation', async () => {
+    const [a, b] = [await organisation(), await organisation()];
+    const [u1, u2, u3, loner] = [await f.user({ organisation_id: a }), await f.user({ organisation_id: a }), await f.user({ organisation_id: b }), await f.user()];
+    const department = await f.department();
+    const made: Array<{ id: number }> = [];
+    for (let i = 0; i < 12; i++) {
+      made.push(await f.ticket({
+        user: [u1, u2, u3, loner][i % 4].id, status: ctx.statuses[i % 2], priority: i % 3 ? ctx.priorityId : otherPriority,
+        department: i % 5 ? ctx.departmentId : department.id,
+      }));
+    }
+    await check([a, b]);
+    expect(await expectFilled()).toBeGreaterThan(0);
+
+    // Through the API: a status, a priority, a department, an assignment, a customer changed; two to the trash.
+    const operator = await f.operator();
+    expectSuccess(await api.put(`${BASE}/${made[0].id}`, { status: ctx.statuses[1], priority: otherPriority }), 'Successfully updated the ticket!');
+    expectSuccess(await api.put(`${BASE}/${made[1].id}`, { department: department.id }), 'Successfully updated the ticket!');
+    expectSuccess(await api.put(`${BASE}/${made[2].id}`, { assignedto: [operator.id] }), 'Successfully updated the ticket!');
+    expectSuccess(await api.put(`${BASE}/${made[3].id}`, { user: u1.id }), 'Successfully updated the ticket!');
+    expect((await api.del(`${BASE}/${made[4].id}`)).status).toBe(200);
+    expect((await api.del(`${BASE}/${made[5].id}`)).status).toBe(200);
+    await check([a, b]);
+    await expectFilled();
+
+    // Customers joining, moving and leaving (through the API); a ticket back from the trash, a
+    // merge and a delete for good (by hand).
+    expectSuccess(await api.put(`/api/user/user/${loner.id}`, { organisation_id: b }), 'Successfully updated the user!');
+    expectSuccess(await api.put(`/api/user/user/${u2.id}`, { organisation_id: b }), 'Successfully updated the user!');
+    expectSuccess(await api.put(`/api/user/user/${u3.id}`, { organisation_id: 0 }), 'Successfully updated the user!');
+    await Ticket.update({ deleted_at: null }, { where: { id: made[4].id } });
+    expectSuccess(await api.post(`${BASE}/${made[8].id}/merge`, { ids: [made[0].id] }), 'Successfully updated the ticket!');
+    await sequelize().query('DELETE FROM tickets WHERE id = ?', { replacements: [made[7].id] });
+    await check([a, b]);
+    await expectFilled();
+
+    // The organisation's delete through the API (its members leave it first), and one by a
+    // cascade no trigger of tickets sees: their counters go with them.
+    expect((await api.del(`/api/user/organisation/${b}`)).status).toBe(200);
+    await sequelize().query('DELETE FROM organisations WHERE id = ?', { replacements: [a] });
+    expect(await query(`SELECT * FROM ${ORGANISATION_COUNTS.table} WHERE organisation_id IN (?)`, [[a, b]])).toEqual([]);
+    await check([a, b]);
+    await expectFilled();
+  });
+
+  it('leaves the counters alone for customers of no organisation, and a filter they do not hold to a COUNT', async () => {
+    const org = await organisation();
+    const [member, loner] = [await f.user({ organisation_id: org }), await f.user()];
+    const before = await query<{ n: number }>(`SELECT COALESCE(SUM(n), 0) AS n FROM ${ORGANISATION_COUNTS.table}`);
+    await f.ticket({ user: loner.id });
+    expect(await query<{ n: number }>(`SELECT COALESCE(SUM(n), 0) AS n FROM ${ORGANISATION_COUNTS.table}`)).toEqual(before);
+    const operator = await f.operator();
+    const theirs = [await f.ticket({ user: member.id, assignedto: [operator.id] }), await f.ticket({ user: member.id })];
+    // An operator beside the organisation: not in the counters, a COUNT of the organisation's entries.
+    const q = { organisation: org, assigned: operator.id, priority: ctx.priorityId };
+    const { statements, result } = await capture(() => api.get(BASE, q));
+    expect({ count: result.body.count, ids: ids(expectList(result)) }).toEqual({ count: 1, ids: [theirs[0].id] });
+    expect(statements.some((s) => /FROM ticket_organisation_counts/.test(s.sql))).toBe(false);
+    expect(statements.filter((s) => /^SELECT COUNT\(\*\) AS n FROM `tickets`/.test(s.sql))).toHaveLength(1);
+    await expectFilled();
+  });
+});
