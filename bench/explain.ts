@@ -92,9 +92,11 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     ['list: organisation, a large one, after_id', q(`organisation=${t.largeOrganisationId}&after_id=${tk.id}`)],
     // By latest activity: a range of its updated_at index (migration 086).
     ['list: organisation, a large one, updated_at desc', q(`organisation=${t.largeOrganisationId}&order_column=updated_at&order_direction=desc`)],
-    // Beside a priority: counted from its index alone, the page a walk of its range (migration 086).
+    // Beside a priority: counted from its counters (migration 091: before, a COUNT of its index
+    // entries), the page a walk of its range (migration 086), past the middle from the far end.
     ['list: organisation, a large one + priority', q(`organisation=${t.largeOrganisationId}&priority=${tk.priority_id}`)],
     ['list: organisation, a large one + priority, updated_at desc', q(`organisation=${t.largeOrganisationId}&priority=${tk.priority_id}&order_column=updated_at&order_direction=desc`)],
+    [`list: organisation, a large one + priority, start=${Math.floor(TICKETS / 100).toLocaleString('en-GB')}`, q(`organisation=${t.largeOrganisationId}&priority=${tk.priority_id}&start=${Math.floor(TICKETS / 100)}`)],
     // By subject: a range of their subject indexes (migration 090). The busy customer's tickets
     // cluster in a few subject families: before, the walk of the subject index passed 187,500
     // entries for the first page ascending.
@@ -109,6 +111,7 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     // More people than a merge of their ranges takes: a range of its own index (migration 086).
     ['list: organisation of 1,000 people', q(`organisation=${t.manyPeopleOrganisationId}`)],
     ['list: organisation of 1,000 people, updated_at desc', q(`organisation=${t.manyPeopleOrganisationId}&order_column=updated_at&order_direction=desc`)],
+    ['list: organisation of 1,000 people + department', q(`organisation=${t.manyPeopleOrganisationId}&department=${tk.department_id}`)],
     // The customer order: positioned by the members' counters, then their ranges of the customer index.
     ['list: organisation of 1,000 people, user_id desc', q(`organisation=${t.manyPeopleOrganisationId}&order_column=user_id&order_direction=desc`)],
     ['list: organisation of 1,000 people, user_id asc, start=20,000', q(`organisation=${t.manyPeopleOrganisationId}&order_column=user_id&start=20000`)],
@@ -266,7 +269,7 @@ export async function explainTicketLists(get: (path: string) => Promise<{ count?
     // The link lists' pages and counts (migrations 029-084), the customers' ranges and their
     // counters are the list's own statements too; the presenter's (tags, custom fields, people) are not.
     const main = statements.filter((s) => /^(SELECT|WITH)/i.test(withoutSwitches(s.sql))
-      && /FROM (`tickets`|tickets (t WHERE t\.id IN|(c )?FORCE)|ticket_list_counts|ticket_day_counts|ticket_(tag|assignee)_list|ticket_(user|assignee|tag|option)_counts)|mroonga_command\(/.test(s.sql));
+      && /FROM (`tickets`|tickets (t WHERE t\.id IN|(c )?FORCE)|ticket_list_counts|ticket_day_counts|ticket_(tag|assignee)_list|ticket_(user|assignee|tag|option|organisation)_counts)|mroonga_command\(/.test(s.sql));
     let bad = false;
     for (const [n, st] of main.entries()) {
       const plan = await sequelize().query<Record<string, any>>(explainOf(st.sql), { replacements: st.params, type: QueryTypes.SELECT });
@@ -277,7 +280,7 @@ export async function explainTicketLists(get: (path: string) => Promise<{ count?
         : /operator_departments/.test(st.sql) ? "operator's reach (counters)"
         : /ticket_list_counts/.test(st.sql) ? (/ticket_day_/.test(st.sql) ? 'count + position (counters)' : 'count (counters)')
         : /ticket_day_counts/.test(st.sql) ? 'count (day counters)'
-        : /FROM ticket_(user|assignee|tag|option)_counts/.test(st.sql) ? 'count (counters)'
+        : /FROM ticket_(user|assignee|tag|option|organisation)_counts/.test(st.sql) ? 'count (counters)'
         : /count\(/i.test(st.sql) ? 'count' : 'page';
       rows.push([n === 0 ? title : '', n === 0 ? String(result.count ?? '-') : '', kind, access, v]);
     }
