@@ -79,14 +79,17 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     // A customer with a sixteenth of the tickets (62,500 at 1M): its count from its counters (migration 035).
     ['list: user, a busy customer', q(`user=${t.busyCustomerId}`)],
     ['list: user, a busy customer + status', q(`user=${t.busyCustomerId}&status=${tk.status_id}`)],
+    // Beside another counted filter than a status: the customer's counters (migration 092: before,
+    // a COUNT of the customer's index entries).
+    ['list: user, a busy customer + priority', q(`user=${t.busyCustomerId}&priority=${tk.priority_id}`)],
     [`list: user, a busy customer, start=${Math.floor(TICKETS / 32).toLocaleString('en-GB')}`, q(`user=${t.busyCustomerId}&start=${Math.floor(TICKETS / 32)}`)],
     // By latest activity: a range of the customer's updated_at index (migration 085).
     ['list: user, a busy customer, updated_at desc', q(`user=${t.busyCustomerId}&order_column=updated_at&order_direction=desc`)],
     // Several customers: their counters summed, the page a merge of each one's range in id order.
     ['list: user, a busy customer and another', q(`user=${t.busyCustomerId},${tk.user_id}`)],
     ['list: organisation', q(`organisation=${t.organisationId}`)],
-    // The busy customer's organisation (62,500 tickets at 1M): counted from its members' counters
-    // (migration 035), the page a range of its own index (migration 086).
+    // The busy customer's organisation (62,500 tickets at 1M): counted from its own counters
+    // (migration 091), the page a range of its own index (migration 086).
     ['list: organisation, a large one', q(`organisation=${t.largeOrganisationId}`)],
     ['list: organisation, a large one + status', q(`organisation=${t.largeOrganisationId}&status=${tk.status_id}`)],
     ['list: organisation, a large one, after_id', q(`organisation=${t.largeOrganisationId}&after_id=${tk.id}`)],
@@ -130,6 +133,7 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     // A customer's tickets by their address: their counters, the page a range of their index.
     ['list: user_email, a busy customer', q(`user_email=${encodeURIComponent(BUSY_CUSTOMER_EMAIL)}`)],
     ['list: user_email, a busy customer, updated_at desc', q(`user_email=${encodeURIComponent(BUSY_CUSTOMER_EMAIL)}&order_column=updated_at&order_direction=desc`)],
+    ['list: user_email, a busy customer + priority', q(`user_email=${encodeURIComponent(BUSY_CUSTOMER_EMAIL)}&priority=${tk.priority_id}`)],
     ['list: internal', q('internal=1')],
     ['list: locked', q('locked=0')],
     // A saved filter (a status) alone, and run as an operator who sees the small department only.

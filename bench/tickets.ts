@@ -10,7 +10,7 @@ import { listIndexes } from '../migrations/088_subject_index_holds_counted';
 import { dropDayCountTriggers } from '../migrations/026_ticket_day_counts';
 import { createDayFilterCountTriggers, dropDayFilterCountTriggers, fillDayFilterCounts } from '../migrations/028_ticket_day_filter_counts';
 import { createAssigneeCountTriggers, dropAssigneeCountTriggers, fillAssigneeCounts } from '../migrations/029_ticket_assignee_counts';
-import { createUserCountTriggers, dropUserCountTriggers, fillUserCounts } from '../migrations/035_ticket_user_counts';
+import { createUserCountTriggers, dropUserCountTriggers, fillUserCounts } from '../migrations/092_ticket_user_counts_by_filter';
 import { createOrganisationCountTriggers, dropOrganisationCountTriggers, fillOrganisationCounts } from '../migrations/091_ticket_organisation_counts';
 import { createLinkListTriggers, dropLinkListTriggers, fillLinkLists } from '../migrations/084_link_list_trash';
 import { fillDayMarkCounts, fillMarks } from '../migrations/063_ticket_order_marks';

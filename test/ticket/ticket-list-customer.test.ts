@@ -10,11 +10,12 @@
 import { QueryTypes } from 'sequelize';
 import { capture } from '../../bench/capture';
 import * as m035 from '../../migrations/035_ticket_user_counts';
+import * as m092 from '../../migrations/092_ticket_user_counts_by_filter';
 import { Brand, Organisation, Ticket, User, UserEmail } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { unique, useApi } from '../helpers/app';
 import { expectList, expectSuccess } from '../helpers/envelope';
-import { expectAfterPages, ids, numericRows, query, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
+import { expectAfterPages, expectKeyedCounts, ids, query, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
 
 const api = useApi();
 const BASE = '/api/ticket/ticket';
@@ -60,18 +61,8 @@ async function check(customers: number[]) {
   }
 }
 
-/** The counters against the tickets themselves; the number of (customer, state, status) groups. */
-async function expectFilled(): Promise<number> {
-  const counted = await query<Record<string, number>>(
-    'SELECT user_id, state, status_id, SUM(n) AS n FROM ticket_user_counts GROUP BY 1, 2, 3 HAVING SUM(n) <> 0 ORDER BY 1, 2, 3',
-  );
-  const fromRows = await query<Record<string, number>>(
-    'SELECT user_id, IF(deleted_at IS NULL, 0, 1) AS state, status_id, COUNT(*) AS n FROM tickets WHERE merged_into_id IS NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3',
-  );
-  expect(numericRows(counted)).toEqual(numericRows(fromRows));
-  expect(await query('SELECT * FROM ticket_user_counts WHERE n < 0')).toEqual([]);
-  return fromRows.length;
-}
+/** The customers' counters against the tickets themselves (migration 092's columns); the number of rows. */
+const expectFilled = () => expectKeyedCounts(m092.USER_COUNTS);
 
 describe("one customer's tickets, counted by migration 035", () => {
   it('are counted exactly and listed in order, through create, customer and status changes, trash, merge and deletes', async () => {
@@ -103,8 +94,8 @@ describe("one customer's tickets, counted by migration 035", () => {
     expect((await api.del(`/api/user/user/${c.id}`)).status).toBe(200);
     await check([a.id, b.id, c.id]);
     await expectFilled();
-    // Two customers: the sum of their counters; another filter beside the customer: a COUNT of
-    // the matches, still exact.
+    // Two customers: the sum of their counters; another counted filter beside the customer: their
+    // counters too (migration 092).
     for (const q of [{ user: `${a.id},${b.id}` }, { user: a.id, priority: made[0].priority_id }]) {
       const { statements, result } = await capture(() => api.get(BASE, { ...q, limit: 100 }));
       const [{ n }] = await query<{ n: number }>(
@@ -113,11 +104,12 @@ describe("one customer's tickets, counted by migration 035", () => {
       );
       expect({ q, count: expectList(result) && result.body.count }).toEqual({ q, count: Number(n) });
       expect(Number(n)).toBeGreaterThan(0);
-      expect({ q, counters: statements.some((s) => /FROM ticket_user_counts/.test(s.sql)) }).toEqual({ q, counters: !('priority' in q) });
+      expect({ q, counters: statements.some((s) => /FROM ticket_user_counts/.test(s.sql)), counts: statements.filter((s) => /COUNT\(/.test(s.sql)).length })
+        .toEqual({ q, counters: true, counts: 0 });
     }
   });
 
-  it("counts organisations' tickets (and a status) from their members' counters, through trash, merge and a member moving", async () => {
+  it("counts organisations' tickets (and a status) from their counters, through trash, merge and a member moving", async () => {
     const [one, two] = [await Organisation.create({ name: unique('CountOrg'), brand_id: ctx.brandId }), await Organisation.create({ name: unique('CountOrg'), brand_id: ctx.brandId })];
     const [a, b, c] = [await f.user({ organisation_id: one.id }), await f.user({ organisation_id: one.id }), await f.user({ organisation_id: two.id })];
     const made = [];
@@ -139,7 +131,8 @@ describe("one customer's tickets, counted by migration 035", () => {
               const { statements, result } = await capture(() => api.get(BASE, q));
               const want = await plain(orgs, trashed, status, order);
               expect({ q, count: result.body.count, ids: ids(expectList(result)) }).toEqual({ q, count: want.length, ids: want });
-              expect({ q, counters: statements.some((st) => /FROM ticket_user_counts/.test(st.sql)), counts: statements.filter((st) => /COUNT\(/.test(st.sql)).length })
+              // Their own counters (migration 091); in the customer order, their members' (migration 092).
+              expect({ q, counters: statements.some((st) => /FROM ticket_(organisation|user)_counts/.test(st.sql)), counts: statements.filter((st) => /COUNT\(/.test(st.sql)).length })
                 .toEqual({ q, counters: true, counts: 0 });
             }
           }
@@ -151,10 +144,10 @@ describe("one customer's tickets, counted by migration 035", () => {
     await User.update({ organisation_id: two.id }, { where: { id: b.id } });
     await User.update({ organisation_id: null }, { where: { id: c.id } });
     await check();
-    // Beside another filter than a status: a COUNT of the matches, still exact.
+    // Beside another counted filter than a status: their counters too (ticket-organisation-counts.test.ts).
     const { statements, result } = await capture(() => api.get(BASE, { organisation: one.id, priority: ctx.priorityId }));
     expect(result.body.count).toBe((await plain([one.id], false, undefined, 'id')).length);
-    expect(statements.some((st) => /FROM ticket_user_counts/.test(st.sql))).toBe(false);
+    expect(statements.some((st) => /FROM ticket_organisation_counts/.test(st.sql))).toBe(true);
   });
 
   it("pages an organisation's tickets from its own range in id, updated_at and subject order and several customers' from each one's in those and the customer order when that reads fewer entries, every page exact", async () => {
@@ -281,17 +274,19 @@ describe("one customer's tickets, counted by migration 035", () => {
     }
   });
 
-  it('migration 035 goes down (table and triggers gone) and up again (counts filled from the tickets, then kept)', async () => {
+  it('migrations 092 and 035 go down (table and triggers gone) and up again (counts filled from the tickets, then kept)', async () => {
     const qi = sequelize().getQueryInterface();
     const own = async () => (await query<{ t: string }>("SELECT TRIGGER_NAME AS t FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE 'tickets\\_user\\_counts\\_%'")).length;
     const customer = await f.user();
     await f.ticket({ user: customer.id, status: ctx.statuses[0] });
+    await m092.down(qi);
     await m035.down(qi);
     expect(await own()).toBe(0);
     expect(await query("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ticket_user_counts'")).toEqual([]);
     // Created while the counters are gone: counted by the fill.
     const t = await f.ticket({ user: customer.id, status: ctx.statuses[1] });
     await m035.up(qi);
+    await m092.up(qi);
     expect(await own()).toBe(3);
     expect(await expectFilled()).toBeGreaterThan(0);
     expect((await api.get(BASE, { user: customer.id })).body.count).toBe(2);

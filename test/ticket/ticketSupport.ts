@@ -8,6 +8,8 @@ import {
 } from '../../src/db/models';
 import { QueryTypes } from 'sequelize';
 import { sequelize } from '../../src/db/sequelize';
+import { COUNT_SLOTS, type TicketCounts } from '../../migrations/018_ticket_list_indexes';
+import { COUNTED } from '../../migrations/025_ticket_list_assigned';
 import { ticketColumn, type LinkList } from '../../migrations/030_ticket_assignee_list';
 import { LINK_LIST_COPIED } from '../../migrations/083_link_list_orders';
 import { LIST_STATE } from '../../migrations/084_link_list_trash';
@@ -90,6 +92,22 @@ export async function expectAfterPages(
 
 /** Rows as lists of numbers (null kept): counters and the rows they count, compared. */
 export const numericRows = (list: Array<Record<string, number | null>>) => list.map((r) => Object.values(r).map((v) => (v === null ? null : Number(v))));
+
+/**
+ * Counters of tickets per key and the list counters' columns (migration 091's per organisation,
+ * 092's per customer) against the tickets themselves, row by row, none negative; the number of rows.
+ */
+export async function expectKeyedCounts({ table, key }: TicketCounts): Promise<number> {
+  const columns = [key!, 'state', ...COUNTED, 'slot'];
+  const counted = await query<Record<string, number>>(`SELECT ${columns.join(', ')}, n FROM ${table} WHERE n <> 0 ORDER BY ${columns.join(', ')}`);
+  const fromTickets = await query<Record<string, number>>(`SELECT ${key}, IF(deleted_at IS NULL, 0, 1) AS state, ${COUNTED.join(', ')},
+      id MOD ${COUNT_SLOTS} AS slot, COUNT(*) AS n
+    FROM tickets WHERE merged_into_id IS NULL AND ${key} IS NOT NULL
+    GROUP BY ${columns.join(', ')} ORDER BY ${columns.join(', ')}`);
+  expect(numericRows(counted)).toEqual(numericRows(fromTickets));
+  expect(await query(`SELECT * FROM ${table} WHERE n < 0`)).toEqual([]);
+  return fromTickets.length;
+}
 
 export interface TicketContext {
   brandId: number;

@@ -1,21 +1,21 @@
 /**
- * Organisations' tickets beside counted filters (`organisation` and a priority, a department, a
- * status and a priority, the unassigned, the flags; listed or `trashed=1`): `count` sums migration
- * 091's counters, exact through creates, status, priority, department and assignment changes, a
- * change of customer, a customer joining, moving and leaving, the trash and back, a merge, a delete
- * for good and an organisation's delete (through the API and by a cascade); never a COUNT of the
- * organisation's tickets. The page past the middle is read from the far end.
+ * Organisations' and customers' tickets beside counted filters (`organisation`, `user` or
+ * `user_email` and a priority, a department, a status and a priority, the unassigned, the flags;
+ * listed or `trashed=1`): `count` sums migration 091's counters per organisation and 092's per
+ * customer, exact through creates, status, priority, department and assignment changes, a change
+ * of customer, a customer joining, moving and leaving an organisation, the trash and back, a
+ * merge, a delete for good and an organisation's delete (through the API and by a cascade); never
+ * a COUNT of their tickets. The page past the middle is read from the far end.
  */
 import { capture } from '../../bench/capture';
-import { COUNTED } from '../../migrations/025_ticket_list_assigned';
-import { COUNT_SLOTS } from '../../migrations/018_ticket_list_indexes';
 import { ORGANISATION_COUNTS } from '../../migrations/091_ticket_organisation_counts';
+import { USER_COUNTS } from '../../migrations/092_ticket_user_counts_by_filter';
 import { Organisation, Ticket, TicketPriority } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { departmentsBelow } from '../../src/ticket/tickets/departmentsBelow';
 import { unique, useApi } from '../helpers/app';
 import { expectList, expectSuccess } from '../helpers/envelope';
-import { ids, numericRows, query, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
+import { expectKeyedCounts, ids, query, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
 
 const api = useApi();
 const BASE = '/api/ticket/ticket';
@@ -30,7 +30,7 @@ beforeAll(async () => {
 
 const organisation = async () => (await Organisation.create({ name: unique('CountedOrg'), brand_id: ctx.brandId })).id;
 
-/** The filters checked beside the organisations: as the list's parameters, and as a condition on tickets `t` (`tree`: the department's). */
+/** The filters checked beside the organisations and customers: as the list's parameters, and as a condition on tickets `t` (`tree`: the department's). */
 const besides = (tree: number[]): Array<[Record<string, unknown>, string, unknown[]]> => [
   [{ priority: ctx.priorityId }, 't.priority_id = ?', [ctx.priorityId]],
   [{ priority: otherPriority }, 't.priority_id = ?', [otherPriority]],
@@ -40,26 +40,36 @@ const besides = (tree: number[]): Array<[Record<string, unknown>, string, unknow
   [{ internal: 0, priority: otherPriority }, 't.internal = 0 AND t.priority_id = ?', [otherPriority]],
 ];
 
-/** The organisations' tickets the plain way: their customers' organisation now, listed or trashed, not merged, in id order. */
-const actual = async (orgs: number[], trashed: boolean, condition: string, values: unknown[]) => (await query<{ id: number }>(
-  `SELECT t.id FROM tickets t JOIN users u ON u.id = t.user_id WHERE u.organisation_id IN (?) AND t.merged_into_id IS NULL
+/** The list's parameter, the tickets' condition on its values, and the counters that hold its count. */
+const KEYS = {
+  organisation: { where: 't.user_id IN (SELECT id FROM users WHERE organisation_id IN (?))', counters: 'ticket_organisation_counts' },
+  user: { where: 't.user_id IN (?)', counters: 'ticket_user_counts' },
+  user_email: { where: 't.user_id IN (SELECT user_id FROM person_emails WHERE email = ?)', counters: 'ticket_user_counts' },
+} as const;
+
+/** The tickets of `values` of `by` the plain way (an organisation: its customers' now), listed or trashed, not merged, in id order. */
+const actual = async (by: keyof typeof KEYS, values: unknown, trashed: boolean, condition: string, others: unknown[]) => (await query<{ id: number }>(
+  `SELECT t.id FROM tickets t WHERE ${KEYS[by].where} AND t.merged_into_id IS NULL
      AND t.deleted_at IS ${trashed ? 'NOT ' : ''}NULL AND ${condition} ORDER BY t.id`,
-  [orgs, ...values],
+  [values, ...others],
 )).map((r) => Number(r.id));
 
-/** Each organisation alone and all of them together, beside each filter, listed and trashed: the count and pages exact, counted by the counters. */
-async function check(orgs: number[]) {
+/**
+ * Each of `values` of `by` alone and (but addresses) all of them together, beside each filter,
+ * listed and trashed: the count and pages exact, counted by their counters.
+ */
+async function check(by: keyof typeof KEYS, values: Array<number | string>) {
   const tree = await departmentsBelow([ctx.departmentId]);
-  for (const ofOrgs of [...orgs.map((o) => [o]), orgs]) {
-    for (const [filter, condition, values] of besides(tree)) {
+  for (const of of [...values.map((v) => [v]), ...(by === 'user_email' ? [] : [values])]) {
+    for (const [filter, condition, others] of besides(tree)) {
       for (const trashed of [false, true]) {
-        const q = { organisation: ofOrgs.join(','), limit: 100, ...filter, ...(trashed ? { trashed: 1 } : {}) };
-        const want = await actual(ofOrgs, trashed, condition, values);
+        const q = { [by]: of.join(','), limit: 100, ...filter, ...(trashed ? { trashed: 1 } : {}) };
+        const want = await actual(by, by === 'user_email' ? of[0] : of, trashed, condition, others);
         const { statements, result } = await capture(() => api.get(BASE, q));
         expect({ q, count: result.body.count, ids: ids(expectList(result)) }).toEqual({ q, count: want.length, ids: want });
-        // The count from the organisations' counters: no COUNT of their tickets.
+        // The count from their counters: no COUNT of their tickets.
         expect({
-          q, counters: statements.filter((s) => /FROM ticket_organisation_counts/.test(s.sql)).length,
+          q, counters: statements.filter((s) => new RegExp(`FROM ${KEYS[by].counters}`).test(s.sql)).length,
           counts: statements.filter((s) => /COUNT\(/.test(s.sql)).length,
         }).toEqual({ q, counters: 1, counts: 0 });
         // Past the middle (from the far end) and the last page.
@@ -72,23 +82,19 @@ async function check(orgs: number[]) {
   }
 }
 
-/** The counters against the tickets themselves, row by row (none negative); the number of rows. */
-async function expectFilled(): Promise<number> {
-  const columns = ['organisation_id', 'state', ...COUNTED, 'slot'];
-  const counted = await query<Record<string, number>>(`SELECT ${columns.join(', ')}, n FROM ${ORGANISATION_COUNTS.table} WHERE n <> 0 ORDER BY ${columns.join(', ')}`);
-  const fromTickets = await query<Record<string, number>>(`SELECT organisation_id, IF(deleted_at IS NULL, 0, 1) AS state, ${COUNTED.join(', ')},
-      id MOD ${COUNT_SLOTS} AS slot, COUNT(*) AS n
-    FROM tickets WHERE merged_into_id IS NULL AND organisation_id IS NOT NULL
-    GROUP BY ${columns.join(', ')} ORDER BY ${columns.join(', ')}`);
-  expect(numericRows(counted)).toEqual(numericRows(fromTickets));
-  expect(await query(`SELECT * FROM ${ORGANISATION_COUNTS.table} WHERE n < 0`)).toEqual([]);
-  return fromTickets.length;
-}
+const expectFilled = () => expectKeyedCounts(ORGANISATION_COUNTS);
 
-describe("organisations' tickets beside counted filters, counted by migration 091", () => {
+describe("organisations' and customers' tickets beside counted filters, counted by migrations 091 and 092", () => {
   it('are counted exactly through every write of a ticket, a customer and an organisation', async () => {
     const [a, b] = [await organisation(), await organisation()];
     const [u1, u2, u3, loner] = [await f.user({ organisation_id: a }), await f.user({ organisation_id: a }), await f.user({ organisation_id: b }), await f.user()];
+    const people = [u1, u2, u3, loner];
+    /** The customers by id and by address, and their counters against the tickets. */
+    const checkPeople = async () => {
+      await check('user', people.map((u) => u.id));
+      await check('user_email', people.map((u) => u.email));
+      await expectKeyedCounts(USER_COUNTS);
+    };
     const department = await f.department();
     const made: Array<{ id: number }> = [];
     for (let i = 0; i < 12; i++) {
@@ -97,7 +103,8 @@ describe("organisations' tickets beside counted filters, counted by migration 09
         department: i % 5 ? ctx.departmentId : department.id,
       }));
     }
-    await check([a, b]);
+    await check('organisation', [a, b]);
+    await checkPeople();
     expect(await expectFilled()).toBeGreaterThan(0);
 
     // Through the API: a status, a priority, a department, an assignment, a customer changed; two to the trash.
@@ -108,7 +115,8 @@ describe("organisations' tickets beside counted filters, counted by migration 09
     expectSuccess(await api.put(`${BASE}/${made[3].id}`, { user: u1.id }), 'Successfully updated the ticket!');
     expect((await api.del(`${BASE}/${made[4].id}`)).status).toBe(200);
     expect((await api.del(`${BASE}/${made[5].id}`)).status).toBe(200);
-    await check([a, b]);
+    await check('organisation', [a, b]);
+    await checkPeople();
     await expectFilled();
 
     // Customers joining, moving and leaving (through the API); a ticket back from the trash, a
@@ -119,7 +127,8 @@ describe("organisations' tickets beside counted filters, counted by migration 09
     await Ticket.update({ deleted_at: null }, { where: { id: made[4].id } });
     expectSuccess(await api.post(`${BASE}/${made[8].id}/merge`, { ids: [made[0].id] }), 'Successfully updated the ticket!');
     await sequelize().query('DELETE FROM tickets WHERE id = ?', { replacements: [made[7].id] });
-    await check([a, b]);
+    await check('organisation', [a, b]);
+    await checkPeople();
     await expectFilled();
 
     // The organisation's delete through the API (its members leave it first), and one by a
@@ -127,7 +136,7 @@ describe("organisations' tickets beside counted filters, counted by migration 09
     expect((await api.del(`/api/user/organisation/${b}`)).status).toBe(200);
     await sequelize().query('DELETE FROM organisations WHERE id = ?', { replacements: [a] });
     expect(await query(`SELECT * FROM ${ORGANISATION_COUNTS.table} WHERE organisation_id IN (?)`, [[a, b]])).toEqual([]);
-    await check([a, b]);
+    await check('organisation', [a, b]);
     await expectFilled();
   });
 
