@@ -21,7 +21,7 @@ export const name = '092_ticket_user_counts_by_filter';
  * same names as 035's); a change of one of the wider columns now moves the ticket between two rows
  * too. A create still writes one row; a customer's rows are at most one per ticket, and no more
  * than the combinations of their tickets' values (the busy customer's 62,549 tickets at 1M:
- * about 350 rows, its status's sum reads a part of them).
+ * 234 rows, against 32 before; a status's sum reads a part of them).
  */
 
 export const USER_COUNTS: TicketCounts = { table: 'ticket_user_counts', key: 'user_id' };
