@@ -99,7 +99,7 @@ describe("organisations' and customers' tickets beside counted filters, counted 
     const made: Array<{ id: number }> = [];
     for (let i = 0; i < 12; i++) {
       made.push(await f.ticket({
-        user: [u1, u2, u3, loner][i % 4].id, status: ctx.statuses[i % 2], priority: i % 3 ? ctx.priorityId : otherPriority,
+        user: people[i % 4].id, status: ctx.statuses[i % 2], priority: i % 3 ? ctx.priorityId : otherPriority,
         department: i % 5 ? ctx.departmentId : department.id,
       }));
     }
