@@ -164,10 +164,10 @@ interface Ranged { key: 'user_id' | 'organisation_id'; ranges: ReadonlyMap<strin
 const BY_CUSTOMER: Ranged = { key: 'user_id', ranges: CUSTOMER_RANGES };
 const BY_ORGANISATION: Ranged = { key: 'organisation_id', ranges: ORGANISATION_RANGES };
 
-/** A table of counters per state, status and slot, and the condition on its rows of one key (and statuses). */
+/** A table of counters per key, state, status (some per every counted column: 076, 081, 091, 092) and slot, and the condition on its rows. */
 interface KeyedCounters { table: 'ticket_assignee_counts' | 'ticket_user_counts' | 'ticket_option_counts' | 'ticket_tag_counts' | 'ticket_organisation_counts'; where: BoundCondition }
 
-/** The rows of `table` of `key` (a person's `user_id`, an option's `field_id` and `option_id`), of the statuses asked for (null: any). */
+/** The rows of `table` of `key` (a person's `user_id`, an organisation's id, an option's `field_id` and `option_id`), of the statuses asked for (null: any). */
 const countersOf = (table: KeyedCounters['table'], key: BoundCondition, statuses: unknown[] | null): KeyedCounters =>
   ({ table, where: statuses ? sqlCondition`${key} AND status_id IN (${statuses})` : key });
 
