@@ -8,13 +8,14 @@ import { searchEngine } from '../src/ticket/tickets/search/engine';
 import { createListCountTriggers, dropListCountTriggers, fillAssigned, fillListCounts } from '../migrations/025_ticket_list_assigned';
 import { listIndexes } from '../migrations/088_subject_index_holds_counted';
 import { dropDayCountTriggers } from '../migrations/026_ticket_day_counts';
-import { createDayFilterCountTriggers, dropDayFilterCountTriggers, fillDayFilterCounts } from '../migrations/028_ticket_day_filter_counts';
+import { dropDayFilterCountTriggers } from '../migrations/028_ticket_day_filter_counts';
 import { createAssigneeCountTriggers, dropAssigneeCountTriggers, fillAssigneeCounts } from '../migrations/029_ticket_assignee_counts';
 import { createUserCountTriggers, dropUserCountTriggers, fillUserCounts } from '../migrations/092_ticket_user_counts_by_filter';
 import { createOrganisationCountTriggers, dropOrganisationCountTriggers, fillOrganisationCounts } from '../migrations/091_ticket_organisation_counts';
 import { createLinkListTriggers, dropLinkListTriggers, fillLinkLists } from '../migrations/084_link_list_trash';
 import { fillDayMarkCounts, fillMarks } from '../migrations/063_ticket_order_marks';
 import { createDayMarkFilterCountTriggers, fillMarkFilterCounts } from '../migrations/089_ticket_mark_filter_counts';
+import { createDayOrderFilterCountTriggers, fillDayOrderFilterCounts } from '../migrations/093_ticket_order_filter_counts';
 import { foldDayCounters } from '../src/ticket/tickets/dayCounterFold';
 
 /**
@@ -375,8 +376,8 @@ async function loadTickets(log: (line: string) => void) {
     await fillMarks(sequelize().getQueryInterface());
     await createDayMarkFilterCountTriggers(sequelize().getQueryInterface());
     await fillDayMarkCounts(sequelize().getQueryInterface());
-    await createDayFilterCountTriggers(sequelize().getQueryInterface());
-    await fillDayFilterCounts(sequelize().getQueryInterface());
+    await createDayOrderFilterCountTriggers(sequelize().getQueryInterface());
+    await fillDayOrderFilterCounts(sequelize().getQueryInterface());
     await fillMarkFilterCounts(sequelize().getQueryInterface());
     // The past days' rows as the scheduler's fold leaves them within the hour (migration 051).
     await foldDayCounters();

@@ -65,91 +65,114 @@ export async function dayFilterShape(q: QueryInterface): Promise<DayFilterShape>
 /** Whether the counters' rows are kept per status too (migration 054 added the column). */
 export const countsByStatus = async (q: QueryInterface): Promise<boolean> => (await dayFilterShape(q)).byStatus;
 
-/** The dims a table of this shape counts: every filter column's, and the pairs'. */
-const dimsOf = (shape: DayFilterShape) => [...DAY_FILTER_COLUMNS.keys(), ...(shape.pairs ? DAY_FILTER_PAIRS.map((_, i) => DAY_FILTER_COLUMNS.length + i) : [])];
+/**
+ * A column of the counters (`col`): the ticket's day there, as SQL of its columns prefixed by
+ * `row` ('NEW.', 'OLD.', or '' in the fill), and whether the pairs' rows (migration 055) are kept
+ * for it too. This migration's are the date columns' (DAY_COLUMNS: col 0 and 1); migration 093
+ * adds the time orders' and the customer order's (061's and 062's days).
+ */
+export interface FilterDayColumn { col: number; day: (row: string) => string; pairs: boolean }
+
+/** The date columns' (col 0 and 1, their UTC days), with the pairs' rows. */
+export const DATE_FILTER_COLUMNS: readonly FilterDayColumn[] = DAY_COLUMNS.map((c, col) => ({ col, day: (r: string) => `${r}${c} DIV ${DAY}`, pairs: true }));
+
+/** The dims a table of this shape counts for a column: every filter column's, and the pairs'. */
+const dimsOf = (shape: DayFilterShape, c: FilterDayColumn) => [
+  ...DAY_FILTER_COLUMNS.keys(), ...(shape.pairs && c.pairs ? DAY_FILTER_PAIRS.map((_, i) => DAY_FILTER_COLUMNS.length + i) : []),
+];
+
+/** A change of a ticket's rows: `n` (SQL: 1, -1, or an expression) added to its (`row`) rows of dims `ds` in column `col`. */
+interface Change { row: Row; col: FilterDayColumn; ds: readonly number[]; n: string }
 
 /**
- * The rows of dims `ds` of a ticket (`row`) for date column `col`, changed by `n` (1 or -1). The
- * value columns' rows are one statement (a statement of a trigger costs more than a row:
- * docs/performance.md, "Trigger statements"); a flag's row, written only when the ticket has it set,
- * one of its own. An upsert, not an UPDATE, for a removal too: a past day's folded rows (migration
- * 051) may have none for the slot.
+ * The rows of the changes. The value columns' rows are one statement (a statement of a trigger
+ * costs more than a row: docs/performance.md, "Trigger statements"); a flag's rows, written only
+ * when the ticket has it set, one per flag and row (OLD, NEW) for all columns. An upsert, not an
+ * UPDATE, for a removal too: a past day's folded rows (migration 051) may have none for the slot.
  */
-function upsert(shape: DayFilterShape, changes: readonly { row: Row; col: number; ds: readonly number[]; n: 1 | -1 }[]): string {
+function upsert(shape: DayFilterShape, changes: readonly Change[]): string {
   const head = `INSERT INTO ticket_day_filter_counts (col, state, dim, val, ${shape.pairs ? 'val2, ' : ''}day, ${shape.byStatus ? 'status_id, ' : ''}slot, n)`;
-  const tuple = (row: Row, col: number, d: number, n: 1 | -1) => {
+  const tuple = ({ row, col, n }: Change, d: number) => {
     const [a, b] = columnsOf(d);
-    return `(${col}, ${STATE(row)}, ${d}, ${row}.${a}, ${shape.pairs ? `${b ? `${row}.${b}` : '0'}, ` : ''}${row}.${DAY_COLUMNS[col]} DIV ${DAY}, ${shape.byStatus ? `${row}.status_id, ` : ''}${row}.id MOD ${DAY_SLOTS}, ${n})`;
+    return `(${col.col}, ${STATE(row)}, ${d}, ${row}.${a}, ${shape.pairs ? `${b ? `${row}.${b}` : '0'}, ` : ''}${col.day(`${row}.`)}, ${shape.byStatus ? `${row}.status_id, ` : ''}${row}.id MOD ${DAY_SLOTS}, ${n})`;
   };
   const statement = (tuples: string[]) => `${head}
   VALUES ${tuples.join(',\n    ')}
   ON DUPLICATE KEY UPDATE n = n + VALUES(n)`;
-  const values = changes.flatMap(({ row, col, ds, n }) => ds.filter((d) => !isFlag(d)).map((d) => tuple(row, col, d, n)));
-  const flags = changes.flatMap(({ row, col, ds, n }) => ds.filter(isFlag).map((d) => `IF ${row}.${DAY_FILTER_COLUMNS[d]} = 1 THEN ${statement([tuple(row, col, d, n)])}; END IF`));
+  const values = changes.flatMap((c) => c.ds.filter((d) => !isFlag(d)).map((d) => tuple(c, d)));
+  const flags = (['OLD', 'NEW'] as const).flatMap((row) => [...DAY_FILTER_COLUMNS.keys()].filter(isFlag).flatMap((d) => {
+    const tuples = changes.filter((c) => c.row === row && c.ds.includes(d)).map((c) => tuple(c, d));
+    return tuples.length ? [`IF ${row}.${DAY_FILTER_COLUMNS[d]} = 1 THEN ${statement(tuples)}; END IF`] : [];
+  }));
   return [...(values.length ? [statement(values)] : []), ...flags].map((sql) => `${sql};`).join('\n    ');
 }
 
 /**
- * The triggers' SQL, and the fill's: one INSERT ... SELECT per date column and dim, for the table
- * as it is (`byStatus`: per status too, as migration 054 made it, and then a status's change moves
- * the ticket's rows as a change of day does; `pairs`: migration 055's rows of DAY_FILTER_PAIRS).
+ * The triggers' SQL, and the fill's: one INSERT ... SELECT per column and dim, for the table as it
+ * is (`byStatus`: per status too, as migration 054 made it, and then a status's change moves the
+ * ticket's rows as a change of day does; `pairs`: migration 055's rows of DAY_FILTER_PAIRS).
  */
-function dayFilterCountSql(shape: DayFilterShape) {
-  const dims = dimsOf(shape);
-  const cols = DAY_COLUMNS.map((_, c) => c);
-  const every = (row: Row, n: 1 | -1, cs = cols) => upsert(shape, cs.map((col) => ({ row, col, ds: dims, n })));
-  // What moves the ticket between the rows of both date columns: its state, merge or (byStatus) status.
+function dayFilterCountSql(shape: DayFilterShape, columns: readonly FilterDayColumn[]) {
+  const every = (row: Row, n: string, cs = columns) => upsert(shape, cs.map((col) => ({ row, col, ds: dimsOf(shape, col), n })));
+  // What moves the ticket between the rows of every column: its state, merge or (byStatus) status.
   const movesAll = `${STATE('OLD')} <> ${STATE('NEW')} OR NOT (OLD.merged_into_id <=> NEW.merged_into_id)${shape.byStatus ? ' OR OLD.status_id <> NEW.status_id' : ''}`;
-  const move = (cs: number[]) => `IF OLD.merged_into_id IS NULL THEN ${every('OLD', -1, cs)} END IF;
-      IF NEW.merged_into_id IS NULL THEN ${every('NEW', 1, cs)} END IF;`;
-  const perColumn = cols.map((c) => {
-    const day = DAY_COLUMNS[c];
-    // Otherwise only the rows whose values changed move (between rows of the same day and state):
-    // a value column's two rows in one statement.
-    const differs = (d: number) => columnsOf(d).map((x) => `OLD.${x} <> NEW.${x}`).join(' OR ');
-    const changed = dims.map((d) => `IF ${differs(d)} THEN ${upsert(shape, [{ row: 'OLD', col: c, ds: [d], n: -1 }, { row: 'NEW', col: c, ds: [d], n: 1 }])} END IF;`).join('\n      ');
-    return `IF OLD.${day} DIV ${DAY} <> NEW.${day} DIV ${DAY} THEN
+  const move = (cs: readonly FilterDayColumn[]) => `IF OLD.merged_into_id IS NULL THEN ${every('OLD', '-1', cs)} END IF;
+      IF NEW.merged_into_id IS NULL THEN ${every('NEW', '1', cs)} END IF;`;
+  const sameDay = (c: FilterDayColumn) => `${c.day('OLD.')} = ${c.day('NEW.')}`;
+  // Each column whose day changed moves all its rows; then the rows of each value that changed
+  // move within the day, for every column at once (one statement per changed value, not per
+  // column): a column whose day changed adds 0 there, to the rows it has just written.
+  const moved = columns.map((c) => `IF NOT (${sameDay(c)}) THEN
       ${move([c])}
-    ELSEIF NEW.merged_into_id IS NULL THEN
-      ${changed}
-    END IF;`;
-  }).join('\n    ');
-  // A change of state, merge or status (a reply's) moves the rows of both columns, each way in one
-  // statement; otherwise each column whose day changed, or the rows of the values that changed.
+    END IF;`).join('\n    ');
+  const differs = (d: number) => columnsOf(d).map((x) => `OLD.${x} <> NEW.${x}`).join(' OR ');
+  const dims = [...new Set(columns.flatMap((c) => dimsOf(shape, c)))];
+  const changed = dims.map((d) => {
+    const cs = columns.filter((c) => dimsOf(shape, c).includes(d));
+    const n = (c: FilterDayColumn, sign: string) => `IF(${sameDay(c)}, ${sign}1, 0)`;
+    const rows = cs.flatMap((c) => [{ row: 'OLD' as const, col: c, ds: [d], n: n(c, '-') }, { row: 'NEW' as const, col: c, ds: [d], n: n(c, '') }]);
+    return `IF ${differs(d)} THEN ${upsert(shape, rows)} END IF;`;
+  }).join('\n      ');
+  // A change of state, merge or status (a reply's) moves the rows of every column, each way in one
+  // statement; otherwise each column whose day changed, and the rows of the values that changed.
   const update = `IF ${movesAll} THEN
-      ${move(cols)}
-    ELSE
-    ${perColumn}
+      ${move(columns)}
+    ELSEIF NEW.merged_into_id IS NULL THEN
+    ${moved}
+      ${changed}
     END IF;`;
   return {
     triggers: [
       `CREATE TRIGGER tickets_day_filter_counts_insert AFTER INSERT ON tickets FOR EACH ROW
-    IF NEW.merged_into_id IS NULL THEN ${every('NEW', 1)} END IF`,
+    IF NEW.merged_into_id IS NULL THEN ${every('NEW', '1')} END IF`,
       `CREATE TRIGGER tickets_day_filter_counts_update AFTER UPDATE ON tickets FOR EACH ROW
     BEGIN
     ${update}
     END`,
       `CREATE TRIGGER tickets_day_filter_counts_delete AFTER DELETE ON tickets FOR EACH ROW
-    IF OLD.merged_into_id IS NULL THEN ${every('OLD', -1)} END IF`,
+    IF OLD.merged_into_id IS NULL THEN ${every('OLD', '-1')} END IF`,
     ],
-    fill: DAY_COLUMNS.flatMap((day, col) => dims.map((d) => fillSql(shape, day, col, d))),
+    fill: columns.flatMap((c) => dimsOf(shape, c).map((d) => fillSql(shape, c, d))),
   };
 }
 
-/** One dim's rows for one date column from the tickets (GROUP BY the key's columns after dim). */
-function fillSql(shape: DayFilterShape, day: string, col: number, d: number): string {
+/** One dim's rows for one column from the tickets (GROUP BY the key's columns after dim). */
+function fillSql(shape: DayFilterShape, c: FilterDayColumn, d: number): string {
   const [a, b] = columnsOf(d);
-  const key = [`${a}`, ...(shape.pairs ? [b ?? '0'] : []), `${day} DIV ${DAY}`, ...(shape.byStatus ? ['status_id'] : []), `id MOD ${DAY_SLOTS}`];
+  const key = [`${a}`, ...(shape.pairs ? [b ?? '0'] : []), c.day(''), ...(shape.byStatus ? ['status_id'] : []), `id MOD ${DAY_SLOTS}`];
   return `INSERT INTO ticket_day_filter_counts (col, state, dim, val, ${shape.pairs ? 'val2, ' : ''}day, ${shape.byStatus ? 'status_id, ' : ''}slot, n)
-      SELECT ${col}, IF(deleted_at IS NULL, 0, 1), ${d}, ${key.join(', ')}, COUNT(*) FROM tickets
+      SELECT ${c.col}, IF(deleted_at IS NULL, 0, 1), ${d}, ${key.join(', ')}, COUNT(*) FROM tickets
       WHERE merged_into_id IS NULL${isFlag(d) ? ` AND ${a} = 1` : ''} GROUP BY 2, ${key.map((_, i) => i + 4).join(', ')}`;
 }
 
 const TRIGGERS = ['tickets_day_filter_counts_insert', 'tickets_day_filter_counts_update', 'tickets_day_filter_counts_delete'];
 
-/** The triggers that keep the counts (the benchmark drops them for its bulk load, then fills the counts). */
-export async function createDayFilterCountTriggers(q: QueryInterface): Promise<void> {
-  for (const sql of dayFilterCountSql(await dayFilterShape(q)).triggers) await q.sequelize.query(sql);
+/**
+ * The triggers that keep the counts of `columns` (the benchmark drops them for its bulk load, then
+ * fills the counts): this migration's date columns', migration 093's more.
+ */
+export async function createDayFilterCountTriggers(q: QueryInterface, columns = DATE_FILTER_COLUMNS): Promise<void> {
+  for (const sql of dayFilterCountSql(await dayFilterShape(q), columns).triggers) await q.sequelize.query(sql);
 }
 
 export async function dropDayFilterCountTriggers(q: QueryInterface): Promise<void> {
@@ -159,19 +182,21 @@ export async function dropDayFilterCountTriggers(q: QueryInterface): Promise<voi
 /** Migration 055's rows of the pairs from the tickets, beside the single columns' rows as they are (folded or not). */
 export async function fillDayFilterPairs(q: QueryInterface): Promise<void> {
   const shape = await dayFilterShape(q);
-  for (const [col, day] of DAY_COLUMNS.entries()) {
-    for (const i of DAY_FILTER_PAIRS.keys()) await q.sequelize.query(fillSql(shape, day, col, DAY_FILTER_COLUMNS.length + i));
+  for (const c of DATE_FILTER_COLUMNS) {
+    for (const i of DAY_FILTER_PAIRS.keys()) await q.sequelize.query(fillSql(shape, c, DAY_FILTER_COLUMNS.length + i));
   }
 }
 
-/** The counts from the tickets themselves (the migration, and the benchmark after its bulk load). */
-export async function fillDayFilterCounts(q: QueryInterface): Promise<void> {
-  // The date columns' rows (a string order's, migration 089, are filled with its marks).
-  const cols = DAY_COLUMNS.map((_, col) => col).join(', ');
+/**
+ * The counts of `columns` from the tickets themselves (the migrations, and the benchmark after its
+ * bulk load); other columns' rows (a string order's, migration 089, filled with its marks) stay.
+ */
+export async function fillDayFilterCounts(q: QueryInterface, columns = DATE_FILTER_COLUMNS): Promise<void> {
+  const cols = columns.map((c) => c.col).join(', ');
   await q.sequelize.query(`DELETE FROM ticket_day_filter_counts WHERE col IN (${cols})`);
   // Migration 053's span counters sum the folded rows just removed (a schema before 053 has none).
   if (await q.tableExists('ticket_span_filter_counts')) await q.sequelize.query(`DELETE FROM ticket_span_filter_counts WHERE col IN (${cols})`);
-  for (const sql of dayFilterCountSql(await dayFilterShape(q)).fill) await q.sequelize.query(sql);
+  for (const sql of dayFilterCountSql(await dayFilterShape(q), columns).fill) await q.sequelize.query(sql);
 }
 
 export async function up(q: QueryInterface): Promise<void> {

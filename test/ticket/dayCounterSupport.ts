@@ -130,10 +130,18 @@ export async function expectSpanCounts(): Promise<void> {
   expect(rows(spans)).toEqual(rows(folded));
 }
 
+/** Whether the filter counters' triggers keep the time orders' and the customer order's rows (migration 093 has run). */
+async function orderFilterRowsKept(): Promise<boolean> {
+  const [t] = await query<{ sql: string }>(
+    "SELECT ACTION_STATEMENT AS `sql` FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME = 'tickets_day_filter_counts_insert'",
+  );
+  return !!t && t.sql.includes(`(${CUSTOMER_ORDER_COL}, IF(NEW.deleted_at IS NULL, 0, 1)`);
+}
+
 /**
  * `ticket_day_filter_counts` against the tickets (per date column, state, filter column or pair,
- * value, day and, once migration 054 has run, status; the pairs' once 055 has), and its spans.
- * Returns the rows compared.
+ * value, day and, once migration 054 has run, status; the pairs' once 055 has; once 093 has, per
+ * time order's and the customer order's day too, no pairs), and its spans. Returns the rows compared.
  */
 export async function expectDayFilterCounts(): Promise<number> {
   const { byStatus, pairs } = await dayFilterShape(sequelize().getQueryInterface());
@@ -144,9 +152,18 @@ export async function expectDayFilterCounts(): Promise<number> {
     `SELECT ${key}, SUM(n) AS n FROM ticket_day_filter_counts GROUP BY ${key} HAVING SUM(n) <> 0 ORDER BY ${key}`,
   );
   // Each dim's columns: a filter column's (val2 0), a pair's two. Grouped by the selected state and
-  // the key's columns after dim, by position.
-  const dims: Array<[string, string]> = [...DAY_FILTER_COLUMNS.map((c): [string, string] => [c, '0']), ...(pairs ? DAY_FILTER_PAIRS.map(([a, b]): [string, string] => [a, b]) : [])];
-  const selects = DAY_COLUMNS.flatMap((date, col) => dims.map(([c, c2], dim) => `SELECT ${col} AS col, IF(deleted_at IS NULL, 0, 1) AS state, ${dim} AS dim, ${c} AS val${pairs ? `, ${c2} AS val2` : ''}, ${date} DIV ${DAY} AS day${status}, COUNT(*) AS n
+  // the key's columns after dim, by position. The days: the date columns' own, and the orders'
+  // (migration 093) as expectDayCounts finds them (a time's day, else the created_at day; the customer).
+  const singles = DAY_FILTER_COLUMNS.map((c): [string, string] => [c, '0']);
+  const dims: Array<[string, string]> = [...singles, ...(pairs ? DAY_FILTER_PAIRS.map(([a, b]): [string, string] => [a, b]) : [])];
+  const days: Array<[number, string, Array<[string, string]>]> = [
+    ...DAY_COLUMNS.map((date, col): [number, string, Array<[string, string]>] => [col, `${date} DIV ${DAY}`, dims]),
+    ...(await orderFilterRowsKept() ? [
+      ...ORDER_DAY_COLUMNS.map((c, i): [number, string, Array<[string, string]>] => [DAY_COLUMNS.length + i, `IF(${c} IS NULL, created_at DIV ${DAY}, ${VALUE_DAYS} + ${c} DIV ${DAY})`, singles]),
+      [CUSTOMER_ORDER_COL, 'user_id', singles] as [number, string, Array<[string, string]>],
+    ] : []),
+  ];
+  const selects = days.flatMap(([col, day, ds]) => ds.map(([c, c2], dim) => `SELECT ${col} AS col, IF(deleted_at IS NULL, 0, 1) AS state, ${dim} AS dim, ${c} AS val${pairs ? `, ${c2} AS val2` : ''}, ${day} AS day${status}, COUNT(*) AS n
     FROM tickets WHERE merged_into_id IS NULL${DAY_FLAG_COLUMNS.includes(c) ? ` AND ${c} = 1` : ''} GROUP BY ${key.split(', ').map((_, i) => i + 1).filter((i) => i > 3 || i === 2).join(', ')}`));
   const fromTickets = await query<Record<string, number>>(`${selects.join(' UNION ALL ')} ORDER BY ${key}`);
   // Then the string orders' rows (migration 089), in the same key order (their cols are last).

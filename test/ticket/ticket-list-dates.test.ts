@@ -18,6 +18,7 @@ import * as m061 from '../../migrations/061_ticket_day_order_counts';
 import * as m062 from '../../migrations/062_ticket_customer_order_counts';
 import * as m063 from '../../migrations/063_ticket_order_marks';
 import * as m089 from '../../migrations/089_ticket_mark_filter_counts';
+import * as m093 from '../../migrations/093_ticket_order_filter_counts';
 import { Channel, Ticket, TicketPriority } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { foldDayCounters } from '../../src/ticket/tickets/dayCounterFold';
@@ -343,7 +344,8 @@ describe('migrations 026, 027, 028, 054, 055, 061, 062 and 063', () => {
     const markedRows = async () => Number((await query<{ n: number }>('SELECT COUNT(*) AS n FROM ticket_day_counts WHERE col IN (?)', [m063.MARK_COLS]))[0].n);
     const marksTable = () => query("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ticket_order_marks'");
     expect(await markedRows()).toBeGreaterThan(0);
-    // 089 (the string orders' filter rows) first, as a way down takes it, and last on the way up.
+    // 093 and 089 (the orders' filter rows) first, as a way down takes them, and last on the way up.
+    await m093.down(qi);
     await m089.down(qi);
     await m063.down(qi);
     expect(await markedRows()).toBe(0);
@@ -375,6 +377,7 @@ describe('migrations 026, 027, 028, 054, 055, 061, 062 and 063', () => {
     await m062.up(qi);
     await m063.up(qi);
     await m089.up(qi);
+    await m093.up(qi);
     expect((await triggers()).length).toBe(3);
     expect(await marksTable()).toEqual([{ 1: 1 }]);
     await expectFilled(true);
@@ -401,7 +404,8 @@ describe('migrations 026, 027, 028, 054, 055, 061, 062 and 063', () => {
     // counters are filled again from the tickets, by day without the status.
     const pairRows = async () => Number((await query<{ n: number }>('SELECT COUNT(*) AS n FROM ticket_day_filter_counts WHERE dim >= ?', [m028.DAY_FILTER_COLUMNS.length]))[0].n);
     expect(await pairRows()).toBeGreaterThan(0);
-    // (089 first and last too: the string orders' rows of this table, no pairs among them.)
+    // (093 and 089 first and last too: the orders' rows of this table, no pairs among them.)
+    await m093.down(qi);
     await m089.down(qi);
     await m055.down(qi);
     expect(await pairRows()).toBe(0);
@@ -426,6 +430,7 @@ describe('migrations 026, 027, 028, 054, 055, 061, 062 and 063', () => {
     await m054.up(qi);
     await m055.up(qi);
     await m089.up(qi);
+    await m093.up(qi);
     expect((await own()).length).toBe(3);
     await expectFilterCounts();
     const after = await f.ticket({ created_at: B + 100 * DAY });

@@ -14,7 +14,7 @@ import { CUSTOMER_ORDER_COL } from '../../migrations/062_ticket_customer_order_c
 import { sequelize } from '../../src/db/sequelize';
 import { foldDayCounters } from '../../src/ticket/tickets/dayCounterFold';
 import { useApi } from '../helpers/app';
-import { comparePagesAt, deepPages, expectDayCounts, ordered, query } from './dayCounterSupport';
+import { comparePagesAt, deepPages, expectDayCounts, expectDayFilterCounts, ordered, query } from './dayCounterSupport';
 import { ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
 
 const api = useApi();
@@ -229,6 +229,83 @@ describe('a deep page in the customer order (migration 062)', () => {
             .toEqual({ order_direction, plan: 'tickets_list_user_id range' });
         }
       });
+    } finally {
+      await sequelize().query('DELETE FROM tickets WHERE id IN (?)', { replacements: [made] });
+    }
+  });
+});
+
+describe('a deep page in a time order or the customer order beside one other counted filter (migration 093)', () => {
+  const pages = deepPages(api, BASE);
+  const { positioning } = pages;
+
+  it('gives the database\'s pages, positioned by the filter\'s rows (a value, a flag, a flag\'s complement; with a status or not), both ways, through moves and a fold', async () => {
+    // Days far ahead (not the other tests' days), GAP days apart; customers made now (the largest ids).
+    const F = (Math.floor(Date.now() / 1000 / DAY) + 24000 + Math.floor(Math.random() * 1000)) * DAY;
+    const P = (5000 + Math.floor(Math.random() * 3000)) * DAY;
+    const [{ id: otherPriority }] = await query<{ id: number }>('SELECT id FROM ticket_priorities WHERE id <> ? ORDER BY id LIMIT 1', [ctx.priorityId]);
+    const customers = [await f.user(), await f.user(), await f.user()];
+    const made: number[] = [];
+    // Enough of each filter's matches that a page near the start is read from it, not from the far end.
+    for (let i = 0; i < 24; i++) {
+      const t = await f.ticket({ created_at: P + i, user: customers[(i >> 1) % 3].id });
+      // Each time NULL for some tickets, on days of their own (not in id order) for the others;
+      // the priority, the lock and the status mixed across them.
+      await sequelize().query(
+        `UPDATE tickets SET created_at = ?, updated_at = ?, status_id = ?, priority_id = ?, locked = ?,
+           last_reply_time = ?, due_time = ?, resolved_time = ? WHERE id = ?`,
+        {
+          replacements: [
+            F + i * GAP * DAY, F + i * GAP * DAY, ctx.statuses[i % 2], i % 3 === 0 ? otherPriority : ctx.priorityId, i % 4 === 1 ? 1 : 0,
+            i % 4 === 0 ? null : F + ((i * 5) % 9) * GAP * DAY + 7, i % 2 === 0 ? null : F + ((i * 7) % 11) * GAP * DAY, i < 5 ? null : F + (i % 3) * GAP * DAY,
+            t.id,
+          ],
+        },
+      );
+      made.push(Number(t.id));
+    }
+    // The filters (with the ticket columns they match), with a status or not: a value, a flag, a flag's complement.
+    const filters: Array<[Record<string, number>, Record<string, number>, number | undefined]> = [
+      [{ priority: otherPriority }, { priority_id: otherPriority }, ctx.statuses[1]],
+      [{ locked: 1 }, { locked: 1 }, undefined],
+      [{ locked: 0 }, { locked: 0 }, ctx.statuses[1]],
+    ];
+    const comparePages = () => positioning(async () => {
+      for (const [filter, where, status] of filters) {
+        for (const order_column of [...ORDER_DAY_COLUMNS, 'user_id']) {
+          for (const order_direction of ['asc', 'desc']) {
+            const q0 = { ...filter, ...(status ? { status } : {}), order_column, order_direction };
+            const at = await ordered(order_column, order_direction, status, where);
+            const { positioned } = await comparePagesAt(pages, q0, at, made);
+            expect({ q0, positioned: positioned.length > 0 }).toEqual({ q0, positioned: true });
+          }
+        }
+      }
+    });
+    try {
+      await expectDayFilterCounts();
+      await comparePages();
+      // Moved between the rows: a priority, a lock, a time, a customer and a status changed (each
+      // alone, and a time with a priority in one write), a ticket trashed.
+      const write = (sql: string, replacements: unknown[]) => sequelize().query(sql, { replacements });
+      await write('UPDATE tickets SET priority_id = ? WHERE id = ?', [otherPriority, made[1]]);
+      await write('UPDATE tickets SET locked = 1 - locked WHERE id IN (?)', [[made[2], made[5]]]);
+      await write('UPDATE tickets SET due_time = IF(due_time IS NULL, ?, NULL), priority_id = ? WHERE id IN (?)', [F + 3 * GAP * DAY, ctx.priorityId, [made[3], made[6]]]);
+      await write('UPDATE tickets SET last_reply_time = last_reply_time + ? WHERE id = ?', [40 * DAY, made[7]]);
+      await write('UPDATE tickets SET user_id = ? WHERE id = ?', [customers[2].id, made[8]]);
+      await write('UPDATE tickets SET status_id = IF(status_id = ?, ?, ?) WHERE id IN (?)', [ctx.statuses[0], ctx.statuses[1], ctx.statuses[0], [made[9], made[10]]]);
+      await write('UPDATE tickets SET deleted_at = ? WHERE id = ?', [F, made[11]]);
+      await expectDayFilterCounts();
+      await comparePages();
+      // Folded (this test's days past, its customers' rows whatever the day): the same pages.
+      expect(await foldDayCounters(F + 40 * GAP * DAY)).toBeGreaterThan(0);
+      const unfolded = await query<{ n: number }>(
+        'SELECT COUNT(*) AS n FROM ticket_day_filter_counts WHERE slot < 8 AND (col = ? AND day IN (?) OR col BETWEEN 2 AND 4 AND day BETWEEN 65536 + ? AND 65536 + ?)',
+        [CUSTOMER_ORDER_COL, customers.map((c) => c.id), F / DAY, F / DAY + 40 * GAP],
+      );
+      expect(Number(unfolded[0].n)).toBe(0);
+      await expectDayFilterCounts();
+      await comparePages();
     } finally {
       await sequelize().query('DELETE FROM tickets WHERE id IN (?)', { replacements: [made] });
     }

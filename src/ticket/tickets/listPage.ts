@@ -649,26 +649,28 @@ const POSITIONED: Record<string, (typeof DAY_COLUMNS)[number]> = { id: 'created_
 
 /**
  * The nullable time columns whose order (`column, id`, NULLs first ascending) a deep page of the
- * list, unfiltered or by status, is positioned in (migration 061's counters, which keep no other
- * filter's): the tickets without a time (the NULL block, in id order) by their created_at days and
- * a day's id bound, as the id order; then the times' days, as the created_at order (timeEdge).
+ * list, unfiltered, by status or by one other counted filter, is positioned in (migration 061's
+ * counters, 093's of the filter): the tickets without a time (the NULL block, in id order) by their
+ * created_at days and a day's id bound, as the id order; then the times' days, as the created_at
+ * order (timeEdge).
  */
 const TIME_ORDERS: readonly string[] = ORDER_DAY_COLUMNS;
 
 /**
- * The customer order (`user_id`, then id), positioned by migration 062's counters, unfiltered or by
- * status: their "days" are customers, so the running sums find the customer the page starts with
- * and the tickets of the customers before it (customerEdge).
+ * The customer order (`user_id`, then id), positioned by migration 062's counters (093's of one
+ * other counted filter): their "days" are customers, so the running sums find the customer the
+ * page starts with and the tickets of the customers before it (customerEdge).
  */
 const CUSTOMER_ORDER = 'user_id';
 
 /**
- * The rows that position a deep page in a time or the customer order (migrations 061 and 062): the
- * list's unfiltered or by status alone (those columns keep no other filter's rows), else null.
+ * The rows that position a deep page in a time or the customer order (migrations 061, 062 and
+ * 093): the list's unfiltered, by status, or by one other counted filter beside them (those
+ * columns keep no pair's rows), else null.
  */
-function statusDaySource(p: Record<string, any>, filtered: boolean): DaySource | null {
+function orderDaySource(p: Record<string, any>, filtered: boolean): DaySource | null {
   const days = daySource(p, filtered);
-  return days && !days.filter ? days : null;
+  return days?.filter && dayFiltered(p)?.length !== 1 ? null : days;
 }
 
 /**
@@ -1463,7 +1465,7 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   const markOrder = (MARKED_ORDERS as readonly string[]).includes(column);
   const days = trashed || keyset || !mayBeDeep ? null
     : column in POSITIONED ? daySource(p, filtered) : valueOrder ? valueDaySource(p, filtered, column)
-      : markOrder ? markDaySource(p, filtered) : timeOrder || customerOrder ? statusDaySource(p, filtered) : null;
+      : markOrder ? markDaySource(p, filtered) : timeOrder || customerOrder ? orderDaySource(p, filtered) : null;
   // The id order and a value order (each value's tickets in id order) start at a day's id bound,
   // a time order's NULL block too (timeEdge).
   const fromBound = column === 'id' || valueOrder;
