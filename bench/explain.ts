@@ -118,7 +118,7 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     // The customer order: positioned by the members' counters, then their ranges of the customer index.
     ['list: organisation of 1,000 people, user_id desc', q(`organisation=${t.manyPeopleOrganisationId}&order_column=user_id&order_direction=desc`)],
     ['list: organisation of 1,000 people, user_id asc, start=20,000', q(`organisation=${t.manyPeopleOrganisationId}&order_column=user_id&start=20000`)],
-    // Beside a filter no counter of theirs holds (a tag, an operator): a COUNT of their matches.
+    // Beside one tag or one operator: a range of the link list's index of them (migrations 083, 094), its count too.
     ['list: organisation, a large one + tag, a tenth', q(`organisation=${t.largeOrganisationId}&tag=${t.tagIds[0]}`)],
     ['list: user, a busy customer + assigned', q(`user=${t.busyCustomerId}&assigned=${t.operatorId}`)],
     ['list: watching', q('watching=1')],
@@ -187,12 +187,13 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     // times) by created_at day and id bound.
     [`list: start=${deep.toLocaleString('en-GB')}, last_reply_time asc`, q(`start=${deep}&order_column=last_reply_time`)],
     [`list: status, start=${Math.floor(deep / 5).toLocaleString('en-GB')}, due_time desc`, q(`status=${tk.status_id}&start=${Math.floor(deep / 5)}&order_column=due_time&order_direction=desc`)],
-    // One other counted filter in a time order, with a status or not.
+    // One other counted filter in a time order, with a status or not: positioned by its rows of those orders (migration 093).
     [`list: priority, start=${Math.floor(deep / 5).toLocaleString('en-GB')}, due_time desc`, q(`priority=${tk.priority_id}&start=${Math.floor(deep / 5)}&order_column=due_time&order_direction=desc`)],
     [`list: status + department, start=${Math.floor(deep / 10).toLocaleString('en-GB')}, last_reply_time asc`, q(`status=${tk.status_id}&department=${tk.department_id}&start=${Math.floor(deep / 10)}&order_column=last_reply_time`)],
     // The customer order (migration 062): from the customer's first ticket.
     [`list: start=${deep.toLocaleString('en-GB')}, user_id desc`, q(`start=${deep}&order_column=user_id&order_direction=desc`)],
     // A string order (migration 063): from the mark of the stretch the page starts in.
+    // Beside one other counted filter: positioned by its rows of the customer order (migration 093).
     [`list: department, start=${Math.floor(deep / 5).toLocaleString('en-GB')}, user_id asc`, q(`department=${tk.department_id}&start=${Math.floor(deep / 5)}&order_column=user_id`)],
     [`list: start=${deep.toLocaleString('en-GB')}, subject asc`, q(`start=${deep}&order_column=subject`)],
     [`list: status, start=${Math.floor(deep / 5).toLocaleString('en-GB')}, number desc`, q(`status=${tk.status_id}&start=${Math.floor(deep / 5)}&order_column=number&order_direction=desc`)],

@@ -12,7 +12,7 @@ import { dropDayFilterCountTriggers } from '../migrations/028_ticket_day_filter_
 import { createAssigneeCountTriggers, dropAssigneeCountTriggers, fillAssigneeCounts } from '../migrations/029_ticket_assignee_counts';
 import { createUserCountTriggers, dropUserCountTriggers, fillUserCounts } from '../migrations/092_ticket_user_counts_by_filter';
 import { createOrganisationCountTriggers, dropOrganisationCountTriggers, fillOrganisationCounts } from '../migrations/091_ticket_organisation_counts';
-import { createLinkListTriggers, dropLinkListTriggers, fillLinkLists } from '../migrations/084_link_list_trash';
+import { createLinkListTriggers, dropLinkListTriggers, fillLinkLists } from '../migrations/094_link_list_organisations';
 import { fillDayMarkCounts, fillMarks } from '../migrations/063_ticket_order_marks';
 import { createDayMarkFilterCountTriggers, fillMarkFilterCounts } from '../migrations/089_ticket_mark_filter_counts';
 import { createDayOrderFilterCountTriggers, fillDayOrderFilterCounts } from '../migrations/093_ticket_order_filter_counts';

@@ -1,7 +1,7 @@
 import { QueryTypes, type QueryInterface } from 'sequelize';
 import { up as recount049 } from '../../migrations/049_recount_ticket_lists';
 import { COUNTED } from '../../migrations/025_ticket_list_assigned';
-import { fillLinkLists } from '../../migrations/084_link_list_trash';
+import { fillLinkLists } from '../../migrations/094_link_list_organisations';
 import { fillOrganisationCounts } from '../../migrations/091_ticket_organisation_counts';
 import * as m092 from '../../migrations/092_ticket_user_counts_by_filter';
 import { sequelize } from '../../src/db/sequelize';

@@ -15,6 +15,7 @@ import * as m031 from '../../migrations/031_ticket_assignee_orders';
 import * as m082 from '../../migrations/082_ticket_tag_list';
 import * as m083 from '../../migrations/083_link_list_orders';
 import * as m084 from '../../migrations/084_link_list_trash';
+import * as m094 from '../../migrations/094_link_list_organisations';
 import { Ticket, TicketPriority } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { unique, useApi } from '../helpers/app';
@@ -193,7 +194,8 @@ describe('one operator\'s tickets, counted by migration 029', () => {
     const table = async () => (await query("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ticket_assignee_list'")).length;
     const op = await f.operator();
     const first = await f.ticket({ assignedto: [op.id] });
-    // 031, 083 and 084 add to 030's table: down all four, and up all four.
+    // 031, 083, 084 and 094 add to 030's table: down all five, and up all five.
+    await m094.down(qi);
     await m084.down(qi);
     await m083.down(qi);
     await m031.down(qi);
@@ -206,6 +208,7 @@ describe('one operator\'s tickets, counted by migration 029', () => {
     await m031.up(qi);
     await m083.up(qi);
     await m084.up(qi);
+    await m094.up(qi);
     expect(await table()).toBe(1);
     await expectFilled();
     const byUpdate = async () => ids(expectList(await api.get(BASE, { assigned: op.id, order_column: 'updated_at', order_direction: 'asc' })));
@@ -222,6 +225,7 @@ describe('one operator\'s tickets, counted by migration 029', () => {
     )).map((r) => r.c);
     const op = await f.operator();
     const first = await f.ticket({ assignedto: [op.id] });
+    await m094.down(qi);
     await m084.down(qi);
     await m083.down(qi);
     await m031.down(qi);
@@ -236,6 +240,7 @@ describe('one operator\'s tickets, counted by migration 029', () => {
     expect(await columns()).toEqual(['user_id', 'ticket_id', 'listed', 'status_id', 'updated_at', ...m031.ASSIGNEE_ORDER_COLUMNS]);
     await m083.up(qi);
     await m084.up(qi);
+    await m094.up(qi);
     await expectFilled();
     const byDue = async () => ids(expectList(await api.get(BASE, { assigned: op.id, order_column: 'due_time', order_direction: 'asc' })));
     expect(await byDue()).toEqual([second.id, first.id]);
@@ -252,6 +257,7 @@ describe('one operator\'s tickets, counted by migration 029', () => {
     const op = await f.operator();
     const tag = expectSuccess(await api.post('/api/ticket/tag', { name: unique('Tag 083') }), 'Successfully created new tag!').id;
     const first = await f.ticket({ assignedto: [op.id], tag: [tag], subject: 'Z first' });
+    await m094.down(qi);
     await m084.down(qi);
     await m083.down(qi);
     const before = ['listed', 'status_id', 'updated_at', ...m031.ASSIGNEE_ORDER_COLUMNS];
@@ -264,7 +270,8 @@ describe('one operator\'s tickets, counted by migration 029', () => {
     expect(Number(n)).toBe(1);
     await m083.up(qi);
     await m084.up(qi);
-    expect(await columns('ticket_assignee_list')).toEqual(['user_id', 'ticket_id', ...before, 'number', 'subject', 'resolved_time', 'department_id', 'brand_id', 'channel_id', 'customer_id']);
+    await m094.up(qi);
+    expect(await columns('ticket_assignee_list')).toEqual(['user_id', 'ticket_id', ...before, 'number', 'subject', 'resolved_time', 'department_id', 'brand_id', 'channel_id', 'customer_id', 'organisation_id']);
     await expectLinkListed(m030.ASSIGNEE_LIST);
     await expectLinkListed(m082.TAG_LIST);
     const bySubject = async (q: Record<string, unknown>) => ids(expectList(await api.get(BASE, { ...q, order_column: 'subject', order_direction: 'asc' })));
@@ -287,12 +294,14 @@ describe('one operator\'s tickets, counted by migration 029', () => {
     )).map((r) => [r.l, Number(r.t), Number(r.s)]);
     const of = (s: [number, number, number]) => ['assigned', 'tag'].flatMap((l) => [[l, kept.id, s[0]], [l, trashed.id, s[1]], [l, later.id, s[2]]]);
     expect(await states()).toEqual(of([1, 2, 1]));
+    await m094.down(qi);
     await m084.down(qi);
     expect(await states()).toEqual(of([1, 0, 1]));
     // Trashed while 083's triggers keep the lists: 0, as both the trashed and the merged were.
     expect((await api.del(`${BASE}/${later.id}`)).status).toBe(200);
     expect(await states()).toEqual(of([1, 0, 0]));
     await m084.up(qi);
+    await m094.up(qi);
     expect(await states()).toEqual(of([1, 2, 2]));
     await expectLinkListed(m030.ASSIGNEE_LIST);
     await expectLinkListed(m082.TAG_LIST);

@@ -15,6 +15,7 @@ import * as m081 from '../../migrations/081_ticket_tag_counts';
 import * as m082 from '../../migrations/082_ticket_tag_list';
 import * as m083 from '../../migrations/083_link_list_orders';
 import * as m084 from '../../migrations/084_link_list_trash';
+import * as m094 from '../../migrations/094_link_list_organisations';
 import { Ticket } from '../../src/db/models';
 import { departmentsBelow } from '../../src/ticket/tickets/departmentsBelow';
 import { sequelize } from '../../src/db/sequelize';
@@ -267,7 +268,8 @@ describe("one tag's tickets, counted by migration 081", () => {
     const qi = sequelize().getQueryInterface();
     const tag = await newTag();
     await f.ticket({ tag: [tag] });
-    // 083 and 084 add to 082's table: down all three, and up all three.
+    // 083, 084 and 094 add to 082's table: down all four, and up all four.
+    await m094.down(qi);
     await m084.down(qi);
     await m083.down(qi);
     await m082.down(qi);
@@ -277,6 +279,7 @@ describe("one tag's tickets, counted by migration 081", () => {
     await m082.up(qi);
     await m083.up(qi);
     await m084.up(qi);
+    await m094.up(qi);
     await expectLinkListed(m082.TAG_LIST);
     expectSuccess(await api.put(`${BASE}/${t.id}`, { status: ctx.statuses[1] }), 'Successfully updated the ticket!');
     await expectLinkListed(m082.TAG_LIST);

@@ -107,6 +107,24 @@ function onePerson(p: Record<string, any>, name: 'assigned' | 'user' | 'tag'): n
   return ids?.length === 1 ? ids[0] : null;
 }
 
+/**
+ * One operator's or one tag's tickets of some customers or organisations: `assigned` (not -1) or
+ * `tag` of one id beside `user` or `organisation`, and a status at most. The link list, the key,
+ * the list's column of the customers or organisations (`customer_id`, migration 083;
+ * `organisation_id`, 094) and their ids; null otherwise.
+ */
+function linkOfPeople(p: Record<string, any>): { list: LinkList; key: number; column: 'customer_id' | 'organisation_id'; ids: number[] } | null {
+  const people = (['user', 'organisation'] as const).filter((k) => given(p, k));
+  const links = (['assigned', 'tag'] as const).filter((k) => given(p, k));
+  if (people.length !== 1 || links.length !== 1) return null;
+  const [name, link] = [people[0], links[0]];
+  const ids = [p[name]].flat().map(Number);
+  const keys = [p[link]].flat().map(Number);
+  if (!ids.length || !ids.every((id) => id > 0) || keys.length !== 1 || !(keys[0] > 0)) return null;
+  if (!NARROWING_PARAMS.every((k) => !given(p, k) || k === name || k === link || k === 'status')) return null;
+  return { list: LINK_LISTS[link], key: keys[0], column: name === 'user' ? 'customer_id' : 'organisation_id', ids };
+}
+
 /** `assigned` of several operators' ids (no -1) or `tag` of several tags, alone or with `status`: their ids, or null. */
 function severalOf(p: Record<string, any>, name: 'assigned' | 'tag'): number[] | null {
   const ids = withStatusOnly(p, name);
@@ -1114,8 +1132,9 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
    * condition on the list's own copies of the ticket's columns (its row, a fraction of the
    * ticket's), or `ticket`: the list's whole condition on the entry's ticket.
    */
-  const linkListPage = (list: LinkList, key: number, count: number, others?: BoundCondition | 'ticket'): Promise<Ticket[]> => {
-    const index = list.orders.get(column);
+  const linkListPage = (list: LinkList, key: number, count: number, others?: BoundCondition | 'ticket', through?: string): Promise<Ticket[]> => {
+    // `through`: another index of the list than the order's (a range of its entries, sorted when out of order).
+    const index = list.orders.get(column) && (through ?? list.orders.get(column));
     if (!index) return pageOf('', count);
     const statuses = statusesOf(p);
     const ofStatuses = statuses ? ' AND a.status_id IN (:statuses)' : '';
@@ -1411,6 +1430,28 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     if (among !== null) return taggedAmong(among);
     const count = await countersSum(linkedCounters(linked, p), trashed);
     return { rows: await (tag === null ? pageOf('', count) : linkListPage(LINK_LISTS.tag, tag, count)), count };
+  }
+
+  const ofPeople = linkOfPeople(p);
+  if (ofPeople) {
+    // One operator's or one tag's tickets of some customers or organisations (and a status): a
+    // range of the link list's index of the customer or the organisation (migrations 083, 094),
+    // the status on its entries. The count reads the range (their tickets of the operator or tag,
+    // exactly the matches); the page reads it in the list's order, in id order of one of them a
+    // range in order, else its entries sorted. Before, the COUNT read all of their tickets and
+    // looked each up among the links (at 1M, the large organisation with a tag of a tenth: 155 ms
+    // for 150 matches; the busy customer with an operator, 53 ms for none).
+    const { list, key, column: people, ids } = ofPeople;
+    const index = `${list.table}_${people}`;
+    const statuses = statusesOf(p);
+    // `list`, `people` and `index` are the code's own names (LINK_LISTS, linkOfPeople), never a request's.
+    const [r] = await select<{ n: number | bigint }>(
+      `SELECT COUNT(*) AS n FROM ${list.table} FORCE INDEX (${index})
+       WHERE ${list.key} = :key AND listed = :listed AND ${people} IN (:ids)${statuses ? ' AND status_id IN (:statuses)' : ''}`,
+      { key, ids, statuses, listed: listedState(trashed) },
+    );
+    const count = Number(r?.n ?? 0);
+    return { rows: await linkListPage(list, key, count, sqlCondition`${trusted(people)} IN (${ids})`, index), count };
   }
 
   const several = (['assigned', 'tag'] as const).map((name) => ({ list: LINK_LISTS[name], keys: severalOf(p, name) }))
