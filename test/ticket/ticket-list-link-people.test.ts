@@ -1,6 +1,7 @@
 /**
  * One operator's or one tag's tickets of some customers or organisations (`assigned` or `tag`
- * beside `user` or `organisation`, with a status or not, listed or `trashed=1`): a range of the
+ * beside `user` or `organisation`, with a status, a priority or a department or not, listed or
+ * `trashed=1`): a range of the
  * link list's index of the customer (migration 083) or the organisation (094), in every order the
  * list holds, after an id too; the count reads that range alone (never the customers' or the
  * organisation's tickets, nor a look-up per ticket). Exact through a customer's change of
@@ -13,7 +14,8 @@ import * as m082 from '../../migrations/082_ticket_tag_list';
 import * as m083 from '../../migrations/083_link_list_orders';
 import * as m094 from '../../migrations/094_link_list_organisations';
 import { QueryTypes } from 'sequelize';
-import { Organisation, User } from '../../src/db/models';
+import { Organisation, TicketPriority, User } from '../../src/db/models';
+import { departmentsBelow } from '../../src/ticket/tickets/departmentsBelow';
 import { sequelize } from '../../src/db/sequelize';
 import { unique, useApi } from '../helpers/app';
 import { expectList, expectSuccess } from '../helpers/envelope';
@@ -37,14 +39,17 @@ const ORDERS: Array<[string, string, string]> = m083.LINK_ORDER_COLUMNS.map((c, 
 /** The link of a list's parameter: its links' table and key. */
 const LINKS = { assigned: ['ticket_assignees', 'user_id'], tag: ['ticket_tag_links', 'tag_id'] } as const;
 
+/** Filters beside: as the list's parameters, and as a condition on tickets `t` with its values. */
+type Beside = [Record<string, unknown>, string, unknown[]];
+
 /** The tickets the plain way: linked to `key`, of the customers or (their customers' now) organisations, listed or trashed, not merged. */
-async function actual(link: keyof typeof LINKS, key: number, by: 'user' | 'organisation', of: number[], status: number | undefined, trashed: boolean, order: string) {
+async function actual(link: keyof typeof LINKS, key: number, by: 'user' | 'organisation', of: number[], [, condition, values]: Beside, trashed: boolean, order: string) {
   const [links, column] = LINKS[link];
   const people = by === 'user' ? 't.user_id IN (?)' : 't.user_id IN (SELECT id FROM users WHERE organisation_id IN (?))';
   return (await query<{ id: number }>(
     `SELECT t.id FROM tickets t WHERE t.id IN (SELECT ticket_id FROM ${links} WHERE ${column} = ?) AND ${people}
-       AND t.merged_into_id IS NULL AND t.deleted_at IS ${trashed ? 'NOT ' : ''}NULL${status ? ' AND t.status_id = ?' : ''} ORDER BY ${order}`,
-    [key, of, ...(status ? [status] : [])],
+       AND t.merged_into_id IS NULL AND t.deleted_at IS ${trashed ? 'NOT ' : ''}NULL AND ${condition} ORDER BY ${order}`,
+    [key, of, ...values],
   )).map((r) => Number(r.id));
 }
 
@@ -52,20 +57,24 @@ async function actual(link: keyof typeof LINKS, key: number, by: 'user' | 'organ
 const own = (statements: Statement[]) => statements.filter((s) => /FROM `tickets`|FROM ticket_(assignee|tag)_list|COUNT\(/.test(s.sql));
 
 /**
- * Each link key beside each set of customers and organisations, with a status or not, listed and
- * trashed, in every order: the count and the pages exact, from the list's index of the people in
- * two statements (its COUNT a range of that index), pages past the middle and after an id too.
+ * Each link key beside each set of customers and organisations, alone, with a status, a priority,
+ * or a department's tree and a status (the lists' copies), listed and trashed, in every order
+ * (every fifth beside a filter other than the status, every fourth in the trash): the count and
+ * the pages exact, from the list's index of the people in two statements (its COUNT a range of
+ * that index), pages past the middle and after an id too.
  */
-async function check(keys: Array<[keyof typeof LINKS, number]>, people: Array<['user' | 'organisation', number[]]>) {
+async function check(keys: Array<[keyof typeof LINKS, number]>, people: Array<['user' | 'organisation', number[]]>, besides: Beside[]) {
   for (const [link, key] of keys) {
     for (const [by, of] of people) {
       const index = `${link === 'assigned' ? m030.ASSIGNEE_LIST.list : m082.TAG_LIST.list}_${by === 'user' ? 'customer_id' : 'organisation_id'}`;
-      for (const status of [undefined, ctx.statuses[1]]) {
+      for (const beside of besides) {
+        const [filter] = beside;
+        const status = filter.status;
+        const some = Object.keys(filter).some((k) => k !== 'status');
         for (const trashed of [false, true]) {
-          // The trash: every fourth order (as the tag's test).
-          for (const [order_column, order_direction, order] of ORDERS.filter((_, i) => !trashed || i % 4 === 0)) {
-            const q = { [link]: key, [by]: of.join(','), limit: 100, order_column, order_direction, ...(status ? { status } : {}), ...(trashed ? { trashed: 1 } : {}) };
-            const want = await actual(link, key, by, of, status, trashed, order);
+          for (const [order_column, order_direction, order] of ORDERS.filter((_, i) => (!trashed || i % 4 === 0) && (!some || i % 5 === 0))) {
+            const q = { [link]: key, [by]: of.join(','), limit: 100, order_column, order_direction, ...filter, ...(trashed ? { trashed: 1 } : {}) };
+            const want = await actual(link, key, by, of, beside, trashed, order);
             const { statements, result } = await capture(() => api.get(BASE, q));
             expect({ q, count: result.body.count, ids: ids(expectList(result)) }).toEqual({ q, count: want.length, ids: want });
             const mine = own(statements);
@@ -76,7 +85,7 @@ async function check(keys: Array<[keyof typeof LINKS, number]>, people: Array<['
               const deep = await api.get(BASE, { ...q, start, limit: 2 });
               expect({ q, start, count: deep.body.count, ids: ids(expectList(deep)) }).toEqual({ q, start, count: want.length, ids: want.slice(start - 1, start + 1) });
             }
-            if (!trashed && !status && order_column === 'subject') {
+            if (!trashed && !status && !some && order_column === 'subject') {
               await expectAfterPages(api, BASE, q, want, order, (sql) => sql.some((s) => s.includes(`a FORCE INDEX (${index})`)));
             }
           }
@@ -104,6 +113,7 @@ describe("one operator's or one tag's tickets of customers or organisations (mig
     ];
     const operator = await f.operator();
     const tag = expectSuccess(await api.post('/api/ticket/tag', { name: unique('Link people') }), 'Successfully created new tag!').id;
+    const otherPriority = (await TicketPriority.create({ name: unique('Link people priority'), order: 1002 })).id;
     const customers = [a1, a2, b1, loner];
     const made = [];
     for (let i = 0; i < 12; i++) {
@@ -114,8 +124,11 @@ describe("one operator's or one tag's tickets of customers or organisations (mig
     }
     // Other orders than the ids' (subject, number, resolution, channel, department, customer).
     for (const [i, t] of made.entries()) {
-      await sequelize().query('UPDATE tickets SET updated_at = ?, due_time = ?, last_reply_time = ? WHERE id = ?', {
-        replacements: [1_700_000_000 + ((i * 5) % 12) * 60, i % 3 ? 1_700_100_000 + ((i * 7) % 12) * 60 : null, i % 4 ? 1_700_200_000 + ((i * 5) % 12) * 60 : null, t.id],
+      await sequelize().query('UPDATE tickets SET updated_at = ?, due_time = ?, last_reply_time = ?, priority_id = ? WHERE id = ?', {
+        replacements: [
+          1_700_000_000 + ((i * 5) % 12) * 60, i % 3 ? 1_700_100_000 + ((i * 7) % 12) * 60 : null, i % 4 ? 1_700_200_000 + ((i * 5) % 12) * 60 : null,
+          i % 5 ? ctx.priorityId : otherPriority, t.id,
+        ],
       });
     }
     await scrambleOrders(made.map((t) => t.id), customers.map((c) => c.id), [ctx.departmentId, (await f.department()).id]);
@@ -123,7 +136,12 @@ describe("one operator's or one tag's tickets of customers or organisations (mig
     const people: Array<['user' | 'organisation', number[]]> = [['user', [a1.id]], ['user', [a2.id, loner.id]], ['organisation', [orgA]], ['organisation', [orgA, orgB]]];
     const expectCopies = async () => { await expectLinkListed(m030.ASSIGNEE_LIST); await expectLinkListed(m082.TAG_LIST); };
     await expectCopies();
-    await check(keys, people);
+    const tree = await departmentsBelow([ctx.departmentId]);
+    const besides: Beside[] = [
+      [{}, 'TRUE', []], [{ status: ctx.statuses[1] }, 't.status_id = ?', [ctx.statuses[1]]], [{ priority: otherPriority }, 't.priority_id = ?', [otherPriority]],
+      [{ department: ctx.departmentId, status: ctx.statuses[0] }, 't.department_id IN (?) AND t.status_id = ?', [tree, ctx.statuses[0]]],
+    ];
+    await check(keys, people, besides);
     await expectPlans({ tag, organisation: orgA }, `${m082.TAG_LIST.list}_organisation_id`);
     await expectPlans({ assigned: operator.id, user: a1.id, status: ctx.statuses[1] }, `${m030.ASSIGNEE_LIST.list}_customer_id`);
     // A customer moves to the other organisation, and one leaves theirs; a ticket changes customer;
@@ -134,7 +152,7 @@ describe("one operator's or one tag's tickets of customers or organisations (mig
     for (const t of [made[0], made[5]]) expect((await api.del(`${BASE}/${t.id}`)).status).toBe(200);
     expectSuccess(await api.post(`${BASE}/${made[8].id}/merge`, { ids: [made[1].id] }), 'Successfully updated the ticket!');
     await expectCopies();
-    await check(keys, people);
+    await check(keys, people, besides);
   });
 
   it('migration 094 goes down (the column, its index and the copies gone) and up again (filled from the tickets, then kept)', async () => {

@@ -109,8 +109,9 @@ function onePerson(p: Record<string, any>, name: 'assigned' | 'user' | 'tag'): n
 
 /**
  * One operator's or one tag's tickets of some customers or organisations: `assigned` (not -1) or
- * `tag` of one id beside `user` or `organisation`, and a status at most. The link list, the key,
- * the list's column of the customers or organisations (`customer_id`, migration 083;
+ * `tag` of one id beside `user` or `organisation`, and counted filters whose columns the link
+ * lists copy at most (a status, a priority, a department, a brand, a channel). The link list, the
+ * key, the list's column of the customers or organisations (`customer_id`, migration 083;
  * `organisation_id`, 094) and their ids; null otherwise.
  */
 function linkOfPeople(p: Record<string, any>): { list: LinkList; key: number; column: 'customer_id' | 'organisation_id'; ids: number[] } | null {
@@ -121,7 +122,7 @@ function linkOfPeople(p: Record<string, any>): { list: LinkList; key: number; co
   const ids = [p[name]].flat().map(Number);
   const keys = [p[link]].flat().map(Number);
   if (!ids.length || !ids.every((id) => id > 0) || keys.length !== 1 || !(keys[0] > 0)) return null;
-  if (!NARROWING_PARAMS.every((k) => !given(p, k) || k === name || k === link || k === 'status')) return null;
+  if (!NARROWING_PARAMS.every((k) => !given(p, k) || k === name || k === link || LIST_COPIED_FILTERS.includes(k))) return null;
   return { list: LINK_LISTS[link], key: keys[0], column: name === 'user' ? 'customer_id' : 'organisation_id', ids };
 }
 
@@ -1434,24 +1435,27 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
 
   const ofPeople = linkOfPeople(p);
   if (ofPeople) {
-    // One operator's or one tag's tickets of some customers or organisations (and a status): a
-    // range of the link list's index of the customer or the organisation (migrations 083, 094),
-    // the status on its entries. The count reads the range (their tickets of the operator or tag,
-    // exactly the matches); the page reads it in the list's order, in id order of one of them a
-    // range in order, else its entries sorted. Before, the COUNT read all of their tickets and
-    // looked each up among the links (at 1M, the large organisation with a tag of a tenth: 155 ms
-    // for 150 matches; the busy customer with an operator, 53 ms for none).
+    // One operator's or one tag's tickets of some customers or organisations (and a status, and
+    // filters on the list's copies of their columns): a range of the link list's index of the
+    // customer or the organisation (migrations 083, 094), the status on its entries, the other
+    // filters on its rows. The count reads the range (their tickets of the operator or tag); the
+    // page reads it in the list's order, in id order of one of them a range in order, else its
+    // entries sorted. Before, the COUNT read all of their tickets and looked each up among the
+    // links (at 1M, the large organisation with a tag of a tenth: 155 ms for 150 matches; the
+    // busy customer with an operator, 53 ms for none).
     const { list, key, column: people, ids } = ofPeople;
     const index = `${list.table}_${people}`;
     const statuses = statusesOf(p);
+    // The other filters name the ticket's columns, which the list's copies share (department_id).
+    const others = allCounted(counterConditions(p).filter(([name]) => name !== 'status'));
     // `list`, `people` and `index` are the code's own names (LINK_LISTS, linkOfPeople), never a request's.
     const [r] = await select<{ n: number | bigint }>(
       `SELECT COUNT(*) AS n FROM ${list.table} FORCE INDEX (${index})
-       WHERE ${list.key} = :key AND listed = :listed AND ${people} IN (:ids)${statuses ? ' AND status_id IN (:statuses)' : ''}`,
-      { key, ids, statuses, listed: listedState(trashed) },
+       WHERE ${list.key} = :key AND listed = :listed AND ${people} IN (:ids)${statuses ? ' AND status_id IN (:statuses)' : ''} AND ${sqlText(others)}`,
+      { ...others.replacements, key, ids, statuses, listed: listedState(trashed) },
     );
     const count = Number(r?.n ?? 0);
-    return { rows: await linkListPage(list, key, count, sqlCondition`${trusted(people)} IN (${ids})`, index), count };
+    return { rows: await linkListPage(list, key, count, allOf([sqlCondition`${trusted(people)} IN (${ids})`, others]), index), count };
   }
 
   const several = (['assigned', 'tag'] as const).map((name) => ({ list: LINK_LISTS[name], keys: severalOf(p, name) }))
