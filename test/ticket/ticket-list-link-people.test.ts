@@ -1,6 +1,6 @@
 /**
  * One operator's or one tag's tickets of some customers or organisations (`assigned` or `tag`
- * beside `user` or `organisation`, with a status, a priority or a department or not, listed or
+ * beside `user`, `user_email` or `organisation`, with a status, a priority or a department or not, listed or
  * `trashed=1`): a range of the
  * link list's index of the customer (migration 083) or the organisation (094), in every order the
  * list holds, after an id too; the count reads that range alone (never the customers' or the
@@ -39,17 +39,21 @@ const ORDERS: Array<[string, string, string]> = m083.LINK_ORDER_COLUMNS.map((c, 
 /** The link of a list's parameter: its links' table and key. */
 const LINKS = { assigned: ['ticket_assignees', 'user_id'], tag: ['ticket_tag_links', 'tag_id'] } as const;
 
+/** The people a list names: customers, an address, organisations. */
+type By = 'user' | 'user_email' | 'organisation';
+
 /** Filters beside: as the list's parameters, and as a condition on tickets `t` with its values. */
 type Beside = [Record<string, unknown>, string, unknown[]];
 
 /** The tickets the plain way: linked to `key`, of the customers or (their customers' now) organisations, listed or trashed, not merged. */
-async function actual(link: keyof typeof LINKS, key: number, by: 'user' | 'organisation', of: number[], [, condition, values]: Beside, trashed: boolean, order: string) {
+async function actual(link: keyof typeof LINKS, key: number, by: By, of: Array<number | string>, [, condition, values]: Beside, trashed: boolean, order: string) {
   const [links, column] = LINKS[link];
-  const people = by === 'user' ? 't.user_id IN (?)' : 't.user_id IN (SELECT id FROM users WHERE organisation_id IN (?))';
+  const people = { user: 't.user_id IN (?)', user_email: 't.user_id IN (SELECT user_id FROM person_emails WHERE email IN (?))', organisation: 't.user_id IN (SELECT id FROM users WHERE organisation_id IN (?))' }[by];
   return (await query<{ id: number }>(
     `SELECT t.id FROM tickets t WHERE t.id IN (SELECT ticket_id FROM ${links} WHERE ${column} = ?) AND ${people}
        AND t.merged_into_id IS NULL AND t.deleted_at IS ${trashed ? 'NOT ' : ''}NULL AND ${condition} ORDER BY ${order}`,
-    [key, of, ...values],
+    // (An address as person_emails keeps it: lower-cased.)
+    [key, of.map((v) => (typeof v === 'string' ? v.toLowerCase() : v)), ...values],
   )).map((r) => Number(r.id));
 }
 
@@ -57,20 +61,21 @@ async function actual(link: keyof typeof LINKS, key: number, by: 'user' | 'organ
 const own = (statements: Statement[]) => statements.filter((s) => /FROM `tickets`|FROM ticket_(assignee|tag)_list|COUNT\(/.test(s.sql));
 
 /**
- * Each link key beside each set of customers and organisations, alone, with a status, a priority,
- * or a department's tree and a status (the lists' copies), listed and trashed, in every order
- * (every fifth beside a filter other than the status, every fourth in the trash): the count and
- * the pages exact, from the list's index of the people in two statements (its COUNT a range of
- * that index), pages past the middle and after an id too.
+ * Each link key beside each set of customers, addresses and organisations, alone, with a status,
+ * a priority, or a department's tree and a status (the lists' copies), listed and trashed, in
+ * every order (every fifth beside a filter other than the status or by address, every fourth in
+ * the trash): the count and the pages exact, from the list's index of the people in two
+ * statements (its COUNT a range of that index), pages past the middle and after an id too.
  */
-async function check(keys: Array<[keyof typeof LINKS, number]>, people: Array<['user' | 'organisation', number[]]>, besides: Beside[]) {
+async function check(keys: Array<[keyof typeof LINKS, number]>, people: Array<[By, Array<number | string>]>, besides: Beside[]) {
   for (const [link, key] of keys) {
     for (const [by, of] of people) {
-      const index = `${link === 'assigned' ? m030.ASSIGNEE_LIST.list : m082.TAG_LIST.list}_${by === 'user' ? 'customer_id' : 'organisation_id'}`;
+      const index = `${link === 'assigned' ? m030.ASSIGNEE_LIST.list : m082.TAG_LIST.list}_${by === 'organisation' ? 'organisation_id' : 'customer_id'}`;
       for (const beside of besides) {
         const [filter] = beside;
         const status = filter.status;
-        const some = Object.keys(filter).some((k) => k !== 'status');
+        // Every fifth order beside a filter other than the status, and for an address (customers' otherwise).
+        const some = Object.keys(filter).some((k) => k !== 'status') || by === 'user_email';
         for (const trashed of [false, true]) {
           for (const [order_column, order_direction, order] of ORDERS.filter((_, i) => (!trashed || i % 4 === 0) && (!some || i % 5 === 0))) {
             const q = { [link]: key, [by]: of.join(','), limit: 100, order_column, order_direction, ...filter, ...(trashed ? { trashed: 1 } : {}) };
@@ -133,7 +138,9 @@ describe("one operator's or one tag's tickets of customers or organisations (mig
     }
     await scrambleOrders(made.map((t) => t.id), customers.map((c) => c.id), [ctx.departmentId, (await f.department()).id]);
     const keys: Array<[keyof typeof LINKS, number]> = [['assigned', operator.id], ['tag', tag]];
-    const people: Array<['user' | 'organisation', number[]]> = [['user', [a1.id]], ['user', [a2.id, loner.id]], ['organisation', [orgA]], ['organisation', [orgA, orgB]]];
+    const people: Array<[By, Array<number | string>]> = [
+      ['user', [a1.id]], ['user', [a2.id, loner.id]], ['user_email', [a2.email.toUpperCase()]], ['organisation', [orgA]], ['organisation', [orgA, orgB]],
+    ];
     const expectCopies = async () => { await expectLinkListed(m030.ASSIGNEE_LIST); await expectLinkListed(m082.TAG_LIST); };
     await expectCopies();
     const tree = await departmentsBelow([ctx.departmentId]);

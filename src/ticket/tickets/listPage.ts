@@ -109,21 +109,27 @@ function onePerson(p: Record<string, any>, name: 'assigned' | 'user' | 'tag'): n
 
 /**
  * One operator's or one tag's tickets of some customers or organisations: `assigned` (not -1) or
- * `tag` of one id beside `user` or `organisation`, and counted filters whose columns the link
- * lists copy at most (a status, a priority, a department, a brand, a channel). The link list, the
- * key, the list's column of the customers or organisations (`customer_id`, migration 083;
- * `organisation_id`, 094) and their ids; null otherwise.
+ * `tag` of one id beside `user`, `user_email` or `organisation`, and counted filters whose columns
+ * the link lists copy at most (a status, a priority, a department, a brand, a channel). The link
+ * list, the key, the list's column of the customers or organisations (`customer_id`, migration
+ * 083; `organisation_id`, 094) and the condition on it; null otherwise.
  */
-function linkOfPeople(p: Record<string, any>): { list: LinkList; key: number; column: 'customer_id' | 'organisation_id'; ids: number[] } | null {
-  const people = (['user', 'organisation'] as const).filter((k) => given(p, k));
+function linkOfPeople(p: Record<string, any>): { list: LinkList; key: number; column: 'customer_id' | 'organisation_id'; people: BoundCondition } | null {
+  const named = (['user', 'user_email', 'organisation'] as const).filter((k) => given(p, k));
   const links = (['assigned', 'tag'] as const).filter((k) => given(p, k));
-  if (people.length !== 1 || links.length !== 1) return null;
-  const [name, link] = [people[0], links[0]];
-  const ids = [p[name]].flat().map(Number);
+  if (named.length !== 1 || links.length !== 1) return null;
+  const [name, link] = [named[0], links[0]];
   const keys = [p[link]].flat().map(Number);
-  if (!ids.length || !ids.every((id) => id > 0) || keys.length !== 1 || !(keys[0] > 0)) return null;
+  if (keys.length !== 1 || !(keys[0] > 0)) return null;
   if (!NARROWING_PARAMS.every((k) => !given(p, k) || k === name || k === link || LIST_COPIED_FILTERS.includes(k))) return null;
-  return { list: LINK_LISTS[link], key: keys[0], column: name === 'user' ? 'customer_id' : 'organisation_id', ids };
+  const column = name === 'organisation' ? 'organisation_id' : 'customer_id';
+  // An address: the persons it is one of (person_emails, as its filter reads it).
+  if (name === 'user_email') {
+    return { list: LINK_LISTS[link], key: keys[0], column, people: sqlCondition`customer_id IN (SELECT user_id FROM person_emails WHERE email = ${String(p.user_email).toLowerCase()})` };
+  }
+  const ids = [p[name]].flat().map(Number);
+  if (!ids.length || !ids.every((id) => id > 0)) return null;
+  return { list: LINK_LISTS[link], key: keys[0], column, people: sqlCondition`${trusted(column)} IN (${ids})` };
 }
 
 /** `assigned` of several operators' ids (no -1) or `tag` of several tags, alone or with `status`: their ids, or null. */
@@ -1443,19 +1449,20 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     // entries sorted. Before, the COUNT read all of their tickets and looked each up among the
     // links (at 1M, the large organisation with a tag of a tenth: 155 ms for 150 matches; the
     // busy customer with an operator, 53 ms for none).
-    const { list, key, column: people, ids } = ofPeople;
-    const index = `${list.table}_${people}`;
+    const { list, key, column, people } = ofPeople;
+    const index = `${list.table}_${column}`;
     const statuses = statusesOf(p);
     // The other filters name the ticket's columns, which the list's copies share (department_id).
     const others = allCounted(counterConditions(p).filter(([name]) => name !== 'status'));
-    // `list`, `people` and `index` are the code's own names (LINK_LISTS, linkOfPeople), never a request's.
+    const on = allOf([people, others]);
+    // `list` and `index` are the code's own names (LINK_LISTS, linkOfPeople), never a request's.
     const [r] = await select<{ n: number | bigint }>(
       `SELECT COUNT(*) AS n FROM ${list.table} FORCE INDEX (${index})
-       WHERE ${list.key} = :key AND listed = :listed AND ${people} IN (:ids)${statuses ? ' AND status_id IN (:statuses)' : ''} AND ${sqlText(others)}`,
-      { ...others.replacements, key, ids, statuses, listed: listedState(trashed) },
+       WHERE ${list.key} = :key AND listed = :listed${statuses ? ' AND status_id IN (:statuses)' : ''} AND ${sqlText(on)}`,
+      { ...on.replacements, key, statuses, listed: listedState(trashed) },
     );
     const count = Number(r?.n ?? 0);
-    return { rows: await linkListPage(list, key, count, allOf([sqlCondition`${trusted(people)} IN (${ids})`, others]), index), count };
+    return { rows: await linkListPage(list, key, count, on, index), count };
   }
 
   const several = (['assigned', 'tag'] as const).map((name) => ({ list: LINK_LISTS[name], keys: severalOf(p, name) }))
