@@ -192,9 +192,9 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     [`list: status + department, start=${Math.floor(deep / 10).toLocaleString('en-GB')}, last_reply_time asc`, q(`status=${tk.status_id}&department=${tk.department_id}&start=${Math.floor(deep / 10)}&order_column=last_reply_time`)],
     // The customer order (migration 062): from the customer's first ticket.
     [`list: start=${deep.toLocaleString('en-GB')}, user_id desc`, q(`start=${deep}&order_column=user_id&order_direction=desc`)],
-    // A string order (migration 063): from the mark of the stretch the page starts in.
     // Beside one other counted filter: positioned by its rows of the customer order (migration 093).
     [`list: department, start=${Math.floor(deep / 5).toLocaleString('en-GB')}, user_id asc`, q(`department=${tk.department_id}&start=${Math.floor(deep / 5)}&order_column=user_id`)],
+    // A string order (migration 063): from the mark of the stretch the page starts in.
     [`list: start=${deep.toLocaleString('en-GB')}, subject asc`, q(`start=${deep}&order_column=subject`)],
     [`list: status, start=${Math.floor(deep / 5).toLocaleString('en-GB')}, number desc`, q(`status=${tk.status_id}&start=${Math.floor(deep / 5)}&order_column=number&order_direction=desc`)],
     // Another counted filter (a priority, department, brand, channel or flag) in a string order,
