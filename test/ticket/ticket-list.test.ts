@@ -45,9 +45,9 @@ const userOfBrand = (values: Partial<User> = {}) => f.user({ brand_id: brand.id,
 const ticketIn = async (department: Department, extra: Record<string, unknown> = {}) =>
   f.ticket({ brand: brand.id, department: department.id, user: extra.user ?? (await userOfBrand()).id, ...extra });
 
-/** The statements a ticket list runs on the tickets and their counters (bound names left out), not a saved filter's own. */
+/** The statements a ticket list runs on the tickets, their counters and the link lists (bound names left out), not a saved filter's own. */
 const listStatements = (statements: Array<{ sql: string }>) => statements.map((st) => st.sql.replace(/:b\d+/g, ':b'))
-  .filter((sql) => /tickets|_counts/.test(sql) && !/ticket_filter/.test(sql));
+  .filter((sql) => /tickets|_counts|ticket_(tag|assignee)_list/.test(sql) && !/ticket_filter/.test(sql));
 
 /** Runs `work` with the operator's view's set form taken up to `1 / share` of the tickets (operatorVisibility.ts). */
 async function withVisibleShare(share: number, work: () => Promise<void>): Promise<void> {
