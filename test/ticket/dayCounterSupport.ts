@@ -156,11 +156,13 @@ export async function expectDayFilterCounts(): Promise<number> {
   // (migration 093) as expectDayCounts finds them (a time's day, else the created_at day; the customer).
   const singles = DAY_FILTER_COLUMNS.map((c): [string, string] => [c, '0']);
   const dims: Array<[string, string]> = [...singles, ...(pairs ? DAY_FILTER_PAIRS.map(([a, b]): [string, string] => [a, b]) : [])];
-  const days: Array<[number, string, Array<[string, string]>]> = [
-    ...DAY_COLUMNS.map((date, col): [number, string, Array<[string, string]>] => [col, `${date} DIV ${DAY}`, dims]),
+  // Per column: its col, its day as SQL, its dims.
+  type Days = [number, string, Array<[string, string]>];
+  const days: Days[] = [
+    ...DAY_COLUMNS.map((date, col): Days => [col, `${date} DIV ${DAY}`, dims]),
     ...(await orderFilterRowsKept() ? [
-      ...ORDER_DAY_COLUMNS.map((c, i): [number, string, Array<[string, string]>] => [DAY_COLUMNS.length + i, `IF(${c} IS NULL, created_at DIV ${DAY}, ${VALUE_DAYS} + ${c} DIV ${DAY})`, singles]),
-      [CUSTOMER_ORDER_COL, 'user_id', singles] as [number, string, Array<[string, string]>],
+      ...ORDER_DAY_COLUMNS.map((c, i): Days => [DAY_COLUMNS.length + i, `IF(${c} IS NULL, created_at DIV ${DAY}, ${VALUE_DAYS} + ${c} DIV ${DAY})`, singles]),
+      [CUSTOMER_ORDER_COL, 'user_id', singles] as Days,
     ] : []),
   ];
   const selects = days.flatMap(([col, day, ds]) => ds.map(([c, c2], dim) => `SELECT ${col} AS col, IF(deleted_at IS NULL, 0, 1) AS state, ${dim} AS dim, ${c} AS val${pairs ? `, ${c2} AS val2` : ''}, ${day} AS day${status}, COUNT(*) AS n

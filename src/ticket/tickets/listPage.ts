@@ -123,10 +123,8 @@ function linkOfPeople(p: Record<string, any>): { list: LinkList; key: number; co
   if (keys.length !== 1 || !(keys[0] > 0)) return null;
   if (!NARROWING_PARAMS.every((k) => !given(p, k) || k === name || k === link || LIST_COPIED_FILTERS.includes(k))) return null;
   const column = name === 'organisation' ? 'organisation_id' : 'customer_id';
-  // An address: the persons it is one of (person_emails, as its filter reads it).
-  if (name === 'user_email') {
-    return { list: LINK_LISTS[link], key: keys[0], column, people: sqlCondition`customer_id IN (SELECT user_id FROM person_emails WHERE email = ${String(p.user_email).toLowerCase()})` };
-  }
+  // An address: the persons it is one of.
+  if (name === 'user_email') return { list: LINK_LISTS[link], key: keys[0], column, people: sqlCondition`customer_id IN (${personsOf(addressOf(p))})` };
   const ids = [p[name]].flat().map(Number);
   if (!ids.length || !ids.every((id) => id > 0)) return null;
   return { list: LINK_LISTS[link], key: keys[0], column, people: sqlCondition`${trusted(column)} IN (${ids})` };
@@ -138,9 +136,15 @@ function severalOf(p: Record<string, any>, name: 'assigned' | 'tag'): number[] |
   return ids && ids.length > 1 ? ids : null;
 }
 
-/** `user_email` (lower-cased, as its filter reads it) when it narrows the list alone or with counted filters; null otherwise. */
+/** `user_email` lower-cased, as its filter reads it. */
+const addressOf = (p: Record<string, any>): string => String(p.user_email).toLowerCase();
+
+/** The persons an address is one of, primary or additional (person_emails, as the `user_email` filter reads it). */
+const personsOf = (email: string) => sqlFragment`SELECT user_id FROM person_emails WHERE email = ${email}`;
+
+/** `user_email` (addressOf) when it narrows the list alone or with counted filters; null otherwise. */
 function emailAmongCounted(p: Record<string, any>): string | null {
-  return given(p, 'user_email') && countedByCounters({ ...p, user_email: undefined }) ? String(p.user_email).toLowerCase() : null;
+  return given(p, 'user_email') && countedByCounters({ ...p, user_email: undefined }) ? addressOf(p) : null;
 }
 
 /**
@@ -1386,7 +1390,7 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     // several persons' with a status at most a merge of their ranges. Left to the optimiser, the
     // count read each of the customer's index entries and the page sorted their tickets (the busy
     // customer at 1M: 40-53 ms against 19 for `user` one request at a time; with a priority 27 ms).
-    const persons = sqlFragment`SELECT user_id FROM person_emails WHERE email = ${email}`;
+    const persons = personsOf(email);
     const counted = sqlCondition`user_id IN (${persons}) AND ${allCounted(counterConditions(p))}`;
     const sums = sqlFragment`SELECT (SELECT COALESCE(SUM(n), 0) FROM ticket_user_counts WHERE ${counted} AND state = ${trashed ? 1 : 0}) AS matches,
       (SELECT GROUP_CONCAT(e.user_id) FROM (${persons}) e) AS persons, ${totalOf(trashed)}`;
