@@ -89,6 +89,10 @@ async function main() {
     }
   }
 
+  // Replays still running: a load generator that ends its run closes its sockets without
+  // waiting for their answers, so the server may close before them (their pool is ended after).
+  let inFlight = 0;
+  let idle: (() => void) | undefined;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -104,7 +108,8 @@ async function main() {
         if (err.errno === 1213 && n < 5) return attempt(n + 1);
         throw err;
       });
-      attempt(1).then(() => {
+      inFlight++;
+      attempt(1).finally(() => { if (--inFlight === 0) idle?.(); }).then(() => {
         const json = JSON.stringify(s.body);
         res.writeHead(s.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json), 'cache-control': 'no-store' });
         res.end(json);
@@ -116,7 +121,8 @@ async function main() {
   });
   server.keepAliveTimeout = 60_000;
   server.listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('listening\n'));
-  const stop = () => server.close(() => pool.end().finally(() => process.exit(0)));
+  const replayed = () => (inFlight ? new Promise<void>((r) => { idle = r; }) : Promise.resolve());
+  const stop = () => server.close(() => replayed().then(() => pool.end()).finally(() => process.exit(0)));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 }
