@@ -235,16 +235,18 @@ describe('a deep page in the customer order (migration 062)', () => {
   });
 });
 
-describe('a deep page in a time order or the customer order beside one other counted filter (migration 093)', () => {
+describe('a deep page in a time order or the customer order beside one other counted filter (migration 093) or a pair of them', () => {
   const pages = deepPages(api, BASE);
   const { positioning } = pages;
 
-  it('gives the database\'s pages, positioned by the filter\'s rows (a value, a flag, a flag\'s complement; with a status or not), both ways, through moves and a fold', async () => {
+  it('gives the database\'s pages, positioned by the filter\'s rows (a value, a flag, a flag\'s complement; with a status or not; a pair read from the nearer end), both ways, through moves and a fold', async () => {
     // Days far ahead (not the other tests' days), GAP days apart; customers made now (the largest ids).
     const F = (Math.floor(Date.now() / 1000 / DAY) + 24000 + Math.floor(Math.random() * 1000)) * DAY;
     const P = (5000 + Math.floor(Math.random() * 3000)) * DAY;
     const [{ id: otherPriority }] = await query<{ id: number }>('SELECT id FROM ticket_priorities WHERE id <> ? ORDER BY id LIMIT 1', [ctx.priorityId]);
     const customers = [await f.user(), await f.user(), await f.user()];
+    // A second department for a pair (priority and department) whose matches are not the priority's.
+    const department = (await f.department()).id;
     const made: number[] = [];
     // Enough of each filter's matches that a page near the start is read from it, not from the far end.
     for (let i = 0; i < 24; i++) {
@@ -252,11 +254,11 @@ describe('a deep page in a time order or the customer order beside one other cou
       // Each time NULL for some tickets, on days of their own (not in id order) for the others;
       // the priority, the lock and the status mixed across them.
       await sequelize().query(
-        `UPDATE tickets SET created_at = ?, updated_at = ?, status_id = ?, priority_id = ?, locked = ?,
+        `UPDATE tickets SET created_at = ?, updated_at = ?, status_id = ?, priority_id = ?, department_id = ?, locked = ?,
            last_reply_time = ?, due_time = ?, resolved_time = ? WHERE id = ?`,
         {
           replacements: [
-            F + i * GAP * DAY, F + i * GAP * DAY, ctx.statuses[i % 2], i % 3 === 0 ? otherPriority : ctx.priorityId, i % 4 === 1 ? 1 : 0,
+            F + i * GAP * DAY, F + i * GAP * DAY, ctx.statuses[i % 2], i % 3 === 0 ? otherPriority : ctx.priorityId, i % 5 < 3 ? department : ctx.departmentId, i % 4 === 1 ? 1 : 0,
             i % 4 === 0 ? null : F + ((i * 5) % 9) * GAP * DAY + 7, i % 2 === 0 ? null : F + ((i * 7) % 11) * GAP * DAY, i < 5 ? null : F + (i % 3) * GAP * DAY,
             t.id,
           ],
@@ -264,11 +266,14 @@ describe('a deep page in a time order or the customer order beside one other cou
       );
       made.push(Number(t.id));
     }
-    // The filters (with the ticket columns they match), with a status or not: a value, a flag, a flag's complement.
+    // The filters (with the ticket columns they match), with a status or not: a value, a flag, a
+    // flag's complement; a pair (these orders keep no pair's rows: not positioned).
     const filters: Array<[Record<string, number>, Record<string, number>, number | undefined]> = [
       [{ priority: otherPriority }, { priority_id: otherPriority }, ctx.statuses[1]],
       [{ locked: 1 }, { locked: 1 }, undefined],
       [{ locked: 0 }, { locked: 0 }, ctx.statuses[1]],
+      [{ priority: otherPriority, department }, { priority_id: otherPriority, department_id: department }, undefined],
+      [{ department, priority: ctx.priorityId }, { department_id: department, priority_id: ctx.priorityId }, ctx.statuses[0]],
     ];
     const comparePages = () => positioning(async () => {
       for (const [filter, where, status] of filters) {
@@ -277,7 +282,9 @@ describe('a deep page in a time order or the customer order beside one other cou
             const q0 = { ...filter, ...(status ? { status } : {}), order_column, order_direction };
             const at = await ordered(order_column, order_direction, status, where);
             const { positioned } = await comparePagesAt(pages, q0, at, made);
-            expect({ q0, positioned: positioned.length > 0 }).toEqual({ q0, positioned: true });
+            // A pair: the database's pages, read from the nearer end.
+            const pair = Object.keys(filter).length > 1;
+            expect({ q0, positioned: positioned.length > 0 }).toEqual({ q0, positioned: !pair });
           }
         }
       }
@@ -289,6 +296,7 @@ describe('a deep page in a time order or the customer order beside one other cou
       // alone, and a time with a priority in one write), a ticket trashed.
       const write = (sql: string, replacements: unknown[]) => sequelize().query(sql, { replacements });
       await write('UPDATE tickets SET priority_id = ? WHERE id = ?', [otherPriority, made[1]]);
+      await write('UPDATE tickets SET department_id = ? WHERE id IN (?)', [ctx.departmentId, [made[12], made[15]]]);
       await write('UPDATE tickets SET locked = 1 - locked WHERE id IN (?)', [[made[2], made[5]]]);
       await write('UPDATE tickets SET due_time = IF(due_time IS NULL, ?, NULL), priority_id = ? WHERE id IN (?)', [F + 3 * GAP * DAY, ctx.priorityId, [made[3], made[6]]]);
       await write('UPDATE tickets SET last_reply_time = last_reply_time + ? WHERE id = ?', [40 * DAY, made[7]]);
