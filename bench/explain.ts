@@ -190,9 +190,8 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     // One other counted filter in a time order, with a status or not: positioned by its rows of those orders (migration 093).
     [`list: priority, start=${Math.floor(deep / 5).toLocaleString('en-GB')}, due_time desc`, q(`priority=${tk.priority_id}&start=${Math.floor(deep / 5)}&order_column=due_time&order_direction=desc`)],
     [`list: status + department, start=${Math.floor(deep / 10).toLocaleString('en-GB')}, last_reply_time asc`, q(`status=${tk.status_id}&department=${tk.department_id}&start=${Math.floor(deep / 10)}&order_column=last_reply_time`)],
-    // A pair of them (two of priority, department, brand and channel), with a status or not: not
-    // positioned (no pair's rows of the time orders: docs/performance.md, Not done yet), read
-    // from the nearer end of the order's index.
+    // A pair of them (two of priority, department, brand and channel), with a status or not:
+    // positioned by the time orders' rows of the pair, differences from created_at's (migration 095).
     [`list: priority + channel, start=${Math.floor(deep / 20).toLocaleString('en-GB')}, last_reply_time desc`, q(`priority=${tk.priority_id}&channel=1&start=${Math.floor(deep / 20)}&order_column=last_reply_time&order_direction=desc`)],
     [`list: status + priority + department, start=${Math.floor(deep / 20).toLocaleString('en-GB')}, due_time asc`, q(`status=${tk.status_id}&priority=${tk.priority_id}&department=${tk.department_id}&start=${Math.floor(deep / 20)}&order_column=due_time`)],
     // The customer order (migration 062): from the customer's first ticket.

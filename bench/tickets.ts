@@ -15,7 +15,7 @@ import { createOrganisationCountTriggers, dropOrganisationCountTriggers, fillOrg
 import { createLinkListTriggers, dropLinkListTriggers, fillLinkLists } from '../migrations/094_link_list_organisations';
 import { fillDayMarkCounts, fillMarks } from '../migrations/063_ticket_order_marks';
 import { createDayMarkFilterCountTriggers, fillMarkFilterCounts } from '../migrations/089_ticket_mark_filter_counts';
-import { createDayOrderFilterCountTriggers, fillDayOrderFilterCounts } from '../migrations/093_ticket_order_filter_counts';
+import { createDayOrderDeltaFilterCountTriggers, fillDayOrderDeltaFilterCounts } from '../migrations/095_ticket_time_order_filter_deltas';
 import { foldDayCounters } from '../src/ticket/tickets/dayCounterFold';
 
 /**
@@ -376,8 +376,8 @@ async function loadTickets(log: (line: string) => void) {
     await fillMarks(sequelize().getQueryInterface());
     await createDayMarkFilterCountTriggers(sequelize().getQueryInterface());
     await fillDayMarkCounts(sequelize().getQueryInterface());
-    await createDayOrderFilterCountTriggers(sequelize().getQueryInterface());
-    await fillDayOrderFilterCounts(sequelize().getQueryInterface());
+    await createDayOrderDeltaFilterCountTriggers(sequelize().getQueryInterface());
+    await fillDayOrderDeltaFilterCounts(sequelize().getQueryInterface());
     await fillMarkFilterCounts(sequelize().getQueryInterface());
     // The past days' rows as the scheduler's fold leaves them within the hour (migration 051).
     await foldDayCounters();

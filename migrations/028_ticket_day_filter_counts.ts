@@ -71,7 +71,17 @@ export const countsByStatus = async (q: QueryInterface): Promise<boolean> => (aw
  * for it too. This migration's are the date columns' (DAY_COLUMNS: col 0 and 1); migration 093
  * adds the time orders' and the customer order's (061's and 062's days).
  */
-export interface FilterDayColumn { col: number; day: (row: string) => string; pairs: boolean }
+export interface FilterDayColumn {
+  col: number;
+  day: (row: string) => string;
+  pairs: boolean;
+  /**
+   * A column kept as differences from another's rows (migration 095): the day a ticket's rows
+   * would have there (SQL, as `day`). Its rows are then +1 at the ticket's day and -1 at this
+   * one, written only where the two differ; read beside the other column's (DaySource.deltaOf, listPage.ts).
+   */
+  base?: (row: string) => string;
+}
 
 /** The date columns' (col 0 and 1, their UTC days), with the pairs' rows. */
 export const DATE_FILTER_COLUMNS: readonly FilterDayColumn[] = DAY_COLUMNS.map((c, col) => ({ col, day: (r: string) => `${r}${c} DIV ${DAY}`, pairs: true }));
@@ -112,8 +122,18 @@ function upsert(shape: DayFilterShape, changes: readonly Change[]): string {
  * is (`byStatus`: per status too, as migration 054 made it, and then a status's change moves the
  * ticket's rows as a change of day does; `pairs`: migration 055's rows of DAY_FILTER_PAIRS).
  */
-function dayFilterCountSql(shape: DayFilterShape, columns: readonly FilterDayColumn[]) {
+function dayFilterCountSql(shape: DayFilterShape, all: readonly FilterDayColumn[]) {
+  const columns: readonly FilterDayColumn[] = all.filter((c) => !c.base);
+  const deltas: readonly FilterDayColumn[] = all.filter((c) => c.base);
   const every = (row: Row, n: string, cs = columns) => upsert(shape, cs.map((col) => ({ row, col, ds: dimsOf(shape, col), n })));
+  // A difference column's rows of a ticket (`sign` 1: add them, -1: remove them): where its day is
+  // not its base day, +sign at the day and -sign at the base day (a merged ticket has none).
+  const delta = (row: Row, sign: '1' | '-1', cs = deltas) => cs.map((c) => {
+    const base: FilterDayColumn = { ...c, day: c.base! };
+    const ds = dimsOf(shape, c);
+    const rows = upsert(shape, [{ row, col: c, ds, n: sign }, { row, col: base, ds, n: sign === '1' ? '-1' : '1' }]);
+    return `IF ${row}.merged_into_id IS NULL AND ${c.day(`${row}.`)} <> ${c.base!(`${row}.`)} THEN ${rows} END IF;`;
+  }).join('\n    ');
   // What moves the ticket between the rows of every column: its state, merge or (byStatus) status.
   const movesAll = `${STATE('OLD')} <> ${STATE('NEW')} OR NOT (OLD.merged_into_id <=> NEW.merged_into_id)${shape.byStatus ? ' OR OLD.status_id <> NEW.status_id' : ''}`;
   const move = (cs: readonly FilterDayColumn[]) => `IF OLD.merged_into_id IS NULL THEN ${every('OLD', '-1', cs)} END IF;
@@ -135,34 +155,58 @@ function dayFilterCountSql(shape: DayFilterShape, columns: readonly FilterDayCol
   }).join('\n      ');
   // A change of state, merge or status (a reply's) moves the rows of every column, each way in one
   // statement; otherwise each column whose day changed, and the rows of the values that changed.
+  // A difference column's rows move when anything they are keyed by does: removed as they were,
+  // added as they are (each only where the ticket has them).
+  const keyed = [...new Set(deltas.flatMap((c) => dimsOf(shape, c)).flatMap(columnsOf))].map((x) => `OLD.${x} <> NEW.${x}`);
+  const deltaMoves = (c: FilterDayColumn) => [movesAll, ...keyed, `NOT (${c.day('OLD.')} <=> ${c.day('NEW.')})`, `NOT (${c.base!('OLD.')} <=> ${c.base!('NEW.')})`].join(' OR ');
+  const movedDeltas = deltas.map((c) => `IF ${deltaMoves(c)} THEN
+      ${delta('OLD', '-1', [c])}
+      ${delta('NEW', '1', [c])}
+    END IF;`).join('\n    ');
   const update = `IF ${movesAll} THEN
       ${move(columns)}
     ELSEIF NEW.merged_into_id IS NULL THEN
     ${moved}
       ${changed}
-    END IF;`;
+    END IF;
+    ${movedDeltas}`;
   return {
     triggers: [
       `CREATE TRIGGER tickets_day_filter_counts_insert AFTER INSERT ON tickets FOR EACH ROW
-    IF NEW.merged_into_id IS NULL THEN ${every('NEW', '1')} END IF`,
+    BEGIN
+    IF NEW.merged_into_id IS NULL THEN ${every('NEW', '1')} END IF;
+    ${delta('NEW', '1')}
+    END`,
       `CREATE TRIGGER tickets_day_filter_counts_update AFTER UPDATE ON tickets FOR EACH ROW
     BEGIN
     ${update}
     END`,
       `CREATE TRIGGER tickets_day_filter_counts_delete AFTER DELETE ON tickets FOR EACH ROW
-    IF OLD.merged_into_id IS NULL THEN ${every('OLD', '-1')} END IF`,
+    BEGIN
+    IF OLD.merged_into_id IS NULL THEN ${every('OLD', '-1')} END IF;
+    ${delta('OLD', '-1')}
+    END`,
     ],
-    fill: columns.flatMap((c) => dimsOf(shape, c).map((d) => fillSql(shape, c, d))),
+    fill: [
+      ...columns.flatMap((c) => dimsOf(shape, c).map((d) => fillSql(shape, c, d))),
+      ...deltas.flatMap((c) => dimsOf(shape, c).flatMap((d) => [fillSql(shape, c, d, '1'), fillSql(shape, { ...c, day: c.base! }, d, '-1', c)])),
+    ],
   };
 }
 
-/** One dim's rows for one column from the tickets (GROUP BY the key's columns after dim). */
-function fillSql(shape: DayFilterShape, c: FilterDayColumn, d: number): string {
+/**
+ * One dim's rows for one column from the tickets (GROUP BY the key's columns after dim). For a
+ * difference column (`of`, the column whose day and base day differ on the tickets counted): `n`
+ * per ticket, added to the rows there may be (the day's +1 and the base day's -1 of one column).
+ */
+function fillSql(shape: DayFilterShape, c: FilterDayColumn, d: number, n = '1', of = c.base ? c : undefined): string {
   const [a, b] = columnsOf(d);
   const key = [`${a}`, ...(shape.pairs ? [b ?? '0'] : []), c.day(''), ...(shape.byStatus ? ['status_id'] : []), `id MOD ${DAY_SLOTS}`];
+  const differs = of ? ` AND ${of.day('')} <> ${of.base!('')}` : '';
   return `INSERT INTO ticket_day_filter_counts (col, state, dim, val, ${shape.pairs ? 'val2, ' : ''}day, ${shape.byStatus ? 'status_id, ' : ''}slot, n)
-      SELECT ${c.col}, IF(deleted_at IS NULL, 0, 1), ${d}, ${key.join(', ')}, COUNT(*) FROM tickets
-      WHERE merged_into_id IS NULL${isFlag(d) ? ` AND ${a} = 1` : ''} GROUP BY 2, ${key.map((_, i) => i + 4).join(', ')}`;
+      SELECT ${c.col}, IF(deleted_at IS NULL, 0, 1), ${d}, ${key.join(', ')}, ${n} * COUNT(*) FROM tickets
+      WHERE merged_into_id IS NULL${isFlag(d) ? ` AND ${a} = 1` : ''}${differs} GROUP BY 2, ${key.map((_, i) => i + 4).join(', ')}${of ? `
+      ON DUPLICATE KEY UPDATE n = n + VALUES(n)` : ''}`;
 }
 
 const TRIGGERS = ['tickets_day_filter_counts_insert', 'tickets_day_filter_counts_update', 'tickets_day_filter_counts_delete'];

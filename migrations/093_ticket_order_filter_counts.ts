@@ -29,7 +29,7 @@ export const name = '093_ticket_order_filter_counts';
  */
 
 /** The columns of migrations 061 and 062 (their days as ticket_day_counts keeps them), without pairs. */
-const ORDER_FILTER_COLUMNS: readonly FilterDayColumn[] = DAY_CUSTOMER_COLUMNS
+export const ORDER_FILTER_COLUMNS: readonly FilterDayColumn[] = DAY_CUSTOMER_COLUMNS
   .filter((c) => c.col >= DAY_COLUMNS.length)
   .map((c) => ({ col: c.col, day: c.day, pairs: false }));
 

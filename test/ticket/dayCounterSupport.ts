@@ -131,17 +131,19 @@ export async function expectSpanCounts(): Promise<void> {
 }
 
 /** Whether the filter counters' triggers keep the time orders' and the customer order's rows (migration 093 has run). */
-async function orderFilterRowsKept(): Promise<boolean> {
+async function orderFilterRowsKept(): Promise<{ orders: boolean; deltas: boolean }> {
   const [t] = await query<{ sql: string }>(
     "SELECT ACTION_STATEMENT AS `sql` FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME = 'tickets_day_filter_counts_insert'",
   );
-  return !!t && t.sql.includes(`(${CUSTOMER_ORDER_COL}, IF(NEW.deleted_at IS NULL, 0, 1)`);
+  // Migration 095's differences: a time column's day against its base day (last_reply_time's).
+  return { orders: !!t && t.sql.includes(`(${CUSTOMER_ORDER_COL}, IF(NEW.deleted_at IS NULL, 0, 1)`), deltas: !!t && t.sql.includes(`<> ${VALUE_DAYS} + NEW.created_at DIV ${DAY}`) };
 }
 
 /**
  * `ticket_day_filter_counts` against the tickets (per date column, state, filter column or pair,
  * value, day and, once migration 054 has run, status; the pairs' once 055 has; once 093 has, per
- * time order's and the customer order's day too, no pairs), and its spans. Returns the rows compared.
+ * time order's and the customer order's day too, no pairs; once 095 has, the time orders' as
+ * differences from their base days, with pairs), and its spans. Returns the rows compared.
  */
 export async function expectDayFilterCounts(): Promise<number> {
   const { byStatus, pairs } = await dayFilterShape(sequelize().getQueryInterface());
@@ -156,17 +158,27 @@ export async function expectDayFilterCounts(): Promise<number> {
   // (migration 093) as expectDayCounts finds them (a time's day, else the created_at day; the customer).
   const singles = DAY_FILTER_COLUMNS.map((c): [string, string] => [c, '0']);
   const dims: Array<[string, string]> = [...singles, ...(pairs ? DAY_FILTER_PAIRS.map(([a, b]): [string, string] => [a, b]) : [])];
-  // Per column: its col, its day as SQL, its dims.
-  type Days = [number, string, Array<[string, string]>];
+  // Per column: its col, its day as SQL, its dims, and for migration 095's differences the base
+  // day (the rows: +1 at the day and -1 at the base day of each ticket where they differ).
+  const kept = await orderFilterRowsKept();
+  type Days = [number, string, Array<[string, string]>, string?];
+  const timeDay = (c: string) => `IF(${c} IS NULL, created_at DIV ${DAY}, ${VALUE_DAYS} + ${c} DIV ${DAY})`;
+  const baseDay = (c: string) => (c === 'last_reply_time' ? `${VALUE_DAYS} + created_at DIV ${DAY}` : `created_at DIV ${DAY}`);
   const days: Days[] = [
     ...DAY_COLUMNS.map((date, col): Days => [col, `${date} DIV ${DAY}`, dims]),
-    ...(await orderFilterRowsKept() ? [
-      ...ORDER_DAY_COLUMNS.map((c, i): Days => [DAY_COLUMNS.length + i, `IF(${c} IS NULL, created_at DIV ${DAY}, ${VALUE_DAYS} + ${c} DIV ${DAY})`, singles]),
+    ...(kept.orders ? [
+      ...ORDER_DAY_COLUMNS.map((c, i): Days => (kept.deltas ? [DAY_COLUMNS.length + i, timeDay(c), dims, baseDay(c)] : [DAY_COLUMNS.length + i, timeDay(c), singles])),
       [CUSTOMER_ORDER_COL, 'user_id', singles] as Days,
     ] : []),
   ];
-  const selects = days.flatMap(([col, day, ds]) => ds.map(([c, c2], dim) => `SELECT ${col} AS col, IF(deleted_at IS NULL, 0, 1) AS state, ${dim} AS dim, ${c} AS val${pairs ? `, ${c2} AS val2` : ''}, ${day} AS day${status}, COUNT(*) AS n
-    FROM tickets WHERE merged_into_id IS NULL${DAY_FLAG_COLUMNS.includes(c) ? ` AND ${c} = 1` : ''} GROUP BY ${key.split(', ').map((_, i) => i + 1).filter((i) => i > 3 || i === 2).join(', ')}`));
+  const groupBy = key.split(', ').map((_, i) => i + 1).filter((i) => i > 3 || i === 2).join(', ');
+  const selects = days.flatMap(([col, day, ds, base]) => ds.map(([c, c2], dim) => {
+    const one = (at: string, n: string) => `SELECT ${col} AS col, IF(deleted_at IS NULL, 0, 1) AS state, ${dim} AS dim, ${c} AS val${pairs ? `, ${c2} AS val2` : ''}, ${at} AS day${status}, ${n} AS n
+    FROM tickets WHERE merged_into_id IS NULL${DAY_FLAG_COLUMNS.includes(c) ? ` AND ${c} = 1` : ''}${base ? ` AND ${day} <> ${base}` : ''}`;
+    if (!base) return `${one(day, 'COUNT(*)')} GROUP BY ${groupBy}`;
+    return `SELECT col, state, dim, val${val2}, day${status}, SUM(n) AS n FROM (${one(day, '1')} UNION ALL ${one(base, '-1')}) u
+    GROUP BY ${key} HAVING SUM(n) <> 0`;
+  }));
   const fromTickets = await query<Record<string, number>>(`${selects.join(' UNION ALL ')} ORDER BY ${key}`);
   // Then the string orders' rows (migration 089), in the same key order (their cols are last).
   if (byStatus && pairs && await markFilterRowsKept()) fromTickets.push(...await markedFilterCounts());

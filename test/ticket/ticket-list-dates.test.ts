@@ -19,6 +19,7 @@ import * as m062 from '../../migrations/062_ticket_customer_order_counts';
 import * as m063 from '../../migrations/063_ticket_order_marks';
 import * as m089 from '../../migrations/089_ticket_mark_filter_counts';
 import * as m093 from '../../migrations/093_ticket_order_filter_counts';
+import * as m095 from '../../migrations/095_ticket_time_order_filter_deltas';
 import { Channel, Ticket, TicketPriority } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { foldDayCounters } from '../../src/ticket/tickets/dayCounterFold';
@@ -344,7 +345,8 @@ describe('migrations 026, 027, 028, 054, 055, 061, 062 and 063', () => {
     const markedRows = async () => Number((await query<{ n: number }>('SELECT COUNT(*) AS n FROM ticket_day_counts WHERE col IN (?)', [m063.MARK_COLS]))[0].n);
     const marksTable = () => query("SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ticket_order_marks'");
     expect(await markedRows()).toBeGreaterThan(0);
-    // 093 and 089 (the orders' filter rows) first, as a way down takes them, and last on the way up.
+    // 095, 093 and 089 (the orders' filter rows) first, as a way down takes them, and last on the way up.
+    await m095.down(qi);
     await m093.down(qi);
     await m089.down(qi);
     await m063.down(qi);
@@ -378,6 +380,7 @@ describe('migrations 026, 027, 028, 054, 055, 061, 062 and 063', () => {
     await m063.up(qi);
     await m089.up(qi);
     await m093.up(qi);
+    await m095.up(qi);
     expect((await triggers()).length).toBe(3);
     expect(await marksTable()).toEqual([{ 1: 1 }]);
     await expectFilled(true);
@@ -404,7 +407,10 @@ describe('migrations 026, 027, 028, 054, 055, 061, 062 and 063', () => {
     // counters are filled again from the tickets, by day without the status.
     const pairRows = async () => Number((await query<{ n: number }>('SELECT COUNT(*) AS n FROM ticket_day_filter_counts WHERE dim >= ?', [m028.DAY_FILTER_COLUMNS.length]))[0].n);
     expect(await pairRows()).toBeGreaterThan(0);
-    // (093 and 089 first and last too: the orders' rows of this table, no pairs among them.)
+    // (095, 093 and 089 first and last too: the orders' rows of this table; down from 095, the
+    // time orders' rows are 093's again, whole.)
+    await m095.down(qi);
+    await expectFilterCounts();
     await m093.down(qi);
     await m089.down(qi);
     await m055.down(qi);
@@ -431,6 +437,7 @@ describe('migrations 026, 027, 028, 054, 055, 061, 062 and 063', () => {
     await m055.up(qi);
     await m089.up(qi);
     await m093.up(qi);
+    await m095.up(qi);
     expect((await own()).length).toBe(3);
     await expectFilterCounts();
     const after = await f.ticket({ created_at: B + 100 * DAY });

@@ -25,6 +25,7 @@ import { ORGANISATION_INDEX, ORGANISATION_UPDATED_INDEX } from '../../../migrati
 import { COVERED_SORTS } from '../../../migrations/088_subject_index_holds_counted';
 import { MARK_FILTER_COLUMNS } from '../../../migrations/089_ticket_mark_filter_counts';
 import { CUSTOMER_SUBJECT_INDEX, ORGANISATION_SUBJECT_INDEX } from '../../../migrations/090_customer_subject_indexes';
+import { TIME_DELTA_SHIFTS } from '../../../migrations/095_ticket_time_order_filter_deltas';
 import { MAX_ID } from '../../lib/validation';
 import { NARROWING_PARAMS } from './listFilters';
 import { oneOptionNamed } from '../../customfields/values';
@@ -656,6 +657,8 @@ interface DaySource {
   statuses: number[] | null; filter: BoundCondition | null; complement: boolean;
   /** A value order's: the column of the positioning rows that holds the value (SpannedCounters.by). */
   by?: string;
+  /** A time order's filter rows: differences from column 0's rows, shifted by `shift` days (migration 095). */
+  deltaOf?: { col: number; shift: number };
 }
 
 /**
@@ -693,13 +696,17 @@ const TIME_ORDERS: readonly string[] = ORDER_DAY_COLUMNS;
 const CUSTOMER_ORDER = 'user_id';
 
 /**
- * The rows that position a deep page in a time or the customer order (migrations 061, 062 and
- * 093): the list's unfiltered, by status, or by one other counted filter beside them (those
- * columns keep no pair's rows), else null.
+ * The rows that position a deep page in a time or the customer order (migrations 061, 062, 093
+ * and 095): the list's unfiltered, by status, or by one other counted filter beside them, or in
+ * a time order a pair of them too (the customer order keeps no pair's rows), else null. A time
+ * order's filter rows are differences from column 0's (`deltaOf`, migration 095).
  */
-function orderDaySource(p: Record<string, any>, filtered: boolean): DaySource | null {
+function orderDaySource(p: Record<string, any>, filtered: boolean, column: string): DaySource | null {
   const days = daySource(p, filtered);
-  return days?.filter && dayFiltered(p)?.length !== 1 ? null : days;
+  if (!days?.filter) return days;
+  if (!TIME_ORDERS.includes(column)) return dayFiltered(p)?.length === 1 ? days : null;
+  const col = orderDayCol(column as (typeof ORDER_DAY_COLUMNS)[number]);
+  return { ...days, deltaOf: { col: DAY_COLUMNS.indexOf('created_at'), shift: TIME_DELTA_SHIFTS[col] } };
 }
 
 /**
@@ -819,6 +826,10 @@ interface SpannedCounters {
   bounds: boolean;
   /** Counters whose rows are subtracted (a flag's, from all tickets': its complement). Never with bounds. */
   less?: SpannedCounters;
+  /** Counters whose rows are added (a time order's filter rows: column 0's beside their differences, migration 095). Never with bounds. */
+  plus?: SpannedCounters;
+  /** Days added to the rows' days (a multiple of DAY_SPAN): column 0's rows read as `last_reply_time`'s. */
+  shift?: number;
   /**
    * The column of the rows that holds the value a list is ordered by first (a value order:
    * `status_id` of all tickets' rows, `val` of a filter column's): its units are then a value's
@@ -856,15 +867,28 @@ function spannedDay(name: string, c: SpannedCounters, dir: string, rev: string):
  * written since the last fold). A span's tickets are the sum of its rows here.
  */
 function spanRows(c: SpannedCounters, columns: string, narrow = ''): string {
-  const own = `SELECT ${columns} FROM ${c.spans} WHERE ${c.where('')}${narrow}
+  const parts = partsOf(c);
+  // A sum or difference of counters counts spans alone (`span, n`): each part's rows with their
+  // counts negated where subtracted, their spans shifted.
+  if (parts.length > 1 && (columns !== 'span, n' || narrow)) throw new Error(`a sum of counters has no columns ${columns}${narrow}`);
+  return parts.map(({ counters: t, sign, shift }) => {
+    const cols = parts.length > 1 ? `span${shift ? ` + ${shift / DAY_SPAN}` : ''} AS span, ${sign}n AS n` : columns;
+    return `SELECT ${cols} FROM ${t.spans} WHERE ${t.where('')}${narrow}
       UNION ALL
-      SELECT ${columns} FROM ${c.days} WHERE ${c.where('')} AND slot < ${FOLDED_SLOT}${narrow}`;
-  if (!c.less) return own;
-  // A difference counts spans alone (`span, n`): the subtracted rows with their counts negated.
-  if (columns !== 'span, n') throw new Error(`a difference of counters has no columns ${columns}`);
-  return `${own}
-      UNION ALL
-      ${spanRows(c.less, 'span, -n', narrow)}`;
+      SELECT ${cols} FROM ${t.days} WHERE ${t.where('')} AND slot < ${FOLDED_SLOT}${narrow}`;
+  }).join('\n      UNION ALL\n      ');
+}
+
+/** One table's rows in spanned counters: counted (`sign` '') or subtracted ('-'), their days shifted by `shift`. */
+interface CounterPart { counters: SpannedCounters; sign: '' | '-'; shift: number }
+
+/** The parts of spanned counters: their own rows, those they add (`plus`) and those they subtract (`less`). */
+function partsOf(c: SpannedCounters, negated = false): CounterPart[] {
+  return [
+    { counters: c, sign: negated ? '-' : '', shift: c.shift ?? 0 },
+    ...(c.plus ? partsOf(c.plus, negated) : []),
+    ...(c.less ? partsOf(c.less, !negated) : []),
+  ];
 }
 
 /** Migration 028's counters and 053's spans of them (`where` names the filter's rows). */
@@ -875,16 +899,18 @@ const FILTER_COUNTERS = { days: 'ticket_day_filter_counts', spans: 'ticket_span_
  * spannedDay's `<name>_days`; with `c.by`, of the value of that row (`v`, kept in the days' rows).
  */
 function spanDays(name: string, c: SpannedCounters, from: string, span: string, ahead: string, dir: string): string {
-  if (c.by && c.less) throw new Error('a value order of a difference of counters');
+  const parts = partsOf(c);
+  if (c.by && parts.length > 1) throw new Error('a value order of a sum or difference of counters');
   const windows = c.bounds ? `,
       MAX(IF(n > 0, hi_id, NULL)) OVER (ORDER BY day ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS hi_below,
       MIN(IF(n > 0, lo_id, NULL)) OVER (ORDER BY day ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS lo_above` : '';
-  // A difference (`less`): each table's days of the span joined on their own (each a range of its
-  // span index), the subtracted ones' counts negated, then summed per day.
-  const signed: Array<[SpannedCounters, string]> = c.less ? [[c, 'c.n'], [c.less, '-c.n']] : [];
-  const days = c.less
-    ? `SELECT day, MIN(base) AS base, SUM(n) AS n FROM (${signed.map(([t, n]) => `SELECT c.day, ${ahead} AS base, ${n} AS n
-        FROM ${from} JOIN ${t.days} c ON ${t.where('c.')} AND c.span = ${span}`).join(' UNION ALL ')}) u GROUP BY day`
+  // A sum or difference (`plus`, `less`): each part's days of the span joined on their own (each a
+  // range of its span index, at the span less its shift), the subtracted ones' counts negated,
+  // their days shifted, then summed per day (the span signed: below the shift, no row's).
+  const shifted = (shift: number, of: string) => (shift ? `${of} ${shift > 0 ? '+' : '-'} ${Math.abs(shift)}` : of);
+  const days = parts.length > 1
+    ? `SELECT day, MIN(base) AS base, SUM(n) AS n FROM (${parts.map(({ counters: t, sign, shift }) => `SELECT ${shifted(shift, 'c.day')} AS day, ${ahead} AS base, ${sign}c.n AS n
+        FROM ${from} JOIN ${t.days} c ON ${t.where('c.')} AND c.span = ${shift ? shifted(-shift / DAY_SPAN, `CAST(${span} AS SIGNED)`) : span}`).join(' UNION ALL ')}) u GROUP BY day`
     : `SELECT c.day, MIN(${ahead}) AS base, SUM(c.n) AS n${c.bounds ? ', MIN(c.lo_id) AS lo_id, MAX(c.hi_id) AS hi_id' : ''}${c.by ? `, MIN(${from}.v) AS v` : ''}
       FROM ${from} JOIN ${c.days} c ON ${c.where('c.')} AND c.span = ${span}${c.by ? ` AND c.${c.by} = ${from}.v` : ''} GROUP BY c.day`;
   return `${name} AS (SELECT ${c.by ? 'v, ' : ''}day, base + SUM(n) OVER (ORDER BY day ${dir}) - n AS ahead, n${c.bounds ? ', lo_id, hi_id' : ''}${windows}
@@ -925,6 +951,14 @@ function dayPositionSql(desc: boolean, ids: boolean, days: DaySource): { ctes: s
     // The filter's condition names dim, val and val2 alone (no other table of these statements has them).
     where: (alias) => `${alias}col = :posCol AND ${alias}state = 0 AND ${sqlText(filter)}${ofStatuses(alias)}`,
     by: days.by,
+    // A time order's rows are differences from column 0's (migration 095): those added, shifted.
+    ...(days.deltaOf ? {
+      plus: {
+        ...FILTER_COUNTERS,
+        where: (alias: string) => `${alias}col = ${days.deltaOf!.col} AND ${alias}state = 0 AND ${sqlText(filter)}${ofStatuses(alias)}`,
+        shift: days.deltaOf.shift,
+      },
+    } : {}),
   };
   const ctes = filterCounters
     ? [
@@ -1521,7 +1555,7 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   const markOrder = (MARKED_ORDERS as readonly string[]).includes(column);
   const days = trashed || keyset || !mayBeDeep ? null
     : column in POSITIONED ? daySource(p, filtered) : valueOrder ? valueDaySource(p, filtered, column)
-      : markOrder ? markDaySource(p, filtered) : timeOrder || customerOrder ? orderDaySource(p, filtered) : null;
+      : markOrder ? markDaySource(p, filtered) : timeOrder || customerOrder ? orderDaySource(p, filtered, column) : null;
   // The id order and a value order (each value's tickets in id order) start at a day's id bound,
   // a time order's NULL block too (timeEdge).
   const fromBound = column === 'id' || valueOrder;
