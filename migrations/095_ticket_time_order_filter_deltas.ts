@@ -15,7 +15,7 @@ export const name = '095_ticket_time_order_filter_deltas';
  *
  * A deep page of two of priority, department, brand and channel in a time order
  * (`last_reply_time`, `due_time`, `resolved_time`) was positioned by nothing: it walked the
- * order's index from the nearer end (at 1M, a pair at `start=25,000`: 137-166 ms). Keeping the
+ * order's index from the nearer end (at 1M, a pair at `start=25,000`: 109-166 ms). Keeping the
  * pairs' rows for those columns as 093 keeps one filter's (tried: docs/performance.md, Not done
  * yet) positions it, but a create wrote 18 more rows and the floor's creates fell by about 30 %.
  *

@@ -681,8 +681,8 @@ const POSITIONED: Record<string, (typeof DAY_COLUMNS)[number]> = { id: 'created_
 
 /**
  * The nullable time columns whose order (`column, id`, NULLs first ascending) a deep page of the
- * list, unfiltered, by status or by one other counted filter, is positioned in (migration 061's
- * counters, 093's of the filter): the tickets without a time (the NULL block, in id order) by their
+ * list, unfiltered, by status or by one other counted filter or a pair of them, is positioned in
+ * (migration 061's counters, 093's and 095's of the filters): the tickets without a time (the NULL block, in id order) by their
  * created_at days and a day's id bound, as the id order; then the times' days, as the created_at
  * order (timeEdge).
  */
