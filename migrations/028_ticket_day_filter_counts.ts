@@ -153,8 +153,6 @@ function dayFilterCountSql(shape: DayFilterShape, all: readonly FilterDayColumn[
     const rows = cs.flatMap((c) => [{ row: 'OLD' as const, col: c, ds: [d], n: n(c, '-') }, { row: 'NEW' as const, col: c, ds: [d], n: n(c, '') }]);
     return `IF ${differs(d)} THEN ${upsert(shape, rows)} END IF;`;
   }).join('\n      ');
-  // A change of state, merge or status (a reply's) moves the rows of every column, each way in one
-  // statement; otherwise each column whose day changed, and the rows of the values that changed.
   // A difference column's rows move when anything they are keyed by does: removed as they were,
   // added as they are (each only where the ticket has them).
   const keyed = [...new Set(deltas.flatMap((c) => dimsOf(shape, c)).flatMap(columnsOf))].map((x) => `OLD.${x} <> NEW.${x}`);
@@ -163,6 +161,8 @@ function dayFilterCountSql(shape: DayFilterShape, all: readonly FilterDayColumn[
       ${delta('OLD', '-1', [c])}
       ${delta('NEW', '1', [c])}
     END IF;`).join('\n    ');
+  // A change of state, merge or status (a reply's) moves the rows of every column, each way in one
+  // statement; otherwise each column whose day changed, and the rows of the values that changed.
   const update = `IF ${movesAll} THEN
       ${move(columns)}
     ELSEIF NEW.merged_into_id IS NULL THEN
