@@ -682,9 +682,9 @@ const POSITIONED: Record<string, (typeof DAY_COLUMNS)[number]> = { id: 'created_
 /**
  * The nullable time columns whose order (`column, id`, NULLs first ascending) a deep page of the
  * list, unfiltered, by status or by one other counted filter or a pair of them, is positioned in
- * (migration 061's counters, 093's and 095's of the filters): the tickets without a time (the NULL block, in id order) by their
- * created_at days and a day's id bound, as the id order; then the times' days, as the created_at
- * order (timeEdge).
+ * (migration 061's counters, 093's and 095's of the filters): the tickets without a time (the
+ * NULL block, in id order) by their created_at days and a day's id bound, as the id order; then
+ * the times' days, as the created_at order (timeEdge).
  */
 const TIME_ORDERS: readonly string[] = ORDER_DAY_COLUMNS;
 
@@ -946,19 +946,15 @@ function dayPositionSql(desc: boolean, ids: boolean, days: DaySource): { ctes: s
     where: (alias) => `${alias}col = :posCol AND ${alias}state = 0${ofStatuses(alias)}`,
     ...(filter ? {} : { by: days.by }),
   };
+  // The filter's rows of a column (`col`: SQL). Its condition names dim, val and val2 alone (no
+  // other table of these statements has them).
+  const filterRows = (col: string) => (alias: string) => `${alias}col = ${col} AND ${alias}state = 0 AND ${sqlText(filter!)}${ofStatuses(alias)}`;
   const filterCounters: SpannedCounters | null = filter && {
     ...FILTER_COUNTERS,
-    // The filter's condition names dim, val and val2 alone (no other table of these statements has them).
-    where: (alias) => `${alias}col = :posCol AND ${alias}state = 0 AND ${sqlText(filter)}${ofStatuses(alias)}`,
+    where: filterRows(':posCol'),
     by: days.by,
     // A time order's rows are differences from column 0's (migration 095): those added, shifted.
-    ...(days.deltaOf ? {
-      plus: {
-        ...FILTER_COUNTERS,
-        where: (alias: string) => `${alias}col = ${days.deltaOf!.col} AND ${alias}state = 0 AND ${sqlText(filter)}${ofStatuses(alias)}`,
-        shift: days.deltaOf.shift,
-      },
-    } : {}),
+    ...(days.deltaOf ? { plus: { ...FILTER_COUNTERS, where: filterRows(String(days.deltaOf.col)), shift: days.deltaOf.shift } } : {}),
   };
   const ctes = filterCounters
     ? [
