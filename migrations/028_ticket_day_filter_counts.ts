@@ -139,28 +139,43 @@ function dayFilterCountSql(shape: DayFilterShape, all: readonly FilterDayColumn[
   const move = (cs: readonly FilterDayColumn[]) => `IF OLD.merged_into_id IS NULL THEN ${every('OLD', '-1', cs)} END IF;
       IF NEW.merged_into_id IS NULL THEN ${every('NEW', '1', cs)} END IF;`;
   const sameDay = (c: FilterDayColumn) => `${c.day('OLD.')} = ${c.day('NEW.')}`;
-  // Each column whose day changed moves all its rows; then the rows of each value that changed
-  // move within the day, for every column at once (one statement per changed value, not per
-  // column): a column whose day changed adds 0 there, to the rows it has just written.
+  // Each column whose day changed moves all its rows; then the rows of the values that changed
+  // move within the day, for every column at once (`changed`: a column whose day changed adds 0
+  // there, to the rows it has just written).
   const moved = columns.map((c) => `IF NOT (${sameDay(c)}) THEN
       ${move([c])}
     END IF;`).join('\n    ');
-  const differs = (d: number) => columnsOf(d).map((x) => `OLD.${x} <> NEW.${x}`).join(' OR ');
-  const dims = [...new Set(columns.flatMap((c) => dimsOf(shape, c)))];
-  const changed = dims.map((d) => {
-    const cs = columns.filter((c) => dimsOf(shape, c).includes(d));
-    const n = (c: FilterDayColumn, sign: string) => `IF(${sameDay(c)}, ${sign}1, 0)`;
-    const rows = cs.flatMap((c) => [{ row: 'OLD' as const, col: c, ds: [d], n: n(c, '-') }, { row: 'NEW' as const, col: c, ds: [d], n: n(c, '') }]);
-    return `IF ${differs(d)} THEN ${upsert(shape, rows)} END IF;`;
+  // Each filter column whose value changed moves the rows of its dims (its own and its pairs') of
+  // the columns `cs` in one statement (`rowsOf`: a column's rows of a dim), not one statement per
+  // dim; a pair both of whose columns changed moves in the first one's statement (`once`: the
+  // second adds 0 there, to the rows just written).
+  const valueMoves = (cs: readonly FilterDayColumn[], rowsOf: (c: FilterDayColumn, d: number, once: readonly string[]) => Change[]) => DAY_FILTER_COLUMNS.map((x, i) => {
+    const earlier = (d: number) => columnsOf(d).filter((y) => DAY_FILTER_COLUMNS.indexOf(y as typeof x) < i).map((y) => `OLD.${y} = NEW.${y}`);
+    const rows = cs.flatMap((c) => dimsOf(shape, c).filter((d) => columnsOf(d).includes(x)).flatMap((d) => rowsOf(c, d, earlier(d))));
+    return `IF OLD.${x} <> NEW.${x} THEN ${upsert(shape, rows)} END IF;`;
   }).join('\n      ');
-  // A difference column's rows move when anything they are keyed by does: removed as they were,
-  // added as they are (each only where the ticket has them).
-  const keyed = [...new Set(deltas.flatMap((c) => dimsOf(shape, c)).flatMap(columnsOf))].map((x) => `OLD.${x} <> NEW.${x}`);
-  const deltaMoves = (c: FilterDayColumn) => [movesAll, ...keyed, `NOT (${c.day('OLD.')} <=> ${c.day('NEW.')})`, `NOT (${c.base!('OLD.')} <=> ${c.base!('NEW.')})`].join(' OR ');
-  const movedDeltas = deltas.map((c) => `IF ${deltaMoves(c)} THEN
+  /** `sign`1 where all of `when` hold (SQL conditions), else 0. */
+  const unless = (when: readonly string[], sign: '-' | '') => (when.length ? `IF(${when.join(' AND ')}, ${sign}1, 0)` : `${sign}1`);
+  const changed = valueMoves(columns, (c, d, once) => [
+    { row: 'OLD', col: c, ds: [d], n: unless([sameDay(c), ...once], '-') }, { row: 'NEW', col: c, ds: [d], n: unless([sameDay(c), ...once], '') },
+  ]);
+  // A difference column's rows move whole when its day or base day does, or the ticket's state,
+  // merge or status: removed as they were, added as they are (each only where the ticket has them).
+  // Otherwise, where the ticket has them, those of the values that changed move (+1 at the day and
+  // -1 at the base day, both ways).
+  const deltaMoves = (c: FilterDayColumn) => [movesAll, `NOT (${c.day('OLD.')} <=> ${c.day('NEW.')})`, `NOT (${c.base!('OLD.')} <=> ${c.base!('NEW.')})`].join(' OR ');
+  const movedDeltas = deltas.map((c) => {
+    const base: FilterDayColumn = { ...c, day: c.base! };
+    return `IF ${deltaMoves(c)} THEN
       ${delta('OLD', '-1', [c])}
       ${delta('NEW', '1', [c])}
-    END IF;`).join('\n    ');
+    ELSEIF NEW.merged_into_id IS NULL AND ${c.day('NEW.')} <> ${c.base!('NEW.')} THEN
+      ${valueMoves([c], (_, d, once) => [
+    { row: 'OLD', col: c, ds: [d], n: unless(once, '-') }, { row: 'OLD', col: base, ds: [d], n: unless(once, '') },
+    { row: 'NEW', col: c, ds: [d], n: unless(once, '') }, { row: 'NEW', col: base, ds: [d], n: unless(once, '-') },
+  ])}
+    END IF;`;
+  }).join('\n    ');
   // A change of state, merge or status (a reply's) moves the rows of every column, each way in one
   // statement; otherwise each column whose day changed, and the rows of the values that changed.
   const update = `IF ${movesAll} THEN

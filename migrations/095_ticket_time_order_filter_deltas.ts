@@ -27,7 +27,8 @@ export const name = '095_ticket_time_order_filter_deltas';
  * same day (shifted by VALUE_DAYS for `last_reply_time`) plus these (listPage.ts, DaySource.deltaOf). A
  * create writes none of them (093 wrote 12 rows and one per flag set); a reply on a later day,
  * a due time, a resolution, and then each change of status, value or state of such a ticket,
- * writes its difference's rows (two statements per column it differs in).
+ * writes its difference's rows (two statements per column it differs in; since migration 096 a
+ * change of values alone one per changed filter column, of its dims only).
  */
 
 /** The base day of a time column: its day at a ticket's create. */

@@ -293,13 +293,17 @@ describe('a deep page in a time order or the customer order beside one other cou
       await expectDayFilterCounts();
       await comparePages();
       // Moved between the rows: a priority, a lock, a time, a customer and a status changed (each
-      // alone, and a time with a priority in one write), a ticket trashed.
+      // alone, a time with a priority in one write, and a priority with a department: a pair both
+      // of whose columns changed), a ticket trashed.
       const write = (sql: string, replacements: unknown[]) => sequelize().query(sql, { replacements });
       await write('UPDATE tickets SET priority_id = ? WHERE id = ?', [otherPriority, made[1]]);
       await write('UPDATE tickets SET department_id = ? WHERE id IN (?)', [ctx.departmentId, [made[12], made[15]]]);
       await write('UPDATE tickets SET locked = 1 - locked WHERE id IN (?)', [[made[2], made[5]]]);
       await write('UPDATE tickets SET due_time = IF(due_time IS NULL, ?, NULL), priority_id = ? WHERE id IN (?)', [F + 3 * GAP * DAY, ctx.priorityId, [made[3], made[6]]]);
       await write('UPDATE tickets SET last_reply_time = last_reply_time + ? WHERE id = ?', [40 * DAY, made[7]]);
+      await write('UPDATE tickets SET priority_id = IF(priority_id = ?, ?, ?), department_id = IF(department_id = ?, ?, ?) WHERE id IN (?)', [
+        otherPriority, ctx.priorityId, otherPriority, department, ctx.departmentId, department, [made[13], made[14], made[17]],
+      ]);
       await write('UPDATE tickets SET user_id = ? WHERE id = ?', [customers[2].id, made[8]]);
       await write('UPDATE tickets SET status_id = IF(status_id = ?, ?, ?) WHERE id IN (?)', [ctx.statuses[0], ctx.statuses[1], ctx.statuses[0], [made[9], made[10]]]);
       await write('UPDATE tickets SET deleted_at = ? WHERE id = ?', [F, made[11]]);
@@ -312,6 +316,10 @@ describe('a deep page in a time order or the customer order beside one other cou
         [CUSTOMER_ORDER_COL, customers.map((c) => c.id), F / DAY, F / DAY + 40 * GAP],
       );
       expect(Number(unfolded[0].n)).toBe(0);
+      // A pair changed again on folded days (their rows may have none for the ticket's slot).
+      await write('UPDATE tickets SET priority_id = IF(priority_id = ?, ?, ?), department_id = IF(department_id = ?, ?, ?) WHERE id IN (?)', [
+        otherPriority, ctx.priorityId, otherPriority, department, ctx.departmentId, department, [made[13], made[17]],
+      ]);
       await expectDayFilterCounts();
       await comparePages();
     } finally {
