@@ -105,6 +105,7 @@ async function main() {
   conditions = await describeConditions();
   // BENCH_SEED_ONLY=1: the data set, then stop (seed a scale ahead of its run).
   if (process.env.BENCH_SEED_ONLY === '1') {
+    log('The data set is ready (BENCH_SEED_ONLY=1: no scenario run).');
     await Promise.allSettled([closeQueues(), sequelize().close(), stopSearchServer()]);
     return false;
   }

@@ -155,25 +155,27 @@ function dayFilterCountSql(shape: DayFilterShape, all: readonly FilterDayColumn[
     return `IF OLD.${x} <> NEW.${x} THEN ${upsert(shape, rows)} END IF;`;
   }).join('\n      ');
   /** `sign`1 where all of `when` hold (SQL conditions), else 0. */
-  const unless = (when: readonly string[], sign: '-' | '') => (when.length ? `IF(${when.join(' AND ')}, ${sign}1, 0)` : `${sign}1`);
+  const oneWhere = (when: readonly string[], sign: '-' | '') => (when.length ? `IF(${when.join(' AND ')}, ${sign}1, 0)` : `${sign}1`);
   const changed = valueMoves(columns, (c, d, once) => [
-    { row: 'OLD', col: c, ds: [d], n: unless([sameDay(c), ...once], '-') }, { row: 'NEW', col: c, ds: [d], n: unless([sameDay(c), ...once], '') },
+    { row: 'OLD', col: c, ds: [d], n: oneWhere([sameDay(c), ...once], '-') }, { row: 'NEW', col: c, ds: [d], n: oneWhere([sameDay(c), ...once], '') },
   ]);
   // A difference column's rows move whole when its day or base day does, or the ticket's state,
   // merge or status: removed as they were, added as they are (each only where the ticket has them).
-  // Otherwise, where the ticket has them, those of the values that changed move (+1 at the day and
-  // -1 at the base day, both ways).
+  // Otherwise (OLD's rows then the same as NEW's but for the values), where the ticket has them,
+  // those of the values that changed move: -1 at the day and +1 at the base day as they were, the
+  // reverse as they are.
   const deltaMoves = (c: FilterDayColumn) => [movesAll, `NOT (${c.day('OLD.')} <=> ${c.day('NEW.')})`, `NOT (${c.base!('OLD.')} <=> ${c.base!('NEW.')})`].join(' OR ');
   const movedDeltas = deltas.map((c) => {
     const base: FilterDayColumn = { ...c, day: c.base! };
+    const values = valueMoves([c], (_, d, once) => [
+      { row: 'OLD', col: c, ds: [d], n: oneWhere(once, '-') }, { row: 'OLD', col: base, ds: [d], n: oneWhere(once, '') },
+      { row: 'NEW', col: c, ds: [d], n: oneWhere(once, '') }, { row: 'NEW', col: base, ds: [d], n: oneWhere(once, '-') },
+    ]);
     return `IF ${deltaMoves(c)} THEN
       ${delta('OLD', '-1', [c])}
       ${delta('NEW', '1', [c])}
     ELSEIF NEW.merged_into_id IS NULL AND ${c.day('NEW.')} <> ${c.base!('NEW.')} THEN
-      ${valueMoves([c], (_, d, once) => [
-    { row: 'OLD', col: c, ds: [d], n: unless(once, '-') }, { row: 'OLD', col: base, ds: [d], n: unless(once, '') },
-    { row: 'NEW', col: c, ds: [d], n: unless(once, '') }, { row: 'NEW', col: base, ds: [d], n: unless(once, '-') },
-  ])}
+      ${values}
     END IF;`;
   }).join('\n    ');
   // A change of state, merge or status (a reply's) moves the rows of every column, each way in one
