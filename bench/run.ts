@@ -112,7 +112,9 @@ async function main() {
   const t = await findTargets();
   const tt = await ticketTargets();
   const removeReplies = () => removeBenchReplies([tt.ticket.id, tt.replied.id]);
-  // What the write scenarios wrote (but the replies, removed at the end): the bans and the tickets.
+  // What the write scenarios wrote, before and after a run: the bans (after each write's row too),
+  // the tickets (not between rows: the floor's replays of a create name the ticket its capture
+  // made, its message's ticket_id) and the replies.
   const removeWrites = () => Promise.all([removeBenchBans(), removeBenchTickets(tt.writerId)]);
   await Promise.all([removeWrites(), removeReplies()]);
   const brand = await Brand.findOne({ order: [['id', 'ASC']], rejectOnEmpty: true });
@@ -195,8 +197,6 @@ async function main() {
   const explained = await explainTicketLists((path) => fetch(base + path, { headers: auth }).then((r) => r.json() as Promise<{ count?: number }>), tt);
   server.closeAllConnections();
   await new Promise((r) => server.close(r));
-  // Not the captured tickets yet: the floor's replays of a create name the captured ticket's id
-  // (its message's), so they go after their row is measured (removeWrites).
   await removeBenchBans();
   const captureFile = join(tmpdir(), `helpdesk-bench-capture-${process.pid}.json`);
   writeFileSync(captureFile, JSON.stringify(captured));
@@ -281,7 +281,7 @@ async function main() {
       const base = await measure(PORT_BASELINE, row.s, baseline.pid, false);
       row.base = base.result;
       row.cpu = { ours: ours.cpuMs, base: base.cpuMs };
-      if (row.s.write) await removeWrites();
+      if (row.s.write) await removeBenchBans();
     }
     // Scaling: one and two web processes (node:cluster), both cores for the servers. The load
     // generator shares core 1 with the second worker, so this shows what a second worker buys on
