@@ -9,7 +9,7 @@ import { wire } from '../src/wiring';
 import { treeCpuTicks } from '../test/helpers/progress';
 import { loadgen, pinned, stop, waitFor } from './processes';
 import { findTargets } from './data';
-import { removeBenchBans, removeBenchReplies, removeBenchTickets, ticketTargets } from './tickets';
+import { removeBenchBans, removeBenchReplies, removeBenchTickets, removeBenchUsers, ticketTargets } from './tickets';
 
 /**
  * `node dist/bench/ab.js`: two web processes side by side on the benchmark's data set (seeded by
@@ -73,7 +73,7 @@ async function main() {
     { name: 'B', port: 3371, dist: distB, env: envOf(process.env.AB_ENV_B), flags: process.env.AB_FLAGS_B },
   ].map((s) => ({ ...s, child: pinned('0', [...nodeOptionsOf('web'), ...(s.flags ?? '').split(' ').filter(Boolean), join(s.dist, 'src', 'server.js')], { ...base, ...s.env, PORT: String(s.port) }) }));
   try {
-    await Promise.all([removeBenchBans(), removeBenchTickets(tt.writerId)]);
+    await Promise.all([removeBenchBans(), removeBenchTickets(tt.writerId), removeBenchUsers()]);
     await Promise.all(servers.map((s) => waitFor(`http://127.0.0.1:${s.port}/health`, s.child)));
     for (const sc of chosen) {
       const cpu: Record<string, number[]> = { A: [], B: [] };
@@ -97,7 +97,7 @@ async function main() {
     }
   } finally {
     await Promise.all(servers.map((s) => stop(s.child)));
-    await Promise.all([removeBenchReplies([tk.id, tt.replied.id]), removeBenchBans(), removeBenchTickets(tt.writerId)]);
+    await Promise.all([removeBenchReplies([tk.id, tt.replied.id]), removeBenchBans(), removeBenchTickets(tt.writerId), removeBenchUsers()]);
     await revokeToken(String(record.id)).catch(() => undefined);
     await Promise.allSettled([closeQueues(), sequelize().close()]);
   }

@@ -21,7 +21,7 @@ import type { CapturedScenario } from './baseline';
 import { ensureBenchData, findTargets, SIZES } from './data';
 import { fill, type LoadResult } from './loadgen';
 import { num, table } from './table';
-import { ensureTicketData, MESSAGES_PER_TICKET, REPLY_TEXT, removeBenchBans, removeBenchReplies, removeBenchTickets, ticketTargets } from './tickets';
+import { ensureTicketData, MESSAGES_PER_TICKET, REPLY_TEXT, removeBenchBans, removeBenchReplies, removeBenchTickets, removeBenchUsers, ticketTargets } from './tickets';
 import { mailboxThroughput } from './mailbox';
 import { fillSearchServer, startSearchServer } from './searchServer';
 import { loadgen, pinned, stop, takeSeq, TWO_CORES, waitFor } from './processes';
@@ -114,8 +114,8 @@ async function main() {
   const removeReplies = () => removeBenchReplies([tt.ticket.id, tt.replied.id]);
   // What the write scenarios wrote, before and after a run: the bans (after each write's row too),
   // the tickets (not between rows: the floor's replays of a create name the ticket its capture
-  // made, its message's ticket_id) and the replies.
-  const removeWrites = () => Promise.all([removeBenchBans(), removeBenchTickets(tt.writerId)]);
+  // made, its message's ticket_id), the people and the replies.
+  const removeWrites = () => Promise.all([removeBenchBans(), removeBenchTickets(tt.writerId), removeBenchUsers()]);
   await Promise.all([removeWrites(), removeReplies()]);
   const brand = await Brand.findOne({ order: [['id', 'ASC']], rejectOnEmpty: true });
   const { token, record: tokenRecord } = await createToken('benchmark');
