@@ -177,11 +177,14 @@ describe("a ticket's organisation, kept by migration 086", () => {
 
   it("pages an organisation's tickets in the customer order from its members' counters: every page exact, each a range of the customer index in its order", async () => {
     const org = await organisation();
-    // Members with 3, 0, 1 and 4 tickets (one with none), of two statuses; one ticket trashed.
+    // Members with 3, 0, 1 and 4 tickets (one with none), of two statuses; one ticket trashed, one
+    // merged into another, one's status changed (each moves it between the counters' rows).
     const members = [await f.user({ organisation_id: org.id }), await f.user({ organisation_id: org.id }), await f.user({ organisation_id: org.id }), await f.user({ organisation_id: org.id })];
     const made = [];
     for (const [i, m] of [0, 2, 3, 0, 3, 0, 3, 3].entries()) made.push(await f.ticket({ user: members[m].id, status: ctx.statuses[i % 2] }));
     expect((await api.del(`${BASE}/${made[3].id}`)).status).toBe(200);
+    expectSuccess(await api.post(`${BASE}/${made[2].id}/merge`, { ids: [made[4].id] }), 'Successfully updated the ticket!');
+    expectSuccess(await api.put(`${BASE}/${made[7].id}`, { status: ctx.statuses[0] }), 'Successfully updated the ticket!');
     for (const status of [undefined, ctx.statuses[0]]) {
       for (const dir of ['asc', 'desc']) {
         const want = (await query<{ id: number }>(
@@ -196,8 +199,8 @@ describe("a ticket's organisation, kept by migration 086", () => {
           expect({ q, ids: ids(expectList(result)), count: result.body.count }).toEqual({ q, ids: want.slice(start - 1, start + 1), count: want.length });
           // Two statements of the list's own: the members' counters (the count and where the page
           // falls), and the page; no COUNT.
-          const own = statements.filter((st) => /FROM ticket_user_counts|FROM `tickets`|COUNT\(/.test(st.sql));
-          expect({ q, own: own.map((st) => (/ticket_user_counts/.test(st.sql) ? 'counters' : /COUNT\(/.test(st.sql) ? 'COUNT' : 'page')) })
+          const own = statements.filter((st) => /FROM ticket_day_counts|FROM `tickets`|COUNT\(/.test(st.sql));
+          expect({ q, own: own.map((st) => (/ticket_day_counts/.test(st.sql) ? 'counters' : /COUNT\(/.test(st.sql) ? 'COUNT' : 'page')) })
             .toEqual({ q, own: ['counters', 'page'] });
           if (start > want.length) continue;
           const page = own[1];

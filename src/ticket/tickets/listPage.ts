@@ -1262,21 +1262,25 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     return walkedOrSorted(by, count, total);
   };
   /**
-   * The page of the listed tickets of the customers `members` names (and a status) in the customer
-   * order (user_id, then id), from their counters (migration 035): in one statement, their count
-   * and the customers the page falls in, with the tickets of the customers ahead of each (a
-   * running sum of their counts in the list's order); then those customers' ranges of their index
-   * (migration 032), in the index's order, from the first one's ticket the page starts at. That
-   * reads the members' counter rows and the page's entries (and, in its first customer, the ones
-   * before the page), whatever the page's depth; a walk of the customer order's index passes every
-   * other customer's tickets between theirs (the benchmark's organisation of 1,000 people at 1M,
-   * descending: 163,600 entries, 175-195 ms; its tickets sorted, 54 ms).
+   * The page of the listed tickets of the organisations' people (and a status) in the customer
+   * order (user_id, then id), from their people's rows of the customer order's counters
+   * (migration 062: per customer, state and status; `day` holds the customer): in one statement,
+   * their count and the customers the page falls in, with the tickets of the customers ahead of
+   * each (a running sum of their counts in the list's order); then those customers' ranges of
+   * their index (migration 032), in the index's order, from the first one's ticket the page starts
+   * at. That reads a few counter rows per member (one per status, per slot until the fold) and the
+   * page's entries (and, in its first customer, the ones before the page), whatever the page's
+   * depth; a walk of the customer order's index passes every other customer's tickets between
+   * theirs (the benchmark's organisation of 1,000 people at 1M, descending: 163,600 entries,
+   * 175-195 ms; its tickets sorted, 54 ms). (`ticket_user_counts`, which it read until migration
+   * 092 widened it, keeps a row per combination of every counted column: about one per ticket.)
    */
-  const customerOrderPage = async (members: BoundCondition): Promise<ListResult<Ticket>> => {
-    const { where } = countersOf('ticket_user_counts', members, statuses);
+  const customerOrderPage = async (organisations: number[]): Promise<ListResult<Ticket>> => {
+    const members = sqlCondition`col = ${CUSTOMER_ORDER_COL} AND state = 0 AND day IN (SELECT id FROM users WHERE organisation_id IN (${organisations}))`;
+    const where = statuses ? sqlCondition`${members} AND status_id IN (${statuses})` : members;
     // `dir` is ASC or DESC, never a value from the request.
-    const sums = sqlFragment`WITH r AS (SELECT user_id, SUM(n) AS n, SUM(SUM(n)) OVER (ORDER BY user_id ${trusted(dir)} ROWS UNBOUNDED PRECEDING) AS run
-        FROM ticket_user_counts WHERE ${where} AND state = 0 GROUP BY user_id HAVING SUM(n) > 0)
+    const sums = sqlFragment`WITH r AS (SELECT day AS user_id, SUM(n) AS n, SUM(SUM(n)) OVER (ORDER BY day ${trusted(dir)} ROWS UNBOUNDED PRECEDING) AS run
+        FROM ticket_day_counts WHERE ${where} GROUP BY day HAVING SUM(n) > 0)
       SELECT COALESCE(MAX(run), 0) AS matches,
         GROUP_CONCAT(IF(run > ${q.offset} AND run - n < ${q.offset + q.limit}, CONCAT(user_id, ':', run - n), NULL) ORDER BY run) AS covering FROM r`;
     const [r] = await select<{ matches: string | number | null; covering: string | null }>(sqlText(sums), sums.replacements);
@@ -1451,8 +1455,7 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
     // the organisations' ranges of migrations 086's and 090's indexes, whatever their number of people; in
     // the customer order it is positioned by the members' counters (customerOrderPage); in
     // another, walked or sorted (walkedOrSorted).
-    const members = sqlCondition`user_id IN (SELECT id FROM users WHERE organisation_id IN (${organisations}))`;
-    if (!trashed && !keyset && column === CUSTOMER_ORDER) return customerOrderPage(members);
+    if (!trashed && !keyset && column === CUSTOMER_ORDER) return customerOrderPage(organisations);
     const { count, total } = await countersAndTotal(countersOf('ticket_organisation_counts', sqlCondition`organisation_id IN (${organisations})`, statuses), trashed, !trashed);
     return { rows: await pageOfRanges(BY_ORGANISATION, organisations, count, total), count };
   }
