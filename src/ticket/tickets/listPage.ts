@@ -1272,8 +1272,8 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
    * page's entries (and, in its first customer, the ones before the page), whatever the page's
    * depth; a walk of the customer order's index passes every other customer's tickets between
    * theirs (the benchmark's organisation of 1,000 people at 1M, descending: 163,600 entries,
-   * 175-195 ms; its tickets sorted, 54 ms). (`ticket_user_counts`, which it read until migration
-   * 092 widened it, keeps a row per combination of every counted column: about one per ticket.)
+   * 175-195 ms; its tickets sorted, 54 ms). (It read `ticket_user_counts` before, whose rows since
+   * migration 092 are per combination of every counted column: about one per ticket.)
    */
   const customerOrderPage = async (organisations: number[]): Promise<ListResult<Ticket>> => {
     const members = sqlCondition`col = ${CUSTOMER_ORDER_COL} AND state = 0 AND day IN (SELECT id FROM users WHERE organisation_id IN (${organisations}))`;
