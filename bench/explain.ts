@@ -54,7 +54,10 @@ export function ticketListPaths(t: Target, all = true): Array<[string, string]> 
     // A thousandth of the tickets (bench/tickets.ts): its own index, not a walk of the order's.
     ['list: department, a small one', q(`department=${t.smallDepartmentId}`)],
     ['list: department, a small one + status', q(`department=${t.smallDepartmentId}&status=${tk.status_id}`)],
+    // By latest activity: a range of its updated_at index (migration 097), a deep page from the day counters' edge.
     ['list: department, a small one, updated_at desc', q(`department=${t.smallDepartmentId}&order_column=updated_at&order_direction=desc`)],
+    [`list: department, a small one, start=${Math.floor(TICKETS / 4000).toLocaleString('en-GB')}, updated_at desc`,
+      q(`department=${t.smallDepartmentId}&start=${Math.floor(TICKETS / 4000)}&order_column=updated_at&order_direction=desc`)],
     ['list: brand', q('brand=1')],
     ['list: channel (two)', q('channel=1,2')],
     ['list: status', q(`status=${tk.status_id}`)],

@@ -6,7 +6,7 @@ import { TICKETS, YEARS } from './env';
 import { BUSY_CUSTOMER_EMAIL } from './data';
 import { searchEngine } from '../src/ticket/tickets/search/engine';
 import { createListCountTriggers, dropListCountTriggers, fillAssigned, fillListCounts } from '../migrations/025_ticket_list_assigned';
-import { listIndexes } from '../migrations/088_subject_index_holds_counted';
+import { listIndexes } from '../migrations/097_department_updated_index';
 import { dropDayCountTriggers } from '../migrations/026_ticket_day_counts';
 import { dropDayFilterCountTriggers } from '../migrations/028_ticket_day_filter_counts';
 import { createAssigneeCountTriggers, dropAssigneeCountTriggers, fillAssigneeCounts } from '../migrations/029_ticket_assignee_counts';

@@ -26,6 +26,7 @@ import { COVERED_SORTS } from '../../../migrations/088_subject_index_holds_count
 import { MARK_FILTER_COLUMNS } from '../../../migrations/089_ticket_mark_filter_counts';
 import { CUSTOMER_SUBJECT_INDEX, ORGANISATION_SUBJECT_INDEX } from '../../../migrations/090_customer_subject_indexes';
 import { TIME_DELTA_SHIFTS } from '../../../migrations/095_ticket_time_order_filter_deltas';
+import { DEPARTMENT_UPDATED_INDEX } from '../../../migrations/097_department_updated_index';
 import { MAX_ID } from '../../lib/validation';
 import { NARROWING_PARAMS } from './listFilters';
 import { oneOptionNamed } from '../../customfields/values';
@@ -58,7 +59,8 @@ import { listedSearch } from './search/listed';
  *   choice to the optimiser (a filter's index, then a sort of at most √((start + limit) × total)
  *   matches). One operator's or tag's tickets, or several, listed or trashed, are a range of
  *   their link list (migrations 030, 031, 082, 083 and 084) in any order, after an `after_id` too
- *   (LINK_LISTS).
+ *   (LINK_LISTS). One department's in `updated_at` order (the narrowest counted filter), a range
+ *   of its own index (migration 097, departmentRange).
  * - `after_id` (keyset paging, beyond the spec): the page after that ticket in the list's order,
  *   whatever the order column: `(column, id)` past the ticket's own, an index range.
  */
@@ -1584,6 +1586,13 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   const matchesOf = (i: number) => (counted.length === 1 ? count : Number(r?.[`m${i}`] ?? 0));
   const through = counted.map(([name], i) => ({ name, matches: matchesOf(i) }))
     .reduce<{ name: string; matches: number } | null>((a, b) => (a && a.matches <= b.matches ? a : b), null);
+  // One department, the narrowest counted filter, in `updated_at` order: a range of migration
+  // 097's index, the other counted filters tested on its entries. It reads the department's
+  // entries up to the page (a positioned deep page's from its day's edge): never more than a walk
+  // of the order's index passes, nor than the department's tickets read and sorted. (Several
+  // departments, one and those below it, are several ranges: their matches sorted, as before.)
+  const departmentRange = !trashed && column === 'updated_at' && through?.name === 'department' && [p.department].flat().length === 1
+    ? ` FORCE INDEX (${DEPARTMENT_UPDATED_INDEX})` : null;
   // A value order's index holds no filter column: from the bound, the walk reads a row for each
   // entry, about limit × total / count of them for the page's matches past the day's; reading the
   // narrowest filter's matches and sorting them reads `through.matches` entries. A filter of few
@@ -1602,8 +1611,9 @@ export async function listTicketPage({ query: q, where, replacements, filtered, 
   if (start) {
     pageWhere = `(${pageWhere}) AND ${start.where}`;
     Object.assign(pageValues, start.values);
-    return { rows: await page(` FORCE INDEX (${sortIndex(column)})`, q.offset - Number(r.ahead), q.limit, dir, start.byId), count };
+    return { rows: await page(departmentRange ?? ` FORCE INDEX (${sortIndex(column)})`, q.offset - Number(r.ahead), q.limit, dir, start.byId), count };
   }
+  if (departmentRange) return { rows: await pageOf(departmentRange, count), count };
   // Walking the order's index reads about reach × total / count entries; reading the narrowest
   // counted filter's own index reads its matches (the others tested on each), then sorts the
   // list's: the fewer. Left to itself the optimiser walked the order's index for a LIMIT wherever
