@@ -399,12 +399,14 @@ async function loadTickets(log: (line: string) => void) {
   log(`Loaded in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
 }
 
+/** The names of the Mroonga index's triggers in the data set (none without the index). */
+export const mroongaTriggers = async (): Promise<string[]> => (await select<{ name: string }>(
+  "SELECT TRIGGER_NAME AS name FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE 'ticket\\_search\\_%'",
+)).map((t) => t.name);
+
 /** Removes the Mroonga index and its triggers if the database has them (docs/performance.md, Search). */
 async function dropMroongaIndex() {
-  const triggers = await select<{ name: string }>(
-    "SELECT TRIGGER_NAME AS name FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE 'ticket\\_search\\_%'",
-  );
-  for (const { name } of triggers) await q(`DROP TRIGGER \`${name}\``);
+  for (const name of await mroongaTriggers()) await q(`DROP TRIGGER \`${name}\``);
   await q('DROP TABLE IF EXISTS ticket_search, ticket_search_hidden');
 }
 
