@@ -407,7 +407,7 @@ export const mroongaTriggers = async (): Promise<string[]> => (await select<{ na
 /** Removes the Mroonga index and its triggers if the database has them (docs/performance.md, Search). */
 async function dropMroongaIndex() {
   for (const name of await mroongaTriggers()) await q(`DROP TRIGGER \`${name}\``);
-  await q('DROP TABLE IF EXISTS ticket_search, ticket_search_hidden');
+  await q('DROP TABLE IF EXISTS ticket_search, ticket_search_hidden, ticket_search_pieces');
 }
 
 /** The text of the benchmark's replies (`__SEQ__` filled per request): how they are found and removed. */

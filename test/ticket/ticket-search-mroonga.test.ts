@@ -10,6 +10,7 @@ import { sequelize } from '../../src/db/sequelize';
 import { searchEngine } from '../../src/ticket/tickets/search/engine';
 import { innodbSearch } from '../../src/ticket/tickets/search/innodb';
 import { mroongaSearch } from '../../src/ticket/tickets/search/mroonga';
+import { PIECE_BYTES } from '../../src/ticket/tickets/search/threadPieces';
 import { Brand, Department, DepartmentBrand, DepartmentEmail, TicketStatus } from '../../src/db/models';
 import { newEmail, unique, useApi } from '../helpers/app';
 import { countWarm, listQueries } from '../helpers/queries';
@@ -211,7 +212,9 @@ describe('the Mroonga index', () => {
       const sql = listQueries(queries);
       expect({ query, groonga: sql.filter((q) => q.includes('mroonga_command(')).length }).toEqual({ query, groonga: 1 });
       expect({ query, rowReads: sql.filter((q) => /FROM tickets t WHERE t\.id IN/.test(q)) }).toEqual({ query, rowReads: [] });
-      expect({ query, matchReads: sql.filter((q) => /MATCH \(body\)|COUNT\(\*\) AS `count`/.test(q)) }).toEqual({ query, matchReads: [] });
+      // (The later pieces of long threads are looked up in SQL: few tickets have them.)
+      const documentsRead = (q: string) => /MATCH \(body\)|COUNT\(\*\) AS `count`/.test(q.replace(/FROM ticket_search_pieces p WHERE MATCH \(body\)/g, ''));
+      expect({ query, matchReads: sql.filter(documentsRead) }).toEqual({ query, matchReads: [] });
       if (expected.length) counts.set(sql.length, sql);
     }
     // On a difference, the statements of each count show in the failure.
@@ -320,5 +323,125 @@ describe('the Mroonga index', () => {
     await searchEngine().prepare();
     expect(await indexes()).toEqual(expectedIndexes);
     expect(await engine(w, { brand: brand.id })).toEqual({ ids: [t.id], count: 1, start: 'brand_id' });
+  });
+
+  describe('a long thread, in pieces', () => {
+    /** Text of about `bytes` bytes that starts with `w`. */
+    const filler = (w: string, bytes = 6000) => `${w} ${'lorem ipsum dolor sit amet '.repeat(Math.ceil(bytes / 27))}`.slice(0, bytes);
+    const piecesOf = async (id: number) => select<{ piece: number; body: string }>(
+      'SELECT CAST(piece_key - ? * 4294967296 AS UNSIGNED) AS piece, body FROM ticket_search_pieces WHERE piece_key BETWEEN ? * 4294967296 AND ? * 4294967296 + 4294967295 ORDER BY piece_key',
+      [id, id, id],
+    );
+    /** What the ticket's document and pieces hold, as the rule of threadPieces.ts gives them from the messages stored. */
+    const expected = async (id: number) => {
+      const messages = await select<{ text: string }>('SELECT text FROM ticket_messages WHERE ticket_id = ? AND is_draft = 0 ORDER BY id', [id]);
+      const [t] = await select<{ subject: string }>('SELECT subject FROM tickets WHERE id = ?', [id]);
+      const merged = await select<{ subject: string }>('SELECT subject FROM tickets WHERE merged_into_id = ?', [id]);
+      const pieces = new Map<number, string[]>();
+      let r = 0;
+      for (const m of messages) {
+        const piece = Math.floor(r / PIECE_BYTES);
+        pieces.set(piece, [...(pieces.get(piece) ?? []), m.text]);
+        r += Buffer.byteLength(m.text) + 1;
+      }
+      return {
+        body: [t.subject, ...(merged.length ? [merged.map((x) => x.subject).join(' ')] : []), ...(pieces.get(0) ?? [])].join(' '),
+        thread_length: r,
+        pieces: [...pieces].filter(([n]) => n > 0).map(([piece, texts]) => ({ piece, body: texts.join(' ') })),
+      };
+    };
+    const actual = async (id: number) => {
+      const table = (await doc(id)).in === 'listed' ? 'ticket_search' : 'ticket_search_hidden';
+      const [row] = await select<{ body: string; thread_length: number }>(`SELECT body, thread_length FROM ${table} WHERE ticket_id = ?`, [id]);
+      return { body: row.body, thread_length: Number(row.thread_length), pieces: (await piecesOf(id)).map((p) => ({ piece: Number(p.piece), body: p.body })) };
+    };
+
+    it('appends a message to its own piece: the document holds the first piece only, each piece about PIECE_BYTES, the same as written afresh', async () => {
+      const words = Array.from({ length: 9 }, word);
+      const t = await f.ticket({ subject: `Long thread ${words[0]}`, text: `Opening ${words[1]}` });
+      for (let i = 2; i < 9; i++) await f.message(t, { text: filler(words[i]) });
+      await f.message(t, { text: filler(`${word()} draft`), is_draft: 1 });
+      const got = await actual(t.id);
+      expect(got).toEqual(await expected(t.id));
+      // 1 + 7 × 6,000 bytes: three pieces; the document stops at the first.
+      expect(got.pieces.map((p) => p.piece)).toEqual([1, 2]);
+      expect(got.body.length).toBeLessThan(PIECE_BYTES + 6100);
+      for (const p of got.pieces) expect(Buffer.byteLength(p.body)).toBeLessThan(PIECE_BYTES + 6100);
+      expect(got.body).toContain(words[3]);
+      expect(got.body).not.toContain(words[5]);
+
+      // Found wherever the word is: the list's own select (its count exact), with a filter, deep, in the trash.
+      for (const w of words) {
+        const res = await api.get(BASE, { search: w });
+        expect({ w, ids: ids(expectList(res)), count: res.body.count }).toEqual({ w, ids: [t.id], count: 1 });
+      }
+      expect(await engine(words[7], { status: [t.status_id] })).toEqual({ ids: [t.id], count: 1, start: expect.any(String) });
+      expect(await engine(words[7], { status: [ctx.otherStatus] })).toEqual({ ids: [], count: 0, start: expect.any(String) });
+      expect(await search({ search: `${words[8]} status:${t.status_id}`, order_column: 'updated_at' })).toEqual([t.id]);
+      // Every word in one piece: two of the same piece are found together, two of different pieces are not.
+      expect(await search({ search: `${words[6]} ${words[7]}` })).toEqual([t.id]);
+      expect(await search({ search: `${words[0]} ${words[8]}` })).toEqual([]);
+
+      // An edit in the middle moves the messages after it: the pieces are written again by the rule.
+      const [{ id: third }] = await select<{ id: number }>('SELECT id FROM ticket_messages WHERE ticket_id = ? AND is_draft = 0 ORDER BY id LIMIT 1 OFFSET 2', [t.id]);
+      expect((await api.put(`/api/ticket/message/${third}`, { text: `Short now ${words[3]}` })).status).toBe(200);
+      expect(await actual(t.id)).toEqual(await expected(t.id));
+      const [{ id: fifth }] = await select<{ id: number }>('SELECT id FROM ticket_messages WHERE ticket_id = ? AND is_draft = 0 ORDER BY id LIMIT 1 OFFSET 5', [t.id]);
+      expect((await api.del(`/api/ticket/message/${fifth}`)).status).toBe(200);
+      expect(await actual(t.id)).toEqual(await expected(t.id));
+      expect(await search({ search: words[6] })).toEqual([]);
+      // And appended to again: the same as the rule.
+      await f.message(t, { text: filler(word()) });
+      expect(await actual(t.id)).toEqual(await expected(t.id));
+
+      // The trash (the SQL path) and a subject's change (the document alone: the pieces stay).
+      expect((await api.del(`${BASE}/${t.id}`)).status).toBe(200);
+      expect(await search({ search: words[8] })).toEqual([]);
+      expect(await search({ search: words[8], trashed: 1 })).toEqual([t.id]);
+      await sequelize().query('UPDATE tickets SET deleted_at = NULL, subject = ? WHERE id = ?', { replacements: [`Renamed ${words[0]}`, t.id] });
+      expect(await actual(t.id)).toEqual(await expected(t.id));
+      expect(await search({ search: words[8] })).toEqual([t.id]);
+
+      // Deleted: no piece is left.
+      await sequelize().query('DELETE FROM tickets WHERE id = ?', { replacements: [t.id] });
+      expect(await piecesOf(t.id)).toEqual([]);
+    });
+
+    it('moves a merged ticket\'s long thread into its target\'s pieces', async () => {
+      const [w1, w2] = [word(), word()];
+      const target = await f.ticket({ subject: `Target ${word()}` });
+      const source = await f.ticket({ subject: `Source ${word()}`, user: target.user_id });
+      for (let i = 0; i < 4; i++) await f.message(source, { text: filler(i === 3 ? w1 : word()) });
+      await f.message(target, { text: filler(w2) });
+      expect((await piecesOf(source.id)).length).toBe(1);
+      expect((await api.post(`${BASE}/${target.id}/merge`, { ids: [source.id] })).status).toBe(200);
+      expect(await piecesOf(source.id)).toEqual([]);
+      expect(await actual(target.id)).toEqual(await expected(target.id));
+      expect(await search({ search: w1 })).toEqual([target.id]);
+      expect(await search({ search: w2 })).toEqual([target.id]);
+    });
+
+    it('writes every document afresh, in pieces, when an index made before them (whole threads) is prepared', async () => {
+      const w = word();
+      const t = await f.ticket({ subject: `Before pieces ${word()}` });
+      for (let i = 0; i < 4; i++) await f.message(t, { text: filler(i === 3 ? w : word()) });
+      // A thread just over a piece whose last message starts within the first: all in the document.
+      const edge = await f.ticket({ subject: `Edge ${word()}`, text: filler(word(), PIECE_BYTES - 100) });
+      await f.message(edge, { text: filler(word(), 500) });
+      const short = await f.ticket({ subject: `Short ${word()}` });
+      const before = [await actual(edge.id), await actual(short.id)];
+      expect(before[0].pieces).toEqual([]);
+      expect(before[0].thread_length).toBeGreaterThan(PIECE_BYTES);
+      const now = await actual(t.id);
+      expect(now.pieces.length).toBeGreaterThan(0);
+      // As the version before left it: no pieces table, no thread_length, the whole thread in the document.
+      await sequelize().query('DROP TABLE ticket_search_pieces');
+      for (const table of ['ticket_search', 'ticket_search_hidden']) await sequelize().query(`ALTER TABLE ${table} DROP COLUMN thread_length`);
+      await sequelize().query('UPDATE ticket_search SET body = CONCAT(body, ?) WHERE ticket_id = ?', { replacements: [now.pieces.map((p) => ` ${p.body}`).join(''), t.id] });
+      await searchEngine().prepare();
+      expect(await actual(t.id)).toEqual(now);
+      expect([await actual(edge.id), await actual(short.id)]).toEqual(before);
+      expect(await search({ search: w })).toEqual([t.id]);
+    });
   });
 });

@@ -5,7 +5,7 @@ import { sequelize } from '../../../db/sequelize';
 import { joined as list, sqlCondition, sqlFragment, sqlText, trusted, type BoundCondition } from '../../../db/sql';
 import { logger } from '../../../logger';
 import { FILTER_COLUMNS } from './columns';
-import { DOCUMENT, IS_LISTED } from './document';
+import { appendMessage, deletePieces, PIECE_BYTES, PIECES, piecesTable, ticketOfPiece, writeDocuments, writePieces, writeWholeDocuments, type DocumentTable } from './threadPieces';
 import { counterSums, filterSize, filterWords, indexableFilters, SMALL_FILTER, WINDOW_MAX_REACH, WINDOW_PER_TICKET, type IdFilter } from './filterStart';
 import { groongaInteger as integer, groongaQuery, groongaString as commandValue } from './groongaQuery';
 import type { ColumnFilter, ListedPage, ListedSearch, SearchEngine } from './engine';
@@ -14,9 +14,11 @@ import type { ColumnFilter, ListedPage, ListedSearch, SearchEngine } from './eng
  * SEARCH_ENGINE=mroonga: MariaDB's Mroonga storage engine (Groonga inside the server) holds one
  * document per ticket: its subject, the subjects of the tickets merged into it, and the text of
  * its messages (drafts left out), in `ticket_search` while the ticket is listed and in
- * `ticket_search_hidden` while it is trashed or merged. Triggers on `tickets` and
- * `ticket_messages` keep both in the statement that writes a ticket or a message, whatever writes
- * it (the API, the mailbox worker, a merge, a hand-written UPDATE or DELETE).
+ * `ticket_search_hidden` while it is trashed or merged; a long thread's text past its first
+ * piece is in `ticket_search_pieces` (./threadPieces.ts: a message's write is bounded by a piece,
+ * not the thread). Triggers on `tickets` and `ticket_messages` keep them in the statement that
+ * writes a ticket or a message, whatever writes it (the API, the mailbox worker, a merge, a
+ * hand-written UPDATE or DELETE).
  *
  * Beside the text, each document keeps some of the ticket's columns (./columns.ts), and the same
  * values as words of an indexed `filter_words`, so that the list's page and exact count for words
@@ -24,10 +26,11 @@ import type { ColumnFilter, ListedPage, ListedSearch, SearchEngine } from './eng
  * words or from a filter, whichever holds fewer tickets. Two tables rather than a `listed` column:
  * the list's searches are over the listed tickets, which then need no filter at all.
  *
- * What differs from InnoDB: every word must be somewhere in the ticket (its subject or any
- * message), not all in one message; a phrase may run from one message into the next. Mroonga
- * tables are not transactional: a write rolled back after its statement ran leaves the index as
- * the statement left it until the ticket is written again (`search:reindex` rebuilds it all).
+ * What differs from InnoDB: every word must be in one piece of the ticket (the subject and the
+ * first piece of its thread, or one later piece), not all in one message; a phrase may run from
+ * one message into the next. Mroonga tables are not transactional: a write rolled back after its
+ * statement ran leaves the index as the statement left it until the ticket is written again
+ * (dropping the three tables makes the next start fill them again).
  * A Galera cluster replicates InnoDB only: this engine is for one server.
  */
 
@@ -37,6 +40,8 @@ const TRIGGERS = [
   'ticket_search_ticket_insert', 'ticket_search_ticket_update', 'ticket_search_ticket_delete',
   'ticket_search_message_insert', 'ticket_search_message_update', 'ticket_search_message_delete',
 ];
+/** Bytes of GROUP_CONCAT's answer, at least, on a connection of SEARCH_ENGINE=mroonga (the server's max_allowed_packet bounds it too). */
+const GROUP_CONCAT_MAX = 16 * 1024 * 1024;
 /** Tickets per statement of the first fill. */
 const FILL_CHUNK = 20_000;
 /**
@@ -50,12 +55,22 @@ const colsOf = (alias: string) => [...DOCUMENT_COLUMNS.map((c) => `${alias}.${c}
 
 const q = (sql: string, replacements?: Record<string, unknown> | unknown[]) => sequelize().query(sql, { replacements, type: QueryTypes.RAW });
 
-/** Trigger statements that write ticket `id`'s document again, in the table its state puts it in. */
+/** Both document tables: the listed tickets' and the others'. */
+const DOCUMENT_TABLES: DocumentTable[] = [true, false].map((listed) => ({ table: listed ? LISTED : HIDDEN, listed, columns: COLS, values: colsOf('t') }));
+
+/** The statements that write the documents of the tickets `tickets` names (their messages: `messages`), listed and hidden. */
+const documents = (verb: 'INSERT' | 'REPLACE', tickets: string, messages: string) => DOCUMENT_TABLES.map((d) => writeDocuments({ ...d, verb, tickets, messages }));
+
+/** Trigger statements that write ticket `id`'s document again, in the table its state puts it in (its pieces stay). */
 const rebuild = (id: string) => `
   DELETE FROM ${LISTED} WHERE ticket_id = ${id};
   DELETE FROM ${HIDDEN} WHERE ticket_id = ${id};
-  INSERT INTO ${LISTED} (ticket_id, body, ${COLS}) SELECT t.id, ${DOCUMENT}, ${colsOf('t')} FROM tickets t WHERE t.id = ${id} AND ${IS_LISTED};
-  INSERT INTO ${HIDDEN} (ticket_id, body, ${COLS}) SELECT t.id, ${DOCUMENT}, ${colsOf('t')} FROM tickets t WHERE t.id = ${id} AND NOT (${IS_LISTED});`;
+  ${documents('INSERT', `t.id = ${id}`, `m.ticket_id = ${id}`).join(';\n  ')};`;
+
+/** Trigger statements that write ticket `id`'s document and pieces again (its messages changed). */
+const rebuildThread = (id: string) => `${rebuild(id)}
+  ${deletePieces(id)};
+  ${writePieces('INSERT', `m.ticket_id = ${id}`)};`;
 
 /** Whether a trigger's NEW row changed any kept column (then written to the document, the text untouched). */
 const COLUMNS_CHANGED = DOCUMENT_COLUMNS.map((c) => `NOT (NEW.${c} <=> OLD.${c})`).join(' OR ');
@@ -80,43 +95,55 @@ const TRIGGER_SQL: Record<string, string> = {
   ticket_search_ticket_delete: `AFTER DELETE ON tickets FOR EACH ROW BEGIN
     DELETE FROM ${LISTED} WHERE ticket_id = OLD.id;
     DELETE FROM ${HIDDEN} WHERE ticket_id = OLD.id;
+    ${deletePieces('OLD.id')};
     IF OLD.merged_into_id IS NOT NULL THEN ${rebuild('OLD.merged_into_id')} END IF;
   END`,
-  // A new message is appended (no read of the others); any other change writes the document again.
-  ticket_search_message_insert: `AFTER INSERT ON ticket_messages FOR EACH ROW
-    IF NEW.is_draft = 0 THEN
-      UPDATE ${LISTED} SET body = CONCAT(body, ' ', NEW.text) WHERE ticket_id = NEW.ticket_id;
-      UPDATE ${HIDDEN} SET body = CONCAT(body, ' ', NEW.text) WHERE ticket_id = NEW.ticket_id;
-    END IF`,
+  // A new message is appended to the piece it falls in (no read of the others); any other change writes the thread again.
+  ticket_search_message_insert: `AFTER INSERT ON ticket_messages FOR EACH ROW BEGIN
+    DECLARE len BIGINT UNSIGNED;
+    IF NEW.is_draft = 0 THEN ${appendMessage(LISTED, HIDDEN)}
+    END IF;
+  END`,
   ticket_search_message_update: `AFTER UPDATE ON ticket_messages FOR EACH ROW BEGIN
     IF NOT (NEW.text <=> OLD.text AND NEW.is_draft <=> OLD.is_draft AND NEW.ticket_id <=> OLD.ticket_id) THEN
-      ${rebuild('NEW.ticket_id')}
+      ${rebuildThread('NEW.ticket_id')}
     END IF;
-    IF NOT (NEW.ticket_id <=> OLD.ticket_id) THEN ${rebuild('OLD.ticket_id')} END IF;
+    IF NOT (NEW.ticket_id <=> OLD.ticket_id) THEN ${rebuildThread('OLD.ticket_id')} END IF;
   END`,
   ticket_search_message_delete: `AFTER DELETE ON ticket_messages FOR EACH ROW
-    IF OLD.is_draft = 0 THEN BEGIN ${rebuild('OLD.ticket_id')} END; END IF`,
+    IF OLD.is_draft = 0 THEN BEGIN ${rebuildThread('OLD.ticket_id')} END; END IF`,
 };
 
-const columnDefinition = (c: string) => (c === 'filter_words' ? `${c} VARCHAR(255) NOT NULL DEFAULT ''` : `${c} INT UNSIGNED NOT NULL DEFAULT 0`);
+const columnDefinition = (c: string) => (c === 'filter_words' ? `${c} VARCHAR(255) NOT NULL DEFAULT ''`
+  : c === 'thread_length' ? `${c} BIGINT UNSIGNED NOT NULL DEFAULT 0` : `${c} INT UNSIGNED NOT NULL DEFAULT 0`);
 const wordsIndex = (name: string) => `FULLTEXT INDEX ${name}_filter_words (filter_words) COMMENT 'tokenizer "TokenDelimit"'`;
 const table = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (
     ticket_id INT UNSIGNED NOT NULL PRIMARY KEY,
     body LONGTEXT NOT NULL,
-    ${COLS.split(', ').map(columnDefinition).join(', ')},
+    ${['thread_length', ...COLS.split(', ')].map(columnDefinition).join(', ')},
     FULLTEXT INDEX ${name}_body (body) COMMENT 'normalizer "NormalizerAuto"',
     ${wordsIndex(name)}
   ) ENGINE=Mroonga DEFAULT CHARSET=utf8mb4`;
 
-/** Writes every ticket's document again (the first fill; `search:reindex`), a chunk of ids per statement. */
+/** Writes every ticket's document and pieces again (the first fill), a chunk of ids per statement. */
 export async function fillMroongaIndex(log: (line: string) => void = (l) => logger.info(l)): Promise<void> {
   const [{ max }] = await select<{ max: number | null }>('SELECT MAX(id) AS max FROM tickets');
   const started = Date.now();
   for (let from = 1; from <= Number(max ?? 0); from += FILL_CHUNK) {
     const range = { from, to: from + FILL_CHUNK - 1 };
     // REPLACE: a trigger may have written a ticket of the range since the fill began.
-    await q(`REPLACE INTO ${LISTED} (ticket_id, body, ${COLS}) SELECT t.id, ${DOCUMENT}, ${colsOf('t')} FROM tickets t WHERE t.id BETWEEN :from AND :to AND ${IS_LISTED}`, range);
-    await q(`REPLACE INTO ${HIDDEN} (ticket_id, body, ${COLS}) SELECT t.id, ${DOCUMENT}, ${colsOf('t')} FROM tickets t WHERE t.id BETWEEN :from AND :to AND NOT (${IS_LISTED})`, range);
+    for (const d of DOCUMENT_TABLES) await q(writeWholeDocuments({ ...d, tickets: 't.id BETWEEN :from AND :to' }), range);
+    await q(deletePieces(':from', ':to'), range);
+    // The threads longer than a piece (few), in pieces.
+    const long = await select<{ id: number }>(
+      `SELECT ticket_id AS id FROM ${LISTED} WHERE ticket_id BETWEEN :from AND :to AND thread_length > ${PIECE_BYTES}
+        UNION ALL SELECT ticket_id FROM ${HIDDEN} WHERE ticket_id BETWEEN :from AND :to AND thread_length > ${PIECE_BYTES}`, range,
+    );
+    if (long.length) {
+      const ids = { ids: long.map((r) => r.id) };
+      for (const sql of documents('REPLACE', 't.id IN (:ids)', 'm.ticket_id IN (:ids)')) await q(sql, ids);
+      await q(writePieces('REPLACE', 'm.ticket_id IN (:ids)'), ids);
+    }
     if (range.to % 200_000 === 0) log(`search index: ${range.to} tickets (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   }
 }
@@ -156,11 +183,13 @@ async function ensureCommandFunction(): Promise<void> {
 }
 
 /**
- * Adds the kept columns and `filter_words` (with its index) to index tables made before them;
- * returns the tables that need them filled (after the triggers that write them are in place).
- * Both ALTERs are in place on Mroonga: an empty column, an index built from what it holds.
+ * Adds the kept columns, `filter_words` (with its index) and `thread_length` to index tables made
+ * before them; returns the tables that need the kept columns filled, and whether `thread_length`
+ * was added (then every document is written again: they hold whole threads), both after the
+ * triggers that write them are in place. The ALTERs are in place on Mroonga: an empty column, an
+ * index built from what it holds.
  */
-async function addDocumentColumns(): Promise<string[]> {
+async function addDocumentColumns(): Promise<{ altered: string[]; threads: boolean }> {
   const have = await select<{ t: string; c: string }>(
     'SELECT TABLE_NAME AS t, COLUMN_NAME AS c FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN (:names)', { names: [LISTED, HIDDEN] },
   );
@@ -168,14 +197,16 @@ async function addDocumentColumns(): Promise<string[]> {
     'SELECT DISTINCT TABLE_NAME AS t, INDEX_NAME AS i FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN (:names)', { names: [LISTED, HIDDEN] },
   );
   const altered: string[] = [];
+  let threads = false;
   for (const name of [LISTED, HIDDEN]) {
-    const missing = COLS.split(', ').filter((c) => !have.some((h) => h.t === name && h.c === c));
+    const missing = ['thread_length', ...COLS.split(', ')].filter((c) => !have.some((h) => h.t === name && h.c === c));
     const changes = missing.map((c) => `ADD COLUMN ${columnDefinition(c)}`);
     if (!indexes.some((x) => x.t === name && x.i === `${name}_filter_words`)) changes.push(`ADD ${wordsIndex(name)}`);
     if (changes.length) await q(`ALTER TABLE ${name} ${changes.join(', ')}`);
-    if (missing.length) altered.push(name);
+    if (missing.some((c) => c !== 'thread_length')) altered.push(name);
+    if (missing.includes('thread_length')) threads = true;
   }
-  return altered;
+  return { altered, threads };
 }
 
 /** Copies the kept columns from the tickets into a table's documents, a chunk of ids per statement. */
@@ -205,15 +236,17 @@ async function prepareMroonga(): Promise<void> {
   }
   await ensureCommandFunction();
   await locked(async () => {
-    const [{ n }] = await select<{ n: number }>('SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN (:names)', { names: [LISTED, HIDDEN] });
+    const [{ n }] = await select<{ n: number }>('SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN (:names)', { names: [LISTED, HIDDEN, PIECES] });
     await q(table(LISTED));
     await q(table(HIDDEN));
-    const unfilled = await addDocumentColumns();
+    await q(piecesTable);
+    const { altered: unfilled, threads } = await addDocumentColumns();
     const have = await existingTriggers();
     const replaced = TRIGGERS.filter((t) => have.get(t)?.trim() !== triggerBody(t));
     // CREATE OR REPLACE: a trigger is swapped in one statement, no write goes unseen meanwhile.
     for (const t of replaced) await q(`CREATE OR REPLACE TRIGGER ${t} ${TRIGGER_SQL[t]}`);
-    if (Number(n) < 2) await fillMroongaIndex();
+    // A new index, or one made before the pieces (whose documents hold whole threads): written afresh.
+    if (Number(n) < 3 || threads) await fillMroongaIndex();
     // A trigger written differently (an older version's, or one that a process of it put back since)
     // may have left the documents' columns or filter_words behind: every document's are copied again.
     else for (const name of replaced.length ? [LISTED, HIDDEN] : unfilled) await fillDocumentColumns(name);
@@ -252,6 +285,9 @@ const NONE = '1e18';
  * `select`s (through `mroonga_command`): Groonga finds the words' matches, checks the filters on
  * them and counts them (the size of its result set: no row goes through MariaDB, unlike a
  * COUNT(*), which reads every match through the handler); the page's ids then join `tickets`.
+ * A ticket whose later pieces (./threadPieces.ts) hold the words is a match too: those tickets'
+ * ids are read from the pieces' index in SQL (few tickets have pieces) and looked up by key in
+ * the same selects (`query(...) || _key == <id> || ...`), whose filters then apply to them alike.
  *
  * Sorting every match for a page is half the cost of a common word (700,000 keys at 1M tickets):
  * so the page is first looked for among the newest (or oldest) ids only, a window of
@@ -281,6 +317,11 @@ async function listedPage(s: ListedSearch): Promise<ListedPage | null> {
   const countOnly = ' --limit 0 --output_columns _key';
   // In a filter, the words are query()'s second argument: a script string inside the command's value.
   const words = commandValue(`query("body", ${commandValue(query)})`).slice(1, -1);
+  // Or a ticket with a later piece that holds them (./threadPieces.ts): `|| _key == <id>` for each,
+  // found in the same statement (`mo.more`: empty when none; a key lookup each in the select).
+  const wordsOrPieces = (more: string) => sqlCondition`CONCAT(${`(${words}`}, ${trusted(more)}, ')')`;
+  const piecesFrom = sqlFragment`(SELECT IFNULL((SELECT GROUP_CONCAT(DISTINCT CONCAT(' || _key == ', ${trusted(ticketOfPiece('p'))}) SEPARATOR '')
+    FROM ${trusted(PIECES)} p WHERE MATCH (body) AGAINST (${query} IN BOOLEAN MODE)), '') AS more) mo`;
   const reach = s.offset + s.limit;
   const width = reach * WINDOW_PER_TICKET;
   const windowed = reach <= WINDOW_MAX_REACH;
@@ -302,27 +343,33 @@ async function listedPage(s: ListedSearch): Promise<ListedPage | null> {
   checkedText.forEach((c, i) => column(`c${i}`, c));
   indexable.forEach((f, j) => column(`x${j}`, indexedFilter(f)));
   column('numbered', sqlCondition`(SELECT COUNT(*) FROM tickets WHERE number = ${s.term})`);
+  column('more', trusted('mo.more'));
+  column('words', wordsOrPieces('mo.more'));
   let counters = sqlFragment``;
   if (indexable.length) {
-    counters = sqlFragment` FROM (SELECT ${list(counterSums(sizes))} FROM ticket_list_counts WHERE state = 0) k`;
+    counters = sqlFragment`, (SELECT ${list(counterSums(sizes))} FROM ticket_list_counts WHERE state = 0) k`;
     parts.push(trusted('k.*'));
     sizes.forEach((z, j) => { if (z.count) column(`n${j}`, z.count); });
   }
   // The window: among the ids at the list's end only (the filters' texts again: one level has no aliases).
   const edge = s.desc ? sqlCondition`(SELECT GREATEST(CAST(MAX(id) AS SIGNED) - ${width}, 0) FROM tickets)` : sqlCondition`(SELECT CAST(MIN(id) AS SIGNED) + ${width} FROM tickets)`;
   column('result', windowed
-    ? sqlCondition`mroonga_command(CONCAT(${`${head} --filter "_key ${s.desc ? '>=' : '<='} `}, IFNULL(${edge}, 0), ' && ', ${and([text(words), ...checkedText])}, ${`"${page}`}))`
+    ? sqlCondition`mroonga_command(CONCAT(${`${head} --filter "_key ${s.desc ? '>=' : '<='} `}, IFNULL(${edge}, 0), ' && ', ${and([wordsOrPieces('mo.more'), ...checkedText])}, ${`"${page}`}))`
     : sqlCondition`NULL`);
 
   const checked = (except?: number) => s.filters.flatMap((_, i) => (i === except ? [] : [trusted(`w.c${i}`)]));
-  /** The select starting from the words' matches, each filter then checked on them. */
+  /**
+   * The select starting from the words' matches, each filter then checked on them; with tickets
+   * whose later pieces hold the words, the words and those keys in the filter instead.
+   */
   const fromWords = (tail: string) => {
     const matched = `${head} --match_columns body --query ${commandValue(query)}`;
-    return s.filters.length ? sqlCondition`CONCAT(${`${matched} --filter "`}, ${and(checked())}, ${`"${tail}`})` : text(matched + tail);
+    const alone = s.filters.length ? sqlCondition`CONCAT(${`${matched} --filter "`}, ${and(checked())}, ${`"${tail}`})` : text(matched + tail);
+    return sqlCondition`IF(w.more = '', ${alone}, CONCAT(${`${head} --filter "`}, ${and([trusted('w.words'), ...checked()])}, ${`"${tail}`}))`;
   };
   /** The select starting from indexed filter j's tickets, the words then looked up among them, the other filters checked. */
   const fromFilter = (j: number, tail: string) => sqlCondition`CONCAT(${`${head} --filter "`},
-    ${and([trusted(`w.x${j}`), text(words), ...checked(s.filters.indexOf(indexable[j]))])}, ${`"${tail}`})`;
+    ${and([trusted(`w.x${j}`), trusted('w.words'), ...checked(s.filters.indexOf(indexable[j]))])}, ${`"${tail}`})`;
   // Where the select starts (0: the words; j + 1: indexed filter j): the smallest filter that holds fewer tickets than the words.
   let start = sqlCondition`0`;
   if (indexable.length) {
@@ -343,7 +390,7 @@ async function listedPage(s: ListedSearch): Promise<ListedPage | null> {
     JSON_SET(w.result, '$[0][0][0]', CAST(JSON_VALUE(mroonga_command(${startingAt(countOnly)}), '$[0][0][0]') AS UNSIGNED)),
     mroonga_command(${startingAt(page)}))`;
   const statement = sqlFragment`SELECT j.n AS _n, j.id AS _id, w.numbered AS _numbered, ${start} AS _start, t.*
-    FROM (SELECT ${list(parts)}${counters} LIMIT 1) w
+    FROM (SELECT ${list(parts)} FROM ${piecesFrom}${counters} LIMIT 1) w
     JOIN JSON_TABLE(${answer}, '$[0][*]' COLUMNS (n FOR ORDINALITY, id INT UNSIGNED PATH '$[0]')) j
     LEFT JOIN tickets t ON j.n > 2 AND t.id = j.id`;
   return pageOf(await select<PageRow>(sqlText(statement), statement.replacements), indexable);
@@ -378,6 +425,9 @@ function pageOf(rows: PageRow[], indexable: IdFilter[]): ListedPage | null {
  */
 export async function mroongaSession(connection: { query(sql: string): Promise<unknown> }): Promise<void> {
   if (config().searchEngine !== 'mroonga') return;
+  // The keys of the tickets whose later pieces match (listedPage) are one GROUP_CONCAT: cut at
+  // the default 1 MB, a key could be cut into another ticket's.
+  await connection.query(`SET SESSION group_concat_max_len = GREATEST(@@group_concat_max_len, ${GROUP_CONCAT_MAX})`);
   try {
     await connection.query('SET SESSION mroonga_match_escalation_threshold = -1');
   } catch (err) {
@@ -391,6 +441,7 @@ export const mroongaSearch: SearchEngine = {
       SELECT COALESCE(merged_into_id, id) AS id FROM tickets WHERE number = ${term}
       UNION SELECT ticket_id FROM ticket_search WHERE MATCH (body) AGAINST (${groongaQuery(booleanQuery)} IN BOOLEAN MODE)
       UNION SELECT ticket_id FROM ticket_search_hidden WHERE MATCH (body) AGAINST (${groongaQuery(booleanQuery)} IN BOOLEAN MODE)
+      UNION SELECT ${trusted(ticketOfPiece('p'))} FROM ${trusted(PIECES)} p WHERE MATCH (body) AGAINST (${groongaQuery(booleanQuery)} IN BOOLEAN MODE)
     ) AS matches)`,
   listedPage,
   prepare: prepareMroonga,

@@ -1,0 +1,106 @@
+import { DOCUMENT as WHOLE_DOCUMENT, IS_LISTED } from './document';
+
+/**
+ * A ticket's text in the Mroonga index (./mroonga.ts), in pieces of bounded size. Groonga indexes
+ * a column's value whole: a value changed is tokenised again, old and new, however little of it
+ * changed. With the whole thread in one document, each message appended cost a pass over every
+ * message before it (at 1M tickets, 2 ms for a ticket's first reply, 35 ms after 2,500). So the
+ * document (`ticket_search`, `ticket_search_hidden`) holds the subject, the subjects merged into
+ * the ticket and the thread's first piece; later pieces are rows of `ticket_search_pieces`, one
+ * per piece, whether the ticket is listed or not. A message appended is written into the piece it
+ * falls in, so its cost is bounded by a piece, not the thread.
+ *
+ * A message's piece is set by the text before it: `FLOOR(r / PIECE_BYTES)`, where `r` is the sum
+ * of `LENGTH(text) + 1` over the ticket's earlier messages (drafts left out, in id order). The
+ * trigger keeps that sum as the document's `thread_length`; a document written again computes
+ * it with a window over the messages. Both give each message the same piece, so a document is the
+ * same however it was written. A piece holds at most PIECE_BYTES of messages starting in it, plus
+ * the last one's overrun; a message larger than a piece is a piece of its own.
+ *
+ * A piece's key is `ticket id × 2^32 + piece` (piece 1 and up): a ticket's pieces are one range
+ * of the primary key.
+ */
+export const PIECES = 'ticket_search_pieces';
+export const PIECE_BYTES = 16_384;
+const SHIFT = 4_294_967_296;
+
+export const piecesTable = `CREATE TABLE IF NOT EXISTS ${PIECES} (
+    piece_key BIGINT UNSIGNED NOT NULL PRIMARY KEY,
+    body LONGTEXT NOT NULL,
+    FULLTEXT INDEX ${PIECES}_body (body) COMMENT 'normalizer "NormalizerAuto"'
+  ) ENGINE=Mroonga DEFAULT CHARSET=utf8mb4`;
+
+/** The ticket a piece's key belongs to (SQL, for the row `alias` of the pieces). */
+export const ticketOfPiece = (alias: string) => `${alias}.piece_key DIV ${SHIFT}`;
+
+/**
+ * The messages of the tickets `messages` names (a condition on `m`), drafts left out, each with
+ * its piece and text (`p.piece`, `pm.text`). The window runs per ticket, in id order, over the
+ * messages' ids and lengths only: with the text in its rows it sorted them in an on-disk
+ * temporary table (the first fill at 1M took three times as long).
+ */
+const withPieces = (messages: string) => `(SELECT m.ticket_id, m.id, LENGTH(m.text) + 1 AS bytes,
+    FLOOR((SUM(LENGTH(m.text) + 1) OVER (PARTITION BY m.ticket_id ORDER BY m.id) - LENGTH(m.text) - 1) / ${PIECE_BYTES}) AS piece
+    FROM ticket_messages m WHERE ${messages} AND m.is_draft = 0) p STRAIGHT_JOIN ticket_messages pm ON pm.id = p.id`;
+
+/**
+ * `FROM` for the documents of the tickets `t` (a condition on them) whose messages `messages`
+ * names: each ticket with its thread's first piece (`z.first`) and length (`z.length`).
+ */
+const documentsFrom = (tickets: string, messages: string) => `tickets t LEFT JOIN (
+    SELECT p.ticket_id, GROUP_CONCAT(IF(p.piece = 0, pm.text, NULL) ORDER BY p.id SEPARATOR ' ') AS first, SUM(p.bytes) AS length
+    FROM ${withPieces(messages)} GROUP BY p.ticket_id) z ON z.ticket_id = t.id
+  WHERE ${tickets}`;
+
+/** A ticket's document: its subject, the subjects merged into it, the first piece of its thread. */
+const DOCUMENT = `CONCAT_WS(' ', t.subject,
+    (SELECT GROUP_CONCAT(s.subject SEPARATOR ' ') FROM tickets s WHERE s.merged_into_id = t.id), z.first)`;
+
+/** Where a document goes: `table`, for the listed tickets or the others, and its kept columns (`columns`, the values from `values`, both lists as SQL). */
+export interface DocumentTable { table: string; listed: boolean; columns: string; values: string }
+
+/**
+ * The documents of the tickets `tickets` names (their messages: `messages`, a condition on `m`),
+ * into `o.table`. `verb`: INSERT or REPLACE.
+ */
+export const writeDocuments = (o: DocumentTable & { verb: 'INSERT' | 'REPLACE'; tickets: string; messages: string }) =>
+  `${o.verb} INTO ${o.table} (ticket_id, body, thread_length, ${o.columns})
+    SELECT t.id, ${DOCUMENT}, IFNULL(z.length, 0), ${o.values}
+    FROM ${documentsFrom(`${o.tickets} AND ${o.listed ? '' : 'NOT '}(${IS_LISTED})`, o.messages)}`;
+
+/**
+ * The same with each ticket's whole thread, as one GROUP_CONCAT per ticket: the first fill's,
+ * about three times as fast as the window over many tickets. Right for every thread of at most
+ * PIECE_BYTES (`thread_length`), which is all in its first piece; the fill then writes the longer
+ * ones again with writeDocuments.
+ */
+export const writeWholeDocuments = (o: DocumentTable & { tickets: string }) =>
+  `REPLACE INTO ${o.table} (ticket_id, body, thread_length, ${o.columns})
+    SELECT t.id, ${WHOLE_DOCUMENT}, IFNULL((SELECT SUM(LENGTH(m.text) + 1) FROM ticket_messages m WHERE m.ticket_id = t.id AND m.is_draft = 0), 0), ${o.values}
+    FROM tickets t WHERE ${o.tickets} AND ${o.listed ? '' : 'NOT '}(${IS_LISTED})`;
+
+/** The pieces after the first of the tickets whose messages `messages` names (a condition on `m`). */
+export const writePieces = (verb: 'INSERT' | 'REPLACE', messages: string) => `${verb} INTO ${PIECES} (piece_key, body)
+    SELECT p.ticket_id * ${SHIFT} + p.piece, GROUP_CONCAT(pm.text ORDER BY p.id SEPARATOR ' ')
+    FROM ${withPieces(messages)} WHERE p.piece > 0 GROUP BY p.ticket_id, p.piece`;
+
+/** Removes the pieces of the tickets `from` to `to` (SQL expressions). */
+export const deletePieces = (from: string, to = from) => `DELETE FROM ${PIECES} WHERE piece_key BETWEEN ${from} * ${SHIFT} AND ${to} * ${SHIFT} + ${SHIFT - 1}`;
+
+/**
+ * Trigger statements that append message `NEW` to its ticket's text: to the document while the
+ * thread is within its first piece, else to its piece's row (made by the first message in it).
+ * `thread_length` moves on either way. A ticket without a document (none can be, but a table
+ * emptied by hand) gets none here.
+ */
+export const appendMessage = (listed: string, hidden: string) => `
+    SET len = COALESCE((SELECT thread_length FROM ${listed} WHERE ticket_id = NEW.ticket_id), (SELECT thread_length FROM ${hidden} WHERE ticket_id = NEW.ticket_id));
+    IF len < ${PIECE_BYTES} THEN
+      UPDATE ${listed} SET body = CONCAT(body, ' ', NEW.text), thread_length = len + LENGTH(NEW.text) + 1 WHERE ticket_id = NEW.ticket_id;
+      UPDATE ${hidden} SET body = CONCAT(body, ' ', NEW.text), thread_length = len + LENGTH(NEW.text) + 1 WHERE ticket_id = NEW.ticket_id;
+    ELSEIF len IS NOT NULL THEN
+      UPDATE ${listed} SET thread_length = len + LENGTH(NEW.text) + 1 WHERE ticket_id = NEW.ticket_id;
+      UPDATE ${hidden} SET thread_length = len + LENGTH(NEW.text) + 1 WHERE ticket_id = NEW.ticket_id;
+      INSERT INTO ${PIECES} (piece_key, body) VALUES (NEW.ticket_id * ${SHIFT} + FLOOR(len / ${PIECE_BYTES}), NEW.text)
+        ON DUPLICATE KEY UPDATE body = CONCAT(body, ' ', VALUES(body));
+    END IF;`;
