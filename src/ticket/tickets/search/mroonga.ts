@@ -99,13 +99,14 @@ const TRIGGER_SQL: Record<string, string> = {
     IF OLD.merged_into_id IS NOT NULL THEN ${rebuild('OLD.merged_into_id')} END IF;
   END`,
   // A new message is appended to the piece it falls in (no read of the others); any other change writes the thread again.
+  // Its text compared as bytes: the column's collation holds `a` equal to `A ` (case, trailing spaces), whose lengths differ.
   ticket_search_message_insert: `AFTER INSERT ON ticket_messages FOR EACH ROW BEGIN
     DECLARE len BIGINT UNSIGNED;
     IF NEW.is_draft = 0 THEN ${appendMessage(LISTED, HIDDEN)}
     END IF;
   END`,
   ticket_search_message_update: `AFTER UPDATE ON ticket_messages FOR EACH ROW BEGIN
-    IF NOT (NEW.text <=> OLD.text AND NEW.is_draft <=> OLD.is_draft AND NEW.ticket_id <=> OLD.ticket_id) THEN
+    IF NOT (CAST(NEW.text AS BINARY) <=> CAST(OLD.text AS BINARY) AND NEW.is_draft <=> OLD.is_draft AND NEW.ticket_id <=> OLD.ticket_id) THEN
       ${rebuildThread('NEW.ticket_id')}
     END IF;
     IF NOT (NEW.ticket_id <=> OLD.ticket_id) THEN ${rebuildThread('OLD.ticket_id')} END IF;
