@@ -90,17 +90,25 @@ export const deletePieces = (from: string, to = from) => `DELETE FROM ${PIECES} 
 /**
  * Trigger statements that append message `NEW` to its ticket's text: to the document while the
  * thread is within its first piece, else to its piece's row (made by the first message in it).
- * `thread_length` moves on either way. A ticket without a document (none can be, but a table
- * emptied by hand) gets none here.
+ * `thread_length` moves on either way. Only the table that holds the document is written (a
+ * ticket without one, none can be but a table emptied by hand, gets none here). `len` is a
+ * variable the trigger declares.
  */
-export const appendMessage = (listed: string, hidden: string) => `
-    SET len = COALESCE((SELECT thread_length FROM ${listed} WHERE ticket_id = NEW.ticket_id), (SELECT thread_length FROM ${hidden} WHERE ticket_id = NEW.ticket_id));
-    IF len < ${PIECE_BYTES} THEN
-      UPDATE ${listed} SET body = CONCAT(body, ' ', NEW.text), thread_length = len + LENGTH(NEW.text) + 1 WHERE ticket_id = NEW.ticket_id;
-      UPDATE ${hidden} SET body = CONCAT(body, ' ', NEW.text), thread_length = len + LENGTH(NEW.text) + 1 WHERE ticket_id = NEW.ticket_id;
-    ELSEIF len IS NOT NULL THEN
-      UPDATE ${listed} SET thread_length = len + LENGTH(NEW.text) + 1 WHERE ticket_id = NEW.ticket_id;
-      UPDATE ${hidden} SET thread_length = len + LENGTH(NEW.text) + 1 WHERE ticket_id = NEW.ticket_id;
-      INSERT INTO ${PIECES} (piece_key, body) VALUES (NEW.ticket_id * ${SHIFT} + FLOOR(len / ${PIECE_BYTES}), NEW.text)
-        ON DUPLICATE KEY UPDATE body = CONCAT(body, ' ', VALUES(body));
+export const appendMessage = (listed: string, hidden: string) => {
+  const into = (table: string) => `
+      IF len < ${PIECE_BYTES} THEN
+        UPDATE ${table} SET body = CONCAT(body, ' ', NEW.text), thread_length = len + LENGTH(NEW.text) + 1 WHERE ticket_id = NEW.ticket_id;
+      ELSE
+        UPDATE ${table} SET thread_length = len + LENGTH(NEW.text) + 1 WHERE ticket_id = NEW.ticket_id;
+        INSERT INTO ${PIECES} (piece_key, body) VALUES (NEW.ticket_id * ${SHIFT} + FLOOR(len / ${PIECE_BYTES}), NEW.text)
+          ON DUPLICATE KEY UPDATE body = CONCAT(body, ' ', VALUES(body));
+      END IF;`;
+  return `
+    SET len = (SELECT thread_length FROM ${listed} WHERE ticket_id = NEW.ticket_id);
+    IF len IS NOT NULL THEN ${into(listed)}
+    ELSE
+      SET len = (SELECT thread_length FROM ${hidden} WHERE ticket_id = NEW.ticket_id);
+      IF len IS NOT NULL THEN ${into(hidden)}
+      END IF;
     END IF;`;
+};
