@@ -246,11 +246,12 @@ async function prepareMroonga(): Promise<void> {
     const replaced = TRIGGERS.filter((t) => have.get(t)?.trim() !== triggerBody(t));
     // CREATE OR REPLACE: a trigger is swapped in one statement, no write goes unseen meanwhile.
     for (const t of replaced) await q(`CREATE OR REPLACE TRIGGER ${t} ${TRIGGER_SQL[t]}`);
-    // A new index, or one made before the pieces (whose documents hold whole threads): written afresh.
-    if (Number(n) < 3 || threads) await fillMroongaIndex();
-    // A trigger written differently (an older version's, or one that a process of it put back since)
-    // may have left the documents' columns or filter_words behind: every document's are copied again.
-    else for (const name of replaced.length ? [LISTED, HIDDEN] : unfilled) await fillDocumentColumns(name);
+    // Written afresh: a new index; one made before the pieces (its documents hold whole threads);
+    // one whose triggers were written differently (an older version's, or one that a process of
+    // it put back since), which may have left columns, filter_words, the thread's length or its
+    // pieces behind. Else the columns an older index lacked are filled.
+    if (Number(n) < 3 || threads || replaced.some((t) => have.has(t))) await fillMroongaIndex();
+    else for (const name of unfilled) await fillDocumentColumns(name);
   });
 }
 
