@@ -372,7 +372,7 @@ describe('the Mroonga index', () => {
       expect(got.body).toContain(words[3]);
       expect(got.body).not.toContain(words[5]);
 
-      // Found wherever the word is: the list's own select (its count exact), with a filter, deep, in the trash.
+      // Found wherever the word is: the list's own select (its count exact), newest first, with a filter, in updated_at order.
       for (const w of words) {
         const res = await api.get(BASE, { search: w });
         expect({ w, ids: ids(expectList(res)), count: res.body.count }).toEqual({ w, ids: [t.id], count: 1 });
