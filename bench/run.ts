@@ -279,8 +279,8 @@ async function main() {
       row.ours = ours.result;
       row.rss = ours.rss;
       // The floor's replies go to the ticket ours just replied to: without ours' replies taken
-      // away first, it met a longer thread (with the Mroonga index, each message appends to its
-      // ticket's document, whose update grows with the thread: docs/benchmark.md).
+      // away first, it met a longer thread (with the Mroonga index, before a thread was kept in
+      // pieces, a message's write grew with it: docs/benchmark.md).
       if (row.s.write) await removeReplies();
       const base = await measure(PORT_BASELINE, row.s, baseline.pid, false);
       row.base = base.result;
