@@ -5,16 +5,17 @@
  * count and page answered by the index (one Groonga select: words, field terms, column filters).
  */
 import './mroongaEnv';
-import { QueryTypes } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
 import { sequelize } from '../../src/db/sequelize';
 import { searchEngine } from '../../src/ticket/tickets/search/engine';
 import { innodbSearch } from '../../src/ticket/tickets/search/innodb';
 import { mroongaSearch } from '../../src/ticket/tickets/search/mroonga';
 import { PIECE_BYTES } from '../../src/ticket/tickets/search/threadPieces';
-import { Brand, Department, DepartmentBrand, DepartmentEmail, TicketStatus } from '../../src/db/models';
+import { Brand, Department, DepartmentBrand, DepartmentEmail, Ticket, TicketStatus } from '../../src/db/models';
+import { mergeTickets } from '../../src/ticket/tickets/service';
 import { newEmail, unique, useApi } from '../helpers/app';
 import { countWarm, listQueries } from '../helpers/queries';
-import { expectList } from '../helpers/envelope';
+import { expectList, expectSuccess } from '../helpers/envelope';
 import { searchCases } from './searchCases';
 import { enginePage, expectFilterStarts } from './filterStartCase';
 import { ids, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
@@ -421,6 +422,45 @@ describe('the Mroonga index', () => {
       expect(await piecesOf(t.id)).toEqual([]);
     });
 
+    it('writes a thread again from the changed message\'s piece on (an edit, a draft published, a delete); a draft\'s own edit writes nothing', async () => {
+      const [edited, drafted, gone] = [word(), word(), word()];
+      const t = await f.ticket({ subject: `From its piece ${word()}` });
+      // The opening message, then 8 of 6,000 bytes: pieces 0, 0, 0, 0, 1, 1, 1, 2, 2.
+      for (let i = 0; i < 8; i++) await f.message(t, { text: filler(i === 4 ? gone : word()) });
+      const draft = await f.message(t, { text: filler(word()), is_draft: 1 });
+      const thread = (await select<{ id: number }>('SELECT id FROM ticket_messages WHERE ticket_id = ? AND is_draft = 0 ORDER BY id', [t.id])).map((m) => m.id);
+      expect((await actual(t.id)).pieces.map((p) => p.piece)).toEqual([1, 2]);
+      /** Rows one statement deletes, the triggers' included (documents and pieces written again), on one connection. */
+      const deletes = (sql: string, replacements: unknown[]) => sequelize().transaction(async (transaction) => {
+        const read = async () => Number((await sequelize().query<{ Value: string }>("SHOW SESSION STATUS LIKE 'Handler_delete'", { type: QueryTypes.SELECT, transaction }))[0].Value);
+        const before = await read();
+        await sequelize().query(sql, { replacements, transaction });
+        return (await read()) - before;
+      });
+
+      // The last message edited: its piece alone (before, the document and both pieces: 3).
+      expect(await deletes('UPDATE ticket_messages SET text = ? WHERE id = ?', [filler(edited, 3000), thread[8]])).toBe(1);
+      expect(await actual(t.id)).toEqual(await expected(t.id));
+      expect(await search({ search: edited })).toEqual([t.id]);
+      // A draft's own edit: nothing (drafts are not indexed).
+      expect(await deletes('UPDATE ticket_messages SET text = ? WHERE id = ?', [filler(drafted), draft.id])).toBe(0);
+      expect(await search({ search: drafted })).toEqual([]);
+      // Published: into the last piece.
+      expect(await deletes('UPDATE ticket_messages SET is_draft = 0 WHERE id = ?', [draft.id])).toBe(1);
+      expect(await actual(t.id)).toEqual(await expected(t.id));
+      expect(await search({ search: drafted })).toEqual([t.id]);
+      // A message of piece 1 deleted: the message, and pieces 1 and 2, whose messages move (before, the document too: 4).
+      expect(await deletes('DELETE FROM ticket_messages WHERE id = ?', [thread[5]])).toBe(3);
+      expect(await actual(t.id)).toEqual(await expected(t.id));
+      expect(await search({ search: gone })).toEqual([]);
+      // Made a draft again, and the first message edited (the document: all of it, as before).
+      await sequelize().query('UPDATE ticket_messages SET is_draft = 1 WHERE id = ?', { replacements: [draft.id] });
+      expect(await actual(t.id)).toEqual(await expected(t.id));
+      expect(await search({ search: drafted })).toEqual([]);
+      expect((await api.put(`/api/ticket/message/${thread[0]}`, { text: `Opening ${word()}` })).status).toBe(200);
+      expect(await actual(t.id)).toEqual(await expected(t.id));
+    });
+
     it('moves a merged ticket\'s long thread into its target\'s pieces', async () => {
       const [w1, w2] = [word(), word()];
       const target = await f.ticket({ subject: `Target ${word()}` });
@@ -433,6 +473,63 @@ describe('the Mroonga index', () => {
       expect(await actual(target.id)).toEqual(await expected(target.id));
       expect(await search({ search: w1 })).toEqual([target.id]);
       expect(await search({ search: w2 })).toEqual([target.id]);
+    });
+
+    it('writes both threads once after a statement that moves messages (merge, split, a person\'s delete undoing a merge), not once a message', async () => {
+      const handlerDeletes = async (transaction: Transaction) => Number((await sequelize().query<{ Value: string }>(
+        "SHOW SESSION STATUS LIKE 'Handler_delete'", { type: QueryTypes.SELECT, transaction },
+      ))[0].Value);
+      const moving = async (transaction: Transaction) => (await sequelize().query<{ v: unknown }>('SELECT @ticket_search_moving AS v', { type: QueryTypes.SELECT, transaction }))[0].v;
+      // The source's messages and the target's interleave by id: the moved ones land inside the target's pieces.
+      const [w1, w2, w3] = [word(), word(), word()];
+      const target = await f.ticket({ subject: `Moved into ${word()}` });
+      const other = await f.user();
+      const source = await f.ticket({ subject: `Moved from ${word()}`, user: other.id });
+      for (let i = 0; i < 4; i++) {
+        await f.message(source, { text: filler(i === 1 ? w1 : word()) });
+        await f.message(target, { text: filler(i === 2 ? w2 : word()) });
+      }
+      const SHORT = 30;
+      for (let i = 0; i < SHORT; i++) await f.message(source, { text: i === SHORT - 1 ? `Last ${w3}` : `Short ${i}` });
+      expect((await piecesOf(source.id)).length).toBeGreaterThan(0);
+
+      await sequelize().transaction(async (transaction) => {
+        const before = await handlerDeletes(transaction);
+        await mergeTickets((await Ticket.findByPk(target.id, { transaction, lock: transaction.LOCK.UPDATE }))!, [source.id], transaction);
+        // Each of the 34 rows moved wrote both threads again, their documents and pieces deleted
+        // and inserted (141 rows deleted, measured so); now each thread is written once (6).
+        expect(await handlerDeletes(transaction) - before).toBeLessThan(SHORT);
+        expect(await moving(transaction)).toBeNull();
+      });
+      expect(await piecesOf(source.id)).toEqual([]);
+      expect(await actual(target.id)).toEqual(await expected(target.id));
+      expect(await actual(source.id)).toEqual(await expected(source.id));
+      for (const w of [w1, w2, w3]) expect(await search({ search: w })).toEqual([target.id]);
+
+      // A split from a message inside the first piece: both threads by the rule.
+      const [{ id: from }] = await select<{ id: number }>('SELECT id FROM ticket_messages WHERE ticket_id = ? AND is_draft = 0 ORDER BY id LIMIT 1 OFFSET 2', [target.id]);
+      const split = expectSuccess(await api.post(`${BASE}/${target.id}/split`, { message_id: from, following: 1, user_id: (await f.operator()).id }), 'Successfully split the ticket!');
+      expect(await actual(target.id)).toEqual(await expected(target.id));
+      expect(await actual(split.id)).toEqual(await expected(split.id));
+      expect(await search({ search: w3 })).toEqual([split.id]);
+
+      // A ticket merged into another person's, whose delete gives it its messages back.
+      const w4 = word();
+      const mine = await f.ticket({ subject: `Mine ${word()}` });
+      for (let i = 0; i < 3; i++) await f.message(mine, { text: filler(i === 1 ? w4 : word()) });
+      const theirs = await f.ticket({ subject: `Theirs ${word()}`, user: other.id });
+      for (let i = 0; i < 3; i++) await f.message(theirs, { text: filler(word()) });
+      expect((await api.post(`${BASE}/${theirs.id}/merge`, { ids: [mine.id] })).status).toBe(200);
+      expect(await search({ search: w4 })).toEqual([theirs.id]);
+      expect((await api.del(`/api/user/user/${other.id}`)).status).toBe(200);
+      expect(await actual(mine.id)).toEqual(await expected(mine.id));
+      expect(await search({ search: w4 })).toEqual([mine.id]);
+
+      // A move that fails clears the variable all the same (a pooled connection never keeps it).
+      await sequelize().transaction(async (transaction) => {
+        await expect(mroongaSearch.movingMessages!(transaction, [target.id], async () => { throw new Error('failed move'); })).rejects.toThrow('failed move');
+        expect(await moving(transaction)).toBeNull();
+      });
     });
 
     it('writes every document afresh when a trigger of another version wrote them (put back by a process of it)', async () => {

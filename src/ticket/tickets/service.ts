@@ -25,6 +25,7 @@ import { createFacts, type CreateFacts } from './createFacts';
 import { resolvePeople } from './people';
 import { effectiveFormat, insertNumbered } from './number';
 import { auditSnapshot, createdSnapshot, diff, recordAudit, recordAudits } from './audit';
+import { movingMessages } from './search/engine';
 
 /**
  * The domain rules of tickets: opening (people, department and brand, number, SLA, first message),
@@ -544,7 +545,7 @@ export async function mergeTickets(target: Ticket, ids: number[], transaction: T
   const before = await auditSnapshot(target.id, transaction);
   const q = (sql: string) => sequelize().query(sql, { replacements: { target: target.id, ids: sourceIds, now: now() }, transaction, type: QueryTypes.UPDATE });
   // updated_at: the messages changed ticket (the export sends them again).
-  await q('UPDATE ticket_messages SET original_ticket_id = IFNULL(original_ticket_id, ticket_id), ticket_id = :target, updated_at = :now WHERE ticket_id IN (:ids)');
+  await movingMessages(transaction, [target.id, ...sourceIds], () => q('UPDATE ticket_messages SET original_ticket_id = IFNULL(original_ticket_id, ticket_id), ticket_id = :target, updated_at = :now WHERE ticket_id IN (:ids)'));
   await q('UPDATE ticket_attachments SET ticket_id = :target WHERE ticket_id IN (:ids)');
   for (const [table, column] of [['ticket_tag_links', 'tag_id'], ['ticket_assignees', 'user_id'], ['ticket_watchers', 'user_id']]) {
     await q(`INSERT IGNORE INTO ${table} (ticket_id, ${column}) SELECT :target, ${column} FROM ${table} WHERE ticket_id IN (:ids)`);

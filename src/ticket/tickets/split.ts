@@ -9,6 +9,7 @@ import { addMessage } from '../messages/service';
 import { cachedTicketSettings } from '../ticketSettings';
 import { createdSnapshot, diff, recordAudit } from './audit';
 import { effectiveFormat, insertNumbered } from './number';
+import { movingMessages } from './search/engine';
 import { newTicketToken, updateFailed } from './service';
 
 export interface SplitTicketInput {
@@ -65,7 +66,7 @@ export async function splitTicket(ticket: Ticket, input: SplitTicketInput, trans
     transaction,
   );
   const run = (sql: string) => sequelize().query(sql, { replacements: { from: ticket.id, to: split.id, ids: movingIds, at, note: MESSAGE_TYPE.NOTE }, transaction, type: QueryTypes.UPDATE });
-  await run('UPDATE ticket_messages SET original_ticket_id = IFNULL(original_ticket_id, ticket_id), ticket_id = :to, updated_at = :at WHERE ticket_id = :from AND id IN (:ids)');
+  await movingMessages(transaction, [ticket.id, split.id], () => run('UPDATE ticket_messages SET original_ticket_id = IFNULL(original_ticket_id, ticket_id), ticket_id = :to, updated_at = :at WHERE ticket_id = :from AND id IN (:ids)'));
   await run('UPDATE ticket_attachments SET ticket_id = :to WHERE ticket_id = :from AND message_id IN (:ids)');
   await run(`UPDATE tickets SET updated_at = :at, last_reply_time = (
       SELECT MAX(created_at) FROM ticket_messages WHERE ticket_id = :from AND is_draft = 0 AND type <> :note) WHERE id = :from`);

@@ -15,6 +15,7 @@ import { BY_MERGE_TARGET } from '../../db/ticketIndexes';
 import { now } from '../../db/entity';
 import { recordAudits } from '../../ticket/tickets/audit';
 import { deleteTicketsForGood } from '../../ticket/tickets/deleteForGood';
+import { movingMessages } from '../../ticket/tickets/search/engine';
 import { sent } from '../../lib/serialize';
 import { BRAND_EMAIL_TAKEN } from '../../db/uniqueKeys';
 import { applyCustomFieldValues, deleteCustomFieldValues } from '../../customfields/values';
@@ -239,8 +240,9 @@ export async function unmergeOthersFrom(userId: number, transaction: Transaction
   // export holds readers back at a change it sees uncommitted, not at one stamped earlier).
   const ids = others.map((o) => Number(o.id));
   const values = () => ({ userId, ids, at: now() });
-  await execute(`UPDATE ticket_messages SET ticket_id = original_ticket_id, original_ticket_id = NULL, updated_at = :at
-    WHERE original_ticket_id IN (:ids) AND ticket_id IN (SELECT id FROM tickets WHERE user_id = :userId)`, values(), transaction);
+  await movingMessages(transaction, [...ids, ...others.map((o) => Number(o.merged_into_id))], () => execute(`UPDATE ticket_messages
+    SET ticket_id = original_ticket_id, original_ticket_id = NULL, updated_at = :at
+    WHERE original_ticket_id IN (:ids) AND ticket_id IN (SELECT id FROM tickets WHERE user_id = :userId)`, values(), transaction));
   await execute(`UPDATE ticket_attachments a JOIN ticket_messages m ON m.id = a.message_id SET a.ticket_id = m.ticket_id
     WHERE m.ticket_id IN (:ids) AND a.ticket_id <> m.ticket_id`, values(), transaction);
   await execute('UPDATE tickets SET merged_into_id = NULL, merged = 0, updated_at = :at WHERE id IN (:ids)', values(), transaction);

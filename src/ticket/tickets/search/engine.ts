@@ -1,3 +1,4 @@
+import type { Transaction } from 'sequelize';
 import { config } from '../../../config';
 import type { BoundCondition } from '../../../db/sql';
 import type { FilterColumn } from './columns';
@@ -28,6 +29,12 @@ export interface SearchEngine {
    * (then the list takes the general path, which adds that ticket). Absent when the engine cannot.
    */
   listedPage?(search: ListedSearch): Promise<ListedPage | null>;
+  /**
+   * Runs `move`, statements of `transaction` that move messages between the tickets `tickets` (a
+   * merge, a split, a merge undone), and brings those tickets' text in the index up to date once,
+   * rather than once for each message moved. Absent when the engine's index needs nothing of it.
+   */
+  movingMessages?<T>(transaction: Transaction, tickets: number[], move: () => Promise<T>): Promise<T>;
   /** Creates (or removes) what the engine keeps in the database; idempotent, run at start-up after the migrations. */
   prepare(): Promise<void>;
 }
@@ -63,3 +70,9 @@ export interface ListedSearch {
 const ENGINES = { innodb: innodbSearch, mroonga: mroongaSearch, groonga: groongaSearch };
 
 export const searchEngine = (): SearchEngine => ENGINES[config().searchEngine];
+
+/** `move` run through the engine's movingMessages, where it has one (SearchEngine.movingMessages). */
+export const movingMessages = <T>(transaction: Transaction, tickets: number[], move: () => Promise<T>): Promise<T> => {
+  const engine = searchEngine();
+  return engine.movingMessages ? engine.movingMessages(transaction, tickets, move) : move();
+};

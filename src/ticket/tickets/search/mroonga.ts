@@ -1,11 +1,11 @@
-import { QueryTypes } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
 import { config } from '../../../config';
 import { select } from '../../../db/select';
 import { sequelize } from '../../../db/sequelize';
 import { joined as list, sqlCondition, sqlFragment, sqlText, trusted, type BoundCondition } from '../../../db/sql';
 import { logger } from '../../../logger';
 import { FILTER_COLUMNS } from './columns';
-import { appendMessage, deletePieces, PIECE_BYTES, PIECES, piecesTable, ticketOfPiece, writeDocuments, writePieces, writeWholeDocuments, type DocumentTable } from './threadPieces';
+import { appendMessage, changeMessage, deletePieces, PIECE_BYTES, PIECES, piecesTable, ticketOfPiece, writeDocuments, writePieces, writeWholeDocuments, type DocumentTable } from './threadPieces';
 import { counterSums, filterSize, filterWords, indexableFilters, SMALL_FILTER, WINDOW_MAX_REACH, WINDOW_PER_TICKET, type IdFilter } from './filterStart';
 import { groongaInteger as integer, groongaQuery, groongaString as commandValue } from './groongaQuery';
 import type { ColumnFilter, ListedPage, ListedSearch, SearchEngine } from './engine';
@@ -72,6 +72,14 @@ const rebuildThread = (id: string) => `${rebuild(id)}
   ${deletePieces(id)};
   ${writePieces('INSERT', `m.ticket_id = ${id}`)};`;
 
+/**
+ * Set, on its connection, while a statement moves many messages between tickets (movingMessages):
+ * the message update trigger then leaves a moved row's two threads to the mover, which writes
+ * each once after the statement. Each row's trigger wrote both whole threads again, so a merge
+ * cost O(messages moved × thread): 13 s for 251 messages into a thread of 1,001 at 10k tickets.
+ */
+const MOVING = '@ticket_search_moving';
+
 /** Whether a trigger's NEW row changed any kept column (then written to the document, the text untouched). */
 const COLUMNS_CHANGED = DOCUMENT_COLUMNS.map((c) => `NOT (NEW.${c} <=> OLD.${c})`).join(' OR ');
 const SET_COLUMNS = [...DOCUMENT_COLUMNS.map((c) => `${c} = NEW.${c}`), `filter_words = ${filterWords('NEW')}`].join(', ');
@@ -98,21 +106,32 @@ const TRIGGER_SQL: Record<string, string> = {
     ${deletePieces('OLD.id')};
     IF OLD.merged_into_id IS NOT NULL THEN ${rebuild('OLD.merged_into_id')} END IF;
   END`,
-  // A new message is appended to the piece it falls in (no read of the others); any other change writes the thread again.
-  // Its text compared as bytes: the column's collation holds `a` equal to `A ` (case, trailing spaces), whose lengths differ.
+  // A new message is appended to the piece it falls in (no read of the others); an edit, a draft
+  // published or withdrawn and a delete write the thread from the message's piece on; a move
+  // writes both threads again (once for the whole statement under movingMessages). A draft's own
+  // edit writes nothing (drafts are not indexed). The text compared as bytes: the column's
+  // collation holds `a` equal to `A ` (case, trailing spaces), whose lengths differ.
   ticket_search_message_insert: `AFTER INSERT ON ticket_messages FOR EACH ROW BEGIN
     DECLARE len BIGINT UNSIGNED;
     IF NEW.is_draft = 0 THEN ${appendMessage(LISTED, HIDDEN)}
     END IF;
   END`,
   ticket_search_message_update: `AFTER UPDATE ON ticket_messages FOR EACH ROW BEGIN
-    IF NOT (CAST(NEW.text AS BINARY) <=> CAST(OLD.text AS BINARY) AND NEW.is_draft <=> OLD.is_draft AND NEW.ticket_id <=> OLD.ticket_id) THEN
-      ${rebuildThread('NEW.ticket_id')}
+    DECLARE r BIGINT UNSIGNED;
+    IF NOT (NEW.ticket_id <=> OLD.ticket_id) THEN
+      IF ${MOVING} IS NULL THEN ${rebuildThread('NEW.ticket_id')} ${rebuildThread('OLD.ticket_id')} END IF;
+    ELSEIF NOT (CAST(NEW.text AS BINARY) <=> CAST(OLD.text AS BINARY) AND NEW.is_draft <=> OLD.is_draft) AND NOT (NEW.is_draft = 1 AND OLD.is_draft = 1) THEN
+      ${changeMessage({
+    row: 'NEW', listed: LISTED, hidden: HIDDEN, whole: rebuildThread('NEW.ticket_id'),
+    added: 'IF(NEW.is_draft = 0, LENGTH(NEW.text) + 1, 0)', removed: 'IF(OLD.is_draft = 0, LENGTH(OLD.text) + 1, 0)',
+  })}
     END IF;
-    IF NOT (NEW.ticket_id <=> OLD.ticket_id) THEN ${rebuildThread('OLD.ticket_id')} END IF;
   END`,
-  ticket_search_message_delete: `AFTER DELETE ON ticket_messages FOR EACH ROW
-    IF OLD.is_draft = 0 THEN BEGIN ${rebuildThread('OLD.ticket_id')} END; END IF`,
+  ticket_search_message_delete: `AFTER DELETE ON ticket_messages FOR EACH ROW BEGIN
+    DECLARE r BIGINT UNSIGNED;
+    IF OLD.is_draft = 0 THEN ${changeMessage({ row: 'OLD', listed: LISTED, hidden: HIDDEN, whole: rebuildThread('OLD.ticket_id'), added: '0', removed: 'LENGTH(OLD.text) + 1' })}
+    END IF;
+  END`,
 };
 
 const columnDefinition = (c: string) => (c === 'filter_words' ? `${c} VARCHAR(255) NOT NULL DEFAULT ''`
@@ -437,6 +456,29 @@ export async function mroongaSession(connection: { query(sql: string): Promise<u
   }
 }
 
+/**
+ * Runs `move` (statements of `transaction` that move messages between the tickets `tickets`) with
+ * the index's per-row writes of moved messages held back, then writes those tickets' documents
+ * and pieces once (MOVING). The variable is cleared however `move` ends: a connection back in the
+ * pool must never hold it, or a later move on it would go unindexed.
+ */
+async function movingMessages<T>(transaction: Transaction, tickets: number[], move: () => Promise<T>): Promise<T> {
+  const run = (sql: string, replacements: Record<string, unknown> = { ids: tickets }) => sequelize().query(sql, { replacements, transaction, type: QueryTypes.RAW });
+  await run(`SET ${MOVING} = 1`);
+  let moved: T;
+  try {
+    moved = await move();
+  } finally {
+    await run(`SET ${MOVING} = NULL`);
+  }
+  await run(`DELETE FROM ${LISTED} WHERE ticket_id IN (:ids)`);
+  await run(`DELETE FROM ${HIDDEN} WHERE ticket_id IN (:ids)`);
+  for (const sql of documents('INSERT', 't.id IN (:ids)', 'm.ticket_id IN (:ids)')) await run(sql);
+  for (const id of new Set(tickets)) await run(deletePieces(':id'), { id });
+  await run(writePieces('INSERT', 'm.ticket_id IN (:ids)'));
+  return moved;
+}
+
 export const mroongaSearch: SearchEngine = {
   name: 'mroonga',
   textCondition: (term, booleanQuery) => sqlCondition`id IN (SELECT id FROM (
@@ -446,5 +488,6 @@ export const mroongaSearch: SearchEngine = {
       UNION SELECT ${trusted(ticketOfPiece('p'))} FROM ${trusted(PIECES)} p WHERE MATCH (body) AGAINST (${groongaQuery(booleanQuery)} IN BOOLEAN MODE)
     ) AS matches)`,
   listedPage,
+  movingMessages,
   prepare: prepareMroonga,
 };

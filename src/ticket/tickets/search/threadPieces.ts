@@ -79,13 +79,41 @@ export const writeWholeDocuments = (o: DocumentTable & { tickets: string }) =>
     SELECT t.id, ${WHOLE_DOCUMENT}, IFNULL((SELECT SUM(LENGTH(m.text) + 1) FROM ticket_messages m WHERE m.ticket_id = t.id AND m.is_draft = 0), 0), ${o.values}
     FROM tickets t WHERE ${o.tickets} AND ${o.listed ? '' : 'NOT '}(${IS_LISTED})`;
 
-/** The pieces after the first of the tickets whose messages `messages` names (a condition on `m`). */
-export const writePieces = (verb: 'INSERT' | 'REPLACE', messages: string) => `${verb} INTO ${PIECES} (piece_key, body)
+/**
+ * The pieces after the first of the tickets whose messages `messages` names (a condition on `m`),
+ * or from piece `from` on (SQL, at least 1): only those pieces' texts are read.
+ */
+export const writePieces = (verb: 'INSERT' | 'REPLACE', messages: string, from = '1') => `${verb} INTO ${PIECES} (piece_key, body)
     SELECT p.ticket_id * ${SHIFT} + p.piece, GROUP_CONCAT(pm.text ORDER BY p.id SEPARATOR ' ')
-    FROM ${withPieces(messages)} WHERE p.piece > 0 GROUP BY p.ticket_id, p.piece`;
+    FROM ${withPieces(messages)} WHERE p.piece >= ${from} GROUP BY p.ticket_id, p.piece`;
 
 /** Removes the pieces of the tickets `from` to `to` (SQL expressions). */
 export const deletePieces = (from: string, to = from) => `DELETE FROM ${PIECES} WHERE piece_key BETWEEN ${from} * ${SHIFT} AND ${to} * ${SHIFT} + ${SHIFT - 1}`;
+
+/**
+ * Trigger statements for a change of message `row` (`NEW` or `OLD`) within its ticket: its text
+ * edited, it published from a draft or made one, or it deleted. The pieces before the message's
+ * own hold only messages before it, which did not change: the thread is written again from the
+ * message's piece on. Within the first piece that is the document and every piece (`whole`:
+ * statements that write them); after it, the pieces from the message's on, and `thread_length`
+ * moved by the bytes `added` and `removed` (SQL), in whichever table holds the document. Before,
+ * any such change wrote every piece again, each tokenised anew. `r` is a variable the trigger
+ * declares.
+ */
+export const changeMessage = (o: { row: 'NEW' | 'OLD'; listed: string; hidden: string; whole: string; added: string; removed: string }) => {
+  const ticket = `${o.row}.ticket_id`;
+  // Added before removed: thread_length is unsigned, and never less than what it removes.
+  const length = (table: string) => `UPDATE ${table} SET thread_length = thread_length + (${o.added}) - (${o.removed}) WHERE ticket_id = ${ticket};`;
+  return `
+    SET r = (SELECT IFNULL(SUM(LENGTH(m.text) + 1), 0) FROM ticket_messages m WHERE m.ticket_id = ${ticket} AND m.is_draft = 0 AND m.id < ${o.row}.id);
+    IF r < ${PIECE_BYTES} THEN ${o.whole}
+    ELSE
+      ${length(o.listed)}
+      ${length(o.hidden)}
+      DELETE FROM ${PIECES} WHERE piece_key BETWEEN ${ticket} * ${SHIFT} + FLOOR(r / ${PIECE_BYTES}) AND ${ticket} * ${SHIFT} + ${SHIFT - 1};
+      ${writePieces('INSERT', `m.ticket_id = ${ticket}`, `FLOOR(r / ${PIECE_BYTES})`)};
+    END IF;`;
+};
 
 /**
  * Trigger statements that append message `NEW` to its ticket's text: to the document while the
