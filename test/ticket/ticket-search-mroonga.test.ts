@@ -351,6 +351,10 @@ describe('the Mroonga index', () => {
         pieces: [...pieces].filter(([n]) => n > 0).map(([piece, texts]) => ({ piece, body: texts.join(' ') })),
       };
     };
+    /** Rows deleted so far on the transaction's connection (its session's counter: the triggers' deletes included). */
+    const handlerDeletes = async (transaction: Transaction) => Number((await sequelize().query<{ Value: string }>(
+      "SHOW SESSION STATUS LIKE 'Handler_delete'", { type: QueryTypes.SELECT, transaction },
+    ))[0].Value);
     const actual = async (id: number) => {
       const table = (await doc(id)).in === 'listed' ? 'ticket_search' : 'ticket_search_hidden';
       const [row] = await select<{ body: string; thread_length: number }>(`SELECT body, thread_length FROM ${table} WHERE ticket_id = ?`, [id]);
@@ -430,12 +434,11 @@ describe('the Mroonga index', () => {
       const draft = await f.message(t, { text: filler(word()), is_draft: 1 });
       const thread = (await select<{ id: number }>('SELECT id FROM ticket_messages WHERE ticket_id = ? AND is_draft = 0 ORDER BY id', [t.id])).map((m) => m.id);
       expect((await actual(t.id)).pieces.map((p) => p.piece)).toEqual([1, 2]);
-      /** Rows one statement deletes, the triggers' included (documents and pieces written again), on one connection. */
+      /** Rows one statement deletes, the triggers' included (documents and pieces written again). */
       const deletes = (sql: string, replacements: unknown[]) => sequelize().transaction(async (transaction) => {
-        const read = async () => Number((await sequelize().query<{ Value: string }>("SHOW SESSION STATUS LIKE 'Handler_delete'", { type: QueryTypes.SELECT, transaction }))[0].Value);
-        const before = await read();
+        const before = await handlerDeletes(transaction);
         await sequelize().query(sql, { replacements, transaction });
-        return (await read()) - before;
+        return (await handlerDeletes(transaction)) - before;
       });
 
       // The last message edited: its piece alone (before, the document and both pieces: 3).
@@ -476,9 +479,6 @@ describe('the Mroonga index', () => {
     });
 
     it('writes both threads once after a statement that moves messages (merge, split, a person\'s delete undoing a merge), not once a message', async () => {
-      const handlerDeletes = async (transaction: Transaction) => Number((await sequelize().query<{ Value: string }>(
-        "SHOW SESSION STATUS LIKE 'Handler_delete'", { type: QueryTypes.SELECT, transaction },
-      ))[0].Value);
       const moving = async (transaction: Transaction) => (await sequelize().query<{ v: unknown }>('SELECT @ticket_search_moving AS v', { type: QueryTypes.SELECT, transaction }))[0].v;
       // The source's messages and the target's interleave by id: the moved ones land inside the target's pieces.
       const [w1, w2, w3] = [word(), word(), word()];
