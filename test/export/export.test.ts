@@ -204,7 +204,7 @@ describe('GET /api/export/{resource}', () => {
     await catchUp('tickets', reader, another.updated_at, 1000);
     expect(reader.copy.get(alices.id).merged_into_id).toBe(mine.id);
     // Held at giving Alice's messages back, before her ticket leaves the merge.
-    const other = await deleteHeldUp(customer.id, { original_ticket_id: alices.id }, 'SET ticket_id = original_ticket_id', reader, another);
+    const other = await deleteHeldUp(customer.id, { original_ticket_id: alices.id }, 'SET m.ticket_id = g.from_ticket_id', reader, another);
     await waitFor(async () => {
       await readPage('tickets', reader, 1000);
       return reader.copy.get(alices.id).merged_into_id === null;

@@ -2,8 +2,8 @@
  * Splitting a ticket (`POST /api/ticket/ticket/{id}/split`), the counterpart of merge: a message,
  * or it and those after it, into a new ticket, with a note on both, events and audit entries.
  */
-import { Op } from 'sequelize';
-import { DomainEvent, TicketAttachment, TicketMessage } from '../../src/db/models';
+import { Op, QueryTypes } from 'sequelize';
+import { DomainEvent, Ticket, TicketAttachment, TicketMessage } from '../../src/db/models';
 import { sequelize } from '../../src/db/sequelize';
 import { auditSnapshot, diff } from '../../src/ticket/tickets/audit';
 import { useApi } from '../helpers/app';
@@ -109,5 +109,55 @@ describe('POST /api/ticket/ticket/{id}/split', () => {
     // Moving the opening message leaves only the draft: that is no message kept.
     expectError(await api.post(url, { message_id: opening.id, user_id: op.id }), 422, 'The ticket would keep no message: split from a later message.');
     expect((await messagesOf(ticket.id)).map((m) => m.id)).toEqual([opening.id, draft.id]);
+  });
+
+  it('gives a split ticket merged into another customer\'s its messages back when that customer is deleted, with a ticket merged into it before', async () => {
+    const op = await f.operator();
+    const ticket = await f.ticket();
+    const [opening] = await messagesOf(ticket.id);
+    const second = await f.message(ticket);
+    const third = await f.message(ticket);
+    const split = expectSuccess(await api.post(`${BASE}/${ticket.id}/split`, { message_id: second.id, following: 1, user_id: op.id }), 'Successfully split the ticket!');
+    // A third customer's ticket merged into the split one, which then goes into another customer's.
+    const earlier = await f.ticket();
+    expectSuccess(await api.post(`${BASE}/${split.id}/merge`, { ids: [earlier.id] }), 'Successfully updated the ticket!');
+    const splitThread = (await messagesOf(split.id)).map((m) => m.id);
+    const [earlierOpening] = await TicketMessage.findAll({ where: { original_ticket_id: earlier.id } });
+    expect(splitThread).toEqual(expect.arrayContaining([second.id, third.id, earlierOpening.id]));
+    const theirs = await f.ticket();
+    expectSuccess(await api.post(`${BASE}/${theirs.id}/merge`, { ids: [split.id] }), 'Successfully updated the ticket!');
+    expect(await messagesOf(split.id)).toEqual([]);
+
+    expect((await api.del(`/api/user/user/${theirs.user_id}`)).status).toBe(200);
+    // Each ticket has what it brought to the merge: the split messages (written on the first
+    // ticket, which they still name) and the split's note; the earlier ticket its own.
+    const back = await messagesOf(split.id);
+    expect(back.map((m) => m.id)).toEqual(splitThread.filter((id) => id !== earlierOpening.id));
+    expect(back.filter((m) => [second.id, third.id].includes(m.id)).map((m) => m.original_ticket_id)).toEqual([ticket.id, ticket.id]);
+    expect((await messagesOf(earlier.id)).map((m) => [m.id, m.original_ticket_id])).toEqual([[earlierOpening.id, null]]);
+    // Given back, a message is merged from nowhere: no row is left of it.
+    const [{ n }] = await sequelize().query<{ n: number }>('SELECT COUNT(*) AS n FROM ticket_message_merges WHERE message_id IN (:ids)', { replacements: { ids: splitThread }, type: QueryTypes.SELECT });
+    expect(Number(n)).toBe(0);
+    expect(await Ticket.findByPk(split.id)).toMatchObject({ merged_into_id: null });
+    expect(await Ticket.findByPk(earlier.id)).toMatchObject({ merged_into_id: null });
+    expect((await messagesOf(ticket.id)).map((m) => m.id)[0]).toBe(opening.id);
+  });
+
+  it('gives messages split out of a merge back to the ticket they were split into, when that one is merged and its target\'s customer deleted', async () => {
+    const op = await f.operator();
+    const target = await f.ticket();
+    const source = await f.ticket();
+    const [sourceOpening] = await messagesOf(source.id);
+    const reply = await f.message(source);
+    expectSuccess(await api.post(`${BASE}/${target.id}/merge`, { ids: [source.id] }), 'Successfully updated the ticket!');
+    // The source's messages, now the target's, split into a ticket of their own, which goes into a third customer's.
+    const split = expectSuccess(await api.post(`${BASE}/${target.id}/split`, { message_id: sourceOpening.id, following: 1, user_id: op.id }), 'Successfully split the ticket!');
+    const splitThread = (await messagesOf(split.id)).map((m) => m.id);
+    expect(splitThread).toEqual(expect.arrayContaining([sourceOpening.id, reply.id]));
+    const third = await f.ticket();
+    expectSuccess(await api.post(`${BASE}/${third.id}/merge`, { ids: [split.id] }), 'Successfully updated the ticket!');
+    expect((await api.del(`/api/user/user/${third.user_id}`)).status).toBe(200);
+    expect((await messagesOf(split.id)).map((m) => m.id)).toEqual(splitThread);
+    expect(await Ticket.findByPk(split.id)).toMatchObject({ merged_into_id: null });
   });
 });

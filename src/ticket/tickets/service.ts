@@ -523,7 +523,8 @@ export async function restoreTicket(ticket: Ticket, transaction: Transaction): P
 
 /**
  * Merges tickets into `target` (locked by the caller): their messages and attachments move to it
- * (each message keeps the ticket it was written on, `original_ticket_id`, so a merge can be undone),
+ * (each message keeps the ticket it was written on, `original_ticket_id`, and the one it came
+ * from is kept in `ticket_message_merges`, so a merge can be undone),
  * their tags, assigned operators, watchers and CC addresses join the target's, and so do their
  * users' addresses (the target's own user excepted). The sources stay,
  * hidden from lists, with `merged` 1 and `merged_into_id`: their numbers still lead to the target,
@@ -545,6 +546,9 @@ export async function mergeTickets(target: Ticket, ids: number[], transaction: T
   const before = await auditSnapshot(target.id, transaction);
   const q = (sql: string) => sequelize().query(sql, { replacements: { target: target.id, ids: sourceIds, now: now() }, transaction, type: QueryTypes.UPDATE });
   // updated_at: the messages changed ticket (the export sends them again).
+  // Each message's ticket before its first merge (migration 098), for a merge undone.
+  await q(`INSERT INTO ticket_message_merges (message_id, from_ticket_id) SELECT id, ticket_id FROM ticket_messages WHERE ticket_id IN (:ids)
+    ON DUPLICATE KEY UPDATE message_id = message_id`);
   await movingMessages(transaction, [target.id, ...sourceIds], () => q('UPDATE ticket_messages SET original_ticket_id = IFNULL(original_ticket_id, ticket_id), ticket_id = :target, updated_at = :now WHERE ticket_id IN (:ids)'));
   await q('UPDATE ticket_attachments SET ticket_id = :target WHERE ticket_id IN (:ids)');
   for (const [table, column] of [['ticket_tag_links', 'tag_id'], ['ticket_assignees', 'user_id'], ['ticket_watchers', 'user_id']]) {

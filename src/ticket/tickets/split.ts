@@ -67,6 +67,8 @@ export async function splitTicket(ticket: Ticket, input: SplitTicketInput, trans
   );
   const run = (sql: string) => sequelize().query(sql, { replacements: { from: ticket.id, to: split.id, ids: movingIds, at, note: MESSAGE_TYPE.NOTE }, transaction, type: QueryTypes.UPDATE });
   await movingMessages(transaction, [ticket.id, split.id], () => run('UPDATE ticket_messages SET original_ticket_id = IFNULL(original_ticket_id, ticket_id), ticket_id = :to, updated_at = :at WHERE ticket_id = :from AND id IN (:ids)'));
+  // They leave the merge that brought them (if one did): a merge of the new ticket, undone, gives them back to it.
+  await run('DELETE FROM ticket_message_merges WHERE message_id IN (:ids)');
   await run('UPDATE ticket_attachments SET ticket_id = :to WHERE ticket_id = :from AND message_id IN (:ids)');
   await run(`UPDATE tickets SET updated_at = :at, last_reply_time = (
       SELECT MAX(created_at) FROM ticket_messages WHERE ticket_id = :from AND is_draft = 0 AND type <> :note) WHERE id = :from`);

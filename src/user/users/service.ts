@@ -222,7 +222,7 @@ export async function updateUser(user: User, input: UserInput, transaction: Tran
 
 /**
  * Other customers' tickets merged into the person's are given back before the person's tickets
- * go (a merge is reversible: each message keeps the ticket it was written on, `original_ticket_id`):
+ * go (a merge is reversible: the ticket each message came from is kept, `ticket_message_merges`):
  * each leaves the merge (`merged_into_id` cleared, `merged` 0, listed and counted again by the
  * triggers), its messages and their attachments return to it, its audit says so, and a
  * `ticket.updated` [merged] each is returned for the delete's emitAll. Deleting one customer
@@ -240,9 +240,21 @@ export async function unmergeOthersFrom(userId: number, transaction: Transaction
   // export holds readers back at a change it sees uncommitted, not at one stamped earlier).
   const ids = others.map((o) => Number(o.id));
   const values = () => ({ userId, ids, at: now() });
-  await movingMessages(transaction, [...ids, ...others.map((o) => Number(o.merged_into_id))], () => execute(`UPDATE ticket_messages
-    SET ticket_id = original_ticket_id, original_ticket_id = NULL, updated_at = :at
-    WHERE original_ticket_id IN (:ids) AND ticket_id IN (SELECT id FROM tickets WHERE user_id = :userId)`, values(), transaction));
+  // Each message to the ticket it came from in its first merge (ticket_message_merges), its
+  // original_ticket_id cleared where that is the same ticket (a message split into that ticket
+  // from another before the merge keeps naming the one it was written on); a message merged
+  // before migration 098 has no such row: to the ticket it was written on. Neither statement's
+  // assignments read a column another assigns (a multiple-table UPDATE keeps no order).
+  await movingMessages(transaction, [...ids, ...others.map((o) => Number(o.merged_into_id))], async () => {
+    await execute(`UPDATE ticket_messages m JOIN ticket_message_merges g ON g.message_id = m.id
+      SET m.ticket_id = g.from_ticket_id, m.original_ticket_id = IF(m.original_ticket_id = g.from_ticket_id, NULL, m.original_ticket_id), m.updated_at = :at
+      WHERE g.from_ticket_id IN (:ids) AND m.ticket_id IN (SELECT id FROM tickets WHERE user_id = :userId)`, values(), transaction);
+    await execute(`UPDATE ticket_messages SET ticket_id = original_ticket_id, original_ticket_id = NULL, updated_at = :at
+      WHERE original_ticket_id IN (:ids) AND ticket_id IN (SELECT id FROM tickets WHERE user_id = :userId)
+        AND NOT EXISTS (SELECT 1 FROM ticket_message_merges g WHERE g.message_id = ticket_messages.id)`, values(), transaction);
+  });
+  await execute(`DELETE g FROM ticket_messages m JOIN ticket_message_merges g ON g.message_id = m.id
+    WHERE m.ticket_id IN (:ids) AND g.from_ticket_id = m.ticket_id`, values(), transaction);
   await execute(`UPDATE ticket_attachments a JOIN ticket_messages m ON m.id = a.message_id SET a.ticket_id = m.ticket_id
     WHERE m.ticket_id IN (:ids) AND a.ticket_id <> m.ticket_id`, values(), transaction);
   await execute('UPDATE tickets SET merged_into_id = NULL, merged = 0, updated_at = :at WHERE id IN (:ids)', values(), transaction);
