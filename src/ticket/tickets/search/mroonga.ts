@@ -80,6 +80,10 @@ const rebuildThread = (id: string) => `${rebuild(id)}
  */
 const MOVING = '@ticket_search_moving';
 
+/** The thread's bytes an update of a message adds and removes (a draft's are in no thread). */
+const EDIT_ADDED = 'IF(NEW.is_draft = 0, LENGTH(NEW.text) + 1, 0)';
+const EDIT_REMOVED = 'IF(OLD.is_draft = 0, LENGTH(OLD.text) + 1, 0)';
+
 /** Whether a trigger's NEW row changed any kept column (then written to the document, the text untouched). */
 const COLUMNS_CHANGED = DOCUMENT_COLUMNS.map((c) => `NOT (NEW.${c} <=> OLD.${c})`).join(' OR ');
 const SET_COLUMNS = [...DOCUMENT_COLUMNS.map((c) => `${c} = NEW.${c}`), `filter_words = ${filterWords('NEW')}`].join(', ');
@@ -121,10 +125,7 @@ const TRIGGER_SQL: Record<string, string> = {
     IF NOT (NEW.ticket_id <=> OLD.ticket_id) THEN
       IF ${MOVING} IS NULL THEN ${rebuildThread('NEW.ticket_id')} ${rebuildThread('OLD.ticket_id')} END IF;
     ELSEIF NOT (CAST(NEW.text AS BINARY) <=> CAST(OLD.text AS BINARY) AND NEW.is_draft <=> OLD.is_draft) AND NOT (NEW.is_draft = 1 AND OLD.is_draft = 1) THEN
-      ${changeMessage({
-    row: 'NEW', listed: LISTED, hidden: HIDDEN, whole: rebuildThread('NEW.ticket_id'),
-    added: 'IF(NEW.is_draft = 0, LENGTH(NEW.text) + 1, 0)', removed: 'IF(OLD.is_draft = 0, LENGTH(OLD.text) + 1, 0)',
-  })}
+      ${changeMessage({ row: 'NEW', listed: LISTED, hidden: HIDDEN, whole: rebuildThread('NEW.ticket_id'), added: EDIT_ADDED, removed: EDIT_REMOVED })}
     END IF;
   END`,
   ticket_search_message_delete: `AFTER DELETE ON ticket_messages FOR EACH ROW BEGIN

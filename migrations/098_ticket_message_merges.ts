@@ -1,6 +1,6 @@
 import type { QueryInterface } from 'sequelize';
 
-export const name = '098_message_merged_from';
+export const name = '098_ticket_message_merges';
 
 /**
  * The ticket each merged message came from (`ticket_message_merges`), so that a merge undone (a
