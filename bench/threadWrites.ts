@@ -20,26 +20,32 @@ import { mroongaTriggers } from './tickets';
  *
  * Then, in the same transaction, 20 edits of the thread's last message and 20 of its first are
  * timed, and the ticket before it gets MERGE_MESSAGES (default 1,000) messages
- * the same way and is merged into the first (the service's merge): the time the merge takes.
+ * the same way and is merged into the first with the MERGE_SOURCES - 1 (default 0) tickets before
+ * it, as they are (the service's merge, one call): the time the merge takes.
  *
  * Mroonga's tables are not transactional: the rollback leaves the index as the writes left it,
- * so both tickets' documents are written again at the end (their first message's text changed and
+ * so every ticket's document is written again at the end (their first message's text changed and
  * put back: the triggers write the thread anew each time).
  */
 const MESSAGES = Number(process.env.THREAD_MESSAGES ?? 2500);
 const STEP = Number(process.env.THREAD_STEP ?? 250);
 const MERGED = Number(process.env.MERGE_MESSAGES ?? 1000);
+const SOURCES = Number(process.env.MERGE_SOURCES ?? 1);
 const EDITS = 20;
 
 async function main() {
   wire();
   if (process.env.SEARCH_ENGINE === 'mroonga') await searchEngine().prepare();
   const log = (line: string) => process.stdout.write(`${line}\n`);
-  // Two tickets of one brand, both listed and neither internal (what a merge takes).
-  const [{ id: ticketId, source: sourceId }] = await select<{ id: number; source: number }>(
-    `SELECT t.id, (SELECT s.id FROM tickets s WHERE s.id < t.id AND s.brand_id = t.brand_id AND s.internal = t.internal AND s.deleted_at IS NULL
-      AND s.merged_into_id IS NULL ORDER BY s.id DESC LIMIT 1) AS source FROM tickets t WHERE t.deleted_at IS NULL AND t.merged_into_id IS NULL ORDER BY t.id DESC LIMIT 1`,
+  // Tickets of one brand, all listed and none internal (what a merge takes).
+  const [{ id: ticketId, brand, internal }] = await select<{ id: number; brand: number; internal: number }>(
+    'SELECT id, brand_id AS brand, internal FROM tickets WHERE deleted_at IS NULL AND merged_into_id IS NULL ORDER BY id DESC LIMIT 1',
   );
+  const sourceIds = (await select<{ id: number }>(
+    `SELECT id FROM tickets WHERE id < ? AND brand_id = ? AND internal = ? AND deleted_at IS NULL AND merged_into_id IS NULL ORDER BY id DESC LIMIT ${SOURCES}`,
+    [ticketId, brand, internal],
+  )).map((r) => r.id);
+  const sourceId = sourceIds[0];
   const firstOf = async (id: number) => (await select<{ id: number; text: string }>('SELECT id, text FROM ticket_messages WHERE ticket_id = ? AND is_draft = 0 ORDER BY id LIMIT 1', [id]))[0];
   const [first, sourceFirst] = [await firstOf(ticketId), await firstOf(sourceId)];
   const columns = (await select<{ c: string }>(
@@ -65,12 +71,12 @@ async function main() {
     for (let i = 0; i < MERGED; i++) await copy(sourceFirst, i);
     const target = (await Ticket.findByPk(ticketId, { transaction: t, lock: t.LOCK.UPDATE }))!;
     const started = process.hrtime.bigint();
-    await mergeTickets(target, [sourceId], t);
-    log(`merge: ticket ${sourceId}'s ${MERGED + 1} messages or more into ticket ${ticketId}'s ${MESSAGES + 1} or more: ${(Number(process.hrtime.bigint() - started) / 1e6).toFixed(0)} ms`);
+    await mergeTickets(target, sourceIds, t);
+    log(`merge: ticket ${sourceId}'s ${MERGED + 1} messages or more${sourceIds.length > 1 ? ` and ${sourceIds.length - 1} tickets more` : ''} into ticket ${ticketId}'s ${MESSAGES + 1} or more: ${(Number(process.hrtime.bigint() - started) / 1e6).toFixed(0)} ms`);
   } finally {
     await t.rollback();
-    // Both tickets' documents as their messages are (see above).
-    for (const m of [first, sourceFirst]) {
+    // Every ticket's document as its messages are (see above).
+    for (const m of [first, ...(await Promise.all(sourceIds.map(firstOf))).filter(Boolean)]) {
       await execute('UPDATE ticket_messages SET text = CONCAT(text, \'.\') WHERE id = ?', [m.id], undefined);
       await execute('UPDATE ticket_messages SET text = ? WHERE id = ?', [m.text, m.id], undefined);
     }

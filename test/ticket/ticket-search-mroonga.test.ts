@@ -351,10 +351,12 @@ describe('the Mroonga index', () => {
         pieces: [...pieces].filter(([n]) => n > 0).map(([piece, texts]) => ({ piece, body: texts.join(' ') })),
       };
     };
-    /** Rows deleted so far on the transaction's connection (its session's counter: the triggers' deletes included). */
-    const handlerDeletes = async (transaction: Transaction) => Number((await sequelize().query<{ Value: string }>(
-      "SHOW SESSION STATUS LIKE 'Handler_delete'", { type: QueryTypes.SELECT, transaction },
+    /** A counter of the transaction's connection so far (its session's: the triggers' rows included). */
+    const handler = async (transaction: Transaction, name: 'Handler_delete' | 'Handler_read_next') => Number((await sequelize().query<{ Value: string }>(
+      'SHOW SESSION STATUS LIKE ?', { replacements: [name], type: QueryTypes.SELECT, transaction },
     ))[0].Value);
+    /** Rows deleted so far on the transaction's connection. */
+    const handlerDeletes = (transaction: Transaction) => handler(transaction, 'Handler_delete');
     const actual = async (id: number) => {
       const table = (await doc(id)).in === 'listed' ? 'ticket_search' : 'ticket_search_hidden';
       const [row] = await select<{ body: string; thread_length: number }>(`SELECT body, thread_length FROM ${table} WHERE ticket_id = ?`, [id]);
@@ -530,6 +532,40 @@ describe('the Mroonga index', () => {
         await expect(mroongaSearch.movingMessages!(transaction, [target.id], async () => { throw new Error('failed move'); })).rejects.toThrow('failed move');
         expect(await moving(transaction)).toBeNull();
       });
+    });
+
+    it('writes the target\'s text once for a merge of several tickets, not once for each ticket merged', async () => {
+      // Each ticket merged in wrote its target's document again (its subject is in it), each
+      // time sorting the target's messages: a merge of many tickets into a long thread paid that
+      // once a ticket. Two targets alike, one source merged into one and six into the other.
+      const THREAD = 60;
+      const targets: Ticket[] = [];
+      for (let n = 0; n < 2; n++) {
+        targets.push(await f.ticket({ subject: `Many into ${word()}` }));
+        for (let i = 0; i < THREAD; i++) await f.message(targets[n], { text: `Short ${i}` });
+      }
+      const words = Array.from({ length: 7 }, word);
+      const sources: Ticket[] = [];
+      for (const w of words) sources.push(await f.ticket({ subject: `Merged ${w}` }));
+      // A ticket merged into a source before: merged into the target with it.
+      const earlier = await f.ticket({ subject: `Earlier ${word()}` });
+      expect((await api.post(`${BASE}/${sources[1].id}/merge`, { ids: [earlier.id] })).status).toBe(200);
+
+      const sortedRows = (target: Ticket, merged: Ticket[]) => sequelize().transaction(async (transaction) => {
+        const sorted = async () => Number((await sequelize().query<{ Value: string }>(
+          "SHOW SESSION STATUS LIKE 'Sort_rows'", { type: QueryTypes.SELECT, transaction },
+        ))[0].Value);
+        const before = await sorted();
+        await mergeTickets((await Ticket.findByPk(target.id, { transaction, lock: transaction.LOCK.UPDATE }))!, merged.map((s) => s.id), transaction);
+        return await sorted() - before;
+      });
+      const one = await sortedRows(targets[0], sources.slice(0, 1));
+      const six = await sortedRows(targets[1], sources.slice(1));
+      // Measured: 310 and 340 rows; with the target's document written for each source, 310 and 1,156.
+      expect(six - one).toBeLessThan(THREAD);
+      for (const id of [...targets.map((t) => t.id), earlier.id, ...sources.map((s) => s.id)]) expect(await actual(id)).toEqual(await expected(id));
+      expect(await search({ search: words[0] })).toEqual([targets[0].id]);
+      for (const w of words.slice(1)) expect(await search({ search: w })).toEqual([targets[1].id]);
     });
 
     it('writes every document afresh when a trigger of another version wrote them (put back by a process of it)', async () => {

@@ -545,11 +545,18 @@ export async function mergeTickets(target: Ticket, ids: number[], transaction: T
   const sourceIds = [...new Set(ids)];
   const before = await auditSnapshot(target.id, transaction);
   const q = (sql: string) => sequelize().query(sql, { replacements: { target: target.id, ids: sourceIds, now: now() }, transaction, type: QueryTypes.UPDATE });
-  // updated_at: the messages changed ticket (the export sends them again).
   // Each message's ticket before its first merge (migration 098), for a merge undone.
   await q(`INSERT INTO ticket_message_merges (message_id, from_ticket_id) SELECT id, ticket_id FROM ticket_messages WHERE ticket_id IN (:ids)
     ON DUPLICATE KEY UPDATE message_id = message_id`);
-  await movingMessages(transaction, [target.id, ...sourceIds], () => q('UPDATE ticket_messages SET original_ticket_id = IFNULL(original_ticket_id, ticket_id), ticket_id = :target, updated_at = :now WHERE ticket_id IN (:ids)'));
+  const at = now();
+  // The sources, and the tickets merged into them before, are merged into the target with their
+  // messages: the target's text in the search index is written once for all of them.
+  await movingMessages(transaction, [target.id, ...sourceIds], async () => {
+    // updated_at: the messages changed ticket (the export sends them again).
+    await q('UPDATE ticket_messages SET original_ticket_id = IFNULL(original_ticket_id, ticket_id), ticket_id = :target, updated_at = :now WHERE ticket_id IN (:ids)');
+    await q('UPDATE tickets SET merged_into_id = :target, updated_at = :now WHERE merged_into_id IN (:ids)');
+    await Ticket.update({ merged: 1, merged_into_id: target.id, updated_at: at }, { where: { id: { [Op.in]: sourceIds } }, transaction });
+  });
   await q('UPDATE ticket_attachments SET ticket_id = :target WHERE ticket_id IN (:ids)');
   for (const [table, column] of [['ticket_tag_links', 'tag_id'], ['ticket_assignees', 'user_id'], ['ticket_watchers', 'user_id']]) {
     await q(`INSERT IGNORE INTO ${table} (ticket_id, ${column}) SELECT :target, ${column} FROM ${table} WHERE ticket_id IN (:ids)`);
@@ -560,9 +567,6 @@ export async function mergeTickets(target: Ticket, ids: number[], transaction: T
     UNION SELECT linked_ticket_id, :target FROM ticket_links WHERE ticket_id IN (:ids) AND linked_ticket_id NOT IN (:ids) AND linked_ticket_id <> :target`);
   await q('DELETE FROM ticket_links WHERE ticket_id IN (:ids)');
   await q('DELETE FROM ticket_links WHERE linked_ticket_id IN (:ids)');
-  await q('UPDATE tickets SET merged_into_id = :target, updated_at = :now WHERE merged_into_id IN (:ids)');
-  const at = now();
-  await Ticket.update({ merged: 1, merged_into_id: target.id, updated_at: at }, { where: { id: { [Op.in]: sourceIds } }, transaction });
   // The sources' customers join the target's CC list (as Zendesk does): it is their conversation
   // too, and a CC'd user of the brand may write on it and gets its mail. An internal source's
   // operator does not; the target's own user is never on its list.

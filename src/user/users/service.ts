@@ -252,12 +252,13 @@ export async function unmergeOthersFrom(userId: number, transaction: Transaction
     await execute(`UPDATE ticket_messages SET ticket_id = original_ticket_id, original_ticket_id = NULL, updated_at = :at
       WHERE original_ticket_id IN (:ids) AND ticket_id IN (SELECT id FROM tickets WHERE user_id = :userId)
         AND NOT EXISTS (SELECT 1 FROM ticket_message_merges g WHERE g.message_id = ticket_messages.id)`, values(), transaction);
+    // Out of the merge here too: the person's tickets' text in the search index is not written again for each.
+    await execute('UPDATE tickets SET merged_into_id = NULL, merged = 0, updated_at = :at WHERE id IN (:ids)', values(), transaction);
   });
   await execute(`DELETE g FROM ticket_messages m JOIN ticket_message_merges g ON g.message_id = m.id
     WHERE m.ticket_id IN (:ids) AND g.from_ticket_id = m.ticket_id`, values(), transaction);
   await execute(`UPDATE ticket_attachments a JOIN ticket_messages m ON m.id = a.message_id SET a.ticket_id = m.ticket_id
     WHERE m.ticket_id IN (:ids) AND a.ticket_id <> m.ticket_id`, values(), transaction);
-  await execute('UPDATE tickets SET merged_into_id = NULL, merged = 0, updated_at = :at WHERE id IN (:ids)', values(), transaction);
   const audits = await recordAudits(others.map((o) => ({
     ticketId: Number(o.id), action: 'updated' as const,
     changes: { merged_into_id: { before: Number(o.merged_into_id), after: null }, ...(o.merged ? { merged: { before: 1, after: 0 } } : {}) },

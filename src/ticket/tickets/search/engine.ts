@@ -31,8 +31,9 @@ export interface SearchEngine {
   listedPage?(search: ListedSearch): Promise<ListedPage | null>;
   /**
    * Runs `move`, statements of `transaction` that move messages between the tickets `tickets` (a
-   * merge, a split, a merge undone), and brings those tickets' text in the index up to date once,
-   * rather than once for each message moved. Absent when the engine's index needs nothing of it.
+   * merge, a split, a merge undone) and set or clear the `merged_into_id` of tickets to ones of
+   * `tickets`, and brings those tickets' text in the index up to date once, rather than once for
+   * each message moved and each ticket merged. Absent when the engine's index needs nothing of it.
    */
   movingMessages?<T>(transaction: Transaction, tickets: number[], move: () => Promise<T>): Promise<T>;
   /** Creates (or removes) what the engine keeps in the database; idempotent, run at start-up after the migrations. */

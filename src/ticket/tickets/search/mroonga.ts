@@ -73,10 +73,12 @@ const rebuildThread = (id: string) => `${rebuild(id)}
   ${writePieces('INSERT', `m.ticket_id = ${id}`)};`;
 
 /**
- * Set, on its connection, while a statement moves many messages between tickets (movingMessages):
- * the message update trigger then leaves a moved row's two threads to the mover, which writes
- * each once after the statement. Each row's trigger wrote both whole threads again, so a merge
- * cost O(messages moved × thread): 13 s for 251 messages into a thread of 1,001 at 10k tickets.
+ * Set, on its connection, while statements move messages and tickets between tickets
+ * (movingMessages): the message update trigger then leaves a moved row's two threads to the
+ * mover, and the ticket update trigger a merged ticket's target (whose document holds its
+ * subject), which the mover writes once after the statements. Each row's trigger wrote both
+ * whole threads again, so a merge cost O(messages moved × thread): 13 s for 251 messages into a
+ * thread of 1,001 at 10k tickets; and each ticket merged in wrote its target's document again.
  */
 const MOVING = '@ticket_search_moving';
 
@@ -99,7 +101,7 @@ const TRIGGER_SQL: Record<string, string> = {
       UPDATE ${LISTED} SET ${SET_COLUMNS} WHERE ticket_id = NEW.id;
       UPDATE ${HIDDEN} SET ${SET_COLUMNS} WHERE ticket_id = NEW.id;
     END IF;
-    IF NOT (NEW.subject <=> OLD.subject AND NEW.merged_into_id <=> OLD.merged_into_id) THEN
+    IF NOT (NEW.subject <=> OLD.subject AND NEW.merged_into_id <=> OLD.merged_into_id) AND ${MOVING} IS NULL THEN
       IF OLD.merged_into_id IS NOT NULL THEN ${rebuild('OLD.merged_into_id')} END IF;
       IF NEW.merged_into_id IS NOT NULL AND NOT (NEW.merged_into_id <=> OLD.merged_into_id) THEN ${rebuild('NEW.merged_into_id')} END IF;
     END IF;
@@ -458,9 +460,9 @@ export async function mroongaSession(connection: { query(sql: string): Promise<u
 }
 
 /**
- * Runs `move` (statements of `transaction` that move messages between the tickets `tickets`) with
- * the index's per-row writes of moved messages held back, then writes those tickets' documents
- * and pieces once (MOVING). The variable is cleared however `move` ends: a connection back in the
+ * Runs `move` (statements of `transaction` that move messages between the tickets `tickets`, and
+ * tickets into or out of a merge with them) with the index's per-row writes of moved messages and
+ * of merge targets held back, then writes those tickets' documents and pieces once (MOVING). The variable is cleared however `move` ends: a connection back in the
  * pool must never hold it, or a later move on it would go unindexed.
  */
 async function movingMessages<T>(transaction: Transaction, tickets: number[], move: () => Promise<T>): Promise<T> {
