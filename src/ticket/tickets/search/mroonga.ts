@@ -5,7 +5,7 @@ import { sequelize } from '../../../db/sequelize';
 import { joined as list, sqlCondition, sqlFragment, sqlText, trusted, type BoundCondition } from '../../../db/sql';
 import { logger } from '../../../logger';
 import { FILTER_COLUMNS } from './columns';
-import { appendMessage, changeMessage, deletePieces, PIECE_BYTES, PIECES, piecesTable, ticketOfPiece, writeDocuments, writePieces, writeWholeDocuments, type DocumentTable } from './threadPieces';
+import { appendMessage, CHANGE_VARIABLES, changeMessage, deletePieces, PIECE_BYTES, PIECE_START_COLUMNS, PIECES, piecesTable, ticketOfPiece, writeDocuments, writePieces, writeWholeDocuments, type DocumentTable } from './threadPieces';
 import { counterSums, filterSize, filterWords, indexableFilters, SMALL_FILTER, WINDOW_MAX_REACH, WINDOW_PER_TICKET, type IdFilter } from './filterStart';
 import { groongaInteger as integer, groongaQuery, groongaString as commandValue } from './groongaQuery';
 import type { ColumnFilter, ListedPage, ListedSearch, SearchEngine } from './engine';
@@ -123,7 +123,7 @@ const TRIGGER_SQL: Record<string, string> = {
     END IF;
   END`,
   ticket_search_message_update: `AFTER UPDATE ON ticket_messages FOR EACH ROW BEGIN
-    DECLARE r BIGINT UNSIGNED;
+    ${CHANGE_VARIABLES}
     IF NOT (NEW.ticket_id <=> OLD.ticket_id) THEN
       IF ${MOVING} IS NULL THEN ${rebuildThread('NEW.ticket_id')} ${rebuildThread('OLD.ticket_id')} END IF;
     ELSEIF NOT (CAST(NEW.text AS BINARY) <=> CAST(OLD.text AS BINARY) AND NEW.is_draft <=> OLD.is_draft) AND NOT (NEW.is_draft = 1 AND OLD.is_draft = 1) THEN
@@ -131,7 +131,7 @@ const TRIGGER_SQL: Record<string, string> = {
     END IF;
   END`,
   ticket_search_message_delete: `AFTER DELETE ON ticket_messages FOR EACH ROW BEGIN
-    DECLARE r BIGINT UNSIGNED;
+    ${CHANGE_VARIABLES}
     IF OLD.is_draft = 0 THEN ${changeMessage({ row: 'OLD', listed: LISTED, hidden: HIDDEN, whole: rebuildThread('OLD.ticket_id'), added: '0', removed: 'LENGTH(OLD.text) + 1' })}
     END IF;
   END`,
@@ -232,6 +232,19 @@ async function addDocumentColumns(): Promise<{ altered: string[]; threads: boole
   return { altered, threads };
 }
 
+/**
+ * Adds the columns of a piece's start (threadPieces.ts) to a pieces table made before them; true
+ * when it did (then every piece is written again, with them, after the triggers that keep them).
+ */
+async function addPieceColumns(): Promise<boolean> {
+  const have = (await select<{ c: string }>(
+    'SELECT COLUMN_NAME AS c FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = :name', { name: PIECES },
+  )).map((r) => r.c);
+  const missing = Object.keys(PIECE_START_COLUMNS).filter((c) => !have.includes(c));
+  if (missing.length) await q(`ALTER TABLE ${PIECES} ${missing.map((c) => `ADD COLUMN ${c} ${PIECE_START_COLUMNS[c]}`).join(', ')}`);
+  return missing.length > 0;
+}
+
 /** Copies the kept columns from the tickets into a table's documents, a chunk of ids per statement. */
 async function fillDocumentColumns(name: string, log: (line: string) => void = (l) => logger.info(l)): Promise<void> {
   const [{ max }] = await select<{ max: number | null }>('SELECT MAX(id) AS max FROM tickets');
@@ -263,16 +276,17 @@ async function prepareMroonga(): Promise<void> {
     await q(table(LISTED));
     await q(table(HIDDEN));
     await q(piecesTable);
+    const starts = await addPieceColumns();
     const { altered: unfilled, threads } = await addDocumentColumns();
     const have = await existingTriggers();
     const replaced = TRIGGERS.filter((t) => have.get(t)?.trim() !== triggerBody(t));
     // CREATE OR REPLACE: a trigger is swapped in one statement, no write goes unseen meanwhile.
     for (const t of replaced) await q(`CREATE OR REPLACE TRIGGER ${t} ${TRIGGER_SQL[t]}`);
-    // Written afresh: a new index; one made before the pieces (its documents hold whole threads);
-    // one whose triggers were written differently (an older version's, or one that a process of
+    // Written afresh: a new index; one made before the pieces (its documents hold whole threads)
+    // or before their starts were kept; one whose triggers were written differently (an older version's, or one that a process of
     // it put back since), which may have left columns, filter_words, the thread's length or its
     // pieces behind. Else the columns an older index lacked are filled.
-    if (Number(n) < 3 || threads || replaced.some((t) => have.has(t))) await fillMroongaIndex();
+    if (Number(n) < 3 || threads || starts || replaced.some((t) => have.has(t))) await fillMroongaIndex();
     else for (const name of unfilled) await fillDocumentColumns(name);
   });
 }
