@@ -283,9 +283,10 @@ async function prepareMroonga(): Promise<void> {
     // CREATE OR REPLACE: a trigger is swapped in one statement, no write goes unseen meanwhile.
     for (const t of replaced) await q(`CREATE OR REPLACE TRIGGER ${t} ${TRIGGER_SQL[t]}`);
     // Written afresh: a new index; one made before the pieces (its documents hold whole threads)
-    // or before their starts were kept; one whose triggers were written differently (an older version's, or one that a process of
-    // it put back since), which may have left columns, filter_words, the thread's length or its
-    // pieces behind. Else the columns an older index lacked are filled.
+    // or before their starts were kept; one whose triggers were written differently (an older
+    // version's, or one that a process of it put back since), which may have left columns,
+    // filter_words, the thread's length or its pieces behind. Else the columns an older index
+    // lacked are filled.
     if (Number(n) < 3 || threads || starts || replaced.some((t) => have.has(t))) await fillMroongaIndex();
     else for (const name of unfilled) await fillDocumentColumns(name);
   });
@@ -476,8 +477,9 @@ export async function mroongaSession(connection: { query(sql: string): Promise<u
 /**
  * Runs `move` (statements of `transaction` that move messages between the tickets `tickets`, and
  * tickets into or out of a merge with them) with the index's per-row writes of moved messages and
- * of merge targets held back, then writes those tickets' documents and pieces once (MOVING). The variable is cleared however `move` ends: a connection back in the
- * pool must never hold it, or a later move on it would go unindexed.
+ * of merge targets held back, then writes those tickets' documents and pieces once (MOVING). The
+ * variable is cleared however `move` ends: a connection back in the pool must never hold it, or a
+ * later move on it would go unindexed.
  */
 async function movingMessages<T>(transaction: Transaction, tickets: number[], move: () => Promise<T>): Promise<T> {
   const run = (sql: string, replacements: Record<string, unknown> = { ids: tickets }) => sequelize().query(sql, { replacements, transaction, type: QueryTypes.RAW });
