@@ -27,15 +27,18 @@ const addFor = (t: 'NEW' | 'OLD', user: string, from: string) => `INSERT INTO ti
 
 /**
  * One less for each operator of the ticket `t`: a join from its assignee rows to their counts'
- * rows, in that order (STRAIGHT_JOIN). Written first as `WHERE user_id IN (SELECT user_id FROM
- * ticket_assignees WHERE ticket_id = ...)`, which MariaDB 10.11 runs for a single-table UPDATE as
- * a scan of the whole counts table, locking each row: every status change, trash or merge, of an
- * assigned ticket or not, waited for every other one's transaction, and they deadlocked under
- * load (migration 048 replaces the triggers).
+ * rows, in that order (STRAIGHT_JOIN; each count row by its primary key). Written first as `WHERE
+ * user_id IN (SELECT user_id FROM ticket_assignees WHERE ticket_id = ...)`, which MariaDB 10.11
+ * runs for a single-table UPDATE as a scan of the whole counts table, locking each row: every
+ * status change, trash or merge, of an assigned ticket or not, waited for every other one's
+ * transaction, and they deadlocked under load (migration 048 replaces the triggers). The
+ * assignee rows are a derived table: named in the UPDATE itself, `ticket_assignees` was a table
+ * the statement might update, so every UPDATE of a ticket opened it with its update triggers,
+ * which read `tickets` (more instances of it, each with its triggers parsed: migration 100).
  */
-const removeFor = (t: 'NEW' | 'OLD') => `UPDATE ticket_assignees a STRAIGHT_JOIN ticket_assignee_counts c
+const removeFor = (t: 'NEW' | 'OLD') => `UPDATE (SELECT user_id FROM ticket_assignees WHERE ticket_id = ${t}.id) a STRAIGHT_JOIN ticket_assignee_counts c
     ON c.user_id = a.user_id AND c.state = ${STATE(t)} AND c.status_id = ${t}.status_id AND c.slot = ${t}.id MOD ${COUNT_SLOTS}
-  SET c.n = c.n - 1 WHERE a.ticket_id = ${t}.id`;
+  SET c.n = c.n - 1`;
 
 /** An assignee row's ticket, when counted (not merged): the source of its state and status. */
 const ticketOf = (ticketId: string) => `FROM tickets t WHERE t.id = ${ticketId} AND t.merged_into_id IS NULL`;

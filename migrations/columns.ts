@@ -10,7 +10,11 @@ export const text = (allowNull = true): ModelAttributeColumnOptions => ({ type: 
 export const timestamp = (allowNull = true): ModelAttributeColumnOptions => ({ type: DataTypes.INTEGER.UNSIGNED, allowNull });
 export const timestamps = () => ({ created_at: timestamp(false), updated_at: timestamp(false) });
 
-/** Foreign key column that follows its parent on delete. */
+/**
+ * Foreign key column that follows its parent on delete. Its `ON UPDATE CASCADE` is what the
+ * migrations up to 098 made; 099 makes every key RESTRICT on update (an update of the parent
+ * opened each cascading table, with its triggers): a later key passes `onUpdate: 'RESTRICT'`.
+ */
 export const fk = (table: string, onDelete: 'CASCADE' | 'SET NULL' | 'RESTRICT' = 'CASCADE', allowNull = false): ModelAttributeColumnOptions => ({
   type: DataTypes.INTEGER.UNSIGNED,
   allowNull,

@@ -39,6 +39,13 @@ async function schema(): Promise<Record<string, string>> {
   return out;
 }
 
+/** Each foreign key's rule on the parent's update or delete, by table and name. */
+async function foreignKeyRules(rule: 'UPDATE_RULE' | 'DELETE_RULE'): Promise<Record<string, string>> {
+  const rows: Array<{ k: string; r: string }> = await conn.query(
+    `SELECT CONCAT(TABLE_NAME, '.', CONSTRAINT_NAME) AS k, ${rule} AS r FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = ? ORDER BY k`, [db.name]);
+  return Object.fromEntries(rows.map((x) => [x.k, x.r]));
+}
+
 const applied = async () => {
   const s = migrationSequelize(db);
   try {
@@ -64,9 +71,11 @@ describe('the migrations, down to nothing and up again', () => {
     // Straight up, one migration at a time: the schema before each.
     const before: Array<Record<string, string>> = [];
     const s = migrationSequelize(db);
+    let deletesBefore099: unknown;
     try {
       for (let i = 0; i < migrations.length; i++) {
         before.push(await schema());
+        if (migrations[i].name === '099_foreign_keys_update_restrict') deletesBefore099 = await foreignKeyRules('DELETE_RULE');
         await migrator(s).up({ step: 1 });
       }
     } finally {
@@ -74,6 +83,10 @@ describe('the migrations, down to nothing and up again', () => {
     }
     const straight = await schema();
     expect(await applied()).toEqual(migrations.map((m) => m.name));
+    // No key cascades an update (each made MariaDB open the child, with its update triggers, for
+    // every UPDATE of the parent: migration 099); deletes cascade as they did.
+    expect(Object.values(await foreignKeyRules('UPDATE_RULE')).filter((r) => r === 'CASCADE')).toEqual([]);
+    expect(await foreignKeyRules('DELETE_RULE')).toEqual(deletesBefore099);
 
     for (let i = migrations.length - 1; i >= 0; i--) {
       expect(await revertLast(db)).toBe(migrations[i].name);
