@@ -12,8 +12,9 @@ export const timestamps = () => ({ created_at: timestamp(false), updated_at: tim
 
 /**
  * Foreign key column that follows its parent on delete. Its `ON UPDATE CASCADE` is what the
- * migrations up to 098 made; 099 makes every key RESTRICT on update (an update of the parent
- * opened each cascading table, with its triggers): a later key passes `onUpdate: 'RESTRICT'`.
+ * migrations up to 098 made; 099 makes every key to a primary key RESTRICT on update (an update
+ * of the parent opened each cascading table, with its triggers): a later key passes
+ * `onUpdate: 'RESTRICT'`.
  */
 export const fk = (table: string, onDelete: 'CASCADE' | 'SET NULL' | 'RESTRICT' = 'CASCADE', allowNull = false): ModelAttributeColumnOptions => ({
   type: DataTypes.INTEGER.UNSIGNED,
