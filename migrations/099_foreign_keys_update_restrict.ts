@@ -3,16 +3,17 @@ import { QueryTypes, type QueryInterface } from 'sequelize';
 export const name = '099_foreign_keys_update_restrict';
 
 /**
- * No foreign key to a primary key cascades an update of it: every such `ON UPDATE CASCADE` (the one
- * the migrations' `fk()` wrote, and a few written out) becomes the default, RESTRICT. No primary
- * key of the help desk is ever changed (ids), so nothing cascaded; but for each
- * `UPDATE` of a parent, MariaDB opens every table whose key cascades an update from it, ready for
- * the cascade, with the update triggers of that table (InnoDB's cascades fire none), and every
- * table those triggers use. An `UPDATE` of a ticket so opened `ticket_tag_links` and
- * `ticket_assignees` with their triggers, which read `tickets` again: seven instances of
- * `tickets`, each holding its 26 triggers parsed (15.8 MB), 114 MB of the server's memory for each
- * ticket write running at once, kept by the table cache (docs/operations.md, MariaDB's memory),
- * and the opening and locking of them on every such statement. Without: one instance, 18.8 MB.
+ * No foreign key to a primary key cascades an update of it: every such `ON UPDATE CASCADE` (the
+ * one the migrations' `fk()` wrote, and a few written out) becomes the default, RESTRICT. No
+ * primary key of the help desk is ever changed (ids), so nothing cascaded; but for each `UPDATE`
+ * of a parent, MariaDB opens every table whose key cascades an update from it, ready for the
+ * cascade, with the update triggers of that table (InnoDB's cascades fire none), and every table
+ * those triggers use. An `UPDATE` of a ticket so opened `ticket_tag_links` and `ticket_assignees`
+ * with their triggers, which read `tickets` again: seven instances of `tickets`, each holding its
+ * 26 triggers parsed (15.8 MB), 114 MB of the server's memory for each ticket write running at
+ * once, kept by the table cache (docs/operations.md, MariaDB's memory), and the opening and
+ * locking of them on every such statement. With this migration 65 MB; with migration 100 too
+ * (`ticket_assignees` named in an UPDATE of a trigger), one instance, 18.8 MB.
  * Deletes still cascade (`ON DELETE` unchanged), and so do the updates of the keys to other
  * unique keys, which do change (an organisation's domains follow its brand: `(id, brand_id)`) or
  * belong to a table without triggers (an upload's hash).
