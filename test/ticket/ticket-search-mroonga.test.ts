@@ -356,11 +356,15 @@ describe('the Mroonga index', () => {
       };
     };
     /** A counter of the transaction's connection so far (its session's: the triggers' rows included). */
-    const handler = async (transaction: Transaction, name: 'Handler_delete' | 'Handler_read_next') => Number((await sequelize().query<{ Value: string }>(
+    const sessionCounter = async (transaction: Transaction, name: 'Handler_delete' | 'Handler_tmp_write' | 'Sort_rows') => Number((await sequelize().query<{ Value: string }>(
       'SHOW SESSION STATUS LIKE ?', { replacements: [name], type: QueryTypes.SELECT, transaction },
     ))[0].Value);
     /** Rows deleted so far on the transaction's connection. */
-    const handlerDeletes = (transaction: Transaction) => handler(transaction, 'Handler_delete');
+    const handlerDeletes = (transaction: Transaction) => sessionCounter(transaction, 'Handler_delete');
+    /** The columns of ticket_messages but id and text, quoted: a message copied with a text of its own. */
+    const messageColumns = async () => (await select<{ c: string }>(
+      "SELECT COLUMN_NAME AS c FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ticket_messages' AND COLUMN_NAME NOT IN ('id', 'text')",
+    )).map((r) => `\`${r.c}\``).join(', ');
     const actual = async (id: number) => {
       const table = (await doc(id)).in === 'listed' ? 'ticket_search' : 'ticket_search_hidden';
       const [row] = await select<{ body: string; thread_length: number }>(`SELECT body, thread_length FROM ${table} WHERE ticket_id = ?`, [id]);
@@ -422,7 +426,7 @@ describe('the Mroonga index', () => {
       expect(await search({ search: words[8], trashed: 1 })).toEqual([t.id]);
       // Written to while in the trash (by hand: the API refuses): the hidden document's thread moves on.
       const trashWord = word();
-      const columns = (await select<{ c: string }>("SELECT COLUMN_NAME AS c FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ticket_messages' AND COLUMN_NAME NOT IN ('id', 'text')")).map((r) => `\`${r.c}\``).join(', ');
+      const columns = await messageColumns();
       await sequelize().query(`INSERT INTO ticket_messages (text, ${columns}) SELECT ?, ${columns} FROM ticket_messages WHERE id = ?`, { replacements: [filler(trashWord), third] });
       expect(await actual(t.id)).toEqual(await expected(t.id));
       expect(await search({ search: trashWord, trashed: 1 })).toEqual([t.id]);
@@ -476,7 +480,7 @@ describe('the Mroonga index', () => {
     it('starts an edit\'s reads at its piece\'s first message (kept in the piece\'s row), not at the thread\'s', async () => {
       const t = await f.ticket({ subject: `Late edits ${word()}` });
       // 40 messages of 2,000 bytes after the opening one: pieces 0 to 4, eight messages each.
-      const columns = (await select<{ c: string }>("SELECT COLUMN_NAME AS c FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'ticket_messages' AND COLUMN_NAME NOT IN ('id', 'text')")).map((r) => `\`${r.c}\``).join(', ');
+      const columns = await messageColumns();
       const [{ id: opening }] = await select<{ id: number }>('SELECT id FROM ticket_messages WHERE ticket_id = ?', [t.id]);
       for (let i = 0; i < 40; i++) {
         await sequelize().query(`INSERT INTO ticket_messages (text, ${columns}) SELECT ?, ${columns} FROM ticket_messages WHERE id = ?`, { replacements: [filler(word(), 2000), opening] });
@@ -488,12 +492,9 @@ describe('the Mroonga index', () => {
 
       /** Rows one statement's windows sorted (the triggers' included): the thread's messages read by an edit. */
       const sorted = (sql: string, replacements: unknown[]) => sequelize().transaction(async (transaction) => {
-        const counter = async () => Number((await sequelize().query<{ Value: string }>(
-          "SHOW SESSION STATUS LIKE 'Handler_tmp_write'", { type: QueryTypes.SELECT, transaction },
-        ))[0].Value);
-        const before = await counter();
+        const before = await sessionCounter(transaction, 'Handler_tmp_write');
         await sequelize().query(sql, { replacements, transaction });
-        return (await counter()) - before;
+        return (await sessionCounter(transaction, 'Handler_tmp_write')) - before;
       });
       const edit = (id: number) => sorted('UPDATE ticket_messages SET text = ? WHERE id = ?', [filler(word(), 2100), id]);
       // The last message: its piece's eight messages (measured: 14 rows; the whole thread's 41
@@ -620,12 +621,9 @@ describe('the Mroonga index', () => {
       expect((await api.post(`${BASE}/${sources[1].id}/merge`, { ids: [earlier.id] })).status).toBe(200);
 
       const sortedRows = (target: Ticket, merged: Ticket[]) => sequelize().transaction(async (transaction) => {
-        const sorted = async () => Number((await sequelize().query<{ Value: string }>(
-          "SHOW SESSION STATUS LIKE 'Sort_rows'", { type: QueryTypes.SELECT, transaction },
-        ))[0].Value);
-        const before = await sorted();
+        const before = await sessionCounter(transaction, 'Sort_rows');
         await mergeTickets((await Ticket.findByPk(target.id, { transaction, lock: transaction.LOCK.UPDATE }))!, merged.map((s) => s.id), transaction);
-        return await sorted() - before;
+        return await sessionCounter(transaction, 'Sort_rows') - before;
       });
       const one = await sortedRows(targets[0], sources.slice(0, 1));
       const six = await sortedRows(targets[1], sources.slice(1));
