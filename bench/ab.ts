@@ -23,7 +23,8 @@ import { removeBenchBans, removeBenchReplies, removeBenchTickets, removeBenchUse
  * and/or their environment (AB_ENV_A, AB_ENV_B: `NAME=value,NAME=value`). AB_ONLY: `|`-separated
  * substrings of the scenario titles; AB_ROUNDS (default 6). BENCH_SECONDS per load (default 5).
  * AB_FLAGS_A, AB_FLAGS_B: node flags of each side after the Procfile's (space-separated; flags
- * such as --single-threaded-gc that NODE_OPTIONS does not allow).
+ * such as --single-threaded-gc that NODE_OPTIONS does not allow). AB_NODE_A, AB_NODE_B: the Node.js
+ * binary each side runs on (this one's by default).
  *
  * The tickets and users its writes create stay in the data set (the IP bans and replies are
  * removed): the counts of later runs include them, so a growth table is taken on data sets
@@ -69,9 +70,9 @@ async function main() {
   const chosen = only ? scenarios.filter((s) => only.some((o) => s.title.includes(o))) : scenarios;
   const base = { LOG_LEVEL: 'silent', NODE_ENV: 'production', WEB_CONCURRENCY: '1' };
   const servers = [
-    { name: 'A', port: 3370, dist: distA, env: envOf(process.env.AB_ENV_A), flags: process.env.AB_FLAGS_A },
-    { name: 'B', port: 3371, dist: distB, env: envOf(process.env.AB_ENV_B), flags: process.env.AB_FLAGS_B },
-  ].map((s) => ({ ...s, child: pinned('0', [...nodeOptionsOf('web'), ...(s.flags ?? '').split(' ').filter(Boolean), join(s.dist, 'src', 'server.js')], { ...base, ...s.env, PORT: String(s.port) }) }));
+    { name: 'A', port: 3370, dist: distA, env: envOf(process.env.AB_ENV_A), flags: process.env.AB_FLAGS_A, node: process.env.AB_NODE_A },
+    { name: 'B', port: 3371, dist: distB, env: envOf(process.env.AB_ENV_B), flags: process.env.AB_FLAGS_B, node: process.env.AB_NODE_B },
+  ].map((s) => ({ ...s, child: pinned('0', [...nodeOptionsOf('web'), ...(s.flags ?? '').split(' ').filter(Boolean), join(s.dist, 'src', 'server.js')], { ...base, ...s.env, PORT: String(s.port) }, s.node) }));
   try {
     await Promise.all([removeBenchBans(), removeBenchTickets(tt.writerId), removeBenchUsers()]);
     await Promise.all(servers.map((s) => waitFor(`http://127.0.0.1:${s.port}/health`, s.child)));

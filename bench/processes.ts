@@ -10,8 +10,8 @@ import type { Load, LoadResult } from './loadgen';
 export const TWO_CORES = cpus().length >= 2;
 const distRoot = join(__dirname, '..');
 
-export function pinned(core: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  const [cmd, argv] = TWO_CORES ? ['taskset', ['-c', core, process.execPath, ...args]] : [process.execPath, args];
+export function pinned(core: string, args: string[], env: NodeJS.ProcessEnv, node = process.execPath): ChildProcess {
+  const [cmd, argv] = TWO_CORES ? ['taskset', ['-c', core, node, ...args]] : [node, args];
   return spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
 }
 
