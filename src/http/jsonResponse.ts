@@ -20,8 +20,9 @@ export function jsonResponse(this: Response, body: unknown): Response {
     this.end();
     return this;
   }
-  this.setHeader('Content-Length', Buffer.byteLength(text));
+  const bytes = Buffer.from(text, 'utf8');
+  this.setHeader('Content-Length', bytes.length);
   if (this.req.method === 'HEAD') this.end();
-  else this.end(text, 'utf8');
+  else this.end(bytes);
   return this;
 }
