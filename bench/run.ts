@@ -331,7 +331,8 @@ async function describeConditions(): Promise<string> {
   // Search), and every ticket and message written then updates it: the write rows pay for it.
   const mroonga = config().searchEngine !== 'mroonga' && (await mroongaTriggers()).length
     ? ' (the Mroonga index and its triggers are in the data set: every write keeps them)' : '';
-  return `SEARCH_ENGINE=${config().searchEngine}${mroonga}, InnoDB buffer pool ${num(Number(row.pool) / 2 ** 20)} MB, load average ${load} at the start`;
+  // Both servers run on this process's Node.js (processes.ts): `npm run bench`, the one npm installs.
+  return `Node.js ${process.versions.node}, SEARCH_ENGINE=${config().searchEngine}${mroonga}, InnoDB buffer pool ${num(Number(row.pool) / 2 ** 20)} MB, load average ${load} at the start`;
 }
 
 function report(rows: Row[], scaling: Array<{ workers: number; s: Scenario; r: LoadResult; rss: { peakOne: number; peakTotal: number } }>): boolean {
