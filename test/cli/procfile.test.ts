@@ -28,7 +28,7 @@ describe('the Procfile', () => {
     const bound = Number(options.map((o) => /^--max-old-space-size=(\d+)$/.exec(o)?.[1]).find(Boolean));
     expect(bound).toBeGreaterThan(0);
     // The heap's limit is the old space's bound plus the young generation: three semi-spaces of
-    // 16 MB (--max-semi-space-size; Node.js 24's default of 64 MB would put it 192 MB above).
+    // 16 MB (--max-semi-space-size; Node.js 24's and 26's default of 64 MB would put it 192 MB above).
     const limit = Number(execFileSync(process.execPath, [...options, '-p', "require('v8').getHeapStatistics().heap_size_limit"], { encoding: 'utf8' })) / 2 ** 20;
     expect(limit).toBeGreaterThanOrEqual(bound);
     expect(limit).toBeLessThan(bound + 128);
