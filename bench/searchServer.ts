@@ -46,13 +46,16 @@ export async function startSearchServer(log: (line: string) => void): Promise<()
 }
 
 /**
- * Brings the search server's documents up to date with the data set (the first run fills them
- * from the tickets' change stream, as a new server is filled: docs/performance.md, Search).
+ * Brings the search engine's index up to date with the data set, as `npm start` does before the
+ * web process starts: Mroonga's tables and triggers (filled from the tickets on a data set's first
+ * run with it), the search server's documents (the first run fills them from the tickets' change
+ * stream, as a new server is filled: docs/performance.md, Search). Without it `bench/latency.ts`
+ * with SEARCH_ENGINE=mroonga on a data set seeded with another engine answered its searches 500.
  */
 export async function fillSearchServer(log: (line: string) => void): Promise<void> {
-  if (config().searchEngine !== 'groonga') return;
   sequelize(); // the models, which the index's reads use
   await searchEngine().prepare();
+  if (config().searchEngine !== 'groonga') return;
   const started = Date.now();
   const { changes } = await syncGroongaIndex();
   log(`  search server: ${changes.toLocaleString('en-GB')} ticket changes written in ${((Date.now() - started) / 1000).toFixed(1)} s`);
