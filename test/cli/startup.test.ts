@@ -195,17 +195,26 @@ describe('the web process at start', () => {
 
   it('says so when a request in flight holds it past SHUTDOWN_TIMEOUT_MS, and exits 1', async () => {
     let socket: Socket | undefined;
+    let continued = '';
     const { code, stdout } = await runWeb({ LOG_FORMAT: 'json', SHUTDOWN_TIMEOUT_MS: '300' }, undefined, (child, out) => {
       const line = out.split('\n').find((l) => l.includes('"web process listening"'));
       if (!line || socket) return;
       // A body announced and never sent: the request stays in flight, so the server cannot close.
+      // The signal waits for the server's 100 Continue, sent once it has read the request's
+      // headers: sent sooner, it could find the connection idle (no request read yet), which
+      // closeIdleConnections() closes, and the process exited 0 (seen on Node.js 26).
       socket = connect(JSON.parse(line).port, '127.0.0.1', () => {
-        socket!.write('POST /account/verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
-        setImmediate(() => child.kill('SIGTERM'));
+        socket!.write('POST /account/verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n');
+      });
+      socket.once('data', (chunk) => {
+        continued = chunk.toString();
+        socket!.write('{');
+        child.kill('SIGTERM');
       });
       socket.on('error', () => undefined);
     });
     socket?.destroy();
+    expect(continued).toMatch(/^HTTP\/1\.1 100 Continue\r\n/);
     expect(code).toBe(1);
     const lines = stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
     expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['web process stopping', 'web process did not stop in time; exiting']));
