@@ -117,6 +117,9 @@ const redeliver: CustomAction<WebhookDelivery> = {
  * receiver's last response code, the last error, timestamps), and `.../{id}/redeliver`, which sends
  * the same delivery (same `X-Helpdesk-Delivery`) again with a fresh set of attempts.
  */
+const DELIVERY_HEAD_FIELDS = ['id', 'webhook_id', 'event_id'] as const;
+const DELIVERY_TAIL_FIELDS = ['status', 'attempts', 'response_code', 'error', 'last_attempt_at', 'delivered_at', 'created_at', 'updated_at'] as const;
+
 export const webhookDeliveryResource: ResourceDef<WebhookDelivery> = {
   path: '/webhook/:webhook/delivery',
   model: WebhookDelivery,
@@ -129,10 +132,10 @@ export const webhookDeliveryResource: ResourceDef<WebhookDelivery> = {
   filters: { status: equals('status', Joi.string().valid(...STATUSES)), event: equals('event_name', Joi.string().trim().valid(...EVENT_NAMES)) },
   dates: true,
   serialize: (d) => ({
-    ...pick(d, ['id', 'webhook_id', 'event_id']),
+    ...pick(d, DELIVERY_HEAD_FIELDS),
     event: d.event_name,
     delivery: d.uuid,
-    ...pick(d, ['status', 'attempts', 'response_code', 'error', 'last_attempt_at', 'delivered_at', 'created_at', 'updated_at']),
+    ...pick(d, DELIVERY_TAIL_FIELDS),
   }),
   custom: [redeliver],
 };

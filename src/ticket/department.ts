@@ -29,6 +29,9 @@ export const DEPARTMENT_FIELDS = [
   'notify_frontend_ticket', 'notify_email_ticket', 'notify_operators', 'disable_user_email_replies',
 ] as const;
 
+/** An operator as a department's `operators` show them (with formatted_name, avatar and the pivot). */
+const OPERATOR_NAME_FIELDS = ['id', 'firstname', 'lastname', 'email'] as const;
+
 /** A department without its relations (also what tickets embed). */
 export function serializeDepartment(d: Department): Record<string, any> {
   return { ...pick(d, DEPARTMENT_FIELDS), email_templates: emailTemplates(d.email_templates), created_at: d.created_at, updated_at: d.updated_at };
@@ -348,7 +351,7 @@ export const departmentResource: ResourceDef<Department, Related> = {
   serialize(d, rel, ctx) {
     const groups = (rel.groups.get(d.id) ?? []).map((g) => ({ ...serializeGroup(g), pivot: { department_id: d.id, group_id: g.id } }));
     const operators = (rel.operators.get(d.id) ?? []).filter((u) => u.type === 'operator').map((u) => ({
-      ...pick(u, ['id', 'firstname', 'lastname', 'email']), formatted_name: formattedName(u), avatar: u.avatar,
+      ...pick(u, OPERATOR_NAME_FIELDS), formatted_name: formattedName(u), avatar: u.avatar,
       pivot: { department_id: d.id, user_id: u.id },
     }));
     return {

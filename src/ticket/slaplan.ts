@@ -158,12 +158,14 @@ export async function loadSlaPlanRelations(plans: SlaPlan[]): Promise<SlaPlanRel
   return { schedules, targets };
 }
 
+const TARGET_FIELDS = ['priority_id', 'first_reply', 'resolution'] as const;
+
 /** An SLA plan as its responses show it (and as a ticket embeds it). */
 export function serializeSlaPlan(plan: SlaPlan, rel: SlaPlanRelations): Record<string, any> {
   return {
     ...pick(plan, SLA_PLAN_FIELDS),
     schedule: (rel.schedules.get(plan.id) ?? []).map((s) => ({ day: s.day, start: formatClockTime(s.start_minute), end: formatClockTime(s.end_minute) })),
-    targets: (rel.targets.get(plan.id) ?? []).map((t) => pick(t, ['priority_id', 'first_reply', 'resolution'])),
+    targets: (rel.targets.get(plan.id) ?? []).map((t) => pick(t, TARGET_FIELDS)),
     created_at: plan.created_at,
     updated_at: plan.updated_at,
   };

@@ -2,12 +2,15 @@ import { Permission } from '../db/models';
 import { resourceRouter, type ResourceDef } from '../http/resource';
 import { pick } from '../lib/serialize';
 
+const HEAD_FIELDS = ['id', 'inherit_id', 'module_id', 'name'] as const;
+const TAIL_FIELDS = ['description', 'created_at', 'updated_at'] as const;
+
 /** A permission as the API returns it; `slug` says which actions it covers, as 1/0. */
 export function serializePermission(p: Permission): Record<string, any> {
   return {
-    ...pick(p, ['id', 'inherit_id', 'module_id', 'name']),
+    ...pick(p, HEAD_FIELDS),
     slug: { view: p.can_view ? 1 : 0, create: p.can_create ? 1 : 0, update: p.can_update ? 1 : 0, delete: p.can_delete ? 1 : 0 },
-    ...pick(p, ['description', 'created_at', 'updated_at']),
+    ...pick(p, TAIL_FIELDS),
   };
 }
 

@@ -1,4 +1,5 @@
-import { objectOfValuesFunction } from '../../src/lib/objectLiteral';
+import { objectOfValuesFunction, pickFunction } from '../../src/lib/objectLiteral';
+import { pick } from '../../src/lib/serialize';
 import { hasFastProperties } from '../helpers/v8Shape';
 
 describe('objectOfValuesFunction (lib/objectLiteral.ts)', () => {
@@ -25,5 +26,42 @@ describe('objectOfValuesFunction (lib/objectLiteral.ts)', () => {
 
   it('gives no function for a list naming __proto__ (a literal would set the prototype)', () => {
     expect(objectOfValuesFunction(['id', '__proto__'])).toBeNull();
+  });
+});
+
+describe('pick (lib/serialize.ts) and pickFunction', () => {
+  const names = Array.from({ length: 30 }, (_, i) => `field_${i}`);
+  const record = Object.fromEntries(names.map((n, i) => [n, i % 3 === 0 ? null : i % 3 === 1 ? `v${i}` : i]));
+
+  it('gives each list of names one compact shape, however many names, and reads getters (a model instance)', () => {
+    // A row as db/rowObjects.ts gives it. Copied a property at a time under computed names, such
+    // rows made hash tables in the web process (the user list's people: docs/performance.md).
+    const row = objectOfValuesFunction(names)!(names.map((n) => record[n]));
+    const a = pick(row, names);
+    const b = pick({ ...row, field_8: 'other' }, [...names]);
+    expect(hasFastProperties(a)).toBe(true);
+    expect(hasFastProperties(b)).toBe(true);
+    expect(JSON.stringify(a)).toBe(JSON.stringify(record));
+    const model = Object.defineProperty({}, 'field_3', { get: () => 'from a getter', enumerable: false });
+    expect(pick(model, ['field_3', 'field_4'])).toEqual({ field_3: 'from a getter', field_4: null });
+  });
+
+  it('presents the named values in the order of the names, null for an unset one, other values as they are', () => {
+    const partial = { ...record, field_1: undefined, field_2: 0, field_4: '', field_5: false };
+    delete (partial as Record<string, unknown>).field_7;
+    const out = pick(partial, names);
+    expect(Object.keys(out)).toEqual(names);
+    expect(out).toMatchObject({ field_0: null, field_1: null, field_2: 0, field_4: '', field_5: false, field_7: null, field_8: 8, field_10: 'v10' });
+  });
+
+  it('keeps odd names keys, and a __proto__ an own property (no picker function for it)', () => {
+    const odd = ['a"b', 'line\nbreak', '"}; throw new Error("escaped"); ({"', ''];
+    expect(pickFunction(odd)!(Object.fromEntries(odd.map((n, i) => [n, i])))).toEqual(Object.fromEntries(odd.map((n, i) => [n, i])));
+    expect(pickFunction(['id', '__proto__'])).toBeNull();
+    const withProto = JSON.parse('{"id": 1, "__proto__": {"polluted": true}}');
+    const out = pick(withProto, ['id', '__proto__']);
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(Object.keys(out)).toEqual(['id', '__proto__']);
+    expect((out as { polluted?: boolean }).polluted).toBeUndefined();
   });
 });

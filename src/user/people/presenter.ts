@@ -80,6 +80,11 @@ export async function loadPeople(people: User[], opts: { customfields: boolean; 
 /** A group as embedded in people, departments and roles (`administrator` included, as SupportPal shows it). */
 export const serializeGroup = (g: Group) => pick(g, OPERATOR_GROUP_FIELDS);
 
+/** PERSON_FIELDS as a user's or an operator's responses show them, in create responses or others: four constant lists (for `pick`). */
+const PERSON_FIELD_LISTS = [false, true].map((operator) => [false, true].map((create) =>
+  PERSON_FIELDS.filter((k) => !(operator && USER_ONLY.has(k)) && !(create && CREATE_OMITS.has(k)))));
+const personFields = (operator: boolean, create: boolean): readonly string[] => PERSON_FIELD_LISTS[Number(operator)][Number(create)];
+
 /**
  * A user or an operator as the spec shows it for `view`. Operators have no brand, no custom
  * fields and no organisation_notifications; show, create and update of a user add `organisation`
@@ -87,12 +92,7 @@ export const serializeGroup = (g: Group) => pick(g, OPERATOR_GROUP_FIELDS);
  */
 export function serializePerson(p: User, rel: PersonRelations, view: View) {
   const operator = p.type === 'operator';
-  const out: Record<string, any> = {};
-  for (const k of PERSON_FIELDS) {
-    if (operator && USER_ONLY.has(k)) continue;
-    if (view === 'create' && CREATE_OMITS.has(k)) continue;
-    out[k] = (p as unknown as Record<string, unknown>)[k] ?? null;
-  }
+  const out = pick(p, personFields(operator, view === 'create'));
   out.formatted_name = formattedName(p);
   out.phonenumbers = (rel.phones.get(p.id) ?? []).map((n) => ({ id: n.id, user_id: n.user_id, number: n.number, ...timestamps(n) }));
   if (!operator) out.customfields = (rel.customfields?.get(p.id) ?? []).map((v) => serializeCustomFieldValue(v, 'user_id'));
