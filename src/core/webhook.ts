@@ -12,6 +12,7 @@ import { enqueue } from '../queue/outbox';
 import { webhookDelivery } from '../webhooks/deliver';
 import { WEBHOOK_SECRET_PURPOSE, newWebhookSecret } from '../webhooks/signing';
 import { subscribedEvents } from '../webhooks/subscriber';
+import { flat } from '../lib/flatString';
 
 const eventName = () => Joi.string().trim().valid('*', ...EVENT_NAMES);
 /** Event names (`events[]=ticket.created&events[]=user.created`), or `*` for every event. */
@@ -39,7 +40,7 @@ function shownUrl(stored: string): string {
   const userInfo = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#\\]*)@/i.exec(stored);
   const colon = userInfo ? userInfo[2].indexOf(':') : -1;
   if (!userInfo || colon < 0 || colon === userInfo[2].length - 1) return stored;
-  return `${userInfo[1]}${userInfo[2].slice(0, colon + 1)}${SECRET_MASK}${stored.slice(userInfo[0].length - 1)}`;
+  return flat(userInfo[1], userInfo[2].slice(0, colon + 1), SECRET_MASK, stored.slice(userInfo[0].length - 1));
 }
 
 /** `*` alone stands for every event; names are kept once, in the order given. */

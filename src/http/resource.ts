@@ -17,6 +17,7 @@ import { isBound, type BoundCondition } from '../db/sql';
 import {
   deleteTranslations, extractTranslations, loadTranslations, saveTranslations, translate, type TranslationSpec,
 } from '../translations';
+import { flat } from '../lib/flatString';
 import { Joi, LOCALE, MAX_ID, validate } from '../lib/validation';
 
 export type Action = 'list' | 'show' | 'create' | 'update' | 'delete';
@@ -243,6 +244,19 @@ export interface ResourceDef<M extends Entity, R = void, K = never> {
 
 const ALL: readonly Action[] = ['list', 'show', 'create', 'update', 'delete'];
 
+/**
+ * The messages of a resource's writes as the spec words them, unless it words its own: made once
+ * per resource, as flat strings (a template literal made a new rope for every response, which
+ * takes the whole body's JSON.stringify off its fast path: src/lib/flatString.ts).
+ */
+export function writeMessages(label: string, own: ResourceDef<any, any, any>['messages'] = {}): { created: string; updated: string; deleted: string } {
+  return {
+    created: own.created ?? flat('Successfully created new ', label, '!'),
+    updated: own.updated ?? flat('Successfully updated the ', label, '!'),
+    deleted: own.deleted ?? flat('Successfully deleted the ', label, '!'),
+  };
+}
+
 /** A path id: digits only and in range, or null (an unknown record, not a malformed request). */
 export function parseId(raw: unknown): number | null {
   if (typeof raw !== 'string' || !/^\d{1,10}$/.test(raw)) return null;
@@ -280,6 +294,7 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
   const router = Router();
   const routes: RouteRecord[] = [];
   const actions = def.actions ?? ALL;
+  const messages = writeMessages(def.label, def.messages);
   const listSpec: ListSpec = { sortable: def.sortable ?? [], filters: def.filters ?? {}, dates: def.dates ?? false, params: def.listParams, keyset: true };
   /**
    * The list's count from the counters (ResourceDef.counted) when its parameters narrow it by
@@ -484,7 +499,7 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
       });
       const created = made instanceof Written ? made.record : made;
       const known = made instanceof Written ? new Map([[created.id, made.known]]) : undefined;
-      await respond(req, res, created, 'create', def.messages?.created ?? `Successfully created new ${def.label}!`, false, {}, known);
+      await respond(req, res, created, 'create', messages.created, false, {}, known);
     });
   }
 
@@ -513,7 +528,7 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
         if (def.afterWrite) await def.afterWrite(locked, { transaction: t });
         return locked;
       });
-      await respond(req, res, updated, 'update', def.messages?.updated ?? `Successfully updated the ${def.label}!`);
+      await respond(req, res, updated, 'update', messages.updated);
     });
   }
 
@@ -526,7 +541,7 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
         else await found.destroy({ transaction: t });
         if (def.translations) await deleteTranslations(def.translations, found.id, t);
       });
-      sendSuccess(res, null, def.messages?.deleted ?? `Successfully deleted the ${def.label}!`);
+      sendSuccess(res, null, messages.deleted);
     });
   }
 

@@ -3,7 +3,7 @@ import type { ObjectSchema } from 'joi';
 import { EVENT_NAMES, EVENT_TYPES } from '../events';
 import { MAX_LIMIT } from '../http/listQuery';
 import { CONTROL_CHARACTERS } from '../lib/validation';
-import type { ResourceDef } from '../http/resource';
+import { writeMessages, type ResourceDef } from '../http/resource';
 import { allRoutes, type RouteRecord } from '../http/routes';
 import { DATABASE_BUSY, DATABASE_UNAVAILABLE } from '../http/errors';
 import { IN_PROGRESS, OTHER_REQUEST } from '../http/idempotency';
@@ -164,9 +164,10 @@ function successMessage(r: RouteRecord): string | null {
   const custom = def?.custom?.find((c) => c.name === r.action);
   if (custom) return custom.message ?? null;
   if (!r.label) return null;
-  if (r.action === 'create') return def?.messages?.created ?? `Successfully created new ${r.label}!`;
-  if (r.action === 'update') return def?.messages?.updated ?? `Successfully updated the ${r.label}!`;
-  if (r.action === 'delete') return def?.messages?.deleted ?? `Successfully deleted the ${r.label}!`;
+  const messages = writeMessages(r.label, def?.messages);
+  if (r.action === 'create') return messages.created;
+  if (r.action === 'update') return messages.updated;
+  if (r.action === 'delete') return messages.deleted;
   return null;
 }
 

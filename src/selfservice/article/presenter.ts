@@ -3,6 +3,7 @@ import { config } from '../../config';
 import { loadById, loadLinked, loadMany } from '../../db/load';
 import type { ReadContext } from '../../http/resource';
 import { presentTranslated, type TranslationSpec } from '../../translations';
+import { flat } from '../../lib/flatString';
 import { characters } from '../../lib/validation';
 import { loadUploads } from '../../storage/uploads';
 import { serializeAttachment } from '../attachment';
@@ -89,7 +90,7 @@ export function frontendUrl(article: Article, links: TypeLink[], brandUrls: Map<
   const link = links.find((l) => l.type.id === typeId) ?? links[0];
   if (!link) return null;
   const base = brandUrls.get(link.type.brand_id) ?? config().appUrl;
-  return `${base}/${link.type.slug}/article/${article.id}/${article.slug}`;
+  return flat(base, '/', link.type.slug, '/article/', article.id, '/', article.slug);
 }
 
 /**

@@ -8,6 +8,7 @@ import { loadById } from '../../db/load';
 import { select } from '../../db/select';
 import { cachedPresentations, cachedValue, configVersion } from '../configCache';
 import type { ReadContext } from '../../http/resource';
+import { flat } from '../../lib/flatString';
 import { pick } from '../../lib/serialize';
 import { presentTranslated } from '../../translations';
 import { USER_SUMMARY_FIELDS, formattedName, serializeUserSummary } from '../../user/people/presenter';
@@ -187,8 +188,8 @@ export function serializeTicket(t: Ticket, rel: TicketRelations): Record<string,
     updated_at: t.updated_at,
     deleted_at: t.deleted_at ?? null,
     // The frontend view of the ticket; the token lets a user without an account open it.
-    frontend_url: `${url.frontend}/tickets/view/${encodeURIComponent(t.number)}?token=${t.token}`,
-    operator_url: `${url.operator}/ticket/view/${t.id}`,
+    frontend_url: flat(url.frontend, '/tickets/view/', encodeURIComponent(t.number), '?token=', t.token),
+    operator_url: flat(url.operator, '/ticket/view/', t.id),
     token: t.token,
     department: rel.departments.get(t.department_id) ?? null,
     channel: rel.channels.get(t.channel_id) ?? null,
