@@ -334,7 +334,7 @@ function operationsPaths(): Json {
       get: {
         operationId: 'getReadyz',
         ...plain('readiness', 'MariaDB and Redis answer and every migration is applied; 503 with the reasons otherwise, and while the process shuts down.',
-          { description: 'Ready', content: { 'application/json': { schema: ref('schemas', 'Envelope'), example: { status: 'success', message: null, data: { database: 'ok', redis: 'ok', migrations: 'ok' } } } } },
+          { description: 'Ready', content: { 'application/json': { schema: ref('schemas', 'Envelope'), example: { status: 'success', message: null, data: { database: 'ok', redis: 'ok', migrations: 'ok', search: 'ok' } } } } },
           { 503: errorExample(503, 'Not ready: redis: Redis did not answer within 2000 ms.') }),
       },
     },

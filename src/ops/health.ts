@@ -5,6 +5,7 @@ import { counterClient } from '../redis/windowCounter';
 import { redisWhere } from '../redis/topology';
 import { config } from '../config';
 import { mariadbProblem, redisProblem } from '../lib/serviceErrors';
+import { searchEngine } from '../ticket/tickets/search/engine';
 
 const CHECK_TIMEOUT_MS = 2000;
 
@@ -57,9 +58,26 @@ async function migrationsCheck(): Promise<string | null> {
   return pending.length ? `${pending.length} pending (${pending.join(', ')})` : null;
 }
 
+/** Once found, the index stays (nothing but an operator's DROP removes it): not asked again. */
+let searchPrepared = false;
+
+/** The search engine's index is in the database (SEARCH_ENGINE=mroonga: `prepare` has run on it). */
+async function searchCheck(): Promise<string | null> {
+  const engine = searchEngine();
+  if (searchPrepared || !engine.unprepared) return null;
+  let problem: string | null;
+  try {
+    problem = await within(engine.unprepared(), 'MariaDB');
+  } catch (err) {
+    return `not known: ${inOurWords(err)}`;
+  }
+  searchPrepared = problem === null;
+  return problem;
+}
+
 /** What keeps this process from serving: empty when ready. */
 export async function readinessProblems(): Promise<string[]> {
-  const checks = { database, redis: redisCheck, migrations: migrationsCheck };
+  const checks = { database, redis: redisCheck, migrations: migrationsCheck, search: searchCheck };
   const results = await Promise.all(Object.entries(checks).map(async ([name, check]) => {
     try {
       const problem = await check();
@@ -73,8 +91,10 @@ export async function readinessProblems(): Promise<string[]> {
 
 /**
  * `/healthz`: the process is alive (no dependency is asked: restarting the process would not fix
- * them). `/readyz`: it can serve: MariaDB and Redis answer and every migration is applied; 503 with
- * the reasons otherwise, and from the moment it starts shutting down. Neither needs a token.
+ * them). `/readyz`: it can serve: MariaDB and Redis answer, every migration is applied and the
+ * search engine's index is there (SEARCH_ENGINE=mroonga on a database its `prepare` never ran on
+ * answers every search 500); 503 with the reasons otherwise, and from the moment it starts
+ * shutting down. Neither needs a token.
  */
 export function healthRouter(): Router {
   const router = Router();
@@ -94,7 +114,7 @@ export function healthRouter(): Router {
       res.status(503).json({ status: 'error', message: `Not ready: ${problems.map((p) => p.replace(/\.+$/, '')).join('; ')}.`, data: null });
       return;
     }
-    res.json({ status: 'success', message: null, data: { database: 'ok', redis: 'ok', migrations: 'ok' } });
+    res.json({ status: 'success', message: null, data: { database: 'ok', redis: 'ok', migrations: 'ok', search: 'ok' } });
   });
   return router;
 }

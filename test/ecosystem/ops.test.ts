@@ -37,7 +37,7 @@ describe('health', () => {
 
   it('/readyz: MariaDB, Redis and migrations, without a token; 503 with the reason while a migration is pending', async () => {
     const ready = await request(api.app).get('/readyz');
-    expect(expectSuccess(ready)).toEqual({ database: 'ok', redis: 'ok', migrations: 'ok' });
+    expect(expectSuccess(ready)).toEqual({ database: 'ok', redis: 'ok', migrations: 'ok', search: 'ok' });
     expect(ready.headers['cache-control']).toBe('no-store');
     await sequelize().query("DELETE FROM migrations WHERE name = '012_ecosystem'", { type: QueryTypes.DELETE });
     try {

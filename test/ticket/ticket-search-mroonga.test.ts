@@ -270,6 +270,22 @@ describe('the Mroonga index', () => {
     }
   });
 
+  it('/readyz says what of the index is missing (a web process started before `prepare` ran) until prepare makes it', async () => {
+    await sequelize().query('DROP TRIGGER ticket_search_message_delete');
+    try {
+      expect(await mroongaSearch.unprepared!()).toBe('SEARCH_ENGINE=mroonga, but the database has no Mroonga index yet (no ticket_search_message_delete): '
+        + 'run `npm run seed` (or `npm run migrate`), which prepares it, as `npm start` does');
+      const res = await api.get('/readyz');
+      expect(res.status).toBe(503);
+      expect(res.body.message).toBe('Not ready: search: SEARCH_ENGINE=mroonga, but the database has no Mroonga index yet (no ticket_search_message_delete): '
+        + 'run `npm run seed` (or `npm run migrate`), which prepares it, as `npm start` does.');
+    } finally {
+      await searchEngine().prepare();
+    }
+    expect(await mroongaSearch.unprepared!()).toBeNull();
+    expect(expectSuccess(await api.get('/readyz'))).toEqual({ database: 'ok', redis: 'ok', migrations: 'ok', search: 'ok' });
+  });
+
   it('copies the documents\' columns again when a trigger written differently (an older version\'s) is replaced', async () => {
     const w = word();
     const brand = await Brand.create({ name: unique('OldTriggerBrand') });

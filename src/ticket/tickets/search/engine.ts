@@ -38,6 +38,12 @@ export interface SearchEngine {
   movingMessages?<T>(transaction: Transaction, tickets: number[], move: () => Promise<T>): Promise<T>;
   /** Creates (or removes) what the engine keeps in the database; idempotent, run at start-up after the migrations. */
   prepare(): Promise<void>;
+  /**
+   * What of the engine's index `prepare` has not made in this database (`/readyz` says it), in
+   * words, or null. Absent when the engine keeps nothing there (InnoDB's FULLTEXT indexes are
+   * migrations').
+   */
+  unprepared?(): Promise<string | null>;
 }
 
 /**

@@ -178,6 +178,23 @@ async function existingTriggers(): Promise<Map<string, string>> {
   return new Map(rows.map((r) => [r.name, r.body]));
 }
 
+/**
+ * What a web process started on its own (the Procfile's line) lacks of the index `npm start`,
+ * `npm run seed` and `npm run migrate` prepare: the plugin, the index's tables, its triggers.
+ */
+async function unpreparedMroonga(): Promise<string | null> {
+  const [engine] = await select<{ support: string }>("SELECT SUPPORT AS support FROM information_schema.ENGINES WHERE ENGINE = 'Mroonga'");
+  if (!engine || !['YES', 'DEFAULT'].includes(engine.support)) return "SEARCH_ENGINE=mroonga needs MariaDB's Mroonga plugin, which this server has not loaded (docs/performance.md, Search)";
+  const names = [LISTED, HIDDEN, PIECES];
+  const tables = new Set((await select<{ name: string }>(
+    'SELECT TABLE_NAME AS name FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN (:names)', { names },
+  )).map((r) => r.name));
+  const triggers = await existingTriggers();
+  const missing = [...names.filter((n) => !tables.has(n)), ...TRIGGERS.filter((t) => !triggers.has(t))];
+  if (!missing.length) return null;
+  return `SEARCH_ENGINE=mroonga, but the database has no Mroonga index yet (no ${missing.join(', ')}): run \`npm run seed\` (or \`npm run migrate\`), which prepares it, as \`npm start\` does`;
+}
+
 /** Under a named lock, so that processes starting together do not create the index twice. */
 async function locked<T>(fn: () => Promise<T>): Promise<T> {
   const name = `search_index_${config().database.name}`;
@@ -509,4 +526,5 @@ export const mroongaSearch: SearchEngine = {
   listedPage,
   movingMessages,
   prepare: prepareMroonga,
+  unprepared: unpreparedMroonga,
 };
