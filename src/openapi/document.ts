@@ -333,7 +333,7 @@ function operationsPaths(): Json {
     '/readyz': {
       get: {
         operationId: 'getReadyz',
-        ...plain('readiness', 'MariaDB and Redis answer and every migration is applied; 503 with the reasons otherwise, and while the process shuts down.',
+        ...plain('readiness', 'MariaDB and Redis answer, every migration is applied and the search engine\'s index is in the database; 503 with the reasons otherwise, and while the process shuts down.',
           { description: 'Ready', content: { 'application/json': { schema: ref('schemas', 'Envelope'), example: { status: 'success', message: null, data: { database: 'ok', redis: 'ok', migrations: 'ok', search: 'ok' } } } } },
           { 503: errorExample(503, 'Not ready: redis: Redis did not answer within 2000 ms.') }),
       },
