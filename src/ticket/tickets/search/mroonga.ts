@@ -183,8 +183,7 @@ async function existingTriggers(): Promise<Map<string, string>> {
  * `npm run seed` and `npm run migrate` prepare: the plugin, the index's tables, its triggers.
  */
 async function unpreparedMroonga(): Promise<string | null> {
-  const [engine] = await select<{ support: string }>("SELECT SUPPORT AS support FROM information_schema.ENGINES WHERE ENGINE = 'Mroonga'");
-  if (!engine || !['YES', 'DEFAULT'].includes(engine.support)) return "SEARCH_ENGINE=mroonga needs MariaDB's Mroonga plugin, which this server has not loaded (docs/performance.md, Search)";
+  if (!(await pluginLoaded())) return "SEARCH_ENGINE=mroonga needs MariaDB's Mroonga plugin, which this server has not loaded (docs/performance.md, Search)";
   const names = [LISTED, HIDDEN, PIECES];
   const tables = new Set((await select<{ name: string }>(
     'SELECT TABLE_NAME AS name FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN (:names)', { names },
@@ -282,9 +281,14 @@ const triggerBody = (name: string) => TRIGGER_SQL[name].split(/FOR EACH ROW\s+/)
  * before is replaced); a new index is filled from the tickets (the triggers first, so that no
  * write made meanwhile is missed).
  */
-async function prepareMroonga(): Promise<void> {
+/** Whether the server has loaded MariaDB's Mroonga plugin. */
+async function pluginLoaded(): Promise<boolean> {
   const [engine] = await select<{ support: string }>("SELECT SUPPORT AS support FROM information_schema.ENGINES WHERE ENGINE = 'Mroonga'");
-  if (!engine || !['YES', 'DEFAULT'].includes(engine.support)) {
+  return !!engine && ['YES', 'DEFAULT'].includes(engine.support);
+}
+
+async function prepareMroonga(): Promise<void> {
+  if (!(await pluginLoaded())) {
     throw new Error("SEARCH_ENGINE=mroonga needs MariaDB's Mroonga plugin: apt-get install mariadb-plugin-mroonga, then INSTALL SONAME 'ha_mroonga' (docs/performance.md, Search)");
   }
   await ensureCommandFunction();
