@@ -7,7 +7,7 @@
 import { definitions } from '../../src/db/definitions';
 import { Brand, Setting, Webhook, WebhookDelivery } from '../../src/db/models';
 import { countQueries, sequelize } from '../../src/db/sequelize';
-import { select } from '../../src/db/select';
+import { observeSelects, select } from '../../src/db/select';
 import { configCacheSettled } from '../../src/ticket/configCache';
 import { newEmail, unique, useApi } from '../helpers/app';
 import { expectError, expectSuccess } from '../helpers/envelope';
@@ -78,6 +78,46 @@ describe('adding a message', () => {
     expect(data).toEqual(shown);
     expect(data.user).toMatchObject({ id: ticket.user_id, email: expect.any(String) });
     expect(data.attachments).toEqual([]);
+  });
+
+  it('holds the ticket\'s lock for four round trips: the author is read with it, the UPDATE sent with its audit entry', async () => {
+    // A user's reply to a ticket in another status than the open one: it moves the status, so
+    // the ticket is updated and audited.
+    const ticket = await f.ticket({ status: ctx.otherStatus });
+    await reply(ticket.id, ticket.user_id);
+    await api.put(`/api/ticket/ticket/${ticket.id}`, { status: ctx.otherStatus });
+    await Promise.all([definitions.settled(), configCacheSettled()]);
+    // Statements sent before any of them was answered are one wave: one round trip.
+    const waves: string[][] = [];
+    let answered = 0;
+    let waveAt = -1;
+    observeSelects({
+      started: (sql, _values, transaction) => {
+        if (!transaction) return;
+        if (answered !== waveAt) { waves.push([]); waveAt = answered; }
+        waves[waves.length - 1].push(sql.replace(/`/g, ''));
+      },
+      finished: () => { answered++; },
+    });
+    let result;
+    try {
+      result = await reply(ticket.id, ticket.user_id);
+    } finally {
+      observeSelects(null);
+    }
+    expectSuccess(result, 'Successfully created new message!');
+    expect(waves.map((w) => w.length)).toEqual([1, 2, 1, 2, 1, 1]);
+    expect(waves[0][0]).toMatch(/^START TRANSACTION/);
+    expect(waves[1][0]).toMatch(/^SELECT .* FROM tickets .*FOR UPDATE$/s);
+    expect(waves[1][1]).toMatch(/^SELECT .* FROM users .*LOCK IN SHARE MODE$/s);
+    expect(waves.slice(2).map((w) => w.map((sql) => /^(INSERT INTO \w+|UPDATE \w+|COMMIT)/.exec(sql)?.[1]))).toEqual([
+      ['INSERT INTO ticket_messages'], ['UPDATE tickets', 'INSERT INTO ticket_audits'], ['INSERT INTO events'], ['COMMIT'],
+    ]);
+    // What the pipelined statements wrote: the status moved, with its audit entry and the event.
+    const shown = expectSuccess(await api.get(`/api/ticket/ticket/${ticket.id}`));
+    expect(shown.status_id).toBe(ctx.openStatus);
+    const [audit] = await select<{ changes: string }>('SELECT changes FROM ticket_audits WHERE ticket_id = ? AND action = ? ORDER BY id DESC LIMIT 1', [ticket.id, 'replied']);
+    expect(JSON.parse(audit.changes).status_id).toEqual({ before: ctx.otherStatus, after: ctx.openStatus });
   });
 
   it('with attachments, answers with them read back, as a show does', async () => {
