@@ -1,5 +1,6 @@
 import type { Transaction } from 'sequelize';
 import { now } from '../db/entity';
+import { recordById } from '../db/load';
 import { saveChanges } from '../db/saveChanges';
 import { Brand, DepartmentEmail, TicketMessage, User } from '../db/models';
 import { MESSAGE_TYPE } from '../db/models/TicketMessage';
@@ -51,8 +52,11 @@ async function fromAddressOf(input: ForwardInput, operator: User, departmentEmai
 }
 
 export async function forwardTicket(input: ForwardInput, transaction: Transaction): Promise<TicketMessage> {
-  const ticket = await lockTicketForMessage(input.ticketId, transaction);
-  const operator = await User.findOne({ where: { id: input.userId, type: 'operator' }, transaction });
+  // Sent with the ticket's lock, as a reply's author is (messages/service.ts, addMessage).
+  const [ticket, operator] = await Promise.all([
+    lockTicketForMessage(input.ticketId, transaction),
+    recordById(User, input.userId, { transaction, where: { type: 'operator' } }),
+  ]);
   if (!operator) throw invalid('user_id');
   // A trashed ticket takes no forward (restored, it does): the mail is the point of the request, and
   // one was accepted, then never sent. A draft sends nothing, and is kept as a note would be.

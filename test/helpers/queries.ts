@@ -1,6 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { explainOf, type Statement } from '../../bench/capture';
 import { countQueries, sequelize } from '../../src/db/sequelize';
+import { observeSelects } from '../../src/db/select';
 import { bumpAccessVersions } from '../../src/auth/accessCache';
 import { bumpDefinitionsVersion } from '../../src/db/definitions';
 import { ENTRY_TTL_MS } from '../../src/db/versionedCache';
@@ -20,6 +21,29 @@ export async function freshCaches(): Promise<void> {
   await bumpAccessVersions();
   await bumpConfigVersion();
   await bumpDefinitionsVersion();
+}
+
+/**
+ * The statements transactions send while `work` runs (backquotes left out), in waves: statements
+ * sent before any statement was answered are one wave, one round trip (the driver pipelines them).
+ */
+export async function transactionWaves<T>(work: () => PromiseLike<T>): Promise<{ result: T; waves: string[][] }> {
+  const waves: string[][] = [];
+  let answered = 0;
+  let waveAt = -1;
+  observeSelects({
+    started: (sql, _values, transaction) => {
+      if (!transaction) return;
+      if (answered !== waveAt) { waves.push([]); waveAt = answered; }
+      waves[waves.length - 1].push(sql.replace(/`/g, ''));
+    },
+    finished: () => { answered++; },
+  });
+  try {
+    return { result: await work(), waves };
+  } finally {
+    observeSelects(null);
+  }
 }
 
 let refreshedAt = 0;

@@ -7,11 +7,11 @@
 import { definitions } from '../../src/db/definitions';
 import { Brand, Setting, Webhook, WebhookDelivery } from '../../src/db/models';
 import { countQueries, sequelize } from '../../src/db/sequelize';
-import { observeSelects, select } from '../../src/db/select';
+import { select } from '../../src/db/select';
 import { configCacheSettled } from '../../src/ticket/configCache';
 import { newEmail, unique, useApi } from '../helpers/app';
 import { expectError, expectSuccess } from '../helpers/envelope';
-import { freshCaches, listQueries } from '../helpers/queries';
+import { freshCaches, listQueries, transactionWaves } from '../helpers/queries';
 import { redisCommandsDuring } from '../helpers/redisMonitor';
 import { ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
 
@@ -87,24 +87,7 @@ describe('adding a message', () => {
     await reply(ticket.id, ticket.user_id);
     await api.put(`/api/ticket/ticket/${ticket.id}`, { status: ctx.otherStatus });
     await Promise.all([definitions.settled(), configCacheSettled()]);
-    // Statements sent before any of them was answered are one wave: one round trip.
-    const waves: string[][] = [];
-    let answered = 0;
-    let waveAt = -1;
-    observeSelects({
-      started: (sql, _values, transaction) => {
-        if (!transaction) return;
-        if (answered !== waveAt) { waves.push([]); waveAt = answered; }
-        waves[waves.length - 1].push(sql.replace(/`/g, ''));
-      },
-      finished: () => { answered++; },
-    });
-    let result;
-    try {
-      result = await reply(ticket.id, ticket.user_id);
-    } finally {
-      observeSelects(null);
-    }
+    const { result, waves } = await transactionWaves(() => reply(ticket.id, ticket.user_id));
     expectSuccess(result, 'Successfully created new message!');
     expect(waves.map((w) => w.length)).toEqual([1, 2, 1, 2, 1, 1]);
     expect(waves[0][0]).toMatch(/^START TRANSACTION/);

@@ -2,6 +2,7 @@
 import { Brand, DepartmentEmail, TicketMessage } from '../../src/db/models';
 import { useApi } from '../helpers/app';
 import { expectError, expectSuccess } from '../helpers/envelope';
+import { transactionWaves } from '../helpers/queries';
 import { MESSAGE_KEYS, b64, captureEvents, ticketContext, ticketFactories, type TicketContext } from './ticketSupport';
 
 const api = useApi();
@@ -35,6 +36,18 @@ describe('POST /api/ticket/forward', () => {
     expect(expectSuccess(await api.get(`/api/ticket/message/${data.id}`)).extra.to_address).toEqual(['vendor@example.com']);
     // A forward leaves the ticket's CC list and status alone.
     expect(expectSuccess(await api.get(`/api/ticket/ticket/${ticket.id}`))).toMatchObject({ cc: [], status_id: ctx.openStatus });
+  });
+
+  it('reads its operator with the ticket\'s lock, in one round trip', async () => {
+    const ticket = await f.ticket();
+    const op = await f.operator();
+    const body = { ticket_id: ticket.id, user_id: op.id, text: 'FYI', subject: 'Fwd', to_address: ['vendor@example.com'] };
+    created(await api.post(BASE, body));
+    const { result, waves } = await transactionWaves(() => api.post(BASE, body));
+    expect(created(result)).toMatchObject({ user_id: op.id, type: 2 });
+    expect(waves[1]).toHaveLength(2);
+    expect(waves[1][0]).toMatch(/^SELECT .* FROM tickets .*FOR UPDATE$/s);
+    expect(waves[1][1]).toMatch(/^SELECT .* FROM users WHERE .*type/s);
   });
 
   it('from_address: `me` is the operator\'s own address, an id a department address of the brand', async () => {
