@@ -1,4 +1,4 @@
-import { objectOfValuesFunction } from '../lib/objectLiteral';
+import { objectOfValues } from '../lib/objectLiteral';
 
 /**
  * A result's rows, read from the driver as arrays (`rowsAsArray`), as objects of one hidden class
@@ -9,38 +9,12 @@ import { objectOfValuesFunction } from '../lib/objectLiteral';
  * every ticket row (29 columns) and user row (24) was a dictionary, slow to build and slow to read
  * from, whichever code read it. A function per column list returning one object literal
  * (`{"name": v[0], ...}`: lib/objectLiteral.ts) gives every row the same compact shape: 50 ticket
- * rows read and their columns used, 150 → 75 µs of CPU (docs/performance.md).
+ * rows read and their columns used, 150 → 75 µs of CPU (docs/performance.md). A column list with
+ * two equal names is refused, as the driver refuses it.
  */
 
 /** What the driver tells of a column (its `meta`). */
 interface Column { name(): string }
-
-type Make = (values: unknown[]) => Record<string, unknown>;
-
-/** One function per column list; bounded, as statements built from a request can vary. */
-const makers = new Map<string, Make>();
-const MAX_SHAPES = 2_000;
-
-function makerOf(names: string[]): Make {
-  const key = names.join('\0');
-  let make = makers.get(key);
-  if (make) return make;
-  const seen = new Set<string>();
-  for (const name of names) {
-    // What the driver answers a result with two columns of one name (its checkDuplicate).
-    if (seen.has(name)) throw new Error(`Error in results, duplicate field name \`${name}\``);
-    seen.add(name);
-  }
-  // A literal per column list (lib/objectLiteral.ts); a column named __proto__ an own property.
-  make = objectOfValuesFunction(names) ?? ((values) => {
-    const row: Record<string, unknown> = {};
-    names.forEach((n, i) => Object.defineProperty(row, n, { value: values[i], enumerable: true, writable: true, configurable: true }));
-    return row;
-  });
-  if (makers.size >= MAX_SHAPES) makers.clear();
-  makers.set(key, make);
-  return make;
-}
 
 /**
  * `result` as the driver gives it for a statement run with `rowsAsArray`: the rows of a result set
@@ -50,7 +24,7 @@ function makerOf(names: string[]): Make {
 export function rowObjects<T>(result: unknown): T[] {
   const meta = Array.isArray(result) ? (result as { meta?: unknown }).meta : undefined;
   if (!Array.isArray(meta)) return result as T[];
-  const make = makerOf((meta as Column[]).map((c) => c.name()));
+  const make = objectOfValues((meta as Column[]).map((c) => c.name()));
   const rows = result as unknown[][];
   const out: T[] = [];
   for (const values of rows) out.push(make(values) as T);
