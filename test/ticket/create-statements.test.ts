@@ -85,7 +85,7 @@ describe('adding a message', () => {
     // the ticket is updated and audited.
     const ticket = await f.ticket({ status: ctx.otherStatus });
     await reply(ticket.id, ticket.user_id);
-    await api.put(`/api/ticket/ticket/${ticket.id}`, { status: ctx.otherStatus });
+    expect((await api.put(`/api/ticket/ticket/${ticket.id}`, { status: ctx.otherStatus })).status).toBe(200);
     await Promise.all([definitions.settled(), configCacheSettled()]);
     const { result, waves } = await transactionWaves(() => reply(ticket.id, ticket.user_id));
     expectSuccess(result, 'Successfully created new message!');
