@@ -276,17 +276,17 @@ async function fillDocumentColumns(name: string, log: (line: string) => void = (
 /** A trigger's statement as information_schema.TRIGGERS shows it (what follows FOR EACH ROW). */
 const triggerBody = (name: string) => TRIGGER_SQL[name].split(/FOR EACH ROW\s+/)[1].trim();
 
-/**
- * The index tables, triggers and function, created when missing (a trigger written differently
- * before is replaced); a new index is filled from the tickets (the triggers first, so that no
- * write made meanwhile is missed).
- */
 /** Whether the server has loaded MariaDB's Mroonga plugin. */
 async function pluginLoaded(): Promise<boolean> {
   const [engine] = await select<{ support: string }>("SELECT SUPPORT AS support FROM information_schema.ENGINES WHERE ENGINE = 'Mroonga'");
   return !!engine && ['YES', 'DEFAULT'].includes(engine.support);
 }
 
+/**
+ * The index tables, triggers and function, created when missing (a trigger written differently
+ * before is replaced); a new index is filled from the tickets (the triggers first, so that no
+ * write made meanwhile is missed).
+ */
 async function prepareMroonga(): Promise<void> {
   if (!(await pluginLoaded())) {
     throw new Error("SEARCH_ENGINE=mroonga needs MariaDB's Mroonga plugin: apt-get install mariadb-plugin-mroonga, then INSTALL SONAME 'ha_mroonga' (docs/performance.md, Search)");
