@@ -1,7 +1,6 @@
 import { QueryTypes } from 'sequelize';
-import { explainOf, type Statement } from '../../bench/capture';
+import { capture, explainOf, type Statement } from '../../bench/capture';
 import { countQueries, sequelize } from '../../src/db/sequelize';
-import { observeSelects } from '../../src/db/select';
 import { bumpAccessVersions } from '../../src/auth/accessCache';
 import { bumpDefinitionsVersion } from '../../src/db/definitions';
 import { ENTRY_TTL_MS } from '../../src/db/versionedCache';
@@ -26,24 +25,15 @@ export async function freshCaches(): Promise<void> {
 /**
  * The statements transactions send while `work` runs (backquotes left out), in waves: statements
  * sent before any statement was answered are one wave, one round trip (the driver pipelines them).
+ * bench/capture.ts records them, as it does for the benchmark's floor.
  */
 export async function transactionWaves<T>(work: () => PromiseLike<T>): Promise<{ result: T; waves: string[][] }> {
-  const waves: string[][] = [];
-  let answered = 0;
-  let waveAt = -1;
-  observeSelects({
-    started: (sql, _values, transaction) => {
-      if (!transaction) return;
-      if (answered !== waveAt) { waves.push([]); waveAt = answered; }
-      waves[waves.length - 1].push(sql.replace(/`/g, ''));
-    },
-    finished: () => { answered++; },
-  });
-  try {
-    return { result: await work(), waves };
-  } finally {
-    observeSelects(null);
+  const { result, statements } = await capture(async () => work());
+  const waves = new Map<number, string[]>();
+  for (const { sql, conn, wave } of statements) {
+    if (conn !== null) waves.set(wave, [...(waves.get(wave) ?? []), sql.replace(/`/g, '')]);
   }
+  return { result, waves: [...waves.values()] };
 }
 
 let refreshedAt = 0;
