@@ -4,24 +4,65 @@ import type { Entity } from '../db/entity';
 import { equals } from '../http/listQuery';
 import { loadMany } from '../db/load';
 import { resourceRouter, type ResourceDef } from '../http/resource';
-import { sqlCondition, type BoundCondition } from '../db/sql';
+import { anyOf, joined, sqlCondition, sqlFragment, trusted, type BoundCondition } from '../db/sql';
+import { recordCountSum } from '../db/recordCounts';
 import { Joi, field } from '../lib/validation';
 import { QUEUES } from '../queue/names';
 
 type Entry = OutboxEntry & Entity;
 
+/**
+ * The status the entry's delivery record gives it (NULL: it has none), read by the record's unique
+ * `outbox_id` for the entry at hand: one row for each entry a statement reads. The set of records
+ * of one status (`inDeliveries`) is read from their index instead: the few of a rare status.
+ */
+const recordStatus = trusted('(SELECT d.status FROM mail_deliveries d WHERE d.outbox_id = `OutboxEntry`.`id`)');
 const inDeliveries = (status: string) => sqlCondition`id IN (SELECT outbox_id FROM mail_deliveries WHERE status = ${status})`;
-/** Entries whose delivery record decides their status (statusOf): it says more than `queued`. */
-const undecided = sqlCondition`id NOT IN (SELECT outbox_id FROM mail_deliveries WHERE status <> ${'queued'})`;
+/** Entries without a delivery record that decides their status (statusOf): none, or one that says no more than `queued`. */
+const undecided = sqlCondition`COALESCE(${recordStatus}, ${'queued'}) = ${'queued'}`;
+const processedUndecided = () => sqlCondition`processed_at IS NOT NULL AND failed_at IS NULL AND ${undecided}`;
 
-/** Which entries have each status: exactly the rules of `statusOf`, so an entry matches the status it shows, and one only. */
-const STATUS_CONDITIONS: Record<string, () => BoundCondition> = {
-  queued: () => sqlCondition`processed_at IS NULL AND failed_at IS NULL AND ${undecided}`,
-  sent: () => sqlCondition`${inDeliveries('sent')} OR (processed_at IS NOT NULL AND failed_at IS NULL AND ${undecided})`,
-  skipped: () => inDeliveries('skipped'),
-  bounced: () => inDeliveries('bounced'),
-  failed: () => sqlCondition`${inDeliveries('failed')} OR (failed_at IS NOT NULL AND ${undecided})`,
+type Status = 'queued' | 'sent' | 'skipped' | 'bounced' | 'failed';
+
+/**
+ * Which entries have each status, in parts that no entry is in two of: exactly the rules of
+ * `statusOf`, so an entry matches the status it shows, and one only. Each part but the second of
+ * `sent` (an entry processed without a record that decides: most of the log) is a range of an
+ * index: the delivery records' status, or the outbox's unprocessed entries (migration 059's
+ * processed_at index) and failed ones (migration 101).
+ */
+const STATUS_PARTS: Record<Status, ReadonlyArray<() => BoundCondition>> = {
+  queued: [() => sqlCondition`processed_at IS NULL AND failed_at IS NULL AND ${undecided}`],
+  sent: [() => inDeliveries('sent'), processedUndecided],
+  skipped: [() => inDeliveries('skipped')],
+  bounced: [() => inDeliveries('bounced')],
+  failed: [() => inDeliveries('failed'), () => sqlCondition`failed_at IS NOT NULL AND ${undecided}`],
 };
+const STATUSES = Object.keys(STATUS_PARTS) as Status[];
+
+/**
+ * The count of one status's entries (of one type when given), in one statement: each part's
+ * entries COUNTed, the few of them; `sent`, most of the log, as the log's counters (migrations
+ * 059, 066) less the entries of every other status, read in the statement's one snapshot (exact:
+ * the statuses' parts are every entry, once). Each COUNT reads its part's range (at 500,000 entries
+ * `status=sent` 3.9 s and `status=failed` 1.1 s before).
+ */
+function statusCount(status: Status, type: string | undefined): BoundCondition {
+  const ofType = type === undefined ? trusted('') : sqlFragment` AND name = ${type}`;
+  const countOf = (part: () => BoundCondition) => sqlCondition`SELECT COUNT(*) FROM \`outbox\` AS \`OutboxEntry\` WHERE queue = ${QUEUES.mail}${ofType} AND ${part()}`;
+  const sumOf = (parts: ReadonlyArray<() => BoundCondition>) => joined(parts.map(countOf), ' + ');
+  if (status !== 'sent') return sqlFragment`SELECT ${sumOf(STATUS_PARTS[status])} AS count`;
+  const all = recordCountSum('mail', undefined, type === undefined ? undefined : { filter: 'type', value: type });
+  return sqlFragment`SELECT ${all} - (${sumOf(STATUSES.filter((s) => s !== 'sent').flatMap((s) => STATUS_PARTS[s]))}) AS count`;
+}
+
+/**
+ * A page's condition of a status: its parts, but a sent entry's record read entry by entry. The
+ * page walks the log in its order and most entries are sent; in an OR, MariaDB built the set of
+ * every sent record for the first entry it tested (1.3 s at 500,000 entries, 1.5 ms so).
+ */
+const statusWhere = (status: Status): BoundCondition =>
+  anyOf(status === 'sent' ? [sqlCondition`${recordStatus} = ${'sent'}`, processedUndecided()] : STATUS_PARTS[status].map((part) => part()));
 
 /** queued (not sent yet, maybe retrying), sent, failed (for good), skipped (nothing to send any more), bounced (sent, then reported undeliverable). */
 function statusOf(entry: OutboxEntry, delivery: MailDelivery | undefined): string {
@@ -43,9 +84,11 @@ export const mailResource: ResourceDef<Entry, Map<number, MailDelivery[]>> = {
   scope: { queue: QUEUES.mail },
   actions: ['list', 'show'],
   counted: { kind: 'mail', byValue: ['type'] },
+  // A status alone or with a type (the log's only filters).
+  countStatement: (params) => (params.status === undefined ? undefined : statusCount(params.status, params.type)),
   sortable: ['created_at'],
   filters: {
-    status: { schema: Joi.string().valid(...Object.keys(STATUS_CONDITIONS)), where: (v: string) => STATUS_CONDITIONS[v]() },
+    status: { schema: Joi.string().valid(...STATUSES), where: statusWhere },
     type: equals('name', field.string(64)),
   },
   load: (entries) => loadMany(MailDelivery, 'outbox_id', entries.map((e) => e.id)),

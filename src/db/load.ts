@@ -3,7 +3,7 @@ import type { Model, ModelCtor } from 'sequelize-typescript';
 import { keysetCondition } from './keyset';
 import { select } from './select';
 import { sequelize } from './sequelize';
-import type { BoundCondition } from './sql';
+import { sqlText, type BoundCondition } from './sql';
 
 /** Groups rows by a key. */
 export function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
@@ -252,6 +252,12 @@ export async function loadPage<M extends Model>(model: ModelCtor<M>, options: Pa
     options.count ?? select<{ count: number | bigint }>(`${switches}SELECT COUNT(*) AS count ${from}`, options.replacements).then(([r]) => r.count),
   ]);
   return { rows, count: Number(count) };
+}
+
+/** The number a statement counts (a `SELECT <expression> AS count`), for a page's `count` (PageOptions.count). */
+export async function countBy(statement: BoundCondition): Promise<number> {
+  const [r] = await select<{ count: number | bigint | string }>(sqlText(statement), statement.replacements);
+  return Number(r.count);
 }
 
 /** The record a keyset page starts after (`after_id`): its id and its value of the order's column. */

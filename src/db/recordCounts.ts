@@ -1,4 +1,5 @@
 import { select } from './select';
+import { sqlCondition, sqlFragment, sqlText, trusted, type BoundCondition } from './sql';
 
 /**
  * The kinds of record whose number migrations 056 and 057 keep, per scope: people by type and
@@ -17,13 +18,18 @@ export interface CountedValue { filter: string; value: string }
 
 /**
  * The number of records of a kind, of one scope when given, of one filter's value when given: a
- * sum over at most a few rows per scope.
+ * sum over at most a few rows per scope, as an expression to place in a statement (one that
+ * subtracts other counts from it reads them all in one snapshot).
  */
-export async function countRecords(kind: CountedKind, scopeId?: number, by: CountedValue = { filter: '', value: '' }): Promise<number> {
-  const [r] = await select<{ n: string | number | null }>(
-    `SELECT COALESCE(SUM(n), 0) AS n FROM record_counts WHERE kind = :kind${scopeId === undefined ? '' : ' AND scope_id = :scopeId'}
-      AND filter_name = :filter AND filter_value = :value`,
-    { kind, scopeId, filter: by.filter, value: by.value },
-  );
+export function recordCountSum(kind: CountedKind, scopeId?: number, by: CountedValue = { filter: '', value: '' }): BoundCondition {
+  const scope = scopeId === undefined ? trusted('') : sqlFragment` AND scope_id = ${scopeId}`;
+  return sqlCondition`SELECT COALESCE(SUM(n), 0) FROM record_counts WHERE kind = ${kind}${scope}
+      AND filter_name = ${by.filter} AND filter_value = ${by.value}`;
+}
+
+/** recordCountSum's number, read on its own. */
+export async function countRecords(kind: CountedKind, scopeId?: number, by?: CountedValue): Promise<number> {
+  const sum = recordCountSum(kind, scopeId, by);
+  const [r] = await select<{ n: string | number | null }>(`SELECT ${sqlText(sum)} AS n`, sum.replacements);
   return Number(r?.n ?? 0);
 }

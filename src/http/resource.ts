@@ -11,7 +11,7 @@ import { MethodNotAllowedError, UrlNotFoundError } from './errors';
 import { NotFoundError, invalid } from '../errors';
 import { langParam, listSchema, narrowingParams, parseListQuery, validateQuery, type Condition, type Filter, type ListQuery, type ListSpec } from './listQuery';
 import { recorded, type RecordedRouter, type RouteRecord } from './routes';
-import { afterRecord, loadPage, loadRows, readBack, recordById } from '../db/load';
+import { afterRecord, countBy, loadPage, loadRows, readBack, recordById } from '../db/load';
 import { countRecords, type CountedKind } from '../db/recordCounts';
 import { isBound, type BoundCondition } from '../db/sql';
 import {
@@ -188,6 +188,13 @@ export interface ResourceDef<M extends Entity, R = void, K = never> {
    * the first that answers the list's parameters (all comments, or one article's).
    */
   counted?: Counting | readonly Counting[];
+  /**
+   * The list's count as a statement of the resource's own (`SELECT <expression> AS count`), for
+   * parameters whose matches it counts without reading them all (the mail log's statuses: the
+   * counters less the few entries of the other statuses, in one snapshot); undefined for the
+   * others, which `counted` or a COUNT of the matches answer. Not for a sub-resource's list.
+   */
+  countStatement?(params: Record<string, any>): BoundCondition | undefined;
   /**
    * The list's page and count run without index merge intersections: for a table whose filters
    * each have an index of their own and, together, one that holds them with the list's orders.
@@ -428,7 +435,9 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
       }
       // Plain rows, not model instances: a page is only presented, and building instances was
       // one of the largest costs of a list (see docs/performance.md).
-      const counted = def.counted && base === undefined && override === undefined
+      const byParams = base === undefined && override === undefined;
+      const own = byParams && !parent ? def.countStatement?.(q.params) : undefined;
+      const counted = own ? countBy(own) : def.counted && byParams
         ? [def.counted].flat().reduce<Promise<number> | undefined>((found, c) => found ?? countedList(c, q.params, parent), undefined) : undefined;
       // `after_id`: the page after that record of the list's scope (filtered out since or not), in
       // the list's order; `count` stays the list's.

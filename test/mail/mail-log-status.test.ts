@@ -2,9 +2,13 @@
  * The mail log's `status` filter matches exactly the entries that show that status
  * (src/core/mail.ts: statusOf): the delivery record's status when it says more than `queued`,
  * else the outbox entry's (failed, processed: sent, or queued), so every entry is under one status
- * and under the one it shows, whichever of the two tables has moved first.
+ * and under the one it shows, whichever of the two tables has moved first. Each status's count, and
+ * the page of `sent` (most of the log), read as many rows whatever the number of sent entries.
  */
+import { capture, type Statement } from '../../bench/capture';
 import { MailDelivery, OutboxEntry } from '../../src/db/models';
+import { select } from '../../src/db/select';
+import { sequelize } from '../../src/db/sequelize';
 import { nowSec, useApi, unique } from '../helpers/app';
 import { expectList } from '../helpers/envelope';
 
@@ -47,4 +51,77 @@ it('filters each status to the entries that show it, one status an entry', async
     expect({ status, ids }).toEqual({ status, ids: [...expected].filter(([, s]) => s === status).map(([id]) => id).sort((a, b) => a - b) });
     expect(res.body.count).toBe(ids.length);
   }
+});
+
+/** The entries of `type` of each status by statusOf's rules, written again as one CASE of a join (the check's own statement). */
+async function statusesOf(type: string): Promise<Record<string, number>> {
+  const rows = await select<{ status: string; n: number | bigint }>(`SELECT CASE
+      WHEN d.status IS NOT NULL AND d.status <> 'queued' THEN d.status
+      WHEN o.failed_at IS NOT NULL THEN 'failed' WHEN o.processed_at IS NOT NULL THEN 'sent' ELSE 'queued' END AS status, COUNT(*) AS n
+    FROM outbox o LEFT JOIN mail_deliveries d ON d.outbox_id = o.id WHERE o.queue = 'mail' AND o.name = :type GROUP BY 1`, { type });
+  return Object.fromEntries(STATUSES.map((st) => [st, Number(rows.find((r) => r.status === st)?.n ?? 0)]));
+}
+
+/** The index and table rows a statement reads (InnoDB's handler reads), run again on a connection of its own. */
+async function rowsRead(statement: Statement): Promise<number> {
+  return sequelize().transaction(async (transaction) => {
+    const reads = async () => (await select<{ Value: string }>("SHOW SESSION STATUS LIKE 'Handler_read%'", [], { transaction }))
+      .reduce((sum, r) => sum + Number(r.Value), 0);
+    const before = await reads();
+    await select(statement.sql, statement.params ?? [], { transaction });
+    return (await reads()) - before;
+  });
+}
+
+/** `n` entries of `type` sent by the mail worker (each with its delivery record), written by statements. */
+async function sentEntries(type: string, n: number): Promise<void> {
+  const at = nowSec();
+  const key = unique('k');
+  await select(`INSERT INTO outbox (job_key, queue, name, payload, published_at, processed_at, created_at)
+    SELECT SUBSTR(MD5(CONCAT(:key, seq)), 1, 16), 'mail', :type, '{}', :at, :at, :at FROM seq_1_to_${n}`, { key, type, at });
+  await select(`INSERT INTO mail_deliveries (outbox_id, status, attempts, sent_at, created_at, updated_at)
+    SELECT o.id, 'sent', 1, :at, :at, :at FROM seq_1_to_${n} JOIN outbox o ON o.job_key = SUBSTR(MD5(CONCAT(:key, seq)), 1, 16)`, { key, at });
+}
+
+it('counts each status, and pages the sent, reading as many rows however many entries are sent', async () => {
+  const type = unique('status.bulk').slice(-40);
+  const at = nowSec();
+  await sentEntries(type, 200);
+  // A few of every other status, and sent ones of both kinds.
+  for (const [entry, delivery] of [
+    [{}, null], [{}, 'queued'], [{ failed: true }, null], [{ failed: true }, 'queued'], [{}, 'failed'], [{ processed: true }, 'failed'],
+    [{ processed: true }, 'skipped'], [{ processed: true }, 'bounced'], [{ processed: true }, null], [{ failed: true }, 'sent'],
+  ] as Array<[{ processed?: boolean; failed?: boolean }, string | null]>) {
+    const row = await OutboxEntry.create({
+      job_key: unique('k').slice(-16), queue: 'mail', name: type, payload: '{}', created_at: at,
+      processed_at: entry.processed ? at : null, failed_at: entry.failed ? at : null,
+    } as any);
+    if (delivery) await MailDelivery.create({ outbox_id: row.id, status: delivery, attempts: 1, created_at: at, updated_at: at } as any);
+  }
+  /** Each status's count as listed (checked against statusesOf), and the rows its count and its page read. */
+  const measure = async () => {
+    const truth = await statusesOf(type);
+    const out: Record<string, { count: number; countReads: number; pageReads: number }> = {};
+    for (const status of STATUSES) {
+      const { result: res, statements } = await capture(async () => api.get('/api/core/mail', { type, status, limit: 20 }));
+      expect({ status, count: expectList(res).length && res.body.count }).toEqual({ status, count: truth[status] });
+      const count = statements.find((st) => st.sql.includes('COUNT(*)') && !st.sql.includes('LIMIT'));
+      const page = statements.find((st) => /FROM `outbox`[^;]*LIMIT/.test(st.sql));
+      expect({ status, count: !!count, page: !!page }).toEqual({ status, count: true, page: true });
+      out[status] = { count: truth[status], countReads: await rowsRead(count!), pageReads: await rowsRead(page!) };
+    }
+    return out;
+  };
+  const before = await measure();
+  expect(before.sent.count).toBe(202);
+  await sentEntries(type, 3000);
+  const after = await measure();
+  expect(after.sent.count).toBe(3202);
+  for (const status of STATUSES) {
+    // The other statuses' entries are the same: so are the rows their counts read, and sent's.
+    expect({ status, count: after[status].countReads - before[status].countReads }).toEqual({ status, count: 0 });
+  }
+  // The page of the sent reads its page's entries (a few rows each: the index, the entry, its
+  // record), not every sent record (3,202 of them after).
+  for (const { sent } of [before, after]) expect(sent.pageReads).toBeLessThan(10 * 20);
 });
