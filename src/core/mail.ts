@@ -28,8 +28,8 @@ type Status = 'queued' | 'sent' | 'skipped' | 'bounced' | 'failed';
  * Which entries have each status, in parts that no entry is in two of: exactly the rules of
  * `statusOf`, so an entry matches the status it shows, and one only. Each part but the second of
  * `sent` (an entry processed without a record that decides: most of the log) is a range of an
- * index: the delivery records' status, or the outbox's unprocessed entries (migration 059's
- * processed_at index) and failed ones (migration 101).
+ * index: the delivery records' status, or the outbox's unprocessed entries (its index led by
+ * `processed_at`, migration 002) and failed ones (migration 101).
  */
 const STATUS_PARTS: Record<Status, ReadonlyArray<() => BoundCondition>> = {
   queued: [() => sqlCondition`processed_at IS NULL AND failed_at IS NULL AND ${undecided}`],
