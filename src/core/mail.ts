@@ -86,6 +86,13 @@ export const mailResource: ResourceDef<Entry, Map<number, MailDelivery[]>> = {
   counted: { kind: 'mail', byValue: ['type'] },
   // A status alone or with a type (the log's only filters).
   countStatement: (params) => (params.status === undefined ? undefined : statusCount(params.status, params.type)),
+  // A type's entries in id order are a range of (queue, name) (migration 059), read in order:
+  // the walk of the primary key or of the queue's id index from the oldest entry, which the
+  // optimiser chose when the type's entries were the newest, read every older entry; and the
+  // intersection of the queue's and the type's indexes, which it chose in descending order,
+  // read both and sorted the type's.
+  notForOrder: (params) => (params.type === undefined ? [] : ['PRIMARY', 'outbox_queue_id']),
+  noIndexIntersections: true,
   sortable: ['created_at'],
   filters: {
     status: { schema: Joi.string().valid(...STATUSES), where: statusWhere },

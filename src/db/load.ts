@@ -171,6 +171,8 @@ export interface PageOptions extends ConditionOptions {
   after?: BoundCondition;
   /** Run the page and the count without index merge intersections (ResourceDef.noIndexIntersections). */
   noIntersections?: boolean;
+  /** Indexes the page never reads its order from (ResourceDef.notForOrder). */
+  notForOrder?: readonly string[];
 }
 
 /** A statement's prefix that keeps the optimiser from intersecting indexes (index_merge_intersection). */
@@ -194,20 +196,22 @@ export const IN_LISTS_AS_LISTS = 'SET STATEMENT in_predicate_conversion_threshol
  * The parts of a SELECT of `model`'s rows by a condition as `findAll` renders it (the table under
  * the model's name, Sequelize's rendering of the where), to run on the driver (./select.ts).
  */
-function statementOf(model: ModelCtor<Model>, options: ConditionOptions): { columns: string; from: string; order: string; table: string; alias: string } {
+function statementOf(model: ModelCtor<Model>, options: ConditionOptions): { columns: string; from: string; where: string; order: string; table: string; alias: string } {
   const all = Object.keys(model.getAttributes());
   const field = columnOf(model);
   const alias = ident(model.name);
   const table = ident(model.getTableName() as string);
   const qg = sequelize().getQueryInterface().queryGenerator as unknown as { whereItemsQuery(w: WhereOptions, o: object): string };
-  const where = qg.whereItemsQuery(options.where, { model, prefix: alias });
+  const condition = qg.whereItemsQuery(options.where, { model, prefix: alias });
+  const where = condition ? ` WHERE ${condition}` : '';
   const read = (options.attributes ?? all).map((n) => `${alias}.${field(n)}${field(n) === ident(n) ? '' : ` AS ${ident(n)}`}`);
   if (options.fingerprint) read.push(`MD5(JSON_ARRAY(${all.map((n) => `${alias}.${field(n)}`).join(', ')})) AS \`_fingerprint\``);
   return {
     columns: read.join(', '),
     table,
     alias,
-    from: `FROM ${table} AS ${alias}${where ? ` WHERE ${where}` : ''}`,
+    where,
+    from: `FROM ${table} AS ${alias}${where}`,
     order: options.order.map(([c, d]) => `${alias}.${field(c)} ${d === 'DESC' ? 'DESC' : 'ASC'}`).join(', '),
   };
 }
@@ -231,9 +235,11 @@ export async function loadWhere<M extends Model>(model: ModelCtor<M>, options: C
  * count from `options.count` instead when given).
  */
 export async function loadPage<M extends Model>(model: ModelCtor<M>, options: PageOptions): Promise<{ rows: M[]; count: number }> {
-  const { columns, from, order, table, alias } = statementOf(model as ModelCtor<Model>, options);
+  const { columns, from, where, order, table, alias } = statementOf(model as ModelCtor<Model>, options);
   const { after } = options;
-  const page = after ? statementOf(model as ModelCtor<Model>, { ...options, where: { [Op.and]: [options.where, after.literal as WhereOptions] } }).from : from;
+  const pageWhere = after ? statementOf(model as ModelCtor<Model>, { ...options, where: { [Op.and]: [options.where, after.literal as WhereOptions] } }).where : where;
+  const hint = options.notForOrder?.length ? ` IGNORE INDEX FOR ORDER BY (${options.notForOrder.map(ident).join(', ')})` : '';
+  const page = `FROM ${table} AS ${alias}${hint}${pageWhere}`;
   const values = { ...options.replacements, ...after?.replacements, pageOffset: options.offset, pageLimit: options.limit };
   const switches = options.noIntersections ? NO_INTERSECTIONS : '';
   // A page past the first, or in an order other than the primary key's: a deferred join. The

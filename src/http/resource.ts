@@ -203,6 +203,13 @@ export interface ResourceDef<M extends Entity, R = void, K = never> {
    */
   noIndexIntersections?: boolean;
   /**
+   * Indexes the list's page never reads its order from, for these parameters: those a filter's
+   * own index orders better. Given a filter whose matches are the newest records, the optimiser
+   * walked the primary key (or another index in its order) from the oldest, expecting matches
+   * spread over it, and read every older record to find a page.
+   */
+  notForOrder?(params: Record<string, any>): readonly string[];
+  /**
    * Columns that list and show never read: never presented, and kept for other work (the text a
    * search index reads, a password's hash), so a page does not carry them from the database.
    */
@@ -446,7 +453,7 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
       if (after === null) throw invalid('after_id');
       const { rows, count } = await loadPage(model, {
         where: scoped(where, parent), order: q.order as Array<[string, string]>, offset: q.offset, limit: q.limit, replacements, attributes: read(), count: counted, after,
-        noIntersections: def.noIndexIntersections,
+        noIntersections: def.noIndexIntersections, notForOrder: def.notForOrder?.(q.params),
       });
       return sendList(res, await present(def, rows as unknown as M[], { view: 'list', lang: q.lang, query: q.params, grants: grantsOf(res) }), count);
     });

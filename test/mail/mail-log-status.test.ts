@@ -3,7 +3,8 @@
  * (src/core/mail.ts: statusOf): the delivery record's status when it says more than `queued`,
  * else the outbox entry's (failed, processed: sent, or queued), so every entry is under one status
  * and under the one it shows, whichever of the two tables has moved first. Each status's count, and
- * the page of `sent` (most of the log), read as many rows whatever the number of sent entries.
+ * the page of `sent` (most of the log), read as many rows whatever the number of sent entries; a
+ * type's page reads its own entries, not the older ones of the log.
  */
 import { capture, type Statement } from '../../bench/capture';
 import { MailDelivery, OutboxEntry } from '../../src/db/models';
@@ -94,8 +95,10 @@ it('counts each status, and pages the sent, reading as many rows however many en
   const type = unique('status.bulk').slice(-40);
   const at = nowSec();
   // Entries of every other status, of another type, as a log holds them (the other test files'
-  // are in this database too): each count reads its range of them, whatever the type.
+  // are in this database too): each count reads its range of them, whatever the type. And older
+  // sent ones of a third type, which a page of this type's (the newest) never reads.
   await mailEntries(unique('status.other').slice(-40), 1000, true);
+  await mailEntries(unique('status.older').slice(-40), 20000);
   await mailEntries(type, 3000);
   // A few of every other status, and sent ones of both kinds.
   for (const [entry, delivery] of [
@@ -132,6 +135,12 @@ it('counts each status, and pages the sent, reading as many rows however many en
     expect({ status, count: after[status].countReads - before[status].countReads }).toEqual({ status, count: 0 });
   }
   // The page of the sent reads its page's entries (a few rows each: the index, the entry, its
-  // record), not every sent record (6,002 of the type after).
+  // record), not every sent record (6,002 of the type after), nor the 20,000 older entries; nor
+  // does the type's page, in either order.
   for (const { sent } of [before, after]) expect(sent.pageReads).toBeLessThan(10 * 20);
+  for (const order_direction of ['asc', 'desc']) {
+    const { statements } = await capture(async () => expectList(await api.get('/api/core/mail', { type, order_direction, limit: 20 })));
+    expect({ order_direction, reads: await rowsRead(statements.find((st) => /FROM `outbox`[^;]*LIMIT/.test(st.sql))!) < 10 * 20 })
+      .toEqual({ order_direction, reads: true });
+  }
 });
