@@ -57,31 +57,12 @@ function statusCount(status: Status, type: string | undefined): BoundCondition {
 }
 
 /**
- * A page's condition of a status. `sent` (most of the log): its parts, but a sent entry's record
- * read entry by entry; in an OR, MariaDB built the set of every sent record for the first entry
- * it tested (1.3 s at 500,000 entries, 1.5 ms so). Another status (few entries): the set of the
- * entries of its parts, each part read from its range (DISTINCT: MariaDB materialises the set,
- * where it merged a set of one part into the page and read the whole queue for it), sorted,
- * since the page never walks an index of the log's orders for it (ORDERED).
+ * A page's condition of a status: its parts, but a sent entry's record read entry by entry. The
+ * page walks the log in its order and most entries are sent; in an OR, MariaDB built the set of
+ * every sent record for the first entry it tested (1.3 s at 500,000 entries, 1.5 ms so).
  */
-function statusWhere(status: Status): BoundCondition {
-  if (status === 'sent') return anyOf([sqlCondition`${recordStatus} = ${'sent'}`, processedUndecided()]);
-  const entries = STATUS_PARTS[status].map((part) => sqlFragment`SELECT DISTINCT \`OutboxEntry\`.id FROM \`outbox\` AS \`OutboxEntry\` WHERE queue = ${QUEUES.mail} AND ${part()}`);
-  return sqlCondition`id IN (SELECT f.id FROM (${joined(entries, ' UNION ALL ')}) AS f)`;
-}
-
-/**
- * The indexes that hold the log in its orders (migration 059's). A page of a status of few
- * entries (not `sent`) reads their set and sorts it (statusWhere), never walks one of these: the
- * optimiser, expecting the matches spread over the log, walked them from the oldest entry and
- * read every entry, or every entry of a type, before it had a page of the few (a failed mail
- * fewer than a page: the whole log). A type's entries in id order are a range of (queue, name),
- * read in order: the primary key's or the queue's id index's walk from the oldest entry, which the
- * optimiser chose when the type's entries were the newest, read every older entry, and the
- * intersection of the queue's and the type's indexes (noIndexIntersections), which it chose in
- * descending order, read both and sorted the type's.
- */
-const ORDERED = ['PRIMARY', 'outbox_queue_id', 'outbox_queue_name', 'outbox_queue_created_at'];
+const statusWhere = (status: Status): BoundCondition =>
+  anyOf(status === 'sent' ? [sqlCondition`${recordStatus} = ${'sent'}`, processedUndecided()] : STATUS_PARTS[status].map((part) => part()));
 
 /** queued (not sent yet, maybe retrying), sent, failed (for good), skipped (nothing to send any more), bounced (sent, then reported undeliverable). */
 function statusOf(entry: OutboxEntry, delivery: MailDelivery | undefined): string {
@@ -105,7 +86,12 @@ export const mailResource: ResourceDef<Entry, Map<number, MailDelivery[]>> = {
   counted: { kind: 'mail', byValue: ['type'] },
   // A status alone or with a type (the log's only filters).
   countStatement: (params) => (params.status === undefined ? undefined : statusCount(params.status, params.type)),
-  notForOrder: (params) => (params.status !== undefined && params.status !== 'sent' ? ORDERED : params.type !== undefined ? ORDERED.slice(0, 2) : []),
+  // A type's entries in id order are a range of (queue, name) (migration 059), read in order:
+  // the walk of the primary key or of the queue's id index from the oldest entry, which the
+  // optimiser chose when the type's entries were the newest, read every older entry; and the
+  // intersection of the queue's and the type's indexes, which it chose in descending order,
+  // read both and sorted the type's.
+  notForOrder: (params) => (params.type === undefined ? [] : ['PRIMARY', 'outbox_queue_id']),
   noIndexIntersections: true,
   sortable: ['created_at'],
   filters: {
