@@ -11,13 +11,17 @@ import { searchEngine } from '../ticket/tickets/search/engine';
 
 /**
  * Creates the database if missing, applies migrations, the search engine's index (SEARCH_ENGINE)
- * and the seed. Safe to run any number of times.
+ * and the seed. Safe to run any number of times, and by several processes at once: the index and
+ * the seed are made under the migration lock too, so one process makes them and the others find
+ * them made (two seeds of a new database at once, `npm start` and `npm run token` in another
+ * terminal, deadlocked on the settings' unique key, and one process's start failed).
  */
 export async function prepareDatabase(): Promise<void> {
   await ensureDatabase();
-  await migrate();
-  await searchEngine().prepare();
-  await seed();
+  await migrate(config().database, async () => {
+    await searchEngine().prepare();
+    await seed();
+  });
 }
 
 /**

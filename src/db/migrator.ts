@@ -20,10 +20,14 @@ export function migrator(s: Sequelize = sequelize()) {
 type Database = Config['database'];
 
 /**
- * Applies every pending migration, one process at a time (see `locked`).
+ * Applies every pending migration, one process at a time (see `locked`), then `after` (what is
+ * made once the schema is: the seed) while the lock is still held.
  */
-export async function migrate(db: Database = config().database): Promise<void> {
-  await locked(db, (m) => m.up());
+export async function migrate(db: Database = config().database, after?: () => Promise<void>): Promise<void> {
+  await locked(db, async (m) => {
+    await m.up();
+    await after?.();
+  });
 }
 
 /** Reverts the last applied migration, under the same lock; returns its name (undefined: none was applied). */

@@ -275,6 +275,25 @@ describe('a database not created or not migrated (a Procfile line run before the
       + 'run `npm run seed` first (it creates the database, migrates it and adds the records a new install needs).\n');
   });
 
+  it('two processes that prepare a new database at once (`npm run seed` twice) both succeed, and seed it once', async () => {
+    const name = `${config().database.name}_twice`;
+    const conn = await server();
+    try {
+      await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
+      const seeds = [0, 1].map(() => run('src/cli/seed.js', { DATABASE_URL: databaseUrl(name) }));
+      const ended = await Promise.all(seeds.map(async (s) => ({ ...(await s.done), failed: s.stderr().includes('Startup failed') ? s.stderr() : null })));
+      expect(ended).toEqual([0, 1].map(() => ({ code: 0, signal: null, failed: null })));
+      // Each setting and each status once: one process seeded, the other found it seeded.
+      const [settings] = await conn.query(`SELECT COUNT(*) AS n, COUNT(DISTINCT scope, name) AS once FROM \`${name}\`.settings`);
+      const [statuses] = await conn.query(`SELECT COUNT(*) AS n, COUNT(DISTINCT name) AS once FROM \`${name}\`.ticket_statuses`);
+      expect([Number(settings.n), Number(statuses.n)]).toEqual([Number(settings.once), Number(statuses.once)]);
+      expect(Number(settings.n)).toBeGreaterThan(0);
+    } finally {
+      await conn.query(`DROP DATABASE IF EXISTS \`${name}\``);
+      await conn.end();
+    }
+  });
+
   it('a worker says so too, in one line, and exits 1 before it takes a job', async () => {
     const name = `${config().database.name}_missing`;
     for (const entry of ['workers/mail.js', 'workers/scheduler.js']) {
