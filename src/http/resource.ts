@@ -210,6 +210,17 @@ export interface ResourceDef<M extends Entity, R = void, K = never> {
    */
   notForOrder?(params: Record<string, any>): readonly string[];
   /**
+   * The list's matches for these parameters as parts no record is in two of, each the records of
+   * one index range (a FROM clause ending in its WHERE, the model under its name, the list's scope
+   * and filters in it): the page is read from each part apart and merged (PageOptions.parts), so
+   * it reads the parts, however many records lie between their matches in the list's order;
+   * undefined where the page is read by the list's condition. For a condition of few matches that
+   * no index holds in the list's orders (the mail log's statuses but `sent`): read by its
+   * condition, the optimiser walked the order's index from one end, past every other record.
+   * Not for a sub-resource's list.
+   */
+  pageParts?(params: Record<string, any>): readonly BoundCondition[] | undefined;
+  /**
    * Columns that list and show never read: never presented, and kept for other work (the text a
    * search index reads, a password's hash), so a page does not carry them from the database.
    */
@@ -453,7 +464,7 @@ export function resourceRouter<M extends Entity, R, K = never>(def: ResourceDef<
       if (after === null) throw invalid('after_id');
       const { rows, count } = await loadPage(model, {
         where: scoped(where, parent), order: q.order as Array<[string, string]>, offset: q.offset, limit: q.limit, replacements, attributes: read(), count: counted, after,
-        noIntersections: def.noIndexIntersections, notForOrder: def.notForOrder?.(q.params),
+        noIntersections: def.noIndexIntersections, notForOrder: def.notForOrder?.(q.params), parts: byParams && !parent ? def.pageParts?.(q.params) : undefined,
       });
       return sendList(res, await present(def, rows as unknown as M[], { view: 'list', lang: q.lang, query: q.params, grants: grantsOf(res) }), count);
     });

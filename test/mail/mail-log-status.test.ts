@@ -52,6 +52,26 @@ it('filters each status to the entries that show it, one status an entry', async
     expect({ status, ids }).toEqual({ status, ids: [...expected].filter(([, s]) => s === status).map(([id]) => id).sort((a, b) => a - b) });
     expect(res.body.count).toBe(ids.length);
   }
+  // A status of parts read apart and merged (failed: its delivery records' and the outbox's own),
+  // paged one entry at a time, by `start` and by `after_id`, in each order: every entry once, in order.
+  const failed = [...expected].filter(([, s]) => s === 'failed').map(([id]) => id).sort((a, b) => a - b);
+  expect(failed.length).toBe(4);
+  for (const order_column of ['id', 'created_at']) {
+    for (const order_direction of ['asc', 'desc']) {
+      const want = order_direction === 'asc' ? failed : [...failed].reverse();
+      const byStart: number[] = [];
+      const byAfter: number[] = [];
+      for (let start = 1; start <= failed.length + 1; start++) {
+        const page = expectList(await api.get('/api/core/mail', { type, status: 'failed', order_column, order_direction, start, limit: 1 }));
+        byStart.push(...page.map((e: any) => e.id));
+        const after = expectList(await api.get('/api/core/mail', {
+          type, status: 'failed', order_column, order_direction, limit: 1, ...(byAfter.length ? { after_id: byAfter[byAfter.length - 1] } : {}),
+        }));
+        byAfter.push(...after.map((e: any) => e.id));
+      }
+      expect({ order_column, order_direction, byStart, byAfter }).toEqual({ order_column, order_direction, byStart: want, byAfter: want });
+    }
+  }
 });
 
 /** The entries of `type` of each status by statusOf's rules, written again as one CASE of a join (the check's own statement). */
@@ -73,6 +93,9 @@ async function rowsRead(statement: Statement): Promise<number> {
     return (await reads()) - before;
   });
 }
+
+/** A list request's page statement (the one with a LIMIT: its count has none). */
+const pageOf = (statements: Statement[]) => statements.find((st) => /\bLIMIT\b/.test(st.sql));
 
 /**
  * `n` entries of `type` as the mail worker leaves them, written by statements: sent, each with its
@@ -111,17 +134,21 @@ it('counts each status, and pages the sent, reading as many rows however many en
     } as any);
     if (delivery) await MailDelivery.create({ outbox_id: row.id, status: delivery, attempts: 1, created_at: at, updated_at: at } as any);
   }
-  /** Each status's count as listed (checked against statusesOf), and the rows its count and its page read. */
+  /**
+   * Each status's count as listed (checked against statusesOf), the rows its count and its page
+   * read, and those its page of every type reads (the newest first: this type's are the newest).
+   */
   const measure = async () => {
     const truth = await statusesOf(type);
-    const out: Record<string, { count: number; countReads: number; pageReads: number }> = {};
+    const out: Record<string, { count: number; countReads: number; pageReads: number; anyTypeReads: number }> = {};
     for (const status of STATUSES) {
       const { result: res, statements } = await capture(async () => api.get('/api/core/mail', { type, status, limit: 20 }));
       expect({ status, count: expectList(res).length && res.body.count }).toEqual({ status, count: truth[status] });
       const count = statements.find((st) => st.sql.includes('COUNT(*)') && !st.sql.includes('LIMIT'));
-      const page = statements.find((st) => /FROM `outbox`[^;]*LIMIT/.test(st.sql));
+      const page = pageOf(statements);
       expect({ status, count: !!count, page: !!page }).toEqual({ status, count: true, page: true });
-      out[status] = { count: truth[status], countReads: await rowsRead(count!), pageReads: await rowsRead(page!) };
+      const anyType = await capture(async () => expectList(await api.get('/api/core/mail', { status, order_direction: 'desc', limit: 20 })));
+      out[status] = { count: truth[status], countReads: await rowsRead(count!), pageReads: await rowsRead(page!), anyTypeReads: await rowsRead(pageOf(anyType.statements)!) };
     }
     return out;
   };
@@ -131,16 +158,22 @@ it('counts each status, and pages the sent, reading as many rows however many en
   const after = await measure();
   expect(after.sent.count).toBe(6002);
   for (const status of STATUSES) {
-    // The other statuses' entries are the same: so are the rows their counts read, and sent's.
+    // The other statuses' entries are the same: so are the rows their counts read, and sent's;
+    // and the rows their pages read, of the type or not (each read its type's entries, or the
+    // log, from the newest until it had a page: all 3,010 of the type's entries, since fewer
+    // than 20 have each of those statuses, and 3,000 more after).
     expect({ status, count: after[status].countReads - before[status].countReads }).toEqual({ status, count: 0 });
+    if (status === 'sent') continue;
+    expect({ status, page: after[status].pageReads - before[status].pageReads, anyType: after[status].anyTypeReads - before[status].anyTypeReads })
+      .toEqual({ status, page: 0, anyType: 0 });
   }
   // The page of the sent reads its page's entries (a few rows each: the index, the entry, its
   // record), not every sent record (6,002 of the type after), nor the 20,000 older entries; nor
   // does the type's page, in either order.
-  for (const { sent } of [before, after]) expect(sent.pageReads).toBeLessThan(10 * 20);
+  for (const { sent } of [before, after]) expect([sent.pageReads, sent.anyTypeReads].map((reads) => reads < 10 * 20)).toEqual([true, true]);
   for (const order_direction of ['asc', 'desc']) {
     const { statements } = await capture(async () => expectList(await api.get('/api/core/mail', { type, order_direction, limit: 20 })));
-    expect({ order_direction, reads: await rowsRead(statements.find((st) => /FROM `outbox`[^;]*LIMIT/.test(st.sql))!) < 10 * 20 })
+    expect({ order_direction, reads: await rowsRead(pageOf(statements)!) < 10 * 20 })
       .toEqual({ order_direction, reads: true });
   }
 });
