@@ -47,9 +47,10 @@ const ofEntries = (index: string, where: () => BoundCondition): Part => ({
  * `statusOf`, so an entry matches the status it shows, and one only. Each part of a status other
  * than `sent` is a range of an index: the delivery records' status, or the outbox's unprocessed
  * entries (its index led by `processed_at`, migration 002) and failed ones (migration 101), which
- * a page reads apart (statusPageParts). `sent`'s (most of the log) test an entry's record entry by entry: a page walks the log in its
- * order, and in an OR MariaDB built the set of every sent record for the first entry it tested
- * (1.3 s at 500,000 entries, 1.5 ms so); its count is the others' complement (statusCount).
+ * a page reads apart (statusPageParts). `sent`'s (most of the log) test an entry's record entry
+ * by entry: a page walks the log in its order, and in an OR MariaDB built the set of every sent
+ * record for the first entry it tested (1.3 s at 500,000 entries, 1.5 ms so); its count is the
+ * others' complement (statusCount).
  */
 const STATUS_PARTS: Record<Status, ReadonlyArray<Part>> = {
   queued: [ofEntries('outbox_processed_at_failed_at_published_at', () => sqlCondition`processed_at IS NULL AND failed_at IS NULL AND ${undecided}`)],
