@@ -159,9 +159,9 @@ it('counts each status, and pages the sent, reading as many rows however many en
   expect(after.sent.count).toBe(6002);
   for (const status of STATUSES) {
     // The other statuses' entries are the same: so are the rows their counts read, and sent's;
-    // and the rows their pages read, of the type or not (each read its type's entries, or the
-    // log, from the newest until it had a page: all 3,010 of the type's entries, since fewer
-    // than 20 have each of those statuses, and 3,000 more after).
+    // and the rows their pages read, of the type or not (a page read by its condition walked the
+    // type's entries, or the log, from the newest until it had a page: all 3,010 of the type's
+    // entries, since fewer than 20 have each of those statuses, and 3,000 more after).
     expect({ status, count: after[status].countReads - before[status].countReads }).toEqual({ status, count: 0 });
     if (status === 'sent') continue;
     expect({ status, page: after[status].pageReads - before[status].pageReads, anyType: after[status].anyTypeReads - before[status].anyTypeReads })
