@@ -193,14 +193,20 @@ describe('POST /api/ticket/ticket/bulk', () => {
     const byJob = async (ticketId: number, jobId: number) => (expectList(await api.get(`/api/ticket/ticket/${ticketId}/audit`, { limit: 100 })) as any[])
       .filter((e) => e.actor?.type === 'job' && e.actor.id === jobId);
     /**
-     * Statements of this worker's database running now (another connection's) that lock a ticket
-     * (`FOR UPDATE`) or claim a job item: with the ticket held by the test, each one is waiting.
-     * (PROCESSLIST, not INNODB_TRX: the latter is a cached snapshot that does not always list them.)
+     * Statements of this worker's database running now (another connection's) that lock this
+     * ticket (`FOR UPDATE`) or claim an item of this job: with the ticket held by the test, each one
+     * is waiting. Only those naming the ticket or the job: a statement of other work in the
+     * database (a job of an earlier file, housekeeping) locking another row is no step of this test.
+     * (PROCESSLIST, not INNODB_TRX: the latter is a cached snapshot that does not always list them.
+     * The driver sends the values in the statement's text.)
      */
-    const waiting = async () => {
+    const waiting = async (ticketId: number, jobId: number) => {
       const [row] = await sequelize().query<{ locks: number; claims: number }>(
-        `SELECT SUM(INFO LIKE '%FOR UPDATE') AS locks, SUM(INFO LIKE 'UPDATE bulk_job_items%') AS claims FROM information_schema.PROCESSLIST
-          WHERE DB = DATABASE() AND ID <> CONNECTION_ID() AND COMMAND = 'Query'`, { type: QueryTypes.SELECT },
+        `SELECT SUM(INFO LIKE '%tickets%FOR UPDATE' AND INFO REGEXP :ticket) AS locks,
+                SUM(INFO LIKE 'UPDATE bulk_job_items%' AND INFO REGEXP :job) AS claims
+           FROM information_schema.PROCESSLIST
+          WHERE DB = DATABASE() AND ID <> CONNECTION_ID() AND COMMAND = 'Query'`,
+        { replacements: { ticket: `[^0-9]${ticketId}([^0-9]|$)`, job: `job_id = ${jobId}[^0-9]` }, type: QueryTypes.SELECT },
       );
       return { locks: Number(row.locks ?? 0), claims: Number(row.claims ?? 0) };
     };
@@ -223,6 +229,7 @@ describe('POST /api/ticket/ticket/bulk', () => {
       const ticket = await f.ticket();
       const changes = { statusId: ctx.otherStatus };
       const jobId = await pendingJob(ticket.id, changes);
+      const waits = () => waiting(ticket.id, jobId);
       // The ticket held by another transaction: the first run, an operator's change and the second
       // run queue up behind it, in that order (each waiting before the next starts).
       const holder = await sequelize().transaction();
@@ -232,14 +239,15 @@ describe('POST /api/ticket/ticket/bulk', () => {
       try {
         await sequelize().query('SELECT id FROM tickets WHERE id = :id FOR UPDATE', { replacements: { id: ticket.id }, transaction: holder, type: QueryTypes.SELECT });
         first = apply(jobId, ticket.id, changes);
-        await waitFor(async () => (await waiting()).locks >= 1, 15000, 'the first run to wait for the ticket');
-        // (then(): a supertest request is sent when awaited.)
-        operator = api.put(`/api/ticket/ticket/${ticket.id}`, { status: ctx.openStatus }).then((res) => res);
-        await waitFor(async () => (await waiting()).locks >= 2, 15000, 'the operator\'s change to wait for the ticket');
+        await waitFor(async () => (await waits()).locks >= 1, 15000, 'the first run to wait for the ticket');
+        // (then(): a supertest request is sent when awaited.) A status of its own, so that the
+        // operator's change is one whichever order the changes take.
+        operator = api.put(`/api/ticket/ticket/${ticket.id}`, { status: ctx.resolvedStatus }).then((res) => res);
+        await waitFor(async () => (await waits()).locks >= 2, 15000, 'the operator\'s change to wait for the ticket');
         second = apply(jobId, ticket.id, changes);
         // For the ticket, or (claiming the item first) for the item the first run claimed.
         await waitFor(async () => {
-          const w = await waiting();
+          const w = await waits();
           return w.locks + w.claims >= 3;
         }, 15000, 'the second run to wait');
       } finally {
@@ -248,10 +256,19 @@ describe('POST /api/ticket/ticket/bulk', () => {
       await first;
       expectSuccess(await operator, 'Successfully updated the ticket!');
       await second;
-      expect((await Ticket.findByPk(ticket.id))!.status_id).toBe(ctx.openStatus);
+      // The job's change once, and the operator's. The locks are granted in the order asked, so
+      // the first run's change comes first and the operator's stands; but a lock conflict with other
+      // work (a deadlock whose victim the first run is) runs the first run again after the
+      // operator, and then the second run is the one that applies the item: either way once, and
+      // the ticket holds the change committed last.
       expect(await byJob(ticket.id, jobId)).toHaveLength(1);
+      const statusChanges = (expectList(await api.get(`/api/ticket/ticket/${ticket.id}/audit`, { limit: 100 })) as any[])
+        .filter((e) => e.action === 'updated' && e.changes?.status_id);
+      expect(statusChanges.map((e) => e.actor?.type === 'job')).toEqual(expect.arrayContaining([true, false]));
+      expect(statusChanges).toHaveLength(2);
+      expect((await Ticket.findByPk(ticket.id))!.status_id).toBe(statusChanges.at(-1).changes.status_id.after);
       const events = (await DomainEvent.findAll({ where: { name: 'ticket.updated' } })).filter((e) => JSON.parse(e.payload).ticketId === ticket.id);
-      // The first run's and the operator's.
+      // The job's and the operator's.
       expect(events).toHaveLength(2);
       expect(await job(jobId)).toMatchObject({ progress: { total: 1, done: 1, pending: 0 } });
     });
