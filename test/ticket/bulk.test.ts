@@ -206,7 +206,8 @@ describe('POST /api/ticket/ticket/bulk', () => {
                 SUM(INFO LIKE 'UPDATE bulk_job_items%' AND INFO REGEXP :job) AS claims
            FROM information_schema.PROCESSLIST
           WHERE DB = DATABASE() AND ID <> CONNECTION_ID() AND COMMAND = 'Query'`,
-        { replacements: { ticket: `[^0-9]${ticketId}([^0-9]|$)`, job: `job_id = ${jobId}[^0-9]` }, type: QueryTypes.SELECT },
+        // The lock's statement is db/load.ts recordById's: WHERE `id` IN (<id>) ... FOR UPDATE.
+        { replacements: { ticket: `\`id\` IN \\(${ticketId}\\)`, job: `job_id = ${jobId}[^0-9]` }, type: QueryTypes.SELECT },
       );
       return { locks: Number(row.locks ?? 0), claims: Number(row.claims ?? 0) };
     };
