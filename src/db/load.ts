@@ -2,7 +2,7 @@ import { Op, type Transaction, type WhereOptions } from 'sequelize';
 import type { Model, ModelCtor } from 'sequelize-typescript';
 import { keysetCondition } from './keyset';
 import { select } from './select';
-import { sequelize } from './sequelize';
+import { whereSql } from './whereSql';
 import { sqlText, type BoundCondition } from './sql';
 
 /** Groups rows by a key. */
@@ -207,8 +207,7 @@ function statementOf(model: ModelCtor<Model>, options: ConditionOptions): { colu
   const field = columnOf(model);
   const alias = ident(model.name);
   const table = ident(model.getTableName() as string);
-  const qg = sequelize().getQueryInterface().queryGenerator as unknown as { whereItemsQuery(w: WhereOptions, o: object): string };
-  const condition = qg.whereItemsQuery(options.where, { model, prefix: alias });
+  const condition = whereSql(model, options.where, alias);
   const where = condition ? ` WHERE ${condition}` : '';
   const read = (options.attributes ?? all).map((n) => `${alias}.${field(n)}${field(n) === ident(n) ? '' : ` AS ${ident(n)}`}`);
   if (options.fingerprint) read.push(`MD5(JSON_ARRAY(${all.map((n) => `${alias}.${field(n)}`).join(', ')})) AS \`_fingerprint\``);

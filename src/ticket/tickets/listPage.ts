@@ -1,6 +1,6 @@
 import type { WhereOptions } from 'sequelize';
 import { Ticket } from '../../db/models';
-import { sequelize } from '../../db/sequelize';
+import { whereSql as renderWhere } from '../../db/whereSql';
 import { select } from '../../db/select';
 import { NO_INTERSECTIONS, NO_SEMIJOINS, afterAnchor, anchorOf, type Anchor } from '../../db/load';
 import { keysetCondition } from '../../db/keyset';
@@ -519,8 +519,7 @@ export async function countersCondition(p: Record<string, any>): Promise<BoundCo
 
 /** The list's WHERE (Sequelize's rendering of the filters, subquery literals included), without the keyword. */
 function whereSql(where: WhereOptions): string {
-  const qg = sequelize().getQueryInterface().queryGenerator as unknown as { whereItemsQuery(w: WhereOptions, o: object): string };
-  return qg.whereItemsQuery(where, { model: Ticket, prefix: '`Ticket`' }) || '1 = 1';
+  return renderWhere(Ticket, where, '`Ticket`') || '1 = 1';
 }
 
 /** The index a page walks for an order column (deleted_at: listed tickets all have none, so the id order). */
